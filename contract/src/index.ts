@@ -1,0 +1,5 @@
+export * from './admin.ts';
+export * from './auth.ts';
+export * from './common.ts';
+export * from './messaging.ts';
+export * from './sessions.ts';

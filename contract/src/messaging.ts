@@ -1,0 +1,122 @@
+import { z } from 'zod';
+
+/** Largest media file the product accepts (DECISIONS.md). */
+export const MAX_MEDIA_BYTES = 16 * 1024 * 1024;
+
+export const SendType = z.enum(['string', 'media', 'poll']);
+export type SendType = z.infer<typeof SendType>;
+
+export const PollContent = z.object({
+  pollName: z.string(),
+  pollOptions: z.array(z.string()),
+  options: z.object({ allowMultipleAnswers: z.boolean() }).optional(),
+});
+export type PollContent = z.infer<typeof PollContent>;
+
+/**
+ * The send payload of spec section 3. It is parsed loosely here (types only) so that the
+ * server can give the spec's validation messages in the spec's order.
+ */
+export const SendBody = z.object({
+  chatIds: z.array(z.string().max(200)).max(200_000).optional(),
+  type: SendType.optional(),
+  content: z.union([z.string().max(65_536), PollContent]).optional(),
+  mime: z.string().max(200).optional(),
+  data: z.string().optional(),
+  fileName: z.string().max(255).optional(),
+  scheduleTime: z.string().max(100).optional(),
+});
+export type SendBody = z.infer<typeof SendBody>;
+
+export const SendResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  totalChats: z.number().int(),
+  jobId: z.string(),
+});
+export type SendResponse = z.infer<typeof SendResponse>;
+
+export const JobStatus = z.enum(['pending', 'processing', 'scheduled', 'completed', 'failed']);
+export type JobStatus = z.infer<typeof JobStatus>;
+
+export const MessageType = z.enum(['text', 'media', 'poll']);
+export type MessageType = z.infer<typeof MessageType>;
+
+export const RecipientStatus = z.enum(['queued', 'sending', 'sent', 'failed', 'cancelled']);
+export type RecipientStatus = z.infer<typeof RecipientStatus>;
+
+export const MessageJob = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  audience: z.enum(['groups', 'individuals']),
+  messageType: MessageType,
+  isScheduled: z.boolean(),
+  scheduledTime: z.string().nullable(),
+  status: JobStatus,
+  progress: z.object({ completed: z.number().int(), total: z.number().int(), percentComplete: z.number() }),
+  results: z.object({ success: z.number().int(), failed: z.number().int() }),
+  createdAt: z.string(),
+  elapsedTimeMs: z.number().int(),
+  /** Text, caption, or for polls the JSON text of `{ pollName, pollOptions, options: { allowMultipleAnswers } }`. */
+  messageContent: z.string(),
+  mediaMime: z.string().nullable(),
+  fileName: z.string().nullable(),
+});
+export type MessageJob = z.infer<typeof MessageJob>;
+
+export const JobsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+  from: z.string().max(40).optional(),
+  to: z.string().max(40).optional(),
+  status: z.enum(['all', 'active', 'pending', 'processing', 'scheduled', 'completed', 'failed']).optional(),
+});
+export type JobsQuery = z.infer<typeof JobsQuery>;
+
+export const JobsResponse = z.object({
+  success: z.literal(true),
+  jobs: z.array(MessageJob),
+  message: z.string(),
+  total: z.number().int(),
+});
+export type JobsResponse = z.infer<typeof JobsResponse>;
+
+export const JobDetail = z.object({
+  chatName: z.string().nullable(),
+  chatId: z.string(),
+  status: RecipientStatus,
+  sentAt: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  readAt: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type JobDetail = z.infer<typeof JobDetail>;
+
+export const JobWithDetails = MessageJob.extend({
+  mediaData: z.string().nullable(),
+  details: z.array(JobDetail),
+});
+export type JobWithDetails = z.infer<typeof JobWithDetails>;
+
+export const JobDetailsResponse = z.object({
+  success: z.literal(true),
+  job: JobWithDetails,
+  message: z.string(),
+});
+export type JobDetailsResponse = z.infer<typeof JobDetailsResponse>;
+
+export const JobIdParams = z.object({ jobId: z.string().min(1).max(100) });
+export const UserIdPathParams = z.object({ userId: z.string().min(1).max(100) });
+
+export const RetryBody = z.object({ sessionId: z.string().max(100).optional() });
+
+export const DashboardResponse = z.object({
+  success: z.literal(true),
+  totalMembers: z.number().int(),
+  messagesSent: z.number().int(),
+  delivered: z.number().int(),
+  /** Delivered ÷ sent, in percent (0 when nothing was sent). */
+  deliveryRate: z.number(),
+  recentJobs: z.array(MessageJob),
+});
+export type DashboardResponse = z.infer<typeof DashboardResponse>;

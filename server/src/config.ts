@@ -1,0 +1,125 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const int = (min: number, max: number) =>
+  z.coerce
+    .number({ error: `a whole number from ${min} to ${max}` })
+    .int(`a whole number from ${min} to ${max}`)
+    .min(min, `a whole number from ${min} to ${max}`)
+    .max(max, `a whole number from ${min} to ${max}`);
+
+const EnvSchema = z.object({
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
+    .optional(),
+  WA_PROVIDER: z.enum(['baileys', 'simulator'], { error: 'baileys or simulator' }).default('baileys'),
+  ROLE: z.enum(['all', 'api', 'worker'], { error: 'all, api or worker' }).default('all'),
+  ADMIN_USERNAME: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{3,50}$/, '3 to 50 letters, digits, dots, dashes or underscores')
+    .default('admin'),
+  ADMIN_PASSWORD: z.string().min(8, 'at least 8 characters').optional(),
+  SIGNUP_ENABLED: bool.default(true),
+  DEFAULT_COUNTRY_CODE: z
+    .string()
+    .regex(/^[1-9][0-9]{0,3}$/, '1 to 4 digits, e.g. 91')
+    .default('91'),
+  SEND_DELAY_MIN_MS: int(0, 3_600_000).default(3000),
+  SEND_DELAY_MAX_MS: int(0, 3_600_000).default(8000),
+  SESSION_WAIT_MS: int(0, 86_400_000).default(600_000),
+  SESSION_LEASE_MS: int(1000, 3_600_000).default(30_000),
+  TOKEN_TTL_HOURS: int(1, 24 * 365).default(24 * 7),
+  LOGIN_RATE_LIMIT: int(1, 10_000).default(10),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'fatal, error, warn, info, debug, trace or silent',
+    })
+    .default('info'),
+  WEB_DIST_DIR: z.string().optional(),
+  SIMULATOR_LINK_AFTER_MS: int(0, 3_600_000).default(8000),
+  SIMULATOR_GROUPS: int(0, 100_000).default(12),
+  SIMULATOR_SEND_LATENCY_MS: int(0, 60_000).default(150),
+  SIMULATOR_OUTBOX_FILE: z.string().optional(),
+  DEMO: bool.default(false),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  waProvider: 'baileys' | 'simulator';
+  role: 'all' | 'api' | 'worker';
+  adminUsername: string;
+  adminPassword: string | undefined;
+  signupEnabled: boolean;
+  defaultCountryCode: string;
+  sendDelayMinMs: number;
+  sendDelayMaxMs: number;
+  sessionWaitMs: number;
+  sessionLeaseMs: number;
+  tokenTtlMs: number;
+  loginRateLimit: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  webDistDir: string;
+  simulator: { linkAfterMs: number; groups: number; sendLatencyMs: number; outboxFile: string | undefined };
+  demo: boolean;
+};
+
+export class ConfigError extends Error {}
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+
+/** Reads and validates the environment once. Throws a ConfigError whose message is one line naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0]);
+    throw new ConfigError(
+      `Invalid ${name}=${JSON.stringify(cleaned[name] ?? '')}: expected ${issue.message}`,
+    );
+  }
+  const e = parsed.data;
+  if (e.SEND_DELAY_MIN_MS > e.SEND_DELAY_MAX_MS) {
+    throw new ConfigError(
+      `Invalid SEND_DELAY_MIN_MS=${e.SEND_DELAY_MIN_MS}: expected a value not above SEND_DELAY_MAX_MS (${e.SEND_DELAY_MAX_MS})`,
+    );
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    waProvider: e.WA_PROVIDER,
+    role: e.ROLE,
+    adminUsername: e.ADMIN_USERNAME,
+    adminPassword: e.ADMIN_PASSWORD,
+    signupEnabled: e.SIGNUP_ENABLED,
+    defaultCountryCode: e.DEFAULT_COUNTRY_CODE,
+    sendDelayMinMs: e.SEND_DELAY_MIN_MS,
+    sendDelayMaxMs: e.SEND_DELAY_MAX_MS,
+    sessionWaitMs: e.SESSION_WAIT_MS,
+    sessionLeaseMs: e.SESSION_LEASE_MS,
+    tokenTtlMs: e.TOKEN_TTL_HOURS * 3_600_000,
+    loginRateLimit: e.LOGIN_RATE_LIMIT,
+    logLevel: e.LOG_LEVEL,
+    webDistDir: e.WEB_DIST_DIR ? path.resolve(e.WEB_DIST_DIR) : path.join(repoRoot, 'web/dist'),
+    simulator: {
+      linkAfterMs: e.SIMULATOR_LINK_AFTER_MS,
+      groups: e.SIMULATOR_GROUPS,
+      sendLatencyMs: e.SIMULATOR_SEND_LATENCY_MS,
+      outboxFile: e.SIMULATOR_OUTBOX_FILE,
+    },
+    demo: e.DEMO,
+  };
+}

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { type SQL, sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import * as schema from './schema.ts';
+
+/** One type for both drivers; a transaction is also a Db, so repositories accept either. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  /** Signal other listeners (other processes on PostgreSQL). */
+  notify(channel: string, payload: string): Promise<void>;
+  /** Listen for notifications; resolves to an unlisten function. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+const migrationsFolder = path.resolve(import.meta.dirname, '../../drizzle');
+
+/** Runs a raw statement and returns its rows, the same way on both drivers. */
+export async function queryRows<T extends Record<string, unknown>>(db: Db, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+export async function openPglite(dataDir: string | undefined): Promise<Database> {
+  if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
+  const client = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  await migratePglite(drizzlePglite(client), { migrationsFolder });
+  return {
+    db,
+    kind: 'pglite',
+    notify: async (channel, payload) => {
+      await client.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    },
+    listen: async (channel, onPayload) => {
+      const unlisten = await client.listen(channel, onPayload);
+      return async () => unlisten();
+    },
+    close: () => client.close(),
+  };
+}
+
+export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const lockClient = await pool.connect();
+  try {
+    // Several processes may start at once: one migrates, the others wait.
+    await lockClient.query('SELECT pg_advisory_lock(727274)');
+    await migratePg(drizzlePg(lockClient), { migrationsFolder });
+  } finally {
+    await lockClient.query('SELECT pg_advisory_unlock(727274)').catch(() => {});
+    lockClient.release();
+  }
+  let listener: pg.Client | undefined;
+  const handlers = new Map<string, Set<(payload: string) => void>>();
+  return {
+    db,
+    kind: 'postgres',
+    notify: async (channel, payload) => {
+      await db.execute(sql`SELECT pg_notify(${channel}, ${payload})`);
+    },
+    listen: async (channel, onPayload) => {
+      if (!listener) {
+        listener = new pg.Client({ connectionString: url });
+        listener.on('error', () => {});
+        await listener.connect();
+        listener.on('notification', (msg) => {
+          for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? '');
+        });
+      }
+      let set = handlers.get(channel);
+      if (!set) {
+        set = new Set();
+        handlers.set(channel, set);
+        await listener.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      }
+      set.add(onPayload);
+      return async () => {
+        set.delete(onPayload);
+      };
+    },
+    close: async () => {
+      await listener?.end().catch(() => {});
+      await pool.end();
+    },
+  };
+}
+
+export async function openDatabase(config: {
+  databaseUrl: string | undefined;
+  dataDir: string;
+}): Promise<Database> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl);
+  return openPglite(path.join(config.dataDir, 'pglite'));
+}

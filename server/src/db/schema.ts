@@ -1,0 +1,275 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value)),
+});
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    username: text('username').notNull(),
+    name: text('name').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    role: text('role', { enum: ['ADMIN', 'USER'] }).notNull(),
+    /** The ADMIN that manages this user (null for a top-level admin). */
+    managedBy: text('managed_by'),
+    isBulkMessagingEnabled: boolean('is_bulk_messaging_enabled').notNull().default(false),
+    isMultisessionSupported: boolean('is_multisession_supported').notNull().default(false),
+    credits: integer('credits').notNull().default(0),
+    disabled: boolean('disabled').notNull().default(false),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('users_username_lower_idx').on(sql`lower(${t.username})`),
+    index('users_managed_by_idx').on(t.managedBy),
+    check('users_credits_non_negative', sql`${t.credits} >= 0`),
+  ],
+);
+
+export const authTokens = pgTable(
+  'auth_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [index('auth_tokens_user_idx').on(t.userId)],
+);
+
+export const passwordResetRequests = pgTable(
+  'password_reset_requests',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    requestedAt: ts('requested_at').notNull().defaultNow(),
+    handledAt: ts('handled_at'),
+  },
+  (t) => [index('password_reset_user_idx').on(t.userId)],
+);
+
+export const creditLedger = pgTable(
+  'credit_ledger',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    delta: integer('delta').notNull(),
+    reason: text('reason', { enum: ['grant', 'adjust', 'send', 'refund', 'retry'] }).notNull(),
+    /** The job this change belongs to; kept after the job is deleted. */
+    jobId: text('job_id'),
+    actorId: text('actor_id'),
+    note: text('note'),
+    balanceAfter: integer('balance_after').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('credit_ledger_user_idx').on(t.userId, t.id), index('credit_ledger_job_idx').on(t.jobId)],
+);
+
+export const waSessions = pgTable(
+  'wa_sessions',
+  {
+    id: text('id').primaryKey(),
+    /** `<digits of the phone>_<random suffix>`, the id the API and the page use. */
+    sessionId: text('session_id').notNull().unique(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    phoneNumber: text('phone_number').notNull(),
+    sessionName: text('session_name').notNull(),
+    status: text('status', { enum: ['CONNECTED', 'DISCONNECTED', 'PENDING'] })
+      .notNull()
+      .default('PENDING'),
+    /** Why the session is not usable, in words; also set while WhatsApp's quota pauses its queue. */
+    statusReason: text('status_reason'),
+    /** True while sending is paused (error 463, CAPPED, banned): never resumed automatically. */
+    sendPaused: boolean('send_paused').notNull().default(false),
+    /** 'active': a node should drive it; 'stopped': nobody connects it (logged out, banned, terminated). */
+    desiredState: text('desired_state', { enum: ['active', 'stopped'] })
+      .notNull()
+      .default('active'),
+    ownJid: text('own_jid'),
+    ownLid: text('own_lid'),
+    qr: text('qr'),
+    qrUpdatedAt: ts('qr_updated_at'),
+    hasCredentials: boolean('has_credentials').notNull().default(false),
+    ownerNode: text('owner_node'),
+    leaseExpiresAt: ts('lease_expires_at'),
+    /** Set by the API to ask the owning node for a fresh group fetch. */
+    groupsRefreshRequestedAt: ts('groups_refresh_requested_at'),
+    groupsFetchedAt: ts('groups_fetched_at'),
+    connectedAt: ts('connected_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('wa_sessions_user_idx').on(t.userId), index('wa_sessions_owner_idx').on(t.ownerNode)],
+);
+
+export const waAuthState = pgTable(
+  'wa_auth_state',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    /** JSON text written with Baileys' BufferJSON replacer. */
+    value: text('value').notNull(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.key] })],
+);
+
+export type StoredParticipant = {
+  id: string;
+  phoneNumber: string | null;
+  lid: string | null;
+  admin: 'admin' | 'superadmin' | null;
+};
+export type StoredLastMessage = { sender: string; timestamp: number; body: string | null };
+
+export const waGroups = pgTable(
+  'wa_groups',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    groupId: text('group_id').notNull(),
+    subject: text('subject').notNull(),
+    owner: text('owner'),
+    createdAt: ts('created_at'),
+    participants: jsonb('participants').$type<StoredParticipant[]>().notNull(),
+    /** Whether the linked account is an admin of the group. */
+    isAdmin: boolean('is_admin').notNull().default(false),
+    /** Only admins may send (announcement group). */
+    announce: boolean('announce').notNull().default(false),
+    inviteCode: text('invite_code'),
+    inviteCodeFetchedAt: ts('invite_code_fetched_at'),
+    lastMessage: jsonb('last_message').$type<StoredLastMessage | null>(),
+    fetchedAt: ts('fetched_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.groupId] })],
+);
+
+/** Messages this product sent, kept so that the transport can answer retry requests and decrypt poll votes. */
+export const waSentMessages = pgTable(
+  'wa_sent_messages',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    messageId: text('message_id').notNull(),
+    chatId: text('chat_id').notNull(),
+    /** The proto message as JSON (BufferJSON). */
+    message: text('message').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.messageId] })],
+);
+
+export const media = pgTable('media', {
+  /** sha256 of the bytes, hex: the same file is stored once. */
+  id: text('id').primaryKey(),
+  mime: text('mime').notNull(),
+  size: integer('size').notNull(),
+  bytes: bytea('bytes').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+export type StoredPoll = {
+  pollName: string;
+  pollOptions: string[];
+  options: { allowMultipleAnswers: boolean };
+};
+
+export const messageJobs = pgTable(
+  'message_jobs',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The session's public id; kept as text so the job outlives a terminated session. */
+    sessionId: text('session_id').notNull(),
+    audience: text('audience', { enum: ['groups', 'individuals'] }).notNull(),
+    messageType: text('message_type', { enum: ['text', 'media', 'poll'] }).notNull(),
+    /** Text, caption, or for polls the JSON text of the poll. */
+    content: text('content').notNull(),
+    poll: jsonb('poll').$type<StoredPoll | null>(),
+    mediaId: text('media_id').references(() => media.id),
+    mediaMime: text('media_mime'),
+    fileName: text('file_name'),
+    isScheduled: boolean('is_scheduled').notNull().default(false),
+    scheduledAt: ts('scheduled_at'),
+    status: text('status', { enum: ['pending', 'processing', 'scheduled', 'completed', 'failed'] }).notNull(),
+    total: integer('total').notNull(),
+    sentCount: integer('sent_count').notNull().default(0),
+    failedCount: integer('failed_count').notNull().default(0),
+    cancelledCount: integer('cancelled_count').notNull().default(0),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    startedAt: ts('started_at'),
+    finishedAt: ts('finished_at'),
+  },
+  (t) => [
+    index('message_jobs_user_created_idx').on(t.userId, t.createdAt),
+    index('message_jobs_session_status_idx').on(t.sessionId, t.status),
+  ],
+);
+
+export const messageJobRecipients = pgTable(
+  'message_job_recipients',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    jobId: text('job_id')
+      .notNull()
+      .references(() => messageJobs.id, { onDelete: 'cascade' }),
+    sessionId: text('session_id').notNull(),
+    chatId: text('chat_id').notNull(),
+    chatName: text('chat_name'),
+    status: text('status', { enum: ['queued', 'sending', 'sent', 'failed', 'cancelled'] })
+      .notNull()
+      .default('queued'),
+    /** When it may be sent (the job's schedule time, or its acceptance). */
+    dueAt: ts('due_at').notNull().defaultNow(),
+    attempts: integer('attempts').notNull().default(0),
+    leaseOwner: text('lease_owner'),
+    leaseExpiresAt: ts('lease_expires_at'),
+    error: text('error'),
+    messageId: text('message_id'),
+    sentAt: ts('sent_at'),
+    deliveredAt: ts('delivered_at'),
+    readAt: ts('read_at'),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('recipients_job_idx').on(t.jobId, t.id),
+    index('recipients_due_idx').on(t.sessionId, t.dueAt, t.id).where(sql`${t.status} = 'queued'`),
+    index('recipients_sending_idx').on(t.leaseExpiresAt).where(sql`${t.status} = 'sending'`),
+    index('recipients_message_idx').on(t.sessionId, t.messageId),
+  ],
+);

@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { authenticate } from '../auth/service.ts';
+import type { AppContext } from '../context.ts';
+import { unauthorized } from '../errors.ts';
+import { errorHandler } from './errors.ts';
+import { registerRoutes } from './routes/index.ts';
+import type { App } from './types.ts';
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+function bearer(header: string | undefined): string | null {
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)$/i.exec(header);
+  return m ? m[1]! : null;
+}
+
+/** Builds the HTTP app on a context. Listening and background work are the caller's. */
+export async function buildApp(ctx: AppContext): Promise<App> {
+  const app = Fastify({
+    loggerInstance: ctx.log,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    trustProxy: false,
+    genReqId: () => Math.random().toString(36).slice(2, 10),
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.decorateRequest('user', null);
+  app.decorateRequest('token', null);
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        mediaSrc: ["'self'", 'data:', 'blob:'],
+        connectSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+  await app.register(rateLimit, { global: false });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'WhatsApp bulk messaging console API', version: '0.1.0' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/api/docs',
+    staticCSP: true,
+    uiConfig: { deepLinking: false },
+  });
+  // swagger-ui registers its routes without our config; mark them public.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/api/docs')) route.config = { ...(route.config ?? {}), public: true };
+  });
+
+  // Every /api route needs a valid bearer token unless it is marked public.
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/api/')) return;
+    if (request.routeOptions.config?.public) return;
+    if (!request.routeOptions.url) return; // unknown route: the not-found handler answers 404
+    const token = bearer(request.headers.authorization);
+    const user = token ? await authenticate(ctx.db, token) : null;
+    if (!user) {
+      throw unauthorized();
+    }
+    request.user = user;
+    request.token = token;
+  });
+
+  await registerRoutes(app, ctx);
+
+  const index = path.join(ctx.config.webDistDir, 'index.html');
+  const hasWeb = fs.existsSync(index);
+  if (hasWeb) {
+    await app.register(fastifyStatic, {
+      root: ctx.config.webDistDir,
+      prefix: '/',
+      wildcard: false,
+      index: 'index.html',
+    });
+  }
+  app.setNotFoundHandler((request, reply) => {
+    if (request.url.startsWith('/api/') || request.url === '/api' || !hasWeb || request.method !== 'GET') {
+      return reply
+        .status(404)
+        .send({ success: false, message: `Route ${request.method} ${request.url.split('?')[0]} not found` });
+    }
+    return reply.type('text/html').sendFile('index.html');
+  });
+
+  return app as unknown as App;
+}

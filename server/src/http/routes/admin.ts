@@ -1,0 +1,96 @@
+import {
+  CreateUserBody,
+  ErrorResponse,
+  GrantCreditsBody,
+  GrantCreditsResponse,
+  LedgerResponse,
+  ListUsersResponse,
+  UpdateUserBody,
+  UserIdParams,
+  UserResponse,
+} from '@wa/contract';
+import type { AppContext } from '../../context.ts';
+import {
+  createUserForAdmin,
+  grantCredits,
+  ledgerForAdmin,
+  listUsersForAdmin,
+  updateUserForAdmin,
+} from '../../users/service.ts';
+import { type App, requireAdmin } from '../types.ts';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
+
+/** ADMIN API: every call is scoped to the users the signed-in admin manages. */
+export function registerAdminRoutes(app: App, { db }: AppContext): void {
+  app.get(
+    '/api/admin/users',
+    { schema: { tags: ['admin'], response: { 200: ListUsersResponse, ...errors } } },
+    async (request) => ({
+      success: true as const,
+      users: await listUsersForAdmin(db, requireAdmin(request).id),
+    }),
+  );
+
+  app.post(
+    '/api/admin/users',
+    {
+      schema: {
+        tags: ['admin'],
+        body: CreateUserBody,
+        response: { 200: UserResponse, ...errors, 409: ErrorResponse },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      user: await createUserForAdmin(db, requireAdmin(request).id, request.body),
+    }),
+  );
+
+  app.patch(
+    '/api/admin/users/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        params: UserIdParams,
+        body: UpdateUserBody,
+        response: { 200: UserResponse, ...errors },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      user: await updateUserForAdmin(db, requireAdmin(request).id, request.params.id, request.body),
+    }),
+  );
+
+  app.post(
+    '/api/admin/users/:id/credits',
+    {
+      schema: {
+        tags: ['admin'],
+        params: UserIdParams,
+        body: GrantCreditsBody,
+        response: { 200: GrantCreditsResponse, ...errors },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      credits: await grantCredits(
+        db,
+        requireAdmin(request).id,
+        request.params.id,
+        request.body.amount,
+        request.body.note,
+      ),
+    }),
+  );
+
+  app.get(
+    '/api/admin/users/:id/ledger',
+    { schema: { tags: ['admin'], params: UserIdParams, response: { 200: LedgerResponse, ...errors } } },
+    async (request) => ({
+      success: true as const,
+      entries: await ledgerForAdmin(db, requireAdmin(request).id, request.params.id),
+    }),
+  );
+}

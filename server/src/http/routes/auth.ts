@@ -1,0 +1,100 @@
+import {
+  ErrorResponse,
+  ForgotPasswordBody,
+  LoginBody,
+  LoginResponse,
+  RegisterBody,
+  SuccessMessage,
+  UserDetailsResponse,
+} from '@wa/contract';
+import { forgotPassword, login, logout, register, signedInUser } from '../../auth/service.ts';
+import type { AppContext } from '../../context.ts';
+import { forbidden } from '../../errors.ts';
+import { type App, requireUser } from '../types.ts';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse };
+
+export function registerAuthRoutes(app: App, ctx: AppContext): void {
+  const { db, config } = ctx;
+
+  app.post(
+    '/api/auth/login',
+    {
+      schema: { tags: ['auth'], body: LoginBody, response: { 200: LoginResponse, ...errors } },
+      config: {
+        public: true,
+        rateLimit: {
+          max: config.loginRateLimit,
+          timeWindow: 15 * 60 * 1000,
+          hook: 'preHandler',
+          keyGenerator: (req) => {
+            const body = req.body as { username?: unknown } | undefined;
+            const name = typeof body?.username === 'string' ? body.username.trim().toLowerCase() : '';
+            return `${req.ip}|${name}`;
+          },
+          errorResponseBuilder: (_req, context) => ({
+            statusCode: 429,
+            success: false,
+            message: `Too many login attempts. Please try again in ${Math.ceil(context.ttl / 1000)} seconds.`,
+          }),
+        },
+      },
+    },
+    async (request) => login(db, config, request.body.username, request.body.password),
+  );
+
+  app.post(
+    '/api/auth/logout',
+    { schema: { tags: ['auth'], response: { 200: SuccessMessage, 401: ErrorResponse } } },
+    async (request) => {
+      requireUser(request);
+      await logout(db, request.token!);
+      return { success: true, message: 'Logged out' };
+    },
+  );
+
+  app.get(
+    '/api/userDetails',
+    { schema: { tags: ['auth'], response: { 200: UserDetailsResponse, 401: ErrorResponse } } },
+    async (request) => {
+      const user = await signedInUser(db, requireUser(request));
+      return { success: true as const, credits: user.credits, user };
+    },
+  );
+
+  app.post(
+    '/api/auth/register',
+    {
+      schema: {
+        tags: ['auth'],
+        body: RegisterBody,
+        response: { 200: SuccessMessage, ...errors, 409: ErrorResponse },
+      },
+      config: {
+        public: true,
+        rateLimit: { max: 20, timeWindow: 60 * 60 * 1000 },
+      },
+    },
+    async (request) => {
+      if (!config.signupEnabled)
+        throw forbidden('Sign-up is disabled. Please ask your administrator for an account.');
+      await register(db, request.body);
+      return { success: true, message: 'Account created. You can now log in.' };
+    },
+  );
+
+  app.post(
+    '/api/auth/forgot-password',
+    {
+      schema: { tags: ['auth'], body: ForgotPasswordBody, response: { 200: SuccessMessage, ...errors } },
+      config: { public: true, rateLimit: { max: 10, timeWindow: 60 * 60 * 1000 } },
+    },
+    async (request) => {
+      await forgotPassword(db, request.body.username);
+      return {
+        success: true,
+        message: 'If the account exists, your administrator has been asked to reset its password.',
+      };
+    },
+  );
+}

@@ -1,0 +1,4 @@
+import type { AppContext } from '../../context.ts';
+import type { App } from '../types.ts';
+
+export function registerGroupRoutes(_app: App, _ctx: AppContext): void {}

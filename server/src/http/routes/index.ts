@@ -1,0 +1,22 @@
+import type { AppContext } from '../../context.ts';
+import type { App } from '../types.ts';
+import { registerAdminRoutes } from './admin.ts';
+import { registerAuthRoutes } from './auth.ts';
+import { registerDashboardRoutes } from './dashboard.ts';
+import { registerGroupRoutes } from './groups.ts';
+import { registerJobRoutes } from './jobs.ts';
+import { registerSendRoutes } from './send.ts';
+import { registerSessionRoutes } from './sessions.ts';
+import { registerSimulatorRoutes } from './simulator.ts';
+
+/** Every route of the API, one module a domain. */
+export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
+  registerAuthRoutes(app, ctx);
+  registerAdminRoutes(app, ctx);
+  registerSessionRoutes(app, ctx);
+  registerGroupRoutes(app, ctx);
+  registerSendRoutes(app, ctx);
+  registerJobRoutes(app, ctx);
+  registerDashboardRoutes(app, ctx);
+  if (ctx.config.waProvider === 'simulator') registerSimulatorRoutes(app, ctx);
+}

@@ -1,0 +1,36 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { forbidden, unauthorized } from '../errors.ts';
+import type { UserRow } from '../users/repository.ts';
+
+export type App = FastifyInstance<
+  Server,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in user; set by the auth hook on every non-public route. */
+    user: UserRow | null;
+    token: string | null;
+  }
+  interface FastifyContextConfig {
+    /** Reachable without a bearer token. */
+    public?: boolean;
+  }
+}
+
+export function requireUser(request: FastifyRequest): UserRow {
+  if (!request.user) throw unauthorized();
+  return request.user;
+}
+
+export function requireAdmin(request: FastifyRequest): UserRow {
+  const user = requireUser(request);
+  if (user.role !== 'ADMIN') throw forbidden('Admin access required');
+  return user;
+}

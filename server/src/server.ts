@@ -1,0 +1,56 @@
+import crypto from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import os from 'node:os';
+import { ensureAdmin } from './auth/service.ts';
+import type { Config } from './config.ts';
+import type { AppContext, NodeEvents } from './context.ts';
+import { openDatabase } from './db/client.ts';
+import { type Engine, startEngine } from './engine.ts';
+import { buildApp } from './http/app.ts';
+import type { App } from './http/types.ts';
+import { createLogger } from './logger.ts';
+
+export type RunningServer = {
+  ctx: AppContext;
+  app: App;
+  engine: Engine | null;
+  url: string;
+  admin: { username: string; password: string; generated: boolean } | null;
+  stop(): Promise<void>;
+};
+
+/** Opens the database, makes sure an admin exists, starts the engine and listens. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const log = createLogger(config);
+  const database = await openDatabase(config);
+  const admin = await ensureAdmin(database.db, config);
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    nodeId: `${os.hostname()}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`,
+    log,
+    events: new EventEmitter<NodeEvents>(),
+  };
+  const app = await buildApp(ctx);
+  const engine = config.role === 'api' ? null : await startEngine(ctx);
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://localhost:${port}`;
+  let stopped = false;
+  return {
+    ctx,
+    app,
+    engine,
+    url,
+    admin,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await engine?.stop();
+      await app.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import type { EventEmitter } from 'node:events';
+
+/**
+ * One linked WhatsApp account. Two implementations: Baileys (the real network) and the
+ * simulator. Nothing above this interface knows which one runs.
+ */
+
+export type TransportState = 'connecting' | 'qr' | 'open' | 'closed';
+
+export type GroupParticipantInfo = {
+  /** The participant's JID as WhatsApp gives it (`…@s.whatsapp.net` or `…@lid`). */
+  id: string;
+  /** Digits of the phone number when known. */
+  phoneNumber: string | null;
+  lid: string | null;
+  admin: 'admin' | 'superadmin' | null;
+};
+
+export type GroupInfo = {
+  id: string;
+  subject: string;
+  owner: string | null;
+  /** Seconds since the epoch. */
+  creation: number | null;
+  /** Only admins may send messages. */
+  announce: boolean;
+  participants: GroupParticipantInfo[];
+};
+
+export type IncomingLastMessage = {
+  chatId: string;
+  sender: string;
+  /** Seconds since the epoch. */
+  timestamp: number;
+  body: string | null;
+};
+
+export type OutgoingMessage =
+  | { kind: 'text'; text: string }
+  | { kind: 'media'; mime: string; data: Buffer; fileName: string | null; caption: string }
+  | { kind: 'poll'; name: string; options: string[]; allowMultipleAnswers: boolean };
+
+export type SendResult = { messageId: string };
+
+/** Why a send failed. `permanent` failures are not worth waiting and retrying automatically. */
+export type SendErrorCode =
+  | 'not-connected'
+  | 'not-on-whatsapp'
+  | 'not-admin'
+  | 'not-in-group'
+  | 'restricted' // error 463: account restricted; pauses the session, never retried
+  | 'capped' // WhatsApp's new-chat quota reached; pauses the session
+  | 'invalid'
+  | 'timeout'
+  | 'unknown';
+
+export class SendError extends Error {
+  constructor(
+    readonly code: SendErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+  /** The session must stop sending until a person looks (463 or CAPPED). */
+  get pausesSession(): boolean {
+    return this.code === 'restricted' || this.code === 'capped';
+  }
+}
+
+export type ConnectionUpdate =
+  | { state: 'connecting' }
+  | { state: 'qr'; qr: string }
+  | { state: 'open'; jid: string; lid: string | null }
+  | {
+      state: 'closed';
+      /** In words, for the session's status. */
+      reason: string;
+      /** The phone unlinked the device (401): credentials were wiped. */
+      loggedOut: boolean;
+      /** The account was banned (403) or replaced (440): do not reconnect. */
+      fatal: boolean;
+      /** The transport will reconnect by itself. */
+      willReconnect: boolean;
+    };
+
+export type ReceiptUpdate = { messageId: string; status: 'delivered' | 'read'; at: Date };
+
+export type QuotaUpdate = { capped: boolean; reason: string | null };
+
+export type TransportEventMap = {
+  connection: [ConnectionUpdate];
+  /** A pairing code when linking by phone number instead of QR. */
+  'pairing-code': [string];
+  'groups-upsert': [GroupInfo[]];
+  'groups-update': [Array<Partial<GroupInfo> & { id: string }>];
+  'last-message': [IncomingLastMessage];
+  receipt: [ReceiptUpdate];
+  quota: [QuotaUpdate];
+  /** Credentials changed (saved by the transport itself); lets the runner mark `hasCredentials`. */
+  'creds-saved': [];
+};
+
+export interface Transport extends EventEmitter<TransportEventMap> {
+  readonly sessionId: string;
+  readonly state: TransportState;
+  /** Starts (or restarts) the connection. Events report what happens. */
+  connect(): Promise<void>;
+  /** Closes the socket without unlinking the device (the node gives the session up). */
+  close(): Promise<void>;
+  /** Unlinks the device and wipes the stored credentials. */
+  logout(): Promise<void>;
+  fetchGroups(): Promise<GroupInfo[]>;
+  /** The invite code of a group where the account is admin; null when it is not allowed. */
+  inviteCode(groupId: string): Promise<string | null>;
+  /** Which of these phone numbers (digits) are on WhatsApp; returns their chat JIDs. */
+  onWhatsApp(phoneNumbers: string[]): Promise<Map<string, string | null>>;
+  /** Sends one message; throws SendError. */
+  send(chatId: string, message: OutgoingMessage): Promise<SendResult>;
+}
+
+export type TransportFactory = (sessionId: string) => Transport;

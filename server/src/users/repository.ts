@@ -1,0 +1,83 @@
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { creditLedger, passwordResetRequests, users } from '../db/schema.ts';
+
+export type UserRow = typeof users.$inferSelect;
+
+export async function findUserByUsername(db: Db, username: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(sql`lower(${users.username}) = lower(${username})`);
+  return row;
+}
+
+export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, id));
+  return row;
+}
+
+/** The users an ADMIN manages, oldest first. */
+export async function listManagedUsers(db: Db, adminId: string): Promise<UserRow[]> {
+  return db.select().from(users).where(eq(users.managedBy, adminId)).orderBy(users.createdAt, users.username);
+}
+
+export async function firstAdmin(db: Db): Promise<UserRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.role, 'ADMIN'), isNull(users.managedBy)))
+    .orderBy(users.createdAt)
+    .limit(1);
+  return row;
+}
+
+export async function countUsers(db: Db): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(users);
+  return row?.n ?? 0;
+}
+
+export async function insertUser(db: Db, values: typeof users.$inferInsert): Promise<UserRow> {
+  const [row] = await db.insert(users).values(values).returning();
+  return row!;
+}
+
+export async function updateUser(
+  db: Db,
+  id: string,
+  values: Partial<typeof users.$inferInsert>,
+): Promise<UserRow | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ ...values, updatedAt: new Date() })
+    .where(eq(users.id, id))
+    .returning();
+  return row;
+}
+
+export async function pendingResetRequests(db: Db, userIds: string[]): Promise<Map<string, Date>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db
+    .select({
+      userId: passwordResetRequests.userId,
+      at: sql<Date>`max(${passwordResetRequests.requestedAt})`,
+    })
+    .from(passwordResetRequests)
+    .where(isNull(passwordResetRequests.handledAt))
+    .groupBy(passwordResetRequests.userId);
+  const wanted = new Set(userIds);
+  return new Map(rows.filter((r) => wanted.has(r.userId)).map((r) => [r.userId, new Date(r.at)]));
+}
+
+export async function markResetRequestsHandled(db: Db, userId: string): Promise<void> {
+  await db
+    .update(passwordResetRequests)
+    .set({ handledAt: new Date() })
+    .where(and(eq(passwordResetRequests.userId, userId), isNull(passwordResetRequests.handledAt)));
+}
+
+export async function ledgerOf(db: Db, userId: string, limit = 500) {
+  return db
+    .select()
+    .from(creditLedger)
+    .where(eq(creditLedger.userId, userId))
+    .orderBy(desc(creditLedger.id))
+    .limit(limit);
+}

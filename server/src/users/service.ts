@@ -1,0 +1,154 @@
+import type { CreateUserBody, LedgerEntry, ManagedUser, UpdateUserBody } from '@wa/contract';
+import { hashPassword } from '../auth/passwords.ts';
+import { addCredits, debitCredits } from '../credits/credits.ts';
+import type { Db } from '../db/client.ts';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { presentManagedUser } from './present.ts';
+import {
+  findUserById,
+  findUserByUsername,
+  insertUser,
+  ledgerOf,
+  listManagedUsers,
+  markResetRequestsHandled,
+  pendingResetRequests,
+  type UserRow,
+  updateUser as updateUserRow,
+} from './repository.ts';
+
+export type NewUser = {
+  username: string;
+  password: string;
+  name: string;
+  role?: 'ADMIN' | 'USER';
+  credits?: number;
+  isBulkMessagingEnabled?: boolean;
+  isMultisessionSupported?: boolean;
+  managedBy: string | null;
+  actorId?: string | null;
+};
+
+/** Creates a user; an opening balance is a 'grant' ledger row so the ledger always sums to the balance. */
+export async function createUser(db: Db, input: NewUser): Promise<UserRow> {
+  if (await findUserByUsername(db, input.username)) throw conflict('Username is already taken');
+  const passwordHash = await hashPassword(input.password);
+  return db.transaction(async (tx) => {
+    const user = await insertUser(tx, {
+      id: newId(),
+      username: input.username,
+      name: input.name,
+      passwordHash,
+      role: input.role ?? 'USER',
+      managedBy: input.managedBy,
+      isBulkMessagingEnabled: input.isBulkMessagingEnabled ?? false,
+      isMultisessionSupported: input.isMultisessionSupported ?? false,
+      credits: 0,
+    });
+    if (input.credits && input.credits > 0) {
+      const balance = await addCredits(tx, user.id, input.credits, 'grant', {
+        actorId: input.actorId ?? null,
+        note: 'Opening balance',
+      });
+      return { ...user, credits: balance };
+    }
+    return user;
+  });
+}
+
+/** A user this admin manages, or 404: another admin's user is indistinguishable from a missing one. */
+export async function managedUserOr404(db: Db, adminId: string, userId: string): Promise<UserRow> {
+  const user = await findUserById(db, userId);
+  if (!user || user.managedBy !== adminId) throw notFound('User not found');
+  return user;
+}
+
+export async function listUsersForAdmin(db: Db, adminId: string): Promise<ManagedUser[]> {
+  const list = await listManagedUsers(db, adminId);
+  const resets = await pendingResetRequests(
+    db,
+    list.map((u) => u.id),
+  );
+  return list.map((u) => presentManagedUser(u, resets.get(u.id)));
+}
+
+export async function createUserForAdmin(
+  db: Db,
+  adminId: string,
+  body: CreateUserBody,
+): Promise<ManagedUser> {
+  const user = await createUser(db, {
+    username: body.username,
+    password: body.password,
+    name: body.name,
+    role: body.role ?? 'USER',
+    credits: body.credits ?? 0,
+    isBulkMessagingEnabled: body.is_bulk_messaging_enabled === true || body.is_bulk_messaging_enabled === 1,
+    isMultisessionSupported: body.is_multisession_supported === true || body.is_multisession_supported === 1,
+    managedBy: adminId,
+    actorId: adminId,
+  });
+  return presentManagedUser(user, undefined);
+}
+
+export async function updateUserForAdmin(
+  db: Db,
+  adminId: string,
+  userId: string,
+  body: {
+    name?: string;
+    password?: string;
+    is_bulk_messaging_enabled?: boolean;
+    is_multisession_supported?: boolean;
+    disabled?: boolean;
+  },
+): Promise<ManagedUser> {
+  await managedUserOr404(db, adminId, userId);
+  const values: Parameters<typeof updateUserRow>[2] = {};
+  if (body.name !== undefined) values.name = body.name;
+  if (body.password !== undefined) values.passwordHash = await hashPassword(body.password);
+  if (body.is_bulk_messaging_enabled !== undefined)
+    values.isBulkMessagingEnabled = body.is_bulk_messaging_enabled;
+  if (body.is_multisession_supported !== undefined)
+    values.isMultisessionSupported = body.is_multisession_supported;
+  if (body.disabled !== undefined) values.disabled = body.disabled;
+  const updated = await db.transaction(async (tx) => {
+    const row = await updateUserRow(tx, userId, values);
+    if (body.password !== undefined) await markResetRequestsHandled(tx, userId);
+    return row!;
+  });
+  const resets = await pendingResetRequests(db, [userId]);
+  return presentManagedUser(updated, resets.get(userId));
+}
+
+export type UpdateUserInput = UpdateUserBody;
+
+/** Adds (positive) or removes (negative) credits; a removal can never take the balance below zero. */
+export async function grantCredits(
+  db: Db,
+  adminId: string,
+  userId: string,
+  amount: number,
+  note: string | undefined,
+): Promise<number> {
+  await managedUserOr404(db, adminId, userId);
+  if (amount > 0) return addCredits(db, userId, amount, 'grant', { actorId: adminId, note: note ?? null });
+  const balance = await debitCredits(db, userId, -amount, 'adjust', { actorId: adminId, note: note ?? null });
+  if (balance === null) throw badRequest('The balance is lower than the amount to remove');
+  return balance;
+}
+
+export async function ledgerForAdmin(db: Db, adminId: string, userId: string): Promise<LedgerEntry[]> {
+  await managedUserOr404(db, adminId, userId);
+  const rows = await ledgerOf(db, userId);
+  return rows.map((r) => ({
+    id: String(r.id),
+    delta: r.delta,
+    reason: r.reason,
+    jobId: r.jobId,
+    actor: r.actorId,
+    note: r.note,
+    balanceAfter: r.balanceAfter,
+    createdAt: r.createdAt.toISOString(),
+  }));
+}

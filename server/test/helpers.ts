@@ -1,0 +1,140 @@
+import crypto from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import { type Config, loadConfig } from '../src/config.ts';
+import type { AppContext, NodeEvents } from '../src/context.ts';
+import { type Database, openPglite, openPostgres } from '../src/db/client.ts';
+import { buildApp } from '../src/http/app.ts';
+import type { App } from '../src/http/types.ts';
+import { createLogger } from '../src/logger.ts';
+import { createUser, type NewUser } from '../src/users/service.ts';
+
+export type DbKind = 'pglite' | 'postgres';
+
+/** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set. */
+export const DB_KINDS: DbKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+/** A fresh, migrated database: in-memory PGlite, or a new PostgreSQL database dropped on close. */
+export async function openTestDatabase(kind: DbKind): Promise<Database> {
+  if (kind === 'pglite') return openPglite(undefined);
+  const base = process.env.TEST_DATABASE_URL!;
+  const name = `t_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const database = await openPostgres(url.toString());
+  return {
+    ...database,
+    close: async () => {
+      await database.close();
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** A fresh database URL on the test PostgreSQL server (for tests that start real processes). */
+export async function createPostgresDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL!;
+  const name = `t_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
+    LOG_LEVEL: 'silent',
+    ADMIN_PASSWORD: 'admin-password',
+    SEND_DELAY_MIN_MS: '0',
+    SEND_DELAY_MAX_MS: '0',
+    WA_PROVIDER: 'simulator',
+    SIMULATOR_SEND_LATENCY_MS: '0',
+    WEB_DIST_DIR: '/nonexistent-web-dist',
+    ...env,
+  });
+}
+
+export type TestApp = {
+  app: App;
+  ctx: AppContext;
+  db: Database['db'];
+  close(): Promise<void>;
+};
+
+/** The HTTP app on a fresh database, for `app.inject` tests. No engine runs unless a test starts one. */
+export async function createTestApp(kind: DbKind, env: Record<string, string> = {}): Promise<TestApp> {
+  const config = testConfig(env);
+  const database = await openTestDatabase(kind);
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    nodeId: `test-${crypto.randomBytes(3).toString('hex')}`,
+    log: createLogger(config),
+    events: new EventEmitter<NodeEvents>(),
+  };
+  const app = await buildApp(ctx);
+  await app.ready();
+  return {
+    app,
+    ctx,
+    db: database.db,
+    close: async () => {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+let counter = 0;
+/** Builds a user directly in the database (factory). Password is 'password123'. */
+export async function buildUser(
+  t: { db: Database['db'] },
+  overrides: Partial<NewUser> = {},
+): Promise<{ id: string; username: string; password: string }> {
+  counter += 1;
+  const username = overrides.username ?? `user${counter}_${crypto.randomBytes(2).toString('hex')}`;
+  const password = overrides.password ?? 'password123';
+  const user = await createUser(t.db, {
+    username,
+    password,
+    name: overrides.name ?? `User ${counter}`,
+    role: overrides.role ?? 'USER',
+    credits: overrides.credits ?? 0,
+    isBulkMessagingEnabled: overrides.isBulkMessagingEnabled ?? true,
+    isMultisessionSupported: overrides.isMultisessionSupported ?? true,
+    managedBy: overrides.managedBy ?? null,
+  });
+  return { id: user.id, username, password };
+}
+
+export async function buildAdmin(t: { db: Database['db'] }, overrides: Partial<NewUser> = {}) {
+  return buildUser(t, { role: 'ADMIN', ...overrides });
+}
+
+/** Signs in through the API and returns the bearer token. */
+export async function loginToken(app: App, username: string, password = 'password123'): Promise<string> {
+  const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } });
+  if (res.statusCode !== 200) throw new Error(`login failed for ${username}: ${res.statusCode} ${res.body}`);
+  return res.json().token as string;
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
