@@ -1,0 +1,17 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { Session, SessionsResponse } from '@wa/contract';
+import { apiFetch } from '../lib/api.ts';
+import { storage } from '../lib/storage.ts';
+
+/** GET /api/sessions; keeps `sessionsArray` in storage in step. */
+export const sessionsQuery = () =>
+  queryOptions({
+    queryKey: ['sessions'],
+    queryFn: async (): Promise<Session[]> => {
+      const data = await apiFetch<SessionsResponse>('/api/sessions');
+      storage.setSessions(data.sessions.map((s) => ({ sessionId: s.sessionId, sessionName: s.sessionName })));
+      return data.sessions;
+    },
+  });
+
+export const useSessions = () => useQuery(sessionsQuery());

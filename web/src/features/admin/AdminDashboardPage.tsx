@@ -1,0 +1,3 @@
+export default function AdminDashboardPage() {
+  return <div>AdminDashboardPage</div>;
+}

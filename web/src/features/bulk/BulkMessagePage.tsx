@@ -1,0 +1,3 @@
+export default function BulkMessagePage() {
+  return <div>BulkMessagePage</div>;
+}

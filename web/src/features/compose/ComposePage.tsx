@@ -1,0 +1,3 @@
+export default function ComposePage() {
+  return <div>ComposePage</div>;
+}

@@ -1,0 +1,3 @@
+export default function ContactsPage() {
+  return <div>ContactsPage</div>;
+}

@@ -1,0 +1,3 @@
+export default function GroupsPage() {
+  return <div>GroupsPage</div>;
+}

@@ -1,0 +1,3 @@
+export default function InstancesPage() {
+  return <div>InstancesPage</div>;
+}

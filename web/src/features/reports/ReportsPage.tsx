@@ -1,0 +1,3 @@
+export default function ReportsPage() {
+  return <div>ReportsPage</div>;
+}

@@ -1,0 +1,3 @@
+export default function UsersPage() {
+  return <div>UsersPage</div>;
+}
