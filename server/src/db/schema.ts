@@ -117,6 +117,14 @@ export const waSessions = pgTable(
     ownLid: text('own_lid'),
     qr: text('qr'),
     qrUpdatedAt: ts('qr_updated_at'),
+    /** When the API first served the current QR cycle's image; the simulator links a set time after it. */
+    qrServedAt: ts('qr_served_at'),
+    /**
+     * An order from the API to whichever node drives the session (restart, or the simulator's
+     * link / disconnect / logout), taken and cleared by that node; `command_at` tells orders apart.
+     */
+    command: text('command', { enum: ['restart', 'link', 'disconnect', 'logout'] }),
+    commandAt: ts('command_at'),
     hasCredentials: boolean('has_credentials').notNull().default(false),
     ownerNode: text('owner_node'),
     leaseExpiresAt: ts('lease_expires_at'),
