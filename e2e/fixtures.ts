@@ -1,0 +1,90 @@
+import crypto from 'node:crypto';
+import { type APIRequestContext, type Page, expect, test as base } from '@playwright/test';
+
+export const ADMIN = { username: 'admin', password: 'admin-e2e-password' };
+
+export type TestUser = { id: string; username: string; password: string; name: string };
+
+async function json<T>(res: Awaited<ReturnType<APIRequestContext['get']>>): Promise<T> {
+  if (!res.ok()) throw new Error(`${res.url()} → ${res.status()} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+export async function apiLogin(request: APIRequestContext, username: string, password: string) {
+  return json<{ token: string; user: Record<string, unknown> }>(
+    await request.post('/api/auth/login', { data: { username, password } }),
+  );
+}
+
+/** Creates a user through the admin API (the real product path). */
+export async function createUser(
+  request: APIRequestContext,
+  opts: { credits?: number; bulk?: boolean; multi?: boolean; name?: string } = {},
+): Promise<TestUser> {
+  const { token } = await apiLogin(request, ADMIN.username, ADMIN.password);
+  const username = `u${crypto.randomBytes(4).toString('hex')}`;
+  const password = 'password123';
+  const name = opts.name ?? 'Test User';
+  const body = await json<{ user: { id: string } }>(
+    await request.post('/api/admin/users', {
+      headers: { authorization: `Bearer ${token}` },
+      data: {
+        username,
+        password,
+        name,
+        credits: opts.credits ?? 0,
+        is_bulk_messaging_enabled: opts.bulk ?? true,
+        is_multisession_supported: opts.multi ?? false,
+      },
+    }),
+  );
+  return { id: body.user.id, username, password, name };
+}
+
+/** Creates an instance for the user and links it through the simulator; returns its sessionId. */
+export async function createLinkedSession(
+  request: APIRequestContext,
+  user: TestUser,
+  opts: { phoneNumber?: string; sessionName?: string } = {},
+): Promise<string> {
+  const { token } = await apiLogin(request, user.username, user.password);
+  const headers = { authorization: `Bearer ${token}` };
+  const created = await json<{ sessionId: string }>(
+    await request.post('/api/create-instance', {
+      headers,
+      data: {
+        phoneNumber: opts.phoneNumber ?? '919800000001',
+        sessionName: opts.sessionName ?? 'Shop phone',
+      },
+    }),
+  );
+  await json(await request.post(`/api/simulator/sessions/${created.sessionId}/link`, { headers }));
+  await expect
+    .poll(
+      async () =>
+        (
+          await json<{ connected: boolean }>(
+            await request.get(`/api/${created.sessionId}/status`, { headers }),
+          )
+        ).connected,
+      {
+        timeout: 20_000,
+      },
+    )
+    .toBe(true);
+  return created.sessionId;
+}
+
+/**
+ * Signs in through the login page, like a person. Waits until the app has left /login.
+ */
+export async function loginViaUi(page: Page, username: string, password: string) {
+  await page.goto('/#/login');
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Login' }).click();
+  await page.waitForURL((url) => !url.hash.startsWith('#/login'), { timeout: 20_000 });
+}
+
+export const test = base;
+export { expect };
