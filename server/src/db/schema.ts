@@ -239,6 +239,11 @@ export const messageJobs = pgTable(
     sentCount: integer('sent_count').notNull().default(0),
     failedCount: integer('failed_count').notNull().default(0),
     cancelledCount: integer('cancelled_count').notNull().default(0),
+    /** Recipients with a delivery (or read) receipt, and with a read receipt: kept here so the dashboard sums jobs, not recipients. */
+    deliveredCount: integer('delivered_count').notNull().default(0),
+    readCount: integer('read_count').notNull().default(0),
+    /** Since when due recipients have been held because the session cannot send (down or paused); null while it can. */
+    waitingSince: ts('waiting_since'),
     createdAt: ts('created_at').notNull().defaultNow(),
     startedAt: ts('started_at'),
     finishedAt: ts('finished_at'),
@@ -278,6 +283,7 @@ export const messageJobRecipients = pgTable(
     index('recipients_job_idx').on(t.jobId, t.id),
     index('recipients_due_idx').on(t.sessionId, t.dueAt, t.id).where(sql`${t.status} = 'queued'`),
     index('recipients_sending_idx').on(t.leaseExpiresAt).where(sql`${t.status} = 'sending'`),
-    index('recipients_message_idx').on(t.sessionId, t.messageId),
+    // Partial: rows are inserted without a message id, so the bulk insert does not maintain this index.
+    index('recipients_message_idx').on(t.sessionId, t.messageId).where(sql`${t.messageId} IS NOT NULL`),
   ],
 );
