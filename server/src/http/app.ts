@@ -14,10 +14,10 @@ import {
 } from 'fastify-type-provider-zod';
 import { authenticate } from '../auth/service.ts';
 import type { AppContext } from '../context.ts';
-import { unauthorized } from '../errors.ts';
+import { forbidden, unauthorized } from '../errors.ts';
 import { errorHandler } from './errors.ts';
 import { registerRoutes } from './routes/index.ts';
-import type { App } from './types.ts';
+import type { App, RouteInfo } from './types.ts';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -36,6 +36,16 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     genReqId: () => Math.random().toString(36).slice(2, 10),
   }).withTypeProvider<ZodTypeProvider>();
 
+  const routeList: RouteInfo[] = [];
+  app.decorate('routeList', routeList);
+  // swagger-ui registers its routes without our config; mark them public.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/api/docs')) route.config = { ...(route.config ?? {}), public: true };
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method !== 'HEAD') routeList.push({ method, url: route.url, public: !!route.config?.public });
+    }
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
@@ -74,10 +84,6 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     staticCSP: true,
     uiConfig: { deepLinking: false },
   });
-  // swagger-ui registers its routes without our config; mark them public.
-  app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/api/docs')) route.config = { ...(route.config ?? {}), public: true };
-  });
 
   // Every /api route needs a valid bearer token unless it is marked public.
   app.addHook('onRequest', async (request) => {
@@ -89,6 +95,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     if (!user) {
       throw unauthorized();
     }
+    if (request.routeOptions.config?.admin && user.role !== 'ADMIN') throw forbidden('Admin access required');
     request.user = user;
     request.token = token;
   });

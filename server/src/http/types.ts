@@ -12,7 +12,13 @@ export type App = FastifyInstance<
   ZodTypeProvider
 >;
 
+export type RouteInfo = { method: string; url: string; public: boolean };
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered, for the authorisation tests that walk them all. */
+    routeList: RouteInfo[];
+  }
   interface FastifyRequest {
     /** The signed-in user; set by the auth hook on every non-public route. */
     user: UserRow | null;
@@ -21,6 +27,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Reachable without a bearer token. */
     public?: boolean;
+    /** ADMIN only: checked before the body is validated, so a USER always gets 403. */
+    admin?: boolean;
   }
 }
 

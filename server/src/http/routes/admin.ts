@@ -25,7 +25,7 @@ const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404
 export function registerAdminRoutes(app: App, { db }: AppContext): void {
   app.get(
     '/api/admin/users',
-    { schema: { tags: ['admin'], response: { 200: ListUsersResponse, ...errors } } },
+    { config: { admin: true }, schema: { tags: ['admin'], response: { 200: ListUsersResponse, ...errors } } },
     async (request) => ({
       success: true as const,
       users: await listUsersForAdmin(db, requireAdmin(request).id),
@@ -35,6 +35,7 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
   app.post(
     '/api/admin/users',
     {
+      config: { admin: true },
       schema: {
         tags: ['admin'],
         body: CreateUserBody,
@@ -50,6 +51,7 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
   app.patch(
     '/api/admin/users/:id',
     {
+      config: { admin: true },
       schema: {
         tags: ['admin'],
         params: UserIdParams,
@@ -66,6 +68,7 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
   app.post(
     '/api/admin/users/:id/credits',
     {
+      config: { admin: true },
       schema: {
         tags: ['admin'],
         params: UserIdParams,
@@ -87,7 +90,10 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
 
   app.get(
     '/api/admin/users/:id/ledger',
-    { schema: { tags: ['admin'], params: UserIdParams, response: { 200: LedgerResponse, ...errors } } },
+    {
+      config: { admin: true },
+      schema: { tags: ['admin'], params: UserIdParams, response: { 200: LedgerResponse, ...errors } },
+    },
     async (request) => ({
       success: true as const,
       entries: await ledgerForAdmin(db, requireAdmin(request).id, request.params.id),
