@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { cleanPhoneNumber, describeSkipped, parseContactsCsv } from './csv-contacts.ts';
+
+describe('cleanPhoneNumber', () => {
+  it('removes spaces, dashes, dots, brackets and a leading +', () => {
+    expect(cleanPhoneNumber(' +91 (98765) 432-10 ')).toEqual({ number: '919876543210' });
+    expect(cleanPhoneNumber('44.20.7946.0958')).toEqual({ number: '442079460958' });
+  });
+  it('gives a 10-digit number the default country code', () => {
+    expect(cleanPhoneNumber('9876543210')).toEqual({ number: '919876543210' });
+    expect(cleanPhoneNumber('9876543210', '1')).toEqual({ number: '19876543210' });
+  });
+  it('keeps 8 to 15 digits and refuses the rest', () => {
+    expect(cleanPhoneNumber('12345678')).toEqual({ number: '12345678' });
+    expect(cleanPhoneNumber('123456789012345')).toEqual({ number: '123456789012345' });
+    expect(cleanPhoneNumber('1234567')).toEqual({ reason: 'invalid' });
+    expect(cleanPhoneNumber('1234567890123456')).toEqual({ reason: 'invalid' });
+    expect(cleanPhoneNumber('98765abc10')).toEqual({ reason: 'invalid' });
+  });
+  it('calls a cell without digits a header', () => {
+    expect(cleanPhoneNumber('phone')).toEqual({ reason: 'noDigits' });
+  });
+});
+
+describe('parseContactsCsv', () => {
+  it('reads the first column with a BOM, CRLF, a header, quotes, layout characters and a duplicate', () => {
+    const csv =
+      '\uFEFFphone,name\r\n' +
+      '"98765 43210","Asha, K"\r\n' +
+      '919876543211,Ravi\r\n' +
+      '  +91-98765-43212  ,Meena\r\n' +
+      '\r\n' +
+      '9876543210,Asha again\r\n' +
+      '12,too short\r\n' +
+      '447911123456\r\n';
+    const result = parseContactsCsv(csv);
+    expect(result.numbers).toEqual(['919876543210', '919876543211', '919876543212', '447911123456']);
+    expect(result.skipped).toEqual({ noDigits: 1, invalid: 1, duplicates: 1 });
+  });
+  it('handles LF files and a trailing newline without counting empty lines', () => {
+    expect(parseContactsCsv('9876543210\n\n\n9876543211\n')).toEqual({
+      numbers: ['919876543210', '919876543211'],
+      skipped: { noDigits: 0, invalid: 0, duplicates: 0 },
+    });
+  });
+  it('counts a line whose first column is empty as having no number', () => {
+    expect(parseContactsCsv(',9876543210\n9876543211').skipped.noDigits).toBe(1);
+  });
+  it('returns nothing for an empty file', () => {
+    expect(parseContactsCsv('')).toEqual({
+      numbers: [],
+      skipped: { noDigits: 0, invalid: 0, duplicates: 0 },
+    });
+  });
+});
+
+describe('describeSkipped', () => {
+  it('says nothing when nothing was skipped', () => {
+    expect(describeSkipped({ noDigits: 0, invalid: 0, duplicates: 0 })).toBeNull();
+  });
+  it('counts every reason', () => {
+    expect(describeSkipped({ noDigits: 1, invalid: 2, duplicates: 1 })).toBe(
+      'Skipped 4 lines: 1 without a number (header or text), 2 invalid (not 8–15 digits), 1 duplicate.',
+    );
+  });
+});
