@@ -1,12 +1,153 @@
-import { Loader } from '@mantine/core';
-import { Suspense } from 'react';
-import { Outlet } from 'react-router-dom';
+import { AppShell, Avatar, Burger, Group, Menu, NavLink, Text, Title, UnstyledButton } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import {
+  IconAddressBook,
+  IconChartBar,
+  IconDeviceMobile,
+  IconLayoutDashboard,
+  IconListDetails,
+  IconLogout,
+  IconMessages,
+  IconSend,
+  IconShieldLock,
+  IconUsers,
+  IconUsersGroup,
+} from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Suspense, useSyncExternalStore } from 'react';
+import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { apiFetch } from '../lib/api.ts';
+import { initials } from '../lib/initials.ts';
+import { storage, subscribeStorage } from '../lib/storage.ts';
+import { ChunkErrorBoundary } from './ChunkErrorBoundary.tsx';
+import { PageLoader } from './PageLoader.tsx';
 
-/** The header, sidebar and page frame (being built: issue 5). */
+type NavItem = { to: string; label: string; icon: typeof IconSend; bulkOnly?: boolean };
+
+/** The sidebar of spec section 2, in the spec's order. */
+const NAV: NavItem[] = [
+  { to: '/dashboard', label: 'Dashboard', icon: IconLayoutDashboard },
+  { to: '/instances', label: 'Instances', icon: IconDeviceMobile },
+  { to: '/compose', label: 'Group Messaging', icon: IconMessages },
+  { to: '/bulkmessage', label: 'Bulk Messaging', icon: IconSend, bulkOnly: true },
+  { to: '/jobs', label: 'Message Jobs', icon: IconListDetails },
+  { to: '/contacts', label: 'Contacts', icon: IconAddressBook },
+  { to: '/groups', label: 'Groups', icon: IconUsersGroup },
+  { to: '/reports', label: 'MIS Reports', icon: IconChartBar },
+];
+
+const useStored = <T,>(read: () => T) => useSyncExternalStore(subscribeStorage, read);
+
+/** The header, the sidebar (not for ADMIN) and the page frame of every signed-in route. */
 export function Layout() {
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const location = useLocation();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const isAdmin = useStored(storage.isAdmin);
+  const bulkEnabled = useStored(storage.isBulkEnabled);
+  const name = useStored(storage.userName);
+
+  const logout = async () => {
+    try {
+      await apiFetch('/api/auth/logout', { method: 'POST' });
+    } catch (err) {
+      // The token is dropped from this browser either way; an expired one is already revoked.
+      console.error('Logout failed:', err);
+    }
+    storage.clear();
+    queryClient.clear();
+    navigate('/login', { replace: true });
+  };
+
+  const items = NAV.filter((item) => !item.bulkOnly || bulkEnabled);
+
   return (
-    <Suspense fallback={<Loader />}>
-      <Outlet />
-    </Suspense>
+    <AppShell
+      header={{ height: 60 }}
+      navbar={isAdmin ? undefined : { width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            {!isAdmin && (
+              <Burger
+                opened={opened}
+                onClick={toggle}
+                hiddenFrom="sm"
+                size="sm"
+                aria-label={opened ? 'Close navigation' : 'Open navigation'}
+              />
+            )}
+            <Title order={1} size="h3" lineClamp={1}>
+              {isAdmin ? 'Admin Dashboard' : 'Messaging Dashboard'}
+            </Title>
+          </Group>
+          <Menu position="bottom-end" width={220} withinPortal>
+            <Menu.Target>
+              <UnstyledButton aria-label="Account menu">
+                <Avatar color="teal" radius="xl" alt={name}>
+                  {initials(name)}
+                </Avatar>
+              </UnstyledButton>
+            </Menu.Target>
+            <Menu.Dropdown>
+              <Menu.Label>Logged in as</Menu.Label>
+              <Text px="sm" pb="xs" fw={600} size="sm">
+                {name}
+              </Text>
+              {isAdmin && (
+                <>
+                  <Menu.Divider />
+                  <Menu.Item
+                    component={Link}
+                    to="/adminDashboard"
+                    leftSection={<IconShieldLock size={16} aria-hidden />}
+                  >
+                    Admin page
+                  </Menu.Item>
+                  <Menu.Item component={Link} to="/users" leftSection={<IconUsers size={16} aria-hidden />}>
+                    Manage Users
+                  </Menu.Item>
+                </>
+              )}
+              <Menu.Divider />
+              <Menu.Item color="red" leftSection={<IconLogout size={16} aria-hidden />} onClick={logout}>
+                Logout
+              </Menu.Item>
+            </Menu.Dropdown>
+          </Menu>
+        </Group>
+      </AppShell.Header>
+
+      {!isAdmin && (
+        <AppShell.Navbar p="xs" component="nav" aria-label="Main navigation">
+          {items.map((item) => {
+            const active = location.pathname === item.to;
+            return (
+              <NavLink
+                key={item.to}
+                component={Link}
+                to={item.to}
+                label={item.label}
+                leftSection={<item.icon size={18} aria-hidden />}
+                active={active}
+                aria-current={active ? 'page' : undefined}
+                onClick={close}
+              />
+            );
+          })}
+        </AppShell.Navbar>
+      )}
+
+      <AppShell.Main>
+        <ChunkErrorBoundary resetKey={location.pathname}>
+          <Suspense fallback={<PageLoader />}>
+            <Outlet />
+          </Suspense>
+        </ChunkErrorBoundary>
+      </AppShell.Main>
+    </AppShell>
   );
 }

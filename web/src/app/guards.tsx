@@ -1,12 +1,26 @@
+import { useState } from 'react';
 import { Navigate, Outlet } from 'react-router-dom';
 import { storage } from '../lib/storage.ts';
+
+/** Where a signed-in user lands: ADMIN → /adminDashboard, others → /dashboard. */
+export const homePath = () => (storage.isAdmin() ? '/adminDashboard' : '/dashboard');
 
 /** No stored token → /login (spec section 2). */
 export function RequireAuth() {
   return storage.token() ? <Outlet /> : <Navigate to="/login" replace />;
 }
 
-/** /adminDashboard is for ADMIN only; others go to /dashboard (DECISIONS.md). */
+/** /adminDashboard and /users are for ADMIN only; others go to /dashboard (DECISIONS.md). */
 export function RequireAdmin() {
   return storage.isAdmin() ? <Outlet /> : <Navigate to="/dashboard" replace />;
+}
+
+/**
+ * A signed-in user opening /login goes home (DECISIONS.md). Checked once, on arrival: the
+ * login page itself stores the token mid-way through its sign-in flow and must stay on screen
+ * to report the reconnection progress.
+ */
+export function RedirectIfSignedIn() {
+  const [signedIn] = useState(() => !!storage.token());
+  return signedIn ? <Navigate to={homePath()} replace /> : <Outlet />;
 }

@@ -1,12 +1,22 @@
-import { type ComponentType, type LazyExoticComponent, lazy } from 'react';
-import { Navigate, Route, Routes } from 'react-router-dom';
-import { storage } from '../lib/storage.ts';
-import { RequireAdmin, RequireAuth } from './guards.tsx';
+import { type ComponentType, type LazyExoticComponent, lazy, Suspense } from 'react';
+import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { ChunkErrorBoundary } from './ChunkErrorBoundary.tsx';
+import { homePath, RedirectIfSignedIn, RequireAdmin, RequireAuth } from './guards.tsx';
 import { Layout } from './Layout.tsx';
+import { PageLoader } from './PageLoader.tsx';
 
-// Each route is its own chunk (loaded on first visit).
+/** Lazily loaded script timeout (spec section 9). */
+const CHUNK_TIMEOUT_MS = 120_000;
+
+/** Each route is its own chunk, loaded on first visit; a load that hangs fails after 120 s. */
 const page = (load: () => Promise<{ default: ComponentType }>): LazyExoticComponent<ComponentType> =>
-  lazy(load);
+  lazy(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('Loading the page timed out')), CHUNK_TIMEOUT_MS);
+    });
+    return Promise.race([load(), timeout]).finally(() => clearTimeout(timer));
+  });
 
 const LoginPage = page(() => import('../features/auth/LoginPage.tsx'));
 const RegisterPage = page(() => import('../features/auth/RegisterPage.tsx'));
@@ -22,32 +32,39 @@ const GroupsPage = page(() => import('../features/groups/GroupsPage.tsx'));
 const UsersPage = page(() => import('../features/users/UsersPage.tsx'));
 const ReportsPage = page(() => import('../features/reports/ReportsPage.tsx'));
 
-/** Where a signed-in user lands. */
-export const homePath = () => (storage.isAdmin() ? '/adminDashboard' : '/dashboard');
+export { homePath };
 
 export function AppRoutes() {
+  const location = useLocation();
   return (
-    <Routes>
-      <Route path="/login" element={<LoginPage />} />
-      <Route path="/register" element={<RegisterPage />} />
-      <Route path="/forgot-password" element={<ForgotPasswordPage />} />
-      <Route element={<RequireAuth />}>
-        <Route element={<Layout />}>
-          <Route path="/dashboard" element={<DashboardPage />} />
-          <Route element={<RequireAdmin />}>
-            <Route path="/adminDashboard" element={<AdminDashboardPage />} />
+    // Public pages load outside the shell; the shell has its own boundary (Layout).
+    <ChunkErrorBoundary resetKey={location.pathname}>
+      <Suspense fallback={<PageLoader />}>
+        <Routes>
+          <Route element={<RedirectIfSignedIn />}>
+            <Route path="/login" element={<LoginPage />} />
           </Route>
-          <Route path="/instances" element={<InstancesPage />} />
-          <Route path="/compose" element={<ComposePage />} />
-          <Route path="/bulkmessage" element={<BulkMessagePage />} />
-          <Route path="/jobs" element={<JobsPage />} />
-          <Route path="/contacts" element={<ContactsPage />} />
-          <Route path="/groups" element={<GroupsPage />} />
-          <Route path="/users" element={<UsersPage />} />
-          <Route path="/reports" element={<ReportsPage />} />
-        </Route>
-      </Route>
-      <Route path="*" element={<Navigate to="/login" replace />} />
-    </Routes>
+          <Route path="/register" element={<RegisterPage />} />
+          <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+          <Route element={<RequireAuth />}>
+            <Route element={<Layout />}>
+              <Route path="/dashboard" element={<DashboardPage />} />
+              <Route element={<RequireAdmin />}>
+                <Route path="/adminDashboard" element={<AdminDashboardPage />} />
+                <Route path="/users" element={<UsersPage />} />
+              </Route>
+              <Route path="/instances" element={<InstancesPage />} />
+              <Route path="/compose" element={<ComposePage />} />
+              <Route path="/bulkmessage" element={<BulkMessagePage />} />
+              <Route path="/jobs" element={<JobsPage />} />
+              <Route path="/contacts" element={<ContactsPage />} />
+              <Route path="/groups" element={<GroupsPage />} />
+              <Route path="/reports" element={<ReportsPage />} />
+            </Route>
+          </Route>
+          <Route path="*" element={<Navigate to="/login" replace />} />
+        </Routes>
+      </Suspense>
+    </ChunkErrorBoundary>
   );
 }

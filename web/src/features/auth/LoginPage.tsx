@@ -1,3 +1,92 @@
+import { Alert, Anchor, Button, Group, Loader, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { type FormEvent, useState } from 'react';
+import { Link, useNavigate } from 'react-router-dom';
+import { AuthCard } from './AuthCard.tsx';
+import { defaultDeps, SignInError, signInFlow } from './sign-in.ts';
+
 export default function LoginPage() {
-  return <div>LoginPage</div>;
+  const navigate = useNavigate();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [showPassword, setShowPassword] = useState(false);
+  const [fieldErrors, setFieldErrors] = useState<{ username?: string; password?: string }>({});
+  const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const errors = {
+      username: username.trim() ? undefined : 'Username is required',
+      password: password ? undefined : 'Password is required',
+    };
+    setFieldErrors(errors);
+    if (errors.username || errors.password) return;
+    setError(null);
+    setStatus(null);
+    setBusy(true);
+    try {
+      await signInFlow(
+        username.trim(),
+        password,
+        defaultDeps(setStatus, (path) => navigate(path, { replace: true })),
+      );
+    } catch (err) {
+      setError(err instanceof SignInError ? err.message : 'Something went wrong. Please try again.');
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AuthCard title="Welcome Back" subtitle="Sign in to your messaging console">
+      <form onSubmit={submit} noValidate>
+        <Stack gap="md">
+          {error && (
+            <Alert color="red" role="alert">
+              {error}
+            </Alert>
+          )}
+          <TextInput
+            label="Username"
+            autoComplete="username"
+            value={username}
+            onChange={(e) => setUsername(e.currentTarget.value)}
+            error={fieldErrors.username}
+            disabled={busy}
+            required
+          />
+          <PasswordInput
+            label="Password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+            error={fieldErrors.password}
+            disabled={busy}
+            required
+            visible={showPassword}
+            onVisibilityChange={setShowPassword}
+            visibilityToggleFocusable
+            visibilityToggleButtonProps={{ 'aria-label': showPassword ? 'Hide password' : 'Show password' }}
+          />
+          <Button type="submit" fullWidth loading={false} disabled={busy}>
+            {busy ? 'Logging in...' : 'Login'}
+          </Button>
+          {status && (
+            <Group gap="xs" wrap="nowrap" role="status" aria-live="polite">
+              <Loader size="xs" />
+              <Text size="sm">{status}</Text>
+            </Group>
+          )}
+          <Group justify="space-between" gap="xs">
+            <Anchor component={Link} to="/register" size="sm">
+              Don't have an account? Sign up
+            </Anchor>
+            <Anchor component={Link} to="/forgot-password" size="sm">
+              Forgot password?
+            </Anchor>
+          </Group>
+        </Stack>
+      </form>
+    </AuthCard>
+  );
 }

@@ -1,3 +1,112 @@
+import { Alert, Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import type { SuccessMessage } from '@wa/contract';
+import { type FormEvent, useState } from 'react';
+import { Link } from 'react-router-dom';
+import { ApiError, apiFetch } from '../../lib/api.ts';
+import { AuthCard } from './AuthCard.tsx';
+
+type Fields = { name: string; username: string; password: string; confirm: string };
+
+/** The client-side checks mirror the server's RegisterBody (contract/src/auth.ts). */
+function validate(f: Fields): Partial<Fields> {
+  const e: Partial<Fields> = {};
+  if (!f.name.trim()) e.name = 'Name is required';
+  const u = f.username.trim();
+  if (!u) e.username = 'Username is required';
+  else if (u.length < 3) e.username = 'Username must be at least 3 characters';
+  else if (!/^[A-Za-z0-9._-]+$/.test(u))
+    e.username = 'Username may contain only letters, digits, dots, dashes and underscores';
+  if (!f.password) e.password = 'Password is required';
+  else if (f.password.length < 8) e.password = 'Password must be at least 8 characters';
+  if (f.confirm !== f.password) e.confirm = 'Passwords do not match';
+  return e;
+}
+
 export default function RegisterPage() {
-  return <div>RegisterPage</div>;
+  const [fields, setFields] = useState<Fields>({ name: '', username: '', password: '', confirm: '' });
+  const [errors, setErrors] = useState<Partial<Fields>>({});
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const set = (key: keyof Fields) => (e: { currentTarget: HTMLInputElement }) =>
+    setFields((f) => ({ ...f, [key]: e.currentTarget.value }));
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const found = validate(fields);
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await apiFetch<SuccessMessage>('/api/auth/register', {
+        body: { username: fields.username.trim(), password: fields.password, name: fields.name.trim() },
+      });
+      setDone(res.message);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'Something went wrong. Please try again.');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AuthCard title="Sign Up" subtitle="Create your messaging console account">
+      {done ? (
+        <Stack gap="md">
+          <Alert color="green" role="status">
+            {done}
+          </Alert>
+          <Button component={Link} to="/login" fullWidth>
+            Go to login
+          </Button>
+        </Stack>
+      ) : (
+        <form onSubmit={submit} noValidate>
+          <Stack gap="md">
+            {error && (
+              <Alert color="red" role="alert">
+                {error}
+              </Alert>
+            )}
+            <TextInput label="Name" value={fields.name} onChange={set('name')} error={errors.name} required />
+            <TextInput
+              label="Username"
+              autoComplete="username"
+              value={fields.username}
+              onChange={set('username')}
+              error={errors.username}
+              required
+            />
+            <PasswordInput
+              label="Password"
+              autoComplete="new-password"
+              value={fields.password}
+              onChange={set('password')}
+              error={errors.password}
+              description="At least 8 characters"
+              required
+            />
+            <PasswordInput
+              label="Confirm password"
+              autoComplete="new-password"
+              value={fields.confirm}
+              onChange={set('confirm')}
+              error={errors.confirm}
+              required
+            />
+            <Button type="submit" fullWidth disabled={busy}>
+              {busy ? 'Signing up...' : 'Sign Up'}
+            </Button>
+            <Text size="sm" ta="center">
+              Already have an account?{' '}
+              <Anchor component={Link} to="/login">
+                Log in
+              </Anchor>
+            </Text>
+          </Stack>
+        </form>
+      )}
+    </AuthCard>
+  );
 }

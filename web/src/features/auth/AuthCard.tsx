@@ -1,0 +1,25 @@
+import { Center, Paper, Stack, Text, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
+
+/** The centred card of the public pages (login, sign up, forgot password). */
+export function AuthCard(props: { title: string; subtitle?: string; children: ReactNode }) {
+  return (
+    <Center mih="100dvh" p="md" bg="var(--mantine-color-gray-0)">
+      <Paper withBorder shadow="sm" radius="md" p="xl" w="100%" maw={420}>
+        <Stack gap="md">
+          <div>
+            <Title order={1} size="h2" ta="center">
+              {props.title}
+            </Title>
+            {props.subtitle && (
+              <Text c="dimmed" size="sm" ta="center" mt={4}>
+                {props.subtitle}
+              </Text>
+            )}
+          </div>
+          {props.children}
+        </Stack>
+      </Paper>
+    </Center>
+  );
+}

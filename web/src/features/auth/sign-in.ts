@@ -1,0 +1,130 @@
+import type { LoginResponse, SessionsResponse } from '@wa/contract';
+import { ApiError, apiFetch } from '../../lib/api.ts';
+import { storage } from '../../lib/storage.ts';
+
+/** Spec section 9: the sessions call is raced against 10 s; the redirect follows 1 s later. */
+export const SESSIONS_TIMEOUT_MS = 10_000;
+export const REDIRECT_DELAY_MS = 1_000;
+
+export const STATUS = {
+  fetching: 'Fetching active sessions...',
+  noSessions: 'No active sessions found. Redirecting to dashboard...',
+  networkError: 'Network error or server unavailable. Redirecting to dashboard...',
+} as const;
+
+/** The page shows this when sign-in itself fails (spec section 8). */
+export class SignInError extends Error {}
+
+export type SignInDeps = {
+  request: <T>(path: string, options?: Parameters<typeof apiFetch>[1]) => Promise<T>;
+  signIn: (token: string, user: LoginResponse['user']) => void;
+  setSessions: typeof storage.setSessions;
+  setStatus: (status: string) => void;
+  navigate: (path: string) => void;
+  sleep: (ms: number) => Promise<void>;
+};
+
+export const defaultDeps = (
+  setStatus: SignInDeps['setStatus'],
+  navigate: SignInDeps['navigate'],
+): SignInDeps => ({
+  request: apiFetch,
+  signIn: (token, user) => storage.signIn(token, user),
+  setSessions: (list) => storage.setSessions(list),
+  setStatus,
+  navigate,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+});
+
+/** Runs `call` with an abort signal, failing with 'Request timeout' after `ms`. */
+async function withTimeout<T>(ms: number, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error('Request timeout'));
+    }, ms);
+  });
+  try {
+    return await Promise.race([call(controller.signal), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The sign-in flow of spec section 4: sign in and store the user; ADMIN goes to
+ * /adminDashboard; anyone else has every session restarted (the sessions call raced against
+ * 10 s) and goes to /dashboard 1 s after, whatever happened to the sessions.
+ * Throws `SignInError` with the spec's text when the sign-in itself fails.
+ */
+export async function signInFlow(username: string, password: string, deps: SignInDeps): Promise<void> {
+  let login: LoginResponse;
+  try {
+    login = await deps.request<LoginResponse>('/api/auth/login', {
+      method: 'POST',
+      body: { username, password },
+      credentials: 'include',
+    });
+  } catch (err) {
+    if (err instanceof ApiError) throw new SignInError(err.serverMessage ?? 'Login failed');
+    throw new SignInError('Something went wrong. Please try again.');
+  }
+  if (!login?.token || !login.user) throw new SignInError(login?.message || 'Login failed');
+
+  deps.signIn(login.token, login.user);
+  if (login.user.role === 'ADMIN') {
+    deps.navigate('/adminDashboard');
+    return;
+  }
+
+  deps.setStatus(STATUS.fetching);
+  let sessions: SessionsResponse['sessions'];
+  try {
+    const data = await withTimeout(SESSIONS_TIMEOUT_MS, (signal) =>
+      deps.request<SessionsResponse>('/api/sessions', { signal }),
+    );
+    sessions = data.sessions ?? [];
+  } catch (err) {
+    const reason =
+      err instanceof ApiError
+        ? `Server returned ${err.status}: ${err.message}`
+        : err instanceof Error
+          ? err.message
+          : String(err);
+    console.error(`Error fetching sessions: ${reason}`);
+    deps.setStatus(STATUS.networkError);
+    await deps.sleep(REDIRECT_DELAY_MS);
+    deps.navigate('/dashboard');
+    return;
+  }
+
+  deps.setSessions(sessions.map((s) => ({ sessionId: s.sessionId, sessionName: s.sessionName })));
+  if (sessions.length === 0) {
+    deps.setStatus(STATUS.noSessions);
+    await deps.sleep(REDIRECT_DELAY_MS);
+    deps.navigate('/dashboard');
+    return;
+  }
+
+  deps.setStatus(`Reconnecting ${sessions.length} session${sessions.length === 1 ? '' : 's'}...`);
+  const results = await Promise.allSettled(
+    sessions.map((s) =>
+      deps.request<unknown>(`/api/session/${encodeURIComponent(s.sessionId)}/restart`, {
+        method: 'POST',
+      }),
+    ),
+  );
+  const failed = results.filter((r) => r.status === 'rejected').length;
+  for (const r of results) {
+    if (r.status === 'rejected') console.error('Failed to restart a session:', r.reason);
+  }
+  deps.setStatus(
+    failed === 0
+      ? 'Sessions reconnected. Redirecting to dashboard...'
+      : `${failed} of ${sessions.length} sessions could not be restarted. Redirecting to dashboard...`,
+  );
+  await deps.sleep(REDIRECT_DELAY_MS);
+  deps.navigate('/dashboard');
+}
