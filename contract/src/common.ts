@@ -16,3 +16,12 @@ export type Role = z.infer<typeof Role>;
 
 /** The messaging service's name, as the product's texts show it. */
 export const SERVICE_NAME = 'WhatsApp';
+
+/** GET /api/meta: what the page needs before sign-in (public). */
+export const MetaResponse = z.object({
+  success: z.literal(true),
+  waProvider: z.enum(['baileys', 'simulator']),
+  signupEnabled: z.boolean(),
+  defaultCountryCode: z.string(),
+});
+export type MetaResponse = z.infer<typeof MetaResponse>;

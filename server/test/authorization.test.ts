@@ -9,7 +9,12 @@ import {
   type TestApp,
 } from './helpers.ts';
 
-const PUBLIC = new Set(['POST /api/auth/login', 'POST /api/auth/register', 'POST /api/auth/forgot-password']);
+const PUBLIC = new Set([
+  'GET /api/meta',
+  'POST /api/auth/login',
+  'POST /api/auth/register',
+  'POST /api/auth/forgot-password',
+]);
 
 /** Fills `:param` placeholders with a plausible but non-existent value. */
 const concrete = (url: string) =>

@@ -1,6 +1,7 @@
 import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { HashRouter } from 'react-router-dom';
+import { DemoBanner } from '../components/DemoBanner.tsx';
 import { AppRoutes } from './routes.tsx';
 import { theme } from './theme.ts';
 
@@ -13,6 +14,7 @@ export function App() {
     <MantineProvider theme={theme}>
       <QueryClientProvider client={queryClient}>
         <HashRouter>
+          <DemoBanner />
           <AppRoutes />
         </HashRouter>
       </QueryClientProvider>

@@ -5,12 +5,14 @@ import { registerAuthRoutes } from './auth.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { registerGroupRoutes } from './groups.ts';
 import { registerJobRoutes } from './jobs.ts';
+import { registerMetaRoutes } from './meta.ts';
 import { registerSendRoutes } from './send.ts';
 import { registerSessionRoutes } from './sessions.ts';
 import { registerSimulatorRoutes } from './simulator.ts';
 
 /** Every route of the API, one module a domain. */
 export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
+  registerMetaRoutes(app, ctx);
   registerAuthRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   registerSessionRoutes(app, ctx);
