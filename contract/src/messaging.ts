@@ -3,7 +3,8 @@ import { z } from 'zod';
 /** Largest media file the product accepts (DECISIONS.md). */
 export const MAX_MEDIA_BYTES = 16 * 1024 * 1024;
 
-export const SendType = z.enum(['string', 'media', 'poll']);
+/** The spec's send types; 'text' is accepted as another name for 'string'. */
+export const SendType = z.enum(['string', 'text', 'media', 'poll']);
 export type SendType = z.infer<typeof SendType>;
 
 export const PollContent = z.object({
@@ -18,13 +19,17 @@ export type PollContent = z.infer<typeof PollContent>;
  * server can give the spec's validation messages in the spec's order.
  */
 export const SendBody = z.object({
-  chatIds: z.array(z.string().max(200)).max(200_000).optional(),
-  type: SendType.optional(),
-  content: z.union([z.string().max(65_536), PollContent]).optional(),
-  mime: z.string().max(200).optional(),
-  data: z.string().optional(),
-  fileName: z.string().max(255).optional(),
-  scheduleTime: z.string().max(100).optional(),
+  chatIds: z.array(z.string().max(200)).max(200_000).nullish(),
+  type: SendType.nullish(),
+  /** Text, caption, or the poll (an object, or its JSON text). */
+  content: z.union([z.string().max(65_536), PollContent]).nullish(),
+  mime: z.string().max(200).nullish(),
+  /** The file body in base64 (a `data:` URL is accepted too). */
+  data: z.string().nullish(),
+  /** Beyond the spec: the file name, shown for documents. */
+  fileName: z.string().max(255).nullish(),
+  /** An ISO timestamp, only when scheduled. */
+  scheduleTime: z.string().max(100).nullish(),
 });
 export type SendBody = z.infer<typeof SendBody>;
 
@@ -54,7 +59,13 @@ export const MessageJob = z.object({
   scheduledTime: z.string().nullable(),
   status: JobStatus,
   progress: z.object({ completed: z.number().int(), total: z.number().int(), percentComplete: z.number() }),
-  results: z.object({ success: z.number().int(), failed: z.number().int() }),
+  /** `delivered` and `read` count recipients with a delivery or read receipt (beyond the spec's two). */
+  results: z.object({
+    success: z.number().int(),
+    failed: z.number().int(),
+    delivered: z.number().int(),
+    read: z.number().int(),
+  }),
   createdAt: z.string(),
   elapsedTimeMs: z.number().int(),
   /** Text, caption, or for polls the JSON text of `{ pollName, pollOptions, options: { allowMultipleAnswers } }`. */
@@ -93,8 +104,11 @@ export const JobDetail = z.object({
 export type JobDetail = z.infer<typeof JobDetail>;
 
 export const JobWithDetails = MessageJob.extend({
+  /** Base64 of the file for media jobs (null otherwise, or when `media=0`). */
   mediaData: z.string().nullable(),
   details: z.array(JobDetail),
+  /** How many recipients the job has in all (`details` may be a page of them). */
+  detailsTotal: z.number().int(),
 });
 export type JobWithDetails = z.infer<typeof JobWithDetails>;
 
@@ -105,11 +119,38 @@ export const JobDetailsResponse = z.object({
 });
 export type JobDetailsResponse = z.infer<typeof JobDetailsResponse>;
 
+/**
+ * The details list can be long (one row per recipient): it is paged, and the send page's 2-second
+ * poll can skip it (`detailsLimit=0`) and the media (`media=0`).
+ */
+export const JobDetailsQuery = z.object({
+  detailsLimit: z.coerce.number().int().min(0).max(200_000).optional(),
+  detailsOffset: z.coerce.number().int().min(0).optional(),
+  media: z.enum(['0', '1']).optional(),
+});
+export type JobDetailsQuery = z.infer<typeof JobDetailsQuery>;
+
 export const JobIdParams = z.object({ jobId: z.string().min(1).max(100) });
 export const UserIdPathParams = z.object({ userId: z.string().min(1).max(100) });
 
+/** Retries on `sessionId` when given (one of the user's sessions), else on the job's own session. */
 export const RetryBody = z.object({ sessionId: z.string().max(100).optional() });
 
+export const RetryResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  /** How many failed recipients were queued again (and charged). */
+  retried: z.number().int(),
+});
+export type RetryResponse = z.infer<typeof RetryResponse>;
+
+export const DashboardQuery = z.object({ sessionId: z.string().min(1).max(100).optional() });
+export type DashboardQuery = z.infer<typeof DashboardQuery>;
+
+/**
+ * `totalMembers` counts the participants of the cached groups of the chosen session (the
+ * user's first session when none is given); the message figures cover all the user's jobs.
+ */
 export const DashboardResponse = z.object({
   success: z.literal(true),
   totalMembers: z.number().int(),
@@ -117,6 +158,9 @@ export const DashboardResponse = z.object({
   delivered: z.number().int(),
   /** Delivered ÷ sent, in percent (0 when nothing was sent). */
   deliveryRate: z.number(),
+  /** The session the group figures are for (null when the user has none). */
+  sessionId: z.string().nullable(),
+  totalGroups: z.number().int(),
   recentJobs: z.array(MessageJob),
 });
 export type DashboardResponse = z.infer<typeof DashboardResponse>;

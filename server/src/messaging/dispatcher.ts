@@ -1,10 +1,395 @@
 import type { AppContext } from '../context.ts';
+import { addCredits } from '../credits/credits.ts';
 import type { SessionRuntime } from '../sessions/runtime.ts';
+import { type OutgoingMessage, SendError, type Transport } from '../transport/types.ts';
+import * as repo from './repository.ts';
+import { JOB_MESSAGES, recipientLeaseMs, refundFailures } from './service.ts';
+import { RECIPIENTS_QUEUED_CHANNEL } from './wake.ts';
 
-/** Sends the due recipients of the sessions this node owns. (Being built: issue 4.) */
+export const DISPATCH_MESSAGES = {
+  notConnected: 'Session is not connected',
+  notOnWhatsApp: 'Not on WhatsApp',
+  interrupted: JOB_MESSAGES.interrupted,
+  capped: 'WhatsApp message limit reached (CAPPED): sending paused',
+} as const;
+
+export type DispatcherOptions = {
+  /** Fallback poll when no signal arrives (a lost NOTIFY, a clock edge). */
+  pollMs?: number;
+  /** How often leases, waiting sessions and owned sessions are checked. */
+  sweepMs?: number;
+};
+
+export interface Dispatcher {
+  stop(): Promise<void>;
+  /** Runs the periodic checks now (tests use it to avoid waiting for the timer). */
+  sweep(): Promise<void>;
+}
+
+const RECEIPT_FLUSH_MS = 250;
+
+/**
+ * Sends the due recipients of the sessions this node owns: one loop per owned, connected
+ * session, one message at a time, paced; every outcome recorded with its job counters and
+ * refund in one transaction. A sweeper fails what can no longer be sent: sends whose lease ran
+ * out (a node died mid-send) and recipients that waited too long for their session.
+ */
 export async function startDispatcher(
-  _ctx: AppContext,
-  _runtime: SessionRuntime,
-): Promise<{ stop(): Promise<void> }> {
-  return { stop: async () => {} };
+  ctx: AppContext,
+  runtime: SessionRuntime,
+  options: DispatcherOptions = {},
+): Promise<Dispatcher> {
+  const { config, db, log, nodeId } = ctx;
+  const pollMs = options.pollMs ?? 2000;
+  const sweepMs = options.sweepMs ?? Math.max(100, Math.min(1000, Math.floor(config.sessionWaitMs / 5)));
+  const leaseMs = recipientLeaseMs(config);
+  const paced = config.sendDelayMaxMs > 0;
+  // Paced, a claim holds one recipient, so a crash leaves at most the one in flight unknown.
+  // Unpaced (tests, benchmarks), a small batch amortises the claim statement.
+  const claimSize = paced ? 1 : 25;
+
+  const loops = new Map<string, SessionLoop>();
+  const receipts = new Map<string, repo.Receipt[]>();
+  let stopped = false;
+
+  const delay = () =>
+    config.sendDelayMinMs + Math.floor(Math.random() * (config.sendDelayMaxMs - config.sendDelayMinMs + 1));
+
+  class SessionLoop {
+    private wakeUp: (() => void) | null = null;
+    private woken = false;
+    private stopping = false;
+    private transport: Transport | undefined;
+    private readonly messages = new Map<string, OutgoingMessage | null>();
+    readonly done: Promise<void>;
+
+    constructor(
+      readonly sessionId: string,
+      previous: Promise<void> | undefined,
+    ) {
+      this.done = (async () => {
+        // One loop per session on this node: a new one starts after the old one has recorded its last send.
+        await previous;
+        try {
+          await this.run();
+        } catch (err) {
+          log.error({ err, sessionId }, 'dispatcher loop failed');
+        } finally {
+          this.detach();
+          if (loops.get(sessionId) === this) loops.delete(sessionId);
+        }
+      })();
+    }
+
+    get active(): boolean {
+      return !this.stopping && !stopped;
+    }
+
+    wake(): void {
+      this.woken = true;
+      this.wakeUp?.();
+    }
+
+    stop(): void {
+      this.stopping = true;
+      this.wake();
+    }
+
+    /** Waits `ms`, or less when woken or stopped. */
+    private async pause(ms: number): Promise<void> {
+      if (ms <= 0 || !this.active) return;
+      if (this.woken) {
+        this.woken = false;
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeUp = null;
+      this.woken = false;
+    }
+
+    /** Waits the full pace delay: only a stop cuts it short, a new job does not. */
+    private async pace(until: number): Promise<void> {
+      while (this.active && Date.now() < until) {
+        await this.pause(until - Date.now());
+      }
+    }
+
+    private attach(transport: Transport): void {
+      if (this.transport === transport) return;
+      this.detach();
+      this.transport = transport;
+      transport.on('receipt', this.onReceipt);
+      transport.on('quota', this.onQuota);
+    }
+
+    private detach(): void {
+      this.transport?.off('receipt', this.onReceipt);
+      this.transport?.off('quota', this.onQuota);
+      this.transport = undefined;
+    }
+
+    private readonly onReceipt = (r: { messageId: string; status: 'delivered' | 'read'; at: Date }) => {
+      let list = receipts.get(this.sessionId);
+      if (!list) {
+        list = [];
+        receipts.set(this.sessionId, list);
+      }
+      list.push({ messageId: r.messageId, status: r.status, at: r.at });
+    };
+
+    private readonly onQuota = (q: { capped: boolean; reason: string | null }) => {
+      if (!q.capped) return;
+      repo
+        .pauseSessionQueue(db, this.sessionId, q.reason ?? DISPATCH_MESSAGES.capped)
+        .catch((err) => log.error({ err, sessionId: this.sessionId }, 'could not pause the session queue'));
+    };
+
+    private async run(): Promise<void> {
+      const { sessionId } = this;
+      // This node holds the session's lease now: a send another node left `sending` lost its
+      // sender (crash or cut-off). Its delivery is unknown, so it fails and is refunded, never re-sent.
+      await this.recoverForeignClaims();
+      let nextSendAt = 0;
+      while (this.active) {
+        const transport = runtime.transportFor(sessionId);
+        if (!transport) return;
+        this.attach(transport);
+        if (paced) await this.pace(nextSendAt);
+        if (!this.active) return;
+
+        let claimed: repo.ClaimedRecipient[];
+        try {
+          claimed = await repo.claimDueRecipients(db, sessionId, nodeId, claimSize, leaseMs);
+        } catch (err) {
+          log.error({ err, sessionId }, 'claiming recipients failed');
+          await this.pause(pollMs);
+          continue;
+        }
+        if (claimed.length === 0) {
+          const due = await repo.msUntilNextDue(db, sessionId).catch(() => null);
+          // A due recipient that was not claimed means the queue is paused: wait for a poll.
+          await this.pause(due === null || due === 0 ? pollMs : Math.min(due, pollMs));
+          continue;
+        }
+
+        for (let i = 0; i < claimed.length; i++) {
+          const r = claimed[i]!;
+          const current = runtime.transportFor(sessionId);
+          if (!this.active || !current) {
+            await repo.releaseClaims(
+              db,
+              nodeId,
+              claimed.slice(i).map((c) => c.id),
+            );
+            return;
+          }
+          const outcome = await this.sendOne(current, r);
+          nextSendAt = Date.now() + delay();
+          if (outcome !== 'continue') {
+            await repo.releaseClaims(
+              db,
+              nodeId,
+              claimed.slice(i + 1).map((c) => c.id),
+            );
+            if (outcome === 'session-down') await this.pause(pollMs);
+            break;
+          }
+        }
+      }
+    }
+
+    private async recoverForeignClaims(): Promise<void> {
+      for (;;) {
+        const groups = await db.transaction(async (tx) => {
+          const g = await repo.failForeignClaims(tx, this.sessionId, nodeId, DISPATCH_MESSAGES.interrupted);
+          await refundFailures(tx, g, DISPATCH_MESSAGES.interrupted);
+          return g;
+        });
+        if (groups.length === 0) return;
+        log.warn(
+          { sessionId: this.sessionId, jobs: groups },
+          'sends interrupted by a lost node marked failed',
+        );
+      }
+    }
+
+    private async messageFor(jobId: string): Promise<OutgoingMessage | null> {
+      if (this.messages.has(jobId)) return this.messages.get(jobId)!;
+      const job = await repo.findJob(db, jobId);
+      let message: OutgoingMessage | null = null;
+      if (job) {
+        if (job.messageType === 'text') message = { kind: 'text', text: job.content };
+        else if (job.messageType === 'poll') {
+          const poll = job.poll ?? JSON.parse(job.content);
+          message = {
+            kind: 'poll',
+            name: poll.pollName,
+            options: poll.pollOptions,
+            allowMultipleAnswers: poll.options?.allowMultipleAnswers === true,
+          };
+        } else {
+          const file = job.mediaId ? await repo.findMedia(db, job.mediaId) : undefined;
+          if (file) {
+            message = {
+              kind: 'media',
+              mime: job.mediaMime ?? file.mime,
+              data: file.bytes,
+              fileName: job.fileName,
+              caption: job.content,
+            };
+          }
+        }
+      }
+      // Keep few: a media job holds up to 16 MB.
+      if (this.messages.size >= 4) this.messages.clear();
+      this.messages.set(jobId, message);
+      return message;
+    }
+
+    /** Sends one claimed recipient and records the outcome. */
+    private async sendOne(
+      transport: Transport,
+      r: repo.ClaimedRecipient,
+    ): Promise<'continue' | 'paused' | 'session-down'> {
+      const { sessionId } = this;
+      const message = await this.messageFor(r.jobId);
+      if (!message) {
+        await this.fail(r, 'Message content is missing');
+        return 'continue';
+      }
+      let messageId: string;
+      try {
+        ({ messageId } = await transport.send(r.chatId, message));
+      } catch (err) {
+        if (err instanceof SendError && err.code === 'not-connected') {
+          // The transport refused before sending anything: the recipient waits for the session.
+          await repo.releaseClaims(db, nodeId, [r.id]);
+          return 'session-down';
+        }
+        if (err instanceof SendError && err.pausesSession) {
+          await this.fail(r, err.message);
+          await repo.pauseSessionQueue(db, sessionId, err.message);
+          log.warn({ sessionId, code: err.code, reason: err.message }, 'session queue paused');
+          return 'paused';
+        }
+        const reason =
+          err instanceof SendError
+            ? err.code === 'not-on-whatsapp'
+              ? DISPATCH_MESSAGES.notOnWhatsApp
+              : err.message
+            : `Send failed: ${(err as Error).message ?? String(err)}`;
+        await this.fail(r, reason);
+        return 'continue';
+      }
+      try {
+        await repo.recordSent(db, r.id, nodeId, messageId);
+      } catch (err) {
+        // Left `sending`: its lease runs out and it fails as 'delivery unknown', never re-sent.
+        log.error({ err, sessionId, recipient: r.id }, 'recording a sent message failed');
+      }
+      return 'continue';
+    }
+
+    private async fail(r: repo.ClaimedRecipient, error: string): Promise<void> {
+      try {
+        await db.transaction(async (tx) => {
+          const job = await repo.markFailed(tx, r.id, nodeId, error);
+          if (job) await addCredits(tx, job.userId, 1, 'refund', { jobId: job.jobId, note: error });
+        });
+      } catch (err) {
+        log.error({ err, sessionId: this.sessionId, recipient: r.id }, 'recording a failed send failed');
+      }
+    }
+  }
+
+  const ensureLoop = (sessionId: string) => {
+    if (stopped) return;
+    const existing = loops.get(sessionId);
+    if (existing?.active) {
+      existing.wake();
+      return;
+    }
+    if (!runtime.transportFor(sessionId)) return;
+    loops.set(sessionId, new SessionLoop(sessionId, existing?.done));
+  };
+
+  const onQueued = (sessionId: string) => {
+    const loop = loops.get(sessionId);
+    if (loop?.active) loop.wake();
+    else ensureLoop(sessionId);
+  };
+
+  const flushReceipts = async () => {
+    for (const [sessionId, list] of receipts) {
+      receipts.delete(sessionId);
+      await repo
+        .applyReceipts(db, sessionId, list)
+        .catch((err) => log.error({ err, sessionId }, 'recording receipts failed'));
+    }
+  };
+
+  let sweeping: Promise<void> | null = null;
+  const sweep = async () => {
+    if (sweeping) return sweeping;
+    sweeping = (async () => {
+      try {
+        await db.transaction(async (tx) => {
+          const g = await repo.failExpiredLeases(tx, DISPATCH_MESSAGES.interrupted);
+          await refundFailures(tx, g, DISPATCH_MESSAGES.interrupted);
+        });
+        await repo.updateWaitingClocks(db);
+        await db.transaction(async (tx) => {
+          const g = await repo.failLongWaiting(tx, config.sessionWaitMs, DISPATCH_MESSAGES.notConnected);
+          await refundFailures(tx, g, DISPATCH_MESSAGES.notConnected);
+        });
+        for (const sessionId of runtime.ownedSessionIds()) ensureLoop(sessionId);
+      } catch (err) {
+        if (!stopped) log.error({ err }, 'dispatcher sweep failed');
+      } finally {
+        sweeping = null;
+      }
+    })();
+    return sweeping;
+  };
+
+  const onConnected = (sessionId: string) => ensureLoop(sessionId);
+  const onDisconnected = (sessionId: string) => loops.get(sessionId)?.wake();
+  runtime.on('connected', onConnected);
+  runtime.on('disconnected', onDisconnected);
+  ctx.events.on('recipients-queued', onQueued);
+  const unlisten =
+    ctx.database.kind === 'postgres'
+      ? await ctx.database.listen(RECIPIENTS_QUEUED_CHANNEL, onQueued).catch((err) => {
+          log.warn({ err }, 'LISTEN failed: other nodes reach this one by polling only');
+          return null;
+        })
+      : null;
+
+  const sweepTimer = setInterval(() => void sweep(), sweepMs);
+  const receiptTimer = setInterval(() => void flushReceipts(), RECEIPT_FLUSH_MS);
+  void sweep();
+
+  return {
+    sweep,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(sweepTimer);
+      clearInterval(receiptTimer);
+      runtime.off('connected', onConnected);
+      runtime.off('disconnected', onDisconnected);
+      ctx.events.off('recipients-queued', onQueued);
+      await unlisten?.();
+      for (const loop of loops.values()) loop.stop();
+      await Promise.all([...loops.values()].map((l) => l.done));
+      await sweeping;
+      await flushReceipts();
+    },
+  };
 }

@@ -1,0 +1,48 @@
+import type { JobDetail, MessageJob } from '@wa/contract';
+import type { JobRow, RecipientRow } from './repository.ts';
+
+const iso = (d: Date | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+
+/** A job row as the API shows it (spec section 3). */
+export function presentJob(row: JobRow, now = new Date()): MessageJob {
+  const completed = row.sentCount + row.failedCount + row.cancelledCount;
+  const started = row.startedAt ? new Date(row.startedAt).getTime() : null;
+  const ended = row.finishedAt ? new Date(row.finishedAt).getTime() : now.getTime();
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    audience: row.audience,
+    messageType: row.messageType,
+    isScheduled: row.isScheduled,
+    scheduledTime: iso(row.scheduledAt),
+    status: row.status,
+    progress: {
+      completed,
+      total: row.total,
+      percentComplete: row.total > 0 ? Math.round((completed * 100) / row.total) : 0,
+    },
+    results: {
+      success: row.sentCount,
+      failed: row.failedCount,
+      delivered: row.deliveredCount,
+      read: row.readCount,
+    },
+    createdAt: iso(row.createdAt)!,
+    elapsedTimeMs: started === null ? 0 : Math.max(0, ended - started),
+    messageContent: row.content,
+    mediaMime: row.mediaMime,
+    fileName: row.fileName,
+  };
+}
+
+export function presentRecipient(row: RecipientRow): JobDetail {
+  return {
+    chatName: row.chatName,
+    chatId: row.chatId,
+    status: row.status,
+    sentAt: iso(row.sentAt),
+    deliveredAt: iso(row.deliveredAt),
+    readAt: iso(row.readAt),
+    error: row.error,
+  };
+}

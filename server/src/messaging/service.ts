@@ -1,0 +1,324 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type {
+  DashboardResponse,
+  JobDetailsQuery,
+  JobDetailsResponse,
+  JobsQuery,
+  JobsResponse,
+  RetryResponse,
+  SendBody,
+  SendResponse,
+} from '@wa/contract';
+import type { AppContext } from '../context.ts';
+import { addCredits, debitCredits } from '../credits/credits.ts';
+import type { Db } from '../db/client.ts';
+import { badRequest, forbidden, MESSAGES, notFound, paymentRequired } from '../errors.ts';
+import { newId, sha256 } from '../ids.ts';
+import type { UserRow } from '../users/repository.ts';
+import { findUserById } from '../users/repository.ts';
+import { type Audience, composeSend, storedContent } from './compose.ts';
+import { presentJob, presentRecipient } from './present.ts';
+import * as repo from './repository.ts';
+import { signalRecipientsQueued } from './wake.ts';
+
+export const JOB_MESSAGES = {
+  jobNotFound: 'Job not found',
+  userNotFound: 'User not found',
+  nothingToRetry: 'No failed messages to retry',
+  bulkDisabled: 'Bulk messaging is not enabled for your account',
+  interrupted: 'Interrupted: delivery unknown',
+  cancelled: 'Cancelled: job deleted',
+} as const;
+
+/** How long a recipient stays `sending` before another node may declare its delivery unknown. */
+export function recipientLeaseMs(config: AppContext['config']): number {
+  return Math.max(config.sessionLeaseMs * 2, 60_000);
+}
+
+/** Refunds the failed recipients of each job, one ledger row per job (same transaction as the failure). */
+export async function refundFailures(db: Db, groups: repo.FailedGroup[], note: string): Promise<void> {
+  for (const g of groups) {
+    if (g.count > 0) await addCredits(db, g.userId, g.count, 'refund', { jobId: g.jobId, note });
+  }
+}
+
+// ---------------------------------------------------------------- send
+
+/**
+ * Accepts a send: checks the permission, the session, the payload (spec order), then in one
+ * transaction reserves one credit per recipient, stores the file once, inserts the job and all
+ * its recipients. Nothing is half-accepted. The session's dispatcher is woken afterwards.
+ */
+export async function acceptSend(
+  ctx: AppContext,
+  user: UserRow,
+  sessionId: string,
+  body: SendBody,
+  audience: Audience,
+): Promise<SendResponse> {
+  if (audience === 'individuals' && !user.isBulkMessagingEnabled) throw forbidden(JOB_MESSAGES.bulkDisabled);
+  const session = await repo.findSessionOfUser(ctx.db, user.id, sessionId);
+  if (!session) throw notFound(MESSAGES.noSession);
+  const composed = composeSend(body, audience);
+  const { chatIds, message, scheduledAt } = composed;
+
+  let chatNames: Array<string | null>;
+  if (audience === 'groups') {
+    const subjects = await repo.groupSubjects(ctx.db, sessionId, chatIds);
+    chatNames = chatIds.map((id) => subjects.get(id) ?? null);
+  } else {
+    chatNames = chatIds.map((id) => id.split('@')[0]!);
+  }
+
+  const jobId = newId();
+  const mediaId = message.type === 'media' ? sha256(message.data) : null;
+  await ctx.db.transaction(async (tx) => {
+    const balance = await debitCredits(tx, user.id, chatIds.length, 'send', { jobId, actorId: user.id });
+    if (balance === null) throw paymentRequired(MESSAGES.creditShort);
+    if (message.type === 'media')
+      await repo.storeMedia(tx, { id: mediaId!, mime: message.mime, bytes: message.data });
+    const now = new Date();
+    await repo.insertJob(tx, {
+      id: jobId,
+      userId: user.id,
+      sessionId,
+      audience,
+      messageType: message.type,
+      content: storedContent(message),
+      poll: message.type === 'poll' ? message.poll : null,
+      mediaId,
+      mediaMime: message.type === 'media' ? message.mime : null,
+      fileName: message.type === 'media' ? message.fileName : null,
+      isScheduled: scheduledAt !== null,
+      scheduledAt,
+      status: scheduledAt ? 'scheduled' : 'pending',
+      total: chatIds.length,
+      createdAt: now,
+    });
+    await repo.insertRecipients(tx, { jobId, sessionId, dueAt: scheduledAt ?? now }, chatIds, chatNames);
+  });
+  await signalRecipientsQueued(ctx, sessionId);
+
+  const n = chatIds.length;
+  const noun = audience === 'groups' ? (n === 1 ? 'group' : 'groups') : n === 1 ? 'contact' : 'contacts';
+  return {
+    success: true,
+    message: scheduledAt
+      ? `Message scheduled for ${n} ${noun} at ${scheduledAt.toISOString()}`
+      : `Message sending initiated for ${n} ${noun}`,
+    totalChats: n,
+    jobId,
+  };
+}
+
+// ---------------------------------------------------------------- access
+
+/** The user whose jobs `viewer` may read: itself, or (for an ADMIN) a user it manages. */
+async function readableUser(db: Db, viewer: UserRow, userId: string): Promise<void> {
+  if (viewer.id === userId) return;
+  if (viewer.role === 'ADMIN') {
+    const target = await findUserById(db, userId);
+    if (target && target.managedBy === viewer.id) return;
+  }
+  throw notFound(JOB_MESSAGES.userNotFound);
+}
+
+/** A job the viewer may read (its owner, or the ADMIN managing the owner); anything else is 404. */
+async function readableJob(db: Db, viewer: UserRow, jobId: string): Promise<repo.JobRow> {
+  const job = await repo.findJob(db, jobId);
+  if (!job) throw notFound(JOB_MESSAGES.jobNotFound);
+  if (job.userId === viewer.id) return job;
+  if (viewer.role === 'ADMIN') {
+    const owner = await findUserById(db, job.userId);
+    if (owner && owner.managedBy === viewer.id) return job;
+  }
+  throw notFound(JOB_MESSAGES.jobNotFound);
+}
+
+/** Changing a job (retry, delete) is for its owner only. */
+async function ownJob(db: Db, user: UserRow, jobId: string): Promise<repo.JobRow> {
+  const job = await repo.findJob(db, jobId);
+  if (!job || job.userId !== user.id) throw notFound(JOB_MESSAGES.jobNotFound);
+  return job;
+}
+
+// ---------------------------------------------------------------- jobs
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** `from`/`to` bounds, both inclusive; a bare date covers its whole day (UTC). */
+function parseBound(value: string | undefined, end: boolean): Date | undefined {
+  if (!value) return undefined;
+  const text = DATE_ONLY.test(value) ? `${value}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : value;
+  const d = new Date(text);
+  if (Number.isNaN(d.getTime())) throw badRequest(`Invalid date: ${value}`);
+  return d;
+}
+
+const STATUS_FILTERS: Record<string, repo.JobStatusValue[] | undefined> = {
+  all: undefined,
+  active: ['pending', 'processing'],
+  pending: ['pending'],
+  processing: ['processing'],
+  scheduled: ['scheduled'],
+  completed: ['completed'],
+  failed: ['failed'],
+};
+
+export const DEFAULT_JOBS_LIMIT = 200;
+
+export async function listJobs(
+  ctx: AppContext,
+  viewer: UserRow,
+  userId: string,
+  query: JobsQuery,
+): Promise<JobsResponse> {
+  await readableUser(ctx.db, viewer, userId);
+  const { rows, total } = await repo.listJobs(ctx.db, userId, {
+    from: parseBound(query.from, false),
+    to: parseBound(query.to, true),
+    statuses: STATUS_FILTERS[query.status ?? 'all'],
+    limit: query.limit ?? DEFAULT_JOBS_LIMIT,
+    offset: query.offset ?? 0,
+  });
+  const now = new Date();
+  return {
+    success: true,
+    jobs: rows.map((r) => presentJob(r, now)),
+    message: total === 0 ? 'No message jobs found' : 'Jobs fetched successfully',
+    total,
+  };
+}
+
+export const DEFAULT_DETAILS_LIMIT = 1000;
+
+export async function jobDetails(
+  ctx: AppContext,
+  viewer: UserRow,
+  jobId: string,
+  query: JobDetailsQuery = {},
+): Promise<JobDetailsResponse> {
+  const job = await readableJob(ctx.db, viewer, jobId);
+  const recipients = await repo.jobRecipients(
+    ctx.db,
+    jobId,
+    query.detailsLimit ?? DEFAULT_DETAILS_LIMIT,
+    query.detailsOffset ?? 0,
+  );
+  let mediaData: string | null = null;
+  if (job.mediaId && query.media !== '0') {
+    const file = await repo.findMedia(ctx.db, job.mediaId);
+    mediaData = file ? file.bytes.toString('base64') : null;
+  }
+  return {
+    success: true,
+    job: {
+      ...presentJob(job),
+      mediaData,
+      details: recipients.map(presentRecipient),
+      detailsTotal: job.total,
+    },
+    message: 'Job details fetched successfully',
+  };
+}
+
+/**
+ * Queues the failed recipients of a job again, after reserving their credits, on the given
+ * session (one of the user's) or the job's own. Owner only.
+ */
+export async function retryJob(
+  ctx: AppContext,
+  user: UserRow,
+  jobId: string,
+  sessionId: string | undefined,
+): Promise<RetryResponse> {
+  const job = await ownJob(ctx.db, user, jobId);
+  const target = sessionId?.trim() || job.sessionId;
+  const session = await repo.findSessionOfUser(ctx.db, user.id, target);
+  if (!session) throw notFound(MESSAGES.noSession);
+  const retried = await ctx.db.transaction(async (tx) => {
+    const locked = await repo.lockJob(tx, jobId);
+    if (!locked) throw notFound(JOB_MESSAGES.jobNotFound);
+    const failed = await repo.countFailed(tx, jobId);
+    if (failed === 0) throw badRequest(JOB_MESSAGES.nothingToRetry);
+    const balance = await debitCredits(tx, user.id, failed, 'retry', { jobId, actorId: user.id });
+    if (balance === null) throw paymentRequired(MESSAGES.creditShort);
+    const requeued = await repo.requeueFailed(tx, jobId, target);
+    // The job row is locked and the dispatcher never changes failed recipients, so both counts agree.
+    if (requeued !== failed)
+      throw new Error(`retry of job ${jobId}: ${requeued} requeued, ${failed} charged`);
+    await repo.reopenJob(tx, jobId, target, requeued);
+    return requeued;
+  });
+  await signalRecipientsQueued(ctx, target);
+  return {
+    success: true,
+    message: `Retrying ${retried} failed ${retried === 1 ? 'message' : 'messages'}`,
+    retried,
+  };
+}
+
+/**
+ * Deletes a job in any status: cancels (and refunds) what is unsent, waits for a send in flight
+ * to be recorded (or declares it unknown when its lease ran out), then deletes the job and its
+ * recipients. The ledger keeps its rows. Owner only.
+ */
+export async function deleteJob(ctx: AppContext, user: UserRow, jobId: string): Promise<void> {
+  const job = await ownJob(ctx.db, user, jobId);
+  const pollMs = 50;
+  for (;;) {
+    const done = await ctx.db.transaction(async (tx) => {
+      const locked = await repo.lockJob(tx, jobId);
+      if (!locked) return true;
+      const cancelled = await repo.cancelQueued(tx, jobId);
+      if (cancelled > 0) {
+        await addCredits(tx, job.userId, cancelled, 'refund', { jobId, note: JOB_MESSAGES.cancelled });
+      }
+      const flight = await repo.inFlight(tx, jobId);
+      if (flight.live > 0) return false;
+      if (flight.expired > 0) {
+        const groups = await repo.failSendingOfJob(tx, jobId, JOB_MESSAGES.interrupted);
+        await refundFailures(tx, groups, JOB_MESSAGES.interrupted);
+      }
+      await repo.deleteJobRow(tx, jobId);
+      return true;
+    });
+    if (done) break;
+    await sleep(pollMs);
+  }
+  if (job.mediaId) {
+    // A concurrent send of the same file may have just referred to it: then it stays.
+    await repo.deleteOrphanMedia(ctx.db, job.mediaId).catch(() => {});
+  }
+}
+
+// ---------------------------------------------------------------- dashboard
+
+export async function dashboard(
+  ctx: AppContext,
+  user: UserRow,
+  sessionId: string | undefined,
+): Promise<DashboardResponse> {
+  let sid: string | null;
+  if (sessionId) {
+    const session = await repo.findSessionOfUser(ctx.db, user.id, sessionId);
+    if (!session) throw notFound(MESSAGES.noSession);
+    sid = session.sessionId;
+  } else {
+    sid = await repo.firstSessionOfUser(ctx.db, user.id);
+  }
+  const groups = sid ? await repo.groupFigures(ctx.db, sid) : { groups: 0, members: 0 };
+  const figures = await repo.messageFigures(ctx.db, user.id);
+  const recent = await repo.listJobs(ctx.db, user.id, { limit: 5, offset: 0 });
+  const now = new Date();
+  return {
+    success: true,
+    sessionId: sid,
+    totalGroups: groups.groups,
+    totalMembers: groups.members,
+    messagesSent: figures.sent,
+    delivered: figures.delivered,
+    deliveryRate: figures.sent > 0 ? Math.round((figures.delivered * 1000) / figures.sent) / 10 : 0,
+    recentJobs: recent.rows.map((r) => presentJob(r, now)),
+  };
+}

@@ -1,0 +1,114 @@
+import crypto from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { eq, sql } from 'drizzle-orm';
+import { expect } from 'vitest';
+import { ledgerSum } from '../../src/credits/credits.ts';
+import type { Db } from '../../src/db/client.ts';
+import { messageJobRecipients, messageJobs, users, waGroups, waSessions } from '../../src/db/schema.ts';
+import type { App } from '../../src/http/types.ts';
+import { bearer } from '../helpers.ts';
+
+/** A wa_sessions row the way the sessions service writes it; CONNECTED and leased to `ownerNode` by default. */
+export async function buildSession(
+  t: { db: Db },
+  userId: string,
+  opts: { ownerNode?: string | null; status?: 'CONNECTED' | 'DISCONNECTED' | 'PENDING'; phone?: string } = {},
+): Promise<string> {
+  const phone = opts.phone ?? `91${crypto.randomInt(1_000_000_000, 9_999_999_999)}`;
+  const sessionId = `${phone}_${crypto.randomBytes(3).toString('hex')}`;
+  await t.db.insert(waSessions).values({
+    id: crypto.randomUUID(),
+    sessionId,
+    userId,
+    phoneNumber: phone,
+    sessionName: 'Test session',
+    status: opts.status ?? 'CONNECTED',
+    ownerNode: opts.ownerNode ?? null,
+    leaseExpiresAt: opts.ownerNode ? new Date(Date.now() + 3_600_000) : null,
+  });
+  return sessionId;
+}
+
+export async function buildGroups(t: { db: Db }, sessionId: string, sizes: number[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const [i, size] of sizes.entries()) {
+    const groupId = `1203630${crypto.randomInt(10_000_000, 99_999_999)}${i}@g.us`;
+    ids.push(groupId);
+    await t.db.insert(waGroups).values({
+      sessionId,
+      groupId,
+      subject: `Group ${i + 1}`,
+      participants: Array.from({ length: size }, (_, k) => ({
+        id: `91900000${String(k).padStart(4, '1')}@s.whatsapp.net`,
+        phoneNumber: null,
+        lid: null,
+        admin: null,
+      })),
+    });
+  }
+  return ids;
+}
+
+export async function balanceOf(db: Db, userId: string): Promise<number> {
+  const [row] = await db.select({ credits: users.credits }).from(users).where(eq(users.id, userId));
+  return row!.credits;
+}
+
+/** The invariant of ARCHITECTURE principle 2, checked after every test. */
+export async function expectLedgerMatches(db: Db, userIds: Iterable<string>): Promise<void> {
+  for (const id of userIds) {
+    expect(await ledgerSum(db, id), `ledger of ${id}`).toBe(await balanceOf(db, id));
+  }
+}
+
+export async function jobRow(db: Db, jobId: string) {
+  const [row] = await db.select().from(messageJobs).where(eq(messageJobs.id, jobId));
+  return row;
+}
+
+export async function recipientsOf(db: Db, jobId: string) {
+  return db
+    .select()
+    .from(messageJobRecipients)
+    .where(eq(messageJobRecipients.jobId, jobId))
+    .orderBy(messageJobRecipients.id);
+}
+
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 15_000,
+  everyMs = 25,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Waits until the job is completed or failed, through the API. */
+export async function waitForJobEnd(app: App, token: string, jobId: string, timeoutMs = 20_000) {
+  return waitFor(
+    `job ${jobId} to end`,
+    async () => {
+      const res = await app.inject({
+        method: 'GET',
+        url: `/api/message-jobs-details/${jobId}?media=0`,
+        headers: bearer(token),
+      });
+      const job = res.json().job;
+      return job && (job.status === 'completed' || job.status === 'failed') ? job : null;
+    },
+    timeoutMs,
+  );
+}
+
+export async function countRows(db: Db, table: 'credit_ledger' | 'media' | 'message_job_recipients') {
+  const r = (await db.execute(sql.raw(`SELECT count(*)::int AS n FROM ${table}`))) as unknown as {
+    rows: Array<{ n: number }>;
+  };
+  return r.rows[0]!.n;
+}

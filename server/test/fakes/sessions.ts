@@ -1,0 +1,69 @@
+import type { TestApp } from '../helpers.ts';
+import { bearer } from '../helpers.ts';
+
+/** Polls `probe` until it returns a value that is not undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false | null>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < until) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false && v !== null) return v as T;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
+
+export async function createInstance(
+  t: TestApp,
+  token: string,
+  body: { phoneNumber: string; sessionName: string } = {
+    phoneNumber: '+91 98765 43210',
+    sessionName: 'Main',
+  },
+): Promise<string> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/create-instance',
+    headers: bearer(token),
+    payload: body,
+  });
+  if (res.statusCode !== 200) throw new Error(`create-instance: ${res.statusCode} ${res.body}`);
+  return res.json().sessionId as string;
+}
+
+export async function statusOf(t: TestApp, token: string, sessionId: string) {
+  const res = await t.app.inject({ method: 'GET', url: `/api/${sessionId}/status`, headers: bearer(token) });
+  return res.json() as { connected: boolean; status: string; statusReason: string | null };
+}
+
+/** Creates an instance and links it through the simulator's link route; resolves when CONNECTED. */
+export async function connectedInstance(
+  t: TestApp,
+  token: string,
+  phoneNumber = '919876543210',
+): Promise<string> {
+  const sessionId = await createInstance(t, token, { phoneNumber, sessionName: `S ${phoneNumber}` });
+  await waitFor(
+    async () =>
+      (await t.app.inject({ method: 'GET', url: `/api/${sessionId}/QR`, headers: bearer(token) }))
+        .statusCode === 200,
+    5000,
+    'first QR',
+  );
+  const link = await t.app.inject({
+    method: 'POST',
+    url: `/api/simulator/sessions/${sessionId}/link`,
+    headers: bearer(token),
+  });
+  if (link.statusCode !== 200) throw new Error(`link: ${link.statusCode} ${link.body}`);
+  await waitFor(async () => (await statusOf(t, token, sessionId)).connected, 5000, 'CONNECTED');
+  return sessionId;
+}
