@@ -111,3 +111,32 @@ export const GroupChatsResponse = z.object({
 export type GroupChatsResponse = z.infer<typeof GroupChatsResponse>;
 
 export const GroupsQuery = z.object({ refresh: z.enum(['0', '1']).optional() });
+
+export const QrQuery = z.object({ t: z.string().max(50).optional() });
+
+/** One message the simulator accepted (its outbox); only with WA_PROVIDER=simulator. */
+export const SimulatedMessage = z.object({
+  messageId: z.string(),
+  chatId: z.string(),
+  type: z.enum(['text', 'media', 'poll']),
+  text: z.string().nullable(),
+  caption: z.string().nullable(),
+  mime: z.string().nullable(),
+  fileName: z.string().nullable(),
+  size: z.number().int().nullable(),
+  poll: z
+    .object({ name: z.string(), options: z.array(z.string()), allowMultipleAnswers: z.boolean() })
+    .nullable(),
+  sentAt: z.string(),
+});
+export type SimulatedMessage = z.infer<typeof SimulatedMessage>;
+
+export const OutboxQuery = z.object({ limit: z.coerce.number().int().min(1).max(10_000).optional() });
+
+export const OutboxResponse = z.object({
+  success: z.literal(true),
+  /** Oldest first. */
+  messages: z.array(SimulatedMessage),
+  count: z.number().int(),
+});
+export type OutboxResponse = z.infer<typeof OutboxResponse>;

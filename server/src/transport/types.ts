@@ -25,6 +25,8 @@ export type GroupInfo = {
   /** Only admins may send messages. */
   announce: boolean;
   participants: GroupParticipantInfo[];
+  /** The latest message the transport knows of in this chat, when it knows one. */
+  lastMessage?: IncomingLastMessage | null;
 };
 
 export type IncomingLastMessage = {
@@ -119,3 +121,6 @@ export interface Transport extends EventEmitter<TransportEventMap> {
 }
 
 export type TransportFactory = (sessionId: string) => Transport;
+
+/** The session a transport is built for. */
+export type TransportSession = { sessionId: string; phoneNumber: string };

@@ -1,4 +1,88 @@
+import {
+  CreateInstanceBody,
+  CreateInstanceResponse,
+  ErrorResponse,
+  QrQuery,
+  RestartResponse,
+  SessionIdParams,
+  SessionsResponse,
+  StatusResponse,
+  SuccessMessage,
+} from '@wa/contract';
+import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import type { App } from '../types.ts';
+import {
+  createInstance,
+  listSessions,
+  qrImage,
+  restartSession,
+  sessionStatus,
+  terminateSession,
+} from '../../sessions/service.ts';
+import { type App, requireUser } from '../types.ts';
 
-export function registerSessionRoutes(_app: App, _ctx: AppContext): void {}
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
+
+export function registerSessionRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/api/sessions',
+    { schema: { tags: ['sessions'], response: { 200: SessionsResponse, 401: ErrorResponse } } },
+    async (request) => ({ success: true as const, sessions: await listSessions(ctx, requireUser(request)) }),
+  );
+
+  app.post(
+    '/api/create-instance',
+    {
+      schema: {
+        tags: ['sessions'],
+        body: CreateInstanceBody,
+        response: { 200: CreateInstanceResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const { sessionId } = await createInstance(ctx, requireUser(request), request.body);
+      return {
+        success: true as const,
+        message: 'Instance created successfully. Scan the QR code to connect.',
+        sessionId,
+      };
+    },
+  );
+
+  app.get(
+    '/api/:sessionId/status',
+    { schema: { tags: ['sessions'], params: SessionIdParams, response: { 200: StatusResponse, ...errors } } },
+    async (request) => sessionStatus(ctx, requireUser(request), request.params.sessionId),
+  );
+
+  app.get(
+    '/api/:sessionId/QR',
+    {
+      schema: {
+        tags: ['sessions'],
+        description: 'The current QR code as image/png (404 while there is none).',
+        params: SessionIdParams,
+        querystring: QrQuery,
+        response: { 200: z.instanceof(Buffer).describe('image/png'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const png = await qrImage(ctx, requireUser(request), request.params.sessionId);
+      return reply.type('image/png').header('cache-control', 'no-store').send(png);
+    },
+  );
+
+  app.post(
+    '/api/session/:sessionId/restart',
+    {
+      schema: { tags: ['sessions'], params: SessionIdParams, response: { 200: RestartResponse, ...errors } },
+    },
+    async (request) => restartSession(ctx, requireUser(request), request.params.sessionId),
+  );
+
+  app.post(
+    '/api/session/:sessionId/terminate',
+    { schema: { tags: ['sessions'], params: SessionIdParams, response: { 200: SuccessMessage, ...errors } } },
+    async (request) => terminateSession(ctx, requireUser(request), request.params.sessionId),
+  );
+}

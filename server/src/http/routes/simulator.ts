@@ -1,4 +1,37 @@
+import { ErrorResponse, OutboxQuery, OutboxResponse, SessionIdParams, SuccessMessage } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
-import type { App } from '../types.ts';
+import { simulatorAction, simulatorOutbox } from '../../transport/simulator/service.ts';
+import { type App, requireUser } from '../types.ts';
 
-export function registerSimulatorRoutes(_app: App, _ctx: AppContext): void {}
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
+
+/** Controls of the simulated network; registered only with WA_PROVIDER=simulator. */
+export function registerSimulatorRoutes(app: App, ctx: AppContext): void {
+  for (const action of ['link', 'disconnect', 'logout'] as const) {
+    app.post(
+      `/api/simulator/sessions/:sessionId/${action}`,
+      {
+        schema: {
+          tags: ['simulator'],
+          params: SessionIdParams,
+          response: { 200: SuccessMessage, ...errors },
+        },
+      },
+      async (request) => simulatorAction(ctx, requireUser(request), request.params.sessionId, action),
+    );
+  }
+
+  app.get(
+    '/api/simulator/sessions/:sessionId/outbox',
+    {
+      schema: {
+        tags: ['simulator'],
+        params: SessionIdParams,
+        querystring: OutboxQuery,
+        response: { 200: OutboxResponse, ...errors },
+      },
+    },
+    async (request) =>
+      simulatorOutbox(ctx, requireUser(request), request.params.sessionId, request.query.limit ?? 1000),
+  );
+}

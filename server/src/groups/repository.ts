@@ -1,0 +1,138 @@
+import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { type StoredLastMessage, type StoredParticipant, waGroups } from '../db/schema.ts';
+
+export type GroupRow = typeof waGroups.$inferSelect;
+
+export type GroupCacheEntry = {
+  groupId: string;
+  subject: string;
+  owner: string | null;
+  createdAt: Date | null;
+  participants: StoredParticipant[];
+  isAdmin: boolean;
+  announce: boolean;
+  lastMessage?: StoredLastMessage | null;
+};
+
+export async function listGroups(db: Db, sessionId: string): Promise<GroupRow[]> {
+  return db
+    .select()
+    .from(waGroups)
+    .where(eq(waGroups.sessionId, sessionId))
+    .orderBy(asc(waGroups.subject), asc(waGroups.groupId));
+}
+
+/**
+ * Upserts groups into the cache. Invite codes are kept while the account stays admin; with
+ * `replaceAll` the groups the account left are removed, in the same transaction.
+ */
+export async function upsertGroups(
+  db: Db,
+  sessionId: string,
+  groups: GroupCacheEntry[],
+  options: { replaceAll: boolean },
+): Promise<void> {
+  const now = new Date();
+  await db.transaction(async (tx) => {
+    if (options.replaceAll) {
+      const keep = groups.map((g) => g.groupId);
+      await tx
+        .delete(waGroups)
+        .where(
+          keep.length > 0
+            ? and(eq(waGroups.sessionId, sessionId), notInArray(waGroups.groupId, keep))
+            : eq(waGroups.sessionId, sessionId),
+        );
+    }
+    for (let i = 0; i < groups.length; i += 200) {
+      const rows = groups.slice(i, i + 200).map((g) => ({
+        sessionId,
+        groupId: g.groupId,
+        subject: g.subject,
+        owner: g.owner,
+        createdAt: g.createdAt,
+        participants: g.participants,
+        isAdmin: g.isAdmin,
+        announce: g.announce,
+        lastMessage: g.lastMessage ?? null,
+        fetchedAt: now,
+        updatedAt: now,
+      }));
+      await tx
+        .insert(waGroups)
+        .values(rows)
+        .onConflictDoUpdate({
+          target: [waGroups.sessionId, waGroups.groupId],
+          set: {
+            subject: sql`excluded.subject`,
+            owner: sql`excluded.owner`,
+            createdAt: sql`coalesce(excluded.created_at, ${waGroups.createdAt})`,
+            participants: sql`excluded.participants`,
+            isAdmin: sql`excluded.is_admin`,
+            announce: sql`excluded.announce`,
+            // A code is only valid while the account is admin.
+            inviteCode: sql`CASE WHEN excluded.is_admin THEN ${waGroups.inviteCode} ELSE NULL END`,
+            // Keep the newer of the stored and the fetched last message.
+            lastMessage: sql`CASE WHEN excluded.last_message IS NULL THEN ${waGroups.lastMessage}
+              WHEN ${waGroups.lastMessage} IS NULL THEN excluded.last_message
+              WHEN (excluded.last_message->>'timestamp')::bigint >= (${waGroups.lastMessage}->>'timestamp')::bigint
+                THEN excluded.last_message ELSE ${waGroups.lastMessage} END`,
+            fetchedAt: sql`excluded.fetched_at`,
+            updatedAt: sql`excluded.updated_at`,
+          },
+        });
+    }
+  });
+}
+
+export async function updateGroup(
+  db: Db,
+  sessionId: string,
+  groupId: string,
+  patch: Partial<Pick<GroupRow, 'subject' | 'announce' | 'participants' | 'isAdmin' | 'owner'>>,
+): Promise<void> {
+  await db
+    .update(waGroups)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(and(eq(waGroups.sessionId, sessionId), eq(waGroups.groupId, groupId)));
+}
+
+export async function setInviteCode(
+  db: Db,
+  sessionId: string,
+  groupId: string,
+  code: string | null,
+): Promise<void> {
+  await db
+    .update(waGroups)
+    .set({ inviteCode: code, inviteCodeFetchedAt: new Date() })
+    .where(and(eq(waGroups.sessionId, sessionId), eq(waGroups.groupId, groupId)));
+}
+
+/** Stores a chat's last message unless the cache already holds a newer one. */
+export async function setLastMessage(
+  db: Db,
+  sessionId: string,
+  groupId: string,
+  message: StoredLastMessage,
+): Promise<void> {
+  await db
+    .update(waGroups)
+    .set({ lastMessage: message })
+    .where(
+      and(
+        eq(waGroups.sessionId, sessionId),
+        eq(waGroups.groupId, groupId),
+        sql`(${waGroups.lastMessage} IS NULL OR (${waGroups.lastMessage}->>'timestamp')::bigint <= ${message.timestamp})`,
+      ),
+    );
+}
+
+export async function groupsOf(db: Db, sessionId: string, groupIds: string[]): Promise<GroupRow[]> {
+  if (groupIds.length === 0) return [];
+  return db
+    .select()
+    .from(waGroups)
+    .where(and(eq(waGroups.sessionId, sessionId), inArray(waGroups.groupId, groupIds)));
+}

@@ -1,0 +1,122 @@
+import type { GroupChat, GroupSummary } from '@wa/contract';
+import type { AppContext } from '../context.ts';
+import type { StoredParticipant } from '../db/schema.ts';
+import { requestGroupsRefresh } from '../sessions/repository.ts';
+import { effectiveStatus, sessionOfUser } from '../sessions/service.ts';
+import { signalSessionChanged } from '../sessions/signal.ts';
+import type { UserRow } from '../users/repository.ts';
+import { type GroupRow, listGroups } from './repository.ts';
+
+/** A refresh asks WhatsApp for every group at once; more often than this it is not asked again. */
+export const GROUPS_REFRESH_MIN_GAP_MS = 60_000;
+
+export const inviteLink = (code: string) => `https://chat.whatsapp.com/${code}`;
+
+/** Digits of a phone JID; an `@lid` or other id is kept whole, since it is not a phone number. */
+function phoneFromJid(jid: string): string {
+  const [user, server] = jid.split('@');
+  if (server === 's.whatsapp.net' || server === 'c.us') return user!.split(':')[0]!;
+  return jid;
+}
+
+/** The phone number of a participant when the account knows it, else its id. */
+export const participantPhone = (p: StoredParticipant) => p.phoneNumber ?? phoneFromJid(p.id);
+
+/** Maps any JID of a member (phone or LID) to its phone number when a participant entry knows it. */
+function phoneResolver(participants: StoredParticipant[]): (jid: string | null) => string | null {
+  const byId = new Map<string, string>();
+  for (const p of participants) {
+    const phone = participantPhone(p);
+    byId.set(p.id, phone);
+    if (p.lid) byId.set(p.lid, phone);
+    if (p.phoneNumber) byId.set(`${p.phoneNumber}@s.whatsapp.net`, phone);
+  }
+  return (jid) => {
+    if (!jid) return null;
+    const bare = jid.replace(/:\d+@/, '@');
+    return byId.get(bare) ?? (jid.includes('@') ? phoneFromJid(bare) : jid);
+  };
+}
+
+/** Admins first (super admins before admins), as phone numbers. */
+function adminPhones(participants: StoredParticipant[]): string[] {
+  return participants
+    .filter((p) => p.admin)
+    .sort((a, b) => (a.admin === b.admin ? 0 : a.admin === 'superadmin' ? -1 : 1))
+    .map(participantPhone);
+}
+
+const linkOf = (g: GroupRow) => (g.isAdmin && g.inviteCode ? inviteLink(g.inviteCode) : null);
+
+export function presentGroupSummary(g: GroupRow): GroupSummary {
+  const admins = adminPhones(g.participants);
+  return {
+    groupId: g.groupId,
+    groupName: g.subject,
+    admins,
+    inviteLink: linkOf(g),
+    participantCount: g.participants.length,
+    adminCount: admins.length,
+    creationDate: g.createdAt?.toISOString() ?? null,
+    updatedDate: g.updatedAt.toISOString(),
+  };
+}
+
+export function presentGroupChat(g: GroupRow): GroupChat {
+  const admins = adminPhones(g.participants);
+  const phoneOf = phoneResolver(g.participants);
+  return {
+    groupId: g.groupId,
+    groupName: g.subject,
+    adminPhone: admins,
+    groupLink: linkOf(g),
+    participantCount: g.participants.length,
+    adminCount: admins.length,
+    creationDate: g.createdAt?.toISOString() ?? null,
+    updatedDate: g.updatedAt.toISOString(),
+    owner: phoneOf(g.owner),
+    participants: g.participants.map((p) => ({
+      phoneNumber: participantPhone(p),
+      isAdmin: p.admin !== null,
+      isSuperAdmin: p.admin === 'superadmin',
+    })),
+    lastMessage: g.lastMessage
+      ? {
+          sender: phoneOf(g.lastMessage.sender) ?? g.lastMessage.sender,
+          timestamp: Math.floor(g.lastMessage.timestamp),
+          body: g.lastMessage.body,
+        }
+      : null,
+  };
+}
+
+/** The cached groups of the user's session; with `refresh` the driving node is asked for a fresh fetch. */
+async function cachedGroups(ctx: AppContext, user: UserRow, sessionId: string, refresh: boolean) {
+  const session = await sessionOfUser(ctx, user, sessionId);
+  if (refresh && effectiveStatus(session) === 'CONNECTED') {
+    if (await requestGroupsRefresh(ctx.db, sessionId, GROUPS_REFRESH_MIN_GAP_MS))
+      await signalSessionChanged(ctx, sessionId);
+  }
+  const rows = await listGroups(ctx.db, sessionId);
+  const connected = effectiveStatus(session) === 'CONNECTED';
+  const message =
+    rows.length > 0
+      ? `${rows.length} groups found`
+      : connected
+        ? session.groupsFetchedAt
+          ? 'No groups found'
+          : 'Groups are being loaded. Please try again in a moment.'
+        : 'Session is not connected';
+  return { rows, message };
+}
+
+export async function groupsList(ctx: AppContext, user: UserRow, sessionId: string, refresh: boolean) {
+  const { rows, message } = await cachedGroups(ctx, user, sessionId, refresh);
+  const groups = rows.map(presentGroupSummary);
+  return { success: true as const, groups, message, count: groups.length };
+}
+
+export async function groupChats(ctx: AppContext, user: UserRow, sessionId: string, refresh: boolean) {
+  const { rows, message } = await cachedGroups(ctx, user, sessionId, refresh);
+  return { success: true as const, groups: rows.map(presentGroupChat), message };
+}

@@ -1,0 +1,185 @@
+import crypto from 'node:crypto';
+import type { Session, SessionStatus } from '@wa/contract';
+import { eq } from 'drizzle-orm';
+import QRCode from 'qrcode';
+import type { AppContext } from '../context.ts';
+import { users } from '../db/schema.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { UserRow } from '../users/repository.ts';
+import {
+  countSessionsOfUser,
+  deleteSession,
+  findSession,
+  findSessionOfUser,
+  insertSession,
+  listSessionsOfUser,
+  markQrServed,
+  type SessionCommand,
+  type SessionRow,
+  updateSession,
+} from './repository.ts';
+import { localRunner } from './runner.ts';
+import { signalSessionChanged } from './signal.ts';
+
+/** Instance limits of DECISIONS.md. */
+export const MAX_INSTANCES_MULTI = 10;
+export const SESSION_MESSAGES = {
+  onlyOne: 'Only one instance is allowed. Please remove the existing instance first.',
+  maxMulti: `You can have at most ${MAX_INSTANCES_MULTI} instances. Please remove an existing instance first.`,
+  notFound: 'Session not found',
+  invalidPhone: 'Please enter a valid phone number with country code',
+  terminated: 'Session terminated successfully',
+} as const;
+
+/** Whether a node holds a live lease on the session right now. */
+export const hasLiveOwner = (row: SessionRow, now = Date.now()) =>
+  !!row.ownerNode && !!row.leaseExpiresAt && row.leaseExpiresAt.getTime() > now;
+
+/** The status a user sees: a CONNECTED row whose owner died is no longer connected. */
+export function effectiveStatus(row: SessionRow): SessionStatus {
+  if (row.status === 'CONNECTED' && !hasLiveOwner(row)) return 'DISCONNECTED';
+  return row.status;
+}
+
+export function presentSession(row: SessionRow): Session {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    phoneNumber: row.phoneNumber,
+    sessionName: row.sessionName,
+    status: effectiveStatus(row),
+    statusReason: row.statusReason,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** The user's session, or 404 whether it does not exist or belongs to someone else. */
+export async function sessionOfUser(ctx: AppContext, user: UserRow, sessionId: string): Promise<SessionRow> {
+  const row = await findSessionOfUser(ctx.db, user.id, sessionId);
+  if (!row) throw notFound(SESSION_MESSAGES.notFound);
+  return row;
+}
+
+export async function listSessions(ctx: AppContext, user: UserRow): Promise<Session[]> {
+  return (await listSessionsOfUser(ctx.db, user.id)).map(presentSession);
+}
+
+export async function createInstance(
+  ctx: AppContext,
+  user: UserRow,
+  input: { phoneNumber: string; sessionName: string },
+): Promise<{ sessionId: string }> {
+  const digits = input.phoneNumber.replace(/\D/g, '');
+  if (digits.length < 6 || digits.length > 15) throw badRequest(SESSION_MESSAGES.invalidPhone);
+  const sessionId = `${digits}_${crypto.randomBytes(6).toString('hex')}`;
+  await ctx.db.transaction(async (tx) => {
+    // The user's row is locked so that two concurrent creates cannot both pass the limit.
+    const [locked] = await tx
+      .select({ multi: users.isMultisessionSupported })
+      .from(users)
+      .where(eq(users.id, user.id))
+      .for('update');
+    if (!locked) throw notFound('User not found');
+    const count = await countSessionsOfUser(tx, user.id);
+    if (!locked.multi && count >= 1) throw forbidden(SESSION_MESSAGES.onlyOne);
+    if (locked.multi && count >= MAX_INSTANCES_MULTI) throw forbidden(SESSION_MESSAGES.maxMulti);
+    await insertSession(tx, {
+      id: newId(),
+      sessionId,
+      userId: user.id,
+      phoneNumber: digits,
+      sessionName: input.sessionName,
+      status: 'PENDING',
+      desiredState: 'active',
+    });
+  });
+  await signalSessionChanged(ctx, sessionId);
+  return { sessionId };
+}
+
+export async function sessionStatus(ctx: AppContext, user: UserRow, sessionId: string) {
+  const row = await sessionOfUser(ctx, user, sessionId);
+  const status = effectiveStatus(row);
+  return {
+    success: true as const,
+    connected: status === 'CONNECTED',
+    status,
+    statusReason: row.statusReason,
+  };
+}
+
+/**
+ * The current QR as a PNG. The first time a QR cycle is served is recorded in the row, which
+ * is how the simulator (on whichever node drives it) knows when to link by itself.
+ */
+export async function qrImage(ctx: AppContext, user: UserRow, sessionId: string): Promise<Buffer> {
+  const row = await sessionOfUser(ctx, user, sessionId);
+  if (effectiveStatus(row) === 'CONNECTED') throw notFound('Session is already connected');
+  if (!row.qr) throw notFound(row.statusReason ?? 'QR code is not ready yet. Please try again.');
+  const png = await QRCode.toBuffer(row.qr, {
+    type: 'png',
+    errorCorrectionLevel: 'L',
+    margin: 2,
+    width: 300,
+  });
+  if (await markQrServed(ctx.db, sessionId)) await signalSessionChanged(ctx, sessionId);
+  return png;
+}
+
+/**
+ * DECISIONS.md: a CONNECTED session stays connected (a running job is never interrupted); a
+ * disconnected one reconnects from its stored credentials; one without credentials starts a new QR.
+ */
+export async function restartSession(ctx: AppContext, user: UserRow, sessionId: string) {
+  const row = await sessionOfUser(ctx, user, sessionId);
+  if (effectiveStatus(row) === 'CONNECTED')
+    return { success: true, message: 'Session is already connected', status: 'CONNECTED' as const };
+  if (hasLiveOwner(row) && row.desiredState === 'active') {
+    await sendCommand(ctx, row, 'restart');
+  } else {
+    // Nobody drives it: make it claimable by any node, this one first.
+    await updateSession(ctx.db, sessionId, {
+      desiredState: 'active',
+      status: 'PENDING',
+      statusReason: row.sendPaused ? row.statusReason : null,
+      qr: null,
+      qrUpdatedAt: null,
+      qrServedAt: null,
+      command: null,
+      commandAt: null,
+      ...(hasLiveOwner(row) ? {} : { ownerNode: null, leaseExpiresAt: null }),
+    });
+    await signalSessionChanged(ctx, sessionId);
+  }
+  return { success: true, message: 'Session restart initiated', status: 'PENDING' as const };
+}
+
+/** Logs the account out, wipes its credentials and removes the session (its groups and keys go with it). */
+export async function terminateSession(ctx: AppContext, user: UserRow, sessionId: string) {
+  const row = await sessionOfUser(ctx, user, sessionId);
+  if (row.ownerNode === ctx.nodeId) await localRunner(ctx)?.terminate(sessionId);
+  // Another node that drives it sees the row gone on its next pass and unlinks the device.
+  await deleteSession(ctx.db, sessionId);
+  await signalSessionChanged(ctx, sessionId);
+  return { success: true, message: SESSION_MESSAGES.terminated };
+}
+
+/** Leaves an order for the node that drives the session and wakes it. */
+export async function sendCommand(ctx: AppContext, row: SessionRow, command: SessionCommand): Promise<Date> {
+  const at = new Date();
+  await updateSession(ctx.db, row.sessionId, { command, commandAt: at });
+  await signalSessionChanged(ctx, row.sessionId);
+  return at;
+}
+
+/** Waits (briefly) until the driving node has taken an order, so that a caller sees its effect. */
+export async function waitForCommandTaken(ctx: AppContext, sessionId: string, at: Date, timeoutMs: number) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const row = await findSession(ctx.db, sessionId);
+    if (!row?.commandAt || row.commandAt.getTime() !== at.getTime()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
