@@ -100,11 +100,11 @@ describe('exportCsv', () => {
     URL.createObjectURL = createObjectURL;
     URL.revokeObjectURL = vi.fn();
     const clicked: { name: string; href: string }[] = [];
-    const click = vi
-      .spyOn(HTMLAnchorElement.prototype, 'click')
-      .mockImplementation(function (this: HTMLAnchorElement) {
-        clicked.push({ name: this.download, href: this.getAttribute('href') ?? '' });
-      });
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
+      this: HTMLAnchorElement,
+    ) {
+      clicked.push({ name: this.download, href: this.getAttribute('href') ?? '' });
+    });
     expect(exportCsv('report.csv', ['A'], [['1']])).toBe(true);
     expect(clicked).toEqual([{ name: 'report.csv', href: 'blob:test' }]);
     expect(blob?.type).toBe('text/csv;charset=utf-8');
@@ -145,7 +145,10 @@ describe('printTable', () => {
       print: vi.fn(),
       close: vi.fn(),
     };
-    vi.stubGlobal('open', vi.fn(() => view));
+    vi.stubGlobal(
+      'open',
+      vi.fn(() => view),
+    );
     expect(printTable('MIS Report', ['Job ID'], [['<b>j1</b>']])).toBe(true);
     expect(written.join('')).toContain('<td>&lt;b&gt;j1&lt;/b&gt;</td>');
     expect(view.print).toHaveBeenCalledOnce();

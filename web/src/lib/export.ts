@@ -74,7 +74,11 @@ export function escapeHtml(value: Cell): string {
 }
 
 /** The print view's document: a title and a table, every text escaped. */
-export function printHtml(title: string, headers: readonly string[], rows: readonly (readonly Cell[])[]): string {
+export function printHtml(
+  title: string,
+  headers: readonly string[],
+  rows: readonly (readonly Cell[])[],
+): string {
   const head = headers.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
   const body = rows
     .map((row) => `<tr>${row.map((cell) => `<td>${escapeHtml(cell)}</td>`).join('')}</tr>`)

@@ -21,7 +21,9 @@ describe('qrDataUrl', () => {
   });
 
   it('takes size and colours', () => {
-    const svg = svgOf(qrDataUrl('https://chat.whatsapp.com/x', { size: 120, dark: '#112233', light: '#fafafa' }));
+    const svg = svgOf(
+      qrDataUrl('https://chat.whatsapp.com/x', { size: 120, dark: '#112233', light: '#fafafa' }),
+    );
     expect(svg).toContain('width="120"');
     expect(svg).toContain('#112233');
     expect(svg).toContain('#fafafa');

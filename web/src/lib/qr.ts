@@ -6,7 +6,12 @@ import QRCode from 'qrcode';
  */
 export type QrOptions = { size?: number; dark?: string; light?: string };
 
-export const QR_DEFAULTS = { size: 200, errorCorrectionLevel: 'M', dark: '#000000', light: '#ffffff' } as const;
+export const QR_DEFAULTS = {
+  size: 200,
+  errorCorrectionLevel: 'M',
+  dark: '#000000',
+  light: '#ffffff',
+} as const;
 
 const cache = new Map<string, string>();
 const CACHE_LIMIT = 500;
@@ -23,7 +28,13 @@ export function qrDataUrl(text: string, options: QrOptions = {}): string {
   // With a callback the library renders synchronously.
   QRCode.toString(
     text,
-    { type: 'svg', width: size, margin: 1, errorCorrectionLevel: QR_DEFAULTS.errorCorrectionLevel, color: { dark, light } },
+    {
+      type: 'svg',
+      width: size,
+      margin: 1,
+      errorCorrectionLevel: QR_DEFAULTS.errorCorrectionLevel,
+      color: { dark, light },
+    },
     (err, out) => {
       if (err) throw err;
       svg = out;

@@ -1,3 +1,33 @@
+import { Alert, Select, Stack, Text, Title } from '@mantine/core';
+import { useState } from 'react';
+import { useUserDetails } from '../../api/user-details.ts';
+import { MisReport } from '../../components/report/MisReport.tsx';
+import { storage } from '../../lib/storage.ts';
+
+/** /adminDashboard (ADMIN only): pick one of the admin's users and see that user's MIS Report. */
 export default function AdminDashboardPage() {
-  return <div>AdminDashboardPage</div>;
+  // The list stored at sign-in shows at once; /api/userDetails brings it up to date.
+  const details = useUserDetails();
+  const users = details.data?.credits.admin_users ?? storage.adminUsers();
+  const [userId, setUserId] = useState<string | null>(null);
+
+  return (
+    <Stack gap="md">
+      <Title order={2}>Admin User</Title>
+      <Text>Select an user from below to see the jobs</Text>
+      <Select
+        label="User"
+        placeholder={users.length > 0 ? 'Select a user' : 'No users yet'}
+        data={users.map((u) => ({ value: u.user_id, label: u.username }))}
+        value={userId}
+        onChange={setUserId}
+        searchable
+        nothingFoundMessage="No user found"
+        disabled={users.length === 0}
+        maw={360}
+      />
+      {details.error && users.length === 0 && <Alert color="red">{details.error.message}</Alert>}
+      {userId && <MisReport key={userId} userId={userId} />}
+    </Stack>
+  );
 }
