@@ -1,0 +1,119 @@
+import { Badge, Button, Group, Progress, ScrollArea, Stack, Table, Text } from '@mantine/core';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { MessageJob } from '@wa/contract';
+import { useRef } from 'react';
+import { JOB_STATUS_COLOR } from '../../app/theme.ts';
+import { formatDateTime, formatNumber, phoneOfSession } from '../../lib/format.ts';
+import { canRetry, jobTypeLabel, progressLabel } from './jobs-view.ts';
+
+const ROW_HEIGHT = 64;
+
+/** The jobs table of spec section 2; only the visible rows are rendered. */
+export function JobsTable(props: {
+  jobs: MessageJob[];
+  onView: (job: MessageJob) => void;
+  onRetry: (job: MessageJob) => void;
+  onDelete: (job: MessageJob) => void;
+  retryingId: string | null;
+}) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: props.jobs.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 8,
+  });
+  const items = virtualizer.getVirtualItems();
+  const padTop = items.length ? items[0].start : 0;
+  const padBottom = items.length ? virtualizer.getTotalSize() - items[items.length - 1].end : 0;
+
+  return (
+    <ScrollArea.Autosize mah="calc(100vh - 260px)" mih={200} viewportRef={scrollRef} type="auto">
+      <Table stickyHeader miw={1050} verticalSpacing="xs" highlightOnHover aria-label="Message jobs">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Job ID</Table.Th>
+            <Table.Th>Phone Number</Table.Th>
+            <Table.Th>Type</Table.Th>
+            <Table.Th>Status</Table.Th>
+            <Table.Th>Progress</Table.Th>
+            <Table.Th>Results</Table.Th>
+            <Table.Th>Created</Table.Th>
+            <Table.Th>Actions</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {padTop > 0 && (
+            <tr aria-hidden>
+              <td colSpan={8} style={{ height: padTop, padding: 0, border: 0 }} />
+            </tr>
+          )}
+          {items.map((item) => {
+            const job = props.jobs[item.index];
+            return (
+              <Table.Tr key={job.id} ref={virtualizer.measureElement} data-index={item.index}>
+                <Table.Td>
+                  <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }} maw={170}>
+                    {job.id}
+                  </Text>
+                </Table.Td>
+                <Table.Td>{phoneOfSession(job.sessionId)}</Table.Td>
+                <Table.Td>{jobTypeLabel(job)}</Table.Td>
+                <Table.Td>
+                  <Badge color={JOB_STATUS_COLOR[job.status] ?? 'gray'}>{job.status}</Badge>
+                </Table.Td>
+                <Table.Td miw={150}>
+                  <Stack gap={4}>
+                    <Progress
+                      value={job.progress.percentComplete}
+                      color={JOB_STATUS_COLOR[job.status] ?? 'gray'}
+                      aria-label={`Progress of job ${job.id}`}
+                    />
+                    <Text size="xs">{progressLabel(job)}</Text>
+                  </Stack>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="xs" c="green.8">
+                    Success: {formatNumber(job.results.success)}
+                  </Text>
+                  <Text size="xs" c="red.8">
+                    Failed: {formatNumber(job.results.failed)}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="xs">{formatDateTime(job.createdAt)}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={6} wrap="nowrap">
+                    <Button size="compact-xs" variant="light" onClick={() => props.onView(job)}>
+                      View
+                    </Button>
+                    {canRetry(job) && (
+                      <Button
+                        size="compact-xs"
+                        variant="light"
+                        color="orange"
+                        loading={props.retryingId === job.id}
+                        onClick={() => props.onRetry(job)}
+                      >
+                        Retry Failed
+                      </Button>
+                    )}
+                    <Button size="compact-xs" variant="light" color="red" onClick={() => props.onDelete(job)}>
+                      Delete
+                    </Button>
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            );
+          })}
+          {padBottom > 0 && (
+            <tr aria-hidden>
+              <td colSpan={8} style={{ height: padBottom, padding: 0, border: 0 }} />
+            </tr>
+          )}
+        </Table.Tbody>
+      </Table>
+    </ScrollArea.Autosize>
+  );
+}

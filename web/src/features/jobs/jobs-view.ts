@@ -1,0 +1,71 @@
+import type { MessageJob } from '@wa/contract';
+
+/** The filter tabs of spec section 2; Active covers pending and processing (section 4). */
+export const JOB_FILTERS = [
+  { value: 'all', label: 'All Jobs' },
+  { value: 'active', label: 'Active' },
+  { value: 'completed', label: 'Completed' },
+  { value: 'failed', label: 'Failed' },
+  { value: 'scheduled', label: 'Scheduled' },
+] as const;
+
+export type JobFilter = (typeof JOB_FILTERS)[number]['value'];
+
+export function filterJobs<J extends Pick<MessageJob, 'status'>>(jobs: J[], filter: JobFilter): J[] {
+  switch (filter) {
+    case 'all':
+      return jobs;
+    case 'active':
+      return jobs.filter((j) => j.status === 'pending' || j.status === 'processing');
+    default:
+      return jobs.filter((j) => j.status === filter);
+  }
+}
+
+export function emptyJobsText(filter: JobFilter): string {
+  return filter === 'all'
+    ? 'No message jobs found. Send some messages to get started!'
+    : `No ${filter} jobs found.`;
+}
+
+/** The Type column: the message type, prefixed 'Scheduled ' for scheduled jobs. */
+export const jobTypeLabel = (job: Pick<MessageJob, 'messageType' | 'isScheduled'>): string =>
+  `${job.isScheduled ? 'Scheduled ' : ''}${job.messageType}`;
+
+/** 'completed / total (percent%)' of the Progress column. */
+export const progressLabel = (job: Pick<MessageJob, 'progress'>): string =>
+  `${job.progress.completed} / ${job.progress.total} (${Math.round(job.progress.percentComplete)}%)`;
+
+/** 'Retry Failed' is offered only for failed jobs that have failed items. */
+export const canRetry = (job: Pick<MessageJob, 'status' | 'results'>): boolean =>
+  job.status === 'failed' && job.results.failed > 0;
+
+export const CREDIT_SHORT = 'Your Credit Balance is lower than the message count';
+
+/** Client-side refusal of a retry (spec section 5), or null when it may go to the server. */
+export function retryRefusal(failed: number, balance: number, hasSession: boolean): string | null {
+  if (!hasSession) return 'No active session found';
+  if (failed > balance) return CREDIT_SHORT;
+  return null;
+}
+
+export type PollView = { pollName: string; pollOptions: string[]; allowMultipleAnswers: boolean };
+
+/** A poll job's content is the JSON text of `{ pollName, pollOptions, options }`. */
+export function parsePoll(content: string): PollView | null {
+  try {
+    const v = JSON.parse(content) as {
+      pollName?: unknown;
+      pollOptions?: unknown;
+      options?: { allowMultipleAnswers?: unknown };
+    };
+    if (typeof v?.pollName !== 'string') return null;
+    return {
+      pollName: v.pollName,
+      pollOptions: Array.isArray(v.pollOptions) ? v.pollOptions.filter((o) => typeof o === 'string') : [],
+      allowMultipleAnswers: v.options?.allowMultipleAnswers === true,
+    };
+  } catch {
+    return null;
+  }
+}
