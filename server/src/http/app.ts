@@ -5,7 +5,7 @@ import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify from 'fastify';
+import Fastify, { type FastifyReply } from 'fastify';
 import {
   jsonSchemaTransform,
   serializerCompiler,
@@ -14,12 +14,29 @@ import {
 } from 'fastify-type-provider-zod';
 import { authenticate } from '../auth/service.ts';
 import type { AppContext } from '../context.ts';
-import { forbidden, unauthorized } from '../errors.ts';
+import { badRequest, forbidden, unauthorized } from '../errors.ts';
 import { errorHandler } from './errors.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { App, RouteInfo } from './types.ts';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** True when any string in a parsed JSON value contains a NUL character (PostgreSQL text cannot hold one). */
+function containsNul(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return true;
+    } else if (v && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        if (k.includes('\u0000')) return true;
+        stack.push(child);
+      }
+    }
+  }
+  return false;
+}
 
 function bearer(header: string | undefined): string | null {
   if (!header) return null;
@@ -34,6 +51,13 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     bodyLimit: DEFAULT_BODY_LIMIT,
     trustProxy: false,
     genReqId: () => Math.random().toString(36).slice(2, 10),
+    // Errors the router raises before any route runs (a malformed or over-long address).
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'The address is too long' : 'The address is not valid';
+      (reply as FastifyReply).status(status).send({ success: false, message });
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   const routeList: RouteInfo[] = [];
@@ -98,6 +122,12 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     if (request.routeOptions.config?.admin && user.role !== 'ADMIN') throw forbidden('Admin access required');
     request.user = user;
     request.token = token;
+  });
+
+  app.addHook('preValidation', async (request) => {
+    if (containsNul(request.params) || containsNul(request.query) || containsNul(request.body)) {
+      throw badRequest('Text must not contain NUL characters');
+    }
   });
 
   await registerRoutes(app, ctx);

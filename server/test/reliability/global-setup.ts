@@ -1,0 +1,34 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readFigures } from './figures.ts';
+
+export default function setup() {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wa-reliability-')), 'figures.jsonl');
+  process.env.RELIABILITY_FIGURES_FILE = file;
+  return () => {
+    const figures = readFigures(file);
+    const width = Math.max(20, ...figures.map((f) => f.section.length));
+    const nameWidth = Math.max(30, ...figures.map((f) => f.name.length));
+    const lines = [
+      '',
+      'Reliability and security figures',
+      `${'section'.padEnd(width)}  ${'figure'.padEnd(nameWidth)}  value   must be 0`,
+      `${'-'.repeat(width)}  ${'-'.repeat(nameWidth)}  ------  ---------`,
+    ];
+    let bad = 0;
+    for (const f of figures) {
+      const flag = f.mustBeZero ? (Number(f.value) === 0 ? 'yes: ok' : 'yes: FAIL') : '';
+      if (f.mustBeZero && Number(f.value) !== 0) bad += 1;
+      lines.push(
+        `${f.section.padEnd(width)}  ${f.name.padEnd(nameWidth)}  ${String(f.value).padEnd(6)}  ${flag}`,
+      );
+    }
+    lines.push(
+      '',
+      `${figures.filter((f) => f.mustBeZero).length - bad} must-be-zero figures at zero, ${bad} not`,
+      '',
+    );
+    console.log(lines.join('\n'));
+  };
+}
