@@ -1,0 +1,610 @@
+import { EventEmitter } from 'node:events';
+import {
+  BufferJSON,
+  type ConnectionState,
+  DisconnectReason,
+  type GroupMetadata,
+  type GroupParticipant,
+  makeCacheableSignalKeyStore,
+  makeWASocket,
+  type NewChatMessageCapInfo,
+  proto,
+  type UserFacingSocketConfig,
+  type WAMessage,
+  type WAMessageKey,
+} from 'baileys';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.ts';
+import { groupsOf } from '../../groups/repository.ts';
+import type { AuthStore } from '../auth-store.ts';
+import { findSentMessage, recordSentMessage } from '../sent-messages.ts';
+import {
+  type ConnectionUpdate,
+  type GroupInfo,
+  type GroupParticipantInfo,
+  type IncomingLastMessage,
+  type OutgoingMessage,
+  SendError,
+  type SendResult,
+  type Transport,
+  type TransportEventMap,
+  type TransportSession,
+  type TransportState,
+} from '../types.ts';
+import { type DbAuthState, loadDbAuthState } from './auth-state.ts';
+import { toBaileysContent } from './content.ts';
+
+/** The part of a Baileys socket this transport uses; tests drive it with a fake. */
+export type BaileysSocket = Pick<
+  ReturnType<typeof makeWASocket>,
+  | 'ev'
+  | 'end'
+  | 'logout'
+  | 'user'
+  | 'groupFetchAllParticipating'
+  | 'groupMetadata'
+  | 'groupInviteCode'
+  | 'onWhatsApp'
+  | 'sendMessage'
+  | 'fetchNewChatMessageCap'
+>;
+export type SocketMaker = (config: UserFacingSocketConfig) => BaileysSocket;
+
+export type BaileysOptions = {
+  db: Db;
+  auth: AuthStore;
+  log: FastifyBaseLogger;
+  makeSocket?: SocketMaker;
+  /** Pause between two invite-code queries (WhatsApp rate-limits them). */
+  inviteCodeSpacingMs?: number;
+  /** First reconnect delay; doubled per attempt up to `maxBackoffMs`, with jitter. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** How long a send waits for the server's ack, which is where error 463 arrives. */
+  ackWaitMs?: number;
+};
+
+const NETWORK_ERROR =
+  /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|getaddrinfo/i;
+
+function statusCodeOf(error: unknown): number | undefined {
+  const e = error as { output?: { statusCode?: number }; data?: unknown } | undefined;
+  return e?.output?.statusCode;
+}
+
+function messageOf(error: unknown): string {
+  if (!error) return 'unknown error';
+  const e = error as { message?: string; cause?: { message?: string; code?: string }; code?: string };
+  const inner = e.cause?.code ?? e.cause?.message ?? e.code;
+  const msg = e.message ?? String(error);
+  return inner && !msg.includes(inner) ? `${msg} (${inner})` : msg;
+}
+
+/** The text of a message, or null for media without caption and other kinds. */
+export function messageBody(message: proto.IMessage | null | undefined): string | null {
+  if (!message) return null;
+  const m = message.ephemeralMessage?.message ?? message.viewOnceMessage?.message ?? message;
+  return (
+    m.conversation ??
+    m.extendedTextMessage?.text ??
+    m.imageMessage?.caption ??
+    m.videoMessage?.caption ??
+    m.documentMessage?.caption ??
+    m.pollCreationMessage?.name ??
+    m.pollCreationMessageV3?.name ??
+    null
+  );
+}
+
+const digitsOfJid = (jid: string | undefined | null) =>
+  jid?.endsWith('@s.whatsapp.net') ? jid.split('@')[0]!.split(':')[0]! : null;
+
+function toParticipant(p: GroupParticipant): GroupParticipantInfo {
+  const lid = p.lid ?? (p.id.endsWith('@lid') ? p.id : null);
+  return {
+    id: p.id,
+    phoneNumber: digitsOfJid(p.phoneNumber) ?? digitsOfJid(p.id),
+    lid,
+    admin: p.admin === 'admin' || p.admin === 'superadmin' ? p.admin : null,
+  };
+}
+
+export function toGroupInfo(meta: GroupMetadata, lastMessage?: IncomingLastMessage | null): GroupInfo {
+  return {
+    id: meta.id,
+    subject: meta.subject ?? '',
+    owner: meta.ownerPn ?? meta.owner ?? null,
+    creation: meta.creation ?? null,
+    announce: !!meta.announce,
+    participants: (meta.participants ?? []).map(toParticipant),
+    lastMessage: lastMessage ?? null,
+  };
+}
+
+/** Back to Baileys' shape, for `cachedGroupMetadata` from the cache table. */
+function toGroupMetadata(row: Awaited<ReturnType<typeof groupsOf>>[number]): GroupMetadata {
+  return {
+    id: row.groupId,
+    subject: row.subject,
+    owner: row.owner ?? undefined,
+    creation: row.createdAt ? Math.floor(row.createdAt.getTime() / 1000) : undefined,
+    announce: row.announce,
+    participants: row.participants.map((p) => ({
+      id: p.id,
+      lid: p.lid ?? undefined,
+      phoneNumber: p.phoneNumber ? `${p.phoneNumber}@s.whatsapp.net` : undefined,
+      admin: p.admin,
+    })),
+  };
+}
+
+/**
+ * One WhatsApp account through Baileys. A socket is single-use: every reconnect builds a new
+ * one with its handlers. Auth state lives in the database (never in files).
+ */
+export class BaileysTransport extends EventEmitter<TransportEventMap> implements Transport {
+  readonly sessionId: string;
+  private current: TransportState = 'closed';
+  private sock: BaileysSocket | null = null;
+  private auth: DbAuthState | null = null;
+  /** Bumped for every socket, so events of an old socket are ignored. */
+  private generation = 0;
+  private stopped = true;
+  private attempt = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private capped = false;
+  private readonly lastMessages = new Map<string, IncomingLastMessage>();
+  private readonly onWhatsAppCache = new Map<string, string | null>();
+  private readonly acks = new Map<string, (error: string | null) => void>();
+  private inviteGate: Promise<void> = Promise.resolve();
+  private readonly makeSocket: SocketMaker;
+  private readonly options: Required<
+    Pick<BaileysOptions, 'inviteCodeSpacingMs' | 'backoffMs' | 'maxBackoffMs' | 'ackWaitMs'>
+  >;
+
+  constructor(
+    session: TransportSession,
+    private readonly deps: BaileysOptions,
+  ) {
+    super();
+    this.sessionId = session.sessionId;
+    this.makeSocket = deps.makeSocket ?? ((config) => makeWASocket(config));
+    this.options = {
+      inviteCodeSpacingMs: deps.inviteCodeSpacingMs ?? 2000,
+      backoffMs: deps.backoffMs ?? 2000,
+      maxBackoffMs: deps.maxBackoffMs ?? 5 * 60_000,
+      ackWaitMs: deps.ackWaitMs ?? 3000,
+    };
+  }
+
+  get state(): TransportState {
+    return this.current;
+  }
+
+  async connect(): Promise<void> {
+    this.stopped = false;
+    this.attempt = 0;
+    await this.openSocket();
+  }
+
+  async close(): Promise<void> {
+    const wasOpen = this.current !== 'closed';
+    this.stopped = true;
+    this.dropSocket();
+    if (!wasOpen) return;
+    this.current = 'closed';
+    this.emit('connection', {
+      state: 'closed',
+      reason: 'Connection closed',
+      loggedOut: false,
+      fatal: false,
+      willReconnect: false,
+    });
+  }
+
+  async logout(): Promise<void> {
+    this.stopped = true;
+    const sock = this.sock;
+    try {
+      // Unlinks the device on the phone; needs a live connection.
+      if (sock && this.current === 'open') await sock.logout();
+    } finally {
+      this.dropSocket();
+      await this.wipe();
+      this.current = 'closed';
+      this.emit('connection', {
+        state: 'closed',
+        reason: 'Logged out',
+        loggedOut: true,
+        fatal: false,
+        willReconnect: false,
+      });
+    }
+  }
+
+  async fetchGroups(): Promise<GroupInfo[]> {
+    const sock = this.requireOpen();
+    const all = await sock.groupFetchAllParticipating();
+    return Object.values(all).map((meta) => toGroupInfo(meta, this.lastMessages.get(meta.id)));
+  }
+
+  /** Invite codes one at a time, spaced, so that a large account does not hit WhatsApp's rate limit. */
+  async inviteCode(groupId: string): Promise<string | null> {
+    const turn = this.inviteGate.then(async () => {
+      const sock = this.requireOpen();
+      try {
+        return (await sock.groupInviteCode(groupId)) ?? null;
+      } catch (err) {
+        const code = (err as { data?: unknown }).data;
+        // Not admin (any more): no link.
+        if (code === 401 || code === 403 || statusCodeOf(err) === 401 || statusCodeOf(err) === 403)
+          return null;
+        throw err;
+      } finally {
+        await new Promise((r) => setTimeout(r, this.options.inviteCodeSpacingMs));
+      }
+    });
+    this.inviteGate = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return turn;
+  }
+
+  async onWhatsApp(phoneNumbers: string[]): Promise<Map<string, string | null>> {
+    const sock = this.requireOpen();
+    const out = new Map<string, string | null>();
+    const unknown = phoneNumbers.filter((p) => {
+      const cached = this.onWhatsAppCache.get(p.replace(/\D/g, ''));
+      if (cached !== undefined) out.set(p, cached);
+      return cached === undefined;
+    });
+    if (unknown.length > 0) {
+      const results = (await sock.onWhatsApp(...unknown.map((p) => p.replace(/\D/g, '')))) ?? [];
+      for (const p of unknown) {
+        const digits = p.replace(/\D/g, '');
+        const hit = results.find((r) => r.exists && r.jid.split('@')[0] === digits);
+        const jid = hit ? hit.jid : null;
+        this.onWhatsAppCache.set(digits, jid);
+        out.set(p, jid);
+      }
+    }
+    return out;
+  }
+
+  async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
+    const sock = this.requireOpen();
+    if (this.capped) throw new SendError('capped', "Paused: WhatsApp's new-chat limit was reached");
+    if (chatId.endsWith('@s.whatsapp.net')) {
+      const digits = chatId.split('@')[0]!;
+      const found = await this.onWhatsApp([digits]);
+      if (!found.get(digits)) throw new SendError('not-on-whatsapp', 'Not on WhatsApp');
+    } else if (chatId.endsWith('@g.us')) {
+      const [group] = await groupsOf(this.deps.db, this.sessionId, [chatId]);
+      if (group?.announce && !group.isAdmin)
+        throw new SendError('not-admin', 'Only admins can send messages to this group');
+    }
+    let sent: WAMessage | undefined;
+    try {
+      sent = await sock.sendMessage(chatId, toBaileysContent(message));
+    } catch (err) {
+      throw this.sendErrorOf(err);
+    }
+    const messageId = sent?.key.id;
+    if (!sent || !messageId) throw new SendError('unknown', 'WhatsApp did not accept the message');
+    // Kept for retry requests and to decrypt poll votes (getMessage).
+    if (sent.message) {
+      await recordSentMessage(this.deps.db, {
+        sessionId: this.sessionId,
+        messageId,
+        chatId,
+        message: JSON.stringify(sent.message, BufferJSON.replacer),
+      }).catch((err) => this.deps.log.warn({ err, messageId }, 'could not store the sent message'));
+    }
+    const ackError = await this.waitForAck(messageId);
+    if (ackError === '463') {
+      const reason = 'Paused: WhatsApp restricted this account from starting new chats (error 463)';
+      this.emit('quota', { capped: true, reason });
+      throw new SendError('restricted', reason);
+    }
+    if (ackError) throw new SendError('unknown', `WhatsApp refused the message (error ${ackError})`);
+    return { messageId };
+  }
+
+  private sendErrorOf(err: unknown): SendError {
+    const data = (err as { data?: unknown }).data;
+    const code = typeof data === 'number' ? data : statusCodeOf(err);
+    const text = messageOf(err);
+    if (code === 463)
+      return new SendError('restricted', 'Paused: WhatsApp restricted this account (error 463)');
+    if (code === 403 || /not-authorized|forbidden/i.test(text))
+      return new SendError('not-admin', 'Only admins can send messages to this group');
+    if (code === 404 || /item-not-found/i.test(text))
+      return new SendError('not-in-group', 'Not a member of this group');
+    if (code === 408 || /timed out/i.test(text)) return new SendError('timeout', `Timed out: ${text}`);
+    if (code === 428 || /connection closed/i.test(text))
+      return new SendError('not-connected', 'Session is not connected');
+    return new SendError('unknown', text);
+  }
+
+  private waitForAck(messageId: string): Promise<string | null> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.acks.delete(messageId);
+        resolve(null);
+      }, this.options.ackWaitMs);
+      this.acks.set(messageId, (error) => {
+        clearTimeout(timer);
+        this.acks.delete(messageId);
+        resolve(error);
+      });
+    });
+  }
+
+  private requireOpen(): BaileysSocket {
+    if (this.current !== 'open' || !this.sock)
+      throw new SendError('not-connected', 'Session is not connected');
+    return this.sock;
+  }
+
+  private async openSocket(): Promise<void> {
+    if (this.stopped) return;
+    this.dropSocket();
+    const generation = ++this.generation;
+    this.current = 'connecting';
+    this.emit('connection', { state: 'connecting' });
+    this.auth ??= await loadDbAuthState(this.deps.auth);
+    if (generation !== this.generation || this.stopped) return;
+    const auth = this.auth;
+    const logger = this.deps.log.child({ module: 'baileys' }, { level: 'warn' });
+    let sock: BaileysSocket;
+    try {
+      sock = this.makeSocket({
+        auth: { creds: auth.state.creds, keys: makeCacheableSignalKeyStore(auth.state.keys, logger) },
+        logger,
+        markOnlineOnConnect: false,
+        syncFullHistory: false,
+        // No full history; the initial bootstrap stays, as it carries the LID ↔ phone mappings.
+        shouldSyncHistoryMessage: ({ syncType }) => syncType !== proto.HistorySync.HistorySyncType.FULL,
+        generateHighQualityLinkPreview: false,
+        cachedGroupMetadata: async (jid) => {
+          const [row] = await groupsOf(this.deps.db, this.sessionId, [jid]);
+          return row ? toGroupMetadata(row) : undefined;
+        },
+        getMessage: async (key: WAMessageKey) => {
+          if (!key.id) return undefined;
+          const text = await findSentMessage(this.deps.db, this.sessionId, key.id);
+          return text ? proto.Message.fromObject(JSON.parse(text, BufferJSON.reviver)) : undefined;
+        },
+      });
+    } catch (err) {
+      this.onClose(generation, err);
+      return;
+    }
+    this.sock = sock;
+    const ev = sock.ev;
+    ev.on('creds.update', () => {
+      auth
+        .saveCreds()
+        .then(() => {
+          if (auth.state.creds.me) this.emit('creds-saved');
+        })
+        .catch((err) =>
+          this.deps.log.error({ err, sessionId: this.sessionId }, 'could not save credentials'),
+        );
+    });
+    ev.on('connection.update', (u) => this.onConnectionUpdate(generation, u));
+    ev.on('messages.upsert', ({ messages }) => {
+      for (const m of messages) this.noteLastMessage(m);
+    });
+    ev.on('messages.update', (updates) => {
+      for (const { key, update } of updates) {
+        if (!key.id || !key.fromMe) continue;
+        if (update.status === proto.WebMessageInfo.Status.ERROR) {
+          this.acks.get(key.id)?.(update.messageStubParameters?.[0] ?? 'unknown');
+        } else if (update.status === proto.WebMessageInfo.Status.SERVER_ACK) {
+          this.acks.get(key.id)?.(null);
+        } else if (update.status === proto.WebMessageInfo.Status.DELIVERY_ACK) {
+          this.acks.get(key.id)?.(null);
+          this.emit('receipt', { messageId: key.id, status: 'delivered', at: new Date() });
+        } else if (
+          update.status === proto.WebMessageInfo.Status.READ ||
+          update.status === proto.WebMessageInfo.Status.PLAYED
+        ) {
+          this.acks.get(key.id)?.(null);
+          this.emit('receipt', { messageId: key.id, status: 'read', at: new Date() });
+        }
+      }
+    });
+    // Group receipts arrive per member here; matched on the message id, since JIDs may be LIDs.
+    ev.on('message-receipt.update', (updates) => {
+      for (const { key, receipt } of updates) {
+        if (!key.id) continue;
+        if (receipt.readTimestamp)
+          this.emit('receipt', {
+            messageId: key.id,
+            status: 'read',
+            at: new Date(Number(receipt.readTimestamp) * 1000),
+          });
+        else if (receipt.receiptTimestamp)
+          this.emit('receipt', {
+            messageId: key.id,
+            status: 'delivered',
+            at: new Date(Number(receipt.receiptTimestamp) * 1000),
+          });
+      }
+    });
+    ev.on('groups.upsert', (metas) =>
+      this.emit(
+        'groups-upsert',
+        metas.map((m) => toGroupInfo(m)),
+      ),
+    );
+    ev.on('groups.update', (updates) => {
+      const changes = updates
+        .filter((u): u is Partial<GroupMetadata> & { id: string } => !!u.id)
+        .map((u) => ({
+          id: u.id,
+          ...(u.subject !== undefined ? { subject: u.subject } : {}),
+          ...(u.announce !== undefined ? { announce: !!u.announce } : {}),
+        }));
+      if (changes.length > 0) this.emit('groups-update', changes);
+    });
+    ev.on('group-participants.update', ({ id }) => {
+      // The event carries only the change: read the group once more for the whole picture.
+      sock
+        .groupMetadata(id)
+        .then((meta) => this.emit('groups-upsert', [toGroupInfo(meta, this.lastMessages.get(id))]))
+        .catch((err) => this.deps.log.warn({ err, groupId: id }, 'group metadata refresh failed'));
+    });
+    ev.on('message-capping.update', (info) => this.noteQuota(info));
+  }
+
+  private onConnectionUpdate(generation: number, u: Partial<ConnectionState>): void {
+    if (generation !== this.generation || this.stopped) return;
+    if (u.qr) {
+      this.current = 'qr';
+      this.emit('connection', { state: 'qr', qr: u.qr });
+    }
+    if (u.connection === 'open') {
+      this.attempt = 0;
+      this.current = 'open';
+      const me = this.sock?.user ?? this.auth?.state.creds.me;
+      this.emit('connection', {
+        state: 'open',
+        jid: me?.id ?? '',
+        lid: me?.lid ?? this.auth?.state.creds.me?.lid ?? null,
+      });
+      this.sock
+        ?.fetchNewChatMessageCap()
+        .then((info) => this.noteQuota(info))
+        .catch(() => {});
+    }
+    if (u.connection === 'close') this.onClose(generation, u.lastDisconnect?.error);
+  }
+
+  /** The close-code policy of STACK.md. */
+  private onClose(generation: number, error: unknown): void {
+    if (generation !== this.generation || this.stopped) return;
+    const code = statusCodeOf(error);
+    const text = messageOf(error);
+    this.sock = null;
+    this.current = 'closed';
+    const closed = (c: Omit<Extract<ConnectionUpdate, { state: 'closed' }>, 'state'>) =>
+      this.emit('connection', { state: 'closed', ...c });
+
+    if (code === DisconnectReason.restartRequired) {
+      // Normal right after pairing: a new socket at once.
+      closed({
+        reason: 'Restarting the connection after linking',
+        loggedOut: false,
+        fatal: false,
+        willReconnect: true,
+      });
+      void this.openSocket();
+      return;
+    }
+    if (code === DisconnectReason.loggedOut) {
+      this.stopped = true;
+      void this.wipe().finally(() =>
+        closed({ reason: 'Logged out from the phone', loggedOut: true, fatal: false, willReconnect: false }),
+      );
+      return;
+    }
+    if (code === DisconnectReason.forbidden) {
+      this.stopped = true;
+      closed({
+        reason: 'Banned: WhatsApp refused this account (403)',
+        loggedOut: false,
+        fatal: true,
+        willReconnect: false,
+      });
+      return;
+    }
+    if (code === DisconnectReason.connectionReplaced) {
+      this.stopped = true;
+      closed({
+        reason:
+          'Opened elsewhere: another WhatsApp Web session replaced this one (440). Restart to take it back.',
+        loggedOut: false,
+        fatal: true,
+        willReconnect: false,
+      });
+      return;
+    }
+    if (!this.auth?.state.creds.me && /QR refs attempts ended/i.test(text)) {
+      this.stopped = true;
+      closed({
+        reason: 'QR code expired. Restart the instance to get a new one.',
+        loggedOut: false,
+        fatal: false,
+        willReconnect: false,
+      });
+      return;
+    }
+    const reason =
+      code === undefined || NETWORK_ERROR.test(text)
+        ? `Cannot reach WhatsApp: ${text}`
+        : `Connection lost (${code}): ${text}`;
+    const delay = this.backoff();
+    closed({ reason, loggedOut: false, fatal: false, willReconnect: true });
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.openSocket().catch((err) => this.onClose(this.generation, err));
+    }, delay);
+  }
+
+  /** Exponential backoff with ±30 % jitter. */
+  private backoff(): number {
+    const base = Math.min(this.options.maxBackoffMs, this.options.backoffMs * 2 ** this.attempt);
+    this.attempt++;
+    return Math.round(base * (0.7 + Math.random() * 0.6));
+  }
+
+  private noteQuota(info: NewChatMessageCapInfo): void {
+    const capped = info.capping_status === 'CAPPED';
+    if (capped === this.capped) return;
+    this.capped = capped;
+    this.emit('quota', {
+      capped,
+      reason: capped ? "Paused: WhatsApp's new-chat limit was reached for this cycle" : null,
+    });
+  }
+
+  private noteLastMessage(m: WAMessage): void {
+    const chatId = m.key.remoteJid;
+    if (!chatId?.endsWith('@g.us') || !m.messageTimestamp) return;
+    const timestamp = Number(m.messageTimestamp);
+    const previous = this.lastMessages.get(chatId);
+    if (previous && previous.timestamp > timestamp) return;
+    const senderJid = m.key.fromMe
+      ? (this.sock?.user?.id ?? '')
+      : ((m.key as { participantAlt?: string }).participantAlt ?? m.key.participant ?? '');
+    const last: IncomingLastMessage = {
+      chatId,
+      sender: digitsOfJid(senderJid) ?? senderJid,
+      timestamp,
+      body: messageBody(m.message),
+    };
+    this.lastMessages.set(chatId, last);
+    this.emit('last-message', last);
+  }
+
+  private dropSocket(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const sock = this.sock;
+    this.sock = null;
+    this.generation++;
+    if (sock) {
+      sock.ev.removeAllListeners(undefined as never);
+      sock.end(undefined).catch(() => {});
+    }
+  }
+
+  private async wipe(): Promise<void> {
+    this.auth = null;
+    this.onWhatsAppCache.clear();
+    await this.deps.auth.wipe();
+  }
+}
