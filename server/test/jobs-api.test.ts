@@ -1,0 +1,322 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { addCredits, debitCredits } from '../src/credits/credits.ts';
+import { creditLedger, messageJobs } from '../src/db/schema.ts';
+import { type Dispatcher, startDispatcher } from '../src/messaging/dispatcher.ts';
+import {
+  balanceOf,
+  buildSession,
+  expectLedgerMatches,
+  jobRow,
+  recipientsOf,
+  waitForJobEnd,
+} from './fakes/messaging.ts';
+import { FakeRuntime } from './fakes/runtime.ts';
+import {
+  bearer,
+  buildAdmin,
+  buildUser,
+  createTestApp,
+  DB_KINDS,
+  loginToken,
+  type TestApp,
+} from './helpers.ts';
+
+describe.each(DB_KINDS)('jobs API on %s', (kind) => {
+  let t: TestApp;
+  let runtime: FakeRuntime;
+  let dispatcher: Dispatcher;
+  const users = new Set<string>();
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    runtime = new FakeRuntime();
+    dispatcher = await startDispatcher(t.ctx, runtime, { pollMs: 200, sweepMs: 50 });
+  });
+  afterAll(async () => {
+    await dispatcher.stop();
+    await t.close();
+  });
+  afterEach(async () => {
+    await expectLedgerMatches(t.db, users);
+  });
+
+  async function account(credits: number, managedBy: string | null = null) {
+    const user = await buildUser(t, { credits, managedBy });
+    users.add(user.id);
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await buildSession(t, user.id, { ownerNode: t.ctx.nodeId });
+    return { user, token, sessionId };
+  }
+
+  const get = (token: string, url: string) => t.app.inject({ method: 'GET', url, headers: bearer(token) });
+
+  async function send(token: string, sessionId: string, payload: object, path = 'sendBulkMessage') {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/${path}`,
+      headers: bearer(token),
+      payload,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().jobId as string;
+  }
+
+  it('lists a user’s jobs newest first with the spec fields, filters and paging', async () => {
+    const { user, token, sessionId } = await account(100);
+    const first = await send(token, sessionId, {
+      chatIds: ['1@g.us', '2@g.us'],
+      type: 'string',
+      content: 'one',
+    });
+    const second = await send(token, sessionId, {
+      chatIds: ['1@g.us'],
+      type: 'poll',
+      content: { pollName: 'Q', pollOptions: ['a', 'b'], options: { allowMultipleAnswers: true } },
+      scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    const res = await get(token, `/api/message-jobs/${user.id}`);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ success: true, total: 2, message: 'Jobs fetched successfully' });
+    expect(body.jobs.map((j: { id: string }) => j.id)).toEqual([second, first]);
+    const poll = body.jobs[0];
+    expect(poll).toMatchObject({
+      id: second,
+      sessionId,
+      messageType: 'poll',
+      isScheduled: true,
+      status: 'scheduled',
+      progress: { completed: 0, total: 1, percentComplete: 0 },
+      results: { success: 0, failed: 0 },
+      elapsedTimeMs: 0,
+    });
+    expect(JSON.parse(poll.messageContent)).toEqual({
+      pollName: 'Q',
+      pollOptions: ['a', 'b'],
+      options: { allowMultipleAnswers: true },
+    });
+    expect(typeof poll.createdAt).toBe('string');
+    expect(typeof poll.scheduledTime).toBe('string');
+
+    const scheduled = await get(token, `/api/message-jobs/${user.id}?status=scheduled`);
+    expect(scheduled.json().jobs.map((j: { id: string }) => j.id)).toEqual([second]);
+    const paged = await get(token, `/api/message-jobs/${user.id}?limit=1&offset=1`);
+    expect(paged.json().jobs.map((j: { id: string }) => j.id)).toEqual([first]);
+    expect(paged.json().total).toBe(2);
+    const today = new Date().toISOString().slice(0, 10);
+    const inRange = await get(token, `/api/message-jobs/${user.id}?from=${today}&to=${today}`);
+    expect(inRange.json().total).toBe(2);
+    const future = await get(token, `/api/message-jobs/${user.id}?from=2999-01-01`);
+    expect(future.json()).toMatchObject({ total: 0, jobs: [] });
+    const bad = await get(token, `/api/message-jobs/${user.id}?from=yesterday`);
+    expect(bad.statusCode).toBe(400);
+  });
+
+  it('scopes jobs to their owner; an ADMIN reads only the users it manages', async () => {
+    const admin = await buildAdmin(t);
+    const adminToken = await loginToken(t.app, admin.username);
+    const otherAdmin = await buildAdmin(t);
+    const otherAdminToken = await loginToken(t.app, otherAdmin.username);
+    const owner = await account(10, admin.id);
+    const stranger = await account(10);
+    const jobId = await send(owner.token, owner.sessionId, {
+      chatIds: ['1@g.us'],
+      type: 'string',
+      content: 'x',
+    });
+
+    expect((await get(adminToken, `/api/message-jobs/${owner.user.id}`)).json().total).toBe(1);
+    expect((await get(adminToken, `/api/message-jobs-details/${jobId}`)).statusCode).toBe(200);
+    for (const token of [stranger.token, otherAdminToken]) {
+      const list = await get(token, `/api/message-jobs/${owner.user.id}`);
+      expect(list.statusCode).toBe(404);
+      const detail = await get(token, `/api/message-jobs-details/${jobId}`);
+      expect(detail.statusCode).toBe(404);
+      expect(detail.json()).toEqual({ success: false, message: 'Job not found' });
+      const retry = await t.app.inject({
+        method: 'POST',
+        url: `/api/message-jobs-details/${jobId}/retry`,
+        headers: bearer(token),
+        payload: {},
+      });
+      expect(retry.statusCode).toBe(404);
+      const del = await t.app.inject({
+        method: 'DELETE',
+        url: `/api/message-jobs-details/${jobId}`,
+        headers: bearer(token),
+      });
+      expect(del.statusCode).toBe(404);
+    }
+    expect(await jobRow(t.db, jobId)).toBeDefined();
+    expect((await get(owner.token, '/api/message-jobs-details/does-not-exist')).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/message-jobs/${owner.user.id}` })).statusCode,
+    ).toBe(401);
+  });
+
+  it('shows a job with media data, mime and per-recipient details', async () => {
+    const { token, sessionId } = await account(10);
+    runtime.connect(sessionId);
+    const png = Buffer.from('89504e470d0a1a0a', 'hex');
+    const jobId = await send(
+      token,
+      sessionId,
+      {
+        chatIds: ['919800002001', '919800000000'],
+        content: 'pic',
+        mime: 'image/png',
+        data: png.toString('base64'),
+      },
+      'sendIndividualMessage',
+    );
+    await waitForJobEnd(t.app, token, jobId);
+    const res = await get(token, `/api/message-jobs-details/${jobId}`);
+    expect(res.statusCode).toBe(200);
+    const { job } = res.json();
+    expect(job).toMatchObject({
+      id: jobId,
+      messageType: 'media',
+      mediaMime: 'image/png',
+      mediaData: png.toString('base64'),
+      messageContent: 'pic',
+      status: 'failed',
+      results: { success: 1, failed: 1 },
+      detailsTotal: 2,
+    });
+    expect(job.details).toEqual([
+      {
+        chatName: '919800002001',
+        chatId: '919800002001@s.whatsapp.net',
+        status: 'sent',
+        sentAt: expect.any(String),
+        deliveredAt: null,
+        readAt: null,
+        error: null,
+      },
+      {
+        chatName: '919800000000',
+        chatId: '919800000000@s.whatsapp.net',
+        status: 'failed',
+        sentAt: null,
+        deliveredAt: null,
+        readAt: null,
+        error: 'Not on WhatsApp',
+      },
+    ]);
+    const light = await get(token, `/api/message-jobs-details/${jobId}?detailsLimit=0&media=0`);
+    expect(light.json().job).toMatchObject({ mediaData: null, details: [], detailsTotal: 2 });
+  });
+
+  it('retries failed recipients after reserving their credits; 402 when short; 400 with nothing to retry', async () => {
+    const { user, token, sessionId } = await account(4);
+    const transport = runtime.connect(sessionId);
+    const jobId = await send(
+      token,
+      sessionId,
+      { chatIds: ['919800003001', '919800000000', '919811110000'], content: 'hi' },
+      'sendIndividualMessage',
+    );
+    expect((await waitForJobEnd(t.app, token, jobId)).status).toBe('failed');
+    expect(await balanceOf(t.db, user.id)).toBe(3);
+
+    // Short of credits: nothing changes.
+    await debitCredits(t.db, user.id, 2, 'adjust');
+    const short = await t.app.inject({
+      method: 'POST',
+      url: `/api/message-jobs-details/${jobId}/retry`,
+      headers: bearer(token),
+      payload: { sessionId },
+    });
+    expect(short.statusCode).toBe(402);
+    expect(short.json()).toEqual({
+      success: false,
+      message: 'Your Credit Balance is lower than the message count',
+    });
+    expect((await jobRow(t.db, jobId))!.failedCount).toBe(2);
+
+    await addCredits(t.db, user.id, 4, 'grant');
+    transport.behave = () => {};
+    const retry = await t.app.inject({
+      method: 'POST',
+      url: `/api/message-jobs-details/${jobId}/retry`,
+      headers: bearer(token),
+      payload: { sessionId },
+    });
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json()).toEqual({ success: true, message: 'Retrying 2 failed messages', retried: 2 });
+    expect(await balanceOf(t.db, user.id)).toBe(3);
+    const job = await waitForJobEnd(t.app, token, jobId);
+    expect(job.status).toBe('completed');
+    expect(job.results).toMatchObject({ success: 3, failed: 0 });
+    expect((await recipientsOf(t.db, jobId)).every((r) => r.status === 'sent')).toBe(true);
+    const ledger = await t.db.select().from(creditLedger).where(eq(creditLedger.jobId, jobId));
+    expect(ledger.map((l) => [l.reason, l.delta])).toEqual([
+      ['send', -3],
+      ['refund', 1],
+      ['refund', 1],
+      ['retry', -2],
+    ]);
+
+    const nothing = await t.app.inject({
+      method: 'POST',
+      url: `/api/message-jobs-details/${jobId}/retry`,
+      headers: bearer(token),
+      payload: { sessionId },
+    });
+    expect(nothing.statusCode).toBe(400);
+    expect(nothing.json()).toEqual({ success: false, message: 'No failed messages to retry' });
+  });
+
+  it('retries on another of the user’s sessions, never on someone else’s', async () => {
+    const a = await account(10);
+    const b = await account(10);
+    const jobId = await send(
+      a.token,
+      a.sessionId,
+      { chatIds: ['919800000000'], content: 'x' },
+      'sendIndividualMessage',
+    );
+    runtime.connect(a.sessionId);
+    await waitForJobEnd(t.app, a.token, jobId);
+    const foreign = await t.app.inject({
+      method: 'POST',
+      url: `/api/message-jobs-details/${jobId}/retry`,
+      headers: bearer(a.token),
+      payload: { sessionId: b.sessionId },
+    });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().message).toBe('No active session found');
+    const second = await buildSession(t, a.user.id, { ownerNode: t.ctx.nodeId });
+    const moved = await t.app.inject({
+      method: 'POST',
+      url: `/api/message-jobs-details/${jobId}/retry`,
+      headers: bearer(a.token),
+      payload: { sessionId: second },
+    });
+    expect(moved.statusCode).toBe(200);
+    const [row] = await t.db.select().from(messageJobs).where(eq(messageJobs.id, jobId));
+    expect(row!.sessionId).toBe(second);
+    expect((await recipientsOf(t.db, jobId))[0]!.sessionId).toBe(second);
+    // Clean up: the number is not on WhatsApp, so the retried send fails again and is refunded.
+    runtime.connect(second);
+    await waitForJobEnd(t.app, a.token, jobId);
+  });
+
+  it('deletes a finished job; the ledger keeps its rows', async () => {
+    const { user, token, sessionId } = await account(10);
+    runtime.connect(sessionId);
+    const jobId = await send(token, sessionId, { chatIds: ['1@g.us'], type: 'string', content: 'x' });
+    await waitForJobEnd(t.app, token, jobId);
+    const del = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/message-jobs-details/${jobId}`,
+      headers: bearer(token),
+    });
+    expect(del.statusCode).toBe(200);
+    expect((await get(token, `/api/message-jobs-details/${jobId}`)).statusCode).toBe(404);
+    expect(await recipientsOf(t.db, jobId)).toEqual([]);
+    const ledger = await t.db.select().from(creditLedger).where(eq(creditLedger.jobId, jobId));
+    expect(ledger.map((l) => l.delta)).toEqual([-1]);
+    expect(await balanceOf(t.db, user.id)).toBe(9);
+  });
+});
