@@ -2,8 +2,10 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCredits, debitCredits, ledgerSum } from '../src/credits/credits.ts';
 import { creditLedger, messageJobs } from '../src/db/schema.ts';
+import { acceptSend } from '../src/messaging/service.ts';
+import { findUserById } from '../src/users/repository.ts';
 import { balanceOf, buildSession, countRows } from './fakes/messaging.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
 
 describe.each(DB_KINDS)('credits on %s', (kind) => {
   let t: TestApp;
@@ -41,17 +43,20 @@ describe.each(DB_KINDS)('credits on %s', (kind) => {
   it('accepts nothing when any part of the acceptance fails: no debit, no job, no recipient', async () => {
     const user = await buildUser(t, { credits: 0 });
     await addCredits(t.db, user.id, 10, 'grant');
-    const token = await loginToken(t.app, user.username);
     const sessionId = await buildSession(t, user.id);
     const recipientsBefore = await countRows(t.db, 'message_job_recipients');
     // PostgreSQL text cannot hold a NUL character: the recipients insert fails after the debit.
-    const res = await t.app.inject({
-      method: 'POST',
-      url: `/api/session/${sessionId}/sendBulkMessage`,
-      headers: bearer(token),
-      payload: { chatIds: ['ok@g.us', 'bad\u0000@g.us'], type: 'string', content: 'x' },
-    });
-    expect(res.statusCode).toBeGreaterThanOrEqual(400);
+    // (The HTTP layer refuses NUL earlier, so the service is called directly.)
+    const row = (await findUserById(t.db, user.id))!;
+    await expect(
+      acceptSend(
+        t.ctx,
+        row,
+        sessionId,
+        { chatIds: ['ok@g.us', 'bad\u0000@g.us'], type: 'string', content: 'x' },
+        'groups',
+      ),
+    ).rejects.toThrow();
     expect(await balanceOf(t.db, user.id)).toBe(10);
     expect(await ledgerSum(t.db, user.id)).toBe(10);
     expect(await t.db.select().from(messageJobs).where(eq(messageJobs.userId, user.id))).toEqual([]);
