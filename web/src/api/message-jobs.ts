@@ -28,11 +28,27 @@ export function sendMessage(
   });
 }
 
-/** GET /api/message-jobs/{userId}: every job of the user, newest first. */
+/** The largest page the jobs call gives (contract JobsQuery) and how many jobs the page loads at most. */
+const JOBS_PAGE = 1_000;
+const JOBS_MAX = 20_000;
+
+/** GET /api/message-jobs/{userId}: every job of the user, newest first, read page by page. */
+export async function fetchAllJobs(userId: string, signal?: AbortSignal): Promise<JobsResponse> {
+  const base = `/api/message-jobs/${encodeURIComponent(userId)}`;
+  const first = await apiFetch<JobsResponse>(`${base}?limit=${JOBS_PAGE}&offset=0`, { signal });
+  const jobs = [...first.jobs];
+  while (jobs.length < Math.min(first.total, JOBS_MAX)) {
+    const next = await apiFetch<JobsResponse>(`${base}?limit=${JOBS_PAGE}&offset=${jobs.length}`, { signal });
+    if (next.jobs.length === 0) break;
+    jobs.push(...next.jobs);
+  }
+  return { ...first, jobs };
+}
+
 export const messageJobsQuery = (userId: string | null) =>
   queryOptions({
     queryKey: ['messageJobs', userId],
-    queryFn: () => apiFetch<JobsResponse>(`/api/message-jobs/${encodeURIComponent(userId!)}`),
+    queryFn: ({ signal }) => fetchAllJobs(userId!, signal),
     enabled: !!userId,
   });
 

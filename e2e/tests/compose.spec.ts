@@ -1,0 +1,277 @@
+import { expect, test } from '../fixtures.ts';
+import {
+  ANNOUNCE_ONLY,
+  balanceBubble,
+  groupNames,
+  localInputValue,
+  PNG_1X1,
+  userWithSession,
+} from './messaging-helpers.ts';
+
+const banner = (page: import('@playwright/test').Page) => page.getByRole('status', { name: 'Status' });
+const groupsTable = (page: import('@playwright/test').Page) =>
+  page.getByRole('table', { name: 'Select Groups' });
+
+test('validation messages come in the spec order, the schedule modal gives its two', async ({
+  page,
+  request,
+}) => {
+  const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
+  const [first] = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
+  await page.goto('/#/compose');
+  await expect(page.getByRole('heading', { name: 'Send Group Message' })).toBeVisible();
+  await expect(page.getByText('0 of 12 selected')).toBeVisible();
+
+  // 1. Nothing selected: both buttons are disabled (the 'Please select at least one group' check).
+  await expect(page.getByRole('button', { name: 'Send Now' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Schedule Message' })).toBeDisabled();
+
+  await groupsTable(page)
+    .getByRole('checkbox', { name: `Select ${first}`, exact: true })
+    .check();
+  await expect(page.getByText('1 of 12 selected')).toBeVisible();
+
+  // 2. Text: a message is required (blank counts as empty).
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('   ');
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  await expect(banner(page)).toHaveText('Please enter a message');
+
+  // 3. Media: a file is required.
+  await page.getByRole('tab', { name: 'Media Message' }).click();
+  await expect(page.getByText('No file selected')).toBeVisible();
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  await expect(banner(page)).toHaveText('Please select a file to send');
+
+  // 4. Poll: a question, then two non-blank options; the schedule button runs the same checks.
+  await page.getByRole('tab', { name: 'Poll' }).click();
+  await page.getByRole('button', { name: 'Schedule Message' }).click();
+  await expect(banner(page)).toHaveText('Please enter a poll question');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  await page.getByLabel('Poll question').fill('Lunch at one?');
+  await page.getByRole('textbox', { name: 'Option 1' }).fill('Yes');
+  await page.getByRole('textbox', { name: 'Option 2' }).fill('  ');
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  await expect(banner(page)).toHaveText('Please add at least two poll options');
+  await page.getByRole('button', { name: 'Schedule Message' }).click();
+  await expect(banner(page)).toHaveText('Please add at least two poll options');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+
+  // 5. Scheduling: a time, then one strictly in the future, both inside the modal.
+  await page.getByRole('textbox', { name: 'Option 2' }).fill('No');
+  await page.getByRole('button', { name: 'Schedule Message' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Schedule Message' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByText('Lunch at one?')).toBeVisible();
+  await dialog.getByRole('button', { name: 'Schedule Message' }).click();
+  await expect(dialog.getByRole('alert')).toHaveText('Please select a schedule time');
+  const input = dialog.getByLabel('Schedule time');
+  await expect(input).toHaveAttribute('min', /^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
+  await input.fill(localInputValue(new Date(Date.now() - 60 * 60_000)));
+  await dialog.getByRole('button', { name: 'Schedule Message' }).click();
+  await expect(dialog.getByRole('alert')).toHaveText('Please select a valid future date and time');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toHaveCount(0);
+});
+
+test('changing the message type clears the form and the message', async ({ page, request }) => {
+  const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
+  const [first] = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
+  await page.goto('/#/compose');
+  await groupsTable(page)
+    .getByRole('checkbox', { name: `Select ${first}`, exact: true })
+    .check();
+
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello there');
+  await page.getByRole('tab', { name: 'Media Message' }).click();
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  await expect(banner(page)).toHaveText('Please select a file to send');
+
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Select File' }).click();
+  await (await chooser).setFiles({
+    name: 'notes.pdf',
+    mimeType: 'application/pdf',
+    buffer: Buffer.alloc(2048, 1),
+  });
+  await expect(page.getByText('2.00 KB')).toBeVisible();
+  await page.getByLabel('Caption (optional)').fill('A caption');
+
+  await page.getByRole('tab', { name: 'Poll' }).click();
+  await expect(banner(page)).toHaveCount(0);
+  await page.getByLabel('Poll question').fill('Question?');
+  await page.getByRole('button', { name: 'Add Option' }).click();
+  await page.getByRole('textbox', { name: 'Option 3' }).fill('Three');
+
+  await page.getByRole('tab', { name: 'Media Message' }).click();
+  await expect(page.getByText('No file selected')).toBeVisible();
+  await expect(page.getByText('notes.pdf')).toHaveCount(0);
+  await expect(page.getByLabel('Caption (optional)')).toHaveValue('');
+
+  await page.getByRole('tab', { name: 'Poll' }).click();
+  await expect(page.getByLabel('Poll question')).toHaveValue('');
+  await expect(page.getByRole('textbox', { name: /^Option \d$/ })).toHaveCount(2);
+
+  await page.getByRole('tab', { name: 'Text Message' }).click();
+  await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toHaveValue('');
+  await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toHaveAttribute('rows', '6');
+});
+
+test('poll options start at two, grow without limit and are removable only above two', async ({
+  page,
+  request,
+}) => {
+  await userWithSession(page, request, { credits: 5 });
+  await page.goto('/#/compose');
+  await page.getByRole('tab', { name: 'Poll' }).click();
+  const options = page.getByRole('textbox', { name: /^Option \d+$/ });
+  await expect(options).toHaveCount(2);
+  await expect(page.getByRole('textbox', { name: 'Option 1' })).toHaveAttribute('placeholder', 'Option 1');
+  await expect(page.getByRole('button', { name: /^Remove option/ })).toHaveCount(0);
+
+  for (let i = 0; i < 4; i++) await page.getByRole('button', { name: 'Add Option' }).click();
+  await expect(options).toHaveCount(6);
+  await expect(page.getByRole('button', { name: /^Remove option/ })).toHaveCount(6);
+
+  await page.getByRole('textbox', { name: 'Option 2' }).fill('second');
+  await page.getByRole('button', { name: 'Remove option 1' }).click();
+  await expect(options).toHaveCount(5);
+  await expect(page.getByRole('textbox', { name: 'Option 1' })).toHaveValue('second');
+  for (let i = 0; i < 3; i++) await page.getByRole('button', { name: 'Remove option 1' }).click();
+  await expect(options).toHaveCount(2);
+  await expect(page.getByRole('button', { name: /^Remove option/ })).toHaveCount(0);
+});
+
+test('Select All and the credit limit with a balance smaller than the groups list', async ({
+  page,
+  request,
+}) => {
+  const { sessionId, headers } = await userWithSession(page, request, { credits: 3 });
+  const names = await groupNames(request, headers, sessionId);
+  await page.goto('/#/compose');
+  await expect(balanceBubble(page)).toHaveText('Balance: 3');
+  const table = groupsTable(page);
+  await expect(page.getByText('0 of 12 selected')).toBeVisible();
+  await expect(table.getByRole('checkbox', { name: 'Select All' })).toBeDisabled();
+  await expect(
+    page.getByText('Your groups count is greater than credit limit. So Select All is disabled', {
+      exact: true,
+    }),
+  ).toBeVisible();
+
+  for (const name of names.slice(0, 3)) {
+    await table.getByRole('checkbox', { name: `Select ${name}`, exact: true }).check();
+  }
+  await expect(page.getByText('3 of 12 selected')).toBeVisible();
+  await expect(page.getByText('You have reached the credit limit', { exact: true })).toBeVisible();
+  for (const name of names.slice(3)) {
+    await expect(table.getByRole('checkbox', { name: `Select ${name}`, exact: true })).toBeDisabled();
+  }
+  await expect(table.getByRole('checkbox', { name: `Select ${names[0]}`, exact: true })).toBeEnabled();
+
+  await table.getByRole('checkbox', { name: `Select ${names[0]}`, exact: true }).uncheck();
+  await expect(page.getByText('2 of 12 selected')).toBeVisible();
+  await expect(page.getByText('You have reached the credit limit', { exact: true })).toHaveCount(0);
+  await expect(table.getByRole('checkbox', { name: `Select ${names[5]}`, exact: true })).toBeEnabled();
+});
+
+test('Select All selects every group, unticking clears only a full selection', async ({ page, request }) => {
+  const { sessionId, headers } = await userWithSession(page, request, { credits: 12 });
+  const names = await groupNames(request, headers, sessionId);
+  await page.goto('/#/compose');
+  const table = groupsTable(page);
+  const all = table.getByRole('checkbox', { name: 'Select All' });
+  await expect(all).toBeEnabled();
+  await expect(
+    page.getByText('Your groups count is greater than credit limit. So Select All is disabled'),
+  ).toHaveCount(0);
+
+  await all.check();
+  await expect(page.getByText('12 of 12 selected')).toBeVisible();
+  // Balance 12 and 12 selected: the limit is reached, and every row is still selected.
+  await expect(page.getByText('You have reached the credit limit', { exact: true })).toBeVisible();
+  await all.uncheck();
+  await expect(page.getByText('0 of 12 selected')).toBeVisible();
+
+  // Ticking every row by hand ticks Select All.
+  for (const name of names)
+    await table.getByRole('checkbox', { name: `Select ${name}`, exact: true }).check();
+  await expect(all).toBeChecked();
+  // With part of the list selected, ticking Select All selects everything.
+  await table.getByRole('checkbox', { name: `Select ${names[0]}`, exact: true }).uncheck();
+  await expect(all).not.toBeChecked();
+  await all.click();
+  await expect(page.getByText('12 of 12 selected')).toBeVisible();
+});
+
+test('a text, an image and a poll reach the success message and the balance drops by the count', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(120_000);
+  const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
+  const names = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
+  await page.goto('/#/compose');
+  await expect(balanceBubble(page)).toHaveText('Balance: 20');
+  const table = groupsTable(page);
+  const pick = async (list: string[]) => {
+    for (const n of list) await table.getByRole('checkbox', { name: `Select ${n}`, exact: true }).check();
+  };
+
+  // Text to three groups.
+  await pick(names.slice(0, 3));
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Shop opens at 10 tomorrow');
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  await expect(banner(page)).toContainText('Message sending complete! Successfully sent to 3 groups.');
+  await expect(balanceBubble(page)).toHaveText('Balance: 17');
+  await expect(page.getByText('0 of 12 selected')).toBeVisible();
+  await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toHaveValue('');
+  await expect(page.getByRole('region', { name: 'Sending Progress' })).toHaveCount(0);
+  await expect(banner(page).getByRole('button', { name: 'View All Jobs' })).toBeVisible();
+
+  // An image with its preview to two groups.
+  await pick(names.slice(3, 5));
+  await page.getByRole('tab', { name: 'Media Message' }).click();
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Select File' }).click();
+  await (await chooser).setFiles({ name: 'offer.png', mimeType: 'image/png', buffer: PNG_1X1 });
+  await expect(page.getByRole('img', { name: 'Preview of offer.png' })).toBeVisible();
+  await page.getByLabel('Caption (optional)').fill('Weekend offer');
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  await expect(banner(page)).toContainText('Message sending complete! Successfully sent to 2 groups.');
+  await expect(balanceBubble(page)).toHaveText('Balance: 15');
+  await expect(page.getByText('No file selected')).toBeVisible();
+
+  // A poll to four groups.
+  await pick(names.slice(5, 9));
+  await page.getByRole('tab', { name: 'Poll' }).click();
+  await page.getByLabel('Poll question').fill('Which day suits you?');
+  await page.getByRole('textbox', { name: 'Option 1' }).fill('Saturday');
+  await page.getByRole('textbox', { name: 'Option 2' }).fill('Sunday');
+  await page.getByRole('checkbox', { name: 'Allow multiple answers' }).check();
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  await expect(banner(page)).toContainText('Message sending complete! Successfully sent to 4 groups.');
+  await expect(balanceBubble(page)).toHaveText('Balance: 11');
+
+  await banner(page).getByRole('button', { name: 'View All Jobs' }).click();
+  await expect(page).toHaveURL(/#\/jobs$/);
+});
+
+test('a send that fails for a group gives the failure text with the retry hint', async ({
+  page,
+  request,
+}) => {
+  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
+  const names = await groupNames(request, headers, sessionId);
+  const ok = names.find((n) => n !== ANNOUNCE_ONLY)!;
+  await page.goto('/#/compose');
+  const table = groupsTable(page);
+  await table.getByRole('checkbox', { name: `Select ${ok}`, exact: true }).check();
+  await table.getByRole('checkbox', { name: `Select ${ANNOUNCE_ONLY}`, exact: true }).check();
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello all');
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  await expect(banner(page)).toContainText(
+    'Message sending failed. Successfully sent to 1 groups. Failed for 1 groups. You can retry failed messages from the Jobs page.',
+  );
+  // One credit spent, the failed one refunded.
+  await expect(balanceBubble(page)).toHaveText('Balance: 4');
+});
