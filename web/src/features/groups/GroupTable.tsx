@@ -84,7 +84,7 @@ export function GroupTable(props: { groups: readonly GroupChat[]; onOpen: (group
                           aria-label={
                             adminsOpen
                               ? `Hide other admins of ${g.groupName}`
-                              : `Show ${otherAdmins.length} more admins of ${g.groupName}`
+                              : `Show ${otherAdmins.length} more ${otherAdmins.length === 1 ? 'admin' : 'admins'} of ${g.groupName}`
                           }
                           onClick={() => setAdminsOpenFor(adminsOpen ? null : g.groupId)}
                         >

@@ -1,0 +1,82 @@
+import type { Page } from '@playwright/test';
+import {
+  ADMIN,
+  apiLogin,
+  createLinkedSession,
+  createUser,
+  expect,
+  type TestUser,
+  test,
+} from '../fixtures.ts';
+import { finishedJobs, sendIndividual } from './support/jobs.ts';
+import { signInWithStorage } from './support/storage-sign-in.ts';
+
+const report = (page: Page) => page.getByRole('table', { name: 'MIS Report jobs' });
+
+/** The job ids the report table shows (every row is drawn: the lists here are short). */
+const shownJobIds = (page: Page) =>
+  report(page)
+    .locator('tbody tr[data-index] td:first-child')
+    .allTextContents()
+    .then((ids) => ids.sort());
+
+test.describe('Admin page', () => {
+  let alice: TestUser;
+  let bob: TestUser;
+  let aliceJobs: string[];
+  let bobJobs: string[];
+
+  test.beforeAll(async ({ request }) => {
+    alice = await createUser(request, { credits: 10, name: 'Alice' });
+    bob = await createUser(request, { credits: 10, name: 'Bob' });
+    const aliceSession = await createLinkedSession(request, alice, { phoneNumber: '919844400001' });
+    const bobSession = await createLinkedSession(request, bob, { phoneNumber: '919844400002' });
+    const aliceToken = (await apiLogin(request, alice.username, alice.password)).token;
+    const bobToken = (await apiLogin(request, bob.username, bob.password)).token;
+    await sendIndividual(request, aliceToken, aliceSession, { content: 'Alice first message' });
+    await sendIndividual(request, aliceToken, aliceSession, { content: 'Alice second message' });
+    await sendIndividual(request, bobToken, bobSession, { content: 'Bob only message' });
+    aliceJobs = (await finishedJobs(request, aliceToken, alice.id)).map((j) => j.id).sort();
+    bobJobs = (await finishedJobs(request, bobToken, bob.id)).map((j) => j.id).sort();
+    expect(aliceJobs).toHaveLength(2);
+    expect(bobJobs).toHaveLength(1);
+  });
+
+  test('an ADMIN picks a user and sees exactly that user’s jobs', async ({ page, request }) => {
+    await signInWithStorage(page, request, ADMIN);
+    await page.goto('/#/adminDashboard');
+    await expect(page.getByRole('heading', { name: 'Admin User' })).toBeVisible();
+    await expect(page.getByText('Select an user from below to see the jobs')).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'MIS Report' })).toHaveCount(0);
+
+    const picker = page.getByRole('combobox', { name: 'User' });
+    await picker.click();
+    await page.getByRole('option', { name: alice.username, exact: true }).click();
+    await expect(page.getByRole('heading', { name: 'MIS Report' })).toBeVisible();
+    await expect(page.getByText('2 jobs')).toBeVisible();
+    expect(await shownJobIds(page)).toEqual(aliceJobs);
+    await expect(report(page)).toContainText('919844400001');
+    await expect(report(page)).not.toContainText('919844400002');
+
+    await picker.click();
+    await page.getByRole('option', { name: bob.username, exact: true }).click();
+    await expect(page.getByText('1 job', { exact: true })).toBeVisible();
+    expect(await shownJobIds(page)).toEqual(bobJobs);
+    await expect(report(page)).toContainText('Bob only messag...');
+    await expect(report(page)).not.toContainText('Alice');
+  });
+
+  test('a USER cannot open the Admin page, nor read another user’s jobs', async ({ page, request }) => {
+    const token = await signInWithStorage(page, request, alice);
+    await page.goto('/#/adminDashboard');
+    await expect(page).toHaveURL(/#\/dashboard$/);
+    await expect(page.getByRole('heading', { name: 'Admin User' })).toHaveCount(0);
+    await expect(page.getByText('Select an user from below to see the jobs')).toHaveCount(0);
+
+    const res = await request.get(`/api/message-jobs/${bob.id}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.ok()).toBe(false);
+    expect([403, 404]).toContain(res.status());
+  });
+});

@@ -1,0 +1,427 @@
+import fs from 'node:fs';
+import type { APIRequestContext, Page } from '@playwright/test';
+import Papa from 'papaparse';
+import { createLinkedSession, createUser, expect, type TestUser, test } from '../fixtures.ts';
+import { interceptPrint, printed, printedTable, signInWithStorage } from './support/storage-sign-in.ts';
+
+const TZ = 'Asia/Kolkata';
+test.use({ timezoneId: TZ });
+
+type GroupChat = {
+  groupId: string;
+  groupName: string;
+  adminPhone: string[];
+  groupLink: string | null;
+  participantCount: number;
+  adminCount: number;
+  creationDate: string | null;
+  updatedDate: string | null;
+  owner: string | null;
+  participants: { phoneNumber: string; isAdmin: boolean; isSuperAdmin: boolean }[];
+  lastMessage: { sender: string; timestamp: number; body: string | null } | null;
+};
+
+const MARKUP_NAME = `<b>Bold</b> & "Quoted" Friends' Club`;
+const FORMULA_NAME = '=HYPERLINK("http://example.com","Click")';
+const COLUMNS = [
+  '#',
+  'Group Name',
+  'Admin Numbers',
+  'Group Link',
+  'Group QR Code',
+  'Members Count',
+  'Admin Count',
+  'Status',
+  'Created Date & Time',
+  'Updated Date & Time',
+];
+
+/** DD-MM-YYYY hh:mm AM/PM in the browser's zone, computed independently of the app. */
+function groupDate(iso: string | null): string {
+  if (!iso) return 'N/A';
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: TZ,
+      day: '2-digit',
+      month: '2-digit',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hour12: true,
+    })
+      .formatToParts(new Date(iso))
+      .map((p) => [p.type, p.value]),
+  );
+  return `${parts.day}-${parts.month}-${parts.year} ${parts.hour}:${parts.minute} ${parts.dayPeriod!.toUpperCase()}`;
+}
+
+const en = (n: number) => new Intl.NumberFormat('en-IN').format(n);
+
+async function groupsOf(request: APIRequestContext, token: string, sessionId: string): Promise<GroupChat[]> {
+  const res = await request.get(`/api/groupChats/${sessionId}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(res.ok()).toBe(true);
+  return ((await res.json()) as { groups: GroupChat[] }).groups;
+}
+
+const moreAdmins = (g: GroupChat) =>
+  `Show ${g.adminPhone.length - 1} more ${g.adminPhone.length === 2 ? 'admin' : 'admins'} of ${g.groupName}`;
+
+const table = (page: Page) => page.getByRole('table', { name: 'Group chats' });
+const rowOf = (page: Page, name: string) =>
+  table(page)
+    .getByRole('row')
+    .filter({ has: page.getByRole('button', { name, exact: true }) });
+
+test.describe('Group List', () => {
+  let user: TestUser;
+  let sessionId: string;
+
+  test.beforeAll(async ({ request }) => {
+    user = await createUser(request, { credits: 10 });
+    sessionId = await createLinkedSession(request, user, { phoneNumber: '919811100001' });
+  });
+
+  test('shows the ten columns, the link or Not An Admin with a QR image, Active and the dates', async ({
+    page,
+    request,
+  }) => {
+    const token = await signInWithStorage(page, request, user);
+    const groups = await groupsOf(request, token, sessionId);
+    expect(groups.length).toBeGreaterThan(4);
+    await page.goto('/#/groups');
+    await expect(page.getByRole('heading', { name: 'Group List' })).toBeVisible();
+    await expect(table(page)).toBeVisible();
+    await expect(table(page).getByRole('columnheader')).toHaveText(COLUMNS);
+    await expect(page.getByText(`${en(groups.length)} groups`)).toBeVisible();
+
+    const withLink = groups.find((g) => g.groupLink)!;
+    const withoutLink = groups.find((g) => !g.groupLink)!;
+    expect(withLink && withoutLink).toBeTruthy();
+
+    const linked = rowOf(page, withLink.groupName);
+    const link = linked.getByRole('link', { name: withLink.groupLink! });
+    await expect(link).toHaveAttribute('href', withLink.groupLink!);
+    await expect(link).toHaveAttribute('target', '_blank');
+    const qr = linked.getByRole('img', { name: `QR code of ${withLink.groupName}` });
+    await expect(qr).toBeVisible();
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml/);
+    // Drawn in the browser: no request leaves for a QR service, and the image really renders.
+    expect(await qr.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(200);
+    const cells = linked.getByRole('cell');
+    await expect(cells.nth(5)).toHaveText(en(withLink.participantCount));
+    await expect(cells.nth(6)).toHaveText(en(withLink.adminCount));
+    await expect(cells.nth(7)).toHaveText('Active');
+    await expect(cells.nth(8)).toHaveText(groupDate(withLink.creationDate));
+    await expect(cells.nth(9)).toHaveText(groupDate(withLink.updatedDate));
+    expect(groupDate(withLink.creationDate)).toMatch(/^\d{2}-\d{2}-\d{4} \d{2}:\d{2} (AM|PM)$/);
+
+    const unlinked = rowOf(page, withoutLink.groupName).getByRole('cell');
+    await expect(unlinked.nth(3)).toHaveText('Not An Admin');
+    await expect(rowOf(page, withoutLink.groupName).getByRole('img', { name: /QR code/ })).toHaveCount(0);
+
+    // The tricky names are shown as text, never as markup.
+    await expect(rowOf(page, MARKUP_NAME)).toHaveCount(1);
+    await expect(rowOf(page, FORMULA_NAME)).toHaveCount(1);
+    await expect(table(page).locator('b')).toHaveCount(0);
+  });
+
+  test('the admin caret expands the other admins and collapses them again, one group at a time', async ({
+    page,
+    request,
+  }) => {
+    const token = await signInWithStorage(page, request, user);
+    const many = (await groupsOf(request, token, sessionId)).filter((g) => g.adminPhone.length > 2);
+    expect(many.length).toBeGreaterThanOrEqual(2);
+    const [a, b] = many as [GroupChat, GroupChat];
+    await page.goto('/#/groups');
+    const rowA = rowOf(page, a.groupName);
+    const adminsA = rowA.getByRole('cell').nth(2);
+    await expect(adminsA).toContainText(a.adminPhone[0]!);
+    await expect(adminsA).not.toContainText(a.adminPhone[1]!);
+
+    const caretA = rowA.getByRole('button', {
+      name: moreAdmins(a),
+    });
+    await caretA.click();
+    for (const phone of a.adminPhone) await expect(adminsA).toContainText(phone);
+    const hideA = rowA.getByRole('button', { name: `Hide other admins of ${a.groupName}` });
+    await expect(hideA).toHaveAttribute('aria-expanded', 'true');
+
+    // Opening another group's admins closes the first (the selection is one group id).
+    const rowB = rowOf(page, b.groupName);
+    await rowB.getByRole('button', { name: moreAdmins(b) }).click();
+    await expect(rowB.getByRole('cell').nth(2)).toContainText(b.adminPhone.at(-1)!);
+    await expect(adminsA).not.toContainText(a.adminPhone[1]!);
+
+    // Clicking again collapses.
+    await rowB.getByRole('button', { name: `Hide other admins of ${b.groupName}` }).click();
+    await expect(rowB.getByRole('cell').nth(2)).not.toContainText(b.adminPhone[1]!);
+    await expect(rowB.getByRole('button', { name: moreAdmins(b) })).toHaveAttribute('aria-expanded', 'false');
+  });
+
+  test('search filters by name from 3 characters, case-insensitively, with a hint before', async ({
+    page,
+    request,
+  }) => {
+    const token = await signInWithStorage(page, request, user);
+    const groups = await groupsOf(request, token, sessionId);
+    await page.goto('/#/groups');
+    const search = page.getByRole('textbox', { name: 'Search groups' });
+    await expect(table(page)).toBeVisible();
+
+    await search.fill('Fr');
+    await expect(page.getByText('Enter at least 3 characters')).toBeVisible();
+    await expect(page.getByText(`${en(groups.length)} groups`)).toBeVisible();
+
+    await search.fill('FRIENDS');
+    await expect(page.getByText('Enter at least 3 characters')).toHaveCount(0);
+    const expected = groups.filter((g) => g.groupName.toLowerCase().includes('friends'));
+    await expect(page.getByText(`${expected.length} of ${en(groups.length)} groups`)).toBeVisible();
+    await expect(table(page).getByRole('row')).toHaveCount(expected.length + 1);
+    await expect(rowOf(page, MARKUP_NAME)).toHaveCount(1);
+
+    await search.fill('hyperLINK');
+    await expect(table(page).getByRole('row')).toHaveCount(2);
+    await expect(rowOf(page, FORMULA_NAME)).toHaveCount(1);
+
+    await search.fill('no such group here');
+    await expect(page.getByText('No matching groups found')).toBeVisible();
+    await expect(table(page)).toHaveCount(0);
+
+    // Nothing shown, nothing to export or print.
+    const alerts: string[] = [];
+    page.on('dialog', async (d) => {
+      alerts.push(d.message());
+      await d.dismiss();
+    });
+    await page.getByRole('button', { name: 'CSV' }).click();
+    await page.getByRole('button', { name: 'PDF/Print' }).click();
+    await expect.poll(() => alerts).toEqual(['No data to export', 'No data to print']);
+
+    await search.fill('');
+    await expect(table(page).getByRole('row').first()).toBeVisible();
+  });
+
+  test('the detail panel opens from the group name and shows ids, counts, roles and the last message', async ({
+    page,
+    request,
+  }) => {
+    const token = await signInWithStorage(page, request, user);
+    const groups = await groupsOf(request, token, sessionId);
+    const owned = groups.find(
+      (g) =>
+        g.participants.some((p) => p.isSuperAdmin) &&
+        g.participants.some((p) => p.isAdmin && !p.isSuperAdmin) &&
+        g.lastMessage?.body,
+    )!;
+    const mediaLast = groups.find((g) => g.lastMessage && !g.lastMessage.body)!;
+    expect(owned && mediaLast).toBeTruthy();
+    await page.goto('/#/groups');
+
+    await table(page).getByRole('button', { name: owned.groupName, exact: true }).click();
+    const panel = page.getByRole('dialog', { name: 'Group Details' });
+    await expect(panel).toBeVisible();
+    await expect(panel.getByRole('heading', { name: owned.groupName })).toBeVisible();
+    await expect(panel.getByText('Group ID', { exact: true }).locator('xpath=..')).toContainText(
+      owned.groupId,
+    );
+    await expect(panel.getByText('Created', { exact: true }).locator('xpath=..')).toContainText(
+      groupDate(owned.creationDate),
+    );
+    await expect(panel.getByText('Owner', { exact: true }).locator('xpath=..')).toContainText(
+      owned.owner ?? 'N/A',
+    );
+    await expect(panel.getByText('Total Participants', { exact: true }).locator('xpath=..')).toContainText(
+      en(owned.participantCount),
+    );
+    await expect(panel.getByText('Total Admins', { exact: true }).locator('xpath=..')).toContainText(
+      en(owned.adminCount),
+    );
+
+    const people = panel.getByRole('table', { name: 'Participants' });
+    await expect(people.getByRole('columnheader')).toHaveText(['Phone Number', 'Role']);
+    await expect(people.getByRole('row')).toHaveCount(owned.participants.length + 1);
+    const roleOf = (p: GroupChat['participants'][number]) =>
+      p.isSuperAdmin ? 'Super Admin' : p.isAdmin ? 'Admin' : 'Member';
+    for (const p of [
+      owned.participants.find((x) => x.isSuperAdmin)!,
+      owned.participants.find((x) => x.isAdmin && !x.isSuperAdmin)!,
+      owned.participants.find((x) => !x.isAdmin)!,
+    ]) {
+      await expect(people.getByRole('row').filter({ hasText: p.phoneNumber })).toContainText(roleOf(p));
+    }
+    const last = owned.lastMessage!;
+    await expect(panel.getByText('Sender', { exact: true }).locator('xpath=..')).toContainText(last.sender);
+    await expect(panel.getByText('Time', { exact: true }).locator('xpath=..')).toContainText(
+      groupDate(new Date(last.timestamp * 1000).toISOString()),
+    );
+    await expect(panel.getByText(last.body!, { exact: true })).toBeVisible();
+
+    await panel.getByRole('button', { name: 'Close group details' }).click();
+    await expect(panel).toBeHidden();
+
+    await table(page).getByRole('button', { name: mediaLast.groupName, exact: true }).click();
+    await expect(
+      page.getByRole('dialog', { name: 'Group Details' }).getByText('(Media or non-text message)'),
+    ).toBeVisible();
+  });
+
+  test('the CSV file has the spec columns, the fixed values and the names kept harmless', async ({
+    page,
+    request,
+  }) => {
+    const token = await signInWithStorage(page, request, user);
+    const groups = await groupsOf(request, token, sessionId);
+    await page.goto('/#/groups');
+    await expect(table(page)).toBeVisible();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('WhatsApp_groups.csv');
+    const text = fs.readFileSync((await download.path())!, 'utf8');
+    expect(text.charCodeAt(0)).toBe(0xfeff);
+    const parsed = Papa.parse<string[]>(text.slice(1), { skipEmptyLines: true });
+    expect(parsed.errors).toEqual([]);
+    const [header, ...rows] = parsed.data;
+    expect(header).toEqual([
+      'Serial No',
+      'User',
+      'Group Name',
+      'Admin Numbers',
+      'Group Link',
+      'Members Count',
+      'Admin Count',
+      'Status',
+      'Created Date & Time',
+      'Updated Date & Time',
+    ]);
+    expect(rows).toHaveLength(groups.length);
+    groups.forEach((g, i) => {
+      const row = rows[i]!;
+      expect(row[0]).toBe(String(i + 1));
+      expect(row[1]).toBe('SUPER ADMIN');
+      expect(row[2]).toBe(g.groupName.startsWith('=') ? `'${g.groupName}` : g.groupName);
+      expect(row[3]).toBe(g.adminPhone.length ? g.adminPhone.join(', ') : 'N/A');
+      expect(row[4]).toBe(g.groupLink ?? 'Not An Admin');
+      expect(row[5]).toBe(String(g.participantCount));
+      expect(row[6]).toBe(String(g.adminCount));
+      expect(row[7]).toBe('Active');
+      expect(row[8]).toBe(groupDate(g.creationDate));
+      expect(row[9]).toBe(groupDate(g.updatedDate));
+    });
+    expect(rows.map((r) => r[2])).toContain(MARKUP_NAME);
+    expect(rows.map((r) => r[2])).toContain(`'${FORMULA_NAME}`);
+  });
+
+  test('the print view shows the groups escaped, prints by itself and closes about 500 ms later', async ({
+    page,
+    request,
+  }) => {
+    await interceptPrint(page);
+    const token = await signInWithStorage(page, request, user);
+    const groups = await groupsOf(request, token, sessionId);
+    await page.goto('/#/groups');
+    await expect(table(page)).toBeVisible();
+    const popup = page.waitForEvent('popup');
+    await page.getByRole('button', { name: 'PDF/Print' }).click();
+    const view = await popup;
+    await expect.poll(async () => (await printed(page)).length).toBe(1);
+    await expect.poll(() => view.isClosed()).toBe(true);
+    const [record] = await printed(page);
+    expect(record!.closedAt! - record!.printedAt).toBeGreaterThanOrEqual(450);
+    expect(record!.closedAt! - record!.printedAt).toBeLessThan(2000);
+    const printedView = await printedTable(page, record!.html);
+    expect(printedView.markup).toBe(0);
+    expect(printedView.rows[0]).toEqual([
+      'Serial No',
+      'User',
+      'Group Name',
+      'Admin Numbers',
+      'Group Link',
+      'Members Count',
+      'Admin Count',
+      'Status',
+      'Created Date & Time',
+      'Updated Date & Time',
+    ]);
+    expect(printedView.rows.slice(1).map((r) => r[2])).toEqual(groups.map((g) => g.groupName));
+    expect(printedView.rows.slice(1).map((r) => r[4])).toEqual(
+      groups.map((g) => g.groupLink ?? 'Not An Admin'),
+    );
+  });
+
+  test('without a session the page asks to connect WhatsApp first', async ({ page, request }) => {
+    const lonely = await createUser(request);
+    await signInWithStorage(page, request, lonely);
+    await page.goto('/#/groups');
+    await expect(page.getByText('No active session found. Please connect WhatsApp first.')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'CSV' })).toHaveCount(0);
+  });
+
+  test('in multi-session mode a session selector picks whose groups are listed', async ({
+    page,
+    request,
+  }) => {
+    const multi = await createUser(request, { multi: true });
+    const first = await createLinkedSession(request, multi, {
+      phoneNumber: '919811100011',
+      sessionName: 'First',
+    });
+    const second = await createLinkedSession(request, multi, {
+      phoneNumber: '919811100022',
+      sessionName: 'Second',
+    });
+    const token = await signInWithStorage(page, request, multi);
+    const [g1, g2] = [await groupsOf(request, token, first), await groupsOf(request, token, second)];
+    const only2 = g2.find((g) => !g1.some((x) => x.groupName === g.groupName))!;
+    await page.goto('/#/groups');
+    const picker = page.getByRole('combobox', { name: 'Phone number' });
+    await expect(picker).toHaveValue('First (919811100011)');
+    await expect(table(page)).toBeVisible();
+    await expect(rowOf(page, only2.groupName)).toHaveCount(0);
+    await picker.click();
+    await page.getByRole('option', { name: 'Second (919811100022)' }).click();
+    await expect(rowOf(page, only2.groupName)).toHaveCount(1);
+  });
+
+  test('5,000 groups: only the rows in view are drawn, and the last one is reached by scrolling', async ({
+    page,
+    request,
+  }) => {
+    await signInWithStorage(page, request, user);
+    const many: GroupChat[] = Array.from({ length: 5000 }, (_, i) => ({
+      groupId: `1203630000${String(i).padStart(6, '0')}@g.us`,
+      groupName: `Bulk group ${i + 1}`,
+      adminPhone: ['919800000001', '919800000002'],
+      groupLink: i % 2 === 0 ? `https://chat.whatsapp.com/Invite${i}` : null,
+      participantCount: 10 + (i % 50),
+      adminCount: 2,
+      creationDate: '2025-03-01T10:00:00.000Z',
+      updatedDate: '2025-06-01T15:30:00.000Z',
+      owner: '919800000001',
+      participants: [],
+      lastMessage: null,
+    }));
+    await page.route('**/api/groupChats/**', (route) =>
+      route.fulfill({ json: { success: true, groups: many, message: 'Group chats fetched' } }),
+    );
+    await page.goto('/#/groups');
+    await expect(page.getByText('5,000 groups')).toBeVisible();
+    await expect(table(page)).toHaveAttribute('aria-rowcount', '5001');
+    const drawn = await table(page).locator('tbody tr[data-index]').count();
+    expect(drawn).toBeGreaterThan(3);
+    expect(drawn).toBeLessThan(60);
+
+    await page.getByTestId('virtual-table-scroll').evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await expect(rowOf(page, 'Bulk group 5000')).toBeVisible();
+    await expect(rowOf(page, 'Bulk group 1')).toHaveCount(0);
+    expect(await table(page).locator('tbody tr[data-index]').count()).toBeLessThan(60);
+
+    await page.getByRole('textbox', { name: 'Search groups' }).fill('group 4321');
+    await expect(table(page).getByRole('row')).toHaveCount(2);
+    await expect(rowOf(page, 'Bulk group 4321')).toBeVisible();
+  });
+});

@@ -1,0 +1,81 @@
+import type { APIRequestContext } from '@playwright/test';
+import { expect } from '../../fixtures.ts';
+
+export type Job = {
+  id: string;
+  sessionId: string;
+  messageType: 'text' | 'media' | 'poll';
+  status: string;
+  progress: { completed: number; total: number; percentComplete: number };
+  results: { success: number; failed: number };
+  createdAt: string;
+  messageContent: string;
+  mediaMime: string | null;
+  fileName: string | null;
+};
+
+/** Sends to phone numbers through the API, as the bulk page would; returns the job id. */
+export async function sendIndividual(
+  request: APIRequestContext,
+  token: string,
+  sessionId: string,
+  body: Record<string, unknown>,
+): Promise<string> {
+  const res = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, {
+    headers: { authorization: `Bearer ${token}` },
+    data: { chatIds: ['919822200001'], ...body },
+  });
+  expect(res.ok(), await res.text()).toBe(true);
+  return ((await res.json()) as { jobId: string }).jobId;
+}
+
+export async function jobsOf(request: APIRequestContext, token: string, userId: string): Promise<Job[]> {
+  const res = await request.get(`/api/message-jobs/${userId}?limit=1000`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(res.ok(), await res.text()).toBe(true);
+  return ((await res.json()) as { jobs: Job[] }).jobs;
+}
+
+/** Waits until every job of the user has finished (the e2e server sends with no pause). */
+export async function finishedJobs(
+  request: APIRequestContext,
+  token: string,
+  userId: string,
+): Promise<Job[]> {
+  let jobs: Job[] = [];
+  await expect
+    .poll(
+      async () => {
+        jobs = await jobsOf(request, token, userId);
+        return jobs.every((j) => j.status === 'completed' || j.status === 'failed');
+      },
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+  return jobs;
+}
+
+/** The classic 1×1 PNG. */
+export const PNG_1X1 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+/** A short silent WAV (8 kHz, 8-bit, mono, 0.1 s). */
+export function silentWav(): string {
+  const samples = 800;
+  const b = Buffer.alloc(44 + samples, 128);
+  b.write('RIFF', 0);
+  b.writeUInt32LE(36 + samples, 4);
+  b.write('WAVE', 8);
+  b.write('fmt ', 12);
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20);
+  b.writeUInt16LE(1, 22);
+  b.writeUInt32LE(8000, 24);
+  b.writeUInt32LE(8000, 28);
+  b.writeUInt16LE(1, 32);
+  b.writeUInt16LE(8, 34);
+  b.write('data', 36);
+  b.writeUInt32LE(samples, 40);
+  return b.toString('base64');
+}
