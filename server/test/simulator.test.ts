@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SessionRunner, startSessionRunner } from '../src/sessions/runner.ts';
+import { ANNOUNCE_ONLY_NAME, simulatedGroups } from '../src/transport/simulator/network.ts';
+import { type ReceiptUpdate, SendError } from '../src/transport/types.ts';
+import { connectedInstance } from './fakes/sessions.ts';
+import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+
+describe.each(DB_KINDS)('simulated network on %s', (kind) => {
+  let t: TestApp;
+  let runner: SessionRunner;
+  let token: string;
+  let sessionId: string;
+  const outboxFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'outbox-')), 'outbox.jsonl');
+  beforeAll(async () => {
+    t = await createTestApp(kind, {
+      SIMULATOR_OUTBOX_FILE: outboxFile,
+      SIMULATOR_SEND_LATENCY_MS: '150',
+      SESSION_LEASE_MS: '3000',
+    });
+    runner = await startSessionRunner(t.ctx);
+    const user = await buildUser(t);
+    token = await loginToken(t.app, user.username);
+    sessionId = await connectedInstance(t, token, '919876511111');
+  });
+  afterAll(async () => {
+    await runner.stop();
+    await t.close();
+  });
+
+  const transport = () => {
+    const tr = runner.transportFor(sessionId);
+    if (!tr) throw new Error('not connected');
+    return tr;
+  };
+  const groups = () => simulatedGroups(sessionId, '919876511111', 12);
+
+  it('sends text, media and poll with latency; the outbox route and file record them', async () => {
+    const started = Date.now();
+    const text = await transport().send('919812345678@s.whatsapp.net', {
+      kind: 'text',
+      text: 'Hello <world> & "you"',
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(text.messageId).toMatch(/^3EB0[0-9A-F]{16}$/);
+    const group = groups()[0]!;
+    const media = await transport().send(group.id, {
+      kind: 'media',
+      mime: 'image/jpeg',
+      data: Buffer.from('jpeg-bytes'),
+      fileName: 'photo.jpg',
+      caption: 'A caption',
+    });
+    const poll = await transport().send(group.id, {
+      kind: 'poll',
+      name: 'Lunch?',
+      options: ['Yes', 'No'],
+      allowMultipleAnswers: false,
+    });
+
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/simulator/sessions/${sessionId}/outbox`,
+      headers: bearer(token),
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.success).toBe(true);
+    expect(body.count).toBe(3);
+    expect(body.messages.map((m: { messageId: string }) => m.messageId).sort()).toEqual(
+      [text.messageId, media.messageId, poll.messageId].sort(),
+    );
+    const byId = Object.fromEntries(body.messages.map((m: { messageId: string }) => [m.messageId, m]));
+    expect(byId[text.messageId]).toMatchObject({
+      chatId: '919812345678@s.whatsapp.net',
+      type: 'text',
+      text: 'Hello <world> & "you"',
+    });
+    expect(byId[media.messageId]).toMatchObject({
+      chatId: group.id,
+      type: 'media',
+      caption: 'A caption',
+      mime: 'image/jpeg',
+      fileName: 'photo.jpg',
+      size: 10,
+    });
+    expect(byId[poll.messageId]).toMatchObject({
+      type: 'poll',
+      poll: { name: 'Lunch?', options: ['Yes', 'No'], allowMultipleAnswers: false },
+    });
+    const lines = fs
+      .readFileSync(outboxFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.messageId)).toEqual([text.messageId, media.messageId, poll.messageId]);
+    expect(lines[0]).toMatchObject({
+      sessionId,
+      chatId: '919812345678@s.whatsapp.net',
+      text: 'Hello <world> & "you"',
+    });
+  });
+
+  it('refuses numbers not on WhatsApp and the announce-only group', async () => {
+    const notOn = await transport()
+      .send('919800000000@s.whatsapp.net', { kind: 'text', text: 'hi' })
+      .catch((e) => e);
+    expect(notOn).toBeInstanceOf(SendError);
+    expect(notOn).toMatchObject({
+      code: 'not-on-whatsapp',
+      message: 'Not on WhatsApp',
+      pausesSession: false,
+    });
+    const announce = groups().find((g) => g.subject === ANNOUNCE_ONLY_NAME)!;
+    const refused = await transport()
+      .send(announce.id, { kind: 'text', text: 'hi' })
+      .catch((e) => e);
+    expect(refused).toMatchObject({
+      code: 'not-admin',
+      message: 'Only admins can send messages to this group',
+    });
+    const onWa = await transport().onWhatsApp(['919800000000', '919812345678']);
+    expect(onWa.get('919800000000')).toBeNull();
+    expect(onWa.get('919812345678')).toBe('919812345678@s.whatsapp.net');
+  });
+
+  it('delivers after about 1 s and reads after about 5 s for half of the chats', async () => {
+    const receipts: Array<ReceiptUpdate & { after: number }> = [];
+    const started = Date.now();
+    const listener = (r: ReceiptUpdate) => receipts.push({ ...r, after: Date.now() - started });
+    transport().on('receipt', listener);
+    const sent: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      sent.push(
+        (
+          await transport().send(`9198765${String(i).padStart(5, '1')}@s.whatsapp.net`, {
+            kind: 'text',
+            text: `m${i}`,
+          })
+        ).messageId,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 6500));
+    transport().off('receipt', listener);
+    const ours = receipts.filter((r) => sent.includes(r.messageId));
+    const delivered = ours.filter((r) => r.status === 'delivered');
+    const read = ours.filter((r) => r.status === 'read');
+    expect(delivered.map((r) => r.messageId).sort()).toEqual([...sent].sort());
+    for (const r of delivered) expect(r.after).toBeGreaterThanOrEqual(1000 - 50);
+    expect(read.length).toBeGreaterThan(0);
+    expect(read.length).toBeLessThan(8);
+    for (const r of read) expect(r.after).toBeGreaterThanOrEqual(5000 - 50);
+  }, 20_000);
+
+  it('exposes the simulator routes only with WA_PROVIDER=simulator', async () => {
+    const other = await createTestApp('pglite', { WA_PROVIDER: 'baileys' });
+    try {
+      const user = await buildUser(other);
+      const tok = await loginToken(other.app, user.username);
+      const res = await other.app.inject({
+        method: 'POST',
+        url: `/api/simulator/sessions/${sessionId}/link`,
+        headers: bearer(tok),
+      });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().success).toBe(false);
+    } finally {
+      await other.close();
+    }
+    const noToken = await t.app.inject({ method: 'GET', url: `/api/simulator/sessions/${sessionId}/outbox` });
+    expect(noToken.statusCode).toBe(401);
+  });
+});
