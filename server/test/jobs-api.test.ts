@@ -2,16 +2,16 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addCredits, debitCredits } from '../src/credits/credits.ts';
 import { creditLedger, messageJobs } from '../src/db/schema.ts';
-import { type Dispatcher, startDispatcher } from '../src/messaging/dispatcher.ts';
+import { type Engine, startEngine } from '../src/engine.ts';
 import {
   balanceOf,
-  buildSession,
   expectLedgerMatches,
   jobRow,
   recipientsOf,
+  waitFor,
   waitForJobEnd,
 } from './fakes/messaging.ts';
-import { FakeRuntime } from './fakes/runtime.ts';
+import { connectedInstance, createInstance } from './fakes/sessions.ts';
 import {
   bearer,
   buildAdmin,
@@ -24,27 +24,28 @@ import {
 
 describe.each(DB_KINDS)('jobs API on %s', (kind) => {
   let t: TestApp;
-  let runtime: FakeRuntime;
-  let dispatcher: Dispatcher;
+  let engine: Engine;
   const users = new Set<string>();
+  let phone = 919_700_000_001;
   beforeAll(async () => {
-    t = await createTestApp(kind);
-    runtime = new FakeRuntime();
-    dispatcher = await startDispatcher(t.ctx, runtime, { pollMs: 200, sweepMs: 50 });
+    t = await createTestApp(kind, { SESSION_WAIT_MS: '500', SIMULATOR_LINK_AFTER_MS: '3600000' });
+    engine = await startEngine(t.ctx);
   });
   afterAll(async () => {
-    await dispatcher.stop();
+    await engine.stop();
     await t.close();
   });
   afterEach(async () => {
     await expectLedgerMatches(t.db, users);
   });
 
+  /** A user with a session linked through the simulator (real runner and dispatcher). */
   async function account(credits: number, managedBy: string | null = null) {
     const user = await buildUser(t, { credits, managedBy });
     users.add(user.id);
     const token = await loginToken(t.app, user.username);
-    const sessionId = await buildSession(t, user.id, { ownerNode: t.ctx.nodeId });
+    phone += 1;
+    const sessionId = await connectedInstance(t, token, String(phone));
     return { user, token, sessionId };
   }
 
@@ -156,7 +157,6 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
 
   it('shows a job with media data, mime and per-recipient details', async () => {
     const { token, sessionId } = await account(10);
-    runtime.connect(sessionId);
     const png = Buffer.from('89504e470d0a1a0a', 'hex');
     const jobId = await send(
       token,
@@ -208,19 +208,42 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
   });
 
   it('retries failed recipients after reserving their credits; 402 when short; 400 with nothing to retry', async () => {
-    const { user, token, sessionId } = await account(4);
-    const transport = runtime.connect(sessionId);
+    const user = await buildUser(t, { credits: 4 });
+    users.add(user.id);
+    const token = await loginToken(t.app, user.username);
+    // A session that is not linked yet: the recipients wait SESSION_WAIT_MS, then fail.
+    phone += 1;
+    const sessionId = await createInstance(t, token, { phoneNumber: String(phone), sessionName: 'Later' });
     const jobId = await send(
       token,
       sessionId,
-      { chatIds: ['919800003001', '919800000000', '919811110000'], content: 'hi' },
+      { chatIds: ['919800003001', '919800003002', '919800003003'], content: 'hi' },
       'sendIndividualMessage',
     );
-    expect((await waitForJobEnd(t.app, token, jobId)).status).toBe('failed');
-    expect(await balanceOf(t.db, user.id)).toBe(3);
+    const failed = await waitForJobEnd(t.app, token, jobId);
+    expect(failed.status).toBe('failed');
+    expect(failed.results).toMatchObject({ success: 0, failed: 3 });
+    expect((await recipientsOf(t.db, jobId)).map((r) => r.error)).toEqual(
+      Array(3).fill('Session is not connected'),
+    );
+    expect(await balanceOf(t.db, user.id)).toBe(4);
+
+    // Link the session through the simulator, as scanning the QR does.
+    await waitFor('QR', async () => (await get(token, `/api/${sessionId}/QR`)).statusCode === 200);
+    const link = await t.app.inject({
+      method: 'POST',
+      url: `/api/simulator/sessions/${sessionId}/link`,
+      headers: bearer(token),
+    });
+    expect(link.statusCode).toBe(200);
+    await waitFor(
+      'CONNECTED',
+      async () => (await get(token, `/api/${sessionId}/status`)).json().connected === true,
+    );
 
     // Short of credits: nothing changes.
     await debitCredits(t.db, user.id, 2, 'adjust');
+    expect(await balanceOf(t.db, user.id)).toBe(2);
     const short = await t.app.inject({
       method: 'POST',
       url: `/api/message-jobs-details/${jobId}/retry`,
@@ -232,10 +255,9 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
       success: false,
       message: 'Your Credit Balance is lower than the message count',
     });
-    expect((await jobRow(t.db, jobId))!.failedCount).toBe(2);
+    expect((await jobRow(t.db, jobId))!.failedCount).toBe(3);
 
-    await addCredits(t.db, user.id, 4, 'grant');
-    transport.behave = () => {};
+    await addCredits(t.db, user.id, 3, 'grant');
     const retry = await t.app.inject({
       method: 'POST',
       url: `/api/message-jobs-details/${jobId}/retry`,
@@ -243,8 +265,8 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
       payload: { sessionId },
     });
     expect(retry.statusCode).toBe(200);
-    expect(retry.json()).toEqual({ success: true, message: 'Retrying 2 failed messages', retried: 2 });
-    expect(await balanceOf(t.db, user.id)).toBe(3);
+    expect(retry.json()).toEqual({ success: true, message: 'Retrying 3 failed messages', retried: 3 });
+    expect(await balanceOf(t.db, user.id)).toBe(2);
     const job = await waitForJobEnd(t.app, token, jobId);
     expect(job.status).toBe('completed');
     expect(job.results).toMatchObject({ success: 3, failed: 0 });
@@ -252,10 +274,16 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     const ledger = await t.db.select().from(creditLedger).where(eq(creditLedger.jobId, jobId));
     expect(ledger.map((l) => [l.reason, l.delta])).toEqual([
       ['send', -3],
-      ['refund', 1],
-      ['refund', 1],
-      ['retry', -2],
+      ['refund', 3],
+      ['retry', -3],
     ]);
+    const outbox = await get(token, `/api/simulator/sessions/${sessionId}/outbox`);
+    expect(
+      outbox
+        .json()
+        .messages.map((m: { chatId: string }) => m.chatId)
+        .sort(),
+    ).toEqual(['919800003001@s.whatsapp.net', '919800003002@s.whatsapp.net', '919800003003@s.whatsapp.net']);
 
     const nothing = await t.app.inject({
       method: 'POST',
@@ -276,7 +304,6 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
       { chatIds: ['919800000000'], content: 'x' },
       'sendIndividualMessage',
     );
-    runtime.connect(a.sessionId);
     await waitForJobEnd(t.app, a.token, jobId);
     const foreign = await t.app.inject({
       method: 'POST',
@@ -286,7 +313,8 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     });
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json().message).toBe('No active session found');
-    const second = await buildSession(t, a.user.id, { ownerNode: t.ctx.nodeId });
+    phone += 1;
+    const second = await connectedInstance(t, a.token, String(phone));
     const moved = await t.app.inject({
       method: 'POST',
       url: `/api/message-jobs-details/${jobId}/retry`,
@@ -298,14 +326,17 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     expect(row!.sessionId).toBe(second);
     expect((await recipientsOf(t.db, jobId))[0]!.sessionId).toBe(second);
     // Clean up: the number is not on WhatsApp, so the retried send fails again and is refunded.
-    runtime.connect(second);
     await waitForJobEnd(t.app, a.token, jobId);
   });
 
   it('deletes a finished job; the ledger keeps its rows', async () => {
     const { user, token, sessionId } = await account(10);
-    runtime.connect(sessionId);
-    const jobId = await send(token, sessionId, { chatIds: ['1@g.us'], type: 'string', content: 'x' });
+    const jobId = await send(
+      token,
+      sessionId,
+      { chatIds: ['919800004001'], content: 'x' },
+      'sendIndividualMessage',
+    );
     await waitForJobEnd(t.app, token, jobId);
     const del = await t.app.inject({
       method: 'DELETE',

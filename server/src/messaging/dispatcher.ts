@@ -10,7 +10,6 @@ export const DISPATCH_MESSAGES = {
   notConnected: 'Session is not connected',
   notOnWhatsApp: 'Not on WhatsApp',
   interrupted: JOB_MESSAGES.interrupted,
-  capped: 'WhatsApp message limit reached (CAPPED): sending paused',
 } as const;
 
 export type DispatcherOptions = {
@@ -120,17 +119,16 @@ export async function startDispatcher(
       }
     }
 
+    /** Receipts come from the transport; WhatsApp's quota event is the session runner's to act on. */
     private attach(transport: Transport): void {
       if (this.transport === transport) return;
       this.detach();
       this.transport = transport;
       transport.on('receipt', this.onReceipt);
-      transport.on('quota', this.onQuota);
     }
 
     private detach(): void {
       this.transport?.off('receipt', this.onReceipt);
-      this.transport?.off('quota', this.onQuota);
       this.transport = undefined;
     }
 
@@ -141,13 +139,6 @@ export async function startDispatcher(
         receipts.set(this.sessionId, list);
       }
       list.push({ messageId: r.messageId, status: r.status, at: r.at });
-    };
-
-    private readonly onQuota = (q: { capped: boolean; reason: string | null }) => {
-      if (!q.capped) return;
-      repo
-        .pauseSessionQueue(db, this.sessionId, q.reason ?? DISPATCH_MESSAGES.capped)
-        .catch((err) => log.error({ err, sessionId: this.sessionId }, 'could not pause the session queue'));
     };
 
     private async run(): Promise<void> {
