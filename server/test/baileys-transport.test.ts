@@ -1,0 +1,310 @@
+import type { GroupMetadata } from 'baileys';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waAuthState, waGroups, waSessions } from '../src/db/schema.ts';
+import { type SessionRunner, startSessionRunner, type TransportBuilder } from '../src/sessions/runner.ts';
+import { createDbAuthStore } from '../src/transport/auth-store.ts';
+import { BaileysTransport } from '../src/transport/baileys/transport.ts';
+import type { ReceiptUpdate } from '../src/transport/types.ts';
+import { type FakeSocket, fakeSocketMaker } from './fakes/baileys-socket.ts';
+import { createInstance, statusOf, waitFor } from './fakes/sessions.ts';
+import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+
+const OWN_PN = '919876543210';
+const OWN_LID = '201234567890123';
+
+function groupFixture(id: string, subject: string, ownAdmin: 'admin' | 'superadmin' | null): GroupMetadata {
+  return {
+    id,
+    subject,
+    owner: `${OWN_LID}@lid`,
+    creation: 1_700_000_000,
+    announce: false,
+    participants: [
+      // The account appears by its LID only: it must still be recognised as admin.
+      { id: `${OWN_LID}@lid`, phoneNumber: `${OWN_PN}@s.whatsapp.net`, admin: ownAdmin },
+      { id: '300000000000001@lid', phoneNumber: '919811111111@s.whatsapp.net', admin: 'superadmin' },
+      { id: '919822222222@s.whatsapp.net', admin: null },
+    ],
+  };
+}
+
+describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind) => {
+  let t: TestApp;
+  let runner: SessionRunner;
+  let token: string;
+  const maker = fakeSocketMaker();
+  const transports = new Map<string, BaileysTransport>();
+  const builder: TransportBuilder = async (ctx, session) => {
+    const tr = new BaileysTransport(session, {
+      db: ctx.db,
+      auth: createDbAuthStore(ctx.db, session.sessionId),
+      log: ctx.log,
+      makeSocket: maker.make,
+      inviteCodeSpacingMs: 100,
+      backoffMs: 50,
+      ackWaitMs: 1000,
+    });
+    transports.set(session.sessionId, tr);
+    return tr;
+  };
+  beforeAll(async () => {
+    t = await createTestApp(kind, { WA_PROVIDER: 'baileys', SESSION_LEASE_MS: '3000' });
+    runner = await startSessionRunner(t.ctx, builder);
+    const user = await buildUser(t);
+    token = await loginToken(t.app, user.username);
+  });
+  afterAll(async () => {
+    await runner.stop();
+    await t.close();
+  });
+
+  const row = async (sessionId: string) =>
+    (await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId)))[0]!;
+
+  /** Creates an instance and waits for its first socket. */
+  async function start(name: string): Promise<{ sessionId: string; first: FakeSocket; index: number }> {
+    const index = maker.sockets.length;
+    const sessionId = await createInstance(t, token, { phoneNumber: OWN_PN, sessionName: name });
+    const first = await waitFor(async () => maker.sockets[index], 5000, 'first socket');
+    return { sessionId, first, index };
+  }
+
+  async function pairAndOpen(sessionId: string, s1: FakeSocket, index: number): Promise<FakeSocket> {
+    s1.ev.emit('connection.update', { qr: 'QR-REF-1' });
+    await waitFor(async () => (await row(sessionId)).qr === 'QR-REF-1', 3000, 'QR in DB');
+    // Pairing: WhatsApp gives the creds an identity, then asks for a restart (515).
+    s1.config.auth.creds.me = { id: `${OWN_PN}:7@s.whatsapp.net`, lid: `${OWN_LID}:7@lid` };
+    s1.ev.emit('creds.update', { me: s1.config.auth.creds.me });
+    await waitFor(async () => (await row(sessionId)).hasCredentials, 3000, 'creds saved');
+    s1.close(515, 'Stream Errored (restart required)');
+    const s2 = await waitFor(async () => maker.sockets[index + 1], 3000, 'new socket after 515');
+    expect(s2).not.toBe(s1);
+    expect(s2.config.auth.creds.me?.id).toBe(`${OWN_PN}:7@s.whatsapp.net`);
+    s2.user = { id: `${OWN_PN}:7@s.whatsapp.net`, lid: `${OWN_LID}:7@lid` };
+    s2.groups = {
+      '120363000000000001@g.us': groupFixture('120363000000000001@g.us', 'Admins here', 'admin'),
+      '120363000000000002@g.us': groupFixture('120363000000000002@g.us', 'Member only', null),
+      '120363000000000003@g.us': groupFixture('120363000000000003@g.us', 'Owned', 'superadmin'),
+    };
+    s2.ev.emit('connection.update', { connection: 'open' });
+    await waitFor(async () => (await row(sessionId)).status === 'CONNECTED', 3000, 'CONNECTED');
+    return s2;
+  }
+
+  it('qr → open → close 515 → reconnect → close 401 → credentials wiped', async () => {
+    const { sessionId, first, index } = await start('Pairing');
+    expect(first.config.markOnlineOnConnect).toBe(false);
+    expect(first.config.syncFullHistory).toBe(false);
+    expect(typeof first.config.cachedGroupMetadata).toBe('function');
+    expect(typeof first.config.getMessage).toBe('function');
+
+    const s2 = await pairAndOpen(sessionId, first, index);
+    const connected = await row(sessionId);
+    expect(connected).toMatchObject({
+      ownJid: `${OWN_PN}:7@s.whatsapp.net`,
+      ownLid: `${OWN_LID}:7@lid`,
+      qr: null,
+    });
+    expect((await statusOf(t, token, sessionId)).connected).toBe(true);
+
+    // One full group fetch into the cache; invite codes only for the two admin groups, spaced.
+    await waitFor(async () => {
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+      return rows.length === 3 && rows.filter((r) => r.inviteCode).length === 2;
+    });
+    expect(s2.inviteCalls.map((c) => c.groupId).sort()).toEqual([
+      '120363000000000001@g.us',
+      '120363000000000003@g.us',
+    ]);
+    expect(Math.abs(s2.inviteCalls[1]!.at - s2.inviteCalls[0]!.at)).toBeGreaterThanOrEqual(90);
+    const list = (
+      await t.app.inject({ method: 'GET', url: `/api/groupChats/${sessionId}`, headers: bearer(token) })
+    ).json();
+    const member = list.groups.find((g: { groupName: string }) => g.groupName === 'Member only');
+    expect(member.groupLink).toBeNull();
+    const admin = list.groups.find((g: { groupName: string }) => g.groupName === 'Admins here');
+    expect(admin.groupLink).toBe('https://chat.whatsapp.com/CODE120363');
+    expect(admin.owner).toBe(OWN_PN);
+    expect(admin.participants.map((p: { phoneNumber: string }) => p.phoneNumber)).toEqual([
+      OWN_PN,
+      '919811111111',
+      '919822222222',
+    ]);
+
+    // The cache answers Baileys' cachedGroupMetadata.
+    const cached = await s2.config.cachedGroupMetadata!('120363000000000001@g.us');
+    expect(cached?.subject).toBe('Admins here');
+    expect(cached?.participants).toHaveLength(3);
+
+    // A signal key written through the cacheable store lands in the database.
+    await s2.config.auth.keys.set({ session: { 'abc.0': Buffer.from([5, 6]) } });
+    await waitFor(async () =>
+      (await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).some(
+        (r) => r.key === 'session-abc.0',
+      ),
+    );
+
+    // The phone unlinks the device.
+    s2.close(401, 'Connection Failure');
+    await waitFor(async () => (await row(sessionId)).status === 'DISCONNECTED', 3000, 'DISCONNECTED');
+    const after = await row(sessionId);
+    expect(after).toMatchObject({
+      statusReason: 'Logged out from the phone',
+      hasCredentials: false,
+      desiredState: 'stopped',
+      ownerNode: null,
+    });
+    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).toEqual([]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(maker.sockets.length).toBe(index + 2);
+  });
+
+  it('403 marks the session banned and 440 does not reconnect', async () => {
+    const banned = await start('Banned');
+    banned.first.close(403, 'Connection Failure');
+    await waitFor(async () => (await row(banned.sessionId)).status === 'DISCONNECTED', 3000);
+    expect(await row(banned.sessionId)).toMatchObject({
+      statusReason: 'Banned: WhatsApp refused this account (403)',
+      desiredState: 'stopped',
+    });
+    expect((await statusOf(t, token, banned.sessionId)).statusReason).toMatch(/Banned/);
+
+    const replaced = await start('Replaced');
+    replaced.first.close(440, 'Stream Errored (conflict)');
+    await waitFor(async () => (await row(replaced.sessionId)).status === 'DISCONNECTED', 3000);
+    expect((await row(replaced.sessionId)).statusReason).toMatch(/440/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(maker.sockets.length).toBe(replaced.index + 1);
+  });
+
+  it('408 and 503 reconnect with a new socket after a backoff', async () => {
+    const { sessionId, first, index } = await start('Flaky');
+    const closedAt = Date.now();
+    first.close(408, 'Connection was lost');
+    const second = await waitFor(async () => maker.sockets[index + 1], 3000, 'reconnect after 408');
+    expect(Date.now() - closedAt).toBeGreaterThanOrEqual(30);
+    expect((await row(sessionId)).statusReason).toBe('Connection lost (408): Connection was lost');
+    second.close(503, 'Service unavailable');
+    await waitFor(async () => maker.sockets[index + 2], 3000, 'reconnect after 503');
+    const status = await row(sessionId);
+    expect(status.status).toBe('PENDING');
+    expect(status.desiredState).toBe('active');
+  });
+
+  it('send: 463 pauses the session, not-on-WhatsApp fails, receipts and last messages flow', async () => {
+    const { sessionId, first, index } = await start('Sender');
+    const s2 = await pairAndOpen(sessionId, first, index);
+    const transport = runner.transportFor(sessionId)!;
+    expect(transport).toBe(transports.get(sessionId));
+
+    const receipts: ReceiptUpdate[] = [];
+    transport.on('receipt', (r) => receipts.push(r));
+    const ok = await transport.send('919822222222@s.whatsapp.net', { kind: 'text', text: 'Hello' });
+    expect(ok.messageId).toBe(`3EB0FAKE${s2.sent.length}`);
+    expect(s2.sent.at(-1)).toEqual({ jid: '919822222222@s.whatsapp.net', content: { text: 'Hello' } });
+    s2.ev.emit('messages.update', [{ key: { id: ok.messageId, fromMe: true }, update: { status: 3 } }]);
+    s2.ev.emit('message-receipt.update', [
+      {
+        key: { id: ok.messageId, fromMe: true },
+        receipt: { userJid: 'x@lid', readTimestamp: 1_700_000_100 },
+      },
+    ]);
+    expect(receipts.map((r) => [r.messageId, r.status])).toEqual([
+      [ok.messageId, 'delivered'],
+      [ok.messageId, 'read'],
+    ]);
+    // getMessage answers from the stored sent messages.
+    const stored = await s2.config.getMessage!({
+      id: ok.messageId,
+      remoteJid: '919822222222@s.whatsapp.net',
+    });
+    expect(stored?.conversation).toBe('x');
+
+    const notOn = await transport
+      .send('919800000000@s.whatsapp.net', { kind: 'text', text: 'x' })
+      .catch((e) => e);
+    expect(notOn).toMatchObject({ code: 'not-on-whatsapp', message: 'Not on WhatsApp' });
+
+    s2.nextAckError = '463';
+    const restricted = await transport
+      .send('919833333333@s.whatsapp.net', { kind: 'text', text: 'x' })
+      .catch((e) => e);
+    expect(restricted).toMatchObject({ code: 'restricted', pausesSession: true });
+    await waitFor(async () => (await row(sessionId)).sendPaused, 3000, 'send paused');
+    expect((await row(sessionId)).statusReason).toMatch(/463/);
+
+    s2.ev.emit('message-capping.update', { capping_status: 'CAPPED' });
+    const capped = await transport
+      .send('919844444444@s.whatsapp.net', { kind: 'text', text: 'x' })
+      .catch((e) => e);
+    expect(capped).toMatchObject({ code: 'capped', pausesSession: true });
+
+    s2.ev.emit('messages.upsert', {
+      type: 'notify',
+      messages: [
+        {
+          key: {
+            id: 'IN1',
+            remoteJid: '120363000000000002@g.us',
+            fromMe: false,
+            participant: '300000000000001@lid',
+          },
+          messageTimestamp: 1_900_000_000,
+          message: { extendedTextMessage: { text: 'Latest news' } },
+        },
+      ],
+    });
+    await waitFor(async () => {
+      const [g] = await t.db
+        .select()
+        .from(waGroups)
+        .where(eq(waGroups.groupId, '120363000000000002@g.us'))
+        .then((rows) => rows.filter((r) => r.sessionId === sessionId));
+      return g?.lastMessage?.body === 'Latest news';
+    });
+    const chats = (
+      await t.app.inject({ method: 'GET', url: `/api/groupChats/${sessionId}`, headers: bearer(token) })
+    ).json();
+    const g = chats.groups.find((x: { groupId: string }) => x.groupId === '120363000000000002@g.us');
+    // The sender's LID is shown as the phone number the group knows for it.
+    expect(g.lastMessage).toEqual({ sender: '919811111111', timestamp: 1_900_000_000, body: 'Latest news' });
+  });
+});
+
+describe('Baileys transport with the real library and no network', () => {
+  let t: TestApp;
+  let runner: SessionRunner;
+  beforeAll(async () => {
+    t = await createTestApp('pglite', { WA_PROVIDER: 'baileys', SESSION_LEASE_MS: '3000' });
+    runner = await startSessionRunner(t.ctx);
+  });
+  afterAll(async () => {
+    await runner.stop();
+    await t.close();
+  });
+
+  it('create-instance gives a clear reason in the status, never a crash', async () => {
+    const user = await buildUser(t);
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await createInstance(t, token);
+    const status = await waitFor(
+      async () => {
+        const s = await statusOf(t, token, sessionId);
+        return s.statusReason ? s : undefined;
+      },
+      15_000,
+      'a status reason',
+    );
+    expect(status.connected).toBe(false);
+    expect(status.status).toBe('PENDING');
+    expect(status.statusReason).toMatch(/^Cannot reach WhatsApp: /);
+    const qr = await t.app.inject({ method: 'GET', url: `/api/${sessionId}/QR`, headers: bearer(token) });
+    expect(qr.statusCode).toBe(404);
+    expect(qr.json()).toEqual({ success: false, message: status.statusReason });
+    // The runner keeps the session and retries; the API keeps answering.
+    expect(runner.ownedSessionIds()).toContain(sessionId);
+    const list = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) });
+    expect(list.json().sessions[0].statusReason).toMatch(/^Cannot reach WhatsApp/);
+  }, 30_000);
+});
