@@ -49,14 +49,15 @@ export class FakeSocket {
         self.sent.push({ jid, content });
         const id = `3EB0FAKE${self.sent.length}`;
         const ackError = self.nextAckError;
-        setTimeout(() => {
+        // Acks can beat the caller: this one arrives before the transport has stored the message.
+        setImmediate(() => {
           self.ev.emit('messages.update', [
             {
               key: { id, remoteJid: jid, fromMe: true },
               update: ackError ? { status: 0, messageStubParameters: [ackError] } : { status: 2 },
             },
           ]);
-        }, 5);
+        });
         return { key: { id, remoteJid: jid, fromMe: true }, message: { conversation: 'x' } } as WAMessage;
       },
       fetchNewChatMessageCap: async () => ({ capping_status: 'NONE' }) as never,

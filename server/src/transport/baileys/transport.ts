@@ -156,6 +156,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private readonly lastMessages = new Map<string, IncomingLastMessage>();
   private readonly onWhatsAppCache = new Map<string, string | null>();
   private readonly acks = new Map<string, (error: string | null) => void>();
+  private readonly earlyAcks = new Map<string, string | null>();
   private inviteGate: Promise<void> = Promise.resolve();
   private readonly makeSocket: SocketMaker;
   private readonly options: Required<
@@ -327,7 +328,20 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     return new SendError('unknown', text);
   }
 
+  /** An ack may arrive before the send's caller starts waiting for it: kept here until then. */
+  private settleAck(messageId: string, error: string | null): void {
+    const waiter = this.acks.get(messageId);
+    if (waiter) return waiter(error);
+    this.earlyAcks.set(messageId, error);
+    if (this.earlyAcks.size > 1000) this.earlyAcks.delete(this.earlyAcks.keys().next().value!);
+  }
+
   private waitForAck(messageId: string): Promise<string | null> {
+    if (this.earlyAcks.has(messageId)) {
+      const error = this.earlyAcks.get(messageId)!;
+      this.earlyAcks.delete(messageId);
+      return Promise.resolve(error);
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.acks.delete(messageId);
@@ -401,9 +415,9 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       for (const { key, update } of updates) {
         if (!key.id || !key.fromMe) continue;
         if (update.status === proto.WebMessageInfo.Status.ERROR) {
-          this.acks.get(key.id)?.(update.messageStubParameters?.[0] ?? 'unknown');
+          this.settleAck(key.id, update.messageStubParameters?.[0] ?? 'unknown');
         } else if (update.status === proto.WebMessageInfo.Status.SERVER_ACK) {
-          this.acks.get(key.id)?.(null);
+          this.settleAck(key.id, null);
         } else if (update.status === proto.WebMessageInfo.Status.DELIVERY_ACK) {
           this.acks.get(key.id)?.(null);
           this.emit('receipt', { messageId: key.id, status: 'delivered', at: new Date() });
