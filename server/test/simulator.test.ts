@@ -1,12 +1,23 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../src/logger.ts';
 import { type SessionRunner, startSessionRunner } from '../src/sessions/runner.ts';
+import type { AuthStore } from '../src/transport/auth-store.ts';
 import { ANNOUNCE_ONLY_NAME, simulatedGroups } from '../src/transport/simulator/network.ts';
-import { type ReceiptUpdate, SendError } from '../src/transport/types.ts';
+import { SimulatorTransport } from '../src/transport/simulator/transport.ts';
+import { type ConnectionUpdate, type ReceiptUpdate, SendError } from '../src/transport/types.ts';
 import { connectedInstance } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import {
+  bearer,
+  buildUser,
+  createTestApp,
+  DB_KINDS,
+  loginToken,
+  type TestApp,
+  testConfig,
+} from './helpers.ts';
 
 describe.each(DB_KINDS)('simulated network on %s', (kind) => {
   let t: TestApp;
@@ -171,5 +182,88 @@ describe.each(DB_KINDS)('simulated network on %s', (kind) => {
     }
     const noToken = await t.app.inject({ method: 'GET', url: `/api/simulator/sessions/${sessionId}/outbox` });
     expect(noToken.statusCode).toBe(401);
+  });
+});
+
+describe('simulator timings (fake clock)', () => {
+  function memoryAuth(): AuthStore {
+    const m = new Map<string, string>();
+    return {
+      sessionId: 's',
+      read: async (k) => m.get(k) ?? null,
+      readMany: async (keys) => new Map(keys.filter((k) => m.has(k)).map((k) => [k, m.get(k)!])),
+      write: async (entries) => {
+        for (const e of entries) {
+          if (e.value === null) m.delete(e.key);
+          else m.set(e.key, e.value);
+        }
+      },
+      wipe: async () => m.clear(),
+    };
+  }
+  afterEach(() => vi.useRealTimers());
+
+  it('renews the QR every 20 s and links 8 s (the default) after the first QR was served', async () => {
+    vi.useFakeTimers();
+    const config = testConfig({ SIMULATOR_LINK_AFTER_MS: '' });
+    expect(config.simulator.linkAfterMs).toBe(8000);
+    const auth = memoryAuth();
+    const sim = new SimulatorTransport(
+      { sessionId: '919876543210_abc', phoneNumber: '919876543210' },
+      {
+        db: undefined as never,
+        auth,
+        log: createLogger(config),
+        linkAfterMs: config.simulator.linkAfterMs,
+        groups: 12,
+        sendLatencyMs: 0,
+        outboxFile: undefined,
+      },
+    );
+    const updates: ConnectionUpdate[] = [];
+    sim.on('connection', (u) => updates.push(u));
+    await sim.connect();
+    const qrs = () => updates.filter((u) => u.state === 'qr').map((u) => (u as { qr: string }).qr);
+    expect(qrs()).toHaveLength(1);
+    expect(qrs()[0]).toMatch(/^2@[A-Za-z0-9+/=]+,[A-Za-z0-9+/=]+,[A-Za-z0-9+/=]+,[A-Za-z0-9+/=]+$/);
+    await vi.advanceTimersByTimeAsync(19_999);
+    expect(qrs()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(qrs()).toHaveLength(2);
+    expect(qrs()[1]).not.toBe(qrs()[0]);
+    // Not linked while nobody looked at the QR.
+    expect(sim.state).toBe('qr');
+
+    sim.qrServed(new Date());
+    await vi.advanceTimersByTimeAsync(7_999);
+    expect(sim.state).toBe('qr');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sim.state).toBe('open');
+    expect(updates.at(-1)).toEqual({
+      state: 'open',
+      jid: '919876543210@s.whatsapp.net',
+      lid: expect.stringMatching(/^\d{15}@lid$/),
+    });
+    expect(JSON.parse((await auth.read('creds'))!).me.id).toBe('919876543210:1@s.whatsapp.net');
+    // A new connection reuses the stored credentials: no QR.
+    await sim.close();
+    const before = qrs().length;
+    await sim.connect();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(sim.state).toBe('open');
+    expect(qrs()).toHaveLength(before);
+    await sim.close();
+  });
+
+  it('seeds groups by session id', () => {
+    const a = simulatedGroups('919876543210_abc', '919876543210', 12);
+    expect(simulatedGroups('919876543210_abc', '919876543210', 12)).toEqual(a);
+    const b = simulatedGroups('919876543210_def', '919876543210', 12);
+    expect(b.map((g) => g.id)).not.toEqual(a.map((g) => g.id));
+    expect(a.filter((g) => g.ownRole === 'superadmin').length).toBeGreaterThan(0);
+    expect(a.filter((g) => g.ownRole === 'admin').length).toBeGreaterThan(0);
+    expect(a.filter((g) => g.ownRole === null).length).toBeGreaterThan(0);
+    expect(a.filter((g) => g.announce && g.ownRole === null)).toHaveLength(1);
+    for (const g of a) expect(g.creation! * 1000).toBeLessThan(Date.now());
   });
 });

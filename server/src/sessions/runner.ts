@@ -88,6 +88,8 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
   private stopping = false;
   private unlisten: (() => Promise<void>) | null = null;
   private readonly onChanged = () => this.poke();
+  /** When the leases were last renewed; without the database for a lease's length, another node may own them. */
+  private lastRenewal = Date.now();
 
   constructor(
     private readonly ctx: AppContext,
@@ -132,6 +134,7 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
           await this.pass();
         } catch (err) {
           if (!this.stopping) this.ctx.log.error({ err }, 'session runner pass failed');
+          await this.dropIfLeasesLapsed();
         }
       } while (this.again && !this.stopping);
       this.ticking = null;
@@ -169,7 +172,9 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
     const { db, nodeId, config } = this.ctx;
     const ttl = config.sessionLeaseMs;
 
+    const renewing = Date.now();
     const held = new Set(await renewLeases(db, nodeId, [...this.drivers.keys()], ttl));
+    this.lastRenewal = renewing;
     for (const d of [...this.drivers.values()]) {
       if (held.has(d.sessionId)) continue;
       const row = await findSession(db, d.sessionId);
@@ -211,6 +216,17 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
     if (ms !== null && ms < this.heartbeatMs && !this.stopping) {
       this.wake = setTimeout(() => this.poke(), Math.max(20, ms + 20));
     }
+  }
+
+  /**
+   * The database was unreachable for longer than a lease: another node may have taken the
+   * sessions, so this node closes its connections rather than drive them twice.
+   */
+  private async dropIfLeasesLapsed(): Promise<void> {
+    if (this.stopping || Date.now() - this.lastRenewal < this.ctx.config.sessionLeaseMs * 0.9) return;
+    if (this.drivers.size === 0) return;
+    this.ctx.log.error('leases could not be renewed in time; closing every connection of this node');
+    for (const d of [...this.drivers.values()]) await this.stopDriver(d, { release: false });
   }
 
   private async startDriver(row: SessionRow): Promise<void> {
