@@ -145,6 +145,19 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
       ),
     );
 
+    // The account left a group: a refresh removes it from the cache and keeps the invite codes.
+    delete s2.groups['120363000000000002@g.us'];
+    const refresh = await t.app.inject({
+      method: 'GET',
+      url: `/api/groupsList/${sessionId}?refresh=1`,
+      headers: bearer(token),
+    });
+    expect(refresh.statusCode).toBe(200);
+    await waitFor(async () => {
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+      return rows.length === 2 && rows.every((r) => r.inviteCode);
+    });
+
     // The phone unlinks the device.
     s2.close(401, 'Connection Failure');
     await waitFor(async () => (await row(sessionId)).status === 'DISCONNECTED', 3000, 'DISCONNECTED');

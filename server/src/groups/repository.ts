@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { type StoredLastMessage, type StoredParticipant, waGroups } from '../db/schema.ts';
 
@@ -35,16 +35,6 @@ export async function upsertGroups(
 ): Promise<void> {
   const now = new Date();
   await db.transaction(async (tx) => {
-    if (options.replaceAll) {
-      const keep = groups.map((g) => g.groupId);
-      await tx
-        .delete(waGroups)
-        .where(
-          keep.length > 0
-            ? and(eq(waGroups.sessionId, sessionId), notInArray(waGroups.groupId, keep))
-            : eq(waGroups.sessionId, sessionId),
-        );
-    }
     for (let i = 0; i < groups.length; i += 200) {
       const rows = groups.slice(i, i + 200).map((g) => ({
         sessionId,
@@ -82,6 +72,10 @@ export async function upsertGroups(
             updatedAt: sql`excluded.updated_at`,
           },
         });
+    }
+    // Every group of this fetch now carries its time: the older rows are groups the account left.
+    if (options.replaceAll) {
+      await tx.delete(waGroups).where(and(eq(waGroups.sessionId, sessionId), lt(waGroups.fetchedAt, now)));
     }
   });
 }
