@@ -125,7 +125,9 @@ export default function JobsPage() {
           color={banner.color}
           variant="light"
           role="status"
+          aria-label="Status"
           withCloseButton
+          closeButtonLabel="Dismiss"
           onClose={() => setBanner(null)}
         >
           {banner.text}

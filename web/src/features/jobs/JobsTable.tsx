@@ -29,7 +29,7 @@ export function JobsTable(props: {
 
   return (
     <ScrollArea.Autosize mah="calc(100vh - 260px)" mih={200} viewportRef={scrollRef} type="auto">
-      <Table stickyHeader miw={1050} verticalSpacing="xs" highlightOnHover aria-label="Message jobs">
+      <Table stickyHeader miw={960} verticalSpacing="xs" highlightOnHover aria-label="Message jobs">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Job ID</Table.Th>
@@ -53,16 +53,18 @@ export function JobsTable(props: {
             return (
               <Table.Tr key={job.id} ref={virtualizer.measureElement} data-index={item.index}>
                 <Table.Td>
-                  <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }} maw={170}>
+                  <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }} maw={120}>
                     {job.id}
                   </Text>
                 </Table.Td>
                 <Table.Td>{phoneOfSession(job.sessionId)}</Table.Td>
                 <Table.Td>{jobTypeLabel(job)}</Table.Td>
-                <Table.Td>
-                  <Badge color={JOB_STATUS_COLOR[job.status] ?? 'gray'}>{job.status}</Badge>
+                <Table.Td miw={112}>
+                  <Badge color={JOB_STATUS_COLOR[job.status] ?? 'gray'} style={{ overflow: 'visible' }}>
+                    {job.status}
+                  </Badge>
                 </Table.Td>
-                <Table.Td miw={150}>
+                <Table.Td miw={130}>
                   <Stack gap={4}>
                     <Progress
                       value={job.progress.percentComplete}
@@ -84,7 +86,7 @@ export function JobsTable(props: {
                   <Text size="xs">{formatDateTime(job.createdAt)}</Text>
                 </Table.Td>
                 <Table.Td>
-                  <Group gap={6} wrap="nowrap">
+                  <Group gap={6} wrap="wrap" maw={190}>
                     <Button size="compact-xs" variant="light" onClick={() => props.onView(job)}>
                       View
                     </Button>
