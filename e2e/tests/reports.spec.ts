@@ -161,6 +161,8 @@ test.describe('MIS Report', () => {
       body.job.mediaData = mediaData;
       await route.fulfill({ response: res, json: body });
     });
+    // The files seen so far are cached by the page: start afresh.
+    await page.reload();
     await jobRow(page, ids.image!).getByRole('button', { name: 'Show Media' }).click();
     await expect(popup(page).getByText('No media data available')).toBeVisible();
     await popup(page).getByRole('button', { name: 'Close' }).click();

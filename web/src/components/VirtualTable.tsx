@@ -23,7 +23,6 @@ export function VirtualTable<T>(props: {
   header: ReactNode;
   columnCount: number;
   renderRow: (item: T, index: number, rowProps: VirtualRowProps) => ReactNode;
-  minWidth?: number;
   maxHeight?: string;
 }) {
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -32,7 +31,8 @@ export function VirtualTable<T>(props: {
     count: items.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => props.estimateRowHeight,
-    getItemKey: (index) => getKey(items[index]!),
+    // The virtualizer may ask once more for a row of a longer, previous list.
+    getItemKey: (index) => (index < items.length ? getKey(items[index]!) : index),
     overscan: 6,
     // A first guess before the box is measured (and the only size jsdom ever reports).
     initialRect: { width: 1200, height: 700 },
@@ -52,7 +52,8 @@ export function VirtualTable<T>(props: {
         striped
         highlightOnHover
         verticalSpacing="xs"
-        miw={props.minWidth}
+        // As wide as the content needs (at least the box): columns are never squeezed to ellipses.
+        style={{ width: 'max-content', minWidth: '100%' }}
         aria-label={props.label}
         aria-rowcount={items.length + 1}
       >

@@ -37,12 +37,12 @@ const COLUMNS = [
   'Job ID',
   'Phone Number',
   'Message Type',
+  'Content',
   'Status',
   'Total Messages',
   'Success',
   'Failed',
   'Created Date',
-  'Content',
 ];
 
 const jobsError = (e: Error) =>
@@ -108,7 +108,10 @@ export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
             label="From"
             value={range.from}
             max={range.to || undefined}
-            onChange={(e) => setRange((r) => ({ ...r, from: e.currentTarget.value }))}
+            onChange={(e) => {
+              const from = e.currentTarget.value;
+              setRange((r) => ({ ...r, from }));
+            }}
             w={{ base: '100%', xs: 180 }}
           />
           <TextInput
@@ -116,7 +119,10 @@ export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
             label="To"
             value={range.to}
             min={range.from || undefined}
-            onChange={(e) => setRange((r) => ({ ...r, to: e.currentTarget.value }))}
+            onChange={(e) => {
+              const to = e.currentTarget.value;
+              setRange((r) => ({ ...r, to }));
+            }}
             w={{ base: '100%', xs: 180 }}
           />
           <Button
@@ -152,7 +158,6 @@ export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
               getKey={(j) => j.id}
               estimateRowHeight={45}
               columnCount={COLUMNS.length}
-              minWidth={1180}
               header={COLUMNS.map((c) => (
                 <Table.Th key={c} style={{ whiteSpace: 'nowrap' }}>
                   {c}
@@ -161,10 +166,13 @@ export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
               renderRow={(j, _i, rowProps) => (
                 <Table.Tr {...rowProps}>
                   <Table.Td>
-                    <Code>{j.id}</Code>
+                    <Code style={{ whiteSpace: 'nowrap' }}>{j.id}</Code>
                   </Table.Td>
                   <Table.Td>{phoneOfSession(j.sessionId)}</Table.Td>
                   <Table.Td>{j.messageType}</Table.Td>
+                  <Table.Td>
+                    <ContentCell job={j} onShow={setView} />
+                  </Table.Td>
                   <Table.Td>
                     <Badge color={JOB_STATUS_COLOR[j.status] ?? 'gray'} variant="light">
                       {j.status}
@@ -174,9 +182,6 @@ export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
                   <Table.Td>{formatNumber(j.results.success)}</Table.Td>
                   <Table.Td>{formatNumber(j.results.failed)}</Table.Td>
                   <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(j.createdAt)}</Table.Td>
-                  <Table.Td>
-                    <ContentCell job={j} onShow={setView} />
-                  </Table.Td>
                 </Table.Tr>
               )}
             />

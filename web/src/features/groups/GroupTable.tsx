@@ -47,7 +47,6 @@ export function GroupTable(props: { groups: readonly GroupChat[]; onOpen: (group
         getKey={(g) => g.groupId}
         estimateRowHeight={97}
         columnCount={COLUMNS.length}
-        minWidth={1320}
         header={COLUMNS.map((c) => (
           <Table.Th key={c} style={{ whiteSpace: 'nowrap' }}>
             {c}
@@ -59,12 +58,13 @@ export function GroupTable(props: { groups: readonly GroupChat[]; onOpen: (group
           return (
             <Table.Tr {...rowProps}>
               <Table.Td>{index + 1}</Table.Td>
-              <Table.Td maw={260}>
+              <Table.Td>
                 <UnstyledButton
                   onClick={() => props.onOpen(g)}
                   c="teal.8"
                   fw={500}
-                  style={{ textDecoration: 'underline', wordBreak: 'break-word' }}
+                  maw={240}
+                  style={{ display: 'block', textDecoration: 'underline', wordBreak: 'break-word' }}
                 >
                   {g.groupName}
                 </UnstyledButton>
@@ -101,9 +101,16 @@ export function GroupTable(props: { groups: readonly GroupChat[]; onOpen: (group
                   </Stack>
                 )}
               </Table.Td>
-              <Table.Td maw={240} style={{ wordBreak: 'break-all' }}>
+              <Table.Td>
                 {g.groupLink ? (
-                  <Anchor href={g.groupLink} target="_blank" rel="noopener noreferrer" size="sm">
+                  <Anchor
+                    href={g.groupLink}
+                    target="_blank"
+                    rel="noopener noreferrer"
+                    size="sm"
+                    maw={220}
+                    style={{ display: 'block', wordBreak: 'break-all' }}
+                  >
                     {g.groupLink}
                   </Anchor>
                 ) : (

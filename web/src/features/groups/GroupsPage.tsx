@@ -87,6 +87,7 @@ export default function GroupsPage() {
               value={search}
               onChange={(e) => setSearch(e.currentTarget.value)}
               description={searchTooShort(search) ? 'Enter at least 3 characters' : undefined}
+              inputWrapperOrder={['label', 'input', 'description', 'error']}
               w={{ base: '100%', xs: 280 }}
             />
           </Group>
