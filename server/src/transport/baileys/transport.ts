@@ -9,6 +9,7 @@ import {
   makeWASocket,
   type NewChatMessageCapInfo,
   proto,
+  type SignalKeyStore,
   type UserFacingSocketConfig,
   type WAMessage,
   type WAMessageKey,
@@ -147,6 +148,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private current: TransportState = 'closed';
   private sock: BaileysSocket | null = null;
   private auth: DbAuthState | null = null;
+  /** One cache over the stored keys for the session's lifetime, shared by its successive sockets. */
+  private keyStore: SignalKeyStore | null = null;
   /** Bumped for every socket, so events of an old socket are ignored. */
   private generation = 0;
   private stopped = true;
@@ -367,14 +370,19 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     const generation = ++this.generation;
     this.current = 'connecting';
     this.emit('connection', { state: 'connecting' });
-    this.auth ??= await loadDbAuthState(this.deps.auth);
+    if (!this.auth) {
+      this.auth = await loadDbAuthState(this.deps.auth);
+      this.keyStore = null;
+    }
     if (generation !== this.generation || this.stopped) return;
     const auth = this.auth;
     const logger = this.deps.log.child({ module: 'baileys' }, { level: 'warn' });
+    this.keyStore ??= makeCacheableSignalKeyStore(auth.state.keys, logger);
+    const keyStore = this.keyStore;
     let sock: BaileysSocket;
     try {
       sock = this.makeSocket({
-        auth: { creds: auth.state.creds, keys: makeCacheableSignalKeyStore(auth.state.keys, logger) },
+        auth: { creds: auth.state.creds, keys: keyStore },
         logger,
         markOnlineOnConnect: false,
         syncFullHistory: false,
@@ -618,6 +626,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
 
   private async wipe(): Promise<void> {
     this.auth = null;
+    this.keyStore = null;
     this.onWhatsAppCache.clear();
     await this.deps.auth.wipe();
   }
