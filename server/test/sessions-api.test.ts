@@ -241,6 +241,26 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     await waitFor(async () => (await statusOf(t, token, sessionId)).connected, 3000, 'link after restart');
   });
 
+  it('restart of a session waiting for its QR starts a new QR cycle on the driving node', async () => {
+    const user = await buildUser(t);
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await createInstance(t, token, { phoneNumber: '919844444444', sessionName: 'Waiting' });
+    const rowOf = async () =>
+      (await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId)))[0]!;
+    const first = await waitFor(async () => (await rowOf()).qr, 4000, 'first QR');
+    const res = await post(token, `/api/session/${sessionId}/restart`);
+    expect(res.json()).toEqual({ success: true, message: 'Session restart initiated', status: 'PENDING' });
+    const second = await waitFor(
+      async () => {
+        const r = await rowOf();
+        return r.qr && r.qr !== first && r.command === null ? r : undefined;
+      },
+      4000,
+      'a new QR',
+    );
+    expect(second).toMatchObject({ status: 'PENDING', ownerNode: t.ctx.nodeId, qrServedAt: null });
+  });
+
   it('a restarted node reconnects a linked account from the database without a new QR', async () => {
     const user = await buildUser(t);
     const token = await loginToken(t.app, user.username);
