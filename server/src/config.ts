@@ -49,6 +49,7 @@ const EnvSchema = z.object({
   SIMULATOR_SEND_LATENCY_MS: int(0, 60_000).default(150),
   SIMULATOR_OUTBOX_FILE: z.string().optional(),
   DEMO: bool.default(false),
+  DEMO_DATA_DIR: z.string().min(1).default('./data-demo'),
 });
 
 export type Config = {
@@ -72,6 +73,8 @@ export type Config = {
   webDistDir: string;
   simulator: { linkAfterMs: number; groups: number; sendLatencyMs: number; outboxFile: string | undefined };
   demo: boolean;
+  /** Where `npm run demo` keeps its own embedded database (never the real one). */
+  demoDataDir: string;
 };
 
 export class ConfigError extends Error {}
@@ -121,5 +124,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       outboxFile: e.SIMULATOR_OUTBOX_FILE,
     },
     demo: e.DEMO,
+    demoDataDir: path.resolve(e.DEMO_DATA_DIR),
   };
 }

@@ -1,0 +1,57 @@
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { DEMO_USERS, seedDemo } from './demo/seed.ts';
+import { startServer } from './server.ts';
+
+/**
+ * `npm run demo`: the real server on the simulated WhatsApp network, with its own embedded
+ * database (DEMO_DATA_DIR, default ./data-demo — never the real data) and demo data seeded on
+ * its first start.
+ */
+let base: Config;
+try {
+  base = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(`Configuration error: ${err.message}`);
+    process.exit(1);
+  }
+  throw err;
+}
+
+const config: Config = {
+  ...base,
+  waProvider: 'simulator',
+  databaseUrl: undefined,
+  dataDir: base.demoDataDir,
+  demo: true,
+  adminPassword: base.adminPassword ?? 'admin-demo-2026',
+  // DECISIONS.md: the demo sends without the anti-ban pause.
+  sendDelayMinMs: 0,
+  sendDelayMaxMs: 0,
+};
+
+const server = await startServer(config);
+const seeded = await seedDemo(server.ctx);
+console.log(
+  [
+    '',
+    '  DEMO MODE: messages go to a simulated WhatsApp network, not to real people.',
+    `  Open ${server.url}`,
+    `  Data: ${config.dataDir}${seeded ? ' (demo data created now)' : ' (existing demo data)'}`,
+    '',
+    '  Sign in as:',
+    `    admin  username: ${config.adminUsername}  password: ${config.adminPassword}${server.admin || seeded ? '' : ' (unless changed)'}`,
+    `    user   username: ${DEMO_USERS.shop.username}  password: ${DEMO_USERS.shop.password}  (multi-session, bulk messaging, a linked account)`,
+    `    user   username: ${DEMO_USERS.small.username}  password: ${DEMO_USERS.small.password}  (single session, no bulk messaging, 20 credits)`,
+    '',
+  ].join('\n'),
+);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    server
+      .stop()
+      .then(() => process.exit(0))
+      .catch(() => process.exit(1));
+  });
+}

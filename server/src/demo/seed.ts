@@ -1,0 +1,323 @@
+import { and, eq, sql } from 'drizzle-orm';
+import QRCode from 'qrcode';
+import type { AppContext } from '../context.ts';
+import { addCredits, debitCredits } from '../credits/credits.ts';
+import {
+  creditLedger,
+  media,
+  messageJobRecipients,
+  messageJobs,
+  waGroups,
+  waSessions,
+} from '../db/schema.ts';
+import { newId, sha256 } from '../ids.ts';
+import { acceptSend } from '../messaging/service.ts';
+import { createInstance } from '../sessions/service.ts';
+import { simulatorAction } from '../transport/simulator/service.ts';
+import { findUserById, findUserByUsername, firstAdmin } from '../users/repository.ts';
+import { createUser } from '../users/service.ts';
+
+export const DEMO_USERS = {
+  shop: {
+    username: 'asha',
+    password: 'asha-demo-2026',
+    name: 'Asha Sarees',
+    credits: 5000,
+    bulk: true,
+    multi: true,
+  },
+  small: {
+    username: 'ravi',
+    password: 'ravi-demo-2026',
+    name: 'Ravi Kirana',
+    credits: 20,
+    bulk: false,
+    multi: false,
+  },
+} as const;
+
+const DAY = 86_400_000;
+
+/** A deterministic pseudo-random sequence, so every demo database tells the same story. */
+function sequence(seed: number) {
+  let x = seed;
+  return () => {
+    x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
+    return x / 2 ** 31;
+  };
+}
+
+async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`demo seed: timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+type HistoryJob = {
+  daysAgo: number;
+  audience: 'groups' | 'individuals';
+  type: 'text' | 'media' | 'poll';
+  content: string;
+  poll?: { pollName: string; pollOptions: string[]; options: { allowMultipleAnswers: boolean } };
+  recipients: Array<{ chatId: string; chatName: string; error: string | null }>;
+};
+
+/**
+ * Writes one finished job of the past as the engine would have: the credits reserved, the
+ * failed recipients refunded, each change in the ledger at the time it happened.
+ */
+async function writeHistoryJob(
+  ctx: AppContext,
+  userId: string,
+  sessionId: string,
+  job: HistoryJob,
+  mediaId: string | null,
+  rand: () => number,
+) {
+  const jobId = newId();
+  const createdAt = new Date(Date.now() - job.daysAgo * DAY + Math.floor(rand() * 6 * 3_600_000));
+  const failed = job.recipients.filter((r) => r.error).length;
+  const sent = job.recipients.length - failed;
+  const finishedAt = new Date(createdAt.getTime() + job.recipients.length * 5_500);
+  let delivered = 0;
+  let read = 0;
+  await ctx.db.transaction(async (tx) => {
+    const before = await tx
+      .select({ id: sql<number>`coalesce(max(${creditLedger.id}), 0)` })
+      .from(creditLedger);
+    const balance = await debitCredits(tx, userId, job.recipients.length, 'send', { jobId, actorId: userId });
+    if (balance === null) throw new Error('demo seed: not enough credits for the history');
+    if (failed > 0) await addCredits(tx, userId, failed, 'refund', { jobId, note: 'Failed recipients' });
+    await tx
+      .update(creditLedger)
+      .set({
+        createdAt: sql`case when ${creditLedger.reason} = 'send' then ${createdAt}::timestamptz else ${finishedAt}::timestamptz end`,
+      })
+      .where(and(eq(creditLedger.jobId, jobId), sql`${creditLedger.id} > ${before[0]!.id}`));
+    await tx.insert(messageJobs).values({
+      id: jobId,
+      userId,
+      sessionId,
+      audience: job.audience,
+      messageType: job.type,
+      content: job.poll ? JSON.stringify(job.poll) : job.content,
+      poll: job.poll ?? null,
+      mediaId,
+      mediaMime: mediaId ? 'image/png' : null,
+      fileName: mediaId ? 'diwali-offer.png' : null,
+      status: failed > 0 ? 'failed' : 'completed',
+      total: job.recipients.length,
+      sentCount: sent,
+      failedCount: failed,
+      createdAt,
+      startedAt: createdAt,
+      finishedAt,
+    });
+    const rows = job.recipients.map((r, i) => {
+      const sentAt = r.error ? null : new Date(createdAt.getTime() + (i + 1) * 5_500);
+      const deliveredAt = sentAt && rand() < 0.9 ? new Date(sentAt.getTime() + 1_500) : null;
+      const readAt = deliveredAt && rand() < 0.6 ? new Date(deliveredAt.getTime() + 600_000) : null;
+      if (deliveredAt) delivered += 1;
+      if (readAt) read += 1;
+      return {
+        jobId,
+        sessionId,
+        chatId: r.chatId,
+        chatName: r.chatName,
+        status: r.error ? ('failed' as const) : ('sent' as const),
+        dueAt: createdAt,
+        attempts: 1,
+        error: r.error,
+        messageId: sentAt ? `DEMO${sha256(`${jobId}${i}`).slice(0, 16).toUpperCase()}` : null,
+        sentAt,
+        deliveredAt,
+        readAt,
+        updatedAt: finishedAt,
+      };
+    });
+    await tx.insert(messageJobRecipients).values(rows);
+    await tx
+      .update(messageJobs)
+      .set({ deliveredCount: delivered, readCount: read })
+      .where(eq(messageJobs.id, jobId));
+  });
+}
+
+/**
+ * Seeds the demo database on its first start: two users beside the admin, a linked simulated
+ * account with groups, a history of jobs over the past weeks and scheduled jobs ahead.
+ * Returns false when the data was already there (a second start seeds nothing).
+ */
+export async function seedDemo(ctx: AppContext): Promise<boolean> {
+  if (await findUserByUsername(ctx.db, DEMO_USERS.shop.username)) return false;
+  const admin = await firstAdmin(ctx.db);
+  const rand = sequence(2026);
+
+  // The history costs credits: the opening grant covers it so that the balance ends where promised.
+  const shop = await createUser(ctx.db, {
+    username: DEMO_USERS.shop.username,
+    password: DEMO_USERS.shop.password,
+    name: DEMO_USERS.shop.name,
+    role: 'USER',
+    credits: 0,
+    isBulkMessagingEnabled: DEMO_USERS.shop.bulk,
+    isMultisessionSupported: DEMO_USERS.shop.multi,
+    managedBy: admin?.id ?? null,
+    actorId: admin?.id ?? null,
+  });
+  await createUser(ctx.db, {
+    username: DEMO_USERS.small.username,
+    password: DEMO_USERS.small.password,
+    name: DEMO_USERS.small.name,
+    role: 'USER',
+    credits: DEMO_USERS.small.credits,
+    isBulkMessagingEnabled: DEMO_USERS.small.bulk,
+    isMultisessionSupported: DEMO_USERS.small.multi,
+    managedBy: admin?.id ?? null,
+    actorId: admin?.id ?? null,
+  });
+
+  // A linked simulated account: created as a person would, then its QR "scanned".
+  const shopRow = (await findUserById(ctx.db, shop.id))!;
+  const { sessionId } = await createInstance(ctx, shopRow, {
+    phoneNumber: '919876543210',
+    sessionName: 'Asha Sarees Shop',
+  });
+  await waitFor('the first QR', async () => {
+    const [row] = await ctx.db
+      .select({ qr: waSessions.qr })
+      .from(waSessions)
+      .where(eq(waSessions.sessionId, sessionId));
+    return row?.qr;
+  });
+  await simulatorAction(ctx, shopRow, sessionId, 'link');
+  const groups = await waitFor('the groups of the linked account', async () => {
+    const rows = await ctx.db
+      .select({
+        id: waGroups.groupId,
+        subject: waGroups.subject,
+        announce: waGroups.announce,
+        isAdmin: waGroups.isAdmin,
+      })
+      .from(waGroups)
+      .where(eq(waGroups.sessionId, sessionId));
+    return rows.length > 0 ? rows : null;
+  });
+  const sendable = groups.filter((g) => !g.announce || g.isAdmin);
+  const announceOnly = groups.find((g) => g.announce && !g.isAdmin);
+
+  const numbers = Array.from(
+    { length: 40 },
+    (_, i) => `9198${String(10_000_000 + i * 7919).padStart(8, '0')}`,
+  );
+  const image = await QRCode.toBuffer('https://example.com/diwali-offer', { type: 'png', width: 320 });
+  const mediaId = sha256(image);
+  await ctx.db
+    .insert(media)
+    .values({ id: mediaId, mime: 'image/png', size: image.length, bytes: image })
+    .onConflictDoNothing();
+
+  const texts = [
+    'Diwali sale starts tomorrow! 30% off on all silk sarees. Visit us at MG Road.',
+    'New arrivals: Kanjeevaram and Banarasi collections are in store this week.',
+    'Shop closed on Sunday for stock taking. See you on Monday!',
+    'Thank you for shopping with us. Show this message for 10% off your next visit.',
+    'Wedding season offer: free blouse stitching on sarees above ₹5,000.',
+  ];
+  const plan: HistoryJob[] = [];
+  for (let i = 0; i < 14; i++) {
+    const daysAgo = 27 - i * 2;
+    const kind = i % 5 === 3 ? 'poll' : i % 5 === 1 ? 'media' : 'text';
+    const toGroups = i % 3 !== 2;
+    let recipients: HistoryJob['recipients'];
+    if (toGroups) {
+      const chosen = sendable.slice(0, 4 + (i % Math.max(1, sendable.length - 3)));
+      recipients = chosen.map((g) => ({ chatId: g.id, chatName: g.subject, error: null }));
+      if (announceOnly && i % 4 === 0) {
+        recipients.push({
+          chatId: announceOnly.id,
+          chatName: announceOnly.subject,
+          error: 'Only admins can send messages to this group',
+        });
+      }
+    } else {
+      const chosen = numbers.slice(i, i + 12);
+      recipients = chosen.map((n) => ({ chatId: `${n}@s.whatsapp.net`, chatName: n, error: null }));
+      recipients.push({
+        chatId: '919811110000@s.whatsapp.net',
+        chatName: '919811110000',
+        error: 'Not on WhatsApp',
+      });
+      // A job hit by a lost connection: retryable from the Jobs page.
+      if (i === 11) for (const r of recipients.slice(0, 4)) r.error = 'Session is not connected';
+    }
+    plan.push({
+      daysAgo,
+      audience: toGroups ? 'groups' : 'individuals',
+      type: kind,
+      content:
+        kind === 'media' ? 'Our Diwali offer — tap to see the full catalogue' : texts[i % texts.length]!,
+      poll:
+        kind === 'poll'
+          ? {
+              pollName: 'Which collection should we bring next?',
+              pollOptions: ['Kanjeevaram silk', 'Chanderi cotton', 'Banarasi', 'Designer party wear'],
+              options: { allowMultipleAnswers: i % 2 === 0 },
+            }
+          : undefined,
+      recipients,
+    });
+  }
+  const spend = plan.reduce((n, j) => n + j.recipients.filter((r) => !r.error).length, 0);
+  const ahead = Math.min(6, sendable.length) + Math.min(4, sendable.length);
+  await addCredits(ctx.db, shop.id, DEMO_USERS.shop.credits + spend + ahead, 'grant', {
+    actorId: admin?.id ?? null,
+    note: 'Opening balance',
+  });
+  await ctx.db
+    .update(creditLedger)
+    .set({ createdAt: new Date(Date.now() - 30 * DAY) })
+    .where(and(eq(creditLedger.userId, shop.id), eq(creditLedger.reason, 'grant')));
+  for (const job of plan)
+    await writeHistoryJob(ctx, shop.id, sessionId, job, job.type === 'media' ? mediaId : null, rand);
+
+  // Scheduled ones ahead: real jobs that the engine sends at their time.
+  const shopNow = (await findUserById(ctx.db, shop.id))!;
+  await acceptSend(
+    ctx,
+    shopNow,
+    sessionId,
+    {
+      chatIds: sendable.slice(0, 6).map((g) => g.id),
+      type: 'string',
+      content: 'Reminder: our annual clearance sale begins this Saturday at 10 am.',
+      scheduleTime: new Date(Date.now() + 3 * DAY).toISOString(),
+    },
+    'groups',
+  );
+  await acceptSend(
+    ctx,
+    shopNow,
+    sessionId,
+    {
+      chatIds: sendable.slice(0, 4).map((g) => g.id),
+      type: 'poll',
+      content: {
+        pollName: 'Which day suits you for the trunk show?',
+        pollOptions: ['Friday', 'Saturday', 'Sunday'],
+        options: { allowMultipleAnswers: false },
+      },
+      scheduleTime: new Date(Date.now() + 9 * DAY).toISOString(),
+    },
+    'groups',
+  );
+  return true;
+}
