@@ -59,8 +59,12 @@ export function JobsTable(props: {
                 </Table.Td>
                 <Table.Td>{phoneOfSession(job.sessionId)}</Table.Td>
                 <Table.Td>{jobTypeLabel(job)}</Table.Td>
-                <Table.Td miw={112}>
-                  <Badge color={JOB_STATUS_COLOR[job.status] ?? 'gray'} style={{ overflow: 'visible' }}>
+                <Table.Td miw={128}>
+                  <Badge
+                    color={JOB_STATUS_COLOR[job.status] ?? 'gray'}
+                    size="sm"
+                    styles={{ label: { overflow: 'visible' } }}
+                  >
                     {job.status}
                   </Badge>
                 </Table.Td>
@@ -75,10 +79,10 @@ export function JobsTable(props: {
                   </Stack>
                 </Table.Td>
                 <Table.Td>
-                  <Text size="xs" c="green.8">
+                  <Text size="xs" c="green.8" style={{ whiteSpace: 'nowrap' }}>
                     Success: {formatNumber(job.results.success)}
                   </Text>
-                  <Text size="xs" c="red.8">
+                  <Text size="xs" c="red.8" style={{ whiteSpace: 'nowrap' }}>
                     Failed: {formatNumber(job.results.failed)}
                   </Text>
                 </Table.Td>
