@@ -334,7 +334,10 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   /** An ack may arrive before the send's caller starts waiting for it: kept here until then. */
   private settleAck(messageId: string, error: string | null): void {
     const waiter = this.acks.get(messageId);
-    if (waiter) return waiter(error);
+    if (waiter) {
+      waiter(error);
+      return;
+    }
     this.earlyAcks.set(messageId, error);
     if (this.earlyAcks.size > 1000) this.earlyAcks.delete(this.earlyAcks.keys().next().value!);
   }
