@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { type APIRequestContext, type Page, expect, test as base } from '@playwright/test';
+import { type APIRequestContext, test as base, expect, type Page } from '@playwright/test';
 
 export const ADMIN = { username: 'admin', password: 'admin-e2e-password' };
 
@@ -88,3 +88,40 @@ export async function loginViaUi(page: Page, username: string, password: string)
 
 export const test = base;
 export { expect };
+
+/**
+ * Signs in without the login page: stores what the login call returns in sessionStorage
+ * (the keys of spec section 3) before the app loads, once per tab. Then `page.goto('/#/route')`.
+ */
+export async function signInByStorage(
+  page: Page,
+  request: APIRequestContext,
+  username: string,
+  password: string,
+) {
+  const { token, user } = await apiLogin(request, username, password);
+  await page.addInitScript(
+    ({ token, user }) => {
+      if (window.name === 'e2e-seeded') return;
+      window.name = 'e2e-seeded';
+      const u = user as {
+        id: string;
+        name: string;
+        role: string;
+        setting: { is_bulk_messaging_enabled: number; is_multisession_supported: number };
+        credits: { user_credits: number; admin_users: unknown[] };
+      };
+      const s = window.sessionStorage;
+      s.setItem('token', token);
+      s.setItem('userRole', u.role);
+      s.setItem('userId', u.id);
+      s.setItem('loggedInUserName', u.name);
+      s.setItem('userCreditsAvailable', String(u.credits.user_credits));
+      s.setItem('isBulkMessagingEnabled', String(u.setting.is_bulk_messaging_enabled));
+      s.setItem('isMultiSessionEnabled', String(u.setting.is_multisession_supported));
+      s.setItem('AdminUsers', JSON.stringify(u.credits.admin_users));
+    },
+    { token, user },
+  );
+  return { token, user };
+}

@@ -14,6 +14,9 @@ if (!hasChromium) {
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 export const BASE_URL = `http://localhost:${PORT}`;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-e2e-'));
+// Each run builds the web app into its own directory: runs in parallel (other ports) must not
+// replace the files a running server is serving.
+const webDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-e2e-web-'));
 const repoRoot = path.resolve(import.meta.dirname, '..');
 
 export default defineConfig({
@@ -25,7 +28,7 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 15_000 },
   reporter: [['list']],
-  outputDir: path.join(os.tmpdir(), 'wa-e2e-results'),
+  outputDir: path.join(os.tmpdir(), PORT === 3100 ? 'wa-e2e-results' : `wa-e2e-results-${PORT}`),
   use: {
     baseURL: BASE_URL,
     viewport: { width: 1280, height: 800 },
@@ -45,7 +48,7 @@ export default defineConfig({
   },
   webServer: hasChromium
     ? {
-        command: 'npm run build -w web && npx tsx server/src/main.ts',
+        command: `npm run build -w web -- --outDir ${JSON.stringify(webDir)} --emptyOutDir && npx tsx server/src/main.ts`,
         cwd: repoRoot,
         url: `${BASE_URL}/api/docs/json`,
         timeout: 180_000,
@@ -56,6 +59,7 @@ export default defineConfig({
           PORT: String(PORT),
           HOST: '127.0.0.1',
           DATA_DIR: dataDir,
+          WEB_DIST_DIR: webDir,
           WA_PROVIDER: 'simulator',
           SEND_DELAY_MIN_MS: '0',
           SEND_DELAY_MAX_MS: '0',

@@ -53,7 +53,6 @@ export default function LoginPage() {
             onChange={(e) => setUsername(e.currentTarget.value)}
             error={fieldErrors.username}
             disabled={busy}
-            required
           />
           <PasswordInput
             label="Password"
@@ -62,7 +61,6 @@ export default function LoginPage() {
             onChange={(e) => setPassword(e.currentTarget.value)}
             error={fieldErrors.password}
             disabled={busy}
-            required
             visible={showPassword}
             onVisibilityChange={setShowPassword}
             visibilityToggleFocusable
