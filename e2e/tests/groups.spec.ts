@@ -353,6 +353,24 @@ test.describe('Group List', () => {
     );
   });
 
+  test('a failed fetch shows the server message, or the reason when the server cannot be reached', async ({
+    page,
+    request,
+  }) => {
+    await signInWithStorage(page, request, user);
+    let fail: 'server' | 'network' = 'server';
+    await page.route('**/api/groupChats/**', (route) =>
+      fail === 'server'
+        ? route.fulfill({ status: 409, json: { message: 'Session is not connected' } })
+        : route.abort('internetdisconnected'),
+    );
+    await page.goto('/#/groups');
+    await expect(page.getByText('Session is not connected')).toBeVisible();
+    fail = 'network';
+    await page.reload();
+    await expect(page.getByText(/^Error fetching group chats: /)).toBeVisible();
+  });
+
   test('without a session the page asks to connect WhatsApp first', async ({ page, request }) => {
     const lonely = await createUser(request);
     await signInWithStorage(page, request, lonely);

@@ -10,6 +10,9 @@ test.use({ timezoneId: TZ });
 
 const LONG_TEXT = 'Diwali sale starts tomorrow at 10 am sharp';
 const SHORT_TEXT = 'Hi there';
+/** Starts like a formula and carries markup: harmless in the table, the CSV and the print view. */
+const TRICKY_TEXT = '=SUM(A1) "q", <b>bold</b> & more';
+const ALL_JOBS = '8 jobs';
 const POLL = { pollName: 'Which day suits you best?', pollOptions: ['Monday', 'Friday', 'Sunday'] };
 const REPORT_HEADERS = [
   'Job ID',
@@ -50,6 +53,7 @@ test.describe('MIS Report', () => {
     token = (await apiLogin(request, user.username, user.password)).token;
     ids.long = await sendIndividual(request, token, sessionId, { content: LONG_TEXT });
     ids.short = await sendIndividual(request, token, sessionId, { content: SHORT_TEXT });
+    ids.tricky = await sendIndividual(request, token, sessionId, { content: TRICKY_TEXT });
     ids.poll = await sendIndividual(request, token, sessionId, {
       type: 'poll',
       content: { ...POLL, options: { allowMultipleAnswers: true } },
@@ -77,7 +81,7 @@ test.describe('MIS Report', () => {
       data: silentWav(),
     });
     jobs = await finishedJobs(request, token, user.id);
-    expect(jobs).toHaveLength(7);
+    expect(jobs).toHaveLength(8);
   });
 
   test('lists every job, cuts previews at 15 characters with Show more, and shows poll details', async ({
@@ -88,7 +92,7 @@ test.describe('MIS Report', () => {
     await page.goto('/#/reports');
     await expect(page.getByRole('heading', { name: 'MIS Report' })).toBeVisible();
     await expect(report(page)).toBeVisible();
-    await expect(page.getByText('7 jobs')).toBeVisible();
+    await expect(page.getByText(ALL_JOBS)).toBeVisible();
     for (const id of Object.values(ids)) await expect(jobRow(page, id)).toHaveCount(1);
 
     const long = jobRow(page, ids.long!);
@@ -100,6 +104,14 @@ test.describe('MIS Report', () => {
     await expect(popup(page).getByText(LONG_TEXT)).toBeVisible();
     await popup(page).getByRole('button', { name: 'Close' }).click();
     await expect(popup(page)).toBeHidden();
+
+    const tricky = jobRow(page, ids.tricky!);
+    await expect(tricky).toContainText('=SUM(A1) "q", <...');
+    await tricky.getByRole('button', { name: 'Show more' }).click();
+    await expect(popup(page).getByText(TRICKY_TEXT, { exact: true })).toBeVisible();
+    await expect(popup(page).locator('b')).toHaveCount(0);
+    await popup(page).getByRole('button', { name: 'Close' }).click();
+    await expect(report(page).locator('b')).toHaveCount(0);
 
     const short = jobRow(page, ids.short!);
     await expect(short).toContainText(SHORT_TEXT);
@@ -175,15 +187,15 @@ test.describe('MIS Report', () => {
   test('From and To include their whole days; Clear shows every job again', async ({ page, request }) => {
     await signInWithStorage(page, request, user);
     await page.goto('/#/reports');
-    await expect(page.getByText('7 jobs')).toBeVisible();
+    await expect(page.getByText(ALL_JOBS)).toBeVisible();
     const from = page.getByLabel('From');
     const to = page.getByLabel('To');
 
     await from.fill(day(0));
-    await expect(page.getByText('7 jobs')).toBeVisible();
+    await expect(page.getByText(ALL_JOBS)).toBeVisible();
     await to.fill(day(0));
     // Same day at both ends: the jobs of today are in.
-    await expect(page.getByText('7 jobs')).toBeVisible();
+    await expect(page.getByText(ALL_JOBS)).toBeVisible();
 
     await from.fill(day(1));
     await to.fill(day(1));
@@ -192,12 +204,12 @@ test.describe('MIS Report', () => {
     await page.getByRole('button', { name: 'Clear' }).click();
     await expect(from).toHaveValue('');
     await expect(to).toHaveValue('');
-    await expect(page.getByText('7 jobs')).toBeVisible();
+    await expect(page.getByText(ALL_JOBS)).toBeVisible();
 
     await to.fill(day(-1));
     await expect(page.getByText('No jobs found')).toBeVisible();
     await to.fill(day(0));
-    await expect(page.getByText('7 jobs')).toBeVisible();
+    await expect(page.getByText(ALL_JOBS)).toBeVisible();
   });
 
   test('mis_report.csv has the spec columns, one row per job, compared column by column', async ({
@@ -206,7 +218,7 @@ test.describe('MIS Report', () => {
   }) => {
     await signInWithStorage(page, request, user);
     await page.goto('/#/reports');
-    await expect(page.getByText('7 jobs')).toBeVisible();
+    await expect(page.getByText(ALL_JOBS)).toBeVisible();
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'CSV' }).click(),
@@ -231,6 +243,7 @@ test.describe('MIS Report', () => {
       [ids.corrupt!]: '',
       [ids.pdf!]: '',
       [ids.audio!]: '',
+      [ids.tricky!]: `'=SUM(A1) "q", <...`,
     };
     for (const job of jobs) {
       const row = rows.find((r) => r[0] === job.id);
@@ -254,7 +267,7 @@ test.describe('MIS Report', () => {
     await interceptPrint(page);
     await signInWithStorage(page, request, user);
     await page.goto('/#/reports');
-    await expect(page.getByText('7 jobs')).toBeVisible();
+    await expect(page.getByText(ALL_JOBS)).toBeVisible();
     const opened = page.waitForEvent('popup');
     await page.getByRole('button', { name: 'PDF/Print' }).click();
     const view = await opened;
@@ -267,6 +280,7 @@ test.describe('MIS Report', () => {
     expect(table.title).toBe('MIS Report');
     expect(table.markup).toBe(0);
     expect(table.rows[0]).toEqual(REPORT_HEADERS);
+    expect(table.rows.find((r) => r[0] === ids.tricky)?.[7]).toBe('=SUM(A1) "q", <...');
     expect(
       table.rows
         .slice(1)
