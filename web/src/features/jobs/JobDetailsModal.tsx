@@ -78,6 +78,9 @@ function RecipientsTable({ details, groups }: { details: JobDetail[]; groups: bo
     count: details.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW,
+    // A row never measures below its estimate: a row measured at 0 (not laid out yet) would
+    // otherwise make the virtualizer render ever more rows.
+    measureElement: (el) => Math.max(el.getBoundingClientRect().height, ROW),
     overscan: 10,
   });
   const items = virtualizer.getVirtualItems();

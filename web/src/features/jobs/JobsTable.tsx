@@ -21,6 +21,9 @@ export function JobsTable(props: {
     count: props.jobs.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
+    // A row never measures below its estimate: a row measured at 0 (not laid out yet) would
+    // otherwise make the virtualizer render ever more rows.
+    measureElement: (el) => Math.max(el.getBoundingClientRect().height, ROW_HEIGHT),
     overscan: 8,
   });
   const items = virtualizer.getVirtualItems();
