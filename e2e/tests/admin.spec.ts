@@ -5,11 +5,11 @@ import {
   createLinkedSession,
   createUser,
   expect,
+  signInByStorage,
   type TestUser,
   test,
 } from '../fixtures.ts';
 import { finishedJobs, sendIndividual } from './support/jobs.ts';
-import { signInWithStorage } from './support/storage-sign-in.ts';
 
 const report = (page: Page) => page.getByRole('table', { name: 'MIS Report jobs' });
 
@@ -43,7 +43,7 @@ test.describe('Admin page', () => {
   });
 
   test('an ADMIN picks a user and sees exactly that user’s jobs', async ({ page, request }) => {
-    await signInWithStorage(page, request, ADMIN);
+    await signInByStorage(page, request, ADMIN.username, ADMIN.password);
     await page.goto('/#/adminDashboard');
     await expect(page.getByRole('heading', { name: 'Admin User' })).toBeVisible();
     await expect(page.getByText('Select an user from below to see the jobs')).toBeVisible();
@@ -67,7 +67,7 @@ test.describe('Admin page', () => {
   });
 
   test('a USER cannot open the Admin page, nor read another user’s jobs', async ({ page, request }) => {
-    const token = await signInWithStorage(page, request, alice);
+    const { token } = await signInByStorage(page, request, alice.username, alice.password);
     await page.goto('/#/adminDashboard');
     await expect(page).toHaveURL(/#\/dashboard$/);
     await expect(page.getByRole('heading', { name: 'Admin User' })).toHaveCount(0);

@@ -1,8 +1,15 @@
 import fs from 'node:fs';
 import type { APIRequestContext, Page } from '@playwright/test';
 import Papa from 'papaparse';
-import { createLinkedSession, createUser, expect, type TestUser, test } from '../fixtures.ts';
-import { interceptPrint, printed, printedTable, signInWithStorage } from './support/storage-sign-in.ts';
+import {
+  createLinkedSession,
+  createUser,
+  expect,
+  signInByStorage,
+  type TestUser,
+  test,
+} from '../fixtures.ts';
+import { interceptPrint, printed, printedTable } from './support/print.ts';
 
 const TZ = 'Asia/Kolkata';
 test.use({ timezoneId: TZ });
@@ -87,7 +94,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    const token = await signInWithStorage(page, request, user);
+    const { token } = await signInByStorage(page, request, user.username, user.password);
     const groups = await groupsOf(request, token, sessionId);
     expect(groups.length).toBeGreaterThan(4);
     await page.goto('/#/groups');
@@ -131,7 +138,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    const token = await signInWithStorage(page, request, user);
+    const { token } = await signInByStorage(page, request, user.username, user.password);
     const many = (await groupsOf(request, token, sessionId)).filter((g) => g.adminPhone.length > 2);
     expect(many.length).toBeGreaterThanOrEqual(2);
     const [a, b] = many as [GroupChat, GroupChat];
@@ -165,7 +172,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    const token = await signInWithStorage(page, request, user);
+    const { token } = await signInByStorage(page, request, user.username, user.password);
     const groups = await groupsOf(request, token, sessionId);
     await page.goto('/#/groups');
     const search = page.getByRole('textbox', { name: 'Search groups' });
@@ -208,7 +215,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    const token = await signInWithStorage(page, request, user);
+    const { token } = await signInByStorage(page, request, user.username, user.password);
     const groups = await groupsOf(request, token, sessionId);
     const owned = groups.find(
       (g) =>
@@ -272,7 +279,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    const token = await signInWithStorage(page, request, user);
+    const { token } = await signInByStorage(page, request, user.username, user.password);
     const groups = await groupsOf(request, token, sessionId);
     await page.goto('/#/groups');
     await expect(table(page)).toBeVisible();
@@ -321,7 +328,7 @@ test.describe('Group List', () => {
     request,
   }) => {
     await interceptPrint(page);
-    const token = await signInWithStorage(page, request, user);
+    const { token } = await signInByStorage(page, request, user.username, user.password);
     const groups = await groupsOf(request, token, sessionId);
     await page.goto('/#/groups');
     await expect(table(page)).toBeVisible();
@@ -357,7 +364,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    await signInWithStorage(page, request, user);
+    await signInByStorage(page, request, user.username, user.password);
     let fail: 'server' | 'network' = 'server';
     await page.route('**/api/groupChats/**', (route) =>
       fail === 'server'
@@ -373,7 +380,7 @@ test.describe('Group List', () => {
 
   test('without a session the page asks to connect WhatsApp first', async ({ page, request }) => {
     const lonely = await createUser(request);
-    await signInWithStorage(page, request, lonely);
+    await signInByStorage(page, request, lonely.username, lonely.password);
     await page.goto('/#/groups');
     await expect(page.getByText('No active session found. Please connect WhatsApp first.')).toBeVisible();
     await expect(page.getByRole('button', { name: 'CSV' })).toHaveCount(0);
@@ -392,7 +399,7 @@ test.describe('Group List', () => {
       phoneNumber: '919811100022',
       sessionName: 'Second',
     });
-    const token = await signInWithStorage(page, request, multi);
+    const { token } = await signInByStorage(page, request, multi.username, multi.password);
     const [g1, g2] = [await groupsOf(request, token, first), await groupsOf(request, token, second)];
     const only2 = g2.find((g) => !g1.some((x) => x.groupName === g.groupName))!;
     await page.goto('/#/groups');
@@ -409,7 +416,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    await signInWithStorage(page, request, user);
+    await signInByStorage(page, request, user.username, user.password);
     const many: GroupChat[] = Array.from({ length: 5000 }, (_, i) => ({
       groupId: `1203630000${String(i).padStart(6, '0')}@g.us`,
       groupName: `Bulk group ${i + 1}`,

@@ -1,9 +1,17 @@
 import fs from 'node:fs';
 import type { Page } from '@playwright/test';
 import Papa from 'papaparse';
-import { apiLogin, createLinkedSession, createUser, expect, type TestUser, test } from '../fixtures.ts';
+import {
+  apiLogin,
+  createLinkedSession,
+  createUser,
+  expect,
+  signInByStorage,
+  type TestUser,
+  test,
+} from '../fixtures.ts';
 import { finishedJobs, type Job, PNG_1X1, sendIndividual, silentWav } from './support/jobs.ts';
-import { interceptPrint, printed, printedTable, signInWithStorage } from './support/storage-sign-in.ts';
+import { interceptPrint, printed, printedTable } from './support/print.ts';
 
 const TZ = 'Asia/Kolkata';
 test.use({ timezoneId: TZ });
@@ -88,7 +96,7 @@ test.describe('MIS Report', () => {
     page,
     request,
   }) => {
-    await signInWithStorage(page, request, user);
+    await signInByStorage(page, request, user.username, user.password);
     await page.goto('/#/reports');
     await expect(page.getByRole('heading', { name: 'MIS Report' })).toBeVisible();
     await expect(report(page)).toBeVisible();
@@ -131,7 +139,7 @@ test.describe('MIS Report', () => {
     page,
     request,
   }) => {
-    await signInWithStorage(page, request, user);
+    await signInByStorage(page, request, user.username, user.password);
     await page.goto('/#/reports');
     await expect(report(page)).toBeVisible();
 
@@ -185,7 +193,7 @@ test.describe('MIS Report', () => {
   });
 
   test('From and To include their whole days; Clear shows every job again', async ({ page, request }) => {
-    await signInWithStorage(page, request, user);
+    await signInByStorage(page, request, user.username, user.password);
     await page.goto('/#/reports');
     await expect(page.getByText(ALL_JOBS)).toBeVisible();
     const from = page.getByLabel('From');
@@ -216,7 +224,7 @@ test.describe('MIS Report', () => {
     page,
     request,
   }) => {
-    await signInWithStorage(page, request, user);
+    await signInByStorage(page, request, user.username, user.password);
     await page.goto('/#/reports');
     await expect(page.getByText(ALL_JOBS)).toBeVisible();
     const [download] = await Promise.all([
@@ -265,7 +273,7 @@ test.describe('MIS Report', () => {
     request,
   }) => {
     await interceptPrint(page);
-    await signInWithStorage(page, request, user);
+    await signInByStorage(page, request, user.username, user.password);
     await page.goto('/#/reports');
     await expect(page.getByText(ALL_JOBS)).toBeVisible();
     const opened = page.waitForEvent('popup');
@@ -293,7 +301,7 @@ test.describe('MIS Report', () => {
     test.setTimeout(90_000);
     const other = await createUser(request, { credits: 5 });
     const otherSession = await createLinkedSession(request, other, { phoneNumber: '919833300002' });
-    const otherToken = await signInWithStorage(page, request, other);
+    const { token: otherToken } = await signInByStorage(page, request, other.username, other.password);
     await page.goto('/#/reports');
     await expect(page.getByText('No jobs found')).toBeVisible();
 

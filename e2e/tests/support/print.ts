@@ -1,44 +1,4 @@
-import type { APIRequestContext, Page } from '@playwright/test';
-import { apiLogin } from '../../fixtures.ts';
-
-type LoginUser = {
-  id: string;
-  name: string;
-  role: string;
-  setting: { is_bulk_messaging_enabled: number; is_multisession_supported: number };
-  credits: { user_credits: number; admin_users: { user_id: string; username: string }[] };
-};
-
-/**
- * Signs in faster than the login page: stores the sign-in response in sessionStorage under the
- * keys of spec section 3 (as `storage.signIn` writes them) before the app's scripts run.
- * Returns the bearer token for API calls made by the test.
- */
-export async function signInWithStorage(
-  page: Page,
-  request: APIRequestContext,
-  creds: { username: string; password: string },
-): Promise<string> {
-  const { token, user } = await apiLogin(request, creds.username, creds.password);
-  const u = user as unknown as LoginUser;
-  const values: Record<string, string> = {
-    token,
-    userRole: u.role,
-    userId: u.id,
-    loggedInUserName: u.name,
-    userCreditsAvailable: String(u.credits.user_credits),
-    isBulkMessagingEnabled: String(u.setting.is_bulk_messaging_enabled),
-    isMultiSessionEnabled: String(u.setting.is_multisession_supported),
-    AdminUsers: JSON.stringify(u.credits.admin_users),
-  };
-  await page.addInitScript((v) => {
-    // Only on the app's own pages (print views are about:blank windows).
-    if (location.protocol !== 'http:') return;
-    if (window.sessionStorage.getItem('token')) return;
-    for (const [k, value] of Object.entries(v)) window.sessionStorage.setItem(k, value);
-  }, values);
-  return token;
-}
+import type { Page } from '@playwright/test';
 
 export type PrintRecord = { html: string; printedAt: number; closedAt?: number };
 
