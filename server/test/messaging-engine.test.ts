@@ -158,7 +158,7 @@ describe.each(DB_KINDS)('messaging through the engine and the simulator on %s', 
     await waitFor('some sent', async () => ((await jobRow(t.db, jobId))!.sentCount >= 20 ? true : null));
     const drop = await post(token, `/api/simulator/sessions/${sessionId}/disconnect`, {});
     expect(drop.statusCode).toBe(200);
-    const job = await waitForJobEnd(t.app, token, jobId, 30_000);
+    const job = await waitForJobEnd(t.app, token, jobId, 90_000);
     expect(job.status).toBe('completed');
     const chats = (await outbox(token, sessionId)).map((m) => m.chatId);
     expect(chats.length).toBe(300);

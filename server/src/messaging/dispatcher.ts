@@ -42,10 +42,8 @@ export async function startDispatcher(
   const pollMs = options.pollMs ?? 2000;
   const sweepMs = options.sweepMs ?? Math.max(100, Math.min(1000, Math.floor(config.sessionWaitMs / 5)));
   const leaseMs = recipientLeaseMs(config);
+  // Paced, the next recipient is claimed after the pause, so no lease is held while waiting.
   const paced = config.sendDelayMaxMs > 0;
-  // Paced, a claim holds one recipient, so a crash leaves at most the one in flight unknown.
-  // Unpaced (tests, benchmarks), a small batch amortises the claim statement.
-  const claimSize = paced ? 1 : 25;
 
   const loops = new Map<string, SessionLoop>();
   const receipts = new Map<string, repo.Receipt[]>();
@@ -147,51 +145,41 @@ export async function startDispatcher(
       // sender (crash or cut-off). Its delivery is unknown, so it fails and is refunded, never re-sent.
       await this.recoverForeignClaims();
       let nextSendAt = 0;
-      while (this.active) {
-        const transport = runtime.transportFor(sessionId);
-        if (!transport) return;
-        this.attach(transport);
-        if (paced) await this.pace(nextSendAt);
-        if (!this.active) return;
+      // Unpaced, recording a sent message also claims the next one (one statement per message).
+      let next: repo.ClaimedRecipient | null = null;
+      try {
+        while (this.active) {
+          const transport = runtime.transportFor(sessionId);
+          if (!transport) return;
+          this.attach(transport);
+          if (paced) await this.pace(nextSendAt);
+          if (!this.active) return;
 
-        let claimed: repo.ClaimedRecipient[];
-        try {
-          claimed = await repo.claimDueRecipients(db, sessionId, nodeId, claimSize, leaseMs);
-        } catch (err) {
-          log.error({ err, sessionId }, 'claiming recipients failed');
-          await this.pause(pollMs);
-          continue;
-        }
-        if (claimed.length === 0) {
-          const due = await repo.msUntilNextDue(db, sessionId).catch(() => null);
-          // A due recipient that was not claimed means the queue is paused: wait for a poll.
-          await this.pause(due === null || due === 0 ? pollMs : Math.min(due, pollMs));
-          continue;
-        }
-
-        for (let i = 0; i < claimed.length; i++) {
-          const r = claimed[i]!;
-          const current = runtime.transportFor(sessionId);
-          if (!this.active || !current) {
-            await repo.releaseClaims(
-              db,
-              nodeId,
-              claimed.slice(i).map((c) => c.id),
-            );
-            return;
+          let r = next;
+          next = null;
+          if (!r) {
+            try {
+              [r = null] = await repo.claimDueRecipients(db, sessionId, nodeId, 1, leaseMs);
+            } catch (err) {
+              log.error({ err, sessionId }, 'claiming recipients failed');
+              await this.pause(pollMs);
+              continue;
+            }
           }
-          const outcome = await this.sendOne(current, r);
+          if (!r) {
+            const due = await repo.msUntilNextDue(db, sessionId).catch(() => null);
+            // A due recipient that was not claimed means the queue is paused: wait for a poll.
+            await this.pause(due === null || due === 0 ? pollMs : Math.min(due, pollMs));
+            continue;
+          }
+          const outcome = await this.sendOne(transport, r, !paced);
           nextSendAt = Date.now() + delay();
-          if (outcome !== 'continue') {
-            await repo.releaseClaims(
-              db,
-              nodeId,
-              claimed.slice(i + 1).map((c) => c.id),
-            );
-            if (outcome === 'session-down') await this.pause(pollMs);
-            break;
-          }
+          if (typeof outcome === 'object') next = outcome.next;
+          else if (outcome === 'session-down') await this.pause(pollMs);
         }
+      } finally {
+        // Claimed but never handed to the transport: back to the queue, nothing is lost or unknown.
+        if (next) await repo.releaseClaims(db, nodeId, [next.id]).catch(() => {});
       }
     }
 
@@ -243,16 +231,20 @@ export async function startDispatcher(
       return message;
     }
 
-    /** Sends one claimed recipient and records the outcome. */
+    /**
+     * Sends one claimed recipient and records the outcome. With `claimNext`, a successful
+     * record also claims the session's next due recipient and returns it.
+     */
     private async sendOne(
       transport: Transport,
       r: repo.ClaimedRecipient,
-    ): Promise<'continue' | 'paused' | 'session-down'> {
+      claimNext: boolean,
+    ): Promise<{ next: repo.ClaimedRecipient | null } | 'failed' | 'paused' | 'session-down'> {
       const { sessionId } = this;
       const message = await this.messageFor(r.jobId);
       if (!message) {
         await this.fail(r, 'Message content is missing');
-        return 'continue';
+        return 'failed';
       }
       let messageId: string;
       try {
@@ -276,15 +268,22 @@ export async function startDispatcher(
               : err.message
             : `Send failed: ${(err as Error).message ?? String(err)}`;
         await this.fail(r, reason);
-        return 'continue';
+        return 'failed';
       }
       try {
+        if (claimNext && this.active) {
+          const result = await repo.recordSentAndClaimNext(db, r.id, nodeId, messageId, {
+            sessionId,
+            leaseMs,
+          });
+          return { next: result.next };
+        }
         await repo.recordSent(db, r.id, nodeId, messageId);
       } catch (err) {
         // Left `sending`: its lease runs out and it fails as 'delivery unknown', never re-sent.
         log.error({ err, sessionId, recipient: r.id }, 'recording a sent message failed');
       }
-      return 'continue';
+      return { next: null };
     }
 
     private async fail(r: repo.ClaimedRecipient, error: string): Promise<void> {

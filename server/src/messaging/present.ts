@@ -35,9 +35,12 @@ export function presentJob(row: JobRow, now = new Date()): MessageJob {
   };
 }
 
+const INDIVIDUAL = /^([0-9]+)@s\.whatsapp\.net$/;
+
 export function presentRecipient(row: RecipientRow): JobDetail {
   return {
-    chatName: row.chatName,
+    // Individuals are stored without a name: their number is the name.
+    chatName: row.chatName ?? INDIVIDUAL.exec(row.chatId)?.[1] ?? null,
     chatId: row.chatId,
     status: row.status,
     sentAt: iso(row.sentAt),

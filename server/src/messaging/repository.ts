@@ -112,22 +112,16 @@ export async function insertRecipients(
 
 export type ClaimedRecipient = { id: number; jobId: string; chatId: string };
 
+type ClaimRow = { id: number | string; job_id: string; chat_id: string };
+const toClaimed = (rows: ClaimRow[]): ClaimedRecipient[] =>
+  rows.map((r) => ({ id: Number(r.id), jobId: r.job_id, chatId: r.chat_id }));
+
 /**
- * Claims up to `limit` due recipients of one session in one statement: locks them with
- * `FOR UPDATE SKIP LOCKED` (another node never gets the same rows), marks them `sending` with
- * a lease before anything is sent, and moves their jobs from pending/scheduled to processing.
- * Nothing is claimed while the session's queue is paused.
+ * The claim as CTEs (`due`, `claimed`, `started`), to run alone or after recording an outcome.
+ * `skipJob` names a job whose row the same statement already updates (a row may be updated once).
  */
-export async function claimDueRecipients(
-  db: Db,
-  sessionId: string,
-  nodeId: string,
-  limit: number,
-  leaseMs: number,
-): Promise<ClaimedRecipient[]> {
-  const rows = await queryRows<{ id: number | string; job_id: string; chat_id: string }>(
-    db,
-    sql`WITH due AS (
+function claimCtes(sessionId: string, nodeId: string, limit: number, leaseMs: number, skipJob?: SQL) {
+  return sql`due AS (
           SELECT r.id FROM message_job_recipients r
           WHERE r.session_id = ${sessionId} AND r.status = 'queued' AND r.due_at <= now()
             AND NOT EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId} AND s.send_paused)
@@ -144,11 +138,30 @@ export async function claimDueRecipients(
           UPDATE message_jobs j
           SET status = 'processing', started_at = coalesce(j.started_at, now()), waiting_since = NULL
           WHERE j.id IN (SELECT job_id FROM claimed) AND j.status IN ('pending', 'scheduled')
+            ${skipJob ? sql`AND j.id IS DISTINCT FROM (${skipJob})` : sql``}
           RETURNING j.id
-        )
+        )`;
+}
+
+/**
+ * Claims up to `limit` due recipients of one session in one statement: locks them with
+ * `FOR UPDATE SKIP LOCKED` (another node never gets the same rows), marks them `sending` with
+ * a lease before anything is sent, and moves their jobs from pending/scheduled to processing.
+ * Nothing is claimed while the session's queue is paused.
+ */
+export async function claimDueRecipients(
+  db: Db,
+  sessionId: string,
+  nodeId: string,
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedRecipient[]> {
+  const rows = await queryRows<ClaimRow>(
+    db,
+    sql`WITH ${claimCtes(sessionId, nodeId, limit, leaseMs)}
         SELECT id, job_id, chat_id FROM claimed ORDER BY id`,
   );
-  return rows.map((r) => ({ id: Number(r.id), jobId: r.job_id, chatId: r.chat_id }));
+  return toClaimed(rows);
 }
 
 /** Milliseconds until the session's next queued recipient is due (0 when one is due now), or null. */
@@ -200,6 +213,41 @@ export async function recordSent(
         RETURNING j.id`,
   );
   return rows.length > 0;
+}
+
+/**
+ * Records a sent recipient (as `recordSent`) and claims the session's next due recipient, in one
+ * statement: an unpaced session keeps exactly one recipient in flight for one round trip per
+ * message. `recorded` is false when the lease was lost.
+ */
+export async function recordSentAndClaimNext(
+  db: Db,
+  recipientId: number,
+  nodeId: string,
+  messageId: string,
+  next: { sessionId: string; leaseMs: number },
+): Promise<{ recorded: boolean; next: ClaimedRecipient | null }> {
+  const rows = await queryRows<ClaimRow & { kind: 'recorded' | 'claimed' }>(
+    db,
+    sql`WITH r AS (
+          UPDATE message_job_recipients
+          SET status = 'sent', message_id = ${messageId}, sent_at = now(), error = NULL,
+              lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+          WHERE id = ${recipientId} AND status = 'sending' AND lease_owner = ${nodeId}
+          RETURNING job_id
+        ), counted AS (
+          ${countersUpdate(sql`(SELECT job_id FROM r)`, { sent: 1 })}
+          RETURNING j.id
+        ), ${claimCtes(next.sessionId, nodeId, 1, next.leaseMs, sql`SELECT job_id FROM r`)}
+        SELECT 'recorded' AS kind, id::text AS id, NULL AS job_id, NULL AS chat_id FROM counted
+        UNION ALL
+        SELECT 'claimed' AS kind, id::text, job_id, chat_id FROM claimed`,
+  );
+  const claimed = rows.filter((r) => r.kind === 'claimed');
+  return {
+    recorded: rows.some((r) => r.kind === 'recorded'),
+    next: claimed.length > 0 ? toClaimed(claimed)[0]! : null,
+  };
 }
 
 /**

@@ -67,7 +67,8 @@ export async function acceptSend(
     const subjects = await repo.groupSubjects(ctx.db, sessionId, chatIds);
     chatNames = chatIds.map((id) => subjects.get(id) ?? null);
   } else {
-    chatNames = chatIds.map((id) => id.split('@')[0]!);
+    // A number is its own name: the API shows the digits (present.ts), nothing to store.
+    chatNames = chatIds.map(() => null);
   }
 
   const jobId = newId();
