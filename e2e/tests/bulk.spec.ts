@@ -51,6 +51,14 @@ test('a CSV with a BOM, CRLF, a header, quotes, spaces, dashes and a duplicate g
   await expect(page.getByText('0 of 4 selected')).toBeVisible();
   await table.getByRole('checkbox', { name: 'Select All' }).check();
   await expect(page.getByText('4 of 4 selected')).toBeVisible();
+
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Diwali sale starts today');
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  await expect(page.getByRole('status', { name: 'Status' })).toHaveText(/Message sending Initiated/);
+  await expect(page.getByText('0 of 4 selected')).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Sending Progress' })).toHaveCount(0);
+  await expect(page.getByLabel('Account Balance')).toHaveText('Balance: 6');
+  await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toHaveValue('');
 });
 
 test('the contacts credit-limit banner and the limit on a list longer than the balance', async ({

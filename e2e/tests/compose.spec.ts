@@ -221,6 +221,13 @@ test('a text, an image and a poll reach the success message and the balance drop
   await pick(names.slice(0, 3));
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Shop opens at 10 tomorrow');
   await page.getByRole('button', { name: 'Send Now' }).click();
+  // The panel shows until the first poll, 2 s after the job is accepted.
+  const progress = page.getByRole('region', { name: 'Sending Progress' });
+  await expect(progress).toBeVisible();
+  await expect(progress).toContainText('of 3 (');
+  await expect(progress).toContainText('Successful:');
+  await expect(progress).toContainText('Elapsed:');
+  await expect(page.getByRole('button', { name: 'Sending...' })).toBeDisabled();
   await expect(banner(page)).toContainText('Message sending complete! Successfully sent to 3 groups.');
   await expect(balanceBubble(page)).toHaveText('Balance: 17');
   await expect(page.getByText('0 of 12 selected')).toBeVisible();

@@ -135,6 +135,8 @@ export function useSendFlow(opts: {
       const body = buildSendBody(compose, opts.selectedIds, opts.audience, media);
       const res = await sendMessage(opts.sessionId, opts.audience, body);
       setLastJobId(res.jobId);
+      // The bulk page says so as soon as the job is accepted (and again when it completes).
+      if (opts.audience === 'individuals') setBanner({ color: 'blue', text: SENDING_TEXTS.bulkInitiated });
       setActive({
         id: res.jobId,
         view: {
