@@ -1,3 +1,236 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Center,
+  Group,
+  List,
+  Loader,
+  Stack,
+  Table,
+  Text,
+  Title,
+} from '@mantine/core';
+import { IconCoins, IconEdit, IconListDetails, IconRefresh, IconUserPlus } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import type { ManagedUser } from '@wa/contract';
+import { useState } from 'react';
+import { formatDateTime, formatNumber } from '../../lib/format.ts';
+import { useManagedUsers } from './api.ts';
+import { CreateUserModal, CreditsModal, EditUserModal, LedgerModal } from './UserModals.tsx';
+
+const flag = (on: boolean) => (
+  <Badge variant="light" color={on ? 'teal' : 'gray'}>
+    {on ? 'On' : 'Off'}
+  </Badge>
+);
+
+/** Manage Users (ADMIN): the admin's users, their flags, credits and ledger, reset requests. */
 export default function UsersPage() {
-  return <div>UsersPage</div>;
+  const queryClient = useQueryClient();
+  const users = useManagedUsers();
+  const list = users.data?.users ?? [];
+  const pending = list.filter((u) => u.passwordResetRequestedAt);
+  const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<ManagedUser | null>(null);
+  const [crediting, setCrediting] = useState<ManagedUser | null>(null);
+  const [ledgerOf, setLedgerOf] = useState<ManagedUser | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const done = (text: string) => {
+    setCreating(false);
+    setEditing(null);
+    setCrediting(null);
+    setNotice(text);
+    void queryClient.invalidateQueries({ queryKey: ['admin'] });
+  };
+
+  return (
+    <Stack gap="md">
+      <Group justify="space-between" wrap="wrap" gap="sm">
+        <Title order={2}>Manage Users</Title>
+        <Group gap="sm">
+          <Button
+            variant="default"
+            leftSection={<IconRefresh size={16} aria-hidden />}
+            loading={users.isFetching}
+            onClick={() => void users.refetch()}
+          >
+            Refresh
+          </Button>
+          <Button
+            leftSection={<IconUserPlus size={16} aria-hidden />}
+            onClick={() => {
+              setNotice(null);
+              setCreating(true);
+            }}
+          >
+            Add User
+          </Button>
+        </Group>
+      </Group>
+
+      {notice && (
+        <Alert
+          color="green"
+          role="status"
+          withCloseButton
+          closeButtonLabel="Dismiss"
+          onClose={() => setNotice(null)}
+        >
+          {notice}
+        </Alert>
+      )}
+      {users.isError && (
+        <Alert color="red" role="alert">
+          {users.error.message}
+        </Alert>
+      )}
+
+      {pending.length > 0 && (
+        <Alert
+          color="orange"
+          title="Password reset requests"
+          role="region"
+          aria-label="Password reset requests"
+        >
+          <List size="sm" spacing={4}>
+            {pending.map((u) => (
+              <List.Item key={u.id}>
+                <Group gap="xs" wrap="wrap">
+                  <Text size="sm">
+                    {u.name} ({u.username}) asked on {formatDateTime(u.passwordResetRequestedAt)}
+                  </Text>
+                  <Button size="compact-xs" variant="light" color="orange" onClick={() => setEditing(u)}>
+                    Set a new password for {u.username}
+                  </Button>
+                </Group>
+              </List.Item>
+            ))}
+          </List>
+        </Alert>
+      )}
+
+      <Card withBorder radius="md" p={0}>
+        <Table.ScrollContainer minWidth={900}>
+          <Table striped highlightOnHover verticalSpacing="sm" aria-label="Users">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Username</Table.Th>
+                <Table.Th ta="right">Credits</Table.Th>
+                <Table.Th>Bulk messaging</Table.Th>
+                <Table.Th>Multi-session</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th>Created</Table.Th>
+                <Table.Th>Actions</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {users.isLoading ? (
+                <Table.Tr>
+                  <Table.Td colSpan={8}>
+                    <Center py="md">
+                      <Loader size="sm" aria-label="Loading users" />
+                    </Center>
+                  </Table.Td>
+                </Table.Tr>
+              ) : list.length === 0 ? (
+                <Table.Tr>
+                  <Table.Td colSpan={8}>
+                    <Text c="dimmed" ta="center" py="md">
+                      No users yet. Add one with Add User.
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              ) : (
+                list.map((u) => (
+                  <Table.Tr key={u.id}>
+                    <Table.Td>
+                      {u.name}
+                      {u.role === 'ADMIN' && (
+                        <Badge ml="xs" size="xs" variant="outline">
+                          ADMIN
+                        </Badge>
+                      )}
+                    </Table.Td>
+                    <Table.Td>{u.username}</Table.Td>
+                    <Table.Td ta="right">{formatNumber(u.credits)}</Table.Td>
+                    <Table.Td>{flag(u.is_bulk_messaging_enabled === 1)}</Table.Td>
+                    <Table.Td>{flag(u.is_multisession_supported === 1)}</Table.Td>
+                    <Table.Td>
+                      <Badge color={u.disabled ? 'red' : 'green'} variant="light">
+                        {u.disabled ? 'Disabled' : 'Active'}
+                      </Badge>
+                      {u.passwordResetRequestedAt && (
+                        <Badge ml="xs" color="orange" variant="light">
+                          Reset requested
+                        </Badge>
+                      )}
+                    </Table.Td>
+                    <Table.Td>{formatDateTime(u.createdAt)}</Table.Td>
+                    <Table.Td>
+                      <Group gap="xs" wrap="nowrap">
+                        <Button
+                          size="xs"
+                          variant="light"
+                          leftSection={<IconEdit size={14} aria-hidden />}
+                          aria-label={`Edit ${u.username}`}
+                          onClick={() => {
+                            setNotice(null);
+                            setEditing(u);
+                          }}
+                        >
+                          Edit
+                        </Button>
+                        <Button
+                          size="xs"
+                          variant="light"
+                          color="orange"
+                          leftSection={<IconCoins size={14} aria-hidden />}
+                          aria-label={`Credits of ${u.username}`}
+                          onClick={() => {
+                            setNotice(null);
+                            setCrediting(u);
+                          }}
+                        >
+                          Credits
+                        </Button>
+                        <Button
+                          size="xs"
+                          variant="light"
+                          color="gray"
+                          leftSection={<IconListDetails size={14} aria-hidden />}
+                          aria-label={`Ledger of ${u.username}`}
+                          onClick={() => setLedgerOf(u)}
+                        >
+                          Ledger
+                        </Button>
+                      </Group>
+                    </Table.Td>
+                  </Table.Tr>
+                ))
+              )}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      </Card>
+
+      <CreateUserModal opened={creating} onClose={() => setCreating(false)} onDone={done} />
+      <EditUserModal
+        key={editing?.id ?? 'none'}
+        user={editing}
+        onClose={() => setEditing(null)}
+        onDone={done}
+      />
+      <CreditsModal
+        key={crediting?.id ?? 'none'}
+        user={crediting}
+        onClose={() => setCrediting(null)}
+        onDone={done}
+      />
+      <LedgerModal user={ledgerOf} onClose={() => setLedgerOf(null)} />
+    </Stack>
+  );
 }

@@ -1,0 +1,117 @@
+import {
+  apiLogin,
+  createLinkedSession,
+  createUser,
+  expect,
+  loginViaUi,
+  signInByStorage,
+  test,
+} from '../fixtures.ts';
+
+const card = (page: import('@playwright/test').Page, name: string) => page.getByRole('group', { name });
+
+/** A stat card reads its label, then exactly this figure. */
+const expectFigure = async (page: import('@playwright/test').Page, name: string, value: string) =>
+  expect(card(page, name)).toHaveText(`${name}${value}`);
+
+test('a new user sees the balance in en-IN, zero figures and no recent messages', async ({
+  page,
+  request,
+}) => {
+  const user = await createUser(request, { credits: 100000 });
+  await loginViaUi(page, user.username, user.password);
+  await expect(page).toHaveURL(/#\/dashboard$/);
+  await expect(page.getByRole('heading', { name: 'Dashboard', exact: true })).toBeVisible();
+  await expectFigure(page, 'Account Balance', '1,00,000');
+  await expectFigure(page, 'Total Groups', '0');
+  await expectFigure(page, 'Total Members', '0');
+  await expectFigure(page, 'Messages Sent', '0');
+  await expectFigure(page, 'Delivery Rate', '0%');
+  await expect(page.getByText('No recent messages')).toBeVisible();
+});
+
+test('the figures are real: groups of the linked session, members, sent messages, latest jobs', async ({
+  page,
+  request,
+}) => {
+  const user = await createUser(request, { credits: 1234567 });
+  const sessionId = await createLinkedSession(request, user);
+  const { token } = await apiLogin(request, user.username, user.password);
+  const headers = { authorization: `Bearer ${token}` };
+  const groups = (await (await request.get(`/api/groupsList/${sessionId}`, { headers })).json()) as {
+    count: number;
+    groups: { groupId: string; groupName: string; participantCount: number }[];
+  };
+  expect(groups.count).toBeGreaterThan(0);
+  const members = groups.groups.reduce((sum, g) => sum + g.participantCount, 0);
+
+  // One text message to two groups, sent through the API and finished before the page loads.
+  const sent = await request.post(`/api/session/${sessionId}/sendBulkMessage`, {
+    headers,
+    data: {
+      // The announce-only group refuses members' messages.
+      chatIds: groups.groups
+        .filter((g) => g.groupName !== 'Announcements (admins only)')
+        .slice(0, 2)
+        .map((g) => g.groupId),
+      type: 'string',
+      content: 'Diwali offer',
+    },
+  });
+  expect(sent.ok()).toBe(true);
+  const { jobId } = (await sent.json()) as { jobId: string };
+  await expect
+    .poll(
+      async () =>
+        (
+          (await (await request.get(`/api/message-jobs-details/${jobId}`, { headers })).json()) as {
+            job: { status: string };
+          }
+        ).job.status,
+      { timeout: 20_000 },
+    )
+    .toBe('completed');
+
+  await signInByStorage(page, request, user.username, user.password);
+  await page.goto('/#/dashboard');
+  await expectFigure(page, 'Total Groups', new Intl.NumberFormat('en-IN').format(groups.count));
+  await expectFigure(page, 'Total Members', new Intl.NumberFormat('en-IN').format(members));
+  await expectFigure(page, 'Messages Sent', '2');
+  // The balance was read again after the send: two credits spent.
+  await expectFigure(page, 'Account Balance', '12,34,565');
+  const recent = page.getByRole('list', { name: 'Recent Messages' });
+  await expect(recent.getByRole('listitem')).toHaveCount(1);
+  await expect(recent.getByRole('listitem').first()).toContainText('Text to 2 groups');
+  await expect(recent.getByRole('listitem').first()).toContainText('Diwali offer');
+  await expect(recent.getByRole('listitem').first()).toContainText('completed');
+});
+
+test('Quick Actions navigate', async ({ page, request }) => {
+  const user = await createUser(request, { bulk: true });
+  await signInByStorage(page, request, user.username, user.password);
+  const targets: [string, RegExp][] = [
+    ['Compose Message', /#\/compose$/],
+    ['Add New Group', /#\/groups$/],
+    ['Import from Excel', /#\/bulkmessage$/],
+    ['View Reports', /#\/reports$/],
+  ];
+  for (const [name, url] of targets) {
+    await page.goto('/#/dashboard');
+    await page.getByRole('link', { name: new RegExp(`^${name}`) }).click();
+    await expect(page).toHaveURL(url);
+  }
+  await page.goto('/#/dashboard');
+  await page.getByRole('link', { name: 'View All Jobs' }).click();
+  await expect(page).toHaveURL(/#\/jobs$/);
+});
+
+test('the dashboard at 360 px wide', async ({ page, request }) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  const user = await createUser(request, { credits: 100000 });
+  await signInByStorage(page, request, user.username, user.password);
+  await page.goto('/#/dashboard');
+  await expectFigure(page, 'Account Balance', '1,00,000');
+  await expect(card(page, 'Account Balance')).toBeInViewport({ ratio: 0 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width).toBeLessThanOrEqual(360);
+});
