@@ -1,6 +1,8 @@
 import { Table } from '@mantine/core';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { measureElement, useVirtualizer } from '@tanstack/react-virtual';
 import { Fragment, type ReactNode, useRef } from 'react';
+
+const MIN_ROW_HEIGHT = 24;
 
 export type VirtualRowProps = {
   ref: (node: HTMLTableRowElement | null) => void;
@@ -34,6 +36,8 @@ export function VirtualTable<T>(props: {
     // The virtualizer may ask once more for a row of a longer, previous list.
     getItemKey: (index) => (index < items.length ? getKey(items[index]!) : index),
     overscan: 6,
+    // A row not laid out yet measures 0, which would make the virtualizer draw ever more rows.
+    measureElement: (el, entry, instance) => Math.max(measureElement(el, entry, instance), MIN_ROW_HEIGHT),
     // A first guess before the box is measured (and the only size jsdom ever reports).
     initialRect: { width: 1200, height: 700 },
   });
