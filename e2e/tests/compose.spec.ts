@@ -86,6 +86,16 @@ test('changing the message type clears the form and the message', async ({ page,
   await page.getByRole('button', { name: 'Send Now' }).click();
   await expect(banner(page)).toHaveText('Please select a file to send');
 
+  const tooBig = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Select File' }).click();
+  await (await tooBig).setFiles({
+    name: 'video.mp4',
+    mimeType: 'video/mp4',
+    buffer: Buffer.alloc(16 * 1024 * 1024 + 1),
+  });
+  await expect(banner(page)).toHaveText('File is too large (max 16 MB)');
+  await expect(page.getByText('No file selected')).toBeVisible();
+
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: 'Select File' }).click();
   await (await chooser).setFiles({
