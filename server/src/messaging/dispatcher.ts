@@ -298,22 +298,19 @@ export async function startDispatcher(
     }
   }
 
-  const ensureLoop = (sessionId: string) => {
+  /** Starts the session's loop if it has none; `wake` also rouses a running one (new work). */
+  const ensureLoop = (sessionId: string, wake = true) => {
     if (stopped) return;
     const existing = loops.get(sessionId);
     if (existing?.active) {
-      existing.wake();
+      if (wake) existing.wake();
       return;
     }
     if (!runtime.transportFor(sessionId)) return;
     loops.set(sessionId, new SessionLoop(sessionId, existing?.done));
   };
 
-  const onQueued = (sessionId: string) => {
-    const loop = loops.get(sessionId);
-    if (loop?.active) loop.wake();
-    else ensureLoop(sessionId);
-  };
+  const onQueued = (sessionId: string) => ensureLoop(sessionId);
 
   const flushReceipts = async () => {
     for (const [sessionId, list] of receipts) {
@@ -338,7 +335,8 @@ export async function startDispatcher(
           const g = await repo.failLongWaiting(tx, config.sessionWaitMs, DISPATCH_MESSAGES.notConnected);
           await refundFailures(tx, g, DISPATCH_MESSAGES.notConnected);
         });
-        for (const sessionId of runtime.ownedSessionIds()) ensureLoop(sessionId);
+        // A missed `connected` event must not leave an owned session without its loop.
+        for (const sessionId of runtime.ownedSessionIds()) ensureLoop(sessionId, false);
       } catch (err) {
         if (!stopped) log.error({ err }, 'dispatcher sweep failed');
       } finally {
