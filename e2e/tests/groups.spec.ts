@@ -116,6 +116,17 @@ test.describe('Group List', () => {
     expect(await qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml/);
     // Drawn in the browser: no request leaves for a QR service, and the image really renders.
     expect(await qr.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(200);
+    await linked.getByRole('button', { name: `Enlarge the QR code of ${withLink.groupName}` }).click();
+    const qrDialog = page.getByRole('dialog', { name: withLink.groupName });
+    const big = qrDialog.getByRole('img', { name: `QR code of ${withLink.groupName}` });
+    await expect(big).toHaveJSProperty('width', 200);
+    await expect(qrDialog.getByText(withLink.groupLink!)).toBeVisible();
+    await expect(qrDialog.getByRole('link', { name: 'Download QR code' })).toHaveAttribute(
+      'download',
+      /\.svg$/,
+    );
+    await qrDialog.getByRole('button', { name: 'Close' }).click();
+    await expect(qrDialog).toBeHidden();
     const cells = linked.getByRole('cell');
     await expect(cells.nth(5)).toHaveText(en(withLink.participantCount));
     await expect(cells.nth(6)).toHaveText(en(withLink.adminCount));
