@@ -201,6 +201,8 @@ describe.each(DB_KINDS)('crash mid-job with a real server process on %s', (kind)
     expect(statuses.every((s: string) => s === 'sent' || s === 'failed')).toBe(true);
     const failed = job.details.filter((d: { status: string }) => d.status === 'failed');
     expect(failed.every((d: { error: string }) => d.error === 'Interrupted: delivery unknown')).toBe(true);
+    // One session sends one message at a time: at most the one in flight at the kill is unknown.
+    expect(failed.length).toBeLessThanOrEqual(1);
     const sent = job.details.filter((d: { status: string }) => d.status === 'sent');
     expect(job.results.success).toBe(sent.length);
 

@@ -72,6 +72,8 @@ export async function startDispatcher(
         } catch (err) {
           log.error({ err, sessionId }, 'dispatcher loop failed');
         } finally {
+          // From here a `connected` event starts a new loop instead of waking this one.
+          this.stopping = true;
           this.detach();
           if (loops.get(sessionId) === this) loops.delete(sessionId);
         }
