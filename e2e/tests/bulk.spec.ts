@@ -125,3 +125,21 @@ test('a bulk send with a number not on WhatsApp ends failed; Retry Failed appear
     await expect(row.getByRole('button', { name: 'Retry Failed' })).toBeVisible({ timeout: 1_000 });
   }).toPass({ timeout: 20_000 });
 });
+
+test('a user without bulk messaging is told so, and the server refuses the send', async ({
+  page,
+  request,
+}) => {
+  await userWithSession(page, request, { credits: 5, bulk: false });
+  await page.goto('/#/bulkmessage');
+  await expect(page.getByText('Bulk messaging is not enabled for your account')).toBeVisible();
+  await uploadCsv(page, 'one.csv', '919800000091\n');
+  await contactsTable(page).getByRole('checkbox', { name: 'Select 919800000091' }).check();
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  await expect(page.getByRole('status', { name: 'Status' })).toHaveText(
+    'Bulk messaging is not enabled for your account',
+  );
+  await expect(page.getByRole('button', { name: 'Send Now' })).toBeEnabled();
+  await expect(page.getByLabel('Account Balance')).toHaveText('Balance: 5');
+});

@@ -15,6 +15,7 @@ import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
 import { describeSkipped, parseContactsCsv } from '../../lib/csv-contacts.ts';
 import { formatNumber } from '../../lib/format.ts';
+import { storage } from '../../lib/storage.ts';
 
 type Upload = { fileName: string; numbers: string[]; skippedText: string | null };
 
@@ -87,6 +88,11 @@ export default function BulkMessagePage() {
         <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
       )}
       <StatusBanner banner={flow.banner} jobExists={flow.jobExists} />
+      {!storage.isBulkEnabled() && (
+        <Alert color="yellow" variant="light">
+          Bulk messaging is not enabled for your account
+        </Alert>
+      )}
       {noSession && (
         <Alert color="yellow" variant="light">
           No active session found. Please connect {SERVICE_NAME} first.

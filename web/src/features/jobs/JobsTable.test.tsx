@@ -1,0 +1,83 @@
+import { MantineProvider } from '@mantine/core';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import type { MessageJob } from '@wa/contract';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { JobsTable } from './JobsTable.tsx';
+
+afterEach(cleanup);
+
+const saved = ['clientHeight', 'clientWidth'].map(
+  (k) => [k, Object.getOwnPropertyDescriptor(HTMLElement.prototype, k)] as const,
+);
+beforeAll(() => {
+  // jsdom lays nothing out: give the scroll box a size.
+  Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 600 });
+  Object.defineProperty(HTMLElement.prototype, 'clientWidth', { configurable: true, get: () => 1000 });
+});
+afterAll(() => {
+  for (const [k, d] of saved) if (d) Object.defineProperty(HTMLElement.prototype, k, d);
+});
+
+const job = (i: number, over: Partial<MessageJob> = {}): MessageJob => ({
+  id: `job-${i}`,
+  sessionId: `919800000001_abc`,
+  audience: 'groups',
+  messageType: 'text',
+  isScheduled: false,
+  scheduledTime: null,
+  status: 'completed',
+  progress: { completed: 3, total: 3, percentComplete: 100 },
+  results: { success: 3, failed: 0, delivered: 0, read: 0 },
+  createdAt: new Date(2026, 0, 1).toISOString(),
+  elapsedTimeMs: 1000,
+  messageContent: 'Hi',
+  mediaMime: null,
+  fileName: null,
+  ...over,
+});
+
+function renderTable(
+  jobs: MessageJob[],
+  handlers = { onView: vi.fn(), onRetry: vi.fn(), onDelete: vi.fn() },
+) {
+  render(
+    <MantineProvider>
+      <JobsTable jobs={jobs} retryingId={null} {...handlers} />
+    </MantineProvider>,
+  );
+  return handlers;
+}
+
+describe('JobsTable', () => {
+  it('shows the columns of a job and offers Retry Failed only for failed jobs with failures', () => {
+    const handlers = renderTable([
+      job(1, {
+        status: 'failed',
+        isScheduled: true,
+        messageType: 'poll',
+        progress: { completed: 3, total: 3, percentComplete: 100 },
+        results: { success: 2, failed: 1, delivered: 0, read: 0 },
+      }),
+      job(2),
+    ]);
+    const first = screen.getByRole('row', { name: /job-1/ });
+    expect(within(first).getByText('919800000001')).toBeTruthy();
+    expect(within(first).getByText('Scheduled poll')).toBeTruthy();
+    expect(within(first).getByText('3 / 3 (100%)')).toBeTruthy();
+    expect(within(first).getByText('Failed: 1')).toBeTruthy();
+    fireEvent.click(within(first).getByRole('button', { name: 'Retry Failed' }));
+    expect(handlers.onRetry).toHaveBeenCalledWith(expect.objectContaining({ id: 'job-1' }));
+    const second = screen.getByRole('row', { name: /job-2/ });
+    expect(within(second).queryByRole('button', { name: 'Retry Failed' })).toBeNull();
+    fireEvent.click(within(second).getByRole('button', { name: 'Delete' }));
+    expect(handlers.onDelete).toHaveBeenCalledWith(expect.objectContaining({ id: 'job-2' }));
+  });
+
+  it('renders only the visible rows of 5,000 jobs', () => {
+    renderTable(Array.from({ length: 5000 }, (_, i) => job(i)));
+    const rows = screen.getAllByRole('button', { name: 'View' }).length;
+    expect(rows).toBeGreaterThan(5);
+    expect(rows).toBeLessThan(60);
+    expect(screen.queryByText('job-4999')).toBeNull();
+  });
+});
