@@ -63,6 +63,14 @@ export const SIMULATOR_TIMINGS = {
 const CREDS_KEY = 'creds';
 
 /**
+ * Numbers starting with these digits (country code 999 is unassigned) answer error 463, the
+ * account restriction that pauses a session's queue: tests and demos produce it on demand.
+ */
+export const RESTRICTED_PREFIX = '999463';
+export const SIMULATED_463_REASON =
+  'Paused: WhatsApp restricted this account from starting new chats (error 463)';
+
+/**
  * The simulated network for one account. Credentials live in the same `wa_auth_state` table
  * as Baileys', so a restarted or another node reconnects a linked account without a new QR.
  */
@@ -218,7 +226,13 @@ export class SimulatorTransport extends EventEmitter<TransportEventMap> implemen
       if (group.announce && !group.ownRole)
         throw new SendError('not-admin', 'Only admins can send messages to this group');
     } else if (chatId.endsWith('@s.whatsapp.net')) {
-      if (chatId.split('@')[0]!.endsWith('0000')) throw new SendError('not-on-whatsapp', 'Not on WhatsApp');
+      const digits = chatId.split('@')[0]!;
+      if (digits.endsWith('0000')) throw new SendError('not-on-whatsapp', 'Not on WhatsApp');
+      if (digits.startsWith(RESTRICTED_PREFIX)) {
+        // As Baileys reports WhatsApp's 463: the quota event, then the refused send.
+        this.emit('quota', { capped: true, reason: SIMULATED_463_REASON });
+        throw new SendError('restricted', SIMULATED_463_REASON);
+      }
     } else if (!chatId.endsWith('@lid')) {
       throw new SendError('invalid', `Invalid chat id: ${chatId}`);
     }
