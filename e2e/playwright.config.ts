@@ -13,10 +13,13 @@ if (!hasChromium) {
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 export const BASE_URL = `http://localhost:${PORT}`;
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-e2e-'));
+// Set once in the runner; workers evaluate this file again and inherit the same directories.
+process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'wa-e2e-'));
+const dataDir = process.env.E2E_DATA_DIR;
 // Each run builds the web app into its own directory: runs in parallel (other ports) must not
 // replace the files a running server is serving.
-const webDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-e2e-web-'));
+process.env.E2E_WEB_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'wa-e2e-web-'));
+const webDir = process.env.E2E_WEB_DIR;
 const repoRoot = path.resolve(import.meta.dirname, '..');
 
 export default defineConfig({
