@@ -1,0 +1,84 @@
+import crypto from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppContext, NodeEvents } from '../src/context.ts';
+import { type Database, openPostgres } from '../src/db/client.ts';
+import { buildApp } from '../src/http/app.ts';
+import type { App } from '../src/http/types.ts';
+import { createLogger } from '../src/logger.ts';
+import { type Dispatcher, startDispatcher } from '../src/messaging/dispatcher.ts';
+import { buildSession, expectLedgerMatches, waitForJobEnd } from './fakes/messaging.ts';
+import { FakeRuntime } from './fakes/runtime.ts';
+import { bearer, buildUser, createPostgresDatabaseUrl, loginToken, testConfig } from './helpers.ts';
+
+function nodeContext(database: Database, name: string): AppContext {
+  const config = testConfig();
+  return {
+    config,
+    database,
+    db: database.db,
+    nodeId: `${name}-${crypto.randomBytes(3).toString('hex')}`,
+    log: createLogger(config),
+    events: new EventEmitter<NodeEvents>(),
+  };
+}
+
+/**
+ * Two nodes on one PostgreSQL: an API node accepts the job, the node that owns the session
+ * sends it, woken by NOTIFY long before its fallback poll.
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL)('two nodes on one PostgreSQL', () => {
+  let drop: () => Promise<void>;
+  let apiDb: Database;
+  let workerDb: Database;
+  let api: AppContext;
+  let worker: AppContext;
+  let app: App;
+  let runtime: FakeRuntime;
+  let dispatcher: Dispatcher;
+  beforeAll(async () => {
+    const created = await createPostgresDatabaseUrl();
+    drop = created.drop;
+    apiDb = await openPostgres(created.url);
+    workerDb = await openPostgres(created.url);
+    api = nodeContext(apiDb, 'api');
+    worker = nodeContext(workerDb, 'worker');
+    app = await buildApp(api);
+    await app.ready();
+    runtime = new FakeRuntime();
+    // A poll far longer than the test: only the notification can wake this node in time.
+    dispatcher = await startDispatcher(worker, runtime, { pollMs: 60_000, sweepMs: 60_000 });
+  });
+  afterAll(async () => {
+    await dispatcher.stop();
+    await app.close();
+    await apiDb.close();
+    await workerDb.close();
+    await drop();
+  });
+
+  it('a job accepted on one node is sent at once by the node that owns the session', async () => {
+    const user = await buildUser(api, { credits: 10 });
+    const token = await loginToken(app, user.username);
+    const sessionId = await buildSession(api, user.id, { ownerNode: worker.nodeId });
+    const transport = runtime.connect(sessionId);
+    // Let the loop go idle on its long poll first.
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      headers: bearer(token),
+      payload: { chatIds: ['919800005001', '919800005002'], content: 'Across nodes' },
+    });
+    expect(res.statusCode).toBe(200);
+    const job = await waitForJobEnd(app, token, res.json().jobId, 10_000);
+    expect(job.status).toBe('completed');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(transport.sent.map((s) => s.chatId)).toEqual([
+      '919800005001@s.whatsapp.net',
+      '919800005002@s.whatsapp.net',
+    ]);
+    await expectLedgerMatches(api.db, [user.id]);
+  });
+});
