@@ -1,40 +1,8 @@
 import type { APIRequestContext, Page } from '@playwright/test';
-import { ADMIN, apiLogin, createLinkedSession, createUser, expect, type TestUser } from '../fixtures.ts';
+import { ADMIN, apiLogin, createLinkedSession, createUser, expect, signInByStorage } from '../fixtures.ts';
 
 /** The simulator's announce-only group, where sending fails. */
 export const ANNOUNCE_ONLY = 'Announcements (admins only)';
-
-/**
- * Signs in without the login page: what the login call returns goes to sessionStorage under the
- * keys of spec section 3 before the app loads (once per tab, so a reload keeps later changes).
- */
-export async function signIn(page: Page, request: APIRequestContext, user: TestUser) {
-  const { token, user: u } = await apiLogin(request, user.username, user.password);
-  await page.addInitScript(
-    ({ token, u }) => {
-      if (window.name === 'e2e-signed-in') return;
-      window.name = 'e2e-signed-in';
-      const v = u as {
-        id: string;
-        name: string;
-        role: string;
-        setting: { is_bulk_messaging_enabled: number; is_multisession_supported: number };
-        credits: { user_credits: number; admin_users: unknown[] };
-      };
-      const s = window.sessionStorage;
-      s.setItem('token', token);
-      s.setItem('userRole', v.role);
-      s.setItem('userId', v.id);
-      s.setItem('loggedInUserName', v.name);
-      s.setItem('userCreditsAvailable', String(v.credits.user_credits));
-      s.setItem('isBulkMessagingEnabled', String(v.setting.is_bulk_messaging_enabled));
-      s.setItem('isMultiSessionEnabled', String(v.setting.is_multisession_supported));
-      s.setItem('AdminUsers', JSON.stringify(v.credits.admin_users));
-    },
-    { token, u },
-  );
-  return token;
-}
 
 /** A user with a linked simulator session, signed in on `page`. */
 export async function userWithSession(
@@ -44,7 +12,7 @@ export async function userWithSession(
 ) {
   const user = await createUser(request, { credits: opts.credits, bulk: opts.bulk ?? true });
   const sessionId = await createLinkedSession(request, user);
-  const token = await signIn(page, request, user);
+  const { token } = await signInByStorage(page, request, user.username, user.password);
   return { user, sessionId, token, headers: { authorization: `Bearer ${token}` } };
 }
 
@@ -88,7 +56,7 @@ export const PNG_1X1 = Buffer.from(
   'base64',
 );
 
-/** A `datetime-local` value `minutes` ahead of now, to the minute. */
+/** A `datetime-local` value for a date, in local time, to the minute. */
 export function localInputValue(d: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
