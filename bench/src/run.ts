@@ -8,7 +8,8 @@
  *    engine (session runner, simulator transport at zero latency, dispatcher at zero pace).
  *
  * It prints a table and never fails: a measure that breaks prints its error instead.
- * BENCH_ONLY=accept|dispatch runs one part; BENCH_PER_SESSION sets the recipients per session.
+ * BENCH_ONLY=accept|dispatch runs one part, BENCH_DB=pglite|postgres one database;
+ * BENCH_PER_SESSION sets the recipients per session.
  */
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -223,9 +224,12 @@ async function measure(fn: () => Promise<string>): Promise<string> {
 }
 
 async function main() {
-  const kinds: Array<'pglite' | 'postgres'> = process.env.BENCH_DATABASE_URL
+  let kinds: Array<'pglite' | 'postgres'> = process.env.BENCH_DATABASE_URL
     ? ['pglite', 'postgres']
     : ['pglite'];
+  if (process.env.BENCH_DB === 'pglite' || process.env.BENCH_DB === 'postgres') {
+    kinds = kinds.filter((k) => k === process.env.BENCH_DB);
+  }
   const rows: Row[] = [
     {
       measure: `accept ${ACCEPT_RECIPIENTS.toLocaleString('en-IN')} recipients (service)`,
