@@ -1,4 +1,4 @@
-import { expect, test } from '../fixtures.ts';
+import { createLinkedSession, createUser, expect, signInByStorage, test } from '../fixtures.ts';
 import {
   ANNOUNCE_ONLY,
   balanceBubble,
@@ -291,4 +291,42 @@ test('a send that fails for a group gives the failure text with the retry hint',
   );
   // One credit spent, the failed one refunded.
   await expect(balanceBubble(page)).toHaveText('Balance: 4');
+});
+
+test('multi-session users pick the session; its groups load and the selection starts again', async ({
+  page,
+  request,
+}) => {
+  const user = await createUser(request, { credits: 10, multi: true });
+  const first = await createLinkedSession(request, user, {
+    phoneNumber: '919800000101',
+    sessionName: 'Shop',
+  });
+  const second = await createLinkedSession(request, user, {
+    phoneNumber: '919800000102',
+    sessionName: 'Home',
+  });
+  const { token } = await signInByStorage(page, request, user.username, user.password);
+  const headers = { authorization: `Bearer ${token}` };
+  const firstNames = await groupNames(request, headers, first);
+  const secondNames = await groupNames(request, headers, second);
+  await page.goto('/#/compose');
+  const picker = page.getByRole('combobox', { name: 'Phone number' });
+  await expect(picker).toHaveValue('Shop (919800000101)');
+  const table = groupsTable(page);
+  await table.getByRole('checkbox', { name: `Select ${firstNames[0]}`, exact: true }).check();
+  await expect(page.getByText('1 of 12 selected')).toBeVisible();
+
+  await picker.click();
+  await page.getByRole('option', { name: 'Home (919800000102)' }).click();
+  await expect(page.getByText('0 of 12 selected')).toBeVisible();
+  const only = secondNames.find((n) => !firstNames.includes(n))!;
+  await expect(table.getByRole('checkbox', { name: `Select ${only}`, exact: true })).toBeVisible();
+});
+
+test('single-session users see no session picker', async ({ page, request }) => {
+  await userWithSession(page, request, { credits: 1 });
+  await page.goto('/#/compose');
+  await expect(page.getByText('0 of 12 selected')).toBeVisible();
+  await expect(page.getByRole('combobox', { name: 'Phone number' })).toHaveCount(0);
 });
