@@ -111,7 +111,7 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
       while (sampling) {
         const [row] = await t.db.select({ c: users.credits }).from(users).where(eq(users.id, user.id));
         samples += 1;
-        if (row!.credits < 0) negativeSamples += 1;
+        if (row!.c < 0) negativeSamples += 1;
         await sleep(10);
       }
     })();
@@ -141,7 +141,7 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
     }
     await until('every job to end', () => ended([...jobChats.keys()]), 120_000, 100);
     // A last pass: every job still there retried at once, twice over, then all ended.
-    const remaining = [];
+    const remaining: string[] = [];
     for (const id of jobChats.keys()) if ((await jobStatus(id)) !== undefined) remaining.push(id);
     await Promise.all(remaining.flatMap((id) => [retry(id), retry(id)]));
     await until('retried jobs to end', () => ended(remaining), 120_000, 100);
