@@ -96,3 +96,26 @@ test('the ADMIN lands on /adminDashboard with the admin header and no sidebar', 
   await expect(page.getByRole('heading', { name: 'Admin Dashboard' })).toBeVisible();
   await expect(page.getByRole('navigation', { name: 'Main navigation' })).toHaveCount(0);
 });
+
+test('sign up creates an account that can sign in', async ({ page }) => {
+  const username = `s${Date.now().toString(36)}`;
+  await page.goto('/#/login');
+  await page.getByRole('link', { name: /sign up/i }).click();
+  await page.getByLabel('Name', { exact: true }).fill('Kavya Nair');
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password', { exact: true }).fill('kavya-pass-1');
+  await page.getByLabel('Confirm password').fill('kavya-pass-2');
+  await page.getByRole('button', { name: 'Sign Up' }).click();
+  await expect(page.getByText('Passwords do not match')).toBeVisible();
+  await page.getByLabel('Confirm password').fill('kavya-pass-1');
+  await page.getByRole('button', { name: 'Sign Up' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Account created' })).toBeVisible();
+  await page.getByRole('link', { name: 'Go to login' }).click();
+  await loginViaUi(page, username, 'kavya-pass-1');
+  await expect(page).toHaveURL(/#\/dashboard$/);
+  // A new account starts with no credits and no bulk messaging (DECISIONS.md).
+  await expect(page.getByRole('group', { name: 'Account Balance' })).toHaveText('Account Balance0');
+  await expect(
+    page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Bulk Messaging' }),
+  ).toHaveCount(0);
+});

@@ -114,6 +114,11 @@ test.describe('header and sidebar', () => {
     await page.goto('/#/dashboard');
     const nav = page.getByRole('navigation', { name: 'Main navigation' });
     await expect(nav.getByRole('link', { name: 'Instances' })).not.toBeInViewport();
+    // The demo banner stays above the header, not over it: the burger and avatar take clicks.
+    await expect(page.getByText('Demo mode: messages go to a simulated WhatsApp network')).toBeVisible();
+    await page.getByRole('button', { name: 'Account menu' }).click();
+    await expect(page.getByRole('menuitem', { name: 'Logout' })).toBeVisible();
+    await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Open navigation' }).click();
     await expect(nav.getByRole('link', { name: 'Instances' })).toBeInViewport();
     await nav.getByRole('link', { name: 'Instances' }).click();
@@ -155,4 +160,22 @@ test('a 401 from the API clears the session and goes to /login', async ({ page, 
   await page.reload();
   await expect(page).toHaveURL(/#\/login$/);
   expect(await page.evaluate(() => window.sessionStorage.getItem('token'))).toBeNull();
+});
+
+test('a page whose chunk fails to load says so and offers Reload', async ({ page, request }) => {
+  const user = await createUser(request);
+  await signInByStorage(page, request, user.username, user.password);
+  await page.route('**/assets/ContactsPage-*.js', (route) => route.abort('connectionreset'));
+  await page.goto('/#/dashboard');
+  await expect(page.getByRole('heading', { name: 'Dashboard', exact: true })).toBeVisible();
+  await page
+    .getByRole('navigation', { name: 'Main navigation' })
+    .getByRole('link', { name: 'Contacts' })
+    .click();
+  await expect(page.getByRole('alert')).toContainText('This page could not be loaded');
+  // The shell stays usable around the failed page.
+  await expect(page.getByRole('heading', { name: 'Messaging Dashboard' })).toBeVisible();
+  await page.unroute('**/assets/ContactsPage-*.js');
+  await page.getByRole('button', { name: 'Reload' }).click();
+  await expect(page.getByText('Contact management will be implemented soon.')).toBeVisible();
 });

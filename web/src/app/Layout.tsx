@@ -14,7 +14,15 @@ import {
   IconUsersGroup,
 } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { Suspense, useSyncExternalStore } from 'react';
+import {
+  type CSSProperties,
+  type RefObject,
+  Suspense,
+  useLayoutEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { apiFetch } from '../lib/api.ts';
 import { initials } from '../lib/initials.ts';
@@ -37,6 +45,40 @@ const NAV: NavItem[] = [
 ];
 
 const useStored = <T,>(read: () => T) => useSyncExternalStore(subscribeStorage, read);
+
+/**
+ * The height of a banner rendered above the shell (the demo-mode banner, which stays at the top
+ * of the window): the fixed header and sidebar start below it instead of under it.
+ */
+function useBannerAbove(shell: RefObject<HTMLDivElement | null>): number {
+  const [height, setHeight] = useState(0);
+  useLayoutEffect(() => {
+    const root = shell.current;
+    const parent = root?.parentElement;
+    if (!root || !parent) return;
+    let watched: Element | null = null;
+    const resize = new ResizeObserver(() => setHeight(watched?.getBoundingClientRect().height ?? 0));
+    // The banner may appear (or go) after the shell: follow the element just before it.
+    const follow = () => {
+      let banner = root.previousElementSibling;
+      // Mantine puts <style> elements before its components.
+      while (banner && banner.tagName === 'STYLE') banner = banner.previousElementSibling;
+      if (banner === watched) return;
+      if (watched) resize.unobserve(watched);
+      watched = banner;
+      if (banner) resize.observe(banner);
+      setHeight(banner?.getBoundingClientRect().height ?? 0);
+    };
+    follow();
+    const children = new MutationObserver(follow);
+    children.observe(parent, { childList: true });
+    return () => {
+      children.disconnect();
+      resize.disconnect();
+    };
+  }, [shell]);
+  return height;
+}
 
 /** The header, the sidebar (not for ADMIN) and the page frame of every signed-in route. */
 export function Layout() {
@@ -61,9 +103,20 @@ export function Layout() {
   };
 
   const items = NAV.filter((item) => !item.bulkOnly || bulkEnabled);
+  const shell = useRef<HTMLDivElement>(null);
+  const bannerHeight = useBannerAbove(shell);
 
   return (
     <AppShell
+      ref={shell}
+      style={{ '--banner-above': `${bannerHeight}px` } as CSSProperties}
+      styles={{
+        header: { top: 'var(--banner-above)' },
+        navbar: {
+          top: 'calc(var(--app-shell-header-offset, 0rem) + var(--banner-above))',
+          height: 'calc(100dvh - var(--app-shell-header-offset, 0rem) - var(--banner-above))',
+        },
+      }}
       header={{ height: 60 }}
       navbar={isAdmin ? undefined : { width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }}
       padding="md"

@@ -27,6 +27,9 @@ import { storage } from '../../lib/storage.ts';
 import { createInstance, MAX_INSTANCES_MULTI, restartSession, terminateSession } from './api.ts';
 import { QR_TEXT, useQrFlow } from './useQrFlow.ts';
 
+/** Above the demo-mode banner (z-index 1000), which would hide a full-screen modal's title and close button. */
+const MODAL_Z = 1100;
+
 const ONLY_ONE = 'Only one instance is allowed. Please remove the existing instance first.';
 const MAX_MULTI = `You can have at most ${MAX_INSTANCES_MULTI} instances. Please remove an existing instance first.`;
 
@@ -98,6 +101,7 @@ function AddInstanceModal(props: {
   return (
     <Modal
       closeButtonProps={{ 'aria-label': 'Close' }}
+      zIndex={MODAL_Z}
       opened={props.opened}
       onClose={close}
       title="Add New Instance"
@@ -148,6 +152,7 @@ function QrModal(props: { session: { sessionId: string; name: string } | null; o
   return (
     <Modal
       closeButtonProps={{ 'aria-label': 'Close' }}
+      zIndex={MODAL_Z}
       opened={!!props.session}
       onClose={props.onClose}
       title={`Connect WhatsApp${props.session ? `: ${props.session.name}` : ''}`}
@@ -216,6 +221,7 @@ function TerminateModal(props: {
   return (
     <Modal
       closeButtonProps={{ 'aria-label': 'Close' }}
+      zIndex={MODAL_Z}
       opened={!!props.session}
       onClose={props.onCancel}
       title="Confirm Termination"
@@ -358,7 +364,7 @@ export default function InstancesPage() {
       )}
 
       <Card withBorder radius="md" p={0}>
-        <Table.ScrollContainer minWidth={760}>
+        <Table.ScrollContainer minWidth={900}>
           <Table striped highlightOnHover verticalSpacing="sm" aria-label="Instances">
             <Table.Thead>
               <Table.Tr>
@@ -399,7 +405,7 @@ export default function InstancesPage() {
                         {s.sessionId}
                       </Text>
                     </Table.Td>
-                    <Table.Td>
+                    <Table.Td miw={140}>
                       <StatusBadge status={s.status} />
                       <StatusReason session={s} />
                     </Table.Td>

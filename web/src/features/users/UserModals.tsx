@@ -21,6 +21,9 @@ import { ApiError } from '../../lib/api.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { createUser, grantCredits, updateUser, useLedger } from './api.ts';
 
+/** Above the demo-mode banner (z-index 1000), which would hide a full-screen modal's title and close button. */
+const MODAL_Z = 1100;
+
 const errorText = (err: unknown) =>
   err instanceof ApiError ? err.message : 'Something went wrong. Please try again.';
 
@@ -29,6 +32,7 @@ function FormModal(props: { title: string; opened: boolean; onClose: () => void;
   return (
     <Modal
       closeButtonProps={{ 'aria-label': 'Close' }}
+      zIndex={MODAL_Z}
       opened={props.opened}
       onClose={props.onClose}
       title={props.title}
@@ -367,6 +371,7 @@ export function LedgerModal(props: { user: ManagedUser | null; onClose: () => vo
   return (
     <Modal
       closeButtonProps={{ 'aria-label': 'Close' }}
+      zIndex={MODAL_Z}
       opened={!!props.user}
       onClose={props.onClose}
       title={props.user ? `Credit ledger of ${props.user.username}` : 'Credit ledger'}
