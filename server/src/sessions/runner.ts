@@ -384,6 +384,16 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
         return;
       }
       case 'closed': {
+        // The operator reads why a session is down (e.g. WhatsApp unreachable) in the log too.
+        this.ctx.log.warn(
+          {
+            sessionId: d.sessionId,
+            reason: u.reason,
+            loggedOut: u.loggedOut,
+            willReconnect: u.willReconnect,
+          },
+          `WhatsApp connection closed: ${u.reason}`,
+        );
         const wasConnected = d.connected;
         d.connected = false;
         d.inQrCycle = false;

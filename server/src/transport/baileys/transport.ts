@@ -569,7 +569,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     }
     const reason =
       code === undefined || NETWORK_ERROR.test(text)
-        ? `Cannot reach WhatsApp: ${text}`
+        ? `Cannot reach WhatsApp: check this server's internet connection. Retrying by itself. (${text})`
         : `Connection lost (${code}): ${text}`;
     const delay = this.backoff();
     closed({ reason, loggedOut: false, fatal: false, willReconnect: true });
