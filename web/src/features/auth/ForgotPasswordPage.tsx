@@ -54,7 +54,6 @@ export default function ForgotPasswordPage() {
               value={username}
               onChange={(e) => setUsername(e.currentTarget.value)}
               error={fieldError}
-              required
             />
             <Button type="submit" fullWidth disabled={busy}>
               {busy ? 'Sending...' : 'Request password reset'}

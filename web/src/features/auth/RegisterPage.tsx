@@ -28,8 +28,11 @@ export default function RegisterPage() {
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const set = (key: keyof Fields) => (e: { currentTarget: HTMLInputElement }) =>
-    setFields((f) => ({ ...f, [key]: e.currentTarget.value }));
+  // Read the value now: React clears `currentTarget` before a state updater runs.
+  const set = (key: keyof Fields) => (e: { currentTarget: HTMLInputElement }) => {
+    const value = e.currentTarget.value;
+    setFields((f) => ({ ...f, [key]: value }));
+  };
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -69,14 +72,13 @@ export default function RegisterPage() {
                 {error}
               </Alert>
             )}
-            <TextInput label="Name" value={fields.name} onChange={set('name')} error={errors.name} required />
+            <TextInput label="Name" value={fields.name} onChange={set('name')} error={errors.name} />
             <TextInput
               label="Username"
               autoComplete="username"
               value={fields.username}
               onChange={set('username')}
               error={errors.username}
-              required
             />
             <PasswordInput
               label="Password"
@@ -85,7 +87,6 @@ export default function RegisterPage() {
               onChange={set('password')}
               error={errors.password}
               description="At least 8 characters"
-              required
             />
             <PasswordInput
               label="Confirm password"
@@ -93,7 +94,6 @@ export default function RegisterPage() {
               value={fields.confirm}
               onChange={set('confirm')}
               error={errors.confirm}
-              required
             />
             <Button type="submit" fullWidth disabled={busy}>
               {busy ? 'Signing up...' : 'Sign Up'}
