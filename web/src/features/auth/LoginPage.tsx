@@ -1,4 +1,5 @@
 import { Alert, Anchor, Button, Group, Loader, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { AuthCard } from './AuthCard.tsx';
@@ -6,6 +7,7 @@ import { defaultDeps, SignInError, signInFlow } from './sign-in.ts';
 
 export default function LoginPage() {
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [showPassword, setShowPassword] = useState(false);
@@ -25,6 +27,8 @@ export default function LoginPage() {
     setError(null);
     setStatus(null);
     setBusy(true);
+    // Nothing cached for a previous user (signed out by a 401) may show for this one.
+    queryClient.clear();
     try {
       await signInFlow(
         username.trim(),
