@@ -61,6 +61,7 @@ function killHard(server: Server): Promise<void> {
   });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: answers of several routes, read field by field by the assertions
 async function api<T = any>(
   server: Server,
   method: string,
