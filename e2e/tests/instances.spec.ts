@@ -236,3 +236,33 @@ test('status badges: CONNECTED, DISCONNECTED, PENDING, unknown, with the reason 
   await expect(page.getByRole('button', { name: 'ADD NEW' })).toBeEnabled();
   await expect(page.getByLabel('4 instances')).toBeVisible();
 });
+
+test('Refresh reloads the list; a multi-session user is stopped at 10 instances', async ({
+  page,
+  request,
+}) => {
+  const user = await createUser(request, { multi: true });
+  await signInByStorage(page, request, user.username, user.password);
+  await page.goto('/#/instances');
+  await expect(page.getByLabel('0 instances')).toBeVisible();
+  await expect(page.getByText('No instances yet.', { exact: false })).toBeVisible();
+
+  // Instances added elsewhere (here: through the API) show after Refresh.
+  const { token } = await apiLogin(request, user.username, user.password);
+  for (let i = 1; i <= 10; i++) {
+    const res = await request.post('/api/create-instance', {
+      headers: { authorization: `Bearer ${token}` },
+      data: { phoneNumber: `91980000${String(i).padStart(4, '0')}`, sessionName: `Line ${i}` },
+    });
+    expect(res.ok()).toBe(true);
+  }
+  await expect(page.getByLabel('0 instances')).toBeVisible();
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByLabel('10 instances')).toBeVisible();
+  await expect(instancesTable(page).getByRole('row')).toHaveCount(11);
+  await expect(page.getByRole('button', { name: 'ADD NEW' })).toBeDisabled();
+  await expect(
+    page.getByText('You can have at most 10 instances. Please remove an existing instance first.'),
+  ).toBeVisible();
+  await expect(page.getByText(ONLY_ONE)).toHaveCount(0);
+});
