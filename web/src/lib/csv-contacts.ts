@@ -39,10 +39,19 @@ export function cleanPhoneNumber(
 export function parseContactsCsv(text: string, countryCode = DEFAULT_COUNTRY_CODE): CsvContacts {
   const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const parsed = Papa.parse<string[]>(input, { skipEmptyLines: 'greedy', delimiter: ',' });
+  // A quote opened and not closed as RFC 4180 wants (`=HYPERLINK("a","b"),x`) makes Papaparse
+  // read the following lines as one field, hiding their numbers without a word: then each
+  // line is read on its own, as DECISIONS.md says (the first column of each non-empty line).
+  const rows = parsed.errors.some((e) => e.type === 'Quotes')
+    ? input
+        .split(/\r\n|\n|\r/)
+        .filter((line) => line.trim() !== '')
+        .map((line) => [Papa.parse<string[]>(line, { delimiter: ',' }).data[0]?.[0] ?? ''])
+    : parsed.data;
   const numbers: string[] = [];
   const seen = new Set<string>();
   const skipped = { noDigits: 0, invalid: 0, duplicates: 0 };
-  for (const row of parsed.data) {
+  for (const row of rows) {
     const cell = row[0] ?? '';
     if (cell.trim() === '') {
       skipped.noDigits++;
