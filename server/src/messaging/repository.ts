@@ -69,14 +69,6 @@ export async function pauseSessionQueue(db: Db, sessionId: string, reason: strin
     .where(eq(waSessions.sessionId, sessionId));
 }
 
-export async function isSessionPaused(db: Db, sessionId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ paused: waSessions.sendPaused })
-    .from(waSessions)
-    .where(eq(waSessions.sessionId, sessionId));
-  return row?.paused ?? false;
-}
-
 // ---------------------------------------------------------------- acceptance
 
 /** Stores a file once: the id is its sha256, so a second job with the same file reuses the row. */
