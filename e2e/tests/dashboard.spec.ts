@@ -1,4 +1,5 @@
 import {
+  ADMIN,
   apiLogin,
   createLinkedSession,
   createUser,
@@ -114,4 +115,65 @@ test('the dashboard at 360 px wide', async ({ page, request }) => {
   await expect(card(page, 'Account Balance')).toBeInViewport({ ratio: 0 });
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   expect(width).toBeLessThanOrEqual(360);
+});
+
+test('the whole journey: the admin creates a user with credits, who links WhatsApp by QR and sees the groups counted', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(90_000);
+  const username = `j${Date.now().toString(36)}`;
+  await loginViaUi(page, ADMIN.username, ADMIN.password);
+  await page.getByRole('button', { name: 'Account menu' }).click();
+  await page.getByRole('menuitem', { name: 'Manage Users' }).click();
+  await page.getByRole('button', { name: 'Add User' }).click();
+  const add = page.getByRole('dialog', { name: 'Add User' });
+  await add.getByLabel('Name', { exact: true }).fill('Journey Person');
+  await add.getByLabel('Username').fill(username);
+  await add.getByLabel('Password', { exact: true }).fill('journey-pass-1');
+  await add.getByLabel('Credits').fill('250000');
+  await add.getByRole('button', { name: 'Create User' }).click();
+  await expect(page.getByText(`User ${username} created`)).toBeVisible();
+  await page.getByRole('button', { name: 'Account menu' }).click();
+  await page.getByRole('menuitem', { name: 'Logout' }).click();
+
+  await loginViaUi(page, username, 'journey-pass-1');
+  await expectFigure(page, 'Account Balance', '2,50,000');
+  await expectFigure(page, 'Total Groups', '0');
+  await page
+    .getByRole('navigation', { name: 'Main navigation' })
+    .getByRole('link', { name: 'Instances' })
+    .click();
+  await page.getByRole('button', { name: 'ADD NEW' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add New Instance' });
+  await dialog.getByLabel('Phone Number').fill('919811112222');
+  await dialog.getByLabel('Session Name').fill('Journey phone');
+  await dialog.getByRole('button', { name: 'Create Instance' }).click();
+  await expect(
+    page.getByText('Successfully Connected! Your WhatsApp instance is now ready to use.'),
+  ).toBeVisible({
+    timeout: 30_000,
+  });
+  await expect(
+    page
+      .getByRole('table', { name: 'Instances' })
+      .getByRole('row', { name: /Journey phone/ })
+      .getByText('CONNECTED'),
+  ).toBeVisible();
+
+  const { token } = await apiLogin(request, username, 'journey-pass-1');
+  const sessions = (await (
+    await request.get('/api/sessions', { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as { sessions: { sessionId: string }[] };
+  const groups = (await (
+    await request.get(`/api/groupsList/${sessions.sessions[0]!.sessionId}`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+  ).json()) as { count: number };
+  expect(groups.count).toBeGreaterThan(0);
+  await page
+    .getByRole('navigation', { name: 'Main navigation' })
+    .getByRole('link', { name: 'Dashboard' })
+    .click();
+  await expectFigure(page, 'Total Groups', new Intl.NumberFormat('en-IN').format(groups.count));
 });
