@@ -26,6 +26,8 @@ export interface Dispatcher {
 }
 
 const RECEIPT_FLUSH_MS = 250;
+/** How long `stop()` waits for sends in flight to be recorded. */
+const STOP_WAIT_MS = 10_000;
 
 /**
  * Sends the due recipients of the sessions this node owns: one loop per owned, connected
@@ -377,7 +379,9 @@ export async function startDispatcher(
       ctx.events.off('recipients-queued', onQueued);
       await unlisten?.();
       for (const loop of loops.values()) loop.stop();
-      await Promise.all([...loops.values()].map((l) => l.done));
+      // A send that hangs must not hold up shutdown: its lease makes it 'delivery unknown' later.
+      const stopTimeout = new Promise<void>((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref());
+      await Promise.race([Promise.all([...loops.values()].map((l) => l.done)), stopTimeout]);
       await sweeping;
       await flushReceipts();
     },
