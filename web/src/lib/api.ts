@@ -56,6 +56,15 @@ export async function apiFetch<T>(path: string, options: Options = {}): Promise<
 export async function apiBlobUrl(path: string, signal?: AbortSignal): Promise<string> {
   const token = storage.token();
   const res = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal });
-  if (!res.ok) throw new ApiError(res.status, `HTTP error! status: ${res.status}`, null);
+  if (!res.ok) {
+    let serverMessage: string | null = null;
+    try {
+      const body = (await res.json()) as { message?: unknown };
+      if (typeof body.message === 'string') serverMessage = body.message;
+    } catch {
+      serverMessage = null;
+    }
+    throw new ApiError(res.status, serverMessage ?? `HTTP error! status: ${res.status}`, serverMessage);
+  }
   return URL.createObjectURL(await res.blob());
 }

@@ -168,6 +168,11 @@ function QrModal(props: { session: { sessionId: string; name: string } | null; o
           <>
             <Alert color="red" role="alert" w="100%">
               {state.error}
+              {state.reason && state.reason !== state.error && (
+                <Text size="sm" mt={4}>
+                  {state.reason}
+                </Text>
+              )}
             </Alert>
             <Button leftSection={<IconRefresh size={16} aria-hidden />} onClick={retry}>
               Retry
@@ -202,6 +207,11 @@ function QrModal(props: { session: { sessionId: string; name: string } | null; o
               <Text size="sm" c="dimmed">
                 Loading QR code...
               </Text>
+              {state.reason && (
+                <Alert color="yellow" role="status" w="100%">
+                  {state.reason}
+                </Alert>
+              )}
             </Stack>
           </Center>
         )}

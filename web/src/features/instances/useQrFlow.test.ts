@@ -1,5 +1,6 @@
 import { act, renderHook } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../lib/api.ts';
 import { QR_TEXT, useQrFlow } from './useQrFlow.ts';
 
 const api = vi.hoisted(() => ({
@@ -104,6 +105,23 @@ describe('useQrFlow', () => {
     expect(result.current.state.phase).toBe('waiting');
     await advance(1_000);
     expect(result.current.state).toMatchObject({ phase: 'shown', imageUrl: 'blob:again', error: null });
+  });
+
+  it('says in words why there is no QR when WhatsApp cannot be reached', async () => {
+    const why =
+      "Cannot reach WhatsApp: check this server's internet connection. Retrying by itself. (getaddrinfo ENOTFOUND)";
+    api.apiBlobUrl.mockRejectedValue(new ApiError(404, why, why));
+    api.apiFetch.mockResolvedValue({ ...notConnected, statusReason: why });
+    const { result } = renderHook(() => useQrFlow('9198_a', () => {}));
+    await advance(1_000);
+    // while it keeps trying, the reason is already there
+    expect(result.current.state).toMatchObject({ phase: 'waiting', reason: why });
+    await advance(3_000);
+    expect(result.current.state).toMatchObject({
+      phase: 'failed',
+      error: 'Failed to fetch QR code. Please try again.',
+      reason: why,
+    });
   });
 
   it('stops everything when closed (no session)', async () => {

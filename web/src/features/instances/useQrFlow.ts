@@ -24,6 +24,8 @@ export type QrFlowState = {
   /** Seconds until the QR image is fetched again. */
   countdown: number;
   error: string | null;
+  /** Why there is no QR, in the server's words (e.g. WhatsApp cannot be reached from the server). */
+  reason: string | null;
 };
 
 const initial: QrFlowState = {
@@ -31,6 +33,7 @@ const initial: QrFlowState = {
   imageUrl: null,
   countdown: QR_TIMING.countdownSeconds,
   error: null,
+  reason: null,
 };
 
 /**
@@ -106,12 +109,22 @@ export function useQrFlow(sessionId: string | null, onConnected: () => void) {
           }
           if (imageUrl) URL.revokeObjectURL(imageUrl);
           imageUrl = url;
-          setState({ phase: 'shown', imageUrl: url, countdown: QR_TIMING.countdownSeconds, error: null });
+          setState({
+            phase: 'shown',
+            imageUrl: url,
+            countdown: QR_TIMING.countdownSeconds,
+            error: null,
+            reason: null,
+          });
           startCountdown();
           return;
         } catch (err) {
           if (stopped) return;
           console.error(`QR fetch attempt ${attempt + 1} failed:`, err);
+          if (err instanceof ApiError && err.serverMessage) {
+            const reason = err.serverMessage;
+            setState((s) => ({ ...s, reason }));
+          }
         }
       }
       setState((s) => ({ ...s, phase: 'failed', error: QR_TEXT.fetchFailed }));
@@ -126,7 +139,11 @@ export function useQrFlow(sessionId: string | null, onConnected: () => void) {
     const poll = setInterval(async () => {
       try {
         const status = await apiFetch<StatusResponse>(`/api/${id}/status`, { signal: controller.signal });
-        if (stopped || !status.connected) return;
+        if (stopped) return;
+        if (!status.connected) {
+          setState((s) => (s.reason === status.statusReason ? s : { ...s, reason: status.statusReason }));
+          return;
+        }
         stop();
         setState((s) => ({ ...s, phase: 'connected', error: null }));
         closeTimer = setTimeout(() => onConnectedRef.current(), QR_TIMING.closeAfterConnectMs);
