@@ -9,7 +9,7 @@
  *
  * It prints a table and never fails: a measure that breaks prints its error instead.
  * BENCH_ONLY=accept|dispatch runs one part, BENCH_DB=pglite|postgres one database;
- * BENCH_PER_SESSION sets the recipients per session.
+ * BENCH_PER_SESSION sets the recipients per session; BENCH_POOL the PostgreSQL pool size.
  */
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -54,7 +54,11 @@ async function openBenchDatabase(kind: 'pglite' | 'postgres'): Promise<Database>
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
-  const database = await openPostgres(url.toString(), { max: 20 });
+  // The server's own pool size unless BENCH_POOL says otherwise (one connection per session helps).
+  const database = await openPostgres(
+    url.toString(),
+    process.env.BENCH_POOL ? { max: Number(process.env.BENCH_POOL) } : {},
+  );
   return {
     ...database,
     close: async () => {
