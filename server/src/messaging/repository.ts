@@ -1,4 +1,6 @@
 import { and, desc, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import type { PgDialect } from 'drizzle-orm/pg-core';
+import pg from 'pg';
 import { type Db, queryRows } from '../db/client.ts';
 import { media, messageJobRecipients, messageJobs, waGroups, waSessions } from '../db/schema.ts';
 
@@ -13,6 +15,20 @@ export type RecipientRow = typeof messageJobRecipients.$inferSelect;
 export type JobStatusValue = JobRow['status'];
 
 const ms = (value: number) => sql`(${Math.round(value)}::integer * interval '1 millisecond')`;
+
+/**
+ * Runs a hot statement as a named prepared statement on a PostgreSQL pool: parsed and planned
+ * once per connection instead of on every message. Elsewhere (PGlite, a transaction) it runs as usual.
+ */
+async function hotRows<T extends Record<string, unknown>>(db: Db, name: string, query: SQL): Promise<T[]> {
+  const client = (db as unknown as { $client?: unknown }).$client;
+  if (client instanceof pg.Pool) {
+    const { sql: text, params } = (db as unknown as { dialect: PgDialect }).dialect.sqlToQuery(query);
+    const result = await client.query<T>({ name, text, values: params as unknown[] });
+    return result.rows;
+  }
+  return queryRows<T>(db, query);
+}
 
 // ---------------------------------------------------------------- sessions and groups (read only)
 
@@ -148,8 +164,9 @@ export async function claimDueRecipients(
   limit: number,
   leaseMs: number,
 ): Promise<ClaimedRecipient[]> {
-  const rows = await queryRows<ClaimRow>(
+  const rows = await hotRows<ClaimRow>(
     db,
+    'wa_claim_due_recipients',
     sql`WITH ${claimCtes(sessionId, nodeId, limit, leaseMs)}
         SELECT id, job_id, chat_id FROM claimed ORDER BY id`,
   );
@@ -158,8 +175,9 @@ export async function claimDueRecipients(
 
 /** Milliseconds until the session's next queued recipient is due (0 when one is due now), or null. */
 export async function msUntilNextDue(db: Db, sessionId: string): Promise<number | null> {
-  const [row] = await queryRows<{ ms: number | string | null }>(
+  const [row] = await hotRows<{ ms: number | string | null }>(
     db,
+    'wa_ms_until_next_due',
     sql`SELECT greatest(0, extract(epoch FROM min(due_at) - now()) * 1000)::float8 AS ms
         FROM message_job_recipients WHERE session_id = ${sessionId} AND status = 'queued'`,
   );
@@ -192,8 +210,9 @@ export async function recordSent(
   nodeId: string,
   messageId: string,
 ): Promise<boolean> {
-  const rows = await queryRows<{ id: string }>(
+  const rows = await hotRows<{ id: string }>(
     db,
+    'wa_record_sent',
     sql`WITH r AS (
           UPDATE message_job_recipients
           SET status = 'sent', message_id = ${messageId}, sent_at = now(), error = NULL,
@@ -219,8 +238,9 @@ export async function recordSentAndClaimNext(
   messageId: string,
   next: { sessionId: string; leaseMs: number },
 ): Promise<{ recorded: boolean; next: ClaimedRecipient | null }> {
-  const rows = await queryRows<ClaimRow & { kind: 'recorded' | 'claimed' }>(
+  const rows = await hotRows<ClaimRow & { kind: 'recorded' | 'claimed' }>(
     db,
+    'wa_record_sent_claim_next',
     sql`WITH r AS (
           UPDATE message_job_recipients
           SET status = 'sent', message_id = ${messageId}, sent_at = now(), error = NULL,
