@@ -408,8 +408,17 @@ export async function applyReceipts(db: Db, sessionId: string, receipts: Receipt
   const ids = receipts.map((r) => r.messageId);
   const reads = receipts.map((r) => r.status === 'read');
   const ats = receipts.map((r) => r.at.toISOString());
-  await db.execute(
-    sql`WITH input AS (
+  await db.transaction(async (tx) => {
+    // Jobs first, then their recipients: the order of the jobs API (delete, retry, which lock
+    // the job row first). Recipients first deadlocked with a job being deleted (reliability races).
+    await tx.execute(
+      sql`SELECT j.id FROM message_jobs j
+          WHERE j.id IN (SELECT r.job_id FROM message_job_recipients r
+                         WHERE r.session_id = ${sessionId} AND r.message_id = ANY(${sql.param(ids)}::text[]))
+          ORDER BY j.id FOR UPDATE OF j`,
+    );
+    await tx.execute(
+      sql`WITH input AS (
           SELECT message_id, bool_or(is_read) AS is_read, min(at) AS at
           FROM unnest(${sql.param(ids)}::text[], ${sql.param(reads)}::boolean[], ${sql.param(ats)}::timestamptz[])
             AS t(message_id, is_read, at)
@@ -433,7 +442,8 @@ export async function applyReceipts(db: Db, sessionId: string, receipts: Receipt
         )
         UPDATE message_jobs j SET delivered_count = j.delivered_count + p.d, read_count = j.read_count + p.rd
         FROM per_job p WHERE j.id = p.job_id AND (p.d > 0 OR p.rd > 0)`,
-  );
+    );
+  });
 }
 
 // ---------------------------------------------------------------- jobs API

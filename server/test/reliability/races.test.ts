@@ -58,6 +58,7 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
     const count = (what: string, status: number) =>
       codes.set(`${what} ${status}`, (codes.get(`${what} ${status}`) ?? 0) + 1);
     let serverErrors = 0;
+    const serverErrorBodies: string[] = [];
     let k = 0;
     const send = async () => {
       const chats = chatsOf(k++);
@@ -68,7 +69,10 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
         payload: { chatIds: chats, content: 'Race' },
       });
       count('send', res.statusCode);
-      if (res.statusCode >= 500) serverErrors += 1;
+      if (res.statusCode >= 500) {
+        serverErrors += 1;
+        serverErrorBodies.push(`send: ${res.body}`);
+      }
       if (res.statusCode !== 200) return null;
       const jobId = res.json().jobId as string;
       jobChats.set(jobId, chats);
@@ -82,7 +86,10 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
         payload: {},
       });
       count('retry', res.statusCode);
-      if (res.statusCode >= 500) serverErrors += 1;
+      if (res.statusCode >= 500) {
+        serverErrors += 1;
+        serverErrorBodies.push(`retry ${jobId}: ${res.body}`);
+      }
     };
     const remove = async (jobId: string) => {
       const res = await t.app.inject({
@@ -91,7 +98,10 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
         headers: bearer(token),
       });
       count('delete', res.statusCode);
-      if (res.statusCode >= 500) serverErrors += 1;
+      if (res.statusCode >= 500) {
+        serverErrors += 1;
+        serverErrorBodies.push(`delete ${jobId}: ${res.body}`);
+      }
     };
     const jobStatus = async (jobId: string) =>
       (await t.db.select({ s: messageJobs.status }).from(messageJobs).where(eq(messageJobs.id, jobId)))[0]?.s;
@@ -220,6 +230,7 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
     recordFigure(section, 'credit drift initial−final−sent', drift, true);
     recordFigure(section, 'ledger sum − balance', gap, true);
 
+    expect(serverErrorBodies).toEqual([]);
     expect(serverErrors).toBe(0);
     expect(codes.get('send 402') ?? 0).toBeGreaterThan(0);
     expect(overdrafts).toBe(0);
