@@ -143,10 +143,16 @@ function claimCtes(sessionId: string, nodeId: string, limit: number, leaseMs: nu
           FROM due WHERE r.id = due.id
           RETURNING r.id, r.job_id, r.chat_id
         ), started AS (
+          -- Skips a job row another transaction holds (a delete, a retry, which lock the job before
+          -- its recipients): waiting here, with recipients locked, could deadlock with them. The
+          -- first recorded outcome then marks the job processing (countersUpdate).
           UPDATE message_jobs j
           SET status = 'processing', started_at = coalesce(j.started_at, now()), waiting_since = NULL
-          WHERE j.id IN (SELECT job_id FROM claimed) AND j.status IN ('pending', 'scheduled')
-            ${skipJob ? sql`AND j.id IS DISTINCT FROM (${skipJob})` : sql``}
+          WHERE j.id IN (
+            SELECT j2.id FROM message_jobs j2
+            WHERE j2.id IN (SELECT job_id FROM claimed) AND j2.status IN ('pending', 'scheduled')
+              ${skipJob ? sql`AND j2.id IS DISTINCT FROM (${skipJob})` : sql``}
+            FOR UPDATE SKIP LOCKED)
           RETURNING j.id
         )`;
 }
@@ -193,12 +199,18 @@ function countersUpdate(jobId: unknown, d: { sent?: number; failed?: number; can
   const f = d.failed ?? 0;
   const c = d.cancelled ?? 0;
   const done = sql`(j.sent_count + ${s}::int + j.failed_count + ${f}::int + j.cancelled_count + ${c}::int >= j.total)`;
+  // A send outcome also marks the job started, in case its claim could not (see claimCtes).
+  const sent = s + f > 0;
+  const running = sent
+    ? sql`(CASE WHEN j.status IN ('pending', 'scheduled') THEN 'processing' ELSE j.status END)`
+    : sql`j.status`;
   return sql`UPDATE message_jobs j
     SET sent_count = j.sent_count + ${s}::int,
         failed_count = j.failed_count + ${f}::int,
         cancelled_count = j.cancelled_count + ${c}::int,
         status = CASE WHEN ${done} THEN (CASE WHEN j.failed_count + ${f}::int > 0 THEN 'failed' ELSE 'completed' END)
-                      ELSE j.status END,
+                      ELSE ${running} END,
+        started_at = ${sent ? sql`coalesce(j.started_at, now())` : sql`j.started_at`},
         finished_at = CASE WHEN ${done} THEN now() ELSE j.finished_at END
     WHERE j.id = ${jobId}`;
 }
@@ -304,10 +316,22 @@ export type FailedGroup = { jobId: string; userId: string; count: number };
  * jobs, in one statement. Returns, per job, how many failed, for the caller's refunds (same transaction).
  */
 async function failWhere(db: Db, where: SQL, error: string | SQL, limit: number): Promise<FailedGroup[]> {
+  // Jobs first, then their recipients: the jobs API's lock order (delete, retry), so that a sweep
+  // and a delete of the same job cannot deadlock. Callers run this in a transaction.
+  const jobs = await queryRows<{ job_id: string }>(
+    db,
+    sql`SELECT DISTINCT r.job_id FROM message_job_recipients r WHERE ${where}`,
+  );
+  if (jobs.length === 0) return [];
+  const jobIds = jobs.map((j) => j.job_id);
+  await db.execute(
+    sql`SELECT id FROM message_jobs WHERE id = ANY(${sql.param(jobIds)}::text[]) ORDER BY id FOR UPDATE`,
+  );
   const rows = await queryRows<{ job_id: string; user_id: string; n: number }>(
     db,
     sql`WITH picked AS (
-          SELECT r.id FROM message_job_recipients r WHERE ${where}
+          SELECT r.id FROM message_job_recipients r
+          WHERE (${where}) AND r.job_id = ANY(${sql.param(jobIds)}::text[])
           ORDER BY r.id LIMIT ${limit} FOR UPDATE SKIP LOCKED
         ), failed AS (
           UPDATE message_job_recipients r
