@@ -29,10 +29,9 @@ import {
  * credits and the ledger exact.
  *
  * The database is PostgreSQL when TEST_DATABASE_URL is set (CI), else the embedded PGlite in
- * DATA_DIR (the default deployment). RELIABILITY_KILL_DB=pglite forces PGlite. On PGlite each
- * restart replays the write-ahead log written since the last checkpoint, which no killed
- * process ever reaches: start-up grows with every kill (about 8 s to 22 s over 20 kills on a
- * loaded 2-core machine), so the loop takes several minutes there.
+ * DATA_DIR (the default deployment); RELIABILITY_KILL_DB=pglite forces PGlite. Either takes
+ * about 2.5 min on a 2-core machine (start-up about 3 s a restart); on a heavily shared one
+ * start-ups of 8–22 s were seen and the loop took almost 8 min.
  */
 const DB_KIND: 'postgres' | 'pglite' =
   process.env.TEST_DATABASE_URL && process.env.RELIABILITY_KILL_DB !== 'pglite' ? 'postgres' : 'pglite';
