@@ -106,6 +106,7 @@ export function killHard(server: ServerProcess): Promise<void> {
   });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: answers of several routes, read field by field by the tests
 export async function api<T = any>(
   server: ServerProcess | string,
   method: string,
