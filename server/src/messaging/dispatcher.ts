@@ -326,8 +326,9 @@ export async function startDispatcher(
   };
 
   let sweeping: Promise<void> | null = null;
-  const sweep = async () => {
-    if (sweeping) return sweeping;
+  /** A sweep that sees everything written before the call: one already running may have started earlier. */
+  const sweep = async (): Promise<void> => {
+    while (sweeping) await sweeping;
     sweeping = (async () => {
       try {
         await db.transaction(async (tx) => {
@@ -363,7 +364,9 @@ export async function startDispatcher(
         })
       : null;
 
-  const sweepTimer = setInterval(() => void sweep(), sweepMs);
+  const sweepTimer = setInterval(() => {
+    if (!sweeping) void sweep();
+  }, sweepMs);
   const receiptTimer = setInterval(() => void flushReceipts(), RECEIPT_FLUSH_MS);
   void sweep();
 
