@@ -14,6 +14,8 @@ export const Session = z.object({
   status: SessionStatus,
   /** Why the session is not sending, in words (banned, paused by WhatsApp's limit, network unreachable...). */
   statusReason: z.string().nullable(),
+  /** WhatsApp's limits (error 463, quota) paused sending; it resumes only when the user asks. */
+  sendPaused: z.boolean(),
   createdAt: z.string(),
 });
 export type Session = z.infer<typeof Session>;

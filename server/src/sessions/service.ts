@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import { users } from '../db/schema.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { signalRecipientsQueued } from '../messaging/wake.ts';
 import type { UserRow } from '../users/repository.ts';
 import {
   countSessionsOfUser,
@@ -50,6 +51,7 @@ export function presentSession(row: SessionRow): Session {
     sessionName: row.sessionName,
     status: effectiveStatus(row),
     statusReason: row.statusReason,
+    sendPaused: row.sendPaused,
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -182,4 +184,16 @@ export async function waitForCommandTaken(ctx: AppContext, sessionId: string, at
     await new Promise((r) => setTimeout(r, 50));
   }
   return false;
+}
+
+/**
+ * Lifts a pause set by WhatsApp's limits (error 463 or the new-chat quota). Never done
+ * automatically (DECISIONS.md): the user decides when the account may send again.
+ */
+export async function resumeSending(ctx: AppContext, user: UserRow, sessionId: string) {
+  const row = await sessionOfUser(ctx, user, sessionId);
+  if (!row.sendPaused) return { success: true, message: 'Sending is not paused' };
+  await updateSession(ctx.db, sessionId, { sendPaused: false, statusReason: null });
+  await signalRecipientsQueued(ctx, sessionId);
+  return { success: true, message: 'Sending resumed' };
 }

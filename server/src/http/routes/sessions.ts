@@ -16,6 +16,7 @@ import {
   listSessions,
   qrImage,
   restartSession,
+  resumeSending,
   sessionStatus,
   terminateSession,
 } from '../../sessions/service.ts';
@@ -84,5 +85,18 @@ export function registerSessionRoutes(app: App, ctx: AppContext): void {
     '/api/session/:sessionId/terminate',
     { schema: { tags: ['sessions'], params: SessionIdParams, response: { 200: SuccessMessage, ...errors } } },
     async (request) => terminateSession(ctx, requireUser(request), request.params.sessionId),
+  );
+
+  app.post(
+    '/api/session/:sessionId/resume',
+    {
+      schema: {
+        tags: ['sessions'],
+        description: "Lifts a pause set by WhatsApp's limits (error 463 or the quota).",
+        params: SessionIdParams,
+        response: { 200: SuccessMessage, ...errors },
+      },
+    },
+    async (request) => resumeSending(ctx, requireUser(request), request.params.sessionId),
   );
 }

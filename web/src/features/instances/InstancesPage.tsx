@@ -15,7 +15,7 @@ import {
   Title,
 } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { IconPlus, IconQrcode, IconRefresh, IconTrash } from '@tabler/icons-react';
+import { IconPlayerPlay, IconPlus, IconQrcode, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Session } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
@@ -24,7 +24,13 @@ import { SESSION_STATUS_COLOR } from '../../app/theme.ts';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
-import { createInstance, MAX_INSTANCES_MULTI, restartSession, terminateSession } from './api.ts';
+import {
+  createInstance,
+  MAX_INSTANCES_MULTI,
+  restartSession,
+  resumeSending,
+  terminateSession,
+} from './api.ts';
 import { QR_TEXT, useQrFlow } from './useQrFlow.ts';
 
 /** Above the demo-mode banner (z-index 1000), which would hide a full-screen modal's title and close button. */
@@ -294,6 +300,20 @@ export default function InstancesPage() {
     },
   });
 
+  const resume = useMutation({
+    mutationFn: (sessionId: string) => resumeSending(sessionId),
+    onSuccess: (res) => {
+      setNotice({ color: 'green', text: res.message });
+      void reload();
+    },
+    onError: (err) => {
+      setNotice({
+        color: 'red',
+        text: err instanceof ApiError && err.serverMessage ? err.serverMessage : 'Failed to resume sending',
+      });
+    },
+  });
+
   const connect = async (s: Session) => {
     setNotice(null);
     // A session that is not waiting for a scan starts a new QR cycle first (DECISIONS.md, restart).
@@ -431,6 +451,22 @@ export default function InstancesPage() {
                             aria-label={`Connect ${s.sessionName}`}
                           >
                             Connect
+                          </Button>
+                        )}
+                        {s.sendPaused && (
+                          <Button
+                            size="xs"
+                            variant="light"
+                            color="orange"
+                            leftSection={<IconPlayerPlay size={14} aria-hidden />}
+                            loading={resume.isPending && resume.variables === s.sessionId}
+                            onClick={() => {
+                              setNotice(null);
+                              resume.mutate(s.sessionId);
+                            }}
+                            aria-label={`Resume sending ${s.sessionName}`}
+                          >
+                            Resume sending
                           </Button>
                         )}
                         <Button

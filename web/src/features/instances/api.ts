@@ -21,3 +21,7 @@ export const restartSession = (sessionId: string) =>
 /** POST /api/session/{sessionId}/terminate. */
 export const terminateSession = (sessionId: string) =>
   apiFetch<SuccessMessage>(`/api/session/${encodeURIComponent(sessionId)}/terminate`, { method: 'POST' });
+
+/** POST /api/session/{sessionId}/resume: lifts a pause set by WhatsApp's limits (error 463, quota). */
+export const resumeSending = (sessionId: string) =>
+  apiFetch<SuccessMessage>(`/api/session/${encodeURIComponent(sessionId)}/resume`, { method: 'POST' });

@@ -1,0 +1,79 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waSessions } from '../src/db/schema.ts';
+import { type Engine, startEngine } from '../src/engine.ts';
+import { waitForJobEnd } from './fakes/messaging.ts';
+import { connectedInstance } from './fakes/sessions.ts';
+import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+
+const REASON = 'WhatsApp restricted this account (error 463). Sending is paused.';
+
+describe.each(DB_KINDS)('resuming a session paused by WhatsApp’s limits on %s', (kind) => {
+  let t: TestApp;
+  let engine: Engine;
+  beforeAll(async () => {
+    t = await createTestApp(kind, { SESSION_WAIT_MS: '60000', SIMULATOR_LINK_AFTER_MS: '3600000' });
+    engine = await startEngine(t.ctx);
+  });
+  afterAll(async () => {
+    await engine.stop();
+    await t.close();
+  });
+
+  it('holds the queue while paused, shows why, and sends once the user resumes', async () => {
+    const user = await buildUser(t, { credits: 10 });
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await connectedInstance(t, token, '919700001234');
+    await t.db
+      .update(waSessions)
+      .set({ sendPaused: true, statusReason: REASON })
+      .where(eq(waSessions.sessionId, sessionId));
+
+    const sessions = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) });
+    expect(sessions.json().sessions[0]).toMatchObject({ sessionId, sendPaused: true, statusReason: REASON });
+
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      headers: bearer(token),
+      payload: { chatIds: ['919811112222', '919811113333'], content: 'Held until resumed' },
+    });
+    const jobId = sent.json().jobId as string;
+    await new Promise((r) => setTimeout(r, 1500));
+    const held = await t.app.inject({
+      method: 'GET',
+      url: `/api/message-jobs-details/${jobId}`,
+      headers: bearer(token),
+    });
+    expect(held.json().job.results).toMatchObject({ success: 0, failed: 0 });
+
+    // Another user cannot lift the pause.
+    const other = await buildUser(t);
+    const otherToken = await loginToken(t.app, other.username);
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/resume`,
+      headers: bearer(otherToken),
+    });
+    expect(refused.statusCode).toBe(404);
+
+    const resumed = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/resume`,
+      headers: bearer(token),
+    });
+    expect(resumed.json()).toEqual({ success: true, message: 'Sending resumed' });
+    const job = await waitForJobEnd(t.app, token, jobId);
+    expect(job.status).toBe('completed');
+    expect(job.results).toMatchObject({ success: 2, failed: 0 });
+    const after = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) });
+    expect(after.json().sessions[0]).toMatchObject({ sendPaused: false, statusReason: null });
+
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/resume`,
+      headers: bearer(token),
+    });
+    expect(again.json()).toEqual({ success: true, message: 'Sending is not paused' });
+  });
+});
