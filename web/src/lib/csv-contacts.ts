@@ -80,3 +80,44 @@ export function describeSkipped(skipped: CsvContacts['skipped']): string | null 
   if (skipped.duplicates) parts.push(`${skipped.duplicates} duplicate${skipped.duplicates === 1 ? '' : 's'}`);
   return `Skipped ${total} line${total === 1 ? '' : 's'}: ${parts.join(', ')}.`;
 }
+
+/** Reading the file failed ('Error reading the file') or parsing it did ('Error processing the CSV file'). */
+export class CsvReadError extends Error {
+  constructor(readonly stage: 'read' | 'parse') {
+    super(stage === 'read' ? 'Error reading the file' : 'Error processing the CSV file');
+  }
+}
+
+type WorkerAnswer = { ok: true; result: CsvContacts } | { ok: false; stage: 'read' | 'parse' };
+
+/**
+ * Reads an uploaded CSV in a Web Worker (a million-line file parses for seconds: the page must
+ * stay responsive meanwhile). Where workers do not exist (unit tests), it parses in place.
+ */
+export async function readContactsCsv(file: File, countryCode = DEFAULT_COUNTRY_CODE): Promise<CsvContacts> {
+  if (typeof Worker === 'undefined') {
+    let text: string;
+    try {
+      text = await file.text();
+    } catch {
+      throw new CsvReadError('read');
+    }
+    try {
+      return parseContactsCsv(text, countryCode);
+    } catch {
+      throw new CsvReadError('parse');
+    }
+  }
+  const worker = new Worker(new URL('./csv-contacts.worker.ts', import.meta.url), { type: 'module' });
+  try {
+    const answer = await new Promise<WorkerAnswer>((resolve, reject) => {
+      worker.onmessage = (e: MessageEvent<WorkerAnswer>) => resolve(e.data);
+      worker.onerror = () => reject(new CsvReadError('parse'));
+      worker.postMessage({ file, countryCode });
+    });
+    if (!answer.ok) throw new CsvReadError(answer.stage);
+    return answer.result;
+  } finally {
+    worker.terminate();
+  }
+}

@@ -13,7 +13,7 @@ import { StatusBanner } from '../../components/compose/StatusBanner.tsx';
 import { useSendFlow } from '../../components/compose/useSendFlow.ts';
 import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
-import { describeSkipped, parseContactsCsv } from '../../lib/csv-contacts.ts';
+import { CsvReadError, describeSkipped, readContactsCsv } from '../../lib/csv-contacts.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
 
@@ -53,24 +53,16 @@ export default function BulkMessagePage() {
       return;
     }
     setReading(true);
-    let text: string;
     try {
-      text = await file.text();
-    } catch {
-      setReading(false);
-      setUploadError('Error reading the file');
-      return;
-    }
-    try {
-      const parsed = parseContactsCsv(text);
+      const parsed = await readContactsCsv(file);
       setUpload({
         fileName: file.name,
         numbers: parsed.numbers,
         skippedText: describeSkipped(parsed.skipped),
       });
       setSelected(new Set());
-    } catch {
-      setUploadError('Error processing the CSV file');
+    } catch (err) {
+      setUploadError(err instanceof CsvReadError ? err.message : 'Error processing the CSV file');
     } finally {
       setReading(false);
     }
