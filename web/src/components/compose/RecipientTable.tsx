@@ -1,6 +1,6 @@
 import { Alert, Checkbox, Group, Paper, ScrollArea, Table, Text, Title } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useRef } from 'react';
+import { useMemo, useRef } from 'react';
 import { formatNumber } from '../../lib/format.ts';
 import { allSelected, CREDIT_TEXTS, creditLimit, toggleAll, toggleOne } from './credit-limit.ts';
 
@@ -37,7 +37,8 @@ export function RecipientTable(props: {
     measureElement: (el) => Math.max(el.getBoundingClientRect().height, ROW_HEIGHT),
     overscan: 12,
   });
-  const ids = recipients.map((r) => r.id);
+  // A million uploaded numbers: not rebuilt on every click.
+  const ids = useMemo(() => recipients.map((r) => r.id), [recipients]);
   const limit = creditLimit(recipients.length, selected.size, balance);
   const everything = allSelected(selected, ids);
   const items = virtualizer.getVirtualItems();
