@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanPhoneNumber, describeSkipped, parseContactsCsv } from './csv-contacts.ts';
+import { cleanPhoneNumber, describeSkipped, parseContactsCsv, readContactsCsv } from './csv-contacts.ts';
 
 describe('cleanPhoneNumber', () => {
   it('removes spaces, dashes, dots, brackets and a leading +', () => {
@@ -62,5 +62,20 @@ describe('describeSkipped', () => {
     expect(describeSkipped({ noDigits: 1, invalid: 2, duplicates: 1 })).toBe(
       'Skipped 4 lines: 1 without a number (header or text), 2 invalid (not 8–15 digits), 1 duplicate.',
     );
+  });
+});
+
+describe('readContactsCsv', () => {
+  it('refuses binary data posing as a CSV with the spec’s processing error', async () => {
+    const png = new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d, 0x39, 0x31])], 'photo.csv');
+    await expect(readContactsCsv(png)).rejects.toThrow('Error processing the CSV file');
+  });
+
+  it('reads a real CSV file', async () => {
+    const file = new File(['phone\r\n98765 43210\r\n+91 98765-43211\r\n'], 'list.csv', { type: 'text/csv' });
+    await expect(readContactsCsv(file)).resolves.toEqual({
+      numbers: ['919876543210', '919876543211'],
+      skipped: { noDigits: 1, invalid: 0, duplicates: 0 },
+    });
   });
 });

@@ -37,6 +37,8 @@ export function cleanPhoneNumber(
  * handles quoted fields and CRLF; a UTF-8 BOM is dropped first.
  */
 export function parseContactsCsv(text: string, countryCode = DEFAULT_COUNTRY_CODE): CsvContacts {
+  // No text file holds NUL bytes: this is binary data (a photo, a spreadsheet) named .csv.
+  if (text.includes('\u0000')) throw new Error('not a text file');
   const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const parsed = Papa.parse<string[]>(input, { skipEmptyLines: 'greedy', delimiter: ',' });
   // A quote opened and not closed as RFC 4180 wants (`=HYPERLINK("a","b"),x`) makes Papaparse
