@@ -15,11 +15,11 @@ import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { loadConfig } from '../../server/src/config.ts';
 import type { AppContext, NodeEvents } from '../../server/src/context.ts';
 import { type Database, openPglite, openPostgres, queryRows } from '../../server/src/db/client.ts';
 import { users, waAuthState, waSessions } from '../../server/src/db/schema.ts';
+import { createScratchDatabase } from '../../server/src/db/scratch.ts';
 import { startEngine } from '../../server/src/engine.ts';
 import { buildApp } from '../../server/src/http/app.ts';
 import { createLogger } from '../../server/src/logger.ts';
@@ -46,27 +46,17 @@ function config() {
 
 async function openBenchDatabase(kind: 'pglite' | 'postgres'): Promise<Database> {
   if (kind === 'pglite') return openPglite(undefined);
-  const base = process.env.BENCH_DATABASE_URL!;
-  const name = `bench_${crypto.randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
+  const scratch = await createScratchDatabase(process.env.BENCH_DATABASE_URL!, 'bench');
   // The server's own pool size unless BENCH_POOL says otherwise (one connection per session helps).
   const database = await openPostgres(
-    url.toString(),
+    scratch.url,
     process.env.BENCH_POOL ? { max: Number(process.env.BENCH_POOL) } : {},
   );
   return {
     ...database,
     close: async () => {
       await database.close();
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await scratch.drop();
     },
   };
 }

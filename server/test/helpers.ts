@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
 import { type Config, loadConfig } from '../src/config.ts';
 import type { AppContext, NodeEvents } from '../src/context.ts';
 import { type Database, openPglite, openPostgres } from '../src/db/client.ts';
+import { createScratchDatabase } from '../src/db/scratch.ts';
 import { buildApp } from '../src/http/app.ts';
 import type { App } from '../src/http/types.ts';
 import { createLogger } from '../src/logger.ts';
@@ -17,47 +17,19 @@ export const DB_KINDS: DbKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'po
 /** A fresh, migrated database: in-memory PGlite, or a new PostgreSQL database dropped on close. */
 export async function openTestDatabase(kind: DbKind): Promise<Database> {
   if (kind === 'pglite') return openPglite(undefined);
-  const base = process.env.TEST_DATABASE_URL!;
-  const name = `t_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const database = await openPostgres(url.toString());
+  const scratch = await createPostgresDatabaseUrl();
+  const database = await openPostgres(scratch.url);
   return {
     ...database,
     close: async () => {
       await database.close();
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await scratch.drop();
     },
   };
 }
 
 /** A fresh database URL on the test PostgreSQL server (for tests that start real processes). */
-export async function createPostgresDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const base = process.env.TEST_DATABASE_URL!;
-  const name = `t_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
+export const createPostgresDatabaseUrl = () => createScratchDatabase(process.env.TEST_DATABASE_URL!, 't');
 
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
