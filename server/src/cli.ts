@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { hashPassword } from './auth/passwords.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { addCredits, debitCredits } from './credits/credits.ts';
 import { openDatabase } from './db/client.ts';
 import { randomToken } from './ids.ts';
+import { hashPassword } from './users/passwords.ts';
 import { findUserByUsername, firstAdmin, markResetRequestsHandled, updateUser } from './users/repository.ts';
 import { createUser } from './users/service.ts';
 

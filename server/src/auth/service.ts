@@ -5,6 +5,7 @@ import type { Db } from '../db/client.ts';
 import { authTokens, passwordResetRequests } from '../db/schema.ts';
 import { forbidden, MESSAGES, unauthorized } from '../errors.ts';
 import { newId, randomToken, sha256 } from '../ids.ts';
+import { dummyPasswordHash, verifyPassword } from '../users/passwords.ts';
 import { presentSignedInUser } from '../users/present.ts';
 import {
   countUsers,
@@ -15,7 +16,6 @@ import {
   type UserRow,
 } from '../users/repository.ts';
 import { createUser } from '../users/service.ts';
-import { dummyPasswordHash, verifyPassword } from './passwords.ts';
 
 export type AuthUser = Pick<
   UserRow,

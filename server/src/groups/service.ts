@@ -1,10 +1,6 @@
 import type { GroupChat, GroupSummary } from '@wa/contract';
-import type { AppContext } from '../context.ts';
+import type { Db } from '../db/client.ts';
 import type { StoredParticipant } from '../db/schema.ts';
-import { requestGroupsRefresh } from '../sessions/repository.ts';
-import { effectiveStatus, sessionOfUser } from '../sessions/service.ts';
-import { signalSessionChanged } from '../sessions/signal.ts';
-import type { UserRow } from '../users/repository.ts';
 import { type GroupRow, listGroups } from './repository.ts';
 
 /** A refresh asks WhatsApp for every group at once; more often than this it is not asked again. */
@@ -90,33 +86,32 @@ export function presentGroupChat(g: GroupRow): GroupChat {
   };
 }
 
-/** The cached groups of the user's session; with `refresh` the driving node is asked for a fresh fetch. */
-async function cachedGroups(ctx: AppContext, user: UserRow, sessionId: string, refresh: boolean) {
-  const session = await sessionOfUser(ctx, user, sessionId);
-  if (refresh && effectiveStatus(session) === 'CONNECTED') {
-    if (await requestGroupsRefresh(ctx.db, sessionId, GROUPS_REFRESH_MIN_GAP_MS))
-      await signalSessionChanged(ctx, sessionId);
-  }
-  const rows = await listGroups(ctx.db, sessionId);
-  const connected = effectiveStatus(session) === 'CONNECTED';
+/**
+ * The session whose groups are listed, as the caller found it: access is checked by the policy
+ * and a refresh asked for by the caller (groups do not drive sessions).
+ */
+export type GroupsSource = { sessionId: string; connected: boolean; groupsFetchedAt: Date | null };
+
+async function cachedGroups(db: Db, source: GroupsSource) {
+  const rows = await listGroups(db, source.sessionId);
   const message =
     rows.length > 0
       ? `${rows.length} groups found`
-      : connected
-        ? session.groupsFetchedAt
+      : source.connected
+        ? source.groupsFetchedAt
           ? 'No groups found'
           : 'Groups are being loaded. Please try again in a moment.'
         : 'Session is not connected';
   return { rows, message };
 }
 
-export async function groupsList(ctx: AppContext, user: UserRow, sessionId: string, refresh: boolean) {
-  const { rows, message } = await cachedGroups(ctx, user, sessionId, refresh);
+export async function groupsList(db: Db, source: GroupsSource) {
+  const { rows, message } = await cachedGroups(db, source);
   const groups = rows.map(presentGroupSummary);
   return { success: true as const, groups, message, count: groups.length };
 }
 
-export async function groupChats(ctx: AppContext, user: UserRow, sessionId: string, refresh: boolean) {
-  const { rows, message } = await cachedGroups(ctx, user, sessionId, refresh);
+export async function groupChats(db: Db, source: GroupsSource) {
+  const { rows, message } = await cachedGroups(db, source);
   return { success: true as const, groups: rows.map(presentGroupChat), message };
 }

@@ -7,12 +7,12 @@ import { users } from '../db/schema.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { signalRecipientsQueued } from '../messaging/wake.ts';
+import { authorizeSession } from '../policy/access.ts';
 import type { UserRow } from '../users/repository.ts';
 import {
   countSessionsOfUser,
   deleteSession,
   findSession,
-  findSessionOfUser,
   insertSession,
   listSessionsOfUser,
   markQrServed,
@@ -56,13 +56,6 @@ export function presentSession(row: SessionRow): Session {
   };
 }
 
-/** The user's session, or 404 whether it does not exist or belongs to someone else. */
-export async function sessionOfUser(ctx: AppContext, user: UserRow, sessionId: string): Promise<SessionRow> {
-  const row = await findSessionOfUser(ctx.db, user.id, sessionId);
-  if (!row) throw notFound(SESSION_MESSAGES.notFound);
-  return row;
-}
-
 export async function listSessions(ctx: AppContext, user: UserRow): Promise<Session[]> {
   return (await listSessionsOfUser(ctx.db, user.id)).map(presentSession);
 }
@@ -101,7 +94,7 @@ export async function createInstance(
 }
 
 export async function sessionStatus(ctx: AppContext, user: UserRow, sessionId: string) {
-  const row = await sessionOfUser(ctx, user, sessionId);
+  const row = await authorizeSession(ctx.db, user, 'read', sessionId);
   const status = effectiveStatus(row);
   return {
     success: true as const,
@@ -116,7 +109,7 @@ export async function sessionStatus(ctx: AppContext, user: UserRow, sessionId: s
  * is how the simulator (on whichever node drives it) knows when to link by itself.
  */
 export async function qrImage(ctx: AppContext, user: UserRow, sessionId: string): Promise<Buffer> {
-  const row = await sessionOfUser(ctx, user, sessionId);
+  const row = await authorizeSession(ctx.db, user, 'act', sessionId);
   if (effectiveStatus(row) === 'CONNECTED') throw notFound('Session is already connected');
   if (!row.qr) throw notFound(row.statusReason ?? 'QR code is not ready yet. Please try again.');
   const png = await QRCode.toBuffer(row.qr, {
@@ -134,7 +127,7 @@ export async function qrImage(ctx: AppContext, user: UserRow, sessionId: string)
  * disconnected one reconnects from its stored credentials; one without credentials starts a new QR.
  */
 export async function restartSession(ctx: AppContext, user: UserRow, sessionId: string) {
-  const row = await sessionOfUser(ctx, user, sessionId);
+  const row = await authorizeSession(ctx.db, user, 'act', sessionId);
   if (effectiveStatus(row) === 'CONNECTED')
     return { success: true, message: 'Session is already connected', status: 'CONNECTED' as const };
   if (hasLiveOwner(row) && row.desiredState === 'active') {
@@ -159,7 +152,7 @@ export async function restartSession(ctx: AppContext, user: UserRow, sessionId: 
 
 /** Logs the account out, wipes its credentials and removes the session (its groups and keys go with it). */
 export async function terminateSession(ctx: AppContext, user: UserRow, sessionId: string) {
-  const row = await sessionOfUser(ctx, user, sessionId);
+  const row = await authorizeSession(ctx.db, user, 'act', sessionId);
   if (row.ownerNode === ctx.nodeId) await localRunner(ctx)?.terminate(sessionId);
   // Another node that drives it sees the row gone on its next pass and unlinks the device.
   await deleteSession(ctx.db, sessionId);
@@ -191,7 +184,7 @@ export async function waitForCommandTaken(ctx: AppContext, sessionId: string, at
  * automatically (DECISIONS.md): the user decides when the account may send again.
  */
 export async function resumeSending(ctx: AppContext, user: UserRow, sessionId: string) {
-  const row = await sessionOfUser(ctx, user, sessionId);
+  const row = await authorizeSession(ctx.db, user, 'act', sessionId);
   if (!row.sendPaused) return { success: true, message: 'Sending is not paused' };
   await updateSession(ctx.db, sessionId, { sendPaused: false, statusReason: null });
   await signalRecipientsQueued(ctx, sessionId);

@@ -1,12 +1,12 @@
 import type { CreateUserBody, LedgerEntry, ManagedUser, UpdateUserBody } from '@wa/contract';
-import { hashPassword } from '../auth/passwords.ts';
 import { addCredits, debitCredits } from '../credits/credits.ts';
 import type { Db } from '../db/client.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { badRequest, conflict } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { type Actor, authorizeUser } from '../policy/access.ts';
+import { hashPassword } from './passwords.ts';
 import { presentManagedUser } from './present.ts';
 import {
-  findUserById,
   findUserByUsername,
   insertUser,
   ledgerOf,
@@ -56,13 +56,6 @@ export async function createUser(db: Db, input: NewUser): Promise<UserRow> {
   });
 }
 
-/** A user this admin manages, or 404: another admin's user is indistinguishable from a missing one. */
-export async function managedUserOr404(db: Db, adminId: string, userId: string): Promise<UserRow> {
-  const user = await findUserById(db, userId);
-  if (!user || user.managedBy !== adminId) throw notFound('User not found');
-  return user;
-}
-
 export async function listUsersForAdmin(db: Db, adminId: string): Promise<ManagedUser[]> {
   const list = await listManagedUsers(db, adminId);
   const resets = await pendingResetRequests(
@@ -93,7 +86,7 @@ export async function createUserForAdmin(
 
 export async function updateUserForAdmin(
   db: Db,
-  adminId: string,
+  admin: Actor,
   userId: string,
   body: {
     name?: string;
@@ -103,7 +96,7 @@ export async function updateUserForAdmin(
     disabled?: boolean;
   },
 ): Promise<ManagedUser> {
-  await managedUserOr404(db, adminId, userId);
+  await authorizeUser(db, admin, 'manage', userId);
   const values: Parameters<typeof updateUserRow>[2] = {};
   if (body.name !== undefined) values.name = body.name;
   if (body.password !== undefined) values.passwordHash = await hashPassword(body.password);
@@ -126,20 +119,23 @@ export type UpdateUserInput = UpdateUserBody;
 /** Adds (positive) or removes (negative) credits; a removal can never take the balance below zero. */
 export async function grantCredits(
   db: Db,
-  adminId: string,
+  admin: Actor,
   userId: string,
   amount: number,
   note: string | undefined,
 ): Promise<number> {
-  await managedUserOr404(db, adminId, userId);
-  if (amount > 0) return addCredits(db, userId, amount, 'grant', { actorId: adminId, note: note ?? null });
-  const balance = await debitCredits(db, userId, -amount, 'adjust', { actorId: adminId, note: note ?? null });
+  await authorizeUser(db, admin, 'manage', userId, 'ledger');
+  if (amount > 0) return addCredits(db, userId, amount, 'grant', { actorId: admin.id, note: note ?? null });
+  const balance = await debitCredits(db, userId, -amount, 'adjust', {
+    actorId: admin.id,
+    note: note ?? null,
+  });
   if (balance === null) throw badRequest('The balance is lower than the amount to remove');
   return balance;
 }
 
-export async function ledgerForAdmin(db: Db, adminId: string, userId: string): Promise<LedgerEntry[]> {
-  await managedUserOr404(db, adminId, userId);
+export async function ledgerForAdmin(db: Db, admin: Actor, userId: string): Promise<LedgerEntry[]> {
+  await authorizeUser(db, admin, 'manage', userId, 'ledger');
   const rows = await ledgerOf(db, userId);
   return rows.map((r) => ({
     id: String(r.id),

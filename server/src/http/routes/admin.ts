@@ -61,7 +61,7 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
     },
     async (request) => ({
       success: true as const,
-      user: await updateUserForAdmin(db, requireAdmin(request).id, request.params.id, request.body),
+      user: await updateUserForAdmin(db, requireAdmin(request), request.params.id, request.body),
     }),
   );
 
@@ -80,7 +80,7 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
       success: true as const,
       credits: await grantCredits(
         db,
-        requireAdmin(request).id,
+        requireAdmin(request),
         request.params.id,
         request.body.amount,
         request.body.note,
@@ -96,7 +96,7 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
     },
     async (request) => ({
       success: true as const,
-      entries: await ledgerForAdmin(db, requireAdmin(request).id, request.params.id),
+      entries: await ledgerForAdmin(db, requireAdmin(request), request.params.id),
     }),
   );
 }

@@ -1,8 +1,9 @@
 import type { SimulatedMessage as SimulatedMessageDto } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
 import { conflict } from '../../errors.ts';
+import { authorizeSession } from '../../policy/access.ts';
 import type { SessionCommand } from '../../sessions/repository.ts';
-import { effectiveStatus, sendCommand, sessionOfUser, waitForCommandTaken } from '../../sessions/service.ts';
+import { effectiveStatus, sendCommand, waitForCommandTaken } from '../../sessions/service.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { listSentMessages } from '../sent-messages.ts';
 import type { SimulatedMessage } from './transport.ts';
@@ -23,7 +24,7 @@ export async function simulatorAction(
   sessionId: string,
   action: Exclude<SessionCommand, 'restart'>,
 ) {
-  const row = await sessionOfUser(ctx, user, sessionId);
+  const row = await authorizeSession(ctx.db, user, 'act', sessionId);
   const status = effectiveStatus(row);
   const applies =
     row.desiredState === 'active' &&
@@ -35,7 +36,7 @@ export async function simulatorAction(
 }
 
 export async function simulatorOutbox(ctx: AppContext, user: UserRow, sessionId: string, limit: number) {
-  await sessionOfUser(ctx, user, sessionId);
+  await authorizeSession(ctx.db, user, 'act', sessionId);
   const rows = await listSentMessages(ctx.db, sessionId, limit);
   const messages: SimulatedMessageDto[] = rows.reverse().map((r) => {
     const { sessionId: _sessionId, ...m } = JSON.parse(r.message) as SimulatedMessage;

@@ -1,0 +1,146 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { messageJobs, users, waGroups, waSessions } from '../db/schema.ts';
+import { badRequest, notFound } from '../errors.ts';
+
+/**
+ * The one access policy (ARCHITECTURE principle 8): who may read or act on a user, session,
+ * group, job, media and ledger. Services ask it; a refusal looks like a missing resource (404),
+ * so nobody learns what exists in another account.
+ */
+
+export type Actor = { id: string; role: 'ADMIN' | 'USER' };
+export type Resource = 'user' | 'session' | 'group' | 'job' | 'media' | 'ledger';
+/** read: see it; act: use or change it (send, retry, delete); manage: the admin API (edit a user, grant credits). */
+export type Action = 'read' | 'act' | 'manage';
+/** How the actor stands to the user who owns the resource. */
+export type Relation = 'owner' | 'managingAdmin';
+
+export const PERMISSIONS: Record<Resource, Record<Action, readonly Relation[]>> = {
+  user: { read: ['owner', 'managingAdmin'], act: ['owner'], manage: ['managingAdmin'] },
+  session: { read: ['owner', 'managingAdmin'], act: ['owner'], manage: [] },
+  group: { read: ['owner', 'managingAdmin'], act: ['owner'], manage: [] },
+  job: { read: ['owner', 'managingAdmin'], act: ['owner'], manage: [] },
+  media: { read: ['owner', 'managingAdmin'], act: ['owner'], manage: [] },
+  ledger: { read: ['owner', 'managingAdmin'], act: [], manage: ['managingAdmin'] },
+};
+
+export type Owner = { id: string; managedBy: string | null };
+
+export function relationOf(actor: Actor, owner: Owner): Relation | null {
+  if (actor.id === owner.id) return 'owner';
+  if (actor.role === 'ADMIN' && owner.managedBy === actor.id) return 'managingAdmin';
+  return null;
+}
+
+/** The permission table as a question: may `actor` do `action` to a `resource` owned by `owner`? */
+export function can(actor: Actor, action: Action, resource: Resource, owner: Owner): boolean {
+  const relation = relationOf(actor, owner);
+  return relation !== null && PERMISSIONS[resource][action].includes(relation);
+}
+
+export const ACCESS_MESSAGES = {
+  userNotFound: 'User not found',
+  sessionNotFound: 'Session not found',
+  jobNotFound: 'Job not found',
+  notAGroup: (id: string) => `Not a group of this account: ${id}`,
+} as const;
+
+async function ownerOf(db: Db, userId: string): Promise<Owner | undefined> {
+  const [row] = await db
+    .select({ id: users.id, managedBy: users.managedBy })
+    .from(users)
+    .where(eq(users.id, userId));
+  return row;
+}
+
+/** The owner of a row; the actor's own rows need no query. */
+async function ownerOfRow(db: Db, actor: Actor, userId: string): Promise<Owner | undefined> {
+  return userId === actor.id ? { id: actor.id, managedBy: null } : ownerOf(db, userId);
+}
+
+/** The user `actor` may `action` (for a ledger: `resource` = 'ledger'), or 404 'User not found'. */
+export async function authorizeUser(
+  db: Db,
+  actor: Actor,
+  action: Action,
+  userId: string,
+  resource: 'user' | 'ledger' = 'user',
+): Promise<typeof users.$inferSelect> {
+  const [row] = await db.select().from(users).where(eq(users.id, userId));
+  if (!row || !can(actor, action, resource, row)) throw notFound(ACCESS_MESSAGES.userNotFound);
+  return row;
+}
+
+/** The session `actor` may `action`, or 404 (`missing` is the text: send routes use the spec's own). */
+export async function authorizeSession(
+  db: Db,
+  actor: Actor,
+  action: Action,
+  sessionId: string,
+  missing: string = ACCESS_MESSAGES.sessionNotFound,
+): Promise<typeof waSessions.$inferSelect> {
+  const [row] = await db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+  if (!row) throw notFound(missing);
+  const owner = await ownerOfRow(db, actor, row.userId);
+  if (!owner || !can(actor, action, 'session', owner)) throw notFound(missing);
+  return row;
+}
+
+/**
+ * Groups are reached through their session: `actor` may `action` the session, and every id is
+ * a group in that session's list (anything else, a phone number above all, is refused with 400).
+ */
+export async function authorizeGroups(
+  db: Db,
+  actor: Actor,
+  action: Action,
+  sessionId: string,
+  groupIds: string[],
+  missing: string = ACCESS_MESSAGES.sessionNotFound,
+): Promise<void> {
+  const session = await authorizeSession(db, actor, action, sessionId, missing);
+  const owner = await ownerOfRow(db, actor, session.userId);
+  if (!owner || !can(actor, action, 'group', owner)) throw notFound(missing);
+  const wanted = [...new Set(groupIds)];
+  if (wanted.length === 0) return;
+  const known = new Set<string>();
+  // In slices: a bulk send may name thousands of groups, and a query has a parameter limit.
+  for (let i = 0; i < wanted.length; i += 5000) {
+    const slice = wanted.slice(i, i + 5000);
+    const rows = await db
+      .select({ groupId: waGroups.groupId })
+      .from(waGroups)
+      .where(and(eq(waGroups.sessionId, sessionId), inArray(waGroups.groupId, slice)));
+    for (const r of rows) known.add(r.groupId);
+  }
+  const stranger = wanted.find((id) => !id.endsWith('@g.us') || !known.has(id));
+  if (stranger !== undefined) throw badRequest(ACCESS_MESSAGES.notAGroup(stranger));
+}
+
+/** The job `actor` may `action`, or 404 'Job not found'. */
+export async function authorizeJob(
+  db: Db,
+  actor: Actor,
+  action: Action,
+  jobId: string,
+): Promise<typeof messageJobs.$inferSelect> {
+  const [row] = await db.select().from(messageJobs).where(eq(messageJobs.id, jobId));
+  if (!row) throw notFound(ACCESS_MESSAGES.jobNotFound);
+  const owner = await ownerOfRow(db, actor, row.userId);
+  if (!owner || !can(actor, action, 'job', owner)) throw notFound(ACCESS_MESSAGES.jobNotFound);
+  return row;
+}
+
+/**
+ * A stored file is shared by every job that sends the same bytes: `actor` may `action` it when
+ * one of those jobs is theirs to `action`.
+ */
+export async function mayUseMedia(db: Db, actor: Actor, action: Action, mediaId: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: users.id, managedBy: users.managedBy })
+    .from(messageJobs)
+    .innerJoin(users, eq(users.id, messageJobs.userId))
+    .where(eq(messageJobs.mediaId, mediaId));
+  return rows.some((owner) => can(actor, action, 'media', owner));
+}
