@@ -24,6 +24,7 @@ import { startEngine } from '../../server/src/engine.ts';
 import { buildApp } from '../../server/src/http/app.ts';
 import { createLogger } from '../../server/src/logger.ts';
 import { acceptSend } from '../../server/src/messaging/service.ts';
+import { createMetrics } from '../../server/src/metrics/metrics.ts';
 import { createUser } from '../../server/src/users/service.ts';
 
 const ACCEPT_RECIPIENTS = 100_000;
@@ -70,6 +71,7 @@ function context(database: Database): AppContext {
     nodeId: `bench-${crypto.randomBytes(3).toString('hex')}`,
     log: createLogger(cfg),
     events: new EventEmitter<NodeEvents>(),
+    metrics: createMetrics(database.db),
   };
 }
 

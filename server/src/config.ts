@@ -43,6 +43,9 @@ const EnvSchema = z.object({
       error: 'fatal, error, warn, info, debug, trace or silent',
     })
     .default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'json or pretty' }).optional(),
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  ALLOW_PRIVATE_WEBHOOKS: bool.default(false),
   WEB_DIST_DIR: z.string().optional(),
   SIMULATOR_LINK_AFTER_MS: int(0, 3_600_000).default(8000),
   SIMULATOR_GROUPS: int(0, 100_000).default(12),
@@ -70,6 +73,12 @@ export type Config = {
   tokenTtlMs: number;
   loginRateLimit: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Unset: pretty lines when stdout is a terminal, JSON otherwise. */
+  logFormat: 'json' | 'pretty' | undefined;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
+  /** Lets webhooks point at private and loopback addresses (tests, a receiver on the same host). */
+  allowPrivateWebhooks: boolean;
   webDistDir: string;
   simulator: { linkAfterMs: number; groups: number; sendLatencyMs: number; outboxFile: string | undefined };
   demo: boolean;
@@ -116,6 +125,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tokenTtlMs: e.TOKEN_TTL_HOURS * 3_600_000,
     loginRateLimit: e.LOGIN_RATE_LIMIT,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    metricsToken: e.METRICS_TOKEN,
+    allowPrivateWebhooks: e.ALLOW_PRIVATE_WEBHOOKS,
     webDistDir: e.WEB_DIST_DIR ? path.resolve(e.WEB_DIST_DIR) : path.join(repoRoot, 'web/dist'),
     simulator: {
       linkAfterMs: e.SIMULATOR_LINK_AFTER_MS,

@@ -2,6 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/client.ts';
+import type { Metrics } from './metrics/metrics.ts';
 
 /**
  * In-process signals between the HTTP layer and the engine of this node. Other nodes learn
@@ -22,4 +23,6 @@ export interface AppContext {
   nodeId: string;
   log: FastifyBaseLogger;
   events: EventEmitter<NodeEvents>;
+  /** This process's Prometheus registry and the counters the engine and webhooks feed. */
+  metrics: Metrics;
 }

@@ -9,6 +9,7 @@ import { type Engine, startEngine } from './engine.ts';
 import { buildApp } from './http/app.ts';
 import type { App } from './http/types.ts';
 import { createLogger } from './logger.ts';
+import { createMetrics } from './metrics/metrics.ts';
 
 export type RunningServer = {
   ctx: AppContext;
@@ -31,6 +32,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     nodeId: `${os.hostname()}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`,
     log,
     events: new EventEmitter<NodeEvents>(),
+    metrics: createMetrics(database.db),
   };
   const app = await buildApp(ctx);
   const engine = config.role === 'api' ? null : await startEngine(ctx);

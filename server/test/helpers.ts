@@ -7,6 +7,7 @@ import { createScratchDatabase } from '../src/db/scratch.ts';
 import { buildApp } from '../src/http/app.ts';
 import type { App } from '../src/http/types.ts';
 import { createLogger } from '../src/logger.ts';
+import { createMetrics } from '../src/metrics/metrics.ts';
 import { createUser, type NewUser } from '../src/users/service.ts';
 
 export type DbKind = 'pglite' | 'postgres';
@@ -62,6 +63,7 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
     nodeId: `test-${crypto.randomBytes(3).toString('hex')}`,
     log: createLogger(config),
     events: new EventEmitter<NodeEvents>(),
+    metrics: createMetrics(database.db),
   };
   const app = await buildApp(ctx);
   await app.ready();

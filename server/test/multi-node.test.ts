@@ -7,6 +7,7 @@ import { buildApp } from '../src/http/app.ts';
 import type { App } from '../src/http/types.ts';
 import { createLogger } from '../src/logger.ts';
 import { type Dispatcher, startDispatcher } from '../src/messaging/dispatcher.ts';
+import { createMetrics } from '../src/metrics/metrics.ts';
 import { buildSession, expectLedgerMatches, waitForJobEnd } from './fakes/messaging.ts';
 import { FakeRuntime } from './fakes/runtime.ts';
 import { bearer, buildUser, createPostgresDatabaseUrl, loginToken, testConfig } from './helpers.ts';
@@ -20,6 +21,7 @@ function nodeContext(database: Database, name: string): AppContext {
     nodeId: `${name}-${crypto.randomBytes(3).toString('hex')}`,
     log: createLogger(config),
     events: new EventEmitter<NodeEvents>(),
+    metrics: createMetrics(database.db),
   };
 }
 

@@ -15,6 +15,7 @@ import {
 import { authenticate } from '../auth/service.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, unauthorized } from '../errors.ts';
+import { observeHttpDurations } from '../metrics/http.ts';
 import { errorHandler } from './errors.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { App, RouteInfo } from './types.ts';
@@ -74,6 +75,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
   app.decorateRequest('user', null);
+  observeHttpDurations(app, ctx.metrics);
   app.decorateRequest('token', null);
 
   await app.register(helmet, {

@@ -4,6 +4,7 @@ import { registerAdminRoutes } from './admin.ts';
 import { registerAuthRoutes } from './auth.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { registerGroupRoutes } from './groups.ts';
+import { registerHealthRoutes } from './health.ts';
 import { registerJobRoutes } from './jobs.ts';
 import { registerMetaRoutes } from './meta.ts';
 import { registerSendRoutes } from './send.ts';
@@ -12,6 +13,7 @@ import { registerSimulatorRoutes } from './simulator.ts';
 
 /** Every route of the API, one module a domain. */
 export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
+  registerHealthRoutes(app, ctx);
   registerMetaRoutes(app, ctx);
   registerAuthRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
