@@ -71,6 +71,8 @@ export default defineConfig({
           ADMIN_USERNAME: 'admin',
           ADMIN_PASSWORD: 'admin-e2e-password',
           LOGIN_RATE_LIMIT: '1000',
+          LOGIN_IP_FAILURE_LIMIT: '100000',
+          SIGNUP_ENABLED: 'true',
           LOG_LEVEL: 'warn',
         },
       }

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -11,6 +12,41 @@ const int = (min: number, max: number) =>
     .int(`a whole number from ${min} to ${max}`)
     .min(min, `a whole number from ${min} to ${max}`)
     .max(max, `a whole number from ${min} to ${max}`);
+
+/** An address or an address range in CIDR notation (IPv4 or IPv6). */
+function isAddressOrRange(text: string): boolean {
+  const [address, prefix, ...rest] = text.split('/');
+  const family = net.isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^[0-9]{1,3}$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Which proxies may tell us the client's address (X-Forwarded-For) and protocol: none
+ * (`false`, the default), every hop (`true`), the last N hops (a number), or the listed
+ * addresses and CIDR ranges (comma-separated).
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v, ctx): boolean | number | string[] => {
+    const lower = v.toLowerCase();
+    if (['false', 'off', 'no', '0'].includes(lower)) return false;
+    if (['true', 'on', 'yes'].includes(lower)) return true;
+    if (/^[0-9]{1,2}$/.test(v)) return Number(v);
+    const ranges = v
+      .split(',')
+      .map((r) => r.trim())
+      .filter(Boolean);
+    if (ranges.length > 0 && ranges.every(isAddressOrRange)) return ranges;
+    ctx.addIssue({
+      code: 'custom',
+      message: 'false, true, a hop count, or comma-separated addresses or CIDR ranges',
+    });
+    return z.NEVER;
+  });
 
 const EnvSchema = z.object({
   PORT: int(0, 65535).default(3000),
@@ -27,7 +63,7 @@ const EnvSchema = z.object({
     .regex(/^[A-Za-z0-9._-]{3,50}$/, '3 to 50 letters, digits, dots, dashes or underscores')
     .default('admin'),
   ADMIN_PASSWORD: z.string().min(8, 'at least 8 characters').optional(),
-  SIGNUP_ENABLED: bool.default(true),
+  SIGNUP_ENABLED: bool.default(false),
   DEFAULT_COUNTRY_CODE: z
     .string()
     .regex(/^[1-9][0-9]{0,3}$/, '1 to 4 digits, e.g. 91')
@@ -38,6 +74,16 @@ const EnvSchema = z.object({
   SESSION_LEASE_MS: int(1000, 3_600_000).default(30_000),
   TOKEN_TTL_HOURS: int(1, 24 * 365).default(24 * 7),
   LOGIN_RATE_LIMIT: int(1, 10_000).default(10),
+  LOGIN_IP_FAILURE_LIMIT: int(1, 1_000_000).default(50),
+  TRUST_PROXY: trustProxy.default(false),
+  SECRET_KEY: z
+    .string()
+    .regex(
+      /^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/,
+      '32 bytes as 64 hex digits or base64 (openssl rand -hex 32)',
+    )
+    .optional(),
+  REQUIRE_ADMIN_2FA: bool.default(false),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'fatal, error, warn, info, debug, trace or silent',
@@ -71,7 +117,14 @@ export type Config = {
   sessionWaitMs: number;
   sessionLeaseMs: number;
   tokenTtlMs: number;
+  /** Failed sign-ins (password or code) per account in 15 minutes before it answers 429. */
   loginRateLimit: number;
+  /** Failed sign-ins from one client address in 15 minutes before it answers 429 for any username. */
+  loginIpFailureLimit: number;
+  trustProxy: boolean | number | string[];
+  /** 32 bytes that encrypt the WhatsApp auth state; unset: a key file in DATA_DIR (embedded database only). */
+  secretKey: Buffer | undefined;
+  requireAdmin2fa: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Unset: pretty lines when stdout is a terminal, JSON otherwise. */
   logFormat: 'json' | 'pretty' | undefined;
@@ -124,6 +177,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionLeaseMs: e.SESSION_LEASE_MS,
     tokenTtlMs: e.TOKEN_TTL_HOURS * 3_600_000,
     loginRateLimit: e.LOGIN_RATE_LIMIT,
+    loginIpFailureLimit: e.LOGIN_IP_FAILURE_LIMIT,
+    trustProxy: e.TRUST_PROXY,
+    secretKey: e.SECRET_KEY
+      ? Buffer.from(e.SECRET_KEY, e.SECRET_KEY.length === 64 ? 'hex' : 'base64')
+      : undefined,
+    requireAdmin2fa: e.REQUIRE_ADMIN_2FA,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     metricsToken: e.METRICS_TOKEN,

@@ -171,7 +171,7 @@ describe.each(DB_KINDS)('sign-in on %s', (kind) => {
   });
 
   it('registers a user under the first admin and records forgot-password requests', async () => {
-    const fresh = await createTestApp(kind);
+    const fresh = await createTestApp(kind, { SIGNUP_ENABLED: 'true' });
     try {
       const created = await ensureAdmin(fresh.db, fresh.ctx.config);
       expect(created).toEqual({ username: 'admin', password: 'admin-password', generated: false });

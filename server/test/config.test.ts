@@ -11,7 +11,12 @@ describe('config', () => {
       waProvider: 'baileys',
       adminUsername: 'admin',
       adminPassword: undefined,
-      signupEnabled: true,
+      signupEnabled: false,
+      loginRateLimit: 10,
+      loginIpFailureLimit: 50,
+      trustProxy: false,
+      secretKey: undefined,
+      requireAdmin2fa: false,
       defaultCountryCode: '91',
       sendDelayMinMs: 3000,
       sendDelayMaxMs: 8000,
@@ -35,6 +40,34 @@ describe('config', () => {
   ])('refuses %s=%s with one line naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it.each([
+    ['false', false],
+    ['off', false],
+    ['true', true],
+    ['1', 1],
+    ['2', 2],
+    ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
+    ['fd00::/8', ['fd00::/8']],
+  ])('reads TRUST_PROXY=%s', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['proxy', '10.0.0.0/33', '300.1.1.1', '10.0.0.0/8,nonsense'])('refuses TRUST_PROXY=%s', (value) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+      `Invalid TRUST_PROXY=${JSON.stringify(value)}: expected false, true, a hop count, or comma-separated addresses or CIDR ranges`,
+    );
+  });
+
+  it('reads SECRET_KEY as 32 bytes in hex or base64 and refuses anything else', () => {
+    const hex = 'ab'.repeat(32);
+    expect(loadConfig({ SECRET_KEY: hex }).secretKey).toEqual(Buffer.from(hex, 'hex'));
+    const b64 = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({ SECRET_KEY: b64 }).secretKey).toEqual(Buffer.alloc(32, 7));
+    expect(() => loadConfig({ SECRET_KEY: 'short' })).toThrow(
+      /^Invalid SECRET_KEY="short": expected 32 bytes/,
+    );
   });
 
   it('refuses a minimum pause above the maximum', () => {

@@ -33,8 +33,13 @@ export const users = pgTable(
     managedBy: text('managed_by'),
     isBulkMessagingEnabled: boolean('is_bulk_messaging_enabled').notNull().default(false),
     isMultisessionSupported: boolean('is_multisession_supported').notNull().default(false),
-    credits: integer('credits').notNull().default(0),
+    /** bigint: a 32-bit balance overflowed at 2,147,483,647 (grants stop at MAX_BALANCE instead). */
+    credits: bigint('credits', { mode: 'number' }).notNull().default(0),
     disabled: boolean('disabled').notNull().default(false),
+    /** Base32 TOTP secret: set while two-factor sign-in is being set up, kept once it is on. */
+    totpSecret: text('totp_secret'),
+    /** When two-factor sign-in was turned on; null: off (a secret without it is a set-up in progress). */
+    totpEnabledAt: ts('totp_enabled_at'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -59,6 +64,36 @@ export const authTokens = pgTable(
   (t) => [index('auth_tokens_user_idx').on(t.userId)],
 );
 
+/** One-time recovery codes of two-factor sign-in, hashed; a used code is deleted. */
+export const recoveryCodes = pgTable(
+  'recovery_codes',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.codeHash] })],
+);
+
+/**
+ * Failed sign-ins (wrong password or code), kept 15 minutes: counted per account
+ * (`user:<lower name>`) and per client address (`ip:<address>`), in the database so that
+ * every process sees the same count.
+ */
+export const loginFailures = pgTable(
+  'login_failures',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    key: text('key').notNull(),
+    failedAt: ts('failed_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('login_failures_key_idx').on(t.key, t.failedAt),
+    index('login_failures_at_idx').on(t.failedAt),
+  ],
+);
+
 export const passwordResetRequests = pgTable(
   'password_reset_requests',
   {
@@ -79,13 +114,13 @@ export const creditLedger = pgTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    delta: integer('delta').notNull(),
+    delta: bigint('delta', { mode: 'number' }).notNull(),
     reason: text('reason', { enum: ['grant', 'adjust', 'send', 'refund', 'retry'] }).notNull(),
     /** The job this change belongs to; kept after the job is deleted. */
     jobId: text('job_id'),
     actorId: text('actor_id'),
     note: text('note'),
-    balanceAfter: integer('balance_after').notNull(),
+    balanceAfter: bigint('balance_after', { mode: 'number' }).notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [index('credit_ledger_user_idx').on(t.userId, t.id), index('credit_ledger_job_idx').on(t.jobId)],

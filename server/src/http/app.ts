@@ -50,7 +50,14 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.log,
     bodyLimit: DEFAULT_BODY_LIMIT,
-    trustProxy: false,
+    // A hop count as proxy-addr's function (Fastify's types take no number): trust the first n hops.
+    trustProxy:
+      typeof ctx.config.trustProxy === 'number'
+        ? (
+            (hops: number) => (_address: string, hop: number) =>
+              hop < hops
+          )(ctx.config.trustProxy)
+        : ctx.config.trustProxy,
     genReqId: () => Math.random().toString(36).slice(2, 10),
     // Errors the router raises before any route runs (a malformed or over-long address).
     frameworkErrors: (error, _request, reply) => {
