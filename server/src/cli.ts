@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { BackupError, createBackup, restoreBackup } from './backup/backup.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { addCredits, debitCredits } from './credits/credits.ts';
 import { openDatabase } from './db/client.ts';
@@ -19,6 +20,14 @@ const HELP = `Operator commands (they use the same DATABASE_URL / DATA_DIR as th
 
   npm run cli -- user:reset-password --username NAME [--password PASS]
       Sets a new password (generated and printed when --password is not given).
+
+  npm run cli -- backup --out FILE
+      Writes the embedded database (DATA_DIR) and the key file beside it into one file.
+      Stop the server first. On PostgreSQL use pg_dump (see the README).
+
+  npm run cli -- restore --in FILE
+      Replaces the embedded database with a backup; what was there is moved to
+      DATA_DIR/before-restore-<time>/. Refused while a server runs on DATA_DIR.
 
   npm run cli -- --help
 `;
@@ -44,6 +53,8 @@ async function main(argv: string[]): Promise<void> {
       bulk: { type: 'boolean' },
       multi: { type: 'boolean' },
       help: { type: 'boolean' },
+      out: { type: 'string' },
+      in: { type: 'string' },
     },
     strict: true,
   });
@@ -59,11 +70,27 @@ async function main(argv: string[]): Promise<void> {
     if (!/^-?\d+$/.test(v)) throw new UsageError(`--${flag} must be a whole number`);
     return Number(v);
   };
-  if (!['user:create', 'credits:add', 'user:reset-password'].includes(command)) {
+  if (!['user:create', 'credits:add', 'user:reset-password', 'backup', 'restore'].includes(command)) {
     throw new UsageError(`unknown command '${command}'`);
   }
 
   const config = loadConfig();
+  if (command === 'backup') {
+    const backup = await createBackup(config, need(values.out, 'out'));
+    const extra = backup.files.length ? ` and ${backup.files.join(', ')}` : '';
+    console.log(
+      `Backup of ${config.dataDir} (database${extra}) written to ${backup.file} (${backup.bytes} bytes).`,
+    );
+    return;
+  }
+  if (command === 'restore') {
+    const restored = await restoreBackup(config, need(values.in, 'in'));
+    console.log(
+      `Restored the backup of ${restored.createdAt} into ${config.dataDir}.` +
+        (restored.movedTo ? ` What was there is in ${restored.movedTo}.` : ''),
+    );
+    return;
+  }
   const database = await openDatabase(config);
   const { db } = database;
   try {
@@ -120,7 +147,9 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof UsageError || err instanceof ConfigError) {
+  if (err instanceof BackupError) {
+    console.error(`Error: ${err.message}`);
+  } else if (err instanceof UsageError || err instanceof ConfigError) {
     console.error(`Error: ${err.message}\nRun 'npm run cli -- --help' for the commands.`);
   } else if (err instanceof Error && /already taken/.test(err.message)) {
     console.error(`Error: ${err.message}`);

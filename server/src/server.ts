@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import { ensureAdmin } from './auth/service.ts';
+import { writePidFile } from './backup/pid-file.ts';
 import type { Config } from './config.ts';
 import type { AppContext, NodeEvents } from './context.ts';
 import { openDatabase } from './db/client.ts';
@@ -23,6 +24,8 @@ export type RunningServer = {
 /** Opens the database, makes sure an admin exists, starts the engine and listens. */
 export async function startServer(config: Config): Promise<RunningServer> {
   const log = createLogger(config);
+  // Before the database opens: a backup or restore started meanwhile sees the server.
+  const removePidFile = config.databaseUrl ? () => {} : writePidFile(config.dataDir);
   const database = await openDatabase(config);
   const admin = await ensureAdmin(database.db, config);
   const ctx: AppContext = {
@@ -53,6 +56,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await engine?.stop();
       await app.close();
       await database.close();
+      removePidFile();
     },
   };
 }
