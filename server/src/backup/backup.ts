@@ -128,7 +128,9 @@ export async function restoreBackup(
   try {
     moveAside(databaseDir(config));
     for (const name of files.keys()) moveAside(path.join(config.dataDir, name));
-    const client = await PGlite.create(databaseDir(config), { loadDataDir: new Blob([new Uint8Array(dump)]) });
+    const client = await PGlite.create(databaseDir(config), {
+      loadDataDir: new Blob([new Uint8Array(dump)]),
+    });
     await client.query('SELECT 1');
     await client.close();
     for (const [name, data] of files) {
