@@ -324,3 +324,111 @@ export const messageJobRecipients = pgTable(
     index('recipients_message_idx').on(t.sessionId, t.messageId).where(sql`${t.messageId} IS NOT NULL`),
   ],
 );
+
+/** Keys for the user's own API (`Authorization: Bearer wak_…`): only a hash is kept, the key is shown once. */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The key's first characters, to tell keys apart in the list. */
+    prefix: text('prefix').notNull(),
+    /** sha256 of the whole key, hex. */
+    keyHash: text('key_hash').notNull().unique(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    lastUsedAt: ts('last_used_at'),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [index('api_keys_user_idx').on(t.userId)],
+);
+
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    events: text('events').array().notNull(),
+    /** The HMAC key, kept as given to the user (deliveries are signed with it). */
+    secret: text('secret').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('webhooks_user_idx').on(t.userId)],
+);
+
+/**
+ * One event owed to one webhook (ARCHITECTURE principle 7): claimed with SKIP LOCKED by moving
+ * `next_attempt_at` past the call's timeout, so a process that dies mid-call leaves it due again.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    webhookId: text('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    event: text('event', { enum: ['job.finished', 'message.status', 'session.status', 'optout'] }).notNull(),
+    data: jsonb('data').notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] })
+      .notNull()
+      .default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    lastError: text('last_error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    deliveredAt: ts('delivered_at'),
+  },
+  (t) => [
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt, t.id).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_webhook_idx')
+      .on(t.webhookId, t.event, t.id)
+      .where(sql`${t.status} = 'pending'`),
+  ],
+);
+
+/** Every call made to a webhook, the last 50 of each kept for the user to see. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    webhookId: text('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    event: text('event').notNull(),
+    /** How many events the call carried (message.status goes in batches of up to 100). */
+    events: integer('events').notNull(),
+    at: ts('at').notNull().defaultNow(),
+    durationMs: integer('duration_ms').notNull(),
+    statusCode: integer('status_code'),
+    ok: boolean('ok').notNull(),
+    error: text('error'),
+  },
+  (t) => [index('webhook_attempts_webhook_idx').on(t.webhookId, t.id)],
+);
+
+/** Who did what to whom, when and from where: admin actions, sign-ins, keys and webhooks. */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    at: ts('at').notNull().defaultNow(),
+    /** The user who acted; null for the operator CLI or an unknown username. */
+    actorId: text('actor_id'),
+    /** The actor as shown: a username at the time, or 'cli'. */
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    /** The user the action was about (the actor for their own sign-in, key or webhook). */
+    targetUserId: text('target_user_id'),
+    details: jsonb('details').$type<Record<string, unknown>>(),
+    ip: text('ip'),
+  },
+  (t) => [
+    index('audit_log_target_idx').on(t.targetUserId, t.id),
+    index('audit_log_actor_idx').on(t.actorId, t.id),
+  ],
+);
