@@ -4,6 +4,8 @@ import { Flag, Role } from './common.ts';
 export const LoginBody = z.object({
   username: z.string({ error: 'Username is required' }).trim().min(1, 'Username is required').max(100),
   password: z.string({ error: 'Password is required' }).min(1, 'Password is required').max(200),
+  /** The authenticator code (or a recovery code) when two-factor sign-in is on. */
+  otp: z.string().trim().max(32).optional(),
 });
 export type LoginBody = z.infer<typeof LoginBody>;
 

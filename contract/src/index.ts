@@ -3,3 +3,4 @@ export * from './auth.ts';
 export * from './common.ts';
 export * from './messaging.ts';
 export * from './sessions.ts';
+export * from './two-factor.ts';

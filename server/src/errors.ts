@@ -30,6 +30,8 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** Fields the answer carries besides `success` and `message` (e.g. `twoFactor` on sign-in). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.status = STATUS[code];

@@ -1,9 +1,15 @@
-import type { LoginResponse, RegisterBody, SignedInUser } from '@wa/contract';
+import {
+  type LoginBody,
+  type LoginResponse,
+  type RegisterBody,
+  type SignedInUser,
+  TWO_FACTOR_MESSAGES,
+} from '@wa/contract';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { authTokens, passwordResetRequests } from '../db/schema.ts';
-import { forbidden, MESSAGES, unauthorized } from '../errors.ts';
+import { AppError, forbidden, MESSAGES, unauthorized } from '../errors.ts';
 import { newId, randomToken, sha256 } from '../ids.ts';
 import { dummyPasswordHash, verifyPassword } from '../users/passwords.ts';
 import { presentSignedInUser } from '../users/present.ts';
@@ -16,6 +22,8 @@ import {
   type UserRow,
 } from '../users/repository.ts';
 import { createUser } from '../users/service.ts';
+import { checkLoginAllowed, clearAccountFailures, recordLoginFailure } from './throttle.ts';
+import { isTwoFactorOn, verifySecondFactor } from './two-factor.ts';
 
 export type AuthUser = Pick<
   UserRow,
@@ -27,16 +35,29 @@ export async function signedInUser(db: Db, user: UserRow): Promise<SignedInUser>
   return presentSignedInUser(user, managed);
 }
 
-export async function login(
-  db: Db,
-  config: Config,
-  username: string,
-  password: string,
-): Promise<LoginResponse> {
+/**
+ * Signs in: refused early (429) after too many failures of the account or the address; a wrong
+ * password or code is counted, a success clears the account's count. With two-factor sign-in on,
+ * the password alone answers 401 `twoFactor: true` so that the page asks for the code.
+ */
+export async function login(db: Db, config: Config, body: LoginBody, ip: string): Promise<LoginResponse> {
+  const { username, password, otp } = body;
+  await checkLoginAllowed(db, config, username, ip);
   const user = await findUserByUsername(db, username);
   const ok = await verifyPassword(user ? user.passwordHash : await dummyPasswordHash(), password);
-  if (!user || !ok) throw unauthorized(MESSAGES.invalidLogin);
+  if (!user || !ok) {
+    await recordLoginFailure(db, username, ip);
+    throw unauthorized(MESSAGES.invalidLogin);
+  }
   if (user.disabled) throw forbidden('This account is disabled. Please contact your administrator.');
+  if (isTwoFactorOn(user)) {
+    if (!otp) throw new AppError('unauthorized', TWO_FACTOR_MESSAGES.codeNeeded, { twoFactor: true });
+    if (!(await verifySecondFactor(db, user, otp))) {
+      await recordLoginFailure(db, username, ip);
+      throw new AppError('unauthorized', TWO_FACTOR_MESSAGES.codeWrong, { twoFactor: true });
+    }
+  }
+  await clearAccountFailures(db, username);
   const token = randomToken();
   await db.insert(authTokens).values({
     tokenHash: sha256(token),

@@ -5,6 +5,7 @@ import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { TWO_FACTOR_MESSAGES } from '@wa/contract';
 import Fastify, { type FastifyReply } from 'fastify';
 import {
   jsonSchemaTransform,
@@ -13,6 +14,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { authenticate } from '../auth/service.ts';
+import { mustSetUpTwoFactor } from '../auth/two-factor.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, unauthorized } from '../errors.ts';
 import { observeHttpDurations } from '../metrics/http.ts';
@@ -38,6 +40,15 @@ function containsNul(value: unknown): boolean {
   }
   return false;
 }
+
+/** What an ADMIN who must set up two-factor sign-in (REQUIRE_ADMIN_2FA) can still reach. */
+const TWO_FACTOR_SETUP_ROUTES = new Set([
+  '/api/auth/2fa',
+  '/api/auth/2fa/setup',
+  '/api/auth/2fa/enable',
+  '/api/auth/logout',
+  '/api/userDetails',
+]);
 
 function bearer(header: string | undefined): string | null {
   if (!header) return null;
@@ -98,9 +109,20 @@ export async function buildApp(ctx: AppContext): Promise<App> {
         objectSrc: ["'none'"],
         baseUri: ["'self'"],
         formAction: ["'self'"],
+        // Over plain HTTP (a LAN address) it would send every asset to an https:// that does not answer.
+        upgradeInsecureRequests: null,
       },
     },
+    hsts: false,
     crossOriginEmbedderPolicy: false,
+  });
+  // HSTS and upgrade-insecure-requests only when the client reached us over TLS: directly, or
+  // through a trusted proxy's X-Forwarded-Proto (TRUST_PROXY).
+  app.addHook('onSend', async (request, reply) => {
+    if (request.protocol !== 'https') return;
+    reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+    const csp = reply.getHeader('content-security-policy');
+    if (typeof csp === 'string') reply.header('content-security-policy', `${csp};upgrade-insecure-requests`);
   });
   await app.register(rateLimit, { global: false });
 
@@ -120,15 +142,19 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   // Every /api route needs a valid bearer token unless it is marked public.
   app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/api/')) return;
+    // The route's own URL, not the raw one: `/%61pi/...` reaches an /api route too.
+    const route = request.routeOptions.url;
+    if (!route) return; // unknown route: the not-found handler answers 404
+    if (!route.startsWith('/api/')) return;
     if (request.routeOptions.config?.public) return;
-    if (!request.routeOptions.url) return; // unknown route: the not-found handler answers 404
     const token = bearer(request.headers.authorization);
     const user = token ? await authenticate(ctx.db, token) : null;
     if (!user) {
       throw unauthorized();
     }
     if (request.routeOptions.config?.admin && user.role !== 'ADMIN') throw forbidden('Admin access required');
+    if (mustSetUpTwoFactor(ctx.config, user) && !TWO_FACTOR_SETUP_ROUTES.has(request.routeOptions.url))
+      throw forbidden(TWO_FACTOR_MESSAGES.required);
     request.user = user;
     request.token = token;
   });

@@ -25,7 +25,7 @@ function validationMessage(error: FastifyError): string {
 /** The one place errors become answers: always JSON `{ success: false, message }`; 5xx hide details. */
 export function errorHandler(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof AppError) {
-    return reply.status(error.status).send({ success: false, message: error.message });
+    return reply.status(error.status).send({ success: false, message: error.message, ...error.details });
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
     return reply.status(400).send({ success: false, message: validationMessage(error) });

@@ -32,7 +32,7 @@ describe('hostile input on every JSON route', () => {
   let withoutMessage: string[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp('pglite', { LOGIN_RATE_LIMIT: '10000' });
+    t = await createTestApp('pglite', { LOGIN_RATE_LIMIT: '10000', LOGIN_IP_FAILURE_LIMIT: '1000000' });
     const admin = await buildAdmin(t);
     const user = await buildUser(t, { managedBy: admin.id, credits: 1_000_000 });
     userToken = await loginToken(t.app, user.username);

@@ -2,12 +2,23 @@ import {
   ErrorResponse,
   ForgotPasswordBody,
   LoginBody,
+  LoginErrorResponse,
   LoginResponse,
   RegisterBody,
   SuccessMessage,
+  TwoFactorCodeBody,
+  TwoFactorEnableResponse,
+  TwoFactorSetupResponse,
+  TwoFactorStatusResponse,
   UserDetailsResponse,
 } from '@wa/contract';
 import { forgotPassword, login, logout, register, signedInUser } from '../../auth/service.ts';
+import {
+  disableTwoFactor,
+  enableTwoFactor,
+  startTwoFactorSetup,
+  twoFactorStatus,
+} from '../../auth/two-factor.ts';
 import type { AppContext } from '../../context.ts';
 import { forbidden } from '../../errors.ts';
 import { type App, requireUser } from '../types.ts';
@@ -20,27 +31,53 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/auth/login',
     {
-      schema: { tags: ['auth'], body: LoginBody, response: { 200: LoginResponse, ...errors } },
-      config: {
-        public: true,
-        rateLimit: {
-          max: config.loginRateLimit,
-          timeWindow: 15 * 60 * 1000,
-          hook: 'preHandler',
-          keyGenerator: (req) => {
-            const body = req.body as { username?: unknown } | undefined;
-            const name = typeof body?.username === 'string' ? body.username.trim().toLowerCase() : '';
-            return `${req.ip}|${name}`;
-          },
-          errorResponseBuilder: (_req, context) => ({
-            statusCode: 429,
-            success: false,
-            message: `Too many login attempts. Please try again in ${Math.ceil(context.ttl / 1000)} seconds.`,
-          }),
-        },
+      schema: {
+        tags: ['auth'],
+        body: LoginBody,
+        response: { 200: LoginResponse, ...errors, 401: LoginErrorResponse },
+      },
+      // Failures are limited per account and per address in the database (auth/throttle.ts).
+      config: { public: true },
+    },
+    async (request) => login(db, config, request.body, request.ip),
+  );
+
+  const twoFactorErrors = { 400: ErrorResponse, 401: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse };
+
+  app.get(
+    '/api/auth/2fa',
+    { schema: { tags: ['auth'], response: { 200: TwoFactorStatusResponse, 401: ErrorResponse } } },
+    async (request) => twoFactorStatus(config, requireUser(request)),
+  );
+
+  app.post(
+    '/api/auth/2fa/setup',
+    { schema: { tags: ['auth'], response: { 200: TwoFactorSetupResponse, ...twoFactorErrors } } },
+    async (request) => startTwoFactorSetup(db, requireUser(request)),
+  );
+
+  app.post(
+    '/api/auth/2fa/enable',
+    {
+      schema: {
+        tags: ['auth'],
+        body: TwoFactorCodeBody,
+        response: { 200: TwoFactorEnableResponse, ...twoFactorErrors },
       },
     },
-    async (request) => login(db, config, request.body.username, request.body.password),
+    async (request) => enableTwoFactor(db, config, requireUser(request), request.body.code, request.ip),
+  );
+
+  app.post(
+    '/api/auth/2fa/disable',
+    {
+      schema: {
+        tags: ['auth'],
+        body: TwoFactorCodeBody,
+        response: { 200: SuccessMessage, ...twoFactorErrors },
+      },
+    },
+    async (request) => disableTwoFactor(db, config, requireUser(request), request.body.code, request.ip),
   );
 
   app.post(

@@ -1,0 +1,293 @@
+import * as OTPAuth from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/http/app.ts';
+import {
+  bearer,
+  buildAdmin,
+  buildUser,
+  createTestApp,
+  DB_KINDS,
+  loginToken,
+  type TestApp,
+} from './helpers.ts';
+
+type Inject = TestApp['app']['inject'];
+const login = (
+  inject: Inject,
+  body: { username: string; password: string; otp?: string },
+  from: { ip?: string; headers?: Record<string, string> } = {},
+) =>
+  inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: body,
+    remoteAddress: from.ip ?? '192.0.2.10',
+    headers: from.headers ?? {},
+  });
+
+const totpNow = (secret: string) =>
+  new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 }).generate();
+
+describe.each(DB_KINDS)('security faults (%s)', (kind) => {
+  const apps: TestApp[] = [];
+  const app = async (env: Record<string, string> = {}) => {
+    const t = await createTestApp(kind, env);
+    apps.push(t);
+    return t;
+  };
+  afterAll(async () => {
+    for (const t of apps) await t.close();
+  });
+
+  describe('fault 2: sign-in failures are counted per account and per address, in the database', () => {
+    it('answers 429 for any username once one address has failed LOGIN_IP_FAILURE_LIMIT times', async () => {
+      const t = await app({ LOGIN_IP_FAILURE_LIMIT: '5' });
+      const victim = await buildUser(t);
+      for (let i = 0; i < 5; i++) {
+        const res = await login(t.app.inject.bind(t.app), {
+          username: `nobody${i}`,
+          password: 'wrong-password',
+        });
+        expect(res.statusCode).toBe(401);
+      }
+      const sprayed = await login(t.app.inject.bind(t.app), {
+        username: victim.username,
+        password: 'password123',
+      });
+      expect(sprayed.statusCode).toBe(429);
+      expect(sprayed.json().message).toMatch(/^Too many login attempts\. Please try again in \d+ seconds\.$/);
+      expect(sprayed.json().token).toBeUndefined();
+      // Another address is not affected.
+      const elsewhere = await login(
+        t.app.inject.bind(t.app),
+        { username: victim.username, password: 'password123' },
+        { ip: '192.0.2.99' },
+      );
+      expect(elsewhere.statusCode).toBe(200);
+    });
+
+    it('locks an account on every process: the failures are in the database', async () => {
+      const t = await app({ LOGIN_RATE_LIMIT: '3' });
+      const second = await buildApp({ ...t.ctx });
+      await second.ready();
+      try {
+        const user = await buildUser(t);
+        for (let i = 0; i < 3; i++) {
+          const res = await login(
+            t.app.inject.bind(t.app),
+            { username: user.username, password: 'wrong-password' },
+            { ip: `198.51.100.${i}` },
+          );
+          expect(res.statusCode).toBe(401);
+        }
+        const onSecond = await login(second.inject.bind(second), {
+          username: user.username,
+          password: 'password123',
+        });
+        expect(onSecond.statusCode).toBe(429);
+      } finally {
+        await second.close();
+      }
+    });
+
+    it('counts failures, not attempts, and a success clears the account’s count', async () => {
+      const t = await app({ LOGIN_RATE_LIMIT: '3' });
+      const user = await buildUser(t);
+      const inject = t.app.inject.bind(t.app);
+      for (let i = 0; i < 6; i++) {
+        expect((await login(inject, { username: user.username, password: 'password123' })).statusCode).toBe(
+          200,
+        );
+      }
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 2; i++)
+          expect((await login(inject, { username: user.username, password: 'nope-nope' })).statusCode).toBe(
+            401,
+          );
+        expect((await login(inject, { username: user.username, password: 'password123' })).statusCode).toBe(
+          200,
+        );
+      }
+    });
+  });
+
+  describe('fault 3: TRUST_PROXY', () => {
+    it('keys the limits on the client’s address behind a trusted proxy, and ignores the header otherwise', async () => {
+      const behind = await app({ LOGIN_IP_FAILURE_LIMIT: '3', TRUST_PROXY: '1' });
+      const direct = await app({ LOGIN_IP_FAILURE_LIMIT: '3' });
+      for (const t of [behind, direct]) {
+        const user = await buildUser(t);
+        const inject = t.app.inject.bind(t.app);
+        const from = (client: string) => ({ ip: '10.0.0.2', headers: { 'x-forwarded-for': client } });
+        for (let i = 0; i < 3; i++)
+          await login(inject, { username: `ghost${i}`, password: 'wrong-password' }, from('203.0.113.5'));
+        const same = await login(
+          inject,
+          { username: user.username, password: 'password123' },
+          from('203.0.113.5'),
+        );
+        expect(same.statusCode).toBe(429);
+        const other = await login(
+          inject,
+          { username: user.username, password: 'password123' },
+          from('203.0.113.6'),
+        );
+        // Behind the proxy another client is another address; without TRUST_PROXY a forged header changes nothing.
+        expect(other.statusCode).toBe(t === behind ? 200 : 429);
+      }
+    });
+  });
+
+  describe('fault 12: the auth hook checks the route’s own URL', () => {
+    it('treats /%61pi/admin/users as /api/admin/users', async () => {
+      const t = await app();
+      const admin = await buildAdmin(t);
+      const user = await buildUser(t, { managedBy: admin.id });
+      const adminToken = await loginToken(t.app, admin.username);
+      const userToken = await loginToken(t.app, user.username);
+      const asAdmin = await t.app.inject({
+        method: 'GET',
+        url: '/%61pi/admin/users',
+        headers: bearer(adminToken),
+      });
+      expect(asAdmin.statusCode).toBe(200);
+      expect(asAdmin.json().users.map((u: { id: string }) => u.id)).toEqual([user.id]);
+      const asUser = await t.app.inject({
+        method: 'GET',
+        url: '/%61pi/admin/users',
+        headers: bearer(userToken),
+      });
+      expect(asUser.statusCode).toBe(403);
+      expect(asUser.json()).toEqual({ success: false, message: 'Admin access required' });
+    });
+  });
+
+  describe('fault 13: HSTS and upgrade-insecure-requests only over TLS', () => {
+    it('leaves them out over plain HTTP and sends them for a trusted X-Forwarded-Proto: https', async () => {
+      const direct = await app();
+      const behind = await app({ TRUST_PROXY: 'true' });
+      const meta = (t: TestApp, proto?: string) =>
+        t.app.inject({
+          method: 'GET',
+          url: '/api/meta',
+          headers: proto ? { 'x-forwarded-proto': proto } : {},
+        });
+      for (const res of [await meta(direct), await meta(direct, 'https'), await meta(behind)]) {
+        expect(res.headers['strict-transport-security']).toBeUndefined();
+        expect(res.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+        expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+      }
+      const tls = await meta(behind, 'https');
+      expect(tls.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+      expect(tls.headers['content-security-policy']).toContain('upgrade-insecure-requests');
+    });
+  });
+
+  describe('two-factor sign-in', () => {
+    it('sets up with a QR and a code, asks for the code at sign-in, takes a recovery code once, turns off with a code', async () => {
+      const t = await app({ LOGIN_RATE_LIMIT: '4' });
+      const user = await buildUser(t);
+      const inject = t.app.inject.bind(t.app);
+      const token = await loginToken(t.app, user.username);
+      const call = (url: string, payload?: object, tok = token) =>
+        inject({ method: payload ? 'POST' : 'GET', url, headers: bearer(tok), payload });
+
+      expect((await call('/api/auth/2fa')).json()).toEqual({
+        success: true,
+        enabled: false,
+        required: false,
+      });
+      const setup = (await call('/api/auth/2fa/setup', {})).json();
+      expect(setup.qr).toMatch(/^data:image\/png;base64,/);
+      expect(setup.otpauthUrl).toContain(`secret=${setup.secret}`);
+      const wrong = await call('/api/auth/2fa/enable', {
+        code: '000000' === totpNow(setup.secret) ? '111111' : '000000',
+      });
+      expect(wrong.statusCode).toBe(400);
+      expect(wrong.json()).toEqual({ success: false, message: 'The code is not valid. Please try again.' });
+      const enabled = await call('/api/auth/2fa/enable', { code: totpNow(setup.secret) });
+      expect(enabled.statusCode).toBe(200);
+      const codes = enabled.json().recoveryCodes as string[];
+      expect(codes).toHaveLength(10);
+      expect(new Set(codes).size).toBe(10);
+      expect((await call('/api/auth/2fa')).json().enabled).toBe(true);
+
+      const noCode = await login(inject, { username: user.username, password: 'password123' });
+      expect(noCode.statusCode).toBe(401);
+      expect(noCode.json()).toEqual({
+        success: false,
+        message: 'Enter the 6-digit code from your authenticator app',
+        twoFactor: true,
+      });
+      const withCode = await login(inject, {
+        username: user.username,
+        password: 'password123',
+        otp: totpNow(setup.secret),
+      });
+      expect(withCode.statusCode).toBe(200);
+      expect(withCode.json().token).toEqual(expect.any(String));
+      const recovery = await login(inject, {
+        username: user.username,
+        password: 'password123',
+        otp: codes[0]!.toUpperCase(),
+      });
+      expect(recovery.statusCode).toBe(200);
+      const again = await login(inject, { username: user.username, password: 'password123', otp: codes[0]! });
+      expect(again.statusCode).toBe(401);
+      expect(again.json().twoFactor).toBe(true);
+
+      // Wrong codes count like wrong passwords (LOGIN_RATE_LIMIT 4: this is the 4th failure).
+      for (const code of ['123456', '654321', 'zzzzz-zzzzz'])
+        expect(
+          (await login(inject, { username: user.username, password: 'password123', otp: code })).statusCode,
+        ).toBe(401);
+      const limited = await login(inject, {
+        username: user.username,
+        password: 'password123',
+        otp: totpNow(setup.secret),
+      });
+      expect(limited.statusCode).toBe(429);
+      await t.db.execute('DELETE FROM login_failures');
+
+      const off = await call('/api/auth/2fa/disable', { code: codes[1]! });
+      expect(off.json()).toEqual({ success: true, message: 'Two-factor sign-in is off' });
+      expect((await login(inject, { username: user.username, password: 'password123' })).statusCode).toBe(
+        200,
+      );
+    });
+
+    it('REQUIRE_ADMIN_2FA: an admin without it reaches only the set-up', async () => {
+      const t = await app({ REQUIRE_ADMIN_2FA: 'true' });
+      const admin = await buildAdmin(t);
+      const token = await loginToken(t.app, admin.username);
+      const list = await t.app.inject({ method: 'GET', url: '/api/admin/users', headers: bearer(token) });
+      expect(list.statusCode).toBe(403);
+      expect(list.json()).toEqual({
+        success: false,
+        message: 'Set up two-factor sign-in first (required for admins)',
+      });
+      const status = await t.app.inject({ method: 'GET', url: '/api/auth/2fa', headers: bearer(token) });
+      expect(status.json()).toEqual({ success: true, enabled: false, required: true });
+      const setup = (
+        await t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', headers: bearer(token) })
+      ).json();
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/2fa/enable',
+        headers: bearer(token),
+        payload: { code: totpNow(setup.secret) },
+      });
+      const after = await t.app.inject({ method: 'GET', url: '/api/admin/users', headers: bearer(token) });
+      expect(after.statusCode).toBe(200);
+      // A USER is not asked.
+      const user = await buildUser(t, { managedBy: admin.id });
+      const userToken = await loginToken(t.app, user.username);
+      const sessions = await t.app.inject({
+        method: 'GET',
+        url: '/api/sessions',
+        headers: bearer(userToken),
+      });
+      expect(sessions.statusCode).toBe(200);
+    });
+  });
+});
