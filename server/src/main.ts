@@ -12,7 +12,16 @@ try {
   throw err;
 }
 
-const server = await startServer(config);
+let server: Awaited<ReturnType<typeof startServer>>;
+try {
+  server = await startServer(config);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(`Configuration error: ${err.message}`);
+    process.exit(1);
+  }
+  throw err;
+}
 const where = config.databaseUrl
   ? `PostgreSQL (${config.databaseUrl.replace(/\/\/[^@]*@/, '//***@')})`
   : `${config.dataDir}`;
@@ -22,12 +31,16 @@ const lines = [
   `  Data: ${where}`,
   `  WhatsApp provider: ${config.waProvider}${config.waProvider === 'simulator' ? ' (simulated network, no real messages)' : ''}`,
 ];
-if (server.admin) {
+// A password the operator chose is theirs already: printing it would only copy it into logs.
+if (server.admin?.generated) {
   lines.push(
     `  First start: admin user '${server.admin.username}' created with password: ${server.admin.password}`,
+    '  (shown only this once: sign in and keep it safe, or set ADMIN_PASSWORD)',
   );
-  if (server.admin.generated)
-    lines.push('  (shown only this once: sign in and keep it safe, or set ADMIN_PASSWORD)');
+} else if (server.admin) {
+  lines.push(
+    `  First start: admin user '${server.admin.username}' created with the password from ADMIN_PASSWORD`,
+  );
 }
 console.log(`${lines.join('\n')}\n`);
 

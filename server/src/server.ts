@@ -6,6 +6,7 @@ import { writePidFile } from './backup/pid-file.ts';
 import type { Config } from './config.ts';
 import type { AppContext, NodeEvents } from './context.ts';
 import { openDatabase } from './db/client.ts';
+import { encryptPlainAuthState, resolveSecretKey } from './db/secrets.ts';
 import { type Engine, startEngine } from './engine.ts';
 import { buildApp } from './http/app.ts';
 import type { App } from './http/types.ts';
@@ -22,11 +23,18 @@ export type RunningServer = {
 };
 
 /** Opens the database, makes sure an admin exists, starts the engine and listens. */
-export async function startServer(config: Config): Promise<RunningServer> {
+export async function startServer(startConfig: Config): Promise<RunningServer> {
+  // Files this process creates (database, key, backups) are for its user alone.
+  process.umask(0o077);
+  const config: Config = { ...startConfig, secretKey: resolveSecretKey(startConfig) };
   const log = createLogger(config);
   // Before the database opens: a backup or restore started meanwhile sees the server.
   const removePidFile = config.databaseUrl ? () => {} : writePidFile(config.dataDir);
   const database = await openDatabase(config);
+  if (config.secretKey) {
+    const encrypted = await encryptPlainAuthState(database.db, config.secretKey);
+    if (encrypted > 0) log.info({ rows: encrypted }, 'encrypted the stored WhatsApp auth state');
+  }
   const admin = await ensureAdmin(database.db, config);
   const ctx: AppContext = {
     config,

@@ -99,10 +99,32 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
   };
 }
 
+/**
+ * DATA_DIR holds the database files and the key: only this user may read them. Existing
+ * directories become 0700 and files 0600 (an older start made them world-readable).
+ */
+export function tightenDataDir(dir: string): void {
+  if (!fs.existsSync(dir)) return;
+  const walk = (p: string) => {
+    const stat = fs.lstatSync(p);
+    if (stat.isSymbolicLink()) return;
+    if (stat.isDirectory()) {
+      if ((stat.mode & 0o777) !== 0o700) fs.chmodSync(p, 0o700);
+      for (const name of fs.readdirSync(p)) walk(path.join(p, name));
+    } else if ((stat.mode & 0o777) !== 0o600) {
+      fs.chmodSync(p, 0o600);
+    }
+  };
+  walk(dir);
+}
+
 export async function openDatabase(config: {
   databaseUrl: string | undefined;
   dataDir: string;
 }): Promise<Database> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl);
-  return openPglite(path.join(config.dataDir, 'pglite'));
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const database = await openPglite(path.join(config.dataDir, 'pglite'));
+  tightenDataDir(config.dataDir);
+  return database;
 }

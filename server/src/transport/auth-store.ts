@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { waAuthState } from '../db/schema.ts';
+import { authStateContext, decryptValue, encryptValue } from '../db/secrets.ts';
 
 /** One write of a key: a value to upsert, or null to delete the key. */
 export type AuthEntry = { key: string; value: string | null };
@@ -18,7 +19,12 @@ export interface AuthStore {
   wipe(): Promise<void>;
 }
 
-export function createDbAuthStore(db: Db, sessionId: string): AuthStore {
+/** With `secretKey` every value is stored encrypted (AES-256-GCM, db/secrets.ts); plain rows still read. */
+export function createDbAuthStore(db: Db, sessionId: string, secretKey?: Buffer): AuthStore {
+  const open = (key: string, value: string) =>
+    decryptValue(secretKey, authStateContext(sessionId, key), value);
+  const seal = (key: string, value: string) =>
+    secretKey ? encryptValue(secretKey, authStateContext(sessionId, key), value) : value;
   return {
     sessionId,
     async read(key) {
@@ -26,7 +32,7 @@ export function createDbAuthStore(db: Db, sessionId: string): AuthStore {
         .select({ value: waAuthState.value })
         .from(waAuthState)
         .where(and(eq(waAuthState.sessionId, sessionId), eq(waAuthState.key, key)));
-      return row?.value ?? null;
+      return row ? open(key, row.value) : null;
     },
     async readMany(keys) {
       const found = new Map<string, string>();
@@ -35,7 +41,7 @@ export function createDbAuthStore(db: Db, sessionId: string): AuthStore {
         .select({ key: waAuthState.key, value: waAuthState.value })
         .from(waAuthState)
         .where(and(eq(waAuthState.sessionId, sessionId), inArray(waAuthState.key, keys)));
-      for (const row of rows) found.set(row.key, row.value);
+      for (const row of rows) found.set(row.key, open(row.key, row.value));
       return found;
     },
     async write(entries) {
@@ -58,7 +64,12 @@ export function createDbAuthStore(db: Db, sessionId: string): AuthStore {
             .delete(waAuthState)
             .where(and(eq(waAuthState.sessionId, sessionId), inArray(waAuthState.key, [...deletes])));
         }
-        const rows = [...upserts].map(([key, value]) => ({ sessionId, key, value, updatedAt: new Date() }));
+        const rows = [...upserts].map(([key, value]) => ({
+          sessionId,
+          key,
+          value: seal(key, value),
+          updatedAt: new Date(),
+        }));
         // Chunks stay far below the bind-parameter limit.
         for (let i = 0; i < rows.length; i += 1000) {
           await tx

@@ -5,7 +5,7 @@ import type { Transport, TransportSession } from './types.ts';
 
 /** Builds the transport `config.waProvider` names for one session; Baileys is loaded only when used. */
 export async function createTransport(ctx: AppContext, session: TransportSession): Promise<Transport> {
-  const auth = createDbAuthStore(ctx.db, session.sessionId);
+  const auth = createDbAuthStore(ctx.db, session.sessionId, ctx.config.secretKey);
   const log = ctx.log.child({ sessionId: session.sessionId });
   if (ctx.config.waProvider === 'simulator') {
     const sim = ctx.config.simulator;

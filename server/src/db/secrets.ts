@@ -1,0 +1,94 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { and, eq, notLike, sql } from 'drizzle-orm';
+import { type Config, ConfigError } from '../config.ts';
+import type { Db } from './client.ts';
+import { waAuthState } from './schema.ts';
+
+/** Marks an encrypted value: `enc1:` + base64(iv 12 bytes | tag 16 bytes | ciphertext). */
+const PREFIX = 'enc1:';
+export const SECRET_KEY_FILE = 'secret.key';
+/** The advisory lock the migrations take (db/client.ts): two starting nodes encrypt one at a time. */
+const MIGRATION_LOCK = 727274;
+
+/**
+ * AES-256-GCM for the WhatsApp auth state. The associated data binds a value to its row
+ * (session and key), so a value copied to another row does not decrypt.
+ */
+export function encryptValue(key: Buffer, context: string, plain: string): string {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(context));
+  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+}
+
+/** The plain text of a stored value; a value written before encryption existed is returned as is. */
+export function decryptValue(key: Buffer | undefined, context: string, stored: string): string {
+  if (!stored.startsWith(PREFIX)) return stored;
+  if (!key)
+    throw new Error('The WhatsApp auth state is encrypted: set SECRET_KEY to the key it was written with');
+  const raw = Buffer.from(stored.slice(PREFIX.length), 'base64');
+  const decipher = crypto.createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  decipher.setAAD(Buffer.from(context));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+export const authStateContext = (sessionId: string, key: string) =>
+  `wa_auth_state\u0000${sessionId}\u0000${key}`;
+
+/**
+ * The key that encrypts the auth state: SECRET_KEY, else (embedded database) a key file made
+ * once in DATA_DIR with mode 0600. With DATABASE_URL every node needs the same key, so the real
+ * provider refuses to start without it; the simulator's fake credentials stay plain.
+ */
+export function resolveSecretKey(
+  config: Pick<Config, 'secretKey' | 'databaseUrl' | 'dataDir' | 'waProvider'>,
+): Buffer | undefined {
+  if (config.secretKey) return config.secretKey;
+  if (config.databaseUrl) {
+    if (config.waProvider === 'simulator') return undefined;
+    throw new ConfigError(
+      'SECRET_KEY is required with DATABASE_URL and WA_PROVIDER=baileys: it encrypts the WhatsApp keys in the database and every process must use the same one (make one with: openssl rand -hex 32)',
+    );
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(config.dataDir, SECRET_KEY_FILE);
+  try {
+    fs.writeFileSync(file, `${crypto.randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const text = fs.readFileSync(file, 'utf8').trim();
+  if (!/^[0-9a-f]{64}$/i.test(text)) throw new ConfigError(`${file} does not hold a key (64 hex digits)`);
+  return Buffer.from(text, 'hex');
+}
+
+/**
+ * Encrypts the auth-state rows still stored as plain text (written before encryption, or while
+ * no key was set). Under the migration lock, so two nodes starting together do not both do it.
+ * Returns how many rows it encrypted.
+ */
+export async function encryptPlainAuthState(db: Db, key: Buffer): Promise<number> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    let done = 0;
+    for (;;) {
+      const rows = await tx
+        .select({ sessionId: waAuthState.sessionId, key: waAuthState.key, value: waAuthState.value })
+        .from(waAuthState)
+        .where(notLike(waAuthState.value, `${PREFIX}%`))
+        .limit(500);
+      if (rows.length === 0) return done;
+      for (const row of rows) {
+        await tx
+          .update(waAuthState)
+          .set({ value: encryptValue(key, authStateContext(row.sessionId, row.key), row.value) })
+          .where(and(eq(waAuthState.sessionId, row.sessionId), eq(waAuthState.key, row.key)));
+      }
+      done += rows.length;
+    }
+  });
+}
