@@ -92,6 +92,7 @@ const EnvSchema = z.object({
   LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'json or pretty' }).optional(),
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   ALLOW_PRIVATE_WEBHOOKS: bool.default(false),
+  WEBHOOK_RETRY_BASE_MS: int(100, 3_600_000).default(10_000),
   WEB_DIST_DIR: z.string().optional(),
   SIMULATOR_LINK_AFTER_MS: int(0, 3_600_000).default(8000),
   SIMULATOR_GROUPS: int(0, 100_000).default(12),
@@ -132,6 +133,8 @@ export type Config = {
   metricsToken: string | undefined;
   /** Lets webhooks point at private and loopback addresses (tests, a receiver on the same host). */
   allowPrivateWebhooks: boolean;
+  /** The first retry of a failed webhook call waits this long, doubling each time (at most an hour). */
+  webhookRetryBaseMs: number;
   webDistDir: string;
   simulator: { linkAfterMs: number; groups: number; sendLatencyMs: number; outboxFile: string | undefined };
   demo: boolean;
@@ -187,6 +190,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: e.LOG_FORMAT,
     metricsToken: e.METRICS_TOKEN,
     allowPrivateWebhooks: e.ALLOW_PRIVATE_WEBHOOKS,
+    webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     webDistDir: e.WEB_DIST_DIR ? path.resolve(e.WEB_DIST_DIR) : path.join(repoRoot, 'web/dist'),
     simulator: {
       linkAfterMs: e.SIMULATOR_LINK_AFTER_MS,

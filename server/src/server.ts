@@ -12,6 +12,7 @@ import { buildApp } from './http/app.ts';
 import type { App } from './http/types.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics/metrics.ts';
+import { WebhookDeliverer } from './webhooks/deliverer.ts';
 
 export type RunningServer = {
   ctx: AppContext;
@@ -47,6 +48,7 @@ export async function startServer(startConfig: Config): Promise<RunningServer> {
   };
   const app = await buildApp(ctx);
   const engine = config.role === 'api' ? null : await startEngine(ctx);
+  const webhooks = config.role === 'api' ? null : new WebhookDeliverer(ctx).start();
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -61,6 +63,7 @@ export async function startServer(startConfig: Config): Promise<RunningServer> {
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      await webhooks?.stop();
       await engine?.stop();
       await app.close();
       await database.close();

@@ -45,6 +45,12 @@ const TABLE: Array<[Resource, Action, 'yes' | 'no', 'yes' | 'no', 'no', 'no']> =
   ['ledger', 'read', 'yes', 'yes', 'no', 'no'],
   ['ledger', 'act', 'no', 'no', 'no', 'no'],
   ['ledger', 'manage', 'no', 'yes', 'no', 'no'],
+  ['webhook', 'read', 'yes', 'no', 'no', 'no'],
+  ['webhook', 'act', 'yes', 'no', 'no', 'no'],
+  ['webhook', 'manage', 'no', 'no', 'no', 'no'],
+  ['apiKey', 'read', 'yes', 'no', 'no', 'no'],
+  ['apiKey', 'act', 'yes', 'no', 'no', 'no'],
+  ['apiKey', 'manage', 'no', 'no', 'no', 'no'],
 ];
 
 describe('the access policy', () => {

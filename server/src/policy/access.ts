@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { messageJobs, users, waGroups, waSessions } from '../db/schema.ts';
+import { apiKeys, messageJobs, users, waGroups, waSessions, webhooks } from '../db/schema.ts';
 import { badRequest, notFound } from '../errors.ts';
 
 /**
@@ -10,7 +10,7 @@ import { badRequest, notFound } from '../errors.ts';
  */
 
 export type Actor = { id: string; role: 'ADMIN' | 'USER' };
-export type Resource = 'user' | 'session' | 'group' | 'job' | 'media' | 'ledger';
+export type Resource = 'user' | 'session' | 'group' | 'job' | 'media' | 'ledger' | 'webhook' | 'apiKey';
 /** read: see it; act: use or change it (send, retry, delete); manage: the admin API (edit a user, grant credits). */
 export type Action = 'read' | 'act' | 'manage';
 /** How the actor stands to the user who owns the resource. */
@@ -23,6 +23,9 @@ export const PERMISSIONS: Record<Resource, Record<Action, readonly Relation[]>> 
   job: { read: ['owner', 'managingAdmin'], act: ['owner'], manage: [] },
   media: { read: ['owner', 'managingAdmin'], act: ['owner'], manage: [] },
   ledger: { read: ['owner', 'managingAdmin'], act: [], manage: ['managingAdmin'] },
+  // A webhook's secret and an API key act as the user: nobody else sees or changes them.
+  webhook: { read: ['owner'], act: ['owner'], manage: [] },
+  apiKey: { read: ['owner'], act: ['owner'], manage: [] },
 };
 
 export type Owner = { id: string; managedBy: string | null };
@@ -43,6 +46,8 @@ export const ACCESS_MESSAGES = {
   userNotFound: 'User not found',
   sessionNotFound: 'Session not found',
   jobNotFound: 'Job not found',
+  webhookNotFound: 'Webhook not found',
+  apiKeyNotFound: 'API key not found',
   notAGroup: (id: string) => `Not a group of this account: ${id}`,
 } as const;
 
@@ -143,4 +148,31 @@ export async function mayUseMedia(db: Db, actor: Actor, action: Action, mediaId:
     .innerJoin(users, eq(users.id, messageJobs.userId))
     .where(eq(messageJobs.mediaId, mediaId));
   return rows.some((owner) => can(actor, action, 'media', owner));
+}
+
+/** The webhook `actor` may `action`, or 404 'Webhook not found'. */
+export async function authorizeWebhook(
+  db: Db,
+  actor: Actor,
+  action: Action,
+  webhookId: string,
+): Promise<typeof webhooks.$inferSelect> {
+  const [row] = await db.select().from(webhooks).where(eq(webhooks.id, webhookId));
+  const owner = row && (await ownerOfRow(db, actor, row.userId));
+  if (!row || !owner || !can(actor, action, 'webhook', owner))
+    throw notFound(ACCESS_MESSAGES.webhookNotFound);
+  return row;
+}
+
+/** The API key `actor` may `action`, or 404 'API key not found'. */
+export async function authorizeApiKey(
+  db: Db,
+  actor: Actor,
+  action: Action,
+  keyId: string,
+): Promise<typeof apiKeys.$inferSelect> {
+  const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
+  const owner = row && (await ownerOfRow(db, actor, row.userId));
+  if (!row || !owner || !can(actor, action, 'apiKey', owner)) throw notFound(ACCESS_MESSAGES.apiKeyNotFound);
+  return row;
 }

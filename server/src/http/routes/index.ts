@@ -10,6 +10,7 @@ import { registerMetaRoutes } from './meta.ts';
 import { registerSendRoutes } from './send.ts';
 import { registerSessionRoutes } from './sessions.ts';
 import { registerSimulatorRoutes } from './simulator.ts';
+import { registerWebhookRoutes } from './webhooks.ts';
 
 /** Every route of the API, one module a domain. */
 export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
@@ -22,5 +23,6 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   registerSendRoutes(app, ctx);
   registerJobRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
   if (ctx.config.waProvider === 'simulator') registerSimulatorRoutes(app, ctx);
 }

@@ -1,0 +1,89 @@
+import {
+  CreateWebhookBody,
+  CreateWebhookResponse,
+  ErrorResponse,
+  IdParams,
+  SuccessMessage,
+  WebhookAttemptsResponse,
+  WebhooksResponse,
+} from '@wa/contract';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import {
+  type Caller,
+  createWebhook,
+  deleteWebhook,
+  listWebhooks,
+  webhookAttempts,
+} from '../../webhooks/service.ts';
+import { type App, requireUser } from '../types.ts';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
+
+export function callerOf(request: FastifyRequest): Caller {
+  const user = requireUser(request);
+  return { user: { id: user.id, role: user.role, username: user.username }, ip: request.ip ?? null };
+}
+
+/** Signed webhooks of the signed-in user. */
+export function registerWebhookRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/api/webhooks',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Your webhooks',
+        response: { 200: WebhooksResponse, ...errors },
+      },
+    },
+    async (request) => ({ success: true as const, webhooks: await listWebhooks(ctx.db, callerOf(request)) }),
+  );
+
+  app.post(
+    '/api/webhooks',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Add a webhook; its signing secret is shown only in this answer',
+        body: CreateWebhookBody,
+        response: { 200: CreateWebhookResponse, ...errors },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      webhook: await createWebhook(ctx.db, callerOf(request), request.body, ctx.config.allowPrivateWebhooks),
+    }),
+  );
+
+  app.delete(
+    '/api/webhooks/:id',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Remove a webhook and the deliveries it still owes',
+        params: IdParams,
+        response: { 200: SuccessMessage, ...errors },
+      },
+    },
+    async (request) => {
+      await deleteWebhook(ctx.db, callerOf(request), request.params.id);
+      return { success: true, message: 'Webhook deleted' };
+    },
+  );
+
+  app.get(
+    '/api/webhooks/:id/attempts',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'The last 50 calls made to a webhook, newest first',
+        params: IdParams,
+        response: { 200: WebhookAttemptsResponse, ...errors },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      attempts: await webhookAttempts(ctx.db, callerOf(request), request.params.id),
+    }),
+  );
+}

@@ -1,0 +1,64 @@
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type ReceivedCall = {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the JSON a receiver parses, read field by field by the tests
+  json: any;
+};
+
+/** What the receiver does with one call: answer with a status (and headers), or never answer. */
+export type Reply = { status: number; headers?: Record<string, string> } | 'hang';
+
+/**
+ * A real HTTP receiver on 127.0.0.1, as a customer's system would run one: it records every
+ * call and answers by a script (then 200 once the script is used up).
+ */
+export async function startReceiver(script: Reply[] = []) {
+  const calls: ReceivedCall[] = [];
+  const hanging = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => {
+      body += d;
+    });
+    req.on('end', () => {
+      let json: unknown = null;
+      try {
+        json = JSON.parse(body);
+      } catch {}
+      calls.push({ path: req.url ?? '', headers: req.headers, body, json });
+      const reply = script.shift() ?? { status: 200 };
+      if (reply === 'hang') {
+        hanging.add(res);
+        return;
+      }
+      res.writeHead(reply.status, reply.headers).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    script,
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** What a receiver does to trust a call: recompute the signature over "<timestamp>.<body>". */
+export function verifySignature(secret: string, call: ReceivedCall): boolean {
+  const timestamp = String(call.headers['x-webhook-timestamp']);
+  const expected = `sha256=${crypto.createHmac('sha256', secret).update(`${timestamp}.${call.body}`).digest('hex')}`;
+  const given = String(call.headers['x-webhook-signature']);
+  return (
+    given.length === expected.length && crypto.timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+  );
+}
