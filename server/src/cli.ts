@@ -4,9 +4,8 @@ import { ConfigError, loadConfig } from './config.ts';
 import { addCredits, debitCredits } from './credits/credits.ts';
 import { openDatabase } from './db/client.ts';
 import { randomToken } from './ids.ts';
-import { hashPassword } from './users/passwords.ts';
-import { findUserByUsername, firstAdmin, markResetRequestsHandled, updateUser } from './users/repository.ts';
-import { createUser } from './users/service.ts';
+import { findUserByUsername, firstAdmin } from './users/repository.ts';
+import { createUser, setPassword } from './users/service.ts';
 
 const HELP = `Operator commands (they use the same DATABASE_URL / DATA_DIR as the server):
 
@@ -133,8 +132,7 @@ async function main(argv: string[]): Promise<void> {
       if (!user) throw new UsageError(`no user '${username}'`);
       const password = values.password ?? randomToken(12);
       if (password.length < 8) throw new UsageError('--password must be at least 8 characters');
-      await updateUser(db, user.id, { passwordHash: await hashPassword(password) });
-      await markResetRequestsHandled(db, user.id);
+      await setPassword(db, user.id, password);
       console.log(
         values.password
           ? `Password of '${user.username}' changed.`

@@ -1,7 +1,11 @@
 import type { LedgerReason } from '@wa/contract';
-import { and, eq, gte, sql } from 'drizzle-orm';
+import { and, eq, gte, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { creditLedger, users } from '../db/schema.ts';
+import { badRequest } from '../errors.ts';
+
+/** Balances are bigint in the database; above this a JavaScript number would lose units. */
+export const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
 
 export type LedgerMeta = { jobId?: string | null; actorId?: string | null; note?: string | null };
 
@@ -56,9 +60,13 @@ export async function addCredits(
     const [row] = await tx
       .update(users)
       .set({ credits: sql`${users.credits} + ${amount}` })
-      .where(eq(users.id, userId))
+      .where(and(eq(users.id, userId), lte(users.credits, MAX_BALANCE - amount)))
       .returning({ credits: users.credits });
-    if (!row) throw new Error(`no user ${userId}`);
+    if (!row) {
+      const [exists] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId));
+      if (exists) throw badRequest('Balance would exceed the maximum');
+      throw new Error(`no user ${userId}`);
+    }
     if (amount > 0) {
       await tx.insert(creditLedger).values({
         userId,

@@ -25,6 +25,14 @@ export interface Database {
 
 export const migrationsFolder = path.resolve(import.meta.dirname, '../../drizzle');
 
+/** A unique constraint refused the write (PostgreSQL 23505); Drizzle wraps the driver's error in `cause`. */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.code === '23505') return true;
+  }
+  return false;
+}
+
 /** Runs a raw statement and returns its rows, the same way on both drivers. */
 export async function queryRows<T extends Record<string, unknown>>(db: Db, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };

@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { creditLedger, passwordResetRequests, users } from '../db/schema.ts';
+import { authTokens, creditLedger, passwordResetRequests, users } from '../db/schema.ts';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -80,4 +80,12 @@ export async function ledgerOf(db: Db, userId: string, limit = 500) {
     .where(eq(creditLedger.userId, userId))
     .orderBy(desc(creditLedger.id))
     .limit(limit);
+}
+
+/** Signs the user out everywhere: every token still valid stops working at once. */
+export async function revokeTokensOf(db: Db, userId: string): Promise<void> {
+  await db
+    .update(authTokens)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(authTokens.userId, userId), isNull(authTokens.revokedAt)));
 }

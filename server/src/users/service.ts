@@ -1,6 +1,6 @@
 import type { CreateUserBody, LedgerEntry, ManagedUser, UpdateUserBody } from '@wa/contract';
 import { addCredits, debitCredits } from '../credits/credits.ts';
-import type { Db } from '../db/client.ts';
+import { type Db, isUniqueViolation } from '../db/client.ts';
 import { badRequest, conflict } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { type Actor, authorizeUser } from '../policy/access.ts';
@@ -13,6 +13,7 @@ import {
   listManagedUsers,
   markResetRequestsHandled,
   pendingResetRequests,
+  revokeTokensOf,
   type UserRow,
   updateUser as updateUserRow,
 } from './repository.ts';
@@ -31,28 +32,49 @@ export type NewUser = {
 
 /** Creates a user; an opening balance is a 'grant' ledger row so the ledger always sums to the balance. */
 export async function createUser(db: Db, input: NewUser): Promise<UserRow> {
-  if (await findUserByUsername(db, input.username)) throw conflict('Username is already taken');
+  if (await findUserByUsername(db, input.username)) throw conflict(USER_MESSAGES.taken);
   const passwordHash = await hashPassword(input.password);
-  return db.transaction(async (tx) => {
-    const user = await insertUser(tx, {
-      id: newId(),
-      username: input.username,
-      name: input.name,
-      passwordHash,
-      role: input.role ?? 'USER',
-      managedBy: input.managedBy,
-      isBulkMessagingEnabled: input.isBulkMessagingEnabled ?? false,
-      isMultisessionSupported: input.isMultisessionSupported ?? false,
-      credits: 0,
-    });
-    if (input.credits && input.credits > 0) {
-      const balance = await addCredits(tx, user.id, input.credits, 'grant', {
-        actorId: input.actorId ?? null,
-        note: 'Opening balance',
+  // Two creations of one name at once both pass the check above; the unique index decides.
+  return db
+    .transaction(async (tx) => {
+      const user = await insertUser(tx, {
+        id: newId(),
+        username: input.username,
+        name: input.name,
+        passwordHash,
+        role: input.role ?? 'USER',
+        managedBy: input.managedBy,
+        isBulkMessagingEnabled: input.isBulkMessagingEnabled ?? false,
+        isMultisessionSupported: input.isMultisessionSupported ?? false,
+        credits: 0,
       });
-      return { ...user, credits: balance };
-    }
-    return user;
+      if (input.credits && input.credits > 0) {
+        const balance = await addCredits(tx, user.id, input.credits, 'grant', {
+          actorId: input.actorId ?? null,
+          note: 'Opening balance',
+        });
+        return { ...user, credits: balance };
+      }
+      return user;
+    })
+    .catch((err: unknown) => {
+      if (isUniqueViolation(err)) throw conflict(USER_MESSAGES.taken);
+      throw err;
+    });
+}
+
+export const USER_MESSAGES = { taken: 'Username is already taken' } as const;
+
+/**
+ * A new password (admin reset, CLI): the pending reset requests are handled and every token of
+ * the user is revoked, so a session opened with the old password ends with it.
+ */
+export async function setPassword(db: Db, userId: string, password: string): Promise<void> {
+  const passwordHash = await hashPassword(password);
+  await db.transaction(async (tx) => {
+    await updateUserRow(tx, userId, { passwordHash });
+    await markResetRequestsHandled(tx, userId);
+    await revokeTokensOf(tx, userId);
   });
 }
 
@@ -99,7 +121,8 @@ export async function updateUserForAdmin(
   await authorizeUser(db, admin, 'manage', userId);
   const values: Parameters<typeof updateUserRow>[2] = {};
   if (body.name !== undefined) values.name = body.name;
-  if (body.password !== undefined) values.passwordHash = await hashPassword(body.password);
+  const passwordHash = body.password !== undefined ? await hashPassword(body.password) : undefined;
+  if (passwordHash !== undefined) values.passwordHash = passwordHash;
   if (body.is_bulk_messaging_enabled !== undefined)
     values.isBulkMessagingEnabled = body.is_bulk_messaging_enabled;
   if (body.is_multisession_supported !== undefined)
@@ -107,7 +130,9 @@ export async function updateUserForAdmin(
   if (body.disabled !== undefined) values.disabled = body.disabled;
   const updated = await db.transaction(async (tx) => {
     const row = await updateUserRow(tx, userId, values);
-    if (body.password !== undefined) await markResetRequestsHandled(tx, userId);
+    if (passwordHash !== undefined) await markResetRequestsHandled(tx, userId);
+    // A new password or a disabled account ends every session opened before.
+    if (passwordHash !== undefined || body.disabled === true) await revokeTokensOf(tx, userId);
     return row!;
   });
   const resets = await pendingResetRequests(db, [userId]);
