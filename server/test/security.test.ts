@@ -138,6 +138,61 @@ describe.each(DB_KINDS)('security faults (%s)', (kind) => {
     });
   });
 
+  describe('fault 4: the raw body is checked before it is parsed', () => {
+    it('refuses nesting over 32 levels and lists over 1,000,000 items with 400; brackets in text do not count', async () => {
+      const t = await app();
+      const raw = (payload: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          headers: { 'content-type': 'application/json' },
+          payload,
+          remoteAddress: '192.0.2.44',
+        });
+      const deep = (n: number) => `{"username":"a","password":"b","x":${'['.repeat(n)}${']'.repeat(n)}}`;
+      const tooDeep = await raw(deep(32));
+      expect(tooDeep.statusCode).toBe(400);
+      expect(tooDeep.json()).toEqual({
+        success: false,
+        message: 'The request is nested too deeply (more than 32 levels)',
+      });
+      // 31 arrays inside the body object: 32 levels, parsed (and the unknown key dropped).
+      expect((await raw(deep(31))).statusCode).toBe(401);
+      const brackets = await raw(`{"username":"${'['.repeat(100)}","password":"b"}`);
+      expect(brackets.statusCode).toBe(401);
+      const long = await raw(`{"username":"a","password":"b","x":[${'0,'.repeat(1_000_000)}0]}`);
+      expect(long.statusCode).toBe(413); // over the 1 MB limit of a route that sends no media
+      const send = await t.app.inject({
+        method: 'POST',
+        url: '/api/session/x/sendBulkMessage',
+        headers: {
+          'content-type': 'application/json',
+          ...bearer(await loginToken(t.app, (await buildUser(t)).username)),
+        },
+        payload: `{"chatIds":[${'0,'.repeat(1_000_000)}0]}`,
+      });
+      expect(send.statusCode).toBe(400);
+      expect(send.json().message).toBe('The request has a list longer than 1,000,000 items');
+    });
+
+    it('looks for NUL characters after validation, in what the route uses', async () => {
+      const t = await app();
+      const user = await buildUser(t);
+      const ignored = await login(t.app.inject.bind(t.app), {
+        username: user.username,
+        password: 'password123',
+        unknown: 'a\u0000b',
+      } as never);
+      expect(ignored.statusCode).toBe(200);
+      const refused = await login(t.app.inject.bind(t.app), {
+        username: 'a\u0000b',
+        password: 'password123',
+      });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().message).toBe('Text must not contain NUL characters');
+    });
+  });
+
   describe('fault 12: the auth hook checks the route’s own URL', () => {
     it('treats /%61pi/admin/users as /api/admin/users', async () => {
       const t = await app();

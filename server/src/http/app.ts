@@ -19,6 +19,7 @@ import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, unauthorized } from '../errors.ts';
 import { observeHttpDurations } from '../metrics/http.ts';
 import { errorHandler } from './errors.ts';
+import { jsonShapeProblem } from './json-guard.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { App, RouteInfo } from './types.ts';
 
@@ -159,7 +160,18 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     request.token = token;
   });
 
-  app.addHook('preValidation', async (request) => {
+  // The raw body's shape is checked before it is parsed (json-guard.ts); the parser is Fastify's own.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    const problem = jsonShapeProblem(text);
+    if (problem) return done(badRequest(problem), undefined);
+    return parseJson(request, text, done);
+  });
+
+  // After validation: the schema has already dropped unknown keys and refused wrong types, so
+  // only what the route will use is walked.
+  app.addHook('preHandler', async (request) => {
     if (containsNul(request.params) || containsNul(request.query) || containsNul(request.body)) {
       throw badRequest('Text must not contain NUL characters');
     }
