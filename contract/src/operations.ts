@@ -60,3 +60,60 @@ export type WebhookAttemptsResponse = z.infer<typeof WebhookAttemptsResponse>;
 
 /** A path's `:id` (webhook, API key), the same shape as a user's. */
 export const IdParams = UserIdParams;
+
+export const CreateApiKeyBody = z.object({
+  name: z.string().trim().min(1, 'Name is required').max(100, 'Name is too long'),
+});
+export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
+
+/** POST /api/api-keys: `key` is shown here, once. */
+export const CreateApiKeyResponse = z.object({ success: z.literal(true), id: z.string(), key: z.string() });
+export type CreateApiKeyResponse = z.infer<typeof CreateApiKeyResponse>;
+
+export const ApiKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The key's first characters (`wak_` and 8 more), to tell keys apart. */
+  prefix: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+});
+export type ApiKey = z.infer<typeof ApiKey>;
+
+export const ApiKeysResponse = z.object({ success: z.literal(true), keys: z.array(ApiKey) });
+export type ApiKeysResponse = z.infer<typeof ApiKeysResponse>;
+
+export const API_KEY_MESSAGES = {
+  notHere: 'API keys cannot be used for this: sign in with your password',
+} as const;
+
+export const AuditQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).max(10_000_000).default(0),
+  /** Only what this user did or what was done to them. */
+  userId: z.string().min(1).max(64).optional(),
+});
+export type AuditQuery = z.input<typeof AuditQuery>;
+
+export const AuditEntry = z.object({
+  id: z.string(),
+  at: z.string(),
+  /** Username of who acted at the time, 'cli' for the operator's command line. */
+  actor: z.string(),
+  actorId: z.string().nullable(),
+  /** user.create, user.update, user.credits, auth.login, auth.login-failed, apikey.create, apikey.revoke, webhook.create, webhook.delete, … */
+  action: z.string(),
+  targetUserId: z.string().nullable(),
+  targetUsername: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()).nullable(),
+  ip: z.string().nullable(),
+});
+export type AuditEntry = z.infer<typeof AuditEntry>;
+
+export const AuditResponse = z.object({
+  success: z.literal(true),
+  entries: z.array(AuditEntry),
+  total: z.number().int(),
+});
+export type AuditResponse = z.infer<typeof AuditResponse>;

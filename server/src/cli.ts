@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { recordAudit } from './audit/record.ts';
 import { BackupError, createBackup, restoreBackup } from './backup/backup.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { addCredits, debitCredits } from './credits/credits.ts';
@@ -112,6 +113,19 @@ async function main(argv: string[]): Promise<void> {
         isMultisessionSupported: values.multi ?? false,
         managedBy: admin?.id ?? null,
       });
+      await recordAudit(db, {
+        actor: 'cli',
+        action: 'user.create',
+        targetUserId: user.id,
+        details: {
+          username,
+          name: user.name,
+          role,
+          credits,
+          bulk: values.bulk ?? false,
+          multi: values.multi ?? false,
+        },
+      });
       console.log(`Created ${role} '${user.username}' (id ${user.id}) with ${credits} credits.`);
     } else if (command === 'credits:add') {
       const username = need(values.username, 'username');
@@ -125,6 +139,12 @@ async function main(argv: string[]): Promise<void> {
           ? await addCredits(db, user.id, amount, 'grant', { note })
           : await debitCredits(db, user.id, -amount, 'adjust', { note });
       if (balance === null) throw new UsageError(`the balance (${user.credits}) is lower than ${-amount}`);
+      await recordAudit(db, {
+        actor: 'cli',
+        action: 'user.credits',
+        targetUserId: user.id,
+        details: { amount, note, balance },
+      });
       console.log(`'${user.username}' now has ${balance} credits.`);
     } else {
       const username = need(values.username, 'username');
@@ -133,6 +153,12 @@ async function main(argv: string[]): Promise<void> {
       const password = values.password ?? randomToken(12);
       if (password.length < 8) throw new UsageError('--password must be at least 8 characters');
       await setPassword(db, user.id, password);
+      await recordAudit(db, {
+        actor: 'cli',
+        action: 'user.update',
+        targetUserId: user.id,
+        details: { password: 'changed' },
+      });
       console.log(
         values.password
           ? `Password of '${user.username}' changed.`

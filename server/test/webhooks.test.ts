@@ -194,11 +194,15 @@ describe.each(DB_KINDS)('webhook deliveries on %s', (kind) => {
         .from(auditLog)
         .where(eq(auditLog.targetUserId, user.id))
         .orderBy(auditLog.id);
-      expect(audit.map((a) => [a.action, a.actor, a.details?.webhookId])).toEqual([
+      expect(
+        audit
+          .filter((a) => a.action.startsWith('webhook.'))
+          .map((a) => [a.action, a.actor, a.details?.webhookId]),
+      ).toEqual([
         ['webhook.create', user.username, webhook.id],
         ['webhook.delete', user.username, webhook.id],
       ]);
-      expect(audit[0]!.ip).toBe('127.0.0.1');
+      expect(audit.every((a) => a.ip === '127.0.0.1')).toBe(true);
     } finally {
       await receiver.close();
     }

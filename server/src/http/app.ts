@@ -5,7 +5,7 @@ import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { TWO_FACTOR_MESSAGES } from '@wa/contract';
+import { API_KEY_MESSAGES, TWO_FACTOR_MESSAGES } from '@wa/contract';
 import Fastify, { type FastifyReply } from 'fastify';
 import {
   jsonSchemaTransform,
@@ -13,11 +13,13 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import { authenticateApiKey, isApiKey } from '../api-keys/service.ts';
 import { authenticate } from '../auth/service.ts';
 import { mustSetUpTwoFactor } from '../auth/two-factor.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, unauthorized } from '../errors.ts';
 import { observeHttpDurations } from '../metrics/http.ts';
+import { recordAuditedRoutes } from './audit.ts';
 import { errorHandler } from './errors.ts';
 import { jsonShapeProblem } from './json-guard.ts';
 import { registerRoutes } from './routes/index.ts';
@@ -95,7 +97,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.setErrorHandler(errorHandler);
   app.decorateRequest('user', null);
   observeHttpDurations(app, ctx.metrics);
+  recordAuditedRoutes(app, ctx.db);
   app.decorateRequest('token', null);
+  app.decorateRequest('viaApiKey', false);
 
   await app.register(helmet, {
     contentSecurityPolicy: {
@@ -149,15 +153,20 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     if (!route.startsWith('/api/')) return;
     if (request.routeOptions.config?.public) return;
     const token = bearer(request.headers.authorization);
-    const user = token ? await authenticate(ctx.db, token) : null;
+    const viaApiKey = token !== null && isApiKey(token);
+    const user = token ? await (viaApiKey ? authenticateApiKey : authenticate)(ctx.db, token) : null;
     if (!user) {
       throw unauthorized();
     }
     if (request.routeOptions.config?.admin && user.role !== 'ADMIN') throw forbidden('Admin access required');
+    // A key acts on its user's own API only: never the admin API, never to make keys.
+    if (viaApiKey && (request.routeOptions.config?.admin || request.routeOptions.config?.noApiKey))
+      throw forbidden(API_KEY_MESSAGES.notHere);
     if (mustSetUpTwoFactor(ctx.config, user) && !TWO_FACTOR_SETUP_ROUTES.has(request.routeOptions.url))
       throw forbidden(TWO_FACTOR_MESSAGES.required);
     request.user = user;
     request.token = token;
+    request.viaApiKey = viaApiKey;
   });
 
   // The raw body's shape is checked before it is parsed (json-guard.ts); the parser is Fastify's own.

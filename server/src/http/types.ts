@@ -23,12 +23,16 @@ declare module 'fastify' {
     /** The signed-in user; set by the auth hook on every non-public route. */
     user: UserRow | null;
     token: string | null;
+    /** True when the bearer token is an API key rather than a sign-in. */
+    viaApiKey: boolean;
   }
   interface FastifyContextConfig {
     /** Reachable without a bearer token. */
     public?: boolean;
     /** ADMIN only: checked before the body is validated, so a USER always gets 403. */
     admin?: boolean;
+    /** Needs a password sign-in: a `wak_` API key is refused (403). */
+    noApiKey?: boolean;
   }
 }
 

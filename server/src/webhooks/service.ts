@@ -18,7 +18,7 @@ import {
 
 export const MAX_WEBHOOKS_PER_USER = 10;
 
-/** Who asks, as the routes know them: the actor for the policy and the audit log, and their address. */
+/** Who asks: the actor for the policy and the audit log, and their address. */
 export type Caller = { user: Actor & { username: string }; ip: string | null };
 
 const present = (row: WebhookRow): Webhook => ({

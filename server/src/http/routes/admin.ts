@@ -1,4 +1,6 @@
 import {
+  AuditQuery,
+  AuditResponse,
   CreateUserBody,
   ErrorResponse,
   GrantCreditsBody,
@@ -9,6 +11,7 @@ import {
   UserIdParams,
   UserResponse,
 } from '@wa/contract';
+import { auditForAdmin } from '../../audit/service.ts';
 import type { AppContext } from '../../context.ts';
 import {
   createUserForAdmin,
@@ -17,6 +20,7 @@ import {
   listUsersForAdmin,
   updateUserForAdmin,
 } from '../../users/service.ts';
+import { AUDIT } from '../audit.ts';
 import { type App, requireAdmin } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
@@ -35,7 +39,7 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
   app.post(
     '/api/admin/users',
     {
-      config: { admin: true },
+      config: { admin: true, audit: AUDIT.userCreate },
       schema: {
         tags: ['admin'],
         body: CreateUserBody,
@@ -51,7 +55,7 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
   app.patch(
     '/api/admin/users/:id',
     {
-      config: { admin: true },
+      config: { admin: true, audit: AUDIT.userUpdate },
       schema: {
         tags: ['admin'],
         params: UserIdParams,
@@ -68,7 +72,7 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
   app.post(
     '/api/admin/users/:id/credits',
     {
-      config: { admin: true },
+      config: { admin: true, audit: AUDIT.credits },
       schema: {
         tags: ['admin'],
         params: UserIdParams,
@@ -85,6 +89,23 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
         request.body.amount,
         request.body.note,
       ),
+    }),
+  );
+
+  app.get(
+    '/api/admin/audit',
+    {
+      config: { admin: true },
+      schema: {
+        tags: ['admin'],
+        summary: 'Audit log: who did what to whom, when and from where; newest first',
+        querystring: AuditQuery,
+        response: { 200: AuditResponse, ...errors },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await auditForAdmin(db, requireAdmin(request), request.query)),
     }),
   );
 

@@ -21,6 +21,7 @@ import {
 } from '../../auth/two-factor.ts';
 import type { AppContext } from '../../context.ts';
 import { forbidden } from '../../errors.ts';
+import { AUDIT } from '../audit.ts';
 import { type App, requireUser } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse };
@@ -37,7 +38,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
         response: { 200: LoginResponse, ...errors, 401: LoginErrorResponse },
       },
       // Failures are limited per account and per address in the database (auth/throttle.ts).
-      config: { public: true },
+      config: { public: true, audit: AUDIT.login },
     },
     async (request) => login(db, config, request.body, request.ip),
   );
@@ -52,13 +53,17 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     '/api/auth/2fa/setup',
-    { schema: { tags: ['auth'], response: { 200: TwoFactorSetupResponse, ...twoFactorErrors } } },
+    {
+      config: { noApiKey: true },
+      schema: { tags: ['auth'], response: { 200: TwoFactorSetupResponse, ...twoFactorErrors } },
+    },
     async (request) => startTwoFactorSetup(db, requireUser(request)),
   );
 
   app.post(
     '/api/auth/2fa/enable',
     {
+      config: { noApiKey: true },
       schema: {
         tags: ['auth'],
         body: TwoFactorCodeBody,
@@ -71,6 +76,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/auth/2fa/disable',
     {
+      config: { noApiKey: true },
       schema: {
         tags: ['auth'],
         body: TwoFactorCodeBody,

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts';
 import type { App } from '../types.ts';
 import { registerAdminRoutes } from './admin.ts';
+import { registerApiKeyRoutes } from './api-keys.ts';
 import { registerAuthRoutes } from './auth.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { registerGroupRoutes } from './groups.ts';
@@ -24,5 +25,6 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   registerJobRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
+  registerApiKeyRoutes(app, ctx);
   if (ctx.config.waProvider === 'simulator') registerSimulatorRoutes(app, ctx);
 }

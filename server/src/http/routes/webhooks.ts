@@ -7,23 +7,12 @@ import {
   WebhookAttemptsResponse,
   WebhooksResponse,
 } from '@wa/contract';
-import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import {
-  type Caller,
-  createWebhook,
-  deleteWebhook,
-  listWebhooks,
-  webhookAttempts,
-} from '../../webhooks/service.ts';
-import { type App, requireUser } from '../types.ts';
+import { createWebhook, deleteWebhook, listWebhooks, webhookAttempts } from '../../webhooks/service.ts';
+import type { App } from '../types.ts';
+import { callerOf } from './caller.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
-
-export function callerOf(request: FastifyRequest): Caller {
-  const user = requireUser(request);
-  return { user: { id: user.id, role: user.role, username: user.username }, ip: request.ip ?? null };
-}
 
 /** Signed webhooks of the signed-in user. */
 export function registerWebhookRoutes(app: App, ctx: AppContext): void {

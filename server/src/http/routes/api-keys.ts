@@ -1,0 +1,59 @@
+import {
+  ApiKeysResponse,
+  CreateApiKeyBody,
+  CreateApiKeyResponse,
+  ErrorResponse,
+  IdParams,
+  SuccessMessage,
+} from '@wa/contract';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../api-keys/service.ts';
+import type { AppContext } from '../../context.ts';
+import type { App } from '../types.ts';
+import { callerOf } from './caller.ts';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
+
+/** The signed-in user's API keys. */
+export function registerApiKeyRoutes(app: App, { db }: AppContext): void {
+  app.get(
+    '/api/api-keys',
+    {
+      schema: { tags: ['api-keys'], summary: 'Your API keys', response: { 200: ApiKeysResponse, ...errors } },
+    },
+    async (request) => ({ success: true as const, keys: await listApiKeys(db, callerOf(request)) }),
+  );
+
+  app.post(
+    '/api/api-keys',
+    {
+      // A key cannot make more keys: only a password sign-in can.
+      config: { noApiKey: true },
+      schema: {
+        tags: ['api-keys'],
+        summary: 'Make a key (shown only in this answer) for Authorization: Bearer wak_…',
+        body: CreateApiKeyBody,
+        response: { 200: CreateApiKeyResponse, ...errors },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await createApiKey(db, callerOf(request), request.body.name)),
+    }),
+  );
+
+  app.delete(
+    '/api/api-keys/:id',
+    {
+      schema: {
+        tags: ['api-keys'],
+        summary: 'Revoke a key: it stops working at once',
+        params: IdParams,
+        response: { 200: SuccessMessage, ...errors },
+      },
+    },
+    async (request) => {
+      await revokeApiKey(db, callerOf(request), request.params.id);
+      return { success: true, message: 'API key revoked' };
+    },
+  );
+}
