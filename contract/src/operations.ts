@@ -117,3 +117,37 @@ export const AuditResponse = z.object({
   total: z.number().int(),
 });
 export type AuditResponse = z.infer<typeof AuditResponse>;
+
+export const OverviewUser = z.object({
+  id: z.string(),
+  name: z.string(),
+  username: z.string(),
+  disabled: z.boolean(),
+  balance: z.number().int(),
+  /** Credits spent on sends and retries this calendar month (UTC), refunds taken off. */
+  creditsUsedThisMonth: z.number().int(),
+  jobsThisMonth: z.number().int(),
+  /** Failed recipients over recipients with an outcome, jobs of this month; null without any. */
+  failureRateThisMonth: z.number().nullable(),
+  accountsConnected: z.number().int(),
+  accountsTotal: z.number().int(),
+  lastSignInAt: z.string().nullable(),
+});
+export type OverviewUser = z.infer<typeof OverviewUser>;
+
+export const AdminOverviewResponse = z.object({
+  success: z.literal(true),
+  users: z.array(OverviewUser),
+  totals: OverviewUser.omit({
+    id: true,
+    name: true,
+    username: true,
+    disabled: true,
+    lastSignInAt: true,
+  }).extend({
+    users: z.number().int(),
+  }),
+  /** The last 30 days (UTC), oldest first, every day present. */
+  messagesPerDay: z.array(z.object({ day: z.string(), sent: z.number().int(), failed: z.number().int() })),
+});
+export type AdminOverviewResponse = z.infer<typeof AdminOverviewResponse>;

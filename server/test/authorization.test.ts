@@ -77,7 +77,7 @@ describe.each(DB_KINDS)('authorisation on %s', (kind) => {
     const user = await buildUser(t);
     const token = await loginToken(t.app, user.username);
     const adminRoutes = t.app.routeList.filter((r) => r.url.startsWith('/api/admin'));
-    expect(adminRoutes.length).toBe(6);
+    expect(adminRoutes.length).toBe(7);
     for (const route of adminRoutes) {
       const res = await t.app.inject({
         method: route.method as 'GET',

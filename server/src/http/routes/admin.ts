@@ -1,4 +1,5 @@
 import {
+  AdminOverviewResponse,
   AuditQuery,
   AuditResponse,
   CreateUserBody,
@@ -13,6 +14,7 @@ import {
 } from '@wa/contract';
 import { auditForAdmin } from '../../audit/service.ts';
 import type { AppContext } from '../../context.ts';
+import { adminOverview } from '../../reports/admin-overview.ts';
 import {
   createUserForAdmin,
   grantCredits,
@@ -90,6 +92,19 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
         request.body.note,
       ),
     }),
+  );
+
+  app.get(
+    '/api/admin/overview',
+    {
+      config: { admin: true },
+      schema: {
+        tags: ['admin'],
+        summary: 'Overview of the users you manage: this month, accounts, last sign-in, messages per day',
+        response: { 200: AdminOverviewResponse, ...errors },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await adminOverview(db, requireAdmin(request).id)) }),
   );
 
   app.get(
