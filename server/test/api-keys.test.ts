@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeys } from '../src/db/schema.ts';
+import { apiKeys, messageJobs } from '../src/db/schema.ts';
 import { sha256 } from '../src/ids.ts';
+import { buildSession } from './fakes/messaging.ts';
 import {
   bearer,
   buildAdmin,
@@ -139,6 +140,22 @@ describe.each(DB_KINDS)('API keys on %s', (kind) => {
     expect(
       (await t.app.inject({ method: 'GET', url: '/api/userDetails', headers: bearer(madeUp) })).statusCode,
     ).toBe(401);
+  });
+
+  it('sends as its user, as the README shows', async () => {
+    const user = await buildUser(t, { credits: 5 });
+    const sessionId = await buildSession(t, user.id, { status: 'CONNECTED' });
+    const { key } = await keyFor(await loginToken(t.app, user.username));
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      headers: bearer(key),
+      payload: { chatIds: ['919812345678'], type: 'string', content: 'Your order 1042 has shipped' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ success: true, jobId: expect.any(String) });
+    const [job] = await t.db.select().from(messageJobs).where(eq(messageJobs.id, res.json().jobId));
+    expect(job).toMatchObject({ userId: user.id, total: 1, content: 'Your order 1042 has shipped' });
   });
 
   it('asks for a name', async () => {
