@@ -1,0 +1,120 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waGroups } from '../src/db/schema.ts';
+import { type Engine, startEngine } from '../src/engine.ts';
+import { WebhookDeliverer } from '../src/webhooks/deliverer.ts';
+import { waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { connectedInstance } from './fakes/sessions.ts';
+import { startReceiver, verifySignature } from './fakes/webhook-receiver.ts';
+import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+
+/**
+ * Events come from the real engine: the session runner (session.status), the dispatcher
+ * (message.status sent / failed, job.finished) and the simulator's receipts (delivered, read).
+ */
+describe.each(DB_KINDS)('webhook events from the engine on %s', (kind) => {
+  let t: TestApp;
+  let engine: Engine;
+  let deliverer: WebhookDeliverer;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    t = await createTestApp(kind, {
+      ALLOW_PRIVATE_WEBHOOKS: 'true',
+      SIMULATOR_SEND_LATENCY_MS: '5',
+      SIMULATOR_GROUPS: '6',
+    });
+    engine = await startEngine(t.ctx);
+    deliverer = new WebhookDeliverer(t.ctx, { pollMs: 50, retryBaseMs: 100 }).start();
+  });
+  afterAll(async () => {
+    await deliverer.stop();
+    await engine.stop();
+    await t.close();
+    await receiver.close();
+  });
+
+  it('tells the receiver of the session, each recipient and the finished job, signed', async () => {
+    const user = await buildUser(t, { credits: 50 });
+    const token = await loginToken(t.app, user.username);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: bearer(token),
+      payload: {
+        url: `${receiver.url}/events`,
+        events: ['job.finished', 'message.status', 'session.status'],
+      },
+    });
+    const { secret } = created.json().webhook;
+    const sessionId = await connectedInstance(t, token, '919700000001');
+    const groups = await waitFor('groups cached', async () => {
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+      return rows.length === 6 ? rows : null;
+    });
+    const announce = groups.find((g) => g.announce && !g.isAdmin)!;
+    const open = groups.filter((g) => !g.announce).slice(0, 3);
+    const send = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/sendBulkMessage`,
+      headers: bearer(token),
+      payload: {
+        chatIds: [...open.map((g) => g.groupId), announce.groupId],
+        type: 'string',
+        content: 'Hello',
+      },
+    });
+    const jobId = send.json().jobId as string;
+    const job = await waitForJobEnd(t.app, token, jobId);
+    expect(job.results).toMatchObject({ success: 3, failed: 1 });
+
+    const events = () =>
+      receiver.calls.flatMap((c) =>
+        Array.isArray(c.json.data)
+          ? c.json.data.map((d: object) => ({ event: c.json.event, ...d }))
+          : [{ event: c.json.event, ...c.json.data }],
+      );
+    const finished = await waitFor(
+      'job.finished',
+      async () => events().find((e) => e.event === 'job.finished') ?? null,
+    );
+    expect(finished).toEqual({
+      event: 'job.finished',
+      jobId,
+      sessionId,
+      status: 'failed',
+      total: 4,
+      sent: 3,
+      failed: 1,
+      cancelled: 0,
+      finishedAt: expect.stringMatching(/Z$/),
+    });
+    await waitFor('every outcome', async () =>
+      events().filter((e) => e.event === 'message.status' && ['sent', 'failed'].includes(e.status)).length ===
+      4
+        ? true
+        : null,
+    );
+    const outcomes = events().filter(
+      (e) => e.event === 'message.status' && ['sent', 'failed'].includes(e.status),
+    );
+    expect(
+      outcomes
+        .filter((e) => e.status === 'sent')
+        .map((e) => e.chatId)
+        .sort(),
+    ).toEqual(open.map((g) => g.groupId).sort());
+    expect(outcomes.find((e) => e.status === 'failed')).toMatchObject({
+      jobId,
+      chatId: announce.groupId,
+      error: expect.stringMatching(/admins/i),
+      id: expect.stringMatching(/^whd_\d+$/),
+    });
+    expect(
+      events().some(
+        (e) => e.event === 'session.status' && e.sessionId === sessionId && e.status === 'CONNECTED',
+      ),
+    ).toBe(true);
+    expect(receiver.calls.every((c) => verifySignature(secret, c))).toBe(true);
+  });
+});
