@@ -2,10 +2,11 @@ import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../src/credits/credits.ts';
-import { users } from '../src/db/schema.ts';
+import { users, waSessions } from '../src/db/schema.ts';
 import { buildApp } from '../src/http/app.ts';
 import { createLogger, scrubLogLine } from '../src/logger.ts';
 import { setPassword } from '../src/users/service.ts';
+import { buildSession } from './fakes/messaging.ts';
 import {
   bearer,
   buildAdmin,
@@ -45,6 +46,18 @@ describe.each(DB_KINDS)('users and credits faults (%s)', (kind) => {
       expect((await patch(adminToken, user.id, { disabled: false })).statusCode).toBe(200);
       expect(await details(fresh)).toBe(401);
       expect(await details(await loginToken(t.app, user.username, 'a-new-password'))).toBe(200);
+    });
+
+    it('disabling stops the user’s sessions (the driving node lets the connection go)', async () => {
+      const admin = await buildAdmin(t);
+      const adminToken = await loginToken(t.app, admin.username);
+      const user = await buildUser(t, { managedBy: admin.id });
+      const sessions = [await buildSession(t, user.id), await buildSession(t, user.id)];
+      expect((await patch(adminToken, user.id, { disabled: true })).statusCode).toBe(200);
+      const rows = await t.db.select().from(waSessions).where(eq(waSessions.userId, user.id));
+      expect(rows.map((r) => [r.sessionId, r.desiredState, r.statusReason]).sort()).toEqual(
+        sessions.map((id) => [id, 'stopped', 'The account is disabled']).sort(),
+      );
     });
 
     it('the CLI reset (setPassword) revokes too', async () => {

@@ -190,3 +190,16 @@ export async function resumeSending(ctx: AppContext, user: UserRow, sessionId: s
   await signalRecipientsQueued(ctx, sessionId);
   return { success: true, message: 'Sending resumed' };
 }
+
+/**
+ * A disabled account's sessions stop: each driving node sees `stopped` and lets the connection
+ * go (the credentials stay, so the account reconnects after it is enabled and restarted).
+ */
+export async function stopSessionsOfUser(ctx: AppContext, userId: string, reason: string): Promise<number> {
+  const rows = await listSessionsOfUser(ctx.db, userId);
+  for (const row of rows) {
+    await updateSession(ctx.db, row.sessionId, { desiredState: 'stopped', statusReason: reason });
+    await signalSessionChanged(ctx, row.sessionId);
+  }
+  return rows.length;
+}

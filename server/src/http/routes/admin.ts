@@ -15,6 +15,7 @@ import {
 import { auditForAdmin } from '../../audit/service.ts';
 import type { AppContext } from '../../context.ts';
 import { adminOverview } from '../../reports/admin-overview.ts';
+import { stopSessionsOfUser } from '../../sessions/service.ts';
 import {
   createUserForAdmin,
   grantCredits,
@@ -25,10 +26,14 @@ import {
 import { AUDIT } from '../audit.ts';
 import { type App, requireAdmin } from '../types.ts';
 
+/** Shown on a disabled account's sessions. */
+export const USER_DISABLED_REASON = 'The account is disabled';
+
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
 
 /** ADMIN API: every call is scoped to the users the signed-in admin manages. */
-export function registerAdminRoutes(app: App, { db }: AppContext): void {
+export function registerAdminRoutes(app: App, ctx: AppContext): void {
+  const { db } = ctx;
   app.get(
     '/api/admin/users',
     { config: { admin: true }, schema: { tags: ['admin'], response: { 200: ListUsersResponse, ...errors } } },
@@ -65,10 +70,12 @@ export function registerAdminRoutes(app: App, { db }: AppContext): void {
         response: { 200: UserResponse, ...errors },
       },
     },
-    async (request) => ({
-      success: true as const,
-      user: await updateUserForAdmin(db, requireAdmin(request), request.params.id, request.body),
-    }),
+    async (request) => {
+      const user = await updateUserForAdmin(db, requireAdmin(request), request.params.id, request.body);
+      // Disabling also ends the account's work: its sessions stop (its tokens are already revoked).
+      if (request.body.disabled === true) await stopSessionsOfUser(ctx, user.id, USER_DISABLED_REASON);
+      return { success: true as const, user };
+    },
   );
 
   app.post(
