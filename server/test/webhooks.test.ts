@@ -394,4 +394,28 @@ describe.each(DB_KINDS)('webhook deliveries on %s', (kind) => {
       await receiver.close();
     }
   });
+
+  it('forgets finished deliveries after a week and keeps what is still owed', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { user, webhook } = await hook(receiver.url);
+      await queueWebhookEvents(t.db, user.id, 'job.finished', [
+        jobFinished('a'),
+        jobFinished('b'),
+        jobFinished('c'),
+      ]);
+      const ids = (await deliveriesOf(webhook.id)).map((d) => d.id).sort((a, b) => a - b);
+      await t.db.execute(sql`UPDATE webhook_deliveries SET status = 'delivered' WHERE id = ${ids[0]!}`);
+      await t.db.execute(sql`UPDATE webhook_deliveries SET status = 'failed' WHERE id = ${ids[1]!}`);
+      await t.db.execute(
+        sql`UPDATE webhook_deliveries SET created_at = now() - interval '8 days' WHERE webhook_id = ${webhook.id}`,
+      );
+      const pruner = new WebhookDeliverer(t.ctx);
+      expect(await pruner.prune()).toBeGreaterThanOrEqual(2);
+      const left = await deliveriesOf(webhook.id);
+      expect(left.map((d) => [d.id, d.status])).toEqual([[ids[2], 'pending']]);
+    } finally {
+      await receiver.close();
+    }
+  });
 });

@@ -3,7 +3,13 @@ import https from 'node:https';
 import net from 'node:net';
 import type { AppContext } from '../context.ts';
 import { isPublicAddress, PRIVATE_ADDRESS_MESSAGE, publicOnlyLookup } from './address.ts';
-import { type CallResult, type ClaimedCall, claimCall, recordCall } from './repository.ts';
+import {
+  type CallResult,
+  type ClaimedCall,
+  claimCall,
+  pruneFinishedDeliveries,
+  recordCall,
+} from './repository.ts';
 import { signature } from './signature.ts';
 
 export type DelivererOptions = {
@@ -128,6 +134,7 @@ export class WebhookDeliverer {
   private readonly timeoutMs: number;
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
+  private pruneTimer: NodeJS.Timeout | null = null;
   private pumping = false;
   private stopped = false;
 
@@ -143,8 +150,24 @@ export class WebhookDeliverer {
 
   start(): this {
     this.timer = setInterval(() => void this.pump(), this.pollMs);
+    this.pruneTimer = setInterval(() => void this.prune(), 3_600_000);
     void this.pump();
     return this;
+  }
+
+  /** Deletes delivered and given-up deliveries older than a week, in slices. */
+  async prune(): Promise<number> {
+    let total = 0;
+    try {
+      for (;;) {
+        const n = await pruneFinishedDeliveries(this.ctx.db);
+        total += n;
+        if (n < 5000 || this.stopped) return total;
+      }
+    } catch (err) {
+      this.ctx.log.warn({ err }, 'webhook deliveries: pruning failed');
+      return total;
+    }
   }
 
   /** Claims and starts calls until the node's share is in flight or nothing is due. */
@@ -194,6 +217,7 @@ export class WebhookDeliverer {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
     await Promise.allSettled([...this.inFlight]);
   }
 }

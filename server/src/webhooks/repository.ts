@@ -176,3 +176,16 @@ export async function recordCall(
     return outcome;
   });
 }
+
+/** Forgets finished deliveries a week old (the attempts log keeps the last 50 calls); at most `limit` a call. */
+export async function pruneFinishedDeliveries(db: Db, limit = 5000): Promise<number> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`DELETE FROM webhook_deliveries WHERE id IN (
+          SELECT id FROM webhook_deliveries
+          WHERE status <> 'pending' AND created_at < now() - interval '7 days'
+          LIMIT ${limit})
+        RETURNING id`,
+  );
+  return rows.length;
+}
