@@ -1,5 +1,5 @@
 import type { LedgerReason } from '@wa/contract';
-import { and, eq, gte, lte, sql } from 'drizzle-orm';
+import { and, eq, gte, lte, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { creditLedger, users } from '../db/schema.ts';
 import { badRequest } from '../errors.ts';
@@ -89,4 +89,30 @@ export async function ledgerSum(db: Db, userId: string): Promise<number> {
     .from(creditLedger)
     .where(eq(creditLedger.userId, userId));
   return Number(row?.sum ?? 0);
+}
+
+/**
+ * CTEs that refund, in the statement that failed or cancelled the recipients, one credit per
+ * recipient: `perJob` names an earlier CTE with columns (job_id, user_id, n). Each user's balance
+ * is raised once and each job gets its ledger row, with the balance after it (a running sum per
+ * user, so the ledger's chain stays exact when one statement refunds several jobs of one user).
+ * Append after the CTE named `perJob`; the statement may then select from `refund_ledger`.
+ */
+export function refundCtes(perJob: string, note: SQL | string): SQL {
+  const name = sql.raw(perJob);
+  return sql`refund_users AS (
+      SELECT user_id, sum(n)::bigint AS total FROM ${name} WHERE n > 0 GROUP BY user_id
+    ), refund_credited AS (
+      UPDATE users u SET credits = u.credits + ru.total
+      FROM refund_users ru WHERE u.id = ru.user_id
+      RETURNING u.id, u.credits AS after, ru.total
+    ), refund_ledger AS (
+      INSERT INTO credit_ledger (user_id, delta, reason, job_id, note, balance_after)
+      SELECT p.user_id, p.n, 'refund', p.job_id, ${note},
+             c.after - c.total + sum(p.n) OVER (PARTITION BY p.user_id ORDER BY p.job_id)
+      FROM ${name} p JOIN refund_credited c ON c.id = p.user_id
+      WHERE p.n > 0
+      ORDER BY p.user_id, p.job_id
+      RETURNING id
+    )`;
 }

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { type Db, queryRows } from '../db/client.ts';
 import { type StoredLastMessage, type StoredParticipant, waGroups } from '../db/schema.ts';
 
 export type GroupRow = typeof waGroups.$inferSelect;
@@ -129,4 +129,26 @@ export async function groupsOf(db: Db, sessionId: string, groupIds: string[]): P
     .select()
     .from(waGroups)
     .where(and(eq(waGroups.sessionId, sessionId), inArray(waGroups.groupId, groupIds)));
+}
+/** Subjects of the cached groups among `chatIds`, to store each recipient's chat name. */
+export async function groupSubjects(
+  db: Db,
+  sessionId: string,
+  chatIds: string[],
+): Promise<Map<string, string>> {
+  const rows = await db
+    .select({ groupId: waGroups.groupId, subject: waGroups.subject })
+    .from(waGroups)
+    .where(eq(waGroups.sessionId, sessionId));
+  const wanted = new Set(chatIds);
+  return new Map(rows.filter((r) => wanted.has(r.groupId)).map((r) => [r.groupId, r.subject]));
+}
+
+export async function groupFigures(db: Db, sessionId: string): Promise<{ groups: number; members: number }> {
+  const [row] = await queryRows<{ groups: number; members: number }>(
+    db,
+    sql`SELECT count(*)::int AS groups, coalesce(sum(jsonb_array_length(participants)), 0)::int AS members
+        FROM wa_groups WHERE session_id = ${sessionId}`,
+  );
+  return { groups: row?.groups ?? 0, members: row?.members ?? 0 };
 }

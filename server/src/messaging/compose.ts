@@ -1,6 +1,7 @@
 import { MAX_MEDIA_BYTES, type SendBody } from '@wa/contract';
 import type { StoredPoll } from '../db/schema.ts';
 import { badRequest, tooLarge } from '../errors.ts';
+import type { OutgoingMessage } from '../transport/types.ts';
 
 /** The exact validation texts of spec section 5, in the order the spec checks them. */
 export const SEND_MESSAGES = {
@@ -164,4 +165,38 @@ export function storedContent(message: ComposedMessage): string {
   if (message.type === 'text') return message.text;
   if (message.type === 'media') return message.caption;
   return JSON.stringify(message.poll);
+}
+
+/**
+ * The inverse of `storedContent`: the message to hand to the transport, rebuilt from the job row
+ * (and its stored file for media). Null when the file is gone.
+ */
+export function outgoingMessage(
+  job: {
+    messageType: string;
+    content: string;
+    poll: StoredPoll | null;
+    mediaMime: string | null;
+    fileName: string | null;
+  },
+  file: { mime: string; bytes: Buffer } | undefined,
+): OutgoingMessage | null {
+  if (job.messageType === 'text') return { kind: 'text', text: job.content };
+  if (job.messageType === 'poll') {
+    const poll = job.poll ?? (JSON.parse(job.content) as StoredPoll);
+    return {
+      kind: 'poll',
+      name: poll.pollName,
+      options: poll.pollOptions,
+      allowMultipleAnswers: poll.options?.allowMultipleAnswers === true,
+    };
+  }
+  if (!file) return null;
+  return {
+    kind: 'media',
+    mime: job.mediaMime ?? file.mime,
+    data: file.bytes,
+    fileName: job.fileName,
+    caption: job.content,
+  };
 }

@@ -1,5 +1,5 @@
 import type { JobDetail, MessageJob } from '@wa/contract';
-import type { JobRow, RecipientRow } from './repository.ts';
+import type { JobRow, RecipientRow } from './jobs-repository.ts';
 
 const iso = (d: Date | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
 

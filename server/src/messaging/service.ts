@@ -10,37 +10,19 @@ import type {
   SendResponse,
 } from '@wa/contract';
 import type { AppContext } from '../context.ts';
-import { addCredits, debitCredits } from '../credits/credits.ts';
+import { debitCredits } from '../credits/credits.ts';
 import type { Db } from '../db/client.ts';
 import { badRequest, forbidden, MESSAGES, notFound, paymentRequired } from '../errors.ts';
+import { groupFigures, groupSubjects } from '../groups/repository.ts';
 import { newId, sha256 } from '../ids.ts';
+import { findSessionOfUser, firstSessionOfUser } from '../sessions/repository.ts';
+import { signal } from '../signals.ts';
 import type { UserRow } from '../users/repository.ts';
 import { findUserById } from '../users/repository.ts';
 import { type Audience, composeSend, storedContent } from './compose.ts';
+import * as repo from './jobs-repository.ts';
+import { JOB_MESSAGES } from './messages.ts';
 import { presentJob, presentRecipient } from './present.ts';
-import * as repo from './repository.ts';
-import { signalRecipientsQueued } from './wake.ts';
-
-export const JOB_MESSAGES = {
-  jobNotFound: 'Job not found',
-  userNotFound: 'User not found',
-  nothingToRetry: 'No failed messages to retry',
-  bulkDisabled: 'Bulk messaging is not enabled for your account',
-  interrupted: 'Interrupted: delivery unknown',
-  cancelled: 'Cancelled: job deleted',
-} as const;
-
-/** How long a recipient stays `sending` before another node may declare its delivery unknown. */
-export function recipientLeaseMs(config: AppContext['config']): number {
-  return Math.max(config.sessionLeaseMs * 2, 60_000);
-}
-
-/** Refunds the failed recipients of each job, one ledger row per job (same transaction as the failure). */
-export async function refundFailures(db: Db, groups: repo.FailedGroup[], note: string): Promise<void> {
-  for (const g of groups) {
-    if (g.count > 0) await addCredits(db, g.userId, g.count, 'refund', { jobId: g.jobId, note });
-  }
-}
 
 // ---------------------------------------------------------------- send
 
@@ -57,14 +39,14 @@ export async function acceptSend(
   audience: Audience,
 ): Promise<SendResponse> {
   if (audience === 'individuals' && !user.isBulkMessagingEnabled) throw forbidden(JOB_MESSAGES.bulkDisabled);
-  const session = await repo.findSessionOfUser(ctx.db, user.id, sessionId);
+  const session = await findSessionOfUser(ctx.db, user.id, sessionId);
   if (!session) throw notFound(MESSAGES.noSession);
   const composed = composeSend(body, audience);
   const { chatIds, message, scheduledAt } = composed;
 
   let chatNames: Array<string | null>;
   if (audience === 'groups') {
-    const subjects = await repo.groupSubjects(ctx.db, sessionId, chatIds);
+    const subjects = await groupSubjects(ctx.db, sessionId, chatIds);
     chatNames = chatIds.map((id) => subjects.get(id) ?? null);
   } else {
     // A number is its own name: the API shows the digits (present.ts), nothing to store.
@@ -98,7 +80,7 @@ export async function acceptSend(
     });
     await repo.insertRecipients(tx, { jobId, sessionId, dueAt: scheduledAt ?? now }, chatIds, chatNames);
   });
-  await signalRecipientsQueued(ctx, sessionId);
+  await signal(ctx, 'recipients-queued', sessionId);
 
   const n = chatIds.length;
   const noun = audience === 'groups' ? (n === 1 ? 'group' : 'groups') : n === 1 ? 'contact' : 'contacts';
@@ -235,7 +217,7 @@ export async function retryJob(
 ): Promise<RetryResponse> {
   const job = await ownJob(ctx.db, user, jobId);
   const target = sessionId?.trim() || job.sessionId;
-  const session = await repo.findSessionOfUser(ctx.db, user.id, target);
+  const session = await findSessionOfUser(ctx.db, user.id, target);
   if (!session) throw notFound(MESSAGES.noSession);
   const retried = await ctx.db.transaction(async (tx) => {
     const locked = await repo.lockJob(tx, jobId);
@@ -251,7 +233,7 @@ export async function retryJob(
     await repo.reopenJob(tx, jobId, target, requeued);
     return requeued;
   });
-  await signalRecipientsQueued(ctx, target);
+  await signal(ctx, 'recipients-queued', target);
   return {
     success: true,
     message: `Retrying ${retried} failed ${retried === 1 ? 'message' : 'messages'}`,
@@ -271,15 +253,11 @@ export async function deleteJob(ctx: AppContext, user: UserRow, jobId: string): 
     const done = await ctx.db.transaction(async (tx) => {
       const locked = await repo.lockJob(tx, jobId);
       if (!locked) return true;
-      const cancelled = await repo.cancelQueued(tx, jobId);
-      if (cancelled > 0) {
-        await addCredits(tx, job.userId, cancelled, 'refund', { jobId, note: JOB_MESSAGES.cancelled });
-      }
+      await repo.cancelAndRefundQueued(tx, jobId);
       const flight = await repo.inFlight(tx, jobId);
       if (flight.live > 0) return false;
       if (flight.expired > 0) {
-        const groups = await repo.failSendingOfJob(tx, jobId, JOB_MESSAGES.interrupted);
-        await refundFailures(tx, groups, JOB_MESSAGES.interrupted);
+        await repo.failAndRefundSendingOfJob(tx, jobId);
       }
       await repo.deleteJobRow(tx, jobId);
       return true;
@@ -302,13 +280,13 @@ export async function dashboard(
 ): Promise<DashboardResponse> {
   let sid: string | null;
   if (sessionId) {
-    const session = await repo.findSessionOfUser(ctx.db, user.id, sessionId);
+    const session = await findSessionOfUser(ctx.db, user.id, sessionId);
     if (!session) throw notFound(MESSAGES.noSession);
     sid = session.sessionId;
   } else {
-    sid = await repo.firstSessionOfUser(ctx.db, user.id);
+    sid = await firstSessionOfUser(ctx.db, user.id);
   }
-  const groups = sid ? await repo.groupFigures(ctx.db, sid) : { groups: 0, members: 0 };
+  const groups = sid ? await groupFigures(ctx.db, sid) : { groups: 0, members: 0 };
   const figures = await repo.messageFigures(ctx.db, user.id);
   const recent = await repo.listJobs(ctx.db, user.id, { limit: 5, offset: 0 });
   const now = new Date();

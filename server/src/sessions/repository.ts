@@ -211,3 +211,12 @@ export async function hasStoredCredentials(db: Db, sessionId: string): Promise<b
     .where(and(eq(waAuthState.sessionId, sessionId), eq(waAuthState.key, 'creds')));
   return (row?.n ?? 0) > 0;
 }
+export async function firstSessionOfUser(db: Db, userId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ sessionId: waSessions.sessionId })
+    .from(waSessions)
+    .where(eq(waSessions.userId, userId))
+    .orderBy(waSessions.createdAt, waSessions.id)
+    .limit(1);
+  return row?.sessionId ?? null;
+}

@@ -9,6 +9,7 @@ import {
   updateGroup,
   upsertGroups,
 } from '../groups/repository.ts';
+import { onSignal } from '../signals.ts';
 import { createTransport } from '../transport/factory.ts';
 import { isSimulatorTransport } from '../transport/simulator/transport.ts';
 import type {
@@ -30,7 +31,6 @@ import {
   updateOwnedSession,
 } from './repository.ts';
 import type { SessionRuntime, SessionRuntimeEvents } from './runtime.ts';
-import { SESSION_CHANNEL } from './signal.ts';
 
 export type TransportBuilder = (ctx: AppContext, session: TransportSession) => Promise<Transport>;
 
@@ -101,10 +101,7 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
 
   async start(): Promise<void> {
     runners.set(this.ctx, this);
-    this.ctx.events.on('session-changed', this.onChanged);
-    if (this.ctx.database.kind === 'postgres') {
-      this.unlisten = await this.ctx.database.listen(SESSION_CHANNEL, this.onChanged);
-    }
+    this.unlisten = await onSignal(this.ctx, 'session-changed', this.onChanged);
     this.heartbeat = setInterval(() => this.poke(), this.heartbeatMs);
     // Restores the sessions that should run and have no live owner.
     this.poke();
@@ -154,7 +151,6 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
     this.stopping = true;
     if (this.heartbeat) clearInterval(this.heartbeat);
     if (this.wake) clearTimeout(this.wake);
-    this.ctx.events.off('session-changed', this.onChanged);
     await this.unlisten?.().catch(() => {});
     await this.ticking;
     await Promise.all(

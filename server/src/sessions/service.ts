@@ -6,8 +6,8 @@ import type { AppContext } from '../context.ts';
 import { users } from '../db/schema.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { signalRecipientsQueued } from '../messaging/wake.ts';
 import { authorizeSession } from '../policy/access.ts';
+import { signal } from '../signals.ts';
 import type { UserRow } from '../users/repository.ts';
 import {
   countSessionsOfUser,
@@ -21,7 +21,6 @@ import {
   updateSession,
 } from './repository.ts';
 import { localRunner } from './runner.ts';
-import { signalSessionChanged } from './signal.ts';
 
 /** Instance limits of DECISIONS.md. */
 export const MAX_INSTANCES_MULTI = 10;
@@ -89,7 +88,7 @@ export async function createInstance(
       desiredState: 'active',
     });
   });
-  await signalSessionChanged(ctx, sessionId);
+  await signal(ctx, 'session-changed', sessionId);
   return { sessionId };
 }
 
@@ -118,7 +117,7 @@ export async function qrImage(ctx: AppContext, user: UserRow, sessionId: string)
     margin: 2,
     width: 300,
   });
-  if (await markQrServed(ctx.db, sessionId)) await signalSessionChanged(ctx, sessionId);
+  if (await markQrServed(ctx.db, sessionId)) await signal(ctx, 'session-changed', sessionId);
   return png;
 }
 
@@ -145,7 +144,7 @@ export async function restartSession(ctx: AppContext, user: UserRow, sessionId: 
       commandAt: null,
       ...(hasLiveOwner(row) ? {} : { ownerNode: null, leaseExpiresAt: null }),
     });
-    await signalSessionChanged(ctx, sessionId);
+    await signal(ctx, 'session-changed', sessionId);
   }
   return { success: true, message: 'Session restart initiated', status: 'PENDING' as const };
 }
@@ -156,7 +155,7 @@ export async function terminateSession(ctx: AppContext, user: UserRow, sessionId
   if (row.ownerNode === ctx.nodeId) await localRunner(ctx)?.terminate(sessionId);
   // Another node that drives it sees the row gone on its next pass and unlinks the device.
   await deleteSession(ctx.db, sessionId);
-  await signalSessionChanged(ctx, sessionId);
+  await signal(ctx, 'session-changed', sessionId);
   return { success: true, message: SESSION_MESSAGES.terminated };
 }
 
@@ -164,7 +163,7 @@ export async function terminateSession(ctx: AppContext, user: UserRow, sessionId
 export async function sendCommand(ctx: AppContext, row: SessionRow, command: SessionCommand): Promise<Date> {
   const at = new Date();
   await updateSession(ctx.db, row.sessionId, { command, commandAt: at });
-  await signalSessionChanged(ctx, row.sessionId);
+  await signal(ctx, 'session-changed', row.sessionId);
   return at;
 }
 
@@ -187,7 +186,7 @@ export async function resumeSending(ctx: AppContext, user: UserRow, sessionId: s
   const row = await authorizeSession(ctx.db, user, 'act', sessionId);
   if (!row.sendPaused) return { success: true, message: 'Sending is not paused' };
   await updateSession(ctx.db, sessionId, { sendPaused: false, statusReason: null });
-  await signalRecipientsQueued(ctx, sessionId);
+  await signal(ctx, 'recipients-queued', sessionId);
   return { success: true, message: 'Sending resumed' };
 }
 

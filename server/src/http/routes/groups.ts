@@ -15,7 +15,7 @@ import {
 import { authorizeSession } from '../../policy/access.ts';
 import { requestGroupsRefresh } from '../../sessions/repository.ts';
 import { effectiveStatus } from '../../sessions/service.ts';
-import { signalSessionChanged } from '../../sessions/signal.ts';
+import { signal } from '../../signals.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { type App, requireUser } from '../types.ts';
 
@@ -29,7 +29,7 @@ async function groupsSource(
   const session = await authorizeSession(ctx.db, user, 'act', sessionId);
   const connected = effectiveStatus(session) === 'CONNECTED';
   if (refresh && connected && (await requestGroupsRefresh(ctx.db, sessionId, GROUPS_REFRESH_MIN_GAP_MS)))
-    await signalSessionChanged(ctx, sessionId);
+    await signal(ctx, 'session-changed', sessionId);
   return { sessionId, connected, groupsFetchedAt: session.groupsFetchedAt };
 }
 

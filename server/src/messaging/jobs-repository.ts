@@ -1,0 +1,206 @@
+import { and, desc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
+import { refundCtes } from '../credits/credits.ts';
+import { type Db, queryRows } from '../db/client.ts';
+import { media, messageJobRecipients, messageJobs } from '../db/schema.ts';
+import { JOB_MESSAGES } from './messages.ts';
+import { countersUpdate, type FailedGroup, failAndRefundWhere } from './recipient-sql.ts';
+
+/**
+ * The jobs API's queries: acceptance, lists, details, retry and delete. Functions take a `Db`,
+ * which may be a transaction. The engine's statements are in dispatch-store.ts.
+ */
+
+export type JobRow = typeof messageJobs.$inferSelect;
+export type RecipientRow = typeof messageJobRecipients.$inferSelect;
+export type JobStatusValue = JobRow['status'];
+
+// ---------------------------------------------------------------- acceptance
+
+/** Stores a file once: the id is its sha256, so a second job with the same file reuses the row. */
+export async function storeMedia(db: Db, file: { id: string; mime: string; bytes: Buffer }): Promise<void> {
+  await db
+    .insert(media)
+    .values({ id: file.id, mime: file.mime, size: file.bytes.length, bytes: file.bytes })
+    .onConflictDoNothing({ target: media.id });
+}
+
+export async function insertJob(db: Db, values: typeof messageJobs.$inferInsert): Promise<void> {
+  await db.insert(messageJobs).values(values);
+}
+
+/**
+ * Inserts every recipient of a job in one `INSERT ... SELECT FROM unnest(...)` statement: a
+ * `.values()` of 100k rows would pass the 65,535 bind-parameter limit (STACK.md).
+ */
+export async function insertRecipients(
+  db: Db,
+  job: { jobId: string; sessionId: string; dueAt: Date },
+  chatIds: string[],
+  chatNames: Array<string | null>,
+): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, due_at)
+        SELECT ${job.jobId}, ${job.sessionId}, c.chat_id, c.chat_name, ${job.dueAt}::timestamptz
+        FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[]) AS c(chat_id, chat_name)`,
+  );
+}
+
+// ---------------------------------------------------------------- jobs API
+
+export async function findJob(db: Db, jobId: string): Promise<JobRow | undefined> {
+  const [row] = await db.select().from(messageJobs).where(eq(messageJobs.id, jobId));
+  return row;
+}
+
+export async function lockJob(db: Db, jobId: string): Promise<JobRow | undefined> {
+  const [row] = await db.select().from(messageJobs).where(eq(messageJobs.id, jobId)).for('update');
+  return row;
+}
+
+export type JobFilter = {
+  from?: Date;
+  to?: Date;
+  statuses?: JobStatusValue[];
+  limit: number;
+  offset: number;
+};
+
+export async function listJobs(
+  db: Db,
+  userId: string,
+  f: JobFilter,
+): Promise<{ rows: JobRow[]; total: number }> {
+  const where = and(
+    eq(messageJobs.userId, userId),
+    f.from ? gte(messageJobs.createdAt, f.from) : undefined,
+    f.to ? lte(messageJobs.createdAt, f.to) : undefined,
+    f.statuses ? inArray(messageJobs.status, f.statuses) : undefined,
+  );
+  const rows = await db
+    .select()
+    .from(messageJobs)
+    .where(where)
+    .orderBy(desc(messageJobs.createdAt), desc(messageJobs.id))
+    .limit(f.limit)
+    .offset(f.offset);
+  const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(messageJobs).where(where);
+  return { rows, total: count?.n ?? 0 };
+}
+
+export async function jobRecipients(
+  db: Db,
+  jobId: string,
+  limit: number,
+  offset: number,
+): Promise<RecipientRow[]> {
+  if (limit === 0) return [];
+  return db
+    .select()
+    .from(messageJobRecipients)
+    .where(eq(messageJobRecipients.jobId, jobId))
+    .orderBy(messageJobRecipients.id)
+    .limit(limit)
+    .offset(offset);
+}
+
+export async function findMedia(db: Db, id: string) {
+  const [row] = await db.select().from(media).where(eq(media.id, id));
+  return row;
+}
+
+/** Queues a job's failed recipients again (on `sessionId`); returns how many. */
+export async function requeueFailed(db: Db, jobId: string, sessionId: string): Promise<number> {
+  const rows = await queryRows<{ n: number }>(
+    db,
+    sql`WITH r AS (
+          UPDATE message_job_recipients
+          SET status = 'queued', error = NULL, due_at = now(), session_id = ${sessionId},
+              lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+          WHERE job_id = ${jobId} AND status = 'failed'
+          RETURNING 1
+        ) SELECT count(*)::int AS n FROM r`,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+export async function countFailed(db: Db, jobId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(messageJobRecipients)
+    .where(and(eq(messageJobRecipients.jobId, jobId), eq(messageJobRecipients.status, 'failed')));
+  return row?.n ?? 0;
+}
+
+export async function reopenJob(db: Db, jobId: string, sessionId: string, requeued: number): Promise<void> {
+  await db.execute(
+    sql`UPDATE message_jobs SET failed_count = failed_count - ${requeued}::int, session_id = ${sessionId},
+          status = CASE WHEN status IN ('completed', 'failed') THEN 'pending' ELSE status END,
+          finished_at = NULL, waiting_since = NULL
+        WHERE id = ${jobId}`,
+  );
+}
+
+/**
+ * Cancels the job's queued recipients, counts them on the job and refunds them with the job's
+ * ledger row, in one statement; returns how many.
+ */
+export async function cancelAndRefundQueued(db: Db, jobId: string): Promise<number> {
+  const rows = await queryRows<{ n: number }>(
+    db,
+    sql`WITH r AS (
+          UPDATE message_job_recipients SET status = 'cancelled', updated_at = now()
+          WHERE job_id = ${jobId} AND status = 'queued'
+          RETURNING 1
+        ), c AS (
+          SELECT count(*)::int AS n FROM r
+        ), counted AS (
+          ${countersUpdate(jobId, { cancelled: sql`(SELECT n FROM c)` })} AND (SELECT n FROM c) > 0
+          RETURNING j.id AS job_id, j.user_id, (SELECT n FROM c) AS n
+        ), ${refundCtes('counted', JOB_MESSAGES.cancelled)}
+        SELECT n FROM c`,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** Recipients of the job a node is sending right now (and whether their lease ran out). */
+export async function inFlight(db: Db, jobId: string): Promise<{ live: number; expired: number }> {
+  const [row] = await queryRows<{ live: number; expired: number }>(
+    db,
+    sql`SELECT count(*) FILTER (WHERE lease_expires_at >= now())::int AS live,
+               count(*) FILTER (WHERE lease_expires_at < now() OR lease_expires_at IS NULL)::int AS expired
+        FROM message_job_recipients WHERE job_id = ${jobId} AND status = 'sending'`,
+  );
+  return { live: row?.live ?? 0, expired: row?.expired ?? 0 };
+}
+
+/** Fails (and refunds) the job's sends whose lease ran out: their delivery is unknown. */
+export function failAndRefundSendingOfJob(db: Db, jobId: string): Promise<FailedGroup[]> {
+  return failAndRefundWhere(
+    db,
+    sql`r.job_id = ${jobId} AND r.status = 'sending'`,
+    JOB_MESSAGES.interrupted,
+    JOB_MESSAGES.interrupted,
+    100_000,
+  );
+}
+
+export async function deleteJobRow(db: Db, jobId: string): Promise<void> {
+  await db.delete(messageJobs).where(eq(messageJobs.id, jobId));
+}
+
+/** Drops a stored file no job refers to any more. */
+export async function deleteOrphanMedia(db: Db, mediaId: string): Promise<void> {
+  await db.execute(
+    sql`DELETE FROM media WHERE id = ${mediaId}
+        AND NOT EXISTS (SELECT 1 FROM message_jobs WHERE media_id = ${mediaId})`,
+  );
+}
+
+export async function messageFigures(db: Db, userId: string): Promise<{ sent: number; delivered: number }> {
+  const [row] = await queryRows<{ sent: number; delivered: number }>(
+    db,
+    sql`SELECT coalesce(sum(sent_count), 0)::int AS sent, coalesce(sum(delivered_count), 0)::int AS delivered
+        FROM message_jobs WHERE user_id = ${userId}`,
+  );
+  return { sent: row?.sent ?? 0, delivered: row?.delivered ?? 0 };
+}

@@ -1,0 +1,17 @@
+/** The messaging domain's texts, shared by the jobs API and the engine (compared to the letter). */
+export const JOB_MESSAGES = {
+  jobNotFound: 'Job not found',
+  userNotFound: 'User not found',
+  nothingToRetry: 'No failed messages to retry',
+  bulkDisabled: 'Bulk messaging is not enabled for your account',
+  interrupted: 'Interrupted: delivery unknown',
+  cancelled: 'Cancelled: job deleted',
+} as const;
+
+/** Why a recipient failed in the engine. */
+export const DISPATCH_MESSAGES = {
+  notConnected: 'Session is not connected',
+  notOnWhatsApp: 'Not on WhatsApp',
+  contentMissing: 'Message content is missing',
+  interrupted: JOB_MESSAGES.interrupted,
+} as const;

@@ -1,0 +1,105 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { creditLedger, messageJobRecipients } from '../src/db/schema.ts';
+import { createDispatchStore } from '../src/messaging/dispatch-store.ts';
+import { acceptSend } from '../src/messaging/service.ts';
+import { findUserById } from '../src/users/repository.ts';
+import { balanceOf, buildSession, expectLedgerMatches, jobRow, recipientsOf } from './fakes/messaging.ts';
+import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+
+/** The engine's store: every operation that fails or cancels recipients refunds them in the same statement. */
+describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function twoJobs(credits: number) {
+    const user = await buildUser(t, { credits });
+    const row = (await findUserById(t.db, user.id))!;
+    const sessionId = await buildSession(t, user.id, { status: 'DISCONNECTED' });
+    const ids: string[] = [];
+    for (const chats of [
+      ['911111111111', '912222222222', '913333333333'],
+      ['914444444444', '915555555555'],
+    ]) {
+      const res = await acceptSend(
+        t.ctx,
+        row,
+        sessionId,
+        { chatIds: chats, content: 'Hello' },
+        'individuals',
+      );
+      ids.push(res.jobId!);
+    }
+    return { user, sessionId, jobIds: ids };
+  }
+
+  it('fails the long-waiting recipients of two jobs of one user and refunds both in one statement, the ledger chain exact', async () => {
+    const { user, jobIds } = await twoJobs(10);
+    expect(await balanceOf(t.db, user.id)).toBe(5);
+    // Both jobs have waited an hour for their session.
+    await t.db.execute(
+      sql`UPDATE message_jobs SET waiting_since = now() - interval '1 hour' WHERE user_id = ${user.id}`,
+    );
+    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const groups = await store.failLongWaiting(60_000);
+
+    expect(groups.map((g) => [g.jobId, g.count]).sort()).toEqual(
+      [
+        [jobIds[0], 3],
+        [jobIds[1], 2],
+      ].sort(),
+    );
+    expect(await balanceOf(t.db, user.id)).toBe(10);
+    for (const jobId of jobIds) {
+      const job = await jobRow(t.db, jobId);
+      expect(job?.status).toBe('failed');
+      for (const r of await recipientsOf(t.db, jobId)) expect(r.error).toBe('Session is not connected');
+    }
+    // Each ledger row's balance follows from the one before it.
+    const ledger = await t.db
+      .select()
+      .from(creditLedger)
+      .where(eq(creditLedger.userId, user.id))
+      .orderBy(asc(creditLedger.id));
+    expect(ledger.map((l) => [l.reason, l.delta])).toEqual([
+      ['grant', 10],
+      ['send', -3],
+      ['send', -2],
+      ['refund', jobIds[0]! < jobIds[1]! ? 3 : 2],
+      ['refund', jobIds[0]! < jobIds[1]! ? 2 : 3],
+    ]);
+    let balance = 0;
+    for (const l of ledger) {
+      balance += l.delta;
+      expect(l.balanceAfter).toBe(balance);
+    }
+    expect(
+      ledger.filter((l) => l.reason === 'refund').every((l) => l.note === 'Session is not connected'),
+    ).toBe(true);
+    await expectLedgerMatches(t.db, [user.id]);
+  });
+
+  it('fails a claimed recipient and refunds it once; a second fail of the same recipient changes nothing', async () => {
+    const { user, sessionId, jobIds } = await twoJobs(5);
+    await t.db.execute(sql`UPDATE wa_sessions SET status = 'CONNECTED' WHERE session_id = ${sessionId}`);
+    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const [claimed] = await store.claim(sessionId, 1);
+    expect(claimed?.jobId).toBe(jobIds[0]);
+    await store.fail(claimed!.id, 'Not on WhatsApp');
+    await store.fail(claimed!.id, 'Not on WhatsApp');
+
+    expect(await balanceOf(t.db, user.id)).toBe(1);
+    const [r] = await t.db
+      .select()
+      .from(messageJobRecipients)
+      .where(eq(messageJobRecipients.id, claimed!.id));
+    expect(r?.status).toBe('failed');
+    expect((await jobRow(t.db, jobIds[0]!))?.failedCount).toBe(1);
+    await expectLedgerMatches(t.db, [user.id]);
+  });
+});
