@@ -198,7 +198,7 @@ export async function stopSessionsOfUser(ctx: AppContext, userId: string, reason
   const rows = await listSessionsOfUser(ctx.db, userId);
   for (const row of rows) {
     await updateSession(ctx.db, row.sessionId, { desiredState: 'stopped', statusReason: reason });
-    await signalSessionChanged(ctx, row.sessionId);
+    await signal(ctx, 'session-changed', row.sessionId);
   }
   return rows.length;
 }
