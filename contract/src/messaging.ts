@@ -33,6 +33,14 @@ export const SendBody = z.object({
 });
 export type SendBody = z.infer<typeof SendBody>;
 
+/** Optional `Idempotency-Key` of both send routes: a repeat within 24 hours answers the first job. */
+export const SendHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .describe('Any 1-255 visible ASCII characters; the same key and body within 24 h answer the first job'),
+});
+
 export const SendResponse = z.object({
   success: z.literal(true),
   message: z.string(),

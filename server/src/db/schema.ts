@@ -432,3 +432,24 @@ export const auditLog = pgTable(
     index('audit_log_actor_idx').on(t.actorId, t.id),
   ],
 );
+
+/**
+ * Idempotency-Key of the send routes: a repeated request with the same key and body within
+ * 24 hours answers the first job instead of sending again. The row is written in the acceptance
+ * transaction, so two concurrent duplicates cannot both send.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    /** sha256 of the route, session and body. */
+    requestHash: text('request_hash').notNull(),
+    /** The first answer, given again to a repeat. */
+    response: jsonb('response').$type<Record<string, unknown>>(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.key] })],
+);

@@ -12,7 +12,7 @@ import type {
 import type { AppContext } from '../context.ts';
 import { debitCredits } from '../credits/credits.ts';
 import type { Db } from '../db/client.ts';
-import { badRequest, forbidden, MESSAGES, notFound, paymentRequired } from '../errors.ts';
+import { badRequest, conflict, forbidden, MESSAGES, notFound, paymentRequired } from '../errors.ts';
 import { groupFigures, groupSubjects } from '../groups/repository.ts';
 import { newId, sha256 } from '../ids.ts';
 import { findSessionOfUser, firstSessionOfUser } from '../sessions/repository.ts';
@@ -37,10 +37,18 @@ export async function acceptSend(
   sessionId: string,
   body: SendBody,
   audience: Audience,
+  idempotencyKey?: string,
 ): Promise<SendResponse> {
   if (audience === 'individuals' && !user.isBulkMessagingEnabled) throw forbidden(JOB_MESSAGES.bulkDisabled);
   const session = await findSessionOfUser(ctx.db, user.id, sessionId);
   if (!session) throw notFound(MESSAGES.noSession);
+  const idempotency =
+    idempotencyKey === undefined ? null : idempotencyOf(idempotencyKey, audience, sessionId, body);
+  if (idempotency) {
+    // A repeat answers the first job even when it would no longer pass (a past schedule time, a spent balance).
+    const previous = await repo.findIdempotentAnswer(ctx.db, user.id, idempotency.key);
+    if (previous) return replay(previous, idempotency.requestHash);
+  }
   const composed = composeSend(body, audience);
   const { chatIds, message, scheduledAt } = composed;
 
@@ -55,7 +63,22 @@ export async function acceptSend(
 
   const jobId = newId();
   const mediaId = message.type === 'media' ? sha256(message.data) : null;
-  await ctx.db.transaction(async (tx) => {
+  const n = chatIds.length;
+  const noun = audience === 'groups' ? (n === 1 ? 'group' : 'groups') : n === 1 ? 'contact' : 'contacts';
+  const answer: SendResponse = {
+    success: true,
+    message: scheduledAt
+      ? `Message scheduled for ${n} ${noun} at ${scheduledAt.toISOString()}`
+      : `Message sending initiated for ${n} ${noun}`,
+    totalChats: n,
+    jobId,
+  };
+  const repeated = await ctx.db.transaction(async (tx) => {
+    if (idempotency) {
+      // First in the transaction: a concurrent duplicate waits here until this one commits, then replays it.
+      const previous = await repo.claimIdempotencyKey(tx, user.id, idempotency.key, idempotency.requestHash);
+      if (previous) return previous;
+    }
     const balance = await debitCredits(tx, user.id, chatIds.length, 'send', { jobId, actorId: user.id });
     if (balance === null) throw paymentRequired(MESSAGES.creditShort);
     if (message.type === 'media')
@@ -79,19 +102,29 @@ export async function acceptSend(
       createdAt: now,
     });
     await repo.insertRecipients(tx, { jobId, sessionId, dueAt: scheduledAt ?? now }, chatIds, chatNames);
+    if (idempotency) await repo.saveIdempotentAnswer(tx, user.id, idempotency.key, answer);
+    return null;
   });
+  if (repeated) return replay(repeated, idempotency!.requestHash);
   await signal(ctx, 'recipients-queued', sessionId);
+  return answer;
+}
 
-  const n = chatIds.length;
-  const noun = audience === 'groups' ? (n === 1 ? 'group' : 'groups') : n === 1 ? 'contact' : 'contacts';
-  return {
-    success: true,
-    message: scheduledAt
-      ? `Message scheduled for ${n} ${noun} at ${scheduledAt.toISOString()}`
-      : `Message sending initiated for ${n} ${noun}`,
-    totalChats: n,
-    jobId,
-  };
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The key as sent and the fingerprint of the request it stands for (route, session, body). */
+function idempotencyOf(key: string, audience: Audience, sessionId: string, body: SendBody) {
+  if (!IDEMPOTENCY_KEY.test(key))
+    throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
+  return { key, requestHash: sha256(JSON.stringify([audience, sessionId, body])) };
+}
+
+/** The first answer for a repeated key, or 409 when the key came with another request. */
+function replay(previous: repo.IdempotentAnswer, requestHash: string): SendResponse {
+  if (previous.requestHash !== requestHash || !previous.response) {
+    throw conflict('Idempotency-Key reused with a different request');
+  }
+  return previous.response as SendResponse;
 }
 
 // ---------------------------------------------------------------- access

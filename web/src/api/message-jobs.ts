@@ -14,17 +14,19 @@ export const JOBS_REFRESH_MS = 15_001;
 
 /**
  * POST /api/session/{sessionId}/sendBulkMessage (groups) or /sendIndividualMessage (phone
- * numbers as digits; the server adds the contact suffix).
+ * numbers as digits; the server adds the contact suffix). One `idempotencyKey` per click.
  */
 export function sendMessage(
   sessionId: string,
   audience: 'groups' | 'individuals',
   body: SendBody,
+  idempotencyKey: string,
 ): Promise<SendResponse> {
   const action = audience === 'groups' ? 'sendBulkMessage' : 'sendIndividualMessage';
   return apiFetch<SendResponse>(`/api/session/${encodeURIComponent(sessionId)}/${action}`, {
     method: 'POST',
     body,
+    headers: { 'idempotency-key': idempotencyKey },
   });
 }
 

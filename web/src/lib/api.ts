@@ -11,14 +11,20 @@ export class ApiError extends Error {
   }
 }
 
-type Options = { method?: string; body?: unknown; signal?: AbortSignal; credentials?: RequestCredentials };
+type Options = {
+  method?: string;
+  body?: unknown;
+  signal?: AbortSignal;
+  credentials?: RequestCredentials;
+  headers?: Record<string, string>;
+};
 
 /**
  * The one HTTP client: JSON in and out, the bearer token on every call, and a 401 anywhere
  * (but the login call) clears the browser session and goes to the login page.
  */
 export async function apiFetch<T>(path: string, options: Options = {}): Promise<T> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...options.headers };
   const token = storage.token();
   if (token) headers.authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -50,6 +56,16 @@ export async function apiFetch<T>(path: string, options: Options = {}): Promise<
     throw new ApiError(res.status, serverMessage ?? `HTTP error! status: ${res.status}`, serverMessage);
   }
   return data as T;
+}
+
+/**
+ * A fresh `Idempotency-Key` for one click of a send button: the server answers a repeat of the
+ * same request (a double submit, a retry after a lost answer) with the first job. Built from
+ * getRandomValues, which works on plain HTTP too (randomUUID needs a secure context).
+ */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** Fetches a binary resource (QR image) with the token, as an object URL. */

@@ -1,4 +1,11 @@
-import { ErrorResponse, MAX_MEDIA_BYTES, SendBody, SendResponse, SessionIdParams } from '@wa/contract';
+import {
+  ErrorResponse,
+  MAX_MEDIA_BYTES,
+  SendBody,
+  SendHeaders,
+  SendResponse,
+  SessionIdParams,
+} from '@wa/contract';
 import type { AppContext } from '../../context.ts';
 import { acceptSend } from '../../messaging/service.ts';
 import { type App, requireUser } from '../types.ts';
@@ -15,8 +22,13 @@ const errors = {
   402: ErrorResponse,
   403: ErrorResponse,
   404: ErrorResponse,
+  409: ErrorResponse,
   413: ErrorResponse,
 };
+
+/** `Idempotency-Key`: a repeat of the same request within 24 hours answers the first job. */
+const idempotencyKey = (request: { headers: { 'idempotency-key'?: string } }) =>
+  request.headers['idempotency-key'];
 
 export function registerSendRoutes(app: App, ctx: AppContext): void {
   app.post(
@@ -27,12 +39,20 @@ export function registerSendRoutes(app: App, ctx: AppContext): void {
         tags: ['messaging'],
         summary: 'Send to groups (now or scheduled)',
         params: SessionIdParams,
+        headers: SendHeaders,
         body: SendBody,
         response: { 200: SendResponse, ...errors },
       },
     },
     async (request) =>
-      acceptSend(ctx, requireUser(request), request.params.sessionId, request.body, 'groups'),
+      acceptSend(
+        ctx,
+        requireUser(request),
+        request.params.sessionId,
+        request.body,
+        'groups',
+        idempotencyKey(request),
+      ),
   );
 
   app.post(
@@ -43,11 +63,19 @@ export function registerSendRoutes(app: App, ctx: AppContext): void {
         tags: ['messaging'],
         summary: 'Send to phone numbers (now or scheduled); needs bulk messaging enabled',
         params: SessionIdParams,
+        headers: SendHeaders,
         body: SendBody,
         response: { 200: SendResponse, ...errors },
       },
     },
     async (request) =>
-      acceptSend(ctx, requireUser(request), request.params.sessionId, request.body, 'individuals'),
+      acceptSend(
+        ctx,
+        requireUser(request),
+        request.params.sessionId,
+        request.body,
+        'individuals',
+        idempotencyKey(request),
+      ),
   );
 }

@@ -73,11 +73,12 @@ describe('useSendFlow', () => {
     const { result, onSelectionReset } = setup();
     act(() => result.current.dispatch({ type: 'text', value: 'Hello' }));
     await act(() => result.current.sendNow());
-    expect(api.sendMessage).toHaveBeenCalledWith('s1', 'groups', {
-      chatIds: ['g1', 'g2'],
-      type: 'string',
-      content: 'Hello',
-    });
+    expect(api.sendMessage).toHaveBeenCalledWith(
+      's1',
+      'groups',
+      { chatIds: ['g1', 'g2'], type: 'string', content: 'Hello' },
+      expect.stringMatching(/^[0-9a-f]{32}$/),
+    );
     expect(result.current.busy).toBe(true);
     expect(result.current.progress?.progress.total).toBe(2);
     expect(result.current.jobExists).toBe(true);
@@ -116,12 +117,19 @@ describe('useSendFlow', () => {
     const { result } = setup('individuals', ['919800000001']);
     act(() => result.current.dispatch({ type: 'text', value: 'Hi' }));
     await act(() => result.current.sendNow());
-    expect(api.sendMessage).toHaveBeenCalledWith('s1', 'individuals', {
-      chatIds: ['919800000001'],
-      content: 'Hi',
-    });
+    expect(api.sendMessage).toHaveBeenCalledWith(
+      's1',
+      'individuals',
+      { chatIds: ['919800000001'], content: 'Hi' },
+      expect.stringMatching(/^[0-9a-f]{32}$/),
+    );
     expect(result.current.busy).toBe(false);
     expect(result.current.banner?.text).toBe('Your Credit Balance is lower than the message count');
+    // Each click is a new request with its own Idempotency-Key (the server replays only a repeat of one).
+    await act(() => result.current.sendNow());
+    const keys = api.sendMessage.mock.calls.map((c) => c[3]);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).not.toBe(keys[1]);
   });
 
   it('schedules with an ISO time and reports the local time', async () => {

@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { getJobDetails, messageJobsQuery, sendMessage } from '../../api/message-jobs.ts';
 import { userDetailsQuery } from '../../api/user-details.ts';
+import { newIdempotencyKey } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import {
   type Audience,
@@ -121,6 +122,7 @@ export function useSendFlow(opts: {
 
   const sendNow = async () => {
     if (busy || !check() || !opts.sessionId) return;
+    const key = newIdempotencyKey();
     setBusy(true);
     setBanner(null);
     let media: MediaPayload | null;
@@ -133,7 +135,7 @@ export function useSendFlow(opts: {
     }
     try {
       const body = buildSendBody(compose, opts.selectedIds, opts.audience, media);
-      const res = await sendMessage(opts.sessionId, opts.audience, body);
+      const res = await sendMessage(opts.sessionId, opts.audience, body, key);
       setLastJobId(res.jobId);
       // The bulk page says so as soon as the job is accepted (and again when it completes).
       if (opts.audience === 'individuals') setBanner({ color: 'blue', text: SENDING_TEXTS.bulkInitiated });
@@ -162,12 +164,13 @@ export function useSendFlow(opts: {
   const schedule = async (localValue: string) => {
     if (!opts.sessionId) return;
     const at = new Date(localValue);
+    const key = newIdempotencyKey();
     setScheduling(true);
     setScheduleError(null);
     try {
       const media = await mediaPayload();
       const body = buildSendBody(compose, opts.selectedIds, opts.audience, media, at.toISOString());
-      const res = await sendMessage(opts.sessionId, opts.audience, body);
+      const res = await sendMessage(opts.sessionId, opts.audience, body, key);
       setLastJobId(res.jobId);
       setScheduleOpen(false);
       dispatch({ type: 'reset' });
