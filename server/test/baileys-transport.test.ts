@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waAuthState, waGroups, waSessions } from '../src/db/schema.ts';
 import { type SessionRunner, startSessionRunner, type TransportBuilder } from '../src/sessions/runner.ts';
+import { groupLookup } from '../src/sessions/transports.ts';
 import { createDbAuthStore } from '../src/transport/auth-store.ts';
 import { BaileysTransport } from '../src/transport/baileys/transport.ts';
 import type { ReceiptUpdate } from '../src/transport/types.ts';
@@ -40,6 +41,7 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
       db: ctx.db,
       auth: createDbAuthStore(ctx.db, session.sessionId),
       log: ctx.log,
+      groups: groupLookup(ctx, session.sessionId),
       makeSocket: maker.make,
       inviteCodeSpacingMs: 100,
       backoffMs: 50,

@@ -13,7 +13,7 @@ import {
 import { newId, sha256 } from '../ids.ts';
 import { acceptSend } from '../messaging/service.ts';
 import { createInstance } from '../sessions/service.ts';
-import { simulatorAction } from '../transport/simulator/service.ts';
+import { simulatorAction } from '../sessions/simulator-orders.ts';
 import { findUserById, findUserByUsername, firstAdmin } from '../users/repository.ts';
 import { createUser } from '../users/service.ts';
 

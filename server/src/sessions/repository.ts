@@ -204,13 +204,6 @@ export async function requestGroupsRefresh(db: Db, sessionId: string, minGapMs: 
   return rows.length > 0;
 }
 
-export async function hasStoredCredentials(db: Db, sessionId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(waAuthState)
-    .where(and(eq(waAuthState.sessionId, sessionId), eq(waAuthState.key, 'creds')));
-  return (row?.n ?? 0) > 0;
-}
 export async function firstSessionOfUser(db: Db, userId: string): Promise<string | null> {
   const [row] = await db
     .select({ sessionId: waSessions.sessionId })

@@ -79,8 +79,6 @@ export type ConnectionUpdate =
       reason: string;
       /** The phone unlinked the device (401): credentials were wiped. */
       loggedOut: boolean;
-      /** The account was banned (403) or replaced (440): do not reconnect. */
-      fatal: boolean;
       /** The transport will reconnect by itself. */
       willReconnect: boolean;
     };
@@ -91,8 +89,6 @@ export type QuotaUpdate = { capped: boolean; reason: string | null };
 
 export type TransportEventMap = {
   connection: [ConnectionUpdate];
-  /** A pairing code when linking by phone number instead of QR. */
-  'pairing-code': [string];
   'groups-upsert': [GroupInfo[]];
   'groups-update': [Array<Partial<GroupInfo> & { id: string }>];
   'last-message': [IncomingLastMessage];
@@ -118,9 +114,27 @@ export interface Transport extends EventEmitter<TransportEventMap> {
   onWhatsApp(phoneNumbers: string[]): Promise<Map<string, string | null>>;
   /** Sends one message; throws SendError. */
   send(chatId: string, message: OutgoingMessage): Promise<SendResult>;
+  /** Present only on a simulated network: the orders its API routes give it. */
+  readonly simulated?: SimulatedNetwork;
 }
 
-export type TransportFactory = (sessionId: string) => Transport;
+/** What a person does to a simulated account (the simulator's link, disconnect and logout routes). */
+export interface SimulatedNetwork {
+  /** The API served the first QR of this cycle at `at`: the account links some time later. */
+  qrServed(at: Date): void;
+  /** The user scans the QR now; false when no QR is shown. */
+  linkNow(): Promise<boolean>;
+  /** The connection drops (network loss); the transport reconnects by itself. */
+  dropConnection(): boolean;
+  /** The phone removes this linked device. */
+  unlinkFromPhone(): Promise<boolean>;
+}
+
+/** A group of the session's cache, as a transport reads it (injected by its factory). */
+export type CachedGroup = GroupInfo & { isAdmin: boolean };
+
+/** Reads one group of the session's cache; undefined when it is not cached. */
+export type GroupLookup = (groupId: string) => Promise<CachedGroup | undefined>;
 
 /** The session a transport is built for. */
 export type TransportSession = { sessionId: string; phoneNumber: string };

@@ -1,6 +1,6 @@
 import { ErrorResponse, OutboxQuery, OutboxResponse, SessionIdParams, SuccessMessage } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
-import { simulatorAction, simulatorOutbox } from '../../transport/simulator/service.ts';
+import { simulatorAction, simulatorOutbox } from '../../sessions/simulator-orders.ts';
 import { type App, requireUser } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };

@@ -2,9 +2,7 @@ import { EventEmitter } from 'node:events';
 import {
   BufferJSON,
   type ConnectionState,
-  DisconnectReason,
   type GroupMetadata,
-  type GroupParticipant,
   makeCacheableSignalKeyStore,
   makeWASocket,
   type NewChatMessageCapInfo,
@@ -16,13 +14,12 @@ import {
 } from 'baileys';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.ts';
-import { groupsOf } from '../../groups/repository.ts';
 import type { AuthStore } from '../auth-store.ts';
 import { findSentMessage, recordSentMessage } from '../sent-messages.ts';
 import {
   type ConnectionUpdate,
   type GroupInfo,
-  type GroupParticipantInfo,
+  type GroupLookup,
   type IncomingLastMessage,
   type OutgoingMessage,
   SendError,
@@ -33,7 +30,10 @@ import {
   type TransportState,
 } from '../types.ts';
 import { type DbAuthState, loadDbAuthState } from './auth-state.ts';
+import { closeDecision } from './close-policy.ts';
 import { toBaileysContent } from './content.ts';
+import { digitsOfJid, messageBody, statusCodeOf, toGroupInfo, toGroupMetadata } from './mapping.ts';
+import { AckTracker, sendErrorOf } from './send.ts';
 
 /** The part of a Baileys socket this transport uses; tests drive it with a fake. */
 export type BaileysSocket = Pick<
@@ -54,6 +54,8 @@ export type SocketMaker = (config: UserFacingSocketConfig) => BaileysSocket;
 export type BaileysOptions = {
   db: Db;
   auth: AuthStore;
+  /** The session's cached groups (Baileys' `cachedGroupMetadata`, the announce check before a send). */
+  groups: GroupLookup;
   log: FastifyBaseLogger;
   makeSocket?: SocketMaker;
   /** Pause between two invite-code queries (WhatsApp rate-limits them). */
@@ -64,80 +66,6 @@ export type BaileysOptions = {
   /** How long a send waits for the server's ack, which is where error 463 arrives. */
   ackWaitMs?: number;
 };
-
-const NETWORK_ERROR =
-  /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|getaddrinfo/i;
-
-function statusCodeOf(error: unknown): number | undefined {
-  const e = error as { output?: { statusCode?: number }; data?: unknown } | undefined;
-  return e?.output?.statusCode;
-}
-
-function messageOf(error: unknown): string {
-  if (!error) return 'unknown error';
-  const e = error as { message?: string; cause?: { message?: string; code?: string }; code?: string };
-  const inner = e.cause?.code ?? e.cause?.message ?? e.code;
-  const msg = e.message ?? String(error);
-  return inner && !msg.includes(inner) ? `${msg} (${inner})` : msg;
-}
-
-/** The text of a message, or null for media without caption and other kinds. */
-export function messageBody(message: proto.IMessage | null | undefined): string | null {
-  if (!message) return null;
-  const m = message.ephemeralMessage?.message ?? message.viewOnceMessage?.message ?? message;
-  return (
-    m.conversation ??
-    m.extendedTextMessage?.text ??
-    m.imageMessage?.caption ??
-    m.videoMessage?.caption ??
-    m.documentMessage?.caption ??
-    m.pollCreationMessage?.name ??
-    m.pollCreationMessageV3?.name ??
-    null
-  );
-}
-
-const digitsOfJid = (jid: string | undefined | null) =>
-  jid?.endsWith('@s.whatsapp.net') ? jid.split('@')[0]!.split(':')[0]! : null;
-
-function toParticipant(p: GroupParticipant): GroupParticipantInfo {
-  const lid = p.lid ?? (p.id.endsWith('@lid') ? p.id : null);
-  return {
-    id: p.id,
-    phoneNumber: digitsOfJid(p.phoneNumber) ?? digitsOfJid(p.id),
-    lid,
-    admin: p.admin === 'admin' || p.admin === 'superadmin' ? p.admin : null,
-  };
-}
-
-export function toGroupInfo(meta: GroupMetadata, lastMessage?: IncomingLastMessage | null): GroupInfo {
-  return {
-    id: meta.id,
-    subject: meta.subject ?? '',
-    owner: meta.ownerPn ?? meta.owner ?? null,
-    creation: meta.creation ?? null,
-    announce: !!meta.announce,
-    participants: (meta.participants ?? []).map(toParticipant),
-    lastMessage: lastMessage ?? null,
-  };
-}
-
-/** Back to Baileys' shape, for `cachedGroupMetadata` from the cache table. */
-function toGroupMetadata(row: Awaited<ReturnType<typeof groupsOf>>[number]): GroupMetadata {
-  return {
-    id: row.groupId,
-    subject: row.subject,
-    owner: row.owner ?? undefined,
-    creation: row.createdAt ? Math.floor(row.createdAt.getTime() / 1000) : undefined,
-    announce: row.announce,
-    participants: row.participants.map((p) => ({
-      id: p.id,
-      lid: p.lid ?? undefined,
-      phoneNumber: p.phoneNumber ? `${p.phoneNumber}@s.whatsapp.net` : undefined,
-      admin: p.admin,
-    })),
-  };
-}
 
 /**
  * One WhatsApp account through Baileys. A socket is single-use: every reconnect builds a new
@@ -158,8 +86,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private capped = false;
   private readonly lastMessages = new Map<string, IncomingLastMessage>();
   private readonly onWhatsAppCache = new Map<string, string | null>();
-  private readonly acks = new Map<string, (error: string | null) => void>();
-  private readonly earlyAcks = new Map<string, string | null>();
+  private readonly acks: AckTracker;
   private inviteGate: Promise<void> = Promise.resolve();
   private readonly makeSocket: SocketMaker;
   private readonly options: Required<
@@ -179,6 +106,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       maxBackoffMs: deps.maxBackoffMs ?? 5 * 60_000,
       ackWaitMs: deps.ackWaitMs ?? 3000,
     };
+    this.acks = new AckTracker(this.options.ackWaitMs);
   }
 
   get state(): TransportState {
@@ -201,7 +129,6 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       state: 'closed',
       reason: 'Connection closed',
       loggedOut: false,
-      fatal: false,
       willReconnect: false,
     });
   }
@@ -220,7 +147,6 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
         state: 'closed',
         reason: 'Logged out',
         loggedOut: true,
-        fatal: false,
         willReconnect: false,
       });
     }
@@ -284,7 +210,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       const found = await this.onWhatsApp([digits]);
       if (!found.get(digits)) throw new SendError('not-on-whatsapp', 'Not on WhatsApp');
     } else if (chatId.endsWith('@g.us')) {
-      const [group] = await groupsOf(this.deps.db, this.sessionId, [chatId]);
+      const group = await this.deps.groups(chatId);
       if (group?.announce && !group.isAdmin)
         throw new SendError('not-admin', 'Only admins can send messages to this group');
     }
@@ -292,7 +218,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     try {
       sent = await sock.sendMessage(chatId, toBaileysContent(message));
     } catch (err) {
-      throw this.sendErrorOf(err);
+      throw sendErrorOf(err);
     }
     const messageId = sent?.key.id;
     if (!sent || !messageId) throw new SendError('unknown', 'WhatsApp did not accept the message');
@@ -305,7 +231,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
         message: JSON.stringify(sent.message, BufferJSON.replacer),
       }).catch((err) => this.deps.log.warn({ err, messageId }, 'could not store the sent message'));
     }
-    const ackError = await this.waitForAck(messageId);
+    const ackError = await this.acks.wait(messageId);
     if (ackError === '463') {
       const reason = 'Paused: WhatsApp restricted this account from starting new chats (error 463)';
       this.emit('quota', { capped: true, reason });
@@ -313,52 +239,6 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     }
     if (ackError) throw new SendError('unknown', `WhatsApp refused the message (error ${ackError})`);
     return { messageId };
-  }
-
-  private sendErrorOf(err: unknown): SendError {
-    const data = (err as { data?: unknown }).data;
-    const code = typeof data === 'number' ? data : statusCodeOf(err);
-    const text = messageOf(err);
-    if (code === 463)
-      return new SendError('restricted', 'Paused: WhatsApp restricted this account (error 463)');
-    if (code === 403 || /not-authorized|forbidden/i.test(text))
-      return new SendError('not-admin', 'Only admins can send messages to this group');
-    if (code === 404 || /item-not-found/i.test(text))
-      return new SendError('not-in-group', 'Not a member of this group');
-    if (code === 408 || /timed out/i.test(text)) return new SendError('timeout', `Timed out: ${text}`);
-    if (code === 428 || /connection closed/i.test(text))
-      return new SendError('not-connected', 'Session is not connected');
-    return new SendError('unknown', text);
-  }
-
-  /** An ack may arrive before the send's caller starts waiting for it: kept here until then. */
-  private settleAck(messageId: string, error: string | null): void {
-    const waiter = this.acks.get(messageId);
-    if (waiter) {
-      waiter(error);
-      return;
-    }
-    this.earlyAcks.set(messageId, error);
-    if (this.earlyAcks.size > 1000) this.earlyAcks.delete(this.earlyAcks.keys().next().value!);
-  }
-
-  private waitForAck(messageId: string): Promise<string | null> {
-    if (this.earlyAcks.has(messageId)) {
-      const error = this.earlyAcks.get(messageId)!;
-      this.earlyAcks.delete(messageId);
-      return Promise.resolve(error);
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.acks.delete(messageId);
-        resolve(null);
-      }, this.options.ackWaitMs);
-      this.acks.set(messageId, (error) => {
-        clearTimeout(timer);
-        this.acks.delete(messageId);
-        resolve(error);
-      });
-    });
   }
 
   private requireOpen(): BaileysSocket {
@@ -393,8 +273,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
         shouldSyncHistoryMessage: ({ syncType }) => syncType !== proto.HistorySync.HistorySyncType.FULL,
         generateHighQualityLinkPreview: false,
         cachedGroupMetadata: async (jid) => {
-          const [row] = await groupsOf(this.deps.db, this.sessionId, [jid]);
-          return row ? toGroupMetadata(row) : undefined;
+          const group = await this.deps.groups(jid);
+          return group ? toGroupMetadata(group) : undefined;
         },
         getMessage: async (key: WAMessageKey) => {
           if (!key.id) return undefined;
@@ -426,17 +306,17 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       for (const { key, update } of updates) {
         if (!key.id || !key.fromMe) continue;
         if (update.status === proto.WebMessageInfo.Status.ERROR) {
-          this.settleAck(key.id, update.messageStubParameters?.[0] ?? 'unknown');
+          this.acks.settle(key.id, update.messageStubParameters?.[0] ?? 'unknown');
         } else if (update.status === proto.WebMessageInfo.Status.SERVER_ACK) {
-          this.settleAck(key.id, null);
+          this.acks.settle(key.id, null);
         } else if (update.status === proto.WebMessageInfo.Status.DELIVERY_ACK) {
-          this.acks.get(key.id)?.(null);
+          this.acks.settleIfWaiting(key.id);
           this.emit('receipt', { messageId: key.id, status: 'delivered', at: new Date() });
         } else if (
           update.status === proto.WebMessageInfo.Status.READ ||
           update.status === proto.WebMessageInfo.Status.PLAYED
         ) {
-          this.acks.get(key.id)?.(null);
+          this.acks.settleIfWaiting(key.id);
           this.emit('receipt', { messageId: key.id, status: 'read', at: new Date() });
         }
       }
@@ -508,75 +388,34 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     if (u.connection === 'close') this.onClose(generation, u.lastDisconnect?.error);
   }
 
-  /** The close-code policy of STACK.md. */
+  /** Applies the close-code policy (close-policy.ts) to a closed socket. */
   private onClose(generation: number, error: unknown): void {
     if (generation !== this.generation || this.stopped) return;
-    const code = statusCodeOf(error);
-    const text = messageOf(error);
     this.sock = null;
     this.current = 'closed';
-    const closed = (c: Omit<Extract<ConnectionUpdate, { state: 'closed' }>, 'state'>) =>
-      this.emit('connection', { state: 'closed', ...c });
-
-    if (code === DisconnectReason.restartRequired) {
-      // Normal right after pairing: a new socket at once.
-      closed({
-        reason: 'Restarting the connection after linking',
-        loggedOut: false,
-        fatal: false,
-        willReconnect: true,
+    const decision = closeDecision(error, !!this.auth?.state.creds.me);
+    const closed = () =>
+      this.emit('connection', {
+        state: 'closed',
+        reason: decision.reason,
+        loggedOut: decision.loggedOut,
+        willReconnect: decision.reconnect !== 'never',
       });
+    if (decision.reconnect === 'never') {
+      this.stopped = true;
+      if (decision.loggedOut) void this.wipe().finally(closed);
+      else closed();
+      return;
+    }
+    closed();
+    if (decision.reconnect === 'now') {
       void this.openSocket();
       return;
     }
-    if (code === DisconnectReason.loggedOut) {
-      this.stopped = true;
-      void this.wipe().finally(() =>
-        closed({ reason: 'Logged out from the phone', loggedOut: true, fatal: false, willReconnect: false }),
-      );
-      return;
-    }
-    if (code === DisconnectReason.forbidden) {
-      this.stopped = true;
-      closed({
-        reason: 'Banned: WhatsApp refused this account (403)',
-        loggedOut: false,
-        fatal: true,
-        willReconnect: false,
-      });
-      return;
-    }
-    if (code === DisconnectReason.connectionReplaced) {
-      this.stopped = true;
-      closed({
-        reason:
-          'Opened elsewhere: another WhatsApp Web session replaced this one (440). Restart to take it back.',
-        loggedOut: false,
-        fatal: true,
-        willReconnect: false,
-      });
-      return;
-    }
-    if (!this.auth?.state.creds.me && /QR refs attempts ended/i.test(text)) {
-      this.stopped = true;
-      closed({
-        reason: 'QR code expired. Restart the instance to get a new one.',
-        loggedOut: false,
-        fatal: false,
-        willReconnect: false,
-      });
-      return;
-    }
-    const reason =
-      code === undefined || NETWORK_ERROR.test(text)
-        ? `Cannot reach WhatsApp: check this server's internet connection. Retrying by itself. (${text})`
-        : `Connection lost (${code}): ${text}`;
-    const delay = this.backoff();
-    closed({ reason, loggedOut: false, fatal: false, willReconnect: true });
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       void this.openSocket().catch((err) => this.onClose(this.generation, err));
-    }, delay);
+    }, this.backoff());
   }
 
   /** Exponential backoff with ±30 % jitter. */

@@ -10,6 +10,7 @@ import {
   type OutgoingMessage,
   SendError,
   type SendResult,
+  type SimulatedNetwork,
   type Transport,
   type TransportEventMap,
   type TransportSession,
@@ -74,7 +75,10 @@ export const SIMULATED_463_REASON =
  * The simulated network for one account. Credentials live in the same `wa_auth_state` table
  * as Baileys', so a restarted or another node reconnects a linked account without a new QR.
  */
-export class SimulatorTransport extends EventEmitter<TransportEventMap> implements Transport {
+export class SimulatorTransport
+  extends EventEmitter<TransportEventMap>
+  implements Transport, SimulatedNetwork
+{
   readonly sessionId: string;
   private readonly phone: string;
   private current: TransportState = 'closed';
@@ -96,6 +100,11 @@ export class SimulatorTransport extends EventEmitter<TransportEventMap> implemen
 
   get state(): TransportState {
     return this.current;
+  }
+
+  /** The simulator takes the orders of its API routes itself. */
+  get simulated(): SimulatedNetwork {
+    return this;
   }
 
   async connect(): Promise<void> {
@@ -122,7 +131,6 @@ export class SimulatorTransport extends EventEmitter<TransportEventMap> implemen
       state: 'closed',
       reason: 'Connection closed',
       loggedOut: false,
-      fatal: false,
       willReconnect: false,
     });
   }
@@ -136,7 +144,6 @@ export class SimulatorTransport extends EventEmitter<TransportEventMap> implemen
       state: 'closed',
       reason: 'Logged out',
       loggedOut: true,
-      fatal: false,
       willReconnect: false,
     });
   }
@@ -166,7 +173,6 @@ export class SimulatorTransport extends EventEmitter<TransportEventMap> implemen
       state: 'closed',
       reason: 'Connection lost',
       loggedOut: false,
-      fatal: false,
       willReconnect: true,
     });
     this.later(SIMULATOR_TIMINGS.reconnectAfterLossMs, () => {
@@ -186,7 +192,6 @@ export class SimulatorTransport extends EventEmitter<TransportEventMap> implemen
       state: 'closed',
       reason: 'Logged out from the phone',
       loggedOut: true,
-      fatal: false,
       willReconnect: false,
     });
     return true;
@@ -345,5 +350,3 @@ export class SimulatorTransport extends EventEmitter<TransportEventMap> implemen
     this.linkTimer = null;
   }
 }
-
-export const isSimulatorTransport = (t: unknown): t is SimulatorTransport => t instanceof SimulatorTransport;

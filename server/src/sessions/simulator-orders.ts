@@ -1,12 +1,11 @@
 import type { SimulatedMessage as SimulatedMessageDto } from '@wa/contract';
-import type { AppContext } from '../../context.ts';
-import { conflict } from '../../errors.ts';
-import { authorizeSession } from '../../policy/access.ts';
-import type { SessionCommand } from '../../sessions/repository.ts';
-import { effectiveStatus, sendCommand, waitForCommandTaken } from '../../sessions/service.ts';
-import type { UserRow } from '../../users/repository.ts';
-import { listSentMessages } from '../sent-messages.ts';
-import type { SimulatedMessage } from './transport.ts';
+import type { AppContext } from '../context.ts';
+import { conflict } from '../errors.ts';
+import { type Actor, authorizeSession } from '../policy/access.ts';
+import { listSentMessages } from '../transport/sent-messages.ts';
+import type { SimulatedMessage } from '../transport/simulator/transport.ts';
+import type { SessionCommand } from './repository.ts';
+import { effectiveStatus, sendCommand, waitForCommandTaken } from './service.ts';
 
 const ACTIONS: Record<Exclude<SessionCommand, 'restart'>, { done: string; idle: string }> = {
   link: { done: 'Device linked', idle: 'The session is not waiting for a QR scan' },
@@ -16,11 +15,12 @@ const ACTIONS: Record<Exclude<SessionCommand, 'restart'>, { done: string; idle: 
 
 /**
  * Acts on the simulated network of a session (scan the QR, lose the connection, unlink from
- * the phone). The order goes through the session's row to whichever node drives it.
+ * the phone). The order goes through the session's row to whichever node drives it, whose
+ * transport carries it out (`Transport.simulated`).
  */
 export async function simulatorAction(
   ctx: AppContext,
-  user: UserRow,
+  user: Actor,
   sessionId: string,
   action: Exclude<SessionCommand, 'restart'>,
 ) {
@@ -35,7 +35,7 @@ export async function simulatorAction(
   return { success: true, message: ACTIONS[action].done };
 }
 
-export async function simulatorOutbox(ctx: AppContext, user: UserRow, sessionId: string, limit: number) {
+export async function simulatorOutbox(ctx: AppContext, user: Actor, sessionId: string, limit: number) {
   await authorizeSession(ctx.db, user, 'act', sessionId);
   const rows = await listSentMessages(ctx.db, sessionId, limit);
   const messages: SimulatedMessageDto[] = rows.reverse().map((r) => {

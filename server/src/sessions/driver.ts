@@ -1,0 +1,318 @@
+import type { AppContext } from '../context.ts';
+import { setLastMessage, updateGroup, upsertGroups } from '../groups/repository.ts';
+import type { ConnectionUpdate, Transport } from '../transport/types.ts';
+import { GroupSync, isAdminIn, type SyncedSession, toCache, toStoredParticipant } from './group-sync.ts';
+import {
+  clearCommand,
+  findSession,
+  releaseLease,
+  type SessionRow,
+  updateOwnedSession,
+} from './repository.ts';
+
+/** What a session driver needs from the lease loop that owns it. */
+export interface DriverHost {
+  readonly ctx: AppContext;
+  /** The session's connection became usable on this node, or stopped being usable. */
+  announce(event: 'connected' | 'disconnected', sessionId: string): void;
+  /** Runs a pass of the lease loop soon (an order may be waiting). */
+  poke(): void;
+  /** The driver stopped: the loop forgets it. */
+  forget(driver: SessionDriver): void;
+  /** A restart order: a new driver for the row. */
+  restart(row: SessionRow): Promise<void>;
+}
+
+type ReleasePatch = Parameters<typeof releaseLease>[3];
+
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+/**
+ * One session this node holds the lease of: its transport's events written to the database in
+ * order, the orders of the API carried out, the group cache kept.
+ */
+export class SessionDriver implements SyncedSession {
+  readonly sessionId: string;
+  connected = false;
+  private everOpen = false;
+  ownJid: string | null;
+  ownLid: string | null;
+  /** A QR cycle is running: its first QR resets the served time, renewals keep it. */
+  private inQrCycle = false;
+  /** The served time already handed to the simulator. */
+  private qrServedSeen: number | null = null;
+  private hasCredentials: boolean;
+  /** Set once the driver is stopped: late events of its transport are ignored. */
+  stopped = false;
+  /** Events of one session are written in order. */
+  private chain: Promise<void> = Promise.resolve();
+  private readonly groups: GroupSync;
+  private readonly ctx: AppContext;
+
+  constructor(
+    private readonly host: DriverHost,
+    row: SessionRow,
+    readonly transport: Transport,
+  ) {
+    this.ctx = host.ctx;
+    this.sessionId = row.sessionId;
+    this.ownJid = row.ownJid;
+    this.ownLid = row.ownLid;
+    this.hasCredentials = row.hasCredentials;
+    this.groups = new GroupSync(this.ctx, this);
+  }
+
+  /** Listens to the transport and connects it. */
+  start(): void {
+    const { db, nodeId } = this.ctx;
+    const transport = this.transport;
+    transport.on('connection', (u) => this.run('connection', () => this.onConnection(u)));
+    transport.on('groups-upsert', (groups) =>
+      this.run('groups-upsert', () =>
+        upsertGroups(db, this.sessionId, toCache(this, groups), { replaceAll: false }),
+      ),
+    );
+    transport.on('groups-update', (updates) =>
+      this.run('groups-update', async () => {
+        for (const u of updates) {
+          await updateGroup(db, this.sessionId, u.id, {
+            ...(u.subject !== undefined ? { subject: u.subject } : {}),
+            ...(u.announce !== undefined ? { announce: u.announce } : {}),
+            ...(u.participants
+              ? {
+                  participants: u.participants.map(toStoredParticipant),
+                  isAdmin: isAdminIn(this, u.participants),
+                }
+              : {}),
+          });
+        }
+      }),
+    );
+    transport.on('last-message', (m) =>
+      this.run('last-message', () =>
+        setLastMessage(db, this.sessionId, m.chatId, {
+          sender: m.sender,
+          timestamp: m.timestamp,
+          body: m.body,
+        }),
+      ),
+    );
+    transport.on('quota', (q) =>
+      this.run('quota', async () => {
+        // Never lifted automatically: a person looks first (DECISIONS.md, sending pace).
+        if (q.capped)
+          await updateOwnedSession(db, nodeId, this.sessionId, {
+            sendPaused: true,
+            statusReason: q.reason ?? "Paused: WhatsApp's new-chat limit was reached",
+          });
+      }),
+    );
+    transport.on('creds-saved', () =>
+      this.run('creds-saved', async () => {
+        if (this.hasCredentials) return;
+        this.hasCredentials = true;
+        await updateOwnedSession(db, nodeId, this.sessionId, { hasCredentials: true });
+      }),
+    );
+    transport.connect().catch((err) => {
+      this.run('connect', () =>
+        this.onConnection({
+          state: 'closed',
+          reason: `Cannot connect: ${errorText(err)}`,
+          loggedOut: false,
+          willReconnect: false,
+        }),
+      );
+    });
+  }
+
+  private run(what: string, fn: () => Promise<void>): void {
+    this.chain = this.chain.then(async () => {
+      if (this.stopped) return;
+      try {
+        await fn();
+      } catch (err) {
+        if (!this.stopped)
+          this.ctx.log.error({ err, sessionId: this.sessionId }, `session event failed: ${what}`);
+      }
+    });
+  }
+
+  private async onConnection(u: ConnectionUpdate): Promise<void> {
+    const { db, nodeId } = this.ctx;
+    const row = await findSession(db, this.sessionId);
+    if (!row) return;
+    const keepReason = row.sendPaused ? row.statusReason : null;
+    switch (u.state) {
+      case 'connecting':
+        return;
+      case 'qr': {
+        const first = !this.inQrCycle;
+        this.inQrCycle = true;
+        if (first) this.qrServedSeen = null;
+        await updateOwnedSession(db, nodeId, this.sessionId, {
+          status: 'PENDING',
+          statusReason: keepReason,
+          qr: u.qr,
+          qrUpdatedAt: new Date(),
+          ...(first ? { qrServedAt: null } : {}),
+        });
+        // An order (the simulator's link) may be waiting for the QR.
+        if (row.command) this.host.poke();
+        return;
+      }
+      case 'open': {
+        this.inQrCycle = false;
+        this.connected = true;
+        this.everOpen = true;
+        this.ownJid = u.jid;
+        this.ownLid = u.lid;
+        this.hasCredentials = true;
+        await updateOwnedSession(db, nodeId, this.sessionId, {
+          status: 'CONNECTED',
+          statusReason: keepReason,
+          ownJid: u.jid,
+          ownLid: u.lid,
+          qr: null,
+          qrUpdatedAt: null,
+          qrServedAt: null,
+          hasCredentials: true,
+          connectedAt: new Date(),
+        });
+        this.host.announce('connected', this.sessionId);
+        void this.groups.run();
+        return;
+      }
+      case 'closed': {
+        // The operator reads why a session is down (e.g. WhatsApp unreachable) in the log too.
+        this.ctx.log.warn(
+          {
+            sessionId: this.sessionId,
+            reason: u.reason,
+            loggedOut: u.loggedOut,
+            willReconnect: u.willReconnect,
+          },
+          `WhatsApp connection closed: ${u.reason}`,
+        );
+        const wasConnected = this.connected;
+        this.connected = false;
+        this.inQrCycle = false;
+        if (wasConnected) this.host.announce('disconnected', this.sessionId);
+        if (u.loggedOut) {
+          this.hasCredentials = false;
+          await this.stop({
+            release: true,
+            patch: {
+              status: 'DISCONNECTED',
+              statusReason: u.reason,
+              hasCredentials: false,
+              qr: null,
+              qrUpdatedAt: null,
+              qrServedAt: null,
+              desiredState: 'stopped',
+            },
+          });
+        } else if (u.willReconnect) {
+          await updateOwnedSession(db, nodeId, this.sessionId, {
+            status: this.everOpen ? 'DISCONNECTED' : 'PENDING',
+            statusReason: u.reason,
+            qr: null,
+            qrUpdatedAt: null,
+          });
+        } else {
+          // Banned, replaced, QR expired or unreachable for good: nobody reconnects it until a restart.
+          await this.stop({
+            release: true,
+            patch: {
+              status: 'DISCONNECTED',
+              statusReason: u.reason,
+              qr: null,
+              qrUpdatedAt: null,
+              qrServedAt: null,
+              desiredState: 'stopped',
+            },
+          });
+        }
+        return;
+      }
+    }
+  }
+
+  /** Carries out what the API asked for through the row: orders, the served QR, a group refresh. */
+  async applyOrders(row: SessionRow): Promise<void> {
+    const { db } = this.ctx;
+    const t = this.transport;
+    const sim = t.simulated;
+    if (row.command && row.commandAt) {
+      let done = true;
+      switch (row.command) {
+        case 'restart':
+          if (!this.connected) {
+            await this.stop({ release: false });
+            await clearCommand(db, row.sessionId, row.commandAt);
+            await this.host.restart({ ...row, command: null, commandAt: null });
+            return;
+          }
+          break;
+        // The simulator's orders; a real network has nobody to take them.
+        case 'link':
+          if (sim && t.state === 'qr') await sim.linkNow();
+          else done = !sim || t.state === 'open' || t.state === 'closed';
+          break;
+        case 'disconnect':
+          sim?.dropConnection();
+          break;
+        case 'logout':
+          await sim?.unlinkFromPhone();
+          break;
+      }
+      if (done) await clearCommand(db, row.sessionId, row.commandAt);
+    }
+    if (this.stopped) return;
+    if (sim && row.qrServedAt && this.qrServedSeen !== row.qrServedAt.getTime()) {
+      this.qrServedSeen = row.qrServedAt.getTime();
+      sim.qrServed(row.qrServedAt);
+    }
+    const requested = row.groupsRefreshRequestedAt?.getTime() ?? 0;
+    if (this.connected && requested > (row.groupsFetchedAt?.getTime() ?? 0)) void this.groups.run();
+  }
+
+  /** Closes the connection without unlinking; `release` gives the lease up with `patch` written. */
+  async stop(options: { release: boolean; patch?: ReleasePatch }): Promise<void> {
+    if (!this.halt()) return;
+    await this.transport
+      .close()
+      .catch((err) => this.ctx.log.warn({ err, sessionId: this.sessionId }, 'close failed'));
+    this.transport.removeAllListeners();
+    if (options.release) {
+      await releaseLease(this.ctx.db, this.ctx.nodeId, this.sessionId, options.patch ?? {}).catch((err) =>
+        this.ctx.log.warn({ err, sessionId: this.sessionId }, 'could not release the lease'),
+      );
+    }
+  }
+
+  /** Unlinks the device (the session is being terminated). */
+  async logout(): Promise<void> {
+    if (!this.halt()) return;
+    await this.transport
+      .logout()
+      .catch((err) => this.ctx.log.warn({ err, sessionId: this.sessionId }, 'logout did not reach WhatsApp'));
+    await this.transport.close().catch(() => {});
+    this.transport.removeAllListeners();
+  }
+
+  /** Marks the driver stopped; false when it already was. */
+  private halt(): boolean {
+    if (this.stopped) return false;
+    this.stopped = true;
+    this.host.forget(this);
+    if (this.connected) {
+      this.connected = false;
+      this.host.announce('disconnected', this.sessionId);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,98 @@
+import type { AppContext } from '../context.ts';
+import type { StoredParticipant } from '../db/schema.ts';
+import { type GroupCacheEntry, listGroups, setInviteCode, upsertGroups } from '../groups/repository.ts';
+import type { GroupInfo, GroupParticipantInfo, Transport } from '../transport/types.ts';
+import { updateOwnedSession } from './repository.ts';
+
+/** The linked account's own ids, to tell whether it is admin of a group. */
+export type OwnIds = { ownJid: string | null; ownLid: string | null };
+
+/** What the group sync reads of the session driver it works for. */
+export interface SyncedSession extends OwnIds {
+  readonly sessionId: string;
+  readonly transport: Transport;
+  readonly stopped: boolean;
+  readonly connected: boolean;
+}
+
+/** `user@server` without the device part, for comparing JIDs. */
+export function bareJid(jid: string | null | undefined): string | null {
+  if (!jid) return null;
+  const [user, server] = jid.split('@');
+  if (!user || !server) return null;
+  return `${user.split(':')[0]}@${server}`;
+}
+
+export const toStoredParticipant = (p: GroupParticipantInfo): StoredParticipant => ({
+  id: p.id,
+  phoneNumber: p.phoneNumber,
+  lid: p.lid,
+  admin: p.admin,
+});
+
+/** Whether the linked account is admin among these participants, matched by phone JID or LID. */
+export function isAdminIn(own: OwnIds, participants: GroupParticipantInfo[]): boolean {
+  const ids = new Set([bareJid(own.ownJid), bareJid(own.ownLid)].filter((x): x is string => !!x));
+  const ownPhone = bareJid(own.ownJid)?.split('@')[0] ?? null;
+  return participants.some(
+    (p) =>
+      p.admin !== null &&
+      (ids.has(bareJid(p.id) ?? '') ||
+        ids.has(bareJid(p.lid) ?? '') ||
+        (ownPhone !== null && p.phoneNumber === ownPhone)),
+  );
+}
+
+/** Groups as the transport reports them, as rows of the cache. */
+export function toCache(own: OwnIds, groups: GroupInfo[]): GroupCacheEntry[] {
+  return groups.map((g) => ({
+    groupId: g.id,
+    subject: g.subject,
+    owner: g.owner,
+    createdAt: g.creation ? new Date(g.creation * 1000) : null,
+    participants: g.participants.map(toStoredParticipant),
+    isAdmin: isAdminIn(own, g.participants),
+    announce: g.announce,
+    lastMessage: g.lastMessage
+      ? { sender: g.lastMessage.sender, timestamp: g.lastMessage.timestamp, body: g.lastMessage.body }
+      : null,
+  }));
+}
+
+/** One session's group sync: a full group fetch into the cache, then the invite codes of admin groups. */
+export class GroupSync {
+  private syncing = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly session: SyncedSession,
+  ) {}
+
+  /** Runs a sync unless one is running. */
+  async run(): Promise<void> {
+    const d = this.session;
+    if (this.syncing || d.stopped) return;
+    this.syncing = true;
+    const { db, nodeId } = this.ctx;
+    try {
+      const groups = await d.transport.fetchGroups();
+      if (d.stopped) return;
+      await upsertGroups(db, d.sessionId, toCache(d, groups), { replaceAll: true });
+      await updateOwnedSession(db, nodeId, d.sessionId, { groupsFetchedAt: new Date() });
+      // Invite codes one at a time (the transport spaces them out).
+      for (const g of await listGroups(db, d.sessionId)) {
+        if (d.stopped || !d.connected) return;
+        if (!g.isAdmin || g.inviteCode) continue;
+        try {
+          await setInviteCode(db, d.sessionId, g.groupId, await d.transport.inviteCode(g.groupId));
+        } catch (err) {
+          this.ctx.log.warn({ err, sessionId: d.sessionId, groupId: g.groupId }, 'invite code not available');
+        }
+      }
+    } catch (err) {
+      if (!d.stopped) this.ctx.log.warn({ err, sessionId: d.sessionId }, 'group fetch failed');
+    } finally {
+      this.syncing = false;
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import type { GroupMetadata, GroupParticipant, proto } from 'baileys';
+import type { CachedGroup, GroupInfo, GroupParticipantInfo, IncomingLastMessage } from '../types.ts';
+
+/** Baileys <-> the transport's domain types. No socket, no state. */
+
+/** WhatsApp's code of a closed connection (Boom's `output.statusCode`). */
+export function statusCodeOf(error: unknown): number | undefined {
+  const e = error as { output?: { statusCode?: number }; data?: unknown } | undefined;
+  return e?.output?.statusCode;
+}
+
+/** An error in words, with its network cause when it has one. */
+export function messageOf(error: unknown): string {
+  if (!error) return 'unknown error';
+  const e = error as { message?: string; cause?: { message?: string; code?: string }; code?: string };
+  const inner = e.cause?.code ?? e.cause?.message ?? e.code;
+  const msg = e.message ?? String(error);
+  return inner && !msg.includes(inner) ? `${msg} (${inner})` : msg;
+}
+
+/** The text of a message, or null for media without caption and other kinds. */
+export function messageBody(message: proto.IMessage | null | undefined): string | null {
+  if (!message) return null;
+  const m = message.ephemeralMessage?.message ?? message.viewOnceMessage?.message ?? message;
+  return (
+    m.conversation ??
+    m.extendedTextMessage?.text ??
+    m.imageMessage?.caption ??
+    m.videoMessage?.caption ??
+    m.documentMessage?.caption ??
+    m.pollCreationMessage?.name ??
+    m.pollCreationMessageV3?.name ??
+    null
+  );
+}
+
+export const digitsOfJid = (jid: string | undefined | null) =>
+  jid?.endsWith('@s.whatsapp.net') ? jid.split('@')[0]!.split(':')[0]! : null;
+
+function toParticipant(p: GroupParticipant): GroupParticipantInfo {
+  const lid = p.lid ?? (p.id.endsWith('@lid') ? p.id : null);
+  return {
+    id: p.id,
+    phoneNumber: digitsOfJid(p.phoneNumber) ?? digitsOfJid(p.id),
+    lid,
+    admin: p.admin === 'admin' || p.admin === 'superadmin' ? p.admin : null,
+  };
+}
+
+export function toGroupInfo(meta: GroupMetadata, lastMessage?: IncomingLastMessage | null): GroupInfo {
+  return {
+    id: meta.id,
+    subject: meta.subject ?? '',
+    owner: meta.ownerPn ?? meta.owner ?? null,
+    creation: meta.creation ?? null,
+    announce: !!meta.announce,
+    participants: (meta.participants ?? []).map(toParticipant),
+    lastMessage: lastMessage ?? null,
+  };
+}
+
+/** Back to Baileys' shape, for `cachedGroupMetadata` from the session's cache. */
+export function toGroupMetadata(group: CachedGroup): GroupMetadata {
+  return {
+    id: group.id,
+    subject: group.subject,
+    owner: group.owner ?? undefined,
+    creation: group.creation ?? undefined,
+    announce: group.announce,
+    participants: group.participants.map((p) => ({
+      id: p.id,
+      lid: p.lid ?? undefined,
+      phoneNumber: p.phoneNumber ? `${p.phoneNumber}@s.whatsapp.net` : undefined,
+      admin: p.admin,
+    })),
+  };
+}
