@@ -116,5 +116,22 @@ describe.each(DB_KINDS)('webhook events from the engine on %s', (kind) => {
       ),
     ).toBe(true);
     expect(receiver.calls.every((c) => verifySignature(secret, c))).toBe(true);
+
+    // The same sends in this process's Prometheus counters.
+    const outcome = async (name: string) =>
+      (await t.ctx.metrics.messages.get()).values.find((v) => v.labels.outcome === name)?.value;
+    expect(await outcome('sent')).toBe(3);
+    expect(await outcome('failed')).toBe(1);
+    const sends = (await t.ctx.metrics.sendDuration.get()).values.find(
+      (v) => v.metricName === 'wa_send_duration_seconds_count',
+    );
+    expect(sends?.value).toBe(4);
+    // Each acknowledged call is counted once its outcome is recorded (just after the answer).
+    await waitFor('webhook calls counted', async () => {
+      const delivered = (await t.ctx.metrics.webhookDeliveries.get()).values.find(
+        (v) => v.labels.result === 'delivered',
+      );
+      return delivered?.value === receiver.calls.length ? true : null;
+    });
   });
 });

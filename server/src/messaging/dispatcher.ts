@@ -47,6 +47,7 @@ export async function startDispatcher(
     store,
     transportFor: (sessionId: string) => runtime.transportFor(sessionId),
     log,
+    metrics: ctx.metrics,
     paced: config.sendDelayMaxMs > 0,
     delay: () =>
       config.sendDelayMinMs + Math.floor(Math.random() * (config.sendDelayMaxMs - config.sendDelayMinMs + 1)),

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { Metrics } from '../metrics/metrics.ts';
 import { type OutgoingMessage, SendError, type Transport } from '../transport/types.ts';
 import type { ClaimedRecipient, DispatchStore, Receipt } from './dispatch-store.ts';
 import { DISPATCH_MESSAGES } from './messages.ts';
@@ -8,6 +9,8 @@ export type SessionLoopDeps = {
   /** The live transport of a session this node drives, if any. */
   transportFor(sessionId: string): Transport | undefined;
   log: FastifyBaseLogger;
+  /** This process's counters: outcomes recorded and the transport's send time. */
+  metrics: Pick<Metrics, 'messages' | 'sendDuration'>;
   /** With a pause between messages, the next recipient is claimed after it (no lease held while waiting). */
   paced: boolean;
   /** The pause before the next message, in ms. */
@@ -185,9 +188,12 @@ export class SessionLoop {
       return 'failed';
     }
     let messageId: string;
+    const endTimer = deps.metrics.sendDuration.startTimer();
     try {
       ({ messageId } = await transport.send(r.chatId, message));
+      endTimer();
     } catch (err) {
+      endTimer();
       if (err instanceof SendError && err.code === 'not-connected') {
         // The transport refused before sending anything: the recipient waits for the session.
         await store.release([r.id]);
@@ -214,6 +220,7 @@ export class SessionLoop {
         messageId,
         claimNext && this.active ? sessionId : undefined,
       );
+      deps.metrics.messages.inc({ outcome: 'sent' });
       return { next: following };
     } catch (err) {
       // Left `sending`: its lease runs out and it fails as 'delivery unknown', never re-sent.
@@ -225,6 +232,7 @@ export class SessionLoop {
   private async fail(r: ClaimedRecipient, error: string): Promise<void> {
     try {
       await this.deps.store.fail(r.id, error);
+      this.deps.metrics.messages.inc({ outcome: 'failed' });
     } catch (err) {
       this.deps.log.error(
         { err, sessionId: this.sessionId, recipient: r.id },
