@@ -4,7 +4,7 @@ import { addCredits, debitCredits, ledgerSum } from '../src/credits/credits.ts';
 import { creditLedger, messageJobs } from '../src/db/schema.ts';
 import { acceptSend } from '../src/messaging/service.ts';
 import { findUserById } from '../src/users/repository.ts';
-import { balanceOf, buildSession, countRows } from './fakes/messaging.ts';
+import { balanceOf, buildNamedGroups, buildSession, countRows } from './fakes/messaging.ts';
 import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
 
 describe.each(DB_KINDS)('credits on %s', (kind) => {
@@ -45,7 +45,8 @@ describe.each(DB_KINDS)('credits on %s', (kind) => {
     await addCredits(t.db, user.id, 10, 'grant');
     const sessionId = await buildSession(t, user.id);
     const recipientsBefore = await countRows(t.db, 'message_job_recipients');
-    // PostgreSQL text cannot hold a NUL character: the recipients insert fails after the debit.
+    await buildNamedGroups(t, sessionId, ['ok@g.us']);
+    // PostgreSQL text cannot hold a NUL character: the job insert fails after the debit.
     // (The HTTP layer refuses NUL earlier, so the service is called directly.)
     const row = (await findUserById(t.db, user.id))!;
     await expect(
@@ -53,7 +54,7 @@ describe.each(DB_KINDS)('credits on %s', (kind) => {
         t.ctx,
         row,
         sessionId,
-        { chatIds: ['ok@g.us', 'bad\u0000@g.us'], type: 'string', content: 'x' },
+        { chatIds: ['ok@g.us'], type: 'string', content: 'bad\u0000text' },
         'groups',
       ),
     ).rejects.toThrow();

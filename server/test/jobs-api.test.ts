@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addCredits, debitCredits } from '../src/credits/credits.ts';
-import { creditLedger, messageJobs } from '../src/db/schema.ts';
+import { creditLedger, messageJobs, waGroups } from '../src/db/schema.ts';
 import { type Engine, startEngine } from '../src/engine.ts';
 import {
   balanceOf,
@@ -46,7 +46,13 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     const token = await loginToken(t.app, user.username);
     phone += 1;
     const sessionId = await connectedInstance(t, token, String(phone));
-    return { user, token, sessionId };
+    // The group route sends only to groups of the account's list: the simulator's, once cached.
+    const groups = await waitFor('groups cached', async () => {
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+      const open = rows.filter((g) => !g.announce).map((g) => g.groupId);
+      return open.length >= 2 ? open : null;
+    });
+    return { user, token, sessionId, groups };
   }
 
   const get = (token: string, url: string) => t.app.inject({ method: 'GET', url, headers: bearer(token) });
@@ -63,14 +69,14 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
   }
 
   it('lists a user’s jobs newest first with the spec fields, filters and paging', async () => {
-    const { user, token, sessionId } = await account(100);
+    const { user, token, sessionId, groups } = await account(100);
     const first = await send(token, sessionId, {
-      chatIds: ['1@g.us', '2@g.us'],
+      chatIds: [groups[0]!, groups[1]!],
       type: 'string',
       content: 'one',
     });
     const second = await send(token, sessionId, {
-      chatIds: ['1@g.us'],
+      chatIds: [groups[0]!],
       type: 'poll',
       content: { pollName: 'Q', pollOptions: ['a', 'b'], options: { allowMultipleAnswers: true } },
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
@@ -121,7 +127,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     const owner = await account(10, admin.id);
     const stranger = await account(10);
     const jobId = await send(owner.token, owner.sessionId, {
-      chatIds: ['1@g.us'],
+      chatIds: [owner.groups[0]!],
       type: 'string',
       content: 'x',
     });

@@ -1,6 +1,9 @@
+import { eq } from 'drizzle-orm';
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messageJobs } from '../src/db/schema.ts';
 import { buildApp } from '../src/http/app.ts';
+import { buildGroups, buildSession } from './fakes/messaging.ts';
 import {
   bearer,
   buildAdmin,
@@ -37,6 +40,36 @@ describe.each(DB_KINDS)('security faults (%s)', (kind) => {
   };
   afterAll(async () => {
     for (const t of apps) await t.close();
+  });
+
+  describe('fault 1: the group route sends only to groups of the session’s list', () => {
+    it('refuses a phone number and an unknown group with 400, and sends nothing', async () => {
+      const t = await app();
+      const user = await buildUser(t, { credits: 10, isBulkMessagingEnabled: false });
+      const token = await loginToken(t.app, user.username);
+      const sessionId = await buildSession(t, user.id);
+      const [group] = await buildGroups(t, sessionId, [3]);
+      const send = (chatIds: string[]) =>
+        t.app.inject({
+          method: 'POST',
+          url: `/api/session/${sessionId}/sendBulkMessage`,
+          headers: bearer(token),
+          payload: { chatIds, type: 'string', content: 'hi' },
+        });
+      const phone = await send([group!, '919812345678@s.whatsapp.net']);
+      expect(phone.statusCode).toBe(400);
+      expect(phone.json()).toEqual({
+        success: false,
+        message: 'Not a group of this account: 919812345678@s.whatsapp.net',
+      });
+      const stranger = await send(['120363999999999999@g.us']);
+      expect(stranger.json()).toEqual({
+        success: false,
+        message: 'Not a group of this account: 120363999999999999@g.us',
+      });
+      expect(await t.db.select().from(messageJobs).where(eq(messageJobs.userId, user.id))).toEqual([]);
+      expect((await send([group!])).statusCode).toBe(200);
+    });
   });
 
   describe('fault 2: sign-in failures are counted per account and per address, in the database', () => {

@@ -5,6 +5,7 @@ import { sha256 } from '../src/ids.ts';
 import {
   balanceOf,
   buildGroups,
+  buildNamedGroups,
   buildSession,
   countRows,
   expectLedgerMatches,
@@ -29,6 +30,12 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     users.add(user.id);
     const token = await loginToken(t.app, user.username);
     const sessionId = await buildSession(t, user.id);
+    // The fake ids the tests send to are groups of this account's list.
+    await buildNamedGroups(
+      t,
+      sessionId,
+      Array.from({ length: 6 }, (_, i) => `${i}@g.us`),
+    );
     return { user, token, sessionId };
   }
 
@@ -83,7 +90,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     const { user, token, sessionId } = await setup(10);
     const groups = await buildGroups(t, sessionId, [3, 5]);
     const res = await send(token, sessionId, {
-      chatIds: [groups[0], groups[1], groups[0], 'unknown@g.us'],
+      chatIds: [groups[0], groups[1], groups[0], '5@g.us'],
       type: 'string',
       content: 'Hello groups',
     });
@@ -99,7 +106,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     expect(rs.map((r) => [r.chatId, r.chatName, r.status])).toEqual([
       [groups[0], 'Group 1', 'queued'],
       [groups[1], 'Group 2', 'queued'],
-      ['unknown@g.us', null, 'queued'],
+      ['5@g.us', '5@g.us', 'queued'],
     ]);
     const ledger = await t.db.select().from(creditLedger).where(eq(creditLedger.jobId, body.jobId));
     expect(ledger.map((l) => [l.delta, l.reason])).toEqual([[-3, 'send']]);
@@ -264,6 +271,11 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
 
   it('never overdraws: 30 concurrent sends of 5 race for a balance of 100', async () => {
     const { user, token, sessionId } = await setup(100);
+    await buildNamedGroups(
+      t,
+      sessionId,
+      Array.from({ length: 150 }, (_, n) => `${Math.floor(n / 5)}-${n % 5}@g.us`),
+    );
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         send(token, sessionId, {

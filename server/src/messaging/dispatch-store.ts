@@ -4,7 +4,7 @@ import { type Db, queryRows } from '../db/client.ts';
 import { media, messageJobs, waSessions } from '../db/schema.ts';
 import type { OutgoingMessage } from '../transport/types.ts';
 import { outgoingMessage } from './compose.ts';
-import { DISPATCH_MESSAGES } from './messages.ts';
+import { DISPATCH_MESSAGES, JOB_MESSAGES } from './messages.ts';
 import { countersUpdate, type FailedGroup, failAndRefundWhere, hotRows, ms } from './recipient-sql.ts';
 
 /**
@@ -40,6 +40,8 @@ export interface DispatchStore {
   updateWaitingClocks(): Promise<void>;
   /** Fails (and refunds) due recipients of jobs that waited longer than `waitMs` for their session. */
   failLongWaiting(waitMs: number): Promise<FailedGroup[]>;
+  /** Fails (and refunds) queued recipients their owner may no longer send (see forbiddenWaiting). */
+  failForbidden(): Promise<FailedGroup[]>;
   /** Applies a batch of delivery and read receipts of one session. */
   applyReceipts(sessionId: string, receipts: Receipt[]): Promise<void>;
   /** The message to send for a job, rebuilt from its row (null when it cannot be). */
@@ -55,6 +57,39 @@ export function recipientLeaseMs(config: { sessionLeaseMs: number }): number {
   return Math.max(config.sessionLeaseMs * 2, 60_000);
 }
 
+/**
+ * Queued recipients their owner may no longer send: the account is disabled, or they are
+ * individual sends and the bulk flag was revoked. The claim skips them; the admin's change and
+ * the sweep fail and refund them (`userId`: one account only).
+ */
+export const forbiddenWaiting = (userId?: string) =>
+  sql`r.status = 'queued' AND r.job_id IN (
+        SELECT j.id FROM message_jobs j JOIN users u ON u.id = j.user_id
+        WHERE ${userId === undefined ? sql`` : sql`u.id = ${userId} AND`}
+          (u.disabled OR (j.audience = 'individuals' AND NOT u.is_bulk_messaging_enabled)))`;
+
+/** Why such a recipient failed, read from its owner's row. */
+const forbiddenReason = sql`CASE WHEN (SELECT u.disabled FROM message_jobs j JOIN users u ON u.id = j.user_id
+    WHERE j.id = r.job_id) THEN ${JOB_MESSAGES.accountDisabled} ELSE ${JOB_MESSAGES.bulkDisabled} END`;
+
+/** Fails and refunds every forbidden waiting recipient (of one account, or all), slice by slice. */
+export async function failForbiddenWaitingIn(db: Db, userId?: string): Promise<FailedGroup[]> {
+  const all: FailedGroup[] = [];
+  for (;;) {
+    const groups = await db.transaction((tx) =>
+      failAndRefundWhere(
+        tx,
+        forbiddenWaiting(userId),
+        forbiddenReason,
+        DISPATCH_MESSAGES.noLongerAllowed,
+        5000,
+      ),
+    );
+    if (groups.length === 0) return all;
+    all.push(...groups);
+  }
+}
+
 type ClaimRow = { id: number | string; job_id: string; chat_id: string };
 const toClaimed = (rows: ClaimRow[]): ClaimedRecipient[] =>
   rows.map((r) => ({ id: Number(r.id), jobId: r.job_id, chatId: r.chat_id }));
@@ -68,6 +103,12 @@ function claimCtes(sessionId: string, nodeId: string, limit: number, leaseMs: nu
           SELECT r.id FROM message_job_recipients r
           WHERE r.session_id = ${sessionId} AND r.status = 'queued' AND r.due_at <= now()
             AND NOT EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId} AND s.send_paused)
+            -- The owner's state is read at every claim: a disabled account, or individuals after the
+            -- bulk flag was revoked, are not sent (the admin's change fails and refunds them).
+            AND NOT EXISTS (
+              SELECT 1 FROM message_jobs j JOIN users u ON u.id = j.user_id
+              WHERE j.id = r.job_id
+                AND (u.disabled OR (j.audience = 'individuals' AND NOT u.is_bulk_messaging_enabled)))
           ORDER BY r.due_at, r.id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
@@ -240,6 +281,10 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
           5000,
         ),
       );
+    },
+
+    failForbidden() {
+      return failForbiddenWaitingIn(db);
     },
 
     async applyReceipts(sessionId, receipts) {

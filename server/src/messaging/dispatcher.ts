@@ -96,6 +96,8 @@ export async function startDispatcher(
         await store.failExpiredLeases();
         await store.updateWaitingClocks();
         await store.failLongWaiting(config.sessionWaitMs);
+        // A recipient put back in the queue after an admin disabled its owner (or revoked the flag).
+        await store.failForbidden();
         // A missed `connected` event must not leave an owned session without its loop.
         for (const sessionId of runtime.ownedSessionIds()) ensureLoop(sessionId, false);
       } catch (err) {

@@ -6,6 +6,7 @@ export const JOB_MESSAGES = {
   bulkDisabled: 'Bulk messaging is not enabled for your account',
   interrupted: 'Interrupted: delivery unknown',
   cancelled: 'Cancelled: job deleted',
+  accountDisabled: 'The account is disabled',
 } as const;
 
 /** Why a recipient failed in the engine. */
@@ -14,4 +15,5 @@ export const DISPATCH_MESSAGES = {
   notOnWhatsApp: 'Not on WhatsApp',
   contentMissing: 'Message content is missing',
   interrupted: JOB_MESSAGES.interrupted,
+  noLongerAllowed: 'The account may no longer send these messages',
 } as const;

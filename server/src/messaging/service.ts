@@ -11,15 +11,15 @@ import type {
 } from '@wa/contract';
 import type { AppContext } from '../context.ts';
 import { debitCredits } from '../credits/credits.ts';
-import type { Db } from '../db/client.ts';
 import { badRequest, conflict, forbidden, MESSAGES, notFound, paymentRequired } from '../errors.ts';
 import { groupFigures, groupSubjects } from '../groups/repository.ts';
 import { newId, sha256 } from '../ids.ts';
-import { findSessionOfUser, firstSessionOfUser } from '../sessions/repository.ts';
+import { authorizeGroups, authorizeJob, authorizeSession, authorizeUser } from '../policy/access.ts';
+import { firstSessionOfUser } from '../sessions/repository.ts';
 import { signal } from '../signals.ts';
 import type { UserRow } from '../users/repository.ts';
-import { findUserById } from '../users/repository.ts';
 import { type Audience, composeSend, storedContent } from './compose.ts';
+import { failForbiddenWaitingIn } from './dispatch-store.ts';
 import * as repo from './jobs-repository.ts';
 import { JOB_MESSAGES } from './messages.ts';
 import { presentJob, presentRecipient } from './present.ts';
@@ -40,8 +40,7 @@ export async function acceptSend(
   idempotencyKey?: string,
 ): Promise<SendResponse> {
   if (audience === 'individuals' && !user.isBulkMessagingEnabled) throw forbidden(JOB_MESSAGES.bulkDisabled);
-  const session = await findSessionOfUser(ctx.db, user.id, sessionId);
-  if (!session) throw notFound(MESSAGES.noSession);
+  await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
   const idempotency =
     idempotencyKey === undefined ? null : idempotencyOf(idempotencyKey, audience, sessionId, body);
   if (idempotency) {
@@ -51,6 +50,9 @@ export async function acceptSend(
   }
   const composed = composeSend(body, audience);
   const { chatIds, message, scheduledAt } = composed;
+  // Only groups of this account's list: a phone number here would bypass the bulk flag.
+  if (audience === 'groups')
+    await authorizeGroups(ctx.db, user, 'act', sessionId, chatIds, MESSAGES.noSession);
 
   let chatNames: Array<string | null>;
   if (audience === 'groups') {
@@ -127,37 +129,6 @@ function replay(previous: repo.IdempotentAnswer, requestHash: string): SendRespo
   return previous.response as SendResponse;
 }
 
-// ---------------------------------------------------------------- access
-
-/** The user whose jobs `viewer` may read: itself, or (for an ADMIN) a user it manages. */
-async function readableUser(db: Db, viewer: UserRow, userId: string): Promise<void> {
-  if (viewer.id === userId) return;
-  if (viewer.role === 'ADMIN') {
-    const target = await findUserById(db, userId);
-    if (target && target.managedBy === viewer.id) return;
-  }
-  throw notFound(JOB_MESSAGES.userNotFound);
-}
-
-/** A job the viewer may read (its owner, or the ADMIN managing the owner); anything else is 404. */
-async function readableJob(db: Db, viewer: UserRow, jobId: string): Promise<repo.JobRow> {
-  const job = await repo.findJob(db, jobId);
-  if (!job) throw notFound(JOB_MESSAGES.jobNotFound);
-  if (job.userId === viewer.id) return job;
-  if (viewer.role === 'ADMIN') {
-    const owner = await findUserById(db, job.userId);
-    if (owner && owner.managedBy === viewer.id) return job;
-  }
-  throw notFound(JOB_MESSAGES.jobNotFound);
-}
-
-/** Changing a job (retry, delete) is for its owner only. */
-async function ownJob(db: Db, user: UserRow, jobId: string): Promise<repo.JobRow> {
-  const job = await repo.findJob(db, jobId);
-  if (!job || job.userId !== user.id) throw notFound(JOB_MESSAGES.jobNotFound);
-  return job;
-}
-
 // ---------------------------------------------------------------- jobs
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -189,7 +160,7 @@ export async function listJobs(
   userId: string,
   query: JobsQuery,
 ): Promise<JobsResponse> {
-  await readableUser(ctx.db, viewer, userId);
+  await authorizeUser(ctx.db, viewer, 'read', userId);
   const { rows, total } = await repo.listJobs(ctx.db, userId, {
     from: parseBound(query.from, false),
     to: parseBound(query.to, true),
@@ -214,7 +185,7 @@ export async function jobDetails(
   jobId: string,
   query: JobDetailsQuery = {},
 ): Promise<JobDetailsResponse> {
-  const job = await readableJob(ctx.db, viewer, jobId);
+  const job = await authorizeJob(ctx.db, viewer, 'read', jobId);
   const recipients = await repo.jobRecipients(
     ctx.db,
     jobId,
@@ -248,10 +219,12 @@ export async function retryJob(
   jobId: string,
   sessionId: string | undefined,
 ): Promise<RetryResponse> {
-  const job = await ownJob(ctx.db, user, jobId);
+  const job = await authorizeJob(ctx.db, user, 'act', jobId);
+  // The flag is read again: an admin may have revoked it since the job was accepted.
+  if (job.audience === 'individuals' && !user.isBulkMessagingEnabled)
+    throw forbidden(JOB_MESSAGES.bulkDisabled);
   const target = sessionId?.trim() || job.sessionId;
-  const session = await findSessionOfUser(ctx.db, user.id, target);
-  if (!session) throw notFound(MESSAGES.noSession);
+  await authorizeSession(ctx.db, user, 'act', target, MESSAGES.noSession);
   const retried = await ctx.db.transaction(async (tx) => {
     const locked = await repo.lockJob(tx, jobId);
     if (!locked) throw notFound(JOB_MESSAGES.jobNotFound);
@@ -280,7 +253,7 @@ export async function retryJob(
  * recipients. The ledger keeps its rows. Owner only.
  */
 export async function deleteJob(ctx: AppContext, user: UserRow, jobId: string): Promise<void> {
-  const job = await ownJob(ctx.db, user, jobId);
+  const job = await authorizeJob(ctx.db, user, 'act', jobId);
   const pollMs = 50;
   for (;;) {
     const done = await ctx.db.transaction(async (tx) => {
@@ -313,9 +286,7 @@ export async function dashboard(
 ): Promise<DashboardResponse> {
   let sid: string | null;
   if (sessionId) {
-    const session = await findSessionOfUser(ctx.db, user.id, sessionId);
-    if (!session) throw notFound(MESSAGES.noSession);
-    sid = session.sessionId;
+    sid = (await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession)).sessionId;
   } else {
     sid = await firstSessionOfUser(ctx.db, user.id);
   }
@@ -333,4 +304,17 @@ export async function dashboard(
     deliveryRate: figures.sent > 0 ? Math.round((figures.delivered * 1000) / figures.sent) / 10 : 0,
     recentJobs: recent.rows.map((r) => presentJob(r, now)),
   };
+}
+
+// ---------------------------------------------------------------- an admin's change
+
+/**
+ * An admin disabled the user or revoked their bulk flag: what waits to be sent and may no longer
+ * be (everything, or the individual sends) fails with the reason and is refunded at once. The
+ * claim skips such recipients too, so a send racing this change is the only one that can finish.
+ * Failed, not cancelled: after the account is enabled again the owner can retry them.
+ */
+export async function failForbiddenWaiting(ctx: AppContext, userId: string): Promise<number> {
+  const groups = await failForbiddenWaitingIn(ctx.db, userId);
+  return groups.reduce((sum, g) => sum + g.count, 0);
 }

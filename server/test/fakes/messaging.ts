@@ -49,6 +49,15 @@ export async function buildGroups(t: { db: Db }, sessionId: string, sizes: numbe
   return ids;
 }
 
+/** Groups with the given ids in a session's list (subject = id): the group route sends only to listed groups. */
+export async function buildNamedGroups(t: { db: Db }, sessionId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await t.db
+    .insert(waGroups)
+    .values(ids.map((groupId) => ({ sessionId, groupId, subject: groupId, participants: [] })))
+    .onConflictDoNothing();
+}
+
 export async function balanceOf(db: Db, userId: string): Promise<number> {
   const [row] = await db.select({ credits: users.credits }).from(users).where(eq(users.id, userId));
   return row!.credits;

@@ -14,6 +14,7 @@ import {
 } from '@wa/contract';
 import { auditForAdmin } from '../../audit/service.ts';
 import type { AppContext } from '../../context.ts';
+import { failForbiddenWaiting } from '../../messaging/service.ts';
 import { adminOverview } from '../../reports/admin-overview.ts';
 import { stopSessionsOfUser } from '../../sessions/service.ts';
 import {
@@ -74,6 +75,9 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
       const user = await updateUserForAdmin(db, requireAdmin(request), request.params.id, request.body);
       // Disabling also ends the account's work: its sessions stop (its tokens are already revoked).
       if (request.body.disabled === true) await stopSessionsOfUser(ctx, user.id, USER_DISABLED_REASON);
+      // What waits to be sent and may no longer be fails and is refunded at once.
+      if (request.body.disabled === true || request.body.is_bulk_messaging_enabled === false)
+        await failForbiddenWaiting(ctx, user.id);
       return { success: true as const, user };
     },
   );

@@ -1,0 +1,146 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ledgerSum } from '../src/credits/credits.ts';
+import { messageJobRecipients, users, waSessions } from '../src/db/schema.ts';
+import { type Engine, startEngine } from '../src/engine.ts';
+import { connectedInstance, waitFor } from './fakes/sessions.ts';
+import {
+  bearer,
+  buildAdmin,
+  buildUser,
+  createTestApp,
+  DB_KINDS,
+  loginToken,
+  type TestApp,
+} from './helpers.ts';
+
+/** Fault 5: a disabled user's jobs, or a revoked bulk flag, stop the sending at once. */
+describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind) => {
+  let t: TestApp;
+  let engine: Engine;
+  const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wa-disable-')), 'outbox.jsonl');
+  beforeAll(async () => {
+    t = await createTestApp(kind, { SIMULATOR_OUTBOX_FILE: outbox, SIMULATOR_SEND_LATENCY_MS: '40' });
+    engine = await startEngine(t.ctx);
+  });
+  afterAll(async () => {
+    await engine?.stop();
+    await t?.close();
+    fs.rmSync(path.dirname(outbox), { recursive: true, force: true });
+  });
+
+  const statuses = async (jobId: string) => {
+    const rows = await t.db
+      .select({ s: messageJobRecipients.status, n: sql<number>`count(*)::int` })
+      .from(messageJobRecipients)
+      .where(eq(messageJobRecipients.jobId, jobId))
+      .groupBy(messageJobRecipients.status);
+    return Object.fromEntries(rows.map((r) => [r.s, r.n])) as Record<string, number>;
+  };
+  const balance = async (userId: string) =>
+    (await t.db.select({ c: users.credits }).from(users).where(eq(users.id, userId)))[0]!.c;
+  /** Outbox lines of these chats written after `since` (the simulator writes a line per send). */
+  const sentAfter = (chats: string[], since: number) =>
+    fs.existsSync(outbox)
+      ? fs
+          .readFileSync(outbox, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { chatId: string; sentAt: string })
+          .filter((l) => chats.some((c) => l.chatId.startsWith(c)) && Date.parse(l.sentAt) > since).length
+      : 0;
+
+  async function startJob(phone: string, prefix: string) {
+    const admin = await buildAdmin(t);
+    const adminToken = await loginToken(t.app, admin.username);
+    const user = await buildUser(t, { managedBy: admin.id, credits: 500 });
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await connectedInstance(t, token, phone);
+    const chats = Array.from({ length: 80 }, (_, i) => `${prefix}${String(i + 1).padStart(4, '0')}`);
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      headers: bearer(token),
+      payload: { chatIds: chats, content: 'mid-job' },
+    });
+    expect(sent.statusCode).toBe(200);
+    const jobId = sent.json().jobId as string;
+    await waitFor(async () => ((await statuses(jobId)).sent ?? 0) >= 5, 20_000, 'the first sends');
+    return { adminToken, user, token, sessionId, chats, jobId };
+  }
+
+  it('disabling the user: no send after the answer, the rest refunded at once, sessions stopped', async () => {
+    const { adminToken, user, sessionId, chats, jobId } = await startJob(
+      kind === 'pglite' ? '919740000001' : '919740000002',
+      '9176100',
+    );
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${user.id}`,
+      headers: bearer(adminToken),
+      payload: { disabled: true },
+    });
+    expect(res.statusCode).toBe(200);
+    // A send already handed to WhatsApp when the answer went out may still finish (one latency).
+    const answeredAt = Date.now() + 40 + 50;
+    const ended = await waitFor(
+      async () => {
+        const s = await statuses(jobId);
+        return (s.queued ?? 0) + (s.sending ?? 0) === 0 ? s : null;
+      },
+      5000,
+      'every recipient to end',
+    ).catch(async (err) => {
+      throw new Error(`${err}: ${JSON.stringify(await statuses(jobId))}`);
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sentAfter(chats, answeredAt)).toBe(0);
+    expect(ended.sent! + (ended.failed ?? 0) + (ended.cancelled ?? 0)).toBe(80);
+    expect(await balance(user.id)).toBe(500 - ended.sent!);
+    expect(await ledgerSum(t.db, user.id)).toBe(await balance(user.id));
+    const [session] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+    expect(session!.desiredState).toBe('stopped');
+  });
+
+  it('revoking the bulk flag: the individual sends stop and are refunded; a retry answers 403', async () => {
+    const { adminToken, user, token, chats, jobId } = await startJob(
+      kind === 'pglite' ? '919740000011' : '919740000012',
+      '9176200',
+    );
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${user.id}`,
+      headers: bearer(adminToken),
+      payload: { is_bulk_messaging_enabled: false },
+    });
+    expect(res.statusCode).toBe(200);
+    const answeredAt = Date.now() + 40 + 50;
+    const ended = await waitFor(
+      async () => {
+        const s = await statuses(jobId);
+        return (s.queued ?? 0) + (s.sending ?? 0) === 0 ? s : null;
+      },
+      10_000,
+      'every recipient to end',
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sentAfter(chats, answeredAt)).toBe(0);
+    expect(ended.failed ?? 0).toBeGreaterThan(0);
+    expect(await balance(user.id)).toBe(500 - ended.sent!);
+    expect(await ledgerSum(t.db, user.id)).toBe(await balance(user.id));
+    const retry = await t.app.inject({
+      method: 'POST',
+      url: `/api/message-jobs-details/${jobId}/retry`,
+      headers: bearer(token),
+      payload: {},
+    });
+    expect(retry.statusCode).toBe(403);
+    expect(retry.json()).toEqual({
+      success: false,
+      message: 'Bulk messaging is not enabled for your account',
+    });
+  });
+});
