@@ -57,6 +57,11 @@ const EnvSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
     .optional(),
   WA_PROVIDER: z.enum(['baileys', 'simulator'], { error: 'baileys or simulator' }).default('baileys'),
+  WA_VERSION: z
+    .string()
+    .trim()
+    .regex(/^2\.3000\.[1-9][0-9]{0,11}$/, 'a WhatsApp Web version such as 2.3000.1043857760')
+    .optional(),
   ROLE: z.enum(['all', 'api', 'worker'], { error: 'all, api or worker' }).default('all'),
   ADMIN_USERNAME: z
     .string()
@@ -108,6 +113,8 @@ export type Config = {
   dataDir: string;
   databaseUrl: string | undefined;
   waProvider: 'baileys' | 'simulator';
+  /** The WhatsApp Web client version to announce; unset: the latest published one, else Baileys' own. */
+  waVersion: [number, number, number] | undefined;
   role: 'all' | 'api' | 'worker';
   adminUsername: string;
   adminPassword: string | undefined;
@@ -169,6 +176,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     waProvider: e.WA_PROVIDER,
+    waVersion: e.WA_VERSION ? (e.WA_VERSION.split('.').map(Number) as [number, number, number]) : undefined,
     role: e.ROLE,
     adminUsername: e.ADMIN_USERNAME,
     adminPassword: e.ADMIN_PASSWORD,

@@ -30,6 +30,8 @@ function groupFixture(id: string, subject: string, ownAdmin: 'admin' | 'superadm
   };
 }
 
+const LATEST_VERSION: [number, number, number] = [2, 3000, 1099999999];
+
 describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind) => {
   let t: TestApp;
   let runner: SessionRunner;
@@ -46,6 +48,8 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
       inviteCodeSpacingMs: 100,
       backoffMs: 50,
       ackWaitMs: 1000,
+      fetchVersion: async () => LATEST_VERSION,
+      onWhatsAppTtlMs: { found: 60_000, missing: 300 },
     });
     transports.set(session.sessionId, tr);
     return tr;
@@ -66,6 +70,8 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
 
   /** Creates an instance and waits for its first socket. */
   async function start(name: string): Promise<{ sessionId: string; first: FakeSocket; index: number }> {
+    // A user of its own per instance (a user may have at most 10).
+    token = await loginToken(t.app, (await buildUser(t)).username);
     const index = maker.sockets.length;
     const sessionId = await createInstance(t, token, { phoneNumber: OWN_PN, sessionName: name });
     const first = await waitFor(async () => maker.sockets[index], 5000, 'first socket');
@@ -102,6 +108,10 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     expect(typeof first.config.getMessage).toBe('function');
 
     const s2 = await pairAndOpen(sessionId, first, index);
+    // The dropped socket keeps none of our handlers (rc14's ev.removeAllListeners takes one event).
+    expect(first.ev.listenerCount('creds.update') + first.ev.listenerCount('connection.update')).toBe(0);
+    // The socket announces the WhatsApp Web version looked up (Utils/generics.js fetchLatestWaWebVersion).
+    expect(s2.config.version).toEqual(LATEST_VERSION);
     const connected = await row(sessionId);
     expect(connected).toMatchObject({
       ownJid: `${OWN_PN}:7@s.whatsapp.net`,
@@ -171,8 +181,63 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
       ownerNode: null,
     });
     expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).toEqual([]);
+    // A late credentials update of the unlinked socket does not bring the credentials back.
+    s2.ev.emit('creds.update', { me: s2.config.auth.creds.me });
     await new Promise((r) => setTimeout(r, 300));
+    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).toEqual([]);
     expect(maker.sockets.length).toBe(index + 2);
+  });
+
+  it('402 (with its end time) and 406 are bans: final, DISCONNECTED, no reconnect', async () => {
+    const temp = await start('Temporarily banned');
+    temp.first.close(402, 'Connection Failure', {
+      reason: '402',
+      expire: String(Date.UTC(2030, 0, 2, 3, 4) / 1000),
+    });
+    await waitFor(async () => (await row(temp.sessionId)).status === 'DISCONNECTED', 3000);
+    expect(await row(temp.sessionId)).toMatchObject({
+      statusReason: 'Banned by WhatsApp until 2030-01-02 03:04 UTC',
+      desiredState: 'stopped',
+    });
+    const banned = await start('Banned for good');
+    banned.first.close(406, 'Connection Failure', { reason: '406' });
+    await waitFor(async () => (await row(banned.sessionId)).status === 'DISCONNECTED', 3000);
+    expect(await row(banned.sessionId)).toMatchObject({
+      statusReason: 'Banned by WhatsApp',
+      desiredState: 'stopped',
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(maker.sockets.length).toBe(banned.index + 1);
+    expect((await statusOf(t, token, banned.sessionId)).statusReason).toBe('Banned by WhatsApp');
+  });
+
+  it('405 says the client version was rejected and does not retry the same version for ever', async () => {
+    const { sessionId, first, index } = await start('Old version');
+    first.close(405, 'Connection Failure', { reason: '405' });
+    await waitFor(async () => (await row(sessionId)).status === 'DISCONNECTED', 3000);
+    expect((await row(sessionId)).statusReason).toBe(
+      'WhatsApp rejected this client version: update the console or set WA_VERSION',
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(maker.sockets.length).toBe(index + 1);
+  });
+
+  it('a connection that opens and drops at once keeps its backoff growing and fetches the groups once', async () => {
+    const { first, index } = await start('Unstable');
+    let sock = first;
+    for (let i = 0; i < 4; i++) {
+      sock.user = { id: `${OWN_PN}:7@s.whatsapp.net` };
+      sock.ev.emit('connection.update', { connection: 'open' });
+      await new Promise((r) => setTimeout(r, 20));
+      sock.close(408, 'Connection was lost');
+      sock = await waitFor(async () => maker.sockets[index + i + 1], 5000, `socket ${i + 2}`);
+    }
+    const made = maker.sockets.slice(index, index + 5).map((s) => s.createdAt);
+    const gaps = made.slice(1).map((at, i) => at - made[i]!);
+    // backoffMs 50 doubled per attempt with ±30 % jitter: the 4th wait is at least 400 * 0.7.
+    expect(gaps[3]).toBeGreaterThanOrEqual(280);
+    const fetches = maker.sockets.slice(index, index + 5).reduce((n, s) => n + s.groupFetches, 0);
+    expect(fetches).toBe(1);
   });
 
   it('403 marks the session banned and 440 does not reconnect', async () => {
@@ -205,6 +270,75 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     const status = await row(sessionId);
     expect(status.status).toBe('PENDING');
     expect(status.desiredState).toBe('active');
+  });
+
+  it('sends to the JID WhatsApp answers for a number (Brazil 9th digit, Mexico 52 1), and a "not on WhatsApp" expires', async () => {
+    const { sessionId, first, index } = await start('Canonical');
+    const s2 = await pairAndOpen(sessionId, first, index);
+    const transport = runner.transportFor(sessionId)!;
+    s2.canonical['5511987654321'] = '551187654321@s.whatsapp.net';
+    s2.canonical['5215512345678'] = '525512345678@s.whatsapp.net';
+    const sent = await transport.send('5511987654321@s.whatsapp.net', { kind: 'text', text: 'Olá' });
+    expect(s2.sent.at(-1)?.jid).toBe('551187654321@s.whatsapp.net');
+    expect(sent.chatId).toBe('551187654321@s.whatsapp.net');
+    // A batch: the answers name no input, so the numbers left unpaired are asked one at a time.
+    const found = await transport.onWhatsApp([
+      '5215512345678',
+      '919822222222',
+      '919866660000',
+      '5491112345678',
+    ]);
+    expect(Object.fromEntries(found)).toEqual({
+      '5215512345678': '525512345678@s.whatsapp.net',
+      '919822222222': '919822222222@s.whatsapp.net',
+      '919866660000': null,
+      '5491112345678': '5491112345678@s.whatsapp.net',
+    });
+    // The number joins WhatsApp: the negative answer is not kept for ever (300 ms in this test).
+    s2.joined.add('919866660000');
+    expect((await transport.onWhatsApp(['919866660000'])).get('919866660000')).toBeNull();
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await transport.onWhatsApp(['919866660000'])).get('919866660000')).toBe(
+      '919866660000@s.whatsapp.net',
+    );
+  });
+
+  it("a group's last message: wrappers unwrapped; reactions, deletions and stubs do not replace it", async () => {
+    const { sessionId, first, index } = await start('Last message');
+    const s2 = await pairAndOpen(sessionId, first, index);
+    const group = '120363000000000001@g.us';
+    const upsert = (id: string, at: number, extra: Record<string, unknown>) =>
+      s2.ev.emit('messages.upsert', {
+        type: 'notify',
+        messages: [
+          {
+            key: { id, remoteJid: group, fromMe: false, participant: '919822222222@s.whatsapp.net' },
+            messageTimestamp: at,
+            ...extra,
+          },
+        ],
+      });
+    const last = async () =>
+      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).find(
+        (g) => g.groupId === group,
+      )?.lastMessage;
+    upsert('D1', 1_900_000_000, {
+      message: {
+        documentWithCaptionMessage: { message: { documentMessage: { caption: 'The price list' } } },
+      },
+    });
+    await waitFor(async () => (await last())?.body === 'The price list', 3000, 'captioned document');
+    upsert('R1', 1_900_000_010, { message: { reactionMessage: { text: '👍', key: { id: 'D1' } } } });
+    upsert('P1', 1_900_000_020, { message: { protocolMessage: { type: 0, key: { id: 'D1' } } } });
+    upsert('S1', 1_900_000_030, {
+      messageStubType: 27,
+      messageStubParameters: ['919833333333@s.whatsapp.net'],
+    });
+    upsert('V1', 1_900_000_040, {
+      message: { viewOnceMessageV2: { message: { imageMessage: { caption: 'Look once' } } } },
+    });
+    await waitFor(async () => (await last())?.body === 'Look once', 3000, 'view-once caption');
+    expect((await last())?.timestamp).toBe(1_900_000_040);
   });
 
   it('send: 463 pauses the session, not-on-WhatsApp fails, receipts and last messages flow', async () => {

@@ -33,6 +33,11 @@ describe('config', () => {
     ['WA_PROVIDER', 'twilio', 'Invalid WA_PROVIDER="twilio": expected baileys or simulator'],
     ['SIGNUP_ENABLED', 'maybe', 'Invalid SIGNUP_ENABLED="maybe": expected true or false'],
     [
+      'WA_VERSION',
+      '2.2413.1',
+      'Invalid WA_VERSION="2.2413.1": expected a WhatsApp Web version such as 2.3000.1043857760',
+    ],
+    [
       'DATABASE_URL',
       'mysql://x',
       'Invalid DATABASE_URL="mysql://x": expected a postgres:// or postgresql:// URL',
@@ -40,6 +45,11 @@ describe('config', () => {
   ])('refuses %s=%s with one line naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it('WA_VERSION 2.3000.x becomes the version Baileys announces; unset it is looked up', () => {
+    expect(loadConfig({ WA_VERSION: '2.3000.1023223821' }).waVersion).toEqual([2, 3000, 1023223821]);
+    expect(loadConfig({}).waVersion).toBeUndefined();
   });
 
   it.each([

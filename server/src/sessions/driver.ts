@@ -277,7 +277,7 @@ export class SessionDriver implements SyncedSession {
       sim.qrServed(row.qrServedAt);
     }
     const requested = row.groupsRefreshRequestedAt?.getTime() ?? 0;
-    if (this.connected && requested > (row.groupsFetchedAt?.getTime() ?? 0)) void this.groups.run();
+    if (this.connected && requested > (row.groupsFetchedAt?.getTime() ?? 0)) void this.groups.run(true);
   }
 
   /** Closes the connection without unlinking; `release` gives the lease up with `patch` written. */

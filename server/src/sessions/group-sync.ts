@@ -59,19 +59,29 @@ export function toCache(own: OwnIds, groups: GroupInfo[]): GroupCacheEntry[] {
   }));
 }
 
+/** The least time between two full group fetches of a session on reconnects. */
+export const GROUP_SYNC_MIN_INTERVAL_MS = 10 * 60_000;
+
 /** One session's group sync: a full group fetch into the cache, then the invite codes of admin groups. */
 export class GroupSync {
   private syncing = false;
+  /** When the last full fetch succeeded. */
+  private lastSync = 0;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly session: SyncedSession,
   ) {}
 
-  /** Runs a sync unless one is running. */
-  async run(): Promise<void> {
+  /**
+   * Runs a sync unless one is running. A connection that drops and opens again within
+   * `GROUP_SYNC_MIN_INTERVAL_MS` does not fetch everything again (the events kept the cache);
+   * `force` (the user asked for a refresh) always fetches.
+   */
+  async run(force = false): Promise<void> {
     const d = this.session;
     if (this.syncing || d.stopped) return;
+    if (!force && Date.now() - this.lastSync < GROUP_SYNC_MIN_INTERVAL_MS) return;
     this.syncing = true;
     const { db, nodeId } = this.ctx;
     try {
@@ -79,6 +89,7 @@ export class GroupSync {
       if (d.stopped) return;
       await upsertGroups(db, d.sessionId, toCache(d, groups), { replaceAll: true });
       await updateOwnedSession(db, nodeId, d.sessionId, { groupsFetchedAt: new Date() });
+      this.lastSync = Date.now();
       // Invite codes one at a time (the transport spaces them out).
       for (const g of await listGroups(db, d.sessionId)) {
         if (d.stopped || !d.connected) return;

@@ -52,5 +52,6 @@ export async function createTransport(ctx: AppContext, session: TransportSession
     auth,
     log,
     groups: groupLookup(ctx, session.sessionId),
+    version: ctx.config.waVersion,
   });
 }

@@ -42,7 +42,11 @@ export type OutgoingMessage =
   | { kind: 'media'; mime: string; data: Buffer; fileName: string | null; caption: string }
   | { kind: 'poll'; name: string; options: string[]; allowMultipleAnswers: boolean };
 
-export type SendResult = { messageId: string };
+export type SendResult = {
+  messageId: string;
+  /** The chat the message went to when WhatsApp named another JID for the number (e.g. Brazil's 9th digit). */
+  chatId?: string;
+};
 
 /** Why a send failed. `permanent` failures are not worth waiting and retrying automatically. */
 export type SendErrorCode =

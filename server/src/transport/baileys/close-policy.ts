@@ -12,7 +12,29 @@ export type CloseDecision = {
   loggedOut: boolean;
   /** `now`: a new socket at once; `backoff`: later, with backoff; `never`: until a person restarts it. */
   reconnect: 'now' | 'backoff' | 'never';
+  /** WhatsApp refused the client version: look the latest one up again before the next socket. */
+  clearVersion?: boolean;
 };
+
+/** The reason of 405 (the client version is below WhatsApp's minimum). */
+export const CLIENT_VERSION_REJECTED =
+  'WhatsApp rejected this client version: update the console or set WA_VERSION';
+export const BANNED = 'Banned by WhatsApp';
+
+/**
+ * When a temporary ban (402) ends. Baileys passes the failure stanza's attributes as the
+ * error's data (Socket/socket.js, CB:failure) without reading them; the attribute name and
+ * unit are not documented: `expire` in seconds (an instant when it is a Unix time, else a
+ * duration) is what this reads.
+ */
+function banEnd(error: unknown): Date | null {
+  const data = (error as { data?: Record<string, unknown> } | undefined)?.data;
+  const raw = Number(data?.expire ?? data?.expiry ?? data?.until);
+  if (!Number.isFinite(raw) || raw <= 0) return null;
+  return new Date(raw > 1e9 ? raw * 1000 : Date.now() + raw * 1000);
+}
+
+const atTime = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /** The close-code policy of STACK.md, from the close error and whether the account is linked yet. */
 export function closeDecision(error: unknown, linked: boolean): CloseDecision {
@@ -23,6 +45,15 @@ export function closeDecision(error: unknown, linked: boolean): CloseDecision {
     return { reason: 'Restarting the connection after linking', loggedOut: false, reconnect: 'now' };
   if (code === DisconnectReason.loggedOut)
     return { reason: 'Logged out from the phone', loggedOut: true, reconnect: 'never' };
+  // 402 (temporary ban) and 406 (banned) come from CB:failure (Socket/socket.js): final.
+  if (code === 402) {
+    const end = banEnd(error);
+    return { reason: end ? `${BANNED} until ${atTime(end)}` : BANNED, loggedOut: false, reconnect: 'never' };
+  }
+  if (code === 406) return { reason: BANNED, loggedOut: false, reconnect: 'never' };
+  // 405: the version is below WhatsApp's minimum; the same version fails again at once.
+  if (code === 405)
+    return { reason: CLIENT_VERSION_REJECTED, loggedOut: false, reconnect: 'never', clearVersion: true };
   if (code === DisconnectReason.forbidden)
     return { reason: 'Banned: WhatsApp refused this account (403)', loggedOut: false, reconnect: 'never' };
   if (code === DisconnectReason.connectionReplaced)

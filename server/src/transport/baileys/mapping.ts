@@ -1,4 +1,4 @@
-import type { GroupMetadata, GroupParticipant, proto } from 'baileys';
+import { type GroupMetadata, type GroupParticipant, normalizeMessageContent, type proto } from 'baileys';
 import type { CachedGroup, GroupInfo, GroupParticipantInfo, IncomingLastMessage } from '../types.ts';
 
 /** Baileys <-> the transport's domain types. No socket, no state. */
@@ -20,8 +20,9 @@ export function messageOf(error: unknown): string {
 
 /** The text of a message, or null for media without caption and other kinds. */
 export function messageBody(message: proto.IMessage | null | undefined): string | null {
-  if (!message) return null;
-  const m = message.ephemeralMessage?.message ?? message.viewOnceMessage?.message ?? message;
+  // Unwraps ephemeral, view-once and captioned-document wrappers (Utils/messages.js).
+  const m = normalizeMessageContent(message);
+  if (!m) return null;
   return (
     m.conversation ??
     m.extendedTextMessage?.text ??

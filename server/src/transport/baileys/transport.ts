@@ -2,10 +2,12 @@ import { EventEmitter } from 'node:events';
 import {
   BufferJSON,
   type ConnectionState,
+  fetchLatestWaWebVersion,
   type GroupMetadata,
   makeCacheableSignalKeyStore,
   makeWASocket,
   type NewChatMessageCapInfo,
+  normalizeMessageContent,
   proto,
   type SignalKeyStore,
   type UserFacingSocketConfig,
@@ -13,6 +15,7 @@ import {
   type WAMessageKey,
 } from 'baileys';
 import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/client.ts';
 import type { AuthStore } from '../auth-store.ts';
 import { findSentMessage, recordSentMessage } from '../sent-messages.ts';
@@ -65,7 +68,59 @@ export type BaileysOptions = {
   maxBackoffMs?: number;
   /** How long a send waits for the server's ack, which is where error 463 arrives. */
   ackWaitMs?: number;
+  /** WA_VERSION: the client version to announce instead of the latest published one. */
+  version?: WaVersion;
+  /** Where the latest WhatsApp Web version comes from (tests replace it). */
+  fetchVersion?: () => Promise<WaVersion | null>;
+  /** A connection that stayed open this long starts its reconnect backoff from the beginning again. */
+  stableAfterMs?: number;
+  /** How long an answer of `onWhatsApp` is trusted: yes for a day, no for an hour (the number may join). */
+  onWhatsAppTtlMs?: { found: number; missing: number };
 };
+
+export type WaVersion = [number, number, number];
+
+/** How long the latest WhatsApp Web version is looked up before Baileys' bundled one is used. */
+const VERSION_FETCH_TIMEOUT_MS = 5000;
+/** A looked-up version is reused for an hour (every reconnect needs one). */
+const VERSION_REUSE_MS = 60 * 60_000;
+let latestVersion: { version: Promise<WaVersion | null>; at: number } | null = null;
+
+/**
+ * The latest WhatsApp Web version (Utils/generics.js fetchLatestWaWebVersion), null when it
+ * cannot be read within 5 s: then the socket uses the version bundled with Baileys
+ * (Defaults/index.js), which WhatsApp may have stopped accepting (405).
+ */
+async function fetchLatestVersion(): Promise<WaVersion | null> {
+  if (!latestVersion || Date.now() - latestVersion.at > VERSION_REUSE_MS) {
+    const version = fetchLatestWaWebVersion({ signal: AbortSignal.timeout(VERSION_FETCH_TIMEOUT_MS) }).then(
+      (r) => (r.isLatest ? (r.version as WaVersion) : null),
+      () => null,
+    );
+    latestVersion = { version, at: Date.now() };
+  }
+  return latestVersion.version;
+}
+
+/** Ends a socket and removes our handlers (rc14's socket `end` returns at once when already closed). */
+function detach(sock: BaileysSocket): void {
+  // rc14's ev.removeAllListeners(event) takes one event: with undefined it removed nothing.
+  for (const event of SOCKET_EVENTS) sock.ev.removeAllListeners(event);
+  sock.end(undefined).catch(() => {});
+}
+
+/** Events this transport listens to on a socket, removed one by one when the socket is dropped. */
+const SOCKET_EVENTS = [
+  'creds.update',
+  'connection.update',
+  'messages.upsert',
+  'messages.update',
+  'message-receipt.update',
+  'groups.upsert',
+  'groups.update',
+  'group-participants.update',
+  'message-capping.update',
+] as const;
 
 /**
  * One WhatsApp account through Baileys. A socket is single-use: every reconnect builds a new
@@ -85,12 +140,20 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private retryTimer: NodeJS.Timeout | null = null;
   private capped = false;
   private readonly lastMessages = new Map<string, IncomingLastMessage>();
-  private readonly onWhatsAppCache = new Map<string, string | null>();
+  /** Digits -> the chat JID WhatsApp answered ('' for not on WhatsApp). */
+  private readonly onWhatsAppCache = new LRUCache<string, string>({ max: 50_000 });
+  /** When the current socket opened; the backoff restarts only after it stayed up. */
+  private openedAt: number | null = null;
+  /** Saves of the credentials, one after the other, so an older snapshot never lands last. */
+  private credsSaving: Promise<void> = Promise.resolve();
   private readonly acks: AckTracker;
   private inviteGate: Promise<void> = Promise.resolve();
   private readonly makeSocket: SocketMaker;
   private readonly options: Required<
-    Pick<BaileysOptions, 'inviteCodeSpacingMs' | 'backoffMs' | 'maxBackoffMs' | 'ackWaitMs'>
+    Pick<
+      BaileysOptions,
+      'inviteCodeSpacingMs' | 'backoffMs' | 'maxBackoffMs' | 'ackWaitMs' | 'stableAfterMs' | 'onWhatsAppTtlMs'
+    >
   >;
 
   constructor(
@@ -105,6 +168,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       backoffMs: deps.backoffMs ?? 2000,
       maxBackoffMs: deps.maxBackoffMs ?? 5 * 60_000,
       ackWaitMs: deps.ackWaitMs ?? 3000,
+      stableAfterMs: deps.stableAfterMs ?? 60_000,
+      onWhatsAppTtlMs: deps.onWhatsAppTtlMs ?? { found: 24 * 3_600_000, missing: 3_600_000 },
     };
     this.acks = new AckTracker(this.options.ackWaitMs);
   }
@@ -181,24 +246,44 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     return turn;
   }
 
+  /**
+   * Which numbers are on WhatsApp, with the chat JID WhatsApp answers for each. That JID may
+   * differ from the number asked (Brazil's 9th digit, Mexico's 52 1, Argentina's 54 9): rc14's
+   * onWhatsApp (Socket/socket.js) lists only the numbers that exist, each under its canonical
+   * JID, with nothing that says which number it answers; numbers it cannot pair up are asked
+   * one at a time.
+   */
   async onWhatsApp(phoneNumbers: string[]): Promise<Map<string, string | null>> {
     const sock = this.requireOpen();
     const out = new Map<string, string | null>();
-    const unknown = phoneNumbers.filter((p) => {
+    const unknown: string[] = [];
+    for (const p of phoneNumbers) {
       const cached = this.onWhatsAppCache.get(p.replace(/\D/g, ''));
-      if (cached !== undefined) out.set(p, cached);
-      return cached === undefined;
-    });
-    if (unknown.length > 0) {
-      const results = (await sock.onWhatsApp(...unknown.map((p) => p.replace(/\D/g, '')))) ?? [];
-      for (const p of unknown) {
-        const digits = p.replace(/\D/g, '');
-        const hit = results.find((r) => r.exists && r.jid.split('@')[0] === digits);
-        const jid = hit ? hit.jid : null;
-        this.onWhatsAppCache.set(digits, jid);
-        out.set(p, jid);
-      }
+      if (cached !== undefined) out.set(p, cached || null);
+      else unknown.push(p);
     }
+    const remember = (p: string, jid: string | null) => {
+      const { found, missing } = this.options.onWhatsAppTtlMs;
+      this.onWhatsAppCache.set(p.replace(/\D/g, ''), jid ?? '', { ttl: jid ? found : missing });
+      out.set(p, jid);
+    };
+    if (unknown.length === 0) return out;
+    const ask = async (numbers: string[]) =>
+      ((await sock.onWhatsApp(...numbers.map((p) => p.replace(/\D/g, '')))) ?? []).filter((r) => r.exists);
+    const results = await ask(unknown);
+    const unmatched = new Set(results.map((r) => r.jid));
+    const left: string[] = [];
+    for (const p of unknown) {
+      const digits = p.replace(/\D/g, '');
+      const hit = results.find((r) => r.jid.split('@')[0] === digits);
+      if (hit) {
+        unmatched.delete(hit.jid);
+        remember(p, hit.jid);
+      } else left.push(p);
+    }
+    if (unmatched.size === 0) for (const p of left) remember(p, null);
+    else if (left.length === 1) remember(left[0]!, [...unmatched][0]!);
+    else for (const p of left) remember(p, (await ask([p]))[0]?.jid ?? null);
     return out;
   }
 
@@ -207,8 +292,10 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     if (this.capped) throw new SendError('capped', "Paused: WhatsApp's new-chat limit was reached");
     if (chatId.endsWith('@s.whatsapp.net')) {
       const digits = chatId.split('@')[0]!;
-      const found = await this.onWhatsApp([digits]);
-      if (!found.get(digits)) throw new SendError('not-on-whatsapp', 'Not on WhatsApp');
+      const found = (await this.onWhatsApp([digits])).get(digits);
+      if (!found) throw new SendError('not-on-whatsapp', 'Not on WhatsApp');
+      // The JID WhatsApp answered is where the chat lives.
+      chatId = found;
     } else if (chatId.endsWith('@g.us')) {
       const group = await this.deps.groups(chatId);
       if (group?.announce && !group.isAdmin)
@@ -238,7 +325,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       throw new SendError('restricted', reason);
     }
     if (ackError) throw new SendError('unknown', `WhatsApp refused the message (error ${ackError})`);
-    return { messageId };
+    return { messageId, chatId };
   }
 
   private requireOpen(): BaileysSocket {
@@ -259,6 +346,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     }
     if (generation !== this.generation || this.stopped) return;
     const auth = this.auth;
+    const version = this.deps.version ?? (await (this.deps.fetchVersion ?? fetchLatestVersion)());
+    if (generation !== this.generation || this.stopped || this.auth !== auth) return;
     const logger = this.deps.log.child({ module: 'baileys' }, { level: 'warn' });
     this.keyStore ??= makeCacheableSignalKeyStore(auth.state.keys, logger);
     const keyStore = this.keyStore;
@@ -266,6 +355,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     try {
       sock = this.makeSocket({
         auth: { creds: auth.state.creds, keys: keyStore },
+        ...(version ? { version } : {}),
         logger,
         markOnlineOnConnect: false,
         syncFullHistory: false,
@@ -289,14 +379,16 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     this.sock = sock;
     const ev = sock.ev;
     ev.on('creds.update', () => {
-      auth
-        .saveCreds()
-        .then(() => {
+      this.credsSaving = this.credsSaving.then(async () => {
+        // After a wipe (401, logout) a late update must not bring the credentials back.
+        if (this.auth !== auth) return;
+        try {
+          await auth.saveCreds();
           if (auth.state.creds.me) this.emit('creds-saved');
-        })
-        .catch((err) =>
-          this.deps.log.error({ err, sessionId: this.sessionId }, 'could not save credentials'),
-        );
+        } catch (err) {
+          this.deps.log.error({ err, sessionId: this.sessionId }, 'could not save credentials');
+        }
+      });
     });
     ev.on('connection.update', (u) => this.onConnectionUpdate(generation, u));
     ev.on('messages.upsert', ({ messages }) => {
@@ -372,7 +464,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       this.emit('connection', { state: 'qr', qr: u.qr });
     }
     if (u.connection === 'open') {
-      this.attempt = 0;
+      this.openedAt = Date.now();
       this.current = 'open';
       const me = this.sock?.user ?? this.auth?.state.creds.me;
       this.emit('connection', {
@@ -391,7 +483,9 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   /** Applies the close-code policy (close-policy.ts) to a closed socket. */
   private onClose(generation: number, error: unknown): void {
     if (generation !== this.generation || this.stopped) return;
+    const sock = this.sock;
     this.sock = null;
+    if (sock) detach(sock);
     this.current = 'closed';
     const decision = closeDecision(error, !!this.auth?.state.creds.me);
     const closed = () =>
@@ -407,6 +501,10 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       else closed();
       return;
     }
+    // An account that opens and drops at once keeps its growing backoff.
+    if (this.openedAt !== null && Date.now() - this.openedAt >= this.options.stableAfterMs) this.attempt = 0;
+    this.openedAt = null;
+    if (decision.clearVersion) latestVersion = null;
     closed();
     if (decision.reconnect === 'now') {
       void this.openSocket();
@@ -438,6 +536,9 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private noteLastMessage(m: WAMessage): void {
     const chatId = m.key.remoteJid;
     if (!chatId?.endsWith('@g.us') || !m.messageTimestamp) return;
+    // Deletions and edits (protocol), reactions and stubs (joins, subject changes) are not messages of the chat.
+    const content = normalizeMessageContent(m.message);
+    if (m.messageStubType || !content || content.protocolMessage || content.reactionMessage) return;
     const timestamp = Number(m.messageTimestamp);
     const previous = this.lastMessages.get(chatId);
     if (previous && previous.timestamp > timestamp) return;
@@ -448,7 +549,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       chatId,
       sender: digitsOfJid(senderJid) ?? senderJid,
       timestamp,
-      body: messageBody(m.message),
+      body: messageBody(content),
     };
     this.lastMessages.set(chatId, last);
     this.emit('last-message', last);
@@ -460,10 +561,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     const sock = this.sock;
     this.sock = null;
     this.generation++;
-    if (sock) {
-      sock.ev.removeAllListeners(undefined as never);
-      sock.end(undefined).catch(() => {});
-    }
+    if (sock) detach(sock);
   }
 
   private async wipe(): Promise<void> {
