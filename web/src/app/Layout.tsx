@@ -4,6 +4,7 @@ import {
   IconAddressBook,
   IconChartBar,
   IconDeviceMobile,
+  IconKey,
   IconLayoutDashboard,
   IconListDetails,
   IconLogout,
@@ -18,12 +19,15 @@ import {
   type CSSProperties,
   type RefObject,
   Suspense,
+  useEffect,
   useLayoutEffect,
   useRef,
   useState,
   useSyncExternalStore,
 } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { useTwoFactorStatus } from '../features/two-factor/api.ts';
+import { TwoFactorModal } from '../features/two-factor/TwoFactorModal.tsx';
 import { apiFetch } from '../lib/api.ts';
 import { initials } from '../lib/initials.ts';
 import { storage, subscribeStorage } from '../lib/storage.ts';
@@ -83,6 +87,13 @@ function useBannerAbove(shell: RefObject<HTMLDivElement | null>): number {
 /** The header, the sidebar (not for ADMIN) and the page frame of every signed-in route. */
 export function Layout() {
   const [opened, { toggle, close }] = useDisclosure(false);
+  const [twoFactorOpen, setTwoFactorOpen] = useState(false);
+  // REQUIRE_ADMIN_2FA: an admin without it can do nothing else, so the set-up opens by itself.
+  const twoFactor = useTwoFactorStatus(true);
+  const mustSetUp = twoFactor.data?.required === true;
+  useEffect(() => {
+    if (mustSetUp) setTwoFactorOpen(true);
+  }, [mustSetUp]);
   const location = useLocation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
@@ -166,6 +177,12 @@ export function Layout() {
                 </>
               )}
               <Menu.Divider />
+              <Menu.Item
+                leftSection={<IconKey size={16} aria-hidden />}
+                onClick={() => setTwoFactorOpen(true)}
+              >
+                Two-factor sign-in
+              </Menu.Item>
               <Menu.Item color="red" leftSection={<IconLogout size={16} aria-hidden />} onClick={logout}>
                 Logout
               </Menu.Item>
@@ -173,6 +190,7 @@ export function Layout() {
           </Menu>
         </Group>
       </AppShell.Header>
+      <TwoFactorModal opened={twoFactorOpen} onClose={() => setTwoFactorOpen(false)} />
 
       {!isAdmin && (
         <AppShell.Navbar p="xs" component="nav" aria-label="Main navigation">

@@ -3,7 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { AuthCard } from './AuthCard.tsx';
-import { defaultDeps, SignInError, signInFlow } from './sign-in.ts';
+import { defaultDeps, SignInError, signInFlow, TwoFactorNeeded } from './sign-in.ts';
 
 export default function LoginPage() {
   const navigate = useNavigate();
@@ -11,6 +11,9 @@ export default function LoginPage() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [showPassword, setShowPassword] = useState(false);
+  // Shown once the server answers that two-factor sign-in is on for this account.
+  const [askCode, setAskCode] = useState(false);
+  const [otp, setOtp] = useState('');
   const [fieldErrors, setFieldErrors] = useState<{ username?: string; password?: string }>({});
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
@@ -34,9 +37,17 @@ export default function LoginPage() {
         username.trim(),
         password,
         defaultDeps(setStatus, (path) => navigate(path, { replace: true })),
+        askCode ? otp.trim() : undefined,
       );
     } catch (err) {
-      setError(err instanceof SignInError ? err.message : 'Something went wrong. Please try again.');
+      if (err instanceof TwoFactorNeeded) {
+        // The first answer only asks for the code; a wrong code is an error to show.
+        setError(askCode ? err.message : null);
+        setAskCode(true);
+        setOtp('');
+      } else {
+        setError(err instanceof SignInError ? err.message : 'Something went wrong. Please try again.');
+      }
       setBusy(false);
     }
   };
@@ -70,6 +81,18 @@ export default function LoginPage() {
             visibilityToggleFocusable
             visibilityToggleButtonProps={{ 'aria-label': showPassword ? 'Hide password' : 'Show password' }}
           />
+          {askCode && (
+            <TextInput
+              label="Authentication code"
+              description="Enter the 6-digit code from your authenticator app (or a recovery code)"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              autoFocus
+              value={otp}
+              onChange={(e) => setOtp(e.currentTarget.value)}
+              disabled={busy}
+            />
+          )}
           <Button type="submit" fullWidth loading={false} disabled={busy}>
             {busy ? 'Logging in...' : 'Login'}
           </Button>

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../lib/api.ts';
-import { type SignInDeps, SignInError, signInFlow } from './sign-in.ts';
+import { type SignInDeps, SignInError, signInFlow, TwoFactorNeeded } from './sign-in.ts';
 
 const user = (role: 'USER' | 'ADMIN') => ({
   id: 'u1',
@@ -65,6 +65,28 @@ describe('signInFlow', () => {
   });
   beforeEach(() => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
+  });
+
+  it('asks for the code when two-factor sign-in is on, then sends it with the password', async () => {
+    const bodies: unknown[] = [];
+    const { deps } = makeDeps({});
+    deps.request = (async (_path: string, options?: { body?: { otp?: string } }) => {
+      bodies.push(options?.body);
+      if (!options?.body?.otp) {
+        const message = 'Enter the 6-digit code from your authenticator app';
+        throw new ApiError(401, message, message);
+      }
+      return loginOk('ADMIN')();
+    }) as SignInDeps['request'];
+    const first = signInFlow('admin', 'pw', deps);
+    await expect(first).rejects.toBeInstanceOf(TwoFactorNeeded);
+    await expect(first).rejects.toThrow('Enter the 6-digit code from your authenticator app');
+    await signInFlow('admin', 'pw', deps, '123456');
+    expect(bodies).toEqual([
+      { username: 'admin', password: 'pw' },
+      { username: 'admin', password: 'pw', otp: '123456' },
+    ]);
+    expect(deps.navigate).toHaveBeenCalledWith('/adminDashboard');
   });
 
   it('stores the user and sends an ADMIN straight to /adminDashboard without touching sessions', async () => {

@@ -1,4 +1,4 @@
-import type { LoginResponse, SessionsResponse } from '@wa/contract';
+import { type LoginResponse, type SessionsResponse, TWO_FACTOR_MESSAGES } from '@wa/contract';
 import { ApiError, apiFetch } from '../../lib/api.ts';
 import { storage } from '../../lib/storage.ts';
 
@@ -14,6 +14,11 @@ export const STATUS = {
 
 /** The page shows this when sign-in itself fails (spec section 8). */
 export class SignInError extends Error {}
+
+/** Two-factor sign-in is on: the page asks for the code (the message says why: none, or a wrong one). */
+export class TwoFactorNeeded extends SignInError {}
+
+const TWO_FACTOR_ANSWERS: readonly string[] = [TWO_FACTOR_MESSAGES.codeNeeded, TWO_FACTOR_MESSAGES.codeWrong];
 
 export type SignInDeps = {
   request: <T>(path: string, options?: Parameters<typeof apiFetch>[1]) => Promise<T>;
@@ -59,15 +64,22 @@ async function withTimeout<T>(ms: number, call: (signal: AbortSignal) => Promise
  * 10 s) and goes to /dashboard 1 s after, whatever happened to the sessions.
  * Throws `SignInError` with the spec's text when the sign-in itself fails.
  */
-export async function signInFlow(username: string, password: string, deps: SignInDeps): Promise<void> {
+export async function signInFlow(
+  username: string,
+  password: string,
+  deps: SignInDeps,
+  otp?: string,
+): Promise<void> {
   let login: LoginResponse;
   try {
     login = await deps.request<LoginResponse>('/api/auth/login', {
       method: 'POST',
-      body: { username, password },
+      body: otp ? { username, password, otp } : { username, password },
       credentials: 'include',
     });
   } catch (err) {
+    if (err instanceof ApiError && err.status === 401 && TWO_FACTOR_ANSWERS.includes(err.serverMessage ?? ''))
+      throw new TwoFactorNeeded(err.serverMessage!);
     if (err instanceof ApiError) throw new SignInError(err.serverMessage ?? 'Login failed');
     throw new SignInError('Something went wrong. Please try again.');
   }
