@@ -1,4 +1,5 @@
 import { eq, type SQL, sql } from 'drizzle-orm';
+import { batcher } from '../batch.ts';
 import { refundCtes } from '../credits/credits.ts';
 import { type Db, queryRows } from '../db/client.ts';
 import { media, messageJobs, waSessions } from '../db/schema.ts';
@@ -42,14 +43,15 @@ export interface DispatchStore {
   failLongWaiting(waitMs: number): Promise<FailedGroup[]>;
   /** Fails (and refunds) queued recipients their owner may no longer send (see forbiddenWaiting). */
   failForbidden(): Promise<FailedGroup[]>;
-  /** Applies a batch of delivery and read receipts of one session. */
-  applyReceipts(sessionId: string, receipts: Receipt[]): Promise<void>;
+  /** Applies a batch of delivery and read receipts of any sessions of this node, in one transaction. */
+  applyReceipts(receipts: SessionReceipt[]): Promise<void>;
   /** The message to send for a job, rebuilt from its row (null when it cannot be). */
   loadMessage(jobId: string): Promise<OutgoingMessage | null>;
 }
 
 export type ClaimedRecipient = { id: number; jobId: string; chatId: string };
 export type Receipt = { messageId: string; status: 'delivered' | 'read'; at: Date };
+export type SessionReceipt = Receipt & { sessionId: string };
 export type { FailedGroup };
 
 /** How long a recipient stays `sending` before another node may declare its delivery unknown. */
@@ -95,6 +97,16 @@ const toClaimed = (rows: ClaimRow[]): ClaimedRecipient[] =>
   rows.map((r) => ({ id: Number(r.id), jobId: r.job_id, chatId: r.chat_id }));
 
 /**
+ * The owner's state is read at every claim: a disabled account, or individuals after the bulk
+ * flag was revoked, are not sent (the admin's change fails and refunds them). `r` is the
+ * recipient's alias in the claim.
+ */
+const ownerMaySend = (r: SQL) => sql`NOT EXISTS (
+      SELECT 1 FROM message_jobs j JOIN users u ON u.id = j.user_id
+      WHERE j.id = ${r}.job_id
+        AND (u.disabled OR (j.audience = 'individuals' AND NOT u.is_bulk_messaging_enabled)))`;
+
+/**
  * The claim as CTEs (`due`, `claimed`, `started`), to run alone or after recording an outcome.
  * `skipJob` names a job whose row the same statement already updates (a row may be updated once).
  */
@@ -103,12 +115,7 @@ function claimCtes(sessionId: string, nodeId: string, limit: number, leaseMs: nu
           SELECT r.id FROM message_job_recipients r
           WHERE r.session_id = ${sessionId} AND r.status = 'queued' AND r.due_at <= now()
             AND NOT EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId} AND s.send_paused)
-            -- The owner's state is read at every claim: a disabled account, or individuals after the
-            -- bulk flag was revoked, are not sent (the admin's change fails and refunds them).
-            AND NOT EXISTS (
-              SELECT 1 FROM message_jobs j JOIN users u ON u.id = j.user_id
-              WHERE j.id = r.job_id
-                AND (u.disabled OR (j.audience = 'individuals' AND NOT u.is_bulk_messaging_enabled)))
+            AND ${ownerMaySend(sql.raw('r'))}
           ORDER BY r.due_at, r.id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
@@ -133,24 +140,118 @@ function claimCtes(sessionId: string, nodeId: string, limit: number, leaseMs: nu
         )`;
 }
 
+/**
+ * One statement per tick for every session of this node (batched ticks): records the sent
+ * recipients given (with their jobs' counters) and claims the next due recipient of each session
+ * in `claimFor`, one per session. The claim cannot see what the same statement records (one
+ * snapshot), and a job row the record updates is left to it (`started` skips those jobs).
+ */
+function recordAndClaimBatch(
+  nodeId: string,
+  leaseMs: number,
+  sent: { ids: number[]; messageIds: string[] },
+  claimFor: string[],
+) {
+  return sql`WITH input AS (
+          SELECT * FROM unnest(${sql.param(sent.ids)}::bigint[], ${sql.param(sent.messageIds)}::text[]) AS t(id, message_id)
+        ), r AS (
+          UPDATE message_job_recipients m
+          SET status = 'sent', message_id = i.message_id, sent_at = now(), error = NULL,
+              lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+          FROM input i
+          WHERE m.id = i.id AND m.status = 'sending' AND m.lease_owner = ${nodeId}
+          RETURNING m.job_id
+        ), per_job AS (
+          SELECT job_id, count(*)::int AS n FROM r GROUP BY job_id
+        ), counted AS (
+          UPDATE message_jobs j
+          SET sent_count = j.sent_count + p.n,
+              status = CASE WHEN j.sent_count + p.n + j.failed_count + j.cancelled_count >= j.total
+                              THEN (CASE WHEN j.failed_count > 0 THEN 'failed' ELSE 'completed' END)
+                            WHEN j.status IN ('pending', 'scheduled') THEN 'processing'
+                            ELSE j.status END,
+              started_at = coalesce(j.started_at, now()),
+              finished_at = CASE WHEN j.sent_count + p.n + j.failed_count + j.cancelled_count >= j.total
+                                 THEN now() ELSE j.finished_at END
+          FROM per_job p WHERE j.id = p.job_id
+          RETURNING j.id
+        ), want AS (
+          SELECT DISTINCT unnest(${sql.param(claimFor)}::text[]) AS session_id
+        ), due AS (
+          SELECT x.id FROM want w CROSS JOIN LATERAL (
+            SELECT q.id FROM message_job_recipients q
+            WHERE q.session_id = w.session_id AND q.status = 'queued' AND q.due_at <= now()
+              AND NOT EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = w.session_id AND s.send_paused)
+              AND ${ownerMaySend(sql.raw('q'))}
+            ORDER BY q.due_at, q.id
+            LIMIT 1
+            FOR UPDATE SKIP LOCKED
+          ) x
+        ), claimed AS (
+          UPDATE message_job_recipients q
+          SET status = 'sending', lease_owner = ${nodeId}, lease_expires_at = now() + ${ms(leaseMs)},
+              attempts = q.attempts + 1, updated_at = now()
+          FROM due WHERE q.id = due.id
+          RETURNING q.id, q.job_id, q.chat_id, q.session_id
+        ), started AS (
+          -- As in claimCtes: a job row another transaction holds is skipped, and so is one this
+          -- statement already updates (counted); its first outcome marks it processing.
+          UPDATE message_jobs j
+          SET status = 'processing', started_at = coalesce(j.started_at, now()), waiting_since = NULL
+          WHERE j.id IN (
+            SELECT j2.id FROM message_jobs j2
+            WHERE j2.id IN (SELECT job_id FROM claimed) AND j2.status IN ('pending', 'scheduled')
+              AND j2.id NOT IN (SELECT job_id FROM per_job)
+            FOR UPDATE SKIP LOCKED)
+          RETURNING j.id
+        )
+        SELECT id::text AS id, job_id, chat_id, session_id FROM claimed`;
+}
+
 /** The store over the database, for one node (`nodeId` is the owner written in leases). */
 export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): DispatchStore {
-  const sentUpdate = (recipientId: number, messageId: string) =>
-    sql`UPDATE message_job_recipients
-        SET status = 'sent', message_id = ${messageId}, sent_at = now(), error = NULL,
-            lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-        WHERE id = ${recipientId} AND status = 'sending' AND lease_owner = ${nodeId}
-        RETURNING job_id`;
+  type TickCall = { sent?: { id: number; messageId: string }; claimFor?: string };
+  // Every session loop's "record what I sent, claim my next" of one tick, in one statement.
+  const tick = batcher<TickCall, ClaimedRecipient | null>(
+    async (calls) => {
+      const sent = calls.flatMap((c) => (c.sent ? [c.sent] : []));
+      const claimFor = calls.flatMap((c) => (c.claimFor ? [c.claimFor] : []));
+      const statement = recordAndClaimBatch(
+        nodeId,
+        leaseMs,
+        { ids: sent.map((x) => x.id), messageIds: sent.map((x) => x.messageId) },
+        claimFor,
+      );
+      const rows =
+        sent.length === 0
+          ? await hotRows<ClaimRow & { session_id: string }>(db, 'wa_dispatch_tick', statement)
+          : await db.transaction(async (tx) => {
+              // The jobs of the recorded sends first, in id order, as receipts and the jobs API
+              // lock them: one statement updating several jobs in its own order deadlocked with
+              // a receipt batch.
+              await tx.execute(
+                sql`SELECT id FROM message_jobs WHERE id IN (
+                      SELECT job_id FROM message_job_recipients WHERE id = ANY(${sql.param(sent.map((x) => x.id))}::bigint[]))
+                    ORDER BY id FOR UPDATE`,
+              );
+              return queryRows<ClaimRow & { session_id: string }>(tx, statement);
+            });
+      const bySession = new Map(rows.map((r) => [r.session_id, toClaimed([r])[0]!]));
+      return calls.map((c) => (c.claimFor ? (bySession.get(c.claimFor) ?? null) : null));
+    },
+    // One claim per session per statement: two for one session would be handed the same row.
+    (a, b) => a.claimFor !== undefined && a.claimFor === b.claimFor,
+  );
 
   return {
-    async claim(sessionId, limit) {
-      const rows = await hotRows<ClaimRow>(
+    claim(sessionId, limit) {
+      if (limit === 1) return tick({ claimFor: sessionId }).then((next) => (next ? [next] : []));
+      return hotRows<ClaimRow>(
         db,
         'wa_claim_due_recipients',
         sql`WITH ${claimCtes(sessionId, nodeId, limit, leaseMs)}
             SELECT id, job_id, chat_id FROM claimed ORDER BY id`,
-      );
-      return toClaimed(rows);
+      ).then(toClaimed);
     },
 
     async msUntilNextDue(sessionId) {
@@ -163,30 +264,8 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       return row?.ms == null ? null : Number(row.ms);
     },
 
-    async recordSent(recipientId, messageId, claimNextOf) {
-      if (claimNextOf === undefined) {
-        await hotRows(
-          db,
-          'wa_record_sent',
-          sql`WITH r AS (${sentUpdate(recipientId, messageId)})
-              ${countersUpdate(sql`(SELECT job_id FROM r)`, { sent: 1 })}
-              RETURNING j.id`,
-        );
-        return null;
-      }
-      const rows = await hotRows<ClaimRow & { kind: 'recorded' | 'claimed' }>(
-        db,
-        'wa_record_sent_claim_next',
-        sql`WITH r AS (${sentUpdate(recipientId, messageId)}), counted AS (
-              ${countersUpdate(sql`(SELECT job_id FROM r)`, { sent: 1 })}
-              RETURNING j.id
-            ), ${claimCtes(claimNextOf, nodeId, 1, leaseMs, sql`SELECT job_id FROM r`)}
-            SELECT 'recorded' AS kind, id::text AS id, NULL AS job_id, NULL AS chat_id FROM counted
-            UNION ALL
-            SELECT 'claimed' AS kind, id::text, job_id, chat_id FROM claimed`,
-      );
-      const claimed = rows.filter((r) => r.kind === 'claimed');
-      return claimed.length > 0 ? toClaimed(claimed)[0]! : null;
+    recordSent(recipientId, messageId, claimNextOf) {
+      return tick({ sent: { id: recipientId, messageId }, claimFor: claimNextOf });
     },
 
     async fail(recipientId, error) {
@@ -287,30 +366,31 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       return failForbiddenWaitingIn(db);
     },
 
-    async applyReceipts(sessionId, receipts) {
+    async applyReceipts(receipts) {
       if (receipts.length === 0) return;
+      const sessions = receipts.map((r) => r.sessionId);
       const ids = receipts.map((r) => r.messageId);
       const reads = receipts.map((r) => r.status === 'read');
       const ats = receipts.map((r) => r.at.toISOString());
+      const input = sql`unnest(${sql.param(sessions)}::text[], ${sql.param(ids)}::text[],
+          ${sql.param(reads)}::boolean[], ${sql.param(ats)}::timestamptz[]) AS t(session_id, message_id, is_read, at)`;
       await db.transaction(async (tx) => {
         // Jobs first, then their recipients: the order of the jobs API (delete, retry, which lock
         // the job row first). Recipients first deadlocked with a job being deleted (reliability races).
         await tx.execute(
           sql`SELECT j.id FROM message_jobs j
               WHERE j.id IN (SELECT r.job_id FROM message_job_recipients r
-                             WHERE r.session_id = ${sessionId} AND r.message_id = ANY(${sql.param(ids)}::text[]))
+                             JOIN ${input} ON t.session_id = r.session_id AND t.message_id = r.message_id)
               ORDER BY j.id FOR UPDATE OF j`,
         );
         await tx.execute(
           sql`WITH input AS (
-              SELECT message_id, bool_or(is_read) AS is_read, min(at) AS at
-              FROM unnest(${sql.param(ids)}::text[], ${sql.param(reads)}::boolean[], ${sql.param(ats)}::timestamptz[])
-                AS t(message_id, is_read, at)
-              GROUP BY message_id
+              SELECT session_id, message_id, bool_or(is_read) AS is_read, min(at) AS at
+              FROM ${input}
+              GROUP BY session_id, message_id
             ), old AS (
               SELECT r.id, r.job_id, r.delivered_at IS NOT NULL AS was_delivered, r.read_at IS NOT NULL AS was_read
-              FROM message_job_recipients r JOIN input i ON i.message_id = r.message_id
-              WHERE r.session_id = ${sessionId} AND r.message_id IS NOT NULL
+              FROM message_job_recipients r JOIN input i ON i.session_id = r.session_id AND i.message_id = r.message_id
               FOR UPDATE OF r
             ), updated AS (
               UPDATE message_job_recipients r
@@ -318,7 +398,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
                   read_at = CASE WHEN i.is_read THEN coalesce(r.read_at, i.at) ELSE r.read_at END,
                   updated_at = now()
               FROM input i, old o
-              WHERE o.id = r.id AND i.message_id = r.message_id
+              WHERE o.id = r.id AND i.session_id = r.session_id AND i.message_id = r.message_id
               RETURNING r.job_id, NOT o.was_delivered AS new_delivered, (i.is_read AND NOT o.was_read) AS new_read
             ), per_job AS (
               SELECT job_id, count(*) FILTER (WHERE new_delivered)::int AS d, count(*) FILTER (WHERE new_read)::int AS rd

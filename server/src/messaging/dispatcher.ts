@@ -1,7 +1,13 @@
 import type { AppContext } from '../context.ts';
 import type { SessionRuntime } from '../sessions/runtime.ts';
 import { onSignal } from '../signals.ts';
-import { createDispatchStore, type DispatchStore, type Receipt, recipientLeaseMs } from './dispatch-store.ts';
+import {
+  createDispatchStore,
+  type DispatchStore,
+  type Receipt,
+  recipientLeaseMs,
+  type SessionReceipt,
+} from './dispatch-store.ts';
 import { SessionLoop } from './session-loop.ts';
 
 export type DispatcherOptions = {
@@ -40,7 +46,7 @@ export async function startDispatcher(
   const store = options.store ?? createDispatchStore(ctx.db, ctx.nodeId, recipientLeaseMs(config));
 
   const loops = new Map<string, SessionLoop>();
-  const receipts = new Map<string, Receipt[]>();
+  let receipts: SessionReceipt[] = [];
   let stopped = false;
 
   const loopDeps = {
@@ -53,12 +59,7 @@ export async function startDispatcher(
       config.sendDelayMinMs + Math.floor(Math.random() * (config.sendDelayMaxMs - config.sendDelayMinMs + 1)),
     pollMs,
     receipt: (sessionId: string, r: Receipt) => {
-      let list = receipts.get(sessionId);
-      if (!list) {
-        list = [];
-        receipts.set(sessionId, list);
-      }
-      list.push(r);
+      receipts.push({ ...r, sessionId });
     },
     stopped: () => stopped,
     ended: (loop: SessionLoop) => {
@@ -78,13 +79,12 @@ export async function startDispatcher(
     loops.set(sessionId, new SessionLoop(sessionId, loopDeps, existing?.done));
   };
 
+  /** Every session's receipts of the last 250 ms in one transaction. */
   const flushReceipts = async () => {
-    for (const [sessionId, list] of receipts) {
-      receipts.delete(sessionId);
-      await store
-        .applyReceipts(sessionId, list)
-        .catch((err) => log.error({ err, sessionId }, 'recording receipts failed'));
-    }
+    if (receipts.length === 0) return;
+    const batch = receipts;
+    receipts = [];
+    await store.applyReceipts(batch).catch((err) => log.error({ err }, 'recording receipts failed'));
   };
 
   let sweeping: Promise<void> | null = null;

@@ -1,0 +1,32 @@
+type BatchItem<I, O> = { item: I; resolve(value: O): void; reject(err: unknown): void };
+
+/**
+ * Group commit: calls made while a statement runs wait and go together in the next one. Each
+ * caller gets its own result. `conflicts` keeps two calls that must not share a statement apart.
+ */
+export function batcher<I, O>(run: (items: I[]) => Promise<O[]>, conflicts: (a: I, b: I) => boolean) {
+  let queue: Array<BatchItem<I, O>> = [];
+  let running = false;
+  const flush = async () => {
+    if (running || queue.length === 0) return;
+    running = true;
+    const batch: Array<BatchItem<I, O>> = [];
+    const later: Array<BatchItem<I, O>> = [];
+    for (const q of queue) (batch.some((b) => conflicts(b.item, q.item)) ? later : batch).push(q);
+    queue = later;
+    try {
+      const out = await run(batch.map((b) => b.item));
+      batch.forEach((b, i) => b.resolve(out[i]!));
+    } catch (err) {
+      for (const b of batch) b.reject(err);
+    } finally {
+      running = false;
+      if (queue.length > 0) setImmediate(flush);
+    }
+  };
+  return (item: I) =>
+    new Promise<O>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      if (!running) setImmediate(flush);
+    });
+}
