@@ -16,7 +16,7 @@ export function batcher<I, O>(run: (items: I[]) => Promise<O[]>, conflicts: (a: 
     queue = later;
     try {
       const out = await run(batch.map((b) => b.item));
-      batch.forEach((b, i) => b.resolve(out[i]!));
+      for (const [i, b] of batch.entries()) b.resolve(out[i]!);
     } catch (err) {
       for (const b of batch) b.reject(err);
     } finally {
