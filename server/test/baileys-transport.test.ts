@@ -14,10 +14,19 @@ import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } 
 const OWN_PN = '919876543210';
 const OWN_LID = '201234567890123';
 
-function groupFixture(id: string, subject: string, ownAdmin: 'admin' | 'superadmin' | null): GroupMetadata {
+/** A group as rc14's groupMetadata parses it (Socket/groups.js extractGroupMetadata: addressingMode always set). */
+function groupFixture(
+  id: string,
+  subject: string,
+  ownAdmin: 'admin' | 'superadmin' | null,
+  addressingMode: 'pn' | 'lid' = 'lid',
+  ephemeralDuration?: number,
+): GroupMetadata {
   return {
     id,
     subject,
+    addressingMode: addressingMode as GroupMetadata['addressingMode'],
+    ...(ephemeralDuration ? { ephemeralDuration } : {}),
     owner: `${OWN_LID}@lid`,
     creation: 1_700_000_000,
     announce: false,
@@ -92,7 +101,7 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     s2.user = { id: `${OWN_PN}:7@s.whatsapp.net`, lid: `${OWN_LID}:7@lid` };
     s2.groups = {
       '120363000000000001@g.us': groupFixture('120363000000000001@g.us', 'Admins here', 'admin'),
-      '120363000000000002@g.us': groupFixture('120363000000000002@g.us', 'Member only', null),
+      '120363000000000002@g.us': groupFixture('120363000000000002@g.us', 'Member only', null, 'pn', 604_800),
       '120363000000000003@g.us': groupFixture('120363000000000003@g.us', 'Owned', 'superadmin'),
     };
     s2.ev.emit('connection.update', { connection: 'open' });
@@ -148,6 +157,16 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     const cached = await s2.config.cachedGroupMetadata!('120363000000000001@g.us');
     expect(cached?.subject).toBe('Admins here');
     expect(cached?.participants).toHaveLength(3);
+    expect(cached?.addressingMode).toBe('lid');
+    // A phone-number group stays one (Baileys assumes 'lid' without it: undecryptable for its members).
+    const pnGroup = await s2.config.cachedGroupMetadata!('120363000000000002@g.us');
+    expect(pnGroup).toMatchObject({ addressingMode: 'pn', ephemeralDuration: 604_800 });
+    // A group whose mode is not known: undefined, so that Baileys fetches it.
+    await t.db
+      .update(waGroups)
+      .set({ addressingMode: null })
+      .where(eq(waGroups.groupId, '120363000000000003@g.us'));
+    expect(await s2.config.cachedGroupMetadata!('120363000000000003@g.us')).toBeUndefined();
 
     // A signal key written through the cacheable store lands in the database.
     await s2.config.auth.keys.set({ session: { 'abc.0': Buffer.from([5, 6]) } });

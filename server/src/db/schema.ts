@@ -210,6 +210,10 @@ export const waGroups = pgTable(
     isAdmin: boolean('is_admin').notNull().default(false),
     /** Only admins may send (announcement group). */
     announce: boolean('announce').notNull().default(false),
+    /** 'pn' or 'lid': how the group addresses its members; null when WhatsApp did not say (Baileys then asks). */
+    addressingMode: text('addressing_mode').$type<'pn' | 'lid'>(),
+    /** Disappearing messages in seconds; null when off or unknown. */
+    ephemeralDuration: integer('ephemeral_duration'),
     inviteCode: text('invite_code'),
     inviteCodeFetchedAt: ts('invite_code_fetched_at'),
     lastMessage: jsonb('last_message').$type<StoredLastMessage | null>(),

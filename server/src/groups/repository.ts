@@ -12,6 +12,8 @@ export type GroupCacheEntry = {
   participants: StoredParticipant[];
   isAdmin: boolean;
   announce: boolean;
+  addressingMode?: 'pn' | 'lid' | null;
+  ephemeralDuration?: number | null;
   lastMessage?: StoredLastMessage | null;
 };
 
@@ -45,6 +47,8 @@ export async function upsertGroups(
         participants: g.participants,
         isAdmin: g.isAdmin,
         announce: g.announce,
+        addressingMode: g.addressingMode ?? null,
+        ephemeralDuration: g.ephemeralDuration ?? null,
         lastMessage: g.lastMessage ?? null,
         fetchedAt: now,
         updatedAt: now,
@@ -61,6 +65,8 @@ export async function upsertGroups(
             participants: sql`excluded.participants`,
             isAdmin: sql`excluded.is_admin`,
             announce: sql`excluded.announce`,
+            addressingMode: sql`excluded.addressing_mode`,
+            ephemeralDuration: sql`excluded.ephemeral_duration`,
             // A code is only valid while the account is admin.
             inviteCode: sql`CASE WHEN excluded.is_admin THEN ${waGroups.inviteCode} ELSE NULL END`,
             // Keep the newer of the stored and the fetched last message.
@@ -84,7 +90,12 @@ export async function updateGroup(
   db: Db,
   sessionId: string,
   groupId: string,
-  patch: Partial<Pick<GroupRow, 'subject' | 'announce' | 'participants' | 'isAdmin' | 'owner'>>,
+  patch: Partial<
+    Pick<
+      GroupRow,
+      'subject' | 'announce' | 'participants' | 'isAdmin' | 'owner' | 'addressingMode' | 'ephemeralDuration'
+    >
+  >,
 ): Promise<void> {
   await db
     .update(waGroups)

@@ -53,6 +53,8 @@ export function toCache(own: OwnIds, groups: GroupInfo[]): GroupCacheEntry[] {
     participants: g.participants.map(toStoredParticipant),
     isAdmin: isAdminIn(own, g.participants),
     announce: g.announce,
+    addressingMode: g.addressingMode ?? null,
+    ephemeralDuration: g.ephemeralDuration ?? null,
     lastMessage: g.lastMessage
       ? { sender: g.lastMessage.sender, timestamp: g.lastMessage.timestamp, body: g.lastMessage.body }
       : null,

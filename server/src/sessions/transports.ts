@@ -12,6 +12,8 @@ export function cachedGroupOf(row: GroupRow): CachedGroup {
     owner: row.owner,
     creation: row.createdAt ? Math.floor(row.createdAt.getTime() / 1000) : null,
     announce: row.announce,
+    ...(row.addressingMode ? { addressingMode: row.addressingMode } : {}),
+    ...(row.ephemeralDuration ? { ephemeralDuration: row.ephemeralDuration } : {}),
     isAdmin: row.isAdmin,
     participants: row.participants.map((p) => ({
       id: p.id,

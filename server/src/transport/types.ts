@@ -24,6 +24,14 @@ export type GroupInfo = {
   creation: number | null;
   /** Only admins may send messages. */
   announce: boolean;
+  /**
+   * How the group addresses its members. Baileys assumes 'lid' when the cached metadata has
+   * none (Socket/messages-send.js), which makes a phone-number group's members unable to
+   * decrypt: undefined when unknown, so that Baileys fetches the group instead.
+   */
+  addressingMode?: 'pn' | 'lid';
+  /** Disappearing messages timer in seconds, when on. */
+  ephemeralDuration?: number;
   participants: GroupParticipantInfo[];
   /** The latest message the transport knows of in this chat, when it knows one. */
   lastMessage?: IncomingLastMessage | null;

@@ -1,4 +1,10 @@
-import { type GroupMetadata, type GroupParticipant, normalizeMessageContent, type proto } from 'baileys';
+import {
+  type GroupMetadata,
+  type GroupParticipant,
+  normalizeMessageContent,
+  type proto,
+  WAMessageAddressingMode,
+} from 'baileys';
 import type { CachedGroup, GroupInfo, GroupParticipantInfo, IncomingLastMessage } from '../types.ts';
 
 /** Baileys <-> the transport's domain types. No socket, no state. */
@@ -55,19 +61,27 @@ export function toGroupInfo(meta: GroupMetadata, lastMessage?: IncomingLastMessa
     owner: meta.ownerPn ?? meta.owner ?? null,
     creation: meta.creation ?? null,
     announce: !!meta.announce,
+    ...(meta.addressingMode ? { addressingMode: meta.addressingMode === 'pn' ? 'pn' : 'lid' } : {}),
+    ...(meta.ephemeralDuration ? { ephemeralDuration: meta.ephemeralDuration } : {}),
     participants: (meta.participants ?? []).map(toParticipant),
     lastMessage: lastMessage ?? null,
   };
 }
 
-/** Back to Baileys' shape, for `cachedGroupMetadata` from the session's cache. */
-export function toGroupMetadata(group: CachedGroup): GroupMetadata {
+/**
+ * Back to Baileys' shape, for `cachedGroupMetadata` from the session's cache; undefined when
+ * the addressing mode is not known, so that Baileys queries the group rather than assume 'lid'.
+ */
+export function toGroupMetadata(group: CachedGroup): GroupMetadata | undefined {
+  if (!group.addressingMode) return undefined;
   return {
     id: group.id,
     subject: group.subject,
     owner: group.owner ?? undefined,
     creation: group.creation ?? undefined,
     announce: group.announce,
+    addressingMode: group.addressingMode === 'pn' ? WAMessageAddressingMode.PN : WAMessageAddressingMode.LID,
+    ...(group.ephemeralDuration ? { ephemeralDuration: group.ephemeralDuration } : {}),
     participants: group.participants.map((p) => ({
       id: p.id,
       lid: p.lid ?? undefined,

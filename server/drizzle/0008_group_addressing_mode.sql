@@ -1,0 +1,2 @@
+ALTER TABLE "wa_groups" ADD COLUMN "addressing_mode" text;--> statement-breakpoint
+ALTER TABLE "wa_groups" ADD COLUMN "ephemeral_duration" integer;
