@@ -7,7 +7,15 @@ import { ledgerSum } from '../../src/credits/credits.ts';
 import { media, messageJobRecipients, messageJobs, users } from '../../src/db/schema.ts';
 import { type Engine, startEngine } from '../../src/engine.ts';
 import { connectedInstance } from '../fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from '../helpers.ts';
+import {
+  bearer,
+  buildAdmin,
+  buildUser,
+  createTestApp,
+  DB_KINDS,
+  loginToken,
+  type TestApp,
+} from '../helpers.ts';
 import { recordFigure } from './figures.ts';
 import { readOutbox, until } from './support/server-process.ts';
 
@@ -184,6 +192,62 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
       true,
     );
     expect(stuck).toBe(0);
+    expect(charged).toBe(count(rows, 'sent'));
+    expect(await ledgerSum(t.db, user.id)).toBe(await balance(user.id));
+  });
+
+  it('disabling the user mid-job: no send after the answer, refunds exact', async () => {
+    const admin = await buildAdmin(t);
+    const adminToken = await loginToken(t.app, admin.username);
+    const user = await buildUser(t, { credits: 1000, managedBy: admin.id });
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await connectedInstance(t, token, kind === 'pglite' ? '919730000021' : '919730000022');
+    const list = chats('9177100', 100);
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      headers: bearer(token),
+      payload: { chatIds: list, content: 'disable me' },
+    });
+    const jobId = sent.json().jobId as string;
+    await until('the first sends', async () => count(await statuses(jobId), 'sent') >= 10, 30_000, 20);
+    const disabled = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${user.id}`,
+      headers: bearer(adminToken),
+      payload: { disabled: true },
+    });
+    expect(disabled.statusCode).toBe(200);
+    // A send already handed over when the answer went out may finish within one send latency.
+    const answeredAt = Date.now() + 20 + 50;
+    const rows = await until(
+      'every recipient to end',
+      async () => {
+        const r = await statuses(jobId);
+        return count(r, 'queued') + count(r, 'sending') === 0 ? r : null;
+      },
+      30_000,
+      50,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const after = readOutbox(outbox).lines.filter(
+      (l) => l.chatId.startsWith('9177100') && Date.parse(l.sentAt) > answeredAt,
+    ).length;
+    const charged = 1000 - (await balance(user.id));
+    recordFigure(
+      section,
+      'disable mid-job: sent / failed before everything ended',
+      `${count(rows, 'sent')} / ${count(rows, 'failed')}`,
+    );
+    recordFigure(section, 'disable mid-job: sends after the answer', after, true);
+    recordFigure(section, 'disable mid-job: credits charged minus sent', charged - count(rows, 'sent'), true);
+    recordFigure(
+      section,
+      'disable mid-job: ledger minus balance',
+      (await ledgerSum(t.db, user.id)) - (await balance(user.id)),
+      true,
+    );
+    expect(after).toBe(0);
     expect(charged).toBe(count(rows, 'sent'));
     expect(await ledgerSum(t.db, user.id)).toBe(await balance(user.id));
   });
