@@ -2,6 +2,7 @@ import { AppShell, Avatar, Burger, Group, Menu, NavLink, Text, Title, UnstyledBu
 import { useDisclosure } from '@mantine/hooks';
 import {
   IconAddressBook,
+  IconApi,
   IconChartBar,
   IconDeviceMobile,
   IconKey,
@@ -13,6 +14,7 @@ import {
   IconShieldLock,
   IconUsers,
   IconUsersGroup,
+  IconWebhook,
 } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import {
@@ -183,6 +185,13 @@ export function Layout() {
               >
                 Two-factor sign-in
               </Menu.Item>
+              <Menu.Item component={Link} to="/api-keys" leftSection={<IconApi size={16} aria-hidden />}>
+                API keys
+              </Menu.Item>
+              <Menu.Item component={Link} to="/webhooks" leftSection={<IconWebhook size={16} aria-hidden />}>
+                Webhooks
+              </Menu.Item>
+              <Menu.Divider />
               <Menu.Item color="red" leftSection={<IconLogout size={16} aria-hidden />} onClick={logout}>
                 Logout
               </Menu.Item>

@@ -31,6 +31,8 @@ const ContactsPage = page(() => import('../features/contacts/ContactsPage.tsx'))
 const GroupsPage = page(() => import('../features/groups/GroupsPage.tsx'));
 const UsersPage = page(() => import('../features/users/UsersPage.tsx'));
 const ReportsPage = page(() => import('../features/reports/ReportsPage.tsx'));
+const ApiKeysPage = page(() => import('../features/api-keys/ApiKeysPage.tsx'));
+const WebhooksPage = page(() => import('../features/webhooks/WebhooksPage.tsx'));
 
 export { homePath };
 
@@ -60,6 +62,8 @@ export function AppRoutes() {
               <Route path="/contacts" element={<ContactsPage />} />
               <Route path="/groups" element={<GroupsPage />} />
               <Route path="/reports" element={<ReportsPage />} />
+              <Route path="/api-keys" element={<ApiKeysPage />} />
+              <Route path="/webhooks" element={<WebhooksPage />} />
             </Route>
           </Route>
           <Route path="*" element={<Navigate to="/login" replace />} />

@@ -1,10 +1,15 @@
-import { Alert, Select, Stack, Text, Title } from '@mantine/core';
+import { Alert, Select, Stack, Tabs, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useUserDetails } from '../../api/user-details.ts';
 import { MisReport } from '../../components/report/MisReport.tsx';
 import { storage } from '../../lib/storage.ts';
+import { AdminOverview } from './AdminOverview.tsx';
+import { AuditLog } from './AuditLog.tsx';
 
-/** /adminDashboard (ADMIN only): pick one of the admin's users and see that user's MIS Report. */
+/**
+ * /adminDashboard (ADMIN only): an overview of the admin's users first, then the spec's picker
+ * of one user and that user's MIS Report; the audit log in its own tab.
+ */
 export default function AdminDashboardPage() {
   // The list stored at sign-in shows at once; /api/userDetails brings it up to date.
   const details = useUserDetails();
@@ -12,22 +17,34 @@ export default function AdminDashboardPage() {
   const [userId, setUserId] = useState<string | null>(null);
 
   return (
-    <Stack gap="md">
-      <Title order={2}>Admin User</Title>
-      <Text>Select an user from below to see the jobs</Text>
-      <Select
-        label="User"
-        placeholder={users.length > 0 ? 'Select a user' : 'No users yet'}
-        data={users.map((u) => ({ value: u.user_id, label: u.username }))}
-        value={userId}
-        onChange={setUserId}
-        searchable
-        nothingFoundMessage="No user found"
-        disabled={users.length === 0}
-        maw={360}
-      />
-      {details.error && users.length === 0 && <Alert color="red">{details.error.message}</Alert>}
-      {userId && <MisReport key={userId} userId={userId} />}
-    </Stack>
+    <Tabs defaultValue="overview" keepMounted={false}>
+      <Tabs.List mb="md">
+        <Tabs.Tab value="overview">Overview</Tabs.Tab>
+        <Tabs.Tab value="audit">Audit log</Tabs.Tab>
+      </Tabs.List>
+      <Tabs.Panel value="overview">
+        <Stack gap="md">
+          <AdminOverview />
+          <Title order={2}>Admin User</Title>
+          <Text>Select an user from below to see the jobs</Text>
+          <Select
+            label="User"
+            placeholder={users.length > 0 ? 'Select a user' : 'No users yet'}
+            data={users.map((u) => ({ value: u.user_id, label: u.username }))}
+            value={userId}
+            onChange={setUserId}
+            searchable
+            nothingFoundMessage="No user found"
+            disabled={users.length === 0}
+            maw={360}
+          />
+          {details.error && users.length === 0 && <Alert color="red">{details.error.message}</Alert>}
+          {userId && <MisReport key={userId} userId={userId} />}
+        </Stack>
+      </Tabs.Panel>
+      <Tabs.Panel value="audit">
+        <AuditLog users={users} />
+      </Tabs.Panel>
+    </Tabs>
   );
 }

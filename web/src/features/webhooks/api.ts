@@ -1,0 +1,35 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type {
+  CreateWebhookBody,
+  CreateWebhookResponse,
+  WebhookAttemptsResponse,
+  WebhooksResponse,
+} from '@wa/contract';
+import { apiFetch } from '../../lib/api.ts';
+
+const base = '/api/webhooks';
+const path = (id: string) => `${base}/${encodeURIComponent(id)}`;
+
+/** GET /api/webhooks: the signed-in user's webhooks (never their secrets). */
+export const webhooksQuery = () =>
+  queryOptions({
+    queryKey: ['webhooks'],
+    queryFn: ({ signal }) => apiFetch<WebhooksResponse>(base, { signal }),
+  });
+export const useWebhooks = () => useQuery(webhooksQuery());
+
+/** GET /api/webhooks/:id/attempts: the last 50 calls, newest first. */
+export const attemptsQuery = (id: string) =>
+  queryOptions({
+    queryKey: ['webhooks', id, 'attempts'],
+    queryFn: ({ signal }) => apiFetch<WebhookAttemptsResponse>(`${path(id)}/attempts`, { signal }),
+    refetchInterval: 10_000,
+  });
+export const useAttempts = (id: string) => useQuery(attemptsQuery(id));
+
+/** POST /api/webhooks: the answer holds the signing secret, the only time it is shown. */
+export const createWebhook = (body: CreateWebhookBody) =>
+  apiFetch<CreateWebhookResponse>(base, { method: 'POST', body });
+
+export const deleteWebhook = (id: string) =>
+  apiFetch<{ success: boolean; message: string }>(path(id), { method: 'DELETE' });
