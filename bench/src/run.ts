@@ -10,11 +10,15 @@
  *    session) and the ratio of the two.
  *
  * It prints a table and never fails: a measure that breaks prints its error instead.
- * BENCH_ONLY=accept|dispatch runs one part, BENCH_DB=pglite|postgres one database;
+ * BENCH_ONLY=accept|dispatch|startup runs one part, BENCH_DB=pglite|postgres one database;
  * BENCH_PER_SESSION sets the recipients per session; BENCH_POOL the PostgreSQL pool size.
  */
+import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../../server/src/config.ts';
@@ -277,6 +281,58 @@ async function floorRate(ctx: AppContext): Promise<{ text: string; rate: number 
   return { text: `${fmtRate(rate)} (${done.toLocaleString('en-IN')} in ${fmtS(elapsed)})`, rate };
 }
 
+/**
+ * The compiled server (`node server/dist/main.js`, what `npm start` runs) on a fresh database:
+ * time from spawn to /readyz answering 200, and its resident memory after 5 s idle.
+ */
+async function startupAndIdle(kind: 'pglite' | 'postgres'): Promise<{ startup: string; rss: string }> {
+  const repoRoot = path.resolve(import.meta.dirname, '../..');
+  execFileSync('npm', ['run', 'build', '-w', 'server'], { cwd: repoRoot, stdio: 'ignore' });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-start-'));
+  const scratch =
+    kind === 'postgres' ? await createScratchDatabase(process.env.BENCH_DATABASE_URL!, 'bstart') : null;
+  const port = 4300 + Math.floor(Math.random() * 500);
+  const started = performance.now();
+  const child = spawn(process.execPath, ['server/dist/main.js'], {
+    cwd: repoRoot,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      WA_PROVIDER: 'simulator',
+      LOG_LEVEL: 'warn',
+      WEB_DIST_DIR: '/nonexistent-web-dist',
+      ...(scratch ? { DATABASE_URL: scratch.url } : { DATABASE_URL: '' }),
+    },
+  });
+  try {
+    let ready = 0;
+    for (const until = Date.now() + 60_000; Date.now() < until; ) {
+      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) {
+        ready = performance.now() - started;
+        break;
+      }
+      await sleep(50);
+    }
+    if (!ready) throw new Error('the server did not become ready within 60 s');
+    await sleep(5_000);
+    const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return { startup: fmtS(ready), rss: `${Math.round(kb / 1024)} MB` };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    await scratch?.drop();
+  }
+}
+
 async function measure(fn: () => Promise<string>): Promise<string> {
   try {
     return await fn();
@@ -318,6 +374,12 @@ async function main() {
       goal: '≥ 1.5×',
       values: {},
     },
+    { measure: 'compiled server: start to ready (fresh database)', goal: '', values: {} },
+    {
+      measure: 'compiled server: idle RSS after 5 s',
+      goal: '≤ 150 MB PostgreSQL, ≤ 350 MB PGlite',
+      values: {},
+    },
   ];
   const floorRates: Partial<Record<'pglite' | 'postgres', number>> = {};
   for (const kind of kinds) {
@@ -350,6 +412,15 @@ async function main() {
       rows[4]!.values[kind] = f && ours ? `${(ours / f).toFixed(2)}×` : '';
     }
     await database.close().catch(() => {});
+    if (!only || only === 'startup') {
+      try {
+        const r = await startupAndIdle(kind);
+        rows[5]!.values[kind] = r.startup;
+        rows[6]!.values[kind] = r.rss;
+      } catch (err) {
+        rows[5]!.values[kind] = `error: ${(err as Error).message.split('\n')[0]}`;
+      }
+    }
   }
 
   const headers = ['measure', 'goal', ...kinds.map((k) => (k === 'pglite' ? 'PGlite' : 'PostgreSQL'))];

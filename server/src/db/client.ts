@@ -23,7 +23,18 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export const migrationsFolder = path.resolve(import.meta.dirname, '../../drizzle');
+/**
+ * server/drizzle, found from this module whether it runs as source (server/src/db) or bundled
+ * (server/dist): the nearest folder above that holds `drizzle/meta`.
+ */
+export const migrationsFolder = (() => {
+  for (let dir = import.meta.dirname; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'drizzle');
+    if (fs.existsSync(path.join(candidate, 'meta', '_journal.json'))) return candidate;
+    if (path.dirname(dir) === dir)
+      throw new Error(`no drizzle migrations folder above ${import.meta.dirname}`);
+  }
+})();
 
 /** A unique constraint refused the write (PostgreSQL 23505); Drizzle wraps the driver's error in `cause`. */
 export function isUniqueViolation(err: unknown): boolean {

@@ -1,0 +1,31 @@
+// `npm run build -w server`: the server as plain JavaScript in server/dist (what `npm start`
+// runs). esbuild bundles our own code and the shared contract (TypeScript source, imported as
+// `@wa/contract`); every other package stays an import from node_modules.
+import path from 'node:path';
+import { build } from 'esbuild';
+
+const serverDir = path.resolve(import.meta.dirname, '..');
+const ownPackages = /^@wa\//;
+
+await build({
+  absWorkingDir: serverDir,
+  entryPoints: ['src/main.ts', 'src/demo.ts', 'src/cli.ts'],
+  outdir: 'dist',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  sourcemap: true,
+  logLevel: 'warning',
+  plugins: [
+    {
+      name: 'node-modules-external',
+      setup(b) {
+        b.onResolve({ filter: /^[^./]/ }, (args) =>
+          ownPackages.test(args.path) ? undefined : { path: args.path, external: true },
+        );
+      },
+    },
+  ],
+});
+console.log('server built into server/dist');
