@@ -59,6 +59,8 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
       ackWaitMs: 1000,
       fetchVersion: async () => LATEST_VERSION,
       onWhatsAppTtlMs: { found: 60_000, missing: 300 },
+      groupRefetchDelayMs: 300,
+      rateLimitPauseMs: 500,
     });
     transports.set(session.sessionId, tr);
     return tr;
@@ -233,7 +235,7 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
   it('405 says the client version was rejected and does not retry the same version for ever', async () => {
     const { sessionId, first, index } = await start('Old version');
     first.close(405, 'Connection Failure', { reason: '405' });
-    await waitFor(async () => (await row(sessionId)).status === 'DISCONNECTED', 3000);
+    await waitFor(async () => (await row(sessionId)).status === 'DISCONNECTED', 10_000);
     expect((await row(sessionId)).statusReason).toBe(
       'WhatsApp rejected this client version: update the console or set WA_VERSION',
     );
@@ -358,6 +360,71 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     });
     await waitFor(async () => (await last())?.body === 'Look once', 3000, 'view-once caption');
     expect((await last())?.timestamp).toBe(1_900_000_040);
+  });
+
+  it('participant changes go into the cache at once and are confirmed by one query; 429 on a send waits', async () => {
+    const { sessionId, first, index } = await start('Busy group');
+    const s2 = await pairAndOpen(sessionId, first, index);
+    const group = '120363000000000002@g.us';
+    const members = async () =>
+      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).find(
+        (g) => g.groupId === group,
+      )!;
+    await waitFor(async () => (await members())?.participants.length === 3, 3000, 'groups cached');
+    // rc14 emits the change only (Types/Events.d.ts group-participants.update).
+    const newcomer = { id: '919855555555@s.whatsapp.net', admin: null };
+    s2.ev.emit('group-participants.update', {
+      id: group,
+      author: 'x',
+      action: 'add',
+      participants: [newcomer],
+    });
+    s2.ev.emit('group-participants.update', {
+      id: group,
+      author: 'x',
+      action: 'promote',
+      participants: [{ id: `${OWN_LID}@lid`, phoneNumber: `${OWN_PN}@s.whatsapp.net` }],
+    });
+    s2.ev.emit('group-participants.update', {
+      id: group,
+      author: 'x',
+      action: 'remove',
+      participants: [{ id: '919822222222@s.whatsapp.net' }],
+    });
+    await waitFor(
+      async () => {
+        const g = await members();
+        return (
+          g.isAdmin &&
+          g.participants.some((p) => p.phoneNumber === '919855555555') &&
+          g.participants.length === 3
+        );
+      },
+      3000,
+      'the changes in the cache',
+    );
+    expect(s2.metadataQueries).toEqual([]);
+    // One confirming query for the three events, after they calmed down.
+    await waitFor(async () => s2.metadataQueries.length === 1, 10_000, 'one metadata query');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(s2.metadataQueries).toEqual([group]);
+
+    // 429 rate-overlimit on a send: nothing sent, the account waits, then sends again.
+    const transport = runner.transportFor(sessionId)!;
+    s2.nextSendError = { code: 429, text: 'rate-overlimit' };
+    const limited = await transport
+      .send('919822222222@s.whatsapp.net', { kind: 'text', text: 'x' })
+      .catch((e) => e);
+    expect(limited).toMatchObject({ code: 'rate-limited', retriesLater: true, pausesSession: false });
+    const sentBefore = s2.sent.length;
+    const waiting = await transport
+      .send('919822222222@s.whatsapp.net', { kind: 'text', text: 'x' })
+      .catch((e) => e);
+    expect(waiting).toMatchObject({ code: 'rate-limited' });
+    expect(s2.sent.length).toBe(sentBefore);
+    await new Promise((r) => setTimeout(r, 600));
+    await transport.send('919822222222@s.whatsapp.net', { kind: 'text', text: 'again' });
+    expect(s2.sent.length).toBe(sentBefore + 1);
   });
 
   it('send: 463 pauses the session, not-on-WhatsApp fails, receipts and last messages flow', async () => {

@@ -194,8 +194,9 @@ export class SessionLoop {
       endTimer();
     } catch (err) {
       endTimer();
-      if (err instanceof SendError && err.code === 'not-connected') {
-        // The transport refused before sending anything: the recipient waits for the session.
+      if (err instanceof SendError && err.retriesLater) {
+        // The transport refused before sending anything (not connected, or WhatsApp's 429):
+        // the recipient waits for the session.
         await store.release([r.id]);
         return 'session-down';
       }

@@ -66,6 +66,7 @@ export type SendErrorCode =
   | 'capped' // WhatsApp's new-chat quota reached; pauses the session
   | 'invalid'
   | 'timeout'
+  | 'rate-limited' // 429 rate-overlimit: nothing was sent; the account waits and tries again
   | 'unknown';
 
 export class SendError extends Error {
@@ -74,6 +75,10 @@ export class SendError extends Error {
     message: string,
   ) {
     super(message);
+  }
+  /** Nothing was sent and the recipient is tried again later: not a failure. */
+  get retriesLater(): boolean {
+    return this.code === 'not-connected' || this.code === 'rate-limited';
   }
   /** The session must stop sending until a person looks (463 or CAPPED). */
   get pausesSession(): boolean {

@@ -19,6 +19,8 @@ export class FakeSocket {
   readonly sent: Array<{ jid: string; content: unknown }> = [];
   groups: Record<string, GroupMetadata> = {};
   inviteCalls: Array<{ groupId: string; at: number }> = [];
+  /** Groups asked one by one (groupMetadata). */
+  readonly metadataQueries: string[] = [];
   /** How many times the whole group list was fetched. */
   groupFetches = 0;
   /** The error code of the next send's ack ('463' for a restriction); null for none. */
@@ -93,7 +95,10 @@ export class FakeSocket {
         self.groupFetches++;
         return self.groups;
       },
-      groupMetadata: async (jid: string) => self.groups[jid]!,
+      groupMetadata: async (jid: string) => {
+        self.metadataQueries.push(jid);
+        return self.groups[jid]!;
+      },
       groupInviteCode: async (groupId: string) => {
         self.inviteCalls.push({ groupId, at: Date.now() });
         return `CODE${groupId.slice(0, 6)}`;

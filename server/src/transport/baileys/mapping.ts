@@ -2,6 +2,7 @@ import {
   type GroupMetadata,
   type GroupParticipant,
   normalizeMessageContent,
+  type ParticipantAction,
   type proto,
   WAMessageAddressingMode,
 } from 'baileys';
@@ -44,7 +45,7 @@ export function messageBody(message: proto.IMessage | null | undefined): string 
 export const digitsOfJid = (jid: string | undefined | null) =>
   jid?.endsWith('@s.whatsapp.net') ? jid.split('@')[0]!.split(':')[0]! : null;
 
-function toParticipant(p: GroupParticipant): GroupParticipantInfo {
+export function toParticipant(p: GroupParticipant): GroupParticipantInfo {
   const lid = p.lid ?? (p.id.endsWith('@lid') ? p.id : null);
   return {
     id: p.id,
@@ -66,6 +67,34 @@ export function toGroupInfo(meta: GroupMetadata, lastMessage?: IncomingLastMessa
     participants: (meta.participants ?? []).map(toParticipant),
     lastMessage: lastMessage ?? null,
   };
+}
+
+/** The same member under its JID, LID or phone number. */
+const sameMember = (a: GroupParticipantInfo, b: GroupParticipantInfo) =>
+  a.id === b.id ||
+  (a.lid !== null && a.lid === b.lid) ||
+  (a.phoneNumber !== null && a.phoneNumber === b.phoneNumber);
+
+/** A group-participants.update applied to the members we know (Types/Events: the event carries only the change). */
+export function applyParticipantChange(
+  members: GroupParticipantInfo[],
+  action: ParticipantAction,
+  changed: GroupParticipantInfo[],
+): GroupParticipantInfo[] {
+  const others = members.filter((m) => !changed.some((c) => sameMember(m, c)));
+  switch (action) {
+    case 'remove':
+      return others;
+    case 'add':
+      return [...others, ...changed];
+    case 'promote':
+    case 'demote':
+      return members.map((m) =>
+        changed.some((c) => sameMember(m, c)) ? { ...m, admin: action === 'promote' ? 'admin' : null } : m,
+      );
+    default:
+      return members.map((m) => changed.find((c) => sameMember(m, c)) ?? m);
+  }
 }
 
 /**

@@ -1,11 +1,14 @@
 import { SendError } from '../types.ts';
 import { messageOf, statusCodeOf } from './mapping.ts';
 
+export const RATE_LIMITED = 'WhatsApp asked this account to slow down (rate-overlimit): sending again later';
+
 /** A send that Baileys or WhatsApp refused, as a SendError (query errors carry the code in `data`). */
 export function sendErrorOf(err: unknown): SendError {
   const data = (err as { data?: unknown }).data;
   const code = typeof data === 'number' ? data : statusCodeOf(err);
   const text = messageOf(err);
+  if (code === 429 || /rate-overlimit/i.test(text)) return new SendError('rate-limited', RATE_LIMITED);
   if (code === 463)
     return new SendError('restricted', 'Paused: WhatsApp restricted this account (error 463)');
   if (code === 403 || /not-authorized|forbidden/i.test(text))

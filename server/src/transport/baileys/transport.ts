@@ -35,8 +35,16 @@ import {
 import { type DbAuthState, loadDbAuthState } from './auth-state.ts';
 import { closeDecision } from './close-policy.ts';
 import { toBaileysContent } from './content.ts';
-import { digitsOfJid, messageBody, statusCodeOf, toGroupInfo, toGroupMetadata } from './mapping.ts';
-import { AckTracker, sendErrorOf } from './send.ts';
+import {
+  applyParticipantChange,
+  digitsOfJid,
+  messageBody,
+  statusCodeOf,
+  toGroupInfo,
+  toGroupMetadata,
+  toParticipant,
+} from './mapping.ts';
+import { AckTracker, RATE_LIMITED, sendErrorOf } from './send.ts';
 
 /** The part of a Baileys socket this transport uses; tests drive it with a fake. */
 export type BaileysSocket = Pick<
@@ -76,6 +84,10 @@ export type BaileysOptions = {
   stableAfterMs?: number;
   /** How long an answer of `onWhatsApp` is trusted: yes for a day, no for an hour (the number may join). */
   onWhatsAppTtlMs?: { found: number; missing: number };
+  /** Participant events of a group are followed by one metadata query this much later. */
+  groupRefetchDelayMs?: number;
+  /** After a 429 (rate-overlimit) on a send, the account sends nothing for this long. */
+  rateLimitPauseMs?: number;
 };
 
 export type WaVersion = [number, number, number];
@@ -144,6 +156,13 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private readonly onWhatsAppCache = new LRUCache<string, string>({ max: 50_000 });
   /** When the current socket opened; the backoff restarts only after it stayed up. */
   private openedAt: number | null = null;
+  /** Members of groups changed by events since their last query, and the chain applying the events. */
+  private readonly changedMembers = new Map<string, GroupInfo['participants']>();
+  private participantChanges: Promise<void> = Promise.resolve();
+  /** Group metadata queries waiting for the events to calm down, by group. */
+  private readonly groupRefetches = new Map<string, NodeJS.Timeout>();
+  /** Until when WhatsApp asked this account to slow down (429 rate-overlimit on a send). */
+  private rateLimitedUntil = 0;
   /** Saves of the credentials, one after the other, so an older snapshot never lands last. */
   private credsSaving: Promise<void> = Promise.resolve();
   private readonly acks: AckTracker;
@@ -152,7 +171,14 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private readonly options: Required<
     Pick<
       BaileysOptions,
-      'inviteCodeSpacingMs' | 'backoffMs' | 'maxBackoffMs' | 'ackWaitMs' | 'stableAfterMs' | 'onWhatsAppTtlMs'
+      | 'inviteCodeSpacingMs'
+      | 'backoffMs'
+      | 'maxBackoffMs'
+      | 'ackWaitMs'
+      | 'stableAfterMs'
+      | 'onWhatsAppTtlMs'
+      | 'groupRefetchDelayMs'
+      | 'rateLimitPauseMs'
     >
   >;
 
@@ -169,6 +195,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       maxBackoffMs: deps.maxBackoffMs ?? 5 * 60_000,
       ackWaitMs: deps.ackWaitMs ?? 3000,
       stableAfterMs: deps.stableAfterMs ?? 60_000,
+      groupRefetchDelayMs: deps.groupRefetchDelayMs ?? 30_000,
+      rateLimitPauseMs: deps.rateLimitPauseMs ?? 60_000,
       onWhatsAppTtlMs: deps.onWhatsAppTtlMs ?? { found: 24 * 3_600_000, missing: 3_600_000 },
     };
     this.acks = new AckTracker(this.options.ackWaitMs);
@@ -290,6 +318,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
     const sock = this.requireOpen();
     if (this.capped) throw new SendError('capped', "Paused: WhatsApp's new-chat limit was reached");
+    if (Date.now() < this.rateLimitedUntil) throw new SendError('rate-limited', RATE_LIMITED);
     if (chatId.endsWith('@s.whatsapp.net')) {
       const digits = chatId.split('@')[0]!;
       const found = (await this.onWhatsApp([digits])).get(digits);
@@ -305,7 +334,9 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     try {
       sent = await sock.sendMessage(chatId, toBaileysContent(message));
     } catch (err) {
-      throw sendErrorOf(err);
+      const error = sendErrorOf(err);
+      if (error.code === 'rate-limited') this.rateLimitedUntil = Date.now() + this.options.rateLimitPauseMs;
+      throw error;
     }
     const messageId = sent?.key.id;
     if (!sent || !messageId) throw new SendError('unknown', 'WhatsApp did not accept the message');
@@ -447,14 +478,42 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
         }));
       if (changes.length > 0) this.emit('groups-update', changes);
     });
-    ev.on('group-participants.update', ({ id }) => {
-      // The event carries only the change: read the group once more for the whole picture.
-      sock
-        .groupMetadata(id)
-        .then((meta) => this.emit('groups-upsert', [toGroupInfo(meta, this.lastMessages.get(id))]))
-        .catch((err) => this.deps.log.warn({ err, groupId: id }, 'group metadata refresh failed'));
+    ev.on('group-participants.update', ({ id, action, participants }) => {
+      // The change goes into the cache at once; one query later confirms the whole group. A query
+      // per event made WhatsApp answer rate-overlimit (429) on busy groups.
+      // In order, each on the members as the previous event left them (the cache is written later).
+      this.participantChanges = this.participantChanges.then(async () => {
+        try {
+          const base = this.changedMembers.get(id) ?? (await this.deps.groups(id))?.participants;
+          if (!base || generation !== this.generation) return;
+          const members = applyParticipantChange(base, action, participants.map(toParticipant));
+          this.changedMembers.set(id, members);
+          this.emit('groups-update', [{ id, participants: members }]);
+        } catch (err) {
+          this.deps.log.warn({ err, groupId: id }, 'group participants update failed');
+        }
+      });
+      this.refetchGroupLater(id, generation);
     });
     ev.on('message-capping.update', (info) => this.noteQuota(info));
+  }
+
+  /** One metadata query per group per `groupRefetchDelayMs`, however many events arrive. */
+  private refetchGroupLater(groupId: string, generation: number): void {
+    if (this.groupRefetches.has(groupId)) return;
+    const timer = setTimeout(() => {
+      this.groupRefetches.delete(groupId);
+      const sock = this.sock;
+      if (!sock || generation !== this.generation) return;
+      sock
+        .groupMetadata(groupId)
+        .then((meta) => {
+          this.changedMembers.delete(groupId);
+          this.emit('groups-upsert', [toGroupInfo(meta, this.lastMessages.get(groupId))]);
+        })
+        .catch((err) => this.deps.log.warn({ err, groupId }, 'group metadata refresh failed'));
+    }, this.options.groupRefetchDelayMs);
+    this.groupRefetches.set(groupId, timer);
   }
 
   private onConnectionUpdate(generation: number, u: Partial<ConnectionState>): void {
@@ -558,6 +617,9 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private dropSocket(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    for (const timer of this.groupRefetches.values()) clearTimeout(timer);
+    this.groupRefetches.clear();
+    this.changedMembers.clear();
     const sock = this.sock;
     this.sock = null;
     this.generation++;
