@@ -1,11 +1,12 @@
 import type { GroupMetadata } from 'baileys';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waAuthState, waGroups, waSessions } from '../src/db/schema.ts';
+import { waAuthState, waGroups, waSentMessages, waSessions } from '../src/db/schema.ts';
 import { type SessionRunner, startSessionRunner, type TransportBuilder } from '../src/sessions/runner.ts';
 import { groupLookup } from '../src/sessions/transports.ts';
 import { createDbAuthStore } from '../src/transport/auth-store.ts';
 import { BaileysTransport } from '../src/transport/baileys/transport.ts';
+import { pruneSentMessages } from '../src/transport/sent-messages.ts';
 import type { ReceiptUpdate } from '../src/transport/types.ts';
 import { type FakeSocket, fakeSocketMaker } from './fakes/baileys-socket.ts';
 import { createInstance, statusOf, waitFor } from './fakes/sessions.ts';
@@ -425,6 +426,30 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     await new Promise((r) => setTimeout(r, 600));
     await transport.send('919822222222@s.whatsapp.net', { kind: 'text', text: 'again' });
     expect(s2.sent.length).toBe(sentBefore + 1);
+  });
+
+  it('sent messages are kept 14 days: older rows are pruned, newer stay', async () => {
+    const { sessionId } = await start('Prune');
+    const day = 24 * 3_600_000;
+    await t.db.insert(waSentMessages).values([
+      {
+        sessionId,
+        messageId: 'OLD',
+        chatId: 'x@s.whatsapp.net',
+        message: '{}',
+        createdAt: new Date(Date.now() - 15 * day),
+      },
+      {
+        sessionId,
+        messageId: 'RECENT',
+        chatId: 'x@s.whatsapp.net',
+        message: '{}',
+        createdAt: new Date(Date.now() - 13 * day),
+      },
+    ]);
+    expect(await pruneSentMessages(t.db)).toBeGreaterThanOrEqual(1);
+    const left = await t.db.select().from(waSentMessages).where(eq(waSentMessages.sessionId, sessionId));
+    expect(left.map((r) => r.messageId)).toEqual(['RECENT']);
   });
 
   it('send: 463 pauses the session, not-on-WhatsApp fails, receipts and last messages flow', async () => {

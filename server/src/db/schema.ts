@@ -236,7 +236,11 @@ export const waSentMessages = pgTable(
     message: text('message').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.sessionId, t.messageId] })],
+  (t) => [
+    primaryKey({ columns: [t.sessionId, t.messageId] }),
+    // The hourly prune of rows older than SENT_MESSAGES_KEEP_MS.
+    index('wa_sent_messages_created_at_idx').on(t.createdAt),
+  ],
 );
 
 export const media = pgTable('media', {

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { AppContext } from '../context.ts';
 import { onSignal } from '../signals.ts';
+import { pruneSentMessages } from '../transport/sent-messages.ts';
 import type { Transport, TransportSession } from '../transport/types.ts';
 import { type DriverHost, errorText, SessionDriver } from './driver.ts';
 import {
@@ -18,6 +19,9 @@ import { createTransport } from './transports.ts';
 
 export type TransportBuilder = (ctx: AppContext, session: TransportSession) => Promise<Transport>;
 
+/** How often this node deletes old sent messages. */
+const PRUNE_EVERY_MS = 60 * 60_000;
+
 const runners = new WeakMap<AppContext, SessionRunner>();
 
 /** The runner of this process for a context, when this node runs one (not with ROLE=api). */
@@ -32,6 +36,7 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
   private readonly drivers = new Map<string, SessionDriver>();
   private readonly heartbeatMs: number;
   private heartbeat: NodeJS.Timeout | null = null;
+  private prune: NodeJS.Timeout | null = null;
   private wake: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
   private again = false;
@@ -53,6 +58,8 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
     runners.set(this.ctx, this);
     this.unlisten = await onSignal(this.ctx, 'session-changed', this.onChanged);
     this.heartbeat = setInterval(() => this.poke(), this.heartbeatMs);
+    this.prune = setInterval(() => void this.pruneSent(), PRUNE_EVERY_MS);
+    void this.pruneSent();
     // Restores the sessions that should run and have no live owner.
     this.poke();
     await this.ticking;
@@ -100,6 +107,7 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
     if (this.stopping) return;
     this.stopping = true;
     if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.prune) clearInterval(this.prune);
     if (this.wake) clearTimeout(this.wake);
     await this.unlisten?.().catch(() => {});
     await this.ticking;
@@ -204,6 +212,16 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
     const d = new SessionDriver(this, row, transport);
     this.drivers.set(row.sessionId, d);
     d.start();
+  }
+
+  /** Sent messages older than two weeks go (kept for WhatsApp's retry requests and poll votes). */
+  private async pruneSent(): Promise<void> {
+    try {
+      const n = await pruneSentMessages(this.ctx.db);
+      if (n > 0) this.ctx.log.info({ rows: n }, 'old sent messages pruned');
+    } catch (err) {
+      if (!this.stopping) this.ctx.log.warn({ err }, 'pruning sent messages failed');
+    }
   }
 
   announce(event: 'connected' | 'disconnected', sessionId: string): void {

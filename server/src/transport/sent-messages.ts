@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { batcher } from '../batch.ts';
-import type { Db } from '../db/client.ts';
+import { type Db, queryRows } from '../db/client.ts';
 import { waSentMessages } from '../db/schema.ts';
 
 type SentRow = { sessionId: string; messageId: string; chatId: string; message: string };
@@ -58,6 +58,31 @@ export async function findSentMessage(db: Db, sessionId: string, messageId: stri
     .from(waSentMessages)
     .where(and(eq(waSentMessages.sessionId, sessionId), eq(waSentMessages.messageId, messageId)));
   return row?.message ?? null;
+}
+
+/**
+ * How long a sent message is kept: WhatsApp's retry requests and poll votes come within days;
+ * without a limit the table grew by one row per message for ever.
+ */
+export const SENT_MESSAGES_KEEP_MS = 14 * 24 * 3_600_000;
+
+/** Deletes sent messages older than `keepMs`, 5,000 rows a statement; returns how many. */
+export async function pruneSentMessages(db: Db, keepMs = SENT_MESSAGES_KEEP_MS): Promise<number> {
+  const before = new Date(Date.now() - keepMs);
+  let total = 0;
+  for (;;) {
+    const [row] = await queryRows<{ n: number }>(
+      db,
+      sql`WITH gone AS (
+            DELETE FROM wa_sent_messages WHERE ctid IN (
+              SELECT ctid FROM wa_sent_messages WHERE created_at < ${before} LIMIT 5000)
+            RETURNING 1)
+          SELECT count(*)::int AS n FROM gone`,
+    );
+    const n = row?.n ?? 0;
+    total += n;
+    if (n < 5000) return total;
+  }
 }
 
 /** The latest `limit` messages of a session, newest first. */

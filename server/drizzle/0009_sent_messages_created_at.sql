@@ -1,0 +1,1 @@
+CREATE INDEX "wa_sent_messages_created_at_idx" ON "wa_sent_messages" USING btree ("created_at");
