@@ -107,8 +107,13 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
       '120363000000000002@g.us': groupFixture('120363000000000002@g.us', 'Member only', null, 'pn', 604_800),
       '120363000000000003@g.us': groupFixture('120363000000000003@g.us', 'Owned', 'superadmin'),
     };
-    s2.ev.emit('connection.update', { connection: 'open' });
-    await waitFor(async () => (await row(sessionId)).status === 'CONNECTED', 3000, 'CONNECTED');
+    // Open, but rc14 still buffers the login's events: nothing is sent before receivedPendingNotifications.
+    s2.open();
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await row(sessionId)).status).not.toBe('CONNECTED');
+    expect(runner.transportFor(sessionId)).toBeUndefined();
+    s2.flushLogin();
+    await waitFor(async () => (await row(sessionId)).status === 'CONNECTED', 10_000, 'CONNECTED');
     return s2;
   }
 
@@ -250,6 +255,7 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     for (let i = 0; i < 4; i++) {
       sock.user = { id: `${OWN_PN}:7@s.whatsapp.net` };
       sock.ev.emit('connection.update', { connection: 'open' });
+      sock.ev.emit('connection.update', { receivedPendingNotifications: true });
       await new Promise((r) => setTimeout(r, 20));
       sock.close(408, 'Connection was lost');
       sock = await waitFor(async () => maker.sockets[index + i + 1], 5000, `socket ${i + 2}`);

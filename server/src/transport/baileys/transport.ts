@@ -88,6 +88,8 @@ export type BaileysOptions = {
   groupRefetchDelayMs?: number;
   /** After a 429 (rate-overlimit) on a send, the account sends nothing for this long. */
   rateLimitPauseMs?: number;
+  /** How long an opened socket waits for `receivedPendingNotifications` before it sends anyway. */
+  pendingNotificationsWaitMs?: number;
 };
 
 export type WaVersion = [number, number, number];
@@ -159,6 +161,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   /** Members of groups changed by events since their last query, and the chain applying the events. */
   private readonly changedMembers = new Map<string, GroupInfo['participants']>();
   private participantChanges: Promise<void> = Promise.resolve();
+  /** Opens the socket for sending if the offline notifications never come. */
+  private pendingTimer: NodeJS.Timeout | null = null;
   /** Group metadata queries waiting for the events to calm down, by group. */
   private readonly groupRefetches = new Map<string, NodeJS.Timeout>();
   /** Until when WhatsApp asked this account to slow down (429 rate-overlimit on a send). */
@@ -179,6 +183,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       | 'onWhatsAppTtlMs'
       | 'groupRefetchDelayMs'
       | 'rateLimitPauseMs'
+      | 'pendingNotificationsWaitMs'
     >
   >;
 
@@ -197,6 +202,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       stableAfterMs: deps.stableAfterMs ?? 60_000,
       groupRefetchDelayMs: deps.groupRefetchDelayMs ?? 30_000,
       rateLimitPauseMs: deps.rateLimitPauseMs ?? 60_000,
+      pendingNotificationsWaitMs: deps.pendingNotificationsWaitMs ?? 30_000,
       onWhatsAppTtlMs: deps.onWhatsAppTtlMs ?? { found: 24 * 3_600_000, missing: 3_600_000 },
     };
     this.acks = new AckTracker(this.options.ackWaitMs);
@@ -524,19 +530,35 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     }
     if (u.connection === 'open') {
       this.openedAt = Date.now();
-      this.current = 'open';
-      const me = this.sock?.user ?? this.auth?.state.creds.me;
-      this.emit('connection', {
-        state: 'open',
-        jid: me?.id ?? '',
-        lid: me?.lid ?? this.auth?.state.creds.me?.lid ?? null,
-      });
-      this.sock
-        ?.fetchNewChatMessageCap()
-        .then((info) => this.noteQuota(info))
-        .catch(() => {});
+      // Sending waits for the offline notifications: until then rc14 buffers events
+      // (Socket/socket.js CB:ib,,offline), so an error ack (463) could merge into the buffer unseen.
+      if (this.pendingTimer) clearTimeout(this.pendingTimer);
+      this.pendingTimer = setTimeout(
+        () => this.markOpen(generation),
+        this.options.pendingNotificationsWaitMs,
+      );
     }
+    if (u.receivedPendingNotifications === true) this.markOpen(generation);
     if (u.connection === 'close') this.onClose(generation, u.lastDisconnect?.error);
+  }
+
+  /** The socket is open and past its login: it may send. */
+  private markOpen(generation: number): void {
+    if (this.pendingTimer) clearTimeout(this.pendingTimer);
+    this.pendingTimer = null;
+    if (generation !== this.generation || this.stopped || this.current === 'open' || this.openedAt === null)
+      return;
+    this.current = 'open';
+    const me = this.sock?.user ?? this.auth?.state.creds.me;
+    this.emit('connection', {
+      state: 'open',
+      jid: me?.id ?? '',
+      lid: me?.lid ?? this.auth?.state.creds.me?.lid ?? null,
+    });
+    this.sock
+      ?.fetchNewChatMessageCap()
+      .then((info) => this.noteQuota(info))
+      .catch(() => {});
   }
 
   /** Applies the close-code policy (close-policy.ts) to a closed socket. */
@@ -546,6 +568,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     this.sock = null;
     if (sock) detach(sock);
     this.current = 'closed';
+    if (this.pendingTimer) clearTimeout(this.pendingTimer);
+    this.pendingTimer = null;
     const decision = closeDecision(error, !!this.auth?.state.creds.me);
     const closed = () =>
       this.emit('connection', {
@@ -617,6 +641,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private dropSocket(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    if (this.pendingTimer) clearTimeout(this.pendingTimer);
+    this.pendingTimer = null;
     for (const timer of this.groupRefetches.values()) clearTimeout(timer);
     this.groupRefetches.clear();
     this.changedMembers.clear();
