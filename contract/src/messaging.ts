@@ -89,14 +89,39 @@ export const JobsQuery = z.object({
   from: z.string().max(40).optional(),
   to: z.string().max(40).optional(),
   status: z.enum(['all', 'active', 'pending', 'processing', 'scheduled', 'completed', 'failed']).optional(),
+  /** Search: a job id's beginning, or words of its message (any case). */
+  q: z.string().max(200).optional(),
+  /** The `nextCursor` of the previous page (keyset paging; `offset` is then ignored). */
+  cursor: z.string().max(200).optional(),
 });
 export type JobsQuery = z.infer<typeof JobsQuery>;
+
+/** Totals of the user's jobs in the date range and search, whatever the status filter (the tabs' counts). */
+export const JobsSummary = z.object({
+  jobs: z.number().int(),
+  byStatus: z.object({
+    pending: z.number().int(),
+    scheduled: z.number().int(),
+    processing: z.number().int(),
+    paused: z.number().int(),
+    completed: z.number().int(),
+    failed: z.number().int(),
+  }),
+  recipients: z.number().int(),
+  sent: z.number().int(),
+  failed: z.number().int(),
+});
+export type JobsSummary = z.infer<typeof JobsSummary>;
 
 export const JobsResponse = z.object({
   success: z.literal(true),
   jobs: z.array(MessageJob),
   message: z.string(),
+  /** Jobs matching the whole query (status included). */
   total: z.number().int(),
+  summary: JobsSummary,
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: z.string().nullable(),
 });
 export type JobsResponse = z.infer<typeof JobsResponse>;
 

@@ -292,7 +292,8 @@ export const messageJobs = pgTable(
     finishedAt: ts('finished_at'),
   },
   (t) => [
-    index('message_jobs_user_created_idx').on(t.userId, t.createdAt),
+    // Newest first, as every list pages them (keyset on created_at, id).
+    index('message_jobs_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
     index('message_jobs_session_status_idx').on(t.sessionId, t.status),
   ],
 );

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { refundCtes } from '../credits/credits.ts';
 import { type Db, queryRows } from '../db/client.ts';
 import { media, messageJobRecipients, messageJobs } from '../db/schema.ts';
@@ -118,30 +118,91 @@ export type JobFilter = {
   from?: Date;
   to?: Date;
   statuses?: JobStatusValue[];
+  /** A job id's beginning, or text in its message (any case). */
+  q?: string;
+  /** Keyset: jobs older than this one (newest first by created_at, id). */
+  after?: { createdAt: Date; id: string };
   limit: number;
   offset: number;
 };
 
-export async function listJobs(
-  db: Db,
-  userId: string,
-  f: JobFilter,
-): Promise<{ rows: JobRow[]; total: number }> {
-  const where = and(
-    eq(messageJobs.userId, userId),
-    f.from ? gte(messageJobs.createdAt, f.from) : undefined,
-    f.to ? lte(messageJobs.createdAt, f.to) : undefined,
-    f.statuses ? inArray(messageJobs.status, f.statuses) : undefined,
+/** The range and search of a filter, without status and paging: what the summary counts. */
+function rangeWhere(userId: string, f: Omit<JobFilter, 'limit' | 'offset' | 'statuses' | 'after'>): SQL {
+  const q = f.q?.trim();
+  return sql`j.user_id = ${userId}
+    ${f.from ? sql`AND j.created_at >= ${f.from.toISOString()}::timestamptz` : sql``}
+    ${f.to ? sql`AND j.created_at <= ${f.to.toISOString()}::timestamptz` : sql``}
+    ${q ? sql`AND (j.id LIKE ${`${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} OR strpos(lower(j.content), lower(${q})) > 0)` : sql``}`;
+}
+
+/** One page of a user's jobs, newest first (by keyset after `after`, else by offset). */
+export async function listJobs(db: Db, userId: string, f: JobFilter): Promise<JobRow[]> {
+  const conditions = sql`${rangeWhere(userId, f)}
+    ${f.statuses ? sql`AND j.status = ANY(${sql.param(f.statuses)}::text[])` : sql``}
+    ${f.after ? sql`AND (j.created_at, j.id) < (${f.after.createdAt.toISOString()}::timestamptz, ${f.after.id})` : sql``}`;
+  const ids = await queryRows<{ id: string }>(
+    db,
+    sql`SELECT j.id FROM message_jobs j WHERE ${conditions}
+        ORDER BY j.created_at DESC, j.id DESC
+        LIMIT ${f.limit} OFFSET ${f.after ? 0 : f.offset}`,
   );
+  if (ids.length === 0) return [];
   const rows = await db
     .select()
     .from(messageJobs)
-    .where(where)
-    .orderBy(desc(messageJobs.createdAt), desc(messageJobs.id))
-    .limit(f.limit)
-    .offset(f.offset);
-  const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(messageJobs).where(where);
-  return { rows, total: count?.n ?? 0 };
+    .where(
+      inArray(
+        messageJobs.id,
+        ids.map((r) => r.id),
+      ),
+    )
+    .orderBy(desc(messageJobs.createdAt), desc(messageJobs.id));
+  return rows;
+}
+
+export type JobsSummaryRow = {
+  jobs: number;
+  byStatus: Record<'pending' | 'scheduled' | 'processing' | 'paused' | 'completed' | 'failed', number>;
+  recipients: number;
+  sent: number;
+  failed: number;
+};
+
+/** Counts of the user's jobs in the range and search, by status, with their recipients: one aggregate. */
+export async function summariseJobs(
+  db: Db,
+  userId: string,
+  f: Omit<JobFilter, 'limit' | 'offset' | 'statuses' | 'after'>,
+): Promise<JobsSummaryRow> {
+  const [row] = await queryRows<Record<string, number | string | null>>(
+    db,
+    sql`SELECT count(*)::int AS jobs,
+               count(*) FILTER (WHERE j.status = 'pending')::int AS pending,
+               count(*) FILTER (WHERE j.status = 'scheduled')::int AS scheduled,
+               count(*) FILTER (WHERE j.status = 'processing')::int AS processing,
+               count(*) FILTER (WHERE j.status = 'paused')::int AS paused,
+               count(*) FILTER (WHERE j.status = 'completed')::int AS completed,
+               count(*) FILTER (WHERE j.status = 'failed')::int AS failed_jobs,
+               coalesce(sum(j.total), 0)::bigint AS recipients,
+               coalesce(sum(j.sent_count), 0)::bigint AS sent,
+               coalesce(sum(j.failed_count), 0)::bigint AS failed
+        FROM message_jobs j WHERE ${rangeWhere(userId, f)}`,
+  );
+  const n = (k: string) => Number(row?.[k] ?? 0);
+  return {
+    jobs: n('jobs'),
+    byStatus: {
+      pending: n('pending'),
+      scheduled: n('scheduled'),
+      processing: n('processing'),
+      paused: n('paused'),
+      completed: n('completed'),
+      failed: n('failed_jobs'),
+    },
+    recipients: n('recipients'),
+    sent: n('sent'),
+    failed: n('failed'),
+  };
 }
 
 export async function jobRecipients(

@@ -154,6 +154,21 @@ const STATUS_FILTERS: Record<string, repo.JobStatusValue[] | undefined> = {
 
 export const DEFAULT_JOBS_LIMIT = 200;
 
+/** The opaque `nextCursor`: the last job's creation time and id. */
+const encodeCursor = (row: repo.JobRow) =>
+  Buffer.from(JSON.stringify([new Date(row.createdAt).toISOString(), row.id])).toString('base64url');
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+    const createdAt = new Date(at);
+    if (typeof id === 'string' && !Number.isNaN(createdAt.getTime())) return { createdAt, id };
+  } catch {
+    // Falls through to the error below.
+  }
+  throw badRequest('Invalid cursor');
+}
+
 export async function listJobs(
   ctx: AppContext,
   viewer: UserRow,
@@ -161,19 +176,29 @@ export async function listJobs(
   query: JobsQuery,
 ): Promise<JobsResponse> {
   await authorizeUser(ctx.db, viewer, 'read', userId);
-  const { rows, total } = await repo.listJobs(ctx.db, userId, {
-    from: parseBound(query.from, false),
-    to: parseBound(query.to, true),
-    statuses: STATUS_FILTERS[query.status ?? 'all'],
-    limit: query.limit ?? DEFAULT_JOBS_LIMIT,
-    offset: query.offset ?? 0,
-  });
+  const range = { from: parseBound(query.from, false), to: parseBound(query.to, true), q: query.q };
+  const statuses = STATUS_FILTERS[query.status ?? 'all'];
+  const limit = query.limit ?? DEFAULT_JOBS_LIMIT;
+  const [rows, summary] = await Promise.all([
+    repo.listJobs(ctx.db, userId, {
+      ...range,
+      statuses,
+      after: query.cursor ? decodeCursor(query.cursor) : undefined,
+      limit,
+      offset: query.offset ?? 0,
+    }),
+    repo.summariseJobs(ctx.db, userId, range),
+  ]);
+  // The total of the tab comes from the same aggregate as the tabs' counts (one scan, not two).
+  const total = statuses ? statuses.reduce((n, s) => n + summary.byStatus[s], 0) : summary.jobs;
   const now = new Date();
   return {
     success: true,
     jobs: rows.map((r) => presentJob(r, now)),
     message: total === 0 ? 'No message jobs found' : 'Jobs fetched successfully',
     total,
+    summary,
+    nextCursor: rows.length === limit ? encodeCursor(rows[rows.length - 1]!) : null,
   };
 }
 
@@ -302,7 +327,7 @@ export async function dashboard(
     messagesSent: figures.sent,
     delivered: figures.delivered,
     deliveryRate: figures.sent > 0 ? Math.round((figures.delivered * 1000) / figures.sent) / 10 : 0,
-    recentJobs: recent.rows.map((r) => presentJob(r, now)),
+    recentJobs: recent.map((r) => presentJob(r, now)),
   };
 }
 
