@@ -1,0 +1,2 @@
+DROP INDEX "message_jobs_user_created_idx";--> statement-breakpoint
+CREATE INDEX "message_jobs_user_created_idx" ON "message_jobs" USING btree ("user_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);
