@@ -500,6 +500,27 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     await waitFor(async () => (await row(sessionId)).sendPaused, 3000, 'send paused');
     expect((await row(sessionId)).statusReason).toMatch(/463/);
 
+    // The same 463 merged into our own buffered upsert (Utils/event-buffer.js) is seen as well.
+    s2.receiptBeforeResolve = false;
+    const sendMerged = transport
+      .send('919833333334@s.whatsapp.net', { kind: 'text', text: 'x' })
+      .catch((e) => e);
+    await waitFor(
+      async () => s2.sent.length > 0 && s2.sent.at(-1)!.jid === '919833333334@s.whatsapp.net',
+      3000,
+    );
+    s2.ev.emit('messages.upsert', {
+      type: 'append',
+      messages: [
+        {
+          key: { id: `3EB0FAKE${s2.sent.length}`, remoteJid: '919833333334@s.whatsapp.net', fromMe: true },
+          status: 0,
+          messageStubParameters: ['463'],
+        },
+      ],
+    });
+    expect(await sendMerged).toMatchObject({ code: 'restricted' });
+
     s2.ev.emit('message-capping.update', { capping_status: 'CAPPED' });
     const capped = await transport
       .send('919844444444@s.whatsapp.net', { kind: 'text', text: 'x' })

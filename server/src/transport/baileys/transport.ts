@@ -429,7 +429,13 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     });
     ev.on('connection.update', (u) => this.onConnectionUpdate(generation, u));
     ev.on('messages.upsert', ({ messages }) => {
-      for (const m of messages) this.noteLastMessage(m);
+      for (const m of messages) {
+        // rc14's event buffer merges an update into a buffered upsert of the same message
+        // (Utils/event-buffer.js): an error ack then arrives as our own upsert with status ERROR.
+        if (m.key.fromMe && m.key.id && m.status === proto.WebMessageInfo.Status.ERROR)
+          this.acks.settle(m.key.id, m.messageStubParameters?.[0] ?? 'unknown');
+        this.noteLastMessage(m);
+      }
     });
     ev.on('messages.update', (updates) => {
       for (const { key, update } of updates) {
