@@ -51,6 +51,9 @@ const TABLE: Array<[Resource, Action, 'yes' | 'no', 'yes' | 'no', 'no', 'no']> =
   ['apiKey', 'read', 'yes', 'no', 'no', 'no'],
   ['apiKey', 'act', 'yes', 'no', 'no', 'no'],
   ['apiKey', 'manage', 'no', 'no', 'no', 'no'],
+  ['contactList', 'read', 'yes', 'no', 'no', 'no'],
+  ['contactList', 'act', 'yes', 'no', 'no', 'no'],
+  ['contactList', 'manage', 'no', 'no', 'no', 'no'],
 ];
 
 describe('the access policy', () => {

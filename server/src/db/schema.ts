@@ -462,3 +462,53 @@ export const idempotencyKeys = pgTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.key] })],
 );
+
+/** A user's kept contact lists (issue 15): imported from CSV or Excel, or saved from a group. */
+export const contactLists = pgTable(
+  'contact_lists',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The field keys its contacts carry (`name` and the imported columns), in column order. */
+    fields: text('fields').array().notNull().default(sql`'{}'::text[]`),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('contact_lists_user_idx').on(t.userId, t.createdAt)],
+);
+
+/** One number of a list (each once), with its fields for personalised text and its tags. */
+export const contacts = pgTable(
+  'contacts',
+  {
+    listId: text('list_id')
+      .notNull()
+      .references(() => contactLists.id, { onDelete: 'cascade' }),
+    /** Row order of the import, for paging in file order. */
+    position: integer('position').notNull(),
+    phoneNumber: text('phone_number').notNull(),
+    fields: jsonb('fields').$type<Record<string, string>>().notNull(),
+    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+  },
+  (t) => [
+    primaryKey({ columns: [t.listId, t.phoneNumber] }),
+    index('contacts_list_position_idx').on(t.listId, t.position),
+  ],
+);
+
+/** Numbers a user must not message any more (DECISIONS.md, Opt-outs). */
+export const optOuts = pgTable(
+  'opt_outs',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    phoneNumber: text('phone_number').notNull(),
+    /** 'reply' (they wrote an opt-out keyword) or 'manual' (the user or the API added it). */
+    source: text('source', { enum: ['reply', 'manual'] }).notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.phoneNumber] })],
+);

@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { apiKeys, messageJobs, users, waGroups, waSessions, webhooks } from '../db/schema.ts';
+import { apiKeys, contactLists, messageJobs, users, waGroups, waSessions, webhooks } from '../db/schema.ts';
 import { badRequest, notFound } from '../errors.ts';
 
 /**
@@ -10,7 +10,16 @@ import { badRequest, notFound } from '../errors.ts';
  */
 
 export type Actor = { id: string; role: 'ADMIN' | 'USER' };
-export type Resource = 'user' | 'session' | 'group' | 'job' | 'media' | 'ledger' | 'webhook' | 'apiKey';
+export type Resource =
+  | 'user'
+  | 'session'
+  | 'group'
+  | 'job'
+  | 'media'
+  | 'ledger'
+  | 'webhook'
+  | 'apiKey'
+  | 'contactList';
 /** read: see it; act: use or change it (send, retry, delete); manage: the admin API (edit a user, grant credits). */
 export type Action = 'read' | 'act' | 'manage';
 /** How the actor stands to the user who owns the resource. */
@@ -26,6 +35,8 @@ export const PERMISSIONS: Record<Resource, Record<Action, readonly Relation[]>> 
   // A webhook's secret and an API key act as the user: nobody else sees or changes them.
   webhook: { read: ['owner'], act: ['owner'], manage: [] },
   apiKey: { read: ['owner'], act: ['owner'], manage: [] },
+  // Contacts are people's numbers and names: only the user who keeps the list sees them.
+  contactList: { read: ['owner'], act: ['owner'], manage: [] },
 };
 
 export type Owner = { id: string; managedBy: string | null };
@@ -48,6 +59,7 @@ export const ACCESS_MESSAGES = {
   jobNotFound: 'Job not found',
   webhookNotFound: 'Webhook not found',
   apiKeyNotFound: 'API key not found',
+  contactListNotFound: 'Contact list not found',
   notAGroup: (id: string) => `Not a group of this account: ${id}`,
 } as const;
 
@@ -174,5 +186,19 @@ export async function authorizeApiKey(
   const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
   const owner = row && (await ownerOfRow(db, actor, row.userId));
   if (!row || !owner || !can(actor, action, 'apiKey', owner)) throw notFound(ACCESS_MESSAGES.apiKeyNotFound);
+  return row;
+}
+
+/** The contact list `actor` may `action`, or 404 'Contact list not found'. */
+export async function authorizeContactList(
+  db: Db,
+  actor: Actor,
+  action: Action,
+  listId: string,
+): Promise<typeof contactLists.$inferSelect> {
+  const [row] = await db.select().from(contactLists).where(eq(contactLists.id, listId));
+  const owner = row && (await ownerOfRow(db, actor, row.userId));
+  if (!row || !owner || !can(actor, action, 'contactList', owner))
+    throw notFound(ACCESS_MESSAGES.contactListNotFound);
   return row;
 }

@@ -3,6 +3,7 @@ import type { App } from '../types.ts';
 import { registerAdminRoutes } from './admin.ts';
 import { registerApiKeyRoutes } from './api-keys.ts';
 import { registerAuthRoutes } from './auth.ts';
+import { registerContactRoutes } from './contacts.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { registerGroupRoutes } from './groups.ts';
 import { registerHealthRoutes } from './health.ts';
@@ -26,5 +27,6 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   registerDashboardRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerApiKeyRoutes(app, ctx);
+  await registerContactRoutes(app, ctx);
   if (ctx.config.waProvider === 'simulator') registerSimulatorRoutes(app, ctx);
 }

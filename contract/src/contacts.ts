@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+// Contact lists and opt-outs (issue 15), shapes as the issue gives them.
+
+export const ContactListSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  count: z.number(),
+  optedOut: z.number(),
+  fields: z.array(z.string()),
+  createdAt: z.string(),
+});
+export type ContactListSummary = z.infer<typeof ContactListSummary>;
+
+export const ContactListsResponse = z.object({
+  success: z.literal(true),
+  lists: z.array(ContactListSummary),
+});
+export type ContactListsResponse = z.infer<typeof ContactListsResponse>;
+
+export const ImportContactsResponse = z.object({
+  success: z.literal(true),
+  list: ContactListSummary,
+  imported: z.number(),
+  skipped: z.object({ invalid: z.number(), duplicates: z.number(), empty: z.number() }),
+  phoneColumn: z.string(),
+});
+export type ImportContactsResponse = z.infer<typeof ImportContactsResponse>;
+
+export const ContactsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+  search: z.string().trim().max(200).optional(),
+});
+export type ContactsQuery = z.infer<typeof ContactsQuery>;
+
+export const Contact = z.object({
+  phoneNumber: z.string(),
+  name: z.string(),
+  fields: z.record(z.string(), z.string()),
+  tags: z.array(z.string()),
+  optedOut: z.boolean(),
+});
+export type Contact = z.infer<typeof Contact>;
+
+export const ContactsResponse = z.object({
+  success: z.literal(true),
+  contacts: z.array(Contact),
+  total: z.number(),
+});
+export type ContactsResponse = z.infer<typeof ContactsResponse>;
+
+export const OptOutSource = z.enum(['reply', 'manual']);
+export type OptOutSource = z.infer<typeof OptOutSource>;
+
+export const OptOut = z.object({ phoneNumber: z.string(), source: OptOutSource, createdAt: z.string() });
+export type OptOut = z.infer<typeof OptOut>;
+
+export const OptOutsResponse = z.object({ success: z.literal(true), optOuts: z.array(OptOut) });
+export type OptOutsResponse = z.infer<typeof OptOutsResponse>;
+
+export const AddOptOutsBody = z.object({
+  phoneNumbers: z
+    .array(z.string().max(64), { error: 'phoneNumbers must be a list of numbers' })
+    .min(1, 'phoneNumbers must not be empty')
+    .max(100_000, 'At most 100,000 numbers at once'),
+});
+export type AddOptOutsBody = z.infer<typeof AddOptOutsBody>;
+
+export const PhoneNumberParams = z.object({ phoneNumber: z.string().max(64) });

@@ -1,0 +1,333 @@
+import {
+  type Contact,
+  type ContactListSummary,
+  type ContactsQuery,
+  CsvRowReader,
+  detectColumns,
+  detectDelimiter,
+  type ImportContactsResponse,
+  type OptOut,
+  type OptOutSource,
+  parsePhone,
+} from '@wa/contract';
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { contactLists, contacts, optOuts } from '../db/schema.ts';
+import { badRequest, notFound } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { type Actor, authorizeContactList } from '../policy/access.ts';
+import { queueWebhookEvents } from '../webhooks/service.ts';
+
+export const MAX_IMPORT_ROWS = 1_000_000;
+export const CONTACT_MESSAGES = {
+  notATable: 'Error processing the file',
+  tooManyRows: `The file has more than ${MAX_IMPORT_ROWS.toLocaleString('en-US')} rows`,
+  nameRequired: 'List name is required',
+  invalidNumber: (n: string) => `Invalid phone number: ${n}`,
+  optOutNotFound: 'Number is not on the opt-out list',
+} as const;
+
+/** Rows read before the columns are decided (the preview the page shows is the same rule). */
+const SAMPLE_ROWS = 50;
+const BATCH = 5000;
+
+class NotATable extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Opt-outs
+
+export async function listOptOuts(db: Db, userId: string): Promise<OptOut[]> {
+  const rows = await db
+    .select()
+    .from(optOuts)
+    .where(eq(optOuts.userId, userId))
+    .orderBy(desc(optOuts.createdAt));
+  return rows.map((r) => ({
+    phoneNumber: r.phoneNumber,
+    source: r.source,
+    createdAt: r.createdAt.toISOString(),
+  }));
+}
+
+/** Puts numbers on the user's opt-out list (those already there keep their first time and source). */
+export async function addOptOuts(
+  db: Db,
+  userId: string,
+  input: string[],
+  source: OptOutSource,
+  defaultCallingCode: string,
+): Promise<string[]> {
+  const numbers = new Set<string>();
+  for (const cell of input) {
+    const parsed = parsePhone(cell, defaultCallingCode);
+    if (!('number' in parsed)) throw badRequest(CONTACT_MESSAGES.invalidNumber(cell));
+    numbers.add(parsed.number);
+  }
+  return db.transaction(async (tx) => {
+    const added: string[] = [];
+    const all = [...numbers];
+    for (let i = 0; i < all.length; i += BATCH) {
+      const rows = await tx
+        .insert(optOuts)
+        .values(all.slice(i, i + BATCH).map((phoneNumber) => ({ userId, phoneNumber, source })))
+        .onConflictDoNothing()
+        .returning({ phoneNumber: optOuts.phoneNumber, createdAt: optOuts.createdAt });
+      added.push(...rows.map((r) => r.phoneNumber));
+      if (rows.length > 0)
+        await queueWebhookEvents(
+          tx,
+          userId,
+          'optout',
+          rows.map((r) => ({ phone: r.phoneNumber, source, at: r.createdAt.toISOString() })),
+        );
+    }
+    return added;
+  });
+}
+
+export async function removeOptOut(
+  db: Db,
+  userId: string,
+  cell: string,
+  defaultCallingCode: string,
+): Promise<void> {
+  const parsed = parsePhone(cell, defaultCallingCode);
+  const phoneNumber = 'number' in parsed ? parsed.number : cell;
+  const rows = await db
+    .delete(optOuts)
+    .where(and(eq(optOuts.userId, userId), eq(optOuts.phoneNumber, phoneNumber)))
+    .returning({ phoneNumber: optOuts.phoneNumber });
+  if (rows.length === 0) throw notFound(CONTACT_MESSAGES.optOutNotFound);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contact lists
+
+const optedOutOf = (userId: string) =>
+  // Written out: drizzle leaves a column in sql`` unqualified, which would bind to o.phone_number.
+  sql<boolean>`exists (select 1 from opt_outs o where o.user_id = ${userId} and o.phone_number = contacts.phone_number)`;
+
+async function summaries(db: Db, userId: string, listId?: string): Promise<ContactListSummary[]> {
+  const rows = await db
+    .select({
+      id: contactLists.id,
+      name: contactLists.name,
+      fields: contactLists.fields,
+      createdAt: contactLists.createdAt,
+      count: sql<number>`(select count(*)::int from ${contacts} c where c.list_id = ${contactLists.id})`,
+      optedOut: sql<number>`(select count(*)::int from ${contacts} c join ${optOuts} o on o.user_id = ${contactLists.userId} and o.phone_number = c.phone_number where c.list_id = ${contactLists.id})`,
+    })
+    .from(contactLists)
+    .where(listId ? eq(contactLists.id, listId) : eq(contactLists.userId, userId))
+    .orderBy(desc(contactLists.createdAt));
+  return rows.map((r) => ({
+    ...r,
+    count: Number(r.count),
+    optedOut: Number(r.optedOut),
+    createdAt: r.createdAt.toISOString(),
+  }));
+}
+
+export const listContactLists = (db: Db, actor: Actor) => summaries(db, actor.id);
+
+export async function contactsOfList(
+  db: Db,
+  actor: Actor,
+  listId: string,
+  query: ContactsQuery,
+): Promise<{ contacts: Contact[]; total: number }> {
+  const list = await authorizeContactList(db, actor, 'read', listId);
+  const search = query.search?.trim();
+  const digits = search?.replace(/[^0-9]/g, '') ?? '';
+  const like = (v: string) => `%${v.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const where = search
+    ? and(
+        eq(contacts.listId, listId),
+        or(
+          digits ? sql`${contacts.phoneNumber} like ${like(digits)}` : undefined,
+          sql`${contacts.fields}->>'name' ilike ${like(search)}`,
+          sql`${search} = any(${contacts.tags})`,
+        ),
+      )
+    : eq(contacts.listId, listId);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select({
+        phoneNumber: contacts.phoneNumber,
+        fields: contacts.fields,
+        tags: contacts.tags,
+        optedOut: optedOutOf(list.userId),
+      })
+      .from(contacts)
+      .where(where)
+      .orderBy(contacts.position)
+      .limit(query.limit)
+      .offset(query.offset),
+    db.select({ n: sql<number>`count(*)::int` }).from(contacts).where(where),
+  ]);
+  return {
+    contacts: rows.map((r) => ({
+      phoneNumber: r.phoneNumber,
+      name: r.fields.name ?? '',
+      fields: r.fields,
+      tags: r.tags,
+      optedOut: Boolean(r.optedOut),
+    })),
+    total: Number(total?.n ?? 0),
+  };
+}
+
+export async function deleteContactList(db: Db, actor: Actor, listId: string): Promise<void> {
+  await authorizeContactList(db, actor, 'act', listId);
+  await db.delete(contactLists).where(eq(contactLists.id, listId));
+}
+
+const csvCell = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+
+/** The list as CSV (phone_number, then its fields), produced in pages so a big list streams. */
+export async function* exportContactList(db: Db, actor: Actor, listId: string): AsyncGenerator<string> {
+  const list = await authorizeContactList(db, actor, 'read', listId);
+  yield `${['phone_number', ...list.fields].map(csvCell).join(',')}\r\n`;
+  let after = -1;
+  for (;;) {
+    const rows = await db
+      .select({ position: contacts.position, phoneNumber: contacts.phoneNumber, fields: contacts.fields })
+      .from(contacts)
+      .where(and(eq(contacts.listId, listId), sql`${contacts.position} > ${after}`))
+      .orderBy(contacts.position)
+      .limit(BATCH);
+    if (rows.length === 0) return;
+    yield rows
+      .map(
+        (r) => `${[r.phoneNumber, ...list.fields.map((f) => r.fields[f] ?? '')].map(csvCell).join(',')}\r\n`,
+      )
+      .join('');
+    after = rows[rows.length - 1]!.position;
+  }
+}
+
+/** Text chunks of a CSV upload as rows: the delimiter is detected from the first chunk. */
+export async function* csvRows(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<string[]> {
+  const decoder = new TextDecoder('utf-8');
+  let reader: CsvRowReader | null = null;
+  for await (const chunk of chunks) {
+    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    // No text file holds NUL bytes: a photo or an archive named .csv.
+    if (text.includes('\u0000')) throw new NotATable();
+    reader ??= new CsvRowReader(detectDelimiter(text.slice(0, 64 * 1024)));
+    yield* reader.push(text);
+  }
+  if (reader) {
+    yield* reader.push(decoder.decode());
+    yield* reader.end();
+  }
+}
+
+/** The first sheet of an .xlsx as rows of text. */
+export async function* xlsxRows(data: Buffer): AsyncGenerator<string[]> {
+  const { readSheet } = await import('read-excel-file/node');
+  let rows: unknown[][];
+  try {
+    rows = await readSheet(data);
+  } catch {
+    throw new NotATable();
+  }
+  for (const row of rows)
+    yield row.map((v) =>
+      v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v),
+    );
+}
+
+/**
+ * Imports a table as a new list (DECISIONS.md Phone numbers, issue 15): columns detected from
+ * the first rows, numbers parsed, invalid and empty ones counted, duplicates merged; rows are
+ * written in batches inside one transaction, so a refused file leaves nothing behind.
+ */
+export async function importContactList(
+  db: Db,
+  actor: Actor,
+  input: { name: string; phoneColumn?: string; rows: AsyncIterable<string[]> },
+  defaultCallingCode: string,
+): Promise<Omit<ImportContactsResponse, 'success'>> {
+  const name = input.name.trim();
+  if (name === '') throw badRequest(CONTACT_MESSAGES.nameRequired);
+  const iterator = input.rows[Symbol.asyncIterator]();
+  const sample: string[][] = [];
+  try {
+    while (sample.length < SAMPLE_ROWS) {
+      const next = await iterator.next();
+      if (next.done) break;
+      if (next.value.some((c) => c.trim() !== '')) sample.push(next.value);
+    }
+  } catch (e) {
+    if (e instanceof NotATable) throw badRequest(CONTACT_MESSAGES.notATable);
+    throw e;
+  }
+  const columns = detectColumns(sample, defaultCallingCode, input.phoneColumn);
+  if (columns.phoneColumn === -1) throw badRequest(CONTACT_MESSAGES.notATable);
+  const listId = newId();
+  const fields = columns.fields.map((f) => f.key);
+  const skipped = { invalid: 0, duplicates: 0, empty: 0 };
+  let imported = 0;
+  let rowCount = 0;
+
+  await db.transaction(async (tx) => {
+    await tx.insert(contactLists).values({ id: listId, userId: actor.id, name, fields });
+    let batch: (typeof contacts.$inferInsert)[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const rows = await tx
+        .insert(contacts)
+        .values(batch)
+        .onConflictDoNothing()
+        .returning({ p: contacts.position });
+      imported += rows.length;
+      skipped.duplicates += batch.length - rows.length;
+      batch = [];
+    };
+    const take = (row: string[]) => {
+      if (row.every((c) => c.trim() === '')) return;
+      rowCount++;
+      if (rowCount > MAX_IMPORT_ROWS) throw badRequest(CONTACT_MESSAGES.tooManyRows);
+      const parsed = parsePhone(row[columns.phoneColumn] ?? '', defaultCallingCode);
+      if (!('number' in parsed)) {
+        skipped[parsed.reason]++;
+        return;
+      }
+      const values: Record<string, string> = {};
+      for (const f of columns.fields) {
+        const v = (row[f.column] ?? '').trim();
+        if (v !== '') values[f.key] = v;
+      }
+      batch.push({ listId, position: rowCount, phoneNumber: parsed.number, fields: values });
+    };
+    for (const row of columns.hasHeader ? sample.slice(1) : sample) take(row);
+    try {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) break;
+        take(next.value);
+        if (batch.length >= BATCH) await flush();
+      }
+    } catch (e) {
+      if (e instanceof NotATable) throw badRequest(CONTACT_MESSAGES.notATable);
+      throw e;
+    }
+    await flush();
+  });
+  const [list] = await summaries(db, actor.id, listId);
+  return { list: list!, imported, skipped, phoneColumn: columns.headers[columns.phoneColumn] as string };
+}
+
+/** Numbers of `numbers` that are on the user's opt-out list. */
+export async function optedOutAmong(db: Db, userId: string, numbers: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < numbers.length; i += BATCH) {
+    const rows = await db
+      .select({ n: optOuts.phoneNumber })
+      .from(optOuts)
+      .where(and(eq(optOuts.userId, userId), inArray(optOuts.phoneNumber, numbers.slice(i, i + BATCH))));
+    for (const r of rows) found.add(r.n);
+  }
+  return found;
+}
