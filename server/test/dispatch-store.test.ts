@@ -84,6 +84,26 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
     await expectLedgerMatches(t.db, [user.id]);
   });
 
+  it('answers the due times of many sessions in one query: due now, later, none, and nothing for a paused queue', async () => {
+    const now = await twoJobs(10);
+    const later = await twoJobs(10);
+    const paused = await twoJobs(10);
+    const empty = await buildSession(t, now.user.id, { status: 'DISCONNECTED' });
+    await t.db.execute(
+      sql`UPDATE message_job_recipients SET due_at = now() + interval '1 hour' WHERE session_id = ${later.sessionId}`,
+    );
+    await t.db.execute(sql`UPDATE wa_sessions SET send_paused = true WHERE session_id = ${paused.sessionId}`);
+    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+
+    const due = await store.msUntilNextDue([now.sessionId, later.sessionId, paused.sessionId, empty]);
+
+    expect([...due.keys()].sort()).toEqual([now.sessionId, later.sessionId].sort());
+    expect(due.get(now.sessionId)).toBe(0);
+    expect(due.get(later.sessionId)).toBeGreaterThan(3_500_000);
+    expect(due.get(later.sessionId)).toBeLessThanOrEqual(3_600_000);
+    expect((await store.msUntilNextDue([])).size).toBe(0);
+  });
+
   it('fails a claimed recipient and refunds it once; a second fail of the same recipient changes nothing', async () => {
     const { user, sessionId, jobIds } = await twoJobs(5);
     await t.db.execute(sql`UPDATE wa_sessions SET status = 'CONNECTED' WHERE session_id = ${sessionId}`);

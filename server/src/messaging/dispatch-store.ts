@@ -17,8 +17,12 @@ import { countersUpdate, type FailedGroup, failAndRefundWhere, hotRows, ms } fro
 export interface DispatchStore {
   /** Claims up to `limit` due recipients of a session: `sending` with a lease before anything is sent. */
   claim(sessionId: string, limit: number): Promise<ClaimedRecipient[]>;
-  /** Milliseconds until the session's next queued recipient is due (0 when one is due now), or null. */
-  msUntilNextDue(sessionId: string): Promise<number | null>;
+  /**
+   * For each of the given sessions whose queue is not paused and holds a queued recipient: the
+   * milliseconds until its next one is due (0 when due now). One statement for a node's sessions,
+   * so that idle sessions cost nothing per session.
+   */
+  msUntilNextDue(sessionIds: string[]): Promise<Map<string, number>>;
   /**
    * Records a sent recipient with its job's counters; with `claimNextOf`, claims that session's
    * next due recipient in the same statement (one round trip per message when unpaced).
@@ -254,14 +258,22 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       ).then(toClaimed);
     },
 
-    async msUntilNextDue(sessionId) {
-      const [row] = await hotRows<{ ms: number | string | null }>(
+    async msUntilNextDue(sessionIds) {
+      if (sessionIds.length === 0) return new Map();
+      // One probe of the due index per session (min over the partial index is its first entry).
+      const rows = await hotRows<{ session_id: string; ms: number | string }>(
         db,
         'wa_ms_until_next_due',
-        sql`SELECT greatest(0, extract(epoch FROM min(due_at) - now()) * 1000)::float8 AS ms
-            FROM message_job_recipients WHERE session_id = ${sessionId} AND status = 'queued'`,
+        sql`SELECT s.id AS session_id, greatest(0, extract(epoch FROM n.due_at - now()) * 1000)::float8 AS ms
+            FROM unnest(${sql.param(sessionIds)}::text[]) AS s(id)
+            CROSS JOIN LATERAL (
+              SELECT r.due_at FROM message_job_recipients r
+              WHERE r.session_id = s.id AND r.status = 'queued'
+              ORDER BY r.due_at LIMIT 1
+            ) n
+            WHERE NOT EXISTS (SELECT 1 FROM wa_sessions w WHERE w.session_id = s.id AND w.send_paused)`,
       );
-      return row?.ms == null ? null : Number(row.ms);
+      return new Map(rows.map((r) => [r.session_id, Number(r.ms)]));
     },
 
     recordSent(recipientId, messageId, claimNextOf) {

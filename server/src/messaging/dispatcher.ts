@@ -11,9 +11,9 @@ import {
 import { SessionLoop } from './session-loop.ts';
 
 export type DispatcherOptions = {
-  /** Fallback poll when no signal arrives (a lost NOTIFY, a clock edge). */
+  /** How long a session loop waits after a failed claim or a refused send. */
   pollMs?: number;
-  /** How often leases, waiting sessions and owned sessions are checked. */
+  /** How often leases, waiting sessions, owned sessions and idle sessions' due times are checked (the fallback for a lost signal). */
   sweepMs?: number;
   /** The statements to run (the database's store by default). */
   store?: DispatchStore;
@@ -87,6 +87,20 @@ export async function startDispatcher(
     await store.applyReceipts(batch).catch((err) => log.error({ err }, 'recording receipts failed'));
   };
 
+  /**
+   * One statement for every idle loop of this node: the loops whose next recipient falls due
+   * before the next sweep are woken then (scheduled jobs, retries, a missed signal).
+   */
+  const wakeDueLoops = async () => {
+    const idle = [...loops.values()].filter((l) => l.idle && l.active);
+    if (idle.length === 0) return;
+    const due = await store.msUntilNextDue(idle.map((l) => l.sessionId));
+    for (const loop of idle) {
+      const ms = due.get(loop.sessionId);
+      if (ms !== undefined && ms < sweepMs) loop.wakeIn(ms);
+    }
+  };
+
   let sweeping: Promise<void> | null = null;
   /** A sweep that sees everything written before the call: one already running may have started earlier. */
   const sweep = async (): Promise<void> => {
@@ -100,6 +114,7 @@ export async function startDispatcher(
         await store.failForbidden();
         // A missed `connected` event must not leave an owned session without its loop.
         for (const sessionId of runtime.ownedSessionIds()) ensureLoop(sessionId, false);
+        await wakeDueLoops();
       } catch (err) {
         if (!stopped) log.error({ err }, 'dispatcher sweep failed');
       } finally {

@@ -15,7 +15,7 @@ export type SessionLoopDeps = {
   paced: boolean;
   /** The pause before the next message, in ms. */
   delay(): number;
-  /** Fallback poll when no signal arrives. */
+  /** How long to wait after a failed claim or a refused send before trying again. */
   pollMs: number;
   /** Where receipts go to be batched. */
   receipt(sessionId: string, receipt: Receipt): void;
@@ -36,6 +36,9 @@ export class SessionLoop {
   private wakeUp: (() => void) | null = null;
   private woken = false;
   private stopping = false;
+  private alarm: NodeJS.Timeout | null = null;
+  /** True while the queue looked empty: the dispatcher's per-node due-time query decides when to wake it. */
+  idle = false;
   private transport: Transport | undefined;
   /** A few rebuilt messages (a media job holds up to 16 MB). */
   private readonly messages = new Map<string, OutgoingMessage | null>();
@@ -56,6 +59,7 @@ export class SessionLoop {
       } finally {
         // From here a `connected` event starts a new loop instead of waking this one.
         this.stopping = true;
+        if (this.alarm) clearTimeout(this.alarm);
         this.detach();
         deps.ended(this);
       }
@@ -67,8 +71,20 @@ export class SessionLoop {
   }
 
   wake(): void {
+    if (this.alarm) clearTimeout(this.alarm);
+    this.alarm = null;
     this.woken = true;
     this.wakeUp?.();
+  }
+
+  /** Wakes the loop in `ms` (its session's next recipient falls due then), unless woken sooner. */
+  wakeIn(ms: number): void {
+    if (ms <= 0) {
+      this.wake();
+      return;
+    }
+    if (this.alarm) clearTimeout(this.alarm);
+    this.alarm = setTimeout(() => this.wake(), ms);
   }
 
   stop(): void {
@@ -76,7 +92,7 @@ export class SessionLoop {
     this.wake();
   }
 
-  /** Waits `ms`, or less when woken or stopped. */
+  /** Waits `ms` (Infinity: until woken), or less when woken or stopped. */
   private async pause(ms: number): Promise<void> {
     if (ms <= 0 || !this.active) return;
     if (this.woken) {
@@ -84,7 +100,7 @@ export class SessionLoop {
       return;
     }
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
+      const timer = Number.isFinite(ms) ? setTimeout(resolve, ms) : undefined;
       this.wakeUp = () => {
         clearTimeout(timer);
         resolve();
@@ -151,9 +167,11 @@ export class SessionLoop {
           }
         }
         if (!r) {
-          const due = await store.msUntilNextDue(sessionId).catch(() => null);
-          // A due recipient that was not claimed means the queue is paused: wait for a poll.
-          await this.pause(due === null || due === 0 ? deps.pollMs : Math.min(due, deps.pollMs));
+          // Idle costs no statement of this session's own: a signal, a connection or the
+          // dispatcher's one due-time query for all idle sessions of the node wakes it.
+          this.idle = true;
+          await this.pause(Infinity);
+          this.idle = false;
           continue;
         }
         const outcome = await this.sendOne(transport, r, !deps.paced);
