@@ -98,6 +98,17 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   ALLOW_PRIVATE_WEBHOOKS: bool.default(false),
   WEBHOOK_RETRY_BASE_MS: int(100, 3_600_000).default(10_000),
+  /** Replies that opt a number out (DECISIONS.md, Opt-outs), comma-separated, any case. */
+  OPT_OUT_KEYWORDS: z
+    .string()
+    .default('STOP,UNSUBSCRIBE,STOP ALL')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((k) => k.trim().toUpperCase())
+        .filter((k) => k !== ''),
+    )
+    .refine((list) => list.length > 0, 'at least one keyword'),
   WEB_DIST_DIR: z.string().optional(),
   SIMULATOR_LINK_AFTER_MS: int(0, 3_600_000).default(8000),
   SIMULATOR_GROUPS: int(0, 100_000).default(12),
@@ -142,6 +153,7 @@ export type Config = {
   allowPrivateWebhooks: boolean;
   /** The first retry of a failed webhook call waits this long, doubling each time (at most an hour). */
   webhookRetryBaseMs: number;
+  optOutKeywords: string[];
   webDistDir: string;
   simulator: { linkAfterMs: number; groups: number; sendLatencyMs: number; outboxFile: string | undefined };
   demo: boolean;
@@ -199,6 +211,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.METRICS_TOKEN,
     allowPrivateWebhooks: e.ALLOW_PRIVATE_WEBHOOKS,
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+    optOutKeywords: e.OPT_OUT_KEYWORDS,
     webDistDir: e.WEB_DIST_DIR ? path.resolve(e.WEB_DIST_DIR) : path.join(repoRoot, 'web/dist'),
     simulator: {
       linkAfterMs: e.SIMULATOR_LINK_AFTER_MS,

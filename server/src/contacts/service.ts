@@ -331,3 +331,29 @@ export async function optedOutAmong(db: Db, userId: string, numbers: string[]): 
   }
   return found;
 }
+
+/** An incoming text that opts its sender out: one of OPT_OUT_KEYWORDS, trimmed, any case. */
+export function isOptOutReply(text: string, keywords: string[]): boolean {
+  return keywords.includes(text.trim().replace(/\s+/g, ' ').toUpperCase());
+}
+
+/**
+ * An incoming one-to-one message (`from` as digits or a JID): an opt-out keyword puts the sender
+ * on the user's list with source 'reply'. True when it did.
+ */
+export async function recordReply(
+  db: Db,
+  userId: string,
+  message: { from: string; text: string },
+  config: { optOutKeywords: string[]; defaultCountryCode: string },
+): Promise<boolean> {
+  if (!isOptOutReply(message.text, config.optOutKeywords)) return false;
+  const [user] = message.from.split('@');
+  // A JID carries the number with its country code: read it as international.
+  const digits = (user ?? '').split(':')[0]?.replace(/[^0-9]/g, '') ?? '';
+  if (digits === '') return false;
+  const added = await addOptOuts(db, userId, [`+${digits}`], 'reply', config.defaultCountryCode).catch(
+    () => null,
+  );
+  return added !== null;
+}
