@@ -11,7 +11,7 @@ import {
   parsePhone,
 } from '@wa/contract';
 import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { type Db, queryRows } from '../db/client.ts';
 import { contactLists, contacts, optOuts } from '../db/schema.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -276,13 +276,23 @@ export async function importContactList(
     let batch: (typeof contacts.$inferInsert)[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      const rows = await tx
-        .insert(contacts)
-        .values(batch)
-        .onConflictDoNothing()
-        .returning({ p: contacts.position });
-      imported += rows.length;
-      skipped.duplicates += batch.length - rows.length;
+      // Four array parameters instead of 20,000 single ones: PostgreSQL parses and plans it at
+      // once (1,000,000 rows: 41 s with a VALUES list).
+      const [row] = await queryRows<{ n: number }>(
+        tx,
+        sql`WITH ins AS (
+              INSERT INTO contacts (list_id, position, phone_number, fields)
+              SELECT ${listId}, t.position, t.phone_number, t.fields::jsonb
+                FROM unnest(${sql.param(batch.map((b) => b.position))}::int[],
+                            ${sql.param(batch.map((b) => b.phoneNumber))}::text[],
+                            ${sql.param(batch.map((b) => JSON.stringify(b.fields)))}::text[])
+                     AS t(position, phone_number, fields)
+              ON CONFLICT DO NOTHING RETURNING 1)
+            SELECT count(*)::int AS n FROM ins`,
+      );
+      const inserted = Number(row?.n ?? 0);
+      imported += inserted;
+      skipped.duplicates += batch.length - inserted;
       batch = [];
     };
     const take = (row: string[]) => {
