@@ -15,7 +15,6 @@ import {
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   addOptOuts,
-  CONTACT_MESSAGES,
   contactsOfList,
   csvRows,
   deleteContactList,
@@ -33,9 +32,10 @@ import { type App, requireUser } from '../types.ts';
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 /** A 1,000,000-row CSV with a few columns is ~60 MB; an .xlsx of it less. */
 const MAX_UPLOAD_BYTES = 200 * 1024 * 1024;
+const TOO_LARGE = 'The file is larger than 200 MB';
 
 /** The rows of an upload: an .xlsx (a zip: `PK\x03\x04`) is read whole, a CSV streamed. */
-async function* rowsOf(stream: AsyncIterable<Buffer>): AsyncGenerator<string[]> {
+async function* rowsOf(stream: AsyncIterable<Buffer>, truncated: () => boolean): AsyncGenerator<string[]> {
   const iterator = stream[Symbol.asyncIterator]();
   const first = await iterator.next();
   if (first.done) return;
@@ -49,10 +49,13 @@ async function* rowsOf(stream: AsyncIterable<Buffer>): AsyncGenerator<string[]> 
   if (head.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) {
     const chunks: Buffer[] = [];
     for await (const c of rest) chunks.push(c);
+    if (truncated()) throw badRequest(TOO_LARGE);
     yield* xlsxRows(Buffer.concat(chunks));
   } else {
     yield* csvRows(rest);
   }
+  // Thrown inside the import's transaction: a file cut at the size limit leaves no list behind.
+  if (truncated()) throw badRequest(TOO_LARGE);
 }
 
 /** Contact lists and the opt-out list of the signed-in user (issue 15). */
@@ -112,10 +115,9 @@ export async function registerContactRoutes(app: App, ctx: AppContext): Promise<
         const result = await importContactList(
           ctx.db,
           user,
-          { name: fields.name ?? '', phoneColumn: fields.phoneColumn, rows: rowsOf(file) },
+          { name: fields.name ?? '', phoneColumn: fields.phoneColumn, rows: rowsOf(file, truncated) },
           cc,
         );
-        if (truncated()) throw badRequest(CONTACT_MESSAGES.notATable);
         return { success: true as const, ...result };
       },
     );
