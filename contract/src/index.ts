@@ -2,6 +2,7 @@ export * from './admin.ts';
 export * from './auth.ts';
 export * from './common.ts';
 export * from './contacts.ts';
+export * from './csv.ts';
 export * from './messaging.ts';
 export * from './operations.ts';
 export * from './phone.ts';

@@ -88,7 +88,26 @@ describe.each(DB_KINDS)('contact lists and opt-outs on %s', (kind) => {
     });
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(csv.body).toBe(
-      'phone_number,name,phone_1__label,area\r\n919800015838,Asha Rao,Mobile,Pune\r\n919800015839,Ravi Das,Mobile,Goa\r\n',
+      '\uFEFFphone_number,name,phone_1__label,area\r\n919800015838,Asha Rao,Mobile,Pune\r\n919800015839,Ravi Das,Mobile,Goa\r\n',
+    );
+  });
+
+  it('exports cells a spreadsheet would run as formulas as text', async () => {
+    const { token } = await signedIn();
+    const res = await post(
+      token,
+      upload('Name,Phone\n"=HYPERLINK(""http://x"")",9800015838\n@SUM(A1),9800015839\n', 'f.csv', {
+        name: 'Formulas',
+      }),
+    );
+    expect(res.statusCode).toBe(200);
+    const csv = await t.app.inject({
+      method: 'GET',
+      url: `/api/contact-lists/${res.json().list.id}/export.csv`,
+      headers: bearer(token),
+    });
+    expect(csv.body).toBe(
+      '\uFEFFphone_number,name\r\n919800015838,"\'=HYPERLINK(""http://x"")"\r\n919800015839,\'@SUM(A1)\r\n',
     );
   });
 

@@ -2,7 +2,9 @@ import {
   type Contact,
   type ContactListSummary,
   type ContactsQuery,
+  CSV_BOM,
   CsvRowReader,
+  csvLine,
   detectColumns,
   detectDelimiter,
   type ImportContactsResponse,
@@ -182,12 +184,10 @@ export async function deleteContactList(db: Db, actor: Actor, listId: string): P
   await db.delete(contactLists).where(eq(contactLists.id, listId));
 }
 
-const csvCell = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-
 /** The list as CSV (phone_number, then its fields), produced in pages so a big list streams. */
 export async function* exportContactList(db: Db, actor: Actor, listId: string): AsyncGenerator<string> {
   const list = await authorizeContactList(db, actor, 'read', listId);
-  yield `${['phone_number', ...list.fields].map(csvCell).join(',')}\r\n`;
+  yield `${CSV_BOM}${csvLine(['phone_number', ...list.fields])}`;
   let after = -1;
   for (;;) {
     const rows = await db
@@ -197,11 +197,7 @@ export async function* exportContactList(db: Db, actor: Actor, listId: string): 
       .orderBy(contacts.position)
       .limit(BATCH);
     if (rows.length === 0) return;
-    yield rows
-      .map(
-        (r) => `${[r.phoneNumber, ...list.fields.map((f) => r.fields[f] ?? '')].map(csvCell).join(',')}\r\n`,
-      )
-      .join('');
+    yield rows.map((r) => csvLine([r.phoneNumber, ...list.fields.map((f) => r.fields[f] ?? '')])).join('');
     after = rows[rows.length - 1]!.position;
   }
 }

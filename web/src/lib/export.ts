@@ -4,7 +4,9 @@
  * and print views escape every text they show.
  */
 
-export type Cell = string | number | null | undefined;
+import { type Cell, csvField, guardFormula, toCsv } from '@wa/contract';
+
+export { type Cell, csvField, guardFormula, toCsv };
 
 /** Spec section 5: the alerts shown instead of an empty export. */
 export const NO_DATA_TO_EXPORT = 'No data to export';
@@ -12,26 +14,6 @@ export const NO_DATA_TO_PRINT = 'No data to print';
 
 /** How long the print window stays open after printing (spec section 9: about 500 ms). */
 export const PRINT_CLOSE_DELAY_MS = 500;
-
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/** A cell beginning with =, +, -, @, tab or CR is prefixed with `'` so that it stays text. */
-export function guardFormula(value: string): string {
-  return FORMULA_START.test(value) ? `'${value}` : value;
-}
-
-/** One CSV field: guarded, then quoted when it holds a comma, a quote, CR or LF (RFC 4180). */
-export function csvField(value: Cell): string {
-  if (value === null || value === undefined) return '';
-  const text = typeof value === 'number' ? String(value) : guardFormula(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-/** The whole file: a BOM, the header line, then one line per row, lines ended by CRLF. */
-export function toCsv(headers: readonly string[], rows: readonly (readonly Cell[])[]): string {
-  const lines = [headers, ...rows].map((row) => row.map(csvField).join(','));
-  return `\uFEFF${lines.join('\r\n')}\r\n`;
-}
 
 /** Saves a file through a temporary link (no server round trip). */
 export function downloadFile(fileName: string, content: string, mime: string): void {
