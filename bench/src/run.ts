@@ -32,6 +32,7 @@ import { buildApp } from '../../server/src/http/app.ts';
 import { createLogger } from '../../server/src/logger.ts';
 import { acceptSend } from '../../server/src/messaging/service.ts';
 import { createMetrics } from '../../server/src/metrics/metrics.ts';
+import { localRunner } from '../../server/src/sessions/runner.ts';
 import { createUser } from '../../server/src/users/service.ts';
 
 const ACCEPT_RECIPIENTS = 100_000;
@@ -365,6 +366,55 @@ async function importContacts(ctx: AppContext): Promise<string> {
   return `${fmtS(ms)}, RSS ${Math.round(before / 1e6)} → peak ${Math.round(peak / 1e6)} MB`;
 }
 
+const IDLE_ACCOUNTS = Number(process.env.BENCH_IDLE_ACCOUNTS ?? 1000);
+const IDLE_WINDOW_MS = 20_000;
+
+/**
+ * The idle cost of one node: IDLE_ACCOUNTS connected simulated accounts with nothing to send,
+ * the engine running. Transactions committed on the database per second (each statement outside
+ * a transaction is one), this process's CPU and RSS, over 20 s after the accounts connected.
+ */
+async function idleCost(ctx: AppContext): Promise<string> {
+  const user = await benchUser(ctx, 0);
+  const sessionIds: string[] = [];
+  for (let i = 0; i < IDLE_ACCOUNTS; i++) sessionIds.push(await linkedSession(ctx, user.id, 2000 + i));
+  const engine = await startEngine(ctx);
+  try {
+    const until = Date.now() + 180_000;
+    while (sessionIds.some((s) => !engine.runtime.transportFor(s))) {
+      if (Date.now() > until) throw new Error(`accounts did not connect within 180 s`);
+      // A pass takes up to 50 free accounts; the heartbeat alone would take 20 passes, 10 s apart.
+      await localRunner(ctx)?.poke();
+      await sleep(200);
+    }
+    // Backends report their counts when idle, up to 10 s late: the burst of connecting 1,000
+    // accounts must be counted before the window starts, and the window's own after it ends.
+    await sleep(12_000);
+    const commits = async () => {
+      await ctx.db.execute(sql`SELECT pg_stat_clear_snapshot()`);
+      const [row] = await queryRows<{ n: string }>(
+        ctx.db,
+        sql`SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()`,
+      );
+      return Number(row?.n ?? 0);
+    };
+    const before = await commits();
+    const cpu = process.cpuUsage();
+    const startedAt = Date.now();
+    await sleep(IDLE_WINDOW_MS);
+    const used = process.cpuUsage(cpu);
+    const elapsed = Date.now() - startedAt;
+    await sleep(11_000);
+    // The two probes' own statements (2 each) are not the node's.
+    const perS = ((await commits()) - before - 2) / (elapsed / 1000);
+    const cpuPct = ((used.user + used.system) / 1000 / elapsed) * 100;
+    const rss = process.memoryUsage().rss / 1024 / 1024;
+    return `${perS.toFixed(1)} statements/s, CPU ${cpuPct.toFixed(1)} % of a core, RSS ${Math.round(rss)} MB`;
+  } finally {
+    await engine.stop();
+  }
+}
+
 async function measure(fn: () => Promise<string>): Promise<string> {
   try {
     return await fn();
@@ -408,6 +458,11 @@ async function main() {
     },
     { measure: 'compiled server: start to ready (fresh database)', goal: '', values: {} },
     {
+      measure: `idle node, ${IDLE_ACCOUNTS.toLocaleString('en-IN')} connected accounts`,
+      goal: '≤ 10 statements/s',
+      values: {},
+    },
+    {
       measure: 'compiled server: idle RSS after 5 s',
       goal: '≤ 150 MB PostgreSQL, ≤ 350 MB PGlite',
       values: {},
@@ -448,13 +503,17 @@ async function main() {
       const f = floorRates[kind];
       rows[4]!.values[kind] = f && ours ? `${(ours / f).toFixed(2)}×` : '';
     }
-    if (!only || only === 'contacts') rows[7]!.values[kind] = await measure(() => importContacts(ctx));
+    // Commit counts come from PostgreSQL's statistics, which PGlite does not keep.
+    if (kind === 'postgres' && (!only || only === 'idle')) {
+      rows[6]!.values[kind] = await measure(() => idleCost(ctx));
+    }
+    if (!only || only === 'contacts') rows[8]!.values[kind] = await measure(() => importContacts(ctx));
     await database.close().catch(() => {});
     if (!only || only === 'startup') {
       try {
         const r = await startupAndIdle(kind);
         rows[5]!.values[kind] = r.startup;
-        rows[6]!.values[kind] = r.rss;
+        rows[7]!.values[kind] = r.rss;
       } catch (err) {
         rows[5]!.values[kind] = `error: ${(err as Error).message.split('\n')[0]}`;
       }
