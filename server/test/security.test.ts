@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import * as OTPAuth from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { messageJobs } from '../src/db/schema.ts';
 import { buildApp } from '../src/http/app.ts';
 import { buildGroups, buildSession } from './fakes/messaging.ts';

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
-import { waAuthState, waSessions } from '../db/schema.ts';
+import { waSessions } from '../db/schema.ts';
 
 export type SessionRow = typeof waSessions.$inferSelect;
 export type SessionCommand = NonNullable<SessionRow['command']>;
@@ -25,18 +25,6 @@ export async function countSessionsOfUser(db: Db, userId: string): Promise<numbe
 
 export async function findSession(db: Db, sessionId: string): Promise<SessionRow | undefined> {
   const [row] = await db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
-  return row;
-}
-
-export async function findSessionOfUser(
-  db: Db,
-  userId: string,
-  sessionId: string,
-): Promise<SessionRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(waSessions)
-    .where(and(eq(waSessions.sessionId, sessionId), eq(waSessions.userId, userId)));
   return row;
 }
 

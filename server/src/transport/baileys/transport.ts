@@ -20,7 +20,6 @@ import type { Db } from '../../db/client.ts';
 import type { AuthStore } from '../auth-store.ts';
 import { findSentMessage, recordSentMessage } from '../sent-messages.ts';
 import {
-  type ConnectionUpdate,
   type GroupInfo,
   type GroupLookup,
   type IncomingLastMessage,
