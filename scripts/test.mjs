@@ -1,5 +1,6 @@
 // `npm test`: every test suite in turn — server (PGlite, and PostgreSQL when TEST_DATABASE_URL
-// is set), web unit tests, then the browser suite when Chromium is found (loudly skipped
+// is set), web unit tests, the product on the real Baileys socket against the WhatsApp emulator
+// (wa-emulator/), then the browser suite when Chromium is found (loudly skipped
 // otherwise, and a failure when REQUIRE_BROWSER=1).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ const requireBrowser = process.env.REQUIRE_BROWSER === '1';
 const suites = [
   ['server', ['npm', 'test', '-w', 'server']],
   ['web', ['npm', 'test', '-w', 'web']],
+  ['emulator', ['npm', 'run', 'test:emulator']],
 ];
 const hasBrowser = fs.existsSync(chromium);
 if (hasBrowser) suites.push(['browser', ['npm', 'test', '-w', 'e2e']]);

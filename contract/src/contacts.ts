@@ -68,3 +68,21 @@ export const AddOptOutsBody = z.object({
 export type AddOptOutsBody = z.infer<typeof AddOptOutsBody>;
 
 export const PhoneNumberParams = z.object({ phoneNumber: z.string().max(64) });
+
+/** 'Save members as a contact list' of the Group List's detail panel. */
+export const GroupMembersListBody = z.object({
+  sessionId: z.string().max(200),
+  groupId: z.string().max(200),
+  /** The list's name; the group's name when left out. */
+  name: z.string().trim().max(200).optional(),
+});
+export type GroupMembersListBody = z.infer<typeof GroupMembersListBody>;
+
+export const GroupMembersListResponse = z.object({
+  success: z.literal(true),
+  list: ContactListSummary,
+  imported: z.number(),
+  /** Members whose phone number the account does not know (a hidden `@lid` id), or not valid. */
+  skipped: z.number(),
+});
+export type GroupMembersListResponse = z.infer<typeof GroupMembersListResponse>;

@@ -6,5 +6,8 @@ export * from './csv.ts';
 export * from './messaging.ts';
 export * from './operations.ts';
 export * from './phone.ts';
+export * from './report.ts';
+export * from './session-policy.ts';
 export * from './sessions.ts';
+export * from './template.ts';
 export * from './two-factor.ts';

@@ -1,7 +1,56 @@
 import { z } from 'zod';
 
-/** Largest media file the product accepts (DECISIONS.md). */
+/** Largest media file the product accepts (DECISIONS.md), and the text that refuses a larger one. */
 export const MAX_MEDIA_BYTES = 16 * 1024 * 1024;
+export const FILE_TOO_LARGE = 'File is too large (max 16 MB)';
+
+/**
+ * Media normalisation of spec section 5 and DECISIONS.md, the label the web shows and
+ * `mediaMime` reports: images are jpeg unless png or gif, videos mp4, audio mp3 (`audio/mpeg`),
+ * anything else a generic binary type. What is sent is decided from the bytes (server).
+ */
+export function normaliseMime(mime: string | null | undefined): string {
+  const m = (mime ?? '').trim().toLowerCase().split(';')[0] ?? '';
+  if (m.startsWith('image/')) return m === 'image/png' || m === 'image/gif' ? m : 'image/jpeg';
+  if (m.startsWith('video/')) return 'video/mp4';
+  if (m.startsWith('audio/')) return 'audio/mpeg';
+  return 'application/octet-stream';
+}
+
+/** The send validation texts of spec section 5 (and 'File is too large'), for the page and the server. */
+export const SEND_TEXTS = {
+  noRecipients: 'Please select at least one group',
+  noText: 'Please enter a message',
+  noFile: 'Please select a file to send',
+  noPollQuestion: 'Please enter a poll question',
+  fewPollOptions: 'Please add at least two poll options',
+  noScheduleTime: 'Please select a schedule time',
+  badScheduleTime: 'Please select a valid future date and time',
+  fileTooLarge: FILE_TOO_LARGE,
+} as const;
+
+/** Poll limits of DECISIONS.md (Polls): WhatsApp accepts at most 12 options. */
+export const POLL_LIMITS = { maxOptions: 12, questionLength: 255, optionLength: 100 } as const;
+export const POLL_TEXTS = {
+  tooManyOptions: `A poll can have at most ${POLL_LIMITS.maxOptions} options`,
+  duplicateOptions: 'Poll options must be different',
+  questionTooLong: 'Poll question is too long',
+  optionTooLong: 'Poll option is too long',
+} as const;
+
+/**
+ * What is wrong with a poll beyond the spec's two checks (a question, two options), or null.
+ * `options` are the filled ones, trimmed; duplicates are compared in any case.
+ */
+export function pollLimitProblem(question: string, options: readonly string[]): string | null {
+  if (options.length > POLL_LIMITS.maxOptions) return POLL_TEXTS.tooManyOptions;
+  if (new Set(options.map((o) => o.trim().toLowerCase())).size !== options.length) {
+    return POLL_TEXTS.duplicateOptions;
+  }
+  if (question.trim().length > POLL_LIMITS.questionLength) return POLL_TEXTS.questionTooLong;
+  if (options.some((o) => o.trim().length > POLL_LIMITS.optionLength)) return POLL_TEXTS.optionTooLong;
+  return null;
+}
 
 /** The spec's send types; 'text' is accepted as another name for 'string'. */
 export const SendType = z.enum(['string', 'text', 'media', 'poll']);
@@ -13,6 +62,23 @@ export const PollContent = z.object({
   options: z.object({ allowMultipleAnswers: z.boolean() }).optional(),
 });
 export type PollContent = z.infer<typeof PollContent>;
+
+/** How often a repeating send comes back. */
+export const REPEAT_EVERY = ['day', 'week', 'month'] as const;
+export type RepeatEvery = (typeof REPEAT_EVERY)[number];
+
+export const REPEAT_TEXTS = {
+  needsSchedule: 'A repeating message needs a schedule time',
+  badUntil: 'repeat.until must be a date and time after scheduleTime',
+  seriesCancelled: 'Series cancelled',
+  notSeries: 'This job does not repeat',
+} as const;
+
+/** 'Repeats weekly until 30/11/2026, 10:00:00 am' (the date as the caller formats it). */
+export function repeatText(every: RepeatEvery, until: string | null): string {
+  const adverb = every === 'day' ? 'daily' : every === 'week' ? 'weekly' : 'monthly';
+  return until ? `Repeats ${adverb} until ${until}` : `Repeats ${adverb}`;
+}
 
 /**
  * The send payload of spec section 3. It is parsed loosely here (types only) so that the
@@ -30,6 +96,29 @@ export const SendBody = z.object({
   fileName: z.string().max(255).nullish(),
   /** An ISO timestamp, only when scheduled. */
   scheduleTime: z.string().max(100).nullish(),
+  /**
+   * With `scheduleTime`: the send repeats every day, week or month from that time (same UTC
+   * clock), until `until` (an ISO timestamp; none: until the series is cancelled). Each
+   * occurrence is its own job, reserved when it starts.
+   */
+  repeat: z
+    .object({
+      every: z.enum(REPEAT_EVERY, { error: "repeat.every must be 'day', 'week' or 'month'" }),
+      until: z.string().max(100).nullish(),
+    })
+    .nullish(),
+  /** Individuals only: contact lists whose numbers (with their fields) receive the message too. */
+  contactListIds: z.array(z.string().max(100)).max(100).nullish(),
+  /** Individuals only: numbers with their own fields for `{{field}}` (a CSV with headers). */
+  recipients: z
+    .array(
+      z.object({
+        chatId: z.string().max(200),
+        fields: z.record(z.string().max(100), z.string().max(1000)).optional(),
+      }),
+    )
+    .max(200_000)
+    .nullish(),
 });
 export type SendBody = z.infer<typeof SendBody>;
 
@@ -46,10 +135,13 @@ export const SendResponse = z.object({
   message: z.string(),
   totalChats: z.number().int(),
   jobId: z.string(),
+  /** Numbers left out because they opted out: not charged (DECISIONS.md, Opt-outs). */
+  skipped: z.object({ optedOut: z.array(z.string()) }).optional(),
 });
 export type SendResponse = z.infer<typeof SendResponse>;
 
-export const JobStatus = z.enum(['pending', 'processing', 'scheduled', 'completed', 'failed']);
+/** The spec's five, and `paused` (by its owner, or by itself after too many failures). */
+export const JobStatus = z.enum(['pending', 'processing', 'scheduled', 'paused', 'completed', 'failed']);
 export type JobStatus = z.infer<typeof JobStatus>;
 
 export const MessageType = z.enum(['text', 'media', 'poll']);
@@ -66,6 +158,11 @@ export const MessageJob = z.object({
   isScheduled: z.boolean(),
   scheduledTime: z.string().nullable(),
   status: JobStatus,
+  /**
+   * Why the job is paused or waiting, in words: 'Paused: 12 of the last 20 messages failed',
+   * 'Waiting: daily limit reached, resumes at 00:00'; null when neither.
+   */
+  statusReason: z.string().nullable(),
   progress: z.object({ completed: z.number().int(), total: z.number().int(), percentComplete: z.number() }),
   /** `delivered` and `read` count recipients with a delivery or read receipt (beyond the spec's two). */
   results: z.object({
@@ -80,6 +177,18 @@ export const MessageJob = z.object({
   messageContent: z.string(),
   mediaMime: z.string().nullable(),
   fileName: z.string().nullable(),
+  /**
+   * The series this job is an occurrence of (beyond the spec): how often, until when, and
+   * whether more occurrences will come (`active`); absent or null for a one-off job.
+   */
+  repeat: z
+    .object({
+      seriesId: z.string(),
+      every: z.enum(REPEAT_EVERY),
+      until: z.string().nullable(),
+      active: z.boolean(),
+    })
+    .nullish(),
 });
 export type MessageJob = z.infer<typeof MessageJob>;
 
@@ -88,13 +197,26 @@ export const JobsQuery = z.object({
   offset: z.coerce.number().int().min(0).optional(),
   from: z.string().max(40).optional(),
   to: z.string().max(40).optional(),
-  status: z.enum(['all', 'active', 'pending', 'processing', 'scheduled', 'completed', 'failed']).optional(),
+  /** `active` covers pending, processing and paused. */
+  status: z
+    .enum(['all', 'active', 'pending', 'processing', 'scheduled', 'paused', 'completed', 'failed'])
+    .optional(),
   /** Search: a job id's beginning, or words of its message (any case). */
   q: z.string().max(200).optional(),
   /** The `nextCursor` of the previous page (keyset paging; `offset` is then ignored). */
   cursor: z.string().max(200).optional(),
 });
 export type JobsQuery = z.infer<typeof JobsQuery>;
+
+/** `GET /api/message-jobs/:userId/export.csv`: the report's range and search, and the zone its dates are written in. */
+export const ReportExportQuery = z.object({
+  from: z.string().max(40).optional(),
+  to: z.string().max(40).optional(),
+  q: z.string().max(200).optional(),
+  /** An IANA time zone for Created Date (the browser's); default Asia/Kolkata. */
+  tz: z.string().max(64).optional(),
+});
+export type ReportExportQuery = z.infer<typeof ReportExportQuery>;
 
 /** Totals of the user's jobs in the date range and search, whatever the status filter (the tabs' counts). */
 export const JobsSummary = z.object({
@@ -133,6 +255,13 @@ export const JobDetail = z.object({
   deliveredAt: z.string().nullable(),
   readAt: z.string().nullable(),
   error: z.string().nullable(),
+  /**
+   * The chat the message went to when WhatsApp answered another JID for the number (Brazil's
+   * 9th digit, Mexico's 52 1, Argentina's 54 9); null when it went to `chatId`.
+   */
+  sentTo: z.string().nullable(),
+  /** Beyond the spec: what this recipient was sent, only when the job's text is personalised. */
+  content: z.string().optional(),
 });
 export type JobDetail = z.infer<typeof JobDetail>;
 

@@ -1,5 +1,18 @@
 import { z } from 'zod';
 
+/** Instance limits of DECISIONS.md: one for a single-session user, ten for a multi-session user. */
+export const MAX_INSTANCES_MULTI = 10;
+export const INSTANCE_LIMIT_TEXTS = {
+  onlyOne: 'Only one instance is allowed. Please remove the existing instance first.',
+  maxMulti: `You can have at most ${MAX_INSTANCES_MULTI} instances. Please remove an existing instance first.`,
+} as const;
+
+/** The limit text once a user has `count` instances, or null while they may add one. */
+export function instanceLimitText(count: number, multi: boolean): string | null {
+  if (!multi) return count >= 1 ? INSTANCE_LIMIT_TEXTS.onlyOne : null;
+  return count >= MAX_INSTANCES_MULTI ? INSTANCE_LIMIT_TEXTS.maxMulti : null;
+}
+
 /** Status values of spec section 4; the page shows any other value as unknown. */
 export const SessionStatus = z.enum(['CONNECTED', 'DISCONNECTED', 'PENDING']);
 export type SessionStatus = z.infer<typeof SessionStatus>;
@@ -14,8 +27,13 @@ export const Session = z.object({
   status: SessionStatus,
   /** Why the session is not sending, in words (banned, paused by WhatsApp's limit, network unreachable...). */
   statusReason: z.string().nullable(),
-  /** WhatsApp's limits (error 463, quota) paused sending; it resumes only when the user asks. */
+  /**
+   * WhatsApp restricts the account's new one-to-one chats (error 463, the new-chat quota): its
+   * one-to-one sends wait, group sends go on. They resume at `sendPausedUntil`, or when the user asks.
+   */
   sendPaused: z.boolean(),
+  /** When WhatsApp lifts the restriction (ISO time), when it said; null otherwise. */
+  sendPausedUntil: z.string().nullable(),
   createdAt: z.string(),
 });
 export type Session = z.infer<typeof Session>;
@@ -142,3 +160,35 @@ export const OutboxResponse = z.object({
   count: z.number().int(),
 });
 export type OutboxResponse = z.infer<typeof OutboxResponse>;
+
+/**
+ * A text a person writes to a simulated account (`from` as digits, `+91 98…`, or a JID
+ * `…@s.whatsapp.net` / `…@lid`); only with WA_PROVIDER=simulator.
+ */
+export const SimulatorInboundBody = z.object({
+  from: z
+    .string()
+    .trim()
+    .regex(
+      /^(\+?[0-9][0-9 ()-]{4,24}|[0-9]{5,20}(:[0-9]+)?@(s\.whatsapp\.net|lid))$/,
+      'Enter a phone number or a JID',
+    ),
+  text: z.string().min(1).max(4096),
+});
+export type SimulatorInboundBody = z.infer<typeof SimulatorInboundBody>;
+
+/** `renew`: a new code even when the current one still works (it starts a new linking attempt). */
+export const PairingCodeBody = z.object({ renew: z.boolean().optional() }).nullish();
+
+/** Link by phone number: the 8 characters WhatsApp asks for, and until when they work. */
+export const PairingCodeResponse = z.object({
+  success: z.literal(true),
+  code: z.string().length(8),
+  /** ISO time. */
+  expiresAt: z.string(),
+});
+export type PairingCodeResponse = z.infer<typeof PairingCodeResponse>;
+
+/** How a pairing code is shown: `ABCD-EFGH`. */
+export const formatPairingCode = (code: string) =>
+  code.length === 8 ? `${code.slice(0, 4)}-${code.slice(4)}` : code;

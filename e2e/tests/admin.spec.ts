@@ -48,6 +48,9 @@ test.describe('Admin page', () => {
     await expect(page.getByRole('heading', { name: 'Admin User' })).toBeVisible();
     await expect(page.getByText('Select an user from below to see the jobs')).toBeVisible();
     await expect(page.getByRole('heading', { name: 'MIS Report' })).toHaveCount(0);
+    // The overview above the picker replaces its loader when it arrives and moves the picker
+    // down: a click during that move can miss, as a person's would. Pick once it has settled.
+    await expect(page.getByRole('table', { name: 'Users overview' })).toContainText(alice.username);
 
     const picker = page.getByRole('combobox', { name: 'User' });
     await picker.click();

@@ -48,7 +48,7 @@ test('validation messages come in the spec order, the schedule modal gives its t
   await expect(banner(page)).toHaveText('Please enter a poll question');
   await expect(page.getByRole('dialog')).toHaveCount(0);
   await page.getByLabel('Poll question').fill('Lunch at one?');
-  await page.getByRole('textbox', { name: 'Option 1' }).fill('Yes');
+  await page.getByRole('textbox', { name: 'Option 1', exact: true }).fill('Yes');
   await page.getByRole('textbox', { name: 'Option 2' }).fill('  ');
   await page.getByRole('button', { name: 'Send Now' }).click();
   await expect(banner(page)).toHaveText('Please add at least two poll options');
@@ -126,11 +126,12 @@ test('changing the message type clears the form and the message', async ({ page,
   await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toHaveAttribute('rows', '6');
 });
 
-test('poll options start at two, grow without limit and are removable only above two', async ({
+test('poll options start at two, grow to 12 and are removable only above two; duplicates are refused', async ({
   page,
   request,
 }) => {
-  await userWithSession(page, request, { credits: 5 });
+  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
+  const [first] = await groupNames(request, headers, sessionId);
   await page.goto('/#/compose');
   await page.getByRole('tab', { name: 'Poll' }).click();
   const options = page.getByRole('textbox', { name: /^Option \d+$/ });
@@ -149,6 +150,25 @@ test('poll options start at two, grow without limit and are removable only above
   for (let i = 0; i < 3; i++) await page.getByRole('button', { name: 'Remove option 1' }).click();
   await expect(options).toHaveCount(2);
   await expect(page.getByRole('button', { name: /^Remove option/ })).toHaveCount(0);
+
+  // WhatsApp takes at most 12 options (DECISIONS.md, Polls): 'Add Option' is disabled there.
+  const add = page.getByRole('button', { name: 'Add Option' });
+  for (let i = 0; i < 10; i++) await add.click();
+  await expect(options).toHaveCount(12);
+  await expect(add).toBeDisabled();
+  await page.getByRole('button', { name: 'Remove option 12' }).click();
+  await expect(add).toBeEnabled();
+
+  // Options equal once trimmed, in any case, are refused before anything is sent.
+  await page.getByLabel('Poll question').fill('Lunch?');
+  await page.getByRole('textbox', { name: 'Option 1', exact: true }).fill('Yes');
+  await page.getByRole('textbox', { name: 'Option 2', exact: true }).fill('  YES ');
+  await groupsTable(page)
+    .getByRole('checkbox', { name: `Select ${first}`, exact: true })
+    .check();
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  await expect(banner(page)).toHaveText('Poll options must be different');
+  await expect(balanceBubble(page)).toHaveText('Balance: 5');
 });
 
 test('Select All and the credit limit with a balance smaller than the groups list', async ({

@@ -177,3 +177,32 @@ test('the whole journey: the admin creates a user with credits, who links WhatsA
     .click();
   await expectFigure(page, 'Total Groups', new Intl.NumberFormat('en-IN').format(groups.count));
 });
+
+test('Total Groups counts the groups of every linked account, each group once', async ({ page, request }) => {
+  const user = await createUser(request, { credits: 10, multi: true });
+  const first = await createLinkedSession(request, user, {
+    phoneNumber: '919811100001',
+    sessionName: 'Shop',
+  });
+  const second = await createLinkedSession(request, user, {
+    phoneNumber: '919811100002',
+    sessionName: 'Home',
+  });
+  const { token } = await apiLogin(request, user.username, user.password);
+  const groupIds = new Set<string>();
+  const counts: number[] = [];
+  for (const sessionId of [first, second]) {
+    const res = await request.get(`/api/groupsList/${sessionId}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const body = (await res.json()) as { count: number; groups: { groupId: string }[] };
+    counts.push(body.count);
+    for (const g of body.groups) groupIds.add(g.groupId);
+  }
+  expect(counts.every((n) => n > 0)).toBe(true);
+  await signInByStorage(page, request, user.username, user.password);
+  await page.goto('/#/dashboard');
+  // Before: the first account's count only.
+  await expectFigure(page, 'Total Groups', new Intl.NumberFormat('en-IN').format(groupIds.size));
+  expect(groupIds.size).toBeGreaterThan(Math.max(...counts));
+});

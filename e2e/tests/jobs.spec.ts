@@ -237,3 +237,48 @@ test('delete through the Confirm Delete modal; a scheduled job is refunded', asy
   await expect(page.getByText('No message jobs found. Send some messages to get started!')).toBeVisible();
   await expect(balanceBubble(page)).toHaveText('Balance: 5');
 });
+
+test('the server pages the jobs: 100 at a time, tab counts from its summary, search by message text', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(180_000);
+  const { headers, sessionId } = await userWithSession(page, request, { credits: 110 });
+  const later = new Date(Date.now() + 24 * 3600_000).toISOString();
+  for (let i = 1; i <= 103; i++) {
+    await send(request, headers, sessionId, {
+      chatIds: ['919800000031'],
+      type: 'string',
+      content: `Batch ${String(i).padStart(3, '0')}`,
+      scheduleTime: later,
+    });
+  }
+  const now = await send(request, headers, sessionId, { chatIds: ['919800000032'], content: 'Sent at once' });
+  await waitForStatus(request, headers, now, 'completed');
+
+  await page.goto('/#/jobs');
+  await expect(page.getByLabel('104 jobs')).toBeVisible();
+  await expect(page.getByRole('tab', { name: /^All Jobs\s*104$/ })).toBeVisible();
+  await expect(page.getByRole('tab', { name: /^Scheduled\s*103$/ })).toBeVisible();
+  await expect(page.getByRole('tab', { name: /^Completed\s*1$/ })).toBeVisible();
+  await expect(page.getByRole('tab', { name: /^Failed\s*0$/ })).toBeVisible();
+  await expect(page.getByText('Showing 100 of 104')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Load more jobs' }).click();
+  await expect(page.getByText('Showing 104 of 104')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Load more jobs' })).toHaveCount(0);
+
+  await page.getByRole('tab', { name: /^Completed/ }).click();
+  await expect(page.getByText('Showing 1 of 1')).toBeVisible();
+  await expect(jobsTable(page).getByRole('cell', { name: now, exact: true })).toBeVisible();
+
+  await page.getByRole('tab', { name: /^Scheduled/ }).click();
+  await expect(page.getByText('Showing 100 of 103')).toBeVisible();
+  await page.getByLabel('Search jobs').fill('batch 042');
+  await expect(page.getByText('Showing 1 of 1')).toBeVisible();
+  // The counts follow the search: one job in all, that one scheduled.
+  await expect(page.getByRole('tab', { name: /^All Jobs\s*1$/ })).toBeVisible();
+  await expect(page.getByLabel('1 jobs')).toBeVisible();
+  await page.getByLabel('Search jobs').fill('no such words');
+  await expect(page.getByText("No jobs match 'no such words'.")).toBeVisible();
+});

@@ -320,3 +320,41 @@ test.describe('MIS Report', () => {
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 });
+
+test('the report reads the server a page at a time, searches on the server and exports every job', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(180_000);
+  const owner = await createUser(request, { credits: 110 });
+  const sessionId = await createLinkedSession(request, owner, { phoneNumber: '919833300003' });
+  const { token } = await signInByStorage(page, request, owner.username, owner.password);
+  const later = new Date(Date.now() + 24 * 3600_000).toISOString();
+  for (let i = 1; i <= 101; i++) {
+    await sendIndividual(request, token, sessionId, {
+      content: `Batch ${String(i).padStart(3, '0')}`,
+      scheduleTime: later,
+    });
+  }
+  await page.goto('/#/reports');
+  await expect(page.getByText('101 jobs (100 shown)')).toBeVisible();
+  await expect(report(page).getByRole('row').filter({ hasText: 'Batch 001' })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Load more jobs' }).click();
+  await expect(page.getByText('101 jobs', { exact: true })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Load more jobs' })).toHaveCount(0);
+
+  // The CSV is the server's file of the whole range, whatever is loaded.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'CSV' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toBe('mis_report.csv');
+  const rows = Papa.parse<string[]>(fs.readFileSync((await download.path())!, 'utf8').slice(1), {
+    skipEmptyLines: true,
+  }).data;
+  expect(rows).toHaveLength(102);
+
+  await page.getByLabel('Search jobs').fill('batch 042');
+  await expect(page.getByText('1 job', { exact: true })).toBeVisible();
+  await expect(report(page).getByRole('row').filter({ hasText: 'Batch 042' })).toHaveCount(1);
+});

@@ -105,6 +105,10 @@ test.describe('header and sidebar', () => {
     await page.getByRole('button', { name: 'Account menu' }).click();
     await page.getByRole('menuitem', { name: 'Admin page' }).click();
     await expect(page).toHaveURL(/#\/adminDashboard$/);
+    // The Admin page links Manage Users itself (issue 18: it was reachable only from the menu).
+    await page.getByRole('link', { name: 'Manage Users' }).click();
+    await expect(page).toHaveURL(/#\/users$/);
+    await expect(page).toHaveTitle('Manage Users · WhatsApp Bulk Messaging Console');
   });
 
   test('at 360 px the sidebar hides behind a burger', async ({ page, request }) => {
@@ -114,6 +118,16 @@ test.describe('header and sidebar', () => {
     await page.goto('/#/dashboard');
     const nav = page.getByRole('navigation', { name: 'Main navigation' });
     await expect(nav.getByRole('link', { name: 'Instances' })).not.toBeInViewport();
+    // The whole header title fits beside the burger and the avatar (it was cut to 'Messaging…').
+    const title = page.getByRole('heading', { name: 'Messaging Dashboard' });
+    expect(await title.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    await expect(page).toHaveTitle('Dashboard · WhatsApp Bulk Messaging Console');
+    // The first Tab stop skips the header and the sidebar to the page.
+    await page.keyboard.press('Tab');
+    const skip = page.getByRole('button', { name: 'Skip to content' });
+    await expect(skip).toBeFocused();
+    await skip.press('Enter');
+    await expect(page.locator('#main-content')).toBeFocused();
     // The demo banner stays above the header, not over it: the burger and avatar take clicks.
     await expect(page.getByText('Demo mode: messages go to a simulated WhatsApp network')).toBeVisible();
     await page.getByRole('button', { name: 'Account menu' }).click();
@@ -177,5 +191,5 @@ test('a page whose chunk fails to load says so and offers Reload', async ({ page
   await expect(page.getByRole('heading', { name: 'Messaging Dashboard' })).toBeVisible();
   await page.unroute('**/assets/ContactsPage-*.js');
   await page.getByRole('button', { name: 'Reload' }).click();
-  await expect(page.getByText('Contact management will be implemented soon.')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Contacts', exact: true })).toBeVisible();
 });

@@ -26,6 +26,9 @@ test('an admin creates a user and grants credits; the user signs in and sees the
   await add.getByLabel('Name', { exact: true }).fill('Meera Iyer');
   await add.getByLabel('Username').fill(username);
   await add.getByLabel('Password', { exact: true }).fill('meera-pass-1');
+  // Corrected fields lose their messages as they are typed, before the next submit.
+  await expect(add.getByText('Password must be at least 8 characters')).toHaveCount(0);
+  await expect(add.getByText('Name is required')).toHaveCount(0);
   await add.getByLabel('Bulk messaging enabled').check();
   await add.getByRole('button', { name: 'Create User' }).click();
   await expect(page.getByText(`User ${username} created`)).toBeVisible();

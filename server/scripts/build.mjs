@@ -12,6 +12,10 @@ await build({
   entryPoints: ['src/main.ts', 'src/demo.ts', 'src/cli.ts'],
   outdir: 'dist',
   bundle: true,
+  // Dynamic imports stay dynamic (chunks): Baileys (~60 MB resident) loads with the first
+  // WhatsApp session, not at start; without splitting esbuild hoists it into main.js.
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   platform: 'node',
   target: 'node20',
   format: 'esm',

@@ -1,6 +1,8 @@
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { PGLITE_SHARED_BUFFERS_DEFAULT } from './db/pglite-settings.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'true or false' })
@@ -48,10 +50,37 @@ const trustProxy = z
     return z.NEVER;
   });
 
+/** WhatsApp's own chat socket, what Baileys connects to by default (rc14 Defaults/index.js). */
+export const WHATSAPP_WS_URL = 'wss://web.whatsapp.com/ws/chat';
+
+/** True for a host on this machine: the only place a WhatsApp emulator may be trusted. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || (net.isIPv4(host) && host.startsWith('127.'));
+}
+
+/** WhatsApp's URL, or a ws(s):// URL on a loopback address (the wire-level emulator of wa-emulator/). */
+const waWsUrl = z
+  .string()
+  .trim()
+  .refine((v) => {
+    if (v === WHATSAPP_WS_URL) return true;
+    try {
+      const url = new URL(v);
+      return (url.protocol === 'ws:' || url.protocol === 'wss:') && isLoopbackHost(url.hostname);
+    } catch {
+      return false;
+    }
+  }, `${WHATSAPP_WS_URL} or a ws:// URL on a loopback address (an emulator)`);
+
 const EnvSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
+  PGLITE_SHARED_BUFFERS: z
+    .string()
+    .regex(/^[1-9][0-9]*(kB|MB|GB)$/, 'a size such as 32MB (kB, MB or GB)')
+    .default(PGLITE_SHARED_BUFFERS_DEFAULT),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
@@ -61,6 +90,15 @@ const EnvSchema = z.object({
     .string()
     .trim()
     .regex(/^2\.3000\.[1-9][0-9]{0,11}$/, 'a WhatsApp Web version such as 2.3000.1043857760')
+    .optional(),
+  WA_WS_URL: waWsUrl.optional(),
+  WA_EMULATOR_ROOT_KEY: z
+    .string()
+    .trim()
+    .regex(
+      /^[0-9a-fA-F]{64}(:[0-9]{1,9})?$/,
+      "an emulator's root public key: 64 hex digits, optionally :serial",
+    )
     .optional(),
   ROLE: z.enum(['all', 'api', 'worker'], { error: 'all, api or worker' }).default('all'),
   ADMIN_USERNAME: z
@@ -75,7 +113,10 @@ const EnvSchema = z.object({
     .default('91'),
   SEND_DELAY_MIN_MS: int(0, 3_600_000).default(3000),
   SEND_DELAY_MAX_MS: int(0, 3_600_000).default(8000),
+  /** Warm-up of new accounts (DECISIONS.md): on with the real provider, off with the simulator, unless set. */
+  WARM_UP_DEFAULT: bool.optional(),
   SESSION_WAIT_MS: int(0, 86_400_000).default(600_000),
+  SEND_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
   SESSION_LEASE_MS: int(1000, 3_600_000).default(30_000),
   TOKEN_TTL_HOURS: int(1, 24 * 365).default(24 * 7),
   LOGIN_RATE_LIMIT: int(1, 10_000).default(10),
@@ -122,10 +163,16 @@ export type Config = {
   port: number;
   host: string;
   dataDir: string;
+  /** PostgreSQL's shared_buffers inside the embedded database: resident from the start. */
+  pgliteSharedBuffers: string;
   databaseUrl: string | undefined;
   waProvider: 'baileys' | 'simulator';
   /** The WhatsApp Web client version to announce; unset: the latest published one, else Baileys' own. */
   waVersion: [number, number, number] | undefined;
+  /** WA_WS_URL: where Baileys connects; unset: WhatsApp. Only WhatsApp's own or a loopback address. */
+  waWsUrl: string | undefined;
+  /** WA_EMULATOR_ROOT_KEY: the certificate root the noise handshake trusts instead of WhatsApp's (loopback WA_WS_URL only). */
+  waEmulatorRootKey: { publicKey: Buffer; serial: number } | undefined;
   role: 'all' | 'api' | 'worker';
   adminUsername: string;
   adminPassword: string | undefined;
@@ -133,7 +180,11 @@ export type Config = {
   defaultCountryCode: string;
   sendDelayMinMs: number;
   sendDelayMaxMs: number;
+  /** Whether an account's policy caps one-to-one messages by days since linking, when it does not say. */
+  warmUpDefault: boolean;
   sessionWaitMs: number;
+  /** The longest one send (upload included) may take; then its delivery is unknown (failed, refunded). */
+  sendTimeoutMs: number;
   sessionLeaseMs: number;
   tokenTtlMs: number;
   /** Failed sign-ins (password or code) per account in 15 minutes before it answers 429. */
@@ -163,7 +214,17 @@ export type Config = {
 
 export class ConfigError extends Error {}
 
-const repoRoot = path.resolve(import.meta.dirname, '../..');
+/**
+ * The repository's root: the first directory above this module that holds server/package.json
+ * (this file runs from server/src, or from a chunk of the bundle in server/dist/chunks).
+ */
+function findRepoRoot(): string {
+  for (let dir = import.meta.dirname; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'server', 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(import.meta.dirname, '../..');
+  }
+}
+const repoRoot = findRepoRoot();
 
 /** Reads and validates the environment once. Throws a ConfigError whose message is one line naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -182,13 +243,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `Invalid SEND_DELAY_MIN_MS=${e.SEND_DELAY_MIN_MS}: expected a value not above SEND_DELAY_MAX_MS (${e.SEND_DELAY_MAX_MS})`,
     );
   }
+  if (e.WA_EMULATOR_ROOT_KEY && (!e.WA_WS_URL || e.WA_WS_URL === WHATSAPP_WS_URL)) {
+    throw new ConfigError(
+      `Invalid WA_EMULATOR_ROOT_KEY=${JSON.stringify(e.WA_EMULATOR_ROOT_KEY)}: expected only with a WA_WS_URL on a loopback address`,
+    );
+  }
+  const [rootHex, rootSerial] = (e.WA_EMULATOR_ROOT_KEY ?? '').split(':');
   return {
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
+    pgliteSharedBuffers: e.PGLITE_SHARED_BUFFERS,
     databaseUrl: e.DATABASE_URL,
     waProvider: e.WA_PROVIDER,
     waVersion: e.WA_VERSION ? (e.WA_VERSION.split('.').map(Number) as [number, number, number]) : undefined,
+    waWsUrl: e.WA_WS_URL,
+    waEmulatorRootKey: rootHex
+      ? { publicKey: Buffer.from(rootHex, 'hex'), serial: rootSerial ? Number(rootSerial) : 0 }
+      : undefined,
     role: e.ROLE,
     adminUsername: e.ADMIN_USERNAME,
     adminPassword: e.ADMIN_PASSWORD,
@@ -196,7 +268,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     defaultCountryCode: e.DEFAULT_COUNTRY_CODE,
     sendDelayMinMs: e.SEND_DELAY_MIN_MS,
     sendDelayMaxMs: e.SEND_DELAY_MAX_MS,
+    warmUpDefault: e.WARM_UP_DEFAULT ?? e.WA_PROVIDER === 'baileys',
     sessionWaitMs: e.SESSION_WAIT_MS,
+    sendTimeoutMs: e.SEND_TIMEOUT_MS,
     sessionLeaseMs: e.SESSION_LEASE_MS,
     tokenTtlMs: e.TOKEN_TTL_HOURS * 3_600_000,
     loginRateLimit: e.LOGIN_RATE_LIMIT,

@@ -143,7 +143,14 @@ describe('messages built with the real library', () => {
   it('image with caption', async () => {
     const png = await QRCode.toBuffer('https://example.com', { type: 'png' });
     const m = await generateWAMessageContent(
-      toBaileysContent({ kind: 'media', mime: 'image/png', data: png, fileName: 'qr.png', caption: 'Look' }),
+      toBaileysContent({
+        kind: 'media',
+        as: 'image',
+        mime: 'image/png',
+        data: png,
+        fileName: 'qr.png',
+        caption: 'Look',
+      }),
       { upload },
     );
     expect(m.imageMessage?.caption).toBe('Look');
@@ -153,11 +160,12 @@ describe('messages built with the real library', () => {
     expect(m.imageMessage?.mediaKey?.length).toBe(32);
   });
 
-  it('document keeps its file name; audio goes as audio/mpeg', async () => {
+  it('a document keeps its true type and file name; audio keeps its true type', async () => {
     const doc = await generateWAMessageContent(
       toBaileysContent({
         kind: 'media',
-        mime: 'application/octet-stream',
+        as: 'document',
+        mime: 'application/pdf',
         data: Buffer.from('%PDF'),
         fileName: 'report.pdf',
         caption: '',
@@ -165,15 +173,16 @@ describe('messages built with the real library', () => {
       { upload },
     );
     expect(doc.documentMessage?.fileName).toBe('report.pdf');
-    expect(doc.documentMessage?.mimetype).toBe('application/octet-stream');
+    expect(doc.documentMessage?.mimetype).toBe('application/pdf');
     const audio = toBaileysContent({
       kind: 'media',
-      mime: 'audio/mp3',
-      data: Buffer.from('ID3'),
+      as: 'audio',
+      mime: 'audio/mp4',
+      data: Buffer.from('m4a'),
       fileName: null,
       caption: '',
     });
-    expect(audio).toMatchObject({ mimetype: 'audio/mpeg' });
+    expect(audio).toMatchObject({ mimetype: 'audio/mp4' });
   });
 
   it('poll: options, and selectable count 1 for single answer, 0 (any) for multiple', async () => {

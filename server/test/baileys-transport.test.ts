@@ -1,126 +1,51 @@
-import type { GroupMetadata } from 'baileys';
+import { proto } from 'baileys';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waAuthState, waGroups, waSentMessages, waSessions } from '../src/db/schema.ts';
-import { type SessionRunner, startSessionRunner, type TransportBuilder } from '../src/sessions/runner.ts';
-import { groupLookup } from '../src/sessions/transports.ts';
-import { createDbAuthStore } from '../src/transport/auth-store.ts';
-import { BaileysTransport } from '../src/transport/baileys/transport.ts';
+import { waAuthState, waGroups, waSentMessages } from '../src/db/schema.ts';
+import { type SessionRunner, startSessionRunner } from '../src/sessions/runner.ts';
 import { pruneSentMessages } from '../src/transport/sent-messages.ts';
-import type { ReceiptUpdate } from '../src/transport/types.ts';
-import { type FakeSocket, fakeSocketMaker } from './fakes/baileys-socket.ts';
+import type { QuotaUpdate, ReceiptUpdate, SendFailure } from '../src/transport/types.ts';
+import { type BaileysRig, baileysRig, LATEST_VERSION, OWN_LID, OWN_PN } from './fakes/baileys-rig.ts';
 import { createInstance, statusOf, waitFor } from './fakes/sessions.ts';
 import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
 
-const OWN_PN = '919876543210';
-const OWN_LID = '201234567890123';
-
-/** A group as rc14's groupMetadata parses it (Socket/groups.js extractGroupMetadata: addressingMode always set). */
-function groupFixture(
-  id: string,
-  subject: string,
-  ownAdmin: 'admin' | 'superadmin' | null,
-  addressingMode: 'pn' | 'lid' = 'lid',
-  ephemeralDuration?: number,
-): GroupMetadata {
-  return {
-    id,
-    subject,
-    addressingMode: addressingMode as GroupMetadata['addressingMode'],
-    ...(ephemeralDuration ? { ephemeralDuration } : {}),
-    owner: `${OWN_LID}@lid`,
-    creation: 1_700_000_000,
-    announce: false,
-    participants: [
-      // The account appears by its LID only: it must still be recognised as admin.
-      { id: `${OWN_LID}@lid`, phoneNumber: `${OWN_PN}@s.whatsapp.net`, admin: ownAdmin },
-      { id: '300000000000001@lid', phoneNumber: '919811111111@s.whatsapp.net', admin: 'superadmin' },
-      { id: '919822222222@s.whatsapp.net', admin: null },
-    ],
-  };
-}
-
-const LATEST_VERSION: [number, number, number] = [2, 3000, 1099999999];
-
 describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind) => {
+  let rig: BaileysRig;
   let t: TestApp;
   let runner: SessionRunner;
   let token: string;
-  const maker = fakeSocketMaker();
-  const transports = new Map<string, BaileysTransport>();
-  const builder: TransportBuilder = async (ctx, session) => {
-    const tr = new BaileysTransport(session, {
-      db: ctx.db,
-      auth: createDbAuthStore(ctx.db, session.sessionId),
-      log: ctx.log,
-      groups: groupLookup(ctx, session.sessionId),
-      makeSocket: maker.make,
-      inviteCodeSpacingMs: 100,
-      backoffMs: 50,
-      ackWaitMs: 1000,
-      fetchVersion: async () => LATEST_VERSION,
-      onWhatsAppTtlMs: { found: 60_000, missing: 300 },
-      groupRefetchDelayMs: 300,
-      rateLimitPauseMs: 500,
-    });
-    transports.set(session.sessionId, tr);
-    return tr;
-  };
+  let maker: BaileysRig['maker'];
+  let transports: BaileysRig['transports'];
   beforeAll(async () => {
-    t = await createTestApp(kind, { WA_PROVIDER: 'baileys', SESSION_LEASE_MS: '3000' });
-    runner = await startSessionRunner(t.ctx, builder);
-    const user = await buildUser(t);
-    token = await loginToken(t.app, user.username);
+    rig = await baileysRig(kind);
+    ({ t, runner, maker, transports } = rig);
   });
   afterAll(async () => {
-    await runner.stop();
-    await t.close();
+    await rig.close();
   });
 
-  const row = async (sessionId: string) =>
-    (await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId)))[0]!;
+  const row = (sessionId: string) => rig.row(sessionId);
 
-  /** Creates an instance and waits for its first socket. */
-  async function start(name: string): Promise<{ sessionId: string; first: FakeSocket; index: number }> {
-    // A user of its own per instance (a user may have at most 10).
-    token = await loginToken(t.app, (await buildUser(t)).username);
-    const index = maker.sockets.length;
-    const sessionId = await createInstance(t, token, { phoneNumber: OWN_PN, sessionName: name });
-    const first = await waitFor(async () => maker.sockets[index], 15_000, 'first socket');
-    return { sessionId, first, index };
+  async function start(name: string) {
+    const started = await rig.start(name);
+    token = started.token;
+    return started;
   }
 
-  async function pairAndOpen(sessionId: string, s1: FakeSocket, index: number): Promise<FakeSocket> {
-    s1.ev.emit('connection.update', { qr: 'QR-REF-1' });
-    await waitFor(async () => (await row(sessionId)).qr === 'QR-REF-1', 15_000, 'QR in DB');
-    // Pairing: WhatsApp gives the creds an identity, then asks for a restart (515).
-    s1.config.auth.creds.me = { id: `${OWN_PN}:7@s.whatsapp.net`, lid: `${OWN_LID}:7@lid` };
-    s1.ev.emit('creds.update', { me: s1.config.auth.creds.me });
-    await waitFor(async () => (await row(sessionId)).hasCredentials, 15_000, 'creds saved');
-    s1.close(515, 'Stream Errored (restart required)');
-    const s2 = await waitFor(async () => maker.sockets[index + 1], 15_000, 'new socket after 515');
-    expect(s2).not.toBe(s1);
-    expect(s2.config.auth.creds.me?.id).toBe(`${OWN_PN}:7@s.whatsapp.net`);
-    s2.user = { id: `${OWN_PN}:7@s.whatsapp.net`, lid: `${OWN_LID}:7@lid` };
-    s2.groups = {
-      '120363000000000001@g.us': groupFixture('120363000000000001@g.us', 'Admins here', 'admin'),
-      '120363000000000002@g.us': groupFixture('120363000000000002@g.us', 'Member only', null, 'pn', 604_800),
-      '120363000000000003@g.us': groupFixture('120363000000000003@g.us', 'Owned', 'superadmin'),
-    };
-    // Open, but rc14 still buffers the login's events: nothing is sent before receivedPendingNotifications.
-    s2.open();
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await row(sessionId)).status).not.toBe('CONNECTED');
-    expect(runner.transportFor(sessionId)).toBeUndefined();
-    s2.flushLogin();
-    await waitFor(async () => (await row(sessionId)).status === 'CONNECTED', 10_000, 'CONNECTED');
-    return s2;
-  }
+  const pairAndOpen = (sessionId: string, s1: Parameters<BaileysRig['pairAndOpen']>[1], index: number) =>
+    rig.pairAndOpen(sessionId, s1, index);
 
   it('qr → open → close 515 → reconnect → close 401 → credentials wiped', async () => {
     const { sessionId, first, index } = await start('Pairing');
     expect(first.config.markOnlineOnConnect).toBe(false);
     expect(first.config.syncFullHistory).toBe(false);
+    // RECENT history refused: rc14 then goes online without holding a first connection's events
+    // for 20 s (Socket/chats.js); the bootstrap with the LID mappings is still processed.
+    const wants = (syncType: proto.HistorySync.HistorySyncType) =>
+      first.config.shouldSyncHistoryMessage!(proto.Message.HistorySyncNotification.create({ syncType }));
+    expect(wants(proto.HistorySync.HistorySyncType.RECENT)).toBe(false);
+    expect(wants(proto.HistorySync.HistorySyncType.FULL)).toBe(false);
+    expect(wants(proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP)).toBe(true);
     expect(typeof first.config.cachedGroupMetadata).toBe('function');
     expect(typeof first.config.getMessage).toBe('function');
 
@@ -247,6 +172,19 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     );
     await new Promise((r) => setTimeout(r, 300));
     expect(maker.sockets.length).toBe(index + 1);
+  });
+
+  it('offline notifications that come before open (the server answered during the login queries) still open it at once', async () => {
+    // rc14 Socket/socket.js handles CB:ib,,offline whenever it arrives; CB:success emits 'open' only
+    // after its prekey count, passive and digest queries, so the flag can come first (the
+    // emulator suite showed it). It used to leave the session PENDING for the 30 s fallback.
+    const { sessionId, first } = await start('Offline first');
+    first.user = { id: `${OWN_PN}:7@s.whatsapp.net` };
+    const started = Date.now();
+    first.ev.emit('connection.update', { receivedPendingNotifications: true });
+    first.ev.emit('connection.update', { connection: 'open' });
+    await waitFor(async () => (await row(sessionId)).status === 'CONNECTED', 10_000, 'CONNECTED');
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('a connection that opens and drops at once keeps its backoff growing and fetches the groups once', async () => {
@@ -461,7 +399,7 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     expect(left.map((r) => r.messageId)).toEqual(['RECENT']);
   });
 
-  it('send: 463 pauses the session, not-on-WhatsApp fails, receipts and last messages flow', async () => {
+  it('send: resolves without an ack; a later 463 is reported and pauses until the time WhatsApp gives; quota; receipts and last messages flow', async () => {
     const { sessionId, first, index } = await start('Sender');
     const s2 = await pairAndOpen(sessionId, first, index);
     const transport = runner.transportFor(sessionId)!;
@@ -495,40 +433,71 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
       .catch((e) => e);
     expect(notOn).toMatchObject({ code: 'not-on-whatsapp', message: 'Not on WhatsApp' });
 
+    // A send is done when sendMessage resolves: rc14 sends no SERVER_ACK (Utils/generics.js),
+    // so a send that waited for one took the full wait on every message.
+    const failures: SendFailure[] = [];
+    const quotas: QuotaUpdate[] = [];
+    transport.on('send-failed', (f) => failures.push(f));
+    transport.on('quota', (q) => quotas.push(q));
+    const ends = Math.floor(Date.now() / 1000) + 3600;
+    s2.reachout = { is_active: true, time_enforcement_ends: String(ends) };
     s2.nextAckError = '463';
-    const restricted = await transport
-      .send('919833333333@s.whatsapp.net', { kind: 'text', text: 'x' })
-      .catch((e) => e);
-    expect(restricted).toMatchObject({ code: 'restricted', pausesSession: true });
-    await waitFor(async () => (await row(sessionId)).sendPaused, 15_000, 'send paused');
-    expect((await row(sessionId)).statusReason).toMatch(/463/);
-
-    // The same 463 merged into our own buffered upsert (Utils/event-buffer.js) is seen as well.
-    s2.receiptBeforeResolve = false;
-    const sendMerged = transport
-      .send('919833333334@s.whatsapp.net', { kind: 'text', text: 'x' })
-      .catch((e) => e);
-    await waitFor(
-      async () => s2.sent.length > 0 && s2.sent.at(-1)!.jid === '919833333334@s.whatsapp.net',
-      3000,
-    );
-    s2.ev.emit('messages.upsert', {
-      type: 'append',
-      messages: [
-        {
-          key: { id: `3EB0FAKE${s2.sent.length}`, remoteJid: '919833333334@s.whatsapp.net', fromMe: true },
-          status: 0,
-          messageStubParameters: ['463'],
-        },
-      ],
+    const restricted = await transport.send('919833333333@s.whatsapp.net', { kind: 'text', text: 'x' });
+    expect(restricted.messageId).toBe(`3EB0FAKE${s2.sent.length}`);
+    // The 463 arrives after: reported for that message id, and the transport asks until when.
+    await waitFor(async () => failures.length === 1 && quotas.some((q) => q.until), 15_000, '463 reported');
+    expect(failures[0]).toEqual({
+      messageId: restricted.messageId,
+      code: 'restricted',
+      reason: 'Paused: WhatsApp restricted this account from starting new chats (error 463)',
     });
-    expect(await sendMerged).toMatchObject({ code: 'restricted' });
+    expect(s2.reachoutQueries).toBe(1);
+    expect(quotas.at(-1)).toEqual({
+      capped: true,
+      reason: 'Paused: WhatsApp restricted this account from starting new chats (error 463)',
+      until: new Date(ends * 1000),
+    });
+    await waitFor(async () => (await row(sessionId)).sendPausedUntil?.getTime() === ends * 1000, 15_000);
+    expect((await row(sessionId)).sendPaused).toBe(true);
+    const listed = (
+      await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) })
+    ).json().sessions[0];
+    expect(listed).toMatchObject({
+      sendPaused: true,
+      sendPausedUntil: new Date(ends * 1000).toISOString(),
+      statusReason: 'Paused: WhatsApp restricted this account from starting new chats (error 463)',
+    });
 
-    s2.ev.emit('message-capping.update', { capping_status: 'CAPPED' });
-    const capped = await transport
-      .send('919844444444@s.whatsapp.net', { kind: 'text', text: 'x' })
-      .catch((e) => e);
-    expect(capped).toMatchObject({ code: 'capped', pausesSession: true });
+    // The same error merged into our own buffered upsert (Utils/event-buffer.js) is seen as well, once.
+    const merged = await transport.send('919833333334@s.whatsapp.net', { kind: 'text', text: 'x' });
+    const mergedError = {
+      key: { id: merged.messageId, remoteJid: '919833333334@s.whatsapp.net', fromMe: true },
+      status: 0,
+      messageStubParameters: ['479'],
+    };
+    s2.ev.emit('messages.upsert', { type: 'append', messages: [mergedError] });
+    s2.ev.emit('messages.update', [
+      { key: mergedError.key, update: { status: 0, messageStubParameters: ['479'] } },
+    ]);
+    expect(failures.slice(1)).toEqual([
+      { messageId: merged.messageId, code: 'unknown', reason: 'WhatsApp refused the message (error 479)' },
+    ]);
+
+    // WhatsApp lifts the timelock (Socket/messages-recv.js handleReachoutTimelockNotification).
+    s2.notifyTimelock({ is_active: false });
+    await waitFor(async () => !(await row(sessionId)).sendPaused, 15_000, 'pause lifted');
+    expect((await row(sessionId)).sendPausedUntil).toBeNull();
+
+    // The new-chat quota is CAPPED until the cycle's end.
+    const cycleEnd = Math.floor(Date.now() / 1000) + 7200;
+    s2.ev.emit('message-capping.update', {
+      capping_status: 'CAPPED',
+      cycle_end_timestamp: String(cycleEnd),
+    });
+    await waitFor(async () => (await row(sessionId)).sendPausedUntil?.getTime() === cycleEnd * 1000, 15_000);
+    expect((await row(sessionId)).statusReason).toBe(
+      "Paused: WhatsApp's new-chat limit was reached for this cycle",
+    );
 
     s2.ev.emit('messages.upsert', {
       type: 'notify',

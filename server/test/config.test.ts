@@ -23,6 +23,7 @@ describe('config', () => {
       sessionWaitMs: 600_000,
       databaseUrl: undefined,
       logLevel: 'info',
+      pgliteSharedBuffers: '32MB',
     });
     expect(c.dataDir).toBe(path.resolve('./data'));
   });
@@ -38,6 +39,11 @@ describe('config', () => {
       'Invalid WA_VERSION="2.2413.1": expected a WhatsApp Web version such as 2.3000.1043857760',
     ],
     [
+      'PGLITE_SHARED_BUFFERS',
+      '32',
+      'Invalid PGLITE_SHARED_BUFFERS="32": expected a size such as 32MB (kB, MB or GB)',
+    ],
+    [
       'DATABASE_URL',
       'mysql://x',
       'Invalid DATABASE_URL="mysql://x": expected a postgres:// or postgresql:// URL',
@@ -45,6 +51,30 @@ describe('config', () => {
   ])('refuses %s=%s with one line naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it('WA_WS_URL is WhatsApp or a loopback address; the emulator root key only goes with a loopback one', () => {
+    const key = 'ab'.repeat(32);
+    expect(() => loadConfig({ WA_WS_URL: 'wss://evil.example/ws/chat' })).toThrow(
+      'Invalid WA_WS_URL="wss://evil.example/ws/chat": expected wss://web.whatsapp.com/ws/chat or a ws:// URL on a loopback address (an emulator)',
+    );
+    expect(() => loadConfig({ WA_WS_URL: 'ws://10.0.0.5:3141/ws/chat' })).toThrow(ConfigError);
+    expect(() => loadConfig({ WA_EMULATOR_ROOT_KEY: key })).toThrow(
+      `Invalid WA_EMULATOR_ROOT_KEY="${key}": expected only with a WA_WS_URL on a loopback address`,
+    );
+    expect(() =>
+      loadConfig({ WA_WS_URL: 'wss://web.whatsapp.com/ws/chat', WA_EMULATOR_ROOT_KEY: key }),
+    ).toThrow(ConfigError);
+    expect(() =>
+      loadConfig({ WA_WS_URL: 'ws://127.0.0.1:3141/ws/chat', WA_EMULATOR_ROOT_KEY: 'xyz' }),
+    ).toThrow(
+      'Invalid WA_EMULATOR_ROOT_KEY="xyz": expected an emulator\'s root public key: 64 hex digits, optionally :serial',
+    );
+    const c = loadConfig({ WA_WS_URL: 'ws://[::1]:3141/ws/chat', WA_EMULATOR_ROOT_KEY: `${key}:7` });
+    expect(c.waWsUrl).toBe('ws://[::1]:3141/ws/chat');
+    expect(c.waEmulatorRootKey).toEqual({ publicKey: Buffer.from(key, 'hex'), serial: 7 });
+    expect(loadConfig({ WA_WS_URL: 'ws://localhost:1/ws/chat' }).waEmulatorRootKey).toBeUndefined();
+    expect(loadConfig({}).waWsUrl).toBeUndefined();
   });
 
   it('WA_VERSION 2.3000.x becomes the version Baileys announces; unset it is looked up', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordReply } from '../src/contacts/service.ts';
+import { receiveReply } from '../src/messaging/opt-outs.ts';
 import { xlsxOf } from './fakes/xlsx.ts';
 import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
 
@@ -237,15 +237,12 @@ describe.each(DB_KINDS)('opt-out replies on %s', (kind) => {
   it('a reply equal to a keyword (trimmed, any case) opts the sender out with source reply', async () => {
     const user = await buildUser(t);
     const token = await loginToken(t.app, user.username);
-    const config = t.ctx.config;
-    expect(config.optOutKeywords).toEqual(['STOP', 'UNSUBSCRIBE', 'STOP ALL', 'रोकें']);
+    expect(t.ctx.config.optOutKeywords).toEqual(['STOP', 'UNSUBSCRIBE', 'STOP ALL', 'रोकें']);
     expect(
-      await recordReply(t.db, user.id, { from: '919800015838@s.whatsapp.net', text: '  stop all ' }, config),
+      await receiveReply(t.ctx, user.id, { from: '919800015838@s.whatsapp.net', text: '  stop all ' }),
     ).toBe(true);
-    expect(await recordReply(t.db, user.id, { from: '919800015839', text: 'रोकें' }, config)).toBe(true);
-    expect(await recordReply(t.db, user.id, { from: '919800015840', text: 'please stop' }, config)).toBe(
-      false,
-    );
+    expect(await receiveReply(t.ctx, user.id, { from: '919800015839', text: 'रोकें' })).toBe(true);
+    expect(await receiveReply(t.ctx, user.id, { from: '919800015840', text: 'please stop' })).toBe(false);
     const list = (await t.app.inject({ method: 'GET', url: '/api/opt-outs', headers: bearer(token) })).json();
     expect(
       list.optOuts.map((o: { phoneNumber: string; source: string }) => [o.phoneNumber, o.source]).sort(),

@@ -56,7 +56,7 @@ const numbers = (n: number, start = 919_800_000_001) =>
 describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
   let r: Rig;
   beforeAll(async () => {
-    r = await rig(kind, { SESSION_WAIT_MS: '600' });
+    r = await rig(kind, { SESSION_WAIT_MS: '600', SEND_TIMEOUT_MS: '2000' });
   });
   afterAll(() => closeRig(r));
   afterEach(async () => {
@@ -123,8 +123,10 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
     await waitForJobEnd(r.t.app, token, poll.json().jobId);
     expect(transport.sent.map((s) => s.message)).toEqual([
       {
+        // Sent as what the bytes are (file-type), not as the label the upload gave.
         kind: 'media',
-        mime: 'application/octet-stream',
+        as: 'document',
+        mime: 'application/pdf',
         data: Buffer.from('%PDF-1.4 test'),
         fileName: 'a.pdf',
         caption: 'Invoice',
@@ -158,7 +160,7 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
     expect(await balanceOf(r.t.db, user.id)).toBe(10);
   });
 
-  it('pauses the session queue on error 463 and never retries it', async () => {
+  it('error 463 fails that recipient, holds the other one-to-one sends past SESSION_WAIT_MS, and Resume sending sends them once', async () => {
     const { user, token, sessionId } = await account(r, 10);
     const transport = r.runtime.connect(sessionId);
     let calls = 0;
@@ -167,19 +169,49 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
       if (calls === 2) throw new SendError('restricted', 'Account restricted by WhatsApp (463)');
     };
     const jobId = await sendNumbers(r, token, sessionId, numbers(4, 919_800_000_301));
-    const job = await waitForJobEnd(r.t.app, token, jobId);
+    await waitFor('the 463', async () =>
+      (await recipientsOf(r.t.db, jobId))[1]?.status === 'failed' ? true : null,
+    );
+    // Held, not failed, long after SESSION_WAIT_MS (600 ms here): they wait for the restriction to end.
+    await new Promise((res) => setTimeout(res, 1500));
     expect(calls).toBe(2);
     expect(transport.sent.length).toBe(1);
     const [session] = await r.t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
     expect(session).toMatchObject({ sendPaused: true, statusReason: 'Account restricted by WhatsApp (463)' });
-    const rs = await recipientsOf(r.t.db, jobId);
-    expect(rs.map((x) => [x.status, x.error])).toEqual([
+    expect((await recipientsOf(r.t.db, jobId)).map((x) => [x.status, x.error])).toEqual([
       ['sent', null],
       ['failed', 'Account restricted by WhatsApp (463)'],
-      ['failed', 'Sending paused: Account restricted by WhatsApp (463)'],
-      ['failed', 'Sending paused: Account restricted by WhatsApp (463)'],
+      ['queued', null],
+      ['queued', null],
     ]);
-    expect(job.status).toBe('failed');
+    const resumed = await r.t.app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/resume`,
+      headers: bearer(token),
+    });
+    expect(resumed.json()).toEqual({ success: true, message: 'Sending resumed' });
+    const job = await waitForJobEnd(r.t.app, token, jobId);
+    expect(job).toMatchObject({ status: 'failed', results: { success: 3, failed: 1 } });
+    expect(transport.sent.map((x) => x.chatId)).toEqual(
+      [0, 2, 3].map((i) => `${919_800_000_301 + i}@s.whatsapp.net`),
+    );
+    expect(await balanceOf(r.t.db, user.id)).toBe(7);
+  });
+
+  it('a send that hangs past SEND_TIMEOUT_MS is an outcome: failed "delivery unknown", refunded, and the account goes on', async () => {
+    const { user, token, sessionId } = await account(r, 10);
+    const transport = r.runtime.connect(sessionId);
+    const hung = `${919_800_000_351}@s.whatsapp.net`;
+    transport.behave = (chatId) => (chatId === hung ? new Promise<void>(() => {}) : undefined);
+    const started = Date.now();
+    const jobId = await sendNumbers(r, token, sessionId, numbers(2, 919_800_000_351));
+    const job = await waitForJobEnd(r.t.app, token, jobId);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(job).toMatchObject({ status: 'failed', results: { success: 1, failed: 1 } });
+    expect((await recipientsOf(r.t.db, jobId)).map((x) => [x.status, x.error])).toEqual([
+      ['failed', 'Send timed out: delivery unknown'],
+      ['sent', null],
+    ]);
     expect(await balanceOf(r.t.db, user.id)).toBe(9);
   });
 

@@ -198,6 +198,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
         deliveredAt: null,
         readAt: null,
         error: null,
+        sentTo: null,
       },
       {
         chatName: '919800000000',
@@ -207,6 +208,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
         deliveredAt: null,
         readAt: null,
         error: 'Not on WhatsApp',
+        sentTo: null,
       },
     ]);
     const light = await get(token, `/api/message-jobs-details/${jobId}?detailsLimit=0&media=0`);

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
+import { compactJobStats } from '../src/messaging/jobs-repository.ts';
 import { buildSession } from './fakes/messaging.ts';
 import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
 
@@ -98,5 +99,138 @@ describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
     const res = await list('cursor=not-a-cursor');
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toBe('Invalid cursor');
+  });
+
+  const exportCsv = (query: string, who = token, user = userId) =>
+    t.app.inject({
+      method: 'GET',
+      url: `/api/message-jobs/${user}/export.csv?${query}`,
+      headers: bearer(who),
+    });
+
+  it('exports mis_report.csv: BOM, the spec columns, every job newest first, dates in the asked zone', async () => {
+    const res = await exportCsv('tz=Asia/Kolkata');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/csv');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="mis_report.csv"');
+    expect(
+      res.body.startsWith(
+        '\uFEFFJob ID,Phone Number,Total Messages,Success,Failed,Created Date,Message Type,Content Preview\r\n',
+      ),
+    ).toBe(true);
+    const lines = res.body.slice(1).split('\r\n').slice(1, -1);
+    expect(lines).toHaveLength(JOBS);
+    const walked = (await list(`limit=1000`)).json().jobs.map((j: { id: string }) => j.id);
+    expect(lines.map((l) => l.split(',')[0])).toEqual(walked);
+    // job-0003: created 2026-11-01T00:00Z minus 1 hour = 31 Oct 23:00 UTC = 1 Nov 04:30 in India.
+    const row = lines.find((l) => l.startsWith('job-0003,'));
+    expect(row).toMatch(/^job-0003,\d+,3,3,0,"1\/11\/2026, 4:30:00 am",text,Order update 3$/);
+    // The same instant for a reader in London.
+    const london = (await exportCsv('tz=Europe/London')).body;
+    expect(london).toContain('job-0003,');
+    expect(london.split('\r\n').find((l) => l.startsWith('job-0003,'))).toContain(
+      '"31/10/2026, 11:00:00 pm"',
+    );
+  });
+
+  it('exports only the range and search asked, and refuses a zone it does not know', async () => {
+    const body = (await exportCsv('from=2026-10-31&to=2026-10-31&q=diwali')).body;
+    const ranged = (await list('q=diwali&from=2026-10-31&to=2026-10-31&limit=1000')).json();
+    const ids = body
+      .slice(1)
+      .split('\r\n')
+      .slice(1, -1)
+      .map((l) => l.split(',')[0]);
+    expect(ids).toEqual(ranged.jobs.map((j: { id: string }) => j.id));
+    const bad = await exportCsv('tz=Mars/Olympus');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toBe('Unknown time zone: Mars/Olympus');
+  });
+
+  it("reads a long history page by page, and nobody else's", async () => {
+    const other = await buildUser(t, { credits: 0 });
+    const otherToken = await loginToken(t.app, other.username);
+    const sessionId = await buildSession(t, other.id);
+    await t.db.execute(
+      sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total, created_at)
+          SELECT 'long-' || lpad(i::text, 5, '0'), ${other.id}, ${sessionId}, 'groups', 'poll',
+                 '{"pollName":"=cmd|' || i || '","pollOptions":["a","b"],"options":{"allowMultipleAnswers":false}}',
+                 'completed', 1, timestamptz '2026-11-01T00:00:00Z' - (i * interval '1 minute')
+          FROM generate_series(1, 2345) AS i`,
+    );
+    const res = await exportCsv('', otherToken, other.id);
+    const lines = res.body.slice(1).split('\r\n').slice(1, -1);
+    expect(lines).toHaveLength(2345);
+    expect(lines[0]).toMatch(/^long-00001,.*,poll,'=cmd\|1$/);
+    expect(lines[2344]).toMatch(/^long-02345,/);
+    expect((await exportCsv('', token, other.id)).statusCode).toBe(404);
+  });
+
+  it('keeps the summary equal to the jobs table through finishing, late failures, retries and deletes, before and after folding', async () => {
+    // Changes the history the way the engine and the jobs API do: jobs finish, a finished job's
+    // counters change (a late failure), a failed job is reopened by a retry, jobs are deleted.
+    await t.db.execute(sql`UPDATE message_jobs SET status = 'completed', sent_count = 3
+                           WHERE user_id = ${userId} AND status = 'processing' AND id < 'job-0200'`);
+    await t.db.execute(sql`UPDATE message_jobs SET sent_count = 2, failed_count = 1
+                           WHERE user_id = ${userId} AND status = 'completed' AND id LIKE 'job-00%'`);
+    await t.db.execute(sql`UPDATE message_jobs SET status = 'pending', failed_count = 0
+                           WHERE user_id = ${userId} AND status = 'failed' AND id LIKE 'job-01%'`);
+    await t.db.execute(sql`DELETE FROM message_jobs WHERE user_id = ${userId} AND id LIKE 'job-03%'`);
+    // Ranges in India's time (bounds at 18:30 UTC), in UTC days, open on either side, and none.
+    const ranges = [
+      '',
+      'from=2026-10-20T18:30:00.000Z&to=2026-10-28T18:29:59.999Z',
+      'from=2026-10-25',
+      'to=2026-10-25',
+      'from=2026-10-26T07:15:00.000Z&to=2026-10-26T09:00:00.000Z',
+    ];
+    const truth = async (query: string) => {
+      const p = new URLSearchParams(query);
+      const from = p.get('from');
+      const to = p.get('to');
+      const lo = from ? (from.length === 10 ? `${from}T00:00:00.000Z` : from) : null;
+      const hi = to ? (to.length === 10 ? `${to}T23:59:59.999Z` : to) : null;
+      const [row] = await queryRows<Record<string, string>>(
+        t.db,
+        sql`SELECT count(*)::text AS jobs, count(*) FILTER (WHERE status = 'failed')::text AS failed_jobs,
+                   count(*) FILTER (WHERE status = 'completed')::text AS completed,
+                   coalesce(sum(total), 0)::text AS recipients, coalesce(sum(sent_count), 0)::text AS sent,
+                   coalesce(sum(failed_count), 0)::text AS failed
+            FROM message_jobs WHERE user_id = ${userId}
+              AND (${lo}::timestamptz IS NULL OR created_at >= ${lo}::timestamptz)
+              AND (${hi}::timestamptz IS NULL OR created_at <= ${hi}::timestamptz)`,
+      );
+      return {
+        jobs: Number(row!.jobs),
+        completed: Number(row!.completed),
+        failedJobs: Number(row!.failed_jobs),
+        recipients: Number(row!.recipients),
+        sent: Number(row!.sent),
+        failed: Number(row!.failed),
+      };
+    };
+    const check = async () => {
+      for (const range of ranges) {
+        const { summary } = (await list(`limit=1&${range}`)).json();
+        const want = await truth(range);
+        expect({
+          jobs: summary.jobs,
+          completed: summary.byStatus.completed,
+          failedJobs: summary.byStatus.failed,
+          recipients: summary.recipients,
+          sent: summary.sent,
+          failed: summary.failed,
+        }).toEqual(want);
+      }
+    };
+    await check();
+    await compactJobStats(t.db);
+    const [{ n }] = await queryRows<{ n: number }>(
+      t.db,
+      sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM job_stats WHERE user_id = ${userId}
+                                          GROUP BY day, status HAVING count(*) > 1) AS dup`,
+    );
+    expect(n).toBe(0);
+    await check();
   });
 });

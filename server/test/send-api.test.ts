@@ -86,6 +86,45 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     expect(await countRows(t.db, 'message_job_recipients')).toBe(0);
   });
 
+  it('refuses polls beyond the limits of DECISIONS.md with its texts, charging nothing; 12 options pass', async () => {
+    const { user, token, sessionId } = await setup(10);
+    const g = ['1@g.us'];
+    const poll = (pollName: string, pollOptions: string[]) => ({
+      chatIds: g,
+      type: 'poll',
+      content: { pollName, pollOptions },
+    });
+    const twelve = Array.from({ length: 12 }, (_, i) => `Option ${i + 1}`);
+    const cases: Array<[unknown, string]> = [
+      [poll('Q?', [...twelve, 'Option 13']), 'A poll can have at most 12 options'],
+      [poll('Q?', ['Yes', 'No', '  yes ']), 'Poll options must be different'],
+      [poll('q'.repeat(256), ['Yes', 'No']), 'Poll question is too long'],
+      [poll('Q?', ['Yes', 'n'.repeat(101)]), 'Poll option is too long'],
+      // The question is checked first, then the count (spec section 5 order before the limits).
+      [poll(' ', [...twelve, 'Option 13']), 'Please enter a poll question'],
+    ];
+    for (const [payload, message] of cases) {
+      const res = await send(token, sessionId, payload);
+      expect(res.statusCode, JSON.stringify(payload).slice(0, 80)).toBe(400);
+      expect(res.json()).toEqual({ success: false, message });
+    }
+    expect(await t.db.select().from(messageJobs).where(eq(messageJobs.userId, user.id))).toEqual([]);
+    expect(await balanceOf(t.db, user.id)).toBe(10);
+
+    // At the limits exactly: 12 options, a 255-character question, 100-character options.
+    const res = await send(
+      token,
+      sessionId,
+      poll('q'.repeat(255), [...twelve.slice(0, 11), 'o'.repeat(100)]),
+    );
+    expect(res.statusCode).toBe(200);
+    const job = await jobRow(t.db, res.json().jobId);
+    const stored = JSON.parse(job!.content) as { pollName: string; pollOptions: string[] };
+    expect(stored.pollName).toHaveLength(255);
+    expect(stored.pollOptions).toHaveLength(12);
+    expect(await balanceOf(t.db, user.id)).toBe(9);
+  });
+
   it('accepts a text to groups: reserves one credit per distinct chat, one job, its recipients', async () => {
     const { user, token, sessionId } = await setup(10);
     const groups = await buildGroups(t, sessionId, [3, 5]);

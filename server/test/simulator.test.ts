@@ -59,6 +59,7 @@ describe.each(DB_KINDS)('simulated network on %s', (kind) => {
     const group = groups()[0]!;
     const media = await transport().send(group.id, {
       kind: 'media',
+      as: 'image',
       mime: 'image/jpeg',
       data: Buffer.from('jpeg-bytes'),
       fileName: 'photo.jpg',

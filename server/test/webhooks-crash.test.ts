@@ -110,5 +110,7 @@ describe.each(DB_KINDS)('webhook delivery across a SIGKILL on %s', (kind) => {
       await db.close();
     }
     expect(receiver.calls).toHaveLength(2);
-  });
+    // Three server starts and a 15 s lease: beyond the suite's 60 s default on a loaded machine
+    // (the second call alone may take up to 90 s above).
+  }, 180_000);
 });

@@ -12,12 +12,14 @@ import {
   type OptOutSource,
   parsePhone,
 } from '@wa/contract';
-import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, desc, eq, or, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
 import { contactLists, contacts, optOuts } from '../db/schema.ts';
 import { badRequest, notFound } from '../errors.ts';
+import { groupsOf } from '../groups/repository.ts';
+import { participantPhone } from '../groups/service.ts';
 import { newId } from '../ids.ts';
-import { type Actor, authorizeContactList } from '../policy/access.ts';
+import { type Actor, authorizeContactList, authorizeSession } from '../policy/access.ts';
 import { queueWebhookEvents } from '../webhooks/service.ts';
 
 export const MAX_IMPORT_ROWS = 1_000_000;
@@ -27,6 +29,7 @@ export const CONTACT_MESSAGES = {
   nameRequired: 'List name is required',
   invalidNumber: (n: string) => `Invalid phone number: ${n}`,
   optOutNotFound: 'Number is not on the opt-out list',
+  groupNotFound: 'Group not found',
 } as const;
 
 /** Rows read before the columns are decided (the preview the page shows is the same rule). */
@@ -325,41 +328,72 @@ export async function importContactList(
   return { list: list!, imported, skipped, phoneColumn: columns.headers[columns.phoneColumn] as string };
 }
 
-/** Numbers of `numbers` that are on the user's opt-out list. */
-export async function optedOutAmong(db: Db, userId: string, numbers: string[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (let i = 0; i < numbers.length; i += BATCH) {
-    const rows = await db
-      .select({ n: optOuts.phoneNumber })
-      .from(optOuts)
-      .where(and(eq(optOuts.userId, userId), inArray(optOuts.phoneNumber, numbers.slice(i, i + BATCH))));
-    for (const r of rows) found.add(r.n);
+/**
+ * 'Save members as a contact list' (issue 15): a new list of the user's own, holding the group's
+ * members as the account last fetched them, in the group's order, admins with the field
+ * `role`. The account's own number is left out; members known only by a hidden id (`@lid`) or
+ * not valid as a number are counted as skipped.
+ */
+export async function saveGroupMembersAsList(
+  db: Db,
+  actor: Actor,
+  input: { sessionId: string; groupId: string; name?: string },
+  defaultCallingCode: string,
+): Promise<{ list: ContactListSummary; imported: number; skipped: number }> {
+  const session = await authorizeSession(db, actor, 'act', input.sessionId);
+  const [group] = await groupsOf(db, input.sessionId, [input.groupId]);
+  if (!group) throw notFound(CONTACT_MESSAGES.groupNotFound);
+  const name = (input.name ?? '').trim() || group.subject.trim() || group.groupId;
+  const own = session.phoneNumber.replace(/[^0-9]/g, '');
+  const seen = new Set<string>();
+  const rows: (typeof contacts.$inferInsert)[] = [];
+  const listId = newId();
+  let skipped = 0;
+  for (const p of group.participants) {
+    const phone = participantPhone(p);
+    const parsed = /^[0-9]+$/.test(phone) ? parsePhone(`+${phone}`, defaultCallingCode) : null;
+    if (!parsed || !('number' in parsed)) {
+      skipped++;
+      continue;
+    }
+    if (parsed.number === own || seen.has(parsed.number)) continue;
+    seen.add(parsed.number);
+    const role = p.admin === 'superadmin' ? 'Super Admin' : p.admin === 'admin' ? 'Admin' : 'Member';
+    rows.push({ listId, position: rows.length + 1, phoneNumber: parsed.number, fields: { role } });
   }
-  return found;
+  await db.transaction(async (tx) => {
+    // The list belongs to the session's owner (an ADMIN acting on a managed user's session saves it there).
+    await tx.insert(contactLists).values({ id: listId, userId: session.userId, name, fields: ['role'] });
+    for (let i = 0; i < rows.length; i += BATCH) await tx.insert(contacts).values(rows.slice(i, i + BATCH));
+  });
+  const [list] = await summaries(db, session.userId, listId);
+  return { list: list!, imported: rows.length, skipped };
+}
+
+/**
+ * Numbers of `numbers` that are on the user's opt-out list. A user's list is usually far shorter
+ * than a big send: it is read whole and matched here when it is (one index range), else the
+ * numbers are looked up in it.
+ */
+export async function optedOutAmong(db: Db, userId: string, numbers: string[]): Promise<Set<string>> {
+  if (numbers.length === 0) return new Set();
+  const all = await queryRows<{ n: string }>(
+    db,
+    sql`SELECT phone_number AS n FROM opt_outs WHERE user_id = ${userId} LIMIT ${numbers.length + 1}`,
+  );
+  if (all.length <= numbers.length) {
+    const wanted = new Set(numbers);
+    return new Set(all.map((r) => r.n).filter((n) => wanted.has(n)));
+  }
+  const rows = await queryRows<{ n: string }>(
+    db,
+    sql`SELECT phone_number AS n FROM opt_outs
+        WHERE user_id = ${userId} AND phone_number = ANY(${sql.param(numbers)}::text[])`,
+  );
+  return new Set(rows.map((r) => r.n));
 }
 
 /** An incoming text that opts its sender out: one of OPT_OUT_KEYWORDS, trimmed, any case. */
 export function isOptOutReply(text: string, keywords: string[]): boolean {
   return keywords.includes(text.trim().replace(/\s+/g, ' ').toUpperCase());
-}
-
-/**
- * An incoming one-to-one message (`from` as digits or a JID): an opt-out keyword puts the sender
- * on the user's list with source 'reply'. True when it did.
- */
-export async function recordReply(
-  db: Db,
-  userId: string,
-  message: { from: string; text: string },
-  config: { optOutKeywords: string[]; defaultCountryCode: string },
-): Promise<boolean> {
-  if (!isOptOutReply(message.text, config.optOutKeywords)) return false;
-  const [user] = message.from.split('@');
-  // A JID carries the number with its country code: read it as international.
-  const digits = (user ?? '').split(':')[0]?.replace(/[^0-9]/g, '') ?? '';
-  if (digits === '') return false;
-  const added = await addOptOuts(db, userId, [`+${digits}`], 'reply', config.defaultCountryCode).catch(
-    () => null,
-  );
-  return added !== null;
 }

@@ -4,6 +4,7 @@ import {
   boolean,
   check,
   customType,
+  date,
   index,
   integer,
   jsonb,
@@ -126,6 +127,9 @@ export const creditLedger = pgTable(
   (t) => [index('credit_ledger_user_idx').on(t.userId, t.id), index('credit_ledger_job_idx').on(t.jobId)],
 );
 
+/** A text waiting in a simulated account's inbox (POST /api/simulator/sessions/:id/inbound). */
+export type SimulatorInboxItem = { from: string; text: string };
+
 export const waSessions = pgTable(
   'wa_sessions',
   {
@@ -142,8 +146,13 @@ export const waSessions = pgTable(
       .default('PENDING'),
     /** Why the session is not usable, in words; also set while WhatsApp's quota pauses its queue. */
     statusReason: text('status_reason'),
-    /** True while sending is paused (error 463, CAPPED, banned): never resumed automatically. */
+    /**
+     * True while WhatsApp restricts the account's new one-to-one chats (error 463, the CAPPED
+     * new-chat quota): its `@s.whatsapp.net` sends wait, group sends go on (DECISIONS.md).
+     */
     sendPaused: boolean('send_paused').notNull().default(false),
+    /** When that restriction ends, as WhatsApp gave it; null when it gave none (then only Resume sending lifts it). */
+    sendPausedUntil: ts('send_paused_until'),
     /** 'active': a node should drive it; 'stopped': nobody connects it (logged out, banned, terminated). */
     desiredState: text('desired_state', { enum: ['active', 'stopped'] })
       .notNull()
@@ -152,14 +161,29 @@ export const waSessions = pgTable(
     ownLid: text('own_lid'),
     qr: text('qr'),
     qrUpdatedAt: ts('qr_updated_at'),
-    /** When the API first served the current QR cycle's image; the simulator links a set time after it. */
+    /**
+     * When the API first served the current QR cycle's image or pairing code; the simulator links
+     * a set time after it.
+     */
     qrServedAt: ts('qr_served_at'),
+    /** Set by the API: the user asked to link by phone number (the driving node requests a code). */
+    pairingRequestedAt: ts('pairing_requested_at'),
+    /** The pairing code the phone is to enter (8 characters), stored like the QR so that any node answers. */
+    pairingCode: text('pairing_code'),
+    pairingCodeAt: ts('pairing_code_at'),
+    /** When the code stops working (its socket's QR refs run out). */
+    pairingCodeExpiresAt: ts('pairing_code_expires_at'),
     /**
      * An order from the API to whichever node drives the session (restart, or the simulator's
      * link / disconnect / logout), taken and cleared by that node; `command_at` tells orders apart.
      */
     command: text('command', { enum: ['restart', 'link', 'disconnect', 'logout'] }),
     commandAt: ts('command_at'),
+    /**
+     * Texts the simulator's inbound route delivers to the account, oldest first, taken (and
+     * cleared) by the node that drives the session, whose transport reports them as received.
+     */
+    simulatorInbox: jsonb('simulator_inbox').$type<SimulatorInboxItem[]>(),
     hasCredentials: boolean('has_credentials').notNull().default(false),
     ownerNode: text('owner_node'),
     leaseExpiresAt: ts('lease_expires_at'),
@@ -167,11 +191,35 @@ export const waSessions = pgTable(
     groupsRefreshRequestedAt: ts('groups_refresh_requested_at'),
     groupsFetchedAt: ts('groups_fetched_at'),
     connectedAt: ts('connected_at'),
+    /** When the account was first linked (cleared when the phone unlinks it): the warm-up counts days from it. */
+    linkedAt: ts('linked_at'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [index('wa_sessions_user_idx').on(t.userId), index('wa_sessions_owner_idx').on(t.ownerNode)],
 );
+
+/**
+ * An account's sending policy (DECISIONS.md, sending policy per account). No row: the defaults.
+ * A null `warm_up` or delay follows the server's settings. `held_*` is what the account's loop
+ * last decided: why its recipients wait and until when (shown on its jobs).
+ */
+export const sessionPolicies = pgTable('session_policies', {
+  sessionId: text('session_id')
+    .primaryKey()
+    .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+  dailyLimit: integer('daily_limit'),
+  warmUp: boolean('warm_up'),
+  quietStart: text('quiet_start'),
+  quietEnd: text('quiet_end'),
+  timezone: text('timezone').notNull().default('Asia/Kolkata'),
+  delayMinMs: integer('delay_min_ms'),
+  delayMaxMs: integer('delay_max_ms'),
+  typing: boolean('typing').notNull().default(true),
+  heldReason: text('held_reason'),
+  heldUntil: ts('held_until'),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
 
 export const waAuthState = pgTable(
   'wa_auth_state',
@@ -277,7 +325,16 @@ export const messageJobs = pgTable(
     fileName: text('file_name'),
     isScheduled: boolean('is_scheduled').notNull().default(false),
     scheduledAt: ts('scheduled_at'),
-    status: text('status', { enum: ['pending', 'processing', 'scheduled', 'completed', 'failed'] }).notNull(),
+    status: text('status', {
+      enum: ['pending', 'processing', 'scheduled', 'paused', 'completed', 'failed'],
+    }).notNull(),
+    /** Why the job is paused ('Paused: 12 of the last 20 messages failed'); null when the user paused it or it runs. */
+    statusReason: text('status_reason'),
+    /**
+     * The job's last 20 send outcomes as bits, newest lowest (1 = failed): the auto-pause reads
+     * them without scanning recipients.
+     */
+    recentFailures: integer('recent_failures').notNull().default(0),
     total: integer('total').notNull(),
     sentCount: integer('sent_count').notNull().default(0),
     failedCount: integer('failed_count').notNull().default(0),
@@ -290,12 +347,77 @@ export const messageJobs = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     startedAt: ts('started_at'),
     finishedAt: ts('finished_at'),
+    /** The repeating series this job is an occurrence of (null for a one-off job). */
+    seriesId: text('series_id'),
+    /**
+     * An occurrence of a series that has not started: nothing reserved, no recipients yet. When
+     * its time comes it is reserved (or recorded failed when the balance is short).
+     */
+    awaitingStart: boolean('awaiting_start').notNull().default(false),
   },
   (t) => [
+    // The occurrences due to start, for the sweep (few rows: one per live series).
+    index('message_jobs_awaiting_start_idx').on(t.scheduledAt).where(sql`${t.awaitingStart}`),
+    index('message_jobs_series_idx').on(t.seriesId).where(sql`${t.seriesId} IS NOT NULL`),
     // Newest first, as every list pages them (keyset on created_at, id).
     index('message_jobs_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
     index('message_jobs_session_status_idx').on(t.sessionId, t.status),
+    // A tab of the list (Failed, Completed, …) pages in order without sorting its whole status.
+    index('message_jobs_user_status_created_idx').on(t.userId, t.status, t.createdAt.desc(), t.id.desc()),
+    // The jobs still moving: the list's summary aggregates these live, and finished ones from job_stats.
+    index('message_jobs_user_live_idx')
+      .on(t.userId, t.createdAt)
+      .where(sql`${t.status} NOT IN ('completed', 'failed')`),
   ],
+);
+
+/**
+ * A repeating send (`repeat: { every, until }`): what each occurrence sends, to whom (rendered
+ * at acceptance), and how often. Each occurrence is its own message_jobs row; the next one
+ * exists, awaiting its start, while the series lives.
+ */
+export const messageJobSeries = pgTable('message_job_series', {
+  id: text('id').primaryKey(),
+  userId: text('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  sessionId: text('session_id').notNull(),
+  audience: text('audience', { enum: ['groups', 'individuals'] }).notNull(),
+  every: text('every', { enum: ['day', 'week', 'month'] }).notNull(),
+  /** No occurrence starts after this time (null: until cancelled). */
+  until: ts('until'),
+  /** The first occurrence's time: the n-th is n days, weeks or months after it (UTC clock). */
+  anchorAt: ts('anchor_at').notNull(),
+  chatIds: text('chat_ids').array().notNull(),
+  chatNames: text('chat_names').array().notNull(),
+  /** Each recipient's own text when personalised (else null). */
+  contents: text('contents').array(),
+  /** Occurrences started so far. */
+  started: integer('started').notNull().default(0),
+  /** Since when no occurrence will start any more: the series was cancelled or passed `until`. */
+  endedAt: ts('ended_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+/**
+ * Finished (completed or failed) jobs' figures by user, UTC day of creation and status, so that a
+ * list's summary does not scan a user's whole history. A trigger on message_jobs (migration
+ * 0012) appends a +1 row when a job becomes finished and a -1 row when it stops being finished,
+ * changes its counters, or is deleted: appends only, so concurrent writers never wait on each
+ * other. `compactJobStats` folds each bucket's rows into one.
+ */
+export const jobStats = pgTable(
+  'job_stats',
+  {
+    userId: text('user_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    status: text('status').notNull(),
+    jobs: integer('jobs').notNull(),
+    recipients: bigint('recipients', { mode: 'number' }).notNull(),
+    sent: bigint('sent', { mode: 'number' }).notNull(),
+    failed: bigint('failed', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('job_stats_user_day_idx').on(t.userId, t.day)],
 );
 
 export const messageJobRecipients = pgTable(
@@ -310,6 +432,12 @@ export const messageJobRecipients = pgTable(
     sessionId: text('session_id').notNull(),
     chatId: text('chat_id').notNull(),
     chatName: text('chat_name'),
+    /**
+     * The text this recipient gets when the job's text is personalised (its variables and
+     * spintax rendered at acceptance: the text, the caption, or the poll's question); null when
+     * everyone gets the job's own text.
+     */
+    content: text('content'),
     status: text('status', { enum: ['queued', 'sending', 'sent', 'failed', 'cancelled'] })
       .notNull()
       .default('queued'),
@@ -320,6 +448,11 @@ export const messageJobRecipients = pgTable(
     leaseExpiresAt: ts('lease_expires_at'),
     error: text('error'),
     messageId: text('message_id'),
+    /**
+     * The chat the message went to when WhatsApp answered another JID for the number (Brazil's
+     * 9th digit, Mexico's 52 1, Argentina's 54 9); null when it went to `chat_id` itself.
+     */
+    sentTo: text('sent_to'),
     sentAt: ts('sent_at'),
     deliveredAt: ts('delivered_at'),
     readAt: ts('read_at'),
@@ -329,6 +462,8 @@ export const messageJobRecipients = pgTable(
     index('recipients_job_idx').on(t.jobId, t.id),
     index('recipients_due_idx').on(t.sessionId, t.dueAt, t.id).where(sql`${t.status} = 'queued'`),
     index('recipients_sending_idx').on(t.leaseExpiresAt).where(sql`${t.status} = 'sending'`),
+    // An account's messages of its local day, counted against its daily limit and warm-up.
+    index('recipients_session_sent_idx').on(t.sessionId, t.sentAt).where(sql`${t.status} = 'sent'`),
     // Partial: rows are inserted without a message id, so the bulk insert does not maintain this index.
     index('recipients_message_idx').on(t.sessionId, t.messageId).where(sql`${t.messageId} IS NOT NULL`),
   ],

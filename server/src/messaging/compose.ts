@@ -1,18 +1,8 @@
-import { MAX_MEDIA_BYTES, type SendBody } from '@wa/contract';
+import { MAX_MEDIA_BYTES, normaliseMime, pollLimitProblem, SEND_TEXTS, type SendBody } from '@wa/contract';
 import type { StoredPoll } from '../db/schema.ts';
 import { badRequest, tooLarge } from '../errors.ts';
 import type { OutgoingMessage } from '../transport/types.ts';
-
-/** The exact validation texts of spec section 5, in the order the spec checks them. */
-export const SEND_MESSAGES = {
-  noRecipients: 'Please select at least one group',
-  noText: 'Please enter a message',
-  noFile: 'Please select a file to send',
-  noPollQuestion: 'Please enter a poll question',
-  fewPollOptions: 'Please add at least two poll options',
-  badScheduleTime: 'Please select a valid future date and time',
-  fileTooLarge: 'File is too large (max 16 MB)',
-} as const;
+import { mediaToSend } from './media-kind.ts';
 
 export type Audience = 'groups' | 'individuals';
 
@@ -57,18 +47,6 @@ function recipientsOf(body: SendBody, audience: Audience): string[] {
   return [...seen];
 }
 
-/**
- * Media normalisation of spec section 5 and DECISIONS.md: images are sent as jpeg unless png or
- * gif, videos as mp4, audio as mp3 (`audio/mpeg`), anything else as a document of a generic type.
- */
-export function normaliseMime(mime: string | null | undefined): string {
-  const m = (mime ?? '').trim().toLowerCase().split(';')[0] ?? '';
-  if (m.startsWith('image/')) return m === 'image/png' || m === 'image/gif' ? m : 'image/jpeg';
-  if (m.startsWith('video/')) return 'video/mp4';
-  if (m.startsWith('audio/')) return 'audio/mpeg';
-  return 'application/octet-stream';
-}
-
 const DATA_URL = /^data:([^;,]*)(;[^,]*)?,/;
 
 /** Decodes the base64 body (plain or a `data:` URL); refuses files over 16 MB before decoding them. */
@@ -82,10 +60,10 @@ export function decodeMedia(data: string): { bytes: Buffer; mimeFromUrl: string 
   }
   // 4 base64 characters carry 3 bytes: estimate first so a huge string is refused without decoding it.
   const estimate = Math.floor((body.replace(/[\s=]/g, '').length * 3) / 4);
-  if (estimate > MAX_MEDIA_BYTES) throw tooLarge(SEND_MESSAGES.fileTooLarge);
+  if (estimate > MAX_MEDIA_BYTES) throw tooLarge(SEND_TEXTS.fileTooLarge);
   const bytes = Buffer.from(body, 'base64');
-  if (bytes.length > MAX_MEDIA_BYTES) throw tooLarge(SEND_MESSAGES.fileTooLarge);
-  if (bytes.length === 0) throw badRequest(SEND_MESSAGES.noFile);
+  if (bytes.length > MAX_MEDIA_BYTES) throw tooLarge(SEND_TEXTS.fileTooLarge);
+  if (bytes.length === 0) throw badRequest(SEND_TEXTS.noFile);
   return { bytes, mimeFromUrl };
 }
 
@@ -118,16 +96,16 @@ function pollOf(content: SendBody['content']): { pollName: string; pollOptions: 
  */
 export function composeSend(body: SendBody, audience: Audience, now = new Date()): ComposedSend {
   const chatIds = recipientsOf(body, audience);
-  if (chatIds.length === 0) throw badRequest(SEND_MESSAGES.noRecipients);
+  if (chatIds.length === 0) throw badRequest(SEND_TEXTS.noRecipients);
 
   const type = body.type ?? (body.data ? 'media' : 'string');
   let message: ComposedMessage;
   if (type === 'string' || type === 'text') {
     const text = typeof body.content === 'string' ? body.content : '';
-    if (!text.trim()) throw badRequest(SEND_MESSAGES.noText);
+    if (!text.trim()) throw badRequest(SEND_TEXTS.noText);
     message = { type: 'text', text };
   } else if (type === 'media') {
-    if (!body.data) throw badRequest(SEND_MESSAGES.noFile);
+    if (!body.data) throw badRequest(SEND_TEXTS.noFile);
     const { bytes, mimeFromUrl } = decodeMedia(body.data);
     const caption = typeof body.content === 'string' ? body.content : '';
     const fileName = body.fileName?.trim() || null;
@@ -140,9 +118,11 @@ export function composeSend(body: SendBody, audience: Audience, now = new Date()
     };
   } else {
     const { pollName, pollOptions, multi } = pollOf(body.content);
-    if (!pollName.trim()) throw badRequest(SEND_MESSAGES.noPollQuestion);
+    if (!pollName.trim()) throw badRequest(SEND_TEXTS.noPollQuestion);
     const options = pollOptions.map((o) => o.trim()).filter((o) => o.length > 0);
-    if (options.length < 2) throw badRequest(SEND_MESSAGES.fewPollOptions);
+    if (options.length < 2) throw badRequest(SEND_TEXTS.fewPollOptions);
+    const limit = pollLimitProblem(pollName, options);
+    if (limit) throw badRequest(limit);
     message = {
       type: 'poll',
       poll: { pollName: pollName.trim(), pollOptions: options, options: { allowMultipleAnswers: multi } },
@@ -153,7 +133,7 @@ export function composeSend(body: SendBody, audience: Audience, now = new Date()
   if (body.scheduleTime != null && body.scheduleTime.trim() !== '') {
     const at = new Date(body.scheduleTime);
     if (Number.isNaN(at.getTime()) || at.getTime() <= now.getTime()) {
-      throw badRequest(SEND_MESSAGES.badScheduleTime);
+      throw badRequest(SEND_TEXTS.badScheduleTime);
     }
     scheduledAt = at;
   }
@@ -171,7 +151,7 @@ export function storedContent(message: ComposedMessage): string {
  * The inverse of `storedContent`: the message to hand to the transport, rebuilt from the job row
  * (and its stored file for media). Null when the file is gone.
  */
-export function outgoingMessage(
+export async function outgoingMessage(
   job: {
     messageType: string;
     content: string;
@@ -180,7 +160,7 @@ export function outgoingMessage(
     fileName: string | null;
   },
   file: { mime: string; bytes: Buffer } | undefined,
-): OutgoingMessage | null {
+): Promise<OutgoingMessage | null> {
   if (job.messageType === 'text') return { kind: 'text', text: job.content };
   if (job.messageType === 'poll') {
     const poll = job.poll ?? (JSON.parse(job.content) as StoredPoll);
@@ -194,9 +174,16 @@ export function outgoingMessage(
   if (!file) return null;
   return {
     kind: 'media',
-    mime: job.mediaMime ?? file.mime,
+    ...(await mediaToSend(file.bytes, { mime: file.mime, fileName: job.fileName })),
     data: file.bytes,
-    fileName: job.fileName,
     caption: job.content,
   };
+}
+
+/** The message with a recipient's own text (personalised at acceptance) in place of the job's. */
+export function withContent(message: OutgoingMessage, content: string | null): OutgoingMessage {
+  if (content === null) return message;
+  if (message.kind === 'text') return { ...message, text: content };
+  if (message.kind === 'media') return { ...message, caption: content };
+  return { ...message, name: content };
 }

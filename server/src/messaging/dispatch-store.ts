@@ -6,7 +6,17 @@ import { media, messageJobs, waSessions } from '../db/schema.ts';
 import type { OutgoingMessage } from '../transport/types.ts';
 import { outgoingMessage } from './compose.ts';
 import { DISPATCH_MESSAGES, JOB_MESSAGES } from './messages.ts';
-import { countersUpdate, type FailedGroup, failAndRefundWhere, hotRows, ms } from './recipient-sql.ts';
+import { countSentSince, findPolicy, setHold } from './policy-repository.ts';
+import {
+  AUTO_PAUSE_WINDOW,
+  countersUpdate,
+  type FailedGroup,
+  failAndRefundWhere,
+  holdPausedCte,
+  hotRows,
+  ms,
+} from './recipient-sql.ts';
+import type { PolicySource } from './send-policy.ts';
 
 /**
  * The engine's data source (as listmonk's manager depends on its DataSource): every statement
@@ -14,9 +24,12 @@ import { countersUpdate, type FailedGroup, failAndRefundWhere, hotRows, ms } fro
  * refunds them and writes their ledger rows in the same statement; nothing outside the store
  * decides a refund.
  */
-export interface DispatchStore {
-  /** Claims up to `limit` due recipients of a session: `sending` with a lease before anything is sent. */
-  claim(sessionId: string, limit: number): Promise<ClaimedRecipient[]>;
+export interface DispatchStore extends PolicySource {
+  /**
+   * Claims up to `limit` due recipients of a session: `sending` with a lease before anything is
+   * sent. `groupsOnly`: only group chats (the warm-up's one-to-one cap is reached).
+   */
+  claim(sessionId: string, limit: number, groupsOnly?: boolean): Promise<ClaimedRecipient[]>;
   /**
    * For each of the given sessions whose queue is not paused and holds a queued recipient: the
    * milliseconds until its next one is due (0 when due now). One statement for a node's sessions,
@@ -27,13 +40,32 @@ export interface DispatchStore {
    * Records a sent recipient with its job's counters; with `claimNextOf`, claims that session's
    * next due recipient in the same statement (one round trip per message when unpaced).
    */
-  recordSent(recipientId: number, messageId: string, claimNextOf?: string): Promise<ClaimedRecipient | null>;
-  /** Fails a recipient this node is sending, counts it and refunds it. */
+  recordSent(
+    recipientId: number,
+    sent: SentMessage,
+    claimNextOf?: string,
+    groupsOnly?: boolean,
+  ): Promise<ClaimedRecipient | null>;
+  /**
+   * Fails a recipient this node is sending, counts it and refunds it; pauses its job when more
+   * than half of its last 20 outcomes failed (the auto-pause).
+   */
   fail(recipientId: number, error: string): Promise<void>;
+  /**
+   * WhatsApp refused a message after it was recorded sent (a later error status for its id):
+   * the recipient fails with the reason, moves from the job's sent count to its failed count and
+   * is refunded, in one transaction. False when no sent recipient has that id (yet).
+   */
+  failSent(sessionId: string, messageId: string, reason: string): Promise<boolean>;
   /** Puts claimed recipients that were never handed to the transport back in the queue. */
   release(recipientIds: number[]): Promise<void>;
-  /** Pauses a session's queue (error 463, CAPPED) with the reason shown to the user. */
-  pauseSession(sessionId: string, reason: string): Promise<void>;
+  /**
+   * Pauses the session's one-to-one sends (error 463, CAPPED) with the reason shown to the user,
+   * until `until` when WhatsApp said (null: until the user resumes). Group sends go on.
+   */
+  pauseSession(sessionId: string, reason: string, until: Date | null): Promise<void>;
+  /** Ends the pauses whose time has come (their recipients are claimed again). Returns their sessions. */
+  liftEndedPauses(): Promise<string[]>;
   /**
    * Fails (and refunds) recipients of a session left `sending` by another node: this node now
    * holds the session, so their delivery is unknown. Returns what failed, batch by batch.
@@ -47,13 +79,20 @@ export interface DispatchStore {
   failLongWaiting(waitMs: number): Promise<FailedGroup[]>;
   /** Fails (and refunds) queued recipients their owner may no longer send (see forbiddenWaiting). */
   failForbidden(): Promise<FailedGroup[]>;
-  /** Applies a batch of delivery and read receipts of any sessions of this node, in one transaction. */
-  applyReceipts(receipts: SessionReceipt[]): Promise<void>;
+  /**
+   * Applies a batch of delivery and read receipts of any sessions of this node, in one
+   * transaction. Returns those whose message id no recipient has (yet: a receipt can arrive
+   * before the send is recorded).
+   */
+  applyReceipts(receipts: SessionReceipt[]): Promise<SessionReceipt[]>;
   /** The message to send for a job, rebuilt from its row (null when it cannot be). */
   loadMessage(jobId: string): Promise<OutgoingMessage | null>;
 }
 
-export type ClaimedRecipient = { id: number; jobId: string; chatId: string };
+/** `content`: this recipient's own text when the job is personalised (else null). */
+export type ClaimedRecipient = { id: number; jobId: string; chatId: string; content: string | null };
+/** A message the transport sent: its id, and the JID it went to when WhatsApp named another for the number. */
+export type SentMessage = { messageId: string; sentTo?: string | null };
 export type Receipt = { messageId: string; status: 'delivered' | 'read'; at: Date };
 export type SessionReceipt = Receipt & { sessionId: string };
 export type { FailedGroup };
@@ -96,9 +135,20 @@ export async function failForbiddenWaitingIn(db: Db, userId?: string): Promise<F
   }
 }
 
-type ClaimRow = { id: number | string; job_id: string; chat_id: string };
+type ClaimRow = { id: number | string; job_id: string; chat_id: string; content: string | null };
 const toClaimed = (rows: ClaimRow[]): ClaimedRecipient[] =>
-  rows.map((r) => ({ id: Number(r.id), jobId: r.job_id, chatId: r.chat_id }));
+  rows.map((r) => ({ id: Number(r.id), jobId: r.job_id, chatId: r.chat_id, content: r.content }));
+
+/**
+ * The session of recipient `r` has its new one-to-one chats restricted now (463, CAPPED) and `r`
+ * is a one-to-one chat: it waits. Group recipients go on.
+ */
+const heldByPause = (r: SQL, sessionId: SQL) => sql`(${r}.chat_id LIKE '%@s.whatsapp.net' AND EXISTS (
+      SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId} AND ${pausedNow(sql.raw('s'))}))`;
+
+/** A session row `s` whose one-to-one sends are paused now. */
+const pausedNow = (s: SQL) =>
+  sql`(${s}.send_paused AND (${s}.send_paused_until IS NULL OR ${s}.send_paused_until > now()))`;
 
 /**
  * The owner's state is read at every claim: a disabled account, or individuals after the bulk
@@ -112,13 +162,14 @@ const ownerMaySend = (r: SQL) => sql`NOT EXISTS (
 
 /**
  * The claim as CTEs (`due`, `claimed`, `started`), to run alone or after recording an outcome.
- * `skipJob` names a job whose row the same statement already updates (a row may be updated once).
+ * `groupsOnly` leaves one-to-one chats queued (the warm-up cap of the account is reached).
  */
-function claimCtes(sessionId: string, nodeId: string, limit: number, leaseMs: number, skipJob?: SQL) {
+function claimCtes(sessionId: string, nodeId: string, limit: number, leaseMs: number, groupsOnly: boolean) {
   return sql`due AS (
           SELECT r.id FROM message_job_recipients r
           WHERE r.session_id = ${sessionId} AND r.status = 'queued' AND r.due_at <= now()
-            AND NOT EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId} AND s.send_paused)
+            AND NOT ${heldByPause(sql.raw('r'), sql`${sessionId}`)}
+            ${groupsOnly ? sql`AND r.chat_id LIKE '%@g.us'` : sql``}
             AND ${ownerMaySend(sql.raw('r'))}
           ORDER BY r.due_at, r.id
           LIMIT ${limit}
@@ -128,7 +179,7 @@ function claimCtes(sessionId: string, nodeId: string, limit: number, leaseMs: nu
           SET status = 'sending', lease_owner = ${nodeId}, lease_expires_at = now() + ${ms(leaseMs)},
               attempts = r.attempts + 1, updated_at = now()
           FROM due WHERE r.id = due.id
-          RETURNING r.id, r.job_id, r.chat_id
+          RETURNING r.id, r.job_id, r.chat_id, r.content
         ), started AS (
           -- Skips a job row another transaction holds (a delete, a retry, which lock the job before
           -- its recipients): waiting here, with recipients locked, could deadlock with them. The
@@ -138,7 +189,6 @@ function claimCtes(sessionId: string, nodeId: string, limit: number, leaseMs: nu
           WHERE j.id IN (
             SELECT j2.id FROM message_jobs j2
             WHERE j2.id IN (SELECT job_id FROM claimed) AND j2.status IN ('pending', 'scheduled')
-              ${skipJob ? sql`AND j2.id IS DISTINCT FROM (${skipJob})` : sql``}
             FOR UPDATE SKIP LOCKED)
           RETURNING j.id
         )`;
@@ -153,14 +203,17 @@ function claimCtes(sessionId: string, nodeId: string, limit: number, leaseMs: nu
 function recordAndClaimBatch(
   nodeId: string,
   leaseMs: number,
-  sent: { ids: number[]; messageIds: string[] },
+  sent: { ids: number[]; messageIds: string[]; sentTo: Array<string | null> },
   claimFor: string[],
+  groupsOnly: boolean[],
 ) {
   return sql`WITH input AS (
-          SELECT * FROM unnest(${sql.param(sent.ids)}::bigint[], ${sql.param(sent.messageIds)}::text[]) AS t(id, message_id)
+          SELECT * FROM unnest(${sql.param(sent.ids)}::bigint[], ${sql.param(sent.messageIds)}::text[],
+                               ${sql.param(sent.sentTo)}::text[]) AS t(id, message_id, sent_to)
         ), r AS (
           UPDATE message_job_recipients m
           SET status = 'sent', message_id = i.message_id, sent_at = now(), error = NULL,
+              sent_to = CASE WHEN i.sent_to IS DISTINCT FROM m.chat_id THEN i.sent_to END,
               lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
           FROM input i
           WHERE m.id = i.id AND m.status = 'sending' AND m.lease_owner = ${nodeId}
@@ -170,6 +223,7 @@ function recordAndClaimBatch(
         ), counted AS (
           UPDATE message_jobs j
           SET sent_count = j.sent_count + p.n,
+              recent_failures = (j.recent_failures << least(p.n, ${AUTO_PAUSE_WINDOW})) & ${(1 << AUTO_PAUSE_WINDOW) - 1},
               status = CASE WHEN j.sent_count + p.n + j.failed_count + j.cancelled_count >= j.total
                               THEN (CASE WHEN j.failed_count > 0 THEN 'failed' ELSE 'completed' END)
                             WHEN j.status IN ('pending', 'scheduled') THEN 'processing'
@@ -180,12 +234,13 @@ function recordAndClaimBatch(
           FROM per_job p WHERE j.id = p.job_id
           RETURNING j.id
         ), want AS (
-          SELECT DISTINCT unnest(${sql.param(claimFor)}::text[]) AS session_id
+          SELECT * FROM unnest(${sql.param(claimFor)}::text[], ${sql.param(groupsOnly)}::boolean[]) AS w(session_id, groups_only)
         ), due AS (
           SELECT x.id FROM want w CROSS JOIN LATERAL (
             SELECT q.id FROM message_job_recipients q
             WHERE q.session_id = w.session_id AND q.status = 'queued' AND q.due_at <= now()
-              AND NOT EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = w.session_id AND s.send_paused)
+              AND NOT ${heldByPause(sql.raw('q'), sql.raw('w.session_id'))}
+              AND (NOT w.groups_only OR q.chat_id LIKE '%@g.us')
               AND ${ownerMaySend(sql.raw('q'))}
             ORDER BY q.due_at, q.id
             LIMIT 1
@@ -196,7 +251,7 @@ function recordAndClaimBatch(
           SET status = 'sending', lease_owner = ${nodeId}, lease_expires_at = now() + ${ms(leaseMs)},
               attempts = q.attempts + 1, updated_at = now()
           FROM due WHERE q.id = due.id
-          RETURNING q.id, q.job_id, q.chat_id, q.session_id
+          RETURNING q.id, q.job_id, q.chat_id, q.content, q.session_id
         ), started AS (
           -- As in claimCtes: a job row another transaction holds is skipped, and so is one this
           -- statement already updates (counted); its first outcome marks it processing.
@@ -209,22 +264,27 @@ function recordAndClaimBatch(
             FOR UPDATE SKIP LOCKED)
           RETURNING j.id
         )
-        SELECT id::text AS id, job_id, chat_id, session_id FROM claimed`;
+        SELECT id::text AS id, job_id, chat_id, content, session_id FROM claimed`;
 }
 
 /** The store over the database, for one node (`nodeId` is the owner written in leases). */
 export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): DispatchStore {
-  type TickCall = { sent?: { id: number; messageId: string }; claimFor?: string };
+  type TickCall = { sent?: { id: number } & SentMessage; claimFor?: string; groupsOnly?: boolean };
   // Every session loop's "record what I sent, claim my next" of one tick, in one statement.
   const tick = batcher<TickCall, ClaimedRecipient | null>(
     async (calls) => {
       const sent = calls.flatMap((c) => (c.sent ? [c.sent] : []));
-      const claimFor = calls.flatMap((c) => (c.claimFor ? [c.claimFor] : []));
+      const claiming = calls.filter((c) => c.claimFor);
       const statement = recordAndClaimBatch(
         nodeId,
         leaseMs,
-        { ids: sent.map((x) => x.id), messageIds: sent.map((x) => x.messageId) },
-        claimFor,
+        {
+          ids: sent.map((x) => x.id),
+          messageIds: sent.map((x) => x.messageId),
+          sentTo: sent.map((x) => x.sentTo ?? null),
+        },
+        claiming.map((c) => c.claimFor!),
+        claiming.map((c) => c.groupsOnly === true),
       );
       const rows =
         sent.length === 0
@@ -248,37 +308,59 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
   );
 
   return {
-    claim(sessionId, limit) {
-      if (limit === 1) return tick({ claimFor: sessionId }).then((next) => (next ? [next] : []));
+    claim(sessionId, limit, groupsOnly = false) {
+      if (limit === 1) return tick({ claimFor: sessionId, groupsOnly }).then((next) => (next ? [next] : []));
       return hotRows<ClaimRow>(
         db,
-        'wa_claim_due_recipients',
-        sql`WITH ${claimCtes(sessionId, nodeId, limit, leaseMs)}
-            SELECT id, job_id, chat_id FROM claimed ORDER BY id`,
+        groupsOnly ? 'wa_claim_due_group_recipients' : 'wa_claim_due_recipients',
+        sql`WITH ${claimCtes(sessionId, nodeId, limit, leaseMs, groupsOnly)}
+            SELECT id, job_id, chat_id, content FROM claimed ORDER BY id`,
       ).then(toClaimed);
     },
 
     async msUntilNextDue(sessionIds) {
       if (sessionIds.length === 0) return new Map();
       // One probe of the due index per session (min over the partial index is its first entry).
+      // A session whose one-to-one sends are paused: its first group recipient (a second probe,
+      // only then), or the pause's end for the others (waking early costs one empty claim).
       const rows = await hotRows<{ session_id: string; ms: number | string }>(
         db,
         'wa_ms_until_next_due',
-        sql`SELECT s.id AS session_id, greatest(0, extract(epoch FROM n.due_at - now()) * 1000)::float8 AS ms
-            FROM unnest(${sql.param(sessionIds)}::text[]) AS s(id)
-            CROSS JOIN LATERAL (
-              SELECT r.due_at FROM message_job_recipients r
-              WHERE r.session_id = s.id AND r.status = 'queued'
-              ORDER BY r.due_at LIMIT 1
-            ) n
-            WHERE NOT EXISTS (SELECT 1 FROM wa_sessions w WHERE w.session_id = s.id AND w.send_paused)`,
+        sql`SELECT x.session_id, greatest(0, extract(epoch FROM x.at - now()) * 1000)::float8 AS ms
+            FROM (
+              SELECT s.id AS session_id,
+                CASE WHEN p.paused IS NOT TRUE THEN n.due_at
+                     -- least and greatest ignore NULLs: no end time means no wake-up for those.
+                     ELSE least(g.due_at, CASE WHEN p.until IS NOT NULL THEN greatest(n.due_at, p.until) END) END AS at
+              FROM unnest(${sql.param(sessionIds)}::text[]) AS s(id)
+              CROSS JOIN LATERAL (
+                SELECT r.due_at FROM message_job_recipients r
+                WHERE r.session_id = s.id AND r.status = 'queued'
+                ORDER BY r.due_at LIMIT 1
+              ) n
+              LEFT JOIN LATERAL (
+                SELECT ${pausedNow(sql.raw('w'))} AS paused, w.send_paused_until AS until
+                FROM wa_sessions w WHERE w.session_id = s.id
+              ) p ON true
+              LEFT JOIN LATERAL (
+                SELECT r.due_at FROM message_job_recipients r
+                WHERE p.paused AND r.session_id = s.id AND r.status = 'queued'
+                  AND r.chat_id NOT LIKE '%@s.whatsapp.net'
+                ORDER BY r.due_at LIMIT 1
+              ) g ON true
+            ) x
+            WHERE x.at IS NOT NULL`,
       );
       return new Map(rows.map((r) => [r.session_id, Number(r.ms)]));
     },
 
-    recordSent(recipientId, messageId, claimNextOf) {
-      return tick({ sent: { id: recipientId, messageId }, claimFor: claimNextOf });
+    recordSent(recipientId, sent, claimNextOf, groupsOnly) {
+      return tick({ sent: { id: recipientId, ...sent }, claimFor: claimNextOf, groupsOnly });
     },
+
+    policyOf: (sessionId) => findPolicy(db, sessionId),
+    countSentSince: (sessionId, since) => countSentSince(db, sessionId, since),
+    setHold: (sessionId, reason, until) => setHold(db, sessionId, reason, until),
 
     async fail(recipientId, error) {
       // Only while this node holds the lease: a recipient another node already declared unknown
@@ -291,11 +373,26 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
               WHERE id = ${recipientId} AND status = 'sending' AND lease_owner = ${nodeId}
               RETURNING job_id
             ), counted AS (
-              ${countersUpdate(sql`(SELECT job_id FROM r)`, { failed: 1 })}
-              RETURNING j.id AS job_id, j.user_id, 1 AS n
+              ${countersUpdate(sql`(SELECT job_id FROM r)`, { failed: 1, sendOutcome: true })}
+              RETURNING j.id AS job_id, j.id, j.status, j.user_id, 1 AS n
+            ), held AS (
+              ${holdPausedCte('counted')}
             ), ${refundCtes('counted', error)}
             SELECT job_id FROM counted`,
       );
+    },
+
+    async failSent(sessionId, messageId, reason) {
+      const groups = await db.transaction((tx) =>
+        failAndRefundWhere(
+          tx,
+          sql`r.session_id = ${sessionId} AND r.message_id = ${messageId} AND r.status = 'sent'`,
+          reason,
+          reason,
+          10,
+        ),
+      );
+      return groups.length > 0;
     },
 
     async release(recipientIds) {
@@ -308,11 +405,31 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       );
     },
 
-    async pauseSession(sessionId, reason) {
+    async pauseSession(sessionId, reason, until) {
+      // An end time the session already has (WhatsApp's answer may land first) is kept.
       await db
         .update(waSessions)
-        .set({ sendPaused: true, statusReason: reason, updatedAt: new Date() })
+        .set({
+          sendPaused: true,
+          statusReason: reason,
+          sendPausedUntil:
+            until ??
+            sql`CASE WHEN ${waSessions.sendPaused} AND ${waSessions.sendPausedUntil} > now()
+                     THEN ${waSessions.sendPausedUntil} END`,
+          updatedAt: new Date(),
+        })
         .where(eq(waSessions.sessionId, sessionId));
+    },
+
+    async liftEndedPauses() {
+      const rows = await queryRows<{ session_id: string }>(
+        db,
+        sql`UPDATE wa_sessions SET send_paused = false, send_paused_until = NULL, status_reason = NULL,
+                                   updated_at = now()
+            WHERE send_paused AND send_paused_until <= now()
+            RETURNING session_id`,
+      );
+      return rows.map((r) => r.session_id);
     },
 
     failForeignClaims(sessionId) {
@@ -340,11 +457,12 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     },
 
     async updateWaitingClocks() {
-      // A session can send when a node holds its live lease, it is CONNECTED and not paused. Jobs
-      // with due recipients on a session that cannot send start (or keep) their waiting clock; the
-      // clock stops as soon as it can send again.
+      // A session can send when a node holds its live lease and it is CONNECTED. Jobs with due
+      // recipients on a session that cannot send start (or keep) their waiting clock; the clock
+      // stops as soon as it can send again. Recipients held by WhatsApp's restriction of new chats
+      // (463, CAPPED) wait without a clock: they resume with it (DECISIONS.md).
       const canSend = sql`EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = j.session_id
-          AND s.status = 'CONNECTED' AND NOT s.send_paused AND s.owner_node IS NOT NULL
+          AND s.status = 'CONNECTED' AND s.owner_node IS NOT NULL
           AND s.lease_expires_at > now())`;
       await db.execute(
         sql`UPDATE message_jobs j SET waiting_since = now()
@@ -359,15 +477,12 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     },
 
     failLongWaiting(waitMs) {
-      // The pause reason when the session's queue is paused, else 'Session is not connected'.
-      const error = sql`coalesce((SELECT 'Sending paused: ' || coalesce(s.status_reason, 'paused') FROM wa_sessions s
-          WHERE s.session_id = r.session_id AND s.send_paused), ${DISPATCH_MESSAGES.notConnected})`;
       return db.transaction((tx) =>
         failAndRefundWhere(
           tx,
           sql`r.status = 'queued' AND r.due_at <= now() AND r.job_id IN (
                 SELECT id FROM message_jobs WHERE waiting_since IS NOT NULL AND waiting_since <= now() - ${ms(waitMs)})`,
-          error,
+          DISPATCH_MESSAGES.notConnected,
           DISPATCH_MESSAGES.notConnected,
           5000,
         ),
@@ -379,14 +494,14 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     },
 
     async applyReceipts(receipts) {
-      if (receipts.length === 0) return;
+      if (receipts.length === 0) return [];
       const sessions = receipts.map((r) => r.sessionId);
       const ids = receipts.map((r) => r.messageId);
       const reads = receipts.map((r) => r.status === 'read');
       const ats = receipts.map((r) => r.at.toISOString());
       const input = sql`unnest(${sql.param(sessions)}::text[], ${sql.param(ids)}::text[],
           ${sql.param(reads)}::boolean[], ${sql.param(ats)}::timestamptz[]) AS t(session_id, message_id, is_read, at)`;
-      await db.transaction(async (tx) => {
+      return db.transaction(async (tx) => {
         // Jobs first, then their recipients: the order of the jobs API (delete, retry, which lock
         // the job row first). Recipients first deadlocked with a job being deleted (reliability races).
         await tx.execute(
@@ -419,6 +534,14 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
             UPDATE message_jobs j SET delivered_count = j.delivered_count + p.d, read_count = j.read_count + p.rd
             FROM per_job p WHERE j.id = p.job_id AND (p.d > 0 OR p.rd > 0)`,
         );
+        const unmatched = await queryRows<{ i: number }>(
+          tx,
+          sql`SELECT t.i::int AS i FROM unnest(${sql.param(sessions)}::text[], ${sql.param(ids)}::text[])
+                WITH ORDINALITY AS t(session_id, message_id, i)
+              WHERE NOT EXISTS (SELECT 1 FROM message_job_recipients r
+                                WHERE r.session_id = t.session_id AND r.message_id = t.message_id)`,
+        );
+        return unmatched.map((u) => receipts[Number(u.i) - 1]!);
       });
     },
 

@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.ts';
 import type { SessionRuntime } from '../sessions/runtime.ts';
 import { onSignal } from '../signals.ts';
+import type { SendFailure } from '../transport/types.ts';
 import {
   createDispatchStore,
   type DispatchStore,
@@ -8,6 +9,7 @@ import {
   recipientLeaseMs,
   type SessionReceipt,
 } from './dispatch-store.ts';
+import { startDueOccurrences } from './recurring.ts';
 import { SessionLoop } from './session-loop.ts';
 
 export type DispatcherOptions = {
@@ -26,6 +28,16 @@ export interface Dispatcher {
 }
 
 const RECEIPT_FLUSH_MS = 250;
+/**
+ * A receipt or a refusal can arrive before its send is recorded (the recipient has no message id
+ * yet): it is tried again every 2 s for a minute. Receipts of messages sent outside the console
+ * never match; at most this many wait.
+ */
+const UNMATCHED_RETRY_MS = 2000;
+const UNMATCHED_KEEP_MS = 60_000;
+const UNMATCHED_MAX = 10_000;
+/** How often the sweep looks for occurrences of repeating jobs to start (they start at most this late). */
+const OCCURRENCE_CHECK_MS = 5_000;
 /** How long `stop()` waits for sends in flight to be recorded. */
 const STOP_WAIT_MS = 10_000;
 
@@ -47,6 +59,10 @@ export async function startDispatcher(
 
   const loops = new Map<string, SessionLoop>();
   let receipts: SessionReceipt[] = [];
+  /** Receipts and refusals no recipient matched yet, with when they first arrived. */
+  let unmatched: Array<{ receipt: SessionReceipt; since: number }> = [];
+  let refusals: Array<{ sessionId: string; failure: SendFailure; since: number; tried: boolean }> = [];
+  let lastRetry = 0;
   let stopped = false;
 
   const loopDeps = {
@@ -54,12 +70,19 @@ export async function startDispatcher(
     transportFor: (sessionId: string) => runtime.transportFor(sessionId),
     log,
     metrics: ctx.metrics,
-    paced: config.sendDelayMaxMs > 0,
-    delay: () =>
-      config.sendDelayMinMs + Math.floor(Math.random() * (config.sendDelayMaxMs - config.sendDelayMinMs + 1)),
+    policyDefaults: {
+      sendDelayMinMs: config.sendDelayMinMs,
+      sendDelayMaxMs: config.sendDelayMaxMs,
+      warmUpDefault: config.warmUpDefault,
+    },
     pollMs,
+    sendTimeoutMs: config.sendTimeoutMs,
     receipt: (sessionId: string, r: Receipt) => {
       receipts.push({ ...r, sessionId });
+    },
+    sendFailed: (sessionId: string, failure: SendFailure) => {
+      refusals.push({ sessionId, failure, since: Date.now(), tried: false });
+      void flushReceipts();
     },
     stopped: () => stopped,
     ended: (loop: SessionLoop) => {
@@ -79,12 +102,49 @@ export async function startDispatcher(
     loops.set(sessionId, new SessionLoop(sessionId, loopDeps, existing?.done));
   };
 
-  /** Every session's receipts of the last 250 ms in one transaction. */
-  const flushReceipts = async () => {
-    if (receipts.length === 0) return;
-    const batch = receipts;
+  /**
+   * WhatsApp's later refusals of sent messages (failed and refunded by the store), then every
+   * session's receipts of the last 250 ms in one transaction; what matched nothing yet is kept
+   * and tried again.
+   */
+  let flushing: Promise<void> | null = null;
+  const flushReceipts = (): Promise<void> => {
+    flushing ??= flushOnce().finally(() => {
+      flushing = null;
+    });
+    return flushing;
+  };
+  const flushOnce = async (): Promise<void> => {
+    const now = Date.now();
+    const retry = now - lastRetry >= UNMATCHED_RETRY_MS;
+    if (retry) lastRetry = now;
+    // New refusals at once; those that matched nothing yet with the receipts' retry.
+    const tries = refusals.filter((x) => retry || !x.tried);
+    refusals = refusals.filter((x) => !tries.includes(x));
+    for (const x of tries) {
+      x.tried = true;
+      const failed = await store.failSent(x.sessionId, x.failure.messageId, x.failure.reason).catch((err) => {
+        log.error({ err }, 'recording a refused message failed');
+        return false;
+      });
+      if (failed) ctx.metrics.messages.inc({ outcome: 'failed' });
+      else if (Date.now() - x.since < UNMATCHED_KEEP_MS) refusals.push(x);
+    }
+    const waiting = retry ? unmatched : [];
+    if (retry) unmatched = [];
+    if (receipts.length === 0 && waiting.length === 0) return;
+    const batch = [...waiting.map((w) => w.receipt), ...receipts];
+    const since = new Map<SessionReceipt, number>(waiting.map((w) => [w.receipt, w.since]));
     receipts = [];
-    await store.applyReceipts(batch).catch((err) => log.error({ err }, 'recording receipts failed'));
+    const left = await store.applyReceipts(batch).catch((err) => {
+      log.error({ err }, 'recording receipts failed');
+      return [] as SessionReceipt[];
+    });
+    for (const receipt of left) {
+      const first = since.get(receipt) ?? now;
+      if (now - first < UNMATCHED_KEEP_MS && unmatched.length < UNMATCHED_MAX)
+        unmatched.push({ receipt, since: first });
+    }
   };
 
   /**
@@ -101,6 +161,7 @@ export async function startDispatcher(
     }
   };
 
+  let lastOccurrenceCheck = 0;
   let sweeping: Promise<void> | null = null;
   /** A sweep that sees everything written before the call: one already running may have started earlier. */
   const sweep = async (): Promise<void> => {
@@ -108,10 +169,18 @@ export async function startDispatcher(
     sweeping = (async () => {
       try {
         await store.failExpiredLeases();
+        // WhatsApp's restriction of new chats ended: their recipients go on.
+        for (const sessionId of await store.liftEndedPauses()) ensureLoop(sessionId);
         await store.updateWaitingClocks();
         await store.failLongWaiting(config.sessionWaitMs);
         // A recipient put back in the queue after an admin disabled its owner (or revoked the flag).
         await store.failForbidden();
+        // Occurrences of repeating jobs whose time has come are reserved and queued (any node),
+        // checked every few seconds: an idle node keeps to about one statement a second.
+        if (Date.now() - lastOccurrenceCheck >= OCCURRENCE_CHECK_MS) {
+          lastOccurrenceCheck = Date.now();
+          await startDueOccurrences(ctx);
+        }
         // A missed `connected` event must not leave an owned session without its loop.
         for (const sessionId of runtime.ownedSessionIds()) ensureLoop(sessionId, false);
         await wakeDueLoops();

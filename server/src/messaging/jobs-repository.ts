@@ -3,7 +3,7 @@ import { refundCtes } from '../credits/credits.ts';
 import { type Db, queryRows } from '../db/client.ts';
 import { media, messageJobRecipients, messageJobs } from '../db/schema.ts';
 import { JOB_MESSAGES } from './messages.ts';
-import { countersUpdate, type FailedGroup, failAndRefundWhere } from './recipient-sql.ts';
+import { countersUpdate, type FailedGroup, failAndRefundWhere, PAUSED_DUE } from './recipient-sql.ts';
 
 /**
  * The jobs API's queries: acceptance, lists, details, retry and delete. Functions take a `Db`,
@@ -37,11 +37,21 @@ export async function insertRecipients(
   job: { jobId: string; sessionId: string; dueAt: Date },
   chatIds: string[],
   chatNames: Array<string | null>,
+  contents: string[] | null = null,
 ): Promise<void> {
+  if (contents === null) {
+    await db.execute(
+      sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, due_at)
+          SELECT ${job.jobId}, ${job.sessionId}, c.chat_id, c.chat_name, ${job.dueAt}::timestamptz
+          FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[]) AS c(chat_id, chat_name)`,
+    );
+    return;
+  }
   await db.execute(
-    sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, due_at)
-        SELECT ${job.jobId}, ${job.sessionId}, c.chat_id, c.chat_name, ${job.dueAt}::timestamptz
-        FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[]) AS c(chat_id, chat_name)`,
+    sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, content, due_at)
+        SELECT ${job.jobId}, ${job.sessionId}, c.chat_id, c.chat_name, c.content, ${job.dueAt}::timestamptz
+        FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[], ${sql.param(contents)}::text[])
+          AS c(chat_id, chat_name, content)`,
   );
 }
 
@@ -168,41 +178,104 @@ export type JobsSummaryRow = {
   failed: number;
 };
 
-/** Counts of the user's jobs in the range and search, by status, with their recipients: one aggregate. */
+const DAY_MS = 86_400_000;
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * Counts of the user's jobs in the range and search, by status, with their recipients. Without a
+ * search, finished jobs come from job_stats (whole UTC days inside the range) plus the jobs of the
+ * range's partial first and last days, and moving jobs from their own small index: the cost does
+ * not grow with the history. A search reads every job in the range.
+ */
 export async function summariseJobs(
   db: Db,
   userId: string,
   f: Omit<JobFilter, 'limit' | 'offset' | 'statuses' | 'after'>,
 ): Promise<JobsSummaryRow> {
-  const [row] = await queryRows<Record<string, number | string | null>>(
+  const parts = f.q?.trim()
+    ? sql`SELECT j.status, count(*) AS jobs, sum(j.total) AS recipients, sum(j.sent_count) AS sent,
+                 sum(j.failed_count) AS failed
+          FROM message_jobs j WHERE ${rangeWhere(userId, f)} GROUP BY j.status`
+    : finishedAndMoving(userId, f);
+  const rows = await queryRows<{
+    status: string;
+    jobs: number;
+    recipients: string;
+    sent: string;
+    failed: string;
+  }>(
     db,
-    sql`SELECT count(*)::int AS jobs,
-               count(*) FILTER (WHERE j.status = 'pending')::int AS pending,
-               count(*) FILTER (WHERE j.status = 'scheduled')::int AS scheduled,
-               count(*) FILTER (WHERE j.status = 'processing')::int AS processing,
-               count(*) FILTER (WHERE j.status = 'paused')::int AS paused,
-               count(*) FILTER (WHERE j.status = 'completed')::int AS completed,
-               count(*) FILTER (WHERE j.status = 'failed')::int AS failed_jobs,
-               coalesce(sum(j.total), 0)::bigint AS recipients,
-               coalesce(sum(j.sent_count), 0)::bigint AS sent,
-               coalesce(sum(j.failed_count), 0)::bigint AS failed
-        FROM message_jobs j WHERE ${rangeWhere(userId, f)}`,
+    sql`SELECT p.status, sum(p.jobs)::int AS jobs, coalesce(sum(p.recipients), 0)::text AS recipients,
+               coalesce(sum(p.sent), 0)::text AS sent, coalesce(sum(p.failed), 0)::text AS failed
+        FROM (${parts}) AS p GROUP BY p.status`,
   );
-  const n = (k: string) => Number(row?.[k] ?? 0);
-  return {
-    jobs: n('jobs'),
-    byStatus: {
-      pending: n('pending'),
-      scheduled: n('scheduled'),
-      processing: n('processing'),
-      paused: n('paused'),
-      completed: n('completed'),
-      failed: n('failed_jobs'),
-    },
-    recipients: n('recipients'),
-    sent: n('sent'),
-    failed: n('failed'),
+  const byStatus: JobsSummaryRow['byStatus'] = {
+    pending: 0,
+    scheduled: 0,
+    processing: 0,
+    paused: 0,
+    completed: 0,
+    failed: 0,
   };
+  const summary: JobsSummaryRow = { jobs: 0, byStatus, recipients: 0, sent: 0, failed: 0 };
+  for (const r of rows) {
+    if (r.status in byStatus) byStatus[r.status as keyof typeof byStatus] += r.jobs;
+    summary.jobs += r.jobs;
+    summary.recipients += Number(r.recipients);
+    summary.sent += Number(r.sent);
+    summary.failed += Number(r.failed);
+  }
+  return summary;
+}
+
+/** The summary's rows without a search: job_stats for whole days, the jobs table for the rest. */
+function finishedAndMoving(userId: string, f: { from?: Date; to?: Date }): SQL {
+  // Whole UTC days inside [from, to]: from the first midnight at or after `from` to the last
+  // midnight at or before `to` (that last day itself is partial, read from the jobs).
+  const lo = f.from ? Math.ceil(f.from.getTime() / DAY_MS) * DAY_MS : null;
+  const hi = f.to ? Math.floor(f.to.getTime() / DAY_MS) * DAY_MS : null;
+  const range = rangeWhere(userId, f);
+  const partial =
+    lo === null && hi === null
+      ? sql`false`
+      : sql`(${lo === null ? sql`false` : sql`j.created_at < ${new Date(lo).toISOString()}::timestamptz`}
+             OR ${hi === null ? sql`false` : sql`j.created_at >= ${new Date(hi).toISOString()}::timestamptz`})`;
+  return sql`SELECT s.status, sum(s.jobs) AS jobs, sum(s.recipients) AS recipients, sum(s.sent) AS sent,
+                    sum(s.failed) AS failed
+             FROM job_stats s
+             WHERE s.user_id = ${userId}
+               ${lo === null ? sql`` : sql`AND s.day >= ${dayOf(lo)}::date`}
+               ${hi === null ? sql`` : sql`AND s.day < ${dayOf(hi)}::date`}
+             GROUP BY s.status
+             UNION ALL
+             SELECT j.status, count(*), sum(j.total), sum(j.sent_count), sum(j.failed_count)
+             FROM message_jobs j
+             WHERE ${range} AND j.status IN ('completed', 'failed') AND ${partial}
+             GROUP BY j.status
+             UNION ALL
+             SELECT j.status, count(*), sum(j.total), sum(j.sent_count), sum(j.failed_count)
+             FROM message_jobs j
+             WHERE ${range} AND j.status NOT IN ('completed', 'failed')
+             GROUP BY j.status`;
+}
+
+/**
+ * Folds each job_stats bucket's appended rows into one, and drops buckets that sum to nothing.
+ * Safe beside writers and other nodes: a row is deleted (and its figures re-inserted) once.
+ */
+export async function compactJobStats(db: Db): Promise<void> {
+  await db.execute(
+    sql`WITH gone AS (
+          DELETE FROM job_stats s
+          WHERE (s.user_id, s.day, s.status) IN (
+            SELECT user_id, day, status FROM job_stats GROUP BY 1, 2, 3 HAVING count(*) > 1 OR sum(jobs) = 0)
+          RETURNING s.*
+        )
+        INSERT INTO job_stats (user_id, day, status, jobs, recipients, sent, failed)
+        SELECT user_id, day, status, sum(jobs), sum(recipients), sum(sent), sum(failed)
+        FROM gone GROUP BY 1, 2, 3
+        HAVING sum(jobs) <> 0 OR sum(recipients) <> 0 OR sum(sent) <> 0 OR sum(failed) <> 0`,
+  );
 }
 
 export async function jobRecipients(
@@ -232,7 +305,10 @@ export async function requeueFailed(db: Db, jobId: string, sessionId: string): P
     db,
     sql`WITH r AS (
           UPDATE message_job_recipients
-          SET status = 'queued', error = NULL, due_at = now(), session_id = ${sessionId},
+          SET status = 'queued', error = NULL, session_id = ${sessionId},
+              -- A paused job's retried recipients wait for its resume with the others.
+              due_at = CASE WHEN (SELECT status FROM message_jobs WHERE id = ${jobId}) = 'paused'
+                            THEN ${PAUSED_DUE} ELSE now() END,
               lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
           WHERE job_id = ${jobId} AND status = 'failed'
           RETURNING 1
@@ -256,6 +332,49 @@ export async function reopenJob(db: Db, jobId: string, sessionId: string, requeu
           finished_at = NULL, waiting_since = NULL
         WHERE id = ${jobId}`,
   );
+}
+
+/** The statuses a job can be paused from: it runs, waits to run, or waits for its time. */
+export const PAUSABLE: JobStatusValue[] = ['pending', 'processing', 'scheduled'];
+
+/**
+ * Pauses a locked job: its queued recipients leave the queue (see PAUSED_DUE); one being sent
+ * stays `sending` and finishes.
+ */
+export async function pauseJob(db: Db, jobId: string): Promise<void> {
+  await db.execute(
+    sql`UPDATE message_jobs SET status = 'paused', status_reason = NULL, waiting_since = NULL WHERE id = ${jobId}`,
+  );
+  await db.execute(
+    sql`UPDATE message_job_recipients SET due_at = ${PAUSED_DUE}, updated_at = now()
+        WHERE job_id = ${jobId} AND status = 'queued' AND due_at < ${PAUSED_DUE}`,
+  );
+}
+
+/**
+ * Resumes a locked paused job: its status is what it would be had it not paused, its queued
+ * recipients fall due now (or at the schedule time), and its failure window starts again.
+ * Returns the sessions that have recipients to send.
+ */
+export async function resumeJob(db: Db, jobId: string): Promise<string[]> {
+  await db.execute(
+    sql`UPDATE message_jobs
+        SET status = CASE WHEN started_at IS NOT NULL THEN 'processing'
+                          WHEN scheduled_at > now() THEN 'scheduled' ELSE 'pending' END,
+            status_reason = NULL, recent_failures = 0
+        WHERE id = ${jobId}`,
+  );
+  const rows = await queryRows<{ session_id: string }>(
+    db,
+    sql`WITH r AS (
+          UPDATE message_job_recipients r
+          SET due_at = greatest(now(), coalesce((SELECT scheduled_at FROM message_jobs WHERE id = ${jobId}), now())),
+              updated_at = now()
+          WHERE r.job_id = ${jobId} AND r.status = 'queued' AND r.due_at >= ${PAUSED_DUE}
+          RETURNING r.session_id
+        ) SELECT DISTINCT session_id FROM r`,
+  );
+  return rows.map((r) => r.session_id);
 }
 
 /**
@@ -321,4 +440,13 @@ export async function messageFigures(db: Db, userId: string): Promise<{ sent: nu
         FROM message_jobs WHERE user_id = ${userId}`,
   );
   return { sent: row?.sent ?? 0, delivered: row?.delivered ?? 0 };
+}
+
+/** The user's balance now (read inside the caller's transaction). */
+export async function creditsOf(db: Db, userId: string): Promise<number> {
+  const [row] = await queryRows<{ credits: string }>(
+    db,
+    sql`SELECT credits::text AS credits FROM users WHERE id = ${userId}`,
+  );
+  return Number(row?.credits ?? 0);
 }

@@ -7,6 +7,12 @@ export const JOB_MESSAGES = {
   interrupted: 'Interrupted: delivery unknown',
   cancelled: 'Cancelled: job deleted',
   accountDisabled: 'The account is disabled',
+  paused: 'Job paused',
+  resumed: 'Job resumed',
+  notPausable: 'Only a running or scheduled job can be paused',
+  notResumable: 'Only a paused job can be resumed',
+  optedOut: 'Opted out',
+  allOptedOut: 'Every recipient has opted out',
 } as const;
 
 /** Why a recipient failed in the engine. */
@@ -16,4 +22,6 @@ export const DISPATCH_MESSAGES = {
   contentMissing: 'Message content is missing',
   interrupted: JOB_MESSAGES.interrupted,
   noLongerAllowed: 'The account may no longer send these messages',
+  /** SEND_TIMEOUT_MS passed: WhatsApp may or may not have the message (refunded; a retry may send it twice). */
+  sendTimedOut: 'Send timed out: delivery unknown',
 } as const;

@@ -1,10 +1,23 @@
 import type { JobDetail, MessageJob } from '@wa/contract';
 import type { JobRow, RecipientRow } from './jobs-repository.ts';
+import type { SeriesRow } from './series-repository.ts';
+
+/** The statuses of a job that still has recipients to send. */
+const WAITING_STATUSES = new Set<JobRow['status']>(['pending', 'processing', 'scheduled']);
 
 const iso = (d: Date | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
 
-/** A job row as the API shows it (spec section 3). */
-export function presentJob(row: JobRow, now = new Date()): MessageJob {
+/**
+ * A job row as the API shows it (spec section 3). `holds`: why accounts' recipients wait now
+ * (quiet hours, a daily limit), shown as the reason of their jobs that still have work.
+ */
+export function presentJob(
+  row: JobRow,
+  now = new Date(),
+  holds?: Map<string, string>,
+  series?: Map<string, Pick<SeriesRow, 'every' | 'until' | 'endedAt'>>,
+): MessageJob {
+  const repeat = row.seriesId ? series?.get(row.seriesId) : undefined;
   const completed = row.sentCount + row.failedCount + row.cancelledCount;
   const started = row.startedAt ? new Date(row.startedAt).getTime() : null;
   const ended = row.finishedAt ? new Date(row.finishedAt).getTime() : now.getTime();
@@ -16,6 +29,8 @@ export function presentJob(row: JobRow, now = new Date()): MessageJob {
     isScheduled: row.isScheduled,
     scheduledTime: iso(row.scheduledAt),
     status: row.status,
+    statusReason:
+      row.statusReason ?? (WAITING_STATUSES.has(row.status) ? (holds?.get(row.sessionId) ?? null) : null),
     progress: {
       completed,
       total: row.total,
@@ -32,6 +47,16 @@ export function presentJob(row: JobRow, now = new Date()): MessageJob {
     messageContent: row.content,
     mediaMime: row.mediaMime,
     fileName: row.fileName,
+    ...(repeat
+      ? {
+          repeat: {
+            seriesId: row.seriesId!,
+            every: repeat.every,
+            until: iso(repeat.until),
+            active: repeat.endedAt === null,
+          },
+        }
+      : {}),
   };
 }
 
@@ -47,5 +72,7 @@ export function presentRecipient(row: RecipientRow): JobDetail {
     deliveredAt: iso(row.deliveredAt),
     readAt: iso(row.readAt),
     error: row.error,
+    sentTo: row.sentTo,
+    ...(row.content === null ? {} : { content: row.content }),
   };
 }

@@ -5,10 +5,13 @@ import type {
   JobDetailsResponse,
   JobsQuery,
   JobsResponse,
+  ReportExportQuery,
   RetryResponse,
   SendBody,
   SendResponse,
 } from '@wa/contract';
+import { CSV_BOM, csvLine, reportHeaderLine, reportRow } from '@wa/contract';
+import { optedOutAmong } from '../contacts/service.ts';
 import type { AppContext } from '../context.ts';
 import { debitCredits } from '../credits/credits.ts';
 import { badRequest, conflict, forbidden, MESSAGES, notFound, paymentRequired } from '../errors.ts';
@@ -22,7 +25,11 @@ import { type Audience, composeSend, storedContent } from './compose.ts';
 import { failForbiddenWaitingIn } from './dispatch-store.ts';
 import * as repo from './jobs-repository.ts';
 import { JOB_MESSAGES } from './messages.ts';
+import { gatherIndividuals, personalise } from './personalise.ts';
+import { holdsOf } from './policy-repository.ts';
 import { presentJob, presentRecipient } from './present.ts';
+import { repeatOf } from './recurring.ts';
+import { cancelSeriesRow, insertSeries, seriesByIds } from './series-repository.ts';
 
 // ---------------------------------------------------------------- send
 
@@ -48,19 +55,41 @@ export async function acceptSend(
     const previous = await repo.findIdempotentAnswer(ctx.db, user.id, idempotency.key);
     if (previous) return replay(previous, idempotency.requestHash);
   }
-  const composed = composeSend(body, audience);
-  const { chatIds, message, scheduledAt } = composed;
+  const individuals = audience === 'individuals' ? await gatherIndividuals(ctx.db, user, body) : null;
+  const composed = composeSend(individuals ? { ...body, chatIds: individuals.chatIds } : body, audience);
+  const { message, scheduledAt } = composed;
+  const repeat = repeatOf(body, scheduledAt);
+  let { chatIds } = composed;
   // Only groups of this account's list: a phone number here would bypass the bulk flag.
   if (audience === 'groups')
     await authorizeGroups(ctx.db, user, 'act', sessionId, chatIds, MESSAGES.noSession);
 
   let chatNames: Array<string | null>;
+  let optedOut: string[] = [];
+  let contents: string[] | null;
   if (audience === 'groups') {
     const subjects = await groupSubjects(ctx.db, sessionId, chatIds);
     chatNames = chatIds.map((id) => subjects.get(id) ?? null);
+    contents = personalise(message, chatIds, {
+      available: ['group'],
+      of: (_, i) => ({ group: chatNames[i] ?? '' }),
+    });
   } else {
+    // Opted-out numbers are left out before anything is reserved (DECISIONS.md, Opt-outs).
+    const numbers = chatIds.map((id) => id.split('@')[0]!);
+    const out = await optedOutAmong(ctx.db, user.id, numbers);
+    if (out.size > 0) {
+      optedOut = numbers.filter((n) => out.has(n));
+      chatIds = chatIds.filter((_, i) => !out.has(numbers[i]!));
+      if (chatIds.length === 0) throw badRequest(JOB_MESSAGES.allOptedOut);
+    }
     // A number is its own name: the API shows the digits (present.ts), nothing to store.
     chatNames = chatIds.map(() => null);
+    const fieldsOf = individuals!.fieldsOf;
+    contents = personalise(message, chatIds, {
+      available: individuals!.available,
+      of: (chatId) => fieldsOf.get(chatId) ?? {},
+    });
   }
 
   const jobId = newId();
@@ -74,6 +103,7 @@ export async function acceptSend(
       : `Message sending initiated for ${n} ${noun}`,
     totalChats: n,
     jobId,
+    ...(optedOut.length > 0 ? { skipped: { optedOut } } : {}),
   };
   const repeated = await ctx.db.transaction(async (tx) => {
     if (idempotency) {
@@ -81,11 +111,31 @@ export async function acceptSend(
       const previous = await repo.claimIdempotencyKey(tx, user.id, idempotency.key, idempotency.requestHash);
       if (previous) return previous;
     }
-    const balance = await debitCredits(tx, user.id, chatIds.length, 'send', { jobId, actorId: user.id });
-    if (balance === null) throw paymentRequired(MESSAGES.creditShort);
+    if (repeat) {
+      // Each occurrence is reserved when it starts; a balance short already now is refused now.
+      if ((await repo.creditsOf(tx, user.id)) < chatIds.length) throw paymentRequired(MESSAGES.creditShort);
+    } else {
+      const balance = await debitCredits(tx, user.id, chatIds.length, 'send', { jobId, actorId: user.id });
+      if (balance === null) throw paymentRequired(MESSAGES.creditShort);
+    }
     if (message.type === 'media')
       await repo.storeMedia(tx, { id: mediaId!, mime: message.mime, bytes: message.data });
     const now = new Date();
+    const seriesId = repeat ? newId() : null;
+    if (repeat)
+      await insertSeries(tx, {
+        id: seriesId!,
+        userId: user.id,
+        sessionId,
+        audience,
+        every: repeat.every,
+        until: repeat.until,
+        anchorAt: scheduledAt!,
+        chatIds,
+        // A null name (a number: its digits are its name) is kept null in the array.
+        chatNames: chatNames as string[],
+        contents,
+      });
     await repo.insertJob(tx, {
       id: jobId,
       userId: user.id,
@@ -102,13 +152,22 @@ export async function acceptSend(
       status: scheduledAt ? 'scheduled' : 'pending',
       total: chatIds.length,
       createdAt: now,
+      seriesId,
+      awaitingStart: repeat !== null,
     });
-    await repo.insertRecipients(tx, { jobId, sessionId, dueAt: scheduledAt ?? now }, chatIds, chatNames);
+    if (!repeat)
+      await repo.insertRecipients(
+        tx,
+        { jobId, sessionId, dueAt: scheduledAt ?? now },
+        chatIds,
+        chatNames,
+        contents,
+      );
     if (idempotency) await repo.saveIdempotentAnswer(tx, user.id, idempotency.key, answer);
     return null;
   });
   if (repeated) return replay(repeated, idempotency!.requestHash);
-  await signal(ctx, 'recipients-queued', sessionId);
+  if (!repeat) await signal(ctx, 'recipients-queued', sessionId);
   return answer;
 }
 
@@ -144,7 +203,8 @@ function parseBound(value: string | undefined, end: boolean): Date | undefined {
 
 const STATUS_FILTERS: Record<string, repo.JobStatusValue[] | undefined> = {
   all: undefined,
-  active: ['pending', 'processing'],
+  active: ['pending', 'processing', 'paused'],
+  paused: ['paused'],
   pending: ['pending'],
   processing: ['processing'],
   scheduled: ['scheduled'],
@@ -192,14 +252,81 @@ export async function listJobs(
   // The total of the tab comes from the same aggregate as the tabs' counts (one scan, not two).
   const total = statuses ? statuses.reduce((n, s) => n + summary.byStatus[s], 0) : summary.jobs;
   const now = new Date();
+  const holds = await holdsOfJobs(ctx, rows);
+  const repeats = await seriesOfJobs(ctx, rows);
   return {
     success: true,
-    jobs: rows.map((r) => presentJob(r, now)),
+    jobs: rows.map((r) => presentJob(r, now, holds, repeats)),
     message: total === 0 ? 'No message jobs found' : 'Jobs fetched successfully',
     total,
     summary,
     nextCursor: rows.length === limit ? encodeCursor(rows[rows.length - 1]!) : null,
   };
+}
+
+/** Rows read per statement while a report is written: memory stays flat whatever the history. */
+const EXPORT_PAGE = 1000;
+
+/** A time zone for the report's dates: an IANA name the server knows, else 400. */
+function timeZoneOf(name: string | undefined): string {
+  const zone = name ?? 'Asia/Kolkata';
+  try {
+    new Intl.DateTimeFormat('en-IN', { timeZone: zone });
+    return zone;
+  } catch {
+    throw badRequest(`Unknown time zone: ${zone}`);
+  }
+}
+
+/**
+ * `mis_report.csv` of a user's jobs in the range (and search), newest first: checks access and
+ * the query before the first byte, then yields the BOM and header line and one line per job,
+ * reading the jobs a page at a time by keyset.
+ */
+export async function exportReport(
+  ctx: AppContext,
+  viewer: UserRow,
+  userId: string,
+  query: ReportExportQuery,
+): Promise<AsyncGenerator<string>> {
+  await authorizeUser(ctx.db, viewer, 'read', userId);
+  const range = { from: parseBound(query.from, false), to: parseBound(query.to, true), q: query.q };
+  const dates = new Intl.DateTimeFormat('en-IN', {
+    timeZone: timeZoneOf(query.tz),
+    // The fields of `toLocaleString('en-IN')`, as the browser's report shows them.
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    second: '2-digit',
+  });
+  const formatDate = (iso: string) => dates.format(new Date(iso));
+  return (async function* () {
+    yield `${CSV_BOM}${reportHeaderLine()}`;
+    let after: { createdAt: Date; id: string } | undefined;
+    const now = new Date();
+    for (;;) {
+      const rows = await repo.listJobs(ctx.db, userId, { ...range, after, limit: EXPORT_PAGE, offset: 0 });
+      if (rows.length > 0) yield rows.map((r) => csvLine(reportRow(presentJob(r, now), formatDate))).join('');
+      if (rows.length < EXPORT_PAGE) return;
+      const last = rows[rows.length - 1]!;
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+  })();
+}
+
+/** Why the accounts of these jobs hold their recipients now (only accounts of jobs still sending). */
+function holdsOfJobs(ctx: AppContext, rows: repo.JobRow[]): Promise<Map<string, string>> {
+  const sessions = rows
+    .filter((r) => r.status === 'pending' || r.status === 'processing' || r.status === 'scheduled')
+    .map((r) => r.sessionId);
+  return holdsOf(ctx.db, [...new Set(sessions)]);
+}
+
+/** The series of these jobs that repeat, by id. */
+function seriesOfJobs(ctx: AppContext, rows: repo.JobRow[]) {
+  return seriesByIds(ctx.db, [...new Set(rows.flatMap((r) => (r.seriesId ? [r.seriesId] : [])))]);
 }
 
 export const DEFAULT_DETAILS_LIMIT = 1000;
@@ -225,7 +352,7 @@ export async function jobDetails(
   return {
     success: true,
     job: {
-      ...presentJob(job),
+      ...presentJob(job, new Date(), await holdsOfJobs(ctx, [job]), await seriesOfJobs(ctx, [job])),
       mediaData,
       details: recipients.map(presentRecipient),
       detailsTotal: job.total,
@@ -272,6 +399,37 @@ export async function retryJob(
   };
 }
 
+/** How long a pause waits for the message in flight to be recorded before it answers. */
+const PAUSE_IN_FLIGHT_WAIT_MS = 30_000;
+
+/**
+ * Pauses a running or scheduled job (owner only): nothing more of it is claimed. The answer
+ * comes once the message in flight, if any, has been recorded, so nothing is sent after it.
+ */
+export async function pauseJob(ctx: AppContext, user: UserRow, jobId: string): Promise<void> {
+  await authorizeJob(ctx.db, user, 'act', jobId);
+  await ctx.db.transaction(async (tx) => {
+    const locked = await repo.lockJob(tx, jobId);
+    if (!locked) throw notFound(JOB_MESSAGES.jobNotFound);
+    if (!repo.PAUSABLE.includes(locked.status)) throw badRequest(JOB_MESSAGES.notPausable);
+    await repo.pauseJob(tx, jobId);
+  });
+  const until = Date.now() + PAUSE_IN_FLIGHT_WAIT_MS;
+  while ((await repo.inFlight(ctx.db, jobId)).live > 0 && Date.now() < until) await sleep(50);
+}
+
+/** Resumes a paused job (owner only): its recipients are queued again where they were. */
+export async function resumeJob(ctx: AppContext, user: UserRow, jobId: string): Promise<void> {
+  await authorizeJob(ctx.db, user, 'act', jobId);
+  const sessions = await ctx.db.transaction(async (tx) => {
+    const locked = await repo.lockJob(tx, jobId);
+    if (!locked) throw notFound(JOB_MESSAGES.jobNotFound);
+    if (locked.status !== 'paused') throw badRequest(JOB_MESSAGES.notResumable);
+    return repo.resumeJob(tx, jobId);
+  });
+  for (const sessionId of sessions) await signal(ctx, 'recipients-queued', sessionId);
+}
+
 /**
  * Deletes a job in any status: cancels (and refunds) what is unsent, waits for a send in flight
  * to be recorded (or declares it unknown when its lease ran out), then deletes the job and its
@@ -284,6 +442,11 @@ export async function deleteJob(ctx: AppContext, user: UserRow, jobId: string): 
     const done = await ctx.db.transaction(async (tx) => {
       const locked = await repo.lockJob(tx, jobId);
       if (!locked) return true;
+      // The occurrence of a series awaiting its start is the series' future: deleting it ends the series.
+      if (locked.awaitingStart && locked.seriesId) {
+        for (const id of await cancelSeriesRow(tx, locked.seriesId)) await repo.deleteJobRow(tx, id);
+        return true;
+      }
       await repo.cancelAndRefundQueued(tx, jobId);
       const flight = await repo.inFlight(tx, jobId);
       if (flight.live > 0) return false;

@@ -1,12 +1,15 @@
 import type { AppContext } from '../context.ts';
 import { setLastMessage, updateGroup, upsertGroups } from '../groups/repository.ts';
-import type { ConnectionUpdate, Transport } from '../transport/types.ts';
+import { signal } from '../signals.ts';
+import type { ConnectionUpdate, IncomingText, Transport } from '../transport/types.ts';
 import { GroupSync, isAdminIn, type SyncedSession, toCache, toStoredParticipant } from './group-sync.ts';
 import {
   clearCommand,
   findSession,
+  markLinked,
   releaseLease,
   type SessionRow,
+  takeSimulatorInbox,
   updateOwnedSession,
 } from './repository.ts';
 
@@ -21,9 +24,17 @@ export interface DriverHost {
   forget(driver: SessionDriver): void;
   /** A restart order: a new driver for the row. */
   restart(row: SessionRow): Promise<void>;
+  /**
+   * Someone wrote to one of the user's accounts in a one-to-one chat (what to do with it, e.g.
+   * an opt-out keyword, is decided above sessions/ and injected into the runner).
+   */
+  incomingText(userId: string, sessionId: string, message: IncomingText): Promise<void>;
 }
 
 type ReleasePatch = Parameters<typeof releaseLease>[3];
+
+/** The row without a pairing code (the attempt it belonged to is over). */
+export const NO_PAIRING = { pairingCode: null, pairingCodeAt: null, pairingCodeExpiresAt: null } as const;
 
 export function errorText(err: unknown): string {
   if (err instanceof Error) return err.message;
@@ -36,6 +47,7 @@ export function errorText(err: unknown): string {
  */
 export class SessionDriver implements SyncedSession {
   readonly sessionId: string;
+  private readonly userId: string;
   connected = false;
   private everOpen = false;
   ownJid: string | null;
@@ -59,6 +71,7 @@ export class SessionDriver implements SyncedSession {
   ) {
     this.ctx = host.ctx;
     this.sessionId = row.sessionId;
+    this.userId = row.userId;
     this.ownJid = row.ownJid;
     this.ownLid = row.ownLid;
     this.hasCredentials = row.hasCredentials;
@@ -102,13 +115,28 @@ export class SessionDriver implements SyncedSession {
     );
     transport.on('quota', (q) =>
       this.run('quota', async () => {
-        // Never lifted automatically: a person looks first (DECISIONS.md, sending pace).
-        if (q.capped)
+        // One-to-one sends pause until the time WhatsApp gives (or the user resumes); when
+        // WhatsApp says the restriction is over, they go on (DECISIONS.md, sending pace).
+        if (q.capped) {
           await updateOwnedSession(db, nodeId, this.sessionId, {
             sendPaused: true,
+            sendPausedUntil: q.until,
             statusReason: q.reason ?? "Paused: WhatsApp's new-chat limit was reached",
           });
+          return;
+        }
+        const row = await findSession(db, this.sessionId);
+        if (!row?.sendPaused) return;
+        await updateOwnedSession(db, nodeId, this.sessionId, {
+          sendPaused: false,
+          sendPausedUntil: null,
+          statusReason: null,
+        });
+        await signal(this.ctx, 'recipients-queued', this.sessionId);
       }),
+    );
+    transport.on('incoming-text', (m) =>
+      this.run('incoming-text', () => this.host.incomingText(this.userId, this.sessionId, m)),
     );
     transport.on('creds-saved', () =>
       this.run('creds-saved', async () => {
@@ -162,6 +190,10 @@ export class SessionDriver implements SyncedSession {
         });
         // An order (the simulator's link) may be waiting for the QR.
         if (row.command) this.host.poke();
+        // The user asked to link by phone number: the code comes once this attempt shows a QR
+        // (later renewals of the QR answer the same code).
+        if (row.pairingRequestedAt && (!row.pairingCodeAt || row.pairingCodeAt < row.pairingRequestedAt))
+          await this.pair();
         return;
       }
       case 'open': {
@@ -179,9 +211,12 @@ export class SessionDriver implements SyncedSession {
           qr: null,
           qrUpdatedAt: null,
           qrServedAt: null,
+          ...NO_PAIRING,
+          pairingRequestedAt: null,
           hasCredentials: true,
           connectedAt: new Date(),
         });
+        await markLinked(db, this.sessionId);
         this.host.announce('connected', this.sessionId);
         void this.groups.run();
         return;
@@ -209,9 +244,12 @@ export class SessionDriver implements SyncedSession {
               status: 'DISCONNECTED',
               statusReason: u.reason,
               hasCredentials: false,
+              linkedAt: null,
               qr: null,
               qrUpdatedAt: null,
               qrServedAt: null,
+              ...NO_PAIRING,
+              pairingRequestedAt: null,
               desiredState: 'stopped',
             },
           });
@@ -221,6 +259,8 @@ export class SessionDriver implements SyncedSession {
             statusReason: u.reason,
             qr: null,
             qrUpdatedAt: null,
+            // The code belonged to the closed connection; one asked for still comes on the next.
+            ...NO_PAIRING,
           });
         } else {
           // Banned, replaced, QR expired or unreachable for good: nobody reconnects it until a restart.
@@ -232,6 +272,8 @@ export class SessionDriver implements SyncedSession {
               qr: null,
               qrUpdatedAt: null,
               qrServedAt: null,
+              ...NO_PAIRING,
+              pairingRequestedAt: null,
               desiredState: 'stopped',
             },
           });
@@ -272,12 +314,42 @@ export class SessionDriver implements SyncedSession {
       if (done) await clearCommand(db, row.sessionId, row.commandAt);
     }
     if (this.stopped) return;
+    // Texts the simulator's inbound route left for this account, received as the network would deliver them.
+    if (sim && this.connected && row.simulatorInbox?.length) {
+      for (const m of await takeSimulatorInbox(db, this.ctx.nodeId, this.sessionId))
+        sim.receiveText(m.from, m.text);
+    }
+    if (
+      row.pairingRequestedAt &&
+      t.state === 'qr' &&
+      (!row.pairingCodeAt || row.pairingCodeAt < row.pairingRequestedAt)
+    )
+      await this.pair();
     if (sim && row.qrServedAt && this.qrServedSeen !== row.qrServedAt.getTime()) {
       this.qrServedSeen = row.qrServedAt.getTime();
       sim.qrServed(row.qrServedAt);
     }
     const requested = row.groupsRefreshRequestedAt?.getTime() ?? 0;
     if (this.connected && requested > (row.groupsFetchedAt?.getTime() ?? 0)) void this.groups.run(true);
+  }
+
+  /**
+   * Gets the pairing code of the current linking attempt from the transport (it asks WhatsApp
+   * once per connection) and stores it in the row, where every node's API reads it.
+   */
+  private async pair(): Promise<void> {
+    if (this.transport.state !== 'qr') return;
+    try {
+      const { code, expiresAt } = await this.transport.requestPairingCode();
+      if (this.stopped) return;
+      await updateOwnedSession(this.ctx.db, this.ctx.nodeId, this.sessionId, {
+        pairingCode: code,
+        pairingCodeAt: new Date(),
+        pairingCodeExpiresAt: expiresAt,
+      });
+    } catch (err) {
+      this.ctx.log.warn({ err, sessionId: this.sessionId }, 'could not get a pairing code');
+    }
   }
 
   /** Closes the connection without unlinking; `release` gives the lease up with `patch` written. */

@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
-import { waSessions } from '../db/schema.ts';
+import { type SimulatorInboxItem, waSessions } from '../db/schema.ts';
 
 export type SessionRow = typeof waSessions.$inferSelect;
 export type SessionCommand = NonNullable<SessionRow['command']>;
@@ -59,6 +59,14 @@ export async function updateOwnedSession(
     .where(and(eq(waSessions.sessionId, sessionId), eq(waSessions.ownerNode, nodeId)))
     .returning({ sessionId: waSessions.sessionId });
   return rows.length > 0;
+}
+
+/** Records the first link of the account (the warm-up counts its days from it). */
+export async function markLinked(db: Db, sessionId: string): Promise<void> {
+  await db
+    .update(waSessions)
+    .set({ linkedAt: new Date() })
+    .where(and(eq(waSessions.sessionId, sessionId), isNull(waSessions.linkedAt)));
 }
 
 export async function deleteSession(db: Db, sessionId: string): Promise<void> {
@@ -200,4 +208,38 @@ export async function firstSessionOfUser(db: Db, userId: string): Promise<string
     .orderBy(waSessions.createdAt, waSessions.id)
     .limit(1);
   return row?.sessionId ?? null;
+}
+
+/** Puts a text in the simulated account's inbox for the node that drives it. */
+export async function addToSimulatorInbox(
+  db: Db,
+  sessionId: string,
+  item: SimulatorInboxItem,
+): Promise<void> {
+  await db
+    .update(waSessions)
+    .set({
+      simulatorInbox: sql`coalesce(${waSessions.simulatorInbox}, '[]'::jsonb) || jsonb_build_array(${JSON.stringify(item)}::jsonb)`,
+    })
+    .where(eq(waSessions.sessionId, sessionId));
+}
+
+/** Takes (and empties) the inbox of a session this node holds; texts added meanwhile stay for the next take. */
+export async function takeSimulatorInbox(
+  db: Db,
+  nodeId: string,
+  sessionId: string,
+): Promise<SimulatorInboxItem[]> {
+  const rows = await queryRows<{ inbox: SimulatorInboxItem[] | string | null }>(
+    db,
+    sql`UPDATE wa_sessions s SET simulator_inbox = NULL
+        FROM (SELECT session_id, simulator_inbox FROM wa_sessions
+              WHERE session_id = ${sessionId} AND owner_node = ${nodeId} AND simulator_inbox IS NOT NULL
+              FOR UPDATE) old
+        WHERE s.session_id = old.session_id
+        RETURNING old.simulator_inbox AS inbox`,
+  );
+  const inbox = rows[0]?.inbox;
+  if (!inbox) return [];
+  return typeof inbox === 'string' ? (JSON.parse(inbox) as SimulatorInboxItem[]) : inbox;
 }

@@ -2,8 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { AppContext } from '../context.ts';
 import { onSignal } from '../signals.ts';
 import { pruneSentMessages } from '../transport/sent-messages.ts';
-import type { Transport, TransportSession } from '../transport/types.ts';
-import { type DriverHost, errorText, SessionDriver } from './driver.ts';
+import type { IncomingText, Transport, TransportSession } from '../transport/types.ts';
+import { type DriverHost, errorText, NO_PAIRING, SessionDriver } from './driver.ts';
 import {
   claimFreeSessions,
   findSession,
@@ -18,6 +18,12 @@ import type { SessionRuntime, SessionRuntimeEvents } from './runtime.ts';
 import { createTransport } from './transports.ts';
 
 export type TransportBuilder = (ctx: AppContext, session: TransportSession) => Promise<Transport>;
+
+/** What the layers above sessions/ do with what the accounts receive (injected: sessions/ imports none of them). */
+export type RunnerHooks = {
+  /** A one-to-one text to one of the user's accounts. */
+  incomingText?: (userId: string, sessionId: string, message: IncomingText) => Promise<void>;
+};
 
 /** How often this node deletes old sent messages. */
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -49,6 +55,7 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
   constructor(
     readonly ctx: AppContext,
     private readonly buildTransport: TransportBuilder = createTransport,
+    private readonly hooks: RunnerHooks = {},
   ) {
     super();
     this.heartbeatMs = Math.max(200, Math.floor(ctx.config.sessionLeaseMs / 3));
@@ -191,6 +198,7 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
       qr: null,
       qrUpdatedAt: null,
       qrServedAt: null,
+      ...NO_PAIRING,
       // A fresh start is what a restart order asks for.
       ...(row.command === 'restart' ? { command: null, commandAt: null } : {}),
     });
@@ -235,14 +243,19 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
   restart(row: SessionRow): Promise<void> {
     return this.startDriver(row);
   }
+
+  async incomingText(userId: string, sessionId: string, message: IncomingText): Promise<void> {
+    await this.hooks.incomingText?.(userId, sessionId, message);
+  }
 }
 
 /** Starts this node's runner: restores the sessions that should run, then keeps leases and reacts to changes. */
 export async function startSessionRunner(
   ctx: AppContext,
   buildTransport?: TransportBuilder,
+  hooks?: RunnerHooks,
 ): Promise<SessionRunner> {
-  const runner = new SessionRunner(ctx, buildTransport);
+  const runner = new SessionRunner(ctx, buildTransport, hooks);
   await runner.start();
   return runner;
 }

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
-import type { Session, SessionStatus } from '@wa/contract';
+import { INSTANCE_LIMIT_TEXTS, instanceLimitText, type Session, type SessionStatus } from '@wa/contract';
 import { eq } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import type { AppContext } from '../context.ts';
 import { users } from '../db/schema.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
+import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { authorizeSession } from '../policy/access.ts';
 import { signal } from '../signals.ts';
@@ -22,11 +22,8 @@ import {
 } from './repository.ts';
 import { localRunner } from './runner.ts';
 
-/** Instance limits of DECISIONS.md. */
-export const MAX_INSTANCES_MULTI = 10;
 export const SESSION_MESSAGES = {
-  onlyOne: 'Only one instance is allowed. Please remove the existing instance first.',
-  maxMulti: `You can have at most ${MAX_INSTANCES_MULTI} instances. Please remove an existing instance first.`,
+  ...INSTANCE_LIMIT_TEXTS,
   notFound: 'Session not found',
   invalidPhone: 'Please enter a valid phone number with country code',
   terminated: 'Session terminated successfully',
@@ -42,6 +39,10 @@ export function effectiveStatus(row: SessionRow): SessionStatus {
   return row.status;
 }
 
+/** One-to-one sends are paused now (a pause whose end has passed is over, even before the sweep clears it). */
+const pausedNow = (row: SessionRow, now = Date.now()) =>
+  row.sendPaused && (!row.sendPausedUntil || row.sendPausedUntil.getTime() > now);
+
 export function presentSession(row: SessionRow): Session {
   return {
     id: row.id,
@@ -49,8 +50,9 @@ export function presentSession(row: SessionRow): Session {
     phoneNumber: row.phoneNumber,
     sessionName: row.sessionName,
     status: effectiveStatus(row),
-    statusReason: row.statusReason,
-    sendPaused: row.sendPaused,
+    statusReason: pausedNow(row) || !row.sendPaused ? row.statusReason : null,
+    sendPaused: pausedNow(row),
+    sendPausedUntil: pausedNow(row) ? (row.sendPausedUntil?.toISOString() ?? null) : null,
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -76,8 +78,8 @@ export async function createInstance(
       .for('update');
     if (!locked) throw notFound('User not found');
     const count = await countSessionsOfUser(tx, user.id);
-    if (!locked.multi && count >= 1) throw forbidden(SESSION_MESSAGES.onlyOne);
-    if (locked.multi && count >= MAX_INSTANCES_MULTI) throw forbidden(SESSION_MESSAGES.maxMulti);
+    const limit = instanceLimitText(count, locked.multi);
+    if (limit) throw forbidden(limit);
     await insertSession(tx, {
       id: newId(),
       sessionId,
@@ -119,6 +121,70 @@ export async function qrImage(ctx: AppContext, user: UserRow, sessionId: string)
   });
   if (await markQrServed(ctx.db, sessionId)) await signal(ctx, 'session-changed', sessionId);
   return png;
+}
+
+export const PAIRING_MESSAGES = {
+  linked: 'This account is already linked',
+  notReady: 'The pairing code is not ready yet. Please try again.',
+} as const;
+
+/** How long the API waits for the driving node to get a code from WhatsApp. */
+const PAIRING_WAIT_MS = 30_000;
+/** A code about to expire is not handed out: the user could not type it in time. */
+const PAIRING_MIN_LEFT_MS = 15_000;
+
+/**
+ * Link by phone number: the code for the session's phone number. A code that still works is
+ * answered from the row (any node); otherwise the driving node asks WhatsApp for one on the
+ * current linking attempt, or, when there is none or a new code is asked for, on a new one (a
+ * restart). The first code served starts the simulator's link timer, as the first QR does.
+ */
+export async function pairingCode(
+  ctx: AppContext,
+  user: UserRow,
+  sessionId: string,
+  options: { renew: boolean },
+) {
+  const row = await authorizeSession(ctx.db, user, 'act', sessionId);
+  if (effectiveStatus(row) === 'CONNECTED') throw conflict(PAIRING_MESSAGES.linked);
+  const running = row.desiredState === 'active' && hasLiveOwner(row);
+  const works = (r: SessionRow) =>
+    !!r.pairingCode &&
+    !!r.pairingCodeExpiresAt &&
+    r.pairingCodeExpiresAt.getTime() > Date.now() + PAIRING_MIN_LEFT_MS;
+  const answer = async (r: SessionRow) => {
+    if (await markQrServed(ctx.db, sessionId)) await signal(ctx, 'session-changed', sessionId);
+    return { success: true as const, code: r.pairingCode!, expiresAt: r.pairingCodeExpiresAt!.toISOString() };
+  };
+  if (running && !options.renew && works(row)) return answer(row);
+
+  const requestedAt = new Date();
+  await updateSession(ctx.db, sessionId, { pairingRequestedAt: requestedAt });
+  // A code belongs to one linking attempt (one socket): a new code needs a new attempt.
+  const restarted = !running || options.renew || !!row.pairingCode;
+  if (restarted) await restartSession(ctx, user, sessionId);
+  else await signal(ctx, 'session-changed', sessionId);
+  // Until the driving node has taken the restart, its old attempt may store its code again
+  // (after requestedAt): that code is not an answer to a new attempt.
+  const stale = restarted ? row.pairingCode : null;
+
+  const until = Date.now() + PAIRING_WAIT_MS;
+  let last: SessionRow | undefined = row;
+  while (Date.now() < until) {
+    last = await findSession(ctx.db, sessionId);
+    if (!last) throw notFound(SESSION_MESSAGES.notFound);
+    if (effectiveStatus(last) === 'CONNECTED') throw conflict(PAIRING_MESSAGES.linked);
+    if (
+      last.pairingCode &&
+      last.pairingCode !== stale &&
+      last.pairingCodeAt &&
+      last.pairingCodeAt >= requestedAt &&
+      works(last)
+    )
+      return answer(last);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw notFound(last?.statusReason ?? PAIRING_MESSAGES.notReady);
 }
 
 /**
@@ -179,13 +245,13 @@ export async function waitForCommandTaken(ctx: AppContext, sessionId: string, at
 }
 
 /**
- * Lifts a pause set by WhatsApp's limits (error 463 or the new-chat quota). Never done
- * automatically (DECISIONS.md): the user decides when the account may send again.
+ * Lifts a pause set by WhatsApp's limits (error 463 or the new-chat quota) before the time
+ * WhatsApp gave (DECISIONS.md): the user decides the account may send again.
  */
 export async function resumeSending(ctx: AppContext, user: UserRow, sessionId: string) {
   const row = await authorizeSession(ctx.db, user, 'act', sessionId);
   if (!row.sendPaused) return { success: true, message: 'Sending is not paused' };
-  await updateSession(ctx.db, sessionId, { sendPaused: false, statusReason: null });
+  await updateSession(ctx.db, sessionId, { sendPaused: false, sendPausedUntil: null, statusReason: null });
   await signal(ctx, 'recipients-queued', sessionId);
   return { success: true, message: 'Sending resumed' };
 }

@@ -2,9 +2,10 @@ import type { SimulatedMessage as SimulatedMessageDto } from '@wa/contract';
 import type { AppContext } from '../context.ts';
 import { conflict } from '../errors.ts';
 import { type Actor, authorizeSession } from '../policy/access.ts';
+import { signal } from '../signals.ts';
 import { listSentMessages } from '../transport/sent-messages.ts';
 import type { SimulatedMessage } from '../transport/simulator/transport.ts';
-import type { SessionCommand } from './repository.ts';
+import { addToSimulatorInbox, findSession, type SessionCommand } from './repository.ts';
 import { effectiveStatus, sendCommand, waitForCommandTaken } from './service.ts';
 
 const ACTIONS: Record<Exclude<SessionCommand, 'restart'>, { done: string; idle: string }> = {
@@ -33,6 +34,33 @@ export async function simulatorAction(
   const at = await sendCommand(ctx, row, action);
   await waitForCommandTaken(ctx, sessionId, at, 5000);
   return { success: true, message: ACTIONS[action].done };
+}
+
+/**
+ * A person writes `text` to the simulated account (`from` digits or a JID). The text goes through
+ * the session's row to whichever node drives it; that node's transport reports it as received,
+ * which is the path a text through WhatsApp takes (an opt-out keyword opts the sender out).
+ * Answers once the driving node took it.
+ */
+export async function simulatorInbound(
+  ctx: AppContext,
+  user: Actor,
+  sessionId: string,
+  input: { from: string; text: string },
+) {
+  const row = await authorizeSession(ctx.db, user, 'act', sessionId);
+  if (row.desiredState !== 'active' || effectiveStatus(row) !== 'CONNECTED')
+    throw conflict('The session is not connected');
+  const from = input.from.includes('@') ? input.from : input.from.replace(/\D/g, '');
+  await addToSimulatorInbox(ctx.db, sessionId, { from, text: input.text });
+  await signal(ctx, 'session-changed', sessionId);
+  const until = Date.now() + 5000;
+  while (Date.now() < until) {
+    const now = await findSession(ctx.db, sessionId);
+    if (!now?.simulatorInbox?.length) return { success: true, message: 'Message delivered' };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { success: true, message: 'Message queued: the session will receive it when it is connected' };
 }
 
 export async function simulatorOutbox(ctx: AppContext, user: Actor, sessionId: string, limit: number) {

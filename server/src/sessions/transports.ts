@@ -49,11 +49,14 @@ export async function createTransport(ctx: AppContext, session: TransportSession
     });
   }
   const { BaileysTransport } = await import('../transport/baileys/transport.ts');
+  const { waEndpoint } = await import('../transport/baileys/endpoint.ts');
   return new BaileysTransport(session, {
     db: ctx.db,
     auth,
     log,
     groups: groupLookup(ctx, session.sessionId),
     version: ctx.config.waVersion,
+    mediaUploadTimeoutMs: ctx.config.sendTimeoutMs,
+    ...waEndpoint(ctx.config, ctx.log),
   });
 }

@@ -45,12 +45,27 @@ export type IncomingLastMessage = {
   body: string | null;
 };
 
+export type MediaKind = 'image' | 'video' | 'audio' | 'document';
+
 export type OutgoingMessage =
   | { kind: 'text'; text: string }
-  | { kind: 'media'; mime: string; data: Buffer; fileName: string | null; caption: string }
+  | {
+      kind: 'media';
+      /** How WhatsApp shows it, decided above the transport from the bytes (messaging/media-kind.ts). */
+      as: MediaKind;
+      /** The file's true type. */
+      mime: string;
+      data: Buffer;
+      fileName: string | null;
+      caption: string;
+    }
   | { kind: 'poll'; name: string; options: string[]; allowMultipleAnswers: boolean };
 
 export type SendResult = {
+  /**
+   * The message id WhatsApp knows the message by. The send is done when WhatsApp took the
+   * message; an error it reports later for this id arrives as a 'send-failed' event.
+   */
   messageId: string;
   /** The chat the message went to when WhatsApp named another JID for the number (e.g. Brazil's 9th digit). */
   chatId?: string;
@@ -62,8 +77,7 @@ export type SendErrorCode =
   | 'not-on-whatsapp'
   | 'not-admin'
   | 'not-in-group'
-  | 'restricted' // error 463: account restricted; pauses the session, never retried
-  | 'capped' // WhatsApp's new-chat quota reached; pauses the session
+  | 'restricted' // error 463: account restricted; pauses new one-to-one chats, never retried
   | 'invalid'
   | 'timeout'
   | 'rate-limited' // 429 rate-overlimit: nothing was sent; the account waits and tries again
@@ -73,6 +87,8 @@ export class SendError extends Error {
   constructor(
     readonly code: SendErrorCode,
     message: string,
+    /** For a pause: when WhatsApp lifts the restriction, when it said. */
+    readonly until: Date | null = null,
   ) {
     super(message);
   }
@@ -80,9 +96,9 @@ export class SendError extends Error {
   get retriesLater(): boolean {
     return this.code === 'not-connected' || this.code === 'rate-limited';
   }
-  /** The session must stop sending until a person looks (463 or CAPPED). */
+  /** The account's one-to-one sends pause (463); group sends go on. */
   get pausesSession(): boolean {
-    return this.code === 'restricted' || this.code === 'capped';
+    return this.code === 'restricted';
   }
 }
 
@@ -102,7 +118,26 @@ export type ConnectionUpdate =
 
 export type ReceiptUpdate = { messageId: string; status: 'delivered' | 'read'; at: Date };
 
-export type QuotaUpdate = { capped: boolean; reason: string | null };
+/**
+ * WhatsApp restricts (or stops restricting) the account's new one-to-one chats: error 463 and its
+ * reach-out timelock, or the CAPPED new-chat quota. `until` is when it ends, when WhatsApp said.
+ */
+export type QuotaUpdate = { capped: boolean; reason: string | null; until: Date | null };
+
+/**
+ * A text someone wrote to the account in a one-to-one chat. `from` is the sender's phone-number
+ * JID (`<digits>@s.whatsapp.net`): a chat addressed by LID is reported under the number WhatsApp
+ * maps it to, and not at all when no number is known.
+ */
+export type IncomingText = { from: string; text: string; messageId: string };
+
+/** WhatsApp refused a message after the send had resolved (an error status for its id). */
+export type SendFailure = {
+  messageId: string;
+  /** 'restricted' for error 463 (the account's new chats are restricted). */
+  code: 'restricted' | 'unknown';
+  reason: string;
+};
 
 export type TransportEventMap = {
   connection: [ConnectionUpdate];
@@ -110,10 +145,15 @@ export type TransportEventMap = {
   'groups-update': [Array<Partial<GroupInfo> & { id: string }>];
   'last-message': [IncomingLastMessage];
   receipt: [ReceiptUpdate];
+  'send-failed': [SendFailure];
   quota: [QuotaUpdate];
+  'incoming-text': [IncomingText];
   /** Credentials changed (saved by the transport itself); lets the runner mark `hasCredentials`. */
   'creds-saved': [];
 };
+
+/** A code to link the account by phone number, and until when it works. */
+export type PairingCode = { code: string; expiresAt: Date };
 
 export interface Transport extends EventEmitter<TransportEventMap> {
   readonly sessionId: string;
@@ -131,6 +171,14 @@ export interface Transport extends EventEmitter<TransportEventMap> {
   onWhatsApp(phoneNumbers: string[]): Promise<Map<string, string | null>>;
   /** Sends one message; throws SendError. */
   send(chatId: string, message: OutgoingMessage): Promise<SendResult>;
+  /**
+   * While a QR is shown: the code that links the session's phone number instead (WhatsApp →
+   * Linked devices → Link with phone number). Asked of WhatsApp once per connection; later
+   * calls answer the same code. Throws when no linking is under way.
+   */
+  requestPairingCode(): Promise<PairingCode>;
+  /** Shows "typing…" to the chat ('composing') or stops showing it ('paused'). */
+  presence(chatId: string, state: 'composing' | 'paused'): Promise<void>;
   /** Present only on a simulated network: the orders its API routes give it. */
   readonly simulated?: SimulatedNetwork;
 }
@@ -145,6 +193,11 @@ export interface SimulatedNetwork {
   dropConnection(): boolean;
   /** The phone removes this linked device. */
   unlinkFromPhone(): Promise<boolean>;
+  /**
+   * A person writes `text` to the account (`from` as digits or a JID, `@s.whatsapp.net` or
+   * `@lid`): reported as the network would report it. False when the account is not connected.
+   */
+  receiveText(from: string, text: string): boolean;
 }
 
 /** A group of the session's cache, as a transport reads it (injected by its factory). */

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { GroupMetadata, UserFacingSocketConfig, WAMessage } from 'baileys';
 import type { BaileysSocket, SocketMaker } from '../../src/transport/baileys/transport.ts';
@@ -27,8 +28,24 @@ export class FakeSocket {
   nextAckError: string | null = null;
   /** The next send is refused by WhatsApp with this code (e.g. 429 rate-overlimit). */
   nextSendError: { code: number; text: string } | null = null;
-  /** A delivery receipt of the next send arrives before `sendMessage` resolves. */
-  receiptBeforeResolve = false;
+  /**
+   * A delivery receipt of the next send arrives this many ms before `sendMessage` resolves
+   * (null: none). rc14 processes a receipt (Socket/messages-recv.js handleReceipt) on its own
+   * node handler, while relayMessage's caller may resume later (its signal-key transaction).
+   */
+  receiptBeforeResolveMs: number | null = null;
+  /** Files uploaded to WhatsApp's media servers, with the timeout each upload was given. */
+  readonly uploads: Array<{ mediaType: string; timeoutMs: number | undefined }> = [];
+  /** When WhatsApp refused a send (nextSendError), and when it took one. */
+  readonly refusedAt: number[] = [];
+  readonly sentAt: number[] = [];
+  /**
+   * The account's reach-out timelock as WhatsApp's WMex query answers it
+   * (xwa2_fetch_account_reachout_timelock: is_active, time_enforcement_ends in seconds).
+   */
+  reachout: { is_active: boolean; time_enforcement_ends?: string } = { is_active: false };
+  /** How many times the timelock was asked. */
+  reachoutQueries = 0;
   /**
    * Number -> the JID WhatsApp answers for it when that differs (Brazil's 9th digit, Mexico's
    * 52 1, Argentina's 54 9). Numbers ending in 0000 are not on WhatsApp.
@@ -39,6 +56,13 @@ export class FakeSocket {
   readonly createdAt = Date.now();
   /** Numbers asked of onWhatsApp, one list per query. */
   readonly onWhatsAppQueries: string[][] = [];
+  /**
+   * LID user -> phone number, what rc14's LID mapping store knows (Signal/lid-mapping.js, filled
+   * from usync answers, history sync and message envelopes).
+   */
+  lidToPn: Record<string, string> = {};
+  /** The phone numbers requestPairingCode was called with (each sent a companion_hello). */
+  readonly pairingRequests: string[] = [];
   /** Events held while the login's offline notifications are processed (see `login`). */
   private buffered: Array<[string, unknown]> | null = null;
 
@@ -78,6 +102,143 @@ export class FakeSocket {
     else this.ev.emit(event, payload);
   }
 
+  /**
+   * WhatsApp's notification that the timelock changed (Socket/messages-recv.js
+   * handleReachoutTimelockNotification): lifted, or set until a time (now + 60 s when it gives none).
+   */
+  notifyTimelock(payload: { is_active: boolean; time_enforcement_ends?: string }) {
+    this.emit('connection.update', {
+      reachoutTimeLock: payload.is_active
+        ? {
+            isActive: true,
+            timeEnforcementEnds: payload.time_enforcement_ends
+              ? new Date(Number.parseInt(payload.time_enforcement_ends, 10) * 1000)
+              : new Date(Date.now() + 60_000),
+            enforcementType: 'DEFAULT',
+          }
+        : { isActive: false, enforcementType: 'DEFAULT' },
+    });
+  }
+
+  /**
+   * rc14 merges every creds.update into the auth state's creds (Socket/socket.js:
+   * `ev.on('creds.update', update => Object.assign(creds, update))`).
+   */
+  private updateCreds(update: Record<string, unknown>) {
+    Object.assign(this.config.auth.creds, update);
+    this.ev.emit('creds.update', update);
+  }
+
+  /**
+   * The phone accepted the companion (a QR scan or a pairing code): rc14's CB:iq,,pair-success
+   * (Socket/socket.js) runs configureSuccessfulPairing (Utils/validate-connection.js), whose creds
+   * update carries `account` (the signed device identity), `me` ({ id, name, lid }) and
+   * `platform`, then emits connection.update { isNewLogin: true, qr: undefined }; WhatsApp then
+   * ends the stream with 515 (call `close(515, …)`).
+   */
+  pairSuccess(me: { id: string; lid: string; name?: string }) {
+    this.updateCreds({
+      account: {
+        details: Buffer.from('device-details'),
+        accountSignatureKey: Buffer.alloc(32, 1),
+        accountSignature: Buffer.alloc(64, 2),
+        deviceSignature: Buffer.alloc(64, 3),
+      },
+      me,
+      platform: 'android',
+    });
+    this.ev.emit('connection.update', { isNewLogin: true, qr: undefined });
+  }
+
+  /**
+   * The phone entered the pairing code: WhatsApp's link_code_companion_reg notification, which
+   * rc14 answers with companion_finish and then sets `creds.registered = true` and emits
+   * creds.update (Socket/messages-recv.js handleNotification). pair-success follows.
+   */
+  companionFinish() {
+    this.config.auth.creds.registered = true;
+    this.ev.emit('creds.update', this.config.auth.creds);
+  }
+
+  /**
+   * Someone writes to the account. rc14 decodes the stanza (Utils/decode-wa-message.js
+   * decodeMessageNode): `remoteJid` is the chat as the stanza's `from` names it (a PN or a LID
+   * JID), `remoteJidAlt` the other address when the stanza carries it (`sender_pn` in LID
+   * addressing, `sender_lid` in PN addressing), `fromMe` false, `addressingMode`; the decrypted
+   * message comes as it was written (a view-once or ephemeral wrapper included). It is emitted
+   * through upsertMessage (Socket/chats.js, a buffered function: held during the login) as
+   * messages.upsert with type 'notify', or 'append' for a message WhatsApp held while the
+   * device was offline (Socket/messages-recv.js handleMessage, `node.attrs.offline`).
+   */
+  receive(opts: {
+    from: string;
+    alt?: string;
+    message: Record<string, unknown>;
+    offline?: boolean;
+    fromMe?: boolean;
+    participant?: string;
+  }): string {
+    const id = `3A${Math.random().toString(16).slice(2, 18).toUpperCase()}`;
+    const key = {
+      remoteJid: opts.from,
+      remoteJidAlt: opts.from.endsWith('@g.us') ? undefined : opts.alt,
+      fromMe: !!opts.fromMe,
+      id,
+      participant: opts.participant,
+      participantAlt: opts.from.endsWith('@g.us') ? opts.alt : undefined,
+      addressingMode: opts.from.endsWith('@lid') ? 'lid' : 'pn',
+    };
+    this.emit('messages.upsert', {
+      messages: [{ key, message: opts.message, messageTimestamp: Math.floor(Date.now() / 1000) }],
+      type: opts.offline ? 'append' : 'notify',
+    });
+    return id;
+  }
+
+  /** One message handed to WhatsApp (sendMessage or relayMessage): its id once WhatsApp took it. */
+  private async deliver(jid: string, content: unknown, id: string): Promise<string> {
+    const failure = this.nextSendError;
+    this.nextSendError = null;
+    if (failure) {
+      this.refusedAt.push(Date.now());
+      // Query errors carry WhatsApp's code in `data` (Socket/socket.js assertNodeErrorFree).
+      throw Object.assign(new Error(failure.text), { data: failure.code, output: { statusCode: 500 } });
+    }
+    this.sent.push({ jid, content });
+    this.sentAt.push(Date.now());
+    const key = { id, remoteJid: jid, fromMe: true };
+    // No SERVER_ACK: rc14 sets SERVER_ACK only from a receipt of type 'sender'
+    // (Utils/generics.js STATUS_MAP), i.e. the phone's own receipt, never from the server's ack.
+    const early = this.receiptBeforeResolveMs;
+    if (early !== null) {
+      this.receiptBeforeResolveMs = null;
+      // Delivered before the send resolves.
+      this.emit('messages.update', [{ key, update: { status: DELIVERY_ACK } }]);
+      await new Promise((r) => setTimeout(r, early));
+    }
+    const ackError = this.nextAckError;
+    this.nextAckError = null;
+    if (ackError) {
+      // Socket/messages-recv.js handleBadAck: an ack with an error attribute becomes
+      // messages.update status ERROR with messageStubParameters [error], after the send resolved.
+      // For 463 (NACK_REASONS.SenderReachoutTimelocked) the parameters carry
+      // ACCOUNT_RESTRICTED_TEXT (Utils/decode-wa-message.js) after the code.
+      setImmediate(() =>
+        this.emit('messages.update', [
+          {
+            key,
+            update: {
+              status: ERROR,
+              messageStubParameters:
+                ackError === '463' ? [ackError, 'Your account has been restricted'] : [ackError],
+            },
+          },
+        ]),
+      );
+    }
+    return id;
+  }
+
   asSocket(): BaileysSocket {
     const self = this;
     return {
@@ -114,37 +275,62 @@ export class FakeSocket {
           .reverse();
       },
       sendMessage: async (jid: string, content: unknown) => {
-        const failure = self.nextSendError;
-        self.nextSendError = null;
-        if (failure) {
-          // Query errors carry WhatsApp's code in `data` (Socket/socket.js assertNodeErrorFree).
-          throw Object.assign(new Error(failure.text), { data: failure.code, output: { statusCode: 500 } });
-        }
-        self.sent.push({ jid, content });
-        const id = `3EB0FAKE${self.sent.length}`;
-        const key = { id, remoteJid: jid, fromMe: true };
-        // No SERVER_ACK: rc14 sets SERVER_ACK only from a receipt of type 'sender'
-        // (Utils/generics.js STATUS_MAP), i.e. the phone's own receipt, never from the server's ack.
-        if (self.receiptBeforeResolve) {
-          self.receiptBeforeResolve = false;
-          // A receipt (Socket/messages-recv.js handleReceipt) can be processed before
-          // relayMessage's caller resumes: delivered before the send resolves.
-          self.emit('messages.update', [{ key, update: { status: DELIVERY_ACK } }]);
-        }
-        const ackError = self.nextAckError;
-        self.nextAckError = null;
-        if (ackError) {
-          // Socket/messages-recv.js handleBadAck: an ack with an error attribute becomes
-          // messages.update status ERROR with messageStubParameters [error], after the send resolved.
-          setImmediate(() =>
-            self.emit('messages.update', [
-              { key, update: { status: ERROR, messageStubParameters: [ackError] } },
-            ]),
-          );
-        }
-        return { key, message: { conversation: 'x' } } as WAMessage;
+        const id = await self.deliver(jid, content, `3EB0FAKE${self.sent.length + 1}`);
+        return { key: { id, remoteJid: jid, fromMe: true }, message: { conversation: 'x' } } as WAMessage;
+      },
+      // Socket/messages-send.js relayMessage: what sendMessage does after building the message.
+      relayMessage: async (jid: string, message: unknown, options: { messageId: string }) =>
+        self.deliver(jid, message, options.messageId),
+      // Utils/messages-media.js getWAUploadToServer: uploads the encrypted file (read from its
+      // temporary path) with the timeout given, answers the media URL and direct path.
+      waUploadToServer: async (
+        _filePath: string,
+        { mediaType, timeoutMs }: { mediaType: string; timeoutMs?: number },
+      ) => {
+        self.uploads.push({ mediaType, timeoutMs });
+        const n = self.uploads.length;
+        return { mediaUrl: `https://mmg.whatsapp.net/fake/${n}`, directPath: `/fake/${n}` };
+      },
+      // Signal/lid-mapping.js getPNForLID: the stored mapping as `<pn user>:<lid device>@s.whatsapp.net`,
+      // null when none is known (rc14 may also ask usync; a LID the server does not map stays null).
+      signalRepository: {
+        lidMapping: {
+          getPNForLID: async (lid: string) => {
+            const [user, server] = lid.split('@');
+            const [lidUser, device] = (user ?? '').split(':');
+            const pn = server === 'lid' ? self.lidToPn[lidUser!] : undefined;
+            return pn ? `${pn}:${device ?? 0}@s.whatsapp.net` : null;
+          },
+        },
+      },
+      // Socket/socket.js requestPairingCode: an 8-character code (bytesToCrockford of 5 random
+      // bytes), `creds.pairingCode` and `creds.me = { id: <phone>@s.whatsapp.net, name: '~' }`
+      // set and emitted as creds.update, then the companion_hello iq is sent (not awaited).
+      requestPairingCode: async (phoneNumber: string, customPairingCode?: string) => {
+        if (customPairingCode && customPairingCode.length !== 8)
+          throw new Error('Custom pairing code must be exactly 8 chars');
+        const alphabet = '123456789ABCDEFGHJKLMNPQRSTVWXYZ';
+        const code = customPairingCode ?? [...crypto.randomBytes(8)].map((b) => alphabet[b % 32]).join('');
+        self.config.auth.creds.pairingCode = code;
+        self.config.auth.creds.me = { id: `${phoneNumber}@s.whatsapp.net`, name: '~' };
+        self.ev.emit('creds.update', self.config.auth.creds);
+        self.pairingRequests.push(phoneNumber);
+        return code;
       },
       fetchNewChatMessageCap: async () => ({ capping_status: 'NONE' }) as never,
+      // Socket/socket.js fetchAccountReachoutTimelock: the answer is also emitted as
+      // connection.update { reachoutTimeLock } (end time in seconds; '0' or none: undefined).
+      fetchAccountReachoutTimelock: async () => {
+        self.reachoutQueries++;
+        const ends = self.reachout.time_enforcement_ends;
+        const result = {
+          isActive: !!self.reachout.is_active,
+          timeEnforcementEnds: ends && ends !== '0' ? new Date(Number.parseInt(ends, 10) * 1000) : undefined,
+          enforcementType: 'DEFAULT',
+        };
+        self.emit('connection.update', { reachoutTimeLock: result });
+        return result;
+      },
     } as unknown as BaileysSocket;
   }
 }

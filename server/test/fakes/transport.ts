@@ -37,6 +37,10 @@ export class FakeTransport extends EventEmitter<TransportEventMap> implements Tr
   async logout(): Promise<void> {
     this.state = 'closed';
   }
+  /** Always linked: no linking is under way. */
+  async requestPairingCode(): Promise<never> {
+    throw new Error('No linking is under way');
+  }
   async fetchGroups(): Promise<GroupInfo[]> {
     return [];
   }
@@ -46,6 +50,12 @@ export class FakeTransport extends EventEmitter<TransportEventMap> implements Tr
   async onWhatsApp(numbers: string[]): Promise<Map<string, string | null>> {
     return new Map(numbers.map((n) => [n, n.endsWith('0000') ? null : `${n}@s.whatsapp.net`]));
   }
+  readonly presences: Array<{ chatId: string; state: 'composing' | 'paused'; at: number }> = [];
+
+  async presence(chatId: string, state: 'composing' | 'paused'): Promise<void> {
+    this.presences.push({ chatId, state, at: Date.now() });
+  }
+
   async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
     if (this.state !== 'open') throw new SendError('not-connected', 'Session is not connected');
     await this.behave(chatId);

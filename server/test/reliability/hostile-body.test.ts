@@ -76,7 +76,10 @@ describe('a hostile 28 MB body does not stall other requests', () => {
       'extra delay from the nested body (ms)',
       Math.round(Math.max(0, during - quiet)),
     );
-    expect(during - quiet).toBeLessThan(200);
+    // Parsed before the scan existed, this body held the event loop ~8 s; scanning it costs
+    // tens of ms on a quiet machine and 400 ms was seen at a load of 12. The figure above is
+    // the measure; this bound only catches a return to parsing first.
+    expect(during - quiet).toBeLessThan(2000);
   });
 
   it('refuses a list over 1,000,000 items before parsing it; a wide list under it is measured', async () => {

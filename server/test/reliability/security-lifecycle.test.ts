@@ -122,9 +122,11 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
     const token = await loginToken(t.app, user.username);
     const sessionId = await connectedInstance(t, token, kind === 'pglite' ? '919730000011' : '919730000012');
     // Numbers ending in 0000 are not on WhatsApp in the simulator: they fail and are refunded.
+    // They go first, so that the job's last 20 outcomes (the first pass's, then the retry's)
+    // are never mostly failures: the auto-pause would hold the retry instead.
     const list = [
-      ...chats('9175100', 20),
-      ...Array.from({ length: 20 }, (_, i) => `91751${String(i).padStart(3, '0')}0000`),
+      ...Array.from({ length: 10 }, (_, i) => `91751${String(i).padStart(3, '0')}0000`),
+      ...chats('9175100', 30),
     ];
     const sent = await t.app.inject({
       method: 'POST',

@@ -241,27 +241,27 @@ describe('transport faults through the engine and the simulator', () => {
         60_000,
         20,
       );
-      // A second job on the paused session: accepted, never sent.
+      // A second job on the paused session: accepted, held (not sent, not failed).
       const second = await send(r, token, sessionId, numbers(50, 917_100_030_001));
-      const rows = await until(
-        'both jobs to end',
-        async () => {
-          const rs = [...(await recipients(r, jobId)), ...(await recipients(r, second))];
-          return rs.every((x) => x.status === 'sent' || x.status === 'failed') ? rs : null;
-        },
+      await until(
+        'the restricted send to be recorded',
+        async () => ((await recipients(r, jobId)).some((x) => x.status === 'failed') ? true : null),
         60_000,
         100,
       );
+      // Held past SESSION_WAIT_MS (3 s): one-to-one sends wait for the restriction to end (DECISIONS.md).
+      await new Promise((res) => setTimeout(res, 4000));
+      const rows = [...(await recipients(r, jobId)), ...(await recipients(r, second))];
+      const held = rows.filter((x) => x.status === 'queued').length;
       const lines = outboxOf(r, sessionId);
       const restricted = rows.find((x) => x.chatId.startsWith(RESTRICTED_PREFIX))!;
       const sent = rows.filter((x) => x.status === 'sent');
       const sentAfter = sent.filter((x) => x.id > restricted.id).length;
       const retried = rows.filter((x) => x.attempts > 1).length;
       const triedAfter = rows.filter((x) => x.id > restricted.id && x.attempts > 0).length;
-      const wrongReason = rows.filter(
-        (x) => x.status === 'failed' && x.id !== restricted.id && !x.error?.startsWith('Sending paused: '),
-      ).length;
-      const notRefunded = initial - (await balance(r, user.id)) - sent.length;
+      const wrongReason = rows.filter((x) => x.status === 'failed' && x.id !== restricted.id).length;
+      // Held recipients keep their reserved credit.
+      const notRefunded = initial - (await balance(r, user.id)) - sent.length - held;
       const ledgerGap = (await ledgerSum(r.t.db, user.id)) - (await balance(r, user.id));
       const reasonVisible = /463/.test(paused.statusReason ?? '');
 
@@ -270,6 +270,7 @@ describe('transport faults through the engine and the simulator', () => {
       recordFigure(SECTION, '463: recipients sent after it', sentAfter + (lines.length - sent.length), true);
       recordFigure(SECTION, '463: recipients tried after it', triedAfter, true);
       recordFigure(SECTION, '463: recipients tried twice', retried, true);
+      recordFigure(SECTION, '463: one-to-one recipients held after it', held);
       recordFigure(SECTION, '463: failed but not refunded', notRefunded, true);
       recordFigure(SECTION, '463: ledger sum − balance', ledgerGap, true);
 
@@ -279,6 +280,7 @@ describe('transport faults through the engine and the simulator', () => {
       expect(restricted.error).toMatch(/463/);
       expect(sent.length).toBe(60);
       expect(lines.length).toBe(60);
+      expect(held).toBe(200 - 61 + 50);
       expect(sentAfter).toBe(0);
       expect(triedAfter).toBe(0);
       expect(retried).toBe(0);

@@ -1,6 +1,13 @@
-import { queryOptions, useQuery } from '@tanstack/react-query';
+import {
+  infiniteQueryOptions,
+  keepPreviousData,
+  queryOptions,
+  useInfiniteQuery,
+  useQuery,
+} from '@tanstack/react-query';
 import type {
   JobDetailsResponse,
+  JobsQuery,
   JobsResponse,
   RetryResponse,
   SendBody,
@@ -8,6 +15,8 @@ import type {
   SuccessMessage,
 } from '@wa/contract';
 import { apiFetch } from '../lib/api.ts';
+import { useApiMutation } from '../lib/mutation.ts';
+import { userDetailsKeys } from './user-details.ts';
 
 /** Jobs page refresh (spec section 9: 15001 ms). */
 export const JOBS_REFRESH_MS = 15_001;
@@ -30,32 +39,54 @@ export function sendMessage(
   });
 }
 
-/** The largest page the jobs call gives (contract JobsQuery) and how many jobs the page loads at most. */
-const JOBS_PAGE = 1_000;
-const JOBS_MAX = 20_000;
+/** Query keys of the message-jobs area: every list, page and detail lives under `all`. */
+export const messageJobKeys = {
+  all: ['messageJobs'] as const,
+  list: (userId: string | null, filter: JobsListFilter) => ['messageJobs', 'list', userId, filter] as const,
+  details: (jobId: string | null, part: 'recipients' | 'media') =>
+    ['messageJobs', 'details', jobId, part] as const,
+};
 
-/** GET /api/message-jobs/{userId}: every job of the user, newest first, read page by page. */
-export async function fetchAllJobs(userId: string, signal?: AbortSignal): Promise<JobsResponse> {
-  const base = `/api/message-jobs/${encodeURIComponent(userId)}`;
-  const first = await apiFetch<JobsResponse>(`${base}?limit=${JOBS_PAGE}&offset=0`, { signal });
-  const jobs = [...first.jobs];
-  while (jobs.length < Math.min(first.total, JOBS_MAX)) {
-    const next = await apiFetch<JobsResponse>(`${base}?limit=${JOBS_PAGE}&offset=${jobs.length}`, { signal });
-    if (next.jobs.length === 0) break;
-    jobs.push(...next.jobs);
-  }
-  return { ...first, jobs };
+/** What a list asks the server for: the tab's status, the search and the date range (ISO instants). */
+export type JobsListFilter = { status?: JobsQuery['status']; q?: string; from?: string; to?: string };
+
+/** One page the server gives at most (contract JobsQuery). */
+export const JOBS_PAGE = 100;
+
+/** GET /api/message-jobs/{userId}: one page, newest first, with the range's summary and the next cursor. */
+export function fetchJobsPage(
+  userId: string,
+  filter: JobsListFilter,
+  cursor: string | null,
+  signal?: AbortSignal,
+  limit = JOBS_PAGE,
+): Promise<JobsResponse> {
+  const params = new URLSearchParams({ limit: String(limit) });
+  if (filter.status && filter.status !== 'all') params.set('status', filter.status);
+  if (filter.q?.trim()) params.set('q', filter.q.trim());
+  if (filter.from) params.set('from', filter.from);
+  if (filter.to) params.set('to', filter.to);
+  if (cursor) params.set('cursor', cursor);
+  return apiFetch<JobsResponse>(`/api/message-jobs/${encodeURIComponent(userId)}?${params}`, { signal });
 }
 
-export const messageJobsQuery = (userId: string | null) =>
-  queryOptions({
-    queryKey: ['messageJobs', userId],
-    queryFn: ({ signal }) => fetchAllJobs(userId!, signal),
+/**
+ * The list a page shows: the first page, then one more per `fetchNextPage` (keyset cursor). A
+ * refresh reads again only the pages already shown.
+ */
+export const jobsListQuery = (userId: string | null, filter: JobsListFilter) =>
+  infiniteQueryOptions({
+    queryKey: messageJobKeys.list(userId, filter),
+    queryFn: ({ pageParam, signal }) => fetchJobsPage(userId!, filter, pageParam, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
     enabled: !!userId,
+    // While another tab or search loads, the rows shown stay (no flash of the empty text).
+    placeholderData: keepPreviousData,
   });
 
-export const useMessageJobs = (userId: string | null, refetchInterval?: number) =>
-  useQuery({ ...messageJobsQuery(userId), refetchInterval });
+export const useJobsList = (userId: string | null, filter: JobsListFilter, refetchInterval?: number) =>
+  useInfiniteQuery({ ...jobsListQuery(userId, filter), refetchInterval });
 
 /**
  * GET /api/message-jobs-details/{jobId}. The send page's 2-second poll asks for neither the
@@ -79,7 +110,7 @@ export const DETAILS_PAGE = 5_000;
 
 export const jobDetailsQuery = (jobId: string | null) =>
   queryOptions({
-    queryKey: ['messageJobDetails', jobId],
+    queryKey: messageJobKeys.details(jobId, 'recipients'),
     queryFn: ({ signal }) => getJobDetails(jobId!, { detailsLimit: DETAILS_PAGE, media: false, signal }),
     enabled: !!jobId,
   });
@@ -92,7 +123,32 @@ export const retryJob = (jobId: string, sessionId: string) =>
     method: 'POST',
     body: { sessionId },
   });
+export const useRetryJob = () =>
+  useApiMutation(
+    (v: { jobId: string; sessionId: string }) => retryJob(v.jobId, v.sessionId),
+    [messageJobKeys.all, userDetailsKeys.all],
+  );
 
 /** DELETE /api/message-jobs-details/{jobId}: cancels a running or scheduled job first (DECISIONS.md). */
 export const deleteJob = (jobId: string) =>
   apiFetch<SuccessMessage>(`/api/message-jobs-details/${encodeURIComponent(jobId)}`, { method: 'DELETE' });
+export const useDeleteJob = () => useApiMutation(deleteJob, [messageJobKeys.all, userDetailsKeys.all]);
+
+/** POST /api/message-jobs-details/{jobId}/pause ('Job paused') and /resume ('Job resumed'). */
+export const pauseJob = (jobId: string) =>
+  apiFetch<SuccessMessage>(`/api/message-jobs-details/${encodeURIComponent(jobId)}/pause`, {
+    method: 'POST',
+  });
+export const resumeJob = (jobId: string) =>
+  apiFetch<SuccessMessage>(`/api/message-jobs-details/${encodeURIComponent(jobId)}/resume`, {
+    method: 'POST',
+  });
+export const usePauseJob = () => useApiMutation(pauseJob, [messageJobKeys.all]);
+export const useResumeJob = () => useApiMutation(resumeJob, [messageJobKeys.all]);
+
+/** POST /api/message-jobs-details/{jobId}/cancel-series ('Series cancelled'): no more occurrences of a repeating job. */
+export const cancelSeries = (jobId: string) =>
+  apiFetch<SuccessMessage>(`/api/message-jobs-details/${encodeURIComponent(jobId)}/cancel-series`, {
+    method: 'POST',
+  });
+export const useCancelSeries = () => useApiMutation(cancelSeries, [messageJobKeys.all]);

@@ -3,10 +3,13 @@ import type { Session, SessionsResponse } from '@wa/contract';
 import { apiFetch } from '../lib/api.ts';
 import { storage } from '../lib/storage.ts';
 
+/** Query keys of the sessions area: mutations invalidate through these. */
+export const sessionKeys = { all: ['sessions'] as const };
+
 /** GET /api/sessions; keeps `sessionsArray` in storage in step. */
 export const sessionsQuery = () =>
   queryOptions({
-    queryKey: ['sessions'],
+    queryKey: sessionKeys.all,
     queryFn: async (): Promise<Session[]> => {
       const data = await apiFetch<SessionsResponse>('/api/sessions');
       storage.setSessions(data.sessions.map((s) => ({ sessionId: s.sessionId, sessionName: s.sessionName })));

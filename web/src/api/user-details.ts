@@ -4,10 +4,12 @@ import { useSyncExternalStore } from 'react';
 import { apiFetch } from '../lib/api.ts';
 import { storage, subscribeStorage } from '../lib/storage.ts';
 
+export const userDetailsKeys = { all: ['userDetails'] as const };
+
 /** GET /api/userDetails: the balance is stored (userCreditsAvailable) and shown from storage. */
 export const userDetailsQuery = () =>
   queryOptions({
-    queryKey: ['userDetails'],
+    queryKey: userDetailsKeys.all,
     queryFn: async () => {
       const data = await apiFetch<UserDetailsResponse>('/api/userDetails');
       storage.setCredits(data.credits.user_credits);

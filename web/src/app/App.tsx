@@ -2,8 +2,8 @@ import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { HashRouter } from 'react-router-dom';
 import { DemoBanner } from '../components/DemoBanner.tsx';
+import { cssVariablesResolver, theme } from '../lib/theme.ts';
 import { AppRoutes } from './routes.tsx';
-import { theme } from './theme.ts';
 
 const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } },
@@ -11,7 +11,7 @@ const queryClient = new QueryClient({
 
 export function App() {
   return (
-    <MantineProvider theme={theme}>
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver}>
       <QueryClientProvider client={queryClient}>
         <HashRouter>
           <DemoBanner />

@@ -28,13 +28,19 @@ import {
   useSyncExternalStore,
 } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { useLogout } from '../features/auth/api.ts';
 import { useTwoFactorStatus } from '../features/two-factor/api.ts';
 import { TwoFactorModal } from '../features/two-factor/TwoFactorModal.tsx';
-import { apiFetch } from '../lib/api.ts';
 import { initials } from '../lib/initials.ts';
+import { APP_TITLE } from '../lib/page-title.ts';
 import { storage, subscribeStorage } from '../lib/storage.ts';
 import { ChunkErrorBoundary } from './ChunkErrorBoundary.tsx';
 import { PageLoader } from './PageLoader.tsx';
+
+/** The skip link's target: the page (the hash router owns the URL's fragment, so focus moves by hand). */
+function skipToContent() {
+  document.getElementById('main-content')?.focus();
+}
 
 type NavItem = { to: string; label: string; icon: typeof IconSend; bulkOnly?: boolean };
 
@@ -51,6 +57,15 @@ const NAV: NavItem[] = [
 ];
 
 const useStored = <T,>(read: () => T) => useSyncExternalStore(subscribeStorage, read);
+
+/** Each page's own tab title (WCAG 2.4.2): the sidebar's name, or the admin pages' and avatar menu's. */
+const PAGE_TITLES: Record<string, string> = {
+  ...Object.fromEntries(NAV.map((item) => [item.to, item.label])),
+  '/adminDashboard': 'Admin Dashboard',
+  '/users': 'Manage Users',
+  '/api-keys': 'API keys',
+  '/webhooks': 'Webhooks',
+};
 
 /**
  * The height of a banner rendered above the shell (the demo-mode banner, which stays at the top
@@ -103,19 +118,23 @@ export function Layout() {
   const bulkEnabled = useStored(storage.isBulkEnabled);
   const name = useStored(storage.userName);
 
-  const logout = async () => {
-    try {
-      await apiFetch('/api/auth/logout', { method: 'POST' });
-    } catch (err) {
+  const logoutCall = useLogout();
+  const logout = () =>
+    logoutCall.mutate(undefined, {
       // The token is dropped from this browser either way; an expired one is already revoked.
-      console.error('Logout failed:', err);
-    }
-    storage.clear();
-    queryClient.clear();
-    navigate('/login', { replace: true });
-  };
+      onError: (err) => console.error('Logout failed:', err),
+      onSettled: () => {
+        storage.clear();
+        queryClient.clear();
+        navigate('/login', { replace: true });
+      },
+    });
 
   const items = NAV.filter((item) => !item.bulkOnly || bulkEnabled);
+  const pageTitle = PAGE_TITLES[location.pathname];
+  useEffect(() => {
+    document.title = pageTitle ? `${pageTitle} · ${APP_TITLE}` : APP_TITLE;
+  }, [pageTitle]);
   const shell = useRef<HTMLDivElement>(null);
   const bannerHeight = useBannerAbove(shell);
 
@@ -134,6 +153,10 @@ export function Layout() {
       navbar={isAdmin ? undefined : { width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }}
       padding="md"
     >
+      {/* The first Tab stop: past the header and the sidebar to the page (WCAG 2.4.1). */}
+      <button type="button" className="skip-link" onClick={skipToContent}>
+        Skip to content
+      </button>
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
@@ -146,13 +169,15 @@ export function Layout() {
                 aria-label={opened ? 'Close navigation' : 'Open navigation'}
               />
             )}
-            <Title order={1} size="h3" lineClamp={1}>
+            {/* Smaller on a phone, so that the whole title fits beside the burger and the avatar. */}
+            <Title order={1} fz={{ base: 'lg', xs: 'h3' }} lineClamp={1}>
               {isAdmin ? 'Admin Dashboard' : 'Messaging Dashboard'}
             </Title>
           </Group>
           <Menu position="bottom-end" width={220} withinPortal>
             <Menu.Target>
-              <UnstyledButton aria-label="Account menu">
+              {/* The name holds the initials it shows (WCAG 2.5.3, label in name). */}
+              <UnstyledButton aria-label={`${initials(name)} Account menu`}>
                 <Avatar color="teal" radius="xl" alt={name}>
                   {initials(name)}
                 </Avatar>
@@ -221,7 +246,7 @@ export function Layout() {
         </AppShell.Navbar>
       )}
 
-      <AppShell.Main>
+      <AppShell.Main id="main-content" tabIndex={-1}>
         <ChunkErrorBoundary resetKey={location.pathname}>
           <Suspense fallback={<PageLoader />}>
             <Outlet />

@@ -22,15 +22,15 @@ const LoginPage = page(() => import('../features/auth/LoginPage.tsx'));
 const RegisterPage = page(() => import('../features/auth/RegisterPage.tsx'));
 const ForgotPasswordPage = page(() => import('../features/auth/ForgotPasswordPage.tsx'));
 const DashboardPage = page(() => import('../features/dashboard/DashboardPage.tsx'));
-const AdminDashboardPage = page(() => import('../features/admin/AdminDashboardPage.tsx'));
+const AdminDashboardPage = page(() => import('./routes/AdminDashboardPage.tsx'));
 const InstancesPage = page(() => import('../features/instances/InstancesPage.tsx'));
 const ComposePage = page(() => import('../features/compose/ComposePage.tsx'));
-const BulkMessagePage = page(() => import('../features/bulk/BulkMessagePage.tsx'));
+const BulkMessagePage = page(() => import('../features/compose/BulkMessagePage.tsx'));
 const JobsPage = page(() => import('../features/jobs/JobsPage.tsx'));
 const ContactsPage = page(() => import('../features/contacts/ContactsPage.tsx'));
 const GroupsPage = page(() => import('../features/groups/GroupsPage.tsx'));
 const UsersPage = page(() => import('../features/users/UsersPage.tsx'));
-const ReportsPage = page(() => import('../features/reports/ReportsPage.tsx'));
+const ReportsPage = page(() => import('../features/report/ReportsPage.tsx'));
 const ApiKeysPage = page(() => import('../features/api-keys/ApiKeysPage.tsx'));
 const WebhooksPage = page(() => import('../features/webhooks/WebhooksPage.tsx'));
 

@@ -1,5 +1,6 @@
-import { Box, Text } from '@mantine/core';
+import { Box, Text, useMantineTheme } from '@mantine/core';
 import { useMeta } from '../api/meta.ts';
+import { readableOn } from '../lib/theme.ts';
 
 /**
  * On every page while the simulator runs, so that a demo is never mistaken for the real thing.
@@ -7,11 +8,13 @@ import { useMeta } from '../api/meta.ts';
  */
 export function DemoBanner() {
   const meta = useMeta();
+  const theme = useMantineTheme();
   if (meta.data?.waProvider !== 'simulator') return null;
   return (
     <Box
       role="status"
-      bg="orange.6"
+      // Orange dark enough for white text at WCAG AA (orange 6 was 2.57:1).
+      bg={readableOn(theme.colors.orange[8]!, '#ffffff')}
       c="white"
       py={4}
       px="md"

@@ -27,7 +27,7 @@ export function VirtualTable<T>(props: {
   renderRow: (item: T, index: number, rowProps: VirtualRowProps) => ReactNode;
   maxHeight?: string;
 }) {
-  const scrollRef = useRef<HTMLDivElement>(null);
+  const scrollRef = useRef<HTMLElement>(null);
   const { items, getKey } = props;
   const virtualizer = useVirtualizer({
     count: items.length,
@@ -46,10 +46,14 @@ export function VirtualTable<T>(props: {
   const paddingBottom = rows.length > 0 ? virtualizer.getTotalSize() - rows[rows.length - 1]!.end : 0;
 
   return (
-    <div
+    // A scrolling region is reached by keyboard (WCAG 2.1.1): Tab stops on it, arrows scroll it.
+    <section
       ref={scrollRef}
       style={{ maxHeight: props.maxHeight ?? 'min(70vh, 720px)', overflow: 'auto' }}
       data-testid="virtual-table-scroll"
+      aria-label={`${props.label} (scrolls)`}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: see above
+      tabIndex={0}
     >
       <Table
         stickyHeader
@@ -86,6 +90,6 @@ export function VirtualTable<T>(props: {
           )}
         </Table.Tbody>
       </Table>
-    </div>
+    </section>
   );
 }

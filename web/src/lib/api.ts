@@ -20,18 +20,24 @@ type Options = {
 };
 
 /**
- * The one HTTP client: JSON in and out, the bearer token on every call, and a 401 anywhere
+ * The one HTTP client: JSON in and out (or a FormData upload), the bearer token on every call, and a 401 anywhere
  * (but the login call) clears the browser session and goes to the login page.
  */
 export async function apiFetch<T>(path: string, options: Options = {}): Promise<T> {
   const headers: Record<string, string> = { ...options.headers };
   const token = storage.token();
   if (token) headers.authorization = `Bearer ${token}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  // A FormData body (a file upload) sets its own multipart content type.
+  const form = options.body instanceof FormData;
+  if (options.body !== undefined && !form) headers['content-type'] = 'application/json';
   const res = await fetch(path, {
     method: options.method ?? (options.body !== undefined ? 'POST' : 'GET'),
     headers,
-    body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+    body: form
+      ? (options.body as FormData)
+      : options.body !== undefined
+        ? JSON.stringify(options.body)
+        : undefined,
     signal: options.signal,
     credentials: options.credentials,
   });
@@ -83,4 +89,30 @@ export async function apiBlobUrl(path: string, signal?: AbortSignal): Promise<st
     throw new ApiError(res.status, serverMessage ?? `HTTP error! status: ${res.status}`, serverMessage);
   }
   return URL.createObjectURL(await res.blob());
+}
+
+/**
+ * The text for a failed call (spec section 8): the server's message when it sent one, the
+ * fallback for an HTTP error without one, and '{prefix}: {reason}' when the call never answered.
+ */
+export function errorText(err: unknown, fallback: string, prefix: string): string {
+  if (err instanceof ApiError) return err.serverMessage ?? fallback;
+  const reason = err instanceof Error ? err.message : String(err);
+  return `${prefix}: ${reason}`;
+}
+
+/** A failed call's text for a page's alert: the server's message, else a generic one. */
+export const messageOf = (err: unknown): string =>
+  err instanceof ApiError ? err.message : 'Something went wrong. Please try again.';
+
+/** Downloads a file the server writes (a CSV export) with the token, under `fileName`. */
+export async function apiDownload(path: string, fileName: string): Promise<void> {
+  const url = await apiBlobUrl(path);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cleanPhoneNumber, describeSkipped, parseContactsCsv, readContactsCsv } from './csv-contacts.ts';
+import {
+  cleanPhoneNumber,
+  describeSkipped,
+  firstValues,
+  parseContactsCsv,
+  readContactsCsv,
+  splitLinesInChunks,
+} from './csv-contacts.ts';
 
 describe('cleanPhoneNumber', () => {
   it('removes spaces, dashes, dots, brackets and a leading +', () => {
@@ -8,11 +15,11 @@ describe('cleanPhoneNumber', () => {
   });
   it('gives a 10-digit number the default country code', () => {
     expect(cleanPhoneNumber('9876543210')).toEqual({ number: '919876543210' });
-    expect(cleanPhoneNumber('9876543210', '1')).toEqual({ number: '19876543210' });
+    expect(cleanPhoneNumber('2015550123', '1')).toEqual({ number: '12015550123' });
   });
-  it('keeps 8 to 15 digits and refuses the rest', () => {
-    expect(cleanPhoneNumber('12345678')).toEqual({ number: '12345678' });
-    expect(cleanPhoneNumber('123456789012345')).toEqual({ number: '123456789012345' });
+  it('keeps what libphonenumber-js accepts (00 and national 0 prefixes too) and refuses the rest', () => {
+    expect(cleanPhoneNumber('00447911123456')).toEqual({ number: '447911123456' });
+    expect(cleanPhoneNumber('09876543210')).toEqual({ number: '919876543210' });
     expect(cleanPhoneNumber('1234567')).toEqual({ reason: 'invalid' });
     expect(cleanPhoneNumber('1234567890123456')).toEqual({ reason: 'invalid' });
     expect(cleanPhoneNumber('98765abc10')).toEqual({ reason: 'invalid' });
@@ -41,6 +48,8 @@ describe('parseContactsCsv', () => {
     expect(parseContactsCsv('9876543210\n\n\n9876543211\n')).toEqual({
       numbers: ['919876543210', '919876543211'],
       skipped: { noDigits: 0, invalid: 0, duplicates: 0 },
+      fieldKeys: [],
+      fieldValues: [],
     });
   });
   it('counts a line whose first column is empty as having no number', () => {
@@ -50,6 +59,20 @@ describe('parseContactsCsv', () => {
     expect(parseContactsCsv('')).toEqual({
       numbers: [],
       skipped: { noDigits: 0, invalid: 0, duplicates: 0 },
+      fieldKeys: [],
+      fieldValues: [],
+    });
+  });
+  it('finds the phone column of a file with a header and keeps the other columns as fields', () => {
+    const csv = 'Name,City,Mobile Number\nAsha Kumar,Pune,98765 43210\nRavi,,+91 98765 43211\nX,Y,12\n';
+    expect(parseContactsCsv(csv)).toEqual({
+      numbers: ['919876543210', '919876543211'],
+      skipped: { noDigits: 1, invalid: 1, duplicates: 0 },
+      fieldKeys: ['name', 'city'],
+      fieldValues: [
+        ['Asha Kumar', 'Ravi'],
+        ['Pune', ''],
+      ],
     });
   });
 });
@@ -60,7 +83,7 @@ describe('describeSkipped', () => {
   });
   it('counts every reason', () => {
     expect(describeSkipped({ noDigits: 1, invalid: 2, duplicates: 1 })).toBe(
-      'Skipped 4 lines: 1 without a number (header or text), 2 invalid (not 8–15 digits), 1 duplicate.',
+      'Skipped 4 lines: 1 without a number (header or text), 2 invalid (not a phone number), 1 duplicate.',
     );
   });
 });
@@ -76,6 +99,25 @@ describe('readContactsCsv', () => {
     await expect(readContactsCsv(file)).resolves.toEqual({
       numbers: ['919876543210', '919876543211'],
       skipped: { noDigits: 1, invalid: 0, duplicates: 0 },
+      fieldKeys: [],
+      fieldColumns: [],
     });
+  });
+
+  it('keeps field values packed until asked for', async () => {
+    const file = new File(['name,phone\nAsha,9876543210\n"Ravi, Jr",9876543211\n'], 'list.csv');
+    const upload = await readContactsCsv(file);
+    expect(upload.fieldKeys).toEqual(['name']);
+    expect(firstValues(upload.fieldColumns[0]!, 3)).toEqual(['Asha', 'Ravi, Jr']);
+    expect(firstValues(upload.fieldColumns[0]!, 1)).toEqual(['Asha']);
+  });
+});
+
+describe('splitLinesInChunks', () => {
+  it('splits as split does, across chunks', async () => {
+    const text = Array.from({ length: 25 }, (_, i) => `9198000000${String(i).padStart(2, '0')}`).join('\n');
+    await expect(splitLinesInChunks(text, 7)).resolves.toEqual(text.split('\n'));
+    await expect(splitLinesInChunks('', 7)).resolves.toEqual([]);
+    await expect(splitLinesInChunks('919800000001', 7)).resolves.toEqual(['919800000001']);
   });
 });

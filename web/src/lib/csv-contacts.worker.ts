@@ -1,5 +1,5 @@
 /// <reference lib="webworker" />
-import { parseContactsCsv } from './csv-contacts.ts';
+import { packCsv, parseContactsCsv } from './csv-contacts.ts';
 
 /** Reads and parses an uploaded CSV off the page's thread, so a huge file cannot freeze the page. */
 self.onmessage = async (event: MessageEvent<{ file: File; countryCode?: string }>) => {
@@ -11,7 +11,7 @@ self.onmessage = async (event: MessageEvent<{ file: File; countryCode?: string }
     return;
   }
   try {
-    self.postMessage({ ok: true, result: parseContactsCsv(text, event.data.countryCode) });
+    self.postMessage({ ok: true, result: packCsv(parseContactsCsv(text, event.data.countryCode)) });
   } catch {
     self.postMessage({ ok: false, stage: 'parse' });
   }

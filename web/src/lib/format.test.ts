@@ -1,3 +1,4 @@
+import { phoneOfSession } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import {
   formatDateTime,
@@ -5,7 +6,6 @@ import {
   formatKB,
   formatNumber,
   formatSeconds,
-  phoneOfSession,
   toLocalInputValue,
 } from './format.ts';
 import { initials } from './initials.ts';

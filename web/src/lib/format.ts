@@ -28,9 +28,6 @@ export const formatKB = (bytes: number): string => `${(bytes / 1024).toFixed(2)}
 /** Elapsed time rounded to seconds. */
 export const formatSeconds = (ms: number): string => `${Math.round(ms / 1000)}s`;
 
-/** The phone number part of a session id (before the underscore). */
-export const phoneOfSession = (sessionId: string): string => sessionId.split('_')[0] ?? sessionId;
-
 /** A value for `<input type="datetime-local">` in local time, to the minute. */
 export const toLocalInputValue = (d: Date): string =>
   `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;

@@ -6,6 +6,8 @@ import {
   ContactsQuery,
   ContactsResponse,
   ErrorResponse,
+  GroupMembersListBody,
+  GroupMembersListResponse,
   IdParams,
   ImportContactsResponse,
   OptOutsResponse,
@@ -14,7 +16,6 @@ import {
 } from '@wa/contract';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
-  addOptOuts,
   contactsOfList,
   csvRows,
   deleteContactList,
@@ -23,10 +24,12 @@ import {
   listContactLists,
   listOptOuts,
   removeOptOut,
+  saveGroupMembersAsList,
   xlsxRows,
 } from '../../contacts/service.ts';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
+import { optOut } from '../../messaging/opt-outs.ts';
 import { type App, requireUser } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
@@ -123,6 +126,22 @@ export async function registerContactRoutes(app: App, ctx: AppContext): Promise<
     );
   });
 
+  app.post(
+    '/api/contact-lists/from-group',
+    {
+      schema: {
+        tags: ['contacts'],
+        summary: "Save a group's members as a contact list (field `role`)",
+        body: GroupMembersListBody,
+        response: { 200: GroupMembersListResponse, ...errors },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await saveGroupMembersAsList(ctx.db, requireUser(request), request.body, cc)),
+    }),
+  );
+
   app.get(
     '/api/contact-lists/:id/contacts',
     {
@@ -202,13 +221,7 @@ export async function registerContactRoutes(app: App, ctx: AppContext): Promise<
       },
     },
     async (request) => {
-      const added = await addOptOuts(
-        ctx.db,
-        requireUser(request).id,
-        request.body.phoneNumbers,
-        'manual',
-        cc,
-      );
+      const added = await optOut(ctx, requireUser(request).id, request.body.phoneNumbers, 'manual');
       return { success: true, message: `${added.length} number${added.length === 1 ? '' : 's'} opted out` };
     },
   );

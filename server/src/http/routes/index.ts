@@ -10,6 +10,7 @@ import { registerHealthRoutes } from './health.ts';
 import { registerJobRoutes } from './jobs.ts';
 import { registerMetaRoutes } from './meta.ts';
 import { registerSendRoutes } from './send.ts';
+import { registerSessionPolicyRoutes } from './session-policy.ts';
 import { registerSessionRoutes } from './sessions.ts';
 import { registerSimulatorRoutes } from './simulator.ts';
 import { registerWebhookRoutes } from './webhooks.ts';
@@ -21,6 +22,7 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   registerAuthRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   registerSessionRoutes(app, ctx);
+  registerSessionPolicyRoutes(app, ctx);
   registerGroupRoutes(app, ctx);
   registerSendRoutes(app, ctx);
   registerJobRoutes(app, ctx);

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import {
   ErrorResponse,
   JobDetailsQuery,
@@ -5,13 +6,25 @@ import {
   JobIdParams,
   JobsQuery,
   JobsResponse,
+  REPORT_CSV_FILE,
+  ReportExportQuery,
   RetryBody,
   RetryResponse,
   SuccessMessage,
   UserIdPathParams,
 } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
-import { deleteJob, jobDetails, listJobs, retryJob } from '../../messaging/service.ts';
+import { JOB_MESSAGES } from '../../messaging/messages.ts';
+import { cancelSeries } from '../../messaging/recurring.ts';
+import {
+  deleteJob,
+  exportReport,
+  jobDetails,
+  listJobs,
+  pauseJob,
+  resumeJob,
+  retryJob,
+} from '../../messaging/service.ts';
 import { type App, requireUser } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
@@ -30,6 +43,25 @@ export function registerJobRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => listJobs(ctx, requireUser(request), request.params.userId, request.query),
+  );
+
+  app.get(
+    '/api/message-jobs/:userId/export.csv',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'The MIS report as mis_report.csv (streamed), newest first',
+        params: UserIdPathParams,
+        querystring: ReportExportQuery,
+      },
+    },
+    async (request, reply) => {
+      const lines = await exportReport(ctx, requireUser(request), request.params.userId, request.query);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${REPORT_CSV_FILE}"`)
+        .send(Readable.from(lines));
+    },
   );
 
   app.get(
@@ -59,6 +91,52 @@ export function registerJobRoutes(app: App, ctx: AppContext): void {
     },
     async (request) =>
       retryJob(ctx, requireUser(request), request.params.jobId, request.body?.sessionId ?? undefined),
+  );
+
+  app.post(
+    '/api/message-jobs-details/:jobId/pause',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Pause a running or scheduled job (answers once the message in flight is recorded)',
+        params: JobIdParams,
+        response: { 200: SuccessMessage, ...errors },
+      },
+    },
+    async (request) => {
+      await pauseJob(ctx, requireUser(request), request.params.jobId);
+      return { success: true, message: JOB_MESSAGES.paused };
+    },
+  );
+
+  app.post(
+    '/api/message-jobs-details/:jobId/cancel-series',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary:
+          "Stop a repeating job's series: its occurrence awaiting start is deleted, those that started go on",
+        params: JobIdParams,
+        response: { 200: SuccessMessage, ...errors },
+      },
+    },
+    async (request) => cancelSeries(ctx, requireUser(request), request.params.jobId),
+  );
+
+  app.post(
+    '/api/message-jobs-details/:jobId/resume',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Resume a paused job',
+        params: JobIdParams,
+        response: { 200: SuccessMessage, ...errors },
+      },
+    },
+    async (request) => {
+      await resumeJob(ctx, requireUser(request), request.params.jobId);
+      return { success: true, message: JOB_MESSAGES.resumed };
+    },
   );
 
   app.delete(

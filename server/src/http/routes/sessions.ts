@@ -2,6 +2,8 @@ import {
   CreateInstanceBody,
   CreateInstanceResponse,
   ErrorResponse,
+  PairingCodeBody,
+  PairingCodeResponse,
   QrQuery,
   RestartResponse,
   SessionIdParams,
@@ -14,6 +16,7 @@ import type { AppContext } from '../../context.ts';
 import {
   createInstance,
   listSessions,
+  pairingCode,
   qrImage,
   restartSession,
   resumeSending,
@@ -71,6 +74,22 @@ export function registerSessionRoutes(app: App, ctx: AppContext): void {
       const png = await qrImage(ctx, requireUser(request), request.params.sessionId);
       return reply.type('image/png').header('cache-control', 'no-store').send(png);
     },
+  );
+
+  app.post(
+    '/api/session/:sessionId/pairing-code',
+    {
+      schema: {
+        tags: ['sessions'],
+        description:
+          "Link by phone number: the code to enter on the session's phone (WhatsApp → Linked devices → Link with phone number). 409 when the account is already linked.",
+        params: SessionIdParams,
+        body: PairingCodeBody,
+        response: { 200: PairingCodeResponse, ...errors, 409: ErrorResponse },
+      },
+    },
+    async (request) =>
+      pairingCode(ctx, requireUser(request), request.params.sessionId, { renew: !!request.body?.renew }),
   );
 
   app.post(

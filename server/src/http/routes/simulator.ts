@@ -1,6 +1,13 @@
-import { ErrorResponse, OutboxQuery, OutboxResponse, SessionIdParams, SuccessMessage } from '@wa/contract';
+import {
+  ErrorResponse,
+  OutboxQuery,
+  OutboxResponse,
+  SessionIdParams,
+  SimulatorInboundBody,
+  SuccessMessage,
+} from '@wa/contract';
 import type { AppContext } from '../../context.ts';
-import { simulatorAction, simulatorOutbox } from '../../sessions/simulator-orders.ts';
+import { simulatorAction, simulatorInbound, simulatorOutbox } from '../../sessions/simulator-orders.ts';
 import { type App, requireUser } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
@@ -20,6 +27,19 @@ export function registerSimulatorRoutes(app: App, ctx: AppContext): void {
       async (request) => simulatorAction(ctx, requireUser(request), request.params.sessionId, action),
     );
   }
+
+  app.post(
+    '/api/simulator/sessions/:sessionId/inbound',
+    {
+      schema: {
+        tags: ['simulator'],
+        params: SessionIdParams,
+        body: SimulatorInboundBody,
+        response: { 200: SuccessMessage, ...errors },
+      },
+    },
+    async (request) => simulatorInbound(ctx, requireUser(request), request.params.sessionId, request.body),
+  );
 
   app.get(
     '/api/simulator/sessions/:sessionId/outbox',

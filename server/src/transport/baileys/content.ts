@@ -2,8 +2,8 @@ import type { AnyMessageContent } from 'baileys';
 import type { OutgoingMessage } from '../types.ts';
 
 /**
- * The Baileys content of one outgoing message. Media is sent by its kind (image, video, audio as
- * audio/mpeg, anything else as a document with its file name). A poll that allows several
+ * The Baileys content of one outgoing message. Media goes as the kind decided above the
+ * transport from its bytes, with its true type (a document with its file name). A poll that allows several
  * answers has selectableCount 0 (any number); a single-answer poll has 1.
  */
 export function toBaileysContent(message: OutgoingMessage): AnyMessageContent {
@@ -20,16 +20,21 @@ export function toBaileysContent(message: OutgoingMessage): AnyMessageContent {
       };
     case 'media': {
       const caption = message.caption || undefined;
-      const mime = message.mime.toLowerCase();
-      if (mime.startsWith('image/')) return { image: message.data, caption, mimetype: mime };
-      if (mime.startsWith('video/')) return { video: message.data, caption, mimetype: mime };
-      if (mime.startsWith('audio/')) return { audio: message.data, mimetype: 'audio/mpeg' };
-      return {
-        document: message.data,
-        mimetype: mime || 'application/octet-stream',
-        fileName: message.fileName ?? 'file',
-        caption,
-      };
+      switch (message.as) {
+        case 'image':
+          return { image: message.data, caption, mimetype: message.mime };
+        case 'video':
+          return { video: message.data, caption, mimetype: message.mime };
+        case 'audio':
+          return { audio: message.data, mimetype: message.mime };
+        case 'document':
+          return {
+            document: message.data,
+            mimetype: message.mime,
+            fileName: message.fileName ?? 'file',
+            caption,
+          };
+      }
     }
   }
 }

@@ -1,14 +1,19 @@
 import { EventEmitter } from 'node:events';
 import {
+  type AnyMediaMessageContent,
   BufferJSON,
   type ConnectionState,
   fetchLatestWaWebVersion,
   type GroupMetadata,
+  generateMessageIDV2,
+  generateWAMessageFromContent,
   makeCacheableSignalKeyStore,
   makeWASocket,
   type NewChatMessageCapInfo,
   normalizeMessageContent,
+  prepareWAMessageMedia,
   proto,
+  type ReachoutTimelockState,
   type SignalKeyStore,
   type UserFacingSocketConfig,
   type WAMessage,
@@ -24,6 +29,7 @@ import {
   type GroupLookup,
   type IncomingLastMessage,
   type OutgoingMessage,
+  type PairingCode,
   SendError,
   type SendResult,
   type Transport,
@@ -43,7 +49,7 @@ import {
   toGroupMetadata,
   toParticipant,
 } from './mapping.ts';
-import { AckTracker, RATE_LIMITED, sendErrorOf } from './send.ts';
+import { RATE_LIMITED, RESTRICTED_463, sendErrorOf } from './send.ts';
 
 /** The part of a Baileys socket this transport uses; tests drive it with a fake. */
 export type BaileysSocket = Pick<
@@ -57,7 +63,13 @@ export type BaileysSocket = Pick<
   | 'groupInviteCode'
   | 'onWhatsApp'
   | 'sendMessage'
+  | 'sendPresenceUpdate'
   | 'fetchNewChatMessageCap'
+  | 'fetchAccountReachoutTimelock'
+  | 'relayMessage'
+  | 'waUploadToServer'
+  | 'signalRepository'
+  | 'requestPairingCode'
 >;
 export type SocketMaker = (config: UserFacingSocketConfig) => BaileysSocket;
 
@@ -73,10 +85,10 @@ export type BaileysOptions = {
   /** First reconnect delay; doubled per attempt up to `maxBackoffMs`, with jitter. */
   backoffMs?: number;
   maxBackoffMs?: number;
-  /** How long a send waits for the server's ack, which is where error 463 arrives. */
-  ackWaitMs?: number;
   /** WA_VERSION: the client version to announce instead of the latest published one. */
   version?: WaVersion;
+  /** WA_WS_URL (endpoint.ts): where the socket connects instead of WhatsApp. */
+  waWebSocketUrl?: string;
   /** Where the latest WhatsApp Web version comes from (tests replace it). */
   fetchVersion?: () => Promise<WaVersion | null>;
   /** A connection that stayed open this long starts its reconnect backoff from the beginning again. */
@@ -89,9 +101,35 @@ export type BaileysOptions = {
   rateLimitPauseMs?: number;
   /** How long an opened socket waits for `receivedPendingNotifications` before it sends anyway. */
   pendingNotificationsWaitMs?: number;
+  /** The longest a media upload may take (Baileys' own has no limit); SEND_TIMEOUT_MS by default. */
+  mediaUploadTimeoutMs?: number;
 };
 
 export type WaVersion = [number, number, number];
+
+/**
+ * A restriction of new one-to-one chats; `fromTimelock` when WhatsApp reported it active (not only
+ * our own sight of a 463).
+ */
+type Restriction = { reason: string; until: Date | null; fromTimelock?: boolean };
+
+const RESTRICTED_TIMELOCK = 'Paused: WhatsApp restricted this account from starting new chats';
+
+/**
+ * How long a linking attempt lasts from its first QR: rc14 shows the first of WhatsApp's refs for
+ * 60 s and each next one for 20 s, then ends the socket ('QR refs attempts ended',
+ * Socket/socket.js CB:iq,type:set,pair-device). WhatsApp sends six refs (the count the emulator
+ * copies; not promised by WhatsApp): a pairing code works as long as its socket waits.
+ */
+export const LINKING_ATTEMPT_MS = 60_000 + 5 * 20_000;
+
+/**
+ * Linked means WhatsApp gave the device its identity (`account`, from pair-success) or accepted
+ * the pairing code (`registered`, companion_finish). `me` alone is not: requestPairingCode sets it
+ * before the phone did anything (Socket/socket.js).
+ */
+export const isLinked = (creds: { account?: unknown; registered?: boolean } | undefined) =>
+  !!creds?.account || !!creds?.registered;
 
 /** How long the latest WhatsApp Web version is looked up before Baileys' bundled one is used. */
 const VERSION_FETCH_TIMEOUT_MS = 5000;
@@ -122,6 +160,21 @@ function detach(sock: BaileysSocket): void {
   sock.end(undefined).catch(() => {});
 }
 
+/**
+ * The history syncs processed: the initial bootstrap (it carries the LID ↔ phone mappings), push
+ * names and the small ones; not RECENT or FULL. With RECENT refused, rc14 goes Online at once
+ * after the offline notifications (Socket/chats.js): accepting it held every event of a first
+ * connection in its buffer for up to 20 s waiting for a history notification, so an error 463
+ * on a first send came after the ack wait and the recipient was recorded as sent (found by the
+ * emulator suite).
+ */
+const HISTORY_KEPT = new Set<number | null | undefined>([
+  proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
+  proto.HistorySync.HistorySyncType.PUSH_NAME,
+  proto.HistorySync.HistorySyncType.NON_BLOCKING_DATA,
+  proto.HistorySync.HistorySyncType.ON_DEMAND,
+]);
+
 /** Events this transport listens to on a socket, removed one by one when the socket is dropped. */
 const SOCKET_EVENTS = [
   'creds.update',
@@ -151,7 +204,14 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private stopped = true;
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | null = null;
-  private capped = false;
+  /** WhatsApp's CAPPED new-chat quota, until the cycle's end when it said. */
+  private capped: Restriction | null = null;
+  /** Error 463 and the reach-out timelock WhatsApp reports with it. */
+  private timelock: Restriction | null = null;
+  /** The restriction last reported through 'quota' (null: none). */
+  private reported: Restriction | null = null;
+  /** Message ids whose error status was already reported (rc14 may report one twice: upsert and update). */
+  private readonly failedIds = new LRUCache<string, true>({ max: 1000 });
   private readonly lastMessages = new Map<string, IncomingLastMessage>();
   /** Digits -> the chat JID WhatsApp answered ('' for not on WhatsApp). */
   private readonly onWhatsAppCache = new LRUCache<string, string>({ max: 50_000 });
@@ -162,13 +222,25 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private participantChanges: Promise<void> = Promise.resolve();
   /** Opens the socket for sending if the offline notifications never come. */
   private pendingTimer: NodeJS.Timeout | null = null;
+  /** The socket generation whose offline notifications have arrived (they may precede 'open'). */
+  private pendingSeen = -1;
   /** Group metadata queries waiting for the events to calm down, by group. */
   private readonly groupRefetches = new Map<string, NodeJS.Timeout>();
   /** Until when WhatsApp asked this account to slow down (429 rate-overlimit on a send). */
   private rateLimitedUntil = 0;
+  /**
+   * Media prepared (encrypted and uploaded) once per file of a job: the engine hands this
+   * transport the same file buffer for every recipient of the job (the caption may differ, so it
+   * is set per recipient). rc14 caches only `{ url }` media (Utils/messages.js
+   * prepareWAMessageMedia), so a Buffer was re-encrypted and re-uploaded per recipient.
+   */
+  private readonly preparedMedia = new WeakMap<Buffer, Map<string, Promise<proto.IMessage>>>();
+  /** The current socket's first QR, and its pairing code once asked for (once per socket). */
+  private firstQrAt: { generation: number; at: number } | null = null;
+  private pairing: { generation: number; code: Promise<PairingCode> } | null = null;
+  private readonly phoneDigits: string;
   /** Saves of the credentials, one after the other, so an older snapshot never lands last. */
   private credsSaving: Promise<void> = Promise.resolve();
-  private readonly acks: AckTracker;
   private inviteGate: Promise<void> = Promise.resolve();
   private readonly makeSocket: SocketMaker;
   private readonly options: Required<
@@ -177,12 +249,12 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       | 'inviteCodeSpacingMs'
       | 'backoffMs'
       | 'maxBackoffMs'
-      | 'ackWaitMs'
       | 'stableAfterMs'
       | 'onWhatsAppTtlMs'
       | 'groupRefetchDelayMs'
       | 'rateLimitPauseMs'
       | 'pendingNotificationsWaitMs'
+      | 'mediaUploadTimeoutMs'
     >
   >;
 
@@ -192,19 +264,19 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   ) {
     super();
     this.sessionId = session.sessionId;
+    this.phoneDigits = session.phoneNumber.replace(/\D/g, '');
     this.makeSocket = deps.makeSocket ?? ((config) => makeWASocket(config));
     this.options = {
       inviteCodeSpacingMs: deps.inviteCodeSpacingMs ?? 2000,
       backoffMs: deps.backoffMs ?? 2000,
       maxBackoffMs: deps.maxBackoffMs ?? 5 * 60_000,
-      ackWaitMs: deps.ackWaitMs ?? 3000,
       stableAfterMs: deps.stableAfterMs ?? 60_000,
       groupRefetchDelayMs: deps.groupRefetchDelayMs ?? 30_000,
       rateLimitPauseMs: deps.rateLimitPauseMs ?? 60_000,
       pendingNotificationsWaitMs: deps.pendingNotificationsWaitMs ?? 30_000,
+      mediaUploadTimeoutMs: deps.mediaUploadTimeoutMs ?? 60_000,
       onWhatsAppTtlMs: deps.onWhatsAppTtlMs ?? { found: 24 * 3_600_000, missing: 3_600_000 },
     };
-    this.acks = new AckTracker(this.options.ackWaitMs);
   }
 
   get state(): TransportState {
@@ -320,13 +392,36 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     return out;
   }
 
+  /**
+   * The pairing code of the current socket: rc14's requestPairingCode (Socket/socket.js) asked
+   * once, after the socket's first QR (WhatsApp has registered the companion by then), with the
+   * session's number; it sets `creds.me` and sends companion_hello. Later QR renewals of the same
+   * socket keep the code.
+   */
+  requestPairingCode(): Promise<PairingCode> {
+    const sock = this.sock;
+    const generation = this.generation;
+    if (!sock || this.current !== 'qr' || this.firstQrAt?.generation !== generation)
+      return Promise.reject(new Error('No linking is under way'));
+    if (this.pairing?.generation === generation) return this.pairing.code;
+    const expiresAt = new Date(this.firstQrAt.at + LINKING_ATTEMPT_MS);
+    const code = sock.requestPairingCode(this.phoneDigits).then((c) => ({ code: c, expiresAt }));
+    const pairing = { generation, code };
+    this.pairing = pairing;
+    // A failed request may be tried again on the same socket.
+    code.catch(() => {
+      if (this.pairing === pairing) this.pairing = null;
+    });
+    return code;
+  }
+
   async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
     const sock = this.requireOpen();
-    if (this.capped) throw new SendError('capped', "Paused: WhatsApp's new-chat limit was reached");
     if (Date.now() < this.rateLimitedUntil) throw new SendError('rate-limited', RATE_LIMITED);
     if (chatId.endsWith('@s.whatsapp.net')) {
       const digits = chatId.split('@')[0]!;
-      const found = (await this.onWhatsApp([digits])).get(digits);
+      // The lookup is a usync query: WhatsApp's 429 or a cut socket refuse it as they refuse a send.
+      const found = (await this.onWhatsApp([digits]).catch((err) => this.refused(err))).get(digits);
       if (!found) throw new SendError('not-on-whatsapp', 'Not on WhatsApp');
       // The JID WhatsApp answered is where the chat lives.
       chatId = found;
@@ -337,11 +432,12 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     }
     let sent: WAMessage | undefined;
     try {
-      sent = await sock.sendMessage(chatId, toBaileysContent(message));
+      sent =
+        message.kind === 'media'
+          ? await this.relayPrepared(sock, chatId, message)
+          : await sock.sendMessage(chatId, toBaileysContent(message));
     } catch (err) {
-      const error = sendErrorOf(err);
-      if (error.code === 'rate-limited') this.rateLimitedUntil = Date.now() + this.options.rateLimitPauseMs;
-      throw error;
+      this.refused(err);
     }
     const messageId = sent?.key.id;
     if (!sent || !messageId) throw new SendError('unknown', 'WhatsApp did not accept the message');
@@ -354,14 +450,64 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
         message: JSON.stringify(sent.message, BufferJSON.replacer),
       }).catch((err) => this.deps.log.warn({ err, messageId }, 'could not store the sent message'));
     }
-    const ackError = await this.acks.wait(messageId);
-    if (ackError === '463') {
-      const reason = 'Paused: WhatsApp restricted this account from starting new chats (error 463)';
-      this.emit('quota', { capped: true, reason });
-      throw new SendError('restricted', reason);
-    }
-    if (ackError) throw new SendError('unknown', `WhatsApp refused the message (error ${ackError})`);
+    // Sent: rc14 sends no ack of the server (SERVER_ACK comes from the phone's receipt), so
+    // waiting for one only delayed every send. A later refusal arrives as an error status.
     return { messageId, chatId };
+  }
+
+  /** A send WhatsApp or the socket refused, as a SendError; a 429 pauses the account's sends. */
+  private refused(err: unknown): never {
+    const error = sendErrorOf(err);
+    if (error.code === 'rate-limited') this.rateLimitedUntil = Date.now() + this.options.rateLimitPauseMs;
+    throw error;
+  }
+
+  /** Shows "typing…" in the chat or stops it (rc14 lib/Socket/chats.js sendPresenceUpdate: a chatstate node). */
+  async presence(chatId: string, state: 'composing' | 'paused'): Promise<void> {
+    await this.requireOpen().sendPresenceUpdate(state, chatId);
+  }
+
+  /**
+   * Sends media prepared once for the message (upload with `mediaUploadTimeoutMs`), as rc14's
+   * sendMessage does: generateWAMessageFromContent, then relayMessage (Socket/messages-send.js).
+   */
+  private async relayPrepared(
+    sock: BaileysSocket,
+    chatId: string,
+    message: Extract<OutgoingMessage, { kind: 'media' }>,
+  ): Promise<WAMessage> {
+    let forFile = this.preparedMedia.get(message.data);
+    if (!forFile) {
+      forFile = new Map();
+      this.preparedMedia.set(message.data, forFile);
+    }
+    const key = `${message.as}|${message.mime}|${message.fileName}`;
+    let prepared = forFile.get(key);
+    if (!prepared) {
+      const noCaption = toBaileysContent({ ...message, caption: '' }) as AnyMediaMessageContent;
+      prepared = prepareWAMessageMedia(noCaption, {
+        upload: sock.waUploadToServer,
+        mediaUploadTimeoutMs: this.options.mediaUploadTimeoutMs,
+        logger: this.deps.log.child({ module: 'baileys' }, { level: 'warn' }),
+      });
+      forFile.set(key, prepared);
+      // A failed upload is tried again by the next recipient.
+      const failed = prepared;
+      failed.catch(() => forFile!.get(key) === failed && forFile!.delete(key));
+    }
+    // A copy per recipient, with its caption: relaying must not change what the next one gets.
+    const content = proto.Message.decode(proto.Message.encode(await prepared).finish());
+    const inner = content[`${message.as}Message`];
+    if (message.caption && inner && 'caption' in inner) inner.caption = message.caption;
+    const userJid = sock.user?.id ?? '';
+    const full = generateWAMessageFromContent(chatId, content, {
+      userJid,
+      messageId: generateMessageIDV2(userJid),
+    });
+    await sock.relayMessage(chatId, full.message!, { messageId: full.key.id! });
+    // rc14's sendMessage emits our own message (emitOwnEvents): a group's last message.
+    this.noteLastMessage(full);
+    return full;
   }
 
   private requireOpen(): BaileysSocket {
@@ -380,6 +526,15 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       this.auth = await loadDbAuthState(this.deps.auth);
       this.keyStore = null;
     }
+    // A pairing code was asked for but the phone never finished: `me` is set, so rc14 would log in
+    // (Socket/socket.js sends a login node whenever creds.me exists) and WhatsApp would refuse it.
+    // The next attempt starts from fresh credentials.
+    if (this.auth.state.creds.me && !isLinked(this.auth.state.creds)) {
+      await this.wipe();
+      if (generation !== this.generation || this.stopped) return;
+      this.auth = await loadDbAuthState(this.deps.auth);
+      this.keyStore = null;
+    }
     if (generation !== this.generation || this.stopped) return;
     const auth = this.auth;
     const version = this.deps.version ?? (await (this.deps.fetchVersion ?? fetchLatestVersion)());
@@ -392,11 +547,11 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       sock = this.makeSocket({
         auth: { creds: auth.state.creds, keys: keyStore },
         ...(version ? { version } : {}),
+        ...(this.deps.waWebSocketUrl ? { waWebSocketUrl: this.deps.waWebSocketUrl } : {}),
         logger,
         markOnlineOnConnect: false,
         syncFullHistory: false,
-        // No full history; the initial bootstrap stays, as it carries the LID ↔ phone mappings.
-        shouldSyncHistoryMessage: ({ syncType }) => syncType !== proto.HistorySync.HistorySyncType.FULL,
+        shouldSyncHistoryMessage: ({ syncType }) => HISTORY_KEPT.has(syncType),
         generateHighQualityLinkPreview: false,
         cachedGroupMetadata: async (jid) => {
           const group = await this.deps.groups(jid);
@@ -420,19 +575,22 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
         if (this.auth !== auth) return;
         try {
           await auth.saveCreds();
-          if (auth.state.creds.me) this.emit('creds-saved');
+          if (isLinked(auth.state.creds)) this.emit('creds-saved');
         } catch (err) {
           this.deps.log.error({ err, sessionId: this.sessionId }, 'could not save credentials');
         }
       });
     });
     ev.on('connection.update', (u) => this.onConnectionUpdate(generation, u));
-    ev.on('messages.upsert', ({ messages }) => {
+    ev.on('messages.upsert', ({ messages, type }) => {
       for (const m of messages) {
+        // Live messages come as 'notify'; those WhatsApp held while this device was offline as
+        // 'append' (Socket/messages-recv.js handleMessage: node.attrs.offline ? 'append' : 'notify').
+        if ((type === 'notify' || type === 'append') && !m.key.fromMe) this.noteIncomingText(generation, m);
         // rc14's event buffer merges an update into a buffered upsert of the same message
         // (Utils/event-buffer.js): an error ack then arrives as our own upsert with status ERROR.
         if (m.key.fromMe && m.key.id && m.status === proto.WebMessageInfo.Status.ERROR)
-          this.acks.settle(m.key.id, m.messageStubParameters?.[0] ?? 'unknown');
+          this.onSendError(generation, m.key.id, m.messageStubParameters?.[0]);
         this.noteLastMessage(m);
       }
     });
@@ -440,17 +598,13 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       for (const { key, update } of updates) {
         if (!key.id || !key.fromMe) continue;
         if (update.status === proto.WebMessageInfo.Status.ERROR) {
-          this.acks.settle(key.id, update.messageStubParameters?.[0] ?? 'unknown');
-        } else if (update.status === proto.WebMessageInfo.Status.SERVER_ACK) {
-          this.acks.settle(key.id, null);
+          this.onSendError(generation, key.id, update.messageStubParameters?.[0]);
         } else if (update.status === proto.WebMessageInfo.Status.DELIVERY_ACK) {
-          this.acks.settleIfWaiting(key.id);
           this.emit('receipt', { messageId: key.id, status: 'delivered', at: new Date() });
         } else if (
           update.status === proto.WebMessageInfo.Status.READ ||
           update.status === proto.WebMessageInfo.Status.PLAYED
         ) {
-          this.acks.settleIfWaiting(key.id);
           this.emit('receipt', { messageId: key.id, status: 'read', at: new Date() });
         }
       }
@@ -530,9 +684,13 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private onConnectionUpdate(generation: number, u: Partial<ConnectionState>): void {
     if (generation !== this.generation || this.stopped) return;
     if (u.qr) {
+      if (this.firstQrAt?.generation !== generation) this.firstQrAt = { generation, at: Date.now() };
       this.current = 'qr';
       this.emit('connection', { state: 'qr', qr: u.qr });
     }
+    // rc14 handles CB:ib,,offline whenever it arrives, also before CB:success has finished its
+    // login queries and emitted 'open' (the emulator suite showed that order): remember it.
+    if (u.receivedPendingNotifications === true) this.pendingSeen = generation;
     if (u.connection === 'open') {
       this.openedAt = Date.now();
       // Sending waits for the offline notifications: until then rc14 buffers events
@@ -543,7 +701,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
         this.options.pendingNotificationsWaitMs,
       );
     }
-    if (u.receivedPendingNotifications === true) this.markOpen(generation);
+    if (this.pendingSeen === generation) this.markOpen(generation);
+    if (u.reachoutTimeLock) this.noteTimelock(u.reachoutTimeLock);
     if (u.connection === 'close') this.onClose(generation, u.lastDisconnect?.error);
   }
 
@@ -575,7 +734,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     this.current = 'closed';
     if (this.pendingTimer) clearTimeout(this.pendingTimer);
     this.pendingTimer = null;
-    const decision = closeDecision(error, !!this.auth?.state.creds.me);
+    const decision = closeDecision(error, isLinked(this.auth?.state.creds));
     const closed = () =>
       this.emit('connection', {
         state: 'closed',
@@ -611,14 +770,126 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     return Math.round(base * (0.7 + Math.random() * 0.6));
   }
 
-  private noteQuota(info: NewChatMessageCapInfo): void {
-    const capped = info.capping_status === 'CAPPED';
-    if (capped === this.capped) return;
-    this.capped = capped;
-    this.emit('quota', {
-      capped,
-      reason: capped ? "Paused: WhatsApp's new-chat limit was reached for this cycle" : null,
+  /**
+   * WhatsApp refused a sent message (Socket/messages-recv.js handleBadAck: status ERROR with the
+   * error code first in messageStubParameters). 463 restricts new chats: rc14 itself does not ask
+   * until when for it (its 463 branch is the tctoken one), so the transport asks.
+   */
+  private onSendError(generation: number, messageId: string, code: string | undefined): void {
+    if (this.failedIds.has(messageId)) return;
+    this.failedIds.set(messageId, true);
+    if (code === '463') {
+      this.emit('send-failed', { messageId, code: 'restricted', reason: RESTRICTED_463 });
+      this.setTimelock({ reason: RESTRICTED_463, until: null });
+      const sock = this.sock;
+      if (sock && generation === this.generation)
+        // Its answer comes back as connection.update reachoutTimeLock (Socket/socket.js).
+        sock
+          .fetchAccountReachoutTimelock()
+          .catch((err) =>
+            this.deps.log.warn({ err, sessionId: this.sessionId }, 'could not read the reach-out timelock'),
+          );
+      return;
+    }
+    this.emit('send-failed', {
+      messageId,
+      code: 'unknown',
+      reason: `WhatsApp refused the message (error ${code ?? 'unknown'})`,
     });
+  }
+
+  /** connection.update reachoutTimeLock: our query's answer, or WhatsApp's notification (Socket/messages-recv.js). */
+  private noteTimelock(state: ReachoutTimelockState): void {
+    if (!state.isActive) {
+      // Lifts a timelock WhatsApp had reported; a 463 it reports no timelock for stays paused
+      // until the user resumes (its account may still be unable to start chats: a missing tctoken).
+      if (this.timelock?.fromTimelock) this.setTimelock(null);
+      return;
+    }
+    this.setTimelock({
+      reason: this.timelock?.reason ?? RESTRICTED_TIMELOCK,
+      until: state.timeEnforcementEnds ? new Date(state.timeEnforcementEnds) : null,
+      fromTimelock: true,
+    });
+  }
+
+  private setTimelock(timelock: Restriction | null): void {
+    this.timelock = timelock;
+    this.reportRestriction();
+  }
+
+  private noteQuota(info: NewChatMessageCapInfo): void {
+    if (info.capping_status !== 'CAPPED') {
+      this.capped = null;
+    } else {
+      const end = Number(info.cycle_end_timestamp);
+      this.capped = {
+        reason: "Paused: WhatsApp's new-chat limit was reached for this cycle",
+        until: end > 0 ? new Date(end * 1000) : null,
+      };
+    }
+    this.reportRestriction();
+  }
+
+  /** The restriction of new one-to-one chats now: the later-ending of the timelock and the quota. */
+  private restriction(): Restriction | null {
+    const now = Date.now();
+    const live = [this.timelock, this.capped].filter(
+      (r): r is Restriction => !!r && (r.until === null || r.until.getTime() > now),
+    );
+    if (live.length === 0) return null;
+    return live.reduce((a, b) =>
+      a.until === null || (b.until !== null && a.until.getTime() >= b.until.getTime()) ? a : b,
+    );
+  }
+
+  /** Reports a change of the restriction; a lift only when this transport had reported one. */
+  private reportRestriction(): void {
+    const now = this.restriction();
+    const before = this.reported;
+    if (now?.reason === before?.reason && now?.until?.getTime() === before?.until?.getTime()) return;
+    this.reported = now;
+    if (now) this.emit('quota', { capped: true, reason: now.reason, until: now.until });
+    else this.emit('quota', { capped: false, reason: null, until: null });
+  }
+
+  /**
+   * A text someone wrote in a one-to-one chat, reported under the sender's phone number. rc14
+   * keys a chat addressed by LID with `remoteJid` the LID and `remoteJidAlt` the number when the
+   * stanza carried it (Utils/decode-wa-message.js, sender_pn); otherwise its LID mapping store
+   * knows it (Signal/lid-mapping.js getPNForLID). A LID with no known number is not reported:
+   * its digits are not a phone number.
+   */
+  private noteIncomingText(generation: number, m: WAMessage): void {
+    const chatId = m.key.remoteJid;
+    if (!m.key.id || !chatId || !(chatId.endsWith('@s.whatsapp.net') || chatId.endsWith('@lid'))) return;
+    const content = normalizeMessageContent(m.message);
+    const text = content?.conversation ?? content?.extendedTextMessage?.text;
+    if (!text) return;
+    const messageId = m.key.id;
+    const alt = (m.key as { remoteJidAlt?: string }).remoteJidAlt;
+    const report = (pn: string | null | undefined) => {
+      const digits = digitsOfJid(pn);
+      if (!digits || generation !== this.generation) return;
+      this.emit('incoming-text', { from: `${digits}@s.whatsapp.net`, text, messageId });
+    };
+    if (chatId.endsWith('@s.whatsapp.net') || alt?.endsWith('@s.whatsapp.net')) {
+      report(chatId.endsWith('@s.whatsapp.net') ? chatId : alt);
+      return;
+    }
+    const sock = this.sock;
+    if (!sock) return;
+    sock.signalRepository.lidMapping
+      .getPNForLID(chatId)
+      .then((pn) => {
+        if (pn) report(pn);
+        else
+          this.deps.log.info(
+            { sessionId: this.sessionId, chatId },
+            'a message from a LID with no known number',
+          );
+      })
+      .catch((err) => this.deps.log.warn({ err, sessionId: this.sessionId }, 'LID lookup failed'));
   }
 
   private noteLastMessage(m: WAMessage): void {

@@ -7,7 +7,9 @@ import type { AuthStore } from '../auth-store.ts';
 import { recordSentMessage } from '../sent-messages.ts';
 import {
   type GroupInfo,
+  type MediaKind,
   type OutgoingMessage,
+  type PairingCode,
   SendError,
   type SendResult,
   type SimulatedNetwork,
@@ -33,7 +35,9 @@ export type SimulatedMessage = {
   type: 'text' | 'media' | 'poll';
   text: string | null;
   caption: string | null;
+  /** The file's true type, and how it went (image, video, audio, document). */
   mime: string | null;
+  mediaAs: MediaKind | null;
   fileName: string | null;
   size: number | null;
   poll: { name: string; options: string[]; allowMultipleAnswers: boolean } | null;
@@ -58,6 +62,8 @@ export const SIMULATOR_TIMINGS = {
   /** After a simulated connection loss. */
   reconnectAfterLossMs: 1000,
   deliveredMs: 1000,
+  /** How long a pairing code works (as long as a Baileys linking attempt: baileys/transport.ts LINKING_ATTEMPT_MS). */
+  pairingCodeMs: 160_000,
   readMs: 5000,
 };
 
@@ -88,6 +94,8 @@ export class SimulatorTransport
   private groupsCache: SimulatedGroup[] | null = null;
   /** Bumped on every (re)connect and close, so late timers of an old connection do nothing. */
   private generation = 0;
+  /** The pairing code of the current connection (one per connection, as with Baileys). */
+  private pairing: { generation: number; code: PairingCode } | null = null;
 
   constructor(
     session: TransportSession,
@@ -148,6 +156,21 @@ export class SimulatorTransport
     });
   }
 
+  /**
+   * A code shaped like WhatsApp's (8 characters of rc14's Crockford alphabet), one per connection.
+   * The account links `linkAfterMs` after the first code was served (the API reports it as it
+   * reports the first QR served), or at once through the simulator's link route.
+   */
+  async requestPairingCode(): Promise<PairingCode> {
+    if (this.current !== 'qr') throw new Error('No linking is under way');
+    if (this.pairing?.generation === this.generation) return this.pairing.code;
+    const alphabet = '123456789ABCDEFGHJKLMNPQRSTVWXYZ';
+    const code = [...crypto.randomBytes(8)].map((b) => alphabet[b % 32]).join('');
+    const pairing = { code, expiresAt: new Date(Date.now() + SIMULATOR_TIMINGS.pairingCodeMs) };
+    this.pairing = { generation: this.generation, code: pairing };
+    return pairing;
+  }
+
   /** The API served the first QR of this cycle at `at`: the account links `linkAfterMs` later. */
   qrServed(at: Date): void {
     if (this.current !== 'qr' || this.linkTimer) return;
@@ -197,6 +220,34 @@ export class SimulatorTransport
     return true;
   }
 
+  /**
+   * A person writes to the account: reported as Baileys reports a one-to-one text, under the
+   * sender's number. A LID is read through the members of the account's groups (the only LIDs
+   * this network knows); an unknown LID is not reported, as with rc14 when it has no mapping.
+   */
+  receiveText(from: string, text: string): boolean {
+    if (this.current !== 'open') return false;
+    let digits: string | null = null;
+    if (from.endsWith('@lid')) {
+      const lid = `${from.split('@')[0]!.split(':')[0]}@lid`;
+      for (const g of this.groups()) {
+        const member = g.participants.find((p) => p.lid === lid);
+        if (member?.phoneNumber) {
+          digits = member.phoneNumber;
+          break;
+        }
+      }
+      if (!digits)
+        this.options.log.info({ sessionId: this.sessionId, from }, 'simulated text from an unknown LID');
+    } else {
+      digits = from.split('@')[0]!.split(':')[0]!.replace(/\D/g, '') || null;
+    }
+    if (!digits) return true;
+    const messageId = `3EB0${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
+    this.emit('incoming-text', { from: `${digits}@s.whatsapp.net`, text, messageId });
+    return true;
+  }
+
   async fetchGroups(): Promise<GroupInfo[]> {
     this.requireOpen();
     return this.groups().map(({ ownRole: _ownRole, ...group }) => group);
@@ -219,6 +270,15 @@ export class SimulatorTransport
     );
   }
 
+  /** The presence updates this account showed, oldest first (the last 1,000): what a contact would have seen. */
+  readonly presences: Array<{ chatId: string; state: 'composing' | 'paused'; at: Date }> = [];
+
+  async presence(chatId: string, state: 'composing' | 'paused'): Promise<void> {
+    this.requireOpen();
+    this.presences.push({ chatId, state, at: new Date() });
+    if (this.presences.length > 1000) this.presences.shift();
+  }
+
   async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
     const generation = this.generation;
     this.requireOpen();
@@ -235,7 +295,7 @@ export class SimulatorTransport
       if (digits.endsWith('0000')) throw new SendError('not-on-whatsapp', 'Not on WhatsApp');
       if (digits.startsWith(RESTRICTED_PREFIX)) {
         // As Baileys reports WhatsApp's 463: the quota event, then the refused send.
-        this.emit('quota', { capped: true, reason: SIMULATED_463_REASON });
+        this.emit('quota', { capped: true, reason: SIMULATED_463_REASON, until: null });
         throw new SendError('restricted', SIMULATED_463_REASON);
       }
     } else if (!chatId.endsWith('@lid')) {
@@ -253,6 +313,7 @@ export class SimulatorTransport
       text: message.kind === 'text' ? message.text : null,
       caption: message.kind === 'media' ? message.caption : null,
       mime: message.kind === 'media' ? message.mime : null,
+      mediaAs: message.kind === 'media' ? message.as : null,
       fileName: message.kind === 'media' ? message.fileName : null,
       size: message.kind === 'media' ? message.data.length : null,
       poll:

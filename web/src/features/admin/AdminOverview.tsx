@@ -1,4 +1,5 @@
 import { Alert, Card, Center, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { KEYBOARD_SCROLL } from '../../lib/a11y.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { MessagesChart } from './MessagesChart.tsx';
 import { useAdminOverview } from './overview-api.ts';
@@ -52,7 +53,7 @@ export function AdminOverview() {
         <MessagesChart days={messagesPerDay} />
       </Card>
       <Card withBorder radius="md" p={0}>
-        <Table.ScrollContainer minWidth={900}>
+        <Table.ScrollContainer minWidth={900} scrollAreaProps={KEYBOARD_SCROLL}>
           <Table striped verticalSpacing="sm" aria-label="Users overview">
             <Table.Thead>
               <Table.Tr>

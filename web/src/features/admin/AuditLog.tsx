@@ -1,6 +1,7 @@
-import { Alert, Button, Card, Center, Group, Loader, Select, Stack, Table, Text } from '@mantine/core';
+import { Alert, Button, Group, Select, Stack, Table, Text } from '@mantine/core';
 import type { AuditEntry } from '@wa/contract';
 import { useState } from 'react';
+import { DataTable } from '../../components/DataTable.tsx';
 import { formatDateTime } from '../../lib/format.ts';
 import { AUDIT_PAGE, useAudit } from './overview-api.ts';
 
@@ -15,6 +16,15 @@ const ACTIONS: Record<string, string> = {
   'webhook.create': 'Added a webhook',
   'webhook.delete': 'Deleted a webhook',
 };
+
+const COLUMNS = [
+  { header: 'Time' },
+  { header: 'Who' },
+  { header: 'What' },
+  { header: 'User' },
+  { header: 'Details' },
+  { header: 'Address' },
+];
 
 /** The details in words, one `key: value` per field. */
 const describe = (e: AuditEntry) =>
@@ -52,56 +62,30 @@ export function AuditLog({ users }: { users: { user_id: string; username: string
           {audit.error.message}
         </Alert>
       )}
-      <Card withBorder radius="md" p={0}>
-        <Table.ScrollContainer minWidth={900}>
-          <Table striped verticalSpacing="sm" aria-label="Audit log">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Time</Table.Th>
-                <Table.Th>Who</Table.Th>
-                <Table.Th>What</Table.Th>
-                <Table.Th>User</Table.Th>
-                <Table.Th>Details</Table.Th>
-                <Table.Th>Address</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {audit.isLoading ? (
-                <Table.Tr>
-                  <Table.Td colSpan={6}>
-                    <Center py="md">
-                      <Loader size="sm" aria-label="Loading the audit log" />
-                    </Center>
-                  </Table.Td>
-                </Table.Tr>
-              ) : entries.length === 0 ? (
-                <Table.Tr>
-                  <Table.Td colSpan={6}>
-                    <Text c="dimmed" ta="center" py="md">
-                      Nothing recorded yet.
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ) : (
-                entries.map((e) => (
-                  <Table.Tr key={e.id}>
-                    <Table.Td>{formatDateTime(e.at)}</Table.Td>
-                    <Table.Td>{e.actor}</Table.Td>
-                    <Table.Td>{ACTIONS[e.action] ?? e.action}</Table.Td>
-                    <Table.Td>{e.targetUsername ?? '–'}</Table.Td>
-                    <Table.Td>
-                      <Text size="sm" style={{ wordBreak: 'break-word' }}>
-                        {describe(e)}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>{e.ip ?? '–'}</Table.Td>
-                  </Table.Tr>
-                ))
-              )}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      </Card>
+      <DataTable
+        label="Audit log"
+        columns={COLUMNS}
+        rows={entries}
+        rowKey={(e) => e.id}
+        loading={audit.isLoading}
+        loadingLabel="Loading the audit log"
+        empty="Nothing recorded yet."
+        minWidth={900}
+        cells={(e) => (
+          <>
+            <Table.Td>{formatDateTime(e.at)}</Table.Td>
+            <Table.Td>{e.actor}</Table.Td>
+            <Table.Td>{ACTIONS[e.action] ?? e.action}</Table.Td>
+            <Table.Td>{e.targetUsername ?? '–'}</Table.Td>
+            <Table.Td>
+              <Text size="sm" style={{ wordBreak: 'break-word' }}>
+                {describe(e)}
+              </Text>
+            </Table.Td>
+            <Table.Td>{e.ip ?? '–'}</Table.Td>
+          </>
+        )}
+      />
       <Group justify="space-between">
         <Text size="sm" c="dimmed">
           {total} entries, page {page + 1} of {pages}

@@ -15,12 +15,14 @@ export function MessagesChart({ days }: { days: Day[] }) {
   const width = days.length * (BAR + GAP);
   const label = `Messages per day, last ${days.length} days: ${formatNumber(total)} sent, ${formatNumber(failed)} failed`;
   return (
-    <div style={{ overflowX: 'auto' }}>
+    <div>
+      {/* Narrower than its 30 days (a phone), the chart shrinks with its box instead of scrolling. */}
       <svg
         role="img"
         aria-label={label}
         width={width}
         height={HEIGHT + 18}
+        style={{ maxWidth: '100%', height: 'auto' }}
         viewBox={`0 0 ${width} ${HEIGHT + 18}`}
       >
         {days.map((d, i) => {

@@ -1,59 +1,43 @@
-import {
-  Alert,
-  Badge,
-  Button,
-  Card,
-  Center,
-  Code,
-  CopyButton,
-  Group,
-  Loader,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Badge, Button, Card, Code, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { ApiError } from '../../lib/api.ts';
+import { DataTable } from '../../components/DataTable.tsx';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { SecretOnce } from '../../components/SecretOnce.tsx';
+import { messageOf } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
-import { apiKeysQuery, createApiKey, revokeApiKey, useApiKeys } from './api.ts';
+import { useApiKeys, useCreateApiKey, useRevokeApiKey } from './api.ts';
 
-const errorText = (err: unknown) =>
-  err instanceof ApiError ? err.message : 'Something went wrong. Please try again.';
+const COLUMNS = [
+  { header: 'Name' },
+  { header: 'Key' },
+  { header: 'Created' },
+  { header: 'Last used' },
+  { header: 'Status' },
+  { header: 'Actions' },
+];
 
 /** API keys (avatar menu): make a key for a program, see when each was last used, revoke. */
 export default function ApiKeysPage() {
-  const queryClient = useQueryClient();
   const keys = useApiKeys();
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: apiKeysQuery().queryKey });
-
-  const create = useMutation({
-    mutationFn: createApiKey,
-    onSuccess: (res) => {
-      setCreated({ name: name.trim(), key: res.key });
-      setName('');
-      refresh();
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: revokeApiKey,
-    onSuccess: () => {
-      setConfirming(null);
-      refresh();
-    },
-  });
+  const create = useCreateApiKey();
+  const revoke = useRevokeApiKey();
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setCreated(null);
-    create.mutate(name.trim());
+    const keyName = name.trim();
+    create.mutate(keyName, {
+      onSuccess: (res) => {
+        setCreated({ name: keyName, key: res.key });
+        setName('');
+      },
+    });
   };
+  const onRevoke = (id: string) => revoke.mutate(id, { onSuccess: () => setConfirming(null) });
   const list = keys.data?.keys ?? [];
 
   return (
@@ -81,115 +65,65 @@ export default function ApiKeysPage() {
         </Group>
       </Card>
 
-      {create.isError && (
-        <Alert color="red" role="alert">
-          {errorText(create.error)}
-        </Alert>
-      )}
+      <ErrorAlert error={create.isError ? messageOf(create.error) : null} />
       {created && (
-        <Alert color="green" role="status" title={`Key '${created.name}' created`}>
-          <Stack gap="xs">
-            <Text size="sm">Copy it now: it is shown only this once.</Text>
-            <Group gap="xs" wrap="nowrap">
-              <Code aria-label="New API key" style={{ wordBreak: 'break-all' }}>
-                {created.key}
-              </Code>
-              <CopyButton value={created.key}>
-                {({ copied, copy }) => (
-                  <Button size="xs" variant="light" onClick={copy}>
-                    {copied ? 'Copied' : 'Copy'}
-                  </Button>
-                )}
-              </CopyButton>
-            </Group>
-          </Stack>
-        </Alert>
+        <SecretOnce
+          title={`Key '${created.name}' created`}
+          text="Copy it now: it is shown only this once."
+          label="New API key"
+          value={created.key}
+        />
       )}
-      {revoke.isError && (
-        <Alert color="red" role="alert">
-          {errorText(revoke.error)}
-        </Alert>
-      )}
+      <ErrorAlert error={revoke.isError ? messageOf(revoke.error) : null} />
 
-      <Card withBorder radius="md" p={0}>
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped verticalSpacing="sm" aria-label="API keys">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Key</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Last used</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {keys.isLoading ? (
-                <Table.Tr>
-                  <Table.Td colSpan={6}>
-                    <Center py="md">
-                      <Loader size="sm" aria-label="Loading API keys" />
-                    </Center>
-                  </Table.Td>
-                </Table.Tr>
-              ) : list.length === 0 ? (
-                <Table.Tr>
-                  <Table.Td colSpan={6}>
-                    <Text c="dimmed" ta="center" py="md">
-                      No API keys yet.
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ) : (
-                list.map((k) => (
-                  <Table.Tr key={k.id}>
-                    <Table.Td>{k.name}</Table.Td>
-                    <Table.Td>
-                      <Code>{k.prefix}…</Code>
-                    </Table.Td>
-                    <Table.Td>{formatDateTime(k.createdAt)}</Table.Td>
-                    <Table.Td>{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : 'Never'}</Table.Td>
-                    <Table.Td>
-                      <Badge color={k.revokedAt ? 'gray' : 'green'} variant="light">
-                        {k.revokedAt ? 'Revoked' : 'Active'}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>
-                      {!k.revokedAt &&
-                        (confirming === k.id ? (
-                          <Group gap="xs" wrap="nowrap">
-                            <Button
-                              size="xs"
-                              color="red"
-                              loading={revoke.isPending}
-                              onClick={() => revoke.mutate(k.id)}
-                            >
-                              Revoke {k.name}
-                            </Button>
-                            <Button size="xs" variant="default" onClick={() => setConfirming(null)}>
-                              Keep
-                            </Button>
-                          </Group>
-                        ) : (
-                          <Button
-                            size="xs"
-                            variant="light"
-                            color="red"
-                            aria-label={`Revoke key ${k.name}`}
-                            onClick={() => setConfirming(k.id)}
-                          >
-                            Revoke
-                          </Button>
-                        ))}
-                    </Table.Td>
-                  </Table.Tr>
-                ))
-              )}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      </Card>
+      <DataTable
+        label="API keys"
+        columns={COLUMNS}
+        rows={list}
+        rowKey={(k) => k.id}
+        loading={keys.isLoading}
+        loadingLabel="Loading API keys"
+        empty="No API keys yet."
+        minWidth={720}
+        cells={(k) => (
+          <>
+            <Table.Td>{k.name}</Table.Td>
+            <Table.Td>
+              <Code>{k.prefix}…</Code>
+            </Table.Td>
+            <Table.Td>{formatDateTime(k.createdAt)}</Table.Td>
+            <Table.Td>{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : 'Never'}</Table.Td>
+            <Table.Td>
+              <Badge color={k.revokedAt ? 'gray' : 'green'} variant="light">
+                {k.revokedAt ? 'Revoked' : 'Active'}
+              </Badge>
+            </Table.Td>
+            <Table.Td>
+              {!k.revokedAt &&
+                (confirming === k.id ? (
+                  <Group gap="xs" wrap="nowrap">
+                    <Button size="xs" color="red" loading={revoke.isPending} onClick={() => onRevoke(k.id)}>
+                      Revoke {k.name}
+                    </Button>
+                    <Button size="xs" variant="default" onClick={() => setConfirming(null)}>
+                      Keep
+                    </Button>
+                  </Group>
+                ) : (
+                  <Button
+                    size="xs"
+                    variant="light"
+                    color="red"
+                    aria-label={`Revoke key ${k.name}`}
+                    onClick={() => setConfirming(k.id)}
+                  >
+                    Revoke
+                  </Button>
+                ))}
+            </Table.Td>
+          </>
+        )}
+      />
     </Stack>
   );
 }

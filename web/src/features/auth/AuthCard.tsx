@@ -1,10 +1,14 @@
 import { Center, Paper, Stack, Text, Title } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect } from 'react';
+import { APP_TITLE } from '../../lib/page-title.ts';
 
 /** The centred card of the public pages (login, sign up, forgot password). */
 export function AuthCard(props: { title: string; subtitle?: string; children: ReactNode }) {
+  useEffect(() => {
+    document.title = `${props.title} · ${APP_TITLE}`;
+  }, [props.title]);
   return (
-    <Center mih="100dvh" p="md" bg="var(--mantine-color-gray-0)">
+    <Center component="main" mih="100dvh" p="md" bg="var(--mantine-color-gray-0)">
       <Paper withBorder shadow="sm" radius="md" p="xl" w="100%" maw={420}>
         <Stack gap="md">
           <div>

@@ -1,9 +1,9 @@
 import { Alert, Anchor, Button, Stack, Text, TextInput } from '@mantine/core';
-import type { SuccessMessage } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { ApiError, apiFetch } from '../../lib/api.ts';
+import { messageOf } from '../../lib/api.ts';
 import { AuthCard } from './AuthCard.tsx';
+import { useForgotPassword } from './api.ts';
 
 /** Records a reset request that the user's admin sees in Manage Users (DECISIONS.md). */
 export default function ForgotPasswordPage() {
@@ -11,9 +11,10 @@ export default function ForgotPasswordPage() {
   const [fieldError, setFieldError] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useForgotPassword();
+  const busy = request.isPending;
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!username.trim()) {
       setFieldError('Username is required');
@@ -21,17 +22,10 @@ export default function ForgotPasswordPage() {
     }
     setFieldError(null);
     setError(null);
-    setBusy(true);
-    try {
-      const res = await apiFetch<SuccessMessage>('/api/auth/forgot-password', {
-        body: { username: username.trim() },
-      });
-      setDone(res.message);
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Something went wrong. Please try again.');
-    } finally {
-      setBusy(false);
-    }
+    request.mutate(
+      { username: username.trim() },
+      { onSuccess: (res) => setDone(res.message), onError: (err) => setError(messageOf(err)) },
+    );
   };
 
   return (

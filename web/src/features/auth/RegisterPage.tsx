@@ -1,9 +1,9 @@
 import { Alert, Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
-import type { SuccessMessage } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { ApiError, apiFetch } from '../../lib/api.ts';
+import { messageOf } from '../../lib/api.ts';
 import { AuthCard } from './AuthCard.tsx';
+import { useRegister } from './api.ts';
 
 type Fields = { name: string; username: string; password: string; confirm: string };
 
@@ -27,30 +27,24 @@ export default function RegisterPage() {
   const [errors, setErrors] = useState<Partial<Fields>>({});
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useRegister();
+  const busy = request.isPending;
   // Read the value now: React clears `currentTarget` before a state updater runs.
   const set = (key: keyof Fields) => (e: { currentTarget: HTMLInputElement }) => {
     const value = e.currentTarget.value;
     setFields((f) => ({ ...f, [key]: value }));
   };
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     const found = validate(fields);
     setErrors(found);
     if (Object.keys(found).length > 0) return;
-    setBusy(true);
     setError(null);
-    try {
-      const res = await apiFetch<SuccessMessage>('/api/auth/register', {
-        body: { username: fields.username.trim(), password: fields.password, name: fields.name.trim() },
-      });
-      setDone(res.message);
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Something went wrong. Please try again.');
-    } finally {
-      setBusy(false);
-    }
+    request.mutate(
+      { username: fields.username.trim(), password: fields.password, name: fields.name.trim() },
+      { onSuccess: (res) => setDone(res.message), onError: (err) => setError(messageOf(err)) },
+    );
   };
 
   return (

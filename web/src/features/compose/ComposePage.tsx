@@ -4,16 +4,17 @@ import { useMemo, useState } from 'react';
 import { useGroupsList } from '../../api/groups.ts';
 import { useBalance, useUserDetails } from '../../api/user-details.ts';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
-import { ComposeArea } from '../../components/compose/ComposeArea.tsx';
-import { RecipientTable } from '../../components/compose/RecipientTable.tsx';
-import { ScheduleModal } from '../../components/compose/ScheduleModal.tsx';
-import { SendButtons } from '../../components/compose/SendButtons.tsx';
-import { SendingProgress } from '../../components/compose/SendingProgress.tsx';
-import { StatusBanner } from '../../components/compose/StatusBanner.tsx';
-import { errorText } from '../../components/compose/send-result.ts';
-import { useSendFlow } from '../../components/compose/useSendFlow.ts';
 import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
+import { errorText } from '../../lib/api.ts';
+import { ComposeArea } from './ComposeArea.tsx';
+import { allSelected, toggleAll, toggleOne } from './credit-limit.ts';
+import { RecipientTable, type RowSelection } from './RecipientTable.tsx';
+import { ScheduleModal } from './ScheduleModal.tsx';
+import { SendButtons } from './SendButtons.tsx';
+import { SendingProgress } from './SendingProgress.tsx';
+import { StatusBanner } from './StatusBanner.tsx';
+import { useSendFlow } from './useSendFlow.ts';
 
 /** Send Group Message (/compose, spec section 2). */
 export default function ComposePage() {
@@ -29,19 +30,22 @@ export default function ComposePage() {
     setSelected(new Set());
   }
 
-  const recipients = useMemo(
-    () => (groups.data?.groups ?? []).map((g) => ({ id: g.groupId, name: g.groupName })),
-    [groups.data],
-  );
-  const selectedIds = useMemo(
-    () => recipients.filter((r) => selected.has(r.id)).map((r) => r.id),
-    [recipients, selected],
-  );
+  const ids = useMemo(() => (groups.data?.groups ?? []).map((g) => g.groupId), [groups.data]);
+  const names = useMemo(() => (groups.data?.groups ?? []).map((g) => g.groupName), [groups.data]);
+  const selectedIds = useMemo(() => ids.filter((id) => selected.has(id)), [ids, selected]);
+  const selection: RowSelection = {
+    size: selected.size,
+    has: (i) => selected.has(ids[i]!),
+    everything: allSelected(selected, ids),
+    toggle: (i) => setSelected(toggleOne(selected, ids[i]!, balance)),
+    toggleAll: (checked) => setSelected(toggleAll(selected, ids, balance, checked)),
+  };
 
   const flow = useSendFlow({
     audience: 'groups',
     sessionId: current.sessionId,
-    selectedIds,
+    selectedCount: selectedIds.length,
+    target: () => ({ chatIds: selectedIds }),
     onSelectionReset: () => setSelected(new Set()),
   });
 
@@ -76,9 +80,9 @@ export default function ComposePage() {
             title="Select Groups"
             nameHeader="Group Name"
             kind="groups"
-            recipients={recipients}
-            selected={selected}
-            onChange={setSelected}
+            ids={ids}
+            names={names}
+            selection={selection}
             balance={balance}
             loading={current.loading || groups.isLoading}
             loadingText="Loading groups..."

@@ -1,13 +1,70 @@
-import { Card, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, Stack, Title } from '@mantine/core';
+import { IconUpload } from '@tabler/icons-react';
+import type { ContactListSummary } from '@wa/contract';
+import { useState } from 'react';
+import { useContactLists } from '../../api/contact-lists.ts';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { messageOf } from '../../lib/api.ts';
+import { useDeleteContactList, useExportContactList } from './api.ts';
+import { ContactListsTable } from './ContactListsTable.tsx';
+import { DeleteListModal } from './DeleteListModal.tsx';
+import { ImportModal } from './ImportModal.tsx';
+import { ListContacts } from './ListContacts.tsx';
+import { OptOutsSection } from './OptOutsSection.tsx';
 
-/** Contacts: the spec's placeholder (spec section 2). */
+/** Contacts (/contacts, issue 15): contact lists, their contacts, import and export, and the opt-out list. */
 export default function ContactsPage() {
+  const lists = useContactLists();
+  const [importing, setImporting] = useState(false);
+  const [openId, setOpenId] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<ContactListSummary | null>(null);
+  const remove = useDeleteContactList();
+  const exporter = useExportContactList();
+  const all = lists.data?.lists ?? [];
+  const open = all.find((l) => l.id === openId) ?? null;
+
+  const confirmDelete = () => {
+    if (!deleting) return;
+    remove.mutate(deleting.id, {
+      onSuccess: () => {
+        if (openId === deleting.id) setOpenId(null);
+        setDeleting(null);
+      },
+    });
+  };
+
   return (
     <Stack gap="md">
-      <Title order={2}>Contacts</Title>
-      <Card withBorder radius="md">
-        <Text>Contact management will be implemented soon.</Text>
-      </Card>
+      <Group justify="space-between" wrap="wrap" gap="sm">
+        <Title order={2}>Contacts</Title>
+        <Button leftSection={<IconUpload size={16} aria-hidden />} onClick={() => setImporting(true)}>
+          Import contacts
+        </Button>
+      </Group>
+      <ErrorAlert error={lists.isError ? messageOf(lists.error) : null} />
+      <ErrorAlert error={exporter.isError ? messageOf(exporter.error) : null} />
+      <ContactListsTable
+        lists={all}
+        loading={lists.isLoading}
+        openId={openId}
+        onOpen={(l) => setOpenId(l.id === openId ? null : l.id)}
+        onExport={(l) => exporter.mutate({ id: l.id, name: l.name })}
+        exportingId={exporter.isPending ? (exporter.variables?.id ?? null) : null}
+        onDelete={(l) => {
+          remove.reset();
+          setDeleting(l);
+        }}
+      />
+      {open && <ListContacts key={open.id} list={open} onClose={() => setOpenId(null)} />}
+      <OptOutsSection />
+      <ImportModal opened={importing} onClose={() => setImporting(false)} />
+      <DeleteListModal
+        list={deleting}
+        onCancel={() => setDeleting(null)}
+        onConfirm={confirmDelete}
+        busy={remove.isPending}
+        error={remove.isError ? messageOf(remove.error) : null}
+      />
     </Stack>
   );
 }

@@ -26,12 +26,12 @@ import {
 import type { MessageJob } from '@wa/contract';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import { useGroupsList } from '../../api/groups.ts';
+import { useGroupsOfAccounts } from '../../api/groups.ts';
 import { useBalance, useUserDetails } from '../../api/user-details.ts';
-import { JOB_STATUS_COLOR } from '../../app/theme.ts';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
+import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
 import { useDashboard } from './api.ts';
 
 function StatCard(props: { label: string; icon: ReactNode; children: ReactNode }) {
@@ -104,11 +104,11 @@ export default function DashboardPage() {
   useUserDetails();
   const balance = useBalance();
   const current = useCurrentSession();
-  const groups = useGroupsList(current.sessionId);
+  const groups = useGroupsOfAccounts(current.sessions.map((s) => s.sessionId));
   const dashboard = useDashboard(current.sessionId, !current.loading);
   const bulkEnabled = storage.isBulkEnabled();
 
-  const groupsLoading = current.loading || (!!current.sessionId && groups.isLoading);
+  const groupsLoading = current.loading || groups.isLoading;
   const stats = dashboard.data;
   const figure = (n: number | undefined, suffix = '') =>
     dashboard.isLoading || current.loading ? (
@@ -145,10 +145,10 @@ export default function DashboardPage() {
         <StatCard label="Total Groups" icon={icon(IconUsersGroup, 'teal')}>
           {groupsLoading ? (
             <Loader size="sm" aria-label="Loading groups" />
-          ) : groups.isError ? (
+          ) : groups.error ? (
             '—'
           ) : (
-            formatNumber(groups.data?.count ?? 0)
+            formatNumber(groups.count)
           )}
         </StatCard>
         <StatCard label="Total Members" icon={icon(IconUsers, 'blue')}>
@@ -171,7 +171,7 @@ export default function DashboardPage() {
         </StatCard>
       </SimpleGrid>
 
-      {groups.isError && (
+      {groups.error && (
         <Alert color="red" role="alert">
           {groups.error.message || 'Failed to fetch group chats'}
         </Alert>

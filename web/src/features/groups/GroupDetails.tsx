@@ -3,6 +3,7 @@ import { useMediaQuery } from '@mantine/hooks';
 import type { GroupChat } from '@wa/contract';
 import { formatGroupDate, formatNumber } from '../../lib/format.ts';
 import { groupDate, NOT_AVAILABLE, type Role, sortedParticipants } from './group-rows.ts';
+import { SaveMembersButton } from './SaveMembersButton.tsx';
 
 const ROLE_COLOR: Record<Role, string> = { 'Super Admin': 'violet', Admin: 'blue', Member: 'gray' };
 
@@ -20,7 +21,11 @@ function Field(props: { label: string; value: string }) {
 }
 
 /** The detail panel of one group, opened by its name and closed by ×. */
-export function GroupDetails(props: { group: GroupChat | null; onClose: () => void }) {
+export function GroupDetails(props: {
+  group: GroupChat | null;
+  sessionId: string | null;
+  onClose: () => void;
+}) {
   const isMobile = useMediaQuery('(max-width: 48em)');
   const g = props.group;
   return (
@@ -67,6 +72,7 @@ export function GroupDetails(props: { group: GroupChat | null; onClose: () => vo
           <Title order={4} size="h5">
             Participants
           </Title>
+          {props.sessionId && <SaveMembersButton key={g.groupId} sessionId={props.sessionId} group={g} />}
           <Table striped aria-label="Participants">
             <Table.Thead>
               <Table.Tr>

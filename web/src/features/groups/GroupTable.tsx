@@ -1,19 +1,8 @@
-import {
-  ActionIcon,
-  Anchor,
-  Badge,
-  Group,
-  Image,
-  Modal,
-  Stack,
-  Table,
-  Text,
-  UnstyledButton,
-} from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
+import { ActionIcon, Anchor, Badge, Group, Image, Stack, Table, Text, UnstyledButton } from '@mantine/core';
 import { IconChevronDown, IconChevronUp } from '@tabler/icons-react';
 import type { GroupChat } from '@wa/contract';
 import { useState } from 'react';
+import { AppModal } from '../../components/AppModal.tsx';
 import { VirtualTable } from '../../components/VirtualTable.tsx';
 import { formatNumber } from '../../lib/format.ts';
 import { qrDataUrl } from '../../lib/qr.ts';
@@ -37,7 +26,6 @@ export function GroupTable(props: { groups: readonly GroupChat[]; onOpen: (group
   // One expanded admin cell at a time, keyed by group id; clicking its caret again collapses it.
   const [adminsOpenFor, setAdminsOpenFor] = useState<string | null>(null);
   const [qrFor, setQrFor] = useState<GroupChat | null>(null);
-  const isMobile = useMediaQuery('(max-width: 48em)');
 
   return (
     <>
@@ -61,7 +49,7 @@ export function GroupTable(props: { groups: readonly GroupChat[]; onOpen: (group
               <Table.Td>
                 <UnstyledButton
                   onClick={() => props.onOpen(g)}
-                  c="teal.8"
+                  c="var(--mantine-primary-color-light-color)"
                   fw={500}
                   maw={240}
                   style={{ display: 'block', textDecoration: 'underline', wordBreak: 'break-word' }}
@@ -142,14 +130,7 @@ export function GroupTable(props: { groups: readonly GroupChat[]; onOpen: (group
           );
         }}
       />
-      <Modal
-        opened={qrFor !== null}
-        onClose={() => setQrFor(null)}
-        title={qrFor?.groupName}
-        fullScreen={isMobile}
-        closeButtonProps={{ 'aria-label': 'Close' }}
-        centered
-      >
+      <AppModal opened={qrFor !== null} onClose={() => setQrFor(null)} title={qrFor?.groupName}>
         {qrFor?.groupLink && (
           <Stack align="center">
             <Image src={qrDataUrl(qrFor.groupLink)} alt={`QR code of ${qrFor.groupName}`} w={200} h={200} />
@@ -161,7 +142,7 @@ export function GroupTable(props: { groups: readonly GroupChat[]; onOpen: (group
             </Anchor>
           </Stack>
         )}
-      </Modal>
+      </AppModal>
     </>
   );
 }

@@ -124,7 +124,7 @@ export default function GroupsPage() {
         <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
       )}
       {body}
-      <GroupDetails group={open} onClose={() => setOpenId(null)} />
+      <GroupDetails group={open} sessionId={current.sessionId} onClose={() => setOpenId(null)} />
     </Stack>
   );
 }

@@ -1,8 +1,11 @@
 import type { CreateInstanceBody, SessionStatus, SuccessMessage } from '@wa/contract';
+import { sessionKeys } from '../../api/sessions.ts';
 import { apiFetch } from '../../lib/api.ts';
+import { useApiMutation } from '../../lib/mutation.ts';
 
-/** Instance limit of multi-session users (single-session users have 1; DECISIONS.md). */
-export const MAX_INSTANCES_MULTI = 10;
+/** Every instance mutation changes the sessions list. */
+const useSessionMutation = <TVars, TData>(fn: (vars: TVars) => Promise<TData>) =>
+  useApiMutation(fn, [sessionKeys.all]);
 
 /** POST /api/create-instance → the new session's id. */
 export const createInstance = (body: CreateInstanceBody) =>
@@ -10,6 +13,7 @@ export const createInstance = (body: CreateInstanceBody) =>
     method: 'POST',
     body,
   });
+export const useCreateInstance = () => useSessionMutation(createInstance);
 
 /** POST /api/session/{sessionId}/restart: a new QR cycle for a session that is not connected. */
 export const restartSession = (sessionId: string) =>
@@ -17,11 +21,14 @@ export const restartSession = (sessionId: string) =>
     `/api/session/${encodeURIComponent(sessionId)}/restart`,
     { method: 'POST' },
   );
+export const useRestartSession = () => useSessionMutation(restartSession);
 
 /** POST /api/session/{sessionId}/terminate. */
 export const terminateSession = (sessionId: string) =>
   apiFetch<SuccessMessage>(`/api/session/${encodeURIComponent(sessionId)}/terminate`, { method: 'POST' });
+export const useTerminateSession = () => useSessionMutation(terminateSession);
 
 /** POST /api/session/{sessionId}/resume: lifts a pause set by WhatsApp's limits (error 463, quota). */
 export const resumeSending = (sessionId: string) =>
   apiFetch<SuccessMessage>(`/api/session/${encodeURIComponent(sessionId)}/resume`, { method: 'POST' });
+export const useResumeSending = () => useSessionMutation(resumeSending);

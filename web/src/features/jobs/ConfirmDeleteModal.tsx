@@ -1,5 +1,5 @@
-import { Alert, Button, Code, Group, Modal, Stack, Text } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
+import { Alert, Button, Code, Group, Stack, Text } from '@mantine/core';
+import { AppModal } from '../../components/AppModal.tsx';
 
 /** 'Confirm Delete' (spec section 2). */
 export function ConfirmDeleteModal(props: {
@@ -8,15 +8,19 @@ export function ConfirmDeleteModal(props: {
   onConfirm: () => void;
   busy: boolean;
   error: string | null;
+  /** The job is a repeating job's next occurrence: deleting it ends the series. */
+  endsSeries?: boolean;
 }) {
-  const small = useMediaQuery('(max-width: 48em)');
   return (
-    <Modal opened={!!props.jobId} onClose={props.onCancel} title="Confirm Delete" fullScreen={small} centered>
+    <AppModal opened={!!props.jobId} onClose={props.onCancel} title="Confirm Delete">
       <Stack gap="sm">
         <Text>Are you sure you want to delete this job?</Text>
         <Code block style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
           {props.jobId}
         </Code>
+        {props.endsSeries && (
+          <Text size="sm">This is the next occurrence of a repeating job: deleting it ends the series.</Text>
+        )}
         <Text size="sm" c="red.8">
           This action cannot be undone.
         </Text>
@@ -34,6 +38,6 @@ export function ConfirmDeleteModal(props: {
           </Button>
         </Group>
       </Stack>
-    </Modal>
+    </AppModal>
   );
 }

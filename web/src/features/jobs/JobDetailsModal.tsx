@@ -4,21 +4,20 @@ import {
   Button,
   Group,
   Loader,
-  Modal,
   ScrollArea,
   SimpleGrid,
   Stack,
   Table,
   Text,
 } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { JobDetail, JobWithDetails } from '@wa/contract';
 import { useRef } from 'react';
 import { useJobDetails } from '../../api/message-jobs.ts';
-import { JOB_STATUS_COLOR } from '../../app/theme.ts';
-import { errorText } from '../../components/compose/send-result.ts';
+import { AppModal } from '../../components/AppModal.tsx';
+import { errorText } from '../../lib/api.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
+import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
 import { canRetry, parsePoll } from './jobs-view.ts';
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
@@ -72,7 +71,14 @@ function MessageContent({ job }: { job: JobWithDetails }) {
 
 const ROW = 37;
 
-function RecipientsTable({ details, groups }: { details: JobDetail[]; groups: boolean }) {
+/** The number a message went to when WhatsApp named another JID for it (Brazil's 9th digit…); null when the same. */
+export function sentToNumber(d: Pick<JobDetail, 'chatId' | 'sentTo'>): string | null {
+  if (!d.sentTo) return null;
+  const to = d.sentTo.split('@')[0]!.split(':')[0]!;
+  return to === d.chatId.split('@')[0]!.replace(/\D/g, '') ? null : to;
+}
+
+export function RecipientsTable({ details, groups }: { details: JobDetail[]; groups: boolean }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: details.length,
@@ -111,7 +117,14 @@ function RecipientsTable({ details, groups }: { details: JobDetail[]; groups: bo
                 ref={virtualizer.measureElement}
                 data-index={item.index}
               >
-                <Table.Td style={{ wordBreak: 'break-word' }}>{d.chatName || d.chatId}</Table.Td>
+                <Table.Td style={{ wordBreak: 'break-word' }}>
+                  {d.chatName || d.chatId}
+                  {sentToNumber(d) && (
+                    <Text size="xs" c="dimmed">
+                      Sent to {sentToNumber(d)} (the number WhatsApp gave)
+                    </Text>
+                  )}
+                </Table.Td>
                 <Table.Td>{d.status}</Table.Td>
                 <Table.Td>{d.sentAt ? formatDateTime(d.sentAt) : 'N/A'}</Table.Td>
                 <Table.Td>
@@ -141,16 +154,14 @@ export function JobDetailsModal(props: {
   retrying: boolean;
   error: string | null;
 }) {
-  const small = useMediaQuery('(max-width: 48em)');
   const details = useJobDetails(props.jobId);
   const job = details.data?.job;
   return (
-    <Modal
+    <AppModal
       opened={!!props.jobId}
       onClose={props.onClose}
       title={`Job Details: ${props.jobId ?? ''}`}
       size="xl"
-      fullScreen={small}
       styles={{ title: { wordBreak: 'break-all', fontWeight: 600 } }}
     >
       {details.isLoading && <Loader size="sm" aria-label="Loading job details" />}
@@ -198,6 +209,6 @@ export function JobDetailsModal(props: {
           )}
         </Stack>
       )}
-    </Modal>
+    </AppModal>
   );
 }

@@ -1,55 +1,84 @@
-import { Alert, Badge, Button, Group, Paper, Stack, Tabs, Text, Title } from '@mantine/core';
-import { IconRefresh } from '@tabler/icons-react';
+import { Alert, Badge, Button, Group, Paper, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { IconRefresh, IconSearch } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { MessageJob } from '@wa/contract';
 import { useMemo, useState } from 'react';
 import {
-  deleteJob,
   JOBS_REFRESH_MS,
-  messageJobsQuery,
-  retryJob,
-  useMessageJobs,
+  messageJobKeys,
+  useCancelSeries,
+  useDeleteJob,
+  useJobsList,
+  usePauseJob,
+  useResumeJob,
+  useRetryJob,
 } from '../../api/message-jobs.ts';
 import { useSessions } from '../../api/sessions.ts';
 import { useBalance, userDetailsQuery } from '../../api/user-details.ts';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
-import type { Banner } from '../../components/compose/send-result.ts';
-import { errorText } from '../../components/compose/send-result.ts';
+import { errorText } from '../../lib/api.ts';
+import type { Banner } from '../../lib/banner.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
 import { ConfirmDeleteModal } from './ConfirmDeleteModal.tsx';
 import { JobDetailsModal } from './JobDetailsModal.tsx';
 import { JobsTable } from './JobsTable.tsx';
-import { emptyJobsText, filterJobs, JOB_FILTERS, type JobFilter, retryRefusal } from './jobs-view.ts';
+import { emptyJobsText, JOB_FILTERS, type JobFilter, retryRefusal, tabCount } from './jobs-view.ts';
 
-/** Message Jobs (/jobs, spec section 2). Jobs and balance refresh every 15001 ms. */
+/**
+ * Message Jobs (/jobs, spec section 2). The server pages, filters and counts: each tab asks for
+ * its status and the search, one page of 100 at a time ('Load more jobs'), and the tabs' counts
+ * come from the answer's summary. Jobs and balance refresh every 15001 ms.
+ */
 export default function JobsPage() {
   const queryClient = useQueryClient();
   const userId = storage.userId();
-  const jobs = useMessageJobs(userId, JOBS_REFRESH_MS);
+  const [filter, setFilter] = useState<JobFilter>('all');
+  const [search, setSearch] = useState('');
+  const [q] = useDebouncedValue(search.trim(), 300);
+  const jobs = useJobsList(userId, { status: filter, q }, JOBS_REFRESH_MS);
   useQuery({ ...userDetailsQuery(), refetchInterval: JOBS_REFRESH_MS });
   const balance = useBalance();
   const sessions = useSessions();
+  const retryCall = useRetryJob();
+  const deleteCall = useDeleteJob();
 
-  const [filter, setFilter] = useState<JobFilter>('all');
   const [banner, setBanner] = useState<Banner | null>(null);
   const [viewId, setViewId] = useState<string | null>(null);
   const [deleteId, setDeleteId] = useState<string | null>(null);
-  const [retryingId, setRetryingId] = useState<string | null>(null);
   const [retryError, setRetryError] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState(false);
   const [deleteError, setDeleteError] = useState<string | null>(null);
 
-  const all = jobs.data?.jobs ?? [];
-  const count = jobs.data?.total ?? all.length;
-  const shown = useMemo(() => filterJobs(all, filter), [all, filter]);
+  const pause = usePauseJob();
+  const resume = useResumeJob();
+  const cancelSeries = useCancelSeries();
+  const controllingId = pause.isPending
+    ? pause.variables
+    : resume.isPending
+      ? resume.variables
+      : cancelSeries.isPending
+        ? cancelSeries.variables
+        : null;
+  const control = (mutation: typeof pause, fallback: string) => (job: MessageJob) =>
+    mutation.mutate(job.id, {
+      onSuccess: (res) => setBanner({ color: 'green', text: res.message }),
+      onError: (err) => setBanner({ color: 'red', text: errorText(err, fallback, fallback) }),
+    });
+
+  const pages = jobs.data?.pages;
+  const shown = useMemo(() => pages?.flatMap((p) => p.jobs) ?? [], [pages]);
+  const first = pages?.[0];
+  const summary = first?.summary;
+  const count = summary?.jobs ?? 0;
+  const total = first?.total ?? 0;
 
   const refreshAll = () => {
-    queryClient.invalidateQueries({ queryKey: messageJobsQuery(userId).queryKey });
+    void queryClient.invalidateQueries({ queryKey: messageJobKeys.all });
     queryClient.fetchQuery(userDetailsQuery()).catch((err) => console.error('Balance refresh failed', err));
   };
 
-  const retry = async (job: Pick<MessageJob, 'id' | 'sessionId' | 'results'>) => {
+  const retry = (job: Pick<MessageJob, 'id' | 'sessionId' | 'results'>) => {
     const list = sessions.data ?? [];
     const refusal = retryRefusal(job.results.failed, balance, list.length > 0);
     const fail = (text: string) => {
@@ -62,41 +91,30 @@ export default function JobsPage() {
       list.find((s) => s.sessionId === job.sessionId)?.sessionId ??
       list.find((s) => s.sessionId === storage.currentSessionId())?.sessionId ??
       list[0].sessionId;
-    setRetryingId(job.id);
     setRetryError(null);
-    try {
-      const res = await retryJob(job.id, sessionId);
-      setViewId(null);
-      setBanner({ color: 'green', text: res.message });
-      refreshAll();
-    } catch (err) {
-      fail(errorText(err, 'Failed to retry messages', 'Error retrying messages'));
-    } finally {
-      setRetryingId(null);
-    }
+    retryCall.mutate(
+      { jobId: job.id, sessionId },
+      {
+        onSuccess: (res) => {
+          setViewId(null);
+          setBanner({ color: 'green', text: res.message });
+        },
+        onError: (err) => fail(errorText(err, 'Failed to retry messages', 'Error retrying messages')),
+      },
+    );
   };
 
-  const confirmDelete = async () => {
+  const confirmDelete = () => {
     if (!deleteId) return;
-    setDeleting(true);
     setDeleteError(null);
-    try {
-      const res = await deleteJob(deleteId);
-      const gone = deleteId;
-      queryClient.setQueryData(messageJobsQuery(userId).queryKey, (old) =>
-        old
-          ? { ...old, jobs: old.jobs.filter((j) => j.id !== gone), total: Math.max(0, old.total - 1) }
-          : old,
-      );
-      setDeleteId(null);
-      setViewId(null);
-      setBanner({ color: 'green', text: res.message });
-      refreshAll();
-    } catch (err) {
-      setDeleteError(errorText(err, 'Failed to delete job', 'Error deleting job'));
-    } finally {
-      setDeleting(false);
-    }
+    deleteCall.mutate(deleteId, {
+      onSuccess: (res) => {
+        setDeleteId(null);
+        setViewId(null);
+        setBanner({ color: 'green', text: res.message });
+      },
+      onError: (err) => setDeleteError(errorText(err, 'Failed to delete job', 'Error deleting job')),
+    });
   };
 
   return (
@@ -142,19 +160,39 @@ export default function JobsPage() {
         <Tabs value={filter} onChange={(v) => v && setFilter(v as JobFilter)} mb="sm">
           <Tabs.List style={{ flexWrap: 'wrap' }}>
             {JOB_FILTERS.map((f) => (
-              <Tabs.Tab key={f.value} value={f.value}>
+              <Tabs.Tab
+                key={f.value}
+                value={f.value}
+                rightSection={
+                  summary && (
+                    <Badge size="sm" variant="light" color="gray">
+                      {formatNumber(tabCount(summary, f.value))}
+                    </Badge>
+                  )
+                }
+              >
                 {f.label}
               </Tabs.Tab>
             ))}
           </Tabs.List>
         </Tabs>
+        <TextInput
+          label="Search jobs"
+          placeholder="A job ID or words of the message"
+          leftSection={<IconSearch size={16} aria-hidden />}
+          value={search}
+          onChange={(e) => setSearch(e.currentTarget.value)}
+          maxLength={200}
+          maw={420}
+          mb="sm"
+        />
         {jobs.isLoading ? (
           <Text c="dimmed" py="md">
             Loading jobs...
           </Text>
         ) : shown.length === 0 ? (
           <Text c="dimmed" py="md">
-            {emptyJobsText(filter)}
+            {q ? `No jobs match '${q}'.` : emptyJobsText(filter)}
           </Text>
         ) : (
           <JobsTable
@@ -168,22 +206,43 @@ export default function JobsPage() {
               setDeleteError(null);
               setDeleteId(job.id);
             }}
-            retryingId={retryingId}
+            retryingId={retryCall.isPending ? (retryCall.variables?.jobId ?? null) : null}
+            onPause={control(pause, 'Failed to pause the job')}
+            onResume={control(resume, 'Failed to resume the job')}
+            onCancelSeries={control(cancelSeries, 'Failed to cancel the series')}
+            controllingId={controllingId ?? null}
           />
+        )}
+        {shown.length > 0 && (
+          <Group justify="space-between" mt="sm" gap="sm">
+            <Text size="sm" c="dimmed" aria-live="polite">
+              Showing {formatNumber(shown.length)} of {formatNumber(total)}
+            </Text>
+            {jobs.hasNextPage && (
+              <Button
+                variant="default"
+                onClick={() => void jobs.fetchNextPage()}
+                loading={jobs.isFetchingNextPage}
+              >
+                Load more jobs
+              </Button>
+            )}
+          </Group>
         )}
       </Paper>
       <JobDetailsModal
         jobId={viewId}
         onClose={() => setViewId(null)}
         onRetry={retry}
-        retrying={!!retryingId}
+        retrying={retryCall.isPending}
         error={retryError}
       />
       <ConfirmDeleteModal
         jobId={deleteId}
+        endsSeries={shown.some((j) => j.id === deleteId && j.repeat?.active && j.status === 'scheduled')}
         onCancel={() => setDeleteId(null)}
         onConfirm={confirmDelete}
-        busy={deleting}
+        busy={deleteCall.isPending}
         error={deleteError}
       />
     </Stack>

@@ -26,6 +26,7 @@ const job = (i: number, over: Partial<MessageJob> = {}): MessageJob => ({
   isScheduled: false,
   scheduledTime: null,
   status: 'completed',
+  statusReason: null,
   progress: { completed: 3, total: 3, percentComplete: 100 },
   results: { success: 3, failed: 0, delivered: 0, read: 0 },
   createdAt: new Date(2026, 0, 1).toISOString(),
@@ -38,11 +39,11 @@ const job = (i: number, over: Partial<MessageJob> = {}): MessageJob => ({
 
 function renderTable(
   jobs: MessageJob[],
-  handlers = { onView: vi.fn(), onRetry: vi.fn(), onDelete: vi.fn() },
+  handlers = { onView: vi.fn(), onRetry: vi.fn(), onDelete: vi.fn(), onPause: vi.fn(), onResume: vi.fn() },
 ) {
   render(
     <MantineProvider>
-      <JobsTable jobs={jobs} retryingId={null} {...handlers} />
+      <JobsTable jobs={jobs} retryingId={null} controllingId={null} {...handlers} />
     </MantineProvider>,
   );
   return handlers;
@@ -71,6 +72,24 @@ describe('JobsTable', () => {
     expect(within(second).queryByRole('button', { name: 'Retry Failed' })).toBeNull();
     fireEvent.click(within(second).getByRole('button', { name: 'Delete' }));
     expect(handlers.onDelete).toHaveBeenCalledWith(expect.objectContaining({ id: 'job-2' }));
+  });
+
+  it('offers Pause for a running job, and Resume with the reason for a paused one', () => {
+    const handlers = renderTable([
+      job(1, { status: 'processing', statusReason: 'Waiting: quiet hours until 09:00' }),
+      job(2, { status: 'paused', statusReason: 'Paused: 12 of the last 20 messages failed' }),
+    ]);
+    const running = screen.getByRole('row', { name: /job-1/ });
+    expect(within(running).getByText('Waiting: quiet hours until 09:00')).toBeTruthy();
+    expect(within(running).queryByRole('button', { name: 'Resume' })).toBeNull();
+    fireEvent.click(within(running).getByRole('button', { name: 'Pause' }));
+    expect(handlers.onPause).toHaveBeenCalledWith(expect.objectContaining({ id: 'job-1' }));
+    const paused = screen.getByRole('row', { name: /job-2/ });
+    expect(within(paused).getByText('paused')).toBeTruthy();
+    expect(within(paused).getByText('Paused: 12 of the last 20 messages failed')).toBeTruthy();
+    expect(within(paused).queryByRole('button', { name: 'Pause' })).toBeNull();
+    fireEvent.click(within(paused).getByRole('button', { name: 'Resume' }));
+    expect(handlers.onResume).toHaveBeenCalledWith(expect.objectContaining({ id: 'job-2' }));
   });
 
   it('renders only the visible rows of 5,000 jobs', () => {

@@ -1,10 +1,10 @@
 import { Badge, Button, Group, Progress, ScrollArea, Stack, Table, Text } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { MessageJob } from '@wa/contract';
+import { type MessageJob, phoneOfSession } from '@wa/contract';
 import { useRef } from 'react';
-import { JOB_STATUS_COLOR } from '../../app/theme.ts';
-import { formatDateTime, formatNumber, phoneOfSession } from '../../lib/format.ts';
-import { canRetry, jobTypeLabel, progressLabel } from './jobs-view.ts';
+import { formatDateTime, formatNumber } from '../../lib/format.ts';
+import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
+import { canPause, canResume, canRetry, jobTypeLabel, progressLabel, repeatLabel } from './jobs-view.ts';
 
 const ROW_HEIGHT = 64;
 
@@ -14,7 +14,13 @@ export function JobsTable(props: {
   onView: (job: MessageJob) => void;
   onRetry: (job: MessageJob) => void;
   onDelete: (job: MessageJob) => void;
+  onPause: (job: MessageJob) => void;
+  onResume: (job: MessageJob) => void;
+  /** Stops the series of a repeating job (its occurrence awaiting start goes). */
+  onCancelSeries?: (job: MessageJob) => void;
   retryingId: string | null;
+  /** The job whose pause or resume is under way. */
+  controllingId: string | null;
 }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -61,7 +67,14 @@ export function JobsTable(props: {
                   </Text>
                 </Table.Td>
                 <Table.Td>{phoneOfSession(job.sessionId)}</Table.Td>
-                <Table.Td>{jobTypeLabel(job)}</Table.Td>
+                <Table.Td>
+                  {jobTypeLabel(job)}
+                  {repeatLabel(job) && (
+                    <Text size="xs" c="violet.8" mt={2}>
+                      {repeatLabel(job)}
+                    </Text>
+                  )}
+                </Table.Td>
                 <Table.Td miw={128}>
                   <Badge
                     color={JOB_STATUS_COLOR[job.status] ?? 'gray'}
@@ -70,6 +83,11 @@ export function JobsTable(props: {
                   >
                     {job.status}
                   </Badge>
+                  {job.statusReason && (
+                    <Text size="xs" c="dimmed" mt={2}>
+                      {job.statusReason}
+                    </Text>
+                  )}
                 </Table.Td>
                 <Table.Td miw={130}>
                   <Stack gap={4}>
@@ -82,10 +100,10 @@ export function JobsTable(props: {
                   </Stack>
                 </Table.Td>
                 <Table.Td>
-                  <Text size="xs" c="green.8" style={{ whiteSpace: 'nowrap' }}>
+                  <Text size="xs" c="var(--mantine-color-green-light-color)" style={{ whiteSpace: 'nowrap' }}>
                     Success: {formatNumber(job.results.success)}
                   </Text>
-                  <Text size="xs" c="red.8" style={{ whiteSpace: 'nowrap' }}>
+                  <Text size="xs" c="var(--mantine-color-red-light-color)" style={{ whiteSpace: 'nowrap' }}>
                     Failed: {formatNumber(job.results.failed)}
                   </Text>
                 </Table.Td>
@@ -106,6 +124,38 @@ export function JobsTable(props: {
                         onClick={() => props.onRetry(job)}
                       >
                         Retry Failed
+                      </Button>
+                    )}
+                    {canPause(job) && (
+                      <Button
+                        size="compact-xs"
+                        variant="light"
+                        color="yellow"
+                        loading={props.controllingId === job.id}
+                        onClick={() => props.onPause(job)}
+                      >
+                        Pause
+                      </Button>
+                    )}
+                    {canResume(job) && (
+                      <Button
+                        size="compact-xs"
+                        variant="light"
+                        color="teal"
+                        loading={props.controllingId === job.id}
+                        onClick={() => props.onResume(job)}
+                      >
+                        Resume
+                      </Button>
+                    )}
+                    {job.repeat?.active && props.onCancelSeries && job.status === 'scheduled' && (
+                      <Button
+                        size="compact-xs"
+                        variant="light"
+                        color="grape"
+                        onClick={() => props.onCancelSeries?.(job)}
+                      >
+                        Cancel series
                       </Button>
                     )}
                     <Button size="compact-xs" variant="light" color="red" onClick={() => props.onDelete(job)}>

@@ -2,23 +2,27 @@ import { describe, expect, it } from 'vitest';
 import {
   canRetry,
   emptyJobsText,
-  filterJobs,
   jobTypeLabel,
   parsePoll,
   progressLabel,
+  repeatLabel,
   retryRefusal,
+  tabCount,
 } from './jobs-view.ts';
 
-const jobs = (['pending', 'processing', 'scheduled', 'completed', 'failed'] as const).map((status) => ({
-  status,
-}));
-
-describe('filterJobs', () => {
-  it('Active covers pending and processing; the others match their status', () => {
-    expect(filterJobs(jobs, 'all')).toHaveLength(5);
-    expect(filterJobs(jobs, 'active').map((j) => j.status)).toEqual(['pending', 'processing']);
-    expect(filterJobs(jobs, 'scheduled').map((j) => j.status)).toEqual(['scheduled']);
-    expect(filterJobs(jobs, 'failed').map((j) => j.status)).toEqual(['failed']);
+describe('tabCount', () => {
+  it("reads each tab's count from the server's summary; Active adds pending, processing and paused", () => {
+    const summary = {
+      jobs: 100_000,
+      byStatus: { pending: 1, scheduled: 2, processing: 3, paused: 4, completed: 89_985, failed: 10_005 },
+      recipients: 0,
+      sent: 0,
+      failed: 0,
+    };
+    expect(tabCount(summary, 'all')).toBe(100_000);
+    expect(tabCount(summary, 'active')).toBe(8);
+    expect(tabCount(summary, 'scheduled')).toBe(2);
+    expect(tabCount(summary, 'failed')).toBe(10_005);
   });
 });
 
@@ -63,5 +67,19 @@ describe('parsePoll', () => {
       ),
     ).toEqual({ pollName: 'Q', pollOptions: ['a', 'b'], allowMultipleAnswers: true });
     expect(parsePoll('plain text')).toBeNull();
+  });
+});
+
+describe('repeatLabel', () => {
+  const series = { seriesId: 's1', every: 'week' as const, until: '2026-11-30T18:29:59.999Z', active: true };
+  it('says how often and until when a series goes on, nothing once it ended or for a one-off job', () => {
+    expect(repeatLabel({ repeat: series })).toBe(
+      `Repeats weekly until ${new Date(series.until).toLocaleDateString('en-IN')}`,
+    );
+    expect(repeatLabel({ repeat: { ...series, every: 'day', until: null } })).toBe('Repeats daily');
+    expect(repeatLabel({ repeat: { ...series, every: 'month', until: null } })).toBe('Repeats monthly');
+    expect(repeatLabel({ repeat: { ...series, active: false } })).toBeNull();
+    expect(repeatLabel({ repeat: null })).toBeNull();
+    expect(repeatLabel({})).toBeNull();
   });
 });

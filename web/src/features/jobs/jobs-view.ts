@@ -1,6 +1,6 @@
-import type { MessageJob } from '@wa/contract';
+import { type JobsSummary, type MessageJob, repeatText } from '@wa/contract';
 
-/** The filter tabs of spec section 2; Active covers pending and processing (section 4). */
+/** The filter tabs of spec section 2; Active covers pending and processing (section 4), and paused. */
 export const JOB_FILTERS = [
   { value: 'all', label: 'All Jobs' },
   { value: 'active', label: 'Active' },
@@ -11,14 +11,16 @@ export const JOB_FILTERS = [
 
 export type JobFilter = (typeof JOB_FILTERS)[number]['value'];
 
-export function filterJobs<J extends Pick<MessageJob, 'status'>>(jobs: J[], filter: JobFilter): J[] {
+/** A tab's count from the list answer's summary (Active: pending, processing and paused, as the server's `active`). */
+export function tabCount(summary: JobsSummary, filter: JobFilter): number {
+  const by = summary.byStatus;
   switch (filter) {
     case 'all':
-      return jobs;
+      return summary.jobs;
     case 'active':
-      return jobs.filter((j) => j.status === 'pending' || j.status === 'processing');
+      return by.pending + by.processing + by.paused;
     default:
-      return jobs.filter((j) => j.status === filter);
+      return by[filter];
   }
 }
 
@@ -68,4 +70,16 @@ export function parsePoll(content: string): PollView | null {
   } catch {
     return null;
   }
+}
+
+/** 'Pause' for a job that runs or waits for its time; 'Resume' for a paused one. */
+export const canPause = (job: Pick<MessageJob, 'status'>): boolean =>
+  job.status === 'pending' || job.status === 'processing' || job.status === 'scheduled';
+export const canResume = (job: Pick<MessageJob, 'status'>): boolean => job.status === 'paused';
+
+/** 'Repeats weekly until 30/11/2026' for an occurrence of a series that goes on; null otherwise. */
+export function repeatLabel(job: Pick<MessageJob, 'repeat'>): string | null {
+  if (!job.repeat?.active) return null;
+  const until = job.repeat.until ? new Date(job.repeat.until).toLocaleDateString('en-IN') : null;
+  return repeatText(job.repeat.every, until);
 }

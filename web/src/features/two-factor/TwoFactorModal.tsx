@@ -1,37 +1,24 @@
-import {
-  Alert,
-  Button,
-  Code,
-  Group,
-  Image,
-  List,
-  Loader,
-  Modal,
-  Stack,
-  Text,
-  TextInput,
-} from '@mantine/core';
-import { useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, Code, Group, Image, List, Loader, Stack, Text, TextInput } from '@mantine/core';
 import type { TwoFactorSetupResponse } from '@wa/contract';
 import { type FormEvent, type ReactNode, useState } from 'react';
-import { ApiError } from '../../lib/api.ts';
-import { disableTwoFactor, enableTwoFactor, startSetup, twoFactorQuery, useTwoFactorStatus } from './api.ts';
-
-const messageOf = (err: unknown) =>
-  err instanceof ApiError ? (err.serverMessage ?? err.message) : 'Something went wrong. Please try again.';
+import { AppModal } from '../../components/AppModal.tsx';
+import { messageOf } from '../../lib/api.ts';
+import { useDisableTwoFactor, useEnableTwoFactor, useStartSetup, useTwoFactorStatus } from './api.ts';
 
 /**
  * Two-factor sign-in from the avatar menu: turn it on (scan the QR, confirm a code, keep the
  * ten recovery codes shown once) or off (with a code).
  */
 export function TwoFactorModal(props: { opened: boolean; onClose: () => void }) {
-  const queryClient = useQueryClient();
   const status = useTwoFactorStatus(props.opened);
   const [setup, setSetup] = useState<TwoFactorSetupResponse | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const setupCall = useStartSetup();
+  const enableCall = useEnableTwoFactor();
+  const disableCall = useDisableTwoFactor();
+  const busy = setupCall.isPending || enableCall.isPending || disableCall.isPending;
 
   const close = () => {
     setSetup(null);
@@ -40,37 +27,28 @@ export function TwoFactorModal(props: { opened: boolean; onClose: () => void }) 
     setError(null);
     props.onClose();
   };
-  const run = async (action: () => Promise<void>) => {
-    setError(null);
-    setBusy(true);
-    try {
-      await action();
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const refresh = () => queryClient.invalidateQueries({ queryKey: twoFactorQuery().queryKey });
+  const onError = (err: unknown) => setError(messageOf(err));
 
-  const begin = () => run(async () => setSetup(await startSetup()));
+  const begin = () => {
+    setError(null);
+    setupCall.mutate(undefined, { onSuccess: setSetup, onError });
+  };
   const confirm = (e: FormEvent) => {
     e.preventDefault();
-    void run(async () => {
-      const res = await enableTwoFactor(code.trim());
-      setCodes(res.recoveryCodes);
-      setSetup(null);
-      setCode('');
-      await refresh();
+    setError(null);
+    enableCall.mutate(code.trim(), {
+      onSuccess: (res) => {
+        setCodes(res.recoveryCodes);
+        setSetup(null);
+        setCode('');
+      },
+      onError,
     });
   };
   const turnOff = (e: FormEvent) => {
     e.preventDefault();
-    void run(async () => {
-      await disableTwoFactor(code.trim());
-      setCode('');
-      await refresh();
-    });
+    setError(null);
+    disableCall.mutate(code.trim(), { onSuccess: () => setCode(''), onError });
   };
 
   const enabled = status.data?.enabled === true;
@@ -167,7 +145,7 @@ export function TwoFactorModal(props: { opened: boolean; onClose: () => void }) 
   }
 
   return (
-    <Modal opened={props.opened} onClose={close} title="Two-factor sign-in" centered>
+    <AppModal opened={props.opened} onClose={close} title="Two-factor sign-in">
       <Stack gap="sm">
         {error && (
           <Alert color="red" role="alert">
@@ -176,6 +154,6 @@ export function TwoFactorModal(props: { opened: boolean; onClose: () => void }) 
         )}
         {body}
       </Stack>
-    </Modal>
+    </AppModal>
   );
 }

@@ -1,24 +1,25 @@
-import {
-  Alert,
-  Badge,
-  Button,
-  Card,
-  Center,
-  Group,
-  List,
-  Loader,
-  Stack,
-  Table,
-  Text,
-  Title,
-} from '@mantine/core';
+import { Alert, Badge, Button, Group, List, Stack, Table, Text, Title } from '@mantine/core';
 import { IconCoins, IconEdit, IconListDetails, IconRefresh, IconUserPlus } from '@tabler/icons-react';
-import { useQueryClient } from '@tanstack/react-query';
 import type { ManagedUser } from '@wa/contract';
 import { useState } from 'react';
+import { DataTable } from '../../components/DataTable.tsx';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { useManagedUsers } from './api.ts';
-import { CreateUserModal, CreditsModal, EditUserModal, LedgerModal } from './UserModals.tsx';
+import { CreateUserModal } from './CreateUserModal.tsx';
+import { CreditsModal } from './CreditsModal.tsx';
+import { EditUserModal } from './EditUserModal.tsx';
+import { LedgerModal } from './LedgerModal.tsx';
+
+const COLUMNS = [
+  { header: 'Name' },
+  { header: 'Username' },
+  { header: 'Credits', align: 'right' as const },
+  { header: 'Bulk messaging' },
+  { header: 'Multi-session' },
+  { header: 'Status' },
+  { header: 'Created' },
+  { header: 'Actions' },
+];
 
 const flag = (on: boolean) => (
   <Badge variant="light" color={on ? 'teal' : 'gray'}>
@@ -28,7 +29,6 @@ const flag = (on: boolean) => (
 
 /** Manage Users (ADMIN): the admin's users, their flags, credits and ledger, reset requests. */
 export default function UsersPage() {
-  const queryClient = useQueryClient();
   const users = useManagedUsers();
   const list = users.data?.users ?? [];
   const pending = list.filter((u) => u.passwordResetRequestedAt);
@@ -43,7 +43,6 @@ export default function UsersPage() {
     setEditing(null);
     setCrediting(null);
     setNotice(text);
-    void queryClient.invalidateQueries({ queryKey: ['admin'] });
   };
 
   return (
@@ -112,110 +111,83 @@ export default function UsersPage() {
         </Alert>
       )}
 
-      <Card withBorder radius="md" p={0}>
-        <Table.ScrollContainer minWidth={900}>
-          <Table striped highlightOnHover verticalSpacing="sm" aria-label="Users">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Username</Table.Th>
-                <Table.Th ta="right">Credits</Table.Th>
-                <Table.Th>Bulk messaging</Table.Th>
-                <Table.Th>Multi-session</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {users.isLoading ? (
-                <Table.Tr>
-                  <Table.Td colSpan={8}>
-                    <Center py="md">
-                      <Loader size="sm" aria-label="Loading users" />
-                    </Center>
-                  </Table.Td>
-                </Table.Tr>
-              ) : list.length === 0 ? (
-                <Table.Tr>
-                  <Table.Td colSpan={8}>
-                    <Text c="dimmed" ta="center" py="md">
-                      No users yet. Add one with Add User.
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ) : (
-                list.map((u) => (
-                  <Table.Tr key={u.id}>
-                    <Table.Td>
-                      {u.name}
-                      {u.role === 'ADMIN' && (
-                        <Badge ml="xs" size="xs" variant="outline">
-                          ADMIN
-                        </Badge>
-                      )}
-                    </Table.Td>
-                    <Table.Td>{u.username}</Table.Td>
-                    <Table.Td ta="right">{formatNumber(u.credits)}</Table.Td>
-                    <Table.Td>{flag(u.is_bulk_messaging_enabled === 1)}</Table.Td>
-                    <Table.Td>{flag(u.is_multisession_supported === 1)}</Table.Td>
-                    <Table.Td>
-                      <Badge color={u.disabled ? 'red' : 'green'} variant="light">
-                        {u.disabled ? 'Disabled' : 'Active'}
-                      </Badge>
-                      {u.passwordResetRequestedAt && (
-                        <Badge ml="xs" color="orange" variant="light">
-                          Reset requested
-                        </Badge>
-                      )}
-                    </Table.Td>
-                    <Table.Td>{formatDateTime(u.createdAt)}</Table.Td>
-                    <Table.Td>
-                      <Group gap="xs" wrap="nowrap">
-                        <Button
-                          size="xs"
-                          variant="light"
-                          leftSection={<IconEdit size={14} aria-hidden />}
-                          aria-label={`Edit ${u.username}`}
-                          onClick={() => {
-                            setNotice(null);
-                            setEditing(u);
-                          }}
-                        >
-                          Edit
-                        </Button>
-                        <Button
-                          size="xs"
-                          variant="light"
-                          color="orange"
-                          leftSection={<IconCoins size={14} aria-hidden />}
-                          aria-label={`Credits of ${u.username}`}
-                          onClick={() => {
-                            setNotice(null);
-                            setCrediting(u);
-                          }}
-                        >
-                          Credits
-                        </Button>
-                        <Button
-                          size="xs"
-                          variant="light"
-                          color="gray"
-                          leftSection={<IconListDetails size={14} aria-hidden />}
-                          aria-label={`Ledger of ${u.username}`}
-                          onClick={() => setLedgerOf(u)}
-                        >
-                          Ledger
-                        </Button>
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))
+      <DataTable
+        label="Users"
+        columns={COLUMNS}
+        rows={list}
+        rowKey={(u) => u.id}
+        loading={users.isLoading}
+        loadingLabel="Loading users"
+        empty="No users yet. Add one with Add User."
+        minWidth={900}
+        highlightOnHover
+        cells={(u) => (
+          <>
+            <Table.Td>
+              {u.name}
+              {u.role === 'ADMIN' && (
+                <Badge ml="xs" size="xs" variant="outline">
+                  ADMIN
+                </Badge>
               )}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      </Card>
+            </Table.Td>
+            <Table.Td>{u.username}</Table.Td>
+            <Table.Td ta="right">{formatNumber(u.credits)}</Table.Td>
+            <Table.Td>{flag(u.is_bulk_messaging_enabled === 1)}</Table.Td>
+            <Table.Td>{flag(u.is_multisession_supported === 1)}</Table.Td>
+            <Table.Td>
+              <Badge color={u.disabled ? 'red' : 'green'} variant="light">
+                {u.disabled ? 'Disabled' : 'Active'}
+              </Badge>
+              {u.passwordResetRequestedAt && (
+                <Badge ml="xs" color="orange" variant="light">
+                  Reset requested
+                </Badge>
+              )}
+            </Table.Td>
+            <Table.Td>{formatDateTime(u.createdAt)}</Table.Td>
+            <Table.Td>
+              <Group gap="xs" wrap="nowrap">
+                <Button
+                  size="xs"
+                  variant="light"
+                  leftSection={<IconEdit size={14} aria-hidden />}
+                  aria-label={`Edit ${u.username}`}
+                  onClick={() => {
+                    setNotice(null);
+                    setEditing(u);
+                  }}
+                >
+                  Edit
+                </Button>
+                <Button
+                  size="xs"
+                  variant="light"
+                  color="orange"
+                  leftSection={<IconCoins size={14} aria-hidden />}
+                  aria-label={`Credits of ${u.username}`}
+                  onClick={() => {
+                    setNotice(null);
+                    setCrediting(u);
+                  }}
+                >
+                  Credits
+                </Button>
+                <Button
+                  size="xs"
+                  variant="light"
+                  color="gray"
+                  leftSection={<IconListDetails size={14} aria-hidden />}
+                  aria-label={`Ledger of ${u.username}`}
+                  onClick={() => setLedgerOf(u)}
+                >
+                  Ledger
+                </Button>
+              </Group>
+            </Table.Td>
+          </>
+        )}
+      />
 
       <CreateUserModal opened={creating} onClose={() => setCreating(false)} onDone={done} />
       <EditUserModal

@@ -1,12 +1,10 @@
 import {
-  Alert,
   Badge,
   Button,
   Card,
   Center,
   Checkbox,
   Code,
-  CopyButton,
   Group,
   Loader,
   Stack,
@@ -16,12 +14,14 @@ import {
   Title,
 } from '@mantine/core';
 import { IconWebhook } from '@tabler/icons-react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Webhook, WebhookEventName } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
-import { ApiError } from '../../lib/api.ts';
+import { DataTable } from '../../components/DataTable.tsx';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { SecretOnce } from '../../components/SecretOnce.tsx';
+import { messageOf } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
-import { createWebhook, deleteWebhook, useAttempts, useWebhooks, webhooksQuery } from './api.ts';
+import { useAttempts, useCreateWebhook, useDeleteWebhook, useWebhooks } from './api.ts';
 
 const EVENTS: { value: WebhookEventName; label: string }[] = [
   { value: 'job.finished', label: 'job.finished: a job has ended' },
@@ -30,90 +30,70 @@ const EVENTS: { value: WebhookEventName; label: string }[] = [
   { value: 'optout', label: 'optout: a contact opted out' },
 ];
 
-const errorText = (err: unknown) =>
-  err instanceof ApiError ? err.message : 'Something went wrong. Please try again.';
+const ATTEMPT_COLUMNS = [
+  { header: 'Time' },
+  { header: 'Event' },
+  { header: 'Events', align: 'right' as const },
+  { header: 'Result' },
+  { header: 'Duration', align: 'right' as const },
+];
 
 function Attempts({ webhook }: { webhook: Webhook }) {
   const attempts = useAttempts(webhook.id);
-  const list = attempts.data?.attempts ?? [];
   return (
-    <Table.ScrollContainer minWidth={640}>
-      <Table verticalSpacing="xs" aria-label={`Calls to ${webhook.url}`}>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Time</Table.Th>
-            <Table.Th>Event</Table.Th>
-            <Table.Th ta="right">Events</Table.Th>
-            <Table.Th>Result</Table.Th>
-            <Table.Th ta="right">Duration</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {attempts.isLoading ? (
-            <Table.Tr>
-              <Table.Td colSpan={5}>
-                <Center py="xs">
-                  <Loader size="xs" aria-label="Loading calls" />
-                </Center>
-              </Table.Td>
-            </Table.Tr>
-          ) : list.length === 0 ? (
-            <Table.Tr>
-              <Table.Td colSpan={5}>
-                <Text c="dimmed" size="sm" ta="center">
-                  No calls yet.
-                </Text>
-              </Table.Td>
-            </Table.Tr>
-          ) : (
-            list.map((a) => (
-              <Table.Tr key={a.id}>
-                <Table.Td>{formatDateTime(a.at)}</Table.Td>
-                <Table.Td>{a.event}</Table.Td>
-                <Table.Td ta="right">{a.events}</Table.Td>
-                <Table.Td>
-                  <Badge color={a.ok ? 'green' : 'red'} variant="light">
-                    {a.ok ? `Delivered (${a.statusCode})` : 'Failed'}
-                  </Badge>
-                  {a.error && (
-                    <Text span size="sm" ml="xs">
-                      {a.error}
-                    </Text>
-                  )}
-                </Table.Td>
-                <Table.Td ta="right">{a.durationMs} ms</Table.Td>
-              </Table.Tr>
-            ))
-          )}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <DataTable
+      bare
+      label={`Calls to ${webhook.url}`}
+      columns={ATTEMPT_COLUMNS}
+      rows={attempts.data?.attempts ?? []}
+      rowKey={(a) => a.id}
+      loading={attempts.isLoading}
+      loadingLabel="Loading calls"
+      empty="No calls yet."
+      minWidth={640}
+      cells={(a) => (
+        <>
+          <Table.Td>{formatDateTime(a.at)}</Table.Td>
+          <Table.Td>{a.event}</Table.Td>
+          <Table.Td ta="right">{a.events}</Table.Td>
+          <Table.Td>
+            <Badge color={a.ok ? 'green' : 'red'} variant="light">
+              {a.ok ? `Delivered (${a.statusCode})` : 'Failed'}
+            </Badge>
+            {a.error && (
+              <Text span size="sm" ml="xs">
+                {a.error}
+              </Text>
+            )}
+          </Table.Td>
+          <Table.Td ta="right">{a.durationMs} ms</Table.Td>
+        </>
+      )}
+    />
   );
 }
 
 /** Webhooks (avatar menu): signed event calls to the user's own systems, with their last 50 calls. */
 export default function WebhooksPage() {
-  const queryClient = useQueryClient();
   const webhooks = useWebhooks();
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>(['job.finished', 'message.status']);
   const [created, setCreated] = useState<{ url: string; secret: string } | null>(null);
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: webhooksQuery().queryKey });
-
-  const create = useMutation({
-    mutationFn: createWebhook,
-    onSuccess: (res) => {
-      setCreated({ url: res.webhook.url, secret: res.webhook.secret });
-      setUrl('');
-      refresh();
-    },
-  });
-  const remove = useMutation({ mutationFn: deleteWebhook, onSuccess: refresh });
+  const create = useCreateWebhook();
+  const remove = useDeleteWebhook();
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setCreated(null);
-    create.mutate({ url: url.trim(), events: events as WebhookEventName[] });
+    create.mutate(
+      { url: url.trim(), events: events as WebhookEventName[] },
+      {
+        onSuccess: (res) => {
+          setCreated({ url: res.webhook.url, secret: res.webhook.secret });
+          setUrl('');
+        },
+      },
+    );
   };
   const list = webhooks.data?.webhooks ?? [];
 
@@ -154,35 +134,16 @@ export default function WebhooksPage() {
         </Stack>
       </Card>
 
-      {create.isError && (
-        <Alert color="red" role="alert">
-          {errorText(create.error)}
-        </Alert>
-      )}
+      <ErrorAlert error={create.isError ? messageOf(create.error) : null} />
       {created && (
-        <Alert color="green" role="status" title="Webhook added">
-          <Stack gap="xs">
-            <Text size="sm">Signing secret for {created.url}: copy it now, it is shown only this once.</Text>
-            <Group gap="xs" wrap="nowrap">
-              <Code aria-label="Signing secret" style={{ wordBreak: 'break-all' }}>
-                {created.secret}
-              </Code>
-              <CopyButton value={created.secret}>
-                {({ copied, copy }) => (
-                  <Button size="xs" variant="light" onClick={copy}>
-                    {copied ? 'Copied' : 'Copy'}
-                  </Button>
-                )}
-              </CopyButton>
-            </Group>
-          </Stack>
-        </Alert>
+        <SecretOnce
+          title="Webhook added"
+          text={`Signing secret for ${created.url}: copy it now, it is shown only this once.`}
+          label="Signing secret"
+          value={created.secret}
+        />
       )}
-      {remove.isError && (
-        <Alert color="red" role="alert">
-          {errorText(remove.error)}
-        </Alert>
-      )}
+      <ErrorAlert error={remove.isError ? messageOf(remove.error) : null} />
 
       {webhooks.isLoading ? (
         <Center py="md">

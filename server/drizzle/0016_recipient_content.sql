@@ -1,0 +1,1 @@
+ALTER TABLE "message_job_recipients" ADD COLUMN "content" text;

@@ -1,0 +1,1 @@
+ALTER TABLE "wa_sessions" ADD COLUMN "simulator_inbox" jsonb;

@@ -1,0 +1,247 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { waGroups } from '../src/db/schema.ts';
+import { type BaileysRig, baileysRig } from './fakes/baileys-rig.ts';
+import type { FakeSocket } from './fakes/baileys-socket.ts';
+import { balanceOf, expectLedgerMatches, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { bearer, DB_KINDS } from './helpers.ts';
+
+/**
+ * The engine (API → dispatcher → session runner → BaileysTransport) over fake sockets that
+ * behave as rc14 does (test/fakes/baileys-socket.ts names the rc14 file of each behaviour).
+ */
+describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
+  let rig: BaileysRig;
+  const users = new Set<string>();
+  beforeAll(async () => {
+    rig = await baileysRig(kind, { dispatch: true, env: { SEND_TIMEOUT_MS: '20000' } });
+  });
+  afterAll(async () => {
+    await rig.close();
+  });
+  afterEach(async () => {
+    await expectLedgerMatches(rig.t.db, users);
+  });
+
+  async function connected(name: string, credits: number) {
+    const s = await rig.start(name, { credits });
+    users.add(s.user.id);
+    const sock = await rig.pairAndOpen(s.sessionId, s.first, s.index);
+    return { ...s, sock };
+  }
+
+  async function send(
+    s: { token: string; sessionId: string },
+    route: 'sendIndividualMessage' | 'sendBulkMessage',
+    chatIds: string[],
+    extra: object = {},
+  ): Promise<string> {
+    const res = await rig.t.app.inject({
+      method: 'POST',
+      url: `/api/session/${s.sessionId}/${route}`,
+      headers: bearer(s.token),
+      payload: {
+        chatIds,
+        content: 'Hello',
+        ...(route === 'sendBulkMessage' ? { type: 'string' } : {}),
+        ...extra,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().jobId as string;
+  }
+
+  const sentTo = (sock: FakeSocket, jid: string) => sock.sent.filter((m) => m.jid === jid).length;
+
+  it('records the canonical JID, keeps a receipt that came before the send was recorded, and fails + refunds a message WhatsApp refuses later', async () => {
+    const s = await connected('Receipts', 10);
+    // Brazil's 9th digit: WhatsApp answers the number without it.
+    s.sock.canonical['5511987654321'] = '551187654321@s.whatsapp.net';
+    // Delivered 600 ms before sendMessage resolves: the receipt flush (every 250 ms) sees it
+    // before the message id is recorded.
+    s.sock.receiptBeforeResolveMs = 600;
+    const jobId = await send(s, 'sendIndividualMessage', ['5511987654321', '919822222222']);
+    const job = await waitForJobEnd(rig.t.app, s.token, jobId);
+    expect(job).toMatchObject({ status: 'completed', results: { success: 2, failed: 0 } });
+    expect(s.sock.sent.map((m) => m.jid)).toEqual([
+      '551187654321@s.whatsapp.net',
+      '919822222222@s.whatsapp.net',
+    ]);
+    const [brazil, india] = await waitFor('the early receipt', async () => {
+      const rs = await recipientsOf(rig.t.db, jobId);
+      return rs[0]?.deliveredAt ? rs : null;
+    });
+    expect(brazil).toMatchObject({
+      chatId: '5511987654321@s.whatsapp.net',
+      sentTo: '551187654321@s.whatsapp.net',
+      status: 'sent',
+    });
+    expect(india!.sentTo).toBeNull();
+    const details = (
+      await rig.t.app.inject({
+        method: 'GET',
+        url: `/api/message-jobs-details/${jobId}?media=0`,
+        headers: bearer(s.token),
+      })
+    ).json().job;
+    expect(details.results.delivered).toBe(1);
+    expect(
+      details.details.map((d: { chatId: string; sentTo: string | null }) => [d.chatId, d.sentTo]),
+    ).toEqual([
+      ['5511987654321@s.whatsapp.net', '551187654321@s.whatsapp.net'],
+      ['919822222222@s.whatsapp.net', null],
+    ]);
+
+    // WhatsApp refuses the second message after it was recorded sent (Socket/messages-recv.js
+    // handleBadAck): failed with the reason, counted failed instead of sent, refunded.
+    expect(await balanceOf(rig.t.db, s.user.id)).toBe(8);
+    s.sock.ev.emit('messages.update', [
+      {
+        key: { id: india!.messageId, remoteJid: india!.chatId, fromMe: true },
+        update: { status: 0, messageStubParameters: ['479'] },
+      },
+    ]);
+    await waitFor('the refusal', async () =>
+      (await recipientsOf(rig.t.db, jobId))[1]?.status === 'failed' ? true : null,
+    );
+    expect(await waitForJobEnd(rig.t.app, s.token, jobId)).toMatchObject({
+      status: 'failed',
+      results: { success: 1, failed: 1 },
+    });
+    expect((await recipientsOf(rig.t.db, jobId))[1]).toMatchObject({
+      status: 'failed',
+      error: 'WhatsApp refused the message (error 479)',
+    });
+    expect(await balanceOf(rig.t.db, s.user.id)).toBe(9);
+  });
+
+  it('463 fails and refunds that message, pauses one-to-one sends until the time WhatsApp gives, group sends go on, and resumes by itself', async () => {
+    const s = await connected('Restricted', 10);
+    await waitFor('groups cached', async () =>
+      (await rig.t.db.select().from(waGroups).where(eq(waGroups.sessionId, s.sessionId))).length === 3
+        ? true
+        : null,
+    );
+    const ends = Math.floor(Date.now() / 1000) + 8;
+    s.sock.reachout = { is_active: true, time_enforcement_ends: String(ends) };
+    s.sock.nextAckError = '463';
+    const first = await send(s, 'sendIndividualMessage', ['919833333301']);
+    await waitFor('the 463 outcome', async () =>
+      (await recipientsOf(rig.t.db, first))[0]?.status === 'failed' ? true : null,
+    );
+    expect((await recipientsOf(rig.t.db, first))[0]!.error).toBe(
+      'Paused: WhatsApp restricted this account from starting new chats (error 463)',
+    );
+    expect(await balanceOf(rig.t.db, s.user.id)).toBe(10);
+    await waitFor('the end time', async () =>
+      (await rig.row(s.sessionId)).sendPausedUntil?.getTime() === ends * 1000 ? true : null,
+    );
+    const listed = (
+      await rig.t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(s.token) })
+    ).json().sessions[0];
+    expect(listed).toMatchObject({ sendPaused: true, sendPausedUntil: new Date(ends * 1000).toISOString() });
+
+    const held = await send(s, 'sendIndividualMessage', ['919833333302']);
+    const group = await send(s, 'sendBulkMessage', ['120363000000000001@g.us']);
+    expect((await waitForJobEnd(rig.t.app, s.token, group)).status).toBe('completed');
+    expect(sentTo(s.sock, '120363000000000001@g.us')).toBe(1);
+    expect((await recipientsOf(rig.t.db, held))[0]).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(sentTo(s.sock, '919833333302@s.whatsapp.net')).toBe(0);
+    expect(Date.now()).toBeLessThan(ends * 1000);
+
+    // At the time WhatsApp gave, the held message goes, once.
+    expect((await waitForJobEnd(rig.t.app, s.token, held, 30_000)).status).toBe('completed');
+    expect(Date.now()).toBeGreaterThanOrEqual(ends * 1000);
+    expect(sentTo(s.sock, '919833333302@s.whatsapp.net')).toBe(1);
+    await waitFor('the pause cleared', async () => (!(await rig.row(s.sessionId)).sendPaused ? true : null));
+    expect(await balanceOf(rig.t.db, s.user.id)).toBe(8);
+  });
+
+  it('a 463 WhatsApp reports no timelock for stays paused; a timelock WhatsApp notifies and lifts resumes sending', async () => {
+    const s = await connected('Timelock', 10);
+    // WhatsApp answers that no timelock is active (a 463 for a missing tctoken): the pause stays.
+    s.sock.reachout = { is_active: false };
+    s.sock.nextAckError = '463';
+    await send(s, 'sendIndividualMessage', ['919833333401']);
+    await waitFor('paused', async () => ((await rig.row(s.sessionId)).sendPaused ? true : null));
+    const held = await send(s, 'sendIndividualMessage', ['919833333402']);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await recipientsOf(rig.t.db, held))[0]!.status).toBe('queued');
+    expect(s.sock.reachoutQueries).toBe(1);
+    expect(await rig.row(s.sessionId)).toMatchObject({ sendPaused: true, sendPausedUntil: null });
+    // Then WhatsApp notifies a timelock, and lifts it.
+    s.sock.notifyTimelock({
+      is_active: true,
+      time_enforcement_ends: String(Math.floor(Date.now() / 1000) + 3600),
+    });
+    await waitFor('the timelock', async () => ((await rig.row(s.sessionId)).sendPausedUntil ? true : null));
+    s.sock.notifyTimelock({ is_active: false });
+    expect((await waitForJobEnd(rig.t.app, s.token, held)).status).toBe('completed');
+    expect(sentTo(s.sock, '919833333402@s.whatsapp.net')).toBe(1);
+  });
+
+  it('429 rate-overlimit puts the recipient back, pauses the account, and sends it once later', async () => {
+    const s = await connected('Rate limited', 10);
+    s.sock.nextSendError = { code: 429, text: 'rate-overlimit' };
+    const jobId = await send(s, 'sendIndividualMessage', ['919844444401']);
+    const job = await waitForJobEnd(rig.t.app, s.token, jobId);
+    expect(job).toMatchObject({ status: 'completed', results: { success: 1, failed: 0 } });
+    expect(s.sock.refusedAt).toHaveLength(1);
+    // The account waited its pause (500 ms in this rig) before it sent again.
+    expect(s.sock.sentAt.at(-1)! - s.sock.refusedAt[0]!).toBeGreaterThanOrEqual(500);
+    expect(sentTo(s.sock, '919844444401@s.whatsapp.net')).toBe(1);
+    expect((await recipientsOf(rig.t.db, jobId))[0]).toMatchObject({ status: 'sent', error: null });
+    expect((await rig.row(s.sessionId)).sendPaused).toBe(false);
+    expect(await balanceOf(rig.t.db, s.user.id)).toBe(9);
+  });
+
+  it('media is encrypted and uploaded once per job and account, with the upload timeout, and relayed to every recipient', async () => {
+    const s = await connected('Media', 10);
+    await waitFor('groups cached', async () =>
+      (await rig.t.db.select().from(waGroups).where(eq(waGroups.sessionId, s.sessionId))).length === 3
+        ? true
+        : null,
+    );
+    const groups = ['120363000000000001@g.us', '120363000000000002@g.us', '120363000000000003@g.us'];
+    const jobId = await send(s, 'sendBulkMessage', groups, {
+      type: 'media',
+      mime: 'application/pdf',
+      data: Buffer.from('%PDF-1.4 price list').toString('base64'),
+      fileName: 'prices.pdf',
+      content: 'Prices',
+    });
+    expect(await waitForJobEnd(rig.t.app, s.token, jobId)).toMatchObject({
+      status: 'completed',
+      results: { success: 3 },
+    });
+    // One upload (rc14 re-encrypted and re-uploaded a Buffer for every recipient), SEND_TIMEOUT_MS as its limit.
+    expect(s.sock.uploads).toEqual([{ mediaType: 'document', timeoutMs: 20_000 }]);
+    expect(s.sock.sent.map((m) => m.jid)).toEqual(groups);
+    const docs = s.sock.sent.map(
+      (m) =>
+        (
+          m.content as {
+            documentMessage: {
+              url: string;
+              mediaKey: Uint8Array;
+              mimetype: string;
+              fileName: string;
+              caption: string;
+            };
+          }
+        ).documentMessage,
+    );
+    for (const d of docs) {
+      expect(d).toMatchObject({
+        url: 'https://mmg.whatsapp.net/fake/1',
+        mimetype: 'application/pdf',
+        fileName: 'prices.pdf',
+        caption: 'Prices',
+      });
+      expect(Buffer.from(d.mediaKey).equals(Buffer.from(docs[0]!.mediaKey))).toBe(true);
+    }
+    // Each recipient has its own message id.
+    const ids = (await recipientsOf(rig.t.db, jobId)).map((r) => r.messageId);
+    expect(new Set(ids).size).toBe(3);
+  });
+});

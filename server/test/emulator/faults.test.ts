@@ -1,0 +1,126 @@
+import { WaEmulator } from '@wa/emulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../reliability/support/server-process.ts';
+import { Product } from './product.ts';
+
+const CONTACT = '919811111111';
+
+/**
+ * WhatsApp's faults, injected by the emulator on command, and how the product on the real
+ * rc14 socket ends each (close-policy.ts; STACK.md "Baileys facts"). One product, one linked
+ * instance per fault (the account is multi-session).
+ */
+describe('faults on command, through the real Baileys socket', () => {
+  let emulator: WaEmulator;
+  let product: Product;
+  const trace: string[] = [];
+
+  beforeAll(async () => {
+    emulator = await WaEmulator.start({ log: (l) => trace.push(l) });
+    emulator.world.account(CONTACT, 'Contact');
+    product = new Product(emulator);
+    await product.start();
+  });
+
+  afterAll(async () => {
+    await product?.dispose();
+    await emulator?.stop();
+  });
+
+  it('error 463 on a send: the recipient fails, one-to-one sends pause until the timelock ends, the contact got nothing', async () => {
+    const own = '919800000463';
+    const { sessionId } = await product.link(own, '463');
+    const until_ = new Date(Math.floor(Date.now() / 1000 + 3600) * 1000);
+    emulator.restrictNewChats(own, until_);
+    const before = await product.credits();
+    const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      chatIds: [CONTACT],
+      content: 'Refused by the server',
+    });
+    expect(send.status, JSON.stringify(send.json)).toBe(200);
+    const job = await until(
+      'the recipient to fail',
+      async () => {
+        const j = await product.job(send.json.jobId);
+        return j.details[0]?.status === 'failed' ? j : null;
+      },
+      120_000,
+      500,
+    );
+    expect(job.details[0]!.error).toMatch(/error 463/);
+    // The product asked until when (w:mex reach-out timelock) and shows it.
+    const session = await until(
+      'the session paused until the timelock ends',
+      async () => {
+        const s = await product.session(sessionId);
+        return s?.sendPaused && s.sendPausedUntil === until_.toISOString() ? s : null;
+      },
+      60_000,
+      500,
+    );
+    expect(session.statusReason).toMatch(/463/);
+    expect(emulator.world.account(CONTACT).inbox.filter((m) => m.text === 'Refused by the server')).toEqual(
+      [],
+    );
+    // A refused message is refunded.
+    expect(await product.credits()).toBe(before);
+  });
+
+  it.each([
+    [403, 'Banned: WhatsApp refused this account (403)'],
+    [440, 'Opened elsewhere: another WhatsApp Web session replaced this one (440). Restart to take it back.'],
+  ])('stream error %i ends the session for good: %s', async (code, reason) => {
+    const own = `9198000${String(code).padStart(5, '0')}`;
+    const { sessionId } = await product.link(own, `stream ${code}`);
+    expect(emulator.streamError(own, code)).toBe(1);
+    await product.waitReason(sessionId, reason);
+    // No reconnect: nothing logs in again.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(emulator.connectionsOf(own)).toEqual([]);
+  });
+
+  it.each([
+    [402, { expire: '4102444800' }, 'Banned by WhatsApp until 2100-01-01 00:00 UTC'],
+    [405, {}, 'WhatsApp rejected this client version: update the console or set WA_VERSION'],
+    [406, {}, 'Banned by WhatsApp'],
+  ])(
+    'a login refused with failure %i (after a dropped connection) is final: %s',
+    async (code, attrs, reason) => {
+      const own = `9198001${String(code).padStart(5, '0')}`;
+      const { sessionId } = await product.link(own, `failure ${code}`);
+      emulator.failNextLogin(own, code, attrs);
+      // The network drops the socket; the product reconnects (backoff) and the server refuses the login.
+      expect(emulator.drop(own)).toBe(1);
+      await product.waitReason(sessionId, reason);
+      expect((await product.session(sessionId))?.status).toBe('DISCONNECTED');
+      // Final: nothing logs in again.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(emulator.connectionsOf(own)).toEqual([]);
+    },
+  );
+
+  it('a dropped connection reconnects by itself and sends again', async () => {
+    const own = '919800000408';
+    const { sessionId } = await product.link(own, 'drop');
+    expect(emulator.drop(own)).toBe(1);
+    await until('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
+    await product.waitStatus(sessionId, 'CONNECTED');
+    const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      chatIds: [CONTACT],
+      content: 'After the drop',
+    });
+    expect(send.status).toBe(200);
+    await until(
+      'the contact to get it',
+      async () =>
+        emulator.world.account(CONTACT).inbox.find((m) => m.text === 'After the drop' && m.from === own),
+      120_000,
+      250,
+    );
+  });
+
+  it('left no iq unanswered and no message undecrypted', () => {
+    expect(emulator.gaps).toEqual([]);
+    expect(trace.filter((l) => l.includes('FAILED'))).toEqual([]);
+  });
+});

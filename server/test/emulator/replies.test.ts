@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import { WaEmulator } from '@wa/emulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../reliability/support/server-process.ts';
+import { Product } from './product.ts';
+
+const OWN = '919800000051';
+const REPLIER = '919811111151';
+const QUIET = '919822222251';
+
+/**
+ * Replies on the real Baileys socket: a contact's phone encrypts a text to the product's linked
+ * device (Signal pkmsg), rc14 decrypts it and reports it; an opt-out keyword puts the contact's
+ * number on the user's opt-out list and fails its queued recipient.
+ */
+describe('replies to the product, against the emulator', () => {
+  let emulator: WaEmulator;
+  let product: Product;
+  let sessionId = '';
+  const trace: string[] = [];
+
+  beforeAll(async () => {
+    emulator = await WaEmulator.start({ log: (l) => trace.push(`${new Date().toISOString()} ${l}`) });
+    emulator.world.account(OWN, 'Emu shop');
+    emulator.world.account(REPLIER);
+    emulator.world.account(QUIET);
+    product = new Product(emulator);
+    await product.start();
+    sessionId = (await product.link(OWN, 'Replies')).sessionId;
+  });
+
+  afterAll(async () => {
+    if (process.env.EMULATOR_TRACE) fs.writeFileSync(process.env.EMULATOR_TRACE, trace.join('\n'));
+    await product?.dispose();
+    await emulator?.stop();
+  });
+
+  const optOuts = async () =>
+    (await product.call('GET', '/api/opt-outs')).json.optOuts as { phoneNumber: string; source: string }[];
+
+  it('a contact writes STOP: the number is on the opt-out list (reply) and its queued recipient fails Opted out, refunded', async () => {
+    const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      chatIds: [REPLIER, QUIET],
+      content: 'Tomorrow’s offer',
+      scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(send.status, JSON.stringify(send.json)).toBe(200);
+    const jobId: string = send.json.jobId;
+    const credits = await product.credits();
+
+    // A text that is not a keyword changes nothing.
+    await emulator.phone(QUIET).say(OWN, 'Who is this?');
+    await emulator.phone(REPLIER).say(OWN, 'Stop');
+    const list = await until(
+      'the opt-out',
+      async () => {
+        const rows = await optOuts();
+        return rows.length > 0 ? rows : null;
+      },
+      60_000,
+      250,
+    );
+    expect(list.map((r) => [r.phoneNumber, r.source])).toEqual([[REPLIER, 'reply']]);
+    const job = await product.job(jobId);
+    const byNumber = Object.fromEntries(
+      job.details.map((d) => [d.chatId.replace(/\D/g, ''), [d.status, d.error]]),
+    );
+    expect(byNumber).toEqual({ [REPLIER]: ['failed', 'Opted out'], [QUIET]: ['queued', null] });
+    expect(await product.credits()).toBe(credits + 1);
+  });
+
+  it('left no iq unanswered and no message undecrypted', () => {
+    expect(emulator.gaps).toEqual([]);
+    expect(trace.filter((l) => l.includes('FAILED'))).toEqual([]);
+  });
+});

@@ -1,0 +1,133 @@
+import type { GroupMetadata } from 'baileys';
+import { eq } from 'drizzle-orm';
+import { expect } from 'vitest';
+import { waSessions } from '../../src/db/schema.ts';
+import { runnerHooks } from '../../src/engine.ts';
+import { type Dispatcher, startDispatcher } from '../../src/messaging/dispatcher.ts';
+import { type SessionRunner, startSessionRunner, type TransportBuilder } from '../../src/sessions/runner.ts';
+import { groupLookup } from '../../src/sessions/transports.ts';
+import { createDbAuthStore } from '../../src/transport/auth-store.ts';
+import { type BaileysOptions, BaileysTransport } from '../../src/transport/baileys/transport.ts';
+import { buildUser, createTestApp, type DbKind, loginToken, type TestApp } from '../helpers.ts';
+import { type FakeSocket, fakeSocketMaker } from './baileys-socket.ts';
+import { createInstance, waitFor } from './sessions.ts';
+
+export const OWN_PN = '919876543210';
+export const OWN_LID = '201234567890123';
+export const LATEST_VERSION: [number, number, number] = [2, 3000, 1099999999];
+
+/** A group as rc14's groupMetadata parses it (Socket/groups.js extractGroupMetadata: addressingMode always set). */
+export function groupFixture(
+  id: string,
+  subject: string,
+  ownAdmin: 'admin' | 'superadmin' | null,
+  addressingMode: 'pn' | 'lid' = 'lid',
+  ephemeralDuration?: number,
+): GroupMetadata {
+  return {
+    id,
+    subject,
+    addressingMode: addressingMode as GroupMetadata['addressingMode'],
+    ...(ephemeralDuration ? { ephemeralDuration } : {}),
+    owner: `${OWN_LID}@lid`,
+    creation: 1_700_000_000,
+    announce: false,
+    participants: [
+      // The account appears by its LID only: it must still be recognised as admin.
+      { id: `${OWN_LID}@lid`, phoneNumber: `${OWN_PN}@s.whatsapp.net`, admin: ownAdmin },
+      { id: '300000000000001@lid', phoneNumber: '919811111111@s.whatsapp.net', admin: 'superadmin' },
+      { id: '919822222222@s.whatsapp.net', admin: null },
+    ],
+  };
+}
+
+export type BaileysRig = Awaited<ReturnType<typeof baileysRig>>;
+
+/**
+ * The product with the session runner driving BaileysTransport over fake rc14 sockets (and, with
+ * `dispatch`, the dispatcher sending jobs through them).
+ */
+export async function baileysRig(
+  kind: DbKind,
+  options: { dispatch?: boolean; env?: Record<string, string>; transport?: Partial<BaileysOptions> } = {},
+) {
+  const maker = fakeSocketMaker();
+  const transports = new Map<string, BaileysTransport>();
+  const builder: TransportBuilder = async (ctx, session) => {
+    const tr = new BaileysTransport(session, {
+      db: ctx.db,
+      auth: createDbAuthStore(ctx.db, session.sessionId),
+      log: ctx.log,
+      groups: groupLookup(ctx, session.sessionId),
+      makeSocket: maker.make,
+      inviteCodeSpacingMs: 100,
+      backoffMs: 50,
+      fetchVersion: async () => LATEST_VERSION,
+      onWhatsAppTtlMs: { found: 60_000, missing: 300 },
+      groupRefetchDelayMs: 300,
+      rateLimitPauseMs: 500,
+      mediaUploadTimeoutMs: ctx.config.sendTimeoutMs,
+      ...options.transport,
+    });
+    transports.set(session.sessionId, tr);
+    return tr;
+  };
+  const t: TestApp = await createTestApp(kind, {
+    WA_PROVIDER: 'baileys',
+    SESSION_LEASE_MS: '3000',
+    ...options.env,
+  });
+  // The product's wiring of what the accounts receive (an opt-out keyword opts the sender out).
+  const runner: SessionRunner = await startSessionRunner(t.ctx, builder, runnerHooks(t.ctx));
+  const dispatcher: Dispatcher | null = options.dispatch
+    ? await startDispatcher(t.ctx, runner, { pollMs: 200, sweepMs: 100 })
+    : null;
+
+  const row = async (sessionId: string) =>
+    (await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId)))[0]!;
+
+  /** Creates an instance for a new user (a user may have at most 10) and waits for its first socket. */
+  async function start(name: string, user: { credits?: number } = {}) {
+    const created = await buildUser(t, { credits: user.credits ?? 0, isBulkMessagingEnabled: true });
+    const token = await loginToken(t.app, created.username);
+    const index = maker.sockets.length;
+    const sessionId = await createInstance(t, token, { phoneNumber: OWN_PN, sessionName: name });
+    const first = await waitFor(async () => maker.sockets[index], 15_000, 'first socket');
+    return { sessionId, first, index, token, user: created };
+  }
+
+  /** Pairs the first socket, restarts (515) and opens the second; resolves once CONNECTED. */
+  async function pairAndOpen(sessionId: string, s1: FakeSocket, index: number): Promise<FakeSocket> {
+    s1.ev.emit('connection.update', { qr: 'QR-REF-1' });
+    await waitFor(async () => (await row(sessionId)).qr === 'QR-REF-1', 15_000, 'QR in DB');
+    // Pairing: WhatsApp gives the creds an identity, then asks for a restart (515).
+    s1.pairSuccess({ id: `${OWN_PN}:7@s.whatsapp.net`, lid: `${OWN_LID}:7@lid` });
+    await waitFor(async () => (await row(sessionId)).hasCredentials, 15_000, 'creds saved');
+    s1.close(515, 'Stream Errored (restart required)');
+    const s2 = await waitFor(async () => maker.sockets[index + 1], 15_000, 'new socket after 515');
+    expect(s2).not.toBe(s1);
+    expect(s2.config.auth.creds.me?.id).toBe(`${OWN_PN}:7@s.whatsapp.net`);
+    s2.user = { id: `${OWN_PN}:7@s.whatsapp.net`, lid: `${OWN_LID}:7@lid` };
+    s2.groups = {
+      '120363000000000001@g.us': groupFixture('120363000000000001@g.us', 'Admins here', 'admin'),
+      '120363000000000002@g.us': groupFixture('120363000000000002@g.us', 'Member only', null, 'pn', 604_800),
+      '120363000000000003@g.us': groupFixture('120363000000000003@g.us', 'Owned', 'superadmin'),
+    };
+    // Open, but rc14 still buffers the login's events: nothing is sent before receivedPendingNotifications.
+    s2.open();
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await row(sessionId)).status).not.toBe('CONNECTED');
+    expect(runner.transportFor(sessionId)).toBeUndefined();
+    s2.flushLogin();
+    await waitFor(async () => (await row(sessionId)).status === 'CONNECTED', 10_000, 'CONNECTED');
+    return s2;
+  }
+
+  async function close() {
+    await dispatcher?.stop();
+    await runner.stop();
+    await t.close();
+  }
+
+  return { t, runner, dispatcher, maker, transports, row, start, pairAndOpen, close };
+}

@@ -1,0 +1,110 @@
+import crypto from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppContext, NodeEvents } from '../src/context.ts';
+import { type Database, openPostgres } from '../src/db/client.ts';
+import { runnerHooks } from '../src/engine.ts';
+import { buildApp } from '../src/http/app.ts';
+import type { App } from '../src/http/types.ts';
+import { createLogger } from '../src/logger.ts';
+import { createMetrics } from '../src/metrics/metrics.ts';
+import { type SessionRunner, startSessionRunner } from '../src/sessions/runner.ts';
+import { createInstance, statusOf, waitFor } from './fakes/sessions.ts';
+import {
+  bearer,
+  buildUser,
+  createPostgresDatabaseUrl,
+  loginToken,
+  type TestApp,
+  testConfig,
+} from './helpers.ts';
+
+function nodeContext(database: Database, name: string): AppContext {
+  const config = testConfig({ SIMULATOR_LINK_AFTER_MS: '600000', SESSION_LEASE_MS: '3000' });
+  return {
+    config,
+    database,
+    db: database.db,
+    nodeId: `${name}-${crypto.randomBytes(3).toString('hex')}`,
+    log: createLogger(config),
+    events: new EventEmitter<NodeEvents>(),
+    metrics: createMetrics(database.db),
+  };
+}
+
+/**
+ * Two nodes on one PostgreSQL: the API node (no runner) answers the pairing code the other node's
+ * transport got, and its simulator inbound route reaches the account the other node drives.
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL)('pairing codes and replies across two nodes', () => {
+  let drop: () => Promise<void>;
+  let apiDb: Database;
+  let workerDb: Database;
+  let api: AppContext;
+  let worker: AppContext;
+  let app: App;
+  let runner: SessionRunner;
+  beforeAll(async () => {
+    const created = await createPostgresDatabaseUrl();
+    drop = created.drop;
+    apiDb = await openPostgres(created.url);
+    workerDb = await openPostgres(created.url);
+    api = nodeContext(apiDb, 'api');
+    worker = nodeContext(workerDb, 'worker');
+    app = await buildApp(api);
+    await app.ready();
+    runner = await startSessionRunner(worker, undefined, runnerHooks(worker));
+  });
+  afterAll(async () => {
+    await runner.stop();
+    await app.close();
+    await apiDb.close();
+    await workerDb.close();
+    await drop();
+  });
+
+  it('the API node serves the code the driving node got; after linking, a STOP through it opts the number out', async () => {
+    const t = { app, ctx: api, db: api.db } as unknown as TestApp;
+    const user = await buildUser(t);
+    const token = await loginToken(app, user.username);
+    const sessionId = await createInstance(t, token, {
+      phoneNumber: '919700000091',
+      sessionName: 'Two nodes',
+    });
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/pairing-code`,
+      headers: bearer(token),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().code).toMatch(/^[1-9A-HJ-NP-TV-Z]{8}$/);
+    expect(runner.ownedSessionIds()).toEqual([sessionId]);
+    const link = await app.inject({
+      method: 'POST',
+      url: `/api/simulator/sessions/${sessionId}/link`,
+      headers: bearer(token),
+    });
+    expect(link.statusCode, link.body).toBe(200);
+    await waitFor(async () => (await statusOf(t, token, sessionId)).connected, 10_000, 'linked');
+
+    const inbound = await app.inject({
+      method: 'POST',
+      url: `/api/simulator/sessions/${sessionId}/inbound`,
+      headers: bearer(token),
+      payload: { from: '919800040001', text: 'STOP' },
+    });
+    expect(inbound.statusCode, inbound.body).toBe(200);
+    expect(inbound.json().message).toBe('Message delivered');
+    const list = await waitFor(
+      async () => {
+        const rows = (
+          await app.inject({ method: 'GET', url: '/api/opt-outs', headers: bearer(token) })
+        ).json().optOuts as { phoneNumber: string; source: string }[];
+        return rows.length > 0 ? rows : null;
+      },
+      10_000,
+      'the opt-out',
+    );
+    expect(list.map((r) => [r.phoneNumber, r.source])).toEqual([['919800040001', 'reply']]);
+  });
+});

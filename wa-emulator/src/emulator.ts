@@ -1,0 +1,364 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type BinaryNode,
+  Curve,
+  getBinaryNodeChild,
+  type KeyPair,
+  type proto,
+  S_WHATSAPP_NET,
+} from 'baileys';
+import { WebSocketServer } from 'ws';
+import { makeCertChain, makeRootKey, type RootKey, rootKeyEnv } from './certs.ts';
+import { Connection } from './connection.ts';
+import { answerIq, type IqContext, iqError, iqKey } from './iq.ts';
+import { MediaHost } from './media-host.ts';
+import { relay } from './messages.ts';
+import { NoiseResponder } from './noise.ts';
+import { Phone } from './phone.ts';
+import { World } from './world.ts';
+
+type DropFault = { match: (node: BinaryNode) => boolean; when: 'before' | 'after'; done: () => void };
+
+export type EmulatorOptions = {
+  port?: number;
+  host?: string;
+  /** Every frame in and out, and every gap (an iq the emulator does not know), as text lines. */
+  log?: (line: string) => void;
+  /** When a recipient's phone acknowledges delivery, and then reads (ms after the message). */
+  deliveredAfterMs?: number;
+  readAfterMs?: number;
+};
+
+/**
+ * WhatsApp's chat server and the phones on it, on a local WebSocket: the real Baileys socket
+ * links (QR), logs in, queries and sends through it as on the network.
+ */
+export class WaEmulator {
+  readonly world = new World();
+  readonly root: RootKey = makeRootKey();
+  /** Iqs the emulator answered with an error because it does not know them: `xmlns/type/child`. */
+  readonly gaps: string[] = [];
+  private readonly serverStatic: KeyPair = Curve.generateKeyPair();
+  private readonly certChain: Uint8Array;
+  private readonly connections = new Set<Connection>();
+  private readonly byRef = new Map<string, Connection>();
+  private readonly listeners = new Set<(conn: Connection, node: BinaryNode) => void>();
+  private tagCounter = 0;
+  /**
+   * When the server says the offline queue is empty (`<ib><offline>`): after the login's last
+   * query (digest), or right with `success`, before the companion's login queries are answered
+   * (rc14 must then handle it before its 'open').
+   */
+  offlineTiming: 'after-digest' | 'with-success' = 'after-digest';
+  /** `<failure>` attributes the next logins of an account are refused with (faults on command). */
+  private readonly loginFaults = new Map<string, Record<string, string>[]>();
+  /** Errors the server acks the next sends of an account with (faults on command). */
+  private readonly sendFaults = new Map<string, number[]>();
+  /** Iqs of an account answered with an error instead (faults on command): by `xmlns type child`. */
+  private readonly iqFaults = new Map<
+    string,
+    { match: (iq: BinaryNode) => boolean; code: number; text: string }[]
+  >();
+  /** Sockets of an account cut when a matching node arrives (faults on command). */
+  private readonly dropFaults = new Map<string, DropFault[]>();
+
+  private constructor(
+    private readonly wss: WebSocketServer,
+    /** The HTTPS host `media_conn` names (uploads and downloads of encrypted media). */
+    readonly media: MediaHost,
+    private readonly options: EmulatorOptions,
+  ) {
+    this.certChain = makeCertChain(this.root, this.serverStatic);
+    wss.on('connection', (ws) => {
+      const conn = new Connection(ws, new NoiseResponder(this.serverStatic, this.certChain), {
+        login: (c, payload) => this.onLogin(c, payload),
+        node: (c, node) => this.onNode(c, node),
+        closed: (c) => this.onClosed(c),
+        log: (line) => this.log(line),
+      });
+      this.connections.add(conn);
+    });
+  }
+
+  static async start(options: EmulatorOptions = {}): Promise<WaEmulator> {
+    const wss = new WebSocketServer({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
+    await new Promise<void>((resolve, reject) => {
+      wss.on('listening', () => resolve());
+      wss.on('error', reject);
+    });
+    return new WaEmulator(wss, await MediaHost.start(), options);
+  }
+
+  get url(): string {
+    const { port } = this.wss.address();
+    return `ws://127.0.0.1:${port}/ws/chat`;
+  }
+
+  /** What the product needs to talk to this emulator instead of WhatsApp (and to trust its media host). */
+  productEnv(): { WA_WS_URL: string; WA_EMULATOR_ROOT_KEY: string; NODE_EXTRA_CA_CERTS: string } {
+    return {
+      WA_WS_URL: this.url,
+      WA_EMULATOR_ROOT_KEY: rootKeyEnv(this.root),
+      NODE_EXTRA_CA_CERTS: this.media.caFile,
+    };
+  }
+
+  /** The phone of an account (created on first use). */
+  phone(number: string, pushName?: string): Phone {
+    return new Phone(this, this.world.account(number, pushName));
+  }
+
+  async stop(): Promise<void> {
+    for (const c of this.connections) c.drop();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    await this.media.stop();
+  }
+
+  /** Live, logged-in connections of an account. */
+  connectionsOf(phone: string): Connection[] {
+    return [...this.connections].filter((c) => c.isOpen && c.account?.phone === phone && c.device);
+  }
+
+  /** The connection waiting for a scan of this QR ref. */
+  registrationByRef(ref: string): Connection | undefined {
+    const conn = this.byRef.get(ref);
+    return conn?.isOpen ? conn : undefined;
+  }
+
+  /** The registering companion that asked to be linked to `jid` by a code (its companion_hello). */
+  companionAwaitingCode(jid: string): Connection | undefined {
+    return [...this.connections].find((c) => c.isOpen && c.registration && c.linkCode?.jid === jid);
+  }
+
+  /** Ends every live connection of an account with `<stream:error code=…>` (rc14 Socket/socket.js CB:stream:error). */
+  streamError(phone: string, code: number, child?: BinaryNode): number {
+    const conns = this.connectionsOf(phone);
+    for (const c of conns) {
+      c.send({ tag: 'stream:error', attrs: { code: String(code) }, content: child ? [child] : undefined });
+      setTimeout(() => c.close(), 50);
+    }
+    return conns.length;
+  }
+
+  /** Resolves with the next node a connection of this account sends that `match` accepts. */
+  nextNode(match: (conn: Connection, node: BinaryNode) => boolean, timeoutMs = 30_000): Promise<BinaryNode> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.listeners.delete(listener);
+        reject(new Error('the awaited node never came'));
+      }, timeoutMs);
+      const listener = (conn: Connection, node: BinaryNode) => {
+        if (!match(conn, node)) return;
+        clearTimeout(timer);
+        this.listeners.delete(listener);
+        resolve(node);
+      };
+      this.listeners.add(listener);
+    });
+  }
+
+  /**
+   * WhatsApp restricts the account from starting new chats until `until`: the next send is
+   * acked with error 463 and the reach-out timelock query (w:mex) answers active until then.
+   */
+  restrictNewChats(phone: string, until: Date): void {
+    this.world.account(phone).reachoutLockedUntil = until;
+    this.failNextSends(phone, 463);
+  }
+
+  /** The next `count` messages of this account are acked with `<ack error=code>` (e.g. 463) and go nowhere. */
+  failNextSends(phone: string, code: number, count = 1): void {
+    const list = this.sendFaults.get(phone) ?? [];
+    for (let i = 0; i < count; i++) list.push(code);
+    this.sendFaults.set(phone, list);
+  }
+
+  /**
+   * The next login of this account is refused with `<failure reason=… …attrs>` (rc14
+   * Socket/socket.js CB:failure: the reason becomes the close code, the attributes its data),
+   * e.g. 402 with `expire`, 405, 406.
+   */
+  failNextLogin(phone: string, reason: number, attrs: Record<string, string> = {}): void {
+    const list = this.loginFaults.get(phone) ?? [];
+    list.push({ reason: String(reason), ...attrs });
+    this.loginFaults.set(phone, list);
+  }
+
+  /** Drops every live connection of the account without a word (the network failing). */
+  drop(phone: string): number {
+    const conns = this.connectionsOf(phone);
+    for (const c of conns) c.drop();
+    return conns.length;
+  }
+
+  /**
+   * The next `count` iqs of this account that `match` accepts (`iqKey(iq)` is `xmlns type child`
+   * as in KNOWN_IQS, e.g. `usync get usync`, `encrypt get key`, `w:g2 get query`) are answered
+   * `<iq type="error"><error code=… text=…/>`, the way the server refuses a query it rate-limits
+   * (429 `rate-overlimit`; whatsmeow names the same pair ErrIQRateOverLimit). rc14 turns it into a
+   * Boom with the code as `data` (WABinary/generic-utils.js assertNodeErrorFree, called by
+   * Socket/socket.js query), so the call that sent the iq rejects.
+   */
+  failNextIqs(
+    phone: string,
+    match: (iq: BinaryNode) => boolean,
+    code = 429,
+    text = 'rate-overlimit',
+    count = 1,
+  ): void {
+    const list = this.iqFaults.get(phone) ?? [];
+    for (let i = 0; i < count; i++) list.push({ match, code, text });
+    this.iqFaults.set(phone, list);
+  }
+
+  /**
+   * The socket of this account is cut without a word (as `drop`) when the next node it sends
+   * that `match` accepts arrives: `before` the server acts on it (an iq never answered, a message
+   * never relayed) or `after` (a message relayed to every phone it names, its ack never sent).
+   * A send cut in the middle, as the network does it.
+   */
+  dropOnNext(phone: string, match: (node: BinaryNode) => boolean, when: 'before' | 'after'): Promise<void> {
+    return new Promise((resolve) => {
+      const list = this.dropFaults.get(phone) ?? [];
+      list.push({ match, when, done: resolve });
+      this.dropFaults.set(phone, list);
+    });
+  }
+
+  takeSendFault(phone: string): number | undefined {
+    return this.sendFaults.get(phone)?.shift();
+  }
+
+  /**
+   * The recipient's delivery receipt, then its read receipt, to the sender's live companions
+   * (rc14 Socket/messages-recv.js handleReceipt: no type = delivered, type read).
+   */
+  receipts(senderPhone: string, receipt: { id: string; from: string; participant?: string }): void {
+    const send = (type: 'read' | null) => {
+      for (const c of this.connectionsOf(senderPhone))
+        c.send({
+          tag: 'receipt',
+          attrs: {
+            id: receipt.id,
+            from: receipt.from,
+            t: String(Math.floor(Date.now() / 1000)),
+            ...(receipt.participant ? { participant: receipt.participant } : {}),
+            ...(type ? { type } : {}),
+          },
+        });
+    };
+    setTimeout(() => send(null), this.options.deliveredAfterMs ?? 100);
+    setTimeout(() => send('read'), this.options.readAfterMs ?? 400);
+  }
+
+  newId(): string {
+    return `emu.${Date.now().toString(36)}.${++this.tagCounter}`;
+  }
+
+  log(line: string): void {
+    this.options.log?.(line);
+  }
+
+  private onLogin(conn: Connection, payload: proto.ClientPayload): void {
+    if (payload.devicePairingData) {
+      // A new companion: QR refs (rc14 Socket/socket.js CB:iq,type:set,pair-device).
+      conn.registration = payload.devicePairingData;
+      conn.refs = Array.from({ length: 6 }, () => `2@${randomBytes(48).toString('base64')}`);
+      for (const ref of conn.refs) this.byRef.set(ref, conn);
+      conn.send({
+        tag: 'iq',
+        attrs: { from: S_WHATSAPP_NET, type: 'set', id: this.newId(), xmlns: 'md' },
+        content: [
+          {
+            tag: 'pair-device',
+            attrs: {},
+            content: conn.refs.map((ref) => ({ tag: 'ref', attrs: {}, content: Buffer.from(ref) })),
+          },
+        ],
+      });
+      return;
+    }
+    const account = this.world.accounts.get(String(payload.username ?? ''));
+    const device = account?.devices.get(payload.device ?? -1);
+    if (!account || !device || !conn.clientStatic || !device.noiseKey.equals(conn.clientStatic)) {
+      // An unlinked or unknown companion: the server refuses the login (rc14 CB:failure).
+      conn.send({ tag: 'failure', attrs: { reason: '401', location: 'emu' } });
+      setTimeout(() => conn.close(), 50);
+      return;
+    }
+    const fault = this.loginFaults.get(account.phone)?.shift();
+    if (fault) {
+      conn.send({ tag: 'failure', attrs: { location: 'emu', ...fault } });
+      setTimeout(() => conn.close(), 50);
+      return;
+    }
+    conn.account = account;
+    conn.device = device;
+    conn.send({
+      tag: 'success',
+      attrs: {
+        t: String(Math.floor(Date.now() / 1000)),
+        lid: `${account.lid}@lid`,
+        location: 'emu',
+        props: '1',
+        abprops: '1',
+        creation: String(Math.floor(Date.now() / 1000) - 86400),
+      },
+    });
+    if (this.offlineTiming === 'with-success') conn.sendOffline();
+  }
+
+  private async onNode(conn: Connection, node: BinaryNode): Promise<void> {
+    for (const listener of [...this.listeners]) listener(conn, node);
+    const phone = conn.account?.phone ?? '';
+    const drops = this.dropFaults.get(phone);
+    const dropIndex = drops?.findIndex((d) => d.match(node)) ?? -1;
+    const dropFault = dropIndex >= 0 ? drops!.splice(dropIndex, 1)[0] : undefined;
+    if (dropFault?.when === 'before') {
+      this.log(`DROP before ${node.tag} ${node.attrs.id ?? ''}`);
+      conn.drop();
+      dropFault.done();
+      return;
+    }
+    if (node.tag === 'message') {
+      await relay(this, conn, node, { ack: !dropFault });
+      if (dropFault) {
+        this.log(`DROP after ${node.tag} ${node.attrs.id ?? ''}`);
+        conn.drop();
+        dropFault.done();
+      }
+      return;
+    }
+    if (node.tag === 'iq') {
+      if (node.attrs.type === 'result' || node.attrs.type === 'error') return;
+      const faults = this.iqFaults.get(phone);
+      const faultIndex = faults?.findIndex((f) => f.match(node)) ?? -1;
+      if (faultIndex >= 0) {
+        const [fault] = faults!.splice(faultIndex, 1);
+        this.log(`IQ FAULT ${iqKey(node)}: ${fault!.code} ${fault!.text}`);
+        conn.send(iqError(node, fault!.code, fault!.text));
+        return;
+      }
+      const ctx: IqContext = { emulator: this, conn };
+      const answer = await answerIq(ctx, node);
+      if (answer === null) {
+        const child = Array.isArray(node.content) ? node.content[0]?.tag : '';
+        const gap = `${node.attrs.xmlns}/${node.attrs.type}/${child ?? ''}`;
+        this.gaps.push(gap);
+        this.log(`GAP: unknown iq ${gap}`);
+        conn.send({
+          tag: 'iq',
+          attrs: { id: node.attrs.id!, from: node.attrs.to ?? S_WHATSAPP_NET, type: 'error' },
+          content: [{ tag: 'error', attrs: { code: '501', text: 'feature-not-implemented' } }],
+        });
+      } else if (answer !== 'handled') conn.send(answer);
+      return;
+    }
+    if (node.tag === 'ib' && getBinaryNodeChild(node, 'unified_session')) return;
+  }
+
+  private onClosed(conn: Connection): void {
+    this.connections.delete(conn);
+    for (const ref of conn.refs) this.byRef.delete(ref);
+  }
+}

@@ -1,0 +1,107 @@
+import {
+  type BinaryNode,
+  getBinaryNodeChild,
+  getBinaryNodeChildren,
+  jidDecode,
+  normalizeMessageContent,
+  type proto,
+} from 'baileys';
+import type { Connection } from './connection.ts';
+import type { WaEmulator } from './emulator.ts';
+import type { Account, ReceivedMessage } from './world.ts';
+
+/** The text a person sees: a text, a caption, a poll's name. */
+export function textOf(message: proto.IMessage): string | null {
+  const m = normalizeMessageContent(message);
+  if (!m) return null;
+  return (
+    m.conversation ??
+    m.extendedTextMessage?.text ??
+    m.imageMessage?.caption ??
+    m.videoMessage?.caption ??
+    m.documentMessage?.caption ??
+    m.pollCreationMessage?.name ??
+    m.pollCreationMessageV2?.name ??
+    m.pollCreationMessageV3?.name ??
+    null
+  );
+}
+
+const now = () => String(Math.floor(Date.now() / 1000));
+
+/**
+ * A message stanza from a companion: the server acks it, then every phone it names decrypts its
+ * copy (pairwise `pkmsg`/`msg`; in a group the sender key from the pairwise copy, then the
+ * `skmsg`), keeps the plaintext, and sends a delivery receipt and, a little later, a read receipt.
+ */
+export async function relay(
+  emulator: WaEmulator,
+  conn: Connection,
+  node: BinaryNode,
+  { ack = true }: { ack?: boolean } = {},
+): Promise<void> {
+  const sender = conn.account;
+  const device = conn.device;
+  const id = node.attrs.id ?? '';
+  const to = node.attrs.to ?? '';
+  if (!sender || !device) return;
+  const fault = emulator.takeSendFault(sender.phone);
+  if (ack || fault)
+    conn.send({
+      tag: 'ack',
+      attrs: { class: 'message', id, from: to, t: now(), ...(fault ? { error: String(fault) } : {}) },
+    });
+  if (fault) return;
+  const isGroup = to.endsWith('@g.us');
+  const lidMode = isGroup && node.attrs.addressing_mode === 'lid';
+  // A phone keeps one session per sending device, whichever address (PN or LID) a stanza uses;
+  // the sender's side keys it by the LID once it knows the mapping (rc14 Signal/libsignal.js).
+  const senderJid = `${sender.phone}:${device.id}@s.whatsapp.net`;
+  const decrypted = new Map<Account, proto.IMessage>();
+  for (const target of getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to')) {
+    const account = emulator.world.byJid(target.attrs.jid ?? '');
+    const enc = getBinaryNodeChild(target, 'enc');
+    // Only the phones (device 0) are emulated; copies for other companions are not read.
+    if (!account || !enc || (jidDecode(target.attrs.jid)?.device ?? 0) !== 0) continue;
+    const type = enc.attrs.type as 'pkmsg' | 'msg';
+    try {
+      decrypted.set(account, await account.signal.decrypt(senderJid, type, enc.content as Uint8Array));
+    } catch (err) {
+      emulator.log(`DECRYPT FAILED ${id} for ${account.phone}: ${(err as Error).message}`);
+    }
+  }
+  if (isGroup) {
+    const group = emulator.world.groups.get(to.split('@')[0]!);
+    const skmsg = getBinaryNodeChildren(node, 'enc').find((e) => e.attrs.type === 'skmsg');
+    if (!group || !skmsg) return;
+    for (const member of group.members) {
+      if (member.phone === sender.phone) continue;
+      const account = emulator.world.account(member.phone);
+      try {
+        const pairwise = decrypted.get(account);
+        const skdm = pairwise && normalizeMessageContent(pairwise)?.senderKeyDistributionMessage;
+        if (skdm) await account.signal.takeSenderKey(skdm, senderJid);
+        const message = await account.signal.decryptGroup(to, senderJid, skmsg.content as Uint8Array);
+        keep(account, { id, from: sender.phone, chat: to, kind: 'group', message });
+        const participant = lidMode ? `${account.lid}@lid` : `${account.phone}@s.whatsapp.net`;
+        emulator.receipts(sender.phone, { id, from: to, participant });
+      } catch (err) {
+        emulator.log(`GROUP DECRYPT FAILED ${id} for ${account.phone}: ${(err as Error).message}`);
+      }
+    }
+    return;
+  }
+  for (const [account, message] of decrypted) {
+    if (account === sender) {
+      const sent = normalizeMessageContent(message)?.deviceSentMessage;
+      keep(account, { id, from: sender.phone, chat: to, kind: 'sent', message: sent?.message ?? message });
+      continue;
+    }
+    keep(account, { id, from: sender.phone, chat: to, kind: 'chat', message });
+    emulator.receipts(sender.phone, { id, from: to });
+  }
+}
+
+function keep(account: Account, m: Omit<ReceivedMessage, 'text' | 'at'>): void {
+  account.inbox.push({ ...m, text: textOf(m.message), at: new Date() });
+}

@@ -1,0 +1,129 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { Curve, type KeyPair, type proto } from 'baileys';
+import { SignalPeer } from './signal-peer.ts';
+
+/** One linked device (companion) of an account, as the server knows it after pairing. */
+export type LinkedDevice = {
+  id: number;
+  /** The static noise key the device must log in with. */
+  noiseKey: Buffer;
+  identityKey: Buffer;
+  registrationId: number;
+  signedPreKey: { id: number; public: Buffer; signature: Buffer } | null;
+  /** One-time prekeys uploaded by the device and not yet handed out. */
+  preKeys: Map<number, Buffer>;
+  platform: string;
+};
+
+/** A WhatsApp account: its phone (device 0) holds the account key that signs its companions. */
+export type Account = {
+  phone: string;
+  lid: string;
+  pushName: string;
+  accountKey: KeyPair;
+  /** The phone's own Signal identity (device 0): contacts' messages are decrypted with it. */
+  signal: SignalPeer;
+  devices: Map<number, LinkedDevice>;
+  nextDeviceId: number;
+  /** What the phone decrypted, in arrival order. */
+  inbox: ReceivedMessage[];
+  /** Until when WhatsApp restricts this account from starting new chats (the reach-out timelock). */
+  reachoutLockedUntil: Date | null;
+};
+
+/** One message a phone decrypted. */
+export type ReceivedMessage = {
+  id: string;
+  /** The sending account's phone number. */
+  from: string;
+  /** The chat: the group JID, or the sender's JID as addressed (PN or LID). */
+  chat: string;
+  /** 'chat' to this phone, 'group', or 'sent' (a copy of what another device of the same account sent). */
+  kind: 'chat' | 'group' | 'sent';
+  message: proto.IMessage;
+  /** The text of a text message, the caption of a media message, the name of a poll. */
+  text: string | null;
+  at: Date;
+};
+
+export type GroupMember = { phone: string; admin: 'admin' | 'superadmin' | null };
+
+export type Group = {
+  /** The user part of the group JID (`120363…`, as groups made since 2021 have). */
+  id: string;
+  subject: string;
+  creator: string;
+  creation: number;
+  addressingMode: 'pn' | 'lid';
+  announce: boolean;
+  description: string | null;
+  inviteCode: string;
+  members: GroupMember[];
+};
+
+/** Everything the emulated network knows: accounts by phone number, their LIDs, groups. */
+export class World {
+  readonly accounts = new Map<string, Account>();
+  readonly groups = new Map<string, Group>();
+
+  account(phone: string, pushName = `Emu ${phone.slice(-4)}`): Account {
+    const digits = phone.replace(/\D/g, '');
+    let account = this.accounts.get(digits);
+    if (!account) {
+      account = {
+        phone: digits,
+        lid: String(100_000_000_000_000 + randomInt(1, 2 ** 47)),
+        pushName,
+        accountKey: Curve.generateKeyPair(),
+        signal: new SignalPeer(),
+        devices: new Map(),
+        nextDeviceId: 1,
+        inbox: [],
+        reachoutLockedUntil: null,
+      };
+      this.accounts.set(digits, account);
+    }
+    return account;
+  }
+
+  byLid(lid: string): Account | undefined {
+    for (const a of this.accounts.values()) if (a.lid === lid) return a;
+    return undefined;
+  }
+
+  /** The account a JID names (`123@s.whatsapp.net`, `123:4@s.whatsapp.net`, `456@lid`). */
+  byJid(jid: string): Account | undefined {
+    const [user, server] = jid.split('@');
+    const bare = user?.split(':')[0]?.split('_')[0] ?? '';
+    return server === 'lid' ? this.byLid(bare) : this.accounts.get(bare);
+  }
+
+  addGroup(input: {
+    subject: string;
+    creator: string;
+    addressingMode?: 'pn' | 'lid';
+    announce?: boolean;
+    description?: string;
+    members: GroupMember[];
+  }): Group {
+    const creation = Math.floor(Date.now() / 1000) - randomInt(86400, 86400 * 400);
+    const group: Group = {
+      id: `120363${String(randomInt(1e11, 1e12))}`,
+      subject: input.subject,
+      creator: input.creator,
+      creation,
+      addressingMode: input.addressingMode ?? 'pn',
+      announce: input.announce ?? false,
+      description: input.description ?? null,
+      inviteCode: randomBytes(16).toString('base64url').slice(0, 22),
+      members: input.members,
+    };
+    for (const m of group.members) this.account(m.phone);
+    this.groups.set(group.id, group);
+    return group;
+  }
+
+  groupsOf(phone: string): Group[] {
+    return [...this.groups.values()].filter((g) => g.members.some((m) => m.phone === phone));
+  }
+}

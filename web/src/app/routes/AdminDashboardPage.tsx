@@ -1,0 +1,63 @@
+import { Alert, Button, Group, Select, Stack, Tabs, Text, Title } from '@mantine/core';
+import { IconUsers } from '@tabler/icons-react';
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
+import { useUserDetails } from '../../api/user-details.ts';
+import { AdminOverview } from '../../features/admin/AdminOverview.tsx';
+import { AuditLog } from '../../features/admin/AuditLog.tsx';
+import { MisReport } from '../../features/report/MisReport.tsx';
+import { storage } from '../../lib/storage.ts';
+
+/**
+ * /adminDashboard (ADMIN only): an overview of the admin's users first, then the spec's picker
+ * of one user and that user's MIS Report; the audit log in its own tab.
+ */
+export default function AdminDashboardPage() {
+  // The list stored at sign-in shows at once; /api/userDetails brings it up to date.
+  const details = useUserDetails();
+  const users = details.data?.credits.admin_users ?? storage.adminUsers();
+  const [userId, setUserId] = useState<string | null>(null);
+
+  return (
+    <Tabs defaultValue="overview" keepMounted={false}>
+      <Tabs.List mb="md">
+        <Tabs.Tab value="overview">Overview</Tabs.Tab>
+        <Tabs.Tab value="audit">Audit log</Tabs.Tab>
+      </Tabs.List>
+      <Tabs.Panel value="overview">
+        <Stack gap="md">
+          {/* ADMINs have no sidebar (spec): Manage Users is one click from their home. */}
+          <Group>
+            <Button
+              component={Link}
+              to="/users"
+              variant="light"
+              leftSection={<IconUsers size={16} aria-hidden />}
+            >
+              Manage Users
+            </Button>
+          </Group>
+          <AdminOverview />
+          <Title order={2}>Admin User</Title>
+          <Text>Select an user from below to see the jobs</Text>
+          <Select
+            label="User"
+            placeholder={users.length > 0 ? 'Select a user' : 'No users yet'}
+            data={users.map((u) => ({ value: u.user_id, label: u.username }))}
+            value={userId}
+            onChange={setUserId}
+            searchable
+            nothingFoundMessage="No user found"
+            disabled={users.length === 0}
+            maw={360}
+          />
+          {details.error && users.length === 0 && <Alert color="red">{details.error.message}</Alert>}
+          {userId && <MisReport key={userId} userId={userId} />}
+        </Stack>
+      </Tabs.Panel>
+      <Tabs.Panel value="audit">
+        <AuditLog users={users} />
+      </Tabs.Panel>
+    </Tabs>
+  );
+}

@@ -1,0 +1,234 @@
+import { Alert, Button, FileButton, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { IconFileSpreadsheet } from '@tabler/icons-react';
+import { SERVICE_NAME } from '@wa/contract';
+import { useMemo, useRef, useState } from 'react';
+import { useContactLists, useContactsSample } from '../../api/contact-lists.ts';
+import { useMeta } from '../../api/meta.ts';
+import { useBalance, useUserDetails } from '../../api/user-details.ts';
+import { BalanceBubble } from '../../components/BalanceBubble.tsx';
+import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
+import { useCurrentSession } from '../../components/useCurrentSession.ts';
+import { CsvReadError, describeSkipped, readContactsCsv } from '../../lib/csv-contacts.ts';
+import { formatNumber } from '../../lib/format.ts';
+import { storage } from '../../lib/storage.ts';
+import { type BulkUpload, fieldsOfFirst, uploadTarget } from './bulk-recipients.ts';
+import { ComposeArea } from './ComposeArea.tsx';
+import { ContactListPicker } from './ContactListPicker.tsx';
+import { PersonalisedPreview, type PreviewRecipient } from './PersonalisedPreview.tsx';
+import { RecipientTable } from './RecipientTable.tsx';
+import { RowBits } from './row-bits.ts';
+import { ScheduleModal } from './ScheduleModal.tsx';
+import { SendButtons } from './SendButtons.tsx';
+import { SendingProgress } from './SendingProgress.tsx';
+import { StatusBanner } from './StatusBanner.tsx';
+import { useSendFlow } from './useSendFlow.ts';
+
+const PREVIEW_COUNT = 3;
+/** Opted-out numbers named after a send; the rest are counted. */
+const OPTED_OUT_SHOWN = 10;
+
+/** Send Bulk Message (/bulkmessage, spec section 2): phone numbers from a CSV file and contact lists. */
+export default function BulkMessagePage() {
+  const meta = useMeta();
+  useUserDetails();
+  const balance = useBalance();
+  const current = useCurrentSession();
+  const lists = useContactLists();
+  const [upload, setUpload] = useState<BulkUpload | null>(null);
+  const [reading, setReading] = useState(false);
+  const [uploadError, setUploadError] = useState<string | null>(null);
+  /** The upload's rows that are ticked (a bitmap: the numbers stay out of React state). */
+  const [rows, setRows] = useState(() => RowBits.none(0));
+  const [listIds, setListIds] = useState<string[]>([]);
+  /** Lets the same file be picked again after a change on disk. */
+  const resetFileInput = useRef<() => void>(null);
+
+  const chosenLists = useMemo(
+    () => (lists.data?.lists ?? []).filter((l) => listIds.includes(l.id)),
+    [lists.data, listIds],
+  );
+  const listCount = chosenLists.reduce((n, l) => n + l.count, 0);
+  const numbers = upload?.numbers ?? [];
+
+  const flow = useSendFlow({
+    audience: 'individuals',
+    sessionId: current.sessionId,
+    selectedCount: rows.size + listCount,
+    target: () => ({ ...uploadTarget(upload, rows), contactListIds: listIds }),
+    onSelectionReset: () => {
+      setRows((r) => RowBits.none(r.length));
+      setListIds([]);
+    },
+  });
+
+  // The preview: the first chosen rows of the CSV, then the first contacts of the first list.
+  const sample = useContactsSample(chosenLists[0]?.id ?? null);
+  const preview = useMemo(() => {
+    const out: PreviewRecipient[] = [];
+    if (upload) {
+      const first = rows.indices(PREVIEW_COUNT);
+      const fields = fieldsOfFirst(upload, first);
+      first.forEach((i, k) => {
+        out.push({ phoneNumber: upload.numbers[i]!, fields: fields[k]! });
+      });
+    }
+    for (const c of sample.data?.contacts ?? []) {
+      if (out.length >= PREVIEW_COUNT) break;
+      if (!out.some((r) => r.phoneNumber === c.phoneNumber))
+        out.push({ phoneNumber: c.phoneNumber, fields: c.fields });
+    }
+    return out;
+  }, [upload, rows, sample.data]);
+  // The fields a `{{field}}` may use, as the server gathers them: the CSV's columns when rows of
+  // it are sent, then the chosen lists' fields.
+  const available = useMemo(() => {
+    const keys = new Set<string>(rows.size > 0 ? (upload?.fieldKeys ?? []) : []);
+    for (const l of chosenLists) for (const f of l.fields) keys.add(f);
+    return [...keys];
+  }, [upload, rows.size, chosenLists]);
+  const template =
+    flow.compose.kind === 'text'
+      ? flow.compose.text
+      : flow.compose.kind === 'media'
+        ? flow.compose.caption
+        : flow.compose.pollQuestion;
+
+  const onFile = async (file: File | null) => {
+    if (!file) return;
+    resetFileInput.current?.();
+    setUploadError(null);
+    if (!file.name.toLowerCase().endsWith('.csv')) {
+      setUploadError('Please upload a CSV file');
+      return;
+    }
+    setReading(true);
+    try {
+      const parsed = await readContactsCsv(file, meta.data?.defaultCountryCode);
+      setUpload({
+        fileName: file.name,
+        numbers: parsed.numbers,
+        fieldKeys: parsed.fieldKeys,
+        fieldColumns: parsed.fieldColumns,
+        skippedText: describeSkipped(parsed.skipped),
+      });
+      setRows(RowBits.none(parsed.numbers.length));
+    } catch (err) {
+      setUploadError(err instanceof CsvReadError ? err.message : 'Error processing the CSV file');
+    } finally {
+      setReading(false);
+    }
+  };
+
+  const noSession = !current.loading && !current.error && current.sessions.length === 0;
+  const optedOut = flow.optedOut;
+
+  return (
+    <Stack gap="md">
+      <Group justify="space-between" wrap="wrap" gap="sm">
+        <Title order={2}>Send Bulk Message</Title>
+        <BalanceBubble />
+      </Group>
+      {current.multi && current.sessions.length > 0 && (
+        <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
+      )}
+      <StatusBanner banner={flow.banner} jobExists={flow.jobExists} />
+      {optedOut.length > 0 && (
+        <Alert color="yellow" variant="light" role="status" aria-label="Opted-out numbers">
+          {formatNumber(optedOut.length)} opted-out number{optedOut.length === 1 ? ' was' : 's were'} left out
+          and not charged: {optedOut.slice(0, OPTED_OUT_SHOWN).join(', ')}
+          {optedOut.length > OPTED_OUT_SHOWN
+            ? ` and ${formatNumber(optedOut.length - OPTED_OUT_SHOWN)} more`
+            : ''}
+          .
+        </Alert>
+      )}
+      {!storage.isBulkEnabled() && (
+        <Alert color="yellow" variant="light">
+          Bulk messaging is not enabled for your account
+        </Alert>
+      )}
+      {noSession && (
+        <Alert color="yellow" variant="light">
+          No active session found. Please connect {SERVICE_NAME} first.
+        </Alert>
+      )}
+      <Paper withBorder p="md" radius="md">
+        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="lg">
+          <Stack gap="xs" align="flex-start">
+            <Text fw={500}>Click below to upload the List of Phone Numbers</Text>
+            <FileButton
+              onChange={onFile}
+              accept=".csv,text/csv"
+              disabled={flow.busy}
+              resetRef={resetFileInput}
+            >
+              {(p) => (
+                <Button {...p} variant="light" leftSection={<IconFileSpreadsheet size={16} />}>
+                  Upload CSV
+                </Button>
+              )}
+            </FileButton>
+            {upload && (
+              <Text size="sm" role="status" aria-label="Upload result">
+                {upload.fileName}: {formatNumber(upload.numbers.length)} phone number
+                {upload.numbers.length === 1 ? '' : 's'} loaded.
+                {upload.skippedText ? ` ${upload.skippedText}` : ''}
+              </Text>
+            )}
+            {upload && upload.fieldKeys.length > 0 && (
+              <Text size="sm" c="dimmed">
+                Fields: {upload.fieldKeys.map((k) => `{{${k}}}`).join(', ')}
+              </Text>
+            )}
+            {uploadError && (
+              <Alert color="red" variant="light" role="alert" w="100%">
+                {uploadError}
+              </Alert>
+            )}
+          </Stack>
+          <ContactListPicker
+            lists={lists.data?.lists ?? []}
+            loading={lists.isLoading}
+            value={listIds}
+            onChange={setListIds}
+            disabled={flow.busy}
+          />
+        </SimpleGrid>
+      </Paper>
+      <RecipientTable
+        title="Select Phone Numbers"
+        nameHeader="Phone Number"
+        kind="contacts"
+        ids={numbers}
+        selection={rows.view(balance, setRows)}
+        balance={balance}
+        loading={reading}
+        loadingText="Loading Contacts..."
+        emptyText="No contacts uploaded"
+        disabled={flow.busy}
+      />
+      <ComposeArea
+        state={flow.compose}
+        dispatch={flow.dispatch}
+        onKindChange={flow.changeKind}
+        onFileError={(text) => flow.setBanner({ color: 'red', text })}
+        disabled={flow.busy}
+        footer={<PersonalisedPreview text={template} available={available} recipients={preview} />}
+      />
+      <SendButtons
+        selectedCount={rows.size + listCount}
+        busy={flow.busy}
+        onSendNow={flow.sendNow}
+        onSchedule={flow.openSchedule}
+      />
+      {flow.progress && <SendingProgress job={flow.progress} />}
+      <ScheduleModal
+        {...flow.scheduleModal}
+        state={flow.compose}
+        recipientCount={rows.size + listCount}
+        recipientLabel="Contacts"
+        onSchedule={flow.schedule}
+      />
+    </Stack>
+  );
+}

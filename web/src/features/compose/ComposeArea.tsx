@@ -1,0 +1,204 @@
+import {
+  ActionIcon,
+  Button,
+  Checkbox,
+  FileButton,
+  Group,
+  Image,
+  Paper,
+  Stack,
+  Tabs,
+  Text,
+  Textarea,
+  TextInput,
+} from '@mantine/core';
+import { IconFile, IconPlus, IconTrash, IconUpload } from '@tabler/icons-react';
+import { POLL_LIMITS } from '@wa/contract';
+import { type Dispatch, type ReactNode, useEffect, useState } from 'react';
+import { formatKB } from '../../lib/format.ts';
+import { type ComposeAction, type ComposeState, type MessageKind, MIN_POLL_OPTIONS } from './compose-form.ts';
+import { checkFileSize, isImage } from './media.ts';
+
+/** An object URL for an image file, revoked when the file changes. */
+function usePreviewUrl(file: File | null): string | null {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    if (!file || !isImage(file)) {
+      setUrl(null);
+      return;
+    }
+    const u = URL.createObjectURL(file);
+    setUrl(u);
+    return () => URL.revokeObjectURL(u);
+  }, [file]);
+  return url;
+}
+
+/**
+ * The compose area of both send pages (spec section 2): Text Message, Media Message and Poll
+ * tabs. Changing the tab changes the type, which clears the form (the page clears its message).
+ */
+export function ComposeArea(props: {
+  state: ComposeState;
+  dispatch: Dispatch<ComposeAction>;
+  onKindChange: (kind: MessageKind) => void;
+  /** A refused file (over 16 MB): the page shows the text in its banner. */
+  onFileError: (text: string) => void;
+  disabled?: boolean;
+  /** Shown under the tabs (the bulk page's personalised preview). */
+  footer?: ReactNode;
+}) {
+  const { state, dispatch, disabled } = props;
+  const preview = usePreviewUrl(state.file);
+
+  const pickFile = (file: File | null) => {
+    if (file) {
+      const refused = checkFileSize(file);
+      if (refused) {
+        dispatch({ type: 'file', file: null });
+        props.onFileError(refused);
+        return;
+      }
+    }
+    dispatch({ type: 'file', file });
+  };
+
+  return (
+    <Paper withBorder p="md" radius="md">
+      <Tabs
+        value={state.kind}
+        onChange={(v) => {
+          if (v && v !== state.kind) props.onKindChange(v as MessageKind);
+        }}
+        keepMounted={false}
+      >
+        <Tabs.List mb="md">
+          <Tabs.Tab value="text" disabled={disabled}>
+            Text Message
+          </Tabs.Tab>
+          <Tabs.Tab value="media" disabled={disabled}>
+            Media Message
+          </Tabs.Tab>
+          <Tabs.Tab value="poll" disabled={disabled}>
+            Poll
+          </Tabs.Tab>
+        </Tabs.List>
+
+        <Tabs.Panel value="text">
+          <Textarea
+            label="Message"
+            placeholder="Type your message"
+            rows={6}
+            value={state.text}
+            disabled={disabled}
+            onChange={(e) => dispatch({ type: 'text', value: e.currentTarget.value })}
+          />
+        </Tabs.Panel>
+
+        <Tabs.Panel value="media">
+          <Stack gap="sm">
+            <Group gap="sm" wrap="wrap">
+              <FileButton onChange={pickFile} disabled={disabled}>
+                {(p) => (
+                  <Button {...p} variant="light" leftSection={<IconUpload size={16} />}>
+                    Select File
+                  </Button>
+                )}
+              </FileButton>
+              <Text size="sm" c={state.file ? undefined : 'dimmed'} style={{ wordBreak: 'break-all' }}>
+                {state.file ? state.file.name : 'No file selected'}
+              </Text>
+            </Group>
+            {state.file &&
+              (preview ? (
+                <Image
+                  src={preview}
+                  alt={`Preview of ${state.file.name}`}
+                  mah={240}
+                  w="auto"
+                  fit="contain"
+                  radius="sm"
+                  style={{ alignSelf: 'flex-start', maxWidth: '100%' }}
+                />
+              ) : (
+                <Group gap="xs" wrap="nowrap">
+                  <IconFile size={32} aria-hidden />
+                  <div>
+                    <Text size="sm" style={{ wordBreak: 'break-all' }}>
+                      {state.file.name}
+                    </Text>
+                    <Text size="xs" c="dimmed">
+                      {formatKB(state.file.size)}
+                    </Text>
+                  </div>
+                </Group>
+              ))}
+            <Textarea
+              label="Caption (optional)"
+              rows={3}
+              value={state.caption}
+              disabled={disabled}
+              onChange={(e) => dispatch({ type: 'caption', value: e.currentTarget.value })}
+            />
+          </Stack>
+        </Tabs.Panel>
+
+        <Tabs.Panel value="poll">
+          <Stack gap="sm">
+            <TextInput
+              label="Poll question"
+              value={state.pollQuestion}
+              disabled={disabled}
+              onChange={(e) => dispatch({ type: 'pollQuestion', value: e.currentTarget.value })}
+            />
+            <Text size="sm" fw={500}>
+              Options
+            </Text>
+            {state.pollOptions.map((option, index) => (
+              // Options have no identity but their place; the list only grows at the end.
+              // biome-ignore lint/suspicious/noArrayIndexKey: see above
+              <Group key={index} gap="xs" wrap="nowrap">
+                <TextInput
+                  aria-label={`Option ${index + 1}`}
+                  placeholder={`Option ${index + 1}`}
+                  value={option}
+                  disabled={disabled}
+                  style={{ flex: 1 }}
+                  onChange={(e) => dispatch({ type: 'pollOption', index, value: e.currentTarget.value })}
+                />
+                {state.pollOptions.length > MIN_POLL_OPTIONS && (
+                  <ActionIcon
+                    variant="subtle"
+                    color="red"
+                    aria-label={`Remove option ${index + 1}`}
+                    disabled={disabled}
+                    onClick={() => dispatch({ type: 'removePollOption', index })}
+                  >
+                    <IconTrash size={16} />
+                  </ActionIcon>
+                )}
+              </Group>
+            ))}
+            <Group>
+              <Button
+                variant="light"
+                leftSection={<IconPlus size={16} />}
+                disabled={disabled || state.pollOptions.length >= POLL_LIMITS.maxOptions}
+                onClick={() => dispatch({ type: 'addPollOption' })}
+              >
+                Add Option
+              </Button>
+            </Group>
+            <Checkbox
+              label="Allow multiple answers"
+              checked={state.allowMultipleAnswers}
+              disabled={disabled}
+              onChange={(e) => dispatch({ type: 'allowMultipleAnswers', value: e.currentTarget.checked })}
+            />
+          </Stack>
+        </Tabs.Panel>
+      </Tabs>
+      {props.footer}
+    </Paper>
+  );
+}

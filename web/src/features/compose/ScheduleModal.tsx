@@ -1,0 +1,175 @@
+import { Alert, Button, Group, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { REPEAT_TEXTS, type RepeatEvery, repeatText, type SendBody } from '@wa/contract';
+import { useEffect, useState } from 'react';
+import { AppModal } from '../../components/AppModal.tsx';
+import { formatDateTime, formatNumber, toLocalInputValue } from '../../lib/format.ts';
+import { type ComposeState, summaryText, TYPE_LABEL, validateScheduleTime } from './compose-form.ts';
+
+const REPEAT_CHOICES = [
+  { value: 'none', label: 'Does not repeat' },
+  { value: 'day', label: 'Every day' },
+  { value: 'week', label: 'Every week' },
+  { value: 'month', label: 'Every month' },
+];
+
+/** The end of a local date (`YYYY-MM-DD`): the last occurrence may fall on that day. */
+const endOfLocalDay = (date: string) => new Date(`${date}T23:59:59.999`);
+
+/**
+ * The send's `repeat` from the modal's choice and until date, or the problem with it (the
+ * server's text). `at`: the schedule time.
+ */
+export function repeatChoice(
+  every: string,
+  untilDate: string,
+  at: Date,
+): { repeat: SendBody['repeat']; problem: string | null } {
+  if (every === 'none') return { repeat: null, problem: null };
+  if (!untilDate) return { repeat: { every: every as RepeatEvery }, problem: null };
+  const until = endOfLocalDay(untilDate);
+  if (Number.isNaN(until.getTime()) || until < at) return { repeat: null, problem: REPEAT_TEXTS.badUntil };
+  return { repeat: { every: every as RepeatEvery, until: until.toISOString() }, problem: null };
+}
+
+/**
+ * The Schedule Message modal (spec section 2): a local date-and-time input whose minimum is the
+ * current minute, the summary, and the two schedule checks shown inside the modal; beyond the
+ * spec, a repeat choice (every day, week or month, until an optional date).
+ */
+export function ScheduleModal(props: {
+  opened: boolean;
+  onClose: () => void;
+  state: ComposeState;
+  recipientCount: number;
+  recipientLabel: string;
+  busy: boolean;
+  /** An error from the server, shown inside the modal. */
+  serverError: string | null;
+  onSchedule: (localValue: string, repeat: SendBody['repeat']) => void;
+}) {
+  const [value, setValue] = useState('');
+  const [every, setEvery] = useState('none');
+  const [untilDate, setUntilDate] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [min, setMin] = useState(() => toLocalInputValue(new Date()));
+
+  useEffect(() => {
+    if (props.opened) {
+      setValue('');
+      setEvery('none');
+      setUntilDate('');
+      setError(null);
+      setMin(toLocalInputValue(new Date()));
+    }
+  }, [props.opened]);
+
+  const submit = () => {
+    const problem = validateScheduleTime(value);
+    setError(problem);
+    if (problem) return;
+    const choice = repeatChoice(every, untilDate, new Date(value));
+    setError(choice.problem);
+    if (!choice.problem) props.onSchedule(value, choice.repeat);
+  };
+  const chosen = repeatChoice(every, untilDate, value ? new Date(value) : new Date(0));
+
+  const shownError = error ?? props.serverError;
+  return (
+    <AppModal opened={props.opened} onClose={props.onClose} title="Schedule Message">
+      <Stack gap="md">
+        <TextInput
+          type="datetime-local"
+          label="Schedule time"
+          min={min}
+          value={value}
+          onChange={(e) => {
+            setValue(e.currentTarget.value);
+            setError(null);
+          }}
+        />
+        <Group grow align="flex-start">
+          <Select
+            label="Repeat"
+            data={REPEAT_CHOICES}
+            value={every}
+            allowDeselect={false}
+            onChange={(v) => {
+              setEvery(v ?? 'none');
+              setError(null);
+            }}
+          />
+          {every !== 'none' && (
+            <TextInput
+              type="date"
+              label="Repeat until"
+              description="Empty: until you cancel it"
+              value={untilDate}
+              onChange={(e) => {
+                setUntilDate(e.currentTarget.value);
+                setError(null);
+              }}
+            />
+          )}
+        </Group>
+        <Table withRowBorders={false} verticalSpacing={4} aria-label="Summary">
+          <Table.Tbody>
+            <Table.Tr>
+              <Table.Th w={120}>Type</Table.Th>
+              <Table.Td>{TYPE_LABEL[props.state.kind]}</Table.Td>
+            </Table.Tr>
+            <Table.Tr>
+              <Table.Th>{props.recipientLabel}</Table.Th>
+              <Table.Td>{formatNumber(props.recipientCount)}</Table.Td>
+            </Table.Tr>
+            <Table.Tr>
+              <Table.Th>
+                {props.state.kind === 'poll'
+                  ? 'Question'
+                  : props.state.kind === 'media'
+                    ? 'Caption'
+                    : 'Message'}
+              </Table.Th>
+              <Table.Td style={{ wordBreak: 'break-word' }}>{summaryText(props.state)}</Table.Td>
+            </Table.Tr>
+            <Table.Tr>
+              <Table.Th>Time</Table.Th>
+              <Table.Td>
+                {value ? (
+                  formatDateTime(new Date(value))
+                ) : (
+                  <Text span c="dimmed">
+                    Not chosen
+                  </Text>
+                )}
+              </Table.Td>
+            </Table.Tr>
+            {chosen.repeat && (
+              <Table.Tr>
+                <Table.Th>Repeats</Table.Th>
+                <Table.Td>
+                  {repeatText(
+                    chosen.repeat.every,
+                    chosen.repeat.until ? new Date(chosen.repeat.until).toLocaleDateString('en-IN') : null,
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            )}
+          </Table.Tbody>
+        </Table>
+        {shownError && (
+          <Alert color="red" variant="light" role="alert">
+            {shownError}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={props.onClose} disabled={props.busy}>
+            Cancel
+          </Button>
+          <Button onClick={submit} loading={props.busy}>
+            Schedule Message
+          </Button>
+        </Group>
+      </Stack>
+    </AppModal>
+  );
+}

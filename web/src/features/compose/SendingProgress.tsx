@@ -1,0 +1,120 @@
+import { Alert, Badge, Button, Group, Paper, Progress, SimpleGrid, Text, Title } from '@mantine/core';
+import { IconPlayerPause, IconPlayerPlay } from '@tabler/icons-react';
+import type { MessageJob } from '@wa/contract';
+import { useState } from 'react';
+import { usePauseJob, useResumeJob } from '../../api/message-jobs.ts';
+import { errorText } from '../../lib/api.ts';
+import type { Banner } from '../../lib/banner.ts';
+import { formatNumber } from '../../lib/format.ts';
+import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
+
+/**
+ * What the panel shows of the job. `statusReason` comes with the first poll; Pause and Resume need
+ * the `id` (the send's answer gives it).
+ */
+export type ProgressView = Pick<MessageJob, 'status' | 'progress' | 'results' | 'elapsedTimeMs'> &
+  Partial<Pick<MessageJob, 'id' | 'statusReason'>>;
+
+/** A job that runs or waits for its turn can be paused; a paused one resumed (as on the Jobs page). */
+const PAUSABLE = new Set<MessageJob['status']>(['pending', 'processing', 'scheduled']);
+
+/** The Sending Progress panel shown while a job sent with Send Now runs (spec section 2), with Pause / Resume. */
+export function SendingProgress({ job }: { job: ProgressView }) {
+  const { completed, total, percentComplete } = job.progress;
+  const percent = Math.round(percentComplete);
+  const pause = usePauseJob();
+  const resume = useResumeJob();
+  const [notice, setNotice] = useState<Banner | null>(null);
+  // What the last answered Pause or Resume made of the job, until the next poll shows it.
+  const [acted, setActed] = useState<{ from: MessageJob['status']; to: MessageJob['status'] } | null>(null);
+  const status = acted && acted.from === job.status ? acted.to : job.status;
+
+  const control = (action: 'pause' | 'resume') => {
+    if (!job.id) return;
+    setNotice(null);
+    const from = job.status;
+    (action === 'pause' ? pause : resume).mutate(job.id, {
+      onSuccess: (res) => {
+        setActed({ from, to: action === 'pause' ? 'paused' : 'processing' });
+        setNotice({ color: 'green', text: res.message });
+      },
+      onError: (err) =>
+        setNotice({
+          color: 'red',
+          text: errorText(err, `Failed to ${action} the job`, `Failed to ${action} the job`),
+        }),
+    });
+  };
+
+  return (
+    <Paper withBorder p="md" radius="md" role="region" aria-label="Sending Progress">
+      <Group justify="space-between" mb="sm">
+        <Title order={3} size="h4">
+          Sending Progress
+        </Title>
+        <Group gap="xs">
+          <Badge color={JOB_STATUS_COLOR[status] ?? 'gray'} aria-label={`Status: ${status}`}>
+            {status}
+          </Badge>
+          {job.id && PAUSABLE.has(status) && (
+            <Button
+              size="compact-sm"
+              variant="light"
+              color="yellow"
+              leftSection={<IconPlayerPause size={14} aria-hidden />}
+              loading={pause.isPending}
+              onClick={() => control('pause')}
+            >
+              Pause
+            </Button>
+          )}
+          {job.id && status === 'paused' && (
+            <Button
+              size="compact-sm"
+              variant="light"
+              color="teal"
+              leftSection={<IconPlayerPlay size={14} aria-hidden />}
+              loading={resume.isPending}
+              onClick={() => control('resume')}
+            >
+              Resume
+            </Button>
+          )}
+        </Group>
+      </Group>
+      <Progress value={percent} size="lg" animated={status === 'processing'} aria-label="Sending progress" />
+      <Text size="sm" mt={6}>
+        {formatNumber(completed)} of {formatNumber(total)} ({percent}%)
+      </Text>
+      {job.statusReason && acted?.from !== job.status && (
+        <Text size="sm" c="dimmed" mt={4}>
+          {job.statusReason}
+        </Text>
+      )}
+      <SimpleGrid cols={{ base: 1, xs: 3 }} mt="sm" spacing="xs">
+        <Text size="sm">
+          Successful: <b>{formatNumber(job.results.success)}</b>
+        </Text>
+        <Text size="sm">
+          Failed: <b>{formatNumber(job.results.failed)}</b>
+        </Text>
+        <Text size="sm">
+          Elapsed: <b>{Math.round(job.elapsedTimeMs / 1000)} seconds</b>
+        </Text>
+      </SimpleGrid>
+      {notice && (
+        <Alert
+          mt="sm"
+          p="xs"
+          color={notice.color}
+          role={notice.color === 'red' ? 'alert' : 'status'}
+          withCloseButton
+          onClose={() => setNotice(null)}
+          closeButtonLabel="Dismiss"
+        >
+          {notice.text}
+        </Alert>
+      )}
+    </Paper>
+  );
+}

@@ -1,0 +1,46 @@
+import type { SendBody } from '@wa/contract';
+import { FIELD_SEPARATOR, firstValues } from '../../lib/csv-contacts.ts';
+import type { RowBits } from './row-bits.ts';
+
+/** An uploaded CSV as the bulk page keeps it (lib/csv-contacts.ts): numbers, and packed field columns. */
+export type BulkUpload = {
+  fileName: string;
+  numbers: string[];
+  fieldKeys: string[];
+  fieldColumns: string[];
+  skippedText: string | null;
+};
+
+/** The fields of the first `n` numbers of `indices`, for the preview (without unpacking a column). */
+export function fieldsOfFirst(upload: BulkUpload, indices: readonly number[]): Record<string, string>[] {
+  const last = indices.length ? Math.max(...indices) + 1 : 0;
+  const columns = upload.fieldColumns.map((c) => firstValues(c, last));
+  return indices.map((i) => Object.fromEntries(upload.fieldKeys.map((k, c) => [k, columns[c]![i] ?? ''])));
+}
+
+/**
+ * The selected numbers of an upload as the send body wants them (issue 15): a CSV with a header
+ * sends its columns as `recipients: [{ chatId, fields }]`, a plain list of numbers as `chatIds`.
+ * Runs once, when the send is made.
+ */
+export function uploadTarget(
+  upload: BulkUpload | null,
+  rows: RowBits,
+): Pick<SendBody, 'chatIds' | 'recipients'> {
+  if (!upload || rows.size === 0) return { chatIds: [] };
+  const { numbers } = upload;
+  const chosen = rows.indices();
+  if (upload.fieldKeys.length === 0) return { chatIds: chosen.map((i) => numbers[i]!) };
+  const columns = upload.fieldColumns.map((c) => c.split(FIELD_SEPARATOR));
+  const recipients: NonNullable<SendBody['recipients']> = [];
+  for (const i of chosen) {
+    const chatId = numbers[i]!;
+    const fields: Record<string, string> = {};
+    upload.fieldKeys.forEach((k, c) => {
+      const v = columns[c]![i];
+      if (v) fields[k] = v;
+    });
+    recipients.push({ chatId, fields });
+  }
+  return { chatIds: [], recipients };
+}

@@ -1,0 +1,236 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { normaliseMime, type SendBody } from '@wa/contract';
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { getJobDetails, messageJobKeys, sendMessage } from '../../api/message-jobs.ts';
+import { userDetailsQuery } from '../../api/user-details.ts';
+import { errorText, newIdempotencyKey } from '../../lib/api.ts';
+import type { Banner } from '../../lib/banner.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import {
+  type Audience,
+  buildSendBody,
+  composeReducer,
+  emptyCompose,
+  type MediaPayload,
+  type MessageKind,
+  validateSend,
+} from './compose-form.ts';
+import { readFileBase64 } from './media.ts';
+import type { ProgressView } from './SendingProgress.tsx';
+import { isFinal, resultBanner, SENDING_TEXTS } from './send-result.ts';
+
+/** The body with its recipients; empty lists are left out. */
+function withTarget(body: SendBody, target: SendTarget): SendBody {
+  const out: SendBody = { ...body, chatIds: target.chatIds ?? [] };
+  if (target.recipients?.length) out.recipients = target.recipients;
+  if (target.contactListIds?.length) out.contactListIds = target.contactListIds;
+  return out;
+}
+
+/** Job poll after Send Now (spec section 9). */
+export const JOB_POLL_MS = 2_000;
+
+type ActiveJob = { id: string; view: ProgressView };
+
+/** Who receives a send: chat ids, and for individuals numbers with fields and contact lists. */
+export type SendTarget = Pick<SendBody, 'chatIds' | 'recipients' | 'contactListIds'>;
+
+/**
+ * The sending logic both send pages share (spec section 4): validation in the spec's order,
+ * Send Now with the 2-second job poll and its result message, and scheduling.
+ */
+export function useSendFlow(opts: {
+  audience: Audience;
+  sessionId: string | null;
+  /** How many recipients are chosen (rows and lists), for the spec's first check. */
+  selectedCount: number;
+  /** The recipients, gathered only when a send is made (a CSV may hold a million numbers). */
+  target: () => SendTarget;
+  /** Clears the page's selection once a job sent now ends. */
+  onSelectionReset: () => void;
+}) {
+  const queryClient = useQueryClient();
+  const [compose, dispatch] = useReducer(composeReducer, undefined, () => emptyCompose('text'));
+  const [banner, setBanner] = useState<Banner | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [active, setActive] = useState<ActiveJob | null>(null);
+  const [lastJobId, setLastJobId] = useState<string | null>(null);
+  const [scheduleOpen, setScheduleOpen] = useState(false);
+  const [scheduleError, setScheduleError] = useState<string | null>(null);
+  const [scheduling, setScheduling] = useState(false);
+  /** Numbers the last send left out because they opted out (not charged). */
+  const [optedOut, setOptedOut] = useState<string[]>([]);
+
+  const resetSelection = useRef(opts.onSelectionReset);
+  resetSelection.current = opts.onSelectionReset;
+
+  const refreshBalance = useCallback(() => {
+    // Balance fetch failures are only logged (spec section 8).
+    queryClient.fetchQuery(userDetailsQuery()).catch((err) => console.error('Balance refresh failed', err));
+    queryClient.invalidateQueries({ queryKey: messageJobKeys.all });
+  }, [queryClient]);
+
+  const activeId = active?.id ?? null;
+  useEffect(() => {
+    if (!activeId) return;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const controller = new AbortController();
+    const tick = async () => {
+      try {
+        const { job } = await getJobDetails(activeId, {
+          detailsLimit: 0,
+          media: false,
+          signal: controller.signal,
+        });
+        if (stopped) return;
+        setActive({ id: activeId, view: job });
+        if (isFinal(job.status)) {
+          setActive(null);
+          setBusy(false);
+          dispatch({ type: 'reset' });
+          resetSelection.current();
+          setBanner(resultBanner(job, opts.audience));
+          refreshBalance();
+          return;
+        }
+      } catch (err) {
+        if (stopped) return;
+        // Polling errors are only logged; polling goes on (spec section 4).
+        console.error('Polling the job failed', err);
+      }
+      timer = setTimeout(tick, JOB_POLL_MS);
+    };
+    timer = setTimeout(tick, JOB_POLL_MS);
+    return () => {
+      stopped = true;
+      controller.abort();
+      clearTimeout(timer);
+    };
+  }, [activeId, opts.audience, refreshBalance]);
+
+  const changeKind = (kind: MessageKind) => {
+    dispatch({ type: 'kind', kind });
+    setBanner(null);
+  };
+
+  const mediaPayload = async (): Promise<MediaPayload | null> => {
+    if (compose.kind !== 'media' || !compose.file) return null;
+    return {
+      mime: normaliseMime(compose.file.type),
+      data: await readFileBase64(compose.file),
+      fileName: compose.file.name,
+    };
+  };
+
+  /** Checks 1–4 and the session; shows the first problem in the banner. */
+  const check = (): boolean => {
+    const problem = validateSend(compose, opts.selectedCount);
+    if (problem) {
+      setBanner({ color: 'red', text: problem });
+      return false;
+    }
+    if (!opts.sessionId) {
+      setBanner({ color: 'red', text: SENDING_TEXTS.noSession });
+      return false;
+    }
+    return true;
+  };
+
+  const sendNow = async () => {
+    if (busy || !check() || !opts.sessionId) return;
+    const key = newIdempotencyKey();
+    setBusy(true);
+    setBanner(null);
+    setOptedOut([]);
+    let media: MediaPayload | null;
+    try {
+      media = await mediaPayload();
+    } catch {
+      setBusy(false);
+      setBanner({ color: 'red', text: 'Error reading the file' });
+      return;
+    }
+    try {
+      const body = withTarget(buildSendBody(compose, [], opts.audience, media), opts.target());
+      const res = await sendMessage(opts.sessionId, opts.audience, body, key);
+      setLastJobId(res.jobId);
+      setOptedOut(res.skipped?.optedOut ?? []);
+      // The bulk page says so as soon as the job is accepted (and again when it completes).
+      if (opts.audience === 'individuals') setBanner({ color: 'blue', text: SENDING_TEXTS.bulkInitiated });
+      setActive({
+        id: res.jobId,
+        view: {
+          // The id lets the progress panel offer Pause before the first poll.
+          id: res.jobId,
+          status: 'pending',
+          progress: { completed: 0, total: res.totalChats, percentComplete: 0 },
+          results: { success: 0, failed: 0, delivered: 0, read: 0 },
+          elapsedTimeMs: 0,
+        },
+      });
+    } catch (err) {
+      setBusy(false);
+      setBanner({ color: 'red', text: errorText(err, SENDING_TEXTS.sendFailed, 'Error sending message') });
+    }
+  };
+
+  /** Opening the schedule modal runs the content checks first (spec section 5). */
+  const openSchedule = () => {
+    if (busy || !check()) return;
+    setScheduleError(null);
+    setScheduleOpen(true);
+  };
+
+  /** `repeat`: the schedule modal's repeat choice (issue 14: each occurrence its own job). */
+  const schedule = async (localValue: string, repeat: SendBody['repeat'] = null) => {
+    if (!opts.sessionId) return;
+    const at = new Date(localValue);
+    const key = newIdempotencyKey();
+    setScheduling(true);
+    setScheduleError(null);
+    setOptedOut([]);
+    try {
+      const media = await mediaPayload();
+      const body = {
+        ...withTarget(buildSendBody(compose, [], opts.audience, media, at.toISOString()), opts.target()),
+        ...(repeat ? { repeat } : {}),
+      };
+      const res = await sendMessage(opts.sessionId, opts.audience, body, key);
+      setLastJobId(res.jobId);
+      setOptedOut(res.skipped?.optedOut ?? []);
+      setScheduleOpen(false);
+      dispatch({ type: 'reset' });
+      setBanner({
+        color: 'green',
+        text: `Message scheduled successfully! Scheduled for ${formatDateTime(at)}`,
+      });
+      refreshBalance();
+    } catch (err) {
+      setScheduleError(errorText(err, SENDING_TEXTS.sendFailed, 'Error sending message'));
+    } finally {
+      setScheduling(false);
+    }
+  };
+
+  return {
+    compose,
+    dispatch,
+    changeKind,
+    banner,
+    setBanner,
+    busy,
+    progress: active?.view ?? null,
+    jobExists: lastJobId !== null,
+    optedOut,
+    sendNow,
+    openSchedule,
+    schedule,
+    scheduleModal: {
+      opened: scheduleOpen,
+      onClose: () => setScheduleOpen(false),
+      busy: scheduling,
+      serverError: scheduleError,
+    },
+  };
+}

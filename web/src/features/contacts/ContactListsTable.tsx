@@ -1,0 +1,95 @@
+import { Badge, Button, Group, Table, Text } from '@mantine/core';
+import type { ContactListSummary } from '@wa/contract';
+import { DataTable } from '../../components/DataTable.tsx';
+import { formatDateTime, formatNumber } from '../../lib/format.ts';
+
+const COLUMNS = [
+  { header: 'Name' },
+  { header: 'Contacts', align: 'right' as const },
+  { header: 'Opted out', align: 'right' as const },
+  { header: 'Fields' },
+  { header: 'Created' },
+  { header: 'Actions' },
+];
+
+/** The user's contact lists (issue 15): name, contacts, opted out, fields, created, and actions. */
+export function ContactListsTable(props: {
+  lists: readonly ContactListSummary[];
+  loading: boolean;
+  openId: string | null;
+  onOpen: (list: ContactListSummary) => void;
+  onExport: (list: ContactListSummary) => void;
+  exportingId: string | null;
+  onDelete: (list: ContactListSummary) => void;
+}) {
+  return (
+    <DataTable
+      label="Contact lists"
+      columns={COLUMNS}
+      rows={props.lists}
+      rowKey={(l) => l.id}
+      loading={props.loading}
+      loadingLabel="Loading contact lists"
+      empty="No contact lists yet. Import a CSV or Excel file to create one."
+      minWidth={760}
+      highlightOnHover
+      cells={(l) => (
+        <>
+          <Table.Td miw={140}>
+            <Text fw={500} style={{ overflowWrap: 'anywhere' }}>
+              {l.name}
+            </Text>
+          </Table.Td>
+          <Table.Td ta="right">{formatNumber(l.count)}</Table.Td>
+          <Table.Td ta="right">{formatNumber(l.optedOut)}</Table.Td>
+          <Table.Td>
+            <Group gap={4}>
+              {l.fields.length === 0 ? (
+                <Text size="sm" c="dimmed">
+                  None
+                </Text>
+              ) : (
+                l.fields.map((f) => (
+                  <Badge key={f} variant="light" color="gray" tt="none" maw="none">
+                    {f}
+                  </Badge>
+                ))
+              )}
+            </Group>
+          </Table.Td>
+          <Table.Td>{formatDateTime(l.createdAt)}</Table.Td>
+          <Table.Td>
+            <Group gap="xs" wrap="nowrap">
+              <Button
+                size="xs"
+                variant={props.openId === l.id ? 'filled' : 'light'}
+                aria-label={`View contacts of ${l.name}`}
+                onClick={() => props.onOpen(l)}
+              >
+                View
+              </Button>
+              <Button
+                size="xs"
+                variant="light"
+                aria-label={`Export ${l.name} as CSV`}
+                loading={props.exportingId === l.id}
+                onClick={() => props.onExport(l)}
+              >
+                Export CSV
+              </Button>
+              <Button
+                size="xs"
+                variant="light"
+                color="red"
+                aria-label={`Delete ${l.name}`}
+                onClick={() => props.onDelete(l)}
+              >
+                Delete
+              </Button>
+            </Group>
+          </Table.Td>
+        </>
+      )}
+    />
+  );
+}

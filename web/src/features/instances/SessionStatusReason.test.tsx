@@ -1,0 +1,50 @@
+import { MantineProvider } from '@mantine/core';
+import { cleanup, render, screen } from '@testing-library/react';
+import type { Session } from '@wa/contract';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatDateTime } from '../../lib/format';
+import { SessionStatusReason } from './SessionStatusReason.tsx';
+
+const REASON = 'Paused: WhatsApp restricted this account from starting new chats (error 463)';
+const session = (over: Partial<Session>): Session => ({
+  id: 's1',
+  sessionId: '919800000001_abc',
+  phoneNumber: '919800000001',
+  sessionName: 'Shop',
+  status: 'CONNECTED',
+  statusReason: null,
+  sendPaused: false,
+  sendPausedUntil: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  ...over,
+});
+const show = (s: Session) =>
+  render(
+    <MantineProvider>
+      <SessionStatusReason session={s} />
+    </MantineProvider>,
+  );
+
+describe('SessionStatusReason', () => {
+  afterEach(cleanup);
+
+  it('says until when one-to-one sends wait, and that group sends go on', () => {
+    const until = '2030-01-02T03:04:00.000Z';
+    show(session({ statusReason: REASON, sendPaused: true, sendPausedUntil: until }));
+    expect(
+      screen.getByText(`${REASON} One-to-one sends wait until ${formatDateTime(until)}; group sends go on.`),
+    ).toBeTruthy();
+  });
+
+  it('without an end time, says the pause lasts until WhatsApp lifts it or the user resumes', () => {
+    show(session({ statusReason: REASON, sendPaused: true }));
+    expect(
+      screen.getByText(/until WhatsApp lifts the restriction or you resume; group sends go on\.$/),
+    ).toBeTruthy();
+  });
+
+  it('shows nothing for a session that sends', () => {
+    show(session({}));
+    expect(screen.queryByText(/sends|Paused/)).toBeNull();
+  });
+});

@@ -1,0 +1,231 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Center,
+  Code,
+  Group,
+  Loader,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { IconFileTypeCsv, IconPrinter } from '@tabler/icons-react';
+import {
+  contentPreview,
+  contentText,
+  type MessageJob,
+  PREVIEW_LENGTH,
+  phoneOfSession,
+  REPORT_CSV_FILE,
+  REPORT_HEADERS,
+} from '@wa/contract';
+import { useMemo, useState } from 'react';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { VirtualTable } from '../../components/VirtualTable.tsx';
+import { ApiError, apiDownload, messageOf } from '../../lib/api.ts';
+import { printTable } from '../../lib/export.ts';
+import { formatDateTime, formatNumber } from '../../lib/format.ts';
+import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
+import { type ContentView, MessageContentModal } from './MessageContentModal.tsx';
+import { reportFilter, useReportJobs } from './report-query.ts';
+import { type DateRange, reportRows } from './report-rows.ts';
+
+const COLUMNS = [
+  'Job ID',
+  'Phone Number',
+  'Message Type',
+  'Content',
+  'Status',
+  'Total Messages',
+  'Success',
+  'Failed',
+  'Created Date',
+];
+
+const jobsError = (e: Error) =>
+  e instanceof ApiError ? (e.serverMessage ?? 'Failed to fetch jobs') : `Error fetching jobs: ${e.message}`;
+
+function ContentCell(props: { job: MessageJob; onShow: (view: ContentView) => void }) {
+  const { job } = props;
+  const preview = contentPreview(job);
+  const long = contentText(job).length > PREVIEW_LENGTH;
+  let action: { label: string; mode: ContentView['mode'] } | null = null;
+  if (job.messageType === 'poll') action = { label: 'Show Details', mode: 'poll' };
+  else if (job.messageType === 'media') action = { label: 'Show Media', mode: 'media' };
+  else if (long) action = { label: 'Show more', mode: 'text' };
+  return (
+    <Group gap={6} wrap="nowrap">
+      <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+        {preview}
+      </Text>
+      {action && (
+        <Button size="compact-xs" variant="light" onClick={() => props.onShow({ job, mode: action.mode })}>
+          {action.label}
+        </Button>
+      )}
+    </Group>
+  );
+}
+
+/**
+ * The MIS Report (spec section 2): the jobs of one user, filtered by From and To (both ends
+ * inclusive) and a search, as a table read from the server a page at a time, a CSV file the
+ * server writes, and a print view of the rows shown; refreshed every 15 s (see useReportJobs).
+ */
+export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
+  const [range, setRange] = useState<DateRange>({ from: '', to: '' });
+  const [search, setSearch] = useState('');
+  const [q] = useDebouncedValue(search.trim(), 300);
+  const [view, setView] = useState<ContentView | null>(null);
+  const [exportError, setExportError] = useState<string | null>(null);
+  const filter = useMemo(() => reportFilter(range, q), [range, q]);
+  const { pages: jobs, jobs: list, total } = useReportJobs(props.userId, filter);
+
+  // The file is written by the server from the whole range (flat memory), not from the rows loaded here.
+  const exportFile = () => {
+    if (total === 0) return window.alert('No data to export');
+    setExportError(null);
+    const params = new URLSearchParams({ tz: Intl.DateTimeFormat().resolvedOptions().timeZone });
+    if (filter.from) params.set('from', filter.from);
+    if (filter.to) params.set('to', filter.to);
+    if (q) params.set('q', q);
+    apiDownload(
+      `/api/message-jobs/${encodeURIComponent(props.userId)}/export.csv?${params}`,
+      REPORT_CSV_FILE,
+    ).catch((err) => setExportError(messageOf(err)));
+  };
+
+  return (
+    <Card withBorder padding="sm" radius="md">
+      <Stack gap="sm">
+        <Group justify="space-between" align="flex-end" gap="sm">
+          <Title order={props.titleOrder ?? 3}>MIS Report</Title>
+          <Group gap="xs">
+            <Button variant="light" leftSection={<IconFileTypeCsv size={18} />} onClick={exportFile}>
+              CSV
+            </Button>
+            <Button
+              variant="light"
+              leftSection={<IconPrinter size={18} />}
+              onClick={() => printTable('MIS Report', REPORT_HEADERS, reportRows(list))}
+            >
+              PDF/Print
+            </Button>
+          </Group>
+        </Group>
+        <Group align="flex-end" gap="sm">
+          <TextInput
+            type="date"
+            label="From"
+            value={range.from}
+            max={range.to || undefined}
+            onChange={(e) => {
+              const from = e.currentTarget.value;
+              setRange((r) => ({ ...r, from }));
+            }}
+            w={{ base: '100%', xs: 180 }}
+          />
+          <TextInput
+            type="date"
+            label="To"
+            value={range.to}
+            min={range.from || undefined}
+            onChange={(e) => {
+              const to = e.currentTarget.value;
+              setRange((r) => ({ ...r, to }));
+            }}
+            w={{ base: '100%', xs: 180 }}
+          />
+          <Button
+            variant="default"
+            onClick={() => setRange({ from: '', to: '' })}
+            disabled={!range.from && !range.to}
+          >
+            Clear
+          </Button>
+          <TextInput
+            label="Search jobs"
+            placeholder="A job ID or words of the message"
+            value={search}
+            onChange={(e) => setSearch(e.currentTarget.value)}
+            maxLength={200}
+            w={{ base: '100%', xs: 280 }}
+          />
+        </Group>
+        <ErrorAlert error={exportError} />
+
+        {jobs.isLoading ? (
+          <Center py="xl">
+            <Group gap="sm">
+              <Loader size="sm" />
+              <Text>Loading jobs...</Text>
+            </Group>
+          </Center>
+        ) : jobs.error && !jobs.data ? (
+          <Alert color="red">{jobsError(jobs.error)}</Alert>
+        ) : list.length === 0 ? (
+          <Text ta="center" py="lg" c="dimmed">
+            No jobs found
+          </Text>
+        ) : (
+          <>
+            <Text size="sm" c="dimmed" aria-live="polite">
+              {`${formatNumber(total)} ${total === 1 ? 'job' : 'jobs'}`}
+              {list.length < total ? ` (${formatNumber(list.length)} shown)` : ''}
+            </Text>
+            <VirtualTable
+              label="MIS Report jobs"
+              items={list}
+              getKey={(j) => j.id}
+              estimateRowHeight={45}
+              columnCount={COLUMNS.length}
+              header={COLUMNS.map((c) => (
+                <Table.Th key={c} style={{ whiteSpace: 'nowrap' }}>
+                  {c}
+                </Table.Th>
+              ))}
+              renderRow={(j, _i, rowProps) => (
+                <Table.Tr {...rowProps}>
+                  <Table.Td>
+                    <Code style={{ whiteSpace: 'nowrap' }}>{j.id}</Code>
+                  </Table.Td>
+                  <Table.Td>{phoneOfSession(j.sessionId)}</Table.Td>
+                  <Table.Td>{j.messageType}</Table.Td>
+                  <Table.Td>
+                    <ContentCell job={j} onShow={setView} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge color={JOB_STATUS_COLOR[j.status] ?? 'gray'} variant="light">
+                      {j.status}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>{formatNumber(j.progress.total)}</Table.Td>
+                  <Table.Td>{formatNumber(j.results.success)}</Table.Td>
+                  <Table.Td>{formatNumber(j.results.failed)}</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(j.createdAt)}</Table.Td>
+                </Table.Tr>
+              )}
+            />
+            {jobs.hasNextPage && (
+              <Group justify="center">
+                <Button
+                  variant="default"
+                  onClick={() => void jobs.fetchNextPage()}
+                  loading={jobs.isFetchingNextPage}
+                >
+                  Load more jobs
+                </Button>
+              </Group>
+            )}
+          </>
+        )}
+      </Stack>
+      <MessageContentModal view={view} onClose={() => setView(null)} />
+    </Card>
+  );
+}

@@ -1,0 +1,51 @@
+import { useQuery } from '@tanstack/react-query';
+import type { MessageJob } from '@wa/contract';
+import { useMemo } from 'react';
+import { fetchJobsPage, type JobsListFilter, messageJobKeys, useJobsList } from '../../api/message-jobs.ts';
+import { type DateRange, rangeBounds } from './report-rows.ts';
+
+/** Spec sections 4 and 9: the report polls the job list every 15 s. */
+export const REPORT_POLL_MS = 15_000;
+
+const RUNNING: ReadonlySet<MessageJob['status']> = new Set(['pending', 'processing', 'paused']);
+
+/** The report's range (start of From to end of To, local time) and search, as the server's filter. */
+export function reportFilter(range: DateRange, q: string): JobsListFilter {
+  const bounds = rangeBounds(range);
+  return { from: bounds.from?.toISOString(), to: bounds.to?.toISOString(), q };
+}
+
+/**
+ * The report's rows, one server page at a time ('Load more jobs'). Every 15 s only what can
+ * have changed is read again: the first page (new jobs, running ones at the top), and the older
+ * pages only while one of their jobs is still running — not the whole history.
+ */
+export function useReportJobs(userId: string, filter: JobsListFilter) {
+  const pages = useJobsList(userId, filter);
+  const olderRunning = (pages.data?.pages.slice(1) ?? []).some((p) =>
+    p.jobs.some((j) => RUNNING.has(j.status)),
+  );
+  const head = useQuery({
+    queryKey: [...messageJobKeys.list(userId, filter), 'head'],
+    queryFn: ({ signal }) => fetchJobsPage(userId, filter, null, signal),
+    refetchInterval: REPORT_POLL_MS,
+    enabled: pages.isSuccess,
+  });
+  useQuery({
+    queryKey: [...messageJobKeys.list(userId, filter), 'older-running'],
+    queryFn: async () => {
+      await pages.refetch();
+      return null;
+    },
+    refetchInterval: REPORT_POLL_MS,
+    enabled: olderRunning,
+  });
+  const jobs = useMemo(() => {
+    const first = head.data?.jobs ?? [];
+    const seen = new Set(first.map((j) => j.id));
+    const rest = (pages.data?.pages ?? []).flatMap((p) => p.jobs).filter((j) => !seen.has(j.id));
+    return [...first, ...rest];
+  }, [head.data, pages.data]);
+  const total = head.data?.total ?? pages.data?.pages[0]?.total ?? 0;
+  return { pages, jobs, total };
+}

@@ -1,0 +1,94 @@
+import { contentPreview, type MessageJob, parsePoll } from '@wa/contract';
+import { describe, expect, it } from 'vitest';
+import { mediaView } from './media.ts';
+import { rangeBounds, reportRows } from './report-rows.ts';
+
+const job = (over: Partial<MessageJob>): MessageJob => ({
+  id: 'job1',
+  sessionId: '919800000001_abc',
+  audience: 'groups',
+  messageType: 'text',
+  isScheduled: false,
+  scheduledTime: null,
+  status: 'completed',
+  statusReason: null,
+  progress: { completed: 3, total: 3, percentComplete: 100 },
+  results: { success: 2, failed: 1, delivered: 0, read: 0 },
+  createdAt: '2026-11-20T10:00:00.000Z',
+  elapsedTimeMs: 1200,
+  messageContent: 'Hello',
+  mediaMime: null,
+  fileName: null,
+  ...over,
+});
+
+const poll = JSON.stringify({
+  pollName: 'Where shall we meet?',
+  pollOptions: ['Park', 'Cafe'],
+  options: { allowMultipleAnswers: true },
+});
+
+describe('previews', () => {
+  it('cuts text at 15 characters', () => {
+    expect(contentPreview(job({ messageContent: 'Hello' }))).toBe('Hello');
+    expect(contentPreview(job({ messageContent: '123456789012345' }))).toBe('123456789012345');
+    expect(contentPreview(job({ messageContent: '1234567890123456' }))).toBe('123456789012345...');
+  });
+
+  it('previews a poll by its question, parsed from the JSON', () => {
+    expect(contentPreview(job({ messageType: 'poll', messageContent: poll }))).toBe('Where shall we ...');
+    expect(parsePoll(poll)).toEqual({
+      pollName: 'Where shall we meet?',
+      pollOptions: ['Park', 'Cafe'],
+      allowMultipleAnswers: true,
+    });
+    expect(parsePoll(JSON.stringify({ pollName: 'Q', pollOptions: ['a', 'b'] }))?.allowMultipleAnswers).toBe(
+      false,
+    );
+    expect(parsePoll('not json')).toBeNull();
+  });
+});
+
+describe('date range', () => {
+  it('sends the start of the From day and the end of the To day, in local time', () => {
+    const b = rangeBounds({ from: '2026-11-20', to: '2026-11-21' });
+    expect(b.from).toEqual(new Date(2026, 10, 20, 0, 0, 0, 0));
+    expect(b.to).toEqual(new Date(2026, 10, 21, 23, 59, 59, 999));
+  });
+
+  it('leaves an empty end open', () => {
+    expect(rangeBounds({ from: '2026-11-20', to: '' })).toEqual({ from: new Date(2026, 10, 20), to: null });
+    expect(rangeBounds({ from: '', to: '' })).toEqual({ from: null, to: null });
+  });
+});
+
+describe('reportRows', () => {
+  it('gives the columns of mis_report.csv', () => {
+    const [row] = reportRows([job({ messageContent: 'A long message for everyone' })]);
+    expect(row).toHaveLength(8);
+    expect(row!.slice(0, 5)).toEqual(['job1', '919800000001', 3, 2, 1]);
+    expect(row![6]).toBe('text');
+    expect(row![7]).toBe('A long message ...');
+  });
+});
+
+describe('mediaView', () => {
+  const png = btoa(String.fromCharCode(0x89, 0x50, 0x4e, 0x47));
+
+  it('tells missing, invalid and each kind of media apart', () => {
+    expect(mediaView(null, 'image/png')).toEqual({ kind: 'none' });
+    expect(mediaView('', 'image/png')).toEqual({ kind: 'none' });
+    expect(mediaView('%%%not base64', 'image/png')).toEqual({ kind: 'invalid' });
+    expect(mediaView('abc', 'image/png')).toEqual({ kind: 'invalid' });
+    expect(mediaView(png, 'image/png')).toMatchObject({ kind: 'image', mime: 'image/png' });
+    expect(mediaView(png, 'video/mp4')).toMatchObject({ kind: 'video' });
+    expect(mediaView(png, 'audio/mpeg')).toMatchObject({ kind: 'audio' });
+    expect(mediaView(png, 'application/pdf')).toMatchObject({ kind: 'other' });
+  });
+
+  it('decodes the bytes, and reads data URLs', () => {
+    const v = mediaView(`data:image/gif;base64,${png}`, null);
+    expect(v).toMatchObject({ kind: 'image', mime: 'image/gif' });
+    expect(v.kind === 'image' && [...v.bytes]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+  });
+});
