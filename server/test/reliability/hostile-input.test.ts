@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SessionRunner, startSessionRunner } from '../../src/sessions/runner.ts';
 import { bearer, buildAdmin, buildUser, createTestApp, loginToken, type TestApp } from '../helpers.ts';
 import { recordFigure } from './figures.ts';
 
@@ -24,15 +25,20 @@ const deepJson = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
 
 describe('hostile input on every JSON route', () => {
   let t: TestApp;
+  let runner: SessionRunner;
   let userToken: string;
   let adminToken: string;
   let ids: Record<string, string>;
   let tried = 0;
+  let slowest = 0;
   let serverErrors: string[] = [];
   let withoutMessage: string[] = [];
 
   beforeAll(async () => {
     t = await createTestApp('pglite', { LOGIN_RATE_LIMIT: '10000', LOGIN_IP_FAILURE_LIMIT: '1000000' });
+    // Sessions driven as in the product: a route that waits for the driving node (the pairing
+    // code, up to 30 s) gets its answer instead of waiting for a node that does not exist.
+    runner = await startSessionRunner(t.ctx);
     const admin = await buildAdmin(t);
     const user = await buildUser(t, { managedBy: admin.id, credits: 1_000_000 });
     userToken = await loginToken(t.app, user.username);
@@ -52,10 +58,14 @@ describe('hostile input on every JSON route', () => {
     });
     ids = { sessionId, jobId: sent.json().jobId, userId: user.id, id: user.id };
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await runner.stop();
+    await t.close();
+  });
 
   async function send(method: string, url: string, payload: string | undefined, token: string) {
     tried += 1;
+    const started = Date.now();
     const res = await t.app.inject({
       method: method as 'POST',
       url,
@@ -63,6 +73,7 @@ describe('hostile input on every JSON route', () => {
       payload,
     });
     const where = `${method} ${url.slice(0, 80)} ${payload === undefined ? '' : payload.slice(0, 60)}`;
+    slowest = Math.max(slowest, Date.now() - started);
     if (res.statusCode >= 500) serverErrors.push(`${where} → ${res.statusCode} ${res.body.slice(0, 120)}`);
     if (res.statusCode >= 400) {
       let ok = false;
@@ -186,6 +197,7 @@ describe('hostile input on every JSON route', () => {
 
   it('records the figures', () => {
     recordFigure('hostile input', 'requests tried', tried);
+    recordFigure('hostile input', 'slowest answer (ms)', slowest);
     recordFigure('hostile input', '5xx answers', serverErrors.length, true);
     recordFigure('hostile input', 'error answers without a JSON message', withoutMessage.length, true);
     expect(serverErrors.slice(0, 40)).toEqual([]);
