@@ -16,6 +16,14 @@ export function RequireAdmin() {
 }
 
 /**
+ * The pages of the sidebar are an ordinary user's: an ADMIN (who has no sidebar and no sessions
+ * of their own) opening one goes to the admin home instead of an empty page (issue 18).
+ */
+export function RequireUser() {
+  return storage.isAdmin() ? <Navigate to="/adminDashboard" replace /> : <Outlet />;
+}
+
+/**
  * A signed-in user opening /login goes home (DECISIONS.md). Checked once, on arrival: the
  * login page itself stores the token mid-way through its sign-in flow and must stay on screen
  * to report the reconnection progress.

@@ -1,7 +1,7 @@
 import { type ComponentType, type LazyExoticComponent, lazy, Suspense } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { ChunkErrorBoundary } from './ChunkErrorBoundary.tsx';
-import { homePath, RedirectIfSignedIn, RequireAdmin, RequireAuth } from './guards.tsx';
+import { homePath, RedirectIfSignedIn, RequireAdmin, RequireAuth, RequireUser } from './guards.tsx';
 import { Layout } from './Layout.tsx';
 import { PageLoader } from './PageLoader.tsx';
 
@@ -50,18 +50,20 @@ export function AppRoutes() {
           <Route path="/forgot-password" element={<ForgotPasswordPage />} />
           <Route element={<RequireAuth />}>
             <Route element={<Layout />}>
-              <Route path="/dashboard" element={<DashboardPage />} />
               <Route element={<RequireAdmin />}>
                 <Route path="/adminDashboard" element={<AdminDashboardPage />} />
                 <Route path="/users" element={<UsersPage />} />
               </Route>
-              <Route path="/instances" element={<InstancesPage />} />
-              <Route path="/compose" element={<ComposePage />} />
-              <Route path="/bulkmessage" element={<BulkMessagePage />} />
-              <Route path="/jobs" element={<JobsPage />} />
-              <Route path="/contacts" element={<ContactsPage />} />
-              <Route path="/groups" element={<GroupsPage />} />
-              <Route path="/reports" element={<ReportsPage />} />
+              <Route element={<RequireUser />}>
+                <Route path="/dashboard" element={<DashboardPage />} />
+                <Route path="/instances" element={<InstancesPage />} />
+                <Route path="/compose" element={<ComposePage />} />
+                <Route path="/bulkmessage" element={<BulkMessagePage />} />
+                <Route path="/jobs" element={<JobsPage />} />
+                <Route path="/contacts" element={<ContactsPage />} />
+                <Route path="/groups" element={<GroupsPage />} />
+                <Route path="/reports" element={<ReportsPage />} />
+              </Route>
               <Route path="/api-keys" element={<ApiKeysPage />} />
               <Route path="/webhooks" element={<WebhooksPage />} />
             </Route>
