@@ -3,7 +3,7 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { IconRefresh, IconSearch } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { MessageJob } from '@wa/contract';
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import {
   JOBS_REFRESH_MS,
   messageJobKeys,
@@ -25,6 +25,7 @@ import { ConfirmDeleteModal } from './ConfirmDeleteModal.tsx';
 import { JobDetailsModal } from './JobDetailsModal.tsx';
 import { JobsTable } from './JobsTable.tsx';
 import { emptyJobsText, JOB_FILTERS, type JobFilter, retryRefusal, tabCount } from './jobs-view.ts';
+import { retryEndBanner, useRetryWatch } from './useRetryWatch.ts';
 
 /**
  * Message Jobs (/jobs, spec section 2). The server pages, filters and counts: each tab asks for
@@ -49,6 +50,11 @@ export default function JobsPage() {
   const [deleteId, setDeleteId] = useState<string | null>(null);
   const [retryError, setRetryError] = useState<string | null>(null);
   const [deleteError, setDeleteError] = useState<string | null>(null);
+  // 'Retrying N failed messages' gives way to the outcome once the retry is over.
+  const retryBanner = useRef<Banner | null>(null);
+  const watchRetry = useRetryWatch((job) =>
+    setBanner((shown) => (shown === retryBanner.current ? retryEndBanner(job) : shown)),
+  );
 
   const pause = usePauseJob();
   const resume = useResumeJob();
@@ -97,7 +103,9 @@ export default function JobsPage() {
       {
         onSuccess: (res) => {
           setViewId(null);
-          setBanner({ color: 'green', text: res.message });
+          retryBanner.current = { color: 'green', text: res.message };
+          setBanner(retryBanner.current);
+          watchRetry(job.id);
         },
         onError: (err) => fail(errorText(err, 'Failed to retry messages', 'Error retrying messages')),
       },
