@@ -97,6 +97,7 @@ test('a bulk send with a number not on WhatsApp ends failed; Retry Failed appear
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Your order is ready');
   await page.getByRole('button', { name: 'Send Now' }).click();
   await expect(banner(page)).toContainText('Message sending Failed');
+  await expect(banner(page)).toContainText('2 sent, 1 failed — Retry Failed in Message Jobs');
   await expect(page.getByText('0 of 3 selected')).toBeVisible();
   await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toHaveValue('');
   // Two sent, the number not on WhatsApp refunded.
@@ -126,20 +127,23 @@ test('a bulk send with a number not on WhatsApp ends failed; Retry Failed appear
   }).toPass({ timeout: 20_000 });
 });
 
-test('a user without bulk messaging is told so, and the server refuses the send', async ({
+test('a user without bulk messaging is told so with no form, and the server refuses the send', async ({
   page,
   request,
 }) => {
-  await userWithSession(page, request, { credits: 5, bulk: false });
+  const { sessionId, headers } = await userWithSession(page, request, { credits: 5, bulk: false });
   await page.goto('/#/bulkmessage');
-  await expect(page.getByText('Bulk messaging is not enabled for your account')).toBeVisible();
-  await uploadCsv(page, 'one.csv', '919800000091\n');
-  await contactsTable(page).getByRole('checkbox', { name: 'Select 919800000091' }).check();
-  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
-  await page.getByRole('button', { name: 'Send Now' }).click();
-  await expect(page.getByRole('status', { name: 'Status' })).toHaveText(
+  // Issue 18: the notice first, in view, and no form to fill in for nothing.
+  await expect(page.getByText('Bulk messaging is not enabled for your account')).toBeInViewport();
+  await expect(page.getByRole('button', { name: 'Upload CSV' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Send Now' })).toHaveCount(0);
+  await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toHaveCount(0);
+  const res = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, {
+    headers,
+    data: { chatIds: ['919800000091'], content: 'Hello' },
+  });
+  expect(res.status()).toBe(403);
+  expect(((await res.json()) as { message: string }).message).toBe(
     'Bulk messaging is not enabled for your account',
   );
-  await expect(page.getByRole('button', { name: 'Send Now' })).toBeEnabled();
-  await expect(page.getByLabel('Account Balance')).toHaveText('Balance: 5');
 });

@@ -11,6 +11,9 @@ import {
 const banner = (page: import('@playwright/test').Page) => page.getByRole('status', { name: 'Status' });
 const groupsTable = (page: import('@playwright/test').Page) =>
   page.getByRole('table', { name: 'Select Groups' });
+/** A problem with the message, shown beside its control (issue 18), not in the banner. */
+const problem = (page: import('@playwright/test').Page, text: string) =>
+  page.getByText(text, { exact: true });
 
 test('validation messages come in the spec order, the schedule modal gives its two', async ({
   page,
@@ -34,26 +37,31 @@ test('validation messages come in the spec order, the schedule modal gives its t
   // 2. Text: a message is required (blank counts as empty).
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('   ');
   await page.getByRole('button', { name: 'Send Now' }).click();
-  await expect(banner(page)).toHaveText('Please enter a message');
+  await expect(problem(page, 'Please enter a message')).toBeInViewport();
+  await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toBeFocused();
+  await expect(banner(page)).toHaveCount(0);
 
   // 3. Media: a file is required.
   await page.getByRole('tab', { name: 'Media Message' }).click();
   await expect(page.getByText('No file selected')).toBeVisible();
   await page.getByRole('button', { name: 'Send Now' }).click();
-  await expect(banner(page)).toHaveText('Please select a file to send');
+  await expect(problem(page, 'Please select a file to send')).toBeInViewport();
+  await expect(page.getByRole('button', { name: 'Select File' })).toBeFocused();
 
   // 4. Poll: a question, then two non-blank options; the schedule button runs the same checks.
   await page.getByRole('tab', { name: 'Poll' }).click();
   await page.getByRole('button', { name: 'Schedule Message' }).click();
-  await expect(banner(page)).toHaveText('Please enter a poll question');
+  await expect(problem(page, 'Please enter a poll question')).toBeInViewport();
+  await expect(page.getByLabel('Poll question')).toBeFocused();
   await expect(page.getByRole('dialog')).toHaveCount(0);
   await page.getByLabel('Poll question').fill('Lunch at one?');
   await page.getByRole('textbox', { name: 'Option 1', exact: true }).fill('Yes');
   await page.getByRole('textbox', { name: 'Option 2' }).fill('  ');
   await page.getByRole('button', { name: 'Send Now' }).click();
-  await expect(banner(page)).toHaveText('Please add at least two poll options');
+  await expect(problem(page, 'Please add at least two poll options')).toBeInViewport();
+  await expect(page.getByRole('textbox', { name: 'Option 1', exact: true })).toBeFocused();
   await page.getByRole('button', { name: 'Schedule Message' }).click();
-  await expect(banner(page)).toHaveText('Please add at least two poll options');
+  await expect(problem(page, 'Please add at least two poll options')).toBeVisible();
   await expect(page.getByRole('dialog')).toHaveCount(0);
 
   // 5. Scheduling: a time, then one strictly in the future, both inside the modal.
@@ -84,7 +92,7 @@ test('changing the message type clears the form and the message', async ({ page,
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello there');
   await page.getByRole('tab', { name: 'Media Message' }).click();
   await page.getByRole('button', { name: 'Send Now' }).click();
-  await expect(banner(page)).toHaveText('Please select a file to send');
+  await expect(problem(page, 'Please select a file to send')).toBeVisible();
 
   const tooBig = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: 'Select File' }).click();
@@ -93,7 +101,7 @@ test('changing the message type clears the form and the message', async ({ page,
     mimeType: 'video/mp4',
     buffer: Buffer.alloc(16 * 1024 * 1024 + 1),
   });
-  await expect(banner(page)).toHaveText('File is too large (max 16 MB)');
+  await expect(problem(page, 'File is too large (max 16 MB)')).toBeInViewport();
   await expect(page.getByText('No file selected')).toBeVisible();
 
   const chooser = page.waitForEvent('filechooser');
@@ -167,7 +175,7 @@ test('poll options start at two, grow to 12 and are removable only above two; du
     .getByRole('checkbox', { name: `Select ${first}`, exact: true })
     .check();
   await page.getByRole('button', { name: 'Send Now' }).click();
-  await expect(banner(page)).toHaveText('Poll options must be different');
+  await expect(problem(page, 'Poll options must be different')).toBeInViewport();
   await expect(balanceBubble(page)).toHaveText('Balance: 5');
 });
 
@@ -309,6 +317,8 @@ test('a send that fails for a group gives the failure text with the retry hint',
   await expect(banner(page)).toContainText(
     'Message sending failed. Successfully sent to 1 groups. Failed for 1 groups. You can retry failed messages from the Jobs page.',
   );
+  // The counts beside the spec's words (issue 18).
+  await expect(banner(page)).toContainText('1 sent, 1 failed — Retry Failed in Message Jobs');
   // One credit spent, the failed one refunded.
   await expect(balanceBubble(page)).toHaveText('Balance: 4');
 });

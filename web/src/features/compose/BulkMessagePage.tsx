@@ -27,8 +27,26 @@ const PREVIEW_COUNT = 3;
 /** Opted-out numbers named after a send; the rest are counted. */
 const OPTED_OUT_SHOWN = 10;
 
-/** Send Bulk Message (/bulkmessage, spec section 2): phone numbers from a CSV file and contact lists. */
+/**
+ * Send Bulk Message (/bulkmessage, spec section 2). Without the bulk messaging flag the page says
+ * so and shows no form: the server would refuse every send (issue 18).
+ */
 export default function BulkMessagePage() {
+  if (!storage.isBulkEnabled()) {
+    return (
+      <Stack gap="md">
+        <Title order={2}>Send Bulk Message</Title>
+        <Alert color="yellow" variant="light" role="status" aria-label="Bulk messaging">
+          Bulk messaging is not enabled for your account
+        </Alert>
+      </Stack>
+    );
+  }
+  return <BulkMessageForm />;
+}
+
+/** Phone numbers from a CSV file and contact lists. */
+function BulkMessageForm() {
   const meta = useMeta();
   useUserDetails();
   const balance = useBalance();
@@ -131,22 +149,6 @@ export default function BulkMessagePage() {
       {current.multi && current.sessions.length > 0 && (
         <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
       )}
-      <StatusBanner banner={flow.banner} jobExists={flow.jobExists} />
-      {optedOut.length > 0 && (
-        <Alert color="yellow" variant="light" role="status" aria-label="Opted-out numbers">
-          {formatNumber(optedOut.length)} opted-out number{optedOut.length === 1 ? ' was' : 's were'} left out
-          and not charged: {optedOut.slice(0, OPTED_OUT_SHOWN).join(', ')}
-          {optedOut.length > OPTED_OUT_SHOWN
-            ? ` and ${formatNumber(optedOut.length - OPTED_OUT_SHOWN)} more`
-            : ''}
-          .
-        </Alert>
-      )}
-      {!storage.isBulkEnabled() && (
-        <Alert color="yellow" variant="light">
-          Bulk messaging is not enabled for your account
-        </Alert>
-      )}
       {noSession && (
         <Alert color="yellow" variant="light">
           No active session found. Please connect {SERVICE_NAME} first.
@@ -211,7 +213,8 @@ export default function BulkMessagePage() {
         state={flow.compose}
         dispatch={flow.dispatch}
         onKindChange={flow.changeKind}
-        onFileError={(text) => flow.setBanner({ color: 'red', text })}
+        onFileError={flow.fileError}
+        error={flow.fieldError}
         disabled={flow.busy}
         footer={<PersonalisedPreview text={template} available={available} recipients={preview} />}
       />
@@ -221,6 +224,18 @@ export default function BulkMessagePage() {
         onSendNow={flow.sendNow}
         onSchedule={flow.openSchedule}
       />
+      {/* Results and refusals beside the buttons, where the progress panel shows (issue 18). */}
+      <StatusBanner banner={flow.banner} jobExists={flow.jobExists} focusKey={flow.bannerFocus} />
+      {optedOut.length > 0 && (
+        <Alert color="yellow" variant="light" role="status" aria-label="Opted-out numbers">
+          {formatNumber(optedOut.length)} opted-out number{optedOut.length === 1 ? ' was' : 's were'} left out
+          and not charged: {optedOut.slice(0, OPTED_OUT_SHOWN).join(', ')}
+          {optedOut.length > OPTED_OUT_SHOWN
+            ? ` and ${formatNumber(optedOut.length - OPTED_OUT_SHOWN)} more`
+            : ''}
+          .
+        </Alert>
+      )}
       {flow.progress && <SendingProgress job={flow.progress} />}
       <ScheduleModal
         {...flow.scheduleModal}

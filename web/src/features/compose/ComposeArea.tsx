@@ -14,9 +14,17 @@ import {
 } from '@mantine/core';
 import { IconFile, IconPlus, IconTrash, IconUpload } from '@tabler/icons-react';
 import { POLL_LIMITS } from '@wa/contract';
-import { type Dispatch, type ReactNode, useEffect, useState } from 'react';
+import { type Dispatch, type ReactNode, useEffect, useRef, useState } from 'react';
 import { formatKB } from '../../lib/format.ts';
-import { type ComposeAction, type ComposeState, type MessageKind, MIN_POLL_OPTIONS } from './compose-form.ts';
+import {
+  type ComposeAction,
+  type ComposeField,
+  type ComposeState,
+  type FieldProblem,
+  type MessageKind,
+  MIN_POLL_OPTIONS,
+} from './compose-form.ts';
+import { focusIntoView } from './into-view.ts';
 import { checkFileSize, isImage } from './media.ts';
 
 /** An object URL for an image file, revoked when the file changes. */
@@ -37,19 +45,28 @@ function usePreviewUrl(file: File | null): string | null {
 /**
  * The compose area of both send pages (spec section 2): Text Message, Media Message and Poll
  * tabs. Changing the tab changes the type, which clears the form (the page clears its message).
+ * A problem with the message (`error`) is shown beside its control, which takes the focus.
  */
 export function ComposeArea(props: {
   state: ComposeState;
   dispatch: Dispatch<ComposeAction>;
   onKindChange: (kind: MessageKind) => void;
-  /** A refused file (over 16 MB): the page shows the text in its banner. */
+  /** A refused file (over 16 MB): the page shows it as `error`. */
   onFileError: (text: string) => void;
+  /** The problem to show beside its control; a new object focuses the control again. */
+  error?: FieldProblem | null;
   disabled?: boolean;
   /** Shown under the tabs (the bulk page's personalised preview). */
   footer?: ReactNode;
 }) {
-  const { state, dispatch, disabled } = props;
+  const { state, dispatch, disabled, error } = props;
   const preview = usePreviewUrl(state.file);
+  const controls = useRef<Partial<Record<ComposeField, HTMLElement | null>>>({});
+  const errorOf = (field: ComposeField) => (error?.field === field ? error.text : undefined);
+  useEffect(() => {
+    const el = error && controls.current[error.field];
+    if (el) focusIntoView(el);
+  }, [error]);
 
   const pickFile = (file: File | null) => {
     if (file) {
@@ -86,9 +103,13 @@ export function ComposeArea(props: {
 
         <Tabs.Panel value="text">
           <Textarea
+            ref={(el) => {
+              controls.current.text = el;
+            }}
             label="Message"
             placeholder="Type your message"
             rows={6}
+            error={errorOf('text')}
             value={state.text}
             disabled={disabled}
             onChange={(e) => dispatch({ type: 'text', value: e.currentTarget.value })}
@@ -100,7 +121,15 @@ export function ComposeArea(props: {
             <Group gap="sm" wrap="wrap">
               <FileButton onChange={pickFile} disabled={disabled}>
                 {(p) => (
-                  <Button {...p} variant="light" leftSection={<IconUpload size={16} />}>
+                  <Button
+                    {...p}
+                    ref={(el) => {
+                      controls.current.file = el;
+                    }}
+                    variant="light"
+                    leftSection={<IconUpload size={16} />}
+                    aria-describedby={errorOf('file') ? 'compose-file-error' : undefined}
+                  >
                     Select File
                   </Button>
                 )}
@@ -109,6 +138,11 @@ export function ComposeArea(props: {
                 {state.file ? state.file.name : 'No file selected'}
               </Text>
             </Group>
+            {errorOf('file') && (
+              <Text id="compose-file-error" size="sm" c="red.8" role="alert">
+                {errorOf('file')}
+              </Text>
+            )}
             {state.file &&
               (preview ? (
                 <Image
@@ -146,7 +180,11 @@ export function ComposeArea(props: {
         <Tabs.Panel value="poll">
           <Stack gap="sm">
             <TextInput
+              ref={(el) => {
+                controls.current.pollQuestion = el;
+              }}
               label="Poll question"
+              error={errorOf('pollQuestion')}
               value={state.pollQuestion}
               disabled={disabled}
               onChange={(e) => dispatch({ type: 'pollQuestion', value: e.currentTarget.value })}
@@ -159,7 +197,13 @@ export function ComposeArea(props: {
               // biome-ignore lint/suspicious/noArrayIndexKey: see above
               <Group key={index} gap="xs" wrap="nowrap">
                 <TextInput
+                  ref={(el) => {
+                    // The problem with the options focuses the first one.
+                    if (index === 0) controls.current.pollOptions = el;
+                  }}
                   aria-label={`Option ${index + 1}`}
+                  aria-invalid={errorOf('pollOptions') ? true : undefined}
+                  aria-describedby={errorOf('pollOptions') ? 'compose-options-error' : undefined}
                   placeholder={`Option ${index + 1}`}
                   value={option}
                   disabled={disabled}
@@ -179,6 +223,11 @@ export function ComposeArea(props: {
                 )}
               </Group>
             ))}
+            {errorOf('pollOptions') && (
+              <Text id="compose-options-error" size="sm" c="red.8" role="alert">
+                {errorOf('pollOptions')}
+              </Text>
+            )}
             <Group>
               <Button
                 variant="light"

@@ -60,7 +60,6 @@ export default function ComposePage() {
       {current.multi && current.sessions.length > 0 && (
         <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
       )}
-      <StatusBanner banner={flow.banner} jobExists={flow.jobExists} />
       {noSession ? (
         <Alert color="yellow" variant="light">
           No active session found. Please connect {SERVICE_NAME} first.
@@ -93,7 +92,8 @@ export default function ComposePage() {
             state={flow.compose}
             dispatch={flow.dispatch}
             onKindChange={flow.changeKind}
-            onFileError={(text) => flow.setBanner({ color: 'red', text })}
+            onFileError={flow.fileError}
+            error={flow.fieldError}
             disabled={flow.busy}
           />
           <SendButtons
@@ -102,6 +102,8 @@ export default function ComposePage() {
             onSendNow={flow.sendNow}
             onSchedule={flow.openSchedule}
           />
+          {/* Results and refusals beside the buttons, where the progress panel shows (issue 18). */}
+          <StatusBanner banner={flow.banner} jobExists={flow.jobExists} focusKey={flow.bannerFocus} />
           {flow.progress && <SendingProgress job={flow.progress} />}
         </>
       )}

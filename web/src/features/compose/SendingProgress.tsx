@@ -1,12 +1,13 @@
 import { Alert, Badge, Button, Group, Paper, Progress, SimpleGrid, Text, Title } from '@mantine/core';
 import { IconPlayerPause, IconPlayerPlay } from '@tabler/icons-react';
 import type { MessageJob } from '@wa/contract';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { usePauseJob, useResumeJob } from '../../api/message-jobs.ts';
 import { errorText } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
+import { focusIntoView } from './into-view.ts';
 
 /**
  * What the panel shows of the job. `statusReason` comes with the first poll; Pause and Resume need
@@ -18,8 +19,16 @@ export type ProgressView = Pick<MessageJob, 'status' | 'progress' | 'results' | 
 /** A job that runs or waits for its turn can be paused; a paused one resumed (as on the Jobs page). */
 const PAUSABLE = new Set<MessageJob['status']>(['pending', 'processing', 'scheduled']);
 
-/** The Sending Progress panel shown while a job sent with Send Now runs (spec section 2), with Pause / Resume. */
+/**
+ * The Sending Progress panel shown while a job sent with Send Now runs (spec section 2), with
+ * Pause / Resume. It appears when a send starts and is then brought into view and focused (the
+ * Send Now button the focus was on is disabled meanwhile).
+ */
 export function SendingProgress({ job }: { job: ProgressView }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (ref.current) focusIntoView(ref.current);
+  }, []);
   const { completed, total, percentComplete } = job.progress;
   const percent = Math.round(percentComplete);
   const pause = usePauseJob();
@@ -47,7 +56,7 @@ export function SendingProgress({ job }: { job: ProgressView }) {
   };
 
   return (
-    <Paper withBorder p="md" radius="md" role="region" aria-label="Sending Progress">
+    <Paper ref={ref} tabIndex={-1} withBorder p="md" radius="md" role="region" aria-label="Sending Progress">
       <Group justify="space-between" mb="sm">
         <Title order={3} size="h4">
           Sending Progress

@@ -1,4 +1,4 @@
-import { POLL_LIMITS, pollLimitProblem, SEND_TEXTS, type SendBody } from '@wa/contract';
+import { POLL_LIMITS, POLL_TEXTS, pollLimitProblem, SEND_TEXTS, type SendBody } from '@wa/contract';
 
 /** The three tabs of the compose area; the send type value for text is 'string' (spec section 3). */
 export type MessageKind = 'text' | 'media' | 'poll';
@@ -89,6 +89,27 @@ export function validateSend(state: ComposeState, selectedCount: number): string
   }
   return null;
 }
+
+/** A control of the compose area that a problem can be shown beside. */
+export type ComposeField = 'text' | 'file' | 'pollQuestion' | 'pollOptions';
+
+/** A problem shown beside its control (issue 18: not in a banner off screen). */
+export type FieldProblem = { field: ComposeField; text: string };
+
+const PROBLEM_FIELD: Record<string, ComposeField> = {
+  [SEND_TEXTS.noText]: 'text',
+  [SEND_TEXTS.noFile]: 'file',
+  [SEND_TEXTS.fileTooLarge]: 'file',
+  [SEND_TEXTS.noPollQuestion]: 'pollQuestion',
+  [POLL_TEXTS.questionTooLong]: 'pollQuestion',
+  [SEND_TEXTS.fewPollOptions]: 'pollOptions',
+  [POLL_TEXTS.tooManyOptions]: 'pollOptions',
+  [POLL_TEXTS.duplicateOptions]: 'pollOptions',
+  [POLL_TEXTS.optionTooLong]: 'pollOptions',
+};
+
+/** The control a validation problem concerns; null for one about the recipients. */
+export const fieldOfProblem = (problem: string): ComposeField | null => PROBLEM_FIELD[problem] ?? null;
 
 /** Check 5: a `datetime-local` value that is set and strictly later than now. */
 export function validateScheduleTime(value: string, now = new Date()): string | null {

@@ -1,5 +1,6 @@
 import type { MessageJob } from '@wa/contract';
 import type { Banner } from '../../lib/banner.ts';
+import { formatNumber } from '../../lib/format.ts';
 import type { Audience } from './compose-form.ts';
 
 export const SENDING_TEXTS = {
@@ -10,19 +11,39 @@ export const SENDING_TEXTS = {
   bulkFailed: 'Message sending Failed',
 } as const;
 
-/** The result message once the job is completed or failed (spec section 4). */
-export function resultBanner(job: Pick<MessageJob, 'status' | 'results'>, audience: Audience): Banner {
+/** A banner of the send pages; `detail` is a second line beside the spec's text. */
+export type SendBanner = Banner & { detail?: string };
+
+/**
+ * The counts beside the spec's words (issue 18: 19 of 20 sent read as a plain failure), and where
+ * the failed ones can be sent again.
+ */
+export function countsText(results: Pick<MessageJob['results'], 'success' | 'failed'>): string {
+  const counts = `${formatNumber(results.success)} sent, ${formatNumber(results.failed)} failed`;
+  return results.failed > 0 ? `${counts} — Retry Failed in Message Jobs` : counts;
+}
+
+/**
+ * The result message once the job is completed or failed (spec section 4), the spec's words kept
+ * as they are. A job that failed for some recipients only is shown as a partial success (yellow),
+ * not as a failure.
+ */
+export function resultBanner(job: Pick<MessageJob, 'status' | 'results'>, audience: Audience): SendBanner {
   const { success, failed } = job.results;
+  const color = job.status === 'completed' ? 'green' : success > 0 ? 'yellow' : 'red';
   if (audience === 'individuals') {
-    return job.status === 'completed'
-      ? { color: 'green', text: SENDING_TEXTS.bulkInitiated }
-      : { color: 'red', text: SENDING_TEXTS.bulkFailed };
+    const text = job.status === 'completed' ? SENDING_TEXTS.bulkInitiated : SENDING_TEXTS.bulkFailed;
+    return { color, text, detail: countsText(job.results) };
   }
   if (job.status === 'completed') {
-    return { color: 'green', text: `Message sending complete! Successfully sent to ${success} groups.` };
+    return { color, text: `Message sending complete! Successfully sent to ${success} groups.` };
   }
   const base = `Message sending failed. Successfully sent to ${success} groups. Failed for ${failed} groups.`;
-  return { color: 'red', text: failed > 0 ? base + SENDING_TEXTS.retryHint : base };
+  return {
+    color,
+    text: failed > 0 ? base + SENDING_TEXTS.retryHint : base,
+    detail: countsText(job.results),
+  };
 }
 
 export const isFinal = (status: MessageJob['status']) => status === 'completed' || status === 'failed';

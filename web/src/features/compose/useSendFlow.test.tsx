@@ -60,17 +60,34 @@ afterEach(() => {
 });
 
 describe('useSendFlow', () => {
-  it('shows the first validation problem and sends nothing', async () => {
+  it('shows the first validation problem beside its control and sends nothing', async () => {
     const { result } = setup();
     await act(() => result.current.sendNow());
-    expect(result.current.banner?.text).toBe('Please enter a message');
-    act(() => result.current.changeKind('poll'));
+    expect(result.current.fieldError).toEqual({ field: 'text', text: 'Please enter a message' });
     expect(result.current.banner).toBeNull();
+    act(() => result.current.changeKind('poll'));
+    expect(result.current.fieldError).toBeNull();
     act(() => result.current.dispatch({ type: 'pollQuestion', value: 'Q' }));
     act(() => result.current.openSchedule());
-    expect(result.current.banner?.text).toBe('Please add at least two poll options');
+    expect(result.current.fieldError).toEqual({
+      field: 'pollOptions',
+      text: 'Please add at least two poll options',
+    });
     expect(result.current.scheduleModal.opened).toBe(false);
+    // Editing the message clears the problem shown beside it.
+    act(() => result.current.dispatch({ type: 'pollOption', index: 0, value: 'Yes' }));
+    expect(result.current.fieldError).toBeNull();
     expect(api.sendMessage).not.toHaveBeenCalled();
+  });
+
+  it('puts a problem with the recipients in the banner and asks for its focus', async () => {
+    const { result } = setup('groups', []);
+    act(() => result.current.dispatch({ type: 'text', value: 'Hello' }));
+    const before = result.current.bannerFocus;
+    await act(() => result.current.sendNow());
+    expect(result.current.banner?.text).toBe('Please select at least one group');
+    expect(result.current.bannerFocus).toBe(before + 1);
+    expect(result.current.fieldError).toBeNull();
   });
 
   it('polls every 2 s, keeps polling through errors, then resets and reports', async () => {
@@ -108,9 +125,12 @@ describe('useSendFlow', () => {
     expect(result.current.progress).toBeNull();
     expect(result.current.compose.text).toBe('');
     expect(onSelectionReset).toHaveBeenCalledTimes(1);
-    expect(result.current.banner?.text).toBe(
-      'Message sending failed. Successfully sent to 1 groups. Failed for 1 groups. You can retry failed messages from the Jobs page.',
-    );
+    expect(result.current.banner).toEqual({
+      color: 'yellow',
+      text: 'Message sending failed. Successfully sent to 1 groups. Failed for 1 groups. You can retry failed messages from the Jobs page.',
+      detail: '1 sent, 1 failed — Retry Failed in Message Jobs',
+    });
+    expect(result.current.bannerFocus).toBe(1);
     await act(() => vi.advanceTimersByTimeAsync(JOB_POLL_MS * 3));
     expect(api.getJobDetails).toHaveBeenCalledTimes(3);
     error.mockRestore();
@@ -145,7 +165,7 @@ describe('useSendFlow', () => {
   it('schedules with an ISO time and reports the local time', async () => {
     vi.setSystemTime(new Date(2026, 10, 22, 10, 0, 0));
     api.sendMessage.mockResolvedValue({ success: true, message: 'ok', totalChats: 2, jobId: 'j2' });
-    const { result } = setup();
+    const { result, onSelectionReset } = setup();
     act(() => result.current.dispatch({ type: 'text', value: 'Later' }));
     act(() => result.current.openSchedule());
     expect(result.current.scheduleModal.opened).toBe(true);
@@ -157,6 +177,8 @@ describe('useSendFlow', () => {
       `Message scheduled successfully! Scheduled for ${at.toLocaleString('en-IN')}`,
     );
     expect(result.current.compose.text).toBe('');
+    // The selection is cleared too, so the same message is not scheduled twice by accident.
+    expect(onSelectionReset).toHaveBeenCalledTimes(1);
     expect(api.getJobDetails).not.toHaveBeenCalled();
   });
 });

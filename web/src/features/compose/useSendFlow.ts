@@ -1,23 +1,25 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { normaliseMime, type SendBody } from '@wa/contract';
-import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { type Dispatch, useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { getJobDetails, messageJobKeys, sendMessage } from '../../api/message-jobs.ts';
 import { userDetailsQuery } from '../../api/user-details.ts';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
-import type { Banner } from '../../lib/banner.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import {
   type Audience,
   buildSendBody,
+  type ComposeAction,
   composeReducer,
   emptyCompose,
+  type FieldProblem,
+  fieldOfProblem,
   type MediaPayload,
   type MessageKind,
   validateSend,
 } from './compose-form.ts';
 import { readFileBase64 } from './media.ts';
 import type { ProgressView } from './SendingProgress.tsx';
-import { isFinal, resultBanner, SENDING_TEXTS } from './send-result.ts';
+import { isFinal, resultBanner, SENDING_TEXTS, type SendBanner } from './send-result.ts';
 
 /** The body with its recipients; empty lists are left out. */
 function withTarget(body: SendBody, target: SendTarget): SendBody {
@@ -37,7 +39,9 @@ export type SendTarget = Pick<SendBody, 'chatIds' | 'recipients' | 'contactListI
 
 /**
  * The sending logic both send pages share (spec section 4): validation in the spec's order,
- * Send Now with the 2-second job poll and its result message, and scheduling.
+ * Send Now with the 2-second job poll and its result message, and scheduling. A problem with
+ * the message is shown beside its control (`fieldError`); the rest in the banner beside the
+ * send buttons, which takes the focus (`bannerFocus` counts the times it should).
  */
 export function useSendFlow(opts: {
   audience: Audience;
@@ -46,12 +50,14 @@ export function useSendFlow(opts: {
   selectedCount: number;
   /** The recipients, gathered only when a send is made (a CSV may hold a million numbers). */
   target: () => SendTarget;
-  /** Clears the page's selection once a job sent now ends. */
+  /** Clears the page's selection once a job sent now ends or a schedule is accepted. */
   onSelectionReset: () => void;
 }) {
   const queryClient = useQueryClient();
   const [compose, dispatch] = useReducer(composeReducer, undefined, () => emptyCompose('text'));
-  const [banner, setBanner] = useState<Banner | null>(null);
+  const [banner, setBanner] = useState<SendBanner | null>(null);
+  const [bannerFocus, setBannerFocus] = useState(0);
+  const [fieldError, setFieldError] = useState<FieldProblem | null>(null);
   const [busy, setBusy] = useState(false);
   const [active, setActive] = useState<ActiveJob | null>(null);
   const [lastJobId, setLastJobId] = useState<string | null>(null);
@@ -63,6 +69,17 @@ export function useSendFlow(opts: {
 
   const resetSelection = useRef(opts.onSelectionReset);
   resetSelection.current = opts.onSelectionReset;
+
+  /** A result or refusal: shown in the banner, which the page scrolls to and focuses. */
+  const announce = useCallback((next: SendBanner) => {
+    setBanner(next);
+    setBannerFocus((n) => n + 1);
+  }, []);
+  /** An edit of the message clears the problem shown beside its control. */
+  const edit: Dispatch<ComposeAction> = useCallback((action) => {
+    dispatch(action);
+    setFieldError(null);
+  }, []);
 
   const refreshBalance = useCallback(() => {
     // Balance fetch failures are only logged (spec section 8).
@@ -90,7 +107,7 @@ export function useSendFlow(opts: {
           setBusy(false);
           dispatch({ type: 'reset' });
           resetSelection.current();
-          setBanner(resultBanner(job, opts.audience));
+          announce(resultBanner(job, opts.audience));
           refreshBalance();
           return;
         }
@@ -107,11 +124,12 @@ export function useSendFlow(opts: {
       controller.abort();
       clearTimeout(timer);
     };
-  }, [activeId, opts.audience, refreshBalance]);
+  }, [activeId, opts.audience, refreshBalance, announce]);
 
   const changeKind = (kind: MessageKind) => {
     dispatch({ type: 'kind', kind });
     setBanner(null);
+    setFieldError(null);
   };
 
   const mediaPayload = async (): Promise<MediaPayload | null> => {
@@ -123,15 +141,20 @@ export function useSendFlow(opts: {
     };
   };
 
-  /** Checks 1–4 and the session; shows the first problem in the banner. */
+  /** Checks 1–4 and the session; shows the first problem beside its control, else in the banner. */
   const check = (): boolean => {
     const problem = validateSend(compose, opts.selectedCount);
     if (problem) {
-      setBanner({ color: 'red', text: problem });
+      const field = fieldOfProblem(problem);
+      if (field) {
+        setBanner(null);
+        setFieldError({ field, text: problem });
+      } else announce({ color: 'red', text: problem });
       return false;
     }
+    setFieldError(null);
     if (!opts.sessionId) {
-      setBanner({ color: 'red', text: SENDING_TEXTS.noSession });
+      announce({ color: 'red', text: SENDING_TEXTS.noSession });
       return false;
     }
     return true;
@@ -148,7 +171,7 @@ export function useSendFlow(opts: {
       media = await mediaPayload();
     } catch {
       setBusy(false);
-      setBanner({ color: 'red', text: 'Error reading the file' });
+      setFieldError({ field: 'file', text: 'Error reading the file' });
       return;
     }
     try {
@@ -171,7 +194,7 @@ export function useSendFlow(opts: {
       });
     } catch (err) {
       setBusy(false);
-      setBanner({ color: 'red', text: errorText(err, SENDING_TEXTS.sendFailed, 'Error sending message') });
+      announce({ color: 'red', text: errorText(err, SENDING_TEXTS.sendFailed, 'Error sending message') });
     }
   };
 
@@ -201,7 +224,9 @@ export function useSendFlow(opts: {
       setOptedOut(res.skipped?.optedOut ?? []);
       setScheduleOpen(false);
       dispatch({ type: 'reset' });
-      setBanner({
+      // So the same message is not scheduled twice by accident (issue 18).
+      resetSelection.current();
+      announce({
         color: 'green',
         text: `Message scheduled successfully! Scheduled for ${formatDateTime(at)}`,
       });
@@ -215,10 +240,13 @@ export function useSendFlow(opts: {
 
   return {
     compose,
-    dispatch,
+    dispatch: edit,
     changeKind,
     banner,
-    setBanner,
+    bannerFocus,
+    fieldError,
+    /** A refused file (over 16 MB), shown beside the file button. */
+    fileError: (text: string) => setFieldError({ field: 'file', text }),
     busy,
     progress: active?.view ?? null,
     jobExists: lastJobId !== null,

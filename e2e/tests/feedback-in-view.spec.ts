@@ -1,0 +1,178 @@
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { ADMIN, createUser, expect, signInByStorage, test } from '../fixtures.ts';
+import { ANNOUNCE_ONLY, groupNames, localInputValue, userWithSession } from './messaging-helpers.ts';
+
+// Issue 18, "Feedback in view": what an action says is shown where the user is looking.
+
+const PHONE = { width: 360, height: 740 };
+const banner = (page: Page) => page.getByRole('status', { name: 'Status' });
+const groupsTable = (page: Page) => page.getByRole('table', { name: 'Select Groups' });
+const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
+
+async function pickGroups(page: Page, names: string[]) {
+  for (const n of names)
+    await groupsTable(page)
+      .getByRole('checkbox', { name: `Select ${n}`, exact: true })
+      .check();
+}
+
+test.describe('at 360 × 740', () => {
+  test.use({ viewport: PHONE });
+
+  test('a problem with the poll shows beside its control, which takes the focus', async ({
+    page,
+    request,
+  }) => {
+    const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
+    const [first] = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
+    await page.goto('/#/compose');
+    await pickGroups(page, [first!]);
+    await page.getByRole('tab', { name: 'Poll' }).click();
+    for (let i = 0; i < 6; i++) await page.getByRole('button', { name: 'Add Option' }).click();
+
+    const send = page.getByRole('button', { name: 'Send Now' });
+    await send.scrollIntoViewIfNeeded();
+    await send.click();
+    // It was shown 205–349 px above the view, at the top of the page.
+    await expect(page.getByText('Please enter a poll question', { exact: true })).toBeInViewport();
+    await expect(page.getByLabel('Poll question')).toBeFocused();
+
+    await page.getByLabel('Poll question').fill('Lunch at one?');
+    await expect(page.getByText('Please enter a poll question', { exact: true })).toHaveCount(0);
+    await page.getByRole('textbox', { name: 'Option 1', exact: true }).fill('Yes');
+    await send.scrollIntoViewIfNeeded();
+    await send.click();
+    await expect(page.getByText('Please add at least two poll options', { exact: true })).toBeInViewport();
+    await expect(page.getByRole('textbox', { name: 'Option 1', exact: true })).toBeFocused();
+  });
+
+  test('a refused file is named beside the file button', async ({ page, request }) => {
+    await userWithSession(page, request, { credits: 5 });
+    await page.goto('/#/compose');
+    await page.getByRole('tab', { name: 'Media Message' }).click();
+    const select = page.getByRole('button', { name: 'Select File' });
+    await select.scrollIntoViewIfNeeded();
+    const chooser = page.waitForEvent('filechooser');
+    await select.click();
+    await (await chooser).setFiles({
+      name: 'video.mp4',
+      mimeType: 'video/mp4',
+      buffer: Buffer.alloc(16 * 1024 * 1024 + 1),
+    });
+    const refused = page.getByText('File is too large (max 16 MB)', { exact: true });
+    await expect(refused).toBeInViewport();
+    await expect(page.getByText('No file selected')).toBeInViewport();
+    const [button, text] = [await select.boundingBox(), await refused.boundingBox()];
+    expect(Math.abs(text!.y - button!.y)).toBeLessThan(120);
+  });
+
+  test('Send Now brings the progress into view, then the result, which takes the focus', async ({
+    page,
+    request,
+  }) => {
+    const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
+    const names = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
+    await page.goto('/#/compose');
+    await pickGroups(page, names.slice(0, 3));
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Shop opens at 10 tomorrow');
+    await page.getByRole('button', { name: 'Send Now' }).click();
+
+    const progress = page.getByRole('region', { name: 'Sending Progress' });
+    await expect(progress).toBeInViewport();
+    await expect(progress).toBeFocused();
+    const result = banner(page);
+    await expect(result).toContainText('Message sending complete! Successfully sent to 3 groups.');
+    await expect(result).toBeInViewport();
+    await expect(result).toBeFocused();
+    await expect(page.getByText('0 of 12 selected')).toBeVisible();
+    await page.evaluate(() => document.fonts.ready);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'compose-after-send-360.png') });
+  });
+
+  test('a partial success keeps the spec’s words and says the counts; the retry message ends', async ({
+    page,
+    request,
+  }) => {
+    test.setTimeout(90_000);
+    const { sessionId, headers } = await userWithSession(page, request, { credits: 10 });
+    const ok = (await groupNames(request, headers, sessionId)).find((n) => n !== ANNOUNCE_ONLY)!;
+    await page.goto('/#/compose');
+    await pickGroups(page, [ok, ANNOUNCE_ONLY]);
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello all');
+    await page.getByRole('button', { name: 'Send Now' }).click();
+    const result = banner(page);
+    await expect(result).toContainText(
+      'Message sending failed. Successfully sent to 1 groups. Failed for 1 groups. You can retry failed messages from the Jobs page.',
+    );
+    await expect(result.getByText('1 sent, 1 failed — Retry Failed in Message Jobs')).toBeInViewport();
+    await expect(result).toBeFocused();
+
+    await result.getByRole('button', { name: 'View All Jobs' }).click();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole('tab', { name: 'Failed' }).click();
+    await page.getByRole('button', { name: 'Retry Failed' }).first().click();
+    const retrying = page.getByRole('status').filter({ hasText: 'Retrying 1 failed message' });
+    await expect(retrying).toBeVisible();
+    // The announce-only group refuses again: the retry ends and says how the job stands.
+    await expect(retrying).toHaveCount(0, { timeout: 20_000 });
+    await expect(page.getByRole('status', { name: 'Status' })).toHaveText('Retry finished: 1 sent, 1 failed');
+  });
+
+  test('a schedule is confirmed in view and the selection is cleared', async ({ page, request }) => {
+    const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
+    const names = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
+    await page.goto('/#/compose');
+    await pickGroups(page, names.slice(0, 2));
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sale starts Monday');
+    await page.getByRole('button', { name: 'Schedule Message' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Schedule Message' });
+    await dialog.getByLabel('Schedule time').fill(localInputValue(new Date(Date.now() + 2 * 3_600_000)));
+    await dialog.getByRole('button', { name: 'Schedule Message' }).click();
+    await expect(dialog).toHaveCount(0);
+
+    const result = banner(page);
+    await expect(result).toContainText('Message scheduled successfully! Scheduled for');
+    await expect(result).toBeInViewport();
+    await expect(result).toBeFocused();
+    // So the same message is not scheduled twice by accident.
+    await expect(page.getByText('0 of 12 selected')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Schedule Message' })).toBeDisabled();
+  });
+});
+
+test('Group Messaging after a send, at 1280 × 800: the result in view', async ({ page, request }) => {
+  const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
+  const names = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
+  await page.goto('/#/compose');
+  await pickGroups(page, names.slice(0, 4));
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Shop opens at 10 tomorrow');
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  await expect(page.getByRole('region', { name: 'Sending Progress' })).toBeInViewport();
+  const result = banner(page);
+  await expect(result).toContainText('Message sending complete! Successfully sent to 4 groups.');
+  await expect(result).toBeInViewport();
+  await expect(result).toBeFocused();
+  await page.evaluate(() => document.fonts.ready);
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'compose-after-send-1280.png') });
+});
+
+test('without bulk messaging, #/bulkmessage shows the notice and no form', async ({ page, request }) => {
+  const user = await createUser(request, { credits: 5, bulk: false });
+  await signInByStorage(page, request, user.username, user.password);
+  await page.goto('/#/bulkmessage');
+  await expect(page.getByRole('heading', { name: 'Send Bulk Message' })).toBeVisible();
+  await expect(page.getByText('Bulk messaging is not enabled for your account')).toBeInViewport();
+  await expect(page.getByText('Click below to upload the List of Phone Numbers')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Send Now' })).toHaveCount(0);
+});
+
+test('an ADMIN opening a user page goes to the admin home', async ({ page, request }) => {
+  await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+  for (const route of ['/compose', '/bulkmessage', '/jobs', '/dashboard']) {
+    await page.goto(`/#${route}`);
+    await expect(page).toHaveURL(/#\/adminDashboard$/);
+    await expect(page.getByRole('heading', { name: 'Admin User' })).toBeVisible();
+  }
+  await expect(page.getByRole('button', { name: 'Send Now' })).toHaveCount(0);
+});
