@@ -54,6 +54,28 @@ export function phoneOrNull(cell: string, defaultCallingCode: string): string | 
   return 'number' in result ? result.number : null;
 }
 
+/** What the rule says to a person, the same wherever a number enters (form, file, API). */
+export const PHONE_TEXTS = {
+  empty: 'Please enter a phone number',
+  invalid: (input: string) => `Invalid phone number: ${input}`,
+} as const;
+
+/** A typed number as stored, or the message that says why it is not one. */
+export function checkPhone(
+  input: string,
+  defaultCallingCode: string,
+): { number: string } | { error: string } {
+  const result = parsePhone(input, defaultCallingCode);
+  if ('number' in result) return result;
+  return { error: result.reason === 'empty' ? PHONE_TEXTS.empty : PHONE_TEXTS.invalid(input.trim()) };
+}
+
+/** One spreadsheet cell as text, as the import and the bulk page read an .xlsx (numbers as written). */
+export function sheetCellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return value instanceof Date ? value.toISOString() : String(value);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tables: delimiter, rows, columns
 

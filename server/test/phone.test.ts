@@ -1,10 +1,12 @@
 import {
   CsvRowReader,
+  checkPhone,
   detectColumns,
   detectDelimiter,
   fieldKey,
   parsePhone,
   readCsvRows,
+  sheetCellText,
 } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 
@@ -16,6 +18,8 @@ describe('parsePhone', () => {
     ['+91-98000-15838', '919800015838'],
     ['(+91) 98000 15838', '919800015838'],
     ['0091 9800015838', '919800015838'],
+    ['0091 98000 15838', '919800015838'],
+    ['9123456780', '919123456780'],
     ['09800015838', '919800015838'],
     ['919800015838', '919800015838'],
     ['919800015838.0', '919800015838'],
@@ -40,6 +44,27 @@ describe('parsePhone', () => {
 
   it('an empty cell is empty', () => {
     expect(parsePhone('   ', '91')).toEqual({ reason: 'empty' });
+  });
+});
+
+describe('checkPhone: the stored number or the words a person reads', () => {
+  it('stores the issue 18 cases as country code + digits', () => {
+    expect(checkPhone('09800015838', '91')).toEqual({ number: '919800015838' });
+    expect(checkPhone('0091 98000 15838', '91')).toEqual({ number: '919800015838' });
+    expect(checkPhone('919800015838.0', '91')).toEqual({ number: '919800015838' });
+    expect(checkPhone(' 9123456780 ', '91')).toEqual({ number: '919123456780' });
+  });
+  it('says what is wrong, with the input as typed', () => {
+    expect(checkPhone('  ', '91')).toEqual({ error: 'Please enter a phone number' });
+    expect(checkPhone(' 12345 ', '91')).toEqual({ error: 'Invalid phone number: 12345' });
+    expect(checkPhone('98000 1583', '91')).toEqual({ error: 'Invalid phone number: 98000 1583' });
+    expect(checkPhone('Mobile', '91')).toEqual({ error: 'Invalid phone number: Mobile' });
+  });
+  it('reads spreadsheet cells as text: numbers as written, empty as empty', () => {
+    expect(sheetCellText(919800015838)).toBe('919800015838');
+    expect(sheetCellText(null)).toBe('');
+    expect(sheetCellText(undefined)).toBe('');
+    expect(sheetCellText(new Date('2026-11-23T00:00:00Z'))).toBe('2026-11-23T00:00:00.000Z');
   });
 });
 
@@ -86,6 +111,19 @@ describe('detectColumns', () => {
         { column: 2, key: 'area' },
       ],
     });
+  });
+
+  it('finds Mobile in a Name,Mobile file of numbers written with a national 0 (issue 18)', () => {
+    const c = detectColumns(
+      [
+        ['Name', 'Mobile'],
+        ['Asha', '09800015838'],
+        ['Ravi', '0091 98000 15839'],
+        ['Meena', '919800015840.0'],
+      ],
+      '91',
+    );
+    expect(c).toMatchObject({ hasHeader: true, phoneColumn: 1, fields: [{ column: 0, key: 'name' }] });
   });
 
   it('finds it by a Hindi header', () => {

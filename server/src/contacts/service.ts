@@ -10,7 +10,9 @@ import {
   type ImportContactsResponse,
   type OptOut,
   type OptOutSource,
+  PHONE_TEXTS,
   parsePhone,
+  sheetCellText,
 } from '@wa/contract';
 import { and, desc, eq, or, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
@@ -27,7 +29,7 @@ export const CONTACT_MESSAGES = {
   notATable: 'Error processing the file',
   tooManyRows: `The file has more than ${MAX_IMPORT_ROWS.toLocaleString('en-US')} rows`,
   nameRequired: 'List name is required',
-  invalidNumber: (n: string) => `Invalid phone number: ${n}`,
+  invalidNumber: PHONE_TEXTS.invalid,
   optOutNotFound: 'Number is not on the opt-out list',
   groupNotFound: 'Group not found',
 } as const;
@@ -231,10 +233,7 @@ export async function* xlsxRows(data: Buffer): AsyncGenerator<string[]> {
   } catch {
     throw new NotATable();
   }
-  for (const row of rows)
-    yield row.map((v) =>
-      v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v),
-    );
+  for (const row of rows) yield row.map(sheetCellText);
 }
 
 /**

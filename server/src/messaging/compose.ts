@@ -1,4 +1,12 @@
-import { MAX_MEDIA_BYTES, normaliseMime, pollLimitProblem, SEND_TEXTS, type SendBody } from '@wa/contract';
+import {
+  MAX_MEDIA_BYTES,
+  normaliseMime,
+  PHONE_TEXTS,
+  phoneOrNull,
+  pollLimitProblem,
+  SEND_TEXTS,
+  type SendBody,
+} from '@wa/contract';
 import type { StoredPoll } from '../db/schema.ts';
 import { badRequest, tooLarge } from '../errors.ts';
 import type { OutgoingMessage } from '../transport/types.ts';
@@ -20,10 +28,15 @@ export type ComposedSend = {
 const INDIVIDUAL_SUFFIX = '@s.whatsapp.net';
 
 /**
- * An individual recipient as a chat id: `<digits>@s.whatsapp.net` (DECISIONS.md). Accepts the
- * bare number or any `<number>@<suffix>` form the page may send; returns null when it is no number.
+ * An individual recipient as a chat id: `<digits>@s.whatsapp.net` (DECISIONS.md, Phone numbers).
+ * A bare number follows the phone rule ('09800015838' → 919800015838); a JID, or a number the
+ * rule does not know, keeps the plain 6–15-digit check the API always had. Null when it is no number.
  */
-export function individualChatId(raw: string): string | null {
+export function individualChatId(raw: string, defaultCallingCode: string): string | null {
+  if (!raw.includes('@')) {
+    const number = phoneOrNull(raw, defaultCallingCode);
+    if (number) return `${number}${INDIVIDUAL_SUFFIX}`;
+  }
   const local = raw.split('@')[0] ?? '';
   const digits = local.replace(/[\s\-().+]/g, '');
   if (!/^[0-9]{6,15}$/.test(digits)) return null;
@@ -31,15 +44,15 @@ export function individualChatId(raw: string): string | null {
 }
 
 /** Trimmed, blanks dropped, duplicates counted once, first occurrence order kept. */
-function recipientsOf(body: SendBody, audience: Audience): string[] {
+function recipientsOf(body: SendBody, audience: Audience, defaultCallingCode: string): string[] {
   const seen = new Set<string>();
   for (const raw of body.chatIds ?? []) {
     const trimmed = raw.trim();
     if (!trimmed) continue;
     let id = trimmed;
     if (audience === 'individuals') {
-      const chat = individualChatId(trimmed);
-      if (!chat) throw badRequest(`Invalid phone number: ${trimmed}`);
+      const chat = individualChatId(trimmed, defaultCallingCode);
+      if (!chat) throw badRequest(PHONE_TEXTS.invalid(trimmed));
       id = chat;
     }
     seen.add(id);
@@ -94,8 +107,13 @@ function pollOf(content: SendBody['content']): { pollName: string; pollOptions: 
  * Validates a send payload with the spec's messages in the spec's order and returns what will be
  * stored. Individuals may omit `type`: media when `data` is present, otherwise text.
  */
-export function composeSend(body: SendBody, audience: Audience, now = new Date()): ComposedSend {
-  const chatIds = recipientsOf(body, audience);
+export function composeSend(
+  body: SendBody,
+  audience: Audience,
+  defaultCallingCode: string,
+  now = new Date(),
+): ComposedSend {
+  const chatIds = recipientsOf(body, audience, defaultCallingCode);
   if (chatIds.length === 0) throw badRequest(SEND_TEXTS.noRecipients);
 
   const type = body.type ?? (body.data ? 'media' : 'string');

@@ -27,7 +27,12 @@ export type Individuals = {
  * Gathers the individuals of a send from `chatIds` (no fields), `recipients` (numbers with their
  * own fields) and `contactListIds` (the sender's own lists; another's answers 404).
  */
-export async function gatherIndividuals(db: Db, actor: Actor, body: SendBody): Promise<Individuals> {
+export async function gatherIndividuals(
+  db: Db,
+  actor: Actor,
+  body: SendBody,
+  defaultCallingCode: string,
+): Promise<Individuals> {
   const chatIds = [...(body.chatIds ?? [])];
   const fieldsOf = new Map<string, Record<string, string>>();
   const available = new Set<string>();
@@ -40,7 +45,7 @@ export async function gatherIndividuals(db: Db, actor: Actor, body: SendBody): P
       fields[key] = v;
       available.add(key);
     }
-    const chat = individualChatId(r.chatId.trim());
+    const chat = individualChatId(r.chatId.trim(), defaultCallingCode);
     if (chat && !fieldsOf.has(chat)) fieldsOf.set(chat, fields);
   }
   const listIds = [...new Set(body.contactListIds ?? [])];
@@ -58,8 +63,9 @@ export async function gatherIndividuals(db: Db, actor: Actor, body: SendBody): P
           ORDER BY array_position(${sql.param(listIds)}::text[], c.list_id), c.position`,
     );
     for (const r of rows) {
-      chatIds.push(r.phone_number);
+      // Stored by the phone rule already: passed as a JID, so it is not parsed again.
       const chat = `${r.phone_number}@s.whatsapp.net`;
+      chatIds.push(chat);
       if (!fieldsOf.has(chat)) fieldsOf.set(chat, r.fields);
     }
   }

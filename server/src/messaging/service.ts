@@ -55,8 +55,9 @@ export async function acceptSend(
     const previous = await repo.findIdempotentAnswer(ctx.db, user.id, idempotency.key);
     if (previous) return replay(previous, idempotency.requestHash);
   }
-  const individuals = audience === 'individuals' ? await gatherIndividuals(ctx.db, user, body) : null;
-  const composed = composeSend(individuals ? { ...body, chatIds: individuals.chatIds } : body, audience);
+  const cc = ctx.config.defaultCountryCode;
+  const individuals = audience === 'individuals' ? await gatherIndividuals(ctx.db, user, body, cc) : null;
+  const composed = composeSend(individuals ? { ...body, chatIds: individuals.chatIds } : body, audience, cc);
   const { message, scheduledAt } = composed;
   const repeat = repeatOf(body, scheduledAt);
   let { chatIds } = composed;

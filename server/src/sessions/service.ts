@@ -1,5 +1,11 @@
 import crypto from 'node:crypto';
-import { INSTANCE_LIMIT_TEXTS, instanceLimitText, type Session, type SessionStatus } from '@wa/contract';
+import {
+  checkPhone,
+  INSTANCE_LIMIT_TEXTS,
+  instanceLimitText,
+  type Session,
+  type SessionStatus,
+} from '@wa/contract';
 import { eq } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import type { AppContext } from '../context.ts';
@@ -25,7 +31,6 @@ import { localRunner } from './runner.ts';
 export const SESSION_MESSAGES = {
   ...INSTANCE_LIMIT_TEXTS,
   notFound: 'Session not found',
-  invalidPhone: 'Please enter a valid phone number with country code',
   terminated: 'Session terminated successfully',
 } as const;
 
@@ -66,8 +71,10 @@ export async function createInstance(
   user: UserRow,
   input: { phoneNumber: string; sessionName: string },
 ): Promise<{ sessionId: string }> {
-  const digits = input.phoneNumber.replace(/\D/g, '');
-  if (digits.length < 6 || digits.length > 15) throw badRequest(SESSION_MESSAGES.invalidPhone);
+  // The phone rule (DECISIONS.md, Phone numbers): '9123456780' is stored as 919123456780.
+  const phone = checkPhone(input.phoneNumber, ctx.config.defaultCountryCode);
+  if ('error' in phone) throw badRequest(phone.error);
+  const digits = phone.number;
   const sessionId = `${digits}_${crypto.randomBytes(6).toString('hex')}`;
   await ctx.db.transaction(async (tx) => {
     // The user's row is locked so that two concurrent creates cannot both pass the limit.
