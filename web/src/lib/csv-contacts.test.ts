@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+// The minimal .xlsx writer of the server's import tests (one sheet, numbers as numbers).
+import { xlsxOf } from '../../../server/test/fakes/xlsx.ts';
 import {
   cleanPhoneNumber,
+  describePhoneColumn,
   describeSkipped,
   firstValues,
   parseContactsCsv,
@@ -50,6 +53,7 @@ describe('parseContactsCsv', () => {
       skipped: { noDigits: 0, invalid: 0, duplicates: 0 },
       fieldKeys: [],
       fieldValues: [],
+      phoneColumn: 'column 1',
     });
   });
   it('counts a line whose first column is empty as having no number', () => {
@@ -61,6 +65,7 @@ describe('parseContactsCsv', () => {
       skipped: { noDigits: 0, invalid: 0, duplicates: 0 },
       fieldKeys: [],
       fieldValues: [],
+      phoneColumn: 'column 1',
     });
   });
   it('finds the phone column of a file with a header and keeps the other columns as fields', () => {
@@ -73,6 +78,31 @@ describe('parseContactsCsv', () => {
         ['Asha Kumar', 'Ravi'],
         ['Pune', ''],
       ],
+      phoneColumn: 'Mobile Number',
+    });
+  });
+  it('loads a Name,Mobile file of numbers written as people write them, from the Mobile column (issue 18)', () => {
+    const csv =
+      'Name,Mobile\r\nAsha,09800015838\r\nRavi,0091 98000 15839\r\nMeena,919800015840.0\r\nGeeta,98000 15841\r\n';
+    const result = parseContactsCsv(csv);
+    expect(result).toEqual({
+      numbers: ['919800015838', '919800015839', '919800015840', '919800015841'],
+      skipped: { noDigits: 1, invalid: 0, duplicates: 0 },
+      fieldKeys: ['name'],
+      fieldValues: [['Asha', 'Ravi', 'Meena', 'Geeta']],
+      phoneColumn: 'Mobile',
+    });
+    expect(describePhoneColumn(result.phoneColumn)).toBe("Numbers from the column 'Mobile'.");
+  });
+  it('finds the number column of a file without a header by its content, and a semicolon file', () => {
+    const plain = parseContactsCsv('Asha,09800015838\nRavi,09800015839\n');
+    expect(plain.numbers).toEqual(['919800015838', '919800015839']);
+    expect(plain.phoneColumn).toBe('column 2');
+    expect(describePhoneColumn(plain.phoneColumn)).toBe('Numbers from column 2.');
+    expect(parseContactsCsv('Name;Phone\nAsha;09800015838\n')).toMatchObject({
+      numbers: ['919800015838'],
+      fieldKeys: ['name'],
+      phoneColumn: 'Phone',
     });
   });
 });
@@ -101,7 +131,32 @@ describe('readContactsCsv', () => {
       skipped: { noDigits: 1, invalid: 0, duplicates: 0 },
       fieldKeys: [],
       fieldColumns: [],
+      phoneColumn: 'phone',
     });
+  });
+
+  it('reads an Excel sheet (.xlsx) with the same rule: numbers stored as numbers, a national 0', async () => {
+    const xlsx = xlsxOf([
+      ['Name', 'Mobile'],
+      ['Asha', '09800015838'],
+      ['Ravi', 919800015839],
+      ['Meena', 9800015840],
+      ['Wrong', '12345'],
+    ]);
+    const file = new File([new Uint8Array(xlsx)], 'contacts.xlsx');
+    const upload = await readContactsCsv(file);
+    expect(upload).toMatchObject({
+      numbers: ['919800015838', '919800015839', '919800015840'],
+      skipped: { noDigits: 1, invalid: 1, duplicates: 0 },
+      fieldKeys: ['name'],
+      phoneColumn: 'Mobile',
+    });
+    expect(firstValues(upload.fieldColumns[0]!, 3)).toEqual(['Asha', 'Ravi', 'Meena']);
+  });
+
+  it('refuses a zip that is no spreadsheet with the spec’s processing error', async () => {
+    const zip = new File([new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3, 4, 5, 6])], 'list.xlsx');
+    await expect(readContactsCsv(zip)).rejects.toThrow('Error processing the CSV file');
   });
 
   it('keeps field values packed until asked for', async () => {

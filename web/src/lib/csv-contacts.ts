@@ -1,4 +1,4 @@
-import { detectColumns, parsePhone } from '@wa/contract';
+import { detectColumns, detectDelimiter, parsePhone, sheetCellText } from '@wa/contract';
 import Papa from 'papaparse';
 
 /** `DEFAULT_COUNTRY_CODE` of DECISIONS.md until /api/meta answers: numbers without a country code are Indian. */
@@ -13,6 +13,8 @@ export type CsvContacts = {
   fieldKeys: string[];
   /** `fieldValues[k][i]`: field k of `numbers[i]`. */
   fieldValues: string[][];
+  /** The column the numbers were taken from: its header, or `column 2` in a file without one. */
+  phoneColumn: string;
 };
 
 /** Rows read to find the columns (the server's contact import reads as many). */
@@ -34,16 +36,17 @@ export function cleanPhoneNumber(
 
 /**
  * Reads an uploaded CSV as DECISIONS.md says: the number of each non-empty line, trimmed and
- * cleaned (the first column, or the phone column of a file with a header, issue 15); header and
- * invalid lines skipped and counted; duplicates removed; a header's other columns kept as
- * fields for `{{field}}`. Papaparse
- * handles quoted fields and CRLF; a UTF-8 BOM is dropped first.
+ * cleaned, from the phone column (see `contactsOfRows`); header and invalid lines skipped and
+ * counted; duplicates removed; a header's other columns kept as fields for `{{field}}`.
+ * Papaparse handles quoted fields and CRLF (`,`, `;` or tab, found as the contact import finds
+ * it); a UTF-8 BOM is dropped first.
  */
 export function parseContactsCsv(text: string, countryCode = DEFAULT_COUNTRY_CODE): CsvContacts {
   // No text file holds NUL bytes: this is binary data (a photo, a spreadsheet) named .csv.
   if (text.includes('\u0000')) throw new Error('not a text file');
   const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const parsed = Papa.parse<string[]>(input, { skipEmptyLines: 'greedy', delimiter: ',' });
+  const delimiter = detectDelimiter(input.slice(0, 64 * 1024));
+  const parsed = Papa.parse<string[]>(input, { skipEmptyLines: 'greedy', delimiter });
   // A quote opened and not closed as RFC 4180 wants (`=HYPERLINK("a","b"),x`) makes Papaparse
   // read the following lines as one field, hiding their numbers without a word: then each
   // line is read on its own, as DECISIONS.md says (the first column of each non-empty line).
@@ -51,16 +54,23 @@ export function parseContactsCsv(text: string, countryCode = DEFAULT_COUNTRY_COD
     ? input
         .split(/\r\n|\n|\r/)
         .filter((line) => line.trim() !== '')
-        .map((line) => [Papa.parse<string[]>(line, { delimiter: ',' }).data[0]?.[0] ?? ''])
+        .map((line) => [Papa.parse<string[]>(line, { delimiter }).data[0]?.[0] ?? ''])
     : parsed.data;
-  // The columns as contract/phone.ts finds them (the contact import's rule): a first row whose
-  // cells hold no number is a header, the phone column is found by its header or its content,
-  // the other columns of a file with a header become fields. A file without a header keeps the
-  // spec's rule: the number is in the first column.
+  return contactsOfRows(rows, countryCode);
+}
+
+/**
+ * The numbers of a table's rows (a CSV's or an .xlsx sheet's). The columns are found by
+ * contract/phone.ts, the code the Contacts import uses: a first row whose cells hold no number
+ * is a header, the phone column is the one a header names (`Mobile`, `Phone`, `मोबाइल` …) or
+ * else the one whose cells are numbers (the first column when that ties), and the other
+ * columns of a file with a header become fields.
+ */
+export function contactsOfRows(rows: string[][], countryCode = DEFAULT_COUNTRY_CODE): CsvContacts {
   const sample = rows.slice(0, SAMPLE_ROWS).filter((r) => r.some((c) => c.trim() !== ''));
   const columns = detectColumns(sample, countryCode);
   const hasHeader = columns.hasHeader && sample.length > 0;
-  const phoneColumn = hasHeader && columns.phoneColumn !== -1 ? columns.phoneColumn : 0;
+  const phoneColumn = columns.phoneColumn !== -1 ? columns.phoneColumn : 0;
   const fields = hasHeader ? columns.fields.filter((f) => f.column !== phoneColumn) : [];
   const fieldValues: string[][] = fields.map(() => []);
   const numbers: string[] = [];
@@ -76,7 +86,7 @@ export function parseContactsCsv(text: string, countryCode = DEFAULT_COUNTRY_COD
       continue;
     }
     if (cell.trim() === '') {
-      skipped.noDigits++;
+      if (row.some((c) => c.trim() !== '')) skipped.noDigits++;
       continue;
     }
     const result = cleanPhoneNumber(cell, countryCode);
@@ -92,8 +102,19 @@ export function parseContactsCsv(text: string, countryCode = DEFAULT_COUNTRY_COD
       });
     }
   }
-  return { numbers, skipped, fieldKeys: fields.map((f) => f.key), fieldValues };
+  const title = hasHeader ? columns.headers[phoneColumn]?.trim() : '';
+  return {
+    numbers,
+    skipped,
+    fieldKeys: fields.map((f) => f.key),
+    fieldValues,
+    phoneColumn: title ? title : `column ${phoneColumn + 1}`,
+  };
 }
+
+/** Which column the numbers came from, in words for the upload area. */
+export const describePhoneColumn = (column: string) =>
+  /^column [0-9]+$/.test(column) ? `Numbers from ${column}.` : `Numbers from the column '${column}'.`;
 
 /** How many lines were left out and why, in words for the upload area. */
 export function describeSkipped(skipped: CsvContacts['skipped']): string | null {
@@ -132,6 +153,7 @@ export const packCsv = (c: CsvContacts): PackedCsv => ({
   numbers: c.numbers.join('\n'),
   skipped: c.skipped,
   fieldKeys: c.fieldKeys,
+  phoneColumn: c.phoneColumn,
   fieldColumns: c.fieldValues.map((v) => v.join(FIELD_SEPARATOR)),
 });
 
@@ -162,6 +184,7 @@ export const unpackCsv = async (p: PackedCsv): Promise<CsvUpload> => ({
   skipped: p.skipped,
   fieldKeys: p.fieldKeys,
   fieldColumns: p.fieldColumns,
+  phoneColumn: p.phoneColumn,
 });
 
 /** The first `n` values of a packed field column, without splitting the rest. */
@@ -177,25 +200,63 @@ export function firstValues(column: string, n: number): string[] {
   return out;
 }
 
-type WorkerAnswer = { ok: true; result: PackedCsv } | { ok: false; stage: 'read' | 'parse' };
+/** read-excel-file's `readSheet`: imported by the caller (statically in the worker, lazily on the page). */
+export type ReadSheet = (file: File) => Promise<unknown[][]>;
 
-/**
- * Reads an uploaded CSV in a Web Worker (a million-line file parses for seconds: the page must
- * stay responsive meanwhile). Where workers do not exist (unit tests), it parses in place.
- */
-export async function readContactsCsv(file: File, countryCode = DEFAULT_COUNTRY_CODE): Promise<CsvUpload> {
-  if (typeof Worker === 'undefined') {
-    let text: string;
+/** An .xlsx is a zip (`PK\x03\x04`): told apart by its first bytes, as the Contacts import does. */
+export const startsLikeZip = (head: Uint8Array) =>
+  head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04;
+
+/** A CSV, or an Excel sheet (.xlsx, its first sheet), as contacts: the same columns and numbers rule. */
+export async function contactsOfFile(
+  file: File,
+  countryCode: string,
+  loadReadSheet: () => Promise<ReadSheet>,
+): Promise<CsvContacts> {
+  let head: Uint8Array;
+  try {
+    head = new Uint8Array(await file.slice(0, 4).arrayBuffer());
+  } catch {
+    throw new CsvReadError('read');
+  }
+  if (startsLikeZip(head)) {
+    let rows: unknown[][];
     try {
-      text = await file.text();
-    } catch {
-      throw new CsvReadError('read');
-    }
-    try {
-      return unpackCsv(packCsv(parseContactsCsv(text, countryCode)));
+      rows = await (await loadReadSheet())(file);
     } catch {
       throw new CsvReadError('parse');
     }
+    return contactsOfRows(
+      rows.map((r) => r.map(sheetCellText)),
+      countryCode,
+    );
+  }
+  let text: string;
+  try {
+    text = await file.text();
+  } catch {
+    throw new CsvReadError('read');
+  }
+  try {
+    return parseContactsCsv(text, countryCode);
+  } catch {
+    throw new CsvReadError('parse');
+  }
+}
+
+type WorkerAnswer = { ok: true; result: PackedCsv } | { ok: false; stage: 'read' | 'parse' };
+
+/**
+ * Reads an uploaded CSV or .xlsx in a Web Worker (a million-line file parses for seconds: the
+ * page must stay responsive meanwhile). Where workers do not exist (unit tests), it parses in place.
+ */
+export async function readContactsCsv(file: File, countryCode = DEFAULT_COUNTRY_CODE): Promise<CsvUpload> {
+  if (typeof Worker === 'undefined') {
+    const contacts = await contactsOfFile(file, countryCode, async () => {
+      const { readSheet } = await import('read-excel-file/browser');
+      return readSheet;
+    });
+    return unpackCsv(packCsv(contacts));
   }
   const worker = new Worker(new URL('./csv-contacts.worker.ts', import.meta.url), { type: 'module' });
   try {

@@ -1,18 +1,17 @@
 /// <reference lib="webworker" />
-import { packCsv, parseContactsCsv } from './csv-contacts.ts';
+import { readSheet } from 'read-excel-file/browser';
+import { CsvReadError, contactsOfFile, DEFAULT_COUNTRY_CODE, packCsv } from './csv-contacts.ts';
 
-/** Reads and parses an uploaded CSV off the page's thread, so a huge file cannot freeze the page. */
+/** Reads and parses an uploaded CSV or .xlsx off the page's thread, so a huge file cannot freeze the page. */
 self.onmessage = async (event: MessageEvent<{ file: File; countryCode?: string }>) => {
-  let text: string;
   try {
-    text = await event.data.file.text();
-  } catch {
-    self.postMessage({ ok: false, stage: 'read' });
-    return;
-  }
-  try {
-    self.postMessage({ ok: true, result: packCsv(parseContactsCsv(text, event.data.countryCode)) });
-  } catch {
-    self.postMessage({ ok: false, stage: 'parse' });
+    const contacts = await contactsOfFile(
+      event.data.file,
+      event.data.countryCode ?? DEFAULT_COUNTRY_CODE,
+      async () => readSheet,
+    );
+    self.postMessage({ ok: true, result: packCsv(contacts) });
+  } catch (err) {
+    self.postMessage({ ok: false, stage: err instanceof CsvReadError ? err.stage : 'parse' });
   }
 };

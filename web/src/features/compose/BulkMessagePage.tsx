@@ -8,7 +8,12 @@ import { useBalance, useUserDetails } from '../../api/user-details.ts';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
 import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
-import { CsvReadError, describeSkipped, readContactsCsv } from '../../lib/csv-contacts.ts';
+import {
+  CsvReadError,
+  describePhoneColumn,
+  describeSkipped,
+  readContactsCsv,
+} from '../../lib/csv-contacts.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
 import { type BulkUpload, fieldsOfFirst, uploadTarget } from './bulk-recipients.ts';
@@ -115,7 +120,8 @@ function BulkMessageForm() {
     if (!file) return;
     resetFileInput.current?.();
     setUploadError(null);
-    if (!file.name.toLowerCase().endsWith('.csv')) {
+    // .xlsx too: the dashboard's 'Import from Excel' leads here (issue 18).
+    if (!/\.(csv|xlsx)$/i.test(file.name)) {
       setUploadError('Please upload a CSV file');
       return;
     }
@@ -128,6 +134,7 @@ function BulkMessageForm() {
         fieldKeys: parsed.fieldKeys,
         fieldColumns: parsed.fieldColumns,
         skippedText: describeSkipped(parsed.skipped),
+        columnText: describePhoneColumn(parsed.phoneColumn),
       });
       setRows(RowBits.none(parsed.numbers.length));
     } catch (err) {
@@ -160,13 +167,13 @@ function BulkMessageForm() {
             <Text fw={500}>Click below to upload the List of Phone Numbers</Text>
             <FileButton
               onChange={onFile}
-              accept=".csv,text/csv"
+              accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
               disabled={flow.busy}
               resetRef={resetFileInput}
             >
               {(p) => (
                 <Button {...p} variant="light" leftSection={<IconFileSpreadsheet size={16} />}>
-                  Upload CSV
+                  Upload CSV or Excel
                 </Button>
               )}
             </FileButton>
@@ -175,6 +182,11 @@ function BulkMessageForm() {
                 {upload.fileName}: {formatNumber(upload.numbers.length)} phone number
                 {upload.numbers.length === 1 ? '' : 's'} loaded.
                 {upload.skippedText ? ` ${upload.skippedText}` : ''}
+              </Text>
+            )}
+            {upload && (
+              <Text size="sm" c="dimmed">
+                {upload.columnText}
               </Text>
             )}
             {upload && upload.fieldKeys.length > 0 && (

@@ -9,6 +9,8 @@ export type BulkUpload = {
   fieldKeys: string[];
   fieldColumns: string[];
   skippedText: string | null;
+  /** Which column the numbers came from, in words ('Numbers from the column 'Mobile'.'). */
+  columnText: string;
 };
 
 /** The fields of the first `n` numbers of `indices`, for the preview (without unpacking a column). */

@@ -1,4 +1,5 @@
-import { detectDelimiter, readCsvRows } from '@wa/contract';
+import { detectDelimiter, readCsvRows, sheetCellText } from '@wa/contract';
+import { startsLikeZip } from '../../lib/csv-contacts.ts';
 
 /** Rows the server reads before it decides the columns (server/src/contacts/service.ts): the preview uses as many. */
 export const SAMPLE_ROWS = 50;
@@ -11,8 +12,6 @@ export class NotATableError extends Error {
   }
 }
 
-const isZip = (head: Uint8Array) =>
-  head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04;
 const nonEmpty = (row: string[]) => row.some((c) => c.trim() !== '');
 
 /**
@@ -21,7 +20,7 @@ const nonEmpty = (row: string[]) => row.some((c) => c.trim() !== '');
  */
 export async function readTableSample(file: File): Promise<string[][]> {
   const head = new Uint8Array(await file.slice(0, 4).arrayBuffer());
-  if (isZip(head)) {
+  if (startsLikeZip(head)) {
     const { readSheet } = await import('read-excel-file/browser');
     let rows: unknown[][];
     try {
@@ -30,11 +29,7 @@ export async function readTableSample(file: File): Promise<string[][]> {
       throw new NotATableError();
     }
     return rows
-      .map((row) =>
-        row.map((v) =>
-          v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v),
-        ),
-      )
+      .map((row) => row.map(sheetCellText))
       .filter(nonEmpty)
       .slice(0, SAMPLE_ROWS);
   }

@@ -130,7 +130,9 @@ export default function DashboardPage() {
     {
       to: '/bulkmessage',
       label: 'Import from Excel',
-      text: bulkEnabled ? 'Upload a list of phone numbers' : 'Bulk messaging is not enabled for you',
+      text: bulkEnabled
+        ? 'Upload a list of phone numbers (CSV or Excel .xlsx)'
+        : 'Bulk messaging is not enabled for you',
       icon: IconFileSpreadsheet,
       disabled: !bulkEnabled,
     },
