@@ -1,18 +1,28 @@
 import { Select } from '@mantine/core';
-import type { Session } from '@wa/contract';
+import { phoneOrNull, type Session } from '@wa/contract';
+import { useMeta } from '../api/meta.ts';
+import { DEFAULT_COUNTRY_CODE } from '../lib/csv-contacts.ts';
 
-/** The reusable session dropdown: each session as 'name (number)' (spec section 2). */
+/**
+ * The reusable session dropdown: each session as 'name (number)' (spec section 2), the number as
+ * country code + digits (DECISIONS.md, Phone numbers), also for a session stored before the rule
+ * ('9123456780' shows as 919123456780).
+ */
 export function PhoneNumberPicker(props: {
   sessions: Session[];
   value: string | null;
   onChange: (sessionId: string | null) => void;
   label?: string;
 }) {
+  const cc = useMeta().data?.defaultCountryCode ?? DEFAULT_COUNTRY_CODE;
   return (
     <Select
       label={props.label ?? 'Phone number'}
       placeholder="Select a session"
-      data={props.sessions.map((s) => ({ value: s.sessionId, label: `${s.sessionName} (${s.phoneNumber})` }))}
+      data={props.sessions.map((s) => ({
+        value: s.sessionId,
+        label: `${s.sessionName} (${phoneOrNull(s.phoneNumber, cc) ?? s.phoneNumber})`,
+      }))}
       value={props.value}
       onChange={props.onChange}
       allowDeselect={false}

@@ -1,7 +1,10 @@
 import { Alert, Button, Group, Stack, TextInput } from '@mantine/core';
+import { checkPhone } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
+import { useMeta } from '../../api/meta.ts';
 import { AppModal } from '../../components/AppModal.tsx';
 import { ApiError } from '../../lib/api.ts';
+import { DEFAULT_COUNTRY_CODE } from '../../lib/csv-contacts.ts';
 import { useCreateInstance } from './api.ts';
 
 /** 'Add New Instance': phone number and session name; on success the QR flow starts. */
@@ -15,6 +18,10 @@ export function AddInstanceModal(props: {
   const [errors, setErrors] = useState<{ phoneNumber?: string; sessionName?: string }>({});
   const [error, setError] = useState<string | null>(null);
   const create = useCreateInstance();
+  const meta = useMeta();
+  // The phone rule of the server (DECISIONS.md, Phone numbers): '9123456780' is kept as 919123456780.
+  const phone = checkPhone(phoneNumber, meta.data?.defaultCountryCode ?? DEFAULT_COUNTRY_CODE);
+  const stored = 'number' in phone && phone.number !== phoneNumber.trim() ? phone.number : null;
 
   const close = () => {
     setPhoneNumber('');
@@ -27,15 +34,15 @@ export function AddInstanceModal(props: {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const found = {
-      phoneNumber: phoneNumber.trim() ? undefined : 'Please enter a phone number',
+      phoneNumber: 'error' in phone ? phone.error : undefined,
       sessionName: sessionName.trim() ? undefined : 'Please enter a session name',
     };
     setErrors(found);
-    if (found.phoneNumber || found.sessionName) return;
+    if (!('number' in phone) || found.sessionName) return;
     setError(null);
     const name = sessionName.trim();
     create.mutate(
-      { phoneNumber: phoneNumber.trim(), sessionName: name },
+      { phoneNumber: phone.number, sessionName: name },
       {
         onSuccess: (res) => {
           setPhoneNumber('');
@@ -68,6 +75,7 @@ export function AddInstanceModal(props: {
             inputMode="tel"
             value={phoneNumber}
             onChange={(e) => setPhoneNumber(e.currentTarget.value)}
+            description={stored ? `Saved as ${stored}` : undefined}
             error={errors.phoneNumber}
             data-autofocus
           />
