@@ -73,7 +73,8 @@ test('validation messages come in the spec order, the schedule modal gives its t
   await dialog.getByRole('button', { name: 'Schedule Message' }).click();
   await expect(dialog.getByRole('alert')).toHaveText('Please select a schedule time');
   const input = dialog.getByLabel('Schedule time');
-  await expect(input).toHaveAttribute('min', /^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
+  // Typed the en-IN way, day first (issue 18); an ISO value is read too.
+  await expect(input).toHaveAttribute('placeholder', 'DD/MM/YYYY, hh:mm am');
   await input.fill(localInputValue(new Date(Date.now() - 60 * 60_000)));
   await dialog.getByRole('button', { name: 'Schedule Message' }).click();
   await expect(dialog.getByRole('alert')).toHaveText('Please select a valid future date and time');

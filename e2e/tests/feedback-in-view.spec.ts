@@ -141,6 +141,41 @@ test.describe('at 360 × 740', () => {
   });
 });
 
+test('the schedule time is typed and picked the en-IN way, day first', async ({ page, request }) => {
+  const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
+  const [first] = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
+  await page.goto('/#/compose');
+  await pickGroups(page, [first!]);
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sale starts Monday');
+  await page.getByRole('button', { name: 'Schedule Message' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Schedule Message' });
+  const input = dialog.getByLabel('Schedule time');
+  await expect(input).toHaveAttribute('placeholder', 'DD/MM/YYYY, hh:mm am');
+
+  const p2 = (n: number) => String(n).padStart(2, '0');
+  const dayFirst = (d: Date) => `${p2(d.getDate())}/${p2(d.getMonth() + 1)}/${d.getFullYear()}`;
+  const now = new Date();
+  const tomorrow = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1, 14, 30);
+  await input.fill(`${dayFirst(tomorrow)}, 2:30 pm`);
+  const time = dialog.getByRole('row', { name: /^Time/ });
+  await expect(time).toContainText(tomorrow.toLocaleString('en-IN'));
+
+  // A day picked in the calendar keeps the time.
+  const later = new Date(tomorrow.getFullYear(), tomorrow.getMonth(), tomorrow.getDate() + 1, 14, 30);
+  await dialog.getByRole('button', { name: 'Pick the day in a calendar' }).click();
+  const month = later.toLocaleString('en-GB', { month: 'long' });
+  await page
+    .getByRole('button', { name: `${later.getDate()} ${month} ${later.getFullYear()}`, exact: true })
+    .first()
+    .click();
+  await expect(input).toHaveValue(`${dayFirst(later)}, 02:30 pm`);
+  await expect(time).toContainText(later.toLocaleString('en-IN'));
+  await dialog.getByRole('button', { name: 'Schedule Message' }).click();
+  await expect(banner(page)).toContainText(
+    `Message scheduled successfully! Scheduled for ${later.toLocaleString('en-IN')}`,
+  );
+});
+
 test('Group Messaging after a send, at 1280 × 800: the result in view', async ({ page, request }) => {
   const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
   const names = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);

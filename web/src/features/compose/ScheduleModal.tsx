@@ -1,9 +1,11 @@
-import { Alert, Button, Group, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Select, Stack, Table, Text } from '@mantine/core';
 import { REPEAT_TEXTS, type RepeatEvery, repeatText, type SendBody } from '@wa/contract';
 import { useEffect, useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
-import { formatDateTime, formatNumber, toLocalInputValue } from '../../lib/format.ts';
+import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { type ComposeState, summaryText, TYPE_LABEL, validateScheduleTime } from './compose-form.ts';
+import { todayValue, toLocalDateTime } from './date-text.ts';
+import { ScheduleDateField } from './ScheduleDateField.tsx';
 
 const REPEAT_CHOICES = [
   { value: 'none', label: 'Does not repeat' },
@@ -32,9 +34,10 @@ export function repeatChoice(
 }
 
 /**
- * The Schedule Message modal (spec section 2): a local date-and-time input whose minimum is the
- * current minute, the summary, and the two schedule checks shown inside the modal; beyond the
- * spec, a repeat choice (every day, week or month, until an optional date).
+ * The Schedule Message modal (spec section 2): a local date-and-time input (en-IN, day first;
+ * days before today are not offered, and a time not later than now is refused), the summary, and
+ * the two schedule checks shown inside the modal; beyond the spec, a repeat choice (every day,
+ * week or month, until an optional date).
  */
 export function ScheduleModal(props: {
   opened: boolean;
@@ -51,7 +54,7 @@ export function ScheduleModal(props: {
   const [every, setEvery] = useState('none');
   const [untilDate, setUntilDate] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [min, setMin] = useState(() => toLocalInputValue(new Date()));
+  const [min, setMin] = useState(todayValue);
 
   useEffect(() => {
     if (props.opened) {
@@ -59,31 +62,34 @@ export function ScheduleModal(props: {
       setEvery('none');
       setUntilDate('');
       setError(null);
-      setMin(toLocalInputValue(new Date()));
+      setMin(todayValue());
     }
   }, [props.opened]);
 
+  /** The chosen time as the local `YYYY-MM-DDTHH:mm:ss` the checks and the send read. */
+  const local = value ? toLocalDateTime(value) : '';
   const submit = () => {
-    const problem = validateScheduleTime(value);
+    const problem = validateScheduleTime(local);
     setError(problem);
     if (problem) return;
-    const choice = repeatChoice(every, untilDate, new Date(value));
+    const choice = repeatChoice(every, untilDate, new Date(local));
     setError(choice.problem);
-    if (!choice.problem) props.onSchedule(value, choice.repeat);
+    if (!choice.problem) props.onSchedule(local, choice.repeat);
   };
-  const chosen = repeatChoice(every, untilDate, value ? new Date(value) : new Date(0));
+  const chosen = repeatChoice(every, untilDate, local ? new Date(local) : new Date(0));
 
   const shownError = error ?? props.serverError;
   return (
     <AppModal opened={props.opened} onClose={props.onClose} title="Schedule Message">
       <Stack gap="md">
-        <TextInput
-          type="datetime-local"
+        <ScheduleDateField
           label="Schedule time"
-          min={min}
+          calendarLabel="Pick the day in a calendar"
+          withTime
+          minDate={min}
           value={value}
-          onChange={(e) => {
-            setValue(e.currentTarget.value);
+          onChange={(v) => {
+            setValue(v);
             setError(null);
           }}
         />
@@ -99,13 +105,15 @@ export function ScheduleModal(props: {
             }}
           />
           {every !== 'none' && (
-            <TextInput
-              type="date"
+            <ScheduleDateField
               label="Repeat until"
               description="Empty: until you cancel it"
+              calendarLabel="Pick the last day in a calendar"
+              withTime={false}
+              minDate={min}
               value={untilDate}
-              onChange={(e) => {
-                setUntilDate(e.currentTarget.value);
+              onChange={(v) => {
+                setUntilDate(v);
                 setError(null);
               }}
             />
@@ -134,8 +142,8 @@ export function ScheduleModal(props: {
             <Table.Tr>
               <Table.Th>Time</Table.Th>
               <Table.Td>
-                {value ? (
-                  formatDateTime(new Date(value))
+                {local ? (
+                  formatDateTime(new Date(local))
                 ) : (
                   <Text span c="dimmed">
                     Not chosen
