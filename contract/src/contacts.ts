@@ -86,3 +86,34 @@ export const GroupMembersListResponse = z.object({
   skipped: z.number(),
 });
 export type GroupMembersListResponse = z.infer<typeof GroupMembersListResponse>;
+
+/**
+ * Field keys whose column holds a contact's tags, not a field: `tags`, and `labels` as Google
+ * Contacts exports them (`* myContacts ::: Friends`, or `Group Membership` in older exports).
+ */
+export const TAG_FIELD_KEYS: readonly string[] = ['tags', 'labels', 'group_membership'];
+const MAX_TAGS = 20;
+const MAX_TAG_LENGTH = 50;
+
+/**
+ * A tags cell as tags: split on `:::` (Google Contacts), `,` or `;`, trimmed, Google's `* `
+ * mark of system labels dropped with its `myContacts` / `starred` label, duplicates merged;
+ * at most 20 tags of 50 characters.
+ */
+export function tagsOfCell(cell: string): string[] {
+  const tags = new Set<string>();
+  for (const part of cell.split(/:::|[,;]/)) {
+    const system = part.trim().startsWith('*');
+    const tag = part
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are dropped
+      .replace(/[\u0000-\u001f]/g, '')
+      .trim()
+      .replace(/^\*\s*/, '')
+      .slice(0, MAX_TAG_LENGTH)
+      .trim();
+    if (tag === '' || (system && /^(mycontacts|starred)$/i.test(tag))) continue;
+    tags.add(tag);
+    if (tags.size === MAX_TAGS) break;
+  }
+  return [...tags];
+}

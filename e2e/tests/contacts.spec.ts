@@ -11,13 +11,13 @@ import { userWithSession } from './messaging-helpers.ts';
  * column that also says 'Phone', e-mail and city. One row invalid, one a duplicate, one empty.
  */
 const PHONE_EXPORT: (string | number)[][] = [
-  ['Display Name', 'Mobile Phone', 'Home Phone', 'E-mail Address', 'City'],
-  ['Asha Kumar', '+91 98765 43210 ::: +91 98111 22233', '', 'asha@example.com', 'Pune'],
-  ['Ravi Shah', 919876543211, '022 2654 3210', 'ravi@example.com', 'Mumbai'],
-  ['Meena Iyer', '098765 43212', '', '', 'Chennai'],
-  ['Wrong Number', '12345', '', '', 'Delhi'],
-  ['Asha (work)', '9876543210', '', '', 'Pune'],
-  ['No Number', '', '', 'nonumber@example.com', ''],
+  ['Display Name', 'Mobile Phone', 'Home Phone', 'E-mail Address', 'City', 'Labels'],
+  ['Asha Kumar', '+91 98765 43210 ::: +91 98111 22233', '', 'asha@example.com', 'Pune', '* myContacts ::: Family'],
+  ['Ravi Shah', 919876543211, '022 2654 3210', 'ravi@example.com', 'Mumbai', '* myContacts'],
+  ['Meena Iyer', '098765 43212', '', '', 'Chennai', 'Family ::: Chennai shop'],
+  ['Wrong Number', '12345', '', '', 'Delhi', ''],
+  ['Asha (work)', '9876543210', '', '', 'Pune', 'Work'],
+  ['No Number', '', '', 'nonumber@example.com', '', ''],
 ];
 
 async function chooseFile(page: Page, name: string, buffer: Buffer, mimeType: string) {
@@ -62,6 +62,8 @@ test('a phone contacts export in Excel: preview, import counts, contacts, search
   await expect(preview.getByRole('columnheader', { name: /Display Name/ })).toContainText('{{name}}');
   await expect(preview.getByRole('columnheader', { name: /City/ })).toContainText('{{city}}');
   await expect(preview.getByRole('columnheader', { name: /Home Phone/ })).toContainText('{{home_phone}}');
+  // Google Contacts' Labels column gives tags, not a field.
+  await expect(preview.getByRole('columnheader', { name: /Labels/ })).toContainText('Tags');
   // Another phone column can be chosen, and the preview follows.
   await phoneColumn.click();
   await page.getByRole('option', { name: 'Home Phone' }).click();
@@ -93,12 +95,15 @@ test('a phone contacts export in Excel: preview, import counts, contacts, search
   await expect(row).toContainText('3');
   await expect(row).toContainText('name');
   await expect(row).toContainText('email_address');
+  await expect(row).not.toContainText('labels');
   await row.getByRole('button', { name: 'View contacts of Diwali customers' }).click();
   const contacts = page.getByRole('table', { name: 'Contacts of Diwali customers' });
   await expect(contacts.getByRole('row')).toHaveCount(4);
   const asha = contacts.getByRole('row').filter({ hasText: '919876543210' });
   await expect(asha).toContainText('Asha Kumar');
   await expect(asha).toContainText('Pune');
+  await expect(asha).toContainText('Family');
+  await expect(asha).not.toContainText('myContacts');
   await expect(contacts.getByRole('row').filter({ hasText: '919876543211' })).toContainText('Ravi Shah');
   await expect(contacts.getByRole('row').filter({ hasText: '919876543212' })).toContainText('Meena Iyer');
   if (process.env.SCREENSHOTS_DIR) {
@@ -115,6 +120,10 @@ test('a phone contacts export in Excel: preview, import counts, contacts, search
   await page.getByRole('textbox', { name: 'Search contacts' }).fill('43212');
   await expect(contacts.getByRole('row')).toHaveCount(2);
   await expect(contacts).toContainText('Meena Iyer');
+  await page.getByRole('textbox', { name: 'Search contacts' }).fill('Family');
+  await expect(contacts.getByRole('row')).toHaveCount(3);
+  await expect(contacts).toContainText('Asha Kumar');
+  await expect(contacts).toContainText('Meena Iyer');
   await page.getByRole('textbox', { name: 'Search contacts' }).fill('');
   await expect(contacts.getByRole('row')).toHaveCount(4);
 
@@ -125,10 +134,10 @@ test('a phone contacts export in Excel: preview, import counts, contacts, search
   expect(download.suggestedFilename()).toBe('Diwali customers.csv');
   const csv = fs.readFileSync((await download.path())!, 'utf8');
   expect(csv.split('\r\n').filter(Boolean)).toEqual([
-    '\uFEFFphone_number,name,home_phone,email_address,city',
-    '919876543210,Asha Kumar,,asha@example.com,Pune',
-    '919876543211,Ravi Shah,022 2654 3210,ravi@example.com,Mumbai',
-    '919876543212,Meena Iyer,,,Chennai',
+    '\uFEFFphone_number,name,home_phone,email_address,city,tags',
+    '919876543210,Asha Kumar,,asha@example.com,Pune,Family',
+    '919876543211,Ravi Shah,022 2654 3210,ravi@example.com,Mumbai,',
+    '919876543212,Meena Iyer,,,Chennai,Family ::: Chennai shop',
   ]);
 
   // Opt-outs: add a number as a person types it; the list and the contact show it.

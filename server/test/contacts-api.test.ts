@@ -92,6 +92,47 @@ describe.each(DB_KINDS)('contact lists and opt-outs on %s', (kind) => {
     );
   });
 
+  it('reads a Labels or Tags column as tags: shown, searchable, exported, not a field', async () => {
+    const { token } = await signedIn();
+    const res = await post(
+      token,
+      upload(
+        'Name,Phone,Labels,City\nAsha,9800015838,* myContacts ::: Wholesale ::: Pune,Pune\nRavi,9800015839,Retail; Wholesale,Goa\nMeera,9800015840,,Delhi\n',
+        'google.csv',
+        { name: 'Tagged' },
+      ),
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const { list } = res.json();
+    expect(list.fields).toEqual(['name', 'city']);
+    const contactsOf = async (search = '') =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/contact-lists/${list.id}/contacts?search=${encodeURIComponent(search)}`,
+          headers: bearer(token),
+        })
+      ).json().contacts as { phoneNumber: string; tags: string[]; fields: Record<string, string> }[];
+    const all = await contactsOf();
+    expect(all.map((c) => [c.phoneNumber, c.tags, c.fields])).toEqual([
+      ['919800015838', ['Wholesale', 'Pune'], { name: 'Asha', city: 'Pune' }],
+      ['919800015839', ['Retail', 'Wholesale'], { name: 'Ravi', city: 'Goa' }],
+      ['919800015840', [], { name: 'Meera', city: 'Delhi' }],
+    ]);
+    expect((await contactsOf('Wholesale')).map((c) => c.phoneNumber)).toEqual([
+      '919800015838',
+      '919800015839',
+    ]);
+    const csv = await t.app.inject({
+      method: 'GET',
+      url: `/api/contact-lists/${list.id}/export.csv`,
+      headers: bearer(token),
+    });
+    expect(csv.body).toBe(
+      '\uFEFFphone_number,name,city,tags\r\n919800015838,Asha,Pune,Wholesale ::: Pune\r\n919800015839,Ravi,Goa,Retail ::: Wholesale\r\n919800015840,Meera,Delhi,\r\n',
+    );
+  });
+
   it('exports cells a spreadsheet would run as formulas as text', async () => {
     const { token } = await signedIn();
     const res = await post(

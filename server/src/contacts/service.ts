@@ -13,6 +13,8 @@ import {
   PHONE_TEXTS,
   parsePhone,
   sheetCellText,
+  TAG_FIELD_KEYS,
+  tagsOfCell,
 } from '@wa/contract';
 import { and, desc, eq, or, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
@@ -37,6 +39,8 @@ export const CONTACT_MESSAGES = {
 /** Rows read before the columns are decided (the preview the page shows is the same rule). */
 const SAMPLE_ROWS = 50;
 const BATCH = 5000;
+/** Joins a contact's tags in one array parameter of the import (tags hold no control characters). */
+const TAG_SEPARATOR = '\u001f';
 
 class NotATable extends Error {}
 
@@ -189,20 +193,41 @@ export async function deleteContactList(db: Db, actor: Actor, listId: string): P
   await db.delete(contactLists).where(eq(contactLists.id, listId));
 }
 
-/** The list as CSV (phone_number, then its fields), produced in pages so a big list streams. */
+/**
+ * The list as CSV (phone_number, then its fields, then `tags` when a contact has any, joined by
+ * ` ::: ` as they were imported), produced in pages so a big list streams.
+ */
 export async function* exportContactList(db: Db, actor: Actor, listId: string): AsyncGenerator<string> {
   const list = await authorizeContactList(db, actor, 'read', listId);
-  yield `${CSV_BOM}${csvLine(['phone_number', ...list.fields])}`;
+  const [tagged] = await queryRows<{ any: boolean }>(
+    db,
+    sql`SELECT EXISTS (SELECT 1 FROM contacts WHERE list_id = ${listId} AND cardinality(tags) > 0) AS any`,
+  );
+  const withTags = Boolean(tagged?.any);
+  yield `${CSV_BOM}${csvLine(['phone_number', ...list.fields, ...(withTags ? ['tags'] : [])])}`;
   let after = -1;
   for (;;) {
     const rows = await db
-      .select({ position: contacts.position, phoneNumber: contacts.phoneNumber, fields: contacts.fields })
+      .select({
+        position: contacts.position,
+        phoneNumber: contacts.phoneNumber,
+        fields: contacts.fields,
+        tags: contacts.tags,
+      })
       .from(contacts)
       .where(and(eq(contacts.listId, listId), sql`${contacts.position} > ${after}`))
       .orderBy(contacts.position)
       .limit(BATCH);
     if (rows.length === 0) return;
-    yield rows.map((r) => csvLine([r.phoneNumber, ...list.fields.map((f) => r.fields[f] ?? '')])).join('');
+    yield rows
+      .map((r) =>
+        csvLine([
+          r.phoneNumber,
+          ...list.fields.map((f) => r.fields[f] ?? ''),
+          ...(withTags ? [r.tags.join(' ::: ')] : []),
+        ]),
+      )
+      .join('');
     after = rows[rows.length - 1]!.position;
   }
 }
@@ -264,7 +289,10 @@ export async function importContactList(
   const columns = detectColumns(sample, defaultCallingCode, input.phoneColumn);
   if (columns.phoneColumn === -1) throw badRequest(CONTACT_MESSAGES.notATable);
   const listId = newId();
-  const fields = columns.fields.map((f) => f.key);
+  // A `tags` or `labels` column gives each contact's tags; every other column is a field.
+  const tagsColumn = columns.fields.find((f) => TAG_FIELD_KEYS.includes(f.key))?.column;
+  const fieldColumns = columns.fields.filter((f) => f.column !== tagsColumn);
+  const fields = fieldColumns.map((f) => f.key);
   const skipped = { invalid: 0, duplicates: 0, empty: 0 };
   let imported = 0;
   let rowCount = 0;
@@ -282,12 +310,13 @@ export async function importContactList(
       const [row] = await queryRows<{ n: number }>(
         tx,
         sql`WITH ins AS (
-              INSERT INTO contacts (list_id, position, phone_number, fields)
-              SELECT ${listId}, t.position, t.phone_number, t.fields::jsonb
+              INSERT INTO contacts (list_id, position, phone_number, fields, tags)
+              SELECT ${listId}, t.position, t.phone_number, t.fields::jsonb, string_to_array(t.tags, ${TAG_SEPARATOR})
                 FROM unnest(${sql.param(rows.map((b) => b.position))}::int[],
                             ${sql.param(rows.map((b) => b.phoneNumber))}::text[],
-                            ${sql.param(rows.map((b) => JSON.stringify(b.fields)))}::text[])
-                     AS t(position, phone_number, fields)
+                            ${sql.param(rows.map((b) => JSON.stringify(b.fields)))}::text[],
+                            ${sql.param(rows.map((b) => (b.tags ?? []).join(TAG_SEPARATOR)))}::text[])
+                     AS t(position, phone_number, fields, tags)
               ON CONFLICT DO NOTHING RETURNING 1)
             SELECT count(*)::int AS n FROM ins`,
       );
@@ -315,11 +344,12 @@ export async function importContactList(
         return;
       }
       const values: Record<string, string> = {};
-      for (const f of columns.fields) {
+      for (const f of fieldColumns) {
         const v = (row[f.column] ?? '').trim();
         if (v !== '') values[f.key] = v;
       }
-      batch.push({ listId, position: rowCount, phoneNumber: parsed.number, fields: values });
+      const tags = tagsColumn === undefined ? [] : tagsOfCell(row[tagsColumn] ?? '');
+      batch.push({ listId, position: rowCount, phoneNumber: parsed.number, fields: values, tags });
     };
     for (const row of columns.hasHeader ? sample.slice(1) : sample) take(row);
     try {

@@ -1,6 +1,6 @@
 import { Alert, Badge, Button, FileInput, Group, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { IconFileSpreadsheet } from '@tabler/icons-react';
-import { detectColumns, type ImportContactsResponse } from '@wa/contract';
+import { detectColumns, type ImportContactsResponse, TAG_FIELD_KEYS } from '@wa/contract';
 import { type FormEvent, useMemo, useState } from 'react';
 import { useMeta } from '../../api/meta.ts';
 import { AppModal } from '../../components/AppModal.tsx';
@@ -132,7 +132,8 @@ export function ImportModal(props: { opened: boolean; onClose: () => void }) {
               )}
               <Text size="sm" c="dimmed">
                 First {Math.min(PREVIEW_ROWS, body.length)} rows of {file?.name}. The phone column gives each
-                contact's number; every other column becomes a field for {'{{field}}'} in messages.
+                contact's number; a Labels or Tags column gives its tags; every other column becomes a field
+                for {'{{field}}'} in messages.
               </Text>
               <Table.ScrollContainer minWidth={0}>
                 <Table
@@ -155,6 +156,10 @@ export function ImportModal(props: { opened: boolean; onClose: () => void }) {
                             {i === columns.phoneColumn ? (
                               <Badge color="green" variant="light" size="sm">
                                 Phone
+                              </Badge>
+                            ) : TAG_FIELD_KEYS.includes(fieldOf.get(i) ?? '') ? (
+                              <Badge color="blue" variant="light" size="sm">
+                                Tags
                               </Badge>
                             ) : (
                               <Badge color="gray" variant="light" size="sm" tt="none" maw="none">
