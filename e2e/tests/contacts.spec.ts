@@ -12,7 +12,14 @@ import { userWithSession } from './messaging-helpers.ts';
  */
 const PHONE_EXPORT: (string | number)[][] = [
   ['Display Name', 'Mobile Phone', 'Home Phone', 'E-mail Address', 'City', 'Labels'],
-  ['Asha Kumar', '+91 98765 43210 ::: +91 98111 22233', '', 'asha@example.com', 'Pune', '* myContacts ::: Family'],
+  [
+    'Asha Kumar',
+    '+91 98765 43210 ::: +91 98111 22233',
+    '',
+    'asha@example.com',
+    'Pune',
+    '* myContacts ::: Family',
+  ],
   ['Ravi Shah', 919876543211, '022 2654 3210', 'ravi@example.com', 'Mumbai', '* myContacts'],
   ['Meena Iyer', '098765 43212', '', '', 'Chennai', 'Family ::: Chennai shop'],
   ['Wrong Number', '12345', '', '', 'Delhi', ''],
