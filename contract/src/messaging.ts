@@ -18,6 +18,14 @@ export function normaliseMime(mime: string | null | undefined): string {
 }
 
 /** The send validation texts of spec section 5 (and 'File is too large'), for the page and the server. */
+/** Why a send's `sessionIds` is refused (400). */
+export const SPREAD_TEXTS = {
+  groups:
+    'A group send goes from the account that is in the group: sessionIds is only for sends to phone numbers',
+  repeat: 'A repeating send goes from one account: leave sessionIds out',
+  notYours: (sessionId: string) => `Not one of your accounts: ${sessionId}`,
+} as const;
+
 export const SEND_TEXTS = {
   noRecipients: 'Please select at least one group',
   noText: 'Please enter a message',
@@ -107,6 +115,13 @@ export const SendBody = z.object({
       until: z.string().max(100).nullish(),
     })
     .nullish(),
+  /**
+   * Sends to phone numbers only: more of the user's own accounts that share the job (the path's
+   * session is the first). The recipients are split between them in proportion to what each
+   * may still send today; an account down for FAILOVER_AFTER_MS hands its waiting recipients
+   * to the others. A group send goes from the account in the group (400 otherwise).
+   */
+  sessionIds: z.array(z.string().max(100)).max(10).nullish(),
   /** Individuals only: contact lists whose numbers (with their fields) receive the message too. */
   contactListIds: z.array(z.string().max(100)).max(100).nullish(),
   /** Individuals only: numbers with their own fields for `{{field}}` (a CSV with headers). */
@@ -153,6 +168,8 @@ export type RecipientStatus = z.infer<typeof RecipientStatus>;
 export const MessageJob = z.object({
   id: z.string(),
   sessionId: z.string(),
+  /** Beyond the spec: every account sharing the job (`sessionId` first), when it is spread over several. */
+  sessionIds: z.array(z.string()).optional(),
   audience: z.enum(['groups', 'individuals']),
   messageType: MessageType,
   isScheduled: z.boolean(),
@@ -262,6 +279,8 @@ export const JobDetail = z.object({
   sentTo: z.string().nullable(),
   /** Beyond the spec: what this recipient was sent, only when the job's text is personalised. */
   content: z.string().optional(),
+  /** Beyond the spec: the account that sends (or sent) this message (always given by the server). */
+  sessionId: z.string().optional(),
 });
 export type JobDetail = z.infer<typeof JobDetail>;
 

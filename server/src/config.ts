@@ -116,6 +116,7 @@ const EnvSchema = z.object({
   /** Warm-up of new accounts (DECISIONS.md): on with the real provider, off with the simulator, unless set. */
   WARM_UP_DEFAULT: bool.optional(),
   SESSION_WAIT_MS: int(0, 86_400_000).default(600_000),
+  FAILOVER_AFTER_MS: int(0, 86_400_000).default(120_000),
   SEND_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
   SESSION_LEASE_MS: int(1000, 3_600_000).default(30_000),
   TOKEN_TTL_HOURS: int(1, 24 * 365).default(24 * 7),
@@ -183,6 +184,11 @@ export type Config = {
   /** Whether an account's policy caps one-to-one messages by days since linking, when it does not say. */
   warmUpDefault: boolean;
   sessionWaitMs: number;
+  /**
+   * How long an account of a job spread over several accounts may be down (disconnected, logged
+   * out, banned) before its waiting recipients move to the job's healthy accounts.
+   */
+  failoverAfterMs: number;
   /** The longest one send (upload included) may take; then its delivery is unknown (failed, refunded). */
   sendTimeoutMs: number;
   sessionLeaseMs: number;
@@ -270,6 +276,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sendDelayMaxMs: e.SEND_DELAY_MAX_MS,
     warmUpDefault: e.WARM_UP_DEFAULT ?? e.WA_PROVIDER === 'baileys',
     sessionWaitMs: e.SESSION_WAIT_MS,
+    failoverAfterMs: e.FAILOVER_AFTER_MS,
     sendTimeoutMs: e.SEND_TIMEOUT_MS,
     sessionLeaseMs: e.SESSION_LEASE_MS,
     tokenTtlMs: e.TOKEN_TTL_HOURS * 3_600_000,

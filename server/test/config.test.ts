@@ -21,6 +21,7 @@ describe('config', () => {
       sendDelayMinMs: 3000,
       sendDelayMaxMs: 8000,
       sessionWaitMs: 600_000,
+      failoverAfterMs: 120_000,
       databaseUrl: undefined,
       logLevel: 'info',
       pgliteSharedBuffers: '32MB',

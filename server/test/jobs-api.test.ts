@@ -199,6 +199,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
         readAt: null,
         error: null,
         sentTo: null,
+        sessionId,
       },
       {
         chatName: '919800000000',
@@ -209,6 +210,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
         readAt: null,
         error: 'Not on WhatsApp',
         sentTo: null,
+        sessionId,
       },
     ]);
     const light = await get(token, `/api/message-jobs-details/${jobId}?detailsLimit=0&media=0`);

@@ -191,6 +191,8 @@ export const waSessions = pgTable(
     groupsRefreshRequestedAt: ts('groups_refresh_requested_at'),
     groupsFetchedAt: ts('groups_fetched_at'),
     connectedAt: ts('connected_at'),
+    /** When `status` last changed: a job spread over accounts moves its recipients off one down for long. */
+    statusChangedAt: ts('status_changed_at').notNull().defaultNow(),
     /** When the account was first linked (cleared when the phone unlinks it): the warm-up counts days from it. */
     linkedAt: ts('linked_at'),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -315,6 +317,11 @@ export const messageJobs = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     /** The session's public id; kept as text so the job outlives a terminated session. */
     sessionId: text('session_id').notNull(),
+    /**
+     * Every account sharing the job, `session_id` first, when it is spread over several (null:
+     * only `session_id`). Each recipient's own `session_id` says which account sends it.
+     */
+    sessionIds: text('session_ids').array(),
     audience: text('audience', { enum: ['groups', 'individuals'] }).notNull(),
     messageType: text('message_type', { enum: ['text', 'media', 'poll'] }).notNull(),
     /** Text, caption, or for polls the JSON text of the poll. */
@@ -362,6 +369,10 @@ export const messageJobs = pgTable(
     // Newest first, as every list pages them (keyset on created_at, id).
     index('message_jobs_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
     index('message_jobs_session_status_idx').on(t.sessionId, t.status),
+    // The live jobs spread over accounts, for the failover sweep (few rows).
+    index('message_jobs_spread_live_idx')
+      .on(t.id)
+      .where(sql`${t.sessionIds} IS NOT NULL AND ${t.status} IN ('pending', 'processing', 'scheduled')`),
     // A tab of the list (Failed, Completed, …) pages in order without sorting its whole status.
     index('message_jobs_user_status_created_idx').on(t.userId, t.status, t.createdAt.desc(), t.id.desc()),
     // The jobs still moving: the list's summary aggregates these live, and finished ones from job_stats.

@@ -75,6 +75,13 @@ export interface DispatchStore extends PolicySource {
   failExpiredLeases(): Promise<FailedGroup[]>;
   /** Starts and stops the waiting clocks of jobs whose session cannot send. */
   updateWaitingClocks(): Promise<void>;
+  /**
+   * Jobs spread over several accounts: the queued recipients of an account that has been down
+   * (disconnected, logged out, banned) for `afterMs`, or whose new chats WhatsApp restricts for
+   * longer than that, move to the job's healthy accounts, in turn. Returns the accounts that got
+   * recipients (to wake them).
+   */
+  moveFromDownAccounts(afterMs: number): Promise<string[]>;
   /** Fails (and refunds) due recipients of jobs that waited longer than `waitMs` for their session. */
   failLongWaiting(waitMs: number): Promise<FailedGroup[]>;
   /** Fails (and refunds) queued recipients their owner may no longer send (see forbiddenWaiting). */
@@ -265,6 +272,60 @@ function recordAndClaimBatch(
           RETURNING j.id
         )
         SELECT id::text AS id, job_id, chat_id, content, session_id FROM claimed`;
+}
+
+/** Session `sessionId` can send now: CONNECTED, and a node holds its live lease. */
+const canSend = (sessionId: SQL) => sql`EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId}
+    AND s.status = 'CONNECTED' AND s.owner_node IS NOT NULL AND s.lease_expires_at > now())`;
+
+/**
+ * The failover of jobs spread over accounts (FAILOVER_AFTER_MS), up to `limit` recipients per
+ * statement. An account is down since its status last changed (or, still marked CONNECTED,
+ * since its lease ran out); one whose one-to-one chats are restricted for longer than the
+ * threshold leaves too. Targets: the job's accounts, of the job's user, that can send and are
+ * not restricted, in the job's order. Only `queued` rows are locked and moved (SKIP LOCKED: a
+ * row a claim holds is being sent by its account), so a recipient is never sent twice.
+ */
+function failoverStatement(afterMs: number, limit: number) {
+  return sql`WITH spread AS (
+          SELECT j.id, j.user_id, j.session_ids FROM message_jobs j
+          WHERE j.session_ids IS NOT NULL AND j.status IN ('pending', 'processing', 'scheduled')
+        ), health AS (
+          SELECT s.session_id, s.user_id,
+            (s.status = 'CONNECTED' AND s.desired_state = 'active' AND s.owner_node IS NOT NULL
+              AND s.lease_expires_at > now()) AS up,
+            ${pausedNow(sql.raw('s'))} AS restricted,
+            (${pausedNow(sql.raw('s'))} AND (s.send_paused_until IS NULL OR s.send_paused_until > now() + ${ms(afterMs)}))
+              AS restricted_long,
+            CASE WHEN s.status <> 'CONNECTED' OR s.desired_state = 'stopped' THEN s.status_changed_at
+                 ELSE coalesce(s.lease_expires_at, s.status_changed_at) END AS down_since
+          FROM wa_sessions s
+          WHERE s.session_id IN (SELECT unnest(session_ids) FROM spread)
+        ), leaving AS (
+          SELECT t.session_id FROM (SELECT DISTINCT unnest(session_ids) AS session_id FROM spread) t
+          LEFT JOIN health h ON h.session_id = t.session_id
+          WHERE h.session_id IS NULL OR h.restricted_long
+             OR (NOT h.up AND h.down_since <= now() - ${ms(afterMs)})
+        ), targets AS (
+          SELECT sp.id AS job_id, array_agg(h.session_id ORDER BY a.ord) AS ids
+          FROM spread sp
+          CROSS JOIN LATERAL unnest(sp.session_ids) WITH ORDINALITY AS a(session_id, ord)
+          JOIN health h ON h.session_id = a.session_id AND h.user_id = sp.user_id AND h.up AND NOT h.restricted
+          GROUP BY sp.id
+        ), picked AS (
+          SELECT r.id, r.job_id FROM message_job_recipients r
+          WHERE r.session_id IN (SELECT session_id FROM leaving) AND r.status = 'queued'
+            AND r.job_id IN (SELECT job_id FROM targets)
+          ORDER BY r.id
+          LIMIT ${limit}
+          FOR UPDATE OF r SKIP LOCKED
+        ), numbered AS (
+          SELECT p.id, tg.ids[(row_number() OVER (PARTITION BY p.job_id ORDER BY p.id) - 1) % cardinality(tg.ids) + 1] AS to_session
+          FROM picked p JOIN targets tg ON tg.job_id = p.job_id
+        )
+        UPDATE message_job_recipients r SET session_id = n.to_session, updated_at = now()
+        FROM numbered n WHERE r.id = n.id AND r.status = 'queued'
+        RETURNING r.session_id`;
 }
 
 /** The store over the database, for one node (`nodeId` is the owner written in leases). */
@@ -458,35 +519,45 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
 
     async updateWaitingClocks() {
       // A session can send when a node holds its live lease and it is CONNECTED. Jobs with due
-      // recipients on a session that cannot send start (or keep) their waiting clock; the clock
-      // stops as soon as it can send again. Recipients held by WhatsApp's restriction of new chats
-      // (463, CAPPED) wait without a clock: they resume with it (DECISIONS.md).
-      const canSend = sql`EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = j.session_id
-          AND s.status = 'CONNECTED' AND s.owner_node IS NOT NULL
-          AND s.lease_expires_at > now())`;
+      // recipients on an account that cannot send start (or keep) their waiting clock; the clock
+      // stops as soon as none of their accounts with due recipients is down. Each recipient's own
+      // account counts (a job may be spread over several). Recipients held by WhatsApp's
+      // restriction of new chats (463, CAPPED) wait without a clock: they resume with it (DECISIONS.md).
+      const waitsOnDownAccount = sql`EXISTS (
+          SELECT 1 FROM unnest(coalesce(j.session_ids, ARRAY[j.session_id])) AS a(session_id)
+          WHERE NOT ${canSend(sql.raw('a.session_id'))}
+            AND EXISTS (SELECT 1 FROM message_job_recipients r
+                        WHERE r.session_id = a.session_id AND r.job_id = j.id
+                          AND r.status = 'queued' AND r.due_at <= now()))`;
       await db.execute(
         sql`UPDATE message_jobs j SET waiting_since = now()
             WHERE j.waiting_since IS NULL AND j.status IN ('pending', 'processing', 'scheduled')
-              AND NOT ${canSend}
-              AND EXISTS (SELECT 1 FROM message_job_recipients r
-                          WHERE r.job_id = j.id AND r.status = 'queued' AND r.due_at <= now())`,
+              AND ${waitsOnDownAccount}`,
       );
       await db.execute(
-        sql`UPDATE message_jobs j SET waiting_since = NULL WHERE j.waiting_since IS NOT NULL AND ${canSend}`,
+        sql`UPDATE message_jobs j SET waiting_since = NULL
+            WHERE j.waiting_since IS NOT NULL AND NOT ${waitsOnDownAccount}`,
       );
     },
 
     failLongWaiting(waitMs) {
+      // Only recipients whose own account cannot send: those of a spread job's healthy accounts go on.
       return db.transaction((tx) =>
         failAndRefundWhere(
           tx,
-          sql`r.status = 'queued' AND r.due_at <= now() AND r.job_id IN (
+          sql`r.status = 'queued' AND r.due_at <= now() AND NOT ${canSend(sql.raw('r.session_id'))}
+              AND r.job_id IN (
                 SELECT id FROM message_jobs WHERE waiting_since IS NOT NULL AND waiting_since <= now() - ${ms(waitMs)})`,
           DISPATCH_MESSAGES.notConnected,
           DISPATCH_MESSAGES.notConnected,
           5000,
         ),
       );
+    },
+
+    async moveFromDownAccounts(afterMs) {
+      const moved = await queryRows<{ session_id: string }>(db, failoverStatement(afterMs, 5000));
+      return [...new Set(moved.map((m) => m.session_id))];
     },
 
     failForbidden() {

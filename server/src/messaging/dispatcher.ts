@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.ts';
 import type { SessionRuntime } from '../sessions/runtime.ts';
-import { onSignal } from '../signals.ts';
+import { onSignal, signal } from '../signals.ts';
 import type { SendFailure } from '../transport/types.ts';
 import {
   createDispatchStore,
@@ -171,6 +171,9 @@ export async function startDispatcher(
         await store.failExpiredLeases();
         // WhatsApp's restriction of new chats ended: their recipients go on.
         for (const sessionId of await store.liftEndedPauses()) ensureLoop(sessionId);
+        // Jobs spread over accounts: recipients of an account down for long go to the healthy ones.
+        for (const sessionId of await store.moveFromDownAccounts(config.failoverAfterMs))
+          await signal(ctx, 'recipients-queued', sessionId);
         await store.updateWaitingClocks();
         await store.failLongWaiting(config.sessionWaitMs);
         // A recipient put back in the queue after an admin disabled its owner (or revoked the flag).

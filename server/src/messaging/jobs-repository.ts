@@ -30,7 +30,8 @@ export async function insertJob(db: Db, values: typeof messageJobs.$inferInsert)
 
 /**
  * Inserts every recipient of a job in one `INSERT ... SELECT FROM unnest(...)` statement: a
- * `.values()` of 100k rows would pass the 65,535 bind-parameter limit (STACK.md).
+ * `.values()` of 100k rows would pass the 65,535 bind-parameter limit (STACK.md). `sessionOf`:
+ * each recipient's account when the job is spread over several (else the job's session).
  */
 export async function insertRecipients(
   db: Db,
@@ -38,20 +39,25 @@ export async function insertRecipients(
   chatIds: string[],
   chatNames: Array<string | null>,
   contents: string[] | null = null,
+  sessionOf: string[] | null = null,
 ): Promise<void> {
+  const session = sessionOf ? sql`coalesce(c.session_id, ${job.sessionId})` : sql`${job.sessionId}`;
+  const sessions = sessionOf ? sql`, ${sql.param(sessionOf)}::text[]` : sql``;
+  const sessionColumn = sessionOf ? sql`, session_id` : sql``;
   if (contents === null) {
     await db.execute(
       sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, due_at)
-          SELECT ${job.jobId}, ${job.sessionId}, c.chat_id, c.chat_name, ${job.dueAt}::timestamptz
-          FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[]) AS c(chat_id, chat_name)`,
+          SELECT ${job.jobId}, ${session}, c.chat_id, c.chat_name, ${job.dueAt}::timestamptz
+          FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[]${sessions})
+            AS c(chat_id, chat_name${sessionColumn})`,
     );
     return;
   }
   await db.execute(
     sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, content, due_at)
-        SELECT ${job.jobId}, ${job.sessionId}, c.chat_id, c.chat_name, c.content, ${job.dueAt}::timestamptz
-        FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[], ${sql.param(contents)}::text[])
-          AS c(chat_id, chat_name, content)`,
+        SELECT ${job.jobId}, ${session}, c.chat_id, c.chat_name, c.content, ${job.dueAt}::timestamptz
+        FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[], ${sql.param(contents)}::text[]${sessions})
+          AS c(chat_id, chat_name, content${sessionColumn})`,
   );
 }
 
@@ -328,6 +334,9 @@ export async function countFailed(db: Db, jobId: string): Promise<number> {
 export async function reopenJob(db: Db, jobId: string, sessionId: string, requeued: number): Promise<void> {
   await db.execute(
     sql`UPDATE message_jobs SET failed_count = failed_count - ${requeued}::int, session_id = ${sessionId},
+          -- A spread job keeps every account it used, and the one its failed recipients go to now.
+          session_ids = CASE WHEN session_ids IS NULL OR ${sessionId} = ANY(session_ids) THEN session_ids
+                             ELSE session_ids || ARRAY[${sessionId}]::text[] END,
           status = CASE WHEN status IN ('completed', 'failed') THEN 'pending' ELSE status END,
           finished_at = NULL, waiting_since = NULL
         WHERE id = ${jobId}`,

@@ -24,13 +24,13 @@ export function presentJob(
   return {
     id: row.id,
     sessionId: row.sessionId,
+    ...(row.sessionIds ? { sessionIds: row.sessionIds } : {}),
     audience: row.audience,
     messageType: row.messageType,
     isScheduled: row.isScheduled,
     scheduledTime: iso(row.scheduledAt),
     status: row.status,
-    statusReason:
-      row.statusReason ?? (WAITING_STATUSES.has(row.status) ? (holds?.get(row.sessionId) ?? null) : null),
+    statusReason: row.statusReason ?? (WAITING_STATUSES.has(row.status) ? holdOf(row, holds) : null),
     progress: {
       completed,
       total: row.total,
@@ -60,6 +60,15 @@ export function presentJob(
   };
 }
 
+/**
+ * Why the job's recipients wait: its account's hold; for a job spread over accounts, only when
+ * every one of them is held (the first one's reason), since otherwise the job still moves.
+ */
+function holdOf(row: JobRow, holds: Map<string, string> | undefined): string | null {
+  const reasons = (row.sessionIds ?? [row.sessionId]).map((id) => holds?.get(id));
+  return reasons.every((r) => r !== undefined) ? (reasons[0] ?? null) : null;
+}
+
 const INDIVIDUAL = /^([0-9]+)@s\.whatsapp\.net$/;
 
 export function presentRecipient(row: RecipientRow): JobDetail {
@@ -73,6 +82,7 @@ export function presentRecipient(row: RecipientRow): JobDetail {
     readAt: iso(row.readAt),
     error: row.error,
     sentTo: row.sentTo,
+    sessionId: row.sessionId,
     ...(row.content === null ? {} : { content: row.content }),
   };
 }

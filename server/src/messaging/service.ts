@@ -10,7 +10,7 @@ import type {
   SendBody,
   SendResponse,
 } from '@wa/contract';
-import { CSV_BOM, csvLine, reportHeaderLine, reportRow } from '@wa/contract';
+import { CSV_BOM, csvLine, reportHeaderLine, reportRow, SPREAD_TEXTS } from '@wa/contract';
 import { optedOutAmong } from '../contacts/service.ts';
 import type { AppContext } from '../context.ts';
 import { debitCredits } from '../credits/credits.ts';
@@ -18,7 +18,7 @@ import { badRequest, conflict, forbidden, MESSAGES, notFound, paymentRequired } 
 import { groupFigures, groupSubjects } from '../groups/repository.ts';
 import { newId, sha256 } from '../ids.ts';
 import { authorizeGroups, authorizeJob, authorizeSession, authorizeUser } from '../policy/access.ts';
-import { firstSessionOfUser } from '../sessions/repository.ts';
+import { firstSessionOfUser, type SessionRow } from '../sessions/repository.ts';
 import { signal } from '../signals.ts';
 import type { UserRow } from '../users/repository.ts';
 import { type Audience, composeSend, storedContent } from './compose.ts';
@@ -30,6 +30,7 @@ import { holdsOf } from './policy-repository.ts';
 import { presentJob, presentRecipient } from './present.ts';
 import { repeatOf } from './recurring.ts';
 import { cancelSeriesRow, insertSeries, seriesByIds } from './series-repository.ts';
+import { remainingAllowanceToday, splitByAllowance } from './spread.ts';
 
 // ---------------------------------------------------------------- send
 
@@ -47,7 +48,8 @@ export async function acceptSend(
   idempotencyKey?: string,
 ): Promise<SendResponse> {
   if (audience === 'individuals' && !user.isBulkMessagingEnabled) throw forbidden(JOB_MESSAGES.bulkDisabled);
-  await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
+  const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
+  const accounts = await sharingAccounts(ctx, user, session, body, audience);
   const idempotency =
     idempotencyKey === undefined ? null : idempotencyOf(idempotencyKey, audience, sessionId, body);
   if (idempotency) {
@@ -106,6 +108,18 @@ export async function acceptSend(
     jobId,
     ...(optedOut.length > 0 ? { skipped: { optedOut } } : {}),
   };
+  // Spread over accounts: in proportion to what each may still send today (a down one: nothing).
+  const split =
+    accounts.length > 1
+      ? splitByAllowance(
+          chatIds.length,
+          await Promise.all(
+            accounts.map((a) =>
+              a.status === 'CONNECTED' ? remainingAllowanceToday(ctx.db, a.sessionId, ctx.config) : 0,
+            ),
+          ),
+        )
+      : [];
   const repeated = await ctx.db.transaction(async (tx) => {
     if (idempotency) {
       // First in the transaction: a concurrent duplicate waits here until this one commits, then replays it.
@@ -155,6 +169,7 @@ export async function acceptSend(
       createdAt: now,
       seriesId,
       awaitingStart: repeat !== null,
+      sessionIds: accounts.length > 1 ? accounts.map((a) => a.sessionId) : null,
     });
     if (!repeat)
       await repo.insertRecipients(
@@ -163,13 +178,42 @@ export async function acceptSend(
         chatIds,
         chatNames,
         contents,
+        accounts.length > 1 ? split.map((i) => accounts[i]!.sessionId) : null,
       );
     if (idempotency) await repo.saveIdempotentAnswer(tx, user.id, idempotency.key, answer);
     return null;
   });
   if (repeated) return replay(repeated, idempotency!.requestHash);
-  if (!repeat) await signal(ctx, 'recipients-queued', sessionId);
+  if (!repeat) for (const a of accounts) await signal(ctx, 'recipients-queued', a.sessionId);
   return answer;
+}
+
+/**
+ * The accounts that share a send: the path's session, then the body's `sessionIds` (duplicates
+ * dropped). Each must be one the user may send from and belong to the path session's owner; an
+ * unknown one and another user's get the same 400. Group sends and repeating sends go from one
+ * account.
+ */
+async function sharingAccounts(
+  ctx: AppContext,
+  user: UserRow,
+  session: SessionRow,
+  body: SendBody,
+  audience: Audience,
+): Promise<SessionRow[]> {
+  const more = [...new Set((body.sessionIds ?? []).map((id) => id.trim()))].filter(
+    (id) => id !== session.sessionId,
+  );
+  if (more.length === 0) return [session];
+  if (audience === 'groups') throw badRequest(SPREAD_TEXTS.groups);
+  if (body.repeat) throw badRequest(SPREAD_TEXTS.repeat);
+  const accounts = [session];
+  for (const id of more) {
+    const row = await authorizeSession(ctx.db, user, 'act', id).catch(() => null);
+    if (!row || row.userId !== session.userId) throw badRequest(SPREAD_TEXTS.notYours(id));
+    accounts.push(row);
+  }
+  return accounts;
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -321,7 +365,7 @@ export async function exportReport(
 function holdsOfJobs(ctx: AppContext, rows: repo.JobRow[]): Promise<Map<string, string>> {
   const sessions = rows
     .filter((r) => r.status === 'pending' || r.status === 'processing' || r.status === 'scheduled')
-    .map((r) => r.sessionId);
+    .flatMap((r) => r.sessionIds ?? [r.sessionId]);
   return holdsOf(ctx.db, [...new Set(sessions)]);
 }
 

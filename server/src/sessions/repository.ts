@@ -6,6 +6,16 @@ export type SessionRow = typeof waSessions.$inferSelect;
 export type SessionCommand = NonNullable<SessionRow['command']>;
 type SessionPatch = Partial<typeof waSessions.$inferInsert>;
 
+/** The patch, with `status_changed_at` moved to now when it changes the status. */
+const withStatusClock = (patch: SessionPatch) =>
+  patch.status === undefined
+    ? patch
+    : {
+        ...patch,
+        statusChangedAt: sql`CASE WHEN ${waSessions.status} IS DISTINCT FROM ${patch.status}
+                                  THEN now() ELSE ${waSessions.statusChangedAt} END`,
+      };
+
 /** Sessions a user owns, oldest first. */
 export async function listSessionsOfUser(db: Db, userId: string): Promise<SessionRow[]> {
   return db
@@ -40,7 +50,7 @@ export async function updateSession(
 ): Promise<SessionRow | undefined> {
   const [row] = await db
     .update(waSessions)
-    .set({ ...patch, updatedAt: new Date() })
+    .set({ ...withStatusClock(patch), updatedAt: new Date() })
     .where(eq(waSessions.sessionId, sessionId))
     .returning();
   return row;
@@ -55,7 +65,7 @@ export async function updateOwnedSession(
 ): Promise<boolean> {
   const rows = await db
     .update(waSessions)
-    .set({ ...patch, updatedAt: new Date() })
+    .set({ ...withStatusClock(patch), updatedAt: new Date() })
     .where(and(eq(waSessions.sessionId, sessionId), eq(waSessions.ownerNode, nodeId)))
     .returning({ sessionId: waSessions.sessionId });
   return rows.length > 0;
@@ -136,7 +146,7 @@ export async function releaseLease(
 ): Promise<void> {
   await db
     .update(waSessions)
-    .set({ ...patch, ownerNode: null, leaseExpiresAt: null, updatedAt: new Date() })
+    .set({ ...withStatusClock(patch), ownerNode: null, leaseExpiresAt: null, updatedAt: new Date() })
     .where(and(eq(waSessions.sessionId, sessionId), eq(waSessions.ownerNode, nodeId)));
 }
 

@@ -1,0 +1,3 @@
+ALTER TABLE "message_jobs" ADD COLUMN "session_ids" text[];--> statement-breakpoint
+ALTER TABLE "wa_sessions" ADD COLUMN "status_changed_at" timestamp with time zone DEFAULT now() NOT NULL;--> statement-breakpoint
+CREATE INDEX "message_jobs_spread_live_idx" ON "message_jobs" USING btree ("id") WHERE "message_jobs"."session_ids" IS NOT NULL AND "message_jobs"."status" IN ('pending', 'processing', 'scheduled');
