@@ -16,6 +16,7 @@ import {
 } from '../../lib/csv-contacts.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
+import { AlsoSendFrom, sharingSessionIds } from './AlsoSendFrom.tsx';
 import { type BulkUpload, fieldsOfFirst, uploadTarget } from './bulk-recipients.ts';
 import { ComposeArea } from './ComposeArea.tsx';
 import { ContactListPicker } from './ContactListPicker.tsx';
@@ -63,6 +64,7 @@ function BulkMessageForm() {
   /** The upload's rows that are ticked (a bitmap: the numbers stay out of React state). */
   const [rows, setRows] = useState(() => RowBits.none(0));
   const [listIds, setListIds] = useState<string[]>([]);
+  const [alsoFrom, setAlsoFrom] = useState<string[]>([]);
   /** Lets the same file be picked again after a change on disk. */
   const resetFileInput = useRef<() => void>(null);
 
@@ -77,7 +79,11 @@ function BulkMessageForm() {
     audience: 'individuals',
     sessionId: current.sessionId,
     selectedCount: rows.size + listCount,
-    target: () => ({ ...uploadTarget(upload, rows), contactListIds: listIds }),
+    target: () => ({
+      ...uploadTarget(upload, rows),
+      contactListIds: listIds,
+      sessionIds: sharingSessionIds(current.sessionId, alsoFrom, current.sessions),
+    }),
     onSelectionReset: () => {
       setRows((r) => RowBits.none(r.length));
       setListIds([]);
@@ -156,6 +162,13 @@ function BulkMessageForm() {
       {current.multi && current.sessions.length > 0 && (
         <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
       )}
+      <AlsoSendFrom
+        sessions={current.sessions}
+        current={current.sessionId}
+        value={alsoFrom}
+        onChange={setAlsoFrom}
+        disabled={flow.busy}
+      />
       {noSession && (
         <Alert color="yellow" variant="light">
           No active session found. Please connect {SERVICE_NAME} first.

@@ -26,6 +26,7 @@ function withTarget(body: SendBody, target: SendTarget): SendBody {
   const out: SendBody = { ...body, chatIds: target.chatIds ?? [] };
   if (target.recipients?.length) out.recipients = target.recipients;
   if (target.contactListIds?.length) out.contactListIds = target.contactListIds;
+  if (target.sessionIds?.length) out.sessionIds = target.sessionIds;
   return out;
 }
 
@@ -35,7 +36,7 @@ export const JOB_POLL_MS = 2_000;
 type ActiveJob = { id: string; view: ProgressView };
 
 /** Who receives a send: chat ids, and for individuals numbers with fields and contact lists. */
-export type SendTarget = Pick<SendBody, 'chatIds' | 'recipients' | 'contactListIds'>;
+export type SendTarget = Pick<SendBody, 'chatIds' | 'recipients' | 'contactListIds' | 'sessionIds'>;
 
 /**
  * The sending logic both send pages share (spec section 4): validation in the spec's order,

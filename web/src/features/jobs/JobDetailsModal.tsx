@@ -78,7 +78,20 @@ export function sentToNumber(d: Pick<JobDetail, 'chatId' | 'sentTo'>): string | 
   return to === d.chatId.split('@')[0]!.replace(/\D/g, '') ? null : to;
 }
 
-export function RecipientsTable({ details, groups }: { details: JobDetail[]; groups: boolean }) {
+/** The account that sent a message, as its phone number (a sessionId is `<phone>_<suffix>`). */
+export const accountNumber = (sessionId: string | undefined) => (sessionId ? sessionId.split('_')[0]! : '');
+
+export function RecipientsTable({
+  details,
+  groups,
+  showAccount = false,
+}: {
+  details: JobDetail[];
+  groups: boolean;
+  /** A column with the account that sends each message (a job spread over several accounts). */
+  showAccount?: boolean;
+}) {
+  const columns = showAccount ? 5 : 4;
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: details.length,
@@ -101,12 +114,13 @@ export function RecipientsTable({ details, groups }: { details: JobDetail[]; gro
             <Table.Th>Status</Table.Th>
             <Table.Th>Sent At</Table.Th>
             <Table.Th>Error</Table.Th>
+            {showAccount && <Table.Th>Sent From</Table.Th>}
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
           {padTop > 0 && (
             <tr aria-hidden>
-              <td colSpan={4} style={{ height: padTop, padding: 0, border: 0 }} />
+              <td colSpan={columns} style={{ height: padTop, padding: 0, border: 0 }} />
             </tr>
           )}
           {items.map((item) => {
@@ -132,12 +146,13 @@ export function RecipientsTable({ details, groups }: { details: JobDetail[]; gro
                     {d.error ?? ''}
                   </Text>
                 </Table.Td>
+                {showAccount && <Table.Td>{accountNumber(d.sessionId)}</Table.Td>}
               </Table.Tr>
             );
           })}
           {padBottom > 0 && (
             <tr aria-hidden>
-              <td colSpan={4} style={{ height: padBottom, padding: 0, border: 0 }} />
+              <td colSpan={columns} style={{ height: padBottom, padding: 0, border: 0 }} />
             </tr>
           )}
         </Table.Tbody>
@@ -194,7 +209,11 @@ export function JobDetailsModal(props: {
               recipients.
             </Text>
           )}
-          <RecipientsTable details={job.details} groups={job.audience === 'groups'} />
+          <RecipientsTable
+            details={job.details}
+            groups={job.audience === 'groups'}
+            showAccount={(job.sessionIds?.length ?? 0) > 1}
+          />
           {props.error && (
             <Alert color="red" variant="light" role="alert">
               {props.error}

@@ -194,7 +194,8 @@ export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
                   <Table.Td>
                     <Code style={{ whiteSpace: 'nowrap' }}>{j.id}</Code>
                   </Table.Td>
-                  <Table.Td>{phoneOfSession(j.sessionId)}</Table.Td>
+                  {/* A job spread over accounts lists each; Job Details says which sent each message. */}
+                  <Table.Td>{(j.sessionIds ?? [j.sessionId]).map(phoneOfSession).join(', ')}</Table.Td>
                   <Table.Td>{j.messageType}</Table.Td>
                   <Table.Td>
                     <ContentCell job={j} onShow={setView} />
