@@ -1,4 +1,5 @@
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { ADMIN, createUser, expect, signInByStorage, test } from '../fixtures.ts';
 import { ANNOUNCE_ONLY, groupNames, localInputValue, userWithSession } from './messaging-helpers.ts';
@@ -167,6 +168,9 @@ test('the schedule time is typed and picked the en-IN way, day first', async ({ 
   // A day picked in the calendar keeps the time.
   const later = new Date(tomorrow.getFullYear(), tomorrow.getMonth(), tomorrow.getDate() + 1, 14, 30);
   await dialog.getByRole('button', { name: 'Pick the day in a calendar' }).click();
+  // The calendar shows the chosen day's month; the next day may be in the following one.
+  if (later.getMonth() !== tomorrow.getMonth())
+    await page.getByRole('button', { name: 'Next month' }).click();
   const month = later.toLocaleString('en-GB', { month: 'long' });
   await page
     .getByRole('button', { name: `${later.getDate()} ${month} ${later.getFullYear()}`, exact: true })
@@ -178,6 +182,30 @@ test('the schedule time is typed and picked the en-IN way, day first', async ({ 
   await expect(banner(page)).toContainText(
     `Message scheduled successfully! Scheduled for ${later.toLocaleString('en-IN')}`,
   );
+});
+
+test('the Schedule Message modal with its calendar open has no serious axe violation', async ({
+  page,
+  request,
+}) => {
+  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
+  const [first] = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
+  await page.goto('/#/compose');
+  await pickGroups(page, [first!]);
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
+  await page.getByRole('button', { name: 'Schedule Message' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Schedule Message' });
+  await dialog.getByRole('combobox', { name: 'Repeat', exact: true }).click();
+  await page.getByRole('option', { name: 'Every week' }).click();
+  await dialog.getByRole('button', { name: 'Pick the day in a calendar' }).click();
+  await expect(page.locator('[data-dates-dropdown]')).toBeVisible();
+  const result = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  const serious = result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.html.slice(0, 120)).join('; ')}`);
+  expect(serious).toEqual([]);
 });
 
 test('Group Messaging after a send, at 1280 × 800: the result in view', async ({ page, request }) => {
