@@ -222,3 +222,65 @@ describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => 
     expect(await countRows(t.db, 'message_job_recipients')).toBe(recipientsBefore);
   });
 });
+
+describe.each(DB_KINDS)('a spread job whose account stays down, with no failover, on %s', (kind) => {
+  let t: TestApp;
+  let engine: Engine;
+  beforeAll(async () => {
+    t = await createTestApp(kind, {
+      FAILOVER_AFTER_MS: '3600000',
+      SESSION_WAIT_MS: '1000',
+      SIMULATOR_LINK_AFTER_MS: '3600000',
+    });
+    engine = await startEngine(t.ctx);
+  });
+  afterAll(async () => {
+    await engine.stop();
+    await t.close();
+  });
+
+  it('fails (and refunds) only the down account’s recipients after SESSION_WAIT_MS; the healthy one sends its share', async () => {
+    const user = await buildUser(t, { credits: 6 });
+    const token = await loginToken(t.app, user.username);
+    const a = await connectedInstance(t, token, '919740005001');
+    const b = await connectedInstance(t, token, '919740005002');
+    await t.app.inject({
+      method: 'PUT',
+      url: `/api/session/${b}/policy`,
+      headers: bearer(token),
+      payload: { ...POLICY, delayMinMs: 1500, delayMaxMs: 1500 },
+    });
+    const chats = numbers(6, 500);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${a}/sendIndividualMessage`,
+      headers: bearer(token),
+      payload: { chatIds: chats, content: 'No failover', sessionIds: [b] },
+    });
+    const jobId = res.json().jobId as string;
+    await waitFor('B to send one', async () => {
+      const rows = await recipientsOf(t.db, jobId);
+      return rows.some((r) => r.sessionId === b && r.status === 'sent');
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/simulator/sessions/${b}/logout`,
+      headers: bearer(token),
+    });
+    const done = await waitForJobEnd(t.app, token, jobId);
+
+    const rows = await recipientsOf(t.db, jobId);
+    const ofA = rows.filter((r) => r.sessionId === a);
+    const failed = rows.filter((r) => r.status === 'failed');
+    expect(ofA).toHaveLength(3);
+    expect(ofA.every((r) => r.status === 'sent')).toBe(true);
+    expect(failed.length).toBeGreaterThanOrEqual(1);
+    expect(failed.every((r) => r.sessionId === b && r.error === 'Session is not connected')).toBe(true);
+    expect(done).toMatchObject({
+      status: 'failed',
+      results: { success: 6 - failed.length, failed: failed.length },
+    });
+    expect(await balanceOf(t.db, user.id)).toBe(failed.length);
+    await expectLedgerMatches(t.db, [user.id]);
+  });
+});
