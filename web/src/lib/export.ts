@@ -55,33 +55,47 @@ export function escapeHtml(value: Cell): string {
   return String(value).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 }
 
-/** The print view's document: a title and a table, every text escaped. */
+/** A cell with a word too long for a column (a link, an id) may break anywhere; others only between words. */
+const LONG_WORD = /\S{25,}/;
+const cellHtml = (cell: Cell) =>
+  LONG_WORD.test(String(cell ?? ''))
+    ? `<td class="long">${escapeHtml(cell)}</td>`
+    : `<td>${escapeHtml(cell)}</td>`;
+
+/**
+ * The print view's document: a title, an optional line under it (the report's range), and a
+ * table, every text escaped. Printed in landscape; words are never split inside a column.
+ */
 export function printHtml(
   title: string,
   headers: readonly string[],
   rows: readonly (readonly Cell[])[],
+  subtitle?: string,
 ): string {
   const head = headers.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
-  const body = rows
-    .map((row) => `<tr>${row.map((cell) => `<td>${escapeHtml(cell)}</td>`).join('')}</tr>`)
-    .join('\n');
+  const body = rows.map((row) => `<tr>${row.map(cellHtml).join('')}</tr>`).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <title>${escapeHtml(title)}</title>
 <style>
+  @page { size: landscape; margin: 10mm; }
   body { font-family: system-ui, sans-serif; margin: 16px; color: #111; }
   h1 { font-size: 18px; margin: 0 0 4px; }
+  h2 { font-size: 13px; margin: 0 0 4px; font-weight: 600; }
   p { font-size: 11px; margin: 0 0 12px; color: #555; }
-  table { border-collapse: collapse; width: 100%; font-size: 11px; }
-  th, td { border: 1px solid #999; padding: 4px 6px; text-align: left; vertical-align: top; word-break: break-word; }
+  table { border-collapse: collapse; width: 100%; font-size: 10px; }
+  th, td { border: 1px solid #999; padding: 3px 4px; text-align: left; vertical-align: top; overflow-wrap: break-word; hyphens: none; }
+  td.long { word-break: break-all; }
   th { background: #eee; }
+  thead { display: table-header-group; }
+  tr { break-inside: avoid; }
 </style>
 </head>
 <body>
 <h1>${escapeHtml(title)}</h1>
-<p>Printed ${escapeHtml(new Date().toLocaleString('en-IN'))}</p>
+${subtitle ? `<h2>${escapeHtml(subtitle)}</h2>\n` : ''}<p>Printed ${escapeHtml(new Date().toLocaleString('en-IN'))}</p>
 <table>
 <thead><tr>${head}</tr></thead>
 <tbody>
@@ -96,7 +110,12 @@ ${body}
  * Opens the print view in a new window, prints it and closes it about 500 ms later; with no
  * rows, alerts 'No data to print' instead. Returns whether a view was opened.
  */
-export function printTable(title: string, headers: readonly string[], rows: readonly (readonly Cell[])[]) {
+export function printTable(
+  title: string,
+  headers: readonly string[],
+  rows: readonly (readonly Cell[])[],
+  subtitle?: string,
+) {
   if (rows.length === 0) {
     window.alert(NO_DATA_TO_PRINT);
     return false;
@@ -107,7 +126,7 @@ export function printTable(title: string, headers: readonly string[], rows: read
     return false;
   }
   view.document.open();
-  view.document.write(printHtml(title, headers, rows));
+  view.document.write(printHtml(title, headers, rows, subtitle));
   view.document.close();
   view.focus();
   view.print();

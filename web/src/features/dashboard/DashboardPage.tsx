@@ -86,6 +86,11 @@ function RecentJob({ job }: { job: MessageJob }) {
           <Text size="sm" c="dimmed" lineClamp={1}>
             {preview(job) || '—'}
           </Text>
+          {job.isScheduled && job.scheduledTime && (
+            <Text size="xs" c="violet.8" fw={600}>
+              Scheduled for {formatDateTime(job.scheduledTime)}
+            </Text>
+          )}
           <Text size="xs" c="dimmed">
             {formatDateTime(job.createdAt)} · {formatNumber(job.results.success)} sent,{' '}
             {formatNumber(job.results.failed)} failed

@@ -3,6 +3,7 @@ import { IconChevronDown, IconChevronUp } from '@tabler/icons-react';
 import type { GroupChat } from '@wa/contract';
 import { useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
+import { RowCard } from '../../components/DataTable.tsx';
 import { VirtualTable } from '../../components/VirtualTable.tsx';
 import { formatNumber } from '../../lib/format.ts';
 import { qrDataUrl } from '../../lib/qr.ts';
@@ -21,11 +22,92 @@ const COLUMNS = [
   'Updated Date & Time',
 ];
 
-/** The Group List table: the ten columns of spec section 2, only the rows in view drawn. */
+const ACTIVE = (
+  <Badge color="green" variant="light">
+    Active
+  </Badge>
+);
+
+/**
+ * The Group List table: the ten columns of spec section 2, in the spec's order, fitting its box
+ * at 1280 px (headers and dates wrap); below 768 px each group is a card. Only the rows in view
+ * are drawn.
+ */
 export function GroupTable(props: { groups: readonly GroupChat[]; onOpen: (group: GroupChat) => void }) {
   // One expanded admin cell at a time, keyed by group id; clicking its caret again collapses it.
   const [adminsOpenFor, setAdminsOpenFor] = useState<string | null>(null);
   const [qrFor, setQrFor] = useState<GroupChat | null>(null);
+
+  const name = (g: GroupChat) => (
+    <UnstyledButton
+      onClick={() => props.onOpen(g)}
+      c="var(--mantine-primary-color-light-color)"
+      fw={500}
+      maw={180}
+      style={{ display: 'block', textDecoration: 'underline', overflowWrap: 'anywhere' }}
+    >
+      {g.groupName}
+    </UnstyledButton>
+  );
+
+  const admins = (g: GroupChat) => {
+    const [firstAdmin, ...otherAdmins] = g.adminPhone;
+    const adminsOpen = adminsOpenFor === g.groupId;
+    if (firstAdmin === undefined) return NOT_AVAILABLE;
+    return (
+      <Stack gap={2}>
+        <Group gap={4} wrap="nowrap">
+          <Text size="sm">{firstAdmin}</Text>
+          {otherAdmins.length > 0 && (
+            <ActionIcon
+              variant="subtle"
+              size="sm"
+              aria-expanded={adminsOpen}
+              aria-label={
+                adminsOpen
+                  ? `Hide other admins of ${g.groupName}`
+                  : `Show ${otherAdmins.length} more ${otherAdmins.length === 1 ? 'admin' : 'admins'} of ${g.groupName}`
+              }
+              onClick={() => setAdminsOpenFor(adminsOpen ? null : g.groupId)}
+            >
+              {adminsOpen ? <IconChevronUp size={16} /> : <IconChevronDown size={16} />}
+            </ActionIcon>
+          )}
+        </Group>
+        {adminsOpen &&
+          otherAdmins.map((a) => (
+            <Text size="sm" key={a}>
+              {a}
+            </Text>
+          ))}
+      </Stack>
+    );
+  };
+
+  const link = (g: GroupChat) =>
+    g.groupLink ? (
+      <Anchor
+        href={g.groupLink}
+        target="_blank"
+        rel="noopener noreferrer"
+        size="sm"
+        maw={150}
+        style={{ display: 'block', wordBreak: 'break-all' }}
+      >
+        {g.groupLink}
+      </Anchor>
+    ) : (
+      NOT_AN_ADMIN
+    );
+
+  const qr = (g: GroupChat) =>
+    g.groupLink ? (
+      <UnstyledButton onClick={() => setQrFor(g)} aria-label={`Enlarge the QR code of ${g.groupName}`}>
+        <Image src={qrDataUrl(g.groupLink)} alt={`QR code of ${g.groupName}`} w={56} h={56} />
+      </UnstyledButton>
+    ) : (
+      NOT_AN_ADMIN
+    );
 
   return (
     <>
@@ -34,101 +116,43 @@ export function GroupTable(props: { groups: readonly GroupChat[]; onOpen: (group
         items={props.groups}
         getKey={(g) => g.groupId}
         estimateRowHeight={97}
+        fit
         columnCount={COLUMNS.length}
-        header={COLUMNS.map((c) => (
-          <Table.Th key={c} style={{ whiteSpace: 'nowrap' }}>
-            {c}
-          </Table.Th>
-        ))}
-        renderRow={(g, index, rowProps) => {
-          const [firstAdmin, ...otherAdmins] = g.adminPhone;
-          const adminsOpen = adminsOpenFor === g.groupId;
-          return (
-            <Table.Tr {...rowProps}>
-              <Table.Td>{index + 1}</Table.Td>
-              <Table.Td>
-                <UnstyledButton
-                  onClick={() => props.onOpen(g)}
-                  c="var(--mantine-primary-color-light-color)"
-                  fw={500}
-                  maw={240}
-                  style={{ display: 'block', textDecoration: 'underline', wordBreak: 'break-word' }}
-                >
-                  {g.groupName}
-                </UnstyledButton>
-              </Table.Td>
-              <Table.Td>
-                {firstAdmin === undefined ? (
-                  NOT_AVAILABLE
-                ) : (
-                  <Stack gap={2}>
-                    <Group gap={4} wrap="nowrap">
-                      <Text size="sm">{firstAdmin}</Text>
-                      {otherAdmins.length > 0 && (
-                        <ActionIcon
-                          variant="subtle"
-                          size="sm"
-                          aria-expanded={adminsOpen}
-                          aria-label={
-                            adminsOpen
-                              ? `Hide other admins of ${g.groupName}`
-                              : `Show ${otherAdmins.length} more ${otherAdmins.length === 1 ? 'admin' : 'admins'} of ${g.groupName}`
-                          }
-                          onClick={() => setAdminsOpenFor(adminsOpen ? null : g.groupId)}
-                        >
-                          {adminsOpen ? <IconChevronUp size={16} /> : <IconChevronDown size={16} />}
-                        </ActionIcon>
-                      )}
-                    </Group>
-                    {adminsOpen &&
-                      otherAdmins.map((a) => (
-                        <Text size="sm" key={a}>
-                          {a}
-                        </Text>
-                      ))}
-                  </Stack>
-                )}
-              </Table.Td>
-              <Table.Td>
-                {g.groupLink ? (
-                  <Anchor
-                    href={g.groupLink}
-                    target="_blank"
-                    rel="noopener noreferrer"
-                    size="sm"
-                    maw={220}
-                    style={{ display: 'block', wordBreak: 'break-all' }}
-                  >
-                    {g.groupLink}
-                  </Anchor>
-                ) : (
-                  NOT_AN_ADMIN
-                )}
-              </Table.Td>
-              <Table.Td>
-                {g.groupLink ? (
-                  <UnstyledButton
-                    onClick={() => setQrFor(g)}
-                    aria-label={`Enlarge the QR code of ${g.groupName}`}
-                  >
-                    <Image src={qrDataUrl(g.groupLink)} alt={`QR code of ${g.groupName}`} w={72} h={72} />
-                  </UnstyledButton>
-                ) : (
-                  NOT_AN_ADMIN
-                )}
-              </Table.Td>
-              <Table.Td>{formatNumber(g.participantCount)}</Table.Td>
-              <Table.Td>{formatNumber(g.adminCount)}</Table.Td>
-              <Table.Td>
-                <Badge color="green" variant="light">
-                  Active
-                </Badge>
-              </Table.Td>
-              <Table.Td style={{ whiteSpace: 'nowrap' }}>{groupDate(g.creationDate)}</Table.Td>
-              <Table.Td style={{ whiteSpace: 'nowrap' }}>{groupDate(g.updatedDate)}</Table.Td>
-            </Table.Tr>
-          );
-        }}
+        header={COLUMNS.map((c) => <Table.Th key={c}>{c}</Table.Th>)}
+        renderRow={(g, index, rowProps) => (
+          <Table.Tr {...rowProps}>
+            <Table.Td>{index + 1}</Table.Td>
+            <Table.Td>{name(g)}</Table.Td>
+            <Table.Td>{admins(g)}</Table.Td>
+            <Table.Td>{link(g)}</Table.Td>
+            <Table.Td>{qr(g)}</Table.Td>
+            <Table.Td>{formatNumber(g.participantCount)}</Table.Td>
+            <Table.Td>{formatNumber(g.adminCount)}</Table.Td>
+            <Table.Td>{ACTIVE}</Table.Td>
+            <Table.Td miw={90}>{groupDate(g.creationDate)}</Table.Td>
+            <Table.Td miw={90}>{groupDate(g.updatedDate)}</Table.Td>
+          </Table.Tr>
+        )}
+        renderCard={(g, index) => (
+          <RowCard
+            title={
+              <Group gap={6} wrap="nowrap" align="flex-start">
+                <span>{index + 1}.</span>
+                {name(g)}
+              </Group>
+            }
+            fields={[
+              { label: 'Admin Numbers', value: admins(g) },
+              { label: 'Group Link', value: link(g) },
+              { label: 'Group QR Code', value: qr(g) },
+              { label: 'Members Count', value: formatNumber(g.participantCount) },
+              { label: 'Admin Count', value: formatNumber(g.adminCount) },
+              { label: 'Status', value: ACTIVE },
+              { label: 'Created Date & Time', value: groupDate(g.creationDate) },
+              { label: 'Updated Date & Time', value: groupDate(g.updatedDate) },
+            ]}
+          />
+        )}
       />
       <AppModal opened={qrFor !== null} onClose={() => setQrFor(null)} title={qrFor?.groupName}>
         {qrFor?.groupLink && (

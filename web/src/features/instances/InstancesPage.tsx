@@ -10,7 +10,7 @@ import {
 import { instanceLimitText, type Session } from '@wa/contract';
 import { useState } from 'react';
 import { useSessions } from '../../api/sessions.ts';
-import { DataTable } from '../../components/DataTable.tsx';
+import { DataTable, RowCard } from '../../components/DataTable.tsx';
 import { ApiError } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
@@ -85,6 +85,60 @@ export default function InstancesPage() {
     });
   };
 
+  const actions = (s: Session) => (
+    <>
+      {s.status !== 'CONNECTED' && (
+        <Button
+          size="xs"
+          variant="light"
+          leftSection={<IconQrcode size={14} aria-hidden />}
+          loading={restart.isPending && restart.variables === s.sessionId}
+          onClick={() => connect(s)}
+          aria-label={`Connect ${s.sessionName}`}
+        >
+          Connect
+        </Button>
+      )}
+      {s.sendPaused && (
+        <Button
+          size="xs"
+          variant="light"
+          color="orange"
+          leftSection={<IconPlayerPlay size={14} aria-hidden />}
+          loading={resume.isPending && resume.variables === s.sessionId}
+          onClick={() => onResume(s.sessionId)}
+          aria-label={`Resume sending ${s.sessionName}`}
+        >
+          Resume sending
+        </Button>
+      )}
+      <Button
+        size="xs"
+        variant="light"
+        color="gray"
+        leftSection={<IconSettings size={14} aria-hidden />}
+        onClick={() => setSettingsFor(s)}
+        aria-label={`Account settings ${s.sessionName}`}
+      >
+        Account settings
+      </Button>
+      <Button
+        size="xs"
+        variant="light"
+        color="red"
+        leftSection={<IconTrash size={14} aria-hidden />}
+        onClick={() => {
+          setTerminateError(null);
+          setNotice(null);
+          setToTerminate(s);
+        }}
+        aria-label={`Terminate ${s.sessionName}`}
+      >
+        Terminate
+      </Button>
+    </>
+  );
+
   return (
     <Stack gap="md">
       <Group justify="space-between" wrap="wrap" gap="sm">
@@ -157,6 +211,33 @@ export default function InstancesPage() {
         empty="No instances yet. Add one with ADD NEW and scan its QR code with WhatsApp."
         minWidth={900}
         highlightOnHover
+        card={(s, i) => (
+          <RowCard
+            title={`${i + 1}. ${s.sessionName}`}
+            fields={[
+              {
+                label: 'Status',
+                value: (
+                  <>
+                    <SessionStatusBadge status={s.status} />
+                    <SessionStatusReason session={s} />
+                  </>
+                ),
+              },
+              { label: 'Phone Number', value: s.phoneNumber },
+              {
+                label: 'Session ID',
+                value: (
+                  <Text span size="sm" ff="monospace">
+                    {s.sessionId}
+                  </Text>
+                ),
+              },
+              { label: 'Created', value: formatDateTime(s.createdAt) },
+            ]}
+            actions={actions(s)}
+          />
+        )}
         cells={(s, i) => (
           <>
             <Table.Td>{i + 1}</Table.Td>
@@ -174,55 +255,7 @@ export default function InstancesPage() {
             <Table.Td>{formatDateTime(s.createdAt)}</Table.Td>
             <Table.Td>
               <Group gap="xs" wrap="nowrap">
-                {s.status !== 'CONNECTED' && (
-                  <Button
-                    size="xs"
-                    variant="light"
-                    leftSection={<IconQrcode size={14} aria-hidden />}
-                    loading={restart.isPending && restart.variables === s.sessionId}
-                    onClick={() => connect(s)}
-                    aria-label={`Connect ${s.sessionName}`}
-                  >
-                    Connect
-                  </Button>
-                )}
-                {s.sendPaused && (
-                  <Button
-                    size="xs"
-                    variant="light"
-                    color="orange"
-                    leftSection={<IconPlayerPlay size={14} aria-hidden />}
-                    loading={resume.isPending && resume.variables === s.sessionId}
-                    onClick={() => onResume(s.sessionId)}
-                    aria-label={`Resume sending ${s.sessionName}`}
-                  >
-                    Resume sending
-                  </Button>
-                )}
-                <Button
-                  size="xs"
-                  variant="light"
-                  color="gray"
-                  leftSection={<IconSettings size={14} aria-hidden />}
-                  onClick={() => setSettingsFor(s)}
-                  aria-label={`Account settings ${s.sessionName}`}
-                >
-                  Account settings
-                </Button>
-                <Button
-                  size="xs"
-                  variant="light"
-                  color="red"
-                  leftSection={<IconTrash size={14} aria-hidden />}
-                  onClick={() => {
-                    setTerminateError(null);
-                    setNotice(null);
-                    setToTerminate(s);
-                  }}
-                  aria-label={`Terminate ${s.sessionName}`}
-                >
-                  Terminate
-                </Button>
+                {actions(s)}
               </Group>
             </Table.Td>
           </>

@@ -10,6 +10,9 @@ export function ConfirmDeleteModal(props: {
   error: string | null;
   /** The job is a repeating job's next occurrence: deleting it ends the series. */
   endsSeries?: boolean;
+  /** A line of the job's message and, for a scheduled job, when it is to be sent (issue 18). */
+  preview?: string;
+  scheduledFor?: string | null;
 }) {
   return (
     <AppModal opened={!!props.jobId} onClose={props.onCancel} title="Confirm Delete">
@@ -18,6 +21,30 @@ export function ConfirmDeleteModal(props: {
         <Code block style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
           {props.jobId}
         </Code>
+        {(props.preview || props.scheduledFor) && (
+          <dl style={{ margin: 0, display: 'grid', gridTemplateColumns: 'auto 1fr', gap: '4px 12px' }}>
+            {props.scheduledFor && (
+              <>
+                <Text component="dt" size="sm" fw={600}>
+                  Scheduled for
+                </Text>
+                <Text component="dd" size="sm" m={0}>
+                  {props.scheduledFor}
+                </Text>
+              </>
+            )}
+            {props.preview && (
+              <>
+                <Text component="dt" size="sm" fw={600}>
+                  Message
+                </Text>
+                <Text component="dd" size="sm" m={0} lineClamp={3} style={{ overflowWrap: 'anywhere' }}>
+                  {props.preview}
+                </Text>
+              </>
+            )}
+          </dl>
+        )}
         {props.endsSeries && (
           <Text size="sm">This is the next occurrence of a repeating job: deleting it ends the series.</Text>
         )}

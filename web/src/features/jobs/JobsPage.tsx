@@ -19,12 +19,20 @@ import { useBalance, userDetailsQuery } from '../../api/user-details.ts';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
 import { errorText } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
-import { formatNumber } from '../../lib/format.ts';
+import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
 import { ConfirmDeleteModal } from './ConfirmDeleteModal.tsx';
 import { JobDetailsModal } from './JobDetailsModal.tsx';
 import { JobsTable } from './JobsTable.tsx';
-import { emptyJobsText, JOB_FILTERS, type JobFilter, retryRefusal, tabCount } from './jobs-view.ts';
+import {
+  emptyJobsText,
+  JOB_FILTERS,
+  type JobFilter,
+  messagePreview,
+  retryRefusal,
+  scheduledFor,
+  tabCount,
+} from './jobs-view.ts';
 import { retryEndBanner, useRetryWatch } from './useRetryWatch.ts';
 
 /**
@@ -72,12 +80,19 @@ export default function JobsPage() {
       onError: (err) => setBanner({ color: 'red', text: errorText(err, fallback, fallback) }),
     });
 
+  // While a tab's own rows load, the previous tab's rows are not shown as if they were its own.
+  const rowsOf = useRef<JobFilter>(filter);
+  if (!jobs.isPlaceholderData) rowsOf.current = filter;
+  const tabLoading = jobs.isLoading || (jobs.isPlaceholderData && rowsOf.current !== filter);
+
   const pages = jobs.data?.pages;
   const shown = useMemo(() => pages?.flatMap((p) => p.jobs) ?? [], [pages]);
   const first = pages?.[0];
   const summary = first?.summary;
   const count = summary?.jobs ?? 0;
   const total = first?.total ?? 0;
+
+  const toDelete = shown.find((j) => j.id === deleteId);
 
   const refreshAll = () => {
     void queryClient.invalidateQueries({ queryKey: messageJobKeys.all });
@@ -194,7 +209,7 @@ export default function JobsPage() {
           maw={420}
           mb="sm"
         />
-        {jobs.isLoading ? (
+        {tabLoading ? (
           <Text c="dimmed" py="md">
             Loading jobs...
           </Text>
@@ -221,7 +236,7 @@ export default function JobsPage() {
             controllingId={controllingId ?? null}
           />
         )}
-        {shown.length > 0 && (
+        {!tabLoading && shown.length > 0 && (
           <Group justify="space-between" mt="sm" gap="sm">
             <Text size="sm" c="dimmed" aria-live="polite">
               Showing {formatNumber(shown.length)} of {formatNumber(total)}
@@ -247,6 +262,8 @@ export default function JobsPage() {
       />
       <ConfirmDeleteModal
         jobId={deleteId}
+        preview={toDelete ? messagePreview(toDelete) : undefined}
+        scheduledFor={toDelete ? scheduledFor(toDelete, formatDateTime) : null}
         endsSeries={shown.some((j) => j.id === deleteId && j.repeat?.active && j.status === 'scheduled')}
         onCancel={() => setDeleteId(null)}
         onConfirm={confirmDelete}

@@ -1,4 +1,4 @@
-import { type JobsSummary, type MessageJob, repeatText } from '@wa/contract';
+import { contentText, type JobsSummary, type MessageJob, repeatText } from '@wa/contract';
 
 /** The filter tabs of spec section 2; Active covers pending and processing (section 4), and paused. */
 export const JOB_FILTERS = [
@@ -82,4 +82,18 @@ export function repeatLabel(job: Pick<MessageJob, 'repeat'>): string | null {
   if (!job.repeat?.active) return null;
   const until = job.repeat.until ? new Date(job.repeat.until).toLocaleDateString('en-IN') : null;
   return repeatText(job.repeat.every, until);
+}
+
+/** A line of the job's message: the text or caption, the poll's question, or the file's name. */
+export function messagePreview(job: Pick<MessageJob, 'messageType' | 'messageContent' | 'fileName'>): string {
+  const text = contentText(job).replace(/\s+/g, ' ').trim();
+  return text || job.fileName || '';
+}
+
+/** When a scheduled job is (or was) to be sent, in the browser's zone; null for a job sent at once. */
+export function scheduledFor(
+  job: Pick<MessageJob, 'isScheduled' | 'scheduledTime'>,
+  format: (iso: string) => string,
+): string | null {
+  return job.isScheduled && job.scheduledTime ? format(job.scheduledTime) : null;
 }

@@ -34,19 +34,22 @@ afterEach(() => {
 });
 
 describe('MisReport', () => {
-  it('asks for the whole From and To days in local time, and Clear drops them', async () => {
+  it('takes From and To as dd/mm/yyyy, asks for their whole days in local time, and Clear drops them', async () => {
     renderReport();
     expect(await screen.findByText('No jobs found')).toBeTruthy();
     expect(urls()[0]!.pathname).toBe('/api/message-jobs/user-1');
     expect(urls()[0]!.searchParams.get('from')).toBeNull();
 
-    fireEvent.change(screen.getByLabelText('From'), { target: { value: '2026-03-05' } });
-    fireEvent.change(screen.getByLabelText('To'), { target: { value: '2026-03-07' } });
+    fireEvent.change(screen.getByLabelText('From'), { target: { value: '05/03/2026' } });
+    fireEvent.change(screen.getByLabelText('To'), { target: { value: '07/03/2026' } });
     await waitFor(() => expect(urls().at(-1)!.searchParams.get('to')).not.toBeNull());
+    expect((screen.getByLabelText('From') as HTMLInputElement).value).toBe('05/03/2026');
     const last = urls().at(-1)!.searchParams;
     expect(last.get('from')).toBe(new Date(2026, 2, 5, 0, 0, 0, 0).toISOString());
     expect(last.get('to')).toBe(new Date(2026, 2, 7, 23, 59, 59, 999).toISOString());
 
+    fireEvent.blur(screen.getByLabelText('From'));
+    fireEvent.blur(screen.getByLabelText('To'));
     fireEvent.click(screen.getByRole('button', { name: 'Clear' }));
     expect((screen.getByLabelText('From') as HTMLInputElement).value).toBe('');
     expect((screen.getByLabelText('To') as HTMLInputElement).value).toBe('');

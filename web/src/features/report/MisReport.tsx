@@ -4,7 +4,6 @@ import {
   Button,
   Card,
   Center,
-  Code,
   Group,
   Loader,
   Stack,
@@ -13,6 +12,8 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
+import { DateInput } from '@mantine/dates';
+import '@mantine/dates/styles.css';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconFileTypeCsv, IconPrinter } from '@tabler/icons-react';
 import {
@@ -25,7 +26,9 @@ import {
   REPORT_HEADERS,
 } from '@wa/contract';
 import { useMemo, useState } from 'react';
+import { RowCard } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { JobId } from '../../components/JobId.tsx';
 import { VirtualTable } from '../../components/VirtualTable.tsx';
 import { ApiError, apiDownload, messageOf } from '../../lib/api.ts';
 import { printTable } from '../../lib/export.ts';
@@ -33,18 +36,19 @@ import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
 import { type ContentView, MessageContentModal } from './MessageContentModal.tsx';
 import { reportFilter, useReportJobs } from './report-query.ts';
-import { type DateRange, reportRows } from './report-rows.ts';
+import { DATE_FORMAT, type DateRange, parseDay, rangeText, reportRows } from './report-rows.ts';
 
+/** Most telling first (issue 18): which job, when, what, how it went; the account last. */
 const COLUMNS = [
   'Job ID',
-  'Phone Number',
-  'Message Type',
+  'Created Date',
   'Content',
+  'Message Type',
   'Status',
   'Total Messages',
   'Success',
   'Failed',
-  'Created Date',
+  'Phone Number',
 ];
 
 const jobsError = (e: Error) =>
@@ -59,7 +63,7 @@ function ContentCell(props: { job: MessageJob; onShow: (view: ContentView) => vo
   else if (job.messageType === 'media') action = { label: 'Show Media', mode: 'media' };
   else if (long) action = { label: 'Show more', mode: 'text' };
   return (
-    <Group gap={6} wrap="nowrap">
+    <Group gap={6} wrap="wrap">
       <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
         {preview}
       </Text>
@@ -69,6 +73,16 @@ function ContentCell(props: { job: MessageJob; onShow: (view: ContentView) => vo
         </Button>
       )}
     </Group>
+  );
+}
+
+const phonesOf = (job: MessageJob) => (job.sessionIds ?? [job.sessionId]).map(phoneOfSession).join(', ');
+
+function StatusBadge({ job }: { job: MessageJob }) {
+  return (
+    <Badge color={JOB_STATUS_COLOR[job.status] ?? 'gray'} variant="light">
+      {job.status}
+    </Badge>
   );
 }
 
@@ -112,33 +126,33 @@ export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
             <Button
               variant="light"
               leftSection={<IconPrinter size={18} />}
-              onClick={() => printTable('MIS Report', REPORT_HEADERS, reportRows(list))}
+              onClick={() => printTable('MIS Report', REPORT_HEADERS, reportRows(list), rangeText(range))}
             >
               PDF/Print
             </Button>
           </Group>
         </Group>
         <Group align="flex-end" gap="sm">
-          <TextInput
-            type="date"
+          <DateInput
             label="From"
-            value={range.from}
-            max={range.to || undefined}
-            onChange={(e) => {
-              const from = e.currentTarget.value;
-              setRange((r) => ({ ...r, from }));
-            }}
+            placeholder="dd/mm/yyyy"
+            valueFormat={DATE_FORMAT}
+            dateParser={parseDay}
+            value={range.from || null}
+            maxDate={range.to || undefined}
+            onChange={(from) => setRange((r) => ({ ...r, from: from ?? '' }))}
+            clearable
             w={{ base: '100%', xs: 180 }}
           />
-          <TextInput
-            type="date"
+          <DateInput
             label="To"
-            value={range.to}
-            min={range.from || undefined}
-            onChange={(e) => {
-              const to = e.currentTarget.value;
-              setRange((r) => ({ ...r, to }));
-            }}
+            placeholder="dd/mm/yyyy"
+            valueFormat={DATE_FORMAT}
+            dateParser={parseDay}
+            value={range.to || null}
+            minDate={range.from || undefined}
+            onChange={(to) => setRange((r) => ({ ...r, to: to ?? '' }))}
+            clearable
             w={{ base: '100%', xs: 180 }}
           />
           <Button
@@ -180,36 +194,46 @@ export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
             </Text>
             <VirtualTable
               label="MIS Report jobs"
+              fit
               items={list}
               getKey={(j) => j.id}
               estimateRowHeight={45}
               columnCount={COLUMNS.length}
-              header={COLUMNS.map((c) => (
-                <Table.Th key={c} style={{ whiteSpace: 'nowrap' }}>
-                  {c}
-                </Table.Th>
-              ))}
+              header={COLUMNS.map((c) => <Table.Th key={c}>{c}</Table.Th>)}
               renderRow={(j, _i, rowProps) => (
                 <Table.Tr {...rowProps}>
                   <Table.Td>
-                    <Code style={{ whiteSpace: 'nowrap' }}>{j.id}</Code>
+                    <JobId id={j.id} />
                   </Table.Td>
-                  {/* A job spread over accounts lists each; Job Details says which sent each message. */}
-                  <Table.Td>{(j.sessionIds ?? [j.sessionId]).map(phoneOfSession).join(', ')}</Table.Td>
-                  <Table.Td>{j.messageType}</Table.Td>
+                  <Table.Td>{formatDateTime(j.createdAt)}</Table.Td>
                   <Table.Td>
                     <ContentCell job={j} onShow={setView} />
                   </Table.Td>
+                  <Table.Td>{j.messageType}</Table.Td>
                   <Table.Td>
-                    <Badge color={JOB_STATUS_COLOR[j.status] ?? 'gray'} variant="light">
-                      {j.status}
-                    </Badge>
+                    <StatusBadge job={j} />
                   </Table.Td>
                   <Table.Td>{formatNumber(j.progress.total)}</Table.Td>
                   <Table.Td>{formatNumber(j.results.success)}</Table.Td>
                   <Table.Td>{formatNumber(j.results.failed)}</Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(j.createdAt)}</Table.Td>
+                  {/* A job spread over accounts lists each; Job Details says which sent each message. */}
+                  <Table.Td>{phonesOf(j)}</Table.Td>
                 </Table.Tr>
+              )}
+              renderCard={(j) => (
+                <RowCard
+                  title={<JobId id={j.id} />}
+                  fields={[
+                    { label: 'Created Date', value: formatDateTime(j.createdAt) },
+                    { label: 'Content', value: <ContentCell job={j} onShow={setView} /> },
+                    { label: 'Message Type', value: j.messageType },
+                    { label: 'Status', value: <StatusBadge job={j} /> },
+                    { label: 'Total Messages', value: formatNumber(j.progress.total) },
+                    { label: 'Success', value: formatNumber(j.results.success) },
+                    { label: 'Failed', value: formatNumber(j.results.failed) },
+                    { label: 'Phone Number', value: phonesOf(j) },
+                  ]}
+                />
               )}
             />
             {jobs.hasNextPage && (

@@ -1,7 +1,7 @@
 import { contentPreview, type MessageJob, parsePoll } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import { mediaView } from './media.ts';
-import { rangeBounds, reportRows } from './report-rows.ts';
+import { parseDay, rangeBounds, rangeText, reportRows } from './report-rows.ts';
 
 const job = (over: Partial<MessageJob>): MessageJob => ({
   id: 'job1',
@@ -90,5 +90,20 @@ describe('mediaView', () => {
     const v = mediaView(`data:image/gif;base64,${png}`, null);
     expect(v).toMatchObject({ kind: 'image', mime: 'image/gif' });
     expect(v.kind === 'image' && [...v.bytes]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+  });
+});
+
+describe('parseDay and rangeText (dates as en-IN writes them)', () => {
+  it('reads dd/mm/yyyy and refuses days that do not exist', () => {
+    expect(parseDay('05/03/2026')).toBe('2026-03-05');
+    expect(parseDay('5-3-2026')).toBe('2026-03-05');
+    expect(parseDay('31/02/2026')).toBeNull();
+    expect(parseDay('2026-03-05')).toBeNull();
+  });
+  it('heads the print view with the range', () => {
+    expect(rangeText({ from: '2026-11-01', to: '2026-11-23' })).toBe('From 01/11/2026 to 23/11/2026');
+    expect(rangeText({ from: '2026-11-01', to: '' })).toBe('From 01/11/2026');
+    expect(rangeText({ from: '', to: '2026-11-23' })).toBe('Up to 23/11/2026');
+    expect(rangeText({ from: '', to: '' })).toBe('All dates');
   });
 });
