@@ -89,26 +89,30 @@ test('the jobs table, its filters and the Job Details modal', async ({ page, req
   ]) {
     await expect(table.getByRole('columnheader', { name: header, exact: true })).toBeVisible();
   }
-  const doneRow = table.getByRole('row').filter({ hasText: done });
+  const doneRow = table.getByRole('row').filter({ hasText: done.slice(0, 8) });
   await expect(doneRow).toContainText('919800000001');
   await expect(doneRow).toContainText('text');
   await expect(doneRow).toContainText('completed');
   await expect(doneRow).toContainText('2 / 2 (100%)');
   await expect(doneRow.getByRole('button', { name: 'Retry Failed' })).toHaveCount(0);
-  const failedRow = table.getByRole('row').filter({ hasText: failed });
+  const failedRow = table.getByRole('row').filter({ hasText: failed.slice(0, 8) });
   await expect(failedRow).toContainText('poll');
   await expect(failedRow.getByRole('button', { name: 'Retry Failed' })).toBeVisible();
 
   await page.getByRole('tab', { name: 'Completed' }).click();
-  await expect(table.getByRole('row').filter({ hasText: done })).toHaveCount(1);
-  await expect(table.getByRole('row').filter({ hasText: failed })).toHaveCount(0);
+  await expect(table.getByRole('row').filter({ hasText: done.slice(0, 8) })).toHaveCount(1);
+  await expect(table.getByRole('row').filter({ hasText: failed.slice(0, 8) })).toHaveCount(0);
   await page.getByRole('tab', { name: 'Failed' }).click();
-  await expect(table.getByRole('row').filter({ hasText: failed })).toHaveCount(1);
+  await expect(table.getByRole('row').filter({ hasText: failed.slice(0, 8) })).toHaveCount(1);
   await page.getByRole('tab', { name: 'Active' }).click();
   await expect(page.getByText('No active jobs found.')).toBeVisible();
 
   await page.getByRole('tab', { name: 'All Jobs' }).click();
-  await table.getByRole('row').filter({ hasText: failed }).getByRole('button', { name: 'View' }).click();
+  await table
+    .getByRole('row')
+    .filter({ hasText: failed.slice(0, 8) })
+    .getByRole('button', { name: 'View' })
+    .click();
   const dialog = page.getByRole('dialog', { name: `Job Details: ${failed}` });
   await expect(dialog).toBeVisible();
   await expect(dialog).toContainText('Message Typepoll');
@@ -144,7 +148,7 @@ test('a retry is refused when the balance is lower than the failed count', async
   await expect(balanceBubble(page)).toHaveText('Balance: 1');
   await jobsTable(page)
     .getByRole('row')
-    .filter({ hasText: failed })
+    .filter({ hasText: failed.slice(0, 8) })
     .getByRole('button', { name: 'Retry Failed' })
     .click();
   await expect(page.getByRole('status', { name: 'Status' })).toHaveText(
@@ -220,7 +224,9 @@ test('delete through the Confirm Delete modal; a scheduled job is refunded', asy
   });
   await page.goto('/#/jobs');
   await expect(balanceBubble(page)).toHaveText('Balance: 2');
-  const row = jobsTable(page).getByRole('row').filter({ hasText: jobId });
+  const row = jobsTable(page)
+    .getByRole('row')
+    .filter({ hasText: jobId.slice(0, 8) });
   await row.getByRole('button', { name: 'Delete' }).click();
   const dialog = page.getByRole('dialog', { name: 'Confirm Delete' });
   await expect(dialog).toContainText('Are you sure you want to delete this job?');
@@ -270,7 +276,7 @@ test('the server pages the jobs: 100 at a time, tab counts from its summary, sea
 
   await page.getByRole('tab', { name: /^Completed/ }).click();
   await expect(page.getByText('Showing 1 of 1')).toBeVisible();
-  await expect(jobsTable(page).getByRole('cell', { name: now, exact: true })).toBeVisible();
+  await expect(jobsTable(page).getByTitle(now)).toHaveText(now.slice(0, 8));
 
   await page.getByRole('tab', { name: /^Scheduled/ }).click();
   await expect(page.getByText('Showing 100 of 103')).toBeVisible();

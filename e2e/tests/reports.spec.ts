@@ -34,13 +34,17 @@ const REPORT_HEADERS = [
 ];
 
 const report = (page: Page) => page.getByRole('table', { name: 'MIS Report jobs' });
-const jobRow = (page: Page, id: string) => report(page).getByRole('row').filter({ hasText: id });
+/** A row by its job id, which the table shows cut to 8 characters (the full one as its title). */
+const jobRow = (page: Page, id: string) =>
+  report(page)
+    .getByRole('row')
+    .filter({ has: page.getByTitle(id) });
 const popup = (page: Page) => page.getByRole('dialog', { name: 'Message Content' });
 
-/** YYYY-MM-DD of a day in the browser's zone, `offset` days from today. */
+/** dd/mm/yyyy (as the From and To inputs take it) of a day in the browser's zone, `offset` days from today. */
 const day = (offset: number) => {
   const d = new Date(Date.now() + offset * 86_400_000);
-  return new Intl.DateTimeFormat('en-CA', {
+  return new Intl.DateTimeFormat('en-GB', {
     timeZone: TZ,
     year: 'numeric',
     month: '2-digit',
@@ -123,7 +127,9 @@ test.describe('MIS Report', () => {
 
     const short = jobRow(page, ids.short!);
     await expect(short).toContainText(SHORT_TEXT);
-    await expect(short.getByRole('button')).toHaveCount(0);
+    // No Show more / Show Details / Show Media: the one button copies the job id.
+    await expect(short.getByRole('button')).toHaveText(['']);
+    await expect(short.getByRole('button')).toHaveAccessibleName(/^Copy job ID /);
 
     const poll = jobRow(page, ids.poll!);
     await expect(poll).toContainText('Which day suits...');
@@ -196,8 +202,8 @@ test.describe('MIS Report', () => {
     await signInByStorage(page, request, user.username, user.password);
     await page.goto('/#/reports');
     await expect(page.getByText(ALL_JOBS)).toBeVisible();
-    const from = page.getByLabel('From');
-    const to = page.getByLabel('To');
+    const from = page.getByRole('textbox', { name: 'From' });
+    const to = page.getByRole('textbox', { name: 'To' });
 
     await from.fill(day(0));
     await expect(page.getByText(ALL_JOBS)).toBeVisible();

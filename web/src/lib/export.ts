@@ -88,6 +88,7 @@ export function printHtml(
   table { border-collapse: collapse; width: 100%; font-size: 10px; }
   th, td { border: 1px solid #999; padding: 3px 4px; text-align: left; vertical-align: top; overflow-wrap: break-word; hyphens: none; }
   td.long { word-break: break-all; }
+  td.short { white-space: nowrap; }
   th { background: #eee; }
   thead { display: table-header-group; }
   tr { break-inside: avoid; }

@@ -244,7 +244,7 @@ export default function InstancesPage() {
             <Table.Td>{s.sessionName}</Table.Td>
             <Table.Td>{s.phoneNumber}</Table.Td>
             <Table.Td>
-              <Text size="sm" ff="monospace">
+              <Text size="sm" ff="monospace" maw={170} style={{ wordBreak: 'break-all' }}>
                 {s.sessionId}
               </Text>
             </Table.Td>
@@ -254,7 +254,7 @@ export default function InstancesPage() {
             </Table.Td>
             <Table.Td>{formatDateTime(s.createdAt)}</Table.Td>
             <Table.Td>
-              <Group gap="xs" wrap="nowrap">
+              <Group gap="xs" wrap="wrap" maw={280}>
                 {actions(s)}
               </Group>
             </Table.Td>

@@ -217,6 +217,8 @@ export function JobsTable(props: Props) {
     measureElement: (el) => Math.max(el.getBoundingClientRect().height, cards ? 80 : ROW_HEIGHT),
     getItemKey: (index) => props.jobs[index]?.id ?? index,
     overscan: 8,
+    // Before the box is measured: a list of cards starts empty, so it would never be measured.
+    initialRect: { width: 360, height: 700 },
   });
   useEffect(() => {
     if (cards !== undefined) virtualizer.measure();
@@ -287,23 +289,23 @@ export function JobsTable(props: Props) {
                 <Table.Td>
                   <Text size="sm">{phoneOfSession(job.sessionId)}</Text>
                 </Table.Td>
-                <Table.Td maw={200}>
+                <Table.Td maw={180}>
                   <TypeCell job={job} />
                 </Table.Td>
                 <Table.Td>
                   <StatusCell job={job} />
                 </Table.Td>
-                <Table.Td miw={110}>
+                <Table.Td miw={100}>
                   <ProgressCell job={job} />
                 </Table.Td>
                 <Table.Td>
                   <ResultsCell job={job} />
                 </Table.Td>
-                <Table.Td maw={150}>
+                <Table.Td maw={140}>
                   <CreatedCell job={job} />
                 </Table.Td>
                 <Table.Td>
-                  <div style={{ display: 'flex', flexWrap: 'wrap', gap: 6, maxWidth: 170 }}>
+                  <div style={{ display: 'flex', flexWrap: 'wrap', gap: 6, maxWidth: 150 }}>
                     <Actions job={job} {...props} />
                   </div>
                 </Table.Td>

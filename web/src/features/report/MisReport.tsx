@@ -80,7 +80,11 @@ const phonesOf = (job: MessageJob) => (job.sessionIds ?? [job.sessionId]).map(ph
 
 function StatusBadge({ job }: { job: MessageJob }) {
   return (
-    <Badge color={JOB_STATUS_COLOR[job.status] ?? 'gray'} variant="light">
+    <Badge
+      color={JOB_STATUS_COLOR[job.status] ?? 'gray'}
+      variant="light"
+      styles={{ label: { overflow: 'visible' } }}
+    >
       {job.status}
     </Badge>
   );
@@ -139,7 +143,6 @@ export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
             valueFormat={DATE_FORMAT}
             dateParser={parseDay}
             value={range.from || null}
-            maxDate={range.to || undefined}
             onChange={(from) => setRange((r) => ({ ...r, from: from ?? '' }))}
             clearable
             w={{ base: '100%', xs: 180 }}
@@ -150,7 +153,6 @@ export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
             valueFormat={DATE_FORMAT}
             dateParser={parseDay}
             value={range.to || null}
-            minDate={range.from || undefined}
             onChange={(to) => setRange((r) => ({ ...r, to: to ?? '' }))}
             clearable
             w={{ base: '100%', xs: 180 }}
