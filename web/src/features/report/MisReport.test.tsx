@@ -53,7 +53,7 @@ describe('MisReport', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Clear' }));
     expect((screen.getByLabelText('From') as HTMLInputElement).value).toBe('');
     expect((screen.getByLabelText('To') as HTMLInputElement).value).toBe('');
-  });
+  }, 20_000); // typing into two date inputs draws their calendars: slow in jsdom on a loaded machine
 
   it("shows the server's message when the jobs cannot be fetched", async () => {
     fetchMock.mockImplementation(() =>
