@@ -69,7 +69,7 @@ async function userWithJobs(page: Page, request: APIRequestContext) {
 async function expectFits(table: Locator) {
   const report = await table.evaluate((el) => {
     const wide: string[] = [];
-    for (let n: HTMLElement | null = el; n; n = n.parentElement) {
+    for (let n: Element | null = el; n; n = n.parentElement) {
       if (n.scrollWidth > n.clientWidth + 1 && getComputedStyle(n).overflowX !== 'visible')
         wide.push(`${n.tagName}.${n.className} ${n.scrollWidth} > ${n.clientWidth}`);
     }

@@ -150,7 +150,7 @@ describe('printTable', () => {
       vi.fn(() => view),
     );
     expect(printTable('MIS Report', ['Job ID'], [['<b>j1</b>']])).toBe(true);
-    expect(written.join('')).toContain('<td>&lt;b&gt;j1&lt;/b&gt;</td>');
+    expect(written.join('')).toContain('<td class="short">&lt;b&gt;j1&lt;/b&gt;</td>');
     expect(view.print).toHaveBeenCalledOnce();
     expect(view.close).not.toHaveBeenCalled();
     vi.advanceTimersByTime(PRINT_CLOSE_DELAY_MS - 1);

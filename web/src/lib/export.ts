@@ -55,12 +55,18 @@ export function escapeHtml(value: Cell): string {
   return String(value).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 }
 
-/** A cell with a word too long for a column (a link, an id) may break anywhere; others only between words. */
+/**
+ * How a print cell may wrap: a short value (a number, a date, 'SUPER ADMIN') stays on one line,
+ * since a narrow column would split it at a hyphen or mid-word; a word too long for any column
+ * (a link, an id) may break anywhere; other text wraps between words.
+ */
 const LONG_WORD = /\S{25,}/;
-const cellHtml = (cell: Cell) =>
-  LONG_WORD.test(String(cell ?? ''))
-    ? `<td class="long">${escapeHtml(cell)}</td>`
-    : `<td>${escapeHtml(cell)}</td>`;
+const SHORT_CELL = 20;
+function cellHtml(cell: Cell): string {
+  const text = String(cell ?? '');
+  const kind = LONG_WORD.test(text) ? ' class="long"' : text.length <= SHORT_CELL ? ' class="short"' : '';
+  return `<td${kind}>${escapeHtml(cell)}</td>`;
+}
 
 /**
  * The print view's document: a title, an optional line under it (the report's range), and a
