@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
-import { compactJobStats } from '../src/messaging/jobs-repository.ts';
+import { compactJobStats, pageIdsQuery } from '../src/messaging/jobs-repository.ts';
 import { buildSession } from './fakes/messaging.ts';
 import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
 
@@ -37,6 +37,27 @@ describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
 
   const list = (query: string) =>
     t.app.inject({ method: 'GET', url: `/api/message-jobs/${userId}?${query}`, headers: bearer(token) });
+
+  it('reads a page in the index’s order, without sorting the user’s jobs (first page, keyset, one status)', async () => {
+    // Told to avoid a full scan, the planner shows whether the index gives the order: a Sort node
+    // means every page sorts all of the user's jobs.
+    const plan = async (q: ReturnType<typeof pageIdsQuery>) =>
+      t.db.transaction(async (tx) => {
+        await tx.execute(sql`SET LOCAL enable_seqscan = off`);
+        const rows = await queryRows<{ 'QUERY PLAN': string }>(tx, sql`EXPLAIN ${q}`);
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+    const after = { createdAt: new Date('2026-10-20T00:00:00Z'), id: 'job-0300' };
+    for (const f of [
+      { limit: 100, offset: 0 },
+      { limit: 100, offset: 0, after },
+      { limit: 100, offset: 0, statuses: ['failed' as const] },
+    ]) {
+      const text = await plan(pageIdsQuery(userId, f));
+      expect(text, text).toMatch(/Index (Only )?Scan using message_jobs_user_(status_)?created_idx/);
+      expect(text, text).not.toMatch(/Sort/);
+    }
+  });
 
   it('pages through every job by cursor, newest first, none twice or missing, the same order as by offset', async () => {
     const byCursor: string[] = [];

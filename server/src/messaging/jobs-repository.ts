@@ -151,17 +151,23 @@ function rangeWhere(userId: string, f: Omit<JobFilter, 'limit' | 'offset' | 'sta
     ${q ? sql`AND (j.id LIKE ${`${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} OR strpos(lower(j.content), lower(${q})) > 0)` : sql``}`;
 }
 
-/** One page of a user's jobs, newest first (by keyset after `after`, else by offset). */
-export async function listJobs(db: Db, userId: string, f: JobFilter): Promise<JobRow[]> {
+/**
+ * The ids of one page of a user's jobs, newest first (by keyset after `after`, else by offset).
+ * The order is the index's, NULLS LAST included: with PostgreSQL's default for DESC (NULLS FIRST)
+ * the index cannot give the order, and every page sorted all of the user's jobs (80 ms at 1,00,000).
+ */
+export function pageIdsQuery(userId: string, f: JobFilter): SQL {
   const conditions = sql`${rangeWhere(userId, f)}
     ${f.statuses ? sql`AND j.status = ANY(${sql.param(f.statuses)}::text[])` : sql``}
     ${f.after ? sql`AND (j.created_at, j.id) < (${f.after.createdAt.toISOString()}::timestamptz, ${f.after.id})` : sql``}`;
-  const ids = await queryRows<{ id: string }>(
-    db,
-    sql`SELECT j.id FROM message_jobs j WHERE ${conditions}
-        ORDER BY j.created_at DESC, j.id DESC
-        LIMIT ${f.limit} OFFSET ${f.after ? 0 : f.offset}`,
-  );
+  return sql`SELECT j.id FROM message_jobs j WHERE ${conditions}
+        ORDER BY j.created_at DESC NULLS LAST, j.id DESC NULLS LAST
+        LIMIT ${f.limit} OFFSET ${f.after ? 0 : f.offset}`;
+}
+
+/** One page of a user's jobs, newest first (by keyset after `after`, else by offset). */
+export async function listJobs(db: Db, userId: string, f: JobFilter): Promise<JobRow[]> {
+  const ids = await queryRows<{ id: string }>(db, pageIdsQuery(userId, f));
   if (ids.length === 0) return [];
   const rows = await db
     .select()
