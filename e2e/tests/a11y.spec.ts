@@ -55,6 +55,16 @@ async function seriousViolations(page: Page): Promise<string[]> {
     );
 }
 
+/**
+ * Each page's H1s (issue 18, item 8: every page had the header's 'Messaging Dashboard' as its
+ * only H1): one per page, its own words.
+ */
+function expectOneOwnHeadingOne(h1s: Record<string, string[]>): void {
+  for (const [path, texts] of Object.entries(h1s)) expect(texts, `H1s of ${path}`).toHaveLength(1);
+  const texts = Object.values(h1s).map((t) => t[0]);
+  expect(new Set(texts).size, texts.join(', ')).toBe(texts.length);
+}
+
 /** Opens a page and waits until it has drawn its content (its loaders gone). */
 async function open(page: Page, path: string): Promise<void> {
   await page.goto(`/#${path}`);
@@ -90,23 +100,29 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
       test('a user’s pages', async ({ page, request }) => {
         await signInByStorage(page, request, user.username, user.password);
         const found: Record<string, string[]> = {};
+        const h1s: Record<string, string[]> = {};
         for (const path of USER) {
           await open(page, path);
           const v = await seriousViolations(page);
           if (v.length) found[path] = v;
+          h1s[path] = await page.locator('h1').allTextContents();
         }
         expect(found).toEqual({});
+        expectOneOwnHeadingOne(h1s);
       });
 
       test('an admin’s pages', async ({ page, request }) => {
         await signInByStorage(page, request, ADMIN.username, ADMIN.password);
         const found: Record<string, string[]> = {};
+        const h1s: Record<string, string[]> = {};
         for (const path of ADMIN_PAGES) {
           await open(page, path);
           const v = await seriousViolations(page);
           if (v.length) found[path] = v;
+          h1s[path] = await page.locator('h1').allTextContents();
         }
         expect(found).toEqual({});
+        expectOneOwnHeadingOne(h1s);
       });
     });
   }

@@ -40,7 +40,7 @@ test('a phone contacts export in Excel: preview, import counts, contacts, search
   const user = await createUser(request, { credits: 0 });
   await signInByStorage(page, request, user.username, user.password);
   await page.goto('/#/contacts');
-  await expect(page.getByRole('heading', { name: 'Contacts', level: 2 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Contacts', level: 1 })).toBeVisible();
   const lists = page.getByRole('table', { name: 'Contact lists' });
   await expect(lists).toContainText('No contact lists yet. Import a CSV or Excel file to create one.');
 

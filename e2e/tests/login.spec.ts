@@ -49,7 +49,7 @@ test('a user with no sessions is told so and lands on /dashboard', async ({ page
     page.getByRole('status').filter({ hasText: 'No active sessions found. Redirecting to dashboard...' }),
   ).toBeVisible();
   await expect(page).toHaveURL(/#\/dashboard$/);
-  await expect(page.getByRole('heading', { name: 'Messaging Dashboard' })).toBeVisible();
+  await expect(page.getByRole('banner').getByText('Messaging Dashboard', { exact: true })).toBeVisible();
   const nav = page.getByRole('navigation', { name: 'Main navigation' });
   await expect(nav.getByRole('link', { name: 'Dashboard' })).toHaveAttribute('aria-current', 'page');
   await expect(nav.getByRole('link', { name: 'Bulk Messaging' })).toHaveCount(0);
@@ -93,7 +93,7 @@ test('a user with a session has it restarted and lands on /dashboard', async ({ 
 test('the ADMIN lands on /adminDashboard with the admin header and no sidebar', async ({ page }) => {
   await loginViaUi(page, ADMIN.username, ADMIN.password);
   await expect(page).toHaveURL(/#\/adminDashboard$/);
-  await expect(page.getByRole('heading', { name: 'Admin Dashboard' })).toBeVisible();
+  await expect(page.getByRole('banner').getByText('Admin Dashboard', { exact: true })).toBeVisible();
   await expect(page.getByRole('navigation', { name: 'Main navigation' })).toHaveCount(0);
 });
 

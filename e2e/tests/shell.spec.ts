@@ -45,7 +45,7 @@ test.describe('guards', () => {
     await expect(page).toHaveURL(/#\/dashboard$/);
     await page.goto('/#/users');
     await expect(page).toHaveURL(/#\/dashboard$/);
-    await expect(page.getByRole('heading', { name: 'Messaging Dashboard' })).toBeVisible();
+    await expect(page.getByRole('banner').getByText('Messaging Dashboard', { exact: true })).toBeVisible();
   });
 
   test('an ADMIN opening /login goes to /adminDashboard', async ({ page, request }) => {
@@ -63,7 +63,7 @@ test.describe('header and sidebar', () => {
     const user = await createUser(request, { bulk: true, name: 'Asha Rao' });
     await signInByStorage(page, request, user.username, user.password);
     await page.goto('/#/contacts');
-    await expect(page.getByRole('heading', { name: 'Messaging Dashboard' })).toBeVisible();
+    await expect(page.getByRole('banner').getByText('Messaging Dashboard', { exact: true })).toBeVisible();
     const nav = page.getByRole('navigation', { name: 'Main navigation' });
     await expect(nav.getByRole('link')).toHaveText(SIDEBAR);
     await expect(nav.getByRole('link', { name: 'Contacts' })).toHaveAttribute('aria-current', 'page');
@@ -97,7 +97,7 @@ test.describe('header and sidebar', () => {
   }) => {
     await signInByStorage(page, request, ADMIN.username, ADMIN.password);
     await page.goto('/#/adminDashboard');
-    await expect(page.getByRole('heading', { name: 'Admin Dashboard' })).toBeVisible();
+    await expect(page.getByRole('banner').getByText('Admin Dashboard', { exact: true })).toBeVisible();
     await expect(page.getByRole('navigation', { name: 'Main navigation' })).toHaveCount(0);
     await page.getByRole('button', { name: 'Account menu' }).click();
     await page.getByRole('menuitem', { name: 'Manage Users' }).click();
@@ -119,7 +119,7 @@ test.describe('header and sidebar', () => {
     const nav = page.getByRole('navigation', { name: 'Main navigation' });
     await expect(nav.getByRole('link', { name: 'Instances' })).not.toBeInViewport();
     // The whole header title fits beside the burger and the avatar (it was cut to 'Messaging…').
-    const title = page.getByRole('heading', { name: 'Messaging Dashboard' });
+    const title = page.getByRole('banner').getByText('Messaging Dashboard', { exact: true });
     expect(await title.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
     await expect(page).toHaveTitle('Dashboard · WhatsApp Bulk Messaging Console');
     // The first Tab stop skips the header and the sidebar to the page.
@@ -167,7 +167,7 @@ test('a 401 from the API clears the session and goes to /login', async ({ page, 
   const user = await createUser(request);
   const { token } = await signInByStorage(page, request, user.username, user.password);
   await page.goto('/#/dashboard');
-  await expect(page.getByRole('heading', { name: 'Messaging Dashboard' })).toBeVisible();
+  await expect(page.getByRole('banner').getByText('Messaging Dashboard', { exact: true })).toBeVisible();
   // The token is revoked behind the page's back: the next call answers 401.
   await request.post('/api/auth/logout', { headers: { authorization: `Bearer ${token}` } });
   // The dashboard reads the balance on arrival.
@@ -188,7 +188,7 @@ test('a page whose chunk fails to load says so and offers Reload', async ({ page
     .click();
   await expect(page.getByRole('alert')).toContainText('This page could not be loaded');
   // The shell stays usable around the failed page.
-  await expect(page.getByRole('heading', { name: 'Messaging Dashboard' })).toBeVisible();
+  await expect(page.getByRole('banner').getByText('Messaging Dashboard', { exact: true })).toBeVisible();
   await page.unroute('**/assets/ContactsPage-*.js');
   await page.getByRole('button', { name: 'Reload' }).click();
   await expect(page.getByRole('heading', { name: 'Contacts', exact: true })).toBeVisible();

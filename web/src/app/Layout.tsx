@@ -1,4 +1,4 @@
-import { AppShell, Avatar, Burger, Group, Menu, NavLink, Text, Title, UnstyledButton } from '@mantine/core';
+import { AppShell, Avatar, Burger, Group, Menu, NavLink, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import {
   IconAddressBook,
@@ -169,10 +169,17 @@ export function Layout() {
                 aria-label={opened ? 'Close navigation' : 'Open navigation'}
               />
             )}
-            {/* Smaller on a phone, so that the whole title fits beside the burger and the avatar. */}
-            <Title order={1} fz={{ base: 'lg', xs: 'h3' }} lineClamp={1}>
+            {/* Smaller on a phone, so that the whole title fits beside the burger and the avatar. Not
+                a heading: each page's own title is its H1 (WCAG 2.4.6, one H1 a page). */}
+            <Text
+              component="p"
+              fw={700}
+              lh={1.3}
+              fz={{ base: 'lg', xs: 'var(--mantine-h3-font-size)' }}
+              lineClamp={1}
+            >
               {isAdmin ? 'Admin Dashboard' : 'Messaging Dashboard'}
-            </Title>
+            </Text>
           </Group>
           <Menu position="bottom-end" width={220} withinPortal>
             <Menu.Target>

@@ -42,7 +42,9 @@ export default function ApiKeysPage() {
 
   return (
     <Stack gap="md">
-      <Title order={2}>API keys</Title>
+      <Title order={1} size="h2">
+        API keys
+      </Title>
       <Text>
         A key lets a program use the API as you: send <Code>Authorization: Bearer wak_…</Code>. It does not
         open the admin API and cannot make more keys.

@@ -41,7 +41,9 @@ export default function BulkMessagePage() {
   if (!storage.isBulkEnabled()) {
     return (
       <Stack gap="md">
-        <Title order={2}>Send Bulk Message</Title>
+        <Title order={1} size="h2">
+          Send Bulk Message
+        </Title>
         <Alert color="yellow" variant="light" role="status" aria-label="Bulk messaging">
           Bulk messaging is not enabled for your account
         </Alert>
@@ -156,7 +158,9 @@ function BulkMessageForm() {
   return (
     <Stack gap="md">
       <Group justify="space-between" wrap="wrap" gap="sm">
-        <Title order={2}>Send Bulk Message</Title>
+        <Title order={1} size="h2">
+          Send Bulk Message
+        </Title>
         <BalanceBubble />
       </Group>
       {current.multi && current.sessions.length > 0 && (

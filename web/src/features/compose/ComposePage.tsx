@@ -54,7 +54,9 @@ export default function ComposePage() {
   return (
     <Stack gap="md">
       <Group justify="space-between" wrap="wrap" gap="sm">
-        <Title order={2}>Send Group Message</Title>
+        <Title order={1} size="h2">
+          Send Group Message
+        </Title>
         <BalanceBubble />
       </Group>
       {current.multi && current.sessions.length > 0 && (

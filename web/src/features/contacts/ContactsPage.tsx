@@ -36,7 +36,9 @@ export default function ContactsPage() {
   return (
     <Stack gap="md">
       <Group justify="space-between" wrap="wrap" gap="sm">
-        <Title order={2}>Contacts</Title>
+        <Title order={1} size="h2">
+          Contacts
+        </Title>
         <Button leftSection={<IconUpload size={16} aria-hidden />} onClick={() => setImporting(true)}>
           Import contacts
         </Button>

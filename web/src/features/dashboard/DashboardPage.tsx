@@ -146,7 +146,9 @@ export default function DashboardPage() {
 
   return (
     <Stack gap="lg">
-      <Title order={2}>Dashboard</Title>
+      <Title order={1} size="h2">
+        Dashboard
+      </Title>
 
       <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 5 }} spacing="md">
         <StatCard label="Total Groups" icon={icon(IconUsersGroup, 'teal')}>

@@ -119,7 +119,9 @@ export default function GroupsPage() {
 
   return (
     <Stack gap="md">
-      <Title order={2}>Group List</Title>
+      <Title order={1} size="h2">
+        Group List
+      </Title>
       {current.multi && current.sessions.length > 0 && (
         <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
       )}

@@ -142,7 +142,7 @@ export default function InstancesPage() {
   return (
     <Stack gap="md">
       <Group justify="space-between" wrap="wrap" gap="sm">
-        <Title order={2}>
+        <Title order={1} size="h2">
           Instances{' '}
           <Badge
             size="lg"

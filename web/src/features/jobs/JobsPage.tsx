@@ -144,7 +144,9 @@ export default function JobsPage() {
     <Stack gap="md">
       <Group justify="space-between" wrap="wrap" gap="sm">
         <Group gap="xs">
-          <Title order={2}>Message Jobs</Title>
+          <Title order={1} size="h2">
+            Message Jobs
+          </Title>
           <Badge size="lg" variant="light" aria-label={`${count} jobs`}>
             {formatNumber(count)}
           </Badge>

@@ -95,7 +95,7 @@ function StatusBadge({ job }: { job: MessageJob }) {
  * inclusive) and a search, as a table read from the server a page at a time, a CSV file the
  * server writes, and a print view of the rows shown; refreshed every 15 s (see useReportJobs).
  */
-export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
+export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
   const [range, setRange] = useState<DateRange>({ from: '', to: '' });
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search.trim(), 300);
@@ -122,7 +122,9 @@ export function MisReport(props: { userId: string; titleOrder?: 2 | 3 }) {
     <Card withBorder padding="sm" radius="md">
       <Stack gap="sm">
         <Group justify="space-between" align="flex-end" gap="sm">
-          <Title order={props.titleOrder ?? 3}>MIS Report</Title>
+          <Title order={props.titleOrder ?? 3} size={props.titleOrder === 1 ? 'h2' : undefined}>
+            MIS Report
+          </Title>
           <Group gap="xs">
             <Button variant="light" leftSection={<IconFileTypeCsv size={18} />} onClick={exportFile}>
               CSV

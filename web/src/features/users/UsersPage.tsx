@@ -48,7 +48,9 @@ export default function UsersPage() {
   return (
     <Stack gap="md">
       <Group justify="space-between" wrap="wrap" gap="sm">
-        <Title order={2}>Manage Users</Title>
+        <Title order={1} size="h2">
+          Manage Users
+        </Title>
         <Group gap="sm">
           <Button
             variant="default"

@@ -99,7 +99,9 @@ export default function WebhooksPage() {
 
   return (
     <Stack gap="md">
-      <Title order={2}>Webhooks</Title>
+      <Title order={1} size="h2">
+        Webhooks
+      </Title>
       <Text>
         Each event is a JSON POST signed with <Code>X-Webhook-Signature: sha256=…</Code> (HMAC-SHA256 of
         "timestamp.body" with the webhook's secret). Answer with 2xx within 5 seconds; other answers are
