@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import path from 'node:path';
 import { type APIRequestContext, test as base, expect, type Page } from '@playwright/test';
 
 export const ADMIN = { username: 'admin', password: 'admin-e2e-password' };
@@ -124,4 +125,14 @@ export async function signInByStorage(
     { token, user },
   );
   return { token, user };
+}
+
+/**
+ * Saves a picture for the README or a note, only when SCREENSHOTS_DIR is set (e.g.
+ * `SCREENSHOTS_DIR=$PWD/../docs/screenshots npx playwright test tests/tables-fit.spec.ts`):
+ * a test run does not rewrite the committed pictures.
+ */
+export async function saveScreenshot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
+  const dir = process.env.SCREENSHOTS_DIR;
+  if (dir) await page.screenshot({ path: path.join(dir, name), ...options });
 }

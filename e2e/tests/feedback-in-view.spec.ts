@@ -9,11 +9,11 @@ import { ANNOUNCE_ONLY, groupNames, localInputValue, userWithSession } from './m
 const PHONE = { width: 360, height: 740 };
 const banner = (page: Page) => page.getByRole('status', { name: 'Status' });
 const groupsTable = (page: Page) => page.getByRole('table', { name: 'Select Groups' });
-/** For a note or a review: SCREENSHOT_DIR=<dir> (docs/screenshots) saves Group Messaging after a send. */
+/** For a note or a review: SCREENSHOTS_DIR=<dir> (docs/screenshots) saves Group Messaging after a send. */
 async function screenshot(page: Page, name: string) {
-  if (!process.env.SCREENSHOT_DIR) return;
+  if (!process.env.SCREENSHOTS_DIR) return;
   await page.evaluate(() => document.fonts.ready);
-  await page.screenshot({ path: path.join(process.env.SCREENSHOT_DIR, name) });
+  await page.screenshot({ path: path.join(process.env.SCREENSHOTS_DIR, name) });
 }
 
 async function pickGroups(page: Page, names: string[]) {

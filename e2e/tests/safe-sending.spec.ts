@@ -51,10 +51,10 @@ test('a job waiting on quiet hours says until when, and pauses and resumes from 
       .click();
     await expect(reason).toBeVisible({ timeout: 2000 });
   }).toPass({ timeout: 30_000 });
-  // For a note or a review: SCREENSHOT_DIR=<dir> saves what the user sees here.
-  if (process.env.SCREENSHOT_DIR)
+  // For a note or a review: SCREENSHOTS_DIR=<dir> saves what the user sees here.
+  if (process.env.SCREENSHOTS_DIR)
     await page.screenshot({
-      path: `${process.env.SCREENSHOT_DIR}/job-waiting-quiet-hours.png`,
+      path: `${process.env.SCREENSHOTS_DIR}/job-waiting-quiet-hours.png`,
       fullPage: true,
     });
 
@@ -130,8 +130,8 @@ test("the Account settings drawer saves the account's policy, shows the contract
     delayMaxMs: 8000,
     timezone: 'Asia/Kolkata',
   });
-  if (process.env.SCREENSHOT_DIR)
-    await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/settings-drawer.png`, fullPage: true });
+  if (process.env.SCREENSHOTS_DIR)
+    await page.screenshot({ path: `${process.env.SCREENSHOTS_DIR}/settings-drawer.png`, fullPage: true });
 });
 
 test('the Sending Progress panel pauses and resumes the job it shows', async ({ page, request }) => {

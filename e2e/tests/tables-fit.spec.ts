@@ -1,6 +1,5 @@
-import path from 'node:path';
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
-import { createUser, expect, signInByStorage, test } from '../fixtures.ts';
+import { ADMIN, createUser, expect, saveScreenshot, signInByStorage, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
 import { interceptPrint, printed } from './support/print.ts';
 
@@ -9,7 +8,6 @@ import { interceptPrint, printed } from './support/print.ts';
 const TZ = 'Asia/Kolkata';
 test.use({ timezoneId: TZ, locale: 'en-IN' });
 
-const SHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
 const PHONE = { width: 360, height: 740 };
 const LONG_TEXT = 'Diwali offer: flat 20% off on all sweets at our Karol Bagh store until Sunday evening';
 const LATER_TEXT = 'Reminder: parent-teacher meeting on Saturday at 10 am in the main hall';
@@ -102,7 +100,7 @@ test('at 1280 px Message Jobs, the MIS Report, the Group List and Instances need
   const short = u.done.slice(0, 8);
   const id = jobs.getByRole('row').filter({ hasText: short }).getByTitle(u.done);
   await expect(id).toHaveText(short);
-  await page.screenshot({ path: path.join(SHOTS, 'jobs-1280.png') });
+  await saveScreenshot(page, 'jobs-1280.png');
 
   await page.goto('/#/reports');
   const report = page.getByRole('table', { name: 'MIS Report jobs' });
@@ -110,7 +108,7 @@ test('at 1280 px Message Jobs, the MIS Report, the Group List and Instances need
   for (const h of ['Total Messages', 'Success', 'Failed', 'Created Date'])
     await expect(report.getByRole('columnheader', { name: h, exact: true })).toBeInViewport();
   await expectFits(report);
-  await page.screenshot({ path: path.join(SHOTS, 'mis-report-1280.png') });
+  await saveScreenshot(page, 'mis-report-1280.png');
 
   await page.goto('/#/groups');
   const groups = page.getByRole('table', { name: 'Group chats' });
@@ -125,6 +123,65 @@ test('at 1280 px Message Jobs, the MIS Report, the Group List and Instances need
   await expectFits(instances);
 });
 
+test('at 1280 px the other tables need no sideways scrolling either: Contacts, API keys, Webhooks, Manage Users, Audit log', async ({
+  page,
+  request,
+}) => {
+  const u = await userWithSession(page, request, { credits: 5 });
+  const csv = `Name,Mobile,City,Labels\n${Array.from(
+    { length: 5 },
+    (_, i) =>
+      `Customer with a rather long name ${i},98000${String(i).padStart(5, '0')},Bengaluru Urban district,* myContacts ::: Wholesale ::: Diwali ${i}`,
+  ).join('\n')}\n`;
+  const imported = await request.post('/api/contact-lists/import', {
+    headers: u.headers,
+    multipart: {
+      name: 'Diwali customers of the Karol Bagh store',
+      file: { name: 'customers.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) },
+    },
+  });
+  expect(imported.ok(), await imported.text()).toBe(true);
+  expect(
+    (await request.post('/api/api-keys', { headers: u.headers, data: { name: 'Shop backend' } })).ok(),
+  ).toBe(true);
+  const hook = await request.post('/api/webhooks', {
+    headers: u.headers,
+    data: { url: 'https://93.184.216.34/wa-events', events: ['optout'] },
+  });
+  expect(hook.ok(), await hook.text()).toBe(true);
+
+  await page.goto('/#/contacts');
+  const lists = page.getByRole('table', { name: 'Contact lists' });
+  await expect(lists).toContainText('Diwali customers');
+  await expectFits(lists);
+  await lists.getByRole('button', { name: /^View contacts of/ }).click();
+  const contacts = page.getByRole('table', { name: /^Contacts of/ });
+  await expect(contacts.getByRole('row')).toHaveCount(6);
+  await expectFits(contacts);
+  await expectFits(page.getByRole('table', { name: 'Opt-out list' }));
+
+  await page.goto('/#/api-keys');
+  const keys = page.getByRole('table', { name: 'API keys' });
+  await expect(keys).toContainText('Shop backend');
+  await expectFits(keys);
+
+  await page.goto('/#/webhooks');
+  const calls = page.getByRole('table', { name: 'Calls to https://93.184.216.34/wa-events' });
+  await expect(calls).toBeVisible();
+  await expectFits(calls);
+
+  await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+  await page.goto('/#/users');
+  const users = page.getByRole('table').first();
+  await expect(users.getByRole('row').nth(1)).toBeVisible();
+  await expectFits(users);
+  await page.goto('/#/adminDashboard');
+  await page.getByRole('tab', { name: 'Audit log' }).click();
+  const audit = page.getByRole('table').first();
+  await expect(audit.getByRole('row').nth(1)).toBeVisible();
+  await expectFits(audit);
+});
+
 test('below 768 px each job, report row, group and instance is a card with every field and action', async ({
   page,
   request,
@@ -136,7 +193,7 @@ test('below 768 px each job, report row, group and instance is a card with every
   const jobs = page.getByRole('list', { name: 'Message jobs' });
   const failed = jobs.getByRole('listitem').filter({ hasText: u.failed.slice(0, 8) });
   await expect(failed).toBeVisible();
-  await page.screenshot({ path: path.join(SHOTS, 'jobs-360.png') });
+  await saveScreenshot(page, 'jobs-360.png');
   for (const field of ['Status', 'Type', 'Progress', 'Results', 'Phone Number', 'Created'])
     await expect(failed.getByText(field, { exact: true })).toBeVisible();
   await expect(failed.getByText('failed', { exact: true })).toBeVisible();
@@ -160,7 +217,7 @@ test('below 768 px each job, report row, group and instance is a card with every
   expect(card!.x + card!.width).toBeLessThanOrEqual(PHONE.width);
   await expect(row.getByRole('button', { name: 'Show more' })).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-  await page.screenshot({ path: path.join(SHOTS, 'mis-report-360.png') });
+  await saveScreenshot(page, 'mis-report-360.png');
 
   await page.goto('/#/groups');
   const group = page.getByRole('list', { name: 'Group chats' }).getByRole('listitem').first();
