@@ -14,11 +14,10 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
   let t: TestApp;
   let runner: SessionRunner;
   let token: string;
-  let maker: BaileysRig['maker'];
   let transports: BaileysRig['transports'];
   beforeAll(async () => {
     rig = await baileysRig(kind);
-    ({ t, runner, maker, transports } = rig);
+    ({ t, runner, transports } = rig);
   });
   afterAll(async () => {
     await rig.close();
@@ -137,7 +136,7 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     s2.ev.emit('creds.update', { me: s2.config.auth.creds.me });
     await new Promise((r) => setTimeout(r, 300));
     expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).toEqual([]);
-    expect(maker.sockets.length).toBe(index + 2);
+    expect(rig.socketsOf(sessionId)).toHaveLength(2);
   });
 
   it('402 (with its end time) and 406 are bans: final, DISCONNECTED, no reconnect', async () => {
@@ -159,19 +158,19 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
       desiredState: 'stopped',
     });
     await new Promise((r) => setTimeout(r, 300));
-    expect(maker.sockets.length).toBe(banned.index + 1);
+    expect(rig.socketsOf(banned.sessionId)).toHaveLength(1);
     expect((await statusOf(t, token, banned.sessionId)).statusReason).toBe('Banned by WhatsApp');
   });
 
   it('405 says the client version was rejected and does not retry the same version for ever', async () => {
-    const { sessionId, first, index } = await start('Old version');
+    const { sessionId, first } = await start('Old version');
     first.close(405, 'Connection Failure', { reason: '405' });
     await waitFor(async () => (await row(sessionId)).status === 'DISCONNECTED', 10_000);
     expect((await row(sessionId)).statusReason).toBe(
       'WhatsApp rejected this client version: update the console or set WA_VERSION',
     );
     await new Promise((r) => setTimeout(r, 300));
-    expect(maker.sockets.length).toBe(index + 1);
+    expect(rig.socketsOf(sessionId)).toHaveLength(1);
   });
 
   it('offline notifications that come before open (the server answered during the login queries) still open it at once', async () => {
@@ -188,7 +187,7 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
   });
 
   it('a connection that opens and drops at once keeps its backoff growing and fetches the groups once', async () => {
-    const { first, index } = await start('Unstable');
+    const { sessionId, first } = await start('Unstable');
     let sock = first;
     for (let i = 0; i < 4; i++) {
       sock.user = { id: `${OWN_PN}:7@s.whatsapp.net` };
@@ -199,13 +198,13 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
       if (i === 0) await waitFor(async () => sock.groupFetches >= 1, 15_000, 'first group fetch');
       else await new Promise((r) => setTimeout(r, 20));
       sock.close(408, 'Connection was lost');
-      sock = await waitFor(async () => maker.sockets[index + i + 1], 15_000, `socket ${i + 2}`);
+      sock = await waitFor(async () => rig.socketsOf(sessionId)[i + 1], 15_000, `socket ${i + 2}`);
     }
-    const made = maker.sockets.slice(index, index + 5).map((s) => s.createdAt);
+    const made = rig.socketsOf(sessionId).map((s) => s.createdAt);
     const gaps = made.slice(1).map((at, i) => at - made[i]!);
     // backoffMs 50 doubled per attempt with ±30 % jitter: the 4th wait is at least 400 * 0.7.
     expect(gaps[3]).toBeGreaterThanOrEqual(280);
-    const fetches = maker.sockets.slice(index, index + 5).reduce((n, s) => n + s.groupFetches, 0);
+    const fetches = rig.socketsOf(sessionId).reduce((n, s) => n + s.groupFetches, 0);
     expect(fetches).toBe(1);
   });
 
@@ -224,18 +223,18 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     await waitFor(async () => (await row(replaced.sessionId)).status === 'DISCONNECTED', 15_000);
     expect((await row(replaced.sessionId)).statusReason).toMatch(/440/);
     await new Promise((r) => setTimeout(r, 300));
-    expect(maker.sockets.length).toBe(replaced.index + 1);
+    expect(rig.socketsOf(replaced.sessionId)).toHaveLength(1);
   });
 
   it('408 and 503 reconnect with a new socket after a backoff', async () => {
-    const { sessionId, first, index } = await start('Flaky');
+    const { sessionId, first } = await start('Flaky');
     const closedAt = Date.now();
     first.close(408, 'Connection was lost');
-    const second = await waitFor(async () => maker.sockets[index + 1], 15_000, 'reconnect after 408');
+    const second = await waitFor(async () => rig.socketsOf(sessionId)[1], 15_000, 'reconnect after 408');
     expect(Date.now() - closedAt).toBeGreaterThanOrEqual(30);
     expect((await row(sessionId)).statusReason).toBe('Connection lost (408): Connection was lost');
     second.close(503, 'Service unavailable');
-    await waitFor(async () => maker.sockets[index + 2], 15_000, 'reconnect after 503');
+    await waitFor(async () => rig.socketsOf(sessionId)[2], 15_000, 'reconnect after 503');
     const status = await row(sessionId);
     expect(status.status).toBe('PENDING');
     expect(status.desiredState).toBe('active');

@@ -53,13 +53,19 @@ export async function baileysRig(
 ) {
   const maker = fakeSocketMaker();
   const transports = new Map<string, BaileysTransport>();
+  /** Whose socket each is: another session's reconnect may make one between two of a test's. */
+  const sessionOf = new Map<FakeSocket, string>();
   const builder: TransportBuilder = async (ctx, session) => {
     const tr = new BaileysTransport(session, {
       db: ctx.db,
       auth: createDbAuthStore(ctx.db, session.sessionId),
       log: ctx.log,
       groups: groupLookup(ctx, session.sessionId),
-      makeSocket: maker.make,
+      makeSocket: (config) => {
+        const socket = maker.make(config);
+        sessionOf.set(maker.sockets[maker.sockets.length - 1]!, session.sessionId);
+        return socket;
+      },
       inviteCodeSpacingMs: 100,
       backoffMs: 50,
       fetchVersion: async () => LATEST_VERSION,
@@ -83,6 +89,9 @@ export async function baileysRig(
     ? await startDispatcher(t.ctx, runner, { pollMs: 200, sweepMs: 100 })
     : null;
 
+  /** The sockets made for one session, in order. */
+  const socketsOf = (sessionId: string) => maker.sockets.filter((s) => sessionOf.get(s) === sessionId);
+
   const row = async (sessionId: string) =>
     (await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId)))[0]!;
 
@@ -90,10 +99,15 @@ export async function baileysRig(
   async function start(name: string, user: { credits?: number } = {}) {
     const created = await buildUser(t, { credits: user.credits ?? 0, isBulkMessagingEnabled: true });
     const token = await loginToken(t.app, created.username);
-    const index = maker.sockets.length;
+    const from = maker.sockets.length;
     const sessionId = await createInstance(t, token, { phoneNumber: OWN_PN, sessionName: name });
-    const first = await waitFor(async () => maker.sockets[index], 15_000, 'first socket');
-    return { sessionId, first, index, token, user: created };
+    // This session's first socket: a session of an earlier test may still be reconnecting.
+    const first = await waitFor(
+      async () => maker.sockets.find((s, i) => i >= from && sessionOf.get(s) === sessionId),
+      15_000,
+      'first socket',
+    );
+    return { sessionId, first, index: maker.sockets.indexOf(first), token, user: created };
   }
 
   /** Pairs the first socket, restarts (515) and opens the second; resolves once CONNECTED. */
@@ -104,7 +118,11 @@ export async function baileysRig(
     s1.pairSuccess({ id: `${OWN_PN}:7@s.whatsapp.net`, lid: `${OWN_LID}:7@lid` });
     await waitFor(async () => (await row(sessionId)).hasCredentials, 15_000, 'creds saved');
     s1.close(515, 'Stream Errored (restart required)');
-    const s2 = await waitFor(async () => maker.sockets[index + 1], 15_000, 'new socket after 515');
+    const s2 = await waitFor(
+      async () => socketsOf(sessionId).find((s) => maker.sockets.indexOf(s) > index),
+      15_000,
+      'new socket after 515',
+    );
     expect(s2).not.toBe(s1);
     expect(s2.config.auth.creds.me?.id).toBe(`${OWN_PN}:7@s.whatsapp.net`);
     s2.user = { id: `${OWN_PN}:7@s.whatsapp.net`, lid: `${OWN_LID}:7@lid` };
@@ -129,5 +147,5 @@ export async function baileysRig(
     await t.close();
   }
 
-  return { t, runner, dispatcher, maker, transports, row, start, pairAndOpen, close };
+  return { t, runner, dispatcher, maker, transports, row, start, pairAndOpen, close, socketsOf };
 }
