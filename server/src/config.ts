@@ -118,6 +118,7 @@ const EnvSchema = z.object({
   SESSION_WAIT_MS: int(0, 86_400_000).default(600_000),
   FAILOVER_AFTER_MS: int(0, 86_400_000).default(120_000),
   SEND_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
+  RATE_LIMIT_PAUSE_MS: int(1000, 3_600_000).default(60_000),
   SESSION_LEASE_MS: int(1000, 3_600_000).default(30_000),
   TOKEN_TTL_HOURS: int(1, 24 * 365).default(24 * 7),
   LOGIN_RATE_LIMIT: int(1, 10_000).default(10),
@@ -191,6 +192,8 @@ export type Config = {
   failoverAfterMs: number;
   /** The longest one send (upload included) may take; then its delivery is unknown (failed, refunded). */
   sendTimeoutMs: number;
+  /** How long an account sends nothing after WhatsApp answers 429 rate-overlimit. */
+  rateLimitPauseMs: number;
   sessionLeaseMs: number;
   tokenTtlMs: number;
   /** Failed sign-ins (password or code) per account in 15 minutes before it answers 429. */
@@ -278,6 +281,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionWaitMs: e.SESSION_WAIT_MS,
     failoverAfterMs: e.FAILOVER_AFTER_MS,
     sendTimeoutMs: e.SEND_TIMEOUT_MS,
+    rateLimitPauseMs: e.RATE_LIMIT_PAUSE_MS,
     sessionLeaseMs: e.SESSION_LEASE_MS,
     tokenTtlMs: e.TOKEN_TTL_HOURS * 3_600_000,
     loginRateLimit: e.LOGIN_RATE_LIMIT,

@@ -22,6 +22,7 @@ describe('config', () => {
       sendDelayMaxMs: 8000,
       sessionWaitMs: 600_000,
       failoverAfterMs: 120_000,
+      rateLimitPauseMs: 60_000,
       databaseUrl: undefined,
       logLevel: 'info',
       pgliteSharedBuffers: '32MB',

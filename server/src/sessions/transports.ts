@@ -57,6 +57,7 @@ export async function createTransport(ctx: AppContext, session: TransportSession
     groups: groupLookup(ctx, session.sessionId),
     version: ctx.config.waVersion,
     mediaUploadTimeoutMs: ctx.config.sendTimeoutMs,
+    rateLimitPauseMs: ctx.config.rateLimitPauseMs,
     ...waEndpoint(ctx.config, ctx.log),
   });
 }
