@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creditLedger, messageJobRecipients } from '../src/db/schema.ts';
@@ -120,6 +121,73 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
       .where(eq(messageJobRecipients.id, claimed!.id));
     expect(r?.status).toBe('failed');
     expect((await jobRow(t.db, jobIds[0]!))?.failedCount).toBe(1);
+    await expectLedgerMatches(t.db, [user.id]);
+  });
+});
+
+/**
+ * A tick records sends of several jobs in one statement while receipts (and the jobs API) lock a
+ * job, then its recipients. The tick must take its job locks, in id order, before it touches a
+ * recipient: else a receipt batch holding job B and reaching for a recipient of job A deadlocks
+ * with a tick that updated A's recipient and waits for B. PostgreSQL only (PGlite runs one
+ * transaction at a time).
+ */
+describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt batch (postgres)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp('postgres');
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('waits for a job another transaction holds before touching any recipient, so the two finish', async () => {
+    const user = await buildUser(t, { credits: 10 });
+    const row = (await findUserById(t.db, user.id))!;
+    const sessionId = await buildSession(t, user.id);
+    const jobIds: string[] = [];
+    for (const chats of [['916111111111'], ['916222222222']]) {
+      const res = await acceptSend(t.ctx, row, sessionId, { chatIds: chats, content: 'Hi' }, 'individuals');
+      jobIds.push(res.jobId!);
+    }
+    const [low, high] = [...jobIds].sort();
+    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const claimed = await store.claim(sessionId, 2);
+    const ofLow = claimed.find((c) => c.jobId === low)!;
+    const ofHigh = claimed.find((c) => c.jobId === high)!;
+
+    let tick: Promise<unknown> | undefined;
+    await t.db.transaction(async (tx) => {
+      // As a receipt batch does: the job first (the higher id here)...
+      await tx.execute(sql`SELECT id FROM message_jobs WHERE id = ${high} FOR UPDATE`);
+      // ...while the tick records a send of each job in one statement...
+      tick = Promise.all([
+        store.recordSent(ofLow.id, { messageId: 'A1' }),
+        store.recordSent(ofHigh.id, { messageId: 'B1' }),
+      ]);
+      await sleep(300);
+      // ...then a recipient of the other job: free, because the tick has touched none yet.
+      await tx.execute(sql`SELECT id FROM message_job_recipients WHERE id = ${ofLow.id} FOR UPDATE`);
+    });
+    await tick;
+
+    const rows = await t.db
+      .select({
+        id: messageJobRecipients.id,
+        status: messageJobRecipients.status,
+        messageId: messageJobRecipients.messageId,
+      })
+      .from(messageJobRecipients)
+      .where(eq(messageJobRecipients.sessionId, sessionId))
+      .orderBy(asc(messageJobRecipients.messageId));
+    expect(rows.map((r) => [r.status, r.messageId])).toEqual([
+      ['sent', 'A1'],
+      ['sent', 'B1'],
+    ]);
+    for (const jobId of jobIds) {
+      const job = await jobRow(t.db, jobId);
+      expect([job?.status, job?.sentCount]).toEqual(['completed', 1]);
+    }
     await expectLedgerMatches(t.db, [user.id]);
   });
 });

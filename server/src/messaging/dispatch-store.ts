@@ -217,6 +217,16 @@ function recordAndClaimBatch(
   return sql`WITH input AS (
           SELECT * FROM unnest(${sql.param(sent.ids)}::bigint[], ${sql.param(sent.messageIds)}::text[],
                                ${sql.param(sent.sentTo)}::text[]) AS t(id, message_id, sent_to)
+        ), locked AS MATERIALIZED (
+          -- The jobs of the recorded sends first, in id order, as receipts and the jobs API lock
+          -- them: updating several jobs in the statement's own order deadlocked with a receipt
+          -- batch. The record (r) and the claim (want) both ask for this CTE's count, an InitPlan
+          -- run once before either reads a row: every job lock is held before any recipient row
+          -- is locked, and nothing waits after that (the claim skips locked rows). One round trip.
+          SELECT j.id FROM message_jobs j
+          WHERE j.id IN (SELECT q.job_id FROM message_job_recipients q JOIN input i ON q.id = i.id)
+          ORDER BY j.id
+          FOR UPDATE OF j
         ), r AS (
           UPDATE message_job_recipients m
           SET status = 'sent', message_id = i.message_id, sent_at = now(), error = NULL,
@@ -224,6 +234,7 @@ function recordAndClaimBatch(
               lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
           FROM input i
           WHERE m.id = i.id AND m.status = 'sending' AND m.lease_owner = ${nodeId}
+            AND (SELECT count(*) FROM locked) >= 0
           RETURNING m.job_id
         ), per_job AS (
           SELECT job_id, count(*)::int AS n FROM r GROUP BY job_id
@@ -242,6 +253,7 @@ function recordAndClaimBatch(
           RETURNING j.id
         ), want AS (
           SELECT * FROM unnest(${sql.param(claimFor)}::text[], ${sql.param(groupsOnly)}::boolean[]) AS w(session_id, groups_only)
+          WHERE (SELECT count(*) FROM locked) >= 0
         ), due AS (
           SELECT x.id FROM want w CROSS JOIN LATERAL (
             SELECT q.id FROM message_job_recipients q
@@ -347,25 +359,15 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
         claiming.map((c) => c.claimFor!),
         claiming.map((c) => c.groupsOnly === true),
       );
-      const rows =
-        sent.length === 0
-          ? await hotRows<ClaimRow & { session_id: string }>(db, 'wa_dispatch_tick', statement)
-          : await db.transaction(async (tx) => {
-              // The jobs of the recorded sends first, in id order, as receipts and the jobs API
-              // lock them: one statement updating several jobs in its own order deadlocked with
-              // a receipt batch.
-              await tx.execute(
-                sql`SELECT id FROM message_jobs WHERE id IN (
-                      SELECT job_id FROM message_job_recipients WHERE id = ANY(${sql.param(sent.map((x) => x.id))}::bigint[]))
-                    ORDER BY id FOR UPDATE`,
-              );
-              return queryRows<ClaimRow & { session_id: string }>(tx, statement);
-            });
+      const rows = await hotRows<ClaimRow & { session_id: string }>(db, 'wa_dispatch_tick', statement);
       const bySession = new Map(rows.map((r) => [r.session_id, toClaimed([r])[0]!]));
       return calls.map((c) => (c.claimFor ? (bySession.get(c.claimFor) ?? null) : null));
     },
     // One claim per session per statement: two for one session would be handed the same row.
     (a, b) => a.claimFor !== undefined && a.claimFor === b.claimFor,
+    // Two ticks at once: a session loop has one call out at a time, so the two never share a
+    // session; both lock their jobs in id order first (locked), and claims skip locked rows.
+    2,
   );
 
   return {
