@@ -3,13 +3,19 @@ type BatchItem<I, O> = { item: I; resolve(value: O): void; reject(err: unknown):
 /**
  * Group commit: calls made while a statement runs wait and go together in the next one. Each
  * caller gets its own result. `conflicts` keeps two calls that must not share a statement apart.
+ * `inFlight` statements may run at once: with two, one gathers calls while the other commits,
+ * and the database's second connection (and core) is used.
  */
-export function batcher<I, O>(run: (items: I[]) => Promise<O[]>, conflicts: (a: I, b: I) => boolean) {
+export function batcher<I, O>(
+  run: (items: I[]) => Promise<O[]>,
+  conflicts: (a: I, b: I) => boolean,
+  inFlight = 1,
+) {
   let queue: Array<BatchItem<I, O>> = [];
-  let running = false;
+  let running = 0;
   const flush = async () => {
-    if (running || queue.length === 0) return;
-    running = true;
+    if (running >= inFlight || queue.length === 0) return;
+    running += 1;
     const batch: Array<BatchItem<I, O>> = [];
     const later: Array<BatchItem<I, O>> = [];
     for (const q of queue) (batch.some((b) => conflicts(b.item, q.item)) ? later : batch).push(q);
@@ -20,13 +26,13 @@ export function batcher<I, O>(run: (items: I[]) => Promise<O[]>, conflicts: (a: 
     } catch (err) {
       for (const b of batch) b.reject(err);
     } finally {
-      running = false;
+      running -= 1;
       if (queue.length > 0) setImmediate(flush);
     }
   };
   return (item: I) =>
     new Promise<O>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      if (!running) setImmediate(flush);
+      if (running < inFlight) setImmediate(flush);
     });
 }

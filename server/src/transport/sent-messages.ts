@@ -45,6 +45,7 @@ export async function recordSentMessage(db: Db, row: SentRow): Promise<void> {
         }
       },
       () => false,
+      2,
     );
     writers.set(db, write);
   }
