@@ -3,6 +3,10 @@ import { insideWindow, localDayNumber, localDayStart, nextLocalTime } from '../s
 import { decide, resolvePolicy, typingMs } from '../src/messaging/send-policy.ts';
 
 const at = (iso: string) => new Date(iso);
+const minuteAfter = (hhmm: string) => {
+  const m = (Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5)) + 1) % 1440;
+  return `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+};
 
 describe('wall-clock arithmetic in an account’s time zone', () => {
   it('finds the local day start and the next local time (India, no daylight saving)', () => {
@@ -25,6 +29,25 @@ describe('wall-clock arithmetic in an account’s time zone', () => {
     );
     expect(localDayStart(at('2026-03-08T15:00:00Z'), 'America/New_York').toISOString()).toBe(
       '2026-03-08T05:00:00.000Z',
+    );
+  });
+
+  it('reads the clock minute by minute across a daylight-saving change, in any order', () => {
+    // New York, 8 March 2026: 01:59 EST (06:59 UTC) is followed by 03:00 EDT (07:00 UTC).
+    const tz = 'America/New_York';
+    const minutes = Array.from({ length: 120 }, (_, i) => Date.UTC(2026, 2, 8, 6, 0) + i * 60_000);
+    for (const m of [...minutes].reverse().concat(minutes)) {
+      const when = new Date(m + 30_000);
+      const wall = new Intl.DateTimeFormat('en-GB', { timeZone: tz, hour: '2-digit', minute: '2-digit' })
+        .format(when)
+        .replace(/^24/, '00');
+      // The minute the clock shows is the one-minute window that holds the instant.
+      expect(insideWindow(when, tz, wall, minuteAfter(wall))).toBe(true);
+      expect(insideWindow(when, tz, minuteAfter(wall), minuteAfter(minuteAfter(wall)))).toBe(false);
+    }
+    expect(localDayStart(at('2026-03-08T07:30:00Z'), tz).toISOString()).toBe('2026-03-08T05:00:00.000Z');
+    expect(nextLocalTime(at('2026-03-08T06:59:30Z'), tz, '03:00').toISOString()).toBe(
+      '2026-03-08T07:00:00.000Z',
     );
   });
 
