@@ -27,6 +27,11 @@ import {
   simulatedOwnLid,
 } from './network.ts';
 
+/**
+ * A message id in WhatsApp Web's shape (3EB0 and 16 hex digits), from a UUID: Node draws those
+ * from a pooled buffer, where 8 fresh random bytes cost a system call per message.
+ */
+const simulatedMessageId = () => `3EB0${crypto.randomUUID().replace(/-/g, '').slice(-16).toUpperCase()}`;
 /** What the simulator records for every message it accepted (the outbox). */
 export type SimulatedMessage = {
   sessionId: string;
@@ -243,7 +248,7 @@ export class SimulatorTransport
       digits = from.split('@')[0]!.split(':')[0]!.replace(/\D/g, '') || null;
     }
     if (!digits) return true;
-    const messageId = `3EB0${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
+    const messageId = simulatedMessageId();
     this.emit('incoming-text', { from: `${digits}@s.whatsapp.net`, text, messageId });
     return true;
   }
@@ -304,7 +309,7 @@ export class SimulatorTransport
     if (message.kind === 'poll' && message.options.length < 2)
       throw new SendError('invalid', 'A poll needs at least two options');
 
-    const messageId = `3EB0${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
+    const messageId = simulatedMessageId();
     const record: SimulatedMessage = {
       sessionId: this.sessionId,
       messageId,
