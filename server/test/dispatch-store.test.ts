@@ -125,6 +125,62 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
   });
 });
 
+/** The sweep asks one statement which of its checks have work, and runs only those. */
+describe.each(DB_KINDS)('sweep checks (%s)', (kind) => {
+  it('finds nothing to do on an idle database; each kind of work turns on its own check', async () => {
+    const t = await createTestApp(kind);
+    try {
+      const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+      const none = {
+        expiredLeases: false,
+        endedPauses: false,
+        spreadJobs: false,
+        waitingClocks: false,
+        longWaiting: false,
+        forbidden: false,
+      };
+      expect(await store.sweepsDue(60_000)).toEqual(none);
+
+      // A job on a disconnected account: its waiting clock is to start, then it has waited.
+      const user = await buildUser(t, { credits: 10 });
+      const row = (await findUserById(t.db, user.id))!;
+      const sessionId = await buildSession(t, user.id, { status: 'DISCONNECTED' });
+      const { jobId } = await acceptSend(
+        t.ctx,
+        row,
+        sessionId,
+        { chatIds: ['917111111111', '917222222222'], content: 'Hi' },
+        'individuals',
+      );
+      expect(await store.sweepsDue(60_000)).toEqual({ ...none, waitingClocks: true });
+      await store.updateWaitingClocks();
+      expect(await store.sweepsDue(60_000)).toEqual({ ...none, waitingClocks: true });
+      expect(await store.sweepsDue(0)).toEqual({ ...none, waitingClocks: true, longWaiting: true });
+
+      // Spread over accounts; a send whose lease ran out; a restriction whose end has come; the owner disabled.
+      await t.db.execute(sql`UPDATE message_jobs SET session_ids = ARRAY[${sessionId}] WHERE id = ${jobId}`);
+      await t.db.execute(
+        sql`UPDATE message_job_recipients SET status = 'sending', lease_owner = 'gone', lease_expires_at = now() - interval '1 second'
+            WHERE id = (SELECT min(id) FROM message_job_recipients WHERE job_id = ${jobId})`,
+      );
+      await t.db.execute(
+        sql`UPDATE wa_sessions SET send_paused = true, send_paused_until = now() - interval '1 second' WHERE session_id = ${sessionId}`,
+      );
+      await t.db.execute(sql`UPDATE users SET disabled = true WHERE id = ${user.id}`);
+      expect(await store.sweepsDue(60_000)).toEqual({
+        expiredLeases: true,
+        endedPauses: true,
+        spreadJobs: true,
+        waitingClocks: true,
+        longWaiting: false,
+        forbidden: true,
+      });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 /**
  * A tick records sends of several jobs in one statement while receipts (and the jobs API) lock a
  * job, then its recipients. The tick must take its job locks, in id order, before it touches a

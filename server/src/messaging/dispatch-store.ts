@@ -82,6 +82,11 @@ export interface DispatchStore extends PolicySource {
    * recipients (to wake them).
    */
   moveFromDownAccounts(afterMs: number): Promise<string[]>;
+  /**
+   * Which of the sweep's operations have anything to do now, asked in one statement: a node runs
+   * only those, so an idle node's sweep is one statement whatever the number of its accounts.
+   */
+  sweepsDue(waitMs: number): Promise<SweepsDue>;
   /** Fails (and refunds) due recipients of jobs that waited longer than `waitMs` for their session. */
   failLongWaiting(waitMs: number): Promise<FailedGroup[]>;
   /** Fails (and refunds) queued recipients their owner may no longer send (see forbiddenWaiting). */
@@ -102,6 +107,15 @@ export type ClaimedRecipient = { id: number; jobId: string; chatId: string; cont
 export type SentMessage = { messageId: string; sentTo?: string | null };
 export type Receipt = { messageId: string; status: 'delivered' | 'read'; at: Date };
 export type SessionReceipt = Receipt & { sessionId: string };
+/** The sweep's operations that may find work (a condition seen true here can be gone when it runs). */
+export type SweepsDue = {
+  expiredLeases: boolean;
+  endedPauses: boolean;
+  spreadJobs: boolean;
+  waitingClocks: boolean;
+  longWaiting: boolean;
+  forbidden: boolean;
+};
 export type { FailedGroup };
 
 /** How long a recipient stays `sending` before another node may declare its delivery unknown. */
@@ -289,6 +303,18 @@ function recordAndClaimBatch(
 /** Session `sessionId` can send now: CONNECTED, and a node holds its live lease. */
 const canSend = (sessionId: SQL) => sql`EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId}
     AND s.status = 'CONNECTED' AND s.owner_node IS NOT NULL AND s.lease_expires_at > now())`;
+
+/**
+ * Job `j` has due recipients on an account that cannot send (each recipient's own account counts:
+ * a job may be spread over several). Recipients held by WhatsApp's restriction of new chats (463,
+ * CAPPED) wait without a clock: they resume with it (DECISIONS.md).
+ */
+const waitsOnDownAccount = sql`EXISTS (
+    SELECT 1 FROM unnest(coalesce(j.session_ids, ARRAY[j.session_id])) AS a(session_id)
+    WHERE NOT ${canSend(sql.raw('a.session_id'))}
+      AND EXISTS (SELECT 1 FROM message_job_recipients r
+                  WHERE r.session_id = a.session_id AND r.job_id = j.id
+                    AND r.status = 'queued' AND r.due_at <= now()))`;
 
 /**
  * The failover of jobs spread over accounts (FAILOVER_AFTER_MS), up to `limit` recipients per
@@ -522,15 +548,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     async updateWaitingClocks() {
       // A session can send when a node holds its live lease and it is CONNECTED. Jobs with due
       // recipients on an account that cannot send start (or keep) their waiting clock; the clock
-      // stops as soon as none of their accounts with due recipients is down. Each recipient's own
-      // account counts (a job may be spread over several). Recipients held by WhatsApp's
-      // restriction of new chats (463, CAPPED) wait without a clock: they resume with it (DECISIONS.md).
-      const waitsOnDownAccount = sql`EXISTS (
-          SELECT 1 FROM unnest(coalesce(j.session_ids, ARRAY[j.session_id])) AS a(session_id)
-          WHERE NOT ${canSend(sql.raw('a.session_id'))}
-            AND EXISTS (SELECT 1 FROM message_job_recipients r
-                        WHERE r.session_id = a.session_id AND r.job_id = j.id
-                          AND r.status = 'queued' AND r.due_at <= now()))`;
+      // stops as soon as none of their accounts with due recipients is down.
       await db.execute(
         sql`UPDATE message_jobs j SET waiting_since = now()
             WHERE j.waiting_since IS NULL AND j.status IN ('pending', 'processing', 'scheduled')
@@ -540,6 +558,28 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
         sql`UPDATE message_jobs j SET waiting_since = NULL
             WHERE j.waiting_since IS NOT NULL AND NOT ${waitsOnDownAccount}`,
       );
+    },
+
+    async sweepsDue(waitMs) {
+      // Each EXISTS is the condition of one operation below (or a wider one), so an operation
+      // skipped here would have found nothing to do.
+      const [row] = await hotRows<{ [K in keyof SweepsDue]: boolean }>(
+        db,
+        'wa_sweeps_due',
+        sql`SELECT
+              EXISTS (SELECT 1 FROM message_job_recipients r
+                      WHERE r.status = 'sending' AND r.lease_expires_at < now()) AS "expiredLeases",
+              EXISTS (SELECT 1 FROM wa_sessions WHERE send_paused AND send_paused_until <= now()) AS "endedPauses",
+              EXISTS (SELECT 1 FROM message_jobs j
+                      WHERE j.session_ids IS NOT NULL AND j.status IN ('pending', 'processing', 'scheduled')) AS "spreadJobs",
+              EXISTS (SELECT 1 FROM message_jobs j WHERE j.waiting_since IS NOT NULL)
+                OR EXISTS (SELECT 1 FROM message_jobs j
+                           WHERE j.waiting_since IS NULL AND j.status IN ('pending', 'processing', 'scheduled')
+                             AND ${waitsOnDownAccount}) AS "waitingClocks",
+              EXISTS (SELECT 1 FROM message_jobs WHERE waiting_since <= now() - ${ms(waitMs)}) AS "longWaiting",
+              EXISTS (SELECT 1 FROM message_job_recipients r WHERE ${forbiddenWaiting()}) AS forbidden`,
+      );
+      return row!;
     },
 
     failLongWaiting(waitMs) {

@@ -168,16 +168,19 @@ export async function startDispatcher(
     while (sweeping) await sweeping;
     sweeping = (async () => {
       try {
-        await store.failExpiredLeases();
+        // One statement says which checks have work; an idle node runs none of them.
+        const due = await store.sweepsDue(config.sessionWaitMs);
+        if (due.expiredLeases) await store.failExpiredLeases();
         // WhatsApp's restriction of new chats ended: their recipients go on.
-        for (const sessionId of await store.liftEndedPauses()) ensureLoop(sessionId);
+        if (due.endedPauses) for (const sessionId of await store.liftEndedPauses()) ensureLoop(sessionId);
         // Jobs spread over accounts: recipients of an account down for long go to the healthy ones.
-        for (const sessionId of await store.moveFromDownAccounts(config.failoverAfterMs))
-          await signal(ctx, 'recipients-queued', sessionId);
-        await store.updateWaitingClocks();
-        await store.failLongWaiting(config.sessionWaitMs);
+        if (due.spreadJobs)
+          for (const sessionId of await store.moveFromDownAccounts(config.failoverAfterMs))
+            await signal(ctx, 'recipients-queued', sessionId);
+        if (due.waitingClocks) await store.updateWaitingClocks();
+        if (due.longWaiting) await store.failLongWaiting(config.sessionWaitMs);
         // A recipient put back in the queue after an admin disabled its owner (or revoked the flag).
-        await store.failForbidden();
+        if (due.forbidden) await store.failForbidden();
         // Occurrences of repeating jobs whose time has come are reserved and queued (any node),
         // checked every few seconds: an idle node keeps to about one statement a second.
         if (Date.now() - lastOccurrenceCheck >= OCCURRENCE_CHECK_MS) {
