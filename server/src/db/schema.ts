@@ -369,6 +369,9 @@ export const messageJobs = pgTable(
     // Newest first, as every list pages them (keyset on created_at, id).
     index('message_jobs_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
     index('message_jobs_session_status_idx').on(t.sessionId, t.status),
+    // The jobs waiting for an account, for the sweep's waiting clocks (few rows; without it the
+    // sweep read every job of every user each second).
+    index('message_jobs_waiting_idx').on(t.waitingSince).where(sql`${t.waitingSince} IS NOT NULL`),
     // The live jobs spread over accounts, for the failover sweep (few rows).
     index('message_jobs_spread_live_idx')
       .on(t.id)

@@ -1,0 +1,1 @@
+CREATE INDEX "message_jobs_waiting_idx" ON "message_jobs" USING btree ("waiting_since") WHERE "message_jobs"."waiting_since" IS NOT NULL;
