@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addCredits } from '../src/credits/credits.ts';
 import { type Engine, startEngine } from '../src/engine.ts';
-import { nextOccurrenceAfter, occurrenceAt } from '../src/messaging/recurring.ts';
+import { nextOccurrenceAfter, occurrenceAt } from '../src/messaging/occurrences.ts';
 import {
   balanceOf,
   expectLedgerMatches,

@@ -9,7 +9,7 @@ import {
   recipientLeaseMs,
   type SessionReceipt,
 } from './dispatch-store.ts';
-import { startDueOccurrences } from './recurring.ts';
+import { startDueOccurrences } from './occurrences.ts';
 import { SessionLoop } from './session-loop.ts';
 
 export type DispatcherOptions = {
