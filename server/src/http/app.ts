@@ -196,6 +196,13 @@ export async function buildApp(ctx: AppContext): Promise<App> {
       prefix: '/',
       wildcard: false,
       index: 'index.html',
+      // The build names every file under assets/ by its content's hash, so a name never gets new
+      // content: browsers keep them a year without asking again (a reload of the console asked
+      // for each file). index.html, which names them, is asked for every time (max-age=0).
+      setHeaders: (reply, filePath) => {
+        if (path.relative(ctx.config.webDistDir, filePath).startsWith(`assets${path.sep}`))
+          reply.header('cache-control', 'public, max-age=31536000, immutable');
+      },
     });
   }
   app.setNotFoundHandler((request, reply) => {
