@@ -373,6 +373,8 @@ async function importContacts(ctx: AppContext): Promise<string> {
   const result = await importContactList(ctx.db, user, { name: 'bench', rows: csvRows(chunks()) }, '91');
   const ms = performance.now() - t0;
   clearInterval(timer);
+  // On PGlite the import can hold the event loop for its whole length, so the timer never ran.
+  peak = Math.max(peak, before, process.memoryUsage().rss);
   if (result.imported !== IMPORT_CONTACTS) throw new Error(`imported ${result.imported}`);
   return `${fmtS(ms)}, RSS ${Math.round(before / 1e6)} → peak ${Math.round(peak / 1e6)} MB`;
 }
