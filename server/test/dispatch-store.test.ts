@@ -246,4 +246,62 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
     }
     await expectLedgerMatches(t.db, [user.id]);
   });
+
+  it('applies receipts of two jobs in one statement that locks both jobs before any recipient, beside a job held', async () => {
+    const user = await buildUser(t, { credits: 10 });
+    const row = (await findUserById(t.db, user.id))!;
+    const sessionId = await buildSession(t, user.id);
+    const jobIds: string[] = [];
+    for (const chats of [['916333333333'], ['916444444444']]) {
+      const res = await acceptSend(t.ctx, row, sessionId, { chatIds: chats, content: 'Hi' }, 'individuals');
+      jobIds.push(res.jobId!);
+    }
+    const [low, high] = [...jobIds].sort();
+    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const claimed = await store.claim(sessionId, 2);
+    const ofLow = claimed.find((c) => c.jobId === low)!;
+    const ofHigh = claimed.find((c) => c.jobId === high)!;
+    await Promise.all([
+      store.recordSent(ofLow.id, { messageId: 'RL' }),
+      store.recordSent(ofHigh.id, { messageId: 'RH' }),
+    ]);
+
+    const at = new Date('2026-11-25T06:00:00Z');
+    let applied: Promise<unknown> | undefined;
+    await t.db.transaction(async (tx) => {
+      // As a delete or a retry does: the job first (the higher id here)...
+      await tx.execute(sql`SELECT id FROM message_jobs WHERE id = ${high} FOR UPDATE`);
+      // ...while one receipt batch reaches both jobs (and one message no recipient has)...
+      applied = store.applyReceipts([
+        { sessionId, messageId: 'RL', status: 'read', at },
+        { sessionId, messageId: 'RH', status: 'delivered', at },
+        { sessionId, messageId: 'ELSEWHERE', status: 'delivered', at },
+      ]);
+      await sleep(300);
+      // ...then a recipient of the other job: free, because the receipts have touched none yet.
+      await tx.execute(sql`SELECT id FROM message_job_recipients WHERE id = ${ofLow.id} FOR UPDATE`);
+    });
+    const unmatched = (await applied) as Array<{ messageId: string }>;
+    expect(unmatched.map((u) => u.messageId)).toEqual(['ELSEWHERE']);
+
+    const recipients = await t.db
+      .select({
+        messageId: messageJobRecipients.messageId,
+        deliveredAt: messageJobRecipients.deliveredAt,
+        readAt: messageJobRecipients.readAt,
+      })
+      .from(messageJobRecipients)
+      .where(eq(messageJobRecipients.sessionId, sessionId))
+      .orderBy(asc(messageJobRecipients.messageId));
+    expect(recipients).toEqual([
+      { messageId: 'RH', deliveredAt: at, readAt: null },
+      { messageId: 'RL', deliveredAt: at, readAt: at },
+    ]);
+    const counts = async (jobId: string) => {
+      const job = await jobRow(t.db, jobId);
+      return [job?.deliveredCount, job?.readCount];
+    };
+    expect(await counts(low)).toEqual([1, 1]);
+    expect(await counts(high)).toEqual([1, 0]);
+  });
 });
