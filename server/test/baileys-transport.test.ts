@@ -420,7 +420,17 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
       [ok.messageId, 'delivered'],
       [ok.messageId, 'read'],
     ]);
-    // getMessage answers from the stored sent messages.
+    // The send returns the message as Baileys sent it; the engine keeps it with the outcome
+    // (dispatch-store.test.ts), and getMessage answers retry requests from there.
+    expect(JSON.parse(ok.kept!)).toEqual({ conversation: 'x' });
+    await t.db
+      .insert(waSentMessages)
+      .values({
+        sessionId,
+        messageId: ok.messageId,
+        chatId: '919822222222@s.whatsapp.net',
+        message: ok.kept!,
+      });
     const stored = await s2.config.getMessage!({
       id: ok.messageId,
       remoteJid: '919822222222@s.whatsapp.net',

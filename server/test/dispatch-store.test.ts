@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creditLedger, messageJobRecipients } from '../src/db/schema.ts';
+import { creditLedger, messageJobRecipients, waSentMessages, waSessions } from '../src/db/schema.ts';
 import { createDispatchStore } from '../src/messaging/dispatch-store.ts';
 import { acceptSend } from '../src/messaging/service.ts';
 import { findUserById } from '../src/users/repository.ts';
@@ -121,6 +121,49 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
       .where(eq(messageJobRecipients.id, claimed!.id));
     expect(r?.status).toBe('failed');
     expect((await jobRow(t.db, jobIds[0]!))?.failedCount).toBe(1);
+    await expectLedgerMatches(t.db, [user.id]);
+  });
+
+  it("keeps each transport's copy of a sent message in the tick that records it; a session deleted meanwhile keeps none, and its send is still recorded", async () => {
+    const user = await buildUser(t, { credits: 10 });
+    const row = (await findUserById(t.db, user.id))!;
+    const [kept, gone] = [await buildSession(t, user.id), await buildSession(t, user.id)];
+    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const claimed = [];
+    for (const [sessionId, chat] of [
+      [kept, '916555555555'],
+      [gone, '916666666666'],
+    ] as const) {
+      await acceptSend(t.ctx, row, sessionId, { chatIds: [chat], content: 'Hi' }, 'individuals');
+      claimed.push((await store.claim(sessionId, 1))[0]!);
+    }
+    await t.db.delete(waSessions).where(eq(waSessions.sessionId, gone));
+    await Promise.all([
+      store.recordSent(claimed[0]!.id, { messageId: 'K1', sentTo: '916555555555@lid', kept: '{"k":1}' }),
+      store.recordSent(claimed[1]!.id, { messageId: 'K2', kept: '{"k":2}' }),
+    ]);
+
+    const stored = await t.db
+      .select({
+        sessionId: waSentMessages.sessionId,
+        messageId: waSentMessages.messageId,
+        chatId: waSentMessages.chatId,
+        message: waSentMessages.message,
+      })
+      .from(waSentMessages)
+      .where(inArray(waSentMessages.sessionId, [kept, gone]));
+    expect(stored).toEqual([
+      { sessionId: kept, messageId: 'K1', chatId: '916555555555@lid', message: '{"k":1}' },
+    ]);
+    const statuses = await t.db
+      .select({ status: messageJobRecipients.status, messageId: messageJobRecipients.messageId })
+      .from(messageJobRecipients)
+      .where(inArray(messageJobRecipients.sessionId, [kept, gone]))
+      .orderBy(asc(messageJobRecipients.messageId));
+    expect(statuses).toEqual([
+      { status: 'sent', messageId: 'K1' },
+      { status: 'sent', messageId: 'K2' },
+    ]);
     await expectLedgerMatches(t.db, [user.id]);
   });
 });

@@ -37,8 +37,9 @@ export interface DispatchStore extends PolicySource {
    */
   msUntilNextDue(sessionIds: string[]): Promise<Map<string, number>>;
   /**
-   * Records a sent recipient with its job's counters; with `claimNextOf`, claims that session's
-   * next due recipient in the same statement (one round trip per message when unpaced).
+   * Records a sent recipient with its job's counters, and keeps the transport's copy of the
+   * message (`sent.kept`, wa_sent_messages); with `claimNextOf`, claims that session's next due
+   * recipient in the same statement (one round trip per message when unpaced).
    */
   recordSent(
     recipientId: number,
@@ -104,7 +105,8 @@ export interface DispatchStore extends PolicySource {
 /** `content`: this recipient's own text when the job is personalised (else null). */
 export type ClaimedRecipient = { id: number; jobId: string; chatId: string; content: string | null };
 /** A message the transport sent: its id, and the JID it went to when WhatsApp named another for the number. */
-export type SentMessage = { messageId: string; sentTo?: string | null };
+/** A send the transport finished: `kept` is its copy of the message (SendResult.kept). */
+export type SentMessage = { messageId: string; sentTo?: string | null; kept?: string };
 export type Receipt = { messageId: string; status: 'delivered' | 'read'; at: Date };
 export type SessionReceipt = Receipt & { sessionId: string };
 /** The sweep's operations that may find work (a condition seen true here can be gone when it runs). */
@@ -224,13 +226,14 @@ function claimCtes(sessionId: string, nodeId: string, limit: number, leaseMs: nu
 function recordAndClaimBatch(
   nodeId: string,
   leaseMs: number,
-  sent: { ids: number[]; messageIds: string[]; sentTo: Array<string | null> },
+  sent: { ids: number[]; messageIds: string[]; sentTo: Array<string | null>; kept: Array<string | null> },
   claimFor: string[],
   groupsOnly: boolean[],
 ) {
   return sql`WITH input AS (
           SELECT * FROM unnest(${sql.param(sent.ids)}::bigint[], ${sql.param(sent.messageIds)}::text[],
-                               ${sql.param(sent.sentTo)}::text[]) AS t(id, message_id, sent_to)
+                               ${sql.param(sent.sentTo)}::text[], ${sql.param(sent.kept)}::text[])
+                        AS t(id, message_id, sent_to, kept)
         ), locked AS MATERIALIZED (
           -- The jobs of the recorded sends first, in id order, as receipts and the jobs API lock
           -- them: updating several jobs in the statement's own order deadlocked with a receipt
@@ -265,6 +268,18 @@ function recordAndClaimBatch(
                                  THEN now() ELSE j.finished_at END
           FROM per_job p WHERE j.id = p.job_id
           RETURNING j.id
+        ), kept AS (
+          -- The transport's copy of each message (Baileys answers retry requests from it; the
+          -- simulator's outbox), in the send's own statement rather than one more per send. Kept
+          -- even when the record finds the recipient no longer this node's: the message was sent.
+          -- A session deleted meanwhile keeps nothing (its rows would be deleted with it).
+          INSERT INTO wa_sent_messages (session_id, message_id, chat_id, message)
+          SELECT q.session_id, i.message_id, coalesce(i.sent_to, q.chat_id), i.kept
+          FROM input i JOIN message_job_recipients q ON q.id = i.id
+          WHERE i.kept IS NOT NULL
+            AND EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = q.session_id)
+          ON CONFLICT DO NOTHING
+          RETURNING 1
         ), want AS (
           SELECT * FROM unnest(${sql.param(claimFor)}::text[], ${sql.param(groupsOnly)}::boolean[]) AS w(session_id, groups_only)
           WHERE (SELECT count(*) FROM locked) >= 0
@@ -369,25 +384,50 @@ function failoverStatement(afterMs: number, limit: number) {
 /** The store over the database, for one node (`nodeId` is the owner written in leases). */
 export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): DispatchStore {
   type TickCall = { sent?: { id: number } & SentMessage; claimFor?: string; groupsOnly?: boolean };
+  const runTick = async (calls: TickCall[]): Promise<Array<ClaimedRecipient | null>> => {
+    const sent = calls.flatMap((c) => (c.sent ? [c.sent] : []));
+    const claiming = calls.filter((c) => c.claimFor);
+    const statement = recordAndClaimBatch(
+      nodeId,
+      leaseMs,
+      {
+        ids: sent.map((x) => x.id),
+        messageIds: sent.map((x) => x.messageId),
+        sentTo: sent.map((x) => x.sentTo ?? null),
+        kept: sent.map((x) => x.kept ?? null),
+      },
+      claiming.map((c) => c.claimFor!),
+      claiming.map((c) => c.groupsOnly === true),
+    );
+    const rows = await hotRows<ClaimRow & { session_id: string }>(db, 'wa_dispatch_tick', statement);
+    const bySession = new Map(rows.map((r) => [r.session_id, toClaimed([r])[0]!]));
+    return calls.map((c) => (c.claimFor ? (bySession.get(c.claimFor) ?? null) : null));
+  };
   // Every session loop's "record what I sent, claim my next" of one tick, in one statement.
-  const tick = batcher<TickCall, ClaimedRecipient | null>(
+  // A failed statement changed nothing: each call is tried alone, so that one session's fault (a
+  // deadlock, a session deleted between the check and the insert of its kept message) does not
+  // leave every other session's sends unrecorded. Alone, a call whose kept message cannot be
+  // stored is recorded without it.
+  const tick = batcher<TickCall, ClaimedRecipient | null | Error>(
     async (calls) => {
-      const sent = calls.flatMap((c) => (c.sent ? [c.sent] : []));
-      const claiming = calls.filter((c) => c.claimFor);
-      const statement = recordAndClaimBatch(
-        nodeId,
-        leaseMs,
-        {
-          ids: sent.map((x) => x.id),
-          messageIds: sent.map((x) => x.messageId),
-          sentTo: sent.map((x) => x.sentTo ?? null),
-        },
-        claiming.map((c) => c.claimFor!),
-        claiming.map((c) => c.groupsOnly === true),
-      );
-      const rows = await hotRows<ClaimRow & { session_id: string }>(db, 'wa_dispatch_tick', statement);
-      const bySession = new Map(rows.map((r) => [r.session_id, toClaimed([r])[0]!]));
-      return calls.map((c) => (c.claimFor ? (bySession.get(c.claimFor) ?? null) : null));
+      try {
+        return await runTick(calls);
+      } catch (batchErr) {
+        return Promise.all(
+          calls.map(async (c) => {
+            try {
+              if (calls.length === 1) throw batchErr;
+              return (await runTick([c]))[0] ?? null;
+            } catch (err) {
+              if (!c.sent?.kept) return err as Error;
+              return runTick([{ ...c, sent: { ...c.sent, kept: undefined } }]).then(
+                ([one]) => one ?? null,
+                (e: Error) => e,
+              );
+            }
+          }),
+        );
+      }
     },
     // One claim per session per statement: two for one session would be handed the same row.
     (a, b) => a.claimFor !== undefined && a.claimFor === b.claimFor,
@@ -395,10 +435,16 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     // session; both lock their jobs in id order first (locked), and claims skip locked rows.
     2,
   );
+  const ticked = async (call: TickCall) => {
+    const out = await tick(call);
+    if (out instanceof Error) throw out;
+    return out;
+  };
 
   return {
     claim(sessionId, limit, groupsOnly = false) {
-      if (limit === 1) return tick({ claimFor: sessionId, groupsOnly }).then((next) => (next ? [next] : []));
+      if (limit === 1)
+        return ticked({ claimFor: sessionId, groupsOnly }).then((next) => (next ? [next] : []));
       return hotRows<ClaimRow>(
         db,
         groupsOnly ? 'wa_claim_due_group_recipients' : 'wa_claim_due_recipients',
@@ -444,7 +490,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     },
 
     recordSent(recipientId, sent, claimNextOf, groupsOnly) {
-      return tick({ sent: { id: recipientId, ...sent }, claimFor: claimNextOf, groupsOnly });
+      return ticked({ sent: { id: recipientId, ...sent }, claimFor: claimNextOf, groupsOnly });
     },
 
     policyOf: (sessionId) => findPolicy(db, sessionId),

@@ -283,9 +283,10 @@ export class SessionLoop {
     }
     let messageId: string;
     let sentTo: string | undefined;
+    let kept: string | undefined;
     const endTimer = deps.metrics.sendDuration.startTimer();
     try {
-      ({ messageId, chatId: sentTo } = await withTimeout(
+      ({ messageId, chatId: sentTo, kept } = await withTimeout(
         transport.send(r.chatId, withContent(message, r.content)),
         deps.sendTimeoutMs,
       ));
@@ -325,7 +326,7 @@ export class SessionLoop {
     try {
       const following = await store.recordSent(
         r.id,
-        { messageId, sentTo },
+        { messageId, sentTo, kept },
         claimFor,
         after.kind === 'open' && after.groupsOnly,
       );

@@ -39,7 +39,6 @@ export async function createTransport(ctx: AppContext, session: TransportSession
   if (ctx.config.waProvider === 'simulator') {
     const sim = ctx.config.simulator;
     return new SimulatorTransport(session, {
-      db: ctx.db,
       auth,
       log,
       linkAfterMs: sim.linkAfterMs,

@@ -69,6 +69,13 @@ export type SendResult = {
   messageId: string;
   /** The chat the message went to when WhatsApp named another JID for the number (e.g. Brazil's 9th digit). */
   chatId?: string;
+  /**
+   * The transport's copy of the message, for later: Baileys answers WhatsApp's retry requests and
+   * decrypts poll votes from it (getMessage reads wa_sent_messages); the simulator's outbox lists
+   * it. The engine stores it in the statement that records the send (one write per tick, not one
+   * per message), so a recipient shown sent always has it.
+   */
+  kept?: string;
 };
 
 /** Why a send failed. `permanent` failures are not worth waiting and retrying automatically. */

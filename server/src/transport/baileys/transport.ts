@@ -23,7 +23,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/client.ts';
 import type { AuthStore } from '../auth-store.ts';
-import { findSentMessage, recordSentMessage } from '../sent-messages.ts';
+import { findSentMessage } from '../sent-messages.ts';
 import {
   type GroupInfo,
   type GroupLookup,
@@ -441,18 +441,11 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     }
     const messageId = sent?.key.id;
     if (!sent || !messageId) throw new SendError('unknown', 'WhatsApp did not accept the message');
-    // Kept for retry requests and to decrypt poll votes (getMessage).
-    if (sent.message) {
-      await recordSentMessage(this.deps.db, {
-        sessionId: this.sessionId,
-        messageId,
-        chatId,
-        message: JSON.stringify(sent.message, BufferJSON.replacer),
-      }).catch((err) => this.deps.log.warn({ err, messageId }, 'could not store the sent message'));
-    }
     // Sent: rc14 sends no ack of the server (SERVER_ACK comes from the phone's receipt), so
     // waiting for one only delayed every send. A later refusal arrives as an error status.
-    return { messageId, chatId };
+    // Kept (by the engine, with the outcome) for retry requests and to decrypt poll votes (getMessage).
+    const kept = sent.message ? JSON.stringify(sent.message, BufferJSON.replacer) : undefined;
+    return { messageId, chatId, kept };
   }
 
   /** A send WhatsApp or the socket refused, as a SendError; a 429 pauses the account's sends. */

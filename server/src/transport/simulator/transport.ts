@@ -2,9 +2,7 @@ import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../../db/client.ts';
 import type { AuthStore } from '../auth-store.ts';
-import { recordSentMessage } from '../sent-messages.ts';
 import {
   type GroupInfo,
   type MediaKind,
@@ -50,7 +48,6 @@ export type SimulatedMessage = {
 };
 
 export type SimulatorOptions = {
-  db: Db;
   auth: AuthStore;
   log: FastifyBaseLogger;
   linkAfterMs: number;
@@ -331,12 +328,6 @@ export class SimulatorTransport
           : null,
       sentAt: new Date().toISOString(),
     };
-    await recordSentMessage(this.options.db, {
-      sessionId: this.sessionId,
-      messageId,
-      chatId,
-      message: JSON.stringify(record),
-    });
     // Written synchronously so that a reader (a benchmark, a test) sees the line as soon as send returns.
     if (this.options.outboxFile) fs.appendFileSync(this.options.outboxFile, `${JSON.stringify(record)}\n`);
 
@@ -350,7 +341,7 @@ export class SimulatorTransport
           this.emit('receipt', { messageId, status: 'read', at: new Date() });
       });
     }
-    return { messageId };
+    return { messageId, kept: JSON.stringify(record) };
   }
 
   private groups(): SimulatedGroup[] {
