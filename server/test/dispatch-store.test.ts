@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../src/db/client.ts';
 import { creditLedger, messageJobRecipients, waSentMessages, waSessions } from '../src/db/schema.ts';
 import { createDispatchStore } from '../src/messaging/dispatch-store.ts';
 import { acceptSend } from '../src/messaging/service.ts';
@@ -346,5 +347,66 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
     };
     expect(await counts(low)).toEqual([1, 1]);
     expect(await counts(high)).toEqual([1, 0]);
+  });
+
+  it('records sends and applies receipts of the same jobs at once, round after round: no deadlock, every counter exact', async () => {
+    const user = await buildUser(t, { credits: 300 });
+    const row = (await findUserById(t.db, user.id))!;
+    const sessionId = await buildSession(t, user.id);
+    const JOBS = 24;
+    for (let j = 0; j < JOBS; j++) {
+      const chats = Array.from({ length: 10 }, (_, i) => `9170${String(j * 10 + i).padStart(8, '0')}`);
+      await acceptSend(t.ctx, row, sessionId, { chatIds: chats, content: 'Hi' }, 'individuals');
+    }
+    // Six nodes' stores recording sends at once, two more applying receipts.
+    const stores = Array.from({ length: 8 }, () => createDispatchStore(t.db, t.ctx.nodeId, 60_000));
+    const claimed = await stores[0]!.claim(sessionId, JOBS * 10);
+    expect(claimed).toHaveLength(JOBS * 10);
+    const deadlocks = async () => {
+      const [r] = await queryRows<{ n: number }>(
+        t.db,
+        sql`SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`,
+      );
+      return r!.n;
+    };
+    const before = await deadlocks();
+    // Each round sends one recipient of every job, in an order that mixes them, and the receipts
+    // of the round before arrive meanwhile: every statement reaches most jobs.
+    const byJob = new Map<string, typeof claimed>();
+    for (const r of claimed) byJob.set(r.jobId, [...(byJob.get(r.jobId) ?? []), r]);
+    let previous: typeof claimed = [];
+    const receiptErrors: unknown[] = [];
+    for (let round = 0; round < 10; round++) {
+      const now = [...byJob.values()]
+        .map((rs) => rs[round]!)
+        .sort((x, y) => ((x.id * 7919) % 97) - ((y.id * 7919) % 97));
+      const at = new Date();
+      const receipts = previous.map((r, i) => ({
+        sessionId,
+        messageId: `M${r.id}`,
+        status: i % 2 ? ('read' as const) : ('delivered' as const),
+        at,
+      }));
+      await Promise.all([
+        ...now.map((r, i) => stores[i % 6]!.recordSent(r.id, { messageId: `M${r.id}` })),
+        ...[receipts.filter((_, i) => i % 2 === 0), receipts.filter((_, i) => i % 2 === 1).reverse()].map(
+          (batch, k) => stores[6 + k]!.applyReceipts(batch).catch((err) => receiptErrors.push(err)),
+        ),
+      ]);
+      previous = now;
+    }
+    expect(receiptErrors).toEqual([]);
+    const jobs = await queryRows<{ sent: number; delivered: number; read: number; d: number; rd: number }>(
+      t.db,
+      sql`SELECT j.sent_count AS sent, j.delivered_count AS delivered, j.read_count AS read,
+                 (SELECT count(*)::int FROM message_job_recipients r WHERE r.job_id = j.id AND r.delivered_at IS NOT NULL) AS d,
+                 (SELECT count(*)::int FROM message_job_recipients r WHERE r.job_id = j.id AND r.read_at IS NOT NULL) AS rd
+          FROM message_jobs j WHERE j.user_id = ${user.id}`,
+    );
+    expect(jobs.reduce((n, j) => n + j.sent, 0)).toBe(JOBS * 10);
+    expect(jobs.reduce((n, j) => n + j.d, 0)).toBe(JOBS * 9);
+    for (const j of jobs) expect([j.delivered, j.read]).toEqual([j.d, j.rd]);
+    await sleep(1200);
+    expect(await deadlocks()).toBe(before);
   });
 });

@@ -212,7 +212,7 @@ function claimCtes(sessionId: string, nodeId: string, limit: number, leaseMs: nu
           WHERE j.id IN (
             SELECT j2.id FROM message_jobs j2
             WHERE j2.id IN (SELECT job_id FROM claimed) AND j2.status IN ('pending', 'scheduled')
-            FOR UPDATE SKIP LOCKED)
+            FOR NO KEY UPDATE SKIP LOCKED)
           RETURNING j.id
         )`;
 }
@@ -240,10 +240,12 @@ function recordAndClaimBatch(
           -- batch. The record (r) and the claim (want) both ask for this CTE's count, an InitPlan
           -- run once before either reads a row: every job lock is held before any recipient row
           -- is locked, and nothing waits after that (the claim skips locked rows). One round trip.
+          -- NO KEY UPDATE, the lock the counters' update takes anyway: it waits for another tick
+          -- and for the jobs API (FOR UPDATE), not for a receipt batch (KEY SHARE).
           SELECT j.id FROM message_jobs j
           WHERE j.id IN (SELECT q.job_id FROM message_job_recipients q JOIN input i ON q.id = i.id)
           ORDER BY j.id
-          FOR UPDATE OF j
+          FOR NO KEY UPDATE OF j
         ), r AS (
           UPDATE message_job_recipients m
           SET status = 'sent', message_id = i.message_id, sent_at = now(), error = NULL,
@@ -309,7 +311,7 @@ function recordAndClaimBatch(
             SELECT j2.id FROM message_jobs j2
             WHERE j2.id IN (SELECT job_id FROM claimed) AND j2.status IN ('pending', 'scheduled')
               AND j2.id NOT IN (SELECT job_id FROM per_job)
-            FOR UPDATE SKIP LOCKED)
+            FOR NO KEY UPDATE SKIP LOCKED)
           RETURNING j.id
         )
         SELECT id::text AS id, job_id, chat_id, content, session_id FROM claimed`;
@@ -658,12 +660,15 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       const ids = receipts.map((r) => r.messageId);
       const reads = receipts.map((r) => r.status === 'read');
       const ats = receipts.map((r) => r.at.toISOString());
-      // One statement, so that the job locks last as long as it runs, not over five round trips
-      // (the dispatch tick waits for them: up to 40 ms a tick while receipts came in). Jobs are
-      // locked first, in id order, then their recipients: the order of the jobs API (delete,
-      // retry, which lock the job row first) and of the tick; recipients first deadlocked with a
-      // job being deleted (reliability races). Both the update (old) and the answer wait on the
-      // InitPlan of `locked`. The answer: the receipts no recipient matched (not recorded yet).
+      // One statement. Jobs are locked first, in id order, then their recipients: the order of
+      // the jobs API (delete, retry, which lock the job row first) and of the tick; recipients
+      // first deadlocked with a job being deleted (reliability races). Both the update (old) and
+      // the answer wait on the InitPlan of `locked`. That lock is KEY SHARE: it keeps a job from
+      // being deleted or retried under the receipts, but lets the dispatch tick (NO KEY UPDATE)
+      // record sends of the same jobs meanwhile. With FOR UPDATE over five round trips, ticks
+      // waited 30-50 ms while receipts came in (auto_explain). Only the counters' update, the
+      // statement's last step, takes the rows' update lock, again in id order (relock).
+      // The answer: the receipts no recipient matched (not recorded yet).
       const unmatched = await queryRows<{ i: number }>(
         db,
         sql`WITH t AS (
@@ -674,7 +679,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
               SELECT j.id FROM message_jobs j
               WHERE j.id IN (SELECT r.job_id FROM message_job_recipients r
                              JOIN t ON t.session_id = r.session_id AND t.message_id = r.message_id)
-              ORDER BY j.id FOR UPDATE OF j
+              ORDER BY j.id FOR KEY SHARE OF j
             ), input AS (
               SELECT session_id, message_id, bool_or(is_read) AS is_read, min(at) AS at
               FROM t
@@ -695,9 +700,16 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
             ), per_job AS (
               SELECT job_id, count(*) FILTER (WHERE new_delivered)::int AS d, count(*) FILTER (WHERE new_read)::int AS rd
               FROM updated GROUP BY job_id
+            ), relock AS MATERIALIZED (
+              -- In id order: the update alone would lock in per_job's hash order, and a tick
+              -- locks in id order (a deadlock).
+              SELECT j.id FROM message_jobs j
+              WHERE j.id IN (SELECT job_id FROM per_job WHERE d > 0 OR rd > 0)
+              ORDER BY j.id FOR NO KEY UPDATE OF j
             ), counted AS (
               UPDATE message_jobs j SET delivered_count = j.delivered_count + p.d, read_count = j.read_count + p.rd
               FROM per_job p WHERE j.id = p.job_id AND (p.d > 0 OR p.rd > 0)
+                AND (SELECT count(*) FROM relock) >= 0
               RETURNING j.id
             )
             SELECT t.i::int AS i FROM t
