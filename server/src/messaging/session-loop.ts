@@ -96,20 +96,28 @@ export class SessionLoop {
   wake(): void {
     // New work or a changed policy: the gate reads the policy and today's count again.
     this.gate.invalidate();
+    this.rouse();
+  }
+
+  private rouse(): void {
     if (this.alarm) clearTimeout(this.alarm);
     this.alarm = null;
     this.woken = true;
     this.wakeUp?.();
   }
 
-  /** Wakes the loop in `ms` (its session's next recipient falls due then), unless woken sooner. */
+  /**
+   * Wakes the loop in `ms` (its session's next recipient falls due then), unless woken sooner.
+   * Only time has passed: the policy read stays good for its TTL (each timed wake read the
+   * policy and today's count again: two queries per account before its first claim).
+   */
   wakeIn(ms: number): void {
     if (ms <= 0) {
-      this.wake();
+      this.rouse();
       return;
     }
     if (this.alarm) clearTimeout(this.alarm);
-    this.alarm = setTimeout(() => this.wake(), ms);
+    this.alarm = setTimeout(() => this.rouse(), ms);
   }
 
   stop(): void {
