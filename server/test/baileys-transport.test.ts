@@ -423,14 +423,12 @@ describe.each(DB_KINDS)('Baileys transport driven by a fake socket on %s', (kind
     // The send returns the message as Baileys sent it; the engine keeps it with the outcome
     // (dispatch-store.test.ts), and getMessage answers retry requests from there.
     expect(JSON.parse(ok.kept!)).toEqual({ conversation: 'x' });
-    await t.db
-      .insert(waSentMessages)
-      .values({
-        sessionId,
-        messageId: ok.messageId,
-        chatId: '919822222222@s.whatsapp.net',
-        message: ok.kept!,
-      });
+    await t.db.insert(waSentMessages).values({
+      sessionId,
+      messageId: ok.messageId,
+      chatId: '919822222222@s.whatsapp.net',
+      message: ok.kept!,
+    });
     const stored = await s2.config.getMessage!({
       id: ok.messageId,
       remoteJid: '919822222222@s.whatsapp.net',

@@ -294,10 +294,11 @@ export class SessionLoop {
     let kept: string | undefined;
     const endTimer = deps.metrics.sendDuration.startTimer();
     try {
-      ({ messageId, chatId: sentTo, kept } = await withTimeout(
-        transport.send(r.chatId, withContent(message, r.content)),
-        deps.sendTimeoutMs,
-      ));
+      ({
+        messageId,
+        chatId: sentTo,
+        kept,
+      } = await withTimeout(transport.send(r.chatId, withContent(message, r.content)), deps.sendTimeoutMs));
       endTimer();
     } catch (err) {
       endTimer();
