@@ -433,9 +433,11 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     },
     // One claim per session per statement: two for one session would be handed the same row.
     (a, b) => a.claimFor !== undefined && a.claimFor === b.claimFor,
-    // Two ticks at once: a session loop has one call out at a time, so the two never share a
-    // session; both lock their jobs in id order first (locked), and claims skip locked rows.
-    2,
+    // Three ticks at once: a session loop has one call out at a time, so two never share a
+    // session; all lock their jobs in id order first (locked), and claims skip locked rows.
+    // 50 sessions x 200 on PostgreSQL, once receipts no longer held the jobs (medians of three
+    // rounds): 2 in flight 4,912/s, 3 5,459 and 5,219/s, 4 4,218/s.
+    3,
   );
   const ticked = async (call: TickCall) => {
     const out = await tick(call);
