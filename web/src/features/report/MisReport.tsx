@@ -36,7 +36,8 @@ import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
 import { type ContentView, MessageContentModal } from './MessageContentModal.tsx';
 import { reportFilter, useReportJobs } from './report-query.ts';
-import { DATE_FORMAT, type DateRange, parseDay, rangeText, reportRows } from './report-rows.ts';
+import { DATE_FORMAT, type DateRange, parseDay, rangeText } from './report-range.ts';
+import { reportRows } from './report-rows.ts';
 
 /** Most telling first (issue 18): which job, when, what, how it went; the account last. */
 const COLUMNS = [
