@@ -8,15 +8,26 @@ import { PageLoader } from './PageLoader.tsx';
 /** Lazily loaded script timeout (spec section 9). */
 const CHUNK_TIMEOUT_MS = 120_000;
 
+type Page = LazyExoticComponent<ComponentType> & {
+  /** Starts loading the chunk (once); the page renders from the same load. */
+  preload: () => Promise<{ default: ComponentType }>;
+};
+
 /** Each route is its own chunk, loaded on first visit; a load that hangs fails after 120 s. */
-const page = (load: () => Promise<{ default: ComponentType }>): LazyExoticComponent<ComponentType> =>
-  lazy(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('Loading the page timed out')), CHUNK_TIMEOUT_MS);
-    });
-    return Promise.race([load(), timeout]).finally(() => clearTimeout(timer));
-  });
+const page = (load: () => Promise<{ default: ComponentType }>): Page => {
+  let loading: Promise<{ default: ComponentType }> | undefined;
+  const preload = () => {
+    if (!loading) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('Loading the page timed out')), CHUNK_TIMEOUT_MS);
+      });
+      loading = Promise.race([load(), timeout]).finally(() => clearTimeout(timer));
+    }
+    return loading;
+  };
+  return Object.assign(lazy(preload), { preload });
+};
 
 const LoginPage = page(() => import('../features/auth/LoginPage.tsx'));
 const RegisterPage = page(() => import('../features/auth/RegisterPage.tsx'));
@@ -35,6 +46,31 @@ const ApiKeysPage = page(() => import('../features/api-keys/ApiKeysPage.tsx'));
 const WebhooksPage = page(() => import('../features/webhooks/WebhooksPage.tsx'));
 
 export { homePath };
+
+/** The pages by path, for loading the page a visit opens on before React asks for it (arrival.ts). */
+const PAGES: Record<string, Page> = {
+  '/login': LoginPage,
+  '/register': RegisterPage,
+  '/forgot-password': ForgotPasswordPage,
+  '/adminDashboard': AdminDashboardPage,
+  '/users': UsersPage,
+  '/dashboard': DashboardPage,
+  '/instances': InstancesPage,
+  '/compose': ComposePage,
+  '/bulkmessage': BulkMessagePage,
+  '/jobs': JobsPage,
+  '/contacts': ContactsPage,
+  '/groups': GroupsPage,
+  '/reports': ReportsPage,
+  '/api-keys': ApiKeysPage,
+  '/webhooks': WebhooksPage,
+};
+
+/** Starts loading the chunk of the page at `path`, if there is one. */
+export function preloadPage(path: string): void {
+  // A chunk that fails is reported by the page's error boundary when it renders, not here.
+  PAGES[path]?.preload().catch(() => {});
+}
 
 export function AppRoutes() {
   const location = useLocation();

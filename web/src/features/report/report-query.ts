@@ -1,4 +1,10 @@
-import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import {
+  infiniteQueryOptions,
+  type QueryClient,
+  queryOptions,
+  useInfiniteQuery,
+  useQuery,
+} from '@tanstack/react-query';
 import type { MessageJob } from '@wa/contract';
 import { useMemo } from 'react';
 import { fetchJobsPage, type JobsListFilter, jobsListQuery, messageJobKeys } from '../../api/message-jobs.ts';
@@ -14,6 +20,9 @@ export function reportFilter(range: DateRange, q: string): JobsListFilter {
   const bounds = rangeBounds(range);
   return { from: bounds.from?.toISOString(), to: bounds.to?.toISOString(), q };
 }
+
+/** The report as it opens: every date, no search. */
+export const ALL_DATES: DateRange = { from: '', to: '' };
 
 /**
  * The first page alone, which the 15 s poll reads again. A first page read less than a poll ago
@@ -40,6 +49,14 @@ export const reportPagesQuery = (userId: string, filter: JobsListFilter) =>
     },
     staleTime: REPORT_POLL_MS,
   });
+
+/**
+ * Reads the first page of the report as it opens (all dates, no search) into the cache, so that
+ * the request runs while the app and the page's chunk are still loading (app/arrival.ts).
+ */
+export function prefetchReport(queryClient: QueryClient, userId: string): Promise<void> {
+  return queryClient.prefetchInfiniteQuery(reportPagesQuery(userId, reportFilter(ALL_DATES, '')));
+}
 
 /**
  * The report's rows, one server page at a time ('Load more jobs'). Every 15 s only what can
