@@ -7,7 +7,7 @@ import { App } from './app/App.tsx';
 import { startArrival } from './app/arrival.ts';
 import { queryClient } from './app/query-client.ts';
 
-startArrival(queryClient, window.location.hash);
+void startArrival(queryClient, window.location.hash);
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

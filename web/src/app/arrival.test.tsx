@@ -1,9 +1,11 @@
 import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { MemoryRouter } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MisReport } from '../features/report/MisReport.tsx';
 import { hashPath, startArrival } from './arrival.ts';
+import { AppRoutes } from './routes.tsx';
 
 let fetchMock: ReturnType<typeof vi.fn>;
 const listCalls = () =>
@@ -85,5 +87,41 @@ describe('hashPath', () => {
     expect(hashPath('#/reports?x=1')).toBe('/reports');
     expect(hashPath('')).toBe('/');
     expect(hashPath('#/')).toBe('/');
+  });
+});
+
+describe('the page a visit opens on', () => {
+  it('renders at once when its chunk was preloaded on arrival, without the loader', async () => {
+    signIn('USER');
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    await startArrival(client, '#/reports');
+    render(
+      <MantineProvider>
+        <QueryClientProvider client={client}>
+          <MemoryRouter initialEntries={['/reports']}>
+            <AppRoutes />
+          </MemoryRouter>
+        </QueryClientProvider>
+      </MantineProvider>,
+    );
+    // In the first frame: React.lazy would show the loader first, even for a chunk already loaded.
+    expect(screen.getByRole('heading', { name: 'MIS Report' })).toBeTruthy();
+    expect(screen.queryByLabelText('Loading page')).toBeNull();
+  });
+
+  it('shows the loader while its chunk loads, then the page', async () => {
+    signIn('USER');
+    render(
+      <MantineProvider>
+        <QueryClientProvider client={new QueryClient()}>
+          <MemoryRouter initialEntries={['/jobs']}>
+            <AppRoutes />
+          </MemoryRouter>
+        </QueryClientProvider>
+      </MantineProvider>,
+    );
+    expect(screen.getByLabelText('Loading page')).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Message Jobs' }, { timeout: 10_000 })).toBeTruthy();
+    expect(screen.queryByLabelText('Loading page')).toBeNull();
   });
 });

@@ -14,13 +14,14 @@ export function hashPath(hash: string): string {
  * and for the MIS Report its first page of jobs. Otherwise the chunk is asked for only once the
  * shell has rendered, and the jobs only once the page has (each after the one before).
  */
-export function startArrival(queryClient: QueryClient, hash: string): void {
+export function startArrival(queryClient: QueryClient, hash: string): Promise<void> {
   const path = hashPath(hash);
-  preloadPage(path);
+  const chunk = preloadPage(path);
   // The guards' conditions (RequireAuth, RequireUser): anyone else is sent elsewhere.
   const userId = storage.userId();
   if (path === '/reports' && storage.token() && !storage.isAdmin() && userId) {
     // A prefetch never throws: a failed read is read again, and its error shown, by the page.
     void prefetchReport(queryClient, userId);
   }
+  return chunk;
 }
