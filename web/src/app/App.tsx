@@ -1,13 +1,10 @@
 import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { HashRouter } from 'react-router-dom';
 import { DemoBanner } from '../components/DemoBanner.tsx';
 import { cssVariablesResolver, theme } from '../lib/theme.ts';
+import { queryClient } from './query-client.ts';
 import { AppRoutes } from './routes.tsx';
-
-const queryClient = new QueryClient({
-  defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } },
-});
 
 export function App() {
   return (

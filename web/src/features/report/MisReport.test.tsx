@@ -1,8 +1,10 @@
 import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import type { JobsResponse, MessageJob } from '@wa/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MisReport } from './MisReport.tsx';
+import { REPORT_POLL_MS } from './report-query.ts';
 
 function renderReport() {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
@@ -33,7 +35,65 @@ afterEach(() => {
   window.sessionStorage.clear();
 });
 
+const job = (i: number): MessageJob => ({
+  id: `job${String(i).padStart(7, '0')}`,
+  sessionId: '919800000001_abc',
+  audience: 'individuals',
+  messageType: 'text',
+  isScheduled: false,
+  scheduledTime: null,
+  status: 'completed',
+  statusReason: null,
+  progress: { completed: 10, total: 10, percentComplete: 100 },
+  results: { success: 10, failed: 0, delivered: 0, read: 0 },
+  createdAt: new Date(2026, 10, 20, 10, 0, 0).toISOString(),
+  elapsedTimeMs: 1000,
+  messageContent: `Offer ${i}`,
+  mediaMime: null,
+  fileName: null,
+});
+
+const page = (jobs: MessageJob[], total: number): JobsResponse => ({
+  success: true,
+  jobs,
+  message: 'Jobs fetched',
+  total,
+  summary: {
+    jobs: total,
+    byStatus: { pending: 0, scheduled: 0, processing: 0, paused: 0, completed: total, failed: 0 },
+    recipients: total * 10,
+    sent: total * 10,
+    failed: 0,
+  },
+  nextCursor: jobs.length < total ? 'next' : null,
+});
+
 describe('MisReport', () => {
+  it('asks for the first page once, then every 15 s for the first page only', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      fetchMock.mockImplementation(() =>
+        Promise.resolve(new Response(JSON.stringify(page([job(1), job(2)], 250)))),
+      );
+      renderReport();
+      // (jsdom lays nothing out, so the virtual table draws no rows: the count says what was read.)
+      expect(await screen.findByText('250 jobs (2 shown)')).toBeTruthy();
+      // Long enough for a second read of the same page to have been asked for.
+      await act(() => vi.advanceTimersByTimeAsync(1_000));
+      expect(urls().map((u) => u.search)).toEqual(['?limit=100']);
+
+      await act(() => vi.advanceTimersByTimeAsync(REPORT_POLL_MS));
+      expect(urls().map((u) => u.search)).toEqual(['?limit=100', '?limit=100']);
+
+      // A new search: its first page is asked for once too.
+      fireEvent.change(screen.getByLabelText('Search jobs'), { target: { value: 'Offer' } });
+      await act(() => vi.advanceTimersByTimeAsync(1_000));
+      expect(urls().map((u) => u.search)).toEqual(['?limit=100', '?limit=100', '?limit=100&q=Offer']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('takes From and To as dd/mm/yyyy, asks for their whole days in local time, and Clear drops them', async () => {
     renderReport();
     expect(await screen.findByText('No jobs found')).toBeTruthy();

@@ -35,8 +35,9 @@ import { printTable } from '../../lib/export.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
 import { type ContentView, MessageContentModal } from './MessageContentModal.tsx';
-import { reportFilter, useReportJobs } from './report-query.ts';
-import { DATE_FORMAT, type DateRange, parseDay, rangeText, reportRows } from './report-rows.ts';
+import { ALL_DATES, reportFilter, useReportJobs } from './report-query.ts';
+import { DATE_FORMAT, type DateRange, parseDay, rangeText } from './report-range.ts';
+import { reportRows } from './report-rows.ts';
 
 /** Most telling first (issue 18): which job, when, what, how it went; the account last. */
 const COLUMNS = [
@@ -96,7 +97,7 @@ function StatusBadge({ job }: { job: MessageJob }) {
  * server writes, and a print view of the rows shown; refreshed every 15 s (see useReportJobs).
  */
 export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
-  const [range, setRange] = useState<DateRange>({ from: '', to: '' });
+  const [range, setRange] = useState<DateRange>(ALL_DATES);
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search.trim(), 300);
   const [view, setView] = useState<ContentView | null>(null);
@@ -159,11 +160,7 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
             clearable
             w={{ base: '100%', xs: 180 }}
           />
-          <Button
-            variant="default"
-            onClick={() => setRange({ from: '', to: '' })}
-            disabled={!range.from && !range.to}
-          >
+          <Button variant="default" onClick={() => setRange(ALL_DATES)} disabled={!range.from && !range.to}>
             Clear
           </Button>
           <TextInput

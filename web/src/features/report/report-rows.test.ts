@@ -1,7 +1,8 @@
 import { contentPreview, type MessageJob, parsePoll } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import { mediaView } from './media.ts';
-import { parseDay, rangeBounds, rangeText, reportRows } from './report-rows.ts';
+import { parseDay, rangeBounds, rangeText } from './report-range.ts';
+import { reportRows } from './report-rows.ts';
 
 const job = (over: Partial<MessageJob>): MessageJob => ({
   id: 'job1',
