@@ -14,16 +14,16 @@ export function JobId(props: { id: string }) {
       </Text>
       <CopyButton value={props.id}>
         {({ copied, copy }) => (
-          <ActionIcon
-            size="sm"
-            variant="subtle"
-            color={copied ? 'teal' : 'gray'}
-            onClick={copy}
-            aria-label={`Copy job ID ${short}`}
-            title={copied ? 'Copied' : 'Copy the full job ID'}
-          >
-            {copied ? <IconCheck size={14} aria-hidden /> : <IconCopy size={14} aria-hidden />}
-          </ActionIcon>
+            <ActionIcon
+              size="sm"
+              variant="subtle"
+              color={copied ? 'teal' : 'gray'}
+              onClick={copy}
+              aria-label={`Copy job ID ${short}`}
+              title={copied ? 'Copied' : 'Copy the full job ID'}
+            >
+              {copied ? <IconCheck size={14} aria-hidden /> : <IconCopy size={14} aria-hidden />}
+            </ActionIcon>
         )}
       </CopyButton>
     </Group>
