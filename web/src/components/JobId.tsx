@@ -1,4 +1,4 @@
-import { ActionIcon, CopyButton, Group, Text } from '@mantine/core';
+import { ActionIcon, CopyButton, Group, Text, Tooltip } from '@mantine/core';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
 
 /** A job id as tables show it: its first 8 characters (issue 18: tables that fit). */
@@ -14,16 +14,17 @@ export function JobId(props: { id: string }) {
       </Text>
       <CopyButton value={props.id}>
         {({ copied, copy }) => (
+          <Tooltip label={copied ? 'Copied' : 'Copy the full job ID'} withArrow>
             <ActionIcon
               size="sm"
               variant="subtle"
               color={copied ? 'teal' : 'gray'}
               onClick={copy}
               aria-label={`Copy job ID ${short}`}
-              title={copied ? 'Copied' : 'Copy the full job ID'}
             >
               {copied ? <IconCheck size={14} aria-hidden /> : <IconCopy size={14} aria-hidden />}
             </ActionIcon>
+          </Tooltip>
         )}
       </CopyButton>
     </Group>
