@@ -241,20 +241,29 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
     await t.close();
   });
 
-  it('waits for a job another transaction holds before touching any recipient, so the two finish', async () => {
+  /** One job for each of two chats of one session, both recipients claimed; `low` is the lower job id. */
+  async function twoJobsClaimed(chats: [string, string]) {
     const user = await buildUser(t, { credits: 10 });
     const row = (await findUserById(t.db, user.id))!;
     const sessionId = await buildSession(t, user.id);
     const jobIds: string[] = [];
-    for (const chats of [['916111111111'], ['916222222222']]) {
-      const res = await acceptSend(t.ctx, row, sessionId, { chatIds: chats, content: 'Hi' }, 'individuals');
+    for (const chat of chats) {
+      const res = await acceptSend(t.ctx, row, sessionId, { chatIds: [chat], content: 'Hi' }, 'individuals');
       jobIds.push(res.jobId!);
     }
-    const [low, high] = [...jobIds].sort();
+    const [low, high] = [...jobIds].sort() as [string, string];
     const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
     const claimed = await store.claim(sessionId, 2);
     const ofLow = claimed.find((c) => c.jobId === low)!;
     const ofHigh = claimed.find((c) => c.jobId === high)!;
+    return { user, sessionId, jobIds, low, high, store, ofLow, ofHigh };
+  }
+
+  it('waits for a job another transaction holds before touching any recipient, so the two finish', async () => {
+    const { user, sessionId, jobIds, low, high, store, ofLow, ofHigh } = await twoJobsClaimed([
+      '916111111111',
+      '916222222222',
+    ]);
 
     let tick: Promise<unknown> | undefined;
     await t.db.transaction(async (tx) => {
@@ -292,19 +301,10 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
   });
 
   it('applies receipts of two jobs in one statement that locks both jobs before any recipient, beside a job held', async () => {
-    const user = await buildUser(t, { credits: 10 });
-    const row = (await findUserById(t.db, user.id))!;
-    const sessionId = await buildSession(t, user.id);
-    const jobIds: string[] = [];
-    for (const chats of [['916333333333'], ['916444444444']]) {
-      const res = await acceptSend(t.ctx, row, sessionId, { chatIds: chats, content: 'Hi' }, 'individuals');
-      jobIds.push(res.jobId!);
-    }
-    const [low, high] = [...jobIds].sort();
-    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
-    const claimed = await store.claim(sessionId, 2);
-    const ofLow = claimed.find((c) => c.jobId === low)!;
-    const ofHigh = claimed.find((c) => c.jobId === high)!;
+    const { sessionId, low, high, store, ofLow, ofHigh } = await twoJobsClaimed([
+      '916333333333',
+      '916444444444',
+    ]);
     await Promise.all([
       store.recordSent(ofLow.id, { messageId: 'RL' }),
       store.recordSent(ofHigh.id, { messageId: 'RH' }),
