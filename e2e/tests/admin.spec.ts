@@ -13,12 +13,11 @@ import { finishedJobs, sendIndividual } from './support/jobs.ts';
 
 const report = (page: Page) => page.getByRole('table', { name: 'MIS Report jobs' });
 
-/** The job ids the report table shows (every row is drawn: the lists here are short). */
-/** The full job ids of the rows shown (the table shows 8 characters, the full id as the title). */
+/** The full job ids of the rows shown (every row is drawn: the lists here are short). */
 const shownJobIds = (page: Page) =>
   report(page)
-    .locator('tbody tr[data-index] td:first-child [title]')
-    .evaluateAll((els) => els.map((el) => el.getAttribute('title') ?? ''))
+    .locator('tbody tr[data-index] td:first-child [data-job-id]')
+    .evaluateAll((els) => els.map((el) => el.getAttribute('data-job-id') ?? ''))
     .then((ids) => ids.sort());
 
 test.describe('Admin page', () => {

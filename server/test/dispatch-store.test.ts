@@ -260,7 +260,7 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
   }
 
   it('waits for a job another transaction holds before touching any recipient, so the two finish', async () => {
-    const { user, sessionId, jobIds, low, high, store, ofLow, ofHigh } = await twoJobsClaimed([
+    const { user, sessionId, jobIds, high, store, ofLow, ofHigh } = await twoJobsClaimed([
       '916111111111',
       '916222222222',
     ]);
