@@ -1,7 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { prefetchReport } from '../features/report/report-query.ts';
 import { storage } from '../lib/storage.ts';
-import { preloadPage } from './routes.tsx';
+import { preloadPage } from './pages.tsx';
 
 /** The router's path in a location hash: `#/reports?x` → `/reports`. */
 export function hashPath(hash: string): string {

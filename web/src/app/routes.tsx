@@ -1,113 +1,28 @@
-import { type ComponentType, Suspense, useEffect, useState } from 'react';
+import { Suspense } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { ChunkErrorBoundary } from './ChunkErrorBoundary.tsx';
 import { homePath, RedirectIfSignedIn, RequireAdmin, RequireAuth, RequireUser } from './guards.tsx';
 import { Layout } from './Layout.tsx';
 import { PageLoader } from './PageLoader.tsx';
-
-/** Lazily loaded script timeout (spec section 9). */
-const CHUNK_TIMEOUT_MS = 120_000;
-
-type Page = ComponentType & {
-  /** Starts loading the chunk (once); the page renders from the same load. */
-  preload: () => Promise<{ default: ComponentType }>;
-};
-
-/**
- * Each route is its own chunk, loaded on first visit; a load that hangs fails after 120 s. While
- * it loads the page shows the loader itself rather than through Suspense: React reveals a
- * boundary's content no sooner than 300 ms after its fallback appeared, and the chunk of the page
- * a visit opens on (preloaded on arrival) is usually there well before that.
- */
-const page = (load: () => Promise<{ default: ComponentType }>): Page => {
-  let loading: Promise<{ default: ComponentType }> | undefined;
-  let loaded: ComponentType | undefined;
-  const preload = () => {
-    if (!loading) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('Loading the page timed out')), CHUNK_TIMEOUT_MS);
-      });
-      loading = Promise.race([load(), timeout]).finally(() => clearTimeout(timer));
-      loading.then(
-        (module) => {
-          loaded = module.default;
-        },
-        () => {},
-      );
-    }
-    return loading;
-  };
-  const Page = () => {
-    const [Loaded, setLoaded] = useState(() => loaded);
-    useEffect(() => {
-      if (Loaded) return;
-      let live = true;
-      preload().then(
-        (module) => live && setLoaded(() => module.default),
-        // A chunk that failed (or timed out) goes to the error boundary, which offers Reload.
-        (err: unknown) =>
-          live &&
-          setLoaded(() => {
-            throw err;
-          }),
-      );
-      return () => {
-        live = false;
-      };
-    }, [Loaded]);
-    return Loaded ? <Loaded /> : <PageLoader />;
-  };
-  return Object.assign(Page, { preload });
-};
-
-const LoginPage = page(() => import('../features/auth/LoginPage.tsx'));
-const RegisterPage = page(() => import('../features/auth/RegisterPage.tsx'));
-const ForgotPasswordPage = page(() => import('../features/auth/ForgotPasswordPage.tsx'));
-const DashboardPage = page(() => import('../features/dashboard/DashboardPage.tsx'));
-const AdminDashboardPage = page(() => import('./routes/AdminDashboardPage.tsx'));
-const InstancesPage = page(() => import('../features/instances/InstancesPage.tsx'));
-const ComposePage = page(() => import('../features/compose/ComposePage.tsx'));
-const BulkMessagePage = page(() => import('../features/compose/BulkMessagePage.tsx'));
-const JobsPage = page(() => import('../features/jobs/JobsPage.tsx'));
-const ContactsPage = page(() => import('../features/contacts/ContactsPage.tsx'));
-const GroupsPage = page(() => import('../features/groups/GroupsPage.tsx'));
-const UsersPage = page(() => import('../features/users/UsersPage.tsx'));
-const ReportsPage = page(() => import('../features/report/ReportsPage.tsx'));
-const ApiKeysPage = page(() => import('../features/api-keys/ApiKeysPage.tsx'));
-const WebhooksPage = page(() => import('../features/webhooks/WebhooksPage.tsx'));
+import {
+  AdminDashboardPage,
+  ApiKeysPage,
+  BulkMessagePage,
+  ComposePage,
+  ContactsPage,
+  DashboardPage,
+  ForgotPasswordPage,
+  GroupsPage,
+  InstancesPage,
+  JobsPage,
+  LoginPage,
+  RegisterPage,
+  ReportsPage,
+  UsersPage,
+  WebhooksPage,
+} from './pages.tsx';
 
 export { homePath };
-
-/** The pages by path, for loading the page a visit opens on before React asks for it (arrival.ts). */
-const PAGES: Record<string, Page> = {
-  '/login': LoginPage,
-  '/register': RegisterPage,
-  '/forgot-password': ForgotPasswordPage,
-  '/adminDashboard': AdminDashboardPage,
-  '/users': UsersPage,
-  '/dashboard': DashboardPage,
-  '/instances': InstancesPage,
-  '/compose': ComposePage,
-  '/bulkmessage': BulkMessagePage,
-  '/jobs': JobsPage,
-  '/contacts': ContactsPage,
-  '/groups': GroupsPage,
-  '/reports': ReportsPage,
-  '/api-keys': ApiKeysPage,
-  '/webhooks': WebhooksPage,
-};
-
-/** Starts loading the chunk of the page at `path`, if there is one; settles once it has loaded or failed. */
-export function preloadPage(path: string): Promise<void> {
-  // A chunk that fails is reported by the page's error boundary when it renders, not here.
-  return (
-    PAGES[path]?.preload().then(
-      () => undefined,
-      () => undefined,
-    ) ?? Promise.resolve()
-  );
-}
 
 export function AppRoutes() {
   const location = useLocation();
