@@ -83,6 +83,45 @@ test.describe('header and sidebar', () => {
     await expect(page.getByRole('menuitem', { name: 'Manage Users' })).toHaveCount(0);
   });
 
+  test('once the console has loaded, the pages of the sidebar open at once, without the page loader', async ({
+    page,
+    request,
+  }) => {
+    const user = await createUser(request, { bulk: true });
+    await signInByStorage(page, request, user.username, user.password);
+    // The console loads the other pages' chunks one after another while idle; the avatar menu's
+    // Webhooks page is the last, so every sidebar page has loaded once it is asked for.
+    const lastChunk = page.waitForResponse(/\/assets\/WebhooksPage-[^/]+\.js$/);
+    await page.goto('/#/dashboard');
+    await expect(page.getByRole('heading', { name: 'Dashboard', exact: true })).toBeVisible();
+    await lastChunk;
+    // Every page loader put on the page from now on is counted.
+    await page.evaluate(() => {
+      const seen = window as unknown as { loadersShown: number };
+      seen.loadersShown = 0;
+      new MutationObserver((changes) => {
+        for (const change of changes)
+          for (const node of change.addedNodes)
+            if (
+              node instanceof Element &&
+              node.matches('*:has([aria-label="Loading page"]), [aria-label="Loading page"]')
+            )
+              seen.loadersShown++;
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    const nav = page.getByRole('navigation', { name: 'Main navigation' });
+    for (const [link, heading] of [
+      ['Contacts', 'Contacts'],
+      ['MIS Reports', 'MIS Report'],
+      ['Message Jobs', 'Message Jobs'],
+      ['Bulk Messaging', 'Send Bulk Message'],
+    ] as const) {
+      await nav.getByRole('link', { name: link }).click();
+      await expect(page.getByRole('heading', { name: heading, exact: true })).toBeVisible();
+    }
+    expect(await page.evaluate(() => (window as unknown as { loadersShown: number }).loadersShown)).toBe(0);
+  });
+
   test('Bulk Messaging is absent when the flag is off', async ({ page, request }) => {
     const user = await createUser(request, { bulk: false });
     await signInByStorage(page, request, user.username, user.password);

@@ -36,6 +36,7 @@ import { APP_TITLE } from '../lib/page-title.ts';
 import { storage, subscribeStorage } from '../lib/storage.ts';
 import { ChunkErrorBoundary } from './ChunkErrorBoundary.tsx';
 import { PageLoader } from './PageLoader.tsx';
+import { preloadPage, preloadWhenIdle } from './pages.tsx';
 
 /** The skip link's target: the page (the hash router owns the URL's fragment, so focus moves by hand). */
 function skipToContent() {
@@ -57,6 +58,31 @@ const NAV: NavItem[] = [
 ];
 
 const useStored = <T,>(read: () => T) => useSyncExternalStore(subscribeStorage, read);
+
+/** The pages of the avatar menu: every signed-in user's, and the admin's own. */
+const MENU_PAGES = ['/api-keys', '/webhooks'];
+const ADMIN_PAGES = ['/adminDashboard', '/users', ...MENU_PAGES];
+
+/**
+ * Once the page the console opened on has its chunk, the chunks of every other page this user
+ * can open, while the browser is idle: a click in the sidebar then shows its page at once.
+ */
+function usePagesPreloaded(paths: readonly string[]) {
+  const location = useLocation();
+  const openedOn = useRef(location.pathname);
+  const key = paths.join(' ');
+  useEffect(() => {
+    let live = true;
+    let cancel = () => {};
+    void preloadPage(openedOn.current).then(() => {
+      if (live) cancel = preloadWhenIdle(key.split(' '));
+    });
+    return () => {
+      live = false;
+      cancel();
+    };
+  }, [key]);
+}
 
 /** Each page's own tab title (WCAG 2.4.2): the sidebar's name, or the admin pages' and avatar menu's. */
 const PAGE_TITLES: Record<string, string> = {
@@ -131,6 +157,7 @@ export function Layout() {
     });
 
   const items = NAV.filter((item) => !item.bulkOnly || bulkEnabled);
+  usePagesPreloaded(isAdmin ? ADMIN_PAGES : [...items.map((item) => item.to), ...MENU_PAGES]);
   const pageTitle = PAGE_TITLES[location.pathname];
   useEffect(() => {
     document.title = pageTitle ? `${pageTitle} · ${APP_TITLE}` : APP_TITLE;
@@ -246,6 +273,9 @@ export function Layout() {
                 leftSection={<item.icon size={18} aria-hidden />}
                 active={active}
                 aria-current={active ? 'page' : undefined}
+                // A pointer on its way, or the keyboard's focus: its chunk is likely wanted next.
+                onMouseEnter={() => void preloadPage(item.to)}
+                onFocus={() => void preloadPage(item.to)}
                 onClick={close}
               />
             );

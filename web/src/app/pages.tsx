@@ -5,7 +5,7 @@ import { PageLoader } from './PageLoader.tsx';
 const CHUNK_TIMEOUT_MS = 120_000;
 
 type Page = ComponentType & {
-  /** Starts loading the chunk (once); the page renders from the same load. */
+  /** Starts loading the chunk (once, or again after a failed load); the page renders from the same load. */
   preload: () => Promise<{ default: ComponentType }>;
 };
 
@@ -29,7 +29,10 @@ const page = (load: () => Promise<{ default: ComponentType }>): Page => {
         (module) => {
           loaded = module.default;
         },
-        () => {},
+        // The page that asked shows the error; the next visit (or preload) tries again.
+        () => {
+          loading = undefined;
+        },
       );
     }
     return loading;
@@ -101,4 +104,35 @@ export function preloadPage(path: string): Promise<void> {
       () => undefined,
     ) ?? Promise.resolve()
   );
+}
+
+/** The browser's idle callback, or a timer where there is none (Safari). */
+function whenIdle(run: () => void): () => void {
+  if (typeof window.requestIdleCallback === 'function') {
+    const handle = window.requestIdleCallback(run, { timeout: 5_000 });
+    return () => window.cancelIdleCallback(handle);
+  }
+  const timer = window.setTimeout(run, 1_000);
+  return () => window.clearTimeout(timer);
+}
+
+/**
+ * Loads the chunks of the pages at `paths` one at a time while the browser has nothing else to do,
+ * so that moving to another page of the console shows it at once rather than a loader while its
+ * chunk comes. Returns a cancel. A chunk that fails here is tried again when its page is opened.
+ */
+export function preloadWhenIdle(paths: readonly string[]): () => void {
+  let cancel = () => {};
+  let cancelled = false;
+  const next = (i: number) => {
+    if (cancelled || i >= paths.length) return;
+    cancel = whenIdle(() => {
+      void preloadPage(paths[i]!).then(() => next(i + 1));
+    });
+  };
+  next(0);
+  return () => {
+    cancelled = true;
+    cancel();
+  };
 }
