@@ -97,8 +97,13 @@ export async function reportInBrowser(
     await signIn(page, signedIn);
     const reportRow = 'table[aria-label="MIS Report jobs"] tbody tr[data-index]';
     const reportFirstRowMs: number[] = [];
-    for (let i = 0; i < 6; i++)
+    for (let i = 0; i < 6; i++) {
+      // BENCH_TRACE=<file>: a Chromium performance trace of the last warm load, for DevTools.
+      const trace = i === 5 ? process.env.BENCH_TRACE : undefined;
+      if (trace) await browser.startTracing(page, { path: trace });
       reportFirstRowMs.push(await firstRow(page, `${address}/#/reports`, reportRow));
+      if (trace) await browser.stopTracing();
+    }
     if (screenshots) await page.screenshot({ path: screenshots.report });
     const jobsRow = 'table[aria-label="Message jobs"] tbody tr';
     const jobsFirstRowMs: number[] = [];

@@ -12,7 +12,8 @@
  * It prints a table and never fails: a measure that breaks prints its error instead.
  * BENCH_ONLY=accept|dispatch|startup|idle|contacts|reads runs one part, BENCH_DB=pglite|postgres one database;
  * BENCH_SCREENSHOTS=<dir> saves the reads part's browser screenshots there; BENCH_CPU_SLOWDOWN=N slows
- * the browser page's CPU N times (Chromium's throttling) for a slower computer's first rows;
+ * the browser page's CPU N times (Chromium's throttling) for a slower computer's first rows, and
+ * BENCH_TRACE=<file> saves a performance trace of the last warm MIS Report load (open it in DevTools);
  * BENCH_PER_SESSION sets the recipients per session, BENCH_ROUNDS the dispatch rounds (3); BENCH_POOL the PostgreSQL pool size.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -485,6 +486,7 @@ const fmtMs = (ms: number) => `${ms.toFixed(1)} ms`;
  * the export read the job rows and their counters, not the recipients), through the HTTP server:
  * the list walked page by page to the oldest job by cursor (every depth), the last page by offset,
  * the Failed tab, and the streamed mis_report.csv with this process's RSS before and at its peak.
+ * Their ids are UUIDs, as the service makes them (tables show an id's first 8 characters).
  */
 async function readsAtScale(ctx: AppContext): Promise<{ list: string; exportCsv: string; browser: string }> {
   const user = await benchUser(ctx, 0);
@@ -492,7 +494,7 @@ async function readsAtScale(ctx: AppContext): Promise<{ list: string; exportCsv:
   await ctx.db.execute(
     sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total,
                                   sent_count, failed_count, created_at, finished_at)
-        SELECT 'job' || lpad(i::text, 7, '0'), ${user.id}, ${sessionId}, 'individuals', 'text',
+        SELECT md5('bench job ' || i)::uuid::text, ${user.id}, ${sessionId}, 'individuals', 'text',
                'Offer ' || i || ' for you', CASE WHEN i % 10 = 0 THEN 'failed' ELSE 'completed' END, 10,
                CASE WHEN i % 10 = 0 THEN 5 ELSE 10 END, CASE WHEN i % 10 = 0 THEN 5 ELSE 0 END,
                now() - (i * interval '315 seconds'), now() - (i * interval '315 seconds')
