@@ -2,13 +2,14 @@ type BatchItem<I, O> = { item: I; resolve(value: O): void; reject(err: unknown):
 
 /**
  * Group commit: calls made while a statement runs wait and go together in the next one. Each
- * caller gets its own result. `conflicts` keeps two calls that must not share a statement apart.
+ * caller gets its own result. Two calls with the same `keyOf` never share a statement (a call
+ * without a key shares with any); the check is one set lookup a call, however many accounts tick.
  * `inFlight` statements may run at once: with two, one gathers calls while the other commits,
  * and the database's second connection (and core) is used.
  */
 export function batcher<I, O>(
   run: (items: I[]) => Promise<O[]>,
-  conflicts: (a: I, b: I) => boolean,
+  keyOf: (item: I) => string | undefined,
   inFlight = 1,
 ) {
   let queue: Array<BatchItem<I, O>> = [];
@@ -18,7 +19,15 @@ export function batcher<I, O>(
     running += 1;
     const batch: Array<BatchItem<I, O>> = [];
     const later: Array<BatchItem<I, O>> = [];
-    for (const q of queue) (batch.some((b) => conflicts(b.item, q.item)) ? later : batch).push(q);
+    const keys = new Set<string>();
+    for (const q of queue) {
+      const key = keyOf(q.item);
+      if (key !== undefined && keys.has(key)) later.push(q);
+      else {
+        if (key !== undefined) keys.add(key);
+        batch.push(q);
+      }
+    }
     queue = later;
     try {
       const out = await run(batch.map((b) => b.item));

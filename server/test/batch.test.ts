@@ -22,7 +22,7 @@ function recorder(ms = 20) {
 describe('group commit (batcher)', () => {
   it('gathers the calls made while a statement runs into the next one; each caller gets its own result', async () => {
     const r = recorder();
-    const call = batcher(r.run, () => false);
+    const call = batcher(r.run, () => undefined);
     const first = call('a');
     await sleep(5);
     const rest = ['b', 'c', 'd'].map((x) => call(x));
@@ -33,7 +33,7 @@ describe('group commit (batcher)', () => {
 
   it('runs up to inFlight statements at once, and never more', async () => {
     const r = recorder();
-    const call = batcher(r.run, () => false, 2);
+    const call = batcher(r.run, () => undefined, 2);
     const calls: Array<Promise<string>> = [];
     for (let i = 0; i < 12; i++) {
       calls.push(call(`x${i}`));
@@ -44,16 +44,16 @@ describe('group commit (batcher)', () => {
     expect(r.batches.flat().sort()).toEqual(Array.from({ length: 12 }, (_, i) => `x${i}`).sort());
   });
 
-  it('keeps conflicting calls in separate statements', async () => {
+  it('keeps calls with the same key in separate statements; calls without a key go with any', async () => {
     const r = recorder();
-    const call = batcher(r.run, (a, b) => a[0] === b[0]);
-    await Promise.all(['s1', 's2', 't1'].map((x) => call(x)));
-    expect(r.batches).toEqual([['s1', 't1'], ['s2']]);
+    const call = batcher(r.run, (item) => (item.startsWith('-') ? undefined : item[0]));
+    await Promise.all(['s1', 's2', 't1', '-a', 's3', '-b', 't2'].map((x) => call(x)));
+    expect(r.batches).toEqual([['s1', 't1', '-a', '-b'], ['s2', 't2'], ['s3']]);
   });
 
   it('rejects the callers of a failed statement only', async () => {
     const r = recorder();
-    const call = batcher(r.run, () => false);
+    const call = batcher(r.run, () => undefined);
     const ok = call('ok');
     await sleep(5);
     const bad = call('bad');

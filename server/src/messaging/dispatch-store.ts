@@ -432,7 +432,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       }
     },
     // One claim per session per statement: two for one session would be handed the same row.
-    (a, b) => a.claimFor !== undefined && a.claimFor === b.claimFor,
+    (call) => call.claimFor,
     // Three ticks at once: a session loop has one call out at a time, so two never share a
     // session; all lock their jobs in id order first (locked), and claims skip locked rows.
     // 50 sessions x 200 on PostgreSQL, once receipts no longer held the jobs (medians of three
