@@ -130,6 +130,7 @@ const PRELOAD_AFTER_MS = 2_000;
  */
 export function preloadWhenIdle(paths: readonly string[]): () => void {
   let cancelled = false;
+  let cancel = () => {};
   const next = (i: number) => {
     if (cancelled || i >= paths.length) return;
     cancel = whenIdle(() => {
@@ -137,7 +138,7 @@ export function preloadWhenIdle(paths: readonly string[]): () => void {
     });
   };
   const start = window.setTimeout(() => next(0), PRELOAD_AFTER_MS);
-  let cancel = () => window.clearTimeout(start);
+  cancel = () => window.clearTimeout(start);
   return () => {
     cancelled = true;
     cancel();
