@@ -87,7 +87,19 @@ export async function loginViaUi(page: Page, username: string, password: string)
   await page.waitForURL((url) => !url.hash.startsWith('#/login'), { timeout: 20_000 });
 }
 
-export const test = base;
+/**
+ * `confirmSends` (default false): whether Send Now asks 'Confirm send' first, as it does for a
+ * new user. The specs that are not about it turn it off the way a user does (the preference
+ * kept in the browser, see web/src/features/compose/confirm-pref.ts).
+ */
+export const test = base.extend<{ confirmSends: boolean }>({
+  confirmSends: [false, { option: true }],
+  page: async ({ page, confirmSends }, use) => {
+    if (!confirmSends)
+      await page.addInitScript(() => window.localStorage.setItem('wa.confirmSendsFrom', '100000000'));
+    await use(page);
+  },
+});
 export { expect };
 
 /**

@@ -13,6 +13,9 @@ if (!hasChromium) {
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 export const BASE_URL = `http://localhost:${PORT}`;
+/** The fake Graph API (server/test/fakes/graph-api-main.ts) the product's Cloud API accounts talk to, and its control port. */
+export const FAKE_GRAPH_PORT = PORT + 500;
+export const FAKE_GRAPH_CONTROL_URL = `http://127.0.0.1:${PORT + 501}`;
 // Set once in the runner; workers evaluate this file again and inherit the same directories.
 process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'wa-e2e-'));
 const dataDir = process.env.E2E_DATA_DIR;
@@ -25,8 +28,11 @@ const repoRoot = path.resolve(import.meta.dirname, '..');
 export default defineConfig({
   testDir: 'tests',
   testIgnore: hasChromium ? [] : ['**/*'],
+  // Two workers, a spec file each (its tests in order): each test makes its own users, and most
+  // of a test's time is waiting on the app, so two at once took 20.7 min at load 10 where one took
+  // 23.7 min in CI at load 3–4 (stop 33). E2E_WORKERS=1 for a run in one line.
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 15_000 },
@@ -50,31 +56,49 @@ export default defineConfig({
     },
   },
   webServer: hasChromium
-    ? {
-        command: `npm run build -w web -- --outDir ${JSON.stringify(webDir)} --emptyOutDir && npx tsx server/src/main.ts`,
-        cwd: repoRoot,
-        url: `${BASE_URL}/api/docs/json`,
-        timeout: 180_000,
-        reuseExistingServer: false,
-        stdout: 'ignore',
-        stderr: 'pipe',
-        env: {
-          PORT: String(PORT),
-          HOST: '127.0.0.1',
-          DATA_DIR: dataDir,
-          WEB_DIST_DIR: webDir,
-          WA_PROVIDER: 'simulator',
-          SEND_DELAY_MIN_MS: '0',
-          SEND_DELAY_MAX_MS: '0',
-          SIMULATOR_LINK_AFTER_MS: '2000',
-          SIMULATOR_SEND_LATENCY_MS: '20',
-          ADMIN_USERNAME: 'admin',
-          ADMIN_PASSWORD: 'admin-e2e-password',
-          LOGIN_RATE_LIMIT: '1000',
-          LOGIN_IP_FAILURE_LIMIT: '100000',
-          SIGNUP_ENABLED: 'true',
-          LOG_LEVEL: 'warn',
+    ? [
+        {
+          command: 'npx tsx server/test/fakes/graph-api-main.ts',
+          cwd: repoRoot,
+          url: `${FAKE_GRAPH_CONTROL_URL}/`,
+          timeout: 60_000,
+          reuseExistingServer: false,
+          stdout: 'ignore',
+          stderr: 'pipe',
+          env: { FAKE_GRAPH_PORT: String(FAKE_GRAPH_PORT), FAKE_GRAPH_CONTROL_PORT: String(PORT + 501) },
         },
-      }
+        {
+          command: `npm run build -w web -- --outDir ${JSON.stringify(webDir)} --emptyOutDir && npx tsx server/src/main.ts`,
+          cwd: repoRoot,
+          url: `${BASE_URL}/api/docs/json`,
+          timeout: 180_000,
+          reuseExistingServer: false,
+          stdout: 'ignore',
+          stderr: 'pipe',
+          env: {
+            PORT: String(PORT),
+            HOST: '127.0.0.1',
+            DATA_DIR: dataDir,
+            WEB_DIST_DIR: webDir,
+            WA_PROVIDER: 'simulator',
+            SEND_DELAY_MIN_MS: '0',
+            SEND_DELAY_MAX_MS: '0',
+            SIMULATOR_LINK_AFTER_MS: '2000',
+            SIMULATOR_SEND_LATENCY_MS: '20',
+            // Account health is scored every 3 s (health.spec: the breaker pauses an account it can see).
+            HEALTH_CHECK_MS: '3000',
+            // A sent message with no delivery receipt is undelivered after 15 s, not a day
+            // (delivery-truth.spec: the simulator's numbers ending 0001 never confirm delivery).
+            UNDELIVERED_AFTER_MS: '15000',
+            ADMIN_USERNAME: 'admin',
+            ADMIN_PASSWORD: 'admin-e2e-password',
+            LOGIN_RATE_LIMIT: '1000',
+            LOGIN_IP_FAILURE_LIMIT: '100000',
+            SIGNUP_ENABLED: 'true',
+            LOG_LEVEL: 'warn',
+            CLOUD_API_BASE_URL: `http://127.0.0.1:${FAKE_GRAPH_PORT}/v23.0`,
+          },
+        },
+      ]
     : undefined,
 });

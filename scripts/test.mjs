@@ -29,8 +29,12 @@ if (!process.env.TEST_DATABASE_URL) {
 function inBackground([name, [cmd, ...args]]) {
   const out = [];
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', (d) => out.push(d));
-  child.stderr.on('data', (d) => out.push(d));
+  const seen = failureLines(name);
+  for (const stream of [child.stdout, child.stderr])
+    stream.on('data', (d) => {
+      out.push(d);
+      seen.add(d);
+    });
   return new Promise((resolve) => {
     child.on('close', (code) => {
       console.log(`\n=== ${name} tests (ran beside the browser suite): ${[cmd, ...args].join(' ')}\n`);
@@ -43,8 +47,38 @@ function inBackground([name, [cmd, ...args]]) {
 /** Runs a suite with its output on this terminal; resolves with whether it passed. */
 function inForeground([name, [cmd, ...args]]) {
   console.log(`\n=== ${name} tests: ${[cmd, ...args].join(' ')}\n`);
-  const child = spawn(cmd, args, { stdio: 'inherit' });
+  const child = spawn(cmd, args, { stdio: ['inherit', 'pipe', 'pipe'] });
+  const seen = failureLines(name);
+  child.stdout.on('data', (d) => {
+    process.stdout.write(d);
+    seen.add(d);
+  });
+  child.stderr.on('data', (d) => {
+    process.stderr.write(d);
+    seen.add(d);
+  });
   return new Promise((resolve) => child.on('close', (code) => resolve([name, code === 0])));
+}
+
+/**
+ * The lines that name a failing test or file (vitest's `FAIL` and `×`, Playwright's `✘`), kept
+ * per suite and printed again at the very end: CI keeps only the tail of a 40-minute log, and a
+ * suite's failure scrolled out of it otherwise (stop 32 could not say which server test failed).
+ */
+const failures = [];
+function failureLines(suite) {
+  let partial = '';
+  return {
+    add(chunk) {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const raw of lines) {
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the reporters' colours
+        const line = raw.replace(/\x1b\[[0-9;]*m/g, '').trim();
+        if (/^(FAIL\b|×|✘|\d+\) )/.test(line) && failures.length < 60) failures.push(`${suite}: ${line}`);
+      }
+    },
+  };
 }
 
 const results = [];
@@ -64,6 +98,7 @@ if (!hasBrowser) {
 }
 
 const failed = results.filter(([, ok]) => !ok).map(([name]) => name);
+if (failures.length) console.log(`\nfailing tests, as the suites named them:\n${failures.join('\n')}`);
 console.log(`\nsuites: ${results.length - failed.length} passed, ${failed.length} failed`);
 if (failed.length) {
   console.log(`failed: ${failed.join(', ')}`);

@@ -9,8 +9,11 @@
  *    beside a bare-SQL floor on the same database (one UPDATE … SKIP LOCKED LIMIT 1 loop per
  *    session) and the ratio of the two.
  *
+ *  - the Baileys rows (baileys.ts): memory per linked real socket, the first send to a
+ *    1,500-member group, one history bootstrap, through the wire emulator, in a second table.
+ *
  * It prints a table and never fails: a measure that breaks prints its error instead.
- * BENCH_ONLY=accept|dispatch|startup|idle|contacts|reads runs one part, BENCH_DB=pglite|postgres one database;
+ * BENCH_ONLY=accept|dispatch|startup|idle|contacts|reads|baileys|cloud runs one part, BENCH_DB=pglite|postgres one database;
  * BENCH_SCREENSHOTS=<dir> saves the reads part's browser screenshots there; BENCH_CPU_SLOWDOWN=N slows
  * the browser page's CPU N times (Chromium's throttling) for a slower computer's first rows, and
  * BENCH_TRACE=<file> saves a performance trace of the last warm MIS Report load (open it in DevTools);
@@ -18,26 +21,25 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../../server/src/config.ts';
-import { csvRows, importContactList } from '../../server/src/contacts/service.ts';
-import type { AppContext, NodeEvents } from '../../server/src/context.ts';
+import { importContactList } from '../../server/src/contacts/import.ts';
+import { csvRows } from '../../server/src/contacts/table-rows.ts';
+import { type AppContext, createContext } from '../../server/src/context.ts';
 import { type Database, openPglite, openPostgres, queryRows } from '../../server/src/db/client.ts';
 import { users, waAuthState, waSessions } from '../../server/src/db/schema.ts';
 import { createScratchDatabase } from '../../server/src/db/scratch.ts';
 import { startEngine } from '../../server/src/engine.ts';
 import { buildApp } from '../../server/src/http/app.ts';
-import { createLogger } from '../../server/src/logger.ts';
-import { compactJobStats } from '../../server/src/messaging/jobs-repository.ts';
-import { acceptSend } from '../../server/src/messaging/service.ts';
-import { createMetrics } from '../../server/src/metrics/metrics.ts';
-import { localRunner } from '../../server/src/sessions/runner.ts';
+import { acceptSend } from '../../server/src/messaging/accept/send.ts';
+import { compactJobStats } from '../../server/src/messaging/jobs/repository.ts';
+import { signal } from '../../server/src/signals.ts';
 import { createUser } from '../../server/src/users/service.ts';
+import { type BaileysRow, baileysRows } from './baileys.ts';
 import { reportInBrowser, type SignedIn } from './report-browser.ts';
 
 const ACCEPT_RECIPIENTS = 100_000;
@@ -76,16 +78,7 @@ async function openBenchDatabase(kind: 'pglite' | 'postgres'): Promise<Database>
 }
 
 function context(database: Database): AppContext {
-  const cfg = config();
-  return {
-    config: cfg,
-    database,
-    db: database.db,
-    nodeId: `bench-${crypto.randomBytes(3).toString('hex')}`,
-    log: createLogger(cfg),
-    events: new EventEmitter<NodeEvents>(),
-    metrics: createMetrics(database.db),
-  };
+  return createContext(config(), database, 'bench');
 }
 
 async function benchUser(ctx: AppContext, credits: number) {
@@ -442,7 +435,7 @@ async function idleCost(ctx: AppContext): Promise<string> {
     while (sessionIds.some((s) => !engine.runtime.transportFor(s))) {
       if (Date.now() > until) throw new Error(`accounts did not connect within 180 s`);
       // A pass takes up to 50 free accounts; the heartbeat alone would take 20 passes, 10 s apart.
-      await localRunner(ctx)?.poke();
+      await signal(ctx, 'session-changed', sessionIds[0]!);
       await sleep(200);
     }
     // Backends report their counts when idle, up to 10 s late: the burst of connecting 1,000
@@ -681,7 +674,13 @@ async function main() {
       values: {},
     },
   ];
-  for (const kind of kinds) {
+  const only = process.env.BENCH_ONLY;
+  let baileys: BaileysRow[] = [];
+  if (!only || only === 'baileys') {
+    process.stderr.write('bench: baileys through the emulator...\n');
+    baileys = await baileysRows();
+  }
+  for (const kind of only === 'baileys' || only === 'cloud' ? [] : kinds) {
     process.stderr.write(`bench: ${kind}...\n`);
     let database: Database;
     try {
@@ -691,7 +690,6 @@ async function main() {
       continue;
     }
     const ctx = context(database);
-    const only = process.env.BENCH_ONLY;
     if (!only || only === 'accept') {
       rows[0]!.values[kind] = await measure(() => acceptService(ctx));
       rows[1]!.values[kind] = await measure(() => acceptHttp(ctx));
@@ -751,20 +749,34 @@ async function main() {
     }
   }
 
-  const headers = ['measure', 'goal', ...kinds.map((k) => (k === 'pglite' ? 'PGlite' : 'PostgreSQL'))];
-  const table = rows.map((r) => [r.measure, r.goal, ...kinds.map((k) => r.values[k] ?? '')]);
-  const widths = headers.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  console.log(
-    [
-      '',
-      `Messaging engine benchmark (node ${process.version}, simulator at zero latency, zero pace)`,
-      line(headers),
-      `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
-      ...table.map(line),
-      '',
-    ].join('\n'),
-  );
+  if (only !== 'baileys' && only !== 'cloud') {
+    const headers = ['measure', 'goal', ...kinds.map((k) => (k === 'pglite' ? 'PGlite' : 'PostgreSQL'))];
+    const table = rows.map((r) => [r.measure, r.goal, ...kinds.map((k) => r.values[k] ?? '')]);
+    const widths = headers.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
+    const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+    console.log(
+      [
+        '',
+        `Messaging engine benchmark (node ${process.version}, simulator at zero latency, zero pace)`,
+        line(headers),
+        `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+        ...table.map(line),
+        '',
+      ].join('\n'),
+    );
+  }
+  if (baileys.length > 0) {
+    const bh = ['measure', 'goal', 'rc14 through the emulator (one process each, no database)'];
+    const bt = baileys.map((r) => [r.measure, r.goal, r.value]);
+    const bw = bh.map((h, i) => Math.max(h.length, ...bt.map((r) => r[i]!.length)));
+    const bl = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(bw[i]!)).join(' | ')} |`;
+    console.log([bl(bh), `|${bw.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...bt.map(bl), ''].join('\n'));
+  }
+  // The Cloud API row (issue 30): one number's throughput, the same on either database.
+  if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === 'cloud') {
+    const { cloudThroughputTable } = await import('./cloud-throughput.ts');
+    console.log(`${await cloudThroughputTable()}\n`);
+  }
 }
 
 await main();

@@ -11,6 +11,10 @@ export const ManagedUser = z.object({
   is_multisession_supported: Flag,
   credits: z.number().int(),
   disabled: z.boolean(),
+  /** 'Send one-to-one only to contacts with consent' (issue 31). */
+  consent_required: z.boolean().optional(),
+  /** Answer an opt-out once, in the person's language (issue 31). */
+  opt_out_confirm: z.boolean().optional(),
   createdAt: z.string(),
   /** Time of the newest password-reset request not yet handled, if any. */
   passwordResetRequestedAt: z.string().nullable(),
@@ -42,6 +46,8 @@ export const UpdateUserBody = z.object({
   is_bulk_messaging_enabled: flagInput.optional(),
   is_multisession_supported: flagInput.optional(),
   disabled: z.boolean().optional(),
+  consent_required: z.boolean().optional(),
+  opt_out_confirm: z.boolean().optional(),
 });
 export type UpdateUserBody = z.input<typeof UpdateUserBody>;
 

@@ -9,7 +9,12 @@ export const LoginBody = z.object({
 });
 export type LoginBody = z.infer<typeof LoginBody>;
 
-export const AdminUserRef = z.object({ user_id: z.string(), username: z.string() });
+export const AdminUserRef = z.object({
+  user_id: z.string(),
+  username: z.string(),
+  /** The user's name, beside the username in the admin's pickers (issue 29 item 10); added to the spec's shape. */
+  name: z.string().optional(),
+});
 export type AdminUserRef = z.infer<typeof AdminUserRef>;
 
 export const Credits = z.object({
@@ -64,6 +69,28 @@ export const RegisterBody = z.object({
   name: z.string({ error: 'Name is required' }).trim().min(1, 'Name is required').max(100),
 });
 export type RegisterBody = z.infer<typeof RegisterBody>;
+
+/**
+ * POST /api/auth/password: the signed-in user's own new password. The current one (and the
+ * two-factor code when it is on) is asked; every sign-in and API key of the user ends, and the
+ * answer carries a new token for this browser.
+ */
+export const ChangePasswordBody = z.object({
+  currentPassword: z
+    .string({ error: 'Current password is required' })
+    .min(1, 'Current password is required')
+    .max(200),
+  newPassword: RegisterBody.shape.password,
+  code: z.string().trim().max(64).optional(),
+});
+export type ChangePasswordBody = z.infer<typeof ChangePasswordBody>;
+
+export const ChangePasswordResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  token: z.string(),
+});
+export type ChangePasswordResponse = z.infer<typeof ChangePasswordResponse>;
 
 export const ForgotPasswordBody = z.object({
   username: z.string({ error: 'Username is required' }).trim().min(1, 'Username is required').max(100),

@@ -25,3 +25,28 @@ export const MetaResponse = z.object({
   defaultCountryCode: z.string(),
 });
 export type MetaResponse = z.infer<typeof MetaResponse>;
+
+/** Dates the API takes in a query (`from`, `to`): years outside these are refused, not passed to the database. */
+export const DATE_PARAM_MESSAGE = 'Dates must be between 1970 and 9999';
+
+function yearOf(value: string): number | null {
+  const text = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value;
+  const time = new Date(text).getTime();
+  return Number.isNaN(time) ? null : new Date(time).getUTCFullYear();
+}
+
+/**
+ * A date or timestamp in a query string: a year from 1970 to 9999 (`-271821-04-20` parses in
+ * JavaScript but not in PostgreSQL). A text that is no date at all is left for the route to
+ * name in its own message.
+ */
+export const DateParam = z
+  .string()
+  .max(40)
+  .refine(
+    (value) => {
+      const year = yearOf(value);
+      return year === null || (year >= 1970 && year <= 9999);
+    },
+    { error: DATE_PARAM_MESSAGE },
+  );

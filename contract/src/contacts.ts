@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConsentGrant } from './consent.ts';
 
 // Contact lists and opt-outs (issue 15), shapes as the issue gives them.
 
@@ -9,6 +10,8 @@ export const ContactListSummary = z.object({
   optedOut: z.number(),
   fields: z.array(z.string()),
   createdAt: z.string(),
+  /** Where its numbers' consent came from (issue 31); null: none recorded. */
+  consent: ConsentGrant.nullable().optional(),
 });
 export type ContactListSummary = z.infer<typeof ContactListSummary>;
 
@@ -53,7 +56,15 @@ export type ContactsResponse = z.infer<typeof ContactsResponse>;
 export const OptOutSource = z.enum(['reply', 'manual']);
 export type OptOutSource = z.infer<typeof OptOutSource>;
 
-export const OptOut = z.object({ phoneNumber: z.string(), source: OptOutSource, createdAt: z.string() });
+export const OptOut = z.object({
+  phoneNumber: z.string(),
+  source: OptOutSource,
+  createdAt: z.string(),
+  /** For a reply: the opt-out word it matched, its language and the message as received (issue 31). */
+  keyword: z.string().nullable().optional(),
+  language: z.string().nullable().optional(),
+  message: z.string().nullable().optional(),
+});
 export type OptOut = z.infer<typeof OptOut>;
 
 export const OptOutsResponse = z.object({ success: z.literal(true), optOuts: z.array(OptOut) });
@@ -75,6 +86,8 @@ export const GroupMembersListBody = z.object({
   groupId: z.string().max(200),
   /** The list's name; the group's name when left out. */
   name: z.string().trim().max(200).optional(),
+  /** What the members agreed to receive, kept with the group as the source of consent (issue 31). */
+  purpose: z.string().trim().max(200, 'Purpose is too long (max 200 characters)').optional(),
 });
 export type GroupMembersListBody = z.infer<typeof GroupMembersListBody>;
 

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { TemplateContent } from './cloud.ts';
+import { DateParam } from './common.ts';
+import { StatusStyle } from './status.ts';
 
 /** Largest media file the product accepts (DECISIONS.md), and the text that refuses a larger one. */
 export const MAX_MEDIA_BYTES = 16 * 1024 * 1024;
@@ -61,7 +64,8 @@ export function pollLimitProblem(question: string, options: readonly string[]): 
 }
 
 /** The spec's send types; 'text' is accepted as another name for 'string'. */
-export const SendType = z.enum(['string', 'text', 'media', 'poll']);
+/** 'template': an approved template of a Cloud API account (issue 30). */
+export const SendType = z.enum(['string', 'text', 'media', 'poll', 'template']);
 export type SendType = z.infer<typeof SendType>;
 
 export const PollContent = z.object({
@@ -95,8 +99,8 @@ export function repeatText(every: RepeatEvery, until: string | null): string {
 export const SendBody = z.object({
   chatIds: z.array(z.string().max(200)).max(200_000).nullish(),
   type: SendType.nullish(),
-  /** Text, caption, or the poll (an object, or its JSON text). */
-  content: z.union([z.string().max(65_536), PollContent]).nullish(),
+  /** Text, caption, the poll (an object, or its JSON text), or a Cloud API template `{ name, language, parameters }`. */
+  content: z.union([z.string().max(65_536), PollContent, TemplateContent]).nullish(),
   mime: z.string().max(200).nullish(),
   /** The file body in base64 (a `data:` URL is accepted too). */
   data: z.string().nullish(),
@@ -151,7 +155,13 @@ export const SendResponse = z.object({
   totalChats: z.number().int(),
   jobId: z.string(),
   /** Numbers left out because they opted out: not charged (DECISIONS.md, Opt-outs). */
-  skipped: z.object({ optedOut: z.array(z.string()) }).optional(),
+  skipped: z
+    .object({
+      optedOut: z.array(z.string()),
+      /** Left out for want of consent ('Send one-to-one only to contacts with consent', issue 31). */
+      noConsent: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 export type SendResponse = z.infer<typeof SendResponse>;
 
@@ -159,11 +169,19 @@ export type SendResponse = z.infer<typeof SendResponse>;
 export const JobStatus = z.enum(['pending', 'processing', 'scheduled', 'paused', 'completed', 'failed']);
 export type JobStatus = z.infer<typeof JobStatus>;
 
-export const MessageType = z.enum(['text', 'media', 'poll']);
+export const MessageType = z.enum(['text', 'media', 'poll', 'template', 'status']);
 export type MessageType = z.infer<typeof MessageType>;
 
 export const RecipientStatus = z.enum(['queued', 'sending', 'sent', 'failed', 'cancelled']);
 export type RecipientStatus = z.infer<typeof RecipientStatus>;
+
+export const JobDelivery = z.object({
+  delivered: z.number().int(),
+  read: z.number().int(),
+  replied: z.number().int(),
+  undelivered: z.number().int(),
+});
+export type JobDelivery = z.infer<typeof JobDelivery>;
 
 export const MessageJob = z.object({
   id: z.string(),
@@ -188,12 +206,20 @@ export const MessageJob = z.object({
     delivered: z.number().int(),
     read: z.number().int(),
   }),
+  /**
+   * Beyond the spec (issue 26): what became of the sent messages. `delivered` and `read` as in
+   * `results`; `replied`: recipients who wrote back within 7 days of their send; `undelivered`:
+   * sent, with no delivery receipt within UNDELIVERED_AFTER_MS (a later receipt moves it to delivered).
+   */
+  delivery: JobDelivery,
   createdAt: z.string(),
   elapsedTimeMs: z.number().int(),
   /** Text, caption, or for polls the JSON text of `{ pollName, pollOptions, options: { allowMultipleAnswers } }`. */
   messageContent: z.string(),
   mediaMime: z.string().nullable(),
   fileName: z.string().nullable(),
+  /** A text status's background colour and font (issue 31); absent for other jobs. */
+  statusStyle: StatusStyle.nullish(),
   /**
    * The series this job is an occurrence of (beyond the spec): how often, until when, and
    * whether more occurrences will come (`active`); absent or null for a one-off job.
@@ -206,14 +232,18 @@ export const MessageJob = z.object({
       active: z.boolean(),
     })
     .nullish(),
+  /** Cloud API template jobs (issue 30): the template's category as Meta names it (marketing, utility, authentication). */
+  templateCategory: z.string().optional(),
+  /** Cloud API template jobs: Meta's charge for the messages delivered so far, in ten-thousandths of a rupee. */
+  costUnits: z.number().int().nullable().optional(),
 });
 export type MessageJob = z.infer<typeof MessageJob>;
 
 export const JobsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   offset: z.coerce.number().int().min(0).optional(),
-  from: z.string().max(40).optional(),
-  to: z.string().max(40).optional(),
+  from: DateParam.optional(),
+  to: DateParam.optional(),
   /** `active` covers pending, processing and paused. */
   status: z
     .enum(['all', 'active', 'pending', 'processing', 'scheduled', 'paused', 'completed', 'failed'])
@@ -227,8 +257,8 @@ export type JobsQuery = z.infer<typeof JobsQuery>;
 
 /** `GET /api/message-jobs/:userId/export.csv`: the report's range and search, and the zone its dates are written in. */
 export const ReportExportQuery = z.object({
-  from: z.string().max(40).optional(),
-  to: z.string().max(40).optional(),
+  from: DateParam.optional(),
+  to: DateParam.optional(),
   q: z.string().max(200).optional(),
   /** An IANA time zone for Created Date (the browser's); default Asia/Kolkata. */
   tz: z.string().max(64).optional(),
@@ -281,6 +311,16 @@ export const JobDetail = z.object({
   content: z.string().optional(),
   /** Beyond the spec: the account that sends (or sent) this message (always given by the server). */
   sessionId: z.string().optional(),
+  /** Cloud API recipients: Meta's `pricing.category` once a status carried it (issue 30). */
+  pricingCategory: z.string().nullable().optional(),
+  /** Cloud API recipients: Meta's charge for it once delivered, in ten-thousandths of a rupee. */
+  costUnits: z.number().int().nullable().optional(),
+  /** Beyond the spec (issue 26): the contact's first reply within 7 days of the send, and its text. */
+  repliedAt: z.string().nullable().optional(),
+  replyText: z.string().nullable().optional(),
+  /** Beyond the spec: when the message was declared undelivered (no delivery receipt in time), and why where known. */
+  undeliveredAt: z.string().nullable().optional(),
+  undeliveredReason: z.string().nullable().optional(),
 });
 export type JobDetail = z.infer<typeof JobDetail>;
 
@@ -290,6 +330,8 @@ export const JobWithDetails = MessageJob.extend({
   details: z.array(JobDetail),
   /** How many recipients the job has in all (`details` may be a page of them). */
   detailsTotal: z.number().int(),
+  /** Cloud API jobs: what Meta charges for the delivered messages, in ten-thousandths of a rupee (issue 30). */
+  costUnits: z.number().int().nullable().optional(),
 });
 export type JobWithDetails = z.infer<typeof JobWithDetails>;
 

@@ -61,8 +61,11 @@ export type WebhookAttemptsResponse = z.infer<typeof WebhookAttemptsResponse>;
 /** A path's `:id` (webhook, API key), the same shape as a user's. */
 export const IdParams = UserIdParams;
 
+/** Making a key asks for the password again (and the two-factor code when it is on). */
 export const CreateApiKeyBody = z.object({
   name: z.string().trim().min(1, 'Name is required').max(100, 'Name is too long'),
+  password: z.string({ error: 'Password is required' }).min(1, 'Password is required').max(256),
+  code: z.string().trim().max(64).optional(),
 });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
 
@@ -78,14 +81,26 @@ export const ApiKey = z.object({
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
+  /** Why it stopped working (null while it works). */
+  revokedReason: z.enum(['revoked', 'password', 'two_factor', 'disabled']).nullable(),
 });
 export type ApiKey = z.infer<typeof ApiKey>;
+export type ApiKeyRevokeReason = NonNullable<ApiKey['revokedReason']>;
+
+/** What the API keys page says about a key that stopped working. */
+export const API_KEY_REVOKE_REASONS: Record<ApiKeyRevokeReason, string> = {
+  revoked: 'Revoked by you',
+  password: 'Revoked: the password was changed',
+  two_factor: 'Revoked: two-factor sign-in was turned on',
+  disabled: 'Revoked: the account was disabled',
+};
 
 export const ApiKeysResponse = z.object({ success: z.literal(true), keys: z.array(ApiKey) });
 export type ApiKeysResponse = z.infer<typeof ApiKeysResponse>;
 
 export const API_KEY_MESSAGES = {
   notHere: 'API keys cannot be used for this: sign in with your password',
+  wrongPassword: 'Password is incorrect',
 } as const;
 
 export const AuditQuery = z.object({
@@ -132,6 +147,17 @@ export const OverviewUser = z.object({
   accountsConnected: z.number().int(),
   accountsTotal: z.number().int(),
   lastSignInAt: z.string().nullable(),
+  /**
+   * Beyond the first overview (issue 26): this month's jobs' sent messages and what became of
+   * them (delivered, read, replied, undelivered); rates are these ÷ sent.
+   */
+  deliveryThisMonth: z.object({
+    sent: z.number().int(),
+    delivered: z.number().int(),
+    read: z.number().int(),
+    replied: z.number().int(),
+    undelivered: z.number().int(),
+  }),
 });
 export type OverviewUser = z.infer<typeof OverviewUser>;
 

@@ -2,8 +2,11 @@
  * The MIS report's rows (spec section 9), the same in the browser's table and print view and in
  * the server's `mis_report.csv` export.
  */
+
+import { rupeesText } from './cloud.ts';
 import { type Cell, csvLine } from './csv.ts';
 import type { MessageJob } from './messaging.ts';
+import { parsePoll } from './poll.ts';
 
 export const REPORT_CSV_FILE = 'mis_report.csv';
 
@@ -27,29 +30,6 @@ export const cut = (text: string): string =>
 
 /** The phone number part of a session id (before the underscore). */
 export const phoneOfSession = (sessionId: string): string => sessionId.split('_')[0] ?? sessionId;
-
-export type Poll = { pollName: string; pollOptions: string[]; allowMultipleAnswers: boolean };
-
-/** A poll job's content is the JSON of `{ pollName, pollOptions, options: { allowMultipleAnswers } }`. */
-export function parsePoll(content: string): Poll | null {
-  try {
-    const v = JSON.parse(content) as unknown;
-    if (!v || typeof v !== 'object') return null;
-    const o = v as {
-      pollName?: unknown;
-      pollOptions?: unknown;
-      options?: { allowMultipleAnswers?: unknown };
-    };
-    if (typeof o.pollName !== 'string' || !Array.isArray(o.pollOptions)) return null;
-    return {
-      pollName: o.pollName,
-      pollOptions: o.pollOptions.map(String),
-      allowMultipleAnswers: o.options?.allowMultipleAnswers === true,
-    };
-  } catch {
-    return null;
-  }
-}
 
 type ContentOf = Pick<MessageJob, 'messageType' | 'messageContent'>;
 
@@ -77,3 +57,119 @@ export function reportRow(job: MessageJob, formatDate: (iso: string) => string):
 
 /** The report's header line, for a file written row by row (the BOM goes first). */
 export const reportHeaderLine = (): string => csvLine(REPORT_HEADERS);
+
+/**
+ * The export's columns: the spec's eight first, as they are, then what a reader of the file
+ * needs that the table's preview leaves out (issue 29, item 8): how each job ended, its receipts
+ * and the whole content (the 15-character cut is the table's preview, not the file's).
+ */
+export const REPORT_EXPORT_HEADERS = [
+  ...REPORT_HEADERS,
+  'Status',
+  'Delivered',
+  'Read',
+  'Replied',
+  'Undelivered',
+  'Content',
+  // Cloud API template jobs (issue 30): the template's category and Meta's charge for what was delivered.
+  'Meta Category',
+  'Meta Cost (INR)',
+] as const;
+
+/**
+ * A share of the sent messages in percent with one decimal (delivered, read, replied or
+ * undelivered ÷ sent), or null when nothing was sent (issue 26).
+ */
+export function rateOfSent(count: number, sent: number): number | null {
+  return sent > 0 ? Math.round((count * 1000) / sent) / 10 : null;
+}
+
+/** '92.0%' of the sent messages, or '–' when nothing was sent. */
+export const rateText = (count: number, sent: number): string => {
+  const rate = rateOfSent(count, sent);
+  return rate === null ? '–' : `${rate.toFixed(1)}%`;
+};
+
+/** A job's line of mis_report.csv. */
+export function reportExportRow(job: MessageJob, formatDate: (iso: string) => string): Cell[] {
+  return [
+    ...reportRow(job, formatDate),
+    job.status,
+    job.delivery.delivered,
+    job.delivery.read,
+    job.delivery.replied,
+    job.delivery.undelivered,
+    contentText(job),
+    job.templateCategory ?? '',
+    job.templateCategory === undefined ? '' : rupeesText(job.costUnits ?? 0),
+  ];
+}
+
+export type ReportTotals = {
+  jobs: number;
+  total: number;
+  success: number;
+  failed: number;
+  delivered: number;
+  read: number;
+  replied: number;
+  undelivered: number;
+  /** Meta's charge over the Cloud API jobs, in ten-thousandths of a rupee. */
+  costUnits: number;
+};
+
+export const emptyTotals = (): ReportTotals => ({
+  jobs: 0,
+  total: 0,
+  success: 0,
+  failed: 0,
+  delivered: 0,
+  read: 0,
+  replied: 0,
+  undelivered: 0,
+  costUnits: 0,
+});
+
+/** Adds a job to the running totals of the export. */
+export function addToTotals(t: ReportTotals, job: MessageJob): void {
+  t.jobs += 1;
+  t.total += job.progress.total;
+  t.success += job.results.success;
+  t.failed += job.results.failed;
+  t.delivered += job.delivery.delivered;
+  t.read += job.delivery.read;
+  t.replied += job.delivery.replied;
+  t.undelivered += job.delivery.undelivered;
+  t.costUnits += job.costUnits ?? 0;
+}
+
+/** A total with its share of the sent messages: '920 (92.0%)'. */
+const withRate = (count: number, sent: number): string => `${count} (${rateText(count, sent)})`;
+
+/**
+ * The export's last line: the sums under their columns, 'Total' where the job id stands; the
+ * receipts' and replies' totals with their rate of the sent messages.
+ */
+export function reportTotalsRow(t: ReportTotals): Cell[] {
+  return [
+    'Total',
+    '',
+    t.total,
+    t.success,
+    t.failed,
+    '',
+    `${t.jobs} ${t.jobs === 1 ? 'job' : 'jobs'}`,
+    '',
+    '',
+    withRate(t.delivered, t.success),
+    withRate(t.read, t.success),
+    withRate(t.replied, t.success),
+    withRate(t.undelivered, t.success),
+    '',
+    '',
+    rupeesText(t.costUnits),
+  ];
+}
+
+/** The export's header line, for a file written row by row (the BOM goes first). */
+export const reportExportHeaderLine = (): string => csvLine(REPORT_EXPORT_HEADERS);

@@ -2,7 +2,13 @@ import { z } from 'zod';
 
 /** The sending policy of one account (DECISIONS.md, sending policy per account). */
 
-export const POLICY_LIMITS = { delayMaxMs: 600_000, dailyLimit: 100_000 } as const;
+export const POLICY_LIMITS = {
+  delayMaxMs: 600_000,
+  dailyLimit: 100_000,
+  newContactsPerDay: 100_000,
+} as const;
+/** Numbers an account never messaged, a day, when its policy does not say and warm-up is on (README). */
+export const DEFAULT_NEW_CONTACTS_PER_DAY = 50;
 export const DEFAULT_TIMEZONE = 'Asia/Kolkata';
 
 /**
@@ -36,6 +42,7 @@ const delay = (field: string) =>
     .max(POLICY_LIMITS.delayMaxMs, `${field} must be a whole number of milliseconds from 0 to 600,000`);
 
 const DAILY_LIMIT_TEXT = 'dailyLimit must be a whole number from 1 to 100,000, or null for no limit';
+const NEW_CONTACTS_TEXT = 'newContactsPerDay must be a whole number from 1 to 100,000, or null for no limit';
 
 export const SessionPolicy = z
   .object({
@@ -60,6 +67,17 @@ export const SessionPolicy = z
     delayMinMs: delay('delayMinMs'),
     delayMaxMs: delay('delayMaxMs'),
     typing: z.boolean({ error: 'typing must be true or false' }),
+    /**
+     * Numbers the account has never messaged, per local day (null: no cap). Left out of a PUT: the
+     * default, on while warm-up is on (DEFAULT_NEW_CONTACTS_PER_DAY). Always present in answers.
+     */
+    newContactsPerDay: z
+      .number({ error: NEW_CONTACTS_TEXT })
+      .int(NEW_CONTACTS_TEXT)
+      .min(1, NEW_CONTACTS_TEXT)
+      .max(POLICY_LIMITS.newContactsPerDay, NEW_CONTACTS_TEXT)
+      .nullable()
+      .optional(),
   })
   .refine((p) => p.delayMinMs <= p.delayMaxMs, {
     message: 'delayMinMs must not be above delayMaxMs',
@@ -73,10 +91,17 @@ export const SessionPolicyResponse = z.object({
   today: z.object({
     /** Messages of the account since the start of its local day. */
     sent: z.number().int(),
+    /** Of them, one-to-one messages (what the warm-up counts); issue 29's forecast before a send. */
+    oneToOneSent: z.number().int().optional(),
     /** The daily limit (null: none). */
     limit: z.number().int().nullable(),
     /** The warm-up's cap on one-to-one messages today (null: none). */
     warmUpLimit: z.number().int().nullable(),
+    /** Numbers messaged today that the account had never messaged before, and the cap on them (null: none). */
+    newContactsSent: z.number().int().optional(),
+    newContactsLimit: z.number().int().nullable().optional(),
+    /** The account's health lowers its caps (watch: halved); issue 26. */
+    health: z.enum(['good', 'watch', 'paused']).optional(),
     /** The next local midnight, ISO. */
     resetsAt: z.string(),
   }),

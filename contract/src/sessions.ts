@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SessionKind } from './cloud.ts';
 
 /** Instance limits of DECISIONS.md: one for a single-session user, ten for a multi-session user. */
 export const MAX_INSTANCES_MULTI = 10;
@@ -34,7 +35,17 @@ export const Session = z.object({
   sendPaused: z.boolean(),
   /** When WhatsApp lifts the restriction (ISO time), when it said; null otherwise. */
   sendPausedUntil: z.string().nullable(),
+  /** It connects through its own proxy (issue 31; GET /api/session/:sessionId/proxy shows which). */
+  hasProxy: z.boolean().optional(),
   createdAt: z.string(),
+  /** Beyond the spec (issue 30): a linked phone ('baileys', or 'simulator' on a simulated network) or a Cloud API number. */
+  kind: SessionKind.optional(),
+  /** Cloud API numbers: Meta's quality rating (GREEN, YELLOW, RED, NA, UNKNOWN); null for linked phones. */
+  qualityRating: z.string().nullable().optional(),
+  /** Cloud API numbers: unique recipients per rolling 24 h (TIER_250 … TIER_UNLIMITED); null for linked phones. */
+  messagingLimitTier: z.string().nullable().optional(),
+  /** Cloud API numbers: the business name Meta verified. */
+  verifiedName: z.string().nullable().optional(),
 });
 export type Session = z.infer<typeof Session>;
 
@@ -52,6 +63,8 @@ export const CreateInstanceBody = z.object({
     .trim()
     .min(1, 'Please enter a session name')
     .max(100),
+  /** The account's proxy from the start (issue 31): `socks5://user:pass@host:port` or `http://…`. */
+  proxy: z.string().trim().max(600).optional(),
 });
 export type CreateInstanceBody = z.infer<typeof CreateInstanceBody>;
 

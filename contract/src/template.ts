@@ -64,6 +64,25 @@ export const templateFields = (parts: readonly TemplatePart[]): string[] => [
 ];
 
 /**
+ * `{{first_name}}`, derived from `name` when a recipient has no field of that name (issue 29:
+ * `{{name}}` put 'Kumar, Arjun' in): the part after a comma ('Kumar, Arjun' → 'Arjun'), else the
+ * first word ('Priya Sharma' → 'Priya').
+ */
+export const FIRST_NAME_FIELD = 'first_name';
+export function firstNameOf(name: string | null | undefined): string {
+  const full = (name ?? '').trim();
+  const comma = full.indexOf(',');
+  const given = comma >= 0 ? full.slice(comma + 1).trim() : full;
+  return given.split(/\s+/)[0] ?? '';
+}
+
+/** The fields a text may use: `first_name` too wherever `name` is. */
+export const withDerivedFields = (available: readonly string[]): string[] =>
+  available.includes('name') && !available.includes(FIRST_NAME_FIELD)
+    ? [...available, FIRST_NAME_FIELD]
+    : [...available];
+
+/**
  * The first field the text uses that is not available, as the error the send answers:
  * 'Unknown field {{city}} (available: name, area)'; null when every field is known.
  */
@@ -71,7 +90,7 @@ export function unknownFieldMessage(
   parts: readonly TemplatePart[],
   available: readonly string[],
 ): string | null {
-  const known = new Set(available);
+  const known = new Set(withDerivedFields(available));
   const unknown = templateFields(parts).find((f) => !known.has(f));
   if (unknown === undefined) return null;
   return `Unknown field {{${unknown}}} (available: ${available.length ? available.join(', ') : 'none'})`;
@@ -90,7 +109,10 @@ export function renderTemplate(
   for (const p of parts) {
     if (p.kind === 'text') out += p.text;
     else if (p.kind === 'field') {
-      const value = fields[p.name]?.trim();
+      const own = fields[p.name];
+      const value = (
+        own == null && p.name === FIRST_NAME_FIELD && fields.name != null ? firstNameOf(fields.name) : own
+      )?.trim();
       out += value ? value : p.fallback;
     } else out += p.variants[pick(p.variants.length)] ?? '';
   }

@@ -54,7 +54,8 @@ test.describe('Admin page', () => {
 
     const picker = page.getByRole('combobox', { name: 'User' });
     await picker.click();
-    await page.getByRole('option', { name: alice.username, exact: true }).click();
+    // Name and username (issue 29 item 10: the username alone was shown).
+    await page.getByRole('option', { name: `Alice (${alice.username})`, exact: true }).click();
     await expect(page.getByRole('heading', { name: 'MIS Report' })).toBeVisible();
     await expect(page.getByText('2 jobs')).toBeVisible();
     expect(await shownJobIds(page)).toEqual(aliceJobs);
@@ -62,7 +63,7 @@ test.describe('Admin page', () => {
     await expect(report(page)).not.toContainText('919844400002');
 
     await picker.click();
-    await page.getByRole('option', { name: bob.username, exact: true }).click();
+    await page.getByRole('option', { name: `Bob (${bob.username})`, exact: true }).click();
     await expect(page.getByText('1 job', { exact: true })).toBeVisible();
     expect(await shownJobIds(page)).toEqual(bobJobs);
     await expect(report(page)).toContainText('Bob only messag...');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
+import { observeLongTasks } from './support/long-tasks.ts';
 
 /**
  * A measurement, not a timed test (issue 15 §4): the longest main-thread block while a
@@ -13,23 +14,13 @@ import { userWithSession } from './messaging-helpers.ts';
  */
 test.skip(!process.env.MEASURE_LONGTASKS, 'a measurement: set MEASURE_LONGTASKS=1');
 
-async function observeLongTasks(page: Page) {
-  await page.evaluate(() => {
-    const w = window as unknown as { __longTasks: number[] };
-    w.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) w.__longTasks.push(Math.round(e.duration));
-    }).observe({ type: 'longtask', buffered: false });
-  });
+async function observeLongTaskLines(page: Page) {
+  const read = await observeLongTasks(page);
   return async (label: string) => {
-    const tasks = await page.evaluate(() => {
-      const w = window as unknown as { __longTasks: number[] };
-      const t = w.__longTasks;
-      w.__longTasks = [];
-      return t;
-    });
-    const line = `${label}: ${tasks.length} long tasks, longest ${Math.max(0, ...tasks)} ms [${tasks.join(', ')}]`;
-    console.log(line);
+    const tasks = await read();
+    console.log(
+      `${label}: ${tasks.length} long tasks, longest ${Math.max(0, ...tasks)} ms [${tasks.join(', ')}]`,
+    );
     return Math.max(0, ...tasks);
   };
 }
@@ -44,7 +35,7 @@ test('1,000,000-line CSV on the bulk page: longest main-thread block', async ({ 
   // From a path: a buffer would be decoded by script in the page, a block that is not the app's.
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wa-million-')), 'million.csv');
   fs.writeFileSync(file, `${lines.join('\n')}\n`);
-  const longest = await observeLongTasks(page);
+  const longest = await observeLongTaskLines(page);
 
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: 'Upload CSV' }).click();

@@ -136,7 +136,7 @@ test('a phone contacts export in Excel: preview, import counts, contacts, search
 
   const [download] = await Promise.all([
     page.waitForEvent('download'),
-    row.getByRole('button', { name: 'Export Diwali customers as CSV' }).click(),
+    row.getByRole('button', { name: 'Export CSV: Diwali customers' }).click(),
   ]);
   expect(download.suggestedFilename()).toBe('Diwali customers.csv');
   const csv = fs.readFileSync((await download.path())!, 'utf8');
@@ -153,9 +153,9 @@ test('a phone contacts export in Excel: preview, import counts, contacts, search
   await expect(optOutTable).toContainText('No one has opted out.');
   await optOuts.getByRole('textbox', { name: 'Numbers to opt out' }).fill('098765 43212\n12345');
   await optOuts.getByRole('button', { name: 'Add to opt-outs' }).click();
-  await expect(optOuts.getByRole('alert')).toHaveText('Invalid phone number: 12345');
-  await optOuts.getByRole('textbox', { name: 'Numbers to opt out' }).fill('098765 43212');
-  await optOuts.getByRole('button', { name: 'Add to opt-outs' }).click();
+  // The good line is added and the bad one listed (issue 29, item 10: one bad line no longer
+  // refuses the whole paste).
+  await expect(optOuts.getByRole('alert')).toHaveText('Not added, not phone numbers (1): 12345');
   await expect(optOuts.getByRole('status', { name: 'Opt-out result' })).toHaveText('1 number opted out');
   const optedRow = optOutTable.getByRole('row').filter({ hasText: '919876543212' });
   await expect(optedRow).toContainText('Added by you');
@@ -202,6 +202,9 @@ test("a group's members saved as a contact list from the Group List's detail pan
   const members = new Set(group.participants.map((p) => p.phoneNumber));
 
   await page.goto('/#/groups');
+  // The Group List draws only the rows in view (the group may be the last of 12): find it by the
+  // search first, as groups.spec does.
+  await page.getByRole('textbox', { name: 'Search groups' }).fill(group.groupName);
   await page.getByRole('table').getByRole('button', { name: group.groupName, exact: true }).click();
   const panel = page.getByRole('dialog', { name: 'Group Details' });
   await panel.getByRole('button', { name: 'Save members as a contact list' }).click();

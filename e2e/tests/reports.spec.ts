@@ -10,7 +10,7 @@ import {
   type TestUser,
   test,
 } from '../fixtures.ts';
-import { finishedJobs, type Job, PNG_1X1, sendIndividual, silentWav } from './support/jobs.ts';
+import { finishedJobs, type Job, jobsOf, PNG_1X1, sendIndividual, silentWav } from './support/jobs.ts';
 import { interceptPrint, printed, printedTable } from './support/print.ts';
 
 const TZ = 'Asia/Kolkata';
@@ -231,6 +231,14 @@ test.describe('MIS Report', () => {
     request,
   }) => {
     await signInByStorage(page, request, user.username, user.password);
+    // The receipts' figures are in the file: wait for the simulator's (1 s delivered, 5 s read).
+    await expect
+      .poll(async () =>
+        (await jobsOf(request, token, user.id)).every((j) => j.results.delivered === j.results.success),
+      )
+      .toBe(true);
+    await page.waitForTimeout(5_500);
+    const jobs = await jobsOf(request, token, user.id);
     await page.goto('/#/reports');
     await expect(page.getByText(ALL_JOBS)).toBeVisible();
     const [download] = await Promise.all([
@@ -242,9 +250,43 @@ test.describe('MIS Report', () => {
     expect(text.charCodeAt(0)).toBe(0xfeff);
     const parsed = Papa.parse<string[]>(text.slice(1), { skipEmptyLines: true });
     expect(parsed.errors).toEqual([]);
-    const [header, ...rows] = parsed.data;
-    expect(header).toEqual(REPORT_HEADERS);
-    expect(rows).toHaveLength(jobs.length);
+    const [header, ...lines] = parsed.data;
+    // The spec's columns first, then status, receipts and the whole content (issue 29, item 8).
+    expect(header).toEqual([
+      ...REPORT_HEADERS,
+      'Status',
+      'Delivered',
+      'Read',
+      'Replied',
+      'Undelivered',
+      'Content',
+      'Meta Category',
+      'Meta Cost (INR)',
+    ]);
+    expect(lines).toHaveLength(jobs.length + 1);
+    const rows = lines.slice(0, -1);
+    const sum = (f: (j: Job) => number) => String(jobs.reduce((n, j) => n + f(j), 0));
+    // Receipts and replies in the totals line with their rate of the sent messages: '12 (100.0%)'.
+    const withRate = (f: (j: Job) => number) =>
+      `${sum(f)} (${((Number(sum(f)) * 100) / Number(sum((j) => j.results.success))).toFixed(1)}%)`;
+    expect(lines.at(-1)).toEqual([
+      'Total',
+      '',
+      sum((j) => j.progress.total),
+      sum((j) => j.results.success),
+      sum((j) => j.results.failed),
+      '',
+      `${jobs.length} jobs`,
+      '',
+      '',
+      withRate((j) => j.delivery.delivered),
+      withRate((j) => j.delivery.read),
+      withRate((j) => j.delivery.replied),
+      withRate((j) => j.delivery.undelivered),
+      '',
+      '',
+      '0.0000',
+    ]);
     const created = await page.evaluate(
       (list) => Object.fromEntries(list.map((j) => [j.id, new Date(j.createdAt).toLocaleString('en-IN')])),
       jobs,
@@ -259,6 +301,16 @@ test.describe('MIS Report', () => {
       [ids.audio!]: '',
       [ids.tricky!]: `'=SUM(A1) "q", <...`,
     };
+    const full: Record<string, string> = {
+      [ids.long!]: LONG_TEXT,
+      [ids.short!]: SHORT_TEXT,
+      [ids.poll!]: POLL.pollName,
+      [ids.image!]: 'A tiny picture',
+      [ids.corrupt!]: '',
+      [ids.pdf!]: '',
+      [ids.audio!]: '',
+      [ids.tricky!]: `'${TRICKY_TEXT}`,
+    };
     for (const job of jobs) {
       const row = rows.find((r) => r[0] === job.id);
       expect(row, job.id).toEqual([
@@ -270,6 +322,15 @@ test.describe('MIS Report', () => {
         created[job.id],
         job.messageType,
         preview[job.id],
+        job.status,
+        String(job.delivery.delivered),
+        String(job.delivery.read),
+        String(job.delivery.replied),
+        String(job.delivery.undelivered),
+        full[job.id],
+        // Not Cloud API template jobs: no category, no charge (issue 30).
+        '',
+        '',
       ]);
     }
   });
@@ -358,7 +419,9 @@ test('the report reads the server a page at a time, searches on the server and e
   const rows = Papa.parse<string[]>(fs.readFileSync((await download.path())!, 'utf8').slice(1), {
     skipEmptyLines: true,
   }).data;
-  expect(rows).toHaveLength(102);
+  // The header, 101 jobs and the totals row.
+  expect(rows).toHaveLength(103);
+  expect(rows.at(-1)?.slice(0, 3)).toEqual(['Total', '', '101']);
 
   await page.getByLabel('Search jobs').fill('batch 042');
   await expect(page.getByText('1 job', { exact: true })).toBeVisible();

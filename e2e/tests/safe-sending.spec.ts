@@ -93,18 +93,19 @@ test("the Account settings drawer saves the account's policy, shows the contract
   const drawer = page.getByRole('dialog');
   await expect(drawer.getByText('Sent today: 2 (no daily limit)')).toBeVisible();
 
-  await drawer.getByLabel('Pause from (ms)').fill('9000');
-  await drawer.getByLabel('Pause to (ms)').fill('8000');
+  await drawer.getByLabel('Pause from (seconds)').fill('9');
+  await drawer.getByLabel('Pause to (seconds)').fill('8');
   await drawer.getByLabel('Daily limit').fill('0');
   await drawer.getByRole('button', { name: 'Save settings' }).click();
-  await expect(drawer.getByText('delayMinMs must not be above delayMaxMs')).toBeVisible();
+  // The form's own words (issue 29, item 6), not the API's field names.
+  await expect(drawer.getByText('Pause from must not be longer than Pause to')).toBeVisible();
   await expect(
-    drawer.getByText('dailyLimit must be a whole number from 1 to 100,000, or null for no limit'),
+    drawer.getByText('Daily limit must be a whole number from 1 to 100,000 (leave it empty for no limit)'),
   ).toBeVisible();
   // The field itself says it is wrong (a screen reader hears the message with it).
   await expect(drawer.getByLabel('Daily limit')).toHaveAttribute('aria-invalid', 'true');
 
-  await expect(drawer.getByLabel('Pause from (ms)')).toHaveAttribute('aria-invalid', 'true');
+  await expect(drawer.getByLabel('Pause from (seconds)')).toHaveAttribute('aria-invalid', 'true');
   expect(
     (
       (await (await request.get(`/api/session/${sessionId}/policy`, { headers })).json()) as {
@@ -114,7 +115,7 @@ test("the Account settings drawer saves the account's policy, shows the contract
   ).toBeNull();
 
   await drawer.getByLabel('Daily limit').fill('30');
-  await drawer.getByLabel('Pause from (ms)').fill('1000');
+  await drawer.getByLabel('Pause from (seconds)').fill('1');
   await drawer.getByRole('switch', { name: 'Quiet hours' }).check({ force: true });
   await drawer.getByLabel('Quiet from').fill('22:00');
   await drawer.getByLabel('Quiet until').fill('07:00');

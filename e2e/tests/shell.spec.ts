@@ -8,6 +8,7 @@ const SIDEBAR = [
   'Message Jobs',
   'Contacts',
   'Groups',
+  'Channels',
   'MIS Reports',
 ];
 

@@ -125,7 +125,7 @@ test('edit name and flags, disable, and reset a password that the user asked for
   expect(refused.status()).toBe(403);
 });
 
-test('Manage Users at 360 px: the table scrolls inside its card, modals go full screen', async ({
+test('Manage Users at 360 px: each user is a card with its actions, modals go full screen', async ({
   page,
   request,
 }) => {
@@ -133,13 +133,15 @@ test('Manage Users at 360 px: the table scrolls inside its card, modals go full 
   await createUser(request, { credits: 250000, name: 'Narrow Screen' });
   await signInByStorage(page, request, ADMIN.username, ADMIN.password);
   await page.goto('/#/users');
-  await expect(
-    usersTable(page)
-      .getByRole('row', { name: /Narrow Screen/ })
-      .first(),
-  ).toBeVisible();
+  const card = page
+    .getByRole('list', { name: 'Users' })
+    .getByRole('listitem')
+    .filter({ hasText: 'Narrow Screen' });
+  await expect(card.first()).toBeVisible();
+  const credits = card.first().getByRole('button', { name: /^Credits of / });
+  await credits.scrollIntoViewIfNeeded();
+  await expect(credits).toBeInViewport();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
-  await page.screenshot({ path: '/tmp/i5-users-360.png', fullPage: true });
   await page.getByRole('button', { name: 'Add User' }).click();
   const add = page.getByRole('dialog', { name: 'Add User' });
   const box = await add.boundingBox();

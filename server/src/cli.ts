@@ -1,12 +1,10 @@
 import { parseArgs } from 'node:util';
-import { recordAudit } from './audit/record.ts';
 import { BackupError, createBackup, restoreBackup } from './backup/backup.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { addCredits, debitCredits } from './credits/credits.ts';
 import { openDatabase } from './db/client.ts';
 import { randomToken } from './ids.ts';
 import { findUserByUsername, firstAdmin } from './users/repository.ts';
-import { createUser, setPassword } from './users/service.ts';
+import { changeCredits, createUser, setPassword } from './users/service.ts';
 
 const HELP = `Operator commands (they use the same DATABASE_URL / DATA_DIR as the server):
 
@@ -103,29 +101,30 @@ async function main(argv: string[]): Promise<void> {
       const credits = values.credits ? integer(values.credits, 'credits') : 0;
       if (credits < 0) throw new UsageError('--credits cannot be negative');
       const admin = role === 'USER' ? await firstAdmin(db) : undefined;
-      const user = await createUser(db, {
-        username,
-        password,
-        name: values.name ?? username,
-        role,
-        credits,
-        isBulkMessagingEnabled: values.bulk ?? false,
-        isMultisessionSupported: values.multi ?? false,
-        managedBy: admin?.id ?? null,
-      });
-      await recordAudit(db, {
-        actor: 'cli',
-        action: 'user.create',
-        targetUserId: user.id,
-        details: {
+      const user = await createUser(
+        db,
+        {
           username,
-          name: user.name,
+          password,
+          name: values.name ?? username,
           role,
           credits,
-          bulk: values.bulk ?? false,
-          multi: values.multi ?? false,
+          isBulkMessagingEnabled: values.bulk ?? false,
+          isMultisessionSupported: values.multi ?? false,
+          managedBy: admin?.id ?? null,
         },
-      });
+        {
+          actor: 'cli',
+          details: {
+            username,
+            name: values.name ?? username,
+            role,
+            credits,
+            bulk: values.bulk ?? false,
+            multi: values.multi ?? false,
+          },
+        },
+      );
       console.log(`Created ${role} '${user.username}' (id ${user.id}) with ${credits} credits.`);
     } else if (command === 'credits:add') {
       const username = need(values.username, 'username');
@@ -134,17 +133,14 @@ async function main(argv: string[]): Promise<void> {
       const user = await findUserByUsername(db, username);
       if (!user) throw new UsageError(`no user '${username}'`);
       const note = values.note ?? 'Operator CLI';
-      const balance =
-        amount > 0
-          ? await addCredits(db, user.id, amount, 'grant', { note })
-          : await debitCredits(db, user.id, -amount, 'adjust', { note });
+      const balance = await changeCredits(
+        db,
+        user.id,
+        amount,
+        { note },
+        { actor: 'cli', details: { amount, note } },
+      );
       if (balance === null) throw new UsageError(`the balance (${user.credits}) is lower than ${-amount}`);
-      await recordAudit(db, {
-        actor: 'cli',
-        action: 'user.credits',
-        targetUserId: user.id,
-        details: { amount, note, balance },
-      });
       console.log(`'${user.username}' now has ${balance} credits.`);
     } else {
       const username = need(values.username, 'username');
@@ -152,13 +148,7 @@ async function main(argv: string[]): Promise<void> {
       if (!user) throw new UsageError(`no user '${username}'`);
       const password = values.password ?? randomToken(12);
       if (password.length < 8) throw new UsageError('--password must be at least 8 characters');
-      await setPassword(db, user.id, password);
-      await recordAudit(db, {
-        actor: 'cli',
-        action: 'user.update',
-        targetUserId: user.id,
-        details: { password: 'changed' },
-      });
+      await setPassword(db, user.id, password, { actor: 'cli' });
       console.log(
         values.password
           ? `Password of '${user.username}' changed.`

@@ -73,6 +73,34 @@ const waWsUrl = z
     }
   }, `${WHATSAPP_WS_URL} or a ws:// URL on a loopback address (an emulator)`);
 
+/**
+ * Meta's Graph API with the version this build was written against (Cloud API reference,
+ * developers.facebook.com/documentation/business-messaging/whatsapp: every example calls v23.0).
+ */
+export const CLOUD_API_BASE_URL = 'https://graph.facebook.com/v23.0';
+
+/**
+ * Meta's Graph API at any version (`https://graph.facebook.com/v24.0`, when Meta retires v23.0),
+ * or an http(s):// URL on a loopback address (the fake Graph API of the tests and the demo). Any
+ * other host is refused: the access tokens and app secrets of Cloud accounts go to it.
+ */
+const cloudApiBaseUrl = z
+  .string()
+  .trim()
+  .refine((v) => {
+    try {
+      const url = new URL(v);
+      if (url.search || url.hash || url.username || url.password) return false;
+      if (url.protocol === 'https:' && url.host === 'graph.facebook.com') {
+        return /^\/v[0-9]{1,3}\.[0-9]{1,2}\/?$/.test(url.pathname);
+      }
+      return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.hostname);
+    } catch {
+      return false;
+    }
+  }, `${CLOUD_API_BASE_URL} (any version) or an http:// URL on a loopback address (a fake Graph API)`)
+  .transform((v) => v.replace(/\/+$/, ''));
+
 const EnvSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -92,6 +120,8 @@ const EnvSchema = z.object({
     .regex(/^2\.3000\.[1-9][0-9]{0,11}$/, 'a WhatsApp Web version such as 2.3000.1043857760')
     .optional(),
   WA_WS_URL: waWsUrl.optional(),
+  /** 'Test proxy' asks this URL (answering JSON { ip }) through the proxy for the exit address (issue 31). */
+  PROXY_ECHO_URL: z.url().optional(),
   WA_EMULATOR_ROOT_KEY: z
     .string()
     .trim()
@@ -100,6 +130,7 @@ const EnvSchema = z.object({
       "an emulator's root public key: 64 hex digits, optionally :serial",
     )
     .optional(),
+  CLOUD_API_BASE_URL: cloudApiBaseUrl.default(CLOUD_API_BASE_URL),
   ROLE: z.enum(['all', 'api', 'worker'], { error: 'all, api or worker' }).default('all'),
   ADMIN_USERNAME: z
     .string()
@@ -118,7 +149,15 @@ const EnvSchema = z.object({
   SESSION_WAIT_MS: int(0, 86_400_000).default(600_000),
   FAILOVER_AFTER_MS: int(0, 86_400_000).default(120_000),
   SEND_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
+  UNDELIVERED_AFTER_MS: int(1000, 30 * 86_400_000).default(86_400_000),
   RATE_LIMIT_PAUSE_MS: int(1000, 3_600_000).default(60_000),
+  RESTRICTION_RETRY_MS: int(1000, 86_400_000).default(15 * 60_000),
+  LOOKUP_BATCH_SIZE: int(1, 500).default(50),
+  LOOKUP_SPACING_MS: int(0, 600_000).default(3000),
+  /** How often a node scores the health of the accounts it drives (issue 26: the breaker acts then). */
+  HEALTH_CHECK_MS: int(1000, 3_600_000).default(60_000),
+  /** How long the breaker's pause lasts unless the user resumes sooner. */
+  HEALTH_COOLING_MS: int(60_000, 7 * 86_400_000).default(86_400_000),
   SESSION_LEASE_MS: int(1000, 3_600_000).default(30_000),
   TOKEN_TTL_HOURS: int(1, 24 * 365).default(24 * 7),
   LOGIN_RATE_LIMIT: int(1, 10_000).default(10),
@@ -173,8 +212,12 @@ export type Config = {
   waVersion: [number, number, number] | undefined;
   /** WA_WS_URL: where Baileys connects; unset: WhatsApp. Only WhatsApp's own or a loopback address. */
   waWsUrl: string | undefined;
+  /** PROXY_ECHO_URL: where 'Test proxy' reads the proxy's exit address; unset: not checked. */
+  proxyEchoUrl: string | undefined;
   /** WA_EMULATOR_ROOT_KEY: the certificate root the noise handshake trusts instead of WhatsApp's (loopback WA_WS_URL only). */
   waEmulatorRootKey: { publicKey: Buffer; serial: number } | undefined;
+  /** CLOUD_API_BASE_URL: Meta's Graph API (Cloud API accounts); only Meta's own or a loopback address. */
+  cloudApiBaseUrl: string;
   role: 'all' | 'api' | 'worker';
   adminUsername: string;
   adminPassword: string | undefined;
@@ -192,8 +235,17 @@ export type Config = {
   failoverAfterMs: number;
   /** The longest one send (upload included) may take; then its delivery is unknown (failed, refunded). */
   sendTimeoutMs: number;
+  /** HEALTH_CHECK_MS and HEALTH_COOLING_MS: the account-health check's period and the breaker's pause. */
+  healthCheckMs: number;
+  healthCoolingMs: number;
+  /** A sent message with no delivery receipt this long after its send is undelivered (issue 26). */
+  undeliveredAfterMs: number;
   /** How long an account sends nothing after WhatsApp answers 429 rate-overlimit. */
   rateLimitPauseMs: number;
+  /** A 463 with no end given: new chats are tried again after this, doubled per 463 in a row, up to 32 times it. */
+  restrictionRetryMs: number;
+  /** A job's numbers are asked whether they are on WhatsApp this many a query, queries this far apart. */
+  lookupBatches: { size: number; spacingMs: number };
   sessionLeaseMs: number;
   tokenTtlMs: number;
   /** Failed sign-ins (password or code) per account in 15 minutes before it answers 429. */
@@ -267,9 +319,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     waProvider: e.WA_PROVIDER,
     waVersion: e.WA_VERSION ? (e.WA_VERSION.split('.').map(Number) as [number, number, number]) : undefined,
     waWsUrl: e.WA_WS_URL,
+    proxyEchoUrl: e.PROXY_ECHO_URL,
     waEmulatorRootKey: rootHex
       ? { publicKey: Buffer.from(rootHex, 'hex'), serial: rootSerial ? Number(rootSerial) : 0 }
       : undefined,
+    cloudApiBaseUrl: e.CLOUD_API_BASE_URL,
     role: e.ROLE,
     adminUsername: e.ADMIN_USERNAME,
     adminPassword: e.ADMIN_PASSWORD,
@@ -281,7 +335,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionWaitMs: e.SESSION_WAIT_MS,
     failoverAfterMs: e.FAILOVER_AFTER_MS,
     sendTimeoutMs: e.SEND_TIMEOUT_MS,
+    healthCheckMs: e.HEALTH_CHECK_MS,
+    healthCoolingMs: e.HEALTH_COOLING_MS,
+    undeliveredAfterMs: e.UNDELIVERED_AFTER_MS,
     rateLimitPauseMs: e.RATE_LIMIT_PAUSE_MS,
+    restrictionRetryMs: e.RESTRICTION_RETRY_MS,
+    lookupBatches: { size: e.LOOKUP_BATCH_SIZE, spacingMs: e.LOOKUP_SPACING_MS },
     sessionLeaseMs: e.SESSION_LEASE_MS,
     tokenTtlMs: e.TOKEN_TTL_HOURS * 3_600_000,
     loginRateLimit: e.LOGIN_RATE_LIMIT,

@@ -28,6 +28,9 @@ const config: Config = {
   // DECISIONS.md: the demo sends without the anti-ban pause.
   sendDelayMinMs: 0,
   sendDelayMaxMs: 0,
+  // The demo runs on one's own machine: a receiver there (http://localhost:…) may be tried
+  // (issue 29: public names do not resolve here and private addresses were refused).
+  allowPrivateWebhooks: true,
 };
 
 const server = await startServer(config);

@@ -1,3 +1,4 @@
+import { TEXTS } from '@wa/contract';
 /**
  * Domain errors: a code, the HTTP status it maps to, and the message the user reads.
  * Services throw these; the HTTP error handler is the one place that turns them into answers.
@@ -49,7 +50,7 @@ export const unavailable = (message: string) => new AppError('unavailable', mess
 
 /** The exact texts of spec sections 5 and 8 that the server also answers with. */
 export const MESSAGES = {
-  creditShort: 'Your Credit Balance is lower than the message count',
-  noSession: 'No active session found',
-  invalidLogin: 'Invalid username or password',
+  creditShort: TEXTS.creditShort,
+  noSession: TEXTS.noSession,
+  invalidLogin: TEXTS.invalidLogin,
 } as const;

@@ -112,6 +112,7 @@ describe.each(DB_KINDS)('the admin overview on %s', (kind) => {
         accountsConnected: 1,
         accountsTotal: 2,
         lastSignInAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        deliveryThisMonth: expect.objectContaining({ sent: expect.any(Number) }),
       },
       {
         id: ravi.id,
@@ -125,6 +126,7 @@ describe.each(DB_KINDS)('the admin overview on %s', (kind) => {
         accountsConnected: 0,
         accountsTotal: 0,
         lastSignInAt: null,
+        deliveryThisMonth: expect.objectContaining({ sent: expect.any(Number) }),
       },
     ]);
     expect(body.totals).toEqual({
@@ -135,6 +137,7 @@ describe.each(DB_KINDS)('the admin overview on %s', (kind) => {
       failureRateThisMonth: 1 / 6,
       accountsConnected: 1,
       accountsTotal: 2,
+      deliveryThisMonth: { sent: 5, delivered: 0, read: 0, replied: 0, undelivered: 0 },
     });
     expect(body.messagesPerDay).toHaveLength(30);
     const todayKey = today.toISOString().slice(0, 10);

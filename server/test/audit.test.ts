@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '../src/db/client.ts';
-import { auditLog } from '../src/db/schema.ts';
+import { auditLog, creditLedger, users } from '../src/db/schema.ts';
 import {
   bearer,
   buildAdmin,
@@ -142,6 +143,50 @@ describe.each(DB_KINDS)('the audit log on %s', (kind) => {
     expect(bad.statusCode).toBe(400);
   });
 
+  it("writes the line in the action's own transaction: an action whose line cannot be written is undone", async () => {
+    const admin = await buildAdmin(t);
+    const shop = await buildUser(t, { managedBy: admin.id, credits: 7, name: 'Shop' });
+    const adminToken = await loginToken(t.app, admin.username);
+    const ledgerRows = async () =>
+      (await t.db.select().from(creditLedger).where(eq(creditLedger.userId, shop.id))).length;
+    const ledgerBefore = await ledgerRows();
+    await t.db.execute(sql`CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql
+      AS $$ BEGIN RAISE EXCEPTION 'the audit log is unavailable'; END $$`);
+    await t.db.execute(sql`CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log
+      FOR EACH ROW EXECUTE FUNCTION refuse_audit()`);
+    try {
+      const call = (method: 'POST' | 'PATCH', url: string, payload: object) =>
+        t.app.inject({ method, url, headers: bearer(adminToken), payload });
+      const answers = [
+        await call('POST', `/api/admin/users/${shop.id}/credits`, { amount: 25 }),
+        await call('PATCH', `/api/admin/users/${shop.id}`, { name: 'Renamed' }),
+        await call('POST', '/api/admin/users', {
+          username: 'never_made',
+          password: 'secret-password',
+          name: 'N',
+        }),
+      ];
+      expect(answers.map((a) => a.statusCode)).toEqual([500, 500, 500]);
+      const [row] = await t.db.select().from(users).where(eq(users.id, shop.id));
+      expect([row!.credits, row!.name]).toEqual([7, 'Shop']);
+      expect(await ledgerRows()).toBe(ledgerBefore);
+      expect(await t.db.select().from(users).where(eq(users.username, 'never_made'))).toEqual([]);
+    } finally {
+      await t.db.execute(sql`DROP TRIGGER refuse_audit ON audit_log`);
+      await t.db.execute(sql`DROP FUNCTION refuse_audit()`);
+    }
+    // The same actions, recorded: each line is in place when the answer arrives.
+    const granted = await t.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${shop.id}/credits`,
+      headers: bearer(adminToken),
+      payload: { amount: 25 },
+    });
+    expect(granted.json().credits).toBe(32);
+    const lines = await t.db.select().from(auditLog).where(eq(auditLog.targetUserId, shop.id));
+    expect(lines.map((l) => [l.action, l.details])).toEqual([['user.credits', { amount: 25, balance: 32 }]]);
+  });
+
   it('records key and webhook changes of the user', async () => {
     const admin = await buildAdmin(t);
     const user = await buildUser(t, { managedBy: admin.id });
@@ -150,7 +195,7 @@ describe.each(DB_KINDS)('the audit log on %s', (kind) => {
       method: 'POST',
       url: '/api/api-keys',
       headers: bearer(token),
-      payload: { name: 'ci' },
+      payload: { name: 'ci', password: 'password123' },
     });
     await t.app.inject({ method: 'DELETE', url: `/api/api-keys/${key.json().id}`, headers: bearer(token) });
     const { entries } = await audit(await loginToken(t.app, admin.username), `?userId=${user.id}`);

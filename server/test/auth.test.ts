@@ -57,7 +57,7 @@ describe.each(DB_KINDS)('sign-in on %s', (kind) => {
     });
     expect(adminLogin.json().user.role).toBe('ADMIN');
     expect(adminLogin.json().user.credits.admin_users).toEqual([
-      { user_id: user.id, username: user.username },
+      { user_id: user.id, username: user.username, name: 'Asha Rao' },
     ]);
   });
 

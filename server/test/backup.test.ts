@@ -38,7 +38,10 @@ async function usernames(dataDir: string): Promise<string[]> {
   }
 }
 
-describe('backup and restore of the embedded database', () => {
+// Each test starts the CLI as its own process (tsx compiles it on start) and opens the embedded
+// database up to four times, each time running its migrations: about 20 s on a quiet machine,
+// and past the suite's 60 s on a busy one (a CI run failed there). The limit is for a hang.
+describe('backup and restore of the embedded database', { timeout: 240_000 }, () => {
   let dir: string;
   let dataDir: string;
   let env: Record<string, string>;
@@ -107,6 +110,20 @@ describe('backup and restore of the embedded database', () => {
     }
     expect(fs.existsSync(path.join(dataDir, 'server.pid'))).toBe(false);
     expect(await usernames(dataDir)).toContain('before_backup');
+  });
+
+  it('never follows a link planted at the .partial name: the target stays as it was, the backup is 0600', async () => {
+    const file = path.join(dir, 'planted.tar');
+    const target = path.join(dir, 'attacker-readable');
+    fs.writeFileSync(target, 'untouched');
+    fs.chmodSync(target, 0o666);
+    fs.symlinkSync(target, `${file}.partial`);
+    const res = await cli(env, 'backup', '--out', file);
+    expect(res.code, res.out).toBe(0);
+    expect(fs.readFileSync(target, 'utf8')).toBe('untouched');
+    expect(fs.lstatSync(file).isFile()).toBe(true);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.existsSync(`${file}.partial`)).toBe(false);
   });
 
   it('says what is wrong with a file that is not a backup, and leaves the database alone', async () => {

@@ -23,12 +23,7 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
     await expectLedgerMatches(rig.t.db, users);
   });
 
-  async function connected(name: string, credits: number) {
-    const s = await rig.start(name, { credits });
-    users.add(s.user.id);
-    const sock = await rig.pairAndOpen(s.sessionId, s.first, s.index);
-    return { ...s, sock };
-  }
+  const connected = (name: string, credits: number) => rig.connected(name, credits, users);
 
   async function send(
     s: { token: string; sessionId: string },
@@ -157,27 +152,61 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
     expect(await balanceOf(rig.t.db, s.user.id)).toBe(8);
   });
 
-  it('a 463 WhatsApp reports no timelock for stays paused; a timelock WhatsApp notifies and lifts resumes sending', async () => {
+  it('a 463 WhatsApp reports no timelock for pauses new chats for a growing while (this rig: 1.5 s, then 3 s), shown on the account and the job; a notified timelock holds until WhatsApp lifts it', async () => {
     const s = await connected('Timelock', 10);
-    // WhatsApp answers that no timelock is active (a 463 for a missing tctoken): the pause stays.
+    // WhatsApp answers that no timelock is active (a 463 for a missing tctoken): new chats are tried
+    // again after a pause, not held until someone presses Resume.
     s.sock.reachout = { is_active: false };
     s.sock.nextAckError = '463';
+    const before = Date.now();
     await send(s, 'sendIndividualMessage', ['919833333401']);
-    await waitFor('paused', async () => ((await rig.row(s.sessionId)).sendPaused ? true : null));
+    await waitFor('paused', async () => ((await rig.row(s.sessionId)).sendPausedUntil ? true : null));
+    const firstPause = (await rig.row(s.sessionId)).sendPausedUntil!.getTime();
+    expect(firstPause - before).toBeGreaterThanOrEqual(1500);
+    expect(firstPause - before).toBeLessThan(1500 + 2000);
+    // The next new chat waits for the pause's end, and the job says why and until when.
+    s.sock.nextAckError = '463';
     const held = await send(s, 'sendIndividualMessage', ['919833333402']);
-    await new Promise((r) => setTimeout(r, 1000));
+    const waiting = (
+      await rig.t.app.inject({
+        method: 'GET',
+        url: `/api/message-jobs-details/${held}?media=0`,
+        headers: bearer(s.token),
+      })
+    ).json().job;
+    expect(waiting.statusReason).toMatch(
+      /^Paused: WhatsApp restricted this account from starting new chats \(error 463\): new chats are tried again at /,
+    );
     expect((await recipientsOf(rig.t.db, held))[0]!.status).toBe('queued');
-    expect(s.sock.reachoutQueries).toBe(1);
-    expect(await rig.row(s.sessionId)).toMatchObject({ sendPaused: true, sendPausedUntil: null });
-    // Then WhatsApp notifies a timelock, and lifts it.
+    // It goes at the end of the pause, is refused 463 again: the next pause is twice as long.
+    await waitFor(
+      'the retried new chat',
+      async () => ((await recipientsOf(rig.t.db, held))[0]?.status === 'failed' ? true : null),
+      10_000,
+    );
+    expect(sentTo(s.sock, '919833333402@s.whatsapp.net')).toBe(1);
+    expect(s.sock.sentAt.at(-1)!).toBeGreaterThanOrEqual(firstPause);
+    const secondAt = s.sock.sentAt.at(-1)!;
+    await waitFor('the second pause', async () =>
+      ((await rig.row(s.sessionId)).sendPausedUntil?.getTime() ?? 0) > firstPause ? true : null,
+    );
+    const secondPause = (await rig.row(s.sessionId)).sendPausedUntil!.getTime();
+    expect(secondPause - secondAt).toBeGreaterThanOrEqual(3000 - 100);
+    expect(secondPause - secondAt).toBeLessThan(3000 + 2000);
+    // Then WhatsApp notifies a timelock of an hour: it holds past our own pause, until WhatsApp lifts it.
+    const third = await send(s, 'sendIndividualMessage', ['919833333403']);
     s.sock.notifyTimelock({
       is_active: true,
       time_enforcement_ends: String(Math.floor(Date.now() / 1000) + 3600),
     });
-    await waitFor('the timelock', async () => ((await rig.row(s.sessionId)).sendPausedUntil ? true : null));
+    await waitFor('the timelock', async () =>
+      ((await rig.row(s.sessionId)).sendPausedUntil?.getTime() ?? 0) > Date.now() + 600_000 ? true : null,
+    );
+    await new Promise((r) => setTimeout(r, 3500));
+    expect((await recipientsOf(rig.t.db, third))[0]!.status).toBe('queued');
     s.sock.notifyTimelock({ is_active: false });
-    expect((await waitForJobEnd(rig.t.app, s.token, held)).status).toBe('completed');
-    expect(sentTo(s.sock, '919833333402@s.whatsapp.net')).toBe(1);
+    expect((await waitForJobEnd(rig.t.app, s.token, third)).status).toBe('completed');
+    expect(sentTo(s.sock, '919833333403@s.whatsapp.net')).toBe(1);
   });
 
   it('429 rate-overlimit puts the recipient back, pauses the account, and sends it once later', async () => {

@@ -1,17 +1,24 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IMPORT_LIMITS } from '../src/contacts/import-limits.ts';
+import { queryRows } from '../src/db/client.ts';
+import { contactLists } from '../src/db/schema.ts';
 import { upsertGroups } from '../src/groups/repository.ts';
+import { newId } from '../src/ids.ts';
 import { createInstance } from './fakes/sessions.ts';
 import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
 
 describe.each(DB_KINDS)("'Save members as a contact list' on %s", (kind) => {
   let t: TestApp;
   let token: string;
+  let userId: string;
   let sessionId: string;
   const groupId = '120363000000000001@g.us';
 
   beforeAll(async () => {
     t = await createTestApp(kind);
     const user = await buildUser(t);
+    userId = user.id;
     token = await loginToken(t.app, user.username);
     sessionId = await createInstance(t, token, { phoneNumber: '+91 98765 43210', sessionName: 'Shop' });
     await upsertGroups(
@@ -96,5 +103,28 @@ describe.each(DB_KINDS)("'Save members as a contact list' on %s", (kind) => {
       headers: bearer(otherToken),
     });
     expect(lists.json().lists).toEqual([]);
+  });
+
+  it('keeps to the lists a user may have (100): a save past them is refused and adds nothing', async () => {
+    const [row] = await queryRows<{ n: number }>(
+      t.db,
+      sql`SELECT count(*)::int AS n FROM contact_lists WHERE user_id = ${userId}`,
+    );
+    await t.db.insert(contactLists).values(
+      Array.from({ length: IMPORT_LIMITS.maxListsPerUser - Number(row?.n) }, (_, i) => ({
+        id: newId(),
+        userId,
+        name: `Filler ${i}`,
+        fields: [],
+      })),
+    );
+    const res = await save(token, { sessionId, groupId });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      success: false,
+      message: 'You have 100 contact lists: delete one to add another',
+    });
+    const lists = await t.app.inject({ method: 'GET', url: '/api/contact-lists', headers: bearer(token) });
+    expect(lists.json().lists).toHaveLength(IMPORT_LIMITS.maxListsPerUser);
   });
 });

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCredits, debitCredits, ledgerSum } from '../src/credits/credits.ts';
 import { creditLedger, messageJobs } from '../src/db/schema.ts';
-import { acceptSend } from '../src/messaging/service.ts';
+import { acceptSend } from '../src/messaging/accept/send.ts';
 import { findUserById } from '../src/users/repository.ts';
 import { balanceOf, buildNamedGroups, buildSession, countRows } from './fakes/messaging.ts';
 import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { creditLedger, messageJobRecipients, waSessions } from '../src/db/schema.ts';
-import { type Dispatcher, startDispatcher } from '../src/messaging/dispatcher.ts';
+import { type Dispatcher, startDispatcher } from '../src/messaging/engine/dispatcher.ts';
 import { SendError } from '../src/transport/types.ts';
 import {
   balanceOf,
@@ -14,7 +14,7 @@ import {
   waitForJobEnd,
 } from './fakes/messaging.ts';
 import { FakeRuntime } from './fakes/runtime.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, createTestApp, DB_KINDS, account as signedIn, type TestApp } from './helpers.ts';
 
 type Rig = { t: TestApp; runtime: FakeRuntime; dispatcher: Dispatcher; users: Set<string> };
 
@@ -32,9 +32,7 @@ async function closeRig(r: Rig) {
 }
 
 async function account(r: Rig, credits: number) {
-  const user = await buildUser(r.t, { credits });
-  r.users.add(user.id);
-  const token = await loginToken(r.t.app, user.username);
+  const { user, token } = await signedIn(r.t, { credits, track: r.users });
   const sessionId = await buildSession(r.t, user.id, { ownerNode: r.t.ctx.nodeId });
   return { user, token, sessionId };
 }

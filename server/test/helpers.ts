@@ -1,14 +1,15 @@
 import crypto from 'node:crypto';
-import { EventEmitter } from 'node:events';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type Config, loadConfig } from '../src/config.ts';
-import type { AppContext, NodeEvents } from '../src/context.ts';
+import { type AppContext, createContext } from '../src/context.ts';
 import { type Database, openPglite, openPostgres } from '../src/db/client.ts';
 import { createScratchDatabase } from '../src/db/scratch.ts';
+import { type Engine, startEngine } from '../src/engine.ts';
 import { buildApp } from '../src/http/app.ts';
 import type { App } from '../src/http/types.ts';
-import { createLogger } from '../src/logger.ts';
-import { createMetrics } from '../src/metrics/metrics.ts';
 import { createUser, type NewUser } from '../src/users/service.ts';
+import { expectLedgerMatches } from './fakes/messaging.ts';
+import { connectedInstance } from './fakes/sessions.ts';
 
 export type DbKind = 'pglite' | 'postgres';
 
@@ -56,15 +57,7 @@ export type TestApp = {
 export async function createTestApp(kind: DbKind, env: Record<string, string> = {}): Promise<TestApp> {
   const config = testConfig(env);
   const database = await openTestDatabase(kind);
-  const ctx: AppContext = {
-    config,
-    database,
-    db: database.db,
-    nodeId: `test-${crypto.randomBytes(3).toString('hex')}`,
-    log: createLogger(config),
-    events: new EventEmitter<NodeEvents>(),
-    metrics: createMetrics(database.db),
-  };
+  const ctx = createContext(config, database, 'test');
   const app = await buildApp(ctx);
   await app.ready();
   return {
@@ -77,6 +70,48 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
     },
   };
 }
+
+/** An object that reads its properties from what `get()` returns at the time (made later, in beforeAll). */
+function late<T extends object>(get: () => T): T {
+  return new Proxy({} as T, {
+    get: (_, key) => {
+      const target = get();
+      const value = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * The describe block's app with the engine running (session runner, dispatcher, simulator): made
+ * before its tests, stopped after them; after each test the ledgers of `users` must match their
+ * balances (ARCHITECTURE principle 2). `t` and `engine` are for use inside the tests and hooks.
+ */
+export function appWithEngine(kind: DbKind, env: Record<string, string> = {}, users?: Set<string>) {
+  let t: TestApp | undefined;
+  let engine: Engine | undefined;
+  beforeAll(async () => {
+    t = await createTestApp(kind, env);
+    engine = await startEngine(t.ctx);
+  });
+  afterAll(async () => {
+    await engine?.stop();
+    await t?.close();
+  });
+  if (users) afterEach(() => expectLedgerMatches(t!.db, users));
+  return { t: late(() => t!), engine: late(() => engine!) };
+}
+
+/** An account's sending policy that holds nothing back: no daily limit, no warm-up, no quiet hours, no pause. */
+export const OPEN_POLICY = {
+  dailyLimit: null,
+  warmUp: false,
+  quietHours: null,
+  timezone: 'Asia/Kolkata',
+  delayMinMs: 0,
+  delayMaxMs: 0,
+  typing: true,
+};
 
 let counter = 0;
 /** Builds a user directly in the database (factory). Password is 'password123'. */
@@ -112,3 +147,26 @@ export async function loginToken(app: App, username: string, password = 'passwor
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+type AccountOptions = Partial<NewUser> & { track?: Set<string> };
+
+/** A user who can sign in, with their token; `track` collects the id (for the ledger check after each test). */
+export async function account(t: TestApp, opts: AccountOptions = {}) {
+  const { track, ...overrides } = opts;
+  const user = await buildUser(t, overrides);
+  track?.add(user.id);
+  return { user, token: await loginToken(t.app, user.username) };
+}
+
+let lastPhone = 919_700_000_000;
+
+/**
+ * An account with one session linked on the simulated network (CONNECTED once the test's engine
+ * or runner drives it); `phone`: its number (a fresh one by default).
+ */
+export async function linkedSession(t: TestApp, opts: AccountOptions & { phone?: string } = {}) {
+  const { phone, ...rest } = opts;
+  const a = await account(t, rest);
+  lastPhone += 1;
+  return { ...a, sessionId: await connectedInstance(t, a.token, phone ?? String(lastPhone)) };
+}

@@ -8,8 +8,15 @@ import {
   waitFor,
   waitForJobEnd,
 } from './fakes/messaging.ts';
-import { connectedInstance } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import {
+  bearer,
+  buildUser,
+  createTestApp,
+  DB_KINDS,
+  linkedSession,
+  loginToken,
+  type TestApp,
+} from './helpers.ts';
 
 const numbers = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `9198${20_001_001 + from + i}`);
 /** Numbers ending in 0000 are not on the simulated WhatsApp: they fail 'Not on WhatsApp'. */
@@ -35,13 +42,7 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
     await t.close();
   });
 
-  async function owner(credits: number, phone: string) {
-    const user = await buildUser(t, { credits });
-    users.add(user.id);
-    const token = await loginToken(t.app, user.username);
-    const sessionId = await connectedInstance(t, token, phone);
-    return { user, token, sessionId };
-  }
+  const owner = (credits: number, phone: string) => linkedSession(t, { credits, phone, track: users });
 
   const post = (token: string, url: string, payload?: unknown) =>
     t.app.inject({ method: 'POST', url, headers: bearer(token), ...(payload ? { payload } : {}) });

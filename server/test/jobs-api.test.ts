@@ -1,51 +1,19 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addCredits, debitCredits } from '../src/credits/credits.ts';
 import { creditLedger, messageJobs, waGroups } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
-import {
-  balanceOf,
-  expectLedgerMatches,
-  jobRow,
-  recipientsOf,
-  waitFor,
-  waitForJobEnd,
-} from './fakes/messaging.ts';
+import { balanceOf, jobRow, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import { connectedInstance, createInstance } from './fakes/sessions.ts';
-import {
-  bearer,
-  buildAdmin,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  type TestApp,
-} from './helpers.ts';
+import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, loginToken } from './helpers.ts';
 
 describe.each(DB_KINDS)('jobs API on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const users = new Set<string>();
   let phone = 919_700_000_001;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { SESSION_WAIT_MS: '500', SIMULATOR_LINK_AFTER_MS: '3600000' });
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
-  });
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-  });
+  const { t } = appWithEngine(kind, { SESSION_WAIT_MS: '500', SIMULATOR_LINK_AFTER_MS: '3600000' }, users);
 
   /** A user with a session linked through the simulator (real runner and dispatcher). */
   async function account(credits: number, managedBy: string | null = null) {
-    const user = await buildUser(t, { credits, managedBy });
-    users.add(user.id);
-    const token = await loginToken(t.app, user.username);
-    phone += 1;
-    const sessionId = await connectedInstance(t, token, String(phone));
+    const { user, token, sessionId } = await linkedSession(t, { credits, managedBy, track: users });
     // The group route sends only to groups of the account's list: the simulator's, once cached.
     const groups = await waitFor('groups cached', async () => {
       const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
@@ -119,48 +87,6 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     expect(bad.statusCode).toBe(400);
   });
 
-  it('scopes jobs to their owner; an ADMIN reads only the users it manages', async () => {
-    const admin = await buildAdmin(t);
-    const adminToken = await loginToken(t.app, admin.username);
-    const otherAdmin = await buildAdmin(t);
-    const otherAdminToken = await loginToken(t.app, otherAdmin.username);
-    const owner = await account(10, admin.id);
-    const stranger = await account(10);
-    const jobId = await send(owner.token, owner.sessionId, {
-      chatIds: [owner.groups[0]!],
-      type: 'string',
-      content: 'x',
-    });
-
-    expect((await get(adminToken, `/api/message-jobs/${owner.user.id}`)).json().total).toBe(1);
-    expect((await get(adminToken, `/api/message-jobs-details/${jobId}`)).statusCode).toBe(200);
-    for (const token of [stranger.token, otherAdminToken]) {
-      const list = await get(token, `/api/message-jobs/${owner.user.id}`);
-      expect(list.statusCode).toBe(404);
-      const detail = await get(token, `/api/message-jobs-details/${jobId}`);
-      expect(detail.statusCode).toBe(404);
-      expect(detail.json()).toEqual({ success: false, message: 'Job not found' });
-      const retry = await t.app.inject({
-        method: 'POST',
-        url: `/api/message-jobs-details/${jobId}/retry`,
-        headers: bearer(token),
-        payload: {},
-      });
-      expect(retry.statusCode).toBe(404);
-      const del = await t.app.inject({
-        method: 'DELETE',
-        url: `/api/message-jobs-details/${jobId}`,
-        headers: bearer(token),
-      });
-      expect(del.statusCode).toBe(404);
-    }
-    expect(await jobRow(t.db, jobId)).toBeDefined();
-    expect((await get(owner.token, '/api/message-jobs-details/does-not-exist')).statusCode).toBe(404);
-    expect(
-      (await t.app.inject({ method: 'GET', url: `/api/message-jobs/${owner.user.id}` })).statusCode,
-    ).toBe(401);
-  });
-
   it('shows a job with media data, mime and per-recipient details', async () => {
     const { token, sessionId } = await account(10);
     const png = Buffer.from('89504e470d0a1a0a', 'hex');
@@ -197,6 +123,10 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
         sentAt: expect.any(String),
         deliveredAt: null,
         readAt: null,
+        repliedAt: null,
+        replyText: null,
+        undeliveredAt: null,
+        undeliveredReason: null,
         error: null,
         sentTo: null,
         sessionId,
@@ -208,6 +138,10 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
         sentAt: null,
         deliveredAt: null,
         readAt: null,
+        repliedAt: null,
+        replyText: null,
+        undeliveredAt: null,
+        undeliveredReason: null,
         error: 'Not on WhatsApp',
         sentTo: null,
         sessionId,
@@ -311,7 +245,8 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     const jobId = await send(
       a.token,
       a.sessionId,
-      { chatIds: ['919800000000'], content: 'x' },
+      // A number that times out: a failure a retry may fix (a 'Not on WhatsApp' one is not retried).
+      { chatIds: ['917040000001'], content: 'x' },
       'sendIndividualMessage',
     );
     await waitForJobEnd(t.app, a.token, jobId);
@@ -335,7 +270,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     const [row] = await t.db.select().from(messageJobs).where(eq(messageJobs.id, jobId));
     expect(row!.sessionId).toBe(second);
     expect((await recipientsOf(t.db, jobId))[0]!.sessionId).toBe(second);
-    // Clean up: the number is not on WhatsApp, so the retried send fails again and is refunded.
+    // Clean up: the number times out again, so the retried send fails again and is refunded.
     await waitForJobEnd(t.app, a.token, jobId);
   });
 

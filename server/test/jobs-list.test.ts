@@ -1,7 +1,7 @@
 import { type SQLWrapper, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
-import { compactJobStats, pageIdsQuery, pageRowsQuery } from '../src/messaging/jobs-repository.ts';
+import { compactJobStats, pageIdsQuery, pageRowsQuery } from '../src/messaging/jobs/repository.ts';
 import { buildSession } from './fakes/messaging.ts';
 import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
 
@@ -139,16 +139,26 @@ describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
     expect(res.headers['content-disposition']).toBe('attachment; filename="mis_report.csv"');
     expect(
       res.body.startsWith(
-        '\uFEFFJob ID,Phone Number,Total Messages,Success,Failed,Created Date,Message Type,Content Preview\r\n',
+        '\uFEFFJob ID,Phone Number,Total Messages,Success,Failed,Created Date,Message Type,Content Preview,Status,Delivered,Read,Replied,Undelivered,Content,Meta Category,Meta Cost (INR)\r\n',
       ),
     ).toBe(true);
-    const lines = res.body.slice(1).split('\r\n').slice(1, -1);
+    // The jobs, then the totals row (issue 29, item 8).
+    const all = res.body.slice(1).split('\r\n').slice(1, -1);
+    const lines = all.slice(0, -1);
     expect(lines).toHaveLength(JOBS);
+    const sum = (col: number) => lines.reduce((s, l) => s + Number(l.split(',')[col]), 0);
+    // Receipts and replies with their rate of the sent messages (issue 26): none came here.
+    expect(all.at(-1)).toBe(
+      `Total,,${sum(2)},${sum(3)},${sum(4)},,${JOBS} jobs,,,0 (0.0%),0 (0.0%),0 (0.0%),0 (0.0%),,,0.0000`,
+    );
+    expect(sum(2)).toBeGreaterThan(JOBS);
     const walked = (await list(`limit=1000`)).json().jobs.map((j: { id: string }) => j.id);
     expect(lines.map((l) => l.split(',')[0])).toEqual(walked);
     // job-0003: created 2026-11-01T00:00Z minus 1 hour = 31 Oct 23:00 UTC = 1 Nov 04:30 in India.
     const row = lines.find((l) => l.startsWith('job-0003,'));
-    expect(row).toMatch(/^job-0003,\d+,3,3,0,"1\/11\/2026, 4:30:00 am",text,Order update 3$/);
+    expect(row).toMatch(
+      /^job-0003,\d+,3,3,0,"1\/11\/2026, 4:30:00 am",text,Order update 3,completed,0,0,0,0,Order update 3,,$/,
+    );
     // The same instant for a reader in London.
     const london = (await exportCsv('tz=Europe/London')).body;
     expect(london).toContain('job-0003,');
@@ -163,7 +173,7 @@ describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
     const ids = body
       .slice(1)
       .split('\r\n')
-      .slice(1, -1)
+      .slice(1, -2)
       .map((l) => l.split(',')[0]);
     expect(ids).toEqual(ranged.jobs.map((j: { id: string }) => j.id));
     const bad = await exportCsv('tz=Mars/Olympus');
@@ -183,9 +193,9 @@ describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
           FROM generate_series(1, 2345) AS i`,
     );
     const res = await exportCsv('', otherToken, other.id);
-    const lines = res.body.slice(1).split('\r\n').slice(1, -1);
+    const lines = res.body.slice(1).split('\r\n').slice(1, -2);
     expect(lines).toHaveLength(2345);
-    expect(lines[0]).toMatch(/^long-00001,.*,poll,'=cmd\|1$/);
+    expect(lines[0]).toMatch(/^long-00001,.*,poll,"'=cmd\|1",completed,0,0,0,0,"'=cmd\|1",,$/);
     expect(lines[2344]).toMatch(/^long-02345,/);
     expect((await exportCsv('', token, other.id)).statusCode).toBe(404);
   });

@@ -1,45 +1,20 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messageJobRecipients, waGroups } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
-import {
-  balanceOf,
-  expectLedgerMatches,
-  jobRow,
-  recipientsOf,
-  waitFor,
-  waitForJobEnd,
-} from './fakes/messaging.ts';
-import { connectedInstance } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { balanceOf, jobRow, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedSession } from './helpers.ts';
 
 /**
  * The issue's "done means", through the real engine: session runner, simulator transport and
  * dispatcher, driven only through the HTTP API.
  */
 describe.each(DB_KINDS)('messaging through the engine and the simulator on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const users = new Set<string>();
-  let phone = 919_600_000_001;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { SIMULATOR_SEND_LATENCY_MS: '5', SIMULATOR_GROUPS: '6' });
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
-  });
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-  });
+  const _phone = 919_600_000_001;
+  const { t } = appWithEngine(kind, { SIMULATOR_SEND_LATENCY_MS: '5', SIMULATOR_GROUPS: '6' }, users);
 
   async function account(credits: number) {
-    const user = await buildUser(t, { credits });
-    users.add(user.id);
-    const token = await loginToken(t.app, user.username);
-    phone += 1;
-    const sessionId = await connectedInstance(t, token, String(phone));
+    const { user, token, sessionId } = await linkedSession(t, { credits, track: users });
     const groups = await waitFor('groups cached', async () => {
       const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
       return rows.length === 6 ? rows : null;
@@ -78,7 +53,7 @@ describe.each(DB_KINDS)('messaging through the engine and the simulator on %s', 
     expect(failedRow.error).toMatch(/admins/i);
 
     const media = await post(token, `${base}/sendIndividualMessage`, {
-      chatIds: ['919812340001', '919812340000'],
+      chatIds: ['919812340002', '919812340000'],
       content: 'A picture',
       mime: 'image/webp',
       data: Buffer.from('not really a webp').toString('base64'),
@@ -109,7 +84,7 @@ describe.each(DB_KINDS)('messaging through the engine and the simulator on %s', 
     expect(new Set(sentMessages.map((m) => `${m.type}:${m.chatId}`)).size).toBe(sentCount);
     const picture = sentMessages.find((m) => m.type === 'media')!;
     expect(picture).toMatchObject({
-      chatId: '919812340001@s.whatsapp.net',
+      chatId: '919812340002@s.whatsapp.net',
       mime: 'image/jpeg',
       caption: 'A picture',
     });

@@ -1,28 +1,15 @@
-import crypto from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppContext, NodeEvents } from '../src/context.ts';
+import { type AppContext, createContext } from '../src/context.ts';
 import { type Database, openPostgres } from '../src/db/client.ts';
 import { buildApp } from '../src/http/app.ts';
 import type { App } from '../src/http/types.ts';
-import { createLogger } from '../src/logger.ts';
-import { type Dispatcher, startDispatcher } from '../src/messaging/dispatcher.ts';
-import { createMetrics } from '../src/metrics/metrics.ts';
+import { type Dispatcher, startDispatcher } from '../src/messaging/engine/dispatcher.ts';
 import { buildSession, expectLedgerMatches, waitForJobEnd } from './fakes/messaging.ts';
 import { FakeRuntime } from './fakes/runtime.ts';
 import { bearer, buildUser, createPostgresDatabaseUrl, loginToken, testConfig } from './helpers.ts';
 
 function nodeContext(database: Database, name: string): AppContext {
-  const config = testConfig();
-  return {
-    config,
-    database,
-    db: database.db,
-    nodeId: `${name}-${crypto.randomBytes(3).toString('hex')}`,
-    log: createLogger(config),
-    events: new EventEmitter<NodeEvents>(),
-    metrics: createMetrics(database.db),
-  };
+  return createContext(testConfig(), database, name);
 }
 
 /**

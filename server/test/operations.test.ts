@@ -77,7 +77,7 @@ describe.each(DB_KINDS)('health, readiness and metrics on %s', (kind) => {
     await other.app.close();
   });
 
-  it('keeps /metrics behind METRICS_TOKEN when it is set', async () => {
+  it('keeps /metrics behind METRICS_TOKEN when it is set, and on loopback only when it is not', async () => {
     const none = await t.app.inject({ method: 'GET', url: '/metrics' });
     expect(none.statusCode).toBe(401);
     const wrong = await t.app.inject({
@@ -90,6 +90,22 @@ describe.each(DB_KINDS)('health, readiness and metrics on %s', (kind) => {
     try {
       const res = await open.app.inject({ method: 'GET', url: '/metrics' });
       expect(res.statusCode).toBe(200);
+      // Without a token, only this machine is answered: not another address, not through a proxy.
+      for (const from of [
+        { remoteAddress: '203.0.113.9' },
+        { remoteAddress: '::ffff:198.51.100.4' },
+        { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '203.0.113.9' } },
+      ]) {
+        const far = await open.app.inject({ method: 'GET', url: '/metrics', ...from });
+        expect(far.statusCode, JSON.stringify(from)).toBe(403);
+        expect(far.json()).toEqual({
+          success: false,
+          message: 'Metrics are served to this machine only: set METRICS_TOKEN to scrape them from elsewhere',
+        });
+      }
+      expect(
+        (await open.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '::1' })).statusCode,
+      ).toBe(200);
     } finally {
       await open.close();
     }

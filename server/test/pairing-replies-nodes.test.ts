@@ -1,13 +1,9 @@
-import crypto from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppContext, NodeEvents } from '../src/context.ts';
+import { type AppContext, createContext } from '../src/context.ts';
 import { type Database, openPostgres } from '../src/db/client.ts';
-import { runnerHooks } from '../src/engine.ts';
+import { takeReplies } from '../src/engine.ts';
 import { buildApp } from '../src/http/app.ts';
 import type { App } from '../src/http/types.ts';
-import { createLogger } from '../src/logger.ts';
-import { createMetrics } from '../src/metrics/metrics.ts';
 import { type SessionRunner, startSessionRunner } from '../src/sessions/runner.ts';
 import { createInstance, statusOf, waitFor } from './fakes/sessions.ts';
 import {
@@ -20,16 +16,11 @@ import {
 } from './helpers.ts';
 
 function nodeContext(database: Database, name: string): AppContext {
-  const config = testConfig({ SIMULATOR_LINK_AFTER_MS: '600000', SESSION_LEASE_MS: '3000' });
-  return {
-    config,
+  return createContext(
+    testConfig({ SIMULATOR_LINK_AFTER_MS: '600000', SESSION_LEASE_MS: '3000' }),
     database,
-    db: database.db,
-    nodeId: `${name}-${crypto.randomBytes(3).toString('hex')}`,
-    log: createLogger(config),
-    events: new EventEmitter<NodeEvents>(),
-    metrics: createMetrics(database.db),
-  };
+    name,
+  );
 }
 
 /**
@@ -53,7 +44,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pairing codes and replies acros
     worker = nodeContext(workerDb, 'worker');
     app = await buildApp(api);
     await app.ready();
-    runner = await startSessionRunner(worker, undefined, runnerHooks(worker));
+    runner = await startSessionRunner(worker);
+    takeReplies(worker, runner);
   });
   afterAll(async () => {
     await runner.stop();

@@ -1,20 +1,11 @@
 import { parseTemplate, renderTemplate, unknownFieldMessage } from '@wa/contract';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
 import { waGroups } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
 import { receiveReply } from '../src/messaging/opt-outs.ts';
-import {
-  balanceOf,
-  expectLedgerMatches,
-  jobRow,
-  recipientsOf,
-  waitFor,
-  waitForJobEnd,
-} from './fakes/messaging.ts';
-import { connectedInstance } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { balanceOf, jobRow, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedSession } from './helpers.ts';
 
 describe('personalised text (DECISIONS.md)', () => {
   const render = (text: string, fields: Record<string, string>, pick = () => 0) =>
@@ -43,6 +34,17 @@ describe('personalised text (DECISIONS.md)', () => {
     );
     expect(unknownFieldMessage(parseTemplate('Hi {{name}}'), ['name'])).toBeNull();
   });
+
+  it('derives {{first_name}} from name (issue 29), a field of its own winning, the fallback when blank', () => {
+    const parts = parseTemplate('Hello {{first_name|friend}}');
+    const pick = () => 0;
+    expect(renderTemplate(parts, { name: 'Kumar, Arjun' }, pick)).toBe('Hello Arjun');
+    expect(renderTemplate(parts, { name: '  Priya Sharma ' }, pick)).toBe('Hello Priya');
+    expect(renderTemplate(parts, { name: '' }, pick)).toBe('Hello friend');
+    expect(renderTemplate(parts, { name: 'Priya Sharma', first_name: 'Pri' }, pick)).toBe('Hello Pri');
+    expect(unknownFieldMessage(parts, ['name'])).toBeNull();
+    expect(unknownFieldMessage(parts, ['city'])).toBe('Unknown field {{first_name}} (available: city)');
+  });
 });
 
 function upload(csv: string, name: string): FormData {
@@ -54,30 +56,11 @@ function upload(csv: string, name: string): FormData {
 
 /** Contact lists, personalised sends and opt-outs through the API, the engine and the simulator. */
 describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const users = new Set<string>();
-  let phone = 919_500_000_001;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { SIMULATOR_SEND_LATENCY_MS: '5', SIMULATOR_GROUPS: '3' });
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
-  });
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-  });
+  const _phone = 919_500_000_001;
+  const { t } = appWithEngine(kind, { SIMULATOR_SEND_LATENCY_MS: '5', SIMULATOR_GROUPS: '3' }, users);
 
-  async function account(credits: number) {
-    const user = await buildUser(t, { credits });
-    users.add(user.id);
-    const token = await loginToken(t.app, user.username);
-    phone += 1;
-    const sessionId = await connectedInstance(t, token, String(phone));
-    return { user, token, sessionId };
-  }
+  const account = (credits: number) => linkedSession(t, { credits, track: users });
   const post = (token: string, url: string, payload: object) =>
     t.app.inject({ method: 'POST', url, headers: bearer(token), payload });
   const importList = async (token: string, csv: string, name = 'Customers') => {

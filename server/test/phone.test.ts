@@ -31,6 +31,29 @@ describe('parsePhone', () => {
     expect(parsePhone(cell, '91')).toEqual({ number });
   });
 
+  // Issue 29, item 10: every layout of the calling code a spreadsheet produces.
+  it.each([
+    ['(+91)9800015838'],
+    ['(0091) 98000 15838'],
+    ['(0091)9800015838'],
+    ['( 00 91 ) 98000-15838'],
+    ['[+91] 98000 15838'],
+    ['+(91)-98000-15838'],
+    ['(+91) (0)98000 15838'],
+    ["'+91 98000 15838"],
+    ['="+919800015838"'],
+    ['\u202a+91 98000 15838\u202c'],
+    ['+91\u00a098000\u00a015838'],
+    ['＋９１ ９８０００ １５８３８'],
+  ])('%s → 919800015838', (cell) => {
+    expect(parsePhone(cell, '91')).toEqual({ number: '919800015838' });
+  });
+
+  it('keeps a bracketed area code as part of the national number', () => {
+    expect(parsePhone('(044) 2345 6789', '91')).toEqual({ number: '914423456789' });
+    expect(parsePhone('(+44) 7911 123456', '91')).toEqual({ number: '447911123456' });
+  });
+
   it('uses the default calling code given', () => {
     expect(parsePhone('(415) 555-2671', '1')).toEqual({ number: '14155552671' });
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { insideWindow, localDayNumber, localDayStart, nextLocalTime } from '../src/messaging/policy-time.ts';
-import { decide, resolvePolicy, typingMs } from '../src/messaging/send-policy.ts';
+import { decide, resolvePolicy, typingMs } from '../src/messaging/limits/allowance.ts';
+import { insideWindow, localDayNumber, localDayStart, nextLocalTime } from '../src/messaging/limits/clock.ts';
 
 const at = (iso: string) => new Date(iso);
 const minuteAfter = (hhmm: string) => {
@@ -93,11 +93,11 @@ describe('what an account may send now', () => {
     const linked = at('2026-11-18T06:30:00Z'); // day 6: 150 a day
     expect(decide(base, linked, { all: 150, oneToOne: 150 }, noon)).toMatchObject({
       kind: 'open',
-      groupsOnly: true,
+      scope: 'groups',
     });
     expect(decide(base, linked, { all: 200, oneToOne: 149 }, noon)).toEqual({
       kind: 'open',
-      groupsOnly: false,
+      scope: 'all',
     });
     expect(decide({ ...base, warmUp: false }, linked, { all: 500, oneToOne: 500 }, noon).kind).toBe('open');
     expect(decide(base, at('2026-11-01T06:30:00Z'), { all: 900, oneToOne: 900 }, noon).kind).toBe('open');

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { media, messageJobs } from '../src/db/schema.ts';
-import { newId } from '../src/ids.ts';
+import { media } from '../src/db/schema.ts';
 import {
   type Action,
   authorizeGroups,
@@ -11,7 +10,7 @@ import {
   mayUseMedia,
   type Resource,
 } from '../src/policy/access.ts';
-import { buildGroups, buildSession } from './fakes/messaging.ts';
+import { buildGroups, buildJob, buildSession } from './fakes/messaging.ts';
 import { buildAdmin, buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
 
 const ADMIN = { id: 'admin', role: 'ADMIN' as const };
@@ -92,21 +91,10 @@ describe.each(DB_KINDS)('the access policy on stored rows (%s)', (kind) => {
     const asStranger = { id: stranger.id, role: 'USER' as const };
     const sessionId = await buildSession(t, owner.id);
     const groups = await buildGroups(t, sessionId, [2, 3]);
-    const jobId = newId();
     await t.db
       .insert(media)
       .values({ id: 'f'.repeat(64), mime: 'image/png', size: 1, bytes: Buffer.from([1]) });
-    await t.db.insert(messageJobs).values({
-      id: jobId,
-      userId: owner.id,
-      sessionId,
-      audience: 'groups',
-      messageType: 'text',
-      content: 'hi',
-      total: 0,
-      status: 'completed',
-      mediaId: 'f'.repeat(64),
-    });
+    const jobId = await buildJob(t, owner.id, sessionId, { mediaId: 'f'.repeat(64) });
 
     const status = (p: Promise<unknown>) =>
       p.then(

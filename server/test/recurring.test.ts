@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addCredits } from '../src/credits/credits.ts';
 import { type Engine, startEngine } from '../src/engine.ts';
-import { nextOccurrenceAfter, occurrenceAt } from '../src/messaging/occurrences.ts';
+import { nextOccurrenceAfter, occurrenceAt } from '../src/messaging/series/occurrences.ts';
 import {
   balanceOf,
   expectLedgerMatches,
@@ -11,8 +11,7 @@ import {
   waitFor,
   waitForJobEnd,
 } from './fakes/messaging.ts';
-import { connectedInstance } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, createTestApp, DB_KINDS, linkedSession, type TestApp } from './helpers.ts';
 
 describe('occurrence times', () => {
   it('come back on the same UTC clock; a month from the 31st is the last day of a shorter month', () => {
@@ -52,13 +51,7 @@ describe.each(DB_KINDS)('recurring jobs on %s', (kind) => {
     await t.close();
   });
 
-  async function owner(credits: number, phone: string) {
-    const user = await buildUser(t, { credits });
-    users.add(user.id);
-    const token = await loginToken(t.app, user.username);
-    const sessionId = await connectedInstance(t, token, phone);
-    return { user, token, sessionId };
-  }
+  const owner = (credits: number, phone: string) => linkedSession(t, { credits, phone, track: users });
   const post = (token: string, url: string, payload?: unknown) =>
     t.app.inject({ method: 'POST', url, headers: bearer(token), ...(payload ? { payload } : {}) });
   const list = async (token: string, userId: string, status: string) =>

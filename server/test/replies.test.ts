@@ -1,10 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Engine, startEngine } from '../src/engine.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatedGroups } from '../src/transport/simulator/network.ts';
 import { type BaileysRig, baileysRig } from './fakes/baileys-rig.ts';
-import { balanceOf, expectLedgerMatches, recipientsOf } from './fakes/messaging.ts';
-import { connectedInstance, createInstance, waitFor } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { balanceOf, recipientsOf } from './fakes/messaging.ts';
+import { createInstance, waitFor } from './fakes/sessions.ts';
+import {
+  appWithEngine,
+  bearer,
+  buildUser,
+  DB_KINDS,
+  linkedSession,
+  loginToken,
+  type TestApp,
+} from './helpers.ts';
 
 type OptOutRow = { phoneNumber: string; source: string; createdAt: string };
 
@@ -40,30 +47,11 @@ const statusOfRecipients = async (t: TestApp, jobId: string) =>
 
 /** Replies to a simulated account, through the simulator's inbound route and the engine. */
 describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const users = new Set<string>();
-  let phone = 919_600_000_001;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { SIMULATOR_GROUPS: '3', SESSION_LEASE_MS: '3000' });
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
-  });
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-  });
+  const phone = 919_600_000_001;
+  const { t } = appWithEngine(kind, { SIMULATOR_GROUPS: '3', SESSION_LEASE_MS: '3000' }, users);
 
-  async function account(credits: number) {
-    const user = await buildUser(t, { credits });
-    users.add(user.id);
-    const token = await loginToken(t.app, user.username);
-    phone += 1;
-    const sessionId = await connectedInstance(t, token, String(phone));
-    return { user, token, sessionId };
-  }
+  const account = (credits: number) => linkedSession(t, { credits, track: users });
   const inbound = (token: string, sessionId: string, payload: object) =>
     t.app.inject({
       method: 'POST',
@@ -96,7 +84,17 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
       10_000,
       'the opt-out',
     );
-    expect(list).toEqual([{ phoneNumber: '919800020001', source: 'reply', createdAt: expect.any(String) }]);
+    // The opt-out keeps the word, its language and the message as received (issue 31).
+    expect(list).toEqual([
+      {
+        phoneNumber: '919800020001',
+        source: 'reply',
+        keyword: 'STOP',
+        language: 'en',
+        message: '  stop ',
+        createdAt: expect.any(String),
+      },
+    ]);
     expect(new Date(list[0]!.createdAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
     expect(await statusOfRecipients(t, jobId)).toEqual([
       ['919800020001', 'failed', 'Opted out'],

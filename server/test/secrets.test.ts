@@ -4,13 +4,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
+import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/client.ts';
-import { waAuthState } from '../src/db/schema.ts';
-import { encryptPlainAuthState, resolveSecretKey } from '../src/db/secrets.ts';
+import { users, waAuthState, webhooks } from '../src/db/schema.ts';
+import {
+  decryptValue,
+  encryptPlainSecrets,
+  resolveSecretKey,
+  totpSecretContext,
+  webhookSecretContext,
+} from '../src/db/secrets.ts';
 import { createDbAuthStore } from '../src/transport/auth-store.ts';
 import { buildSession } from './fakes/messaging.ts';
-import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
 
 const main = path.resolve(import.meta.dirname, '../src/main.ts');
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wa-secrets-'));
@@ -28,23 +34,6 @@ function modes(dir: string): string[] {
 }
 
 describe('fault 7: data at rest', () => {
-  it('creates DATA_DIR 0700 and its files 0600, and tightens what an older start left open', async () => {
-    const dataDir = path.join(tmp(), 'data');
-    fs.mkdirSync(dataDir, { mode: 0o777 });
-    fs.chmodSync(dataDir, 0o777);
-    fs.writeFileSync(path.join(dataDir, 'left-open.txt'), 'x');
-    fs.chmodSync(path.join(dataDir, 'left-open.txt'), 0o666);
-    const database = await openDatabase({ databaseUrl: undefined, dataDir });
-    await database.close();
-    const all = modes(dataDir);
-    expect(all.length).toBeGreaterThan(20);
-    const loose = all.filter((line) => {
-      const [p, mode] = line.split(' ');
-      return fs.statSync(path.join(dataDir, p!)).isDirectory() ? mode !== '700' : mode !== '600';
-    });
-    expect(loose).toEqual([]);
-  });
-
   it('makes a key file once in DATA_DIR (0600), prefers SECRET_KEY, and refuses PostgreSQL with the real provider and no key', () => {
     const dataDir = path.join(tmp(), 'data');
     const base = { databaseUrl: undefined, dataDir, waProvider: 'baileys' as const, secretKey: undefined };
@@ -127,11 +116,66 @@ describe('fault 7: data at rest', () => {
         { sessionId, key: 'app-state', value: '{"plain":2}' },
       ]);
       const key = crypto.randomBytes(32);
-      expect(await encryptPlainAuthState(t.db, key)).toBeGreaterThanOrEqual(2);
+      expect(await encryptPlainSecrets(t.db, key)).toBeGreaterThanOrEqual(2);
       expect(await rawValue(sessionId, 'creds')).toMatch(/^enc1:/);
       expect(await createDbAuthStore(t.db, sessionId, key).read('creds')).toBe('{"plain":"private"}');
-      expect(await encryptPlainAuthState(t.db, key)).toBe(0);
+      expect(await encryptPlainSecrets(t.db, key)).toBe(0);
     });
+  });
+});
+
+describe.each(DB_KINDS)('TOTP and webhook secrets at rest (%s)', (kind) => {
+  const hex = 'cd'.repeat(32);
+  const key = Buffer.from(hex, 'hex');
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind, { SECRET_KEY: hex, ALLOW_PRIVATE_WEBHOOKS: 'true' });
+  });
+  afterAll(() => t.close());
+  const storedTotp = async (userId: string) =>
+    (await t.db.select({ s: users.totpSecret }).from(users).where(eq(users.id, userId)))[0]!.s;
+
+  it('stores the TOTP secret encrypted, and codes still work', async () => {
+    const user = await buildUser(t);
+    const token = await loginToken(t.app, user.username);
+    const setup = (
+      await t.app.inject({ method: 'POST', url: '/api/auth/2fa/setup', headers: bearer(token) })
+    ).json() as { secret: string };
+    const raw = await storedTotp(user.id);
+    expect(raw).toMatch(/^enc1:/);
+    expect(raw).not.toContain(setup.secret);
+    expect(decryptValue(key, totpSecretContext(user.id), raw!)).toBe(setup.secret);
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(setup.secret) });
+    const on = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/2fa/enable',
+      headers: bearer(token),
+      payload: { code: totp.generate() },
+    });
+    expect(on.statusCode).toBe(200);
+  });
+
+  it('encrypts the plain TOTP and webhook secrets of an older start, once', async () => {
+    const user = await buildUser(t);
+    await t.db.update(users).set({ totpSecret: 'JBSWY3DPEHPK3PXP' }).where(eq(users.id, user.id));
+    await t.db.insert(webhooks).values({
+      id: `wh-${kind}`,
+      userId: user.id,
+      url: 'http://127.0.0.1:9/x',
+      events: ['optout'],
+      secret: 'whsec_plain',
+    });
+    expect(await encryptPlainSecrets(t.db, key)).toBeGreaterThanOrEqual(2);
+    const raw = await storedTotp(user.id);
+    expect(raw).toMatch(/^enc1:/);
+    expect(decryptValue(key, totpSecretContext(user.id), raw!)).toBe('JBSWY3DPEHPK3PXP');
+    const [hook] = await t.db
+      .select()
+      .from(webhooks)
+      .where(eq(webhooks.id, `wh-${kind}`));
+    expect(hook!.secret).toMatch(/^enc1:/);
+    expect(decryptValue(key, webhookSecretContext(`wh-${kind}`), hook!.secret)).toBe('whsec_plain');
+    expect(await encryptPlainSecrets(t.db, key)).toBe(0);
   });
 });
 
@@ -141,8 +185,14 @@ describe('fault 9: the admin password on the first start', () => {
     child?.kill('SIGKILL');
   });
 
+  // One real first start also serves fault 7: DATA_DIR 0700 and its files 0600, what an older
+  // start left open tightened (a fresh embedded database costs seconds; one start makes it once).
   it('is printed only when it was generated; the data directory is the user’s alone', async () => {
     const dataDir = path.join(tmp(), 'data');
+    fs.mkdirSync(dataDir, { mode: 0o777 });
+    fs.chmodSync(dataDir, 0o777);
+    fs.writeFileSync(path.join(dataDir, 'left-open.txt'), 'x');
+    fs.chmodSync(path.join(dataDir, 'left-open.txt'), 0o666);
     child = spawn(process.execPath, ['--import', 'tsx', main], {
       env: {
         ...process.env,
@@ -169,7 +219,15 @@ describe('fault 9: the admin password on the first start', () => {
     await new Promise((r) => child!.once('exit', r));
     expect(out).toContain("First start: admin user 'admin' created with the password from ADMIN_PASSWORD");
     expect(out).not.toContain('operator-chosen-secret');
-    expect((fs.statSync(dataDir).mode & 0o777).toString(8)).toBe('700');
-    expect((fs.statSync(path.join(dataDir, 'secret.key')).mode & 0o777).toString(8)).toBe('600');
+    const all = modes(dataDir);
+    expect(all).toContain('. 700');
+    expect(all).toContain('secret.key 600');
+    expect(all).toContain('left-open.txt 600');
+    expect(all.length).toBeGreaterThan(20);
+    const loose = all.filter((line) => {
+      const [p, mode] = line.split(' ');
+      return fs.statSync(path.join(dataDir, p!)).isDirectory() ? mode !== '700' : mode !== '600';
+    });
+    expect(loose).toEqual([]);
   });
 });

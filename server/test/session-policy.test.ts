@@ -1,23 +1,21 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waSessions } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
 import type { SimulatorTransport } from '../src/transport/simulator/transport.ts';
-import { expectLedgerMatches, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
-import { connectedInstance } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import {
+  appWithEngine,
+  bearer,
+  buildUser,
+  DB_KINDS,
+  linkedSession,
+  loginToken,
+  OPEN_POLICY,
+} from './helpers.ts';
 
 const numbers = (n: number, from: number) =>
   Array.from({ length: n }, (_, i) => `9196${30_001_001 + from + i}`);
-const POLICY = {
-  dailyLimit: null,
-  warmUp: false,
-  quietHours: null,
-  timezone: 'Asia/Kolkata',
-  delayMinMs: 0,
-  delayMaxMs: 0,
-  typing: true,
-};
+const POLICY = { ...OPEN_POLICY, newContactsPerDay: null };
 /** HH:MM in Kolkata, `minutes` from now. */
 const kolkata = (minutes: number) =>
   new Intl.DateTimeFormat('en-GB', {
@@ -28,27 +26,15 @@ const kolkata = (minutes: number) =>
   }).format(new Date(Date.now() + minutes * 60_000));
 
 describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const users = new Set<string>();
-  beforeAll(async () => {
-    // Recipients held by a policy must outlive SESSION_WAIT_MS.
-    t = await createTestApp(kind, { SESSION_WAIT_MS: '1000', SIMULATOR_LINK_AFTER_MS: '3600000' });
-    engine = await startEngine(t.ctx);
-  });
-  afterEach(async () => expectLedgerMatches(t.db, users));
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
-  });
+  // Recipients held by a policy must outlive SESSION_WAIT_MS.
+  const { t, engine } = appWithEngine(
+    kind,
+    { SESSION_WAIT_MS: '1000', SIMULATOR_LINK_AFTER_MS: '3600000' },
+    users,
+  );
 
-  async function owner(credits: number, phone: string) {
-    const user = await buildUser(t, { credits });
-    users.add(user.id);
-    const token = await loginToken(t.app, user.username);
-    const sessionId = await connectedInstance(t, token, phone);
-    return { user, token, sessionId };
-  }
+  const owner = (credits: number, phone: string) => linkedSession(t, { credits, phone, track: users });
   const put = (token: string, sessionId: string, payload: Record<string, unknown>) =>
     t.app.inject({ method: 'PUT', url: `/api/session/${sessionId}/policy`, headers: bearer(token), payload });
   const get = (token: string, sessionId: string) =>

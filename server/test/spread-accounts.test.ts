@@ -1,9 +1,8 @@
 import { SPREAD_TEXTS } from '@wa/contract';
 import { and, eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { creditLedger, messageJobs } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
-import { splitByAllowance } from '../src/messaging/spread.ts';
+import { splitByAllowance } from '../src/messaging/accept/spread.ts';
 import {
   balanceOf,
   buildNamedGroups,
@@ -14,7 +13,7 @@ import {
   waitForJobEnd,
 } from './fakes/messaging.ts';
 import { connectedInstance } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { account, appWithEngine, bearer, buildUser, DB_KINDS, loginToken, OPEN_POLICY } from './helpers.ts';
 
 const count = (xs: number[], v: number) => xs.filter((x) => x === v).length;
 
@@ -37,34 +36,14 @@ describe('splitting recipients by what each account may still send today', () =>
 
 const numbers = (n: number, from: number) =>
   Array.from({ length: n }, (_, i) => `9197${40_001_001 + from + i}`);
-const POLICY = {
-  dailyLimit: null,
-  warmUp: false,
-  quietHours: null,
-  timezone: 'Asia/Kolkata',
-  delayMinMs: 0,
-  delayMaxMs: 0,
-  typing: false,
-};
+const POLICY = { ...OPEN_POLICY, typing: false };
 
 describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const users = new Set<string>();
-  beforeAll(async () => {
-    t = await createTestApp(kind, { FAILOVER_AFTER_MS: '1000', SIMULATOR_LINK_AFTER_MS: '3600000' });
-    engine = await startEngine(t.ctx);
-  });
-  afterEach(async () => expectLedgerMatches(t.db, users));
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
-  });
+  const { t } = appWithEngine(kind, { FAILOVER_AFTER_MS: '1000', SIMULATOR_LINK_AFTER_MS: '3600000' }, users);
 
   async function owner(credits: number, phones: string[]) {
-    const user = await buildUser(t, { credits });
-    users.add(user.id);
-    const token = await loginToken(t.app, user.username);
+    const { user, token } = await account(t, { credits, track: users });
     const sessions: string[] = [];
     for (const phone of phones) sessions.push(await connectedInstance(t, token, phone));
     return { user, token, sessions };
@@ -224,19 +203,10 @@ describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => 
 });
 
 describe.each(DB_KINDS)('a spread job whose account stays down, with no failover, on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
-  beforeAll(async () => {
-    t = await createTestApp(kind, {
-      FAILOVER_AFTER_MS: '3600000',
-      SESSION_WAIT_MS: '1000',
-      SIMULATOR_LINK_AFTER_MS: '3600000',
-    });
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
+  const { t } = appWithEngine(kind, {
+    FAILOVER_AFTER_MS: '3600000',
+    SESSION_WAIT_MS: '1000',
+    SIMULATOR_LINK_AFTER_MS: '3600000',
   });
 
   it('fails (and refunds) only the down account’s recipients after SESSION_WAIT_MS; the healthy one sends its share', async () => {

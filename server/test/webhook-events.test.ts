@@ -2,7 +2,6 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waGroups } from '../src/db/schema.ts';
 import { type Engine, startEngine } from '../src/engine.ts';
-import { WebhookDeliverer } from '../src/webhooks/deliverer.ts';
 import { waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import { connectedInstance } from './fakes/sessions.ts';
 import { startReceiver, verifySignature } from './fakes/webhook-receiver.ts';
@@ -15,7 +14,6 @@ import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } 
 describe.each(DB_KINDS)('webhook events from the engine on %s', (kind) => {
   let t: TestApp;
   let engine: Engine;
-  let deliverer: WebhookDeliverer;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -24,11 +22,9 @@ describe.each(DB_KINDS)('webhook events from the engine on %s', (kind) => {
       SIMULATOR_SEND_LATENCY_MS: '5',
       SIMULATOR_GROUPS: '6',
     });
-    engine = await startEngine(t.ctx);
-    deliverer = new WebhookDeliverer(t.ctx, { pollMs: 50, retryBaseMs: 100 }).start();
+    engine = await startEngine(t.ctx, { webhooks: { pollMs: 50, retryBaseMs: 100 } });
   });
   afterAll(async () => {
-    await deliverer.stop();
     await engine.stop();
     await t.close();
     await receiver.close();

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
-import { auditLog, webhookAttempts, webhookDeliveries } from '../src/db/schema.ts';
+import { auditLog, webhookAttempts, webhookDeliveries, webhooks } from '../src/db/schema.ts';
 import { WebhookDeliverer } from '../src/webhooks/deliverer.ts';
 import { queueWebhookEvents, type WebhookPayloads } from '../src/webhooks/service.ts';
 import { waitFor } from './fakes/messaging.ts';
@@ -42,6 +42,12 @@ describe.each(DB_KINDS)('webhooks API on %s', (kind) => {
       'http://[::1]/hook',
       'http://[fd00::1]/hook',
       'http://[::ffff:127.0.0.1]/hook',
+      // IPv4-compatible (::/96) and NAT64 (64:ff9b::/96, 64:ff9b:1::/48) forms of private addresses
+      'http://[::127.0.0.1]/hook',
+      'http://[::10.0.0.1]/hook',
+      'http://[64:ff9b::127.0.0.1]/hook',
+      'http://[64:ff9b::a9fe:a9fe]/hook',
+      'http://[64:ff9b:1::a00:1]/hook',
       'http://0.0.0.0/hook',
     ]) {
       const res = await t.app.inject({
@@ -97,7 +103,8 @@ describe.each(DB_KINDS)('webhook deliveries on %s', (kind) => {
   let t: TestApp;
   let deliverer: WebhookDeliverer | null = null;
   beforeAll(async () => {
-    t = await createTestApp(kind, { ALLOW_PRIVATE_WEBHOOKS: 'true' });
+    // With a key, as every real start has one: the secret is stored encrypted and deliveries decrypt it.
+    t = await createTestApp(kind, { ALLOW_PRIVATE_WEBHOOKS: 'true', SECRET_KEY: 'ab'.repeat(32) });
   });
   afterEach(async () => {
     await deliverer?.stop();
@@ -145,6 +152,9 @@ describe.each(DB_KINDS)('webhook deliveries on %s', (kind) => {
         { id: webhook.id, url: webhook.url, events: webhook.events, createdAt: expect.any(String) },
       ]);
       expect(list.body).not.toContain(webhook.secret);
+      const [stored] = await t.db.select().from(webhooks).where(eq(webhooks.id, webhook.id));
+      expect(stored!.secret).toMatch(/^enc1:/);
+      expect(stored!.secret).not.toContain(webhook.secret.slice(6));
 
       await queueWebhookEvents(t.db, user.id, 'job.finished', [jobFinished('job-1')]);
       await queueWebhookEvents(t.db, user.id, 'session.status', [

@@ -41,6 +41,8 @@ export class WaEmulator {
   private readonly serverStatic: KeyPair = Curve.generateKeyPair();
   private readonly certChain: Uint8Array;
   private readonly connections = new Set<Connection>();
+  /** The remote address of every WebSocket connection so far, in order. */
+  readonly peers: string[] = [];
   private readonly byRef = new Map<string, Connection>();
   private readonly listeners = new Set<(conn: Connection, node: BinaryNode) => void>();
   private tagCounter = 0;
@@ -69,7 +71,10 @@ export class WaEmulator {
     private readonly options: EmulatorOptions,
   ) {
     this.certChain = makeCertChain(this.root, this.serverStatic);
-    wss.on('connection', (ws) => {
+    wss.on('connection', (ws, req) => {
+      // Where each socket came from: a product behind a proxy shows the proxy's exit address
+      // (issue 31; rc14's WebSocket takes the `agent`, Socket/Client/websocket.js).
+      this.peers.push(req.socket.remoteAddress ?? '');
       const conn = new Connection(ws, new NoiseResponder(this.serverStatic, this.certChain), {
         login: (c, payload) => this.onLogin(c, payload),
         node: (c, node) => this.onNode(c, node),
@@ -138,6 +143,12 @@ export class WaEmulator {
       setTimeout(() => c.close(), 50);
     }
     return conns.length;
+  }
+
+  /** Every node the companions send goes to `listener` until the returned function is called. */
+  watch(listener: (conn: Connection, node: BinaryNode) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Resolves with the next node a connection of this account sends that `match` accepts. */
@@ -233,7 +244,11 @@ export class WaEmulator {
    * The recipient's delivery receipt, then its read receipt, to the sender's live companions
    * (rc14 Socket/messages-recv.js handleReceipt: no type = delivered, type read).
    */
-  receipts(senderPhone: string, receipt: { id: string; from: string; participant?: string }): void {
+  receipts(
+    senderPhone: string,
+    receipt: { id: string; from: string; participant?: string },
+    { read = true }: { read?: boolean } = {},
+  ): void {
     const send = (type: 'read' | null) => {
       for (const c of this.connectionsOf(senderPhone))
         c.send({
@@ -248,7 +263,38 @@ export class WaEmulator {
         });
     };
     setTimeout(() => send(null), this.options.deliveredAfterMs ?? 100);
-    setTimeout(() => send('read'), this.options.readAfterMs ?? 400);
+    if (read) setTimeout(() => send('read'), this.options.readAfterMs ?? 400);
+  }
+
+  /**
+   * A phone asks the sender to send a message again, as one that failed to decrypt it does: a
+   * `<receipt type="retry">` with its `<retry count id t v>` (rc14 Socket/messages-recv.js
+   * handleReceipt → sendMessagesAgain, which re-encrypts and relays the message while its
+   * msgRetryCounterCache allows: maxMsgRetryCount, Defaults/index.js). No key bundle: rc14 then
+   * fetches one itself (assertSessions(participant, true)).
+   */
+  retryReceipt(senderPhone: string, receipt: { id: string; from: string; count: number }): void {
+    for (const c of this.connectionsOf(senderPhone))
+      c.send({
+        tag: 'receipt',
+        attrs: {
+          id: receipt.id,
+          from: receipt.from,
+          type: 'retry',
+          t: String(Math.floor(Date.now() / 1000)),
+        },
+        content: [
+          {
+            tag: 'retry',
+            attrs: {
+              count: String(receipt.count),
+              id: receipt.id,
+              t: String(Math.floor(Date.now() / 1000)),
+              v: '1',
+            },
+          },
+        ],
+      });
   }
 
   newId(): string {

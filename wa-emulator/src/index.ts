@@ -5,6 +5,7 @@ export { Connection } from './connection.ts';
 export { type EmulatorOptions, WaEmulator } from './emulator.ts';
 export { iqKey, KNOWN_IQS } from './iq.ts';
 export { MediaHost, type Upload } from './media-host.ts';
+export { type Channel, channelPost, NEWSLETTER_ANSWERS } from './newsletters.ts';
 export { Phone, parsePairingQr } from './phone.ts';
 export { readQrPng } from './qr-reader.ts';
 export { type Account, type Group, type GroupMember, type LinkedDevice, World } from './world.ts';

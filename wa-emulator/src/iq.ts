@@ -4,12 +4,13 @@ import {
   getBinaryNodeChild,
   getBinaryNodeChildBuffer,
   getBinaryNodeChildren,
-  jidDecode,
   S_WHATSAPP_NET,
 } from 'baileys';
 import type { Connection } from './connection.ts';
 import type { WaEmulator } from './emulator.ts';
-import type { PreKeyBundle } from './signal-peer.ts';
+import { groupNode } from './iq-groups.ts';
+import { bundleNodes, bundleOf, encodeBE } from './iq-keys.ts';
+import { NEWSLETTER_ANSWERS } from './newsletters.ts';
 import type { Group } from './world.ts';
 
 export type IqContext = { emulator: WaEmulator; conn: Connection };
@@ -178,8 +179,16 @@ const HANDLERS: Record<string, Handler> = {
       },
     ]),
   // rc14 Socket/mex.js (fetchNewChatMessageCap, fetchAccountReachoutTimelock)
-  'w:mex get query': ({ conn }, iq, child) => {
-    const answer = MEX_ANSWERS[child?.attrs.query_id ?? ''];
+  'w:mex get query': ({ conn, emulator }, iq, child) => {
+    const queryId = child?.attrs.query_id ?? '';
+    // rc14 Socket/newsletter.js: channels (newsletters.ts), whose answers may be GraphQL errors.
+    const newsletter = NEWSLETTER_ANSWERS[queryId];
+    if (newsletter) {
+      const body = JSON.parse(Buffer.from((child?.content as Uint8Array) ?? []).toString() || '{}');
+      const payload = newsletter(emulator, conn, body.variables ?? {});
+      return result(iq, [{ tag: 'result', attrs: {}, content: Buffer.from(JSON.stringify(payload)) }]);
+    }
+    const answer = MEX_ANSWERS[queryId];
     if (!answer) return null;
     const data = answer(conn);
     return result(iq, [{ tag: 'result', attrs: {}, content: Buffer.from(JSON.stringify({ data })) }]);
@@ -261,56 +270,6 @@ const HANDLERS: Record<string, Handler> = {
   },
 };
 
-/** A device's prekey bundle: the phone's own (device 0) or what a companion uploaded. */
-export async function bundleOf(emulator: WaEmulator, jid: string): Promise<PreKeyBundle | null> {
-  const account = emulator.world.byJid(jid);
-  if (!account) return null;
-  const device = jidDecode(jid)?.device ?? 0;
-  if (device === 0) return account.signal.bundle();
-  const linked = account.devices.get(device);
-  if (!linked?.signedPreKey) return null;
-  const first = linked.preKeys.entries().next();
-  let preKey: PreKeyBundle['preKey'] = null;
-  if (!first.done) {
-    const [id, pub] = first.value;
-    linked.preKeys.delete(id);
-    preKey = { id, public: pub };
-  }
-  return {
-    registrationId: linked.registrationId,
-    identity: linked.identityKey,
-    signedPreKey: linked.signedPreKey,
-    preKey,
-  };
-}
-
-function bundleNodes(b: PreKeyBundle): BinaryNode[] {
-  const nodes: BinaryNode[] = [
-    { tag: 'registration', attrs: {}, content: encodeBE(b.registrationId, 4) },
-    { tag: 'type', attrs: {}, content: Buffer.from([5]) },
-    { tag: 'identity', attrs: {}, content: b.identity },
-    {
-      tag: 'skey',
-      attrs: {},
-      content: [
-        { tag: 'id', attrs: {}, content: encodeBE(b.signedPreKey.id, 3) },
-        { tag: 'value', attrs: {}, content: b.signedPreKey.public },
-        { tag: 'signature', attrs: {}, content: b.signedPreKey.signature },
-      ],
-    },
-  ];
-  if (b.preKey)
-    nodes.push({
-      tag: 'key',
-      attrs: {},
-      content: [
-        { tag: 'id', attrs: {}, content: encodeBE(b.preKey.id, 3) },
-        { tag: 'value', attrs: {}, content: b.preKey.public },
-      ],
-    });
-  return nodes;
-}
-
 /**
  * usync: per user asked, the protocols of the query (rc14 WAUSync/Protocols): `contact` (is
  * the number on WhatsApp: type in/out), `devices` (device 0 and the linked companions with their
@@ -383,54 +342,10 @@ const MEX_ANSWERS: Record<string, (conn: Connection) => unknown> = {
   },
 };
 
-function encodeBE(value: number, bytes: number): Buffer {
-  const out = Buffer.alloc(bytes);
-  out.writeUIntBE(value, 0, bytes);
-  return out;
-}
-
 function memberGroup(emulator: WaEmulator, conn: Connection, iq: BinaryNode): Group | undefined {
   const id = (iq.attrs.to ?? '').split('@')[0] ?? '';
   const group = emulator.world.groups.get(id);
   return group?.members.some((m) => m.phone === conn.account?.phone) ? group : undefined;
-}
-
-/** A group as w:g2 describes it (rc14 Socket/groups.js extractGroupMetadata reads it back). */
-function groupNode(emulator: WaEmulator, g: Group): BinaryNode {
-  const lidOf = (phone: string) => `${emulator.world.account(phone).lid}@lid`;
-  const content: BinaryNode[] = g.members.map((m) => {
-    const pn = `${m.phone}@s.whatsapp.net`;
-    const attrs: Record<string, string> =
-      g.addressingMode === 'lid'
-        ? { jid: lidOf(m.phone), phone_number: pn }
-        : { jid: pn, lid: lidOf(m.phone) };
-    if (m.admin) attrs.type = m.admin;
-    return { tag: 'participant', attrs };
-  });
-  if (g.announce) content.push({ tag: 'announcement', attrs: {} });
-  if (g.description)
-    content.push({
-      tag: 'description',
-      attrs: { id: `desc-${g.id}`, t: String(g.creation) },
-      content: [{ tag: 'body', attrs: {}, content: Buffer.from(g.description) }],
-    });
-  const creator: Record<string, string> =
-    g.addressingMode === 'lid'
-      ? { creator: lidOf(g.creator), creator_pn: `${g.creator}@s.whatsapp.net` }
-      : { creator: `${g.creator}@s.whatsapp.net` };
-  return {
-    tag: 'group',
-    attrs: {
-      id: g.id,
-      subject: g.subject,
-      s_t: String(g.creation),
-      creation: String(g.creation),
-      size: String(g.members.length),
-      addressing_mode: g.addressingMode,
-      ...creator,
-    },
-    content,
-  };
 }
 
 /** An iq's key in the handler table: `xmlns type child` (e.g. `usync get usync`). */

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { getMediaKeys, type MediaType } from 'baileys';
 
 /** A file as a companion uploaded it: encrypted, with its 10-byte MAC at the end. */
-export type Upload = { path: string; body: Buffer; at: Date };
+/** `from`: the address the upload came from (a proxy's exit address when the product uses one). */
+export type Upload = { path: string; body: Buffer; at: Date; from?: string };
 
 /**
  * The media host `media_conn` names: HTTPS on 127.0.0.1 with a certificate from the emulator's
@@ -134,7 +135,12 @@ export class MediaHost {
     const url = new URL(req.url ?? '/', `https://${this.hostname}`);
     if (req.method === 'POST' && url.pathname.startsWith('/mms/')) {
       const directPath = `/v/t62.7118-24/${randomBytes(12).toString('hex')}.enc`;
-      this.uploads.set(directPath, { path: url.pathname, body: Buffer.concat(chunks), at: new Date() });
+      this.uploads.set(directPath, {
+        path: url.pathname,
+        body: Buffer.concat(chunks),
+        at: new Date(),
+        from: req.socket.remoteAddress ?? '',
+      });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({

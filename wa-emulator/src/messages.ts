@@ -8,6 +8,7 @@ import {
 } from 'baileys';
 import type { Connection } from './connection.ts';
 import type { WaEmulator } from './emulator.ts';
+import { channelPost } from './newsletters.ts';
 import type { Account, ReceivedMessage } from './world.ts';
 
 /** The text a person sees: a text, a caption, a poll's name. */
@@ -45,6 +46,7 @@ export async function relay(
   const id = node.attrs.id ?? '';
   const to = node.attrs.to ?? '';
   if (!sender || !device) return;
+  if (to.endsWith('@newsletter')) return channelPost(emulator, conn, node);
   const fault = emulator.takeSendFault(sender.phone);
   if (ack || fault)
     conn.send({
@@ -69,6 +71,10 @@ export async function relay(
     } catch (err) {
       emulator.log(`DECRYPT FAILED ${id} for ${account.phone}: ${(err as Error).message}`);
     }
+  }
+  if (to === 'status@broadcast') {
+    await relayStatus(emulator, { id, sender, senderJid, node, decrypted });
+    return;
   }
   if (isGroup) {
     const group = emulator.world.groups.get(to.split('@')[0]!);
@@ -99,6 +105,52 @@ export async function relay(
     }
     keep(account, { id, from: sender.phone, chat: to, kind: 'chat', message });
     emulator.receipts(sender.phone, { id, from: to });
+  }
+}
+
+/**
+ * A Status post (issue 31), answering rc14's Socket/messages-send.js relayMessage `isStatus`: no
+ * group metadata, the audience is `statusJidList` (whose devices rc14 asked by usync, iq.ts), the
+ * body is one `skmsg` under the sender key of 'status@broadcast', and that key goes pairwise to
+ * every device (sender-key memory is skipped for a status). Each phone takes the key from its
+ * pairwise copy, decrypts the post and keeps it as 'status'; a viewer (world.statusViewers) sends
+ * its receipts from 'status@broadcast' naming itself as `participant`, which rc14's
+ * Socket/messages-recv.js handleReceipt turns into `message-receipt.update` with `userJid`; the
+ * sender's own phone ("My status") sends none.
+ */
+async function relayStatus(
+  emulator: WaEmulator,
+  post: {
+    id: string;
+    sender: Account;
+    senderJid: string;
+    node: BinaryNode;
+    decrypted: Map<Account, proto.IMessage>;
+  },
+): Promise<void> {
+  const { id, sender, senderJid, node, decrypted } = post;
+  const skmsg = getBinaryNodeChildren(node, 'enc').find((e) => e.attrs.type === 'skmsg');
+  if (!skmsg) return;
+  for (const [account, pairwise] of decrypted) {
+    try {
+      const skdm = normalizeMessageContent(pairwise)?.senderKeyDistributionMessage;
+      if (skdm) await account.signal.takeSenderKey(skdm, senderJid);
+      const message = await account.signal.decryptGroup(
+        'status@broadcast',
+        senderJid,
+        skmsg.content as Uint8Array,
+      );
+      keep(account, { id, from: sender.phone, chat: 'status@broadcast', kind: 'status', message });
+      if (account === sender) continue;
+      const viewers = emulator.world.statusViewers;
+      emulator.receipts(
+        sender.phone,
+        { id, from: 'status@broadcast', participant: `${account.phone}@s.whatsapp.net` },
+        { read: viewers === null || viewers.has(account.phone) },
+      );
+    } catch (err) {
+      emulator.log(`STATUS DECRYPT FAILED ${id} for ${account.phone}: ${(err as Error).message}`);
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
 import {
   aesDecryptCTR,
   aesDecryptGCM,
@@ -18,7 +19,7 @@ import {
 } from 'baileys';
 import type { Connection } from './connection.ts';
 import type { WaEmulator } from './emulator.ts';
-import { bundleOf } from './iq.ts';
+import { bundleOf } from './iq-keys.ts';
 import { readQrPng } from './qr-reader.ts';
 import type { Account, LinkedDevice } from './world.ts';
 
@@ -264,9 +265,50 @@ export class Phone {
   /**
    * The person writes a text to another account: encrypted by this phone to each linked
    * companion of `to` that is online (from the prekeys it uploaded), delivered as a `message`
-   * stanza. Returns the message id.
+   * stanza. Returns the message id. `fromLid`: addressed from this person's LID with no
+   * `sender_pn`, as WhatsApp delivers a chat that is LID-only (rc14 Utils/decode-wa-message.js
+   * extractAddressingContext: no sender_pn, so `remoteJidAlt` stays empty).
    */
-  async say(to: string, text: string): Promise<string> {
+  async say(to: string, text: string, options: { fromLid?: boolean } = {}): Promise<string> {
+    const from = options.fromLid ? `${this.account.lid}@lid` : `${this.account.phone}@s.whatsapp.net`;
+    return this.deliver(to, { conversation: text }, from);
+  }
+
+  /**
+   * The phone hands its own linked companions the INITIAL_BOOTSTRAP history with these chats
+   * (their LID and number), inline as WhatsApp does for a first link: a protocolMessage
+   * HISTORY_SYNC_NOTIFICATION whose `initialHistBootstrapInlinePayload` is the zlib-deflated
+   * HistorySync (rc14 Utils/history.js downloadAndProcessHistorySyncNotification; it must come
+   * from the account itself, Utils/process-message.js SELF_ONLY_TYPES).
+   */
+  async sendBootstrap(chats: { phone: string; lid: string; name?: string }[]): Promise<string> {
+    const sync = proto.HistorySync.encode({
+      syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
+      conversations: chats.map((c) => ({
+        id: `${c.lid}@lid`,
+        pnJid: `${c.phone}@s.whatsapp.net`,
+        ...(c.name ? { displayName: c.name } : {}),
+      })),
+    }).finish();
+    return this.deliver(
+      this.account.phone,
+      {
+        protocolMessage: {
+          type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
+          historySyncNotification: {
+            syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
+            initialHistBootstrapInlinePayload: deflateSync(sync),
+            chunkOrder: 0,
+            progress: 100,
+          },
+        },
+      },
+      `${this.account.phone}@s.whatsapp.net`,
+    );
+  }
+
+  /** A message from this phone (`from`) to each online companion of `to`, Signal-encrypted. */
+  private async deliver(to: string, message: proto.IMessage, from: string): Promise<string> {
     const id = generateMessageIDV2(`${this.account.phone}@s.whatsapp.net`);
     const conns = this.emulator.connectionsOf(to);
     if (conns.length === 0) throw new Error(`${to} has no companion online`);
@@ -275,12 +317,12 @@ export class Phone {
       const { type, ciphertext } = await this.account.signal.encryptTo(
         jid,
         () => bundleOf(this.emulator, jid),
-        { conversation: text },
+        message,
       );
       conn.send({
         tag: 'message',
         attrs: {
-          from: `${this.account.phone}@s.whatsapp.net`,
+          from,
           id,
           t: String(Math.floor(Date.now() / 1000)),
           type: 'text',

@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { Curve, type KeyPair, type proto } from 'baileys';
+import type { Channel } from './newsletters.ts';
 import { SignalPeer } from './signal-peer.ts';
 
 /** One linked device (companion) of an account, as the server knows it after pairing. */
@@ -38,8 +39,11 @@ export type ReceivedMessage = {
   from: string;
   /** The chat: the group JID, or the sender's JID as addressed (PN or LID). */
   chat: string;
-  /** 'chat' to this phone, 'group', or 'sent' (a copy of what another device of the same account sent). */
-  kind: 'chat' | 'group' | 'sent';
+  /**
+   * 'chat' to this phone, 'group', 'sent' (a copy of what another device of the same account
+   * sent), or 'status' (a Status post of a contact, issue 31).
+   */
+  kind: 'chat' | 'group' | 'sent' | 'status';
   message: proto.IMessage;
   /** The text of a text message, the caption of a media message, the name of a poll. */
   text: string | null;
@@ -59,12 +63,18 @@ export type Group = {
   description: string | null;
   inviteCode: string;
   members: GroupMember[];
+  /** Disappearing messages timer in seconds (0: off), as w:g2 reports it in `<ephemeral expiration>`. */
+  ephemeral: number;
 };
 
 /** Everything the emulated network knows: accounts by phone number, their LIDs, groups. */
 export class World {
   readonly accounts = new Map<string, Account>();
   readonly groups = new Map<string, Group>();
+  /** The phones that view the statuses they get (null: every phone); the others only receive them. */
+  statusViewers: Set<string> | null = null;
+  /** Channels (newsletters) by the user part of their JID (newsletters.ts). */
+  readonly channels = new Map<string, Channel>();
 
   account(phone: string, pushName = `Emu ${phone.slice(-4)}`): Account {
     const digits = phone.replace(/\D/g, '');
@@ -104,6 +114,7 @@ export class World {
     addressingMode?: 'pn' | 'lid';
     announce?: boolean;
     description?: string;
+    ephemeral?: number;
     members: GroupMember[];
   }): Group {
     const creation = Math.floor(Date.now() / 1000) - randomInt(86400, 86400 * 400);
@@ -117,6 +128,7 @@ export class World {
       description: input.description ?? null,
       inviteCode: randomBytes(16).toString('base64url').slice(0, 22),
       members: input.members,
+      ephemeral: input.ephemeral ?? 0,
     };
     for (const m of group.members) this.account(m.phone);
     this.groups.set(group.id, group);

@@ -1,3 +1,5 @@
+import '@testing-library/jest-dom/vitest';
+
 // jsdom lacks these browser APIs that Mantine uses.
 if (!window.matchMedia) {
   window.matchMedia = (query: string) =>

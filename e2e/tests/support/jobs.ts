@@ -7,7 +7,8 @@ export type Job = {
   messageType: 'text' | 'media' | 'poll';
   status: string;
   progress: { completed: number; total: number; percentComplete: number };
-  results: { success: number; failed: number };
+  results: { success: number; failed: number; delivered: number; read: number };
+  delivery: { delivered: number; read: number; replied: number; undelivered: number };
   createdAt: string;
   messageContent: string;
   mediaMime: string | null;
@@ -23,7 +24,7 @@ export async function sendIndividual(
 ): Promise<string> {
   const res = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, {
     headers: { authorization: `Bearer ${token}` },
-    data: { chatIds: ['919822200001'], ...body },
+    data: { chatIds: ['919822200002'], ...body },
   });
   expect(res.ok(), await res.text()).toBe(true);
   return ((await res.json()) as { jobId: string }).jobId;

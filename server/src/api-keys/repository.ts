@@ -20,10 +20,12 @@ export async function insertKey(db: Db, row: typeof apiKeys.$inferInsert): Promi
   return created!;
 }
 
+export type RevokeReason = NonNullable<ApiKeyRow['revokedReason']>;
+
 export async function revokeKey(db: Db, id: string): Promise<void> {
   await db
     .update(apiKeys)
-    .set({ revokedAt: new Date() })
+    .set({ revokedAt: new Date(), revokedReason: 'revoked' })
     .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
 }
 

@@ -1,10 +1,12 @@
-import type { ApiKey, CreateApiKeyResponse } from '@wa/contract';
+import type { ApiKey, CreateApiKeyBody, CreateApiKeyResponse } from '@wa/contract';
 import { recordAudit } from '../audit/record.ts';
+import { confirmIdentity } from '../auth/service.ts';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { badRequest } from '../errors.ts';
 import { newId, randomToken, sha256 } from '../ids.ts';
 import { type Actor, authorizeApiKey } from '../policy/access.ts';
-import { findUserById, type UserRow } from '../users/repository.ts';
+import { findUserById, lockOwner, type UserRow } from '../users/repository.ts';
 import { countActiveKeysOf, insertKey, listKeysOf, revokeKey, useKey } from './repository.ts';
 
 export const API_KEY_PREFIX = 'wak_';
@@ -21,26 +23,35 @@ const present = (row: Awaited<ReturnType<typeof listKeysOf>>[number]): ApiKey =>
   createdAt: row.createdAt.toISOString(),
   lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
   revokedAt: row.revokedAt?.toISOString() ?? null,
+  revokedReason: row.revokedAt ? (row.revokedReason ?? 'revoked') : null,
 });
 
 export async function listApiKeys(db: Db, caller: KeyCaller): Promise<ApiKey[]> {
   return (await listKeysOf(db, caller.user.id)).map(present);
 }
 
-/** Makes a key; the whole key is in this answer only (the database keeps its hash). */
+/**
+ * Makes a key once the password (and the two-factor code when it is on) is given again: a
+ * stolen sign-in token alone cannot make one. The whole key is in this answer only (the
+ * database keeps its hash). The limit is counted with the owner's row locked, so parallel
+ * requests cannot pass it together.
+ */
 export async function createApiKey(
   db: Db,
+  config: Config,
   caller: KeyCaller,
-  name: string,
+  body: CreateApiKeyBody,
 ): Promise<Omit<CreateApiKeyResponse, 'success'>> {
-  if ((await countActiveKeysOf(db, caller.user.id)) >= MAX_KEYS_PER_USER)
-    throw badRequest(`You can have at most ${MAX_KEYS_PER_USER} API keys: revoke one first`);
+  await confirmIdentity(db, config, caller.user.id, body, caller.ip ?? 'unknown');
   const key = `${API_KEY_PREFIX}${randomToken(32)}`;
   const row = await db.transaction(async (tx) => {
+    await lockOwner(tx, caller.user.id);
+    if ((await countActiveKeysOf(tx, caller.user.id)) >= MAX_KEYS_PER_USER)
+      throw badRequest(`You can have at most ${MAX_KEYS_PER_USER} API keys: revoke one first`);
     const created = await insertKey(tx, {
       id: newId(),
       userId: caller.user.id,
-      name,
+      name: body.name,
       prefix: key.slice(0, 12),
       keyHash: sha256(key),
     });
@@ -48,7 +59,7 @@ export async function createApiKey(
       actor: { id: caller.user.id, username: caller.user.username },
       action: 'apikey.create',
       targetUserId: caller.user.id,
-      details: { keyId: created.id, name, prefix: created.prefix },
+      details: { keyId: created.id, name: body.name, prefix: created.prefix },
       ip: caller.ip,
     });
     return created;

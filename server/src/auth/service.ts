@@ -1,4 +1,7 @@
 import {
+  API_KEY_MESSAGES,
+  type ChangePasswordBody,
+  type ChangePasswordResponse,
   type LoginBody,
   type LoginResponse,
   type RegisterBody,
@@ -6,10 +9,11 @@ import {
   TWO_FACTOR_MESSAGES,
 } from '@wa/contract';
 import { and, eq, gt, isNull } from 'drizzle-orm';
+import { recordAudit } from '../audit/record.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { authTokens, passwordResetRequests } from '../db/schema.ts';
-import { AppError, forbidden, MESSAGES, unauthorized } from '../errors.ts';
+import { AppError, badRequest, forbidden, MESSAGES, unauthorized } from '../errors.ts';
 import { newId, randomToken, sha256 } from '../ids.ts';
 import { dummyPasswordHash, verifyPassword } from '../users/passwords.ts';
 import { presentSignedInUser } from '../users/present.ts';
@@ -21,8 +25,8 @@ import {
   listManagedUsers,
   type UserRow,
 } from '../users/repository.ts';
-import { createUser } from '../users/service.ts';
-import { checkLoginAllowed, clearAccountFailures, recordLoginFailure } from './throttle.ts';
+import { createUser, setPassword } from '../users/service.ts';
+import { reserveLoginAttempt } from './throttle.ts';
 import { isTwoFactorOn, verifySecondFactor } from './two-factor.ts';
 
 export type AuthUser = Pick<
@@ -30,41 +34,122 @@ export type AuthUser = Pick<
   'id' | 'username' | 'name' | 'role' | 'isBulkMessagingEnabled' | 'isMultisessionSupported'
 >;
 
-export async function signedInUser(db: Db, user: UserRow): Promise<SignedInUser> {
-  const managed = user.role === 'ADMIN' ? await listManagedUsers(db, user.id) : [];
+/** The signed-in user as the app shows it; an API key (`ownOnly`) does not list the users an admin manages. */
+export async function signedInUser(db: Db, user: UserRow & { ownOnly?: boolean }): Promise<SignedInUser> {
+  const managed = user.role === 'ADMIN' && !user.ownOnly ? await listManagedUsers(db, user.id) : [];
   return presentSignedInUser(user, managed);
 }
 
 /**
- * Signs in: refused early (429) after too many failures of the account or the address; a wrong
- * password or code is counted, a success clears the account's count. With two-factor sign-in on,
- * the password alone answers 401 `twoFactor: true` so that the page asks for the code.
+ * Signs in: refused early (429) after too many failures of the account or the address. The
+ * attempt is counted before the password is checked (auth/throttle.ts) and forgiven on success,
+ * so parallel guesses cannot outrun the limit. With two-factor sign-in on, the password alone
+ * answers 401 `twoFactor: true` so that the page asks for the code. A sign-in is audited with its
+ * token; a refusal (401, 403, 429) as 'auth.login-failed' before the answer leaves, except the
+ * first step of a two-factor sign-in, which is no failure.
  */
 export async function login(db: Db, config: Config, body: LoginBody, ip: string): Promise<LoginResponse> {
+  try {
+    return await signIn(db, config, body, ip);
+  } catch (err) {
+    if (
+      err instanceof AppError &&
+      [401, 403, 429].includes(err.status) &&
+      err.message !== TWO_FACTOR_MESSAGES.codeNeeded
+    ) {
+      const username = body.username.slice(0, 100);
+      const user = username ? await findUserByUsername(db, username) : undefined;
+      await recordAudit(db, {
+        actor: { id: null, username },
+        action: 'auth.login-failed',
+        targetUserId: user?.id ?? null,
+        details: { reason: err.message },
+        ip,
+      });
+    }
+    throw err;
+  }
+}
+
+async function signIn(db: Db, config: Config, body: LoginBody, ip: string): Promise<LoginResponse> {
   const { username, password, otp } = body;
-  await checkLoginAllowed(db, config, username, ip);
+  const attempt = await reserveLoginAttempt(db, config, username, ip);
   const user = await findUserByUsername(db, username);
   const ok = await verifyPassword(user ? user.passwordHash : await dummyPasswordHash(), password);
-  if (!user || !ok) {
-    await recordLoginFailure(db, username, ip);
-    throw unauthorized(MESSAGES.invalidLogin);
+  if (!user || !ok) throw unauthorized(MESSAGES.invalidLogin);
+  if (user.disabled) {
+    await attempt.release();
+    throw forbidden('This account is disabled. Please contact your administrator.');
   }
-  if (user.disabled) throw forbidden('This account is disabled. Please contact your administrator.');
   if (isTwoFactorOn(user)) {
-    if (!otp) throw new AppError('unauthorized', TWO_FACTOR_MESSAGES.codeNeeded, { twoFactor: true });
-    if (!(await verifySecondFactor(db, user, otp))) {
-      await recordLoginFailure(db, username, ip);
-      throw new AppError('unauthorized', TWO_FACTOR_MESSAGES.codeWrong, { twoFactor: true });
+    if (!otp) {
+      await attempt.release();
+      throw new AppError('unauthorized', TWO_FACTOR_MESSAGES.codeNeeded, { twoFactor: true });
     }
+    if (!(await verifySecondFactor(db, config, user, otp)))
+      throw new AppError('unauthorized', TWO_FACTOR_MESSAGES.codeWrong, { twoFactor: true });
   }
-  await clearAccountFailures(db, username);
+  await attempt.succeeded();
+  const token = await db.transaction(async (tx) => {
+    await recordAudit(tx, { actor: user, action: 'auth.login', targetUserId: user.id, ip });
+    return issueToken(tx, config, user.id);
+  });
+  return { success: true, message: 'Login successful', token, user: await signedInUser(db, user) };
+}
+
+async function issueToken(db: Db, config: Pick<Config, 'tokenTtlMs'>, userId: string): Promise<string> {
   const token = randomToken();
   await db.insert(authTokens).values({
     tokenHash: sha256(token),
-    userId: user.id,
+    userId,
     expiresAt: new Date(Date.now() + config.tokenTtlMs),
   });
-  return { success: true, message: 'Login successful', token, user: await signedInUser(db, user) };
+  return token;
+}
+
+/**
+ * The user's own new password, once the current one (and the code) is given: like a reset, every
+ * sign-in and API key of the user ends (users/service.ts setPassword); this browser gets a new token.
+ */
+export async function changeOwnPassword(
+  db: Db,
+  config: Config,
+  user: { id: string; username: string },
+  body: ChangePasswordBody,
+  ip: string,
+): Promise<ChangePasswordResponse> {
+  const userId = user.id;
+  await confirmIdentity(db, config, userId, { password: body.currentPassword, code: body.code }, ip);
+  await setPassword(db, userId, body.newPassword, { actor: user, ip });
+  return { success: true, message: 'Password changed', token: await issueToken(db, config, userId) };
+}
+
+/**
+ * Asks again for the password (and the two-factor code when it is on) before something a stolen
+ * token must not do alone, such as making an API key. Counted like a sign-in (auth/throttle.ts);
+ * a wrong answer is a 400, not a 401: the session itself stays signed in.
+ */
+export async function confirmIdentity(
+  db: Db,
+  config: Config,
+  userId: string,
+  answer: { password: string; code?: string | undefined },
+  ip: string,
+): Promise<void> {
+  const user = await findUserById(db, userId);
+  if (!user) throw unauthorized(MESSAGES.invalidLogin);
+  const attempt = await reserveLoginAttempt(db, config, user.username, ip);
+  if (!(await verifyPassword(user.passwordHash, answer.password)))
+    throw badRequest(API_KEY_MESSAGES.wrongPassword);
+  if (isTwoFactorOn(user)) {
+    if (!answer.code) {
+      await attempt.release();
+      throw badRequest(TWO_FACTOR_MESSAGES.codeNeeded);
+    }
+    if (!(await verifySecondFactor(db, config, user, answer.code)))
+      throw badRequest(TWO_FACTOR_MESSAGES.codeWrong);
+  }
+  await attempt.succeeded();
 }
 
 /** The user behind a bearer token, or null for a missing, unknown, expired, revoked or disabled one. */

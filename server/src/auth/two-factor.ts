@@ -1,15 +1,16 @@
 import crypto from 'node:crypto';
 import { TWO_FACTOR_MESSAGES } from '@wa/contract';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { recoveryCodes, users } from '../db/schema.ts';
+import { decryptValue, sealSecret, totpSecretContext } from '../db/secrets.ts';
 import { badRequest, conflict } from '../errors.ts';
 import { sha256 } from '../ids.ts';
-import type { UserRow } from '../users/repository.ts';
-import { checkLoginAllowed, clearAccountFailures, recordLoginFailure } from './throttle.ts';
+import { revokeKeysOf, type UserRow } from '../users/repository.ts';
+import { reserveLoginAttempt } from './throttle.ts';
 
 const ISSUER = 'WhatsApp Bulk Console';
 export const RECOVERY_CODE_COUNT = 10;
@@ -25,9 +26,34 @@ function totpOf(secret: string, username: string): OTPAuth.TOTP {
   });
 }
 
-/** A code one step either side of now is accepted: phones' clocks drift. */
-const totpMatches = (secret: string, username: string, code: string) =>
-  /^[0-9]{6}$/.test(code) && totpOf(secret, username).validate({ token: code, window: 1 }) !== null;
+const PERIOD_MS = 30_000;
+
+/**
+ * The time step a code belongs to, or null: one step either side of now is accepted (phones'
+ * clocks drift).
+ */
+function totpStep(secret: string, username: string, code: string): number | null {
+  if (!/^[0-9]{6}$/.test(code)) return null;
+  const now = Date.now();
+  const delta = totpOf(secret, username).validate({ token: code, window: 1, timestamp: now });
+  return delta === null ? null : Math.floor(now / PERIOD_MS) + delta;
+}
+
+/**
+ * Marks a code's step used: true only for a step later than the last one used, in one
+ * statement, so a code (or an earlier one) never signs in twice, even when two requests race.
+ */
+async function claimTotpStep(db: Db, userId: string, step: number): Promise<boolean> {
+  const claimed = await db
+    .update(users)
+    .set({ totpLastStep: step })
+    .where(and(eq(users.id, userId), sql`coalesce(${users.totpLastStep}, -1) < ${step}`))
+    .returning({ id: users.id });
+  return claimed.length > 0;
+}
+
+const secretOf = (config: Pick<Config, 'secretKey'>, user: Pick<UserRow, 'id' | 'totpSecret'>) =>
+  user.totpSecret ? decryptValue(config.secretKey, totpSecretContext(user.id), user.totpSecret) : null;
 
 const normaliseRecovery = (code: string) => code.toLowerCase().replace(/[\s-]/g, '');
 
@@ -50,10 +76,17 @@ export const mustSetUpTwoFactor = (config: Pick<Config, 'requireAdmin2fa'>, user
  * The second factor at sign-in or to turn it off: a current authenticator code, or an unused
  * recovery code (deleted as it is used, so it works once even when two requests race).
  */
-export async function verifySecondFactor(db: Db, user: UserRow, code: string): Promise<boolean> {
-  if (!user.totpSecret) return false;
+export async function verifySecondFactor(
+  db: Db,
+  config: Pick<Config, 'secretKey'>,
+  user: UserRow,
+  code: string,
+): Promise<boolean> {
+  const secret = secretOf(config, user);
+  if (!secret) return false;
   const trimmed = code.trim();
-  if (totpMatches(user.totpSecret, user.username, trimmed)) return true;
+  const step = totpStep(secret, user.username, trimmed);
+  if (step !== null) return claimTotpStep(db, user.id, step);
   const used = await db
     .delete(recoveryCodes)
     .where(
@@ -68,16 +101,23 @@ export function twoFactorStatus(config: Pick<Config, 'requireAdmin2fa'>, user: U
 }
 
 /** A new secret and its QR; it replaces any earlier unfinished set-up and is off until a code confirms it. */
-export async function startTwoFactorSetup(db: Db, user: UserRow) {
+export async function startTwoFactorSetup(db: Db, config: Pick<Config, 'secretKey'>, user: UserRow) {
   if (isTwoFactorOn(user)) throw conflict(TWO_FACTOR_MESSAGES.alreadyOn);
   const secret = new OTPAuth.Secret({ size: 20 }).base32;
-  await db.update(users).set({ totpSecret: secret, updatedAt: new Date() }).where(eq(users.id, user.id));
+  await db
+    .update(users)
+    .set({
+      totpSecret: sealSecret(config.secretKey, totpSecretContext(user.id), secret),
+      totpLastStep: null,
+      updatedAt: new Date(),
+    })
+    .where(eq(users.id, user.id));
   const otpauthUrl = totpOf(secret, user.username).toString();
   const qr = await QRCode.toDataURL(otpauthUrl, { errorCorrectionLevel: 'M', margin: 2 });
   return { success: true as const, secret, otpauthUrl, qr };
 }
 
-/** A wrong code counts as a failed sign-in of the account (same limits as passwords). */
+/** A code counts as a sign-in attempt of the account, reserved before it is checked (same limits as passwords). */
 async function checkedCode(
   db: Db,
   config: Config,
@@ -85,25 +125,27 @@ async function checkedCode(
   ip: string,
   matches: () => Promise<boolean> | boolean,
 ): Promise<void> {
-  await checkLoginAllowed(db, config, user.username, ip);
-  if (!(await matches())) {
-    await recordLoginFailure(db, user.username, ip);
-    throw badRequest(TWO_FACTOR_MESSAGES.codeWrong);
-  }
-  await clearAccountFailures(db, user.username);
+  const attempt = await reserveLoginAttempt(db, config, user.username, ip);
+  if (!(await matches())) throw badRequest(TWO_FACTOR_MESSAGES.codeWrong);
+  await attempt.succeeded();
 }
 
 export async function enableTwoFactor(db: Db, config: Config, user: UserRow, code: string, ip: string) {
   if (isTwoFactorOn(user)) throw conflict(TWO_FACTOR_MESSAGES.alreadyOn);
-  const secret = user.totpSecret;
+  const secret = secretOf(config, user);
   if (!secret) throw badRequest(TWO_FACTOR_MESSAGES.noSetup);
-  await checkedCode(db, config, user, ip, () => totpMatches(secret, user.username, code.trim()));
+  await checkedCode(db, config, user, ip, async () => {
+    const step = totpStep(secret, user.username, code.trim());
+    return step !== null && (await claimTotpStep(db, user.id, step));
+  });
   const codes = newRecoveryCodes();
   await db.transaction(async (tx) => {
     await tx
       .update(users)
       .set({ totpEnabledAt: new Date(), updatedAt: new Date() })
       .where(eq(users.id, user.id));
+    // Keys made before the second factor was on did not need it: they end here.
+    await revokeKeysOf(tx, user.id, 'two_factor');
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id));
     await tx
       .insert(recoveryCodes)
@@ -114,11 +156,11 @@ export async function enableTwoFactor(db: Db, config: Config, user: UserRow, cod
 
 export async function disableTwoFactor(db: Db, config: Config, user: UserRow, code: string, ip: string) {
   if (!isTwoFactorOn(user)) throw badRequest(TWO_FACTOR_MESSAGES.notOn);
-  await checkedCode(db, config, user, ip, () => verifySecondFactor(db, user, code));
+  await checkedCode(db, config, user, ip, () => verifySecondFactor(db, config, user, code));
   await db.transaction(async (tx) => {
     await tx
       .update(users)
-      .set({ totpSecret: null, totpEnabledAt: null, updatedAt: new Date() })
+      .set({ totpSecret: null, totpEnabledAt: null, totpLastStep: null, updatedAt: new Date() })
       .where(eq(users.id, user.id));
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id));
   });

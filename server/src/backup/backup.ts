@@ -46,6 +46,35 @@ function sideFiles(dataDir: string, exclude: string): string[] {
     .sort();
 }
 
+/**
+ * Writes a file that this call creates itself (O_EXCL, O_NOFOLLOW, mode 0600): a symlink or file
+ * planted at that name is never followed into, and the key never lands in a file someone else
+ * can read. A leftover of an earlier run is removed first (unlinking a link removes the link).
+ */
+function writeNewFile(file: string, data: Buffer): void {
+  try {
+    fs.unlinkSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+  let fd: number;
+  try {
+    fd = fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ELOOP')
+      throw new BackupError(`${file} was created by someone else while the backup ran: nothing was written`);
+    throw err;
+  }
+  try {
+    fs.writeSync(fd, data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export async function createBackup(
   config: Pick<Config, 'dataDir' | 'databaseUrl'>,
   outFile: string,
@@ -73,7 +102,7 @@ export async function createBackup(
   ]);
   // Written aside and renamed: a backup cut short by a crash never looks like a whole one.
   const partial = `${out}.partial`;
-  fs.writeFileSync(partial, archive, { mode: 0o600 });
+  writeNewFile(partial, archive);
   fs.renameSync(partial, out);
   return { file: out, bytes: archive.length, files };
 }

@@ -3,46 +3,35 @@ import {
   type ContactListSummary,
   type ContactsQuery,
   CSV_BOM,
-  CsvRowReader,
   csvLine,
-  detectColumns,
-  detectDelimiter,
-  type ImportContactsResponse,
   type OptOut,
   type OptOutSource,
   PHONE_TEXTS,
   parsePhone,
-  sheetCellText,
-  TAG_FIELD_KEYS,
-  tagsOfCell,
+  TEXTS,
 } from '@wa/contract';
-import { and, desc, eq, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { recordAudit } from '../audit/record.ts';
 import { type Db, queryRows } from '../db/client.ts';
-import { contactLists, contacts, optOuts } from '../db/schema.ts';
+import { consentGrants, contactLists, contacts, optOuts } from '../db/schema.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { groupsOf } from '../groups/repository.ts';
 import { participantPhone } from '../groups/service.ts';
 import { newId } from '../ids.ts';
 import { type Actor, authorizeContactList, authorizeSession } from '../policy/access.ts';
 import { queueWebhookEvents } from '../webhooks/service.ts';
+import { countGrant, insertGrant, presentGrant } from './consent.ts';
+import { lockListsOf } from './list-lock.ts';
 
-export const MAX_IMPORT_ROWS = 1_000_000;
 export const CONTACT_MESSAGES = {
-  notATable: 'Error processing the file',
-  tooManyRows: `The file has more than ${MAX_IMPORT_ROWS.toLocaleString('en-US')} rows`,
+  notATable: TEXTS.notATable,
   nameRequired: 'List name is required',
   invalidNumber: PHONE_TEXTS.invalid,
   optOutNotFound: 'Number is not on the opt-out list',
   groupNotFound: 'Group not found',
 } as const;
 
-/** Rows read before the columns are decided (the preview the page shows is the same rule). */
-const SAMPLE_ROWS = 50;
 const BATCH = 5000;
-/** Joins a contact's tags in one array parameter of the import (tags hold no control characters). */
-const TAG_SEPARATOR = '\u001f';
-
-class NotATable extends Error {}
 
 // ---------------------------------------------------------------------------------------------
 // Opt-outs
@@ -57,8 +46,23 @@ export async function listOptOuts(db: Db, userId: string): Promise<OptOut[]> {
     phoneNumber: r.phoneNumber,
     source: r.source,
     createdAt: r.createdAt.toISOString(),
+    keyword: r.keyword,
+    language: r.language,
+    message: r.message,
   }));
 }
+
+/** What a reply's opt-out keeps (issue 31): the word it matched and the message as received. */
+export type OptOutDetail = {
+  keyword: string;
+  language: string;
+  message: string;
+  messageId: string | null;
+  sessionId: string | null;
+};
+
+/** Messages longer than this are kept cut (a whole-message match is at most 60 characters). */
+const MAX_KEPT_MESSAGE = 500;
 
 /** Puts numbers on the user's opt-out list (those already there keep their first time and source). */
 export async function addOptOuts(
@@ -67,7 +71,17 @@ export async function addOptOuts(
   input: string[],
   source: OptOutSource,
   defaultCallingCode: string,
+  detail?: OptOutDetail,
 ): Promise<string[]> {
+  const kept = detail
+    ? {
+        keyword: detail.keyword,
+        language: detail.language,
+        message: detail.message.slice(0, MAX_KEPT_MESSAGE),
+        messageId: detail.messageId,
+        sessionId: detail.sessionId,
+      }
+    : {};
   const numbers = new Set<string>();
   for (const cell of input) {
     const parsed = parsePhone(cell, defaultCallingCode);
@@ -80,7 +94,7 @@ export async function addOptOuts(
     for (let i = 0; i < all.length; i += BATCH) {
       const rows = await tx
         .insert(optOuts)
-        .values(all.slice(i, i + BATCH).map((phoneNumber) => ({ userId, phoneNumber, source })))
+        .values(all.slice(i, i + BATCH).map((phoneNumber) => ({ userId, phoneNumber, source, ...kept })))
         .onConflictDoNothing()
         .returning({ phoneNumber: optOuts.phoneNumber, createdAt: optOuts.createdAt });
       added.push(...rows.map((r) => r.phoneNumber));
@@ -89,7 +103,12 @@ export async function addOptOuts(
           tx,
           userId,
           'optout',
-          rows.map((r) => ({ phone: r.phoneNumber, source, at: r.createdAt.toISOString() })),
+          rows.map((r) => ({
+            phone: r.phoneNumber,
+            source,
+            at: r.createdAt.toISOString(),
+            ...(detail ? { keyword: detail.keyword } : {}),
+          })),
         );
     }
     return added;
@@ -118,7 +137,7 @@ const optedOutOf = (userId: string) =>
   // Written out: drizzle leaves a column in sql`` unqualified, which would bind to o.phone_number.
   sql<boolean>`exists (select 1 from opt_outs o where o.user_id = ${userId} and o.phone_number = contacts.phone_number)`;
 
-async function summaries(db: Db, userId: string, listId?: string): Promise<ContactListSummary[]> {
+export async function summaries(db: Db, userId: string, listId?: string): Promise<ContactListSummary[]> {
   const rows = await db
     .select({
       id: contactLists.id,
@@ -131,11 +150,25 @@ async function summaries(db: Db, userId: string, listId?: string): Promise<Conta
     .from(contactLists)
     .where(listId ? eq(contactLists.id, listId) : eq(contactLists.userId, userId))
     .orderBy(desc(contactLists.createdAt));
+  const grants =
+    rows.length === 0
+      ? []
+      : await db
+          .select()
+          .from(consentGrants)
+          .where(
+            inArray(
+              consentGrants.listId,
+              rows.map((r) => r.id),
+            ),
+          );
+  const grantOf = new Map(grants.map((g) => [g.listId, presentGrant(g)]));
   return rows.map((r) => ({
     ...r,
     count: Number(r.count),
     optedOut: Number(r.optedOut),
     createdAt: r.createdAt.toISOString(),
+    consent: grantOf.get(r.id) ?? null,
   }));
 }
 
@@ -232,148 +265,6 @@ export async function* exportContactList(db: Db, actor: Actor, listId: string): 
   }
 }
 
-/** Text chunks of a CSV upload as rows: the delimiter is detected from the first chunk. */
-export async function* csvRows(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<string[]> {
-  const decoder = new TextDecoder('utf-8');
-  let reader: CsvRowReader | null = null;
-  for await (const chunk of chunks) {
-    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    // No text file holds NUL bytes: a photo or an archive named .csv.
-    if (text.includes('\u0000')) throw new NotATable();
-    reader ??= new CsvRowReader(detectDelimiter(text.slice(0, 64 * 1024)));
-    yield* reader.push(text);
-  }
-  if (reader) {
-    yield* reader.push(decoder.decode());
-    yield* reader.end();
-  }
-}
-
-/** The first sheet of an .xlsx as rows of text. */
-export async function* xlsxRows(data: Buffer): AsyncGenerator<string[]> {
-  const { readSheet } = await import('read-excel-file/node');
-  let rows: unknown[][];
-  try {
-    rows = await readSheet(data);
-  } catch {
-    throw new NotATable();
-  }
-  for (const row of rows) yield row.map(sheetCellText);
-}
-
-/**
- * Imports a table as a new list (DECISIONS.md Phone numbers, issue 15): columns detected from
- * the first rows, numbers parsed, invalid and empty ones counted, duplicates merged; rows are
- * written in batches inside one transaction, so a refused file leaves nothing behind.
- */
-export async function importContactList(
-  db: Db,
-  actor: Actor,
-  input: { name: string; phoneColumn?: string; rows: AsyncIterable<string[]> },
-  defaultCallingCode: string,
-): Promise<Omit<ImportContactsResponse, 'success'>> {
-  const name = input.name.trim();
-  if (name === '') throw badRequest(CONTACT_MESSAGES.nameRequired);
-  const iterator = input.rows[Symbol.asyncIterator]();
-  const sample: string[][] = [];
-  try {
-    while (sample.length < SAMPLE_ROWS) {
-      const next = await iterator.next();
-      if (next.done) break;
-      if (next.value.some((c) => c.trim() !== '')) sample.push(next.value);
-    }
-  } catch (e) {
-    if (e instanceof NotATable) throw badRequest(CONTACT_MESSAGES.notATable);
-    throw e;
-  }
-  const columns = detectColumns(sample, defaultCallingCode, input.phoneColumn);
-  if (columns.phoneColumn === -1) throw badRequest(CONTACT_MESSAGES.notATable);
-  const listId = newId();
-  // A `tags` or `labels` column gives each contact's tags; every other column is a field.
-  const tagsColumn = columns.fields.find((f) => TAG_FIELD_KEYS.includes(f.key))?.column;
-  const fieldColumns = columns.fields.filter((f) => f.column !== tagsColumn);
-  const fields = fieldColumns.map((f) => f.key);
-  const skipped = { invalid: 0, duplicates: 0, empty: 0 };
-  let imported = 0;
-  let rowCount = 0;
-
-  await db.transaction(async (tx) => {
-    await tx.insert(contactLists).values({ id: listId, userId: actor.id, name, fields });
-    let batch: (typeof contacts.$inferInsert)[] = [];
-    // One batch is written while the next is parsed (Node parses, PostgreSQL inserts: on two
-    // cores they overlap); at most one insert is in flight, so memory holds two batches.
-    let inFlight: Promise<void> = Promise.resolve();
-    let failure: unknown = null;
-    const write = async (rows: (typeof contacts.$inferInsert)[]) => {
-      // Four array parameters instead of 20,000 single ones: PostgreSQL parses and plans it at
-      // once (1,000,000 rows: 41 s with a VALUES list).
-      const [row] = await queryRows<{ n: number }>(
-        tx,
-        sql`WITH ins AS (
-              INSERT INTO contacts (list_id, position, phone_number, fields, tags)
-              SELECT ${listId}, t.position, t.phone_number, t.fields::jsonb, string_to_array(t.tags, ${TAG_SEPARATOR})
-                FROM unnest(${sql.param(rows.map((b) => b.position))}::int[],
-                            ${sql.param(rows.map((b) => b.phoneNumber))}::text[],
-                            ${sql.param(rows.map((b) => JSON.stringify(b.fields)))}::text[],
-                            ${sql.param(rows.map((b) => (b.tags ?? []).join(TAG_SEPARATOR)))}::text[])
-                     AS t(position, phone_number, fields, tags)
-              ON CONFLICT DO NOTHING RETURNING 1)
-            SELECT count(*)::int AS n FROM ins`,
-      );
-      const inserted = Number(row?.n ?? 0);
-      imported += inserted;
-      skipped.duplicates += rows.length - inserted;
-    };
-    const flush = async () => {
-      await inFlight;
-      if (failure) throw failure;
-      if (batch.length === 0) return;
-      const rows = batch;
-      batch = [];
-      inFlight = write(rows).catch((e: unknown) => {
-        failure = e;
-      });
-    };
-    const take = (row: string[]) => {
-      if (row.every((c) => c.trim() === '')) return;
-      rowCount++;
-      if (rowCount > MAX_IMPORT_ROWS) throw badRequest(CONTACT_MESSAGES.tooManyRows);
-      const parsed = parsePhone(row[columns.phoneColumn] ?? '', defaultCallingCode);
-      if (!('number' in parsed)) {
-        skipped[parsed.reason]++;
-        return;
-      }
-      const values: Record<string, string> = {};
-      for (const f of fieldColumns) {
-        const v = (row[f.column] ?? '').trim();
-        if (v !== '') values[f.key] = v;
-      }
-      const tags = tagsColumn === undefined ? [] : tagsOfCell(row[tagsColumn] ?? '');
-      batch.push({ listId, position: rowCount, phoneNumber: parsed.number, fields: values, tags });
-    };
-    for (const row of columns.hasHeader ? sample.slice(1) : sample) take(row);
-    try {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) break;
-        take(next.value);
-        if (batch.length >= BATCH) await flush();
-      }
-    } catch (e) {
-      if (e instanceof NotATable) throw badRequest(CONTACT_MESSAGES.notATable);
-      throw e;
-    } finally {
-      // A refused file ends the transaction only after the insert it started has answered.
-      await inFlight;
-    }
-    await flush();
-    await inFlight;
-    if (failure) throw failure;
-  });
-  const [list] = await summaries(db, actor.id, listId);
-  return { list: list!, imported, skipped, phoneColumn: columns.headers[columns.phoneColumn] as string };
-}
-
 /**
  * 'Save members as a contact list' (issue 15): a new list of the user's own, holding the group's
  * members as the account last fetched them, in the group's order, admins with the field
@@ -383,8 +274,9 @@ export async function importContactList(
 export async function saveGroupMembersAsList(
   db: Db,
   actor: Actor,
-  input: { sessionId: string; groupId: string; name?: string },
+  input: { sessionId: string; groupId: string; name?: string; purpose?: string },
   defaultCallingCode: string,
+  by: { id: string; username: string },
 ): Promise<{ list: ContactListSummary; imported: number; skipped: number }> {
   const session = await authorizeSession(db, actor, 'act', input.sessionId);
   const [group] = await groupsOf(db, input.sessionId, [input.groupId]);
@@ -408,9 +300,38 @@ export async function saveGroupMembersAsList(
     rows.push({ listId, position: rows.length + 1, phoneNumber: parsed.number, fields: { role } });
   }
   await db.transaction(async (tx) => {
+    await lockListsOf(tx, session.userId);
     // The list belongs to the session's owner (an ADMIN acting on a managed user's session saves it there).
     await tx.insert(contactLists).values({ id: listId, userId: session.userId, name, fields: ['role'] });
-    for (let i = 0; i < rows.length; i += BATCH) await tx.insert(contacts).values(rows.slice(i, i + BATCH));
+    // Where these numbers came from (issue 31): the group, and the purpose when the user gave one.
+    const purpose = input.purpose?.trim() || null;
+    const consentGrantId = await insertGrant(tx, {
+      userId: session.userId,
+      source: 'group',
+      purpose,
+      listId,
+      groupId: group.groupId,
+      groupName: group.subject,
+      sessionId: input.sessionId,
+      actor: by,
+    });
+    await countGrant(tx, consentGrantId, rows.length);
+    for (let i = 0; i < rows.length; i += BATCH)
+      await tx.insert(contacts).values(rows.slice(i, i + BATCH).map((r) => ({ ...r, consentGrantId })));
+    await recordAudit(tx, {
+      actor: by,
+      action: 'consent.grant',
+      targetUserId: session.userId,
+      details: {
+        grantId: consentGrantId,
+        source: 'group',
+        purpose,
+        groupId: group.groupId,
+        sessionId: input.sessionId,
+        listId,
+        numbers: rows.length,
+      },
+    });
   });
   const [list] = await summaries(db, session.userId, listId);
   return { list: list!, imported: rows.length, skipped };
@@ -437,9 +358,4 @@ export async function optedOutAmong(db: Db, userId: string, numbers: string[]): 
         WHERE user_id = ${userId} AND phone_number = ANY(${sql.param(numbers)}::text[])`,
   );
   return new Set(rows.map((r) => r.n));
-}
-
-/** An incoming text that opts its sender out: one of OPT_OUT_KEYWORDS, trimmed, any case. */
-export function isOptOutReply(text: string, keywords: string[]): boolean {
-  return keywords.includes(text.trim().replace(/\s+/g, ' ').toUpperCase());
 }

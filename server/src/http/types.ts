@@ -21,7 +21,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** The signed-in user; set by the auth hook on every non-public route. */
-    user: UserRow | null;
+    user: RequestUser | null;
     token: string | null;
     /** True when the bearer token is an API key rather than a sign-in. */
     viaApiKey: boolean;
@@ -36,12 +36,15 @@ declare module 'fastify' {
   }
 }
 
-export function requireUser(request: FastifyRequest): UserRow {
+/** The user behind a request; `ownOnly` when it came with an API key (policy/access.ts). */
+export type RequestUser = UserRow & { ownOnly?: boolean };
+
+export function requireUser(request: FastifyRequest): RequestUser {
   if (!request.user) throw unauthorized();
   return request.user;
 }
 
-export function requireAdmin(request: FastifyRequest): UserRow {
+export function requireAdmin(request: FastifyRequest): RequestUser {
   const user = requireUser(request);
   if (user.role !== 'ADMIN') throw forbidden('Admin access required');
   return user;

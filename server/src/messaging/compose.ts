@@ -1,13 +1,19 @@
 import {
+  CLOUD_TEXTS,
+  chatIdOfPhone,
+  jidUser,
   MAX_MEDIA_BYTES,
   normaliseMime,
   PHONE_TEXTS,
+  type Poll,
   phoneOrNull,
   pollLimitProblem,
+  pollOfValue,
   SEND_TEXTS,
   type SendBody,
+  TemplateContent,
 } from '@wa/contract';
-import type { StoredPoll } from '../db/schema.ts';
+import type { StoredPoll, StoredTemplate } from '../db/schema.ts';
 import { badRequest, tooLarge } from '../errors.ts';
 import type { OutgoingMessage } from '../transport/types.ts';
 import { mediaToSend } from './media-kind.ts';
@@ -17,15 +23,15 @@ export type Audience = 'groups' | 'individuals';
 export type ComposedMessage =
   | { type: 'text'; text: string }
   | { type: 'media'; caption: string; mime: string; data: Buffer; fileName: string | null }
-  | { type: 'poll'; poll: StoredPoll };
+  | { type: 'poll'; poll: StoredPoll }
+  /** A Cloud API template (issue 30); the category and names are filled from the account's synced template. */
+  | { type: 'template'; template: StoredTemplate };
 
 export type ComposedSend = {
   chatIds: string[];
   message: ComposedMessage;
   scheduledAt: Date | null;
 };
-
-const INDIVIDUAL_SUFFIX = '@s.whatsapp.net';
 
 /**
  * An individual recipient as a chat id: `<digits>@s.whatsapp.net` (DECISIONS.md, Phone numbers).
@@ -35,16 +41,15 @@ const INDIVIDUAL_SUFFIX = '@s.whatsapp.net';
 export function individualChatId(raw: string, defaultCallingCode: string): string | null {
   if (!raw.includes('@')) {
     const number = phoneOrNull(raw, defaultCallingCode);
-    if (number) return `${number}${INDIVIDUAL_SUFFIX}`;
+    if (number) return chatIdOfPhone(number);
   }
-  const local = raw.split('@')[0] ?? '';
-  const digits = local.replace(/[\s\-().+]/g, '');
+  const digits = jidUser(raw).replace(/[\s\-().+]/g, '');
   if (!/^[0-9]{6,15}$/.test(digits)) return null;
-  return `${digits}${INDIVIDUAL_SUFFIX}`;
+  return chatIdOfPhone(digits);
 }
 
 /** Trimmed, blanks dropped, duplicates counted once, first occurrence order kept. */
-function recipientsOf(body: SendBody, audience: Audience, defaultCallingCode: string): string[] {
+export function recipientsOf(body: SendBody, audience: Audience, defaultCallingCode: string): string[] {
   const seen = new Set<string>();
   for (const raw of body.chatIds ?? []) {
     const trimmed = raw.trim();
@@ -80,27 +85,17 @@ export function decodeMedia(data: string): { bytes: Buffer; mimeFromUrl: string 
   return { bytes, mimeFromUrl };
 }
 
-function pollOf(content: SendBody['content']): { pollName: string; pollOptions: string[]; multi: boolean } {
+/** The poll of a send: its content as the object or its JSON text; a text that is no JSON is the question. */
+function pollOf(content: SendBody['content']): Poll {
   let value: unknown = content;
   if (typeof content === 'string') {
     try {
       value = JSON.parse(content);
     } catch {
-      value = { pollName: content, pollOptions: [] };
+      value = { pollName: content };
     }
   }
-  const v = (value ?? {}) as {
-    pollName?: unknown;
-    pollOptions?: unknown;
-    options?: { allowMultipleAnswers?: unknown };
-  };
-  return {
-    pollName: typeof v.pollName === 'string' ? v.pollName : '',
-    pollOptions: Array.isArray(v.pollOptions)
-      ? v.pollOptions.filter((o): o is string => typeof o === 'string')
-      : [],
-    multi: v.options?.allowMultipleAnswers === true,
-  };
+  return pollOfValue(value) ?? { pollName: '', pollOptions: [], allowMultipleAnswers: false };
 }
 
 /**
@@ -122,6 +117,11 @@ export function composeSend(
     const text = typeof body.content === 'string' ? body.content : '';
     if (!text.trim()) throw badRequest(SEND_TEXTS.noText);
     message = { type: 'text', text };
+  } else if (type === 'template') {
+    const parsed = TemplateContent.safeParse(body.content);
+    if (!parsed.success) throw badRequest(CLOUD_TEXTS.templateBody);
+    const { name, language, parameters } = parsed.data;
+    message = { type: 'template', template: { name, language, category: '', parameters } };
   } else if (type === 'media') {
     if (!body.data) throw badRequest(SEND_TEXTS.noFile);
     const { bytes, mimeFromUrl } = decodeMedia(body.data);
@@ -135,7 +135,7 @@ export function composeSend(
       fileName,
     };
   } else {
-    const { pollName, pollOptions, multi } = pollOf(body.content);
+    const { pollName, pollOptions, allowMultipleAnswers: multi } = pollOf(body.content);
     if (!pollName.trim()) throw badRequest(SEND_TEXTS.noPollQuestion);
     const options = pollOptions.map((o) => o.trim()).filter((o) => o.length > 0);
     if (options.length < 2) throw badRequest(SEND_TEXTS.fewPollOptions);
@@ -162,6 +162,7 @@ export function composeSend(
 export function storedContent(message: ComposedMessage): string {
   if (message.type === 'text') return message.text;
   if (message.type === 'media') return message.caption;
+  if (message.type === 'template') return JSON.stringify(message.template);
   return JSON.stringify(message.poll);
 }
 
@@ -180,6 +181,16 @@ export async function outgoingMessage(
   file: { mime: string; bytes: Buffer } | undefined,
 ): Promise<OutgoingMessage | null> {
   if (job.messageType === 'text') return { kind: 'text', text: job.content };
+  if (job.messageType === 'template') {
+    const t = JSON.parse(job.content) as StoredTemplate;
+    return {
+      kind: 'template',
+      name: t.name,
+      language: t.language,
+      parameters: t.parameters,
+      ...(t.parameterNames ? { parameterNames: t.parameterNames } : {}),
+    };
+  }
   if (job.messageType === 'poll') {
     const poll = job.poll ?? (JSON.parse(job.content) as StoredPoll);
     return {
@@ -203,5 +214,7 @@ export function withContent(message: OutgoingMessage, content: string | null): O
   if (content === null) return message;
   if (message.kind === 'text') return { ...message, text: content };
   if (message.kind === 'media') return { ...message, caption: content };
+  // A template's body values, rendered for this recipient, as a JSON array.
+  if (message.kind === 'template') return { ...message, parameters: JSON.parse(content) as string[] };
   return { ...message, name: content };
 }

@@ -1,8 +1,11 @@
+import { FAILURE_TEXTS } from '@wa/contract';
 /** The messaging domain's texts, shared by the jobs API and the engine (compared to the letter). */
 export const JOB_MESSAGES = {
   jobNotFound: 'Job not found',
   userNotFound: 'User not found',
   nothingToRetry: 'No failed messages to retry',
+  nothingRetryable:
+    'None of the failed messages can succeed on a retry (not on WhatsApp, opted out, or only admins may send to the group)',
   bulkDisabled: 'Bulk messaging is not enabled for your account',
   interrupted: 'Interrupted: delivery unknown',
   cancelled: 'Cancelled: job deleted',
@@ -11,17 +14,37 @@ export const JOB_MESSAGES = {
   resumed: 'Job resumed',
   notPausable: 'Only a running or scheduled job can be paused',
   notResumable: 'Only a paused job can be resumed',
-  optedOut: 'Opted out',
+  optedOut: FAILURE_TEXTS.optedOut,
   allOptedOut: 'Every recipient has opted out',
+  tooManySeries: 'You can have at most 100 active repeating sends: cancel one before adding another',
 } as const;
 
 /** Why a recipient failed in the engine. */
 export const DISPATCH_MESSAGES = {
   notConnected: 'Session is not connected',
-  notOnWhatsApp: 'Not on WhatsApp',
+  notOnWhatsApp: FAILURE_TEXTS.notOnWhatsApp,
   contentMissing: 'Message content is missing',
   interrupted: JOB_MESSAGES.interrupted,
   noLongerAllowed: 'The account may no longer send these messages',
   /** SEND_TIMEOUT_MS passed: WhatsApp may or may not have the message (refunded; a retry may send it twice). */
   sendTimedOut: 'Send timed out: delivery unknown',
 } as const;
+
+/** What a Status job's recipients fail with (issue 31). */
+export const STATUS_MESSAGES = {
+  cannotPost: 'This account cannot post a Status',
+} as const;
+
+/**
+ * Why a sent message stayed undelivered, where the engine knows (issue 26): kept on the recipient
+ * (undelivered_reason); null when nothing tells why (the phone is off, or the message is lost).
+ */
+export const UNDELIVERED_REASONS = {
+  /** The account's new one-to-one chats were restricted (error 463) when the deadline passed. */
+  restricted: 'WhatsApp restricted this account (error 463)',
+  notOnWhatsApp: 'Not on WhatsApp',
+  decryptGaveUp: 'The phone could not decrypt it (retries given up)',
+} as const;
+
+/** Repeating sends (series) a user may have running at once. */
+export const MAX_ACTIVE_SERIES = 100;

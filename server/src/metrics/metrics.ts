@@ -77,5 +77,20 @@ export function createMetrics(db: Db): Metrics {
       }
     },
   });
+  new Gauge({
+    name: 'wa_account_health',
+    help: "Each account's health score (0-100) as its node last evaluated it (read from the database)",
+    labelNames: ['session_id', 'state'],
+    registers: [registry],
+    async collect() {
+      const rows = await queryRows<{ session_id: string; state: string; score: number }>(
+        db,
+        sql`SELECT session_id, state, score FROM account_health`,
+      );
+      // Accounts deleted or changed state since the last scrape lose their old series.
+      this.reset();
+      for (const r of rows) this.set({ session_id: r.session_id, state: r.state }, r.score);
+    },
+  });
   return { registry, messages, sendDuration, webhookDeliveries, httpDuration };
 }

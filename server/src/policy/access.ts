@@ -1,6 +1,16 @@
+import { CHANNEL_TEXTS, isChannelJid, isGroupJid } from '@wa/contract';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { apiKeys, contactLists, messageJobs, users, waGroups, waSessions, webhooks } from '../db/schema.ts';
+import {
+  apiKeys,
+  contactLists,
+  messageJobs,
+  users,
+  waChannels,
+  waGroups,
+  waSessions,
+  webhooks,
+} from '../db/schema.ts';
 import { badRequest, notFound } from '../errors.ts';
 
 /**
@@ -9,7 +19,11 @@ import { badRequest, notFound } from '../errors.ts';
  * so nobody learns what exists in another account.
  */
 
-export type Actor = { id: string; role: 'ADMIN' | 'USER' };
+/**
+ * `ownOnly`: the actor is an API key, which acts on its own user's resources only (an admin's
+ * key does not reach the users the admin manages).
+ */
+export type Actor = { id: string; role: 'ADMIN' | 'USER'; ownOnly?: boolean };
 export type Resource =
   | 'user'
   | 'session'
@@ -43,7 +57,7 @@ export type Owner = { id: string; managedBy: string | null };
 
 export function relationOf(actor: Actor, owner: Owner): Relation | null {
   if (actor.id === owner.id) return 'owner';
-  if (actor.role === 'ADMIN' && owner.managedBy === actor.id) return 'managingAdmin';
+  if (actor.role === 'ADMIN' && !actor.ownOnly && owner.managedBy === actor.id) return 'managingAdmin';
   return null;
 }
 
@@ -122,6 +136,17 @@ export async function authorizeGroups(
   const wanted = [...new Set(groupIds)];
   if (wanted.length === 0) return;
   const known = new Set<string>();
+  // Channels the account administers may go beside its groups (issue 31).
+  const channels = wanted.filter(isChannelJid);
+  if (channels.length > 0) {
+    const rows = await db
+      .select({ channelId: waChannels.channelId })
+      .from(waChannels)
+      .where(
+        and(eq(waChannels.sessionId, sessionId), inArray(waChannels.channelId, channels.slice(0, 5000))),
+      );
+    for (const r of rows) known.add(r.channelId);
+  }
   // In slices: a bulk send may name thousands of groups, and a query has a parameter limit.
   for (let i = 0; i < wanted.length; i += 5000) {
     const slice = wanted.slice(i, i + 5000);
@@ -131,8 +156,11 @@ export async function authorizeGroups(
       .where(and(eq(waGroups.sessionId, sessionId), inArray(waGroups.groupId, slice)));
     for (const r of rows) known.add(r.groupId);
   }
-  const stranger = wanted.find((id) => !id.endsWith('@g.us') || !known.has(id));
-  if (stranger !== undefined) throw badRequest(ACCESS_MESSAGES.notAGroup(stranger));
+  const stranger = wanted.find((id) => !(isGroupJid(id) || isChannelJid(id)) || !known.has(id));
+  if (stranger !== undefined)
+    throw badRequest(
+      isChannelJid(stranger) ? CHANNEL_TEXTS.notAChannel(stranger) : ACCESS_MESSAGES.notAGroup(stranger),
+    );
 }
 
 /** The job `actor` may `action`, or 404 'Job not found'. */

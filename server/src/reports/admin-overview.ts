@@ -13,8 +13,8 @@ function lastDays(now: Date): string[] {
 }
 
 /**
- * The admin's overview of the users it manages: this month's spending, jobs and failures,
- * linked accounts, last sign-in, and messages per day for 30 days. One query per figure,
+ * The admin's overview of the users it manages: this month's spending, jobs and failures, what
+ * became of the messages sent (delivered, read, replied, undelivered), linked accounts, last sign-in, and messages per day for 30 days. One query per figure,
  * each grouped by user over the admin's users only.
  */
 export async function adminOverview(
@@ -38,9 +38,20 @@ export async function adminOverview(
           WHERE user_id IN ${managed} AND reason IN ('send', 'retry', 'refund') AND created_at >= ${monthStart}
           GROUP BY user_id`,
     ),
-    queryRows<{ user_id: string; jobs: number; sent: number; failed: number }>(
+    queryRows<{
+      user_id: string;
+      jobs: number;
+      sent: number;
+      failed: number;
+      delivered: number;
+      read: number;
+      replied: number;
+      undelivered: number;
+    }>(
       db,
-      sql`SELECT user_id, count(*)::int AS jobs, sum(sent_count)::int AS sent, sum(failed_count)::int AS failed
+      sql`SELECT user_id, count(*)::int AS jobs, sum(sent_count)::int AS sent, sum(failed_count)::int AS failed,
+                 sum(delivered_count)::int AS delivered, sum(read_count)::int AS read,
+                 sum(replied_count)::int AS replied, sum(undelivered_count)::int AS undelivered
           FROM message_jobs WHERE user_id IN ${managed} AND created_at >= ${monthStart}
           GROUP BY user_id`,
     ),
@@ -90,6 +101,13 @@ export async function adminOverview(
       accountsConnected: a?.connected ?? 0,
       accountsTotal: a?.total ?? 0,
       lastSignInAt: signInOf.get(p.id)?.last ?? null,
+      deliveryThisMonth: {
+        sent: j?.sent ?? 0,
+        delivered: j?.delivered ?? 0,
+        read: j?.read ?? 0,
+        replied: j?.replied ?? 0,
+        undelivered: j?.undelivered ?? 0,
+      },
     };
   });
   const sum = (f: (u: (typeof users)[number]) => number) => users.reduce((n, u) => n + f(u), 0);
@@ -106,6 +124,13 @@ export async function adminOverview(
       failureRateThisMonth: rate(failedAll, sentAll),
       accountsConnected: sum((u) => u.accountsConnected),
       accountsTotal: sum((u) => u.accountsTotal),
+      deliveryThisMonth: {
+        sent: sentAll,
+        delivered: sum((u) => u.deliveryThisMonth.delivered),
+        read: sum((u) => u.deliveryThisMonth.read),
+        replied: sum((u) => u.deliveryThisMonth.replied),
+        undelivered: sum((u) => u.deliveryThisMonth.undelivered),
+      },
     },
     messagesPerDay: days.map((day) => ({
       day,

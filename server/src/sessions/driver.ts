@@ -1,10 +1,12 @@
 import type { AppContext } from '../context.ts';
 import { setLastMessage, updateGroup, upsertGroups } from '../groups/repository.ts';
-import { signal } from '../signals.ts';
-import type { ConnectionUpdate, IncomingText, Transport } from '../transport/types.ts';
+import type { ConnectionUpdate, Transport } from '../transport/types.ts';
+import { ChannelOrders } from './channel-orders.ts';
 import { GroupSync, isAdminIn, type SyncedSession, toCache, toStoredParticipant } from './group-sync.ts';
+import { recordAccountEvent } from './health/repository.ts';
 import {
   clearCommand,
+  deleteSession,
   findSession,
   markLinked,
   releaseLease,
@@ -12,23 +14,20 @@ import {
   takeSimulatorInbox,
   updateOwnedSession,
 } from './repository.ts';
+import type { SessionRuntimeEvents } from './runtime.ts';
+import { liftSendPause, pauseSending } from './send-pause.ts';
 
 /** What a session driver needs from the lease loop that owns it. */
 export interface DriverHost {
   readonly ctx: AppContext;
-  /** The session's connection became usable on this node, or stopped being usable. */
-  announce(event: 'connected' | 'disconnected', sessionId: string): void;
+  /** Re-emits a domain event of the session on the runtime (the only door above sessions/). */
+  publish<K extends keyof SessionRuntimeEvents>(event: K, ...args: SessionRuntimeEvents[K]): void;
   /** Runs a pass of the lease loop soon (an order may be waiting). */
   poke(): void;
   /** The driver stopped: the loop forgets it. */
   forget(driver: SessionDriver): void;
   /** A restart order: a new driver for the row. */
   restart(row: SessionRow): Promise<void>;
-  /**
-   * Someone wrote to one of the user's accounts in a one-to-one chat (what to do with it, e.g.
-   * an opt-out keyword, is decided above sessions/ and injected into the runner).
-   */
-  incomingText(userId: string, sessionId: string, message: IncomingText): Promise<void>;
 }
 
 type ReleasePatch = Parameters<typeof releaseLease>[3];
@@ -62,6 +61,7 @@ export class SessionDriver implements SyncedSession {
   /** Events of one session are written in order. */
   private chain: Promise<void> = Promise.resolve();
   private readonly groups: GroupSync;
+  private readonly channels: ChannelOrders;
   private readonly ctx: AppContext;
 
   constructor(
@@ -76,6 +76,7 @@ export class SessionDriver implements SyncedSession {
     this.ownLid = row.ownLid;
     this.hasCredentials = row.hasCredentials;
     this.groups = new GroupSync(this.ctx, this);
+    this.channels = new ChannelOrders(this.ctx, this);
   }
 
   /** Listens to the transport and connects it. */
@@ -118,26 +119,30 @@ export class SessionDriver implements SyncedSession {
         // One-to-one sends pause until the time WhatsApp gives (or the user resumes); when
         // WhatsApp says the restriction is over, they go on (DECISIONS.md, sending pace).
         if (q.capped) {
-          await updateOwnedSession(db, nodeId, this.sessionId, {
-            sendPaused: true,
-            sendPausedUntil: q.until,
-            statusReason: q.reason ?? "Paused: WhatsApp's new-chat limit was reached",
-          });
+          // A new restriction counts against the account's health once (not each later word on its end).
+          const before = await findSession(db, this.sessionId);
+          if (!before?.sendPaused || before.statusReason !== q.reason)
+            await recordAccountEvent(db, this.sessionId, 'restricted', q.reason);
+          await pauseSending(
+            db,
+            this.sessionId,
+            q.reason ?? "Paused: WhatsApp's new-chat limit was reached",
+            q.until,
+            nodeId,
+          );
+          this.host.publish('restricted', this.sessionId, q);
           return;
         }
-        const row = await findSession(db, this.sessionId);
-        if (!row?.sendPaused) return;
-        await updateOwnedSession(db, nodeId, this.sessionId, {
-          sendPaused: false,
-          sendPausedUntil: null,
-          statusReason: null,
-        });
-        await signal(this.ctx, 'recipients-queued', this.sessionId);
+        // The engine wakes the session's loop on this event: its one-to-one recipients go on.
+        if (await liftSendPause(db, this.sessionId, nodeId))
+          this.host.publish('restricted', this.sessionId, q);
       }),
     );
-    transport.on('incoming-text', (m) =>
-      this.run('incoming-text', () => this.host.incomingText(this.userId, this.sessionId, m)),
-    );
+    transport.on('incoming-text', (m) => this.host.publish('incoming', this.sessionId, this.userId, m));
+    // Receipts and later refusals go up at once (not behind the session's writes): the engine batches them.
+    transport.on('receipt', (r) => this.host.publish('receipt', this.sessionId, r));
+    transport.on('send-failed', (f) => this.host.publish('refused', this.sessionId, f));
+    transport.on('undelivered-cause', (c) => this.host.publish('undelivered-cause', this.sessionId, c));
     transport.on('creds-saved', () =>
       this.run('creds-saved', async () => {
         if (this.hasCredentials) return;
@@ -217,7 +222,7 @@ export class SessionDriver implements SyncedSession {
           connectedAt: new Date(),
         });
         await markLinked(db, this.sessionId);
-        this.host.announce('connected', this.sessionId);
+        this.host.publish('connected', this.sessionId);
         void this.groups.run();
         return;
       }
@@ -235,24 +240,13 @@ export class SessionDriver implements SyncedSession {
         const wasConnected = this.connected;
         this.connected = false;
         this.inQrCycle = false;
-        if (wasConnected) this.host.announce('disconnected', this.sessionId);
+        if (wasConnected) {
+          this.host.publish('disconnected', this.sessionId);
+          await recordAccountEvent(db, this.sessionId, 'disconnected', u.reason);
+        }
         if (u.loggedOut) {
           this.hasCredentials = false;
-          await this.stop({
-            release: true,
-            patch: {
-              status: 'DISCONNECTED',
-              statusReason: u.reason,
-              hasCredentials: false,
-              linkedAt: null,
-              qr: null,
-              qrUpdatedAt: null,
-              qrServedAt: null,
-              ...NO_PAIRING,
-              pairingRequestedAt: null,
-              desiredState: 'stopped',
-            },
-          });
+          await this.stopForGood(u.reason, { hasCredentials: false, linkedAt: null });
         } else if (u.willReconnect) {
           await updateOwnedSession(db, nodeId, this.sessionId, {
             status: this.everOpen ? 'DISCONNECTED' : 'PENDING',
@@ -264,23 +258,29 @@ export class SessionDriver implements SyncedSession {
           });
         } else {
           // Banned, replaced, QR expired or unreachable for good: nobody reconnects it until a restart.
-          await this.stop({
-            release: true,
-            patch: {
-              status: 'DISCONNECTED',
-              statusReason: u.reason,
-              qr: null,
-              qrUpdatedAt: null,
-              qrServedAt: null,
-              ...NO_PAIRING,
-              pairingRequestedAt: null,
-              desiredState: 'stopped',
-            },
-          });
+          await this.stopForGood(u.reason);
         }
         return;
       }
     }
+  }
+
+  /** The connection is over and nobody reconnects it until a restart (`more`: what else the row forgets). */
+  private stopForGood(reason: string, more: ReleasePatch = {}): Promise<void> {
+    return this.stop({
+      release: true,
+      patch: {
+        status: 'DISCONNECTED',
+        statusReason: reason,
+        ...more,
+        qr: null,
+        qrUpdatedAt: null,
+        qrServedAt: null,
+        ...NO_PAIRING,
+        pairingRequestedAt: null,
+        desiredState: 'stopped',
+      },
+    });
   }
 
   /** Carries out what the API asked for through the row: orders, the served QR, a group refresh. */
@@ -291,14 +291,20 @@ export class SessionDriver implements SyncedSession {
     if (row.command && row.commandAt) {
       let done = true;
       switch (row.command) {
+        case 'reconnect':
         case 'restart':
-          if (!this.connected) {
+          if (!this.connected || row.command === 'reconnect') {
             await this.stop({ release: false });
             await clearCommand(db, row.sessionId, row.commandAt);
             await this.host.restart({ ...row, command: null, commandAt: null });
             return;
           }
           break;
+        case 'terminate':
+          // The row goes with the account's credentials, groups and keys: the order is taken.
+          await this.logout();
+          await deleteSession(db, row.sessionId);
+          return;
         // The simulator's orders; a real network has nobody to take them.
         case 'link':
           if (sim && t.state === 'qr') await sim.linkNow();
@@ -329,6 +335,7 @@ export class SessionDriver implements SyncedSession {
       this.qrServedSeen = row.qrServedAt.getTime();
       sim.qrServed(row.qrServedAt);
     }
+    if (this.connected && row.channelOrderAt) this.channels.run(row.channelOrderAt);
     const requested = row.groupsRefreshRequestedAt?.getTime() ?? 0;
     if (this.connected && requested > (row.groupsFetchedAt?.getTime() ?? 0)) void this.groups.run(true);
   }
@@ -383,7 +390,7 @@ export class SessionDriver implements SyncedSession {
     this.host.forget(this);
     if (this.connected) {
       this.connected = false;
-      this.host.announce('disconnected', this.sessionId);
+      this.host.publish('disconnected', this.sessionId);
     }
     return true;
   }

@@ -1,3 +1,4 @@
+import { bareJid, jidUser } from '@wa/contract';
 import type { AppContext } from '../context.ts';
 import type { StoredParticipant } from '../db/schema.ts';
 import { type GroupCacheEntry, listGroups, setInviteCode, upsertGroups } from '../groups/repository.ts';
@@ -15,14 +16,6 @@ export interface SyncedSession extends OwnIds {
   readonly connected: boolean;
 }
 
-/** `user@server` without the device part, for comparing JIDs. */
-export function bareJid(jid: string | null | undefined): string | null {
-  if (!jid) return null;
-  const [user, server] = jid.split('@');
-  if (!user || !server) return null;
-  return `${user.split(':')[0]}@${server}`;
-}
-
 export const toStoredParticipant = (p: GroupParticipantInfo): StoredParticipant => ({
   id: p.id,
   phoneNumber: p.phoneNumber,
@@ -33,7 +26,8 @@ export const toStoredParticipant = (p: GroupParticipantInfo): StoredParticipant 
 /** Whether the linked account is admin among these participants, matched by phone JID or LID. */
 export function isAdminIn(own: OwnIds, participants: GroupParticipantInfo[]): boolean {
   const ids = new Set([bareJid(own.ownJid), bareJid(own.ownLid)].filter((x): x is string => !!x));
-  const ownPhone = bareJid(own.ownJid)?.split('@')[0] ?? null;
+  const ownBare = bareJid(own.ownJid);
+  const ownPhone = ownBare ? jidUser(ownBare) : null;
   return participants.some(
     (p) =>
       p.admin !== null &&

@@ -1,6 +1,8 @@
+import crypto from 'node:crypto';
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
 import { type SimulatorInboxItem, waSessions } from '../db/schema.ts';
+import { newId } from '../ids.ts';
 
 export type SessionRow = typeof waSessions.$inferSelect;
 export type SessionCommand = NonNullable<SessionRow['command']>;
@@ -38,8 +40,19 @@ export async function findSession(db: Db, sessionId: string): Promise<SessionRow
   return row;
 }
 
-export async function insertSession(db: Db, values: typeof waSessions.$inferInsert): Promise<SessionRow> {
-  const [row] = await db.insert(waSessions).values(values).returning();
+/** A new session's id: the digits of its number and six random bytes. */
+export const newSessionId = (phoneDigits: string): string =>
+  `${phoneDigits}_${crypto.randomBytes(6).toString('hex')}`;
+
+/** A session a user just created (a linked phone or a Cloud API number): PENDING, meant to be active. */
+export async function insertNewSession(
+  db: Db,
+  values: Omit<typeof waSessions.$inferInsert, 'id' | 'status' | 'desiredState'>,
+): Promise<SessionRow> {
+  const [row] = await db
+    .insert(waSessions)
+    .values({ id: newId(), status: 'PENDING', desiredState: 'active', ...values })
+    .returning();
   return row!;
 }
 

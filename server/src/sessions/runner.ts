@@ -1,9 +1,12 @@
 import { EventEmitter } from 'node:events';
 import type { AppContext } from '../context.ts';
 import { onSignal } from '../signals.ts';
+import { pruneNumberLookups } from '../transport/number-lookups.ts';
 import { pruneSentMessages } from '../transport/sent-messages.ts';
-import type { IncomingText, Transport, TransportSession } from '../transport/types.ts';
+import type { Transport, TransportSession } from '../transport/types.ts';
 import { type DriverHost, errorText, NO_PAIRING, SessionDriver } from './driver.ts';
+import { pruneAccountEvents } from './health/repository.ts';
+import { evaluateHealth } from './health/service.ts';
 import {
   claimFreeSessions,
   findSession,
@@ -19,19 +22,8 @@ import { createTransport } from './transports.ts';
 
 export type TransportBuilder = (ctx: AppContext, session: TransportSession) => Promise<Transport>;
 
-/** What the layers above sessions/ do with what the accounts receive (injected: sessions/ imports none of them). */
-export type RunnerHooks = {
-  /** A one-to-one text to one of the user's accounts. */
-  incomingText?: (userId: string, sessionId: string, message: IncomingText) => Promise<void>;
-};
-
 /** How often this node deletes old sent messages. */
 const PRUNE_EVERY_MS = 60 * 60_000;
-
-const runners = new WeakMap<AppContext, SessionRunner>();
-
-/** The runner of this process for a context, when this node runs one (not with ROLE=api). */
-export const localRunner = (ctx: AppContext): SessionRunner | undefined => runners.get(ctx);
 
 /**
  * Drives the sessions this node holds a lease on: one transport each, the lease renewed on a
@@ -43,6 +35,8 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
   private readonly heartbeatMs: number;
   private heartbeat: NodeJS.Timeout | null = null;
   private prune: NodeJS.Timeout | null = null;
+  private health: NodeJS.Timeout | null = null;
+  private evaluating = false;
   private wake: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
   private again = false;
@@ -55,17 +49,16 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
   constructor(
     readonly ctx: AppContext,
     private readonly buildTransport: TransportBuilder = createTransport,
-    private readonly hooks: RunnerHooks = {},
   ) {
     super();
     this.heartbeatMs = Math.max(200, Math.floor(ctx.config.sessionLeaseMs / 3));
   }
 
   async start(): Promise<void> {
-    runners.set(this.ctx, this);
     this.unlisten = await onSignal(this.ctx, 'session-changed', this.onChanged);
     this.heartbeat = setInterval(() => this.poke(), this.heartbeatMs);
     this.prune = setInterval(() => void this.pruneSent(), PRUNE_EVERY_MS);
+    this.health = setInterval(() => void this.evaluateHealth(), this.ctx.config.healthCheckMs);
     void this.pruneSent();
     // Restores the sessions that should run and have no live owner.
     this.poke();
@@ -103,18 +96,12 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
     return this.ticking;
   }
 
-  /** Logs a session out and forgets it; the caller removes its row. */
-  async terminate(sessionId: string): Promise<void> {
-    const d = this.drivers.get(sessionId);
-    if (!d) return;
-    await d.logout();
-  }
-
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     if (this.heartbeat) clearInterval(this.heartbeat);
     if (this.prune) clearInterval(this.prune);
+    if (this.health) clearInterval(this.health);
     if (this.wake) clearTimeout(this.wake);
     await this.unlisten?.().catch(() => {});
     await this.ticking;
@@ -126,7 +113,6 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
         }),
       ),
     );
-    runners.delete(this.ctx);
   }
 
   private async pass(): Promise<void> {
@@ -200,7 +186,7 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
       qrServedAt: null,
       ...NO_PAIRING,
       // A fresh start is what a restart order asks for.
-      ...(row.command === 'restart' ? { command: null, commandAt: null } : {}),
+      ...(row.command === 'restart' || row.command === 'reconnect' ? { command: null, commandAt: null } : {}),
     });
     let transport: Transport;
     try {
@@ -222,18 +208,38 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
     d.start();
   }
 
-  /** Sent messages older than two weeks go (kept for WhatsApp's retry requests and poll votes). */
+  /** Scores the health of the accounts this node drives; the breaker acts on it (sessions/health). */
+  private async evaluateHealth(): Promise<void> {
+    if (this.evaluating || this.stopping) return;
+    this.evaluating = true;
+    try {
+      for (const sessionId of this.drivers.keys()) {
+        if (this.stopping) return;
+        await evaluateHealth(this.ctx, sessionId).catch((err) => {
+          if (!this.stopping) this.ctx.log.warn({ err, sessionId }, 'account health check failed');
+        });
+      }
+    } finally {
+      this.evaluating = false;
+    }
+  }
+
+  /**
+   * Sent messages older than two weeks go (kept for WhatsApp's retry requests and poll votes), and
+   * number answers past their time and old held LID texts (transport/number-lookups.ts).
+   */
   private async pruneSent(): Promise<void> {
     try {
-      const n = await pruneSentMessages(this.ctx.db);
+      const n = (await pruneSentMessages(this.ctx.db)) + (await pruneNumberLookups(this.ctx.db));
+      await pruneAccountEvents(this.ctx.db);
       if (n > 0) this.ctx.log.info({ rows: n }, 'old sent messages pruned');
     } catch (err) {
       if (!this.stopping) this.ctx.log.warn({ err }, 'pruning sent messages failed');
     }
   }
 
-  announce(event: 'connected' | 'disconnected', sessionId: string): void {
-    this.emit(event, sessionId);
+  publish<K extends keyof SessionRuntimeEvents>(event: K, ...args: SessionRuntimeEvents[K]): void {
+    (this.emit as (e: K, ...a: SessionRuntimeEvents[K]) => boolean)(event, ...args);
   }
 
   forget(driver: SessionDriver): void {
@@ -243,19 +249,14 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
   restart(row: SessionRow): Promise<void> {
     return this.startDriver(row);
   }
-
-  async incomingText(userId: string, sessionId: string, message: IncomingText): Promise<void> {
-    await this.hooks.incomingText?.(userId, sessionId, message);
-  }
 }
 
 /** Starts this node's runner: restores the sessions that should run, then keeps leases and reacts to changes. */
 export async function startSessionRunner(
   ctx: AppContext,
   buildTransport?: TransportBuilder,
-  hooks?: RunnerHooks,
 ): Promise<SessionRunner> {
-  const runner = new SessionRunner(ctx, buildTransport, hooks);
+  const runner = new SessionRunner(ctx, buildTransport);
   await runner.start();
   return runner;
 }

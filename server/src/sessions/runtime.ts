@@ -1,14 +1,35 @@
 import type { EventEmitter } from 'node:events';
-import type { Transport } from '../transport/types.ts';
+import type {
+  IncomingText,
+  QuotaUpdate,
+  ReceiptUpdate,
+  SendFailure,
+  Transport,
+  UndeliveredCause,
+} from '../transport/types.ts';
 
+/**
+ * The session runtime's domain events: the one door through which what the accounts' transports
+ * report reaches the layers above sessions/ (only the session runner listens to a transport).
+ */
 export type SessionRuntimeEvents = {
   /** This node's transport for the session is connected and may send. */
   connected: [sessionId: string];
   /** The session stopped being usable on this node (closed, released, logged out). */
   disconnected: [sessionId: string];
+  /** A delivery or read receipt of a message the account sent. */
+  receipt: [sessionId: string, receipt: ReceiptUpdate];
+  /** WhatsApp refused a message after it was sent (a later error status for its id). */
+  refused: [sessionId: string, failure: SendFailure];
+  /** Why some sent messages of the account may never arrive (not on WhatsApp, decryption given up). */
+  'undelivered-cause': [sessionId: string, cause: UndeliveredCause];
+  /** WhatsApp restricts the account's new chats, or lifts it (sessions/ has written the pause). */
+  restricted: [sessionId: string, update: QuotaUpdate];
+  /** Someone wrote to one of the user's accounts in a one-to-one chat. */
+  incoming: [sessionId: string, userId: string, message: IncomingText];
 };
 
-/** What the session runner of this node offers the dispatcher. */
+/** What the session runner of this node offers the dispatcher and the other layers above. */
 export interface SessionRuntime extends EventEmitter<SessionRuntimeEvents> {
   /** The connected transport of a session this node drives, or undefined. */
   transportFor(sessionId: string): Transport | undefined;

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import {
   checkPhone,
   INSTANCE_LIMIT_TEXTS,
@@ -9,24 +8,27 @@ import {
 import { eq } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import type { AppContext } from '../context.ts';
+import type { Db } from '../db/client.ts';
 import { users } from '../db/schema.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
-import { newId } from '../ids.ts';
 import { authorizeSession } from '../policy/access.ts';
 import { signal } from '../signals.ts';
 import type { UserRow } from '../users/repository.ts';
+import { type CloudAccountRow, cloudAccountsOf } from './cloud/accounts.ts';
+import { parseProxyUrl, sealProxy } from './proxy.ts';
 import {
   countSessionsOfUser,
   deleteSession,
   findSession,
-  insertSession,
+  insertNewSession,
   listSessionsOfUser,
   markQrServed,
+  newSessionId,
   type SessionCommand,
   type SessionRow,
   updateSession,
 } from './repository.ts';
-import { localRunner } from './runner.ts';
+import { liftSendPause } from './send-pause.ts';
 
 export const SESSION_MESSAGES = {
   ...INSTANCE_LIMIT_TEXTS,
@@ -48,7 +50,11 @@ export function effectiveStatus(row: SessionRow): SessionStatus {
 const pausedNow = (row: SessionRow, now = Date.now()) =>
   row.sendPaused && (!row.sendPausedUntil || row.sendPausedUntil.getTime() > now);
 
-export function presentSession(row: SessionRow): Session {
+export function presentSession(
+  row: SessionRow,
+  cloud?: Pick<CloudAccountRow, 'qualityRating' | 'messagingLimitTier' | 'verifiedName'>,
+  provider: 'baileys' | 'simulator' = 'baileys',
+): Session {
   return {
     id: row.id,
     sessionId: row.sessionId,
@@ -58,43 +64,44 @@ export function presentSession(row: SessionRow): Session {
     statusReason: pausedNow(row) || !row.sendPaused ? row.statusReason : null,
     sendPaused: pausedNow(row),
     sendPausedUntil: pausedNow(row) ? (row.sendPausedUntil?.toISOString() ?? null) : null,
+    hasProxy: row.proxy !== null,
     createdAt: row.createdAt.toISOString(),
+    kind: row.kind === 'cloud' ? 'cloud' : provider,
+    qualityRating: cloud?.qualityRating ?? null,
+    messagingLimitTier: cloud?.messagingLimitTier ?? null,
+    verifiedName: cloud?.verifiedName ?? null,
   };
 }
 
 export async function listSessions(ctx: AppContext, user: UserRow): Promise<Session[]> {
-  return (await listSessionsOfUser(ctx.db, user.id)).map(presentSession);
+  const rows = await listSessionsOfUser(ctx.db, user.id);
+  const cloud = await cloudAccountsOf(
+    ctx.db,
+    rows.filter((r) => r.kind === 'cloud').map((r) => r.sessionId),
+  );
+  return rows.map((r) => presentSession(r, cloud.get(r.sessionId), ctx.config.waProvider));
 }
 
 export async function createInstance(
   ctx: AppContext,
   user: UserRow,
-  input: { phoneNumber: string; sessionName: string },
+  input: { phoneNumber: string; sessionName: string; proxy?: string },
 ): Promise<{ sessionId: string }> {
   // The phone rule (DECISIONS.md, Phone numbers): '9123456780' is stored as 919123456780.
   const phone = checkPhone(input.phoneNumber, ctx.config.defaultCountryCode);
   if ('error' in phone) throw badRequest(phone.error);
   const digits = phone.number;
-  const sessionId = `${digits}_${crypto.randomBytes(6).toString('hex')}`;
+  const sessionId = newSessionId(digits);
+  // A proxy given at creation is checked and sealed before anything is stored (issue 31).
+  const proxy = input.proxy ? sealProxy(ctx.config.secretKey, sessionId, parseProxyUrl(input.proxy)) : null;
   await ctx.db.transaction(async (tx) => {
-    // The user's row is locked so that two concurrent creates cannot both pass the limit.
-    const [locked] = await tx
-      .select({ multi: users.isMultisessionSupported })
-      .from(users)
-      .where(eq(users.id, user.id))
-      .for('update');
-    if (!locked) throw notFound('User not found');
-    const count = await countSessionsOfUser(tx, user.id);
-    const limit = instanceLimitText(count, locked.multi);
-    if (limit) throw forbidden(limit);
-    await insertSession(tx, {
-      id: newId(),
+    await assertRoomForInstance(tx, user.id);
+    await insertNewSession(tx, {
       sessionId,
       userId: user.id,
       phoneNumber: digits,
       sessionName: input.sessionName,
-      status: 'PENDING',
-      desiredState: 'active',
+      proxy,
     });
   });
   await signal(ctx, 'session-changed', sessionId);
@@ -222,11 +229,21 @@ export async function restartSession(ctx: AppContext, user: UserRow, sessionId: 
   return { success: true, message: 'Session restart initiated', status: 'PENDING' as const };
 }
 
-/** Logs the account out, wipes its credentials and removes the session (its groups and keys go with it). */
+/** How long a terminate waits for the driving node to log the account out. */
+const TERMINATE_WAIT_MS = 10_000;
+
+/**
+ * Logs the account out, wipes its credentials and removes the session (its groups and keys go
+ * with it). An order on the row, as a restart: the node that drives the session (this one or
+ * another) logs out and deletes the row. Nobody drives it, or its node did not answer in time:
+ * the row goes now, and a node still driving it sees the row gone and unlinks the device.
+ */
 export async function terminateSession(ctx: AppContext, user: UserRow, sessionId: string) {
   const row = await authorizeSession(ctx.db, user, 'act', sessionId);
-  if (row.ownerNode === ctx.nodeId) await localRunner(ctx)?.terminate(sessionId);
-  // Another node that drives it sees the row gone on its next pass and unlinks the device.
+  if (hasLiveOwner(row)) {
+    const at = await sendCommand(ctx, row, 'terminate');
+    await waitForCommandTaken(ctx, sessionId, at, TERMINATE_WAIT_MS);
+  }
   await deleteSession(ctx.db, sessionId);
   await signal(ctx, 'session-changed', sessionId);
   return { success: true, message: SESSION_MESSAGES.terminated };
@@ -257,8 +274,8 @@ export async function waitForCommandTaken(ctx: AppContext, sessionId: string, at
  */
 export async function resumeSending(ctx: AppContext, user: UserRow, sessionId: string) {
   const row = await authorizeSession(ctx.db, user, 'act', sessionId);
-  if (!row.sendPaused) return { success: true, message: 'Sending is not paused' };
-  await updateSession(ctx.db, sessionId, { sendPaused: false, sendPausedUntil: null, statusReason: null });
+  if (!(await liftSendPause(ctx.db, row.sessionId)))
+    return { success: true, message: 'Sending is not paused' };
   await signal(ctx, 'recipients-queued', sessionId);
   return { success: true, message: 'Sending resumed' };
 }
@@ -274,4 +291,19 @@ export async function stopSessionsOfUser(ctx: AppContext, userId: string, reason
     await signal(ctx, 'session-changed', row.sessionId);
   }
   return rows.length;
+}
+
+/**
+ * Inside the transaction that adds an account: the user's row is locked so that two concurrent
+ * creates cannot both pass the instance limit; 403 with the limit's text when it is reached.
+ */
+export async function assertRoomForInstance(tx: Db, userId: string): Promise<void> {
+  const [locked] = await tx
+    .select({ multi: users.isMultisessionSupported })
+    .from(users)
+    .where(eq(users.id, userId))
+    .for('update');
+  if (!locked) throw notFound('User not found');
+  const limit = instanceLimitText(await countSessionsOfUser(tx, userId), locked.multi);
+  if (limit) throw forbidden(limit);
 }

@@ -4,11 +4,14 @@ import { conflict } from '../errors.ts';
 import { type Actor, authorizeSession } from '../policy/access.ts';
 import { signal } from '../signals.ts';
 import { listSentMessages } from '../transport/sent-messages.ts';
-import type { SimulatedMessage } from '../transport/simulator/transport.ts';
+import type { SimulatedMessage } from '../transport/simulator/outbox.ts';
 import { addToSimulatorInbox, findSession, type SessionCommand } from './repository.ts';
 import { effectiveStatus, sendCommand, waitForCommandTaken } from './service.ts';
 
-const ACTIONS: Record<Exclude<SessionCommand, 'restart'>, { done: string; idle: string }> = {
+const ACTIONS: Record<
+  Exclude<SessionCommand, 'restart' | 'terminate' | 'reconnect'>,
+  { done: string; idle: string }
+> = {
   link: { done: 'Device linked', idle: 'The session is not waiting for a QR scan' },
   disconnect: { done: 'Connection dropped; it reconnects by itself', idle: 'The session is not connected' },
   logout: { done: 'Device unlinked from the phone', idle: 'The session is not running' },
@@ -23,7 +26,7 @@ export async function simulatorAction(
   ctx: AppContext,
   user: Actor,
   sessionId: string,
-  action: Exclude<SessionCommand, 'restart'>,
+  action: Exclude<SessionCommand, 'restart' | 'terminate' | 'reconnect'>,
 ) {
   const row = await authorizeSession(ctx.db, user, 'act', sessionId);
   const status = effectiveStatus(row);

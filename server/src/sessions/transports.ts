@@ -1,8 +1,20 @@
+import { eq, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import { matchOptOut } from '../contacts/opt-out-words.ts';
 import type { AppContext } from '../context.ts';
+import { queryRows } from '../db/client.ts';
+import { waSessions } from '../db/schema.ts';
 import { type GroupRow, groupsOf } from '../groups/repository.ts';
 import { createDbAuthStore } from '../transport/auth-store.ts';
+import { CloudTransport } from '../transport/cloud/transport.ts';
+import { lidTextStore, numberStore } from '../transport/number-lookups.ts';
+import { restrictionSteps } from '../transport/restriction-steps.ts';
+import { sentCopies } from '../transport/sent-messages.ts';
 import { SimulatorTransport } from '../transport/simulator/transport.ts';
 import type { CachedGroup, GroupLookup, Transport, TransportSession } from '../transport/types.ts';
+import { type CloudCredentials, cloudCredentials, graphClient, recordPhoneInfo } from './cloud/accounts.ts';
+import { inServiceWindow } from './cloud/service-windows.ts';
+import { proxyOf } from './proxy.ts';
 
 /** A row of the group cache as a transport reads it. */
 export function cachedGroupOf(row: GroupRow): CachedGroup {
@@ -34,8 +46,11 @@ export function groupLookup(ctx: AppContext, sessionId: string): GroupLookup {
 
 /** Builds the transport `config.waProvider` names for one session; Baileys is loaded only when used. */
 export async function createTransport(ctx: AppContext, session: TransportSession): Promise<Transport> {
-  const auth = createDbAuthStore(ctx.db, session.sessionId, ctx.config.secretKey);
   const log = ctx.log.child({ sessionId: session.sessionId });
+  // A Cloud API number (issue 30) whatever WA_PROVIDER says: its transport talks to the Graph API.
+  const cloud = await cloudCredentials(ctx.db, ctx.config.secretKey, session.sessionId);
+  if (cloud) return cloudTransport(ctx, session, cloud, log);
+  const auth = createDbAuthStore(ctx.db, session.sessionId, ctx.config.secretKey);
   if (ctx.config.waProvider === 'simulator') {
     const sim = ctx.config.simulator;
     return new SimulatorTransport(session, {
@@ -49,14 +64,60 @@ export async function createTransport(ctx: AppContext, session: TransportSession
   }
   const { BaileysTransport } = await import('../transport/baileys/transport.ts');
   const { waEndpoint } = await import('../transport/baileys/endpoint.ts');
+  // The account's own proxy (issue 31): read for each new transport, so a change takes effect at once.
+  const [row] = await ctx.db
+    .select({ sessionId: waSessions.sessionId, proxy: waSessions.proxy })
+    .from(waSessions)
+    .where(eq(waSessions.sessionId, session.sessionId));
+  const proxy = row ? proxyOf(ctx.config.secretKey, row) : null;
   return new BaileysTransport(session, {
-    db: ctx.db,
-    auth,
+    storage: {
+      auth,
+      sentCopy: sentCopies(ctx.db, session.sessionId),
+      numbers: numberStore(ctx.db, session.sessionId),
+      lidTexts: lidTextStore(ctx.db, session.sessionId),
+      restrictionSteps: restrictionSteps(ctx.db, session.sessionId),
+    },
+    lookupBatches: ctx.config.lookupBatches,
+    isOptOut: (text) => matchOptOut(text, ctx.config.optOutKeywords) !== null,
     log,
     groups: groupLookup(ctx, session.sessionId),
     version: ctx.config.waVersion,
-    mediaUploadTimeoutMs: ctx.config.sendTimeoutMs,
+    // Below SEND_TIMEOUT_MS: an upload that outlasts the send's own time left the send running.
+    mediaUploadTimeoutMs: Math.floor(ctx.config.sendTimeoutMs * 0.75),
     rateLimitPauseMs: ctx.config.rateLimitPauseMs,
+    restrictionRetryMs: { first: ctx.config.restrictionRetryMs, max: 32 * ctx.config.restrictionRetryMs },
     ...waEndpoint(ctx.config, ctx.log),
+    ...(proxy ? { proxy } : {}),
+  });
+}
+
+/** A Cloud API account's transport, with what it needs from the database injected. */
+function cloudTransport(
+  ctx: AppContext,
+  session: TransportSession,
+  cloud: CloudCredentials,
+  log: FastifyBaseLogger,
+): Transport {
+  return new CloudTransport(session, {
+    client: graphClient(ctx.config, cloud.accessToken),
+    phoneNumberId: cloud.phoneNumberId,
+    log,
+    perSecond: cloud.throughputLevel === 'HIGH' ? 1000 : undefined,
+    tier: cloud.messagingLimitTier,
+    onPhoneInfo: (info) => recordPhoneInfo(ctx.db, session.sessionId, info),
+    inServiceWindow: async (to) => (await inServiceWindow(ctx.db, session.sessionId, [to])).has(to),
+    // The template sends of the last 24 hours, one per number, oldest first: the tier's start.
+    recentRecipients: async () =>
+      (
+        await queryRows<{ chat_id: string; at: Date | string }>(
+          ctx.db,
+          sql`SELECT r.chat_id, max(r.sent_at) AS at FROM message_job_recipients r
+              JOIN message_jobs j ON j.id = r.job_id
+              WHERE r.session_id = ${session.sessionId} AND j.message_type = 'template'
+                AND r.sent_at > now() - interval '24 hours'
+              GROUP BY r.chat_id ORDER BY 2`,
+        )
+      ).map((r) => ({ to: r.chat_id.split('@')[0]!, at: new Date(r.at) })),
   });
 }

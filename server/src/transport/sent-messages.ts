@@ -14,6 +14,11 @@ export async function findSentMessage(db: Db, sessionId: string, messageId: stri
   return row?.message ?? null;
 }
 
+/** The copies of one session, as the Baileys transport reads them (its storage port, socket.ts). */
+export function sentCopies(db: Db, sessionId: string): (messageId: string) => Promise<string | null> {
+  return (messageId) => findSentMessage(db, sessionId, messageId);
+}
+
 /**
  * How long a sent message is kept: WhatsApp's retry requests and poll votes come within days;
  * without a limit the table grew by one row per message for ever.

@@ -59,7 +59,9 @@ export type OutgoingMessage =
       fileName: string | null;
       caption: string;
     }
-  | { kind: 'poll'; name: string; options: string[]; allowMultipleAnswers: boolean };
+  | { kind: 'poll'; name: string; options: string[]; allowMultipleAnswers: boolean }
+  /** An approved template of a Cloud API account, its body's values rendered for this recipient. */
+  | { kind: 'template'; name: string; language: string; parameters: string[]; parameterNames?: string[] };
 
 export type SendResult = {
   /**
@@ -88,6 +90,7 @@ export type SendErrorCode =
   | 'invalid'
   | 'timeout'
   | 'rate-limited' // 429 rate-overlimit: nothing was sent; the account waits and tries again
+  | 'retry-later' // Cloud API 131049: not sent now; this recipient is tried again at `until` (a limited number of times)
   | 'unknown';
 
 export class SendError extends Error {
@@ -123,7 +126,21 @@ export type ConnectionUpdate =
       willReconnect: boolean;
     };
 
-export type ReceiptUpdate = { messageId: string; status: 'delivered' | 'read'; at: Date };
+export type ReceiptUpdate = {
+  messageId: string;
+  status: 'delivered' | 'read';
+  at: Date;
+  /**
+   * A status view: the viewer's phone digits. A status is one message id for its whole audience,
+   * so its receipts always name who (a status receipt without one is never emitted).
+   */
+  by?: string;
+};
+
+/** A Status post (issue 31): a text on a coloured background, or an image or a video with a caption. */
+export type StatusPost =
+  | { kind: 'text'; text: string /** #RRGGBB */; backgroundColor: string; font: number }
+  | { kind: 'media'; as: 'image' | 'video'; mime: string; data: Buffer; caption: string };
 
 /**
  * WhatsApp restricts (or stops restricting) the account's new one-to-one chats: error 463 and its
@@ -146,6 +163,15 @@ export type SendFailure = {
   reason: string;
 };
 
+/**
+ * What a transport learned of why messages the account sent may never arrive (issue 26): numbers
+ * WhatsApp answers are not on it (their chat JIDs), or messages the recipient could not decrypt
+ * after WhatsApp's retries, which the transport has given up answering.
+ */
+export type UndeliveredCause =
+  | { cause: 'not-on-whatsapp'; chatIds: string[] }
+  | { cause: 'decrypt-gave-up'; messageIds: string[] };
+
 export type TransportEventMap = {
   connection: [ConnectionUpdate];
   'groups-upsert': [GroupInfo[]];
@@ -153,6 +179,7 @@ export type TransportEventMap = {
   'last-message': [IncomingLastMessage];
   receipt: [ReceiptUpdate];
   'send-failed': [SendFailure];
+  'undelivered-cause': [UndeliveredCause];
   quota: [QuotaUpdate];
   'incoming-text': [IncomingText];
   /** Credentials changed (saved by the transport itself); lets the runner mark `hasCredentials`. */
@@ -186,9 +213,51 @@ export interface Transport extends EventEmitter<TransportEventMap> {
   requestPairingCode(): Promise<PairingCode>;
   /** Shows "typing…" to the chat ('composing') or stops showing it ('paused'). */
   presence(chatId: string, state: 'composing' | 'paused'): Promise<void>;
+  /**
+   * One Status post to `audience` (phone-number JIDs); resolves when WhatsApp took it. Its views
+   * come back as receipts with `by`. Absent when the account cannot post one (capabilities.status).
+   */
+  postStatus?(post: StatusPost, audience: string[]): Promise<SendResult>;
   /** Present only on a simulated network: the orders its API routes give it. */
   readonly simulated?: SimulatedNetwork;
+  /** What this kind of account can do; absent: a linked phone (groups, one send at a time, anti-ban pace). */
+  readonly capabilities?: TransportCapabilities;
+  /** Channels (newsletters), present when this kind of account has them (issue 31); posts go through `send`. */
+  readonly channels?: TransportChannels;
 }
+
+/** A channel (newsletter) as WhatsApp describes it to this account. */
+export type ChannelInfo = {
+  /** `<digits>@newsletter`. */
+  id: string;
+  name: string;
+  description: string | null;
+  followers: number;
+  /** The account's role; GUEST or SUBSCRIBER: it may not post. */
+  role: 'OWNER' | 'ADMIN' | 'SUBSCRIBER' | 'GUEST';
+  invite: string | null;
+};
+
+/** What an account does with channels (rc14 Socket/newsletter.js); each call asks WhatsApp. */
+export interface TransportChannels {
+  create(name: string, description: string | null): Promise<ChannelInfo>;
+  /** null: WhatsApp knows no such channel. */
+  byId(id: string): Promise<ChannelInfo | null>;
+  byInvite(code: string): Promise<ChannelInfo | null>;
+}
+
+/**
+ * What only one kind of account can do (ARCHITECTURE.md principle 9): the engine and the pages ask
+ * these instead of asking which transport runs.
+ */
+export type TransportCapabilities = {
+  groups: boolean;
+  templates: boolean;
+  /** How many sends of the account may be in flight at once (a linked phone: 1). */
+  concurrentSends: number;
+  /** 'anti-ban': the policy's pauses, warm-up and typing; 'throughput': the transport paces itself (Cloud API). */
+  pace: 'anti-ban' | 'throughput';
+};
 
 /** What a person does to a simulated account (the simulator's link, disconnect and logout routes). */
 export interface SimulatedNetwork {

@@ -15,7 +15,10 @@ export function presentSignedInUser(user: UserRow, managed: UserRow[]): SignedIn
     },
     credits: {
       user_credits: user.credits,
-      admin_users: user.role === 'ADMIN' ? managed.map((u) => ({ user_id: u.id, username: u.username })) : [],
+      admin_users:
+        user.role === 'ADMIN'
+          ? managed.map((u) => ({ user_id: u.id, username: u.username, name: u.name }))
+          : [],
     },
   };
 }
@@ -30,6 +33,8 @@ export function presentManagedUser(user: UserRow, resetRequestedAt: Date | undef
     is_multisession_supported: flag(user.isMultisessionSupported),
     credits: user.credits,
     disabled: user.disabled,
+    consent_required: user.consentRequired,
+    opt_out_confirm: user.optOutConfirm,
     createdAt: user.createdAt.toISOString(),
     passwordResetRequestedAt: resetRequestedAt ? resetRequestedAt.toISOString() : null,
   };

@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { authTokens, creditLedger, passwordResetRequests, users } from '../db/schema.ts';
+import { apiKeys, authTokens, creditLedger, passwordResetRequests, users } from '../db/schema.ts';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -12,6 +12,14 @@ export async function findUserByUsername(db: Db, username: string): Promise<User
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.id, id));
   return row;
+}
+
+/**
+ * Locks a user's row until the transaction ends: a count-then-insert limit of what they own
+ * (API keys, webhooks) is then one step per owner, however many requests race.
+ */
+export async function lockOwner(db: Db, userId: string): Promise<void> {
+  await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
 }
 
 /** The users an ADMIN manages, oldest first. */
@@ -88,4 +96,19 @@ export async function revokeTokensOf(db: Db, userId: string): Promise<void> {
     .update(authTokens)
     .set({ revokedAt: new Date() })
     .where(and(eq(authTokens.userId, userId), isNull(authTokens.revokedAt)));
+}
+
+export type KeyRevokeReason = NonNullable<(typeof apiKeys.$inferSelect)['revokedReason']>;
+
+/**
+ * Ends every live API key of a user (new password, two-factor sign-in turned on, user
+ * disabled): a key made with a stolen password or token must not outlive the reset.
+ */
+export async function revokeKeysOf(db: Db, userId: string, reason: KeyRevokeReason): Promise<number> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date(), revokedReason: reason })
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return rows.length;
 }

@@ -25,9 +25,11 @@ for (const [address, prefix] of [
 ] as const)
   blocked.addSubnet(address, prefix, 'ipv4');
 for (const [address, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  // Unspecified, loopback and the IPv4-compatible form (::127.0.0.1): the first 96 bits zero.
+  ['::', 96],
+  // NAT64 (well-known and local-use prefixes): a gateway would dial the IPv4 address inside.
   ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
   ['100::', 64],
   ['2001:db8::', 32],
   ['fc00::', 7],

@@ -1,9 +1,10 @@
+import { WebhookEventName } from '@wa/contract';
 import { desc, eq, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
 import { webhookAttempts, webhooks } from '../db/schema.ts';
 
-export const WEBHOOK_EVENTS = ['job.finished', 'message.status', 'session.status', 'optout'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export const WEBHOOK_EVENTS = WebhookEventName.options;
+export type WebhookEvent = WebhookEventName;
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 

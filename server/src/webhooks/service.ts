@@ -1,9 +1,18 @@
-import type { CreateWebhookBody, CreateWebhookResponse, Webhook, WebhookAttempt } from '@wa/contract';
+import type {
+  CreateWebhookBody,
+  CreateWebhookResponse,
+  Webhook,
+  WebhookAttempt,
+  WebhookPayloads,
+} from '@wa/contract';
 import { type AuditActor, recordAudit } from '../audit/record.ts';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import { sealSecret, webhookSecretContext } from '../db/secrets.ts';
 import { badRequest } from '../errors.ts';
 import { newId, randomToken } from '../ids.ts';
 import { type Actor, authorizeWebhook } from '../policy/access.ts';
+import { lockOwner } from '../users/repository.ts';
 import { addressesOf, isPublicAddress, PRIVATE_ADDRESS_MESSAGE } from './address.ts';
 import {
   attemptsOf,
@@ -56,24 +65,30 @@ export async function listWebhooks(db: Db, caller: Caller): Promise<Webhook[]> {
   return (await listWebhooksOf(db, caller.user.id)).map(present);
 }
 
+/**
+ * Adds a webhook. The limit is counted with the owner's row locked, so parallel requests cannot
+ * pass it together; the secret is stored encrypted when there is a key (db/secrets.ts).
+ */
 export async function createWebhook(
   db: Db,
+  config: Pick<Config, 'allowPrivateWebhooks' | 'secretKey'>,
   caller: Caller,
   body: CreateWebhookBody,
-  allowPrivate: boolean,
 ): Promise<CreateWebhookResponse['webhook']> {
-  const url = await checkWebhookUrl(body.url, allowPrivate);
+  const url = await checkWebhookUrl(body.url, config.allowPrivateWebhooks);
   const events = [...new Set(body.events)];
-  if ((await countWebhooksOf(db, caller.user.id)) >= MAX_WEBHOOKS_PER_USER)
-    throw badRequest(`You can have at most ${MAX_WEBHOOKS_PER_USER} webhooks`);
   const secret = `whsec_${randomToken(24)}`;
+  const id = newId();
   const row = await db.transaction(async (tx) => {
+    await lockOwner(tx, caller.user.id);
+    if ((await countWebhooksOf(tx, caller.user.id)) >= MAX_WEBHOOKS_PER_USER)
+      throw badRequest(`You can have at most ${MAX_WEBHOOKS_PER_USER} webhooks`);
     const created = await insertWebhook(tx, {
-      id: newId(),
+      id,
       userId: caller.user.id,
       url: url.toString(),
       events,
-      secret,
+      secret: sealSecret(config.secretKey, webhookSecretContext(id), secret),
     });
     await recordAudit(tx, {
       actor: auditActor(caller),
@@ -115,29 +130,8 @@ export async function webhookAttempts(db: Db, caller: Caller, id: string): Promi
   }));
 }
 
-/** Event payloads, as the receiver reads them in `data`. */
-export type WebhookPayloads = {
-  'job.finished': {
-    jobId: string;
-    sessionId: string;
-    status: 'completed' | 'failed';
-    total: number;
-    sent: number;
-    failed: number;
-    cancelled: number;
-    finishedAt: string;
-  };
-  'message.status': {
-    jobId: string;
-    recipientId: string;
-    chatId: string;
-    status: 'sent' | 'delivered' | 'read' | 'failed';
-    error: string | null;
-    at: string;
-  };
-  'session.status': { sessionId: string; status: string; reason: string | null; at: string };
-  optout: { phone: string; source: string; at: string };
-};
+/** Event payloads, as the receiver reads them in `data` (contract/webhook-events.ts). */
+export type { WebhookPayloads };
 
 /**
  * Owes an event to every webhook of `userId` that wants it. Call it inside the transaction

@@ -66,15 +66,59 @@ describe('faults on command, through the real Baileys socket', () => {
     expect(await product.credits()).toBe(before);
   });
 
-  it.each([
-    [403, 'Banned: WhatsApp refused this account (403)'],
-    [440, 'Opened elsewhere: another WhatsApp Web session replaced this one (440). Restart to take it back.'],
-  ])('stream error %i ends the session for good: %s', async (code, reason) => {
-    const own = `9198000${String(code).padStart(5, '0')}`;
-    const { sessionId } = await product.link(own, `stream ${code}`);
-    expect(emulator.streamError(own, code)).toBe(1);
-    await product.waitReason(sessionId, reason);
-    // No reconnect: nothing logs in again.
+  it.each([[403, 'Banned: WhatsApp refused this account (403)']])(
+    'stream error %i ends the session for good: %s',
+    async (code, reason) => {
+      const own = `9198000${String(code).padStart(5, '0')}`;
+      const { sessionId } = await product.link(own, `stream ${code}`);
+      expect(emulator.streamError(own, code)).toBe(1);
+      await product.waitReason(sessionId, reason);
+      // No reconnect: nothing logs in again.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(emulator.connectionsOf(own)).toEqual([]);
+    },
+  );
+
+  it('stream error 440 (conflict, rc14 Socket/socket.js CB:stream:error → 440): the account connects again and sends; the fifth in a row leaves it down', async () => {
+    // Issue 26 fault 10: the credentials live only in the product's database, so a 440 is the old
+    // owner's socket after the session's lease moved to another node; it lets go within a lease.
+    const own = '919800000440';
+    const { sessionId } = await product.link(own, 'stream 440');
+    const conflict = { tag: 'conflict', attrs: { type: 'replaced' } };
+    expect(emulator.streamError(own, 440, conflict)).toBe(1);
+    const reconnecting =
+      'Opened elsewhere: another connection of this account replaced this one (440). Reconnecting.';
+    await product.waitReason(sessionId, reconnecting);
+    await until('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
+    await product.waitStatus(sessionId, 'CONNECTED');
+    const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      chatIds: [CONTACT],
+      content: 'After the 440',
+    });
+    expect(send.status).toBe(200);
+    await until(
+      'the contact to get it',
+      async () =>
+        emulator.world.account(CONTACT).inbox.find((m) => m.text === 'After the 440' && m.from === own),
+      120_000,
+      250,
+    );
+    // Replaced again and again (a second installation on the same database): down after the fifth.
+    for (let i = 2; i <= 5; i++) {
+      const [current] = emulator.connectionsOf(own);
+      expect(emulator.streamError(own, 440, conflict)).toBe(1);
+      if (i === 5) break;
+      await product.waitReason(sessionId, reconnecting);
+      await until(`login after 440 #${i}`, async () => {
+        const conns = emulator.connectionsOf(own);
+        return conns.length === 1 && conns[0] !== current;
+      });
+      await product.waitStatus(sessionId, 'CONNECTED');
+    }
+    await product.waitReason(
+      sessionId,
+      'Opened elsewhere: another WhatsApp Web session replaced this one (440). Restart to take it back.',
+    );
     await new Promise((r) => setTimeout(r, 3000));
     expect(emulator.connectionsOf(own)).toEqual([]);
   });

@@ -2,12 +2,14 @@ import type { GroupMetadata } from 'baileys';
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { waSessions } from '../../src/db/schema.ts';
-import { runnerHooks } from '../../src/engine.ts';
-import { type Dispatcher, startDispatcher } from '../../src/messaging/dispatcher.ts';
+import { takeReplies } from '../../src/engine.ts';
+import { type Dispatcher, startDispatcher } from '../../src/messaging/engine/dispatcher.ts';
 import { type SessionRunner, startSessionRunner, type TransportBuilder } from '../../src/sessions/runner.ts';
 import { groupLookup } from '../../src/sessions/transports.ts';
 import { createDbAuthStore } from '../../src/transport/auth-store.ts';
 import { type BaileysOptions, BaileysTransport } from '../../src/transport/baileys/transport.ts';
+import { restrictionSteps } from '../../src/transport/restriction-steps.ts';
+import { sentCopies } from '../../src/transport/sent-messages.ts';
 import { buildUser, createTestApp, type DbKind, loginToken, type TestApp } from '../helpers.ts';
 import { type FakeSocket, fakeSocketMaker } from './baileys-socket.ts';
 import { createInstance, waitFor } from './sessions.ts';
@@ -57,8 +59,11 @@ export async function baileysRig(
   const sessionOf = new Map<FakeSocket, string>();
   const builder: TransportBuilder = async (ctx, session) => {
     const tr = new BaileysTransport(session, {
-      db: ctx.db,
-      auth: createDbAuthStore(ctx.db, session.sessionId),
+      storage: {
+        auth: createDbAuthStore(ctx.db, session.sessionId),
+        sentCopy: sentCopies(ctx.db, session.sessionId),
+        restrictionSteps: restrictionSteps(ctx.db, session.sessionId),
+      },
       log: ctx.log,
       groups: groupLookup(ctx, session.sessionId),
       makeSocket: (config) => {
@@ -68,10 +73,12 @@ export async function baileysRig(
       },
       inviteCodeSpacingMs: 100,
       backoffMs: 50,
+      loginSpacingMs: 0,
       fetchVersion: async () => LATEST_VERSION,
       onWhatsAppTtlMs: { found: 60_000, missing: 300 },
       groupRefetchDelayMs: 300,
       rateLimitPauseMs: 500,
+      restrictionRetryMs: { first: 1500, max: 3000 },
       mediaUploadTimeoutMs: ctx.config.sendTimeoutMs,
       ...options.transport,
     });
@@ -84,7 +91,8 @@ export async function baileysRig(
     ...options.env,
   });
   // The product's wiring of what the accounts receive (an opt-out keyword opts the sender out).
-  const runner: SessionRunner = await startSessionRunner(t.ctx, builder, runnerHooks(t.ctx));
+  const runner: SessionRunner = await startSessionRunner(t.ctx, builder);
+  takeReplies(t.ctx, runner);
   const dispatcher: Dispatcher | null = options.dispatch
     ? await startDispatcher(t.ctx, runner, { pollMs: 200, sweepMs: 100 })
     : null;
@@ -147,5 +155,13 @@ export async function baileysRig(
     await t.close();
   }
 
-  return { t, runner, dispatcher, maker, transports, row, start, pairAndOpen, close, socketsOf };
+  /** A new user's instance, paired and open; its user is added to `users` (the ledger check's list). */
+  async function connected(name: string, credits: number, users: Set<string>) {
+    const s = await start(name, { credits });
+    users.add(s.user.id);
+    const sock = await pairAndOpen(s.sessionId, s.first, s.index);
+    return { ...s, sock };
+  }
+
+  return { t, runner, dispatcher, maker, transports, row, start, pairAndOpen, connected, close, socketsOf };
 }

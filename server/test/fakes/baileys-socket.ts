@@ -196,6 +196,26 @@ export class FakeSocket {
   }
 
   /** One message handed to WhatsApp (sendMessage or relayMessage): its id once WhatsApp took it. */
+  /**
+   * A retry receipt (a device that could not decrypt message `id` asks again), counted as rc14
+   * counts it in Socket/messages-recv.js: handleReceipt asks willSendMessageAgain and counts with
+   * updateSendMessageAgainCount, then sendMessagesAgain asks and counts again before it relays,
+   * against the socket's msgRetryCounterCache and maxMsgRetryCount (Defaults/index.js: 5).
+   * True when the message would be relayed again.
+   */
+  async retryReceipt(id: string, participant: string): Promise<boolean> {
+    const cache = this.config.msgRetryCounterCache!;
+    const max = this.config.maxMsgRetryCount ?? 5;
+    const key = `${id}:${participant}`;
+    const willSendAgain = async () => ((await cache.get<number>(key)) || 0) < max;
+    const count = async () => cache.set(key, ((await cache.get<number>(key)) || 0) + 1);
+    if (!(await willSendAgain())) return false;
+    await count();
+    if (!(await willSendAgain())) return false;
+    await count();
+    return true;
+  }
+
   private async deliver(jid: string, content: unknown, id: string): Promise<string> {
     const failure = this.nextSendError;
     this.nextSendError = null;

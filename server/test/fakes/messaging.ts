@@ -1,11 +1,19 @@
 import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eq, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
 import type { Db } from '../../src/db/client.ts';
-import { messageJobRecipients, messageJobs, users, waGroups, waSessions } from '../../src/db/schema.ts';
+import {
+  creditLedger,
+  messageJobRecipients,
+  messageJobs,
+  users,
+  waGroups,
+  waSessions,
+} from '../../src/db/schema.ts';
 import type { App } from '../../src/http/types.ts';
+import { newId } from '../../src/ids.ts';
 import { bearer } from '../helpers.ts';
 
 /** A wa_sessions row the way the sessions service writes it; CONNECTED and leased to `ownerNode` by default. */
@@ -27,6 +35,28 @@ export async function buildSession(
     leaseExpiresAt: opts.ownerNode ? new Date(Date.now() + 3_600_000) : null,
   });
   return sessionId;
+}
+
+/** A job row of `userId` on `sessionId` with no recipients: a text to groups, completed unless `values` say otherwise. */
+export async function buildJob(
+  t: { db: Db },
+  userId: string,
+  sessionId: string,
+  values: Partial<typeof messageJobs.$inferInsert> = {},
+): Promise<string> {
+  const id = newId();
+  await t.db.insert(messageJobs).values({
+    id,
+    userId,
+    sessionId,
+    audience: 'groups',
+    messageType: 'text',
+    content: 'hi',
+    total: 0,
+    status: 'completed',
+    ...values,
+  });
+  return id;
 }
 
 export async function buildGroups(t: { db: Db }, sessionId: string, sizes: number[]): Promise<string[]> {
@@ -68,6 +98,25 @@ export async function expectLedgerMatches(db: Db, userIds: Iterable<string>): Pr
   for (const id of userIds) {
     expect(await ledgerSum(db, id), `ledger of ${id}`).toBe(await balanceOf(db, id));
   }
+}
+
+/**
+ * The user's ledger is a chain: each row's balance follows from the one before it (from 0), and
+ * the last one is the balance now. Returns the rows, oldest first.
+ */
+export async function expectLedgerChain(db: Db, userId: string) {
+  const rows = await db
+    .select()
+    .from(creditLedger)
+    .where(eq(creditLedger.userId, userId))
+    .orderBy(asc(creditLedger.id));
+  let balance = 0;
+  for (const row of rows) {
+    balance += row.delta;
+    expect(row.balanceAfter, `ledger row ${row.id} (${row.reason})`).toBe(balance);
+  }
+  expect(await balanceOf(db, userId), `balance of ${userId}`).toBe(balance);
+  return rows;
 }
 
 export async function jobRow(db: Db, jobId: string) {

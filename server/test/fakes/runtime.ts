@@ -14,6 +14,9 @@ export class FakeRuntime extends EventEmitter<SessionRuntimeEvents> implements S
     if (!t) {
       t = new FakeTransport(sessionId);
       this.transports.set(sessionId, t);
+      // As the session runner: the transport's events go up as the runtime's.
+      t.on('receipt', (r) => this.emit('receipt', sessionId, r));
+      t.on('send-failed', (f) => this.emit('refused', sessionId, f));
     }
     t.state = 'open';
     this.connected.add(sessionId);

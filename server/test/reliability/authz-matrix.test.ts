@@ -38,6 +38,15 @@ describe('authorisation matrix over every registered route', () => {
     const ownerToken = await loginToken(t.app, owner.username);
     const otherToken = await loginToken(t.app, other.username);
     const adminBToken = await loginToken(t.app, adminB.username);
+    // The owner's own admin, through an API key: a key acts on its own user's resources only.
+    const adminAKey = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/api-keys',
+        headers: bearer(await loginToken(t.app, adminA.username)),
+        payload: { name: 'admin script', password: 'password123' },
+      })
+    ).json().key as string;
     const expiredToken = await loginToken(t.app, owner.username);
     await t.db
       .update(authTokens)
@@ -112,6 +121,11 @@ describe('authorisation matrix over every registered route', () => {
         checks += 1;
         const res2 = await call(route.method, route.url, adminBToken, body);
         if (res2.statusCode < 400) leaks.push(`${key} as an unrelated admin → ${res2.statusCode}`);
+        // the managing admin's API key
+        checks += 1;
+        const res3 = await call(route.method, route.url, adminAKey, body);
+        if (res3.statusCode < 400)
+          leaks.push(`${key} with the managing admin's API key → ${res3.statusCode}`);
       } else if (route.method === 'GET') {
         // lists answer with the caller's own data only
         checks += 1;

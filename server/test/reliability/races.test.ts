@@ -21,11 +21,12 @@ import { readOutbox, until } from './support/server-process.ts';
 
 const INITIAL = 1000;
 const PER_JOB = 50;
-/** One in five recipients is not on WhatsApp (ends in 0000): it fails, is refunded, can be retried. */
+/** One in five recipients times out (917040…): it fails, is refunded, can be retried. */
 const chatsOf = (k: number) =>
   Array.from({ length: PER_JOB }, (_, i) =>
     i % 5 === 4
-      ? `9172${String(k).padStart(3, '0')}${String(i).padStart(2, '0')}0000`
+      ? // Times out (simulator/numbers.ts): a failure Retry Failed requeues ('Not on WhatsApp' it would not).
+        `917040${String(k).padStart(3, '0')}${String(i).padStart(2, '0')}1`
       : `9173${String(k).padStart(3, '0')}0${String(i + 1).padStart(4, '0')}`,
   );
 
@@ -119,7 +120,7 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
       for (const id of ids) {
         const s = await jobStatus(id);
         // 'paused': the auto-pause stopped a job whose last 20 outcomes were mostly failures
-        // (retries of the same job retry only its unreachable numbers).
+        // (retries of the same job retry only its numbers that time out).
         if (s !== undefined && s !== 'completed' && s !== 'failed' && s !== 'paused') return false;
       }
       return true;
@@ -250,7 +251,6 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
     expect(codes.get('send 402') ?? 0).toBeGreaterThan(0);
     expect(overdrafts).toBe(0);
     expect(negativeSamples).toBe(0);
-    expect(balance).toBeGreaterThanOrEqual(0);
     expect(refundedAndSent).toBe(0);
     expect(neitherSentNorRefunded).toBe(0);
     expect(statusMismatches).toBe(0);

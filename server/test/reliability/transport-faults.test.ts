@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
 import { messageJobRecipients, users, waAuthState, waSessions } from '../../src/db/schema.ts';
 import { type Engine, startEngine } from '../../src/engine.ts';
-import { RESTRICTED_PREFIX } from '../../src/transport/simulator/transport.ts';
+import { RESTRICTED_PREFIX } from '../../src/transport/simulator/numbers.ts';
 import { connectedInstance, statusOf } from '../fakes/sessions.ts';
 import { bearer, buildUser, createTestApp, loginToken, type TestApp } from '../helpers.ts';
 import { recordFigure } from './figures.ts';

@@ -8,10 +8,12 @@ import {
   IconKey,
   IconLayoutDashboard,
   IconListDetails,
+  IconLock,
   IconLogout,
   IconMessages,
   IconSend,
   IconShieldLock,
+  IconSpeakerphone,
   IconUsers,
   IconUsersGroup,
   IconWebhook,
@@ -28,8 +30,8 @@ import {
   useSyncExternalStore,
 } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
-import { useLogout } from '../features/auth/api.ts';
-import { useTwoFactorStatus } from '../features/two-factor/api.ts';
+import { useLogout } from '../features/auth/api/logout.ts';
+import { useTwoFactorStatus } from '../features/two-factor/api/get-two-factor.ts';
 import { TwoFactorModal } from '../features/two-factor/TwoFactorModal.tsx';
 import { initials } from '../lib/initials.ts';
 import { APP_TITLE } from '../lib/page-title.ts';
@@ -54,13 +56,14 @@ const NAV: NavItem[] = [
   { to: '/jobs', label: 'Message Jobs', icon: IconListDetails },
   { to: '/contacts', label: 'Contacts', icon: IconAddressBook },
   { to: '/groups', label: 'Groups', icon: IconUsersGroup },
+  { to: '/channels', label: 'Channels', icon: IconSpeakerphone },
   { to: '/reports', label: 'MIS Reports', icon: IconChartBar },
 ];
 
 const useStored = <T,>(read: () => T) => useSyncExternalStore(subscribeStorage, read);
 
 /** The pages of the avatar menu: every signed-in user's, and the admin's own. */
-const MENU_PAGES = ['/api-keys', '/webhooks'];
+const MENU_PAGES = ['/api-keys', '/webhooks', '/password'];
 const ADMIN_PAGES = ['/adminDashboard', '/users', ...MENU_PAGES];
 
 /**
@@ -91,6 +94,7 @@ const PAGE_TITLES: Record<string, string> = {
   '/users': 'Manage Users',
   '/api-keys': 'API keys',
   '/webhooks': 'Webhooks',
+  '/password': 'Change password',
 };
 
 /**
@@ -243,6 +247,9 @@ export function Layout() {
                 onClick={() => setTwoFactorOpen(true)}
               >
                 Two-factor sign-in
+              </Menu.Item>
+              <Menu.Item component={Link} to="/password" leftSection={<IconLock size={16} aria-hidden />}>
+                Change password
               </Menu.Item>
               <Menu.Item component={Link} to="/api-keys" leftSection={<IconApi size={16} aria-hidden />}>
                 API keys

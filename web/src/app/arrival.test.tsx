@@ -64,7 +64,7 @@ describe('startArrival', () => {
         </QueryClientProvider>
       </MantineProvider>,
     );
-    expect(await screen.findByText('No jobs found')).toBeTruthy();
+    expect(await screen.findByText('No jobs found')).toBeInTheDocument();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(listCalls()).toEqual(['/api/message-jobs/user-1?limit=100']);
   });
@@ -105,7 +105,7 @@ describe('the page a visit opens on', () => {
       </MantineProvider>,
     );
     // In the first frame: React.lazy would show the loader first, even for a chunk already loaded.
-    expect(screen.getByRole('heading', { name: 'MIS Report' })).toBeTruthy();
+    expect(screen.getByRole('heading', { name: 'MIS Report' })).toBeInTheDocument();
     expect(screen.queryByLabelText('Loading page')).toBeNull();
   });
 
@@ -120,8 +120,10 @@ describe('the page a visit opens on', () => {
         </QueryClientProvider>
       </MantineProvider>,
     );
-    expect(screen.getByLabelText('Loading page')).toBeTruthy();
-    expect(await screen.findByRole('heading', { name: 'Message Jobs' }, { timeout: 10_000 })).toBeTruthy();
+    expect(screen.getByLabelText('Loading page')).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', { name: 'Message Jobs' }, { timeout: 10_000 }),
+    ).toBeInTheDocument();
     expect(screen.queryByLabelText('Loading page')).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import type { QueryClient } from '@tanstack/react-query';
-import { prefetchReport } from '../features/report/report-query.ts';
+import { prefetchReport } from '../features/report/api/get-report-jobs.ts';
 import { storage } from '../lib/storage.ts';
 import { preloadPage } from './pages.tsx';
 

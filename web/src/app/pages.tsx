@@ -64,17 +64,28 @@ export const LoginPage = page(() => import('../features/auth/LoginPage.tsx'));
 export const RegisterPage = page(() => import('../features/auth/RegisterPage.tsx'));
 export const ForgotPasswordPage = page(() => import('../features/auth/ForgotPasswordPage.tsx'));
 export const DashboardPage = page(() => import('../features/dashboard/DashboardPage.tsx'));
-export const AdminDashboardPage = page(() => import('./routes/AdminDashboardPage.tsx'));
+/** The admin's dashboard shows the report feature's MIS Report of the user picked: composed here. */
+export const AdminDashboardPage = page(async () => {
+  const [admin, report] = await Promise.all([
+    import('../features/admin/AdminDashboardPage.tsx'),
+    import('../features/report/MisReport.tsx'),
+  ]);
+  const { MisReport } = report;
+  const Admin = admin.default;
+  return { default: () => <Admin report={(userId) => <MisReport key={userId} userId={userId} />} /> };
+});
 export const InstancesPage = page(() => import('../features/instances/InstancesPage.tsx'));
 export const ComposePage = page(() => import('../features/compose/ComposePage.tsx'));
 export const BulkMessagePage = page(() => import('../features/compose/BulkMessagePage.tsx'));
 export const JobsPage = page(() => import('../features/jobs/JobsPage.tsx'));
 export const ContactsPage = page(() => import('../features/contacts/ContactsPage.tsx'));
 export const GroupsPage = page(() => import('../features/groups/GroupsPage.tsx'));
+export const ChannelsPage = page(() => import('../features/channels/ChannelsPage.tsx'));
 export const UsersPage = page(() => import('../features/users/UsersPage.tsx'));
 export const ReportsPage = page(() => import('../features/report/ReportsPage.tsx'));
 export const ApiKeysPage = page(() => import('../features/api-keys/ApiKeysPage.tsx'));
 export const WebhooksPage = page(() => import('../features/webhooks/WebhooksPage.tsx'));
+export const ChangePasswordPage = page(() => import('../features/account/ChangePasswordPage.tsx'));
 
 /** The pages by path, for loading the page a visit opens on before React asks for it (arrival.ts). */
 const PAGES: Record<string, Page> = {
@@ -90,9 +101,11 @@ const PAGES: Record<string, Page> = {
   '/jobs': JobsPage,
   '/contacts': ContactsPage,
   '/groups': GroupsPage,
+  '/channels': ChannelsPage,
   '/reports': ReportsPage,
   '/api-keys': ApiKeysPage,
   '/webhooks': WebhooksPage,
+  '/password': ChangePasswordPage,
 };
 
 /** Starts loading the chunk of the page at `path`, if there is one; settles once it has loaded or failed. */

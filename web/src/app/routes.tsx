@@ -8,6 +8,8 @@ import {
   AdminDashboardPage,
   ApiKeysPage,
   BulkMessagePage,
+  ChangePasswordPage,
+  ChannelsPage,
   ComposePage,
   ContactsPage,
   DashboardPage,
@@ -50,10 +52,12 @@ export function AppRoutes() {
                 <Route path="/jobs" element={<JobsPage />} />
                 <Route path="/contacts" element={<ContactsPage />} />
                 <Route path="/groups" element={<GroupsPage />} />
+                <Route path="/channels" element={<ChannelsPage />} />
                 <Route path="/reports" element={<ReportsPage />} />
               </Route>
               <Route path="/api-keys" element={<ApiKeysPage />} />
               <Route path="/webhooks" element={<WebhooksPage />} />
+              <Route path="/password" element={<ChangePasswordPage />} />
             </Route>
           </Route>
           <Route path="*" element={<Navigate to="/login" replace />} />

@@ -1,5 +1,5 @@
 import { Badge } from '@mantine/core';
-import { useBalance } from '../api/user-details.ts';
+import { useBalance } from '../features/auth/api/get-user-details.ts';
 import { formatNumber } from '../lib/format.ts';
 
 /** The balance bubble of the compose and jobs headers, in en-IN. */

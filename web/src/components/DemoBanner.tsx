@@ -1,5 +1,5 @@
 import { Box, Text, useMantineTheme } from '@mantine/core';
-import { useMeta } from '../api/meta.ts';
+import { useMeta } from '../features/auth/api/get-meta.ts';
 import { readableOn } from '../lib/theme.ts';
 
 /**

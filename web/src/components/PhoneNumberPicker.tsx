@@ -1,6 +1,6 @@
 import { Select } from '@mantine/core';
 import { phoneOrNull, type Session } from '@wa/contract';
-import { useMeta } from '../api/meta.ts';
+import { useMeta } from '../features/auth/api/get-meta.ts';
 import { DEFAULT_COUNTRY_CODE } from '../lib/csv-contacts.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useSessions } from '../api/sessions.ts';
+import { useSessions } from '../features/instances/api/get-sessions.ts';
 import { storage } from '../lib/storage.ts';
 
 /**

@@ -2,13 +2,18 @@ import { describe, expect, it } from 'vitest';
 // The minimal .xlsx writer of the server's import tests (one sheet, numbers as numbers).
 import { xlsxOf } from '../../../server/test/fakes/xlsx.ts';
 import {
+  type CsvUpload,
   cleanPhoneNumber,
+  contactsReceiver,
   describePhoneColumn,
   describeSkipped,
   firstValues,
+  NUMBERS_PER_MESSAGE,
   parseContactsCsv,
+  postContacts,
   readContactsCsv,
   splitLinesInChunks,
+  type WorkerMessage,
 } from './csv-contacts.ts';
 
 describe('cleanPhoneNumber', () => {
@@ -107,6 +112,24 @@ describe('parseContactsCsv', () => {
   });
 });
 
+describe('parseContactsCsv with stray quotes', () => {
+  it('reads each line on its own when a quote opened inside a cell runs over line breaks', () => {
+    const csv = ['phone,item', '9800015838,5" TV', '9800015839,Radio', '9800015840,Fan'].join('\n');
+    expect(parseContactsCsv(csv).numbers).toEqual(['919800015838', '919800015839', '919800015840']);
+  });
+  it('keeps the lines after a formula whose quotes are not RFC 4180', () => {
+    const csv = [
+      'phone,name',
+      '=HYPERLINK("http://evil.example","Click"),Formula',
+      '+919876500001,=1+2',
+    ].join('\n');
+    expect(parseContactsCsv(csv)).toMatchObject({
+      numbers: ['919876500001'],
+      skipped: { noDigits: 2, invalid: 0, duplicates: 0 },
+    });
+  });
+});
+
 describe('describeSkipped', () => {
   it('says nothing when nothing was skipped', () => {
     expect(describeSkipped({ noDigits: 0, invalid: 0, duplicates: 0 })).toBeNull();
@@ -165,6 +188,38 @@ describe('readContactsCsv', () => {
     expect(upload.fieldKeys).toEqual(['name']);
     expect(firstValues(upload.fieldColumns[0]!, 3)).toEqual(['Asha', 'Ravi, Jr']);
     expect(firstValues(upload.fieldColumns[0]!, 1)).toEqual(['Asha']);
+  });
+});
+
+describe('postContacts → contactsReceiver', () => {
+  it('carries an upload from the worker in parts and gathers it whole', () => {
+    const n = NUMBERS_PER_MESSAGE * 2 + 5;
+    const numbers = Array.from({ length: n }, (_, i) => String(919000000000 + i));
+    const contacts = {
+      numbers,
+      skipped: { noDigits: 1, invalid: 0, duplicates: 0 },
+      fieldKeys: ['name'],
+      fieldValues: [numbers.map((_, i) => `Name ${i}`)],
+      phoneColumn: 'phone',
+    };
+    const messages: WorkerMessage[] = [];
+    postContacts(contacts, (m) => messages.push(m));
+    expect(messages.filter((m) => m.kind === 'numbers')).toHaveLength(3);
+    let upload: CsvUpload | null = null;
+    const receive = contactsReceiver(
+      (u) => {
+        upload = u;
+      },
+      () => {},
+    );
+    for (const m of messages) receive(m);
+    expect(upload).toMatchObject({
+      numbers,
+      skipped: contacts.skipped,
+      fieldKeys: ['name'],
+      phoneColumn: 'phone',
+    });
+    expect(firstValues(upload!.fieldColumns[0]!, n)).toEqual(contacts.fieldValues[0]);
   });
 });
 

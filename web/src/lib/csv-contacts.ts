@@ -1,5 +1,12 @@
-import { detectColumns, detectDelimiter, parsePhone, sheetCellText } from '@wa/contract';
-import Papa from 'papaparse';
+import {
+  CsvRowReader,
+  type Delimiter,
+  detectColumns,
+  detectDelimiter,
+  parsePhone,
+  readCsvRows,
+  sheetCellText,
+} from '@wa/contract';
 
 /** `DEFAULT_COUNTRY_CODE` of DECISIONS.md until /api/meta answers: numbers without a country code are Indian. */
 export const DEFAULT_COUNTRY_CODE = '91';
@@ -37,26 +44,29 @@ export function cleanPhoneNumber(
 /**
  * Reads an uploaded CSV as DECISIONS.md says: the number of each non-empty line, trimmed and
  * cleaned, from the phone column (see `contactsOfRows`); header and invalid lines skipped and
- * counted; duplicates removed; a header's other columns kept as fields for `{{field}}`.
- * Papaparse handles quoted fields and CRLF (`,`, `;` or tab, found as the contact import finds
- * it); a UTF-8 BOM is dropped first.
+ * counted; duplicates removed; a header's other columns kept as fields for `{{field}}`. The rows
+ * are read by contract/csv.ts, the reader of the server's contact import (quoted fields, CRLF,
+ * a BOM; `,`, `;` or tab found as the import finds it).
  */
 export function parseContactsCsv(text: string, countryCode = DEFAULT_COUNTRY_CODE): CsvContacts {
   // No text file holds NUL bytes: this is binary data (a photo, a spreadsheet) named .csv.
   if (text.includes('\u0000')) throw new Error('not a text file');
-  const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const delimiter = detectDelimiter(input.slice(0, 64 * 1024));
-  const parsed = Papa.parse<string[]>(input, { skipEmptyLines: 'greedy', delimiter });
-  // A quote opened and not closed as RFC 4180 wants (`=HYPERLINK("a","b"),x`) makes Papaparse
-  // read the following lines as one field, hiding their numbers without a word: then each
+  const delimiter = detectDelimiter(text.slice(0, 64 * 1024));
+  const reader = new CsvRowReader(delimiter);
+  const rows = reader.push(text);
+  for (const row of reader.end()) rows.push(row);
+  // A quote opened inside a cell and closed lines later (`=HYPERLINK("a","b"),x` then `5" TV`)
+  // would make one field of the lines between, hiding their numbers without a word: then each
   // line is read on its own, as DECISIONS.md says (the first column of each non-empty line).
-  const rows = parsed.errors.some((e) => e.type === 'Quotes')
-    ? input
-        .split(/\r\n|\n|\r/)
-        .filter((line) => line.trim() !== '')
-        .map((line) => [Papa.parse<string[]>(line, { delimiter }).data[0]?.[0] ?? ''])
-    : parsed.data;
-  return contactsOfRows(rows, countryCode);
+  return contactsOfRows(reader.strayQuote ? firstCellOfEachLine(text, delimiter) : rows, countryCode);
+}
+
+function firstCellOfEachLine(text: string, delimiter: Delimiter): string[][] {
+  const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return input
+    .split(/\r\n|\n|\r/)
+    .filter((line) => line.trim() !== '')
+    .map((line) => [readCsvRows(line, delimiter)[0]?.[0] ?? '']);
 }
 
 /**
@@ -158,7 +168,7 @@ export const packCsv = (c: CsvContacts): PackedCsv => ({
 });
 
 /** Lines split per task: a million numbers split at once blocked the page for ~300 ms on a busy machine. */
-const SPLIT_CHUNK = 50_000;
+const SPLIT_CHUNK = 20_000;
 
 /** `text.split('\n')`, in chunks with a pause between them, so that the page keeps answering. */
 export async function splitLinesInChunks(text: string, chunk = SPLIT_CHUNK): Promise<string[]> {
@@ -244,7 +254,57 @@ export async function contactsOfFile(
   }
 }
 
-type WorkerAnswer = { ok: true; result: PackedCsv } | { ok: false; stage: 'read' | 'parse' };
+/** Numbers (or a field's values) per message from the worker: each arrives as its own small task. */
+export const NUMBERS_PER_MESSAGE = 20_000;
+
+/**
+ * What the worker posts: the numbers and each field's values in parts of NUMBERS_PER_MESSAGE, then
+ * the rest. One message with a million numbers took the page ~400 ms to receive (issue 28 §4).
+ */
+export type WorkerMessage =
+  | { kind: 'numbers'; numbers: string }
+  | { kind: 'field'; column: number; values: string }
+  | { kind: 'done'; skipped: CsvContacts['skipped']; fieldKeys: string[]; phoneColumn: string }
+  | { kind: 'error'; stage: 'read' | 'parse' };
+
+/** The worker's side: posts `contacts` in parts. */
+export function postContacts(contacts: CsvContacts, post: (m: WorkerMessage) => void): void {
+  const { numbers } = contacts;
+  for (let i = 0; i < numbers.length; i += NUMBERS_PER_MESSAGE)
+    post({ kind: 'numbers', numbers: numbers.slice(i, i + NUMBERS_PER_MESSAGE).join('\n') });
+  contacts.fieldValues.forEach((values, column) => {
+    for (let i = 0; i < values.length; i += NUMBERS_PER_MESSAGE)
+      post({ kind: 'field', column, values: values.slice(i, i + NUMBERS_PER_MESSAGE).join(FIELD_SEPARATOR) });
+  });
+  post({
+    kind: 'done',
+    skipped: contacts.skipped,
+    fieldKeys: contacts.fieldKeys,
+    phoneColumn: contacts.phoneColumn,
+  });
+}
+
+/** The page's side: gathers the worker's messages into an upload; resolves on 'done'. */
+export function contactsReceiver(
+  resolve: (upload: CsvUpload) => void,
+  reject: (err: CsvReadError) => void,
+): (m: WorkerMessage) => void {
+  const numbers: string[] = [];
+  const parts = new Map<number, string[]>();
+  return (m) => {
+    if (m.kind === 'numbers') for (const n of m.numbers.split('\n')) numbers.push(n);
+    else if (m.kind === 'field') parts.set(m.column, [...(parts.get(m.column) ?? []), m.values]);
+    else if (m.kind === 'error') reject(new CsvReadError(m.stage));
+    else
+      resolve({
+        numbers,
+        skipped: m.skipped,
+        fieldKeys: m.fieldKeys,
+        fieldColumns: m.fieldKeys.map((_, k) => (parts.get(k) ?? []).join(FIELD_SEPARATOR)),
+        phoneColumn: m.phoneColumn,
+      });
+  };
+}
 
 /**
  * Reads an uploaded CSV or .xlsx in a Web Worker (a million-line file parses for seconds: the
@@ -260,13 +320,12 @@ export async function readContactsCsv(file: File, countryCode = DEFAULT_COUNTRY_
   }
   const worker = new Worker(new URL('./csv-contacts.worker.ts', import.meta.url), { type: 'module' });
   try {
-    const answer = await new Promise<WorkerAnswer>((resolve, reject) => {
-      worker.onmessage = (e: MessageEvent<WorkerAnswer>) => resolve(e.data);
+    return await new Promise<CsvUpload>((resolve, reject) => {
+      const receive = contactsReceiver(resolve, reject);
+      worker.onmessage = (e: MessageEvent<WorkerMessage>) => receive(e.data);
       worker.onerror = () => reject(new CsvReadError('parse'));
       worker.postMessage({ file, countryCode });
     });
-    if (!answer.ok) throw new CsvReadError(answer.stage);
-    return unpackCsv(answer.result);
   } finally {
     worker.terminate();
   }

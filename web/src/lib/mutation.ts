@@ -1,4 +1,19 @@
 import { type QueryKey, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useCallback } from 'react';
+
+/**
+ * The one way the app reads queries again after something changed on the server: every query
+ * under each of `keys`. Mutations use it through `useApiMutation`; a change the page learns of
+ * otherwise (a poll that saw a job end, a linked account, the Refresh button) calls it directly.
+ */
+export function useInvalidate() {
+  const queryClient = useQueryClient();
+  return useCallback(
+    (keys: readonly QueryKey[]) =>
+      Promise.all(keys.map((queryKey) => queryClient.invalidateQueries({ queryKey }))).then(() => undefined),
+    [queryClient],
+  );
+}
 
 /**
  * The one way the app runs a mutation: TanStack's useMutation, which reads again every query
@@ -10,9 +25,9 @@ export function useApiMutation<TVars, TData>(
   mutationFn: (vars: TVars) => Promise<TData>,
   invalidates: readonly QueryKey[],
 ) {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   return useMutation({
     mutationFn,
-    onSettled: () => Promise.all(invalidates.map((queryKey) => queryClient.invalidateQueries({ queryKey }))),
+    onSettled: () => invalidate(invalidates),
   });
 }

@@ -16,7 +16,7 @@ export const KEYS = {
 } as const;
 
 export type StoredSession = { sessionId: string; sessionName: string };
-export type AdminUser = { user_id: string; username: string };
+export type AdminUser = { user_id: string; username: string; name?: string };
 
 const get = (key: string): string | null => window.sessionStorage.getItem(key);
 const set = (key: string, value: string) => window.sessionStorage.setItem(key, value);
@@ -66,6 +66,11 @@ export const storage = {
   setCurrentSessionId(id: string | null) {
     if (id) set(KEYS.currentSessionId, id);
     else window.sessionStorage.removeItem(KEYS.currentSessionId);
+    changed();
+  },
+  /** A new token for this browser (the password change ends every other sign-in). */
+  setToken(token: string) {
+    set(KEYS.token, token);
     changed();
   },
   setAdminUsers(list: AdminUser[]) {

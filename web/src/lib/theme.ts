@@ -55,6 +55,11 @@ const cssVariablesResolver: CSSVariablesResolver = (theme) => {
     light[`--mantine-${prefix}-light`] = shades[0]!;
     light[`--mantine-${prefix}-light-hover`] = shades[1]!;
     light[`--mantine-${prefix}-light-color`] = readableOn(shades[9]!, shades[1]!);
+    // Filled controls under the pointer: Mantine takes the next shade, and from shade 9 that is
+    // the lighter 8 (white on teal 8 was 3.94:1, issue 29); darker instead, like the resolver.
+    const filled = readableOn(shades[9]!, '#ffffff');
+    light[`--mantine-${prefix}-filled`] = filled;
+    light[`--mantine-${prefix}-filled-hover`] = darken(filled, 0.1);
   };
   for (const [name, shades] of Object.entries(theme.colors)) tint(`color-${name}`, shades);
   tint('primary-color', theme.colors[theme.primaryColor]!);
@@ -76,11 +81,14 @@ export const SESSION_STATUS_COLOR: Record<string, string> = {
   PENDING: 'yellow',
   DISCONNECTED: 'gray',
 };
+/** Jobs: waiting and paused amber-grey (yellow), partly sent amber (orange), failed red. */
 export const JOB_STATUS_COLOR: Record<string, string> = {
   pending: 'gray',
   processing: 'blue',
+  waiting: 'yellow',
   scheduled: 'violet',
-  paused: 'red',
+  paused: 'yellow',
   completed: 'green',
+  partly: 'orange',
   failed: 'red',
 };

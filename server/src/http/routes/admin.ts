@@ -14,7 +14,7 @@ import {
 } from '@wa/contract';
 import { auditForAdmin } from '../../audit/service.ts';
 import type { AppContext } from '../../context.ts';
-import { failForbiddenWaiting } from '../../messaging/service.ts';
+import { failForbiddenWaiting } from '../../messaging/jobs/actions.ts';
 import { adminOverview } from '../../reports/admin-overview.ts';
 import { stopSessionsOfUser } from '../../sessions/service.ts';
 import {
@@ -24,7 +24,6 @@ import {
   listUsersForAdmin,
   updateUserForAdmin,
 } from '../../users/service.ts';
-import { AUDIT } from '../audit.ts';
 import { type App, requireAdmin } from '../types.ts';
 
 /** Shown on a disabled account's sessions. */
@@ -47,7 +46,7 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/admin/users',
     {
-      config: { admin: true, audit: AUDIT.userCreate },
+      config: { admin: true },
       schema: {
         tags: ['admin'],
         body: CreateUserBody,
@@ -56,14 +55,14 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => ({
       success: true as const,
-      user: await createUserForAdmin(db, requireAdmin(request).id, request.body),
+      user: await createUserForAdmin(db, { actor: requireAdmin(request), ip: request.ip }, request.body),
     }),
   );
 
   app.patch(
     '/api/admin/users/:id',
     {
-      config: { admin: true, audit: AUDIT.userUpdate },
+      config: { admin: true },
       schema: {
         tags: ['admin'],
         params: UserIdParams,
@@ -72,7 +71,8 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const user = await updateUserForAdmin(db, requireAdmin(request), request.params.id, request.body);
+      const admin = requireAdmin(request);
+      const user = await updateUserForAdmin(db, admin, request.ip, request.params.id, request.body);
       // Disabling also ends the account's work: its sessions stop (its tokens are already revoked).
       if (request.body.disabled === true) await stopSessionsOfUser(ctx, user.id, USER_DISABLED_REASON);
       // What waits to be sent and may no longer be fails and is refunded at once.
@@ -85,7 +85,7 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/admin/users/:id/credits',
     {
-      config: { admin: true, audit: AUDIT.credits },
+      config: { admin: true },
       schema: {
         tags: ['admin'],
         params: UserIdParams,
@@ -98,6 +98,7 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
       credits: await grantCredits(
         db,
         requireAdmin(request),
+        request.ip,
         request.params.id,
         request.body.amount,
         request.body.note,

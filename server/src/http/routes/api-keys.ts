@@ -11,10 +11,16 @@ import type { AppContext } from '../../context.ts';
 import type { App } from '../types.ts';
 import { callerOf } from './caller.ts';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
+const errors = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+  429: ErrorResponse,
+};
 
 /** The signed-in user's API keys. */
-export function registerApiKeyRoutes(app: App, { db }: AppContext): void {
+export function registerApiKeyRoutes(app: App, { db, config }: AppContext): void {
   app.get(
     '/api/api-keys',
     {
@@ -26,18 +32,19 @@ export function registerApiKeyRoutes(app: App, { db }: AppContext): void {
   app.post(
     '/api/api-keys',
     {
-      // A key cannot make more keys: only a password sign-in can.
+      // A key cannot make more keys: only a password sign-in can, with the password given again.
       config: { noApiKey: true },
       schema: {
         tags: ['api-keys'],
-        summary: 'Make a key (shown only in this answer) for Authorization: Bearer wak_…',
+        summary:
+          'Make a key (shown only in this answer) for Authorization: Bearer wak_…; needs the password (and the two-factor code when it is on)',
         body: CreateApiKeyBody,
         response: { 200: CreateApiKeyResponse, ...errors },
       },
     },
     async (request) => ({
       success: true as const,
-      ...(await createApiKey(db, callerOf(request), request.body.name)),
+      ...(await createApiKey(db, config, callerOf(request), request.body)),
     }),
   );
 

@@ -1,4 +1,6 @@
 import {
+  ChangePasswordBody,
+  ChangePasswordResponse,
   ErrorResponse,
   ForgotPasswordBody,
   LoginBody,
@@ -12,7 +14,14 @@ import {
   TwoFactorStatusResponse,
   UserDetailsResponse,
 } from '@wa/contract';
-import { forgotPassword, login, logout, register, signedInUser } from '../../auth/service.ts';
+import {
+  changeOwnPassword,
+  forgotPassword,
+  login,
+  logout,
+  register,
+  signedInUser,
+} from '../../auth/service.ts';
 import {
   disableTwoFactor,
   enableTwoFactor,
@@ -21,7 +30,6 @@ import {
 } from '../../auth/two-factor.ts';
 import type { AppContext } from '../../context.ts';
 import { forbidden } from '../../errors.ts';
-import { AUDIT } from '../audit.ts';
 import { type App, requireUser } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse };
@@ -38,7 +46,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
         response: { 200: LoginResponse, ...errors, 401: LoginErrorResponse },
       },
       // Failures are limited per account and per address in the database (auth/throttle.ts).
-      config: { public: true, audit: AUDIT.login },
+      config: { public: true },
     },
     async (request) => login(db, config, request.body, request.ip),
   );
@@ -57,7 +65,7 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
       config: { noApiKey: true },
       schema: { tags: ['auth'], response: { 200: TwoFactorSetupResponse, ...twoFactorErrors } },
     },
-    async (request) => startTwoFactorSetup(db, requireUser(request)),
+    async (request) => startTwoFactorSetup(db, config, requireUser(request)),
   );
 
   app.post(
@@ -84,6 +92,21 @@ export function registerAuthRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => disableTwoFactor(db, config, requireUser(request), request.body.code, request.ip),
+  );
+
+  app.post(
+    '/api/auth/password',
+    {
+      // A key cannot change the password of its user.
+      config: { noApiKey: true },
+      schema: {
+        tags: ['auth'],
+        summary: 'Change your own password: every sign-in and API key ends; the answer carries a new token',
+        body: ChangePasswordBody,
+        response: { 200: ChangePasswordResponse, ...errors },
+      },
+    },
+    async (request) => changeOwnPassword(db, config, requireUser(request), request.body, request.ip),
   );
 
   app.post(

@@ -7,5 +7,8 @@ export type Caller = { user: Actor & { username: string }; ip: string | null };
 
 export function callerOf(request: FastifyRequest): Caller {
   const user = requireUser(request);
-  return { user: { id: user.id, role: user.role, username: user.username }, ip: request.ip ?? null };
+  return {
+    user: { id: user.id, role: user.role, username: user.username, ownOnly: user.ownOnly },
+    ip: request.ip ?? null,
+  };
 }

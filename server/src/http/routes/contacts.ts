@@ -1,4 +1,9 @@
+import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import {
   AddOptOutsBody,
@@ -15,55 +20,52 @@ import {
   SuccessMessage,
 } from '@wa/contract';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { consentOfImport } from '../../contacts/consent.ts';
+import { importContactList } from '../../contacts/import.ts';
+import { IMPORT_LIMITS, IMPORT_MESSAGES } from '../../contacts/import-limits.ts';
+import { assertRoomForList } from '../../contacts/list-lock.ts';
 import {
   contactsOfList,
-  csvRows,
   deleteContactList,
   exportContactList,
-  importContactList,
   listContactLists,
   listOptOuts,
   removeOptOut,
   saveGroupMembersAsList,
-  xlsxRows,
 } from '../../contacts/service.ts';
+import { rowsOfFile } from '../../contacts/table-rows.ts';
 import type { AppContext } from '../../context.ts';
-import { badRequest } from '../../errors.ts';
+import { badRequest, conflict } from '../../errors.ts';
 import { optOut } from '../../messaging/opt-outs.ts';
 import { type App, requireUser } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
-/** A 1,000,000-row CSV with a few columns is ~60 MB; an .xlsx of it less. */
-const MAX_UPLOAD_BYTES = 200 * 1024 * 1024;
-const TOO_LARGE = 'The file is larger than 200 MB';
 
-/** The rows of an upload: an .xlsx (a zip: `PK\x03\x04`) is read whole, a CSV streamed. */
-async function* rowsOf(stream: AsyncIterable<Buffer>, truncated: () => boolean): AsyncGenerator<string[]> {
-  const iterator = stream[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  if (first.done) return;
-  const head: Buffer = first.value;
-  const rest = {
-    async *[Symbol.asyncIterator]() {
-      yield head;
-      for (let n = await iterator.next(); !n.done; n = await iterator.next()) yield n.value as Buffer;
-    },
-  };
-  if (head.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) {
-    const chunks: Buffer[] = [];
-    for await (const c of rest) chunks.push(c);
-    if (truncated()) throw badRequest(TOO_LARGE);
-    yield* xlsxRows(Buffer.concat(chunks));
-  } else {
-    yield* csvRows(rest);
+/**
+ * The uploaded file, written to a temporary file as it arrives (never whole in memory, and an
+ * .xlsx is then read from its end, where a zip's directory is); removed by `done`.
+ */
+async function spool(
+  file: Readable & { truncated?: boolean },
+): Promise<{ path: string; done: () => Promise<void> }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'wa-import-'));
+  const done = () => fs.rm(dir, { recursive: true, force: true });
+  try {
+    const target = path.join(dir, 'upload');
+    await pipeline(file, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
+    if (file.truncated) throw badRequest(IMPORT_MESSAGES.tooLarge);
+    return { path: target, done };
+  } catch (e) {
+    await done();
+    throw e;
   }
-  // Thrown inside the import's transaction: a file cut at the size limit leaves no list behind.
-  if (truncated()) throw badRequest(TOO_LARGE);
 }
 
 /** Contact lists and the opt-out list of the signed-in user (issue 15). */
 export async function registerContactRoutes(app: App, ctx: AppContext): Promise<void> {
   const cc = ctx.config.defaultCountryCode;
+  /** Users whose import runs in this process (the database lock covers the other nodes). */
+  const importing = new Set<string>();
 
   app.get(
     '/api/contact-lists',
@@ -81,47 +83,60 @@ export async function registerContactRoutes(app: App, ctx: AppContext): Promise<
   );
 
   await app.register(async (scoped) => {
-    await scoped.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
+    await scoped.register(multipart, {
+      limits: { fileSize: IMPORT_LIMITS.maxUploadBytes, files: 1, fields: 10, fieldSize: 64 * 1024 },
+    });
     scoped.withTypeProvider<ZodTypeProvider>().post(
       '/api/contact-lists/import',
       {
         schema: {
           tags: ['contacts'],
           summary:
-            'Import a CSV or Excel (.xlsx) file as a contact list (multipart: file, name, phoneColumn)',
+            'Import a CSV or Excel (.xlsx) file as a contact list (multipart: file, name, phoneColumn; consentConfirmed=true and consentPurpose record that the people agreed, and for what)',
           consumes: ['multipart/form-data'],
-          response: { 200: ImportContactsResponse, ...errors },
+          response: { 200: ImportContactsResponse, 409: ErrorResponse, ...errors },
         },
       },
       async (request) => {
         const user = requireUser(request);
         if (!request.isMultipart()) throw badRequest('Send the file as multipart/form-data');
-        const fields: Record<string, string> = {};
-        let file: Readable | null = null;
-        let truncated = () => false;
-        for await (const part of request.parts()) {
-          if (part.type === 'field') {
-            fields[part.fieldname] = String(part.value ?? '');
-          } else if (part.fieldname === 'file' && !file) {
-            // Fields sent after the file: keep the file in memory to read them first.
-            if (fields.name === undefined) file = Readable.from([await part.toBuffer()]);
-            else {
-              file = part.file;
-              truncated = () => part.file.truncated;
-              break;
-            }
-          } else {
-            part.file.resume();
+        // One import at a time per user: a second is refused before its file is read.
+        if (importing.has(user.id)) throw conflict(IMPORT_MESSAGES.importRunning);
+        importing.add(user.id);
+        let upload: Awaited<ReturnType<typeof spool>> | null = null;
+        try {
+          await assertRoomForList(ctx.db, user.id);
+          const fields: Record<string, string> = {};
+          let fileName: string | null = null;
+          for await (const part of request.parts()) {
+            if (part.type === 'field') fields[part.fieldname] = String(part.value ?? '');
+            else if (part.fieldname === 'file' && !upload) {
+              fileName = part.filename || null;
+              upload = await spool(part.file);
+            } else part.file.resume();
           }
+          if (!upload) throw badRequest('File is required');
+          const confirmed = consentOfImport(fields);
+          const result = await importContactList(
+            ctx.db,
+            user,
+            {
+              name: fields.name ?? '',
+              phoneColumn: fields.phoneColumn,
+              rows: rowsOfFile(upload.path),
+              consent: confirmed && {
+                purpose: confirmed.purpose,
+                fileName,
+                by: { id: user.id, username: user.username },
+              },
+            },
+            cc,
+          );
+          return { success: true as const, ...result };
+        } finally {
+          importing.delete(user.id);
+          await upload?.done();
         }
-        if (!file) throw badRequest('File is required');
-        const result = await importContactList(
-          ctx.db,
-          user,
-          { name: fields.name ?? '', phoneColumn: fields.phoneColumn, rows: rowsOf(file, truncated) },
-          cc,
-        );
-        return { success: true as const, ...result };
       },
     );
   });
@@ -133,13 +148,19 @@ export async function registerContactRoutes(app: App, ctx: AppContext): Promise<
         tags: ['contacts'],
         summary: "Save a group's members as a contact list (field `role`)",
         body: GroupMembersListBody,
-        response: { 200: GroupMembersListResponse, ...errors },
+        response: { 200: GroupMembersListResponse, 409: ErrorResponse, ...errors },
       },
     },
-    async (request) => ({
-      success: true as const,
-      ...(await saveGroupMembersAsList(ctx.db, requireUser(request), request.body, cc)),
-    }),
+    async (request) => {
+      const user = requireUser(request);
+      return {
+        success: true as const,
+        ...(await saveGroupMembersAsList(ctx.db, user, request.body, cc, {
+          id: user.id,
+          username: user.username,
+        })),
+      };
+    },
   );
 
   app.get(

@@ -1,6 +1,6 @@
 import { DashboardQuery, DashboardResponse, ErrorResponse } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
-import { dashboard } from '../../messaging/service.ts';
+import { dashboard } from '../../messaging/jobs/dashboard.ts';
 import { type App, requireUser } from '../types.ts';
 
 export function registerDashboardRoutes(app: App, ctx: AppContext): void {

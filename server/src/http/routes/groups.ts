@@ -1,4 +1,5 @@
 import {
+  CLOUD_TEXTS,
   ErrorResponse,
   GroupChatsResponse,
   GroupsListResponse,
@@ -6,6 +7,7 @@ import {
   SessionIdParams,
 } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
+import { badRequest } from '../../errors.ts';
 import {
   GROUPS_REFRESH_MIN_GAP_MS,
   type GroupsSource,
@@ -27,6 +29,8 @@ async function groupsSource(
   refresh: boolean,
 ): Promise<GroupsSource> {
   const session = await authorizeSession(ctx.db, user, 'act', sessionId);
+  // A Cloud API number has no groups (issue 30): the pages say so instead of waiting for a fetch.
+  if (session.kind === 'cloud') throw badRequest(CLOUD_TEXTS.groupsLinkedOnly);
   const connected = effectiveStatus(session) === 'CONNECTED';
   if (refresh && connected && (await requestGroupsRefresh(ctx.db, sessionId, GROUPS_REFRESH_MIN_GAP_MS)))
     await signal(ctx, 'session-changed', sessionId);
@@ -35,48 +39,33 @@ async function groupsSource(
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 
-export function registerGroupRoutes(app: App, ctx: AppContext): void {
-  app.get(
-    '/api/groupsList/:sessionId',
-    {
-      schema: {
-        tags: ['groups'],
-        params: SessionIdParams,
-        querystring: GroupsQuery,
-        response: { 200: GroupsListResponse, ...errors },
-      },
-    },
-    async (request) =>
-      groupsList(
-        ctx.db,
-        await groupsSource(
-          ctx,
-          requireUser(request),
-          request.params.sessionId,
-          request.query.refresh === '1',
-        ),
-      ),
-  );
+/** The account's groups, as the Group List reads them and as chats (same source, two shapes). */
+const ROUTES = [
+  { path: '/api/groupsList/:sessionId', response: GroupsListResponse, present: groupsList },
+  { path: '/api/groupChats/:sessionId', response: GroupChatsResponse, present: groupChats },
+] as const;
 
-  app.get(
-    '/api/groupChats/:sessionId',
-    {
-      schema: {
-        tags: ['groups'],
-        params: SessionIdParams,
-        querystring: GroupsQuery,
-        response: { 200: GroupChatsResponse, ...errors },
+export function registerGroupRoutes(app: App, ctx: AppContext): void {
+  for (const route of ROUTES)
+    app.get(
+      route.path,
+      {
+        schema: {
+          tags: ['groups'],
+          params: SessionIdParams,
+          querystring: GroupsQuery,
+          response: { 200: route.response, ...errors },
+        },
       },
-    },
-    async (request) =>
-      groupChats(
-        ctx.db,
-        await groupsSource(
-          ctx,
-          requireUser(request),
-          request.params.sessionId,
-          request.query.refresh === '1',
+      async (request) =>
+        route.present(
+          ctx.db,
+          await groupsSource(
+            ctx,
+            requireUser(request),
+            request.params.sessionId,
+            request.query.refresh === '1',
+          ),
         ),
-      ),
-  );
+    );
 }

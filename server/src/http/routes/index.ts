@@ -3,16 +3,24 @@ import type { App } from '../types.ts';
 import { registerAdminRoutes } from './admin.ts';
 import { registerApiKeyRoutes } from './api-keys.ts';
 import { registerAuthRoutes } from './auth.ts';
+import { registerChannelRoutes } from './channels.ts';
+import { registerCloudRoutes } from './cloud.ts';
 import { registerContactRoutes } from './contacts.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { registerGroupRoutes } from './groups.ts';
 import { registerHealthRoutes } from './health.ts';
+import { registerJobEditRoutes } from './job-edit.ts';
 import { registerJobRoutes } from './jobs.ts';
 import { registerMetaRoutes } from './meta.ts';
+import { registerPersonalDataRoutes } from './personal-data.ts';
+import { registerRetryableRoutes } from './retryable.ts';
 import { registerSendRoutes } from './send.ts';
 import { registerSessionPolicyRoutes } from './session-policy.ts';
+import { registerSessionProxyRoutes } from './session-proxy.ts';
 import { registerSessionRoutes } from './sessions.ts';
 import { registerSimulatorRoutes } from './simulator.ts';
+import { registerStatusRoutes } from './status.ts';
+import { registerWebhookTestRoute } from './webhook-test.ts';
 import { registerWebhookRoutes } from './webhooks.ts';
 
 /** Every route of the API, one module a domain. */
@@ -23,12 +31,20 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   registerAdminRoutes(app, ctx);
   registerSessionRoutes(app, ctx);
   registerSessionPolicyRoutes(app, ctx);
+  registerSessionProxyRoutes(app, ctx);
   registerGroupRoutes(app, ctx);
+  registerChannelRoutes(app, ctx);
   registerSendRoutes(app, ctx);
+  registerStatusRoutes(app, ctx);
   registerJobRoutes(app, ctx);
+  registerRetryableRoutes(app, ctx);
+  registerJobEditRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
+  registerWebhookTestRoute(app, ctx);
   registerApiKeyRoutes(app, ctx);
+  await registerCloudRoutes(app, ctx);
   await registerContactRoutes(app, ctx);
+  registerPersonalDataRoutes(app, ctx);
   if (ctx.config.waProvider === 'simulator') registerSimulatorRoutes(app, ctx);
 }

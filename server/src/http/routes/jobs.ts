@@ -14,17 +14,12 @@ import {
   UserIdPathParams,
 } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
+import { deleteJob, pauseJob, resumeJob, retryJob } from '../../messaging/jobs/actions.ts';
+import { jobDetails } from '../../messaging/jobs/details.ts';
+import { exportReport } from '../../messaging/jobs/export.ts';
+import { listJobs } from '../../messaging/jobs/list.ts';
 import { JOB_MESSAGES } from '../../messaging/messages.ts';
-import { cancelSeries } from '../../messaging/recurring.ts';
-import {
-  deleteJob,
-  exportReport,
-  jobDetails,
-  listJobs,
-  pauseJob,
-  resumeJob,
-  retryJob,
-} from '../../messaging/service.ts';
+import { cancelSeries } from '../../messaging/series/recurring.ts';
 import { type App, requireUser } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };

@@ -6,8 +6,10 @@ import {
   SendResponse,
   SessionIdParams,
 } from '@wa/contract';
+import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { acceptSend } from '../../messaging/service.ts';
+import { acceptSend } from '../../messaging/accept/send.ts';
+import type { Audience } from '../../messaging/compose.ts';
 import { type App, requireUser } from '../types.ts';
 
 /**
@@ -30,52 +32,52 @@ const errors = {
 const idempotencyKey = (request: { headers: { 'idempotency-key'?: string } }) =>
   request.headers['idempotency-key'];
 
-export function registerSendRoutes(app: App, ctx: AppContext): void {
-  app.post(
-    '/api/session/:sessionId/sendBulkMessage',
-    {
-      bodyLimit: SEND_BODY_LIMIT,
-      schema: {
-        tags: ['messaging'],
-        summary: 'Send to groups (now or scheduled)',
-        params: SessionIdParams,
-        headers: SendHeaders,
-        body: SendBody,
-        response: { 200: SendResponse, ...errors },
-      },
-    },
-    async (request) =>
-      acceptSend(
-        ctx,
-        requireUser(request),
-        request.params.sessionId,
-        request.body,
-        'groups',
-        idempotencyKey(request),
-      ),
-  );
+/**
+ * Sends per user per minute, the same on each send route (texts, files, polls, Status; refused
+ * ones count): checked before the body is read. Keyed by the signed-in user (the auth hook runs
+ * first), else the address.
+ */
+export const SEND_ROUTE_CONFIG = {
+  rateLimit: {
+    max: 120,
+    timeWindow: 60_000,
+    keyGenerator: (request: FastifyRequest) => `send:${request.user?.id ?? request.ip}`,
+  },
+};
 
-  app.post(
-    '/api/session/:sessionId/sendIndividualMessage',
-    {
-      bodyLimit: SEND_BODY_LIMIT,
-      schema: {
-        tags: ['messaging'],
-        summary: 'Send to phone numbers (now or scheduled); needs bulk messaging enabled',
-        params: SessionIdParams,
-        headers: SendHeaders,
-        body: SendBody,
-        response: { 200: SendResponse, ...errors },
+const ROUTES: Array<{ path: string; audience: Audience; summary: string }> = [
+  { path: 'sendBulkMessage', audience: 'groups', summary: 'Send to groups (now or scheduled)' },
+  {
+    path: 'sendIndividualMessage',
+    audience: 'individuals',
+    summary: 'Send to phone numbers (now or scheduled); needs bulk messaging enabled',
+  },
+];
+
+export function registerSendRoutes(app: App, ctx: AppContext): void {
+  for (const route of ROUTES)
+    app.post(
+      `/api/session/:sessionId/${route.path}`,
+      {
+        bodyLimit: SEND_BODY_LIMIT,
+        schema: {
+          tags: ['messaging'],
+          summary: route.summary,
+          params: SessionIdParams,
+          headers: SendHeaders,
+          body: SendBody,
+          response: { 200: SendResponse, ...errors, 429: ErrorResponse },
+        },
+        config: SEND_ROUTE_CONFIG,
       },
-    },
-    async (request) =>
-      acceptSend(
-        ctx,
-        requireUser(request),
-        request.params.sessionId,
-        request.body,
-        'individuals',
-        idempotencyKey(request),
-      ),
-  );
+      async (request) =>
+        acceptSend(
+          ctx,
+          requireUser(request),
+          request.params.sessionId,
+          request.body,
+          route.audience,
+          idempotencyKey(request),
+        ),
+    );
 }

@@ -1,6 +1,6 @@
 import { ErrorResponse, SessionIdParams, SessionPolicy, SessionPolicyResponse } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
-import { getSessionPolicy, putSessionPolicy } from '../../messaging/policy-service.ts';
+import { getSessionPolicy, putSessionPolicy } from '../../messaging/limits/service.ts';
 import { type App, requireUser } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };

@@ -6,6 +6,7 @@ import {
   PairingCodeResponse,
   QrQuery,
   RestartResponse,
+  SessionHealthResponse,
   SessionIdParams,
   SessionsResponse,
   StatusResponse,
@@ -13,6 +14,7 @@ import {
 } from '@wa/contract';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { getSessionHealth } from '../../sessions/health/service.ts';
 import {
   createInstance,
   listSessions,
@@ -117,5 +119,19 @@ export function registerSessionRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => resumeSending(ctx, requireUser(request), request.params.sessionId),
+  );
+
+  app.get(
+    '/api/session/:sessionId/health',
+    {
+      schema: {
+        tags: ['sessions'],
+        description:
+          "The account's health score (0-100) over the last day, its signals, and whether the breaker slows or pauses it.",
+        params: SessionIdParams,
+        response: { 200: SessionHealthResponse, ...errors },
+      },
+    },
+    async (request) => getSessionHealth(ctx, requireUser(request), request.params.sessionId),
   );
 }

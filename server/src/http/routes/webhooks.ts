@@ -40,7 +40,7 @@ export function registerWebhookRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => ({
       success: true as const,
-      webhook: await createWebhook(ctx.db, callerOf(request), request.body, ctx.config.allowPrivateWebhooks),
+      webhook: await createWebhook(ctx.db, ctx.config, callerOf(request), request.body),
     }),
   );
 

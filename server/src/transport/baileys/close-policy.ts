@@ -14,7 +14,19 @@ export type CloseDecision = {
   reconnect: 'now' | 'backoff' | 'never';
   /** WhatsApp refused the client version: look the latest one up again before the next socket. */
   clearVersion?: boolean;
+  /** Another connection with these credentials replaced this one (440). */
+  replaced?: boolean;
 };
+
+/**
+ * 440s in a row (without the connection staying up between them) after which the account stays
+ * down. The credentials live only in this product's database, so a 440 is another connection of
+ * ours: the old owner's socket after the session's lease moved to another node, which lets go
+ * when it sees the lease gone (within SESSION_LEASE_MS, 30 s by default; four backoffs, about
+ * 2 + 4 + 8 + 16 s, outlast it). A fifth in a row is a second installation on the same database (a
+ * restored copy): reconnecting again would only fight it.
+ */
+export const MAX_REPLACED_IN_A_ROW = 4;
 
 /** The reason of 405 (the client version is below WhatsApp's minimum). */
 export const CLIENT_VERSION_REJECTED =
@@ -37,7 +49,7 @@ function banEnd(error: unknown): Date | null {
 const atTime = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /** The close-code policy of STACK.md, from the close error and whether the account is linked yet. */
-export function closeDecision(error: unknown, linked: boolean): CloseDecision {
+export function closeDecision(error: unknown, linked: boolean, replacedInARow = 0): CloseDecision {
   const code = statusCodeOf(error);
   const text = messageOf(error);
   if (code === DisconnectReason.restartRequired)
@@ -57,12 +69,21 @@ export function closeDecision(error: unknown, linked: boolean): CloseDecision {
   if (code === DisconnectReason.forbidden)
     return { reason: 'Banned: WhatsApp refused this account (403)', loggedOut: false, reconnect: 'never' };
   if (code === DisconnectReason.connectionReplaced)
-    return {
-      reason:
-        'Opened elsewhere: another WhatsApp Web session replaced this one (440). Restart to take it back.',
-      loggedOut: false,
-      reconnect: 'never',
-    };
+    return replacedInARow < MAX_REPLACED_IN_A_ROW
+      ? {
+          reason:
+            'Opened elsewhere: another connection of this account replaced this one (440). Reconnecting.',
+          loggedOut: false,
+          reconnect: 'backoff',
+          replaced: true,
+        }
+      : {
+          reason:
+            'Opened elsewhere: another WhatsApp Web session replaced this one (440). Restart to take it back.',
+          loggedOut: false,
+          reconnect: 'never',
+          replaced: true,
+        };
   if (!linked && /QR refs attempts ended/i.test(text))
     return {
       reason: 'QR code expired. Restart the instance to get a new one.',

@@ -1,5 +1,5 @@
 import type { AnyMessageContent } from 'baileys';
-import type { OutgoingMessage } from '../types.ts';
+import { type OutgoingMessage, SendError } from '../types.ts';
 
 /**
  * The Baileys content of one outgoing message. Media goes as the kind decided above the
@@ -18,6 +18,9 @@ export function toBaileysContent(message: OutgoingMessage): AnyMessageContent {
           selectableCount: message.allowMultipleAnswers ? 0 : 1,
         },
       };
+    case 'template':
+      // Templates are a Cloud API feature (issue 30); acceptance never routes one to a linked phone.
+      throw new SendError('invalid', 'Templates are sent through a Cloud API account');
     case 'media': {
       const caption = message.caption || undefined;
       switch (message.as) {

@@ -1,3 +1,4 @@
+import { chatIdOfPhone, isLidJid, phoneOfJid } from '@wa/contract';
 import {
   type GroupMetadata,
   type GroupParticipant,
@@ -42,11 +43,11 @@ export function messageBody(message: proto.IMessage | null | undefined): string 
   );
 }
 
-export const digitsOfJid = (jid: string | undefined | null) =>
-  jid?.endsWith('@s.whatsapp.net') ? jid.split('@')[0]!.split(':')[0]! : null;
+/** The phone number of a phone JID (contract/jid.ts); the name the Baileys mapping has used. */
+export const digitsOfJid = phoneOfJid;
 
 export function toParticipant(p: GroupParticipant): GroupParticipantInfo {
-  const lid = p.lid ?? (p.id.endsWith('@lid') ? p.id : null);
+  const lid = p.lid ?? (isLidJid(p.id) ? p.id : null);
   return {
     id: p.id,
     phoneNumber: digitsOfJid(p.phoneNumber) ?? digitsOfJid(p.id),
@@ -114,7 +115,7 @@ export function toGroupMetadata(group: CachedGroup): GroupMetadata | undefined {
     participants: group.participants.map((p) => ({
       id: p.id,
       lid: p.lid ?? undefined,
-      phoneNumber: p.phoneNumber ? `${p.phoneNumber}@s.whatsapp.net` : undefined,
+      phoneNumber: p.phoneNumber ? chatIdOfPhone(p.phoneNumber) : undefined,
       admin: p.admin,
     })),
   };

@@ -1,3 +1,4 @@
+import { FAILURE_TEXTS } from '@wa/contract';
 import { SendError } from '../types.ts';
 import { messageOf, statusCodeOf } from './mapping.ts';
 
@@ -13,9 +14,9 @@ export function sendErrorOf(err: unknown): SendError {
   if (code === 429 || /rate-overlimit/i.test(text)) return new SendError('rate-limited', RATE_LIMITED);
   if (code === 463) return new SendError('restricted', RESTRICTED_463);
   if (code === 403 || /not-authorized|forbidden/i.test(text))
-    return new SendError('not-admin', 'Only admins can send messages to this group');
+    return new SendError('not-admin', FAILURE_TEXTS.notAdmin);
   if (code === 404 || /item-not-found/i.test(text))
-    return new SendError('not-in-group', 'Not a member of this group');
+    return new SendError('not-in-group', FAILURE_TEXTS.notInGroup);
   if (code === 408 || /timed out/i.test(text)) return new SendError('timeout', `Timed out: ${text}`);
   if (code === 428 || /connection closed/i.test(text))
     return new SendError('not-connected', 'Session is not connected');

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { chatIdOfPhone, GROUP_JID_SUFFIX, LID_JID_SUFFIX } from '@wa/contract';
 import type { GroupInfo, GroupParticipantInfo } from '../types.ts';
 
 /**
@@ -24,8 +25,8 @@ export function digitsOf(seed: string, n: number): string {
   return BigInt(`0x${hex}`).toString().slice(0, n).padStart(n, '0');
 }
 
-export const simulatedOwnJid = (phoneDigits: string) => `${phoneDigits}@s.whatsapp.net`;
-export const simulatedOwnLid = (sessionId: string) => `${digitsOf(`lid:${sessionId}`, 15)}@lid`;
+export const simulatedOwnJid = chatIdOfPhone;
+export const simulatedOwnLid = (sessionId: string) => `${digitsOf(`lid:${sessionId}`, 15)}${LID_JID_SUFFIX}`;
 
 /** Names that prove escaping (HTML and CSV formula injection) wherever groups are shown or exported. */
 export const TRICKY_NAME_MARKUP = `<b>Bold</b> & "Quoted" Friends' Club`;
@@ -76,7 +77,7 @@ export function simulatedGroups(sessionId: string, ownPhone: string, count: numb
   const ownLid = simulatedOwnLid(sessionId);
   const groups: SimulatedGroup[] = [];
   for (let i = 0; i < count; i++) {
-    const id = `120363${digitsOf(`${sessionId}:${i}`, 12)}@g.us`;
+    const id = `120363${digitsOf(`${sessionId}:${i}`, 12)}${GROUP_JID_SUFFIX}`;
     let ownRole: SimulatedGroup['ownRole'];
     if (i === 0) ownRole = 'superadmin';
     else if (i === 1) ownRole = null;
@@ -98,14 +99,14 @@ export function simulatedGroups(sessionId: string, ownPhone: string, count: numb
     );
     for (let p = 1; p < size; p++) {
       const phone = `91${digitsOf(`${sessionId}:${i}:${p}`, 10).replace(/^0/, '9')}`;
-      const lid = `${digitsOf(`lid:${sessionId}:${i}:${p}`, 15)}@lid`;
+      const lid = `${digitsOf(`lid:${sessionId}:${i}:${p}`, 15)}${LID_JID_SUFFIX}`;
       // The group's creator (when not us) is the first other member, a super admin; a few admins besides.
       const admin: GroupParticipantInfo['admin'] =
         p === 1 && ownRole !== 'superadmin' ? 'superadmin' : rand() < 0.08 ? 'admin' : null;
       participants.push(
         p % 2 === 0
           ? { id: lid, phoneNumber: phone, lid, admin }
-          : { id: `${phone}@s.whatsapp.net`, phoneNumber: phone, lid, admin },
+          : { id: chatIdOfPhone(phone), phoneNumber: phone, lid, admin },
       );
     }
     const owner = ownRole === 'superadmin' ? ownJid : (participants[1]?.id ?? null);

@@ -1,21 +1,33 @@
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import fs from 'node:fs';
+import {
+  bareJid,
+  CHANNEL_TEXTS,
+  chatIdOfPhone,
+  FAILURE_TEXTS,
+  isChannelJid,
+  isGroupJid,
+  isLidJid,
+  isPhoneJid,
+  jidUser,
+} from '@wa/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthStore } from '../auth-store.ts';
 import {
   type GroupInfo,
-  type MediaKind,
   type OutgoingMessage,
   type PairingCode,
   SendError,
   type SendResult,
   type SimulatedNetwork,
+  type StatusPost,
   type Transport,
+  type TransportChannels,
   type TransportEventMap,
   type TransportSession,
   type TransportState,
 } from '../types.ts';
+import { SimulatedChannels } from './channels.ts';
 import {
   randomPairingString,
   readsMessages,
@@ -24,28 +36,9 @@ import {
   simulatedOwnJid,
   simulatedOwnLid,
 } from './network.ts';
-
-/**
- * A message id in WhatsApp Web's shape (3EB0 and 16 hex digits), from a UUID: Node draws those
- * from a pooled buffer, where 8 fresh random bytes cost a system call per message.
- */
-const simulatedMessageId = () => `3EB0${crypto.randomUUID().replace(/-/g, '').slice(-16).toUpperCase()}`;
-/** What the simulator records for every message it accepted (the outbox). */
-export type SimulatedMessage = {
-  sessionId: string;
-  messageId: string;
-  chatId: string;
-  type: 'text' | 'media' | 'poll';
-  text: string | null;
-  caption: string | null;
-  /** The file's true type, and how it went (image, video, audio, document). */
-  mime: string | null;
-  mediaAs: MediaKind | null;
-  fileName: string | null;
-  size: number | null;
-  poll: { name: string; options: string[]; allowMultipleAnswers: boolean } | null;
-  sentAt: string;
-};
+import { checkSimulatedNumber, confirmsDelivery, SIMULATED_463_REASON } from './numbers.ts';
+import { appendToOutbox, outboxRecord, simulatedMessageId } from './outbox.ts';
+import { simulatedStatus, statusReceipts } from './status.ts';
 
 export type SimulatorOptions = {
   auth: AuthStore;
@@ -72,14 +65,6 @@ export const SIMULATOR_TIMINGS = {
 const CREDS_KEY = 'creds';
 
 /**
- * Numbers starting with these digits (country code 999 is unassigned) answer error 463, the
- * account restriction that pauses a session's queue: tests and demos produce it on demand.
- */
-export const RESTRICTED_PREFIX = '999463';
-export const SIMULATED_463_REASON =
-  'Paused: WhatsApp restricted this account from starting new chats (error 463)';
-
-/**
  * The simulated network for one account. Credentials live in the same `wa_auth_state` table
  * as Baileys', so a restarted or another node reconnects a linked account without a new QR.
  */
@@ -98,6 +83,7 @@ export class SimulatorTransport
   private generation = 0;
   /** The pairing code of the current connection (one per connection, as with Baileys). */
   private pairing: { generation: number; code: PairingCode } | null = null;
+  private readonly channelBook: SimulatedChannels;
 
   constructor(
     session: TransportSession,
@@ -106,6 +92,21 @@ export class SimulatorTransport
     super();
     this.sessionId = session.sessionId;
     this.phone = session.phoneNumber.replace(/\D/g, '');
+    this.channelBook = new SimulatedChannels(options.auth, session.sessionId);
+  }
+
+  /** Channels of the simulated network (channels.ts); each call needs the connection, as WhatsApp's does. */
+  get channels(): TransportChannels {
+    const book = this.channelBook;
+    const open = <T>(call: () => Promise<T>) => {
+      this.requireOpen();
+      return call();
+    };
+    return {
+      create: async (name, description) => open(() => book.create(name, description)),
+      byId: async (id) => open(() => book.byId(id)),
+      byInvite: async (code) => open(() => book.byInvite(code)),
+    };
   }
 
   get state(): TransportState {
@@ -146,16 +147,16 @@ export class SimulatorTransport
   }
 
   async logout(): Promise<void> {
+    await this.loggedOut('Logged out');
+  }
+
+  /** The credentials are wiped and the connection closes for good (WhatsApp's 401). */
+  private async loggedOut(reason: string): Promise<void> {
     await this.options.auth.wipe();
     this.generation++;
     this.clearTimers();
     this.setState('closed');
-    this.emit('connection', {
-      state: 'closed',
-      reason: 'Logged out',
-      loggedOut: true,
-      willReconnect: false,
-    });
+    this.emit('connection', { state: 'closed', reason, loggedOut: true, willReconnect: false });
   }
 
   /**
@@ -209,16 +210,7 @@ export class SimulatorTransport
   /** The phone removes this linked device: credentials are wiped as with WhatsApp's 401. */
   async unlinkFromPhone(): Promise<boolean> {
     if (this.current === 'closed') return false;
-    await this.options.auth.wipe();
-    this.generation++;
-    this.clearTimers();
-    this.setState('closed');
-    this.emit('connection', {
-      state: 'closed',
-      reason: 'Logged out from the phone',
-      loggedOut: true,
-      willReconnect: false,
-    });
+    await this.loggedOut('Logged out from the phone');
     return true;
   }
 
@@ -230,8 +222,8 @@ export class SimulatorTransport
   receiveText(from: string, text: string): boolean {
     if (this.current !== 'open') return false;
     let digits: string | null = null;
-    if (from.endsWith('@lid')) {
-      const lid = `${from.split('@')[0]!.split(':')[0]}@lid`;
+    if (isLidJid(from)) {
+      const lid = bareJid(from) ?? from;
       for (const g of this.groups()) {
         const member = g.participants.find((p) => p.lid === lid);
         if (member?.phoneNumber) {
@@ -242,11 +234,11 @@ export class SimulatorTransport
       if (!digits)
         this.options.log.info({ sessionId: this.sessionId, from }, 'simulated text from an unknown LID');
     } else {
-      digits = from.split('@')[0]!.split(':')[0]!.replace(/\D/g, '') || null;
+      digits = jidUser(from).replace(/\D/g, '') || null;
     }
     if (!digits) return true;
     const messageId = simulatedMessageId();
-    this.emit('incoming-text', { from: `${digits}@s.whatsapp.net`, text, messageId });
+    this.emit('incoming-text', { from: chatIdOfPhone(digits), text, messageId });
     return true;
   }
 
@@ -267,7 +259,7 @@ export class SimulatorTransport
     return new Map(
       phoneNumbers.map((p) => {
         const digits = p.replace(/\D/g, '');
-        return [p, digits.endsWith('0000') ? null : `${digits}@s.whatsapp.net`];
+        return [p, digits.endsWith('0000') ? null : chatIdOfPhone(digits)];
       }),
     );
   }
@@ -282,55 +274,33 @@ export class SimulatorTransport
   }
 
   async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
-    const generation = this.generation;
-    this.requireOpen();
-    if (this.options.sendLatencyMs > 0) await new Promise((r) => setTimeout(r, this.options.sendLatencyMs));
-    if (generation !== this.generation || this.current !== 'open')
-      throw new SendError('not-connected', 'Session is not connected');
-    if (chatId.endsWith('@g.us')) {
+    const generation = await this.afterLatency();
+    if (isGroupJid(chatId)) {
       const group = this.groups().find((g) => g.id === chatId);
-      if (!group) throw new SendError('not-in-group', 'Not a member of this group');
-      if (group.announce && !group.ownRole)
-        throw new SendError('not-admin', 'Only admins can send messages to this group');
-    } else if (chatId.endsWith('@s.whatsapp.net')) {
-      const digits = chatId.split('@')[0]!;
-      if (digits.endsWith('0000')) throw new SendError('not-on-whatsapp', 'Not on WhatsApp');
-      if (digits.startsWith(RESTRICTED_PREFIX)) {
-        // As Baileys reports WhatsApp's 463: the quota event, then the refused send.
-        this.emit('quota', { capped: true, reason: SIMULATED_463_REASON, until: null });
-        throw new SendError('restricted', SIMULATED_463_REASON);
-      }
-    } else if (!chatId.endsWith('@lid')) {
+      if (!group) throw new SendError('not-in-group', FAILURE_TEXTS.notInGroup);
+      if (group.announce && !group.ownRole) throw new SendError('not-admin', FAILURE_TEXTS.notAdmin);
+    } else if (isPhoneJid(chatId)) {
+      checkSimulatedNumber(jidUser(chatId), () =>
+        this.emit('quota', { capped: true, reason: SIMULATED_463_REASON, until: null }),
+      );
+    } else if (isChannelJid(chatId)) {
+      // WhatsApp refuses a post from an account that is no admin of the channel (error ack 403).
+      if (!(await this.channelBook.mayPost(chatId))) throw new SendError('not-admin', CHANNEL_TEXTS.notAdmin);
+    } else if (!isLidJid(chatId)) {
       throw new SendError('invalid', `Invalid chat id: ${chatId}`);
     }
+    // Templates are a Cloud API feature (issue 30); acceptance never routes one to a linked phone.
+    if (message.kind === 'template')
+      throw new SendError('invalid', 'Templates are sent through a Cloud API account');
     if (message.kind === 'poll' && message.options.length < 2)
       throw new SendError('invalid', 'A poll needs at least two options');
 
     const messageId = simulatedMessageId();
-    const record: SimulatedMessage = {
-      sessionId: this.sessionId,
-      messageId,
-      chatId,
-      type: message.kind,
-      text: message.kind === 'text' ? message.text : null,
-      caption: message.kind === 'media' ? message.caption : null,
-      mime: message.kind === 'media' ? message.mime : null,
-      mediaAs: message.kind === 'media' ? message.as : null,
-      fileName: message.kind === 'media' ? message.fileName : null,
-      size: message.kind === 'media' ? message.data.length : null,
-      poll:
-        message.kind === 'poll'
-          ? {
-              name: message.name,
-              options: message.options,
-              allowMultipleAnswers: message.allowMultipleAnswers,
-            }
-          : null,
-      sentAt: new Date().toISOString(),
-    };
-    // Written synchronously so that a reader (a benchmark, a test) sees the line as soon as send returns.
-    if (this.options.outboxFile) fs.appendFileSync(this.options.outboxFile, `${JSON.stringify(record)}\n`);
+    const record = outboxRecord(this.sessionId, messageId, chatId, message);
+    if (this.options.outboxFile) appendToOutbox(this.options.outboxFile, record);
 
+    // A number ending 0001 never confirms delivery (numbers.ts); a channel's author gets no receipts.
+    if (!confirmsDelivery(chatId) || isChannelJid(chatId)) return { messageId, kept: record };
     this.later(SIMULATOR_TIMINGS.deliveredMs, () => {
       if (generation === this.generation)
         this.emit('receipt', { messageId, status: 'delivered', at: new Date() });
@@ -341,7 +311,32 @@ export class SimulatorTransport
           this.emit('receipt', { messageId, status: 'read', at: new Date() });
       });
     }
-    return { messageId, kept: JSON.stringify(record) };
+    return { messageId, kept: record };
+  }
+
+  /** Waits the send latency; throws when the connection is not (or no longer) open. Its generation. */
+  private async afterLatency(): Promise<number> {
+    const generation = this.generation;
+    this.requireOpen();
+    if (this.options.sendLatencyMs > 0) await new Promise((r) => setTimeout(r, this.options.sendLatencyMs));
+    if (generation !== this.generation || this.current !== 'open')
+      throw new SendError('not-connected', 'Session is not connected');
+    return generation;
+  }
+
+  /** A Status to `audience`: one message id, then each viewer's receipts (status.ts). */
+  async postStatus(post: StatusPost, audience: string[]): Promise<SendResult> {
+    const generation = await this.afterLatency();
+    const messageId = simulatedMessageId();
+    const record = simulatedStatus(this.sessionId, messageId, post, audience);
+    if (this.options.outboxFile) appendToOutbox(this.options.outboxFile, JSON.stringify(record));
+    const { delivered, viewed } = statusReceipts(messageId, audience);
+    const emit = (receipts: typeof delivered) => () => {
+      if (generation === this.generation) for (const r of receipts) this.emit('receipt', r);
+    };
+    this.later(SIMULATOR_TIMINGS.deliveredMs, emit(delivered));
+    this.later(SIMULATOR_TIMINGS.readMs, emit(viewed));
+    return { messageId };
   }
 
   private groups(): SimulatedGroup[] {

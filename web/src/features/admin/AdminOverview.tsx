@@ -1,10 +1,28 @@
 import { Alert, Card, Center, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { KEYBOARD_SCROLL } from '../../lib/a11y.ts';
+import { rateText } from '@wa/contract';
+import { ListTable, RowCard } from '../../components/ListTable.tsx';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
+import { useAdminOverview } from './api/get-overview.ts';
 import { MessagesChart } from './MessagesChart.tsx';
-import { useAdminOverview } from './overview-api.ts';
+
+const OVERVIEW_COLUMNS = [
+  { header: 'Name' },
+  { header: 'Username' },
+  { header: 'Balance', align: 'right' },
+  { header: 'Credits used (month)', align: 'right' },
+  { header: 'Jobs (month)', align: 'right' },
+  { header: 'Failure rate', align: 'right' },
+  { header: 'Delivered', align: 'right' },
+  { header: 'Replied', align: 'right' },
+  { header: 'Accounts', align: 'right' },
+  { header: 'Last sign-in' },
+] as const;
 
 const percent = (rate: number | null) => (rate === null ? '–' : `${(rate * 100).toFixed(1)}%`);
+
+type Delivery = { sent: number; delivered: number; read: number; replied: number; undelivered: number };
+/** A share of this month's sent messages (issue 26). */
+const ofSent = (d: Delivery, k: Exclude<keyof Delivery, 'sent'>) => rateText(d[k], d.sent);
 
 function Figure({ label, value }: { label: string; value: string }) {
   return (
@@ -44,6 +62,10 @@ export function AdminOverview() {
         <Figure label="Credits used this month" value={formatNumber(totals.creditsUsedThisMonth)} />
         <Figure label="Jobs this month" value={formatNumber(totals.jobsThisMonth)} />
         <Figure label="Failure rate this month" value={percent(totals.failureRateThisMonth)} />
+        <Figure label="Delivered this month" value={ofSent(totals.deliveryThisMonth, 'delivered')} />
+        <Figure label="Read this month" value={ofSent(totals.deliveryThisMonth, 'read')} />
+        <Figure label="Replied this month" value={ofSent(totals.deliveryThisMonth, 'replied')} />
+        <Figure label="Undelivered this month" value={ofSent(totals.deliveryThisMonth, 'undelivered')} />
         <Figure label="Accounts connected" value={`${totals.accountsConnected} / ${totals.accountsTotal}`} />
       </SimpleGrid>
       <Card withBorder radius="md">
@@ -52,50 +74,47 @@ export function AdminOverview() {
         </Text>
         <MessagesChart days={messagesPerDay} />
       </Card>
-      <Card withBorder radius="md" p={0}>
-        <Table.ScrollContainer minWidth={900} scrollAreaProps={KEYBOARD_SCROLL}>
-          <Table striped verticalSpacing="sm" aria-label="Users overview">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Username</Table.Th>
-                <Table.Th ta="right">Balance</Table.Th>
-                <Table.Th ta="right">Credits used (month)</Table.Th>
-                <Table.Th ta="right">Jobs (month)</Table.Th>
-                <Table.Th ta="right">Failure rate</Table.Th>
-                <Table.Th ta="right">Accounts</Table.Th>
-                <Table.Th>Last sign-in</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {users.length === 0 ? (
-                <Table.Tr>
-                  <Table.Td colSpan={8}>
-                    <Text c="dimmed" ta="center" py="md">
-                      No users yet.
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ) : (
-                users.map((u) => (
-                  <Table.Tr key={u.id}>
-                    <Table.Td>{u.name}</Table.Td>
-                    <Table.Td>{u.username}</Table.Td>
-                    <Table.Td ta="right">{formatNumber(u.balance)}</Table.Td>
-                    <Table.Td ta="right">{formatNumber(u.creditsUsedThisMonth)}</Table.Td>
-                    <Table.Td ta="right">{formatNumber(u.jobsThisMonth)}</Table.Td>
-                    <Table.Td ta="right">{percent(u.failureRateThisMonth)}</Table.Td>
-                    <Table.Td ta="right">
-                      {u.accountsConnected} / {u.accountsTotal}
-                    </Table.Td>
-                    <Table.Td>{u.lastSignInAt ? formatDateTime(u.lastSignInAt) : 'Never'}</Table.Td>
-                  </Table.Tr>
-                ))
-              )}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      </Card>
+      <ListTable
+        label="Users overview"
+        columns={OVERVIEW_COLUMNS}
+        rows={users}
+        rowKey={(u) => u.id}
+        loading={false}
+        loadingLabel="Loading users"
+        empty="No users yet."
+        minWidth={1040}
+        cells={(u) => (
+          <>
+            <Table.Td>{u.name}</Table.Td>
+            <Table.Td>{u.username}</Table.Td>
+            <Table.Td ta="right">{formatNumber(u.balance)}</Table.Td>
+            <Table.Td ta="right">{formatNumber(u.creditsUsedThisMonth)}</Table.Td>
+            <Table.Td ta="right">{formatNumber(u.jobsThisMonth)}</Table.Td>
+            <Table.Td ta="right">{percent(u.failureRateThisMonth)}</Table.Td>
+            <Table.Td ta="right">{ofSent(u.deliveryThisMonth, 'delivered')}</Table.Td>
+            <Table.Td ta="right">{ofSent(u.deliveryThisMonth, 'replied')}</Table.Td>
+            <Table.Td ta="right">
+              {u.accountsConnected} / {u.accountsTotal}
+            </Table.Td>
+            <Table.Td>{u.lastSignInAt ? formatDateTime(u.lastSignInAt) : 'Never'}</Table.Td>
+          </>
+        )}
+        card={(u) => (
+          <RowCard
+            title={`${u.name} (${u.username})`}
+            fields={[
+              { label: 'Balance', value: formatNumber(u.balance) },
+              { label: 'Credits used (month)', value: formatNumber(u.creditsUsedThisMonth) },
+              { label: 'Jobs (month)', value: formatNumber(u.jobsThisMonth) },
+              { label: 'Failure rate', value: percent(u.failureRateThisMonth) },
+              { label: 'Delivered', value: ofSent(u.deliveryThisMonth, 'delivered') },
+              { label: 'Replied', value: ofSent(u.deliveryThisMonth, 'replied') },
+              { label: 'Accounts', value: `${u.accountsConnected} / ${u.accountsTotal}` },
+              { label: 'Last sign-in', value: u.lastSignInAt ? formatDateTime(u.lastSignInAt) : 'Never' },
+            ]}
+          />
+        )}
+      />
     </Stack>
   );
 }

@@ -1,9 +1,10 @@
 import { Alert, Button, Group, Select, Stack, Table, Text } from '@mantine/core';
-import type { AuditEntry } from '@wa/contract';
 import { useState } from 'react';
-import { DataTable } from '../../components/DataTable.tsx';
+import { ListTable, RowCard } from '../../components/ListTable.tsx';
 import { formatDateTime } from '../../lib/format.ts';
-import { AUDIT_PAGE, useAudit } from './overview-api.ts';
+import { AUDIT_PAGE, useAudit } from './api/get-audit.ts';
+import { auditDetails as describe } from './audit-details.ts';
+import { userOption } from './user-option.ts';
 
 const ACTIONS: Record<string, string> = {
   'user.create': 'Created the user',
@@ -26,16 +27,8 @@ const COLUMNS = [
   { header: 'Address' },
 ];
 
-/** The details in words, one `key: value` per field. */
-const describe = (e: AuditEntry) =>
-  e.details
-    ? Object.entries(e.details)
-        .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
-        .join(', ')
-    : '';
-
 /** The Admin page's audit tab: who did what to whom, when and from where, newest first. */
-export function AuditLog({ users }: { users: { user_id: string; username: string }[] }) {
+export function AuditLog({ users }: { users: { user_id: string; username: string; name?: string }[] }) {
   const [page, setPage] = useState(0);
   const [userId, setUserId] = useState<string | null>(null);
   const audit = useAudit(page, userId);
@@ -47,7 +40,7 @@ export function AuditLog({ users }: { users: { user_id: string; username: string
       <Select
         label="About user"
         placeholder="All users"
-        data={users.map((u) => ({ value: u.user_id, label: u.username }))}
+        data={users.map(userOption)}
         value={userId}
         onChange={(v) => {
           setUserId(v);
@@ -62,7 +55,7 @@ export function AuditLog({ users }: { users: { user_id: string; username: string
           {audit.error.message}
         </Alert>
       )}
-      <DataTable
+      <ListTable
         label="Audit log"
         columns={COLUMNS}
         rows={entries}
@@ -84,6 +77,18 @@ export function AuditLog({ users }: { users: { user_id: string; username: string
             </Table.Td>
             <Table.Td>{e.ip ?? '–'}</Table.Td>
           </>
+        )}
+        card={(e) => (
+          <RowCard
+            title={ACTIONS[e.action] ?? e.action}
+            fields={[
+              { label: 'When', value: formatDateTime(e.at) },
+              { label: 'By', value: e.actor },
+              { label: 'About', value: e.targetUsername ?? '–' },
+              { label: 'Details', value: describe(e) },
+              { label: 'IP', value: e.ip ?? '–' },
+            ]}
+          />
         )}
       />
       <Group justify="space-between">

@@ -1,12 +1,27 @@
-import { Badge, Button, Card, Code, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import {
+  Badge,
+  Button,
+  Card,
+  Code,
+  Group,
+  PasswordInput,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
+import { API_KEY_REVOKE_REASONS, TWO_FACTOR_MESSAGES } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
-import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { ListTable } from '../../components/ListTable.tsx';
 import { SecretOnce } from '../../components/SecretOnce.tsx';
 import { messageOf } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
-import { useApiKeys, useCreateApiKey, useRevokeApiKey } from './api.ts';
+import { useCreateApiKey } from './api/create-api-key.ts';
+import { useApiKeys } from './api/get-api-keys.ts';
+import { useRevokeApiKey } from './api/revoke-api-key.ts';
 
 const COLUMNS = [
   { header: 'Name' },
@@ -21,6 +36,10 @@ const COLUMNS = [
 export default function ApiKeysPage() {
   const keys = useApiKeys();
   const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  // The server asks for the code only when two-factor sign-in is on; the field appears then.
+  const [askCode, setAskCode] = useState(false);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const create = useCreateApiKey();
@@ -30,13 +49,22 @@ export default function ApiKeysPage() {
     e.preventDefault();
     setCreated(null);
     const keyName = name.trim();
-    create.mutate(keyName, {
-      onSuccess: (res) => {
-        setCreated({ name: keyName, key: res.key });
-        setName('');
+    create.mutate(
+      { name: keyName, password, ...(code.trim() ? { code: code.trim() } : {}) },
+      {
+        onSuccess: (res) => {
+          setCreated({ name: keyName, key: res.key });
+          setName('');
+          setPassword('');
+          setCode('');
+        },
+        onError: (err) => {
+          if (messageOf(err) === TWO_FACTOR_MESSAGES.codeNeeded) setAskCode(true);
+        },
       },
-    });
+    );
   };
+  const createError = create.isError ? messageOf(create.error) : null;
   const onRevoke = (id: string) => revoke.mutate(id, { onSuccess: () => setConfirming(null) });
   const list = keys.data?.keys ?? [];
 
@@ -61,13 +89,34 @@ export default function ApiKeysPage() {
             miw={240}
             required
           />
+          <PasswordInput
+            label="Your password"
+            description="Asked again before a key is made"
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+            autoComplete="current-password"
+            miw={200}
+            required
+          />
+          {askCode && (
+            <TextInput
+              label="Two-factor code"
+              value={code}
+              onChange={(e) => setCode(e.currentTarget.value)}
+              autoComplete="one-time-code"
+              inputMode="numeric"
+              maxLength={64}
+              miw={160}
+              required
+            />
+          )}
           <Button type="submit" leftSection={<IconKey size={16} aria-hidden />} loading={create.isPending}>
             Create key
           </Button>
         </Group>
       </Card>
 
-      <ErrorAlert error={create.isError ? messageOf(create.error) : null} />
+      <ErrorAlert error={createError} />
       {created && (
         <SecretOnce
           title={`Key '${created.name}' created`}
@@ -78,7 +127,7 @@ export default function ApiKeysPage() {
       )}
       <ErrorAlert error={revoke.isError ? messageOf(revoke.error) : null} />
 
-      <DataTable
+      <ListTable
         label="API keys"
         columns={COLUMNS}
         rows={list}
@@ -99,6 +148,11 @@ export default function ApiKeysPage() {
               <Badge color={k.revokedAt ? 'gray' : 'green'} variant="light">
                 {k.revokedAt ? 'Revoked' : 'Active'}
               </Badge>
+              {k.revokedReason && (
+                <Text size="xs" c="dimmed" mt={4}>
+                  {API_KEY_REVOKE_REASONS[k.revokedReason]}
+                </Text>
+              )}
             </Table.Td>
             <Table.Td>
               {!k.revokedAt &&

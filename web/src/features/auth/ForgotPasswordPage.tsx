@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { messageOf } from '../../lib/api.ts';
 import { AuthCard } from './AuthCard.tsx';
-import { useForgotPassword } from './api.ts';
+import { useForgotPassword } from './api/forgot-password.ts';
 
 /** Records a reset request that the user's admin sees in Manage Users (DECISIONS.md). */
 export default function ForgotPasswordPage() {

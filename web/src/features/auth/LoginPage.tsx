@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { AuthCard } from './AuthCard.tsx';
+import { useMeta } from './api/get-meta.ts';
 import { defaultDeps, SignInError, signInFlow, TwoFactorNeeded } from './sign-in.ts';
 
 export default function LoginPage() {
@@ -18,6 +19,8 @@ export default function LoginPage() {
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // The sign-up link only when the server takes sign-ups (SIGNUP_ENABLED, off by default).
+  const signupOpen = useMeta().data?.signupEnabled === true;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -102,10 +105,12 @@ export default function LoginPage() {
               <Text size="sm">{status}</Text>
             </Group>
           )}
-          <Group justify="space-between" gap="xs">
-            <Anchor component={Link} to="/register" size="sm">
-              Don't have an account? Sign up
-            </Anchor>
+          <Group justify={signupOpen ? 'space-between' : 'flex-end'} gap="xs">
+            {signupOpen && (
+              <Anchor component={Link} to="/register" size="sm">
+                Don't have an account? Sign up
+              </Anchor>
+            )}
             <Anchor component={Link} to="/forgot-password" size="sm">
               Forgot password?
             </Anchor>

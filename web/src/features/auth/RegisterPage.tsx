@@ -3,7 +3,8 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { messageOf } from '../../lib/api.ts';
 import { AuthCard } from './AuthCard.tsx';
-import { useRegister } from './api.ts';
+import { useMeta } from './api/get-meta.ts';
+import { useRegister } from './api/register.ts';
 
 type Fields = { name: string; username: string; password: string; confirm: string };
 
@@ -29,6 +30,8 @@ export default function RegisterPage() {
   const [done, setDone] = useState<string | null>(null);
   const request = useRegister();
   const busy = request.isPending;
+  // Said before the form, not after a filled-in form is refused.
+  const signupClosed = useMeta().data?.signupEnabled === false;
   // Read the value now: React clears `currentTarget` before a state updater runs.
   const set = (key: keyof Fields) => (e: { currentTarget: HTMLInputElement }) => {
     const value = e.currentTarget.value;
@@ -61,6 +64,11 @@ export default function RegisterPage() {
       ) : (
         <form onSubmit={submit} noValidate>
           <Stack gap="md">
+            {signupClosed && (
+              <Alert color="yellow" role="status" aria-label="Sign-up closed">
+                Sign-up is closed on this server. Ask your admin to create an account for you.
+              </Alert>
+            )}
             {error && (
               <Alert color="red" role="alert">
                 {error}
@@ -89,7 +97,7 @@ export default function RegisterPage() {
               onChange={set('confirm')}
               error={errors.confirm}
             />
-            <Button type="submit" fullWidth disabled={busy}>
+            <Button type="submit" fullWidth disabled={busy || signupClosed}>
               {busy ? 'Signing up...' : 'Sign Up'}
             </Button>
             <Text size="sm" ta="center">

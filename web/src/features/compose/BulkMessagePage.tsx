@@ -1,11 +1,9 @@
 import { Alert, Button, FileButton, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { IconFileSpreadsheet } from '@tabler/icons-react';
-import { SERVICE_NAME } from '@wa/contract';
+import { withDerivedFields } from '@wa/contract';
 import { useMemo, useRef, useState } from 'react';
-import { useContactLists, useContactsSample } from '../../api/contact-lists.ts';
-import { useMeta } from '../../api/meta.ts';
-import { useBalance, useUserDetails } from '../../api/user-details.ts';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
+import { NoCreditsNote, NoSessionAlert } from '../../components/FirstRunNotices.tsx';
 import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
 import {
@@ -16,18 +14,29 @@ import {
 } from '../../lib/csv-contacts.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
+import { useMeta } from '../auth/api/get-meta.ts';
+import { useBalance, useUserDetails } from '../auth/api/get-user-details.ts';
+import { useContactLists } from '../contacts/api/get-contact-lists.ts';
 import { AlsoSendFrom, sharingSessionIds } from './AlsoSendFrom.tsx';
+import { useListRecipients } from './api/list-recipients.ts';
 import { type BulkUpload, fieldsOfFirst, uploadTarget } from './bulk-recipients.ts';
+import { CloudTemplateSend } from './CloudTemplateSend.tsx';
 import { ComposeArea } from './ComposeArea.tsx';
+import { ConfirmSendModal } from './ConfirmSendModal.tsx';
 import { ContactListPicker } from './ContactListPicker.tsx';
+import { FieldInserter } from './FieldInserter.tsx';
+import { ListRecipients } from './ListRecipients.tsx';
 import { PersonalisedPreview, type PreviewRecipient } from './PersonalisedPreview.tsx';
 import { RecipientTable } from './RecipientTable.tsx';
 import { RowBits } from './row-bits.ts';
 import { ScheduleModal } from './ScheduleModal.tsx';
 import { SendButtons } from './SendButtons.tsx';
+import { SendForecast } from './SendForecast.tsx';
 import { SendingProgress } from './SendingProgress.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
+import { StatusCompose } from './StatusCompose.tsx';
 import { useSendFlow } from './useSendFlow.ts';
+import { useSendForecast } from './useSendForecast.ts';
 
 const PREVIEW_COUNT = 3;
 /** Opted-out numbers named after a send; the rest are counted. */
@@ -63,10 +72,13 @@ function BulkMessageForm() {
   const [upload, setUpload] = useState<BulkUpload | null>(null);
   const [reading, setReading] = useState(false);
   const [uploadError, setUploadError] = useState<string | null>(null);
+  /** What was wrong with the refused file, beside the spec's 'Please upload a CSV file'. */
+  const [uploadErrorWhy, setUploadErrorWhy] = useState<string | null>(null);
   /** The upload's rows that are ticked (a bitmap: the numbers stay out of React state). */
   const [rows, setRows] = useState(() => RowBits.none(0));
   const [listIds, setListIds] = useState<string[]>([]);
   const [alsoFrom, setAlsoFrom] = useState<string[]>([]);
+  const [statusTab, setStatusTab] = useState(false);
   /** Lets the same file be picked again after a change on disk. */
   const resetFileInput = useRef<() => void>(null);
 
@@ -74,7 +86,9 @@ function BulkMessageForm() {
     () => (lists.data?.lists ?? []).filter((l) => listIds.includes(l.id)),
     [lists.data, listIds],
   );
-  const listCount = chosenLists.reduce((n, l) => n + l.count, 0);
+  // Opted-out contacts are left out and not charged: they count neither as recipients nor credits.
+  const listCount = chosenLists.reduce((n, l) => n + l.count - l.optedOut, 0);
+  const listContacts = useListRecipients(listIds);
   const numbers = upload?.numbers ?? [];
 
   const flow = useSendFlow({
@@ -92,8 +106,7 @@ function BulkMessageForm() {
     },
   });
 
-  // The preview: the first chosen rows of the CSV, then the first contacts of the first list.
-  const sample = useContactsSample(chosenLists[0]?.id ?? null);
+  // The preview: the first chosen rows of the CSV, then the lists' first contacts who receive it.
   const preview = useMemo(() => {
     const out: PreviewRecipient[] = [];
     if (upload) {
@@ -103,13 +116,14 @@ function BulkMessageForm() {
         out.push({ phoneNumber: upload.numbers[i]!, fields: fields[k]! });
       });
     }
-    for (const c of sample.data?.contacts ?? []) {
+    for (const c of listContacts.contacts) {
       if (out.length >= PREVIEW_COUNT) break;
+      if (c.optedOut) continue;
       if (!out.some((r) => r.phoneNumber === c.phoneNumber))
         out.push({ phoneNumber: c.phoneNumber, fields: c.fields });
     }
     return out;
-  }, [upload, rows, sample.data]);
+  }, [upload, rows, listContacts.contacts]);
   // The fields a `{{field}}` may use, as the server gathers them: the CSV's columns when rows of
   // it are sent, then the chosen lists' fields.
   const available = useMemo(() => {
@@ -117,6 +131,19 @@ function BulkMessageForm() {
     for (const l of chosenLists) for (const f of l.fields) keys.add(f);
     return [...keys];
   }, [upload, rows.size, chosenLists]);
+  const insertField = (token: string) => {
+    const c = flow.compose;
+    if (c.kind === 'text') flow.dispatch({ type: 'text', value: c.text + token });
+    else if (c.kind === 'media') flow.dispatch({ type: 'caption', value: c.caption + token });
+    else flow.dispatch({ type: 'pollQuestion', value: c.pollQuestion + token });
+  };
+  const selectedCount = rows.size + listCount;
+  // A Cloud API account sends approved templates (issue 30): the template picker replaces the text box.
+  const cloudSession =
+    current.sessions.find((x) => x.sessionId === current.sessionId)?.kind === 'cloud'
+      ? current.sessionId
+      : null;
+  const forecast = useSendForecast(current.sessionId, selectedCount, 'individuals');
   const template =
     flow.compose.kind === 'text'
       ? flow.compose.text
@@ -128,9 +155,11 @@ function BulkMessageForm() {
     if (!file) return;
     resetFileInput.current?.();
     setUploadError(null);
+    setUploadErrorWhy(null);
     // .xlsx too: the dashboard's 'Import from Excel' leads here (issue 18).
     if (!/\.(csv|xlsx)$/i.test(file.name)) {
       setUploadError('Please upload a CSV file');
+      setUploadErrorWhy(`“${file.name}” is neither a .csv nor an Excel .xlsx file; the button takes either.`);
       return;
     }
     setReading(true);
@@ -145,6 +174,7 @@ function BulkMessageForm() {
         columnText: describePhoneColumn(parsed.phoneColumn),
       });
       setRows(RowBits.none(parsed.numbers.length));
+      flow.clearResult();
     } catch (err) {
       setUploadError(err instanceof CsvReadError ? err.message : 'Error processing the CSV file');
     } finally {
@@ -163,6 +193,7 @@ function BulkMessageForm() {
         </Title>
         <BalanceBubble />
       </Group>
+      <NoCreditsNote balance={balance} />
       {current.multi && current.sessions.length > 0 && (
         <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
       )}
@@ -173,11 +204,7 @@ function BulkMessageForm() {
         onChange={setAlsoFrom}
         disabled={flow.busy}
       />
-      {noSession && (
-        <Alert color="yellow" variant="light">
-          No active session found. Please connect {SERVICE_NAME} first.
-        </Alert>
-      )}
+      {noSession && <NoSessionAlert />}
       <Paper withBorder p="md" radius="md">
         <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="lg">
           <Stack gap="xs" align="flex-start">
@@ -216,6 +243,7 @@ function BulkMessageForm() {
                 {uploadError}
               </Alert>
             )}
+            {uploadError && uploadErrorWhy && <Text size="sm">{uploadErrorWhy}</Text>}
           </Stack>
           <ContactListPicker
             lists={lists.data?.lists ?? []}
@@ -226,33 +254,72 @@ function BulkMessageForm() {
           />
         </SimpleGrid>
       </Paper>
-      <RecipientTable
-        title="Select Phone Numbers"
-        nameHeader="Phone Number"
-        kind="contacts"
-        ids={numbers}
-        selection={rows.view(balance, setRows)}
-        balance={balance}
-        loading={reading}
-        loadingText="Loading Contacts..."
-        emptyText="No contacts uploaded"
-        disabled={flow.busy}
-      />
-      <ComposeArea
-        state={flow.compose}
-        dispatch={flow.dispatch}
-        onKindChange={flow.changeKind}
-        onFileError={flow.fileError}
-        error={flow.fieldError}
-        disabled={flow.busy}
-        footer={<PersonalisedPreview text={template} available={available} recipients={preview} />}
-      />
-      <SendButtons
-        selectedCount={rows.size + listCount}
-        busy={flow.busy}
-        onSendNow={flow.sendNow}
-        onSchedule={flow.openSchedule}
-      />
+      {chosenLists.length > 0 && (
+        <ListRecipients lists={chosenLists} contacts={listContacts.contacts} loading={listContacts.loading} />
+      )}
+      {(upload || reading || chosenLists.length === 0) && (
+        <RecipientTable
+          title="Select Phone Numbers"
+          nameHeader="Phone Number"
+          kind="contacts"
+          ids={numbers}
+          selection={rows.view(balance, setRows)}
+          balance={balance}
+          loading={reading}
+          loadingText="Loading Contacts..."
+          emptyText="No contacts uploaded"
+          disabled={flow.busy}
+        />
+      )}
+      {cloudSession ? (
+        <CloudTemplateSend
+          sessionId={cloudSession}
+          selectedCount={selectedCount}
+          recipients={preview}
+          target={() => ({
+            ...uploadTarget(upload, rows),
+            contactListIds: listIds,
+          })}
+          onSent={() => {
+            setRows((r) => RowBits.none(r.length));
+            setListIds([]);
+          }}
+        />
+      ) : (
+        <>
+          <ComposeArea
+            state={flow.compose}
+            dispatch={flow.dispatch}
+            onKindChange={flow.changeKind}
+            onFileError={flow.fileError}
+            error={flow.fieldError}
+            disabled={flow.busy}
+            statusTab={current.sessionId ? <StatusCompose sessionId={current.sessionId} /> : undefined}
+            onStatusTab={setStatusTab}
+            footer={
+              <>
+                <FieldInserter
+                  fields={withDerivedFields(available)}
+                  onInsert={insertField}
+                  disabled={flow.busy}
+                />
+                <PersonalisedPreview text={template} available={available} recipients={preview} />
+              </>
+            }
+          />
+          {!statusTab && (
+            <>
+              <SendForecast text={forecast} />
+              <SendButtons
+                selectedCount={selectedCount}
+                busy={flow.busy}
+                onSendNow={flow.sendNow}
+                onSchedule={flow.openSchedule}
+              />
+            </>
+          )}
+        </>
+      )}
       {/* Results and refusals beside the buttons, where the progress panel shows (issue 18). */}
       <StatusBanner banner={flow.banner} jobExists={flow.jobExists} focusKey={flow.bannerFocus} />
       {optedOut.length > 0 && (
@@ -265,14 +332,26 @@ function BulkMessageForm() {
           .
         </Alert>
       )}
+      {flow.noConsent.length > 0 && (
+        <Alert color="yellow" variant="light" role="status" aria-label="Numbers without consent">
+          {formatNumber(flow.noConsent.length)} number{flow.noConsent.length === 1 ? ' was' : 's were'} left
+          out without consent (not charged): {flow.noConsent.slice(0, OPTED_OUT_SHOWN).join(', ')}
+          {flow.noConsent.length > OPTED_OUT_SHOWN
+            ? ` and ${formatNumber(flow.noConsent.length - OPTED_OUT_SHOWN)} more`
+            : ''}
+          .
+        </Alert>
+      )}
       {flow.progress && <SendingProgress job={flow.progress} />}
       <ScheduleModal
         {...flow.scheduleModal}
         state={flow.compose}
-        recipientCount={rows.size + listCount}
+        recipientCount={selectedCount}
         recipientLabel="Contacts"
+        balance={balance}
         onSchedule={flow.schedule}
       />
+      <ConfirmSendModal {...flow.confirmModal} count={selectedCount} balance={balance} forecast={forecast} />
     </Stack>
   );
 }

@@ -71,7 +71,7 @@ describe('ComposeArea', () => {
   it('refuses a file over 16 MB and shows a non-image with its size in KB', async () => {
     const { container } = render(<ComposeHarness />);
     tab('Media Message');
-    expect(screen.getByText('No file selected')).toBeTruthy();
+    expect(screen.getByText('No file selected')).toBeInTheDocument();
     const input = container.querySelector('input[type="file"]') as HTMLInputElement;
     const big = new File(['x'], 'movie.mp4', { type: 'video/mp4' });
     Object.defineProperty(big, 'size', { value: 16 * 1024 * 1024 + 1 });
@@ -79,13 +79,13 @@ describe('ComposeArea', () => {
       fireEvent.change(input, { target: { files: [big] } });
     });
     expect(screen.getByRole('status', { name: 'message' }).textContent).toBe('File is too large (max 16 MB)');
-    expect(screen.getByText('No file selected')).toBeTruthy();
+    expect(screen.getByText('No file selected')).toBeInTheDocument();
     const pdf = new File([new Uint8Array(1536)], 'price-list.pdf', { type: 'application/pdf' });
     await act(async () => {
       fireEvent.change(input, { target: { files: [pdf] } });
     });
     expect(screen.getAllByText('price-list.pdf').length).toBeGreaterThan(0);
-    expect(screen.getByText('1.50 KB')).toBeTruthy();
+    expect(screen.getByText('1.50 KB')).toBeInTheDocument();
   });
 });
 
@@ -139,19 +139,19 @@ describe('RecipientTable', () => {
 
   it('says when there is nothing to list', () => {
     render(<TableHarness recipients={[]} balance={5} />);
-    expect(screen.getByText('No groups found')).toBeTruthy();
+    expect(screen.getByText('No groups found')).toBeInTheDocument();
   });
 
   it('stops at the balance and disables the other rows', () => {
     render(<TableHarness recipients={groups(4)} balance={2} />);
     expect(
       screen.getByText('Your groups count is greater than credit limit. So Select All is disabled'),
-    ).toBeTruthy();
+    ).toBeInTheDocument();
     expect((screen.getByRole('checkbox', { name: 'Select All' }) as HTMLInputElement).disabled).toBe(true);
     fireEvent.click(screen.getByRole('checkbox', { name: 'Select Group 1' }));
     fireEvent.click(screen.getByRole('checkbox', { name: 'Select Group 2' }));
-    expect(screen.getByText('2 of 4 selected')).toBeTruthy();
-    expect(screen.getByText('You have reached the credit limit')).toBeTruthy();
+    expect(screen.getByText('2 of 4 selected')).toBeInTheDocument();
+    expect(screen.getByText('You have reached the credit limit')).toBeInTheDocument();
     expect((screen.getByRole('checkbox', { name: 'Select Group 3' }) as HTMLInputElement).disabled).toBe(
       true,
     );
@@ -162,12 +162,12 @@ describe('RecipientTable', () => {
     const rendered = screen.getAllByRole('checkbox').length;
     expect(rendered).toBeGreaterThan(5);
     expect(rendered).toBeLessThan(100);
-    expect(screen.getByRole('checkbox', { name: 'Select Group 1' })).toBeTruthy();
+    expect(screen.getByRole('checkbox', { name: 'Select Group 1' })).toBeInTheDocument();
     expect(screen.queryByRole('checkbox', { name: 'Select Group 5000' })).toBeNull();
     fireEvent.click(screen.getByRole('checkbox', { name: 'Select All' }));
-    expect(screen.getByText('5,000 of 5,000 selected')).toBeTruthy();
+    expect(screen.getByText('5,000 of 5,000 selected')).toBeInTheDocument();
     expect((screen.getByRole('checkbox', { name: 'Select All' }) as HTMLInputElement).checked).toBe(true);
     fireEvent.click(screen.getByRole('checkbox', { name: 'Select All' }));
-    expect(screen.getByText('0 of 5,000 selected')).toBeTruthy();
+    expect(screen.getByText('0 of 5,000 selected')).toBeInTheDocument();
   });
 });

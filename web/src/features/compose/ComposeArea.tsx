@@ -58,8 +58,12 @@ export function ComposeArea(props: {
   disabled?: boolean;
   /** Shown under the tabs (the bulk page's personalised preview). */
   footer?: ReactNode;
+  /** A 'Status' tab with this content (issue 31): its own form; `onStatusTab` says when it shows. */
+  statusTab?: ReactNode;
+  onStatusTab?: (shown: boolean) => void;
 }) {
   const { state, dispatch, disabled, error } = props;
+  const [statusShown, setStatusShown] = useState(false);
   const preview = usePreviewUrl(state.file);
   const controls = useRef<Partial<Record<ComposeField, HTMLElement | null>>>({});
   const errorOf = (field: ComposeField) => (error?.field === field ? error.text : undefined);
@@ -83,8 +87,11 @@ export function ComposeArea(props: {
   return (
     <Paper withBorder p="md" radius="md">
       <Tabs
-        value={state.kind}
+        value={statusShown ? 'status' : state.kind}
         onChange={(v) => {
+          setStatusShown(v === 'status');
+          props.onStatusTab?.(v === 'status');
+          if (v === 'status') return;
           if (v && v !== state.kind) props.onKindChange(v as MessageKind);
         }}
         keepMounted={false}
@@ -99,6 +106,11 @@ export function ComposeArea(props: {
           <Tabs.Tab value="poll" disabled={disabled}>
             Poll
           </Tabs.Tab>
+          {props.statusTab && (
+            <Tabs.Tab value="status" disabled={disabled}>
+              Status
+            </Tabs.Tab>
+          )}
         </Tabs.List>
 
         <Tabs.Panel value="text">
@@ -246,8 +258,9 @@ export function ComposeArea(props: {
             />
           </Stack>
         </Tabs.Panel>
+        {props.statusTab && <Tabs.Panel value="status">{props.statusTab}</Tabs.Panel>}
       </Tabs>
-      {props.footer}
+      {!statusShown && props.footer}
     </Paper>
   );
 }

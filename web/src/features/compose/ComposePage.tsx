@@ -1,20 +1,24 @@
 import { Alert, Group, Stack, Title } from '@mantine/core';
-import { SERVICE_NAME } from '@wa/contract';
 import { useMemo, useState } from 'react';
-import { useGroupsList } from '../../api/groups.ts';
-import { useBalance, useUserDetails } from '../../api/user-details.ts';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
+import { NoCreditsNote, NoSessionAlert } from '../../components/FirstRunNotices.tsx';
 import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
 import { errorText } from '../../lib/api.ts';
+import { useBalance, useUserDetails } from '../auth/api/get-user-details.ts';
+import { useChannels } from '../channels/api/channels.ts';
+import { useGroupsList } from '../groups/api/get-groups-list.ts';
 import { ComposeArea } from './ComposeArea.tsx';
+import { ConfirmSendModal } from './ConfirmSendModal.tsx';
 import { allSelected, toggleAll, toggleOne } from './credit-limit.ts';
 import { RecipientTable, type RowSelection } from './RecipientTable.tsx';
 import { ScheduleModal } from './ScheduleModal.tsx';
 import { SendButtons } from './SendButtons.tsx';
+import { SendForecast } from './SendForecast.tsx';
 import { SendingProgress } from './SendingProgress.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
 import { useSendFlow } from './useSendFlow.ts';
+import { useSendForecast } from './useSendForecast.ts';
 
 /** Send Group Message (/compose, spec section 2). */
 export default function ComposePage() {
@@ -22,6 +26,8 @@ export default function ComposePage() {
   const balance = useBalance();
   const current = useCurrentSession();
   const groups = useGroupsList(current.sessionId);
+  // Channels the account administers go beside its groups (issue 31), after them.
+  const channels = useChannels(current.sessionId).data?.channels;
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
   const [shownSession, setShownSession] = useState(current.sessionId);
   if (shownSession !== current.sessionId) {
@@ -30,8 +36,17 @@ export default function ComposePage() {
     setSelected(new Set());
   }
 
-  const ids = useMemo(() => (groups.data?.groups ?? []).map((g) => g.groupId), [groups.data]);
-  const names = useMemo(() => (groups.data?.groups ?? []).map((g) => g.groupName), [groups.data]);
+  const ids = useMemo(
+    () => [...(groups.data?.groups ?? []).map((g) => g.groupId), ...(channels ?? []).map((c) => c.channelId)],
+    [groups.data, channels],
+  );
+  const names = useMemo(
+    () => [
+      ...(groups.data?.groups ?? []).map((g) => g.groupName),
+      ...(channels ?? []).map((c) => `${c.name} (Channel)`),
+    ],
+    [groups.data, channels],
+  );
   const selectedIds = useMemo(() => ids.filter((id) => selected.has(id)), [ids, selected]);
   const selection: RowSelection = {
     size: selected.size,
@@ -49,6 +64,7 @@ export default function ComposePage() {
     onSelectionReset: () => setSelected(new Set()),
   });
 
+  const forecast = useSendForecast(current.sessionId, selectedIds.length, 'groups');
   const noSession = !current.loading && !current.error && current.sessions.length === 0;
 
   return (
@@ -59,13 +75,12 @@ export default function ComposePage() {
         </Title>
         <BalanceBubble />
       </Group>
+      <NoCreditsNote balance={balance} />
       {current.multi && current.sessions.length > 0 && (
         <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
       )}
       {noSession ? (
-        <Alert color="yellow" variant="light">
-          No active session found. Please connect {SERVICE_NAME} first.
-        </Alert>
+        <NoSessionAlert />
       ) : (
         <>
           {(current.error || groups.error) && (
@@ -98,6 +113,7 @@ export default function ComposePage() {
             error={flow.fieldError}
             disabled={flow.busy}
           />
+          <SendForecast text={forecast} />
           <SendButtons
             selectedCount={selectedIds.length}
             busy={flow.busy}
@@ -114,7 +130,14 @@ export default function ComposePage() {
         state={flow.compose}
         recipientCount={selectedIds.length}
         recipientLabel="Groups"
+        balance={balance}
         onSchedule={flow.schedule}
+      />
+      <ConfirmSendModal
+        {...flow.confirmModal}
+        count={selectedIds.length}
+        balance={balance}
+        forecast={forecast}
       />
     </Stack>
   );

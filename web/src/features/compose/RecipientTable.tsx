@@ -1,6 +1,5 @@
-import { Alert, Checkbox, Group, Paper, ScrollArea, Table, Text, Title } from '@mantine/core';
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useRef } from 'react';
+import { Alert, Checkbox, Group, Paper, Table, Text, Title } from '@mantine/core';
+import { ListTable } from '../../components/ListTable.tsx';
 import { formatNumber } from '../../lib/format.ts';
 import { CREDIT_TEXTS, creditLimit } from './credit-limit.ts';
 
@@ -47,23 +46,26 @@ export function RecipientTable(props: {
   disabled?: boolean;
 }) {
   const { ids, names, selection, balance } = props;
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: ids.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    // A row never measures below its estimate: a row measured at 0 (not laid out yet) would
-    // otherwise make the virtualizer render ever more rows.
-    measureElement: (el) => Math.max(el.getBoundingClientRect().height, ROW_HEIGHT),
-    overscan: 12,
-  });
-  const measured = ids.length <= MEASURED_ROWS_MAX;
   const limit = creditLimit(ids.length, selection.size, balance);
   const everything = selection.everything;
-  const items = virtualizer.getVirtualItems();
-  const padTop = items.length ? items[0].start : 0;
-  const padBottom = items.length ? virtualizer.getTotalSize() - items[items.length - 1].end : 0;
-  const showList = !props.loading && ids.length > 0;
+  const columns = [
+    {
+      header: (
+        <Group gap={8} wrap="nowrap">
+          <Checkbox
+            aria-label="Select All"
+            checked={everything}
+            indeterminate={selection.size > 0 && !everything}
+            disabled={props.disabled || limit.selectAllDisabled}
+            onChange={(e) => selection.toggleAll(e.currentTarget.checked)}
+          />
+          <span>Select</span>
+        </Group>
+      ),
+      w: 90,
+    },
+    { header: props.nameHeader },
+  ];
 
   return (
     <Paper withBorder p="md" radius="md">
@@ -75,83 +77,58 @@ export function RecipientTable(props: {
           {formatNumber(selection.size)} of {formatNumber(ids.length)} selected
         </Text>
       </Group>
-      {showList && limit.selectAllDisabled && (
-        <Alert color="yellow" variant="light" mb="sm">
-          {props.kind === 'groups' ? CREDIT_TEXTS.groups : CREDIT_TEXTS.contacts}
-        </Alert>
-      )}
-      {showList && limit.atLimit && (
-        <Alert color="orange" variant="light" mb="sm">
-          {CREDIT_TEXTS.reached}
-        </Alert>
-      )}
-      {props.loading ? (
-        <Text c="dimmed" py="md">
-          {props.loadingText}
-        </Text>
-      ) : ids.length === 0 ? (
-        <Text c="dimmed" py="md">
-          {props.emptyText}
-        </Text>
-      ) : (
-        <ScrollArea.Autosize mah={MAX_HEIGHT} viewportRef={scrollRef} type="auto">
-          <Table stickyHeader highlightOnHover miw={280} aria-label={props.title}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th w={90}>
-                  <Group gap={8} wrap="nowrap">
-                    <Checkbox
-                      aria-label="Select All"
-                      checked={everything}
-                      indeterminate={selection.size > 0 && !everything}
-                      disabled={props.disabled || limit.selectAllDisabled}
-                      onChange={(e) => selection.toggleAll(e.currentTarget.checked)}
-                    />
-                    <span>Select</span>
-                  </Group>
-                </Table.Th>
-                <Table.Th>{props.nameHeader}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {padTop > 0 && (
-                <tr aria-hidden>
-                  <td colSpan={2} style={{ height: padTop, padding: 0, border: 0 }} />
-                </tr>
-              )}
-              {items.map((item) => {
-                const id = ids[item.index]!;
-                const name = names?.[item.index] ?? id;
-                const isSelected = selection.has(item.index);
-                return (
-                  <Table.Tr
-                    key={id}
-                    ref={measured ? virtualizer.measureElement : undefined}
-                    data-index={item.index}
-                    h={ROW_HEIGHT}
-                    bg={isSelected ? 'var(--mantine-primary-color-light)' : undefined}
-                  >
-                    <Table.Td>
-                      <Checkbox
-                        aria-label={`Select ${name}`}
-                        checked={isSelected}
-                        disabled={props.disabled || (!isSelected && limit.atLimit)}
-                        onChange={() => selection.toggle(item.index)}
-                      />
-                    </Table.Td>
-                    <Table.Td style={{ wordBreak: 'break-word' }}>{name}</Table.Td>
-                  </Table.Tr>
-                );
-              })}
-              {padBottom > 0 && (
-                <tr aria-hidden>
-                  <td colSpan={2} style={{ height: padBottom, padding: 0, border: 0 }} />
-                </tr>
-              )}
-            </Table.Tbody>
-          </Table>
-        </ScrollArea.Autosize>
-      )}
+      <ListTable
+        label={props.title}
+        rows={ids}
+        rowKey={(id) => id}
+        columns={columns}
+        loading={props.loading}
+        loadingText={props.loadingText}
+        empty={props.emptyText}
+        notice={
+          <>
+            {limit.selectAllDisabled && (
+              <Alert color="yellow" variant="light" mb="sm">
+                {props.kind === 'groups' ? CREDIT_TEXTS.groups : CREDIT_TEXTS.contacts}
+              </Alert>
+            )}
+            {limit.atLimit && (
+              <Alert color="orange" variant="light" mb="sm">
+                {CREDIT_TEXTS.reached}
+              </Alert>
+            )}
+          </>
+        }
+        virtual={{
+          estimateRowHeight: ROW_HEIGHT,
+          maxHeight: `${MAX_HEIGHT}px`,
+          fit: true,
+          measure: ids.length <= MEASURED_ROWS_MAX,
+          overscan: 12,
+        }}
+        tableProps={{ striped: false, miw: 280, verticalSpacing: undefined }}
+        rowProps={(_id, index) => ({
+          h: ROW_HEIGHT,
+          bg: selection.has(index) ? 'var(--mantine-primary-color-light)' : undefined,
+        })}
+        cells={(id, index) => {
+          const name = names?.[index] ?? id;
+          const isSelected = selection.has(index);
+          return (
+            <>
+              <Table.Td>
+                <Checkbox
+                  aria-label={`Select ${name}`}
+                  checked={isSelected}
+                  disabled={props.disabled || (!isSelected && limit.atLimit)}
+                  onChange={() => selection.toggle(index)}
+                />
+              </Table.Td>
+              <Table.Td style={{ wordBreak: 'break-word' }}>{name}</Table.Td>
+            </>
+          );
+        }}
+      />
     </Paper>
   );
 }

@@ -1,11 +1,13 @@
-import { Alert, Button, Group, Select, Stack, Table, Text } from '@mantine/core';
+import { Alert, Button, Group, Select, Stack, Text } from '@mantine/core';
 import { REPEAT_TEXTS, type RepeatEvery, repeatText, type SendBody } from '@wa/contract';
 import { useEffect, useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
+import { FieldList } from '../../components/ListTable.tsx';
+import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
+import { todayValue, toLocalDateTime } from '../../lib/date-text.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { type ComposeState, summaryText, TYPE_LABEL, validateScheduleTime } from './compose-form.ts';
-import { todayValue, toLocalDateTime } from './date-text.ts';
-import { ScheduleDateField } from './ScheduleDateField.tsx';
+import { costLine } from './send-forecast.ts';
 
 const REPEAT_CHOICES = [
   { value: 'none', label: 'Does not repeat' },
@@ -45,6 +47,8 @@ export function ScheduleModal(props: {
   state: ComposeState;
   recipientCount: number;
   recipientLabel: string;
+  /** The balance now: the summary gives the cost and the balance after (issue 29). */
+  balance: number;
   busy: boolean;
   /** An error from the server, shown inside the modal. */
   serverError: string | null;
@@ -119,51 +123,52 @@ export function ScheduleModal(props: {
             />
           )}
         </Group>
-        <Table withRowBorders={false} verticalSpacing={4} aria-label="Summary">
-          <Table.Tbody>
-            <Table.Tr>
-              <Table.Th w={120}>Type</Table.Th>
-              <Table.Td>{TYPE_LABEL[props.state.kind]}</Table.Td>
-            </Table.Tr>
-            <Table.Tr>
-              <Table.Th>{props.recipientLabel}</Table.Th>
-              <Table.Td>{formatNumber(props.recipientCount)}</Table.Td>
-            </Table.Tr>
-            <Table.Tr>
-              <Table.Th>
-                {props.state.kind === 'poll'
+        <FieldList
+          label="Summary"
+          labelWidth={120}
+          fields={[
+            { label: 'Type', value: TYPE_LABEL[props.state.kind] },
+            { label: props.recipientLabel, value: formatNumber(props.recipientCount) },
+            {
+              label:
+                props.state.kind === 'poll'
                   ? 'Question'
                   : props.state.kind === 'media'
                     ? 'Caption'
-                    : 'Message'}
-              </Table.Th>
-              <Table.Td style={{ wordBreak: 'break-word' }}>{summaryText(props.state)}</Table.Td>
-            </Table.Tr>
-            <Table.Tr>
-              <Table.Th>Time</Table.Th>
-              <Table.Td>
-                {local ? (
-                  formatDateTime(new Date(local))
-                ) : (
-                  <Text span c="dimmed">
-                    Not chosen
-                  </Text>
-                )}
-              </Table.Td>
-            </Table.Tr>
-            {chosen.repeat && (
-              <Table.Tr>
-                <Table.Th>Repeats</Table.Th>
-                <Table.Td>
-                  {repeatText(
-                    chosen.repeat.every,
-                    chosen.repeat.until ? new Date(chosen.repeat.until).toLocaleDateString('en-IN') : null,
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            )}
-          </Table.Tbody>
-        </Table>
+                    : 'Message',
+              value: summaryText(props.state),
+            },
+            {
+              label: 'Time',
+              value: local ? (
+                formatDateTime(new Date(local))
+              ) : (
+                <Text span c="dimmed">
+                  Not chosen
+                </Text>
+              ),
+            },
+            ...(chosen.repeat
+              ? [
+                  {
+                    label: 'Repeats',
+                    value: repeatText(
+                      chosen.repeat.every,
+                      chosen.repeat.until ? new Date(chosen.repeat.until).toLocaleDateString('en-IN') : null,
+                    ),
+                  },
+                ]
+              : []),
+          ]}
+        />
+        <Stack gap={4} role="group" aria-label="Cost">
+          <Text fw={600} size="sm">
+            {costLine(props.recipientCount, props.balance)}
+          </Text>
+          <Text size="sm">
+            The credits are held now and refunded if you delete the job before it is sent.
+          </Text>
+        </Stack>
         {shownError && (
           <Alert color="red" variant="light" role="alert">
             {shownError}

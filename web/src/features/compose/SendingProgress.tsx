@@ -1,12 +1,13 @@
 import { Alert, Badge, Button, Group, Paper, Progress, SimpleGrid, Text, Title } from '@mantine/core';
 import { IconPlayerPause, IconPlayerPlay } from '@tabler/icons-react';
-import type { MessageJob } from '@wa/contract';
+import { isPausable, type MessageJob } from '@wa/contract';
 import { useEffect, useRef, useState } from 'react';
-import { usePauseJob, useResumeJob } from '../../api/message-jobs.ts';
 import { errorText } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
+import { usePauseJob } from '../jobs/api/pause-job.ts';
+import { useResumeJob } from '../jobs/api/resume-job.ts';
 import { focusIntoView } from './into-view.ts';
 
 /**
@@ -17,7 +18,6 @@ export type ProgressView = Pick<MessageJob, 'status' | 'progress' | 'results' | 
   Partial<Pick<MessageJob, 'id' | 'statusReason'>>;
 
 /** A job that runs or waits for its turn can be paused; a paused one resumed (as on the Jobs page). */
-const PAUSABLE = new Set<MessageJob['status']>(['pending', 'processing', 'scheduled']);
 
 /**
  * The Sending Progress panel shown while a job sent with Send Now runs (spec section 2), with
@@ -65,7 +65,7 @@ export function SendingProgress({ job }: { job: ProgressView }) {
           <Badge color={JOB_STATUS_COLOR[status] ?? 'gray'} aria-label={`Status: ${status}`}>
             {status}
           </Badge>
-          {job.id && PAUSABLE.has(status) && (
+          {job.id && isPausable(status) && (
             <Button
               size="compact-sm"
               variant="light"

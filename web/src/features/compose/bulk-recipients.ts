@@ -1,4 +1,4 @@
-import type { SendBody } from '@wa/contract';
+import { chatIdOfPhone, type SendBody } from '@wa/contract';
 import { FIELD_SEPARATOR, firstValues } from '../../lib/csv-contacts.ts';
 import type { RowBits } from './row-bits.ts';
 
@@ -25,7 +25,7 @@ export function fieldsOfFirst(upload: BulkUpload, indices: readonly number[]): R
  * the server takes a JID as it is, where a bare number would be parsed again (about 10 µs each,
  * a second per 1,00,000).
  */
-const chatIdOf = (number: string) => `${number}@s.whatsapp.net`;
+const chatIdOf = chatIdOfPhone;
 
 /**
  * The selected numbers of an upload as the send body wants them (issue 15): a CSV with a header

@@ -1,10 +1,10 @@
-import type { MessageJob } from '@wa/contract';
+import { isFinished, type MessageJob, TEXTS } from '@wa/contract';
 import type { Banner } from '../../lib/banner.ts';
 import { formatNumber } from '../../lib/format.ts';
 import type { Audience } from './compose-form.ts';
 
 export const SENDING_TEXTS = {
-  noSession: 'No active session found',
+  noSession: TEXTS.noSession,
   sendFailed: 'Failed to send message',
   retryHint: ' You can retry failed messages from the Jobs page.',
   bulkInitiated: 'Message sending Initiated',
@@ -24,6 +24,21 @@ export function countsText(results: Pick<MessageJob['results'], 'success' | 'fai
 }
 
 /**
+ * The finished job's outcome in words (issue 29: the spec's 'Message sending Initiated' stood
+ * alone beside the counts of a job that had already finished).
+ */
+export function outcomeText(results: Pick<MessageJob['results'], 'success' | 'failed'>): string {
+  const { success, failed } = results;
+  const words =
+    failed === 0
+      ? 'every message was sent'
+      : success === 0
+        ? 'no message was sent'
+        : `${formatNumber(failed)} of ${formatNumber(success + failed)} did not go`;
+  return `Sending finished: ${words}. ${countsText(results)}`;
+}
+
+/**
  * The result message once the job is completed or failed (spec section 4), the spec's words kept
  * as they are. A job that failed for some recipients only is shown as a partial success (yellow),
  * not as a failure.
@@ -33,7 +48,7 @@ export function resultBanner(job: Pick<MessageJob, 'status' | 'results'>, audien
   const color = job.status === 'completed' ? 'green' : success > 0 ? 'yellow' : 'red';
   if (audience === 'individuals') {
     const text = job.status === 'completed' ? SENDING_TEXTS.bulkInitiated : SENDING_TEXTS.bulkFailed;
-    return { color, text, detail: countsText(job.results) };
+    return { color, text, detail: outcomeText(job.results) };
   }
   if (job.status === 'completed') {
     return { color, text: `Message sending complete! Successfully sent to ${success} groups.` };
@@ -46,4 +61,4 @@ export function resultBanner(job: Pick<MessageJob, 'status' | 'results'>, audien
   };
 }
 
-export const isFinal = (status: MessageJob['status']) => status === 'completed' || status === 'failed';
+export const isFinal = isFinished;

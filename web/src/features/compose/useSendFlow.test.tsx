@@ -4,17 +4,21 @@ import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const api = vi.hoisted(() => ({ sendMessage: vi.fn(), getJobDetails: vi.fn() }));
-vi.mock('../../api/message-jobs.ts', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../../api/message-jobs.ts')>()),
-  sendMessage: api.sendMessage,
+vi.mock('./api/send-message.ts', () => ({ sendMessage: api.sendMessage }));
+vi.mock('../jobs/api/get-job-details.ts', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../jobs/api/get-job-details.ts')>()),
   getJobDetails: api.getJobDetails,
 }));
-vi.mock('../../api/user-details.ts', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../../api/user-details.ts')>()),
-  userDetailsQuery: () => ({ queryKey: ['userDetails'], queryFn: async () => ({}) }),
-}));
+vi.mock('../auth/api/get-user-details.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../auth/api/get-user-details.ts')>();
+  return {
+    ...actual,
+    userDetailsQuery: () => ({ queryKey: actual.userDetailsKeys.all, queryFn: async () => ({}) }),
+  };
+});
 
 import { ApiError } from '../../lib/api.ts';
+import { needsConfirmation, setConfirmSendsFrom } from './confirm-pref.ts';
 import { JOB_POLL_MS, useSendFlow } from './useSendFlow.ts';
 
 const job = (status: string, success: number, failed: number) => ({
@@ -52,6 +56,8 @@ function setup(audience: 'groups' | 'individuals' = 'groups', selectedIds = ['g1
 
 beforeEach(() => {
   vi.useFakeTimers();
+  // These tests are about the send; the confirmation has its own test below.
+  setConfirmSendsFrom(1_000_000);
   api.sendMessage.mockReset();
   api.getJobDetails.mockReset();
 });
@@ -60,6 +66,27 @@ afterEach(() => {
 });
 
 describe('useSendFlow', () => {
+  it('asks before Send Now by default and sends only when confirmed; a size below the chosen one goes at once', async () => {
+    window.localStorage.removeItem('wa.confirmSendsFrom');
+    api.sendMessage.mockResolvedValue({ success: true, message: 'ok', totalChats: 2, jobId: 'j1' });
+    const { result } = setup();
+    act(() => result.current.dispatch({ type: 'text', value: 'Hello' }));
+    await act(() => result.current.sendNow());
+    expect(result.current.confirmModal.opened).toBe(true);
+    expect(api.sendMessage).not.toHaveBeenCalled();
+    act(() => result.current.confirmModal.onCancel());
+    expect(result.current.confirmModal.opened).toBe(false);
+    expect(api.sendMessage).not.toHaveBeenCalled();
+    await act(() => result.current.sendNow());
+    await act(async () => result.current.confirmModal.onConfirm());
+    expect(api.sendMessage).toHaveBeenCalledTimes(1);
+    // Two recipients, below the chosen 3: no question.
+    expect(needsConfirmation(2)).toBe(true);
+    setConfirmSendsFrom(3);
+    expect(needsConfirmation(2)).toBe(false);
+    expect(needsConfirmation(3)).toBe(true);
+  });
+
   it('shows the first validation problem beside its control and sends nothing', async () => {
     const { result } = setup();
     await act(() => result.current.sendNow());

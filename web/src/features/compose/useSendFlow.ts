@@ -1,10 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { normaliseMime, type SendBody } from '@wa/contract';
 import { type Dispatch, useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import { getJobDetails, messageJobKeys, sendMessage } from '../../api/message-jobs.ts';
-import { userDetailsQuery } from '../../api/user-details.ts';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
+import { useInvalidate } from '../../lib/mutation.ts';
+import { userDetailsQuery } from '../auth/api/get-user-details.ts';
+import { policyKeys } from '../instances/api/get-session-policy.ts';
+import { getJobDetails } from '../jobs/api/get-job-details.ts';
+import { messageJobKeys } from '../jobs/api/keys.ts';
+import { sendMessage } from './api/send-message.ts';
 import {
   type Audience,
   buildSendBody,
@@ -17,6 +21,7 @@ import {
   type MessageKind,
   validateSend,
 } from './compose-form.ts';
+import { needsConfirmation } from './confirm-pref.ts';
 import { readFileBase64 } from './media.ts';
 import type { ProgressView } from './SendingProgress.tsx';
 import { isFinal, resultBanner, SENDING_TEXTS, type SendBanner } from './send-result.ts';
@@ -55,6 +60,7 @@ export function useSendFlow(opts: {
   onSelectionReset: () => void;
 }) {
   const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const [compose, dispatch] = useReducer(composeReducer, undefined, () => emptyCompose('text'));
   const [banner, setBanner] = useState<SendBanner | null>(null);
   const [bannerFocus, setBannerFocus] = useState(0);
@@ -67,6 +73,9 @@ export function useSendFlow(opts: {
   const [scheduling, setScheduling] = useState(false);
   /** Numbers the last send left out because they opted out (not charged). */
   const [optedOut, setOptedOut] = useState<string[]>([]);
+  /** Left out for want of consent ('Send one-to-one only to contacts with consent', issue 31). */
+  const [noConsent, setNoConsent] = useState<string[]>([]);
+  const [confirmOpen, setConfirmOpen] = useState(false);
 
   const resetSelection = useRef(opts.onSelectionReset);
   resetSelection.current = opts.onSelectionReset;
@@ -85,8 +94,9 @@ export function useSendFlow(opts: {
   const refreshBalance = useCallback(() => {
     // Balance fetch failures are only logged (spec section 8).
     queryClient.fetchQuery(userDetailsQuery()).catch((err) => console.error('Balance refresh failed', err));
-    queryClient.invalidateQueries({ queryKey: messageJobKeys.all });
-  }, [queryClient]);
+    // The jobs, and today's count against the account's limits for the next send's forecast.
+    void invalidate([messageJobKeys.all, policyKeys.all]);
+  }, [queryClient, invalidate]);
 
   const activeId = active?.id ?? null;
   useEffect(() => {
@@ -161,8 +171,18 @@ export function useSendFlow(opts: {
     return true;
   };
 
+  /** Send Now: after the checks, the confirmation with the cost (issue 29) unless turned off for this size. */
   const sendNow = async () => {
     if (busy || !check() || !opts.sessionId) return;
+    if (needsConfirmation(opts.selectedCount)) {
+      setConfirmOpen(true);
+      return;
+    }
+    await send();
+  };
+
+  const send = async () => {
+    if (busy || !opts.sessionId) return;
     const key = newIdempotencyKey();
     setBusy(true);
     setBanner(null);
@@ -180,6 +200,7 @@ export function useSendFlow(opts: {
       const res = await sendMessage(opts.sessionId, opts.audience, body, key);
       setLastJobId(res.jobId);
       setOptedOut(res.skipped?.optedOut ?? []);
+      setNoConsent(res.skipped?.noConsent ?? []);
       // The bulk page says so as soon as the job is accepted (and again when it completes).
       if (opts.audience === 'individuals') setBanner({ color: 'blue', text: SENDING_TEXTS.bulkInitiated });
       setActive({
@@ -223,6 +244,7 @@ export function useSendFlow(opts: {
       const res = await sendMessage(opts.sessionId, opts.audience, body, key);
       setLastJobId(res.jobId);
       setOptedOut(res.skipped?.optedOut ?? []);
+      setNoConsent(res.skipped?.noConsent ?? []);
       setScheduleOpen(false);
       dispatch({ type: 'reset' });
       // So the same message is not scheduled twice by accident (issue 18).
@@ -252,9 +274,26 @@ export function useSendFlow(opts: {
     progress: active?.view ?? null,
     jobExists: lastJobId !== null,
     optedOut,
+    noConsent,
+    /** Takes the last send's result off the page (a new list was uploaded: issue 29). */
+    clearResult: () => {
+      if (busy) return;
+      setBanner(null);
+      setOptedOut([]);
+      setNoConsent([]);
+      setLastJobId(null);
+    },
     sendNow,
     openSchedule,
     schedule,
+    confirmModal: {
+      opened: confirmOpen,
+      onCancel: () => setConfirmOpen(false),
+      onConfirm: () => {
+        setConfirmOpen(false);
+        void send();
+      },
+    },
     scheduleModal: {
       opened: scheduleOpen,
       onClose: () => setScheduleOpen(false),

@@ -1,6 +1,6 @@
 import { Badge, Button, Group, Table, Text } from '@mantine/core';
 import type { ContactListSummary } from '@wa/contract';
-import { DataTable } from '../../components/DataTable.tsx';
+import { ListTable } from '../../components/ListTable.tsx';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 
 const COLUMNS = [
@@ -8,6 +8,7 @@ const COLUMNS = [
   { header: 'Contacts', align: 'right' as const },
   { header: 'Opted out', align: 'right' as const },
   { header: 'Fields' },
+  { header: 'Consent' },
   { header: 'Created' },
   { header: 'Actions' },
 ];
@@ -23,7 +24,7 @@ export function ContactListsTable(props: {
   onDelete: (list: ContactListSummary) => void;
 }) {
   return (
-    <DataTable
+    <ListTable
       label="Contact lists"
       columns={COLUMNS}
       rows={props.lists}
@@ -31,7 +32,7 @@ export function ContactListsTable(props: {
       loading={props.loading}
       loadingLabel="Loading contact lists"
       empty="No contact lists yet. Import a CSV or Excel file to create one."
-      minWidth={760}
+      minWidth={900}
       highlightOnHover
       cells={(l) => (
         <>
@@ -57,6 +58,22 @@ export function ContactListsTable(props: {
               )}
             </Group>
           </Table.Td>
+          <Table.Td maw={220}>
+            {l.consent ? (
+              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                {l.consent.purpose ?? 'Not stated'}
+                <Text span size="xs" c="dimmed" display="block">
+                  {l.consent.source === 'group'
+                    ? `From group ${l.consent.groupName ?? ''}`
+                    : `${l.consent.fileName ?? 'Import'}, by ${l.consent.by}, ${formatDateTime(l.consent.at)}`}
+                </Text>
+              </Text>
+            ) : (
+              <Text size="sm" c="dimmed">
+                Not recorded
+              </Text>
+            )}
+          </Table.Td>
           <Table.Td>{formatDateTime(l.createdAt)}</Table.Td>
           <Table.Td>
             <Group gap="xs" wrap="nowrap">
@@ -71,7 +88,8 @@ export function ContactListsTable(props: {
               <Button
                 size="xs"
                 variant="light"
-                aria-label={`Export ${l.name} as CSV`}
+                // The name begins with the words shown (WCAG 2.5.3, label in name).
+                aria-label={`Export CSV: ${l.name}`}
                 loading={props.exportingId === l.id}
                 onClick={() => props.onExport(l)}
               >

@@ -2,15 +2,17 @@ import { Button, Group, Stack, Title } from '@mantine/core';
 import { IconUpload } from '@tabler/icons-react';
 import type { ContactListSummary } from '@wa/contract';
 import { useState } from 'react';
-import { useContactLists } from '../../api/contact-lists.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { messageOf } from '../../lib/api.ts';
-import { useDeleteContactList, useExportContactList } from './api.ts';
+import { useDeleteContactList } from './api/delete-contact-list.ts';
+import { useExportContactList } from './api/export-contact-list.ts';
+import { useContactLists } from './api/get-contact-lists.ts';
 import { ContactListsTable } from './ContactListsTable.tsx';
 import { DeleteListModal } from './DeleteListModal.tsx';
 import { ImportModal } from './ImportModal.tsx';
 import { ListContacts } from './ListContacts.tsx';
 import { OptOutsSection } from './OptOutsSection.tsx';
+import { PersonalDataSection } from './PersonalDataSection.tsx';
 
 /** Contacts (/contacts, issue 15): contact lists, their contacts, import and export, and the opt-out list. */
 export default function ContactsPage() {
@@ -59,6 +61,7 @@ export default function ContactsPage() {
       />
       {open && <ListContacts key={open.id} list={open} onClose={() => setOpenId(null)} />}
       <OptOutsSection />
+      <PersonalDataSection />
       <ImportModal opened={importing} onClose={() => setImporting(false)} />
       <DeleteListModal
         list={deleting}

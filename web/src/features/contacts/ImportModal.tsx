@@ -1,14 +1,33 @@
-import { Alert, Badge, Button, FileInput, Group, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import {
+  Alert,
+  Badge,
+  Button,
+  Checkbox,
+  FileInput,
+  Group,
+  Select,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { IconFileSpreadsheet } from '@tabler/icons-react';
-import { detectColumns, type ImportContactsResponse, TAG_FIELD_KEYS } from '@wa/contract';
+import {
+  CONSENT_TEXTS,
+  detectColumns,
+  type ImportContactsResponse,
+  MAX_PURPOSE,
+  TAG_FIELD_KEYS,
+} from '@wa/contract';
 import { type FormEvent, useMemo, useState } from 'react';
-import { useMeta } from '../../api/meta.ts';
 import { AppModal } from '../../components/AppModal.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { ListTable } from '../../components/ListTable.tsx';
 import { messageOf } from '../../lib/api.ts';
 import { DEFAULT_COUNTRY_CODE } from '../../lib/csv-contacts.ts';
 import { formatNumber } from '../../lib/format.ts';
-import { useImportContactList } from './api.ts';
+import { useMeta } from '../auth/api/get-meta.ts';
+import { useImportContactList } from './api/import-contact-list.ts';
 import { listNameOf, NotATableError, readTableSample } from './table-sample.ts';
 
 /** Rows of the file shown before importing. */
@@ -19,7 +38,8 @@ const plural = (n: number, one: string, many = `${one}s`) => `${formatNumber(n)}
 /** What an import did, in words: 'Imported 3 contacts. Skipped: 1 invalid, 1 duplicate, 0 empty.' */
 export function importSummary(r: ImportContactsResponse): string {
   const { invalid, duplicates, empty } = r.skipped;
-  return `Imported ${plural(r.imported, 'contact')} into '${r.list.name}' (phone column: ${r.phoneColumn}). Skipped: ${formatNumber(invalid)} invalid, ${plural(duplicates, 'duplicate')}, ${formatNumber(empty)} empty.`;
+  const consent = r.list.consent?.purpose ? ` Consent recorded for: ${r.list.consent.purpose}.` : '';
+  return `Imported ${plural(r.imported, 'contact')} into '${r.list.name}' (phone column: ${r.phoneColumn}). Skipped: ${formatNumber(invalid)} invalid, ${plural(duplicates, 'duplicate')}, ${formatNumber(empty)} empty.${consent}`;
 }
 
 /**
@@ -35,6 +55,9 @@ export function ImportModal(props: { opened: boolean; onClose: () => void }) {
   const [readError, setReadError] = useState<string | null>(null);
   const [phoneColumn, setPhoneColumn] = useState<string | null>(null);
   const [name, setName] = useState('');
+  // Never checked by default: the user states it for this file (issue 31, DPDP Act).
+  const [agreed, setAgreed] = useState(false);
+  const [purpose, setPurpose] = useState('');
   const [result, setResult] = useState<ImportContactsResponse | null>(null);
   const importList = useImportContactList();
 
@@ -49,6 +72,8 @@ export function ImportModal(props: { opened: boolean; onClose: () => void }) {
     setReadError(null);
     setPhoneColumn(null);
     setName('');
+    setAgreed(false);
+    setPurpose('');
     setResult(null);
     importList.reset();
   };
@@ -79,7 +104,12 @@ export function ImportModal(props: { opened: boolean; onClose: () => void }) {
     e.preventDefault();
     if (!file || !columns) return;
     importList.mutate(
-      { file, name: name.trim(), phoneColumn: String(columns.phoneColumn) },
+      {
+        file,
+        name: name.trim(),
+        phoneColumn: String(columns.phoneColumn),
+        ...(agreed ? { consentPurpose: purpose.trim() } : {}),
+      },
       { onSuccess: setResult },
     );
   };
@@ -113,6 +143,7 @@ export function ImportModal(props: { opened: boolean; onClose: () => void }) {
             value={file}
             onChange={pick}
             clearable
+            clearButtonProps={{ 'aria-label': 'Clear the chosen file' }}
           />
           <ErrorAlert error={readError} />
           {columns && sample && (
@@ -135,57 +166,52 @@ export function ImportModal(props: { opened: boolean; onClose: () => void }) {
                 contact's number; a Labels or Tags column gives its tags; every other column becomes a field
                 for {'{{field}}'} in messages.
               </Text>
-              <Table.ScrollContainer minWidth={0}>
-                <Table
-                  withTableBorder
-                  withColumnBorders
-                  aria-label="File preview"
-                  fz="sm"
+              <ListTable
+                label="File preview"
+                bare
+                rows={body.slice(0, PREVIEW_ROWS)}
+                rowKey={(_row, r) => r}
+                empty="No rows"
+                tableProps={{
+                  striped: false,
+                  verticalSpacing: undefined,
+                  withTableBorder: true,
+                  withColumnBorders: true,
+                  fz: 'sm',
                   // As wide as the cells need (at least the box): values are not broken mid-word.
-                  style={{ width: 'max-content', minWidth: '100%' }}
-                >
-                  <Table.Thead>
-                    <Table.Tr>
-                      {columns.headers.map((h, i) => (
-                        // biome-ignore lint/suspicious/noArrayIndexKey: columns are positions
-                        <Table.Th key={i}>
-                          <Stack gap={2}>
-                            <Text size="sm" fw={600}>
-                              {h}
-                            </Text>
-                            {i === columns.phoneColumn ? (
-                              <Badge color="green" variant="light" size="sm">
-                                Phone
-                              </Badge>
-                            ) : TAG_FIELD_KEYS.includes(fieldOf.get(i) ?? '') ? (
-                              <Badge color="blue" variant="light" size="sm">
-                                Tags
-                              </Badge>
-                            ) : (
-                              <Badge color="gray" variant="light" size="sm" tt="none" maw="none">
-                                {`{{${fieldOf.get(i)}}}`}
-                              </Badge>
-                            )}
-                          </Stack>
-                        </Table.Th>
-                      ))}
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {body.slice(0, PREVIEW_ROWS).map((row, r) => (
-                      // biome-ignore lint/suspicious/noArrayIndexKey: rows of a fixed sample
-                      <Table.Tr key={r}>
-                        {columns.headers.map((_, i) => (
-                          // biome-ignore lint/suspicious/noArrayIndexKey: columns are positions
-                          <Table.Td key={i} style={{ whiteSpace: 'nowrap' }}>
-                            {row[i] ?? ''}
-                          </Table.Td>
-                        ))}
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </Table.ScrollContainer>
+                  style: { width: 'max-content', minWidth: '100%' },
+                }}
+                columns={columns.headers.map((h, i) => ({
+                  header: (
+                    <Stack gap={2}>
+                      <Text size="sm" fw={600}>
+                        {h}
+                      </Text>
+                      {i === columns.phoneColumn ? (
+                        <Badge color="green" variant="light" size="sm">
+                          Phone
+                        </Badge>
+                      ) : TAG_FIELD_KEYS.includes(fieldOf.get(i) ?? '') ? (
+                        <Badge color="blue" variant="light" size="sm">
+                          Tags
+                        </Badge>
+                      ) : (
+                        <Badge color="gray" variant="light" size="sm" tt="none" maw="none">
+                          {`{{${fieldOf.get(i)}}}`}
+                        </Badge>
+                      )}
+                    </Stack>
+                  ),
+                }))}
+                cells={(row) =>
+                  columns.headers.map((_, i) => (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: columns are positions
+                    <Table.Td key={i} style={{ whiteSpace: 'nowrap' }}>
+                      {row[i] ?? ''}
+                    </Table.Td>
+                  ))
+                }
+              />
               <TextInput
                 label="List name"
                 value={name}
@@ -193,6 +219,22 @@ export function ImportModal(props: { opened: boolean; onClose: () => void }) {
                 required
                 maxLength={200}
               />
+              <Checkbox
+                label={CONSENT_TEXTS.confirm}
+                description="Kept with the file's name, your name and the time, as the record of consent"
+                checked={agreed}
+                onChange={(e) => setAgreed(e.currentTarget.checked)}
+              />
+              {agreed && (
+                <TextInput
+                  label={CONSENT_TEXTS.purposeLabel}
+                  description="What they agreed to receive, e.g. Order updates"
+                  value={purpose}
+                  onChange={(e) => setPurpose(e.currentTarget.value)}
+                  required
+                  maxLength={MAX_PURPOSE}
+                />
+              )}
             </>
           )}
           <ErrorAlert error={importList.isError ? messageOf(importList.error) : null} />
@@ -202,7 +244,7 @@ export function ImportModal(props: { opened: boolean; onClose: () => void }) {
             </Button>
             <Button
               type="submit"
-              disabled={!columns || noPhone || name.trim() === ''}
+              disabled={!columns || noPhone || name.trim() === '' || (agreed && purpose.trim() === '')}
               loading={importList.isPending}
             >
               Import

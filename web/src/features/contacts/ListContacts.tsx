@@ -14,11 +14,11 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import type { ContactListSummary } from '@wa/contract';
 import { useState } from 'react';
-import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { ListTable } from '../../components/ListTable.tsx';
 import { messageOf } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
-import { CONTACTS_PAGE_SIZE, useContacts } from './api.ts';
+import { CONTACTS_PAGE_SIZE, useContacts } from './api/get-contacts.ts';
 
 /**
  * One list's contacts, a page of 50 at a time from the server (a list may hold a million), with a
@@ -69,7 +69,7 @@ export function ListContacts(props: { list: ContactListSummary; onClose: () => v
           </Text>
         </Group>
         <ErrorAlert error={contacts.isError ? messageOf(contacts.error) : null} />
-        <DataTable
+        <ListTable
           bare
           label={`Contacts of ${list.name}`}
           columns={columns}

@@ -1,14 +1,20 @@
 import { Badge, Button, Group, Paper, Stack, Table, Text, Textarea, Title } from '@mantine/core';
+import { checkPhone } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
-import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { ListTable } from '../../components/ListTable.tsx';
 import { messageOf } from '../../lib/api.ts';
+import { DEFAULT_COUNTRY_CODE } from '../../lib/csv-contacts.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
-import { useAddOptOuts, useOptOuts, useRemoveOptOut } from './api.ts';
+import { useMeta } from '../auth/api/get-meta.ts';
+import { useAddOptOuts } from './api/add-opt-outs.ts';
+import { useOptOuts } from './api/get-opt-outs.ts';
+import { useRemoveOptOut } from './api/remove-opt-out.ts';
 
 const COLUMNS = [
   { header: 'Phone Number' },
   { header: 'Source' },
+  { header: 'Message' },
   { header: 'Since' },
   { header: 'Actions' },
 ];
@@ -31,17 +37,23 @@ export function OptOutsSection() {
   const remove = useRemoveOptOut();
   const [text, setText] = useState('');
   const [added, setAdded] = useState<string | null>(null);
+  /** Lines that are no phone number: left in the box and named, the rest added (issue 29). */
+  const [bad, setBad] = useState<string[]>([]);
+  const cc = useMeta().data?.defaultCountryCode ?? DEFAULT_COUNTRY_CODE;
   const list = optOuts.data?.optOuts ?? [];
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setAdded(null);
-    const numbers = numbersOf(text);
-    if (numbers.length === 0) return;
-    add.mutate(numbers, {
+    const lines = numbersOf(text);
+    const good = lines.filter((n) => 'number' in checkPhone(n, cc));
+    const refused = lines.filter((n) => !good.includes(n));
+    setBad(refused);
+    if (good.length === 0) return;
+    add.mutate(good, {
       onSuccess: (res) => {
         setAdded(res.message);
-        setText('');
+        setText(refused.join('\n'));
       },
     });
   };
@@ -59,7 +71,8 @@ export function OptOutsSection() {
         </Group>
         <Text size="sm" c="dimmed">
           Numbers here receive no messages: sends leave them out and do not charge for them. A contact who
-          replies STOP is added by itself.
+          replies STOP, or stop in Hindi or another Indian language (e.g. बंद करो, roko), is added by itself,
+          with the message they wrote.
         </Text>
         <Stack gap="xs" component="form" onSubmit={submit}>
           <Textarea
@@ -77,6 +90,11 @@ export function OptOutsSection() {
               Add to opt-outs
             </Button>
           </Group>
+          {bad.length > 0 && (
+            <Text size="sm" c="red.9" role="alert">
+              {`Not added, not phone numbers (${formatNumber(bad.length)}): ${bad.join(', ')}`}
+            </Text>
+          )}
         </Stack>
         {added && (
           <Text size="sm" c="green.8" role="status" aria-label="Opt-out result">
@@ -86,7 +104,7 @@ export function OptOutsSection() {
         <ErrorAlert error={add.isError ? messageOf(add.error) : null} />
         <ErrorAlert error={remove.isError ? messageOf(remove.error) : null} />
         <ErrorAlert error={optOuts.isError ? messageOf(optOuts.error) : null} />
-        <DataTable
+        <ListTable
           bare
           label="Opt-out list"
           columns={COLUMNS}
@@ -95,7 +113,7 @@ export function OptOutsSection() {
           loading={optOuts.isLoading}
           loadingLabel="Loading opt-outs"
           empty="No one has opted out."
-          minWidth={520}
+          minWidth={680}
           cells={(o) => (
             <>
               <Table.Td>{o.phoneNumber}</Table.Td>
@@ -103,6 +121,17 @@ export function OptOutsSection() {
                 <Badge variant="light" color={o.source === 'reply' ? 'orange' : 'gray'}>
                   {SOURCE[o.source]}
                 </Badge>
+              </Table.Td>
+              <Table.Td maw={240} style={{ overflowWrap: 'anywhere' }}>
+                {o.message ? (
+                  <Text size="sm" lang={o.language ?? undefined}>
+                    {o.message}
+                  </Text>
+                ) : (
+                  <Text size="sm" c="dimmed">
+                    —
+                  </Text>
+                )}
               </Table.Td>
               <Table.Td>{formatDateTime(o.createdAt)}</Table.Td>
               <Table.Td>

@@ -1,4 +1,4 @@
-import { detectDelimiter, readCsvRows, sheetCellText } from '@wa/contract';
+import { detectDelimiter, readCsvRows, sheetCellText, TEXTS } from '@wa/contract';
 import { startsLikeZip } from '../../lib/csv-contacts.ts';
 
 /** Rows the server reads before it decides the columns (server/src/contacts/service.ts): the preview uses as many. */
@@ -8,7 +8,7 @@ const CSV_SAMPLE_BYTES = 256 * 1024;
 
 export class NotATableError extends Error {
   constructor() {
-    super('Error processing the file');
+    super(TEXTS.notATable);
   }
 }
 

@@ -1,6 +1,5 @@
 import {
   Alert,
-  Badge,
   Button,
   Card,
   Group,
@@ -23,16 +22,17 @@ import {
   IconUsersPlus,
   IconWallet,
 } from '@tabler/icons-react';
-import type { MessageJob } from '@wa/contract';
+import { contentText, type MessageJob } from '@wa/contract';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import { useGroupsOfAccounts } from '../../api/groups.ts';
-import { useBalance, useUserDetails } from '../../api/user-details.ts';
+import { NoCreditsNote, NoSessionAlert } from '../../components/FirstRunNotices.tsx';
+import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
-import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
-import { useDashboard } from './api.ts';
+import { useBalance, useUserDetails } from '../auth/api/get-user-details.ts';
+import { useGroupsOfAccounts } from '../groups/api/get-groups-list.ts';
+import { useDashboard } from './api/get-dashboard.ts';
 
 function StatCard(props: { label: string; icon: ReactNode; children: ReactNode }) {
   return (
@@ -58,17 +58,17 @@ const icon = (Icon: typeof IconSend, color: string) => (
   </ThemeIcon>
 );
 
-const TYPE_LABEL: Record<MessageJob['messageType'], string> = { text: 'Text', media: 'Media', poll: 'Poll' };
+const TYPE_LABEL: Record<MessageJob['messageType'], string> = {
+  text: 'Text',
+  media: 'Media',
+  poll: 'Poll',
+  template: 'Template',
+  status: 'Status',
+};
 
 /** A line of the job's content: the text or caption, or the poll's question. */
 function preview(job: MessageJob): string {
-  if (job.messageType === 'poll') {
-    try {
-      return (JSON.parse(job.messageContent) as { pollName?: string }).pollName ?? '';
-    } catch {
-      return job.messageContent;
-    }
-  }
+  if (job.messageType === 'poll') return contentText(job);
   return job.messageContent || (job.fileName ?? '');
 }
 
@@ -96,9 +96,9 @@ function RecentJob({ job }: { job: MessageJob }) {
             {formatNumber(job.results.failed)} failed
           </Text>
         </Stack>
-        <Badge color={JOB_STATUS_COLOR[job.status] ?? 'gray'} variant="light">
-          {job.status}
-        </Badge>
+        <div style={{ textAlign: 'right' }}>
+          <JobStatusBadge job={job} size="md" />
+        </div>
       </Group>
     </Paper>
   );
@@ -149,6 +149,7 @@ export default function DashboardPage() {
       <Title order={1} size="h2">
         Dashboard
       </Title>
+      {!current.loading && !current.error && current.sessions.length === 0 && <NoSessionAlert />}
 
       <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 5 }} spacing="md">
         <StatCard label="Total Groups" icon={icon(IconUsersGroup, 'teal')}>
@@ -179,6 +180,7 @@ export default function DashboardPage() {
           {formatNumber(balance)}
         </StatCard>
       </SimpleGrid>
+      <NoCreditsNote balance={balance} />
 
       {groups.error && (
         <Alert color="red" role="alert">

@@ -1,6 +1,7 @@
 import { Badge, Drawer, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import type { GroupChat } from '@wa/contract';
+import { ListTable } from '../../components/ListTable.tsx';
 import { formatGroupDate, formatNumber } from '../../lib/format.ts';
 import { groupDate, NOT_AVAILABLE, type Role, sortedParticipants } from './group-rows.ts';
 import { SaveMembersButton } from './SaveMembersButton.tsx';
@@ -73,26 +74,25 @@ export function GroupDetails(props: {
             Participants
           </Title>
           {props.sessionId && <SaveMembersButton key={g.groupId} sessionId={props.sessionId} group={g} />}
-          <Table striped aria-label="Participants">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Phone Number</Table.Th>
-                <Table.Th>Role</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {sortedParticipants(g.participants).map((p) => (
-                <Table.Tr key={p.phoneNumber}>
-                  <Table.Td>{p.phoneNumber}</Table.Td>
-                  <Table.Td>
-                    <Badge color={ROLE_COLOR[p.role]} variant="light">
-                      {p.role}
-                    </Badge>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <ListTable
+            label="Participants"
+            bare
+            rows={sortedParticipants(g.participants)}
+            rowKey={(p) => p.phoneNumber}
+            columns={[{ header: 'Phone Number' }, { header: 'Role' }]}
+            empty="No participants"
+            tableProps={{ verticalSpacing: undefined }}
+            cells={(p) => (
+              <>
+                <Table.Td>{p.phoneNumber}</Table.Td>
+                <Table.Td>
+                  <Badge color={ROLE_COLOR[p.role]} variant="light">
+                    {p.role}
+                  </Badge>
+                </Table.Td>
+              </>
+            )}
+          />
         </Stack>
       )}
     </Drawer>

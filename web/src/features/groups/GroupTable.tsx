@@ -3,8 +3,7 @@ import { IconChevronDown, IconChevronUp } from '@tabler/icons-react';
 import type { GroupChat } from '@wa/contract';
 import { useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
-import { RowCard } from '../../components/DataTable.tsx';
-import { VirtualTable } from '../../components/VirtualTable.tsx';
+import { ListTable, RowCard } from '../../components/ListTable.tsx';
 import { formatNumber } from '../../lib/format.ts';
 import { qrDataUrl } from '../../lib/qr.ts';
 import { groupDate, NOT_AN_ADMIN, NOT_AVAILABLE } from './group-rows.ts';
@@ -23,7 +22,8 @@ const COLUMNS = [
 ];
 
 const ACTIVE = (
-  <Badge color="green" variant="light">
+  // The whole word: a badge cuts its label to the cell ('AC…' at 1280 px, issue 29).
+  <Badge color="green" variant="light" styles={{ label: { overflow: 'visible' } }}>
     Active
   </Badge>
 );
@@ -43,7 +43,8 @@ export function GroupTable(props: { groups: readonly GroupChat[]; onOpen: (group
       onClick={() => props.onOpen(g)}
       c="var(--mantine-primary-color-light-color)"
       fw={500}
-      maw={180}
+      miw={140}
+      maw={260}
       style={{ display: 'block', textDecoration: 'underline', overflowWrap: 'anywhere' }}
     >
       {g.groupName}
@@ -111,29 +112,28 @@ export function GroupTable(props: { groups: readonly GroupChat[]; onOpen: (group
 
   return (
     <>
-      <VirtualTable
+      <ListTable
         label="Group chats"
-        items={props.groups}
-        getKey={(g) => g.groupId}
-        estimateRowHeight={97}
-        fit
-        columnCount={COLUMNS.length}
-        header={COLUMNS.map((c) => <Table.Th key={c}>{c}</Table.Th>)}
-        renderRow={(g, index, rowProps) => (
-          <Table.Tr {...rowProps}>
+        empty="No group chats found"
+        rows={props.groups}
+        rowKey={(g) => g.groupId}
+        virtual={{ estimateRowHeight: 97, fit: true }}
+        columns={COLUMNS.map((header) => ({ header }))}
+        cells={(g, index) => (
+          <>
             <Table.Td>{index + 1}</Table.Td>
-            <Table.Td>{name(g)}</Table.Td>
+            <Table.Td miw={150}>{name(g)}</Table.Td>
             <Table.Td>{admins(g)}</Table.Td>
             <Table.Td>{link(g)}</Table.Td>
             <Table.Td>{qr(g)}</Table.Td>
             <Table.Td>{formatNumber(g.participantCount)}</Table.Td>
             <Table.Td>{formatNumber(g.adminCount)}</Table.Td>
-            <Table.Td>{ACTIVE}</Table.Td>
+            <Table.Td miw={80}>{ACTIVE}</Table.Td>
             <Table.Td miw={90}>{groupDate(g.creationDate)}</Table.Td>
             <Table.Td miw={90}>{groupDate(g.updatedDate)}</Table.Td>
-          </Table.Tr>
+          </>
         )}
-        renderCard={(g, index) => (
+        card={(g, index) => (
           <RowCard
             title={
               <Group gap={6} wrap="nowrap" align="flex-start">

@@ -2,6 +2,7 @@ import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import type { GroupChat } from '@wa/contract';
+import { MemoryRouter } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import GroupsPage from './GroupsPage.tsx';
 
@@ -50,7 +51,9 @@ function renderPage() {
   return render(
     <MantineProvider>
       <QueryClientProvider client={client}>
-        <GroupsPage />
+        <MemoryRouter>
+          <GroupsPage />
+        </MemoryRouter>
       </QueryClientProvider>
     </MantineProvider>,
   );
@@ -80,7 +83,13 @@ describe('GroupsPage', () => {
   it('asks to connect WhatsApp first when the user has no session', async () => {
     stubApi({ '/api/sessions': { body: { success: true, sessions: [] } } });
     renderPage();
-    expect(await screen.findByText('No active session found. Please connect WhatsApp first.')).toBeTruthy();
+    expect(
+      await screen.findByText('No active session found. Please connect WhatsApp first.'),
+    ).toBeInTheDocument();
+    // One click to where a WhatsApp is linked (issue 29, item 9).
+    expect(screen.getByRole('link', { name: 'Link WhatsApp in Instances' }).getAttribute('href')).toBe(
+      '/instances',
+    );
     expect(screen.queryByRole('button', { name: 'CSV' })).toBeNull();
   });
 
@@ -90,8 +99,8 @@ describe('GroupsPage', () => {
       '/api/groupChats/': 'pending',
     });
     renderPage();
-    expect(await screen.findByRole('button', { name: 'CSV' })).toBeTruthy();
-    expect(screen.getByText('Loading group chats...')).toBeTruthy();
+    expect(await screen.findByRole('button', { name: 'CSV' })).toBeInTheDocument();
+    expect(screen.getByText('Loading group chats...')).toBeInTheDocument();
   });
 
   it("says 'No group chats found' for a session without groups", async () => {
@@ -100,7 +109,7 @@ describe('GroupsPage', () => {
       '/api/groupChats/919800000001_abc': { body: { success: true, groups: [], message: 'No groups' } },
     });
     renderPage();
-    expect(await screen.findByText('No group chats found')).toBeTruthy();
+    expect(await screen.findByText('No group chats found')).toBeInTheDocument();
   });
 
   it('lists the first session’s groups without a selector when multi-session is off', async () => {
@@ -112,15 +121,15 @@ describe('GroupsPage', () => {
     });
     renderPage();
     const table = await screen.findByRole('table', { name: 'Group chats' });
-    expect(await within(table).findByRole('button', { name: 'Group 1' })).toBeTruthy();
-    expect(within(table).getByRole('button', { name: '<i>Team</i>' })).toBeTruthy();
+    expect(await within(table).findByRole('button', { name: 'Group 1' })).toBeInTheDocument();
+    expect(within(table).getByRole('button', { name: '<i>Team</i>' })).toBeInTheDocument();
     expect(table.querySelector('i')).toBeNull();
     expect(screen.queryByRole('combobox', { name: 'Phone number' })).toBeNull();
 
     fireEvent.change(screen.getByRole('textbox', { name: 'Search groups' }), { target: { value: 'te' } });
-    expect(screen.getByText('Enter at least 3 characters')).toBeTruthy();
+    expect(screen.getByText('Enter at least 3 characters')).toBeInTheDocument();
     fireEvent.change(screen.getByRole('textbox', { name: 'Search groups' }), { target: { value: 'TEA' } });
     expect(within(table).queryByRole('button', { name: 'Group 1' })).toBeNull();
-    expect(screen.getByText('1 of 2 groups')).toBeTruthy();
+    expect(screen.getByText('1 of 2 groups')).toBeInTheDocument();
   });
 });

@@ -2,12 +2,13 @@ import { Alert, Button, Card, Center, Group, Loader, Stack, Text, TextInput, Tit
 import { IconFileTypeCsv, IconPrinter, IconSearch } from '@tabler/icons-react';
 import type { GroupChat } from '@wa/contract';
 import { type ReactNode, useMemo, useState } from 'react';
-import { useGroupChats } from '../../api/groups.ts';
+import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
 import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
 import { ApiError } from '../../lib/api.ts';
 import { exportCsv, printTable } from '../../lib/export.ts';
 import { formatNumber } from '../../lib/format.ts';
+import { useGroupChats } from './api/get-group-chats.ts';
 import { GroupDetails } from './GroupDetails.tsx';
 import { GroupTable } from './GroupTable.tsx';
 import {
@@ -53,12 +54,7 @@ export default function GroupsPage() {
         {`Error fetching sessions: ${current.error.message}`}
       </Alert>
     );
-  else if (!current.sessionId)
-    body = (
-      <Alert color="yellow" variant="light">
-        No active session found. Please connect WhatsApp first.
-      </Alert>
-    );
+  else if (!current.sessionId) body = <NoSessionAlert />;
   else
     body = (
       <Card withBorder padding="sm" radius="md">

@@ -1,9 +1,9 @@
 import { Alert, Button, Stack } from '@mantine/core';
 import { IconAddressBook } from '@tabler/icons-react';
 import type { GroupChat } from '@wa/contract';
-import { useSaveGroupMembers } from '../../api/contact-lists.ts';
 import { messageOf } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
+import { useSaveGroupMembers } from '../contacts/api/save-group-members.ts';
 
 /**
  * 'Save members as a contact list' (issue 15): the group's members become a contact list named

@@ -19,11 +19,14 @@ import { POLICY_LIMITS, type SessionPolicyResponse } from '@wa/contract';
 import { useMemo, useState } from 'react';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
-import { useSaveSessionPolicy, useSessionPolicy } from './policy-api.ts';
+import { useSessionPolicy } from './api/get-session-policy.ts';
+import { useSaveSessionPolicy } from './api/update-session-policy.ts';
+import { ProxySection } from './ProxySection.tsx';
 import {
   checkPolicy,
   fieldOfServerMessage,
   formOf,
+  inFormWords,
   type PolicyForm,
   type PolicyProblems,
   timeZones,
@@ -65,6 +68,7 @@ export function AccountSettingsDrawer(props: {
         <Stack gap="md">
           <TodayPanel data={policy.data} />
           <PolicyFormView key={s.sessionId} sessionId={s.sessionId} initial={policy.data} />
+          <ProxySection key={`proxy-${s.sessionId}`} sessionId={s.sessionId} />
         </Stack>
       )}
     </Drawer>
@@ -138,7 +142,8 @@ function PolicyFormView(props: { sessionId: string; initial: SessionPolicyRespon
         },
         onError: (err) => {
           const text = err instanceof ApiError && err.serverMessage ? err.serverMessage : err.message;
-          setProblems({ [fieldOfServerMessage(text) ?? 'general']: text });
+          const field = fieldOfServerMessage(text) ?? 'general';
+          setProblems({ [field]: inFormWords(field, text) });
         },
       },
     );
@@ -167,6 +172,20 @@ function PolicyFormView(props: { sessionId: string; initial: SessionPolicyRespon
           checked={form.warmUp}
           onChange={(e) => set('warmUp', e.currentTarget.checked)}
           error={problems.warmUp}
+        />
+        <NumberInput
+          label="New contacts per day"
+          description="Numbers this account has never messaged, per local day; empty for no limit. One-to-one sends wait once it is reached. On by default (50) while warm-up is on"
+          placeholder="No limit"
+          clampBehavior="none"
+          allowDecimal={false}
+          allowNegative={false}
+          min={1}
+          max={POLICY_LIMITS.newContactsPerDay}
+          thousandSeparator=","
+          value={form.newContactsPerDay}
+          onChange={(v) => set('newContactsPerDay', v === '' ? '' : Number(v))}
+          error={problems.newContactsPerDay}
         />
         <Switch
           label="Quiet hours"
@@ -204,29 +223,27 @@ function PolicyFormView(props: { sessionId: string; initial: SessionPolicyRespon
         />
         <Group grow align="flex-start">
           <NumberInput
-            label="Pause from (ms)"
+            label="Pause from (seconds)"
             clampBehavior="none"
-            allowDecimal={false}
+            decimalScale={1}
             allowNegative={false}
             min={0}
-            max={POLICY_LIMITS.delayMaxMs}
-            step={500}
-            thousandSeparator=","
-            value={form.delayMinMs}
-            onChange={(v) => set('delayMinMs', v === '' ? '' : Number(v))}
+            max={POLICY_LIMITS.delayMaxMs / 1000}
+            step={0.5}
+            value={form.delayMinS}
+            onChange={(v) => set('delayMinS', v === '' ? '' : Number(v))}
             error={problems.delayMinMs}
           />
           <NumberInput
-            label="Pause to (ms)"
+            label="Pause to (seconds)"
             clampBehavior="none"
-            allowDecimal={false}
+            decimalScale={1}
             allowNegative={false}
             min={0}
-            max={POLICY_LIMITS.delayMaxMs}
-            step={500}
-            thousandSeparator=","
-            value={form.delayMaxMs}
-            onChange={(v) => set('delayMaxMs', v === '' ? '' : Number(v))}
+            max={POLICY_LIMITS.delayMaxMs / 1000}
+            step={0.5}
+            value={form.delayMaxS}
+            onChange={(v) => set('delayMaxS', v === '' ? '' : Number(v))}
             error={problems.delayMaxMs}
           />
         </Group>

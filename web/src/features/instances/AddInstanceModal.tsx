@@ -1,11 +1,11 @@
 import { Alert, Button, Group, Stack, TextInput } from '@mantine/core';
 import { checkPhone } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
-import { useMeta } from '../../api/meta.ts';
 import { AppModal } from '../../components/AppModal.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { DEFAULT_COUNTRY_CODE } from '../../lib/csv-contacts.ts';
-import { useCreateInstance } from './api.ts';
+import { useMeta } from '../auth/api/get-meta.ts';
+import { useCreateInstance } from './api/create-instance.ts';
 
 /** 'Add New Instance': phone number and session name; on success the QR flow starts. */
 export function AddInstanceModal(props: {
@@ -15,6 +15,8 @@ export function AddInstanceModal(props: {
 }) {
   const [phoneNumber, setPhoneNumber] = useState('');
   const [sessionName, setSessionName] = useState('');
+  /** Optional (issue 31): the account connects only through it. */
+  const [proxy, setProxy] = useState('');
   const [errors, setErrors] = useState<{ phoneNumber?: string; sessionName?: string }>({});
   const [error, setError] = useState<string | null>(null);
   const create = useCreateInstance();
@@ -42,11 +44,12 @@ export function AddInstanceModal(props: {
     setError(null);
     const name = sessionName.trim();
     create.mutate(
-      { phoneNumber: phone.number, sessionName: name },
+      { phoneNumber: phone.number, sessionName: name, ...(proxy.trim() ? { proxy: proxy.trim() } : {}) },
       {
         onSuccess: (res) => {
           setPhoneNumber('');
           setSessionName('');
+          setProxy('');
           props.onCreated(res.sessionId, name);
         },
         onError: (err) =>
@@ -71,11 +74,22 @@ export function AddInstanceModal(props: {
           )}
           <TextInput
             label="Phone Number"
-            placeholder="Enter phone number with country code (e.g. 919876543210)"
+            placeholder="With country code, e.g. 919876543210"
             inputMode="tel"
+            // The whole hint stays readable at 360 px (a long placeholder was cut off), and says
+            // which phone: the one whose WhatsApp will scan the QR next.
+            inputWrapperOrder={['label', 'description', 'input', 'error']}
             value={phoneNumber}
             onChange={(e) => setPhoneNumber(e.currentTarget.value)}
-            description={stored ? `Saved as ${stored}` : undefined}
+            description={
+              stored ? (
+                <>
+                  <span>Saved as {stored}</span>. It must be the number of the phone you are about to link.
+                </>
+              ) : (
+                'The number of the phone you are about to link, with its country code.'
+              )
+            }
             error={errors.phoneNumber}
             data-autofocus
           />
@@ -85,6 +99,13 @@ export function AddInstanceModal(props: {
             value={sessionName}
             onChange={(e) => setSessionName(e.currentTarget.value)}
             error={errors.sessionName}
+          />
+          <TextInput
+            label="Proxy (optional)"
+            description="socks5://user:password@host:port or http://user:password@host:port: this account then connects only through it"
+            placeholder="socks5://user:password@203.0.113.7:1080"
+            value={proxy}
+            onChange={(e) => setProxy(e.currentTarget.value)}
           />
           <Group justify="flex-end">
             <Button variant="default" onClick={close}>

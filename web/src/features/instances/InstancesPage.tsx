@@ -9,15 +9,20 @@ import {
 } from '@tabler/icons-react';
 import { instanceLimitText, type Session } from '@wa/contract';
 import { useState } from 'react';
-import { useSessions } from '../../api/sessions.ts';
-import { DataTable, RowCard } from '../../components/DataTable.tsx';
+import { ListTable, RowCard } from '../../components/ListTable.tsx';
 import { ApiError } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
+import { AccountHealth } from './AccountHealth.tsx';
+import { AccountKind } from './AccountKind.tsx';
 import { AccountSettingsDrawer } from './AccountSettingsDrawer.tsx';
 import { AddInstanceModal } from './AddInstanceModal.tsx';
-import { useRestartSession, useResumeSending, useTerminateSession } from './api.ts';
+import { useSessions } from './api/get-sessions.ts';
+import { useRestartSession } from './api/restart-session.ts';
+import { useResumeSending } from './api/resume-sending.ts';
+import { useTerminateSession } from './api/terminate-session.ts';
+import { ConnectCloudModal } from './ConnectCloudModal.tsx';
 import { QrModal } from './QrModal.tsx';
 import { SessionStatusBadge } from './SessionStatusBadge.tsx';
 import { SessionStatusReason } from './SessionStatusReason.tsx';
@@ -27,6 +32,7 @@ const COLUMNS = [
   { header: '#' },
   { header: 'Session Name' },
   { header: 'Phone Number' },
+  { header: 'Kind' },
   { header: 'Session ID' },
   { header: 'Status' },
   { header: 'Created' },
@@ -41,6 +47,7 @@ export default function InstancesPage() {
   const sessions = useSessions();
   const list = sessions.data ?? [];
   const [adding, setAdding] = useState(false);
+  const [addingCloud, setAddingCloud] = useState(false);
   const [qrFor, setQrFor] = useState<{ sessionId: string; name: string } | null>(null);
   const [toTerminate, setToTerminate] = useState<Session | null>(null);
   const [settingsFor, setSettingsFor] = useState<Session | null>(null);
@@ -87,7 +94,7 @@ export default function InstancesPage() {
 
   const actions = (s: Session) => (
     <>
-      {s.status !== 'CONNECTED' && (
+      {s.status !== 'CONNECTED' && s.kind !== 'cloud' && (
         <Button
           size="xs"
           variant="light"
@@ -176,6 +183,17 @@ export default function InstancesPage() {
           >
             ADD NEW
           </Button>
+          <Button
+            variant="light"
+            leftSection={<IconPlus size={16} aria-hidden />}
+            onClick={() => {
+              setNotice(null);
+              setAddingCloud(true);
+            }}
+            disabled={!!limitText || sessions.isLoading}
+          >
+            Connect Cloud API
+          </Button>
         </Group>
       </Group>
 
@@ -201,7 +219,7 @@ export default function InstancesPage() {
         </Alert>
       )}
 
-      <DataTable
+      <ListTable
         label="Instances"
         columns={COLUMNS}
         rows={list}
@@ -221,10 +239,12 @@ export default function InstancesPage() {
                   <>
                     <SessionStatusBadge status={s.status} />
                     <SessionStatusReason session={s} />
+                    <AccountHealth sessionId={s.sessionId} />
                   </>
                 ),
               },
               { label: 'Phone Number', value: s.phoneNumber },
+              { label: 'Kind', value: <AccountKind session={s} /> },
               {
                 label: 'Session ID',
                 value: (
@@ -243,6 +263,9 @@ export default function InstancesPage() {
             <Table.Td>{i + 1}</Table.Td>
             <Table.Td>{s.sessionName}</Table.Td>
             <Table.Td>{s.phoneNumber}</Table.Td>
+            <Table.Td miw={180}>
+              <AccountKind session={s} />
+            </Table.Td>
             <Table.Td>
               <Text size="sm" ff="monospace" maw={170} style={{ wordBreak: 'break-all' }}>
                 {s.sessionId}
@@ -251,6 +274,7 @@ export default function InstancesPage() {
             <Table.Td miw={140}>
               <SessionStatusBadge status={s.status} />
               <SessionStatusReason session={s} />
+              <AccountHealth sessionId={s.sessionId} />
             </Table.Td>
             <Table.Td>{formatDateTime(s.createdAt)}</Table.Td>
             <Table.Td>
@@ -268,6 +292,14 @@ export default function InstancesPage() {
         onCreated={(sessionId, name) => {
           setAdding(false);
           setQrFor({ sessionId, name });
+        }}
+      />
+      <ConnectCloudModal
+        opened={addingCloud}
+        onClose={() => setAddingCloud(false)}
+        onConnected={() => {
+          setAddingCloud(false);
+          setNotice({ color: 'green', text: 'Cloud API number connected' });
         }}
       />
       <QrModal session={qrFor} onClose={() => setQrFor(null)} />

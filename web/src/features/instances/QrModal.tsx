@@ -1,19 +1,19 @@
 import { Alert, Button, Center, Image, List, Loader, Stack, Text } from '@mantine/core';
 import { IconDeviceMobile, IconQrcode, IconRefresh } from '@tabler/icons-react';
-import { useQueryClient } from '@tanstack/react-query';
 import { formatPairingCode } from '@wa/contract';
 import { useEffect, useState } from 'react';
-import { sessionKeys } from '../../api/sessions.ts';
 import { AppModal } from '../../components/AppModal.tsx';
+import { useInvalidate } from '../../lib/mutation.ts';
+import { sessionKeys } from './api/keys.ts';
 import { clock, PAIRING_TEXT, type PairingState, usePairingCode } from './usePairingCode.ts';
 import { QR_TEXT, useQrFlow } from './useQrFlow.ts';
 
 /** 'Connect WhatsApp': the QR flow of spec section 2 for one session. */
 export function QrModal(props: { session: { sessionId: string; name: string } | null; onClose: () => void }) {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   // Linking changes the session's status: the list is read again once the modal closes.
   const close = () => {
-    void queryClient.invalidateQueries({ queryKey: sessionKeys.all });
+    void invalidate([sessionKeys.all]);
     props.onClose();
   };
   const sessionId = props.session?.sessionId ?? null;

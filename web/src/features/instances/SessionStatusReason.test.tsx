@@ -33,14 +33,14 @@ describe('SessionStatusReason', () => {
     show(session({ statusReason: REASON, sendPaused: true, sendPausedUntil: until }));
     expect(
       screen.getByText(`${REASON} One-to-one sends wait until ${formatDateTime(until)}; group sends go on.`),
-    ).toBeTruthy();
+    ).toBeInTheDocument();
   });
 
   it('without an end time, says the pause lasts until WhatsApp lifts it or the user resumes', () => {
     show(session({ statusReason: REASON, sendPaused: true }));
     expect(
       screen.getByText(/until WhatsApp lifts the restriction or you resume; group sends go on\.$/),
-    ).toBeTruthy();
+    ).toBeInTheDocument();
   });
 
   it('shows nothing for a session that sends', () => {

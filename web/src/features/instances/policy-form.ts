@@ -8,9 +8,12 @@ export type PolicyForm = {
   quietStart: string;
   quietEnd: string;
   timezone: string;
-  delayMinMs: number | '';
-  delayMaxMs: number | '';
+  /** Pauses in seconds, as the form shows them (the policy holds milliseconds). */
+  delayMinS: number | '';
+  delayMaxS: number | '';
   typing: boolean;
+  /** Numbers the account never messaged, a day ('' is no cap). */
+  newContactsPerDay: number | '';
 };
 
 /** Where a problem is shown: next to one of these fields (the policy's own paths). */
@@ -24,6 +27,7 @@ export const POLICY_FIELDS = [
   'delayMinMs',
   'delayMaxMs',
   'typing',
+  'newContactsPerDay',
 ] as const;
 export type PolicyField = (typeof POLICY_FIELDS)[number];
 /** Problems by field; `general` for one that names no field. */
@@ -40,9 +44,10 @@ export function formOf(policy: SessionPolicy): PolicyForm {
     quietStart: policy.quietHours?.start ?? DEFAULT_QUIET.start,
     quietEnd: policy.quietHours?.end ?? DEFAULT_QUIET.end,
     timezone: policy.timezone,
-    delayMinMs: policy.delayMinMs,
-    delayMaxMs: policy.delayMaxMs,
+    delayMinS: policy.delayMinMs / 1000,
+    delayMaxS: policy.delayMaxMs / 1000,
     typing: policy.typing,
+    newContactsPerDay: policy.newContactsPerDay ?? '',
   };
 }
 
@@ -53,9 +58,10 @@ export function bodyOf(form: PolicyForm): Record<string, unknown> {
     warmUp: form.warmUp,
     quietHours: form.quietHours ? { start: form.quietStart, end: form.quietEnd } : null,
     timezone: form.timezone.trim(),
-    delayMinMs: form.delayMinMs === '' ? undefined : form.delayMinMs,
-    delayMaxMs: form.delayMaxMs === '' ? undefined : form.delayMaxMs,
+    delayMinMs: form.delayMinS === '' ? undefined : Math.round(form.delayMinS * 1000),
+    delayMaxMs: form.delayMaxS === '' ? undefined : Math.round(form.delayMaxS * 1000),
     typing: form.typing,
+    newContactsPerDay: form.newContactsPerDay === '' ? null : form.newContactsPerDay,
   };
 }
 
@@ -77,7 +83,7 @@ export function checkPolicy(
   const problems: PolicyProblems = {};
   for (const issue of parsed.error.issues) {
     const field = fieldOfPath(issue.path) ?? 'general';
-    problems[field] ??= issue.message;
+    problems[field] ??= inFormWords(field, issue.message);
   }
   return { policy: null, problems };
 }
@@ -89,6 +95,31 @@ export function checkPolicy(
 export function fieldOfServerMessage(message: string): PolicyField | null {
   const first = message.split(' ', 1)[0] ?? '';
   return (POLICY_FIELDS as readonly string[]).includes(first) ? (first as PolicyField) : null;
+}
+
+/** The contract speaks the API's names ('delayMaxMs', 'null'); the form says what it shows. */
+const FORM_WORDS: Record<PolicyField, string> = {
+  dailyLimit: 'Daily limit must be a whole number from 1 to 100,000 (leave it empty for no limit)',
+  newContactsPerDay:
+    'New contacts per day must be a whole number from 1 to 100,000 (leave it empty for no limit)',
+  warmUp: 'Warm-up must be on or off',
+  quietHours: 'Quiet hours need a Quiet from and a Quiet until time',
+  'quietHours.start': 'Quiet from must be a time from 00:00 to 23:59',
+  'quietHours.end': 'Quiet until must be a time from 00:00 to 23:59',
+  timezone: 'Choose a time zone from the list, such as Asia/Kolkata',
+  delayMinMs: 'Pause from must be a number of seconds from 0 to 600',
+  delayMaxMs: 'Pause to must be a number of seconds from 0 to 600',
+  typing: 'Typing indicator must be on or off',
+};
+const PAUSE_ORDER = 'Pause from must not be longer than Pause to';
+const QUIET_SAME = 'Quiet from and Quiet until must differ';
+
+/** A contract or server message about a field, in the form's words. */
+export function inFormWords(field: PolicyField | 'general', message: string): string {
+  if (message.includes('must not be above')) return PAUSE_ORDER;
+  if (message.includes('must differ')) return QUIET_SAME;
+  if (field === 'general') return message;
+  return FORM_WORDS[field];
 }
 
 /** The time zones the browser knows (the list to pick from), with the policy's own first if missing. */

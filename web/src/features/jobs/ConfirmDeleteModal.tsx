@@ -1,5 +1,6 @@
 import { Alert, Button, Code, Group, Stack, Text } from '@mantine/core';
 import { AppModal } from '../../components/AppModal.tsx';
+import { formatNumber } from '../../lib/format.ts';
 
 /** 'Confirm Delete' (spec section 2). */
 export function ConfirmDeleteModal(props: {
@@ -13,6 +14,8 @@ export function ConfirmDeleteModal(props: {
   /** A line of the job's message and, for a scheduled job, when it is to be sent (issue 18). */
   preview?: string;
   scheduledFor?: string | null;
+  /** Recipients not sent yet: each holds the credit reserved at acceptance (issue 29). */
+  unsent?: number;
 }) {
   return (
     <AppModal opened={!!props.jobId} onClose={props.onCancel} title="Confirm Delete">
@@ -47,6 +50,13 @@ export function ConfirmDeleteModal(props: {
         )}
         {props.endsSeries && (
           <Text size="sm">This is the next occurrence of a repeating job: deleting it ends the series.</Text>
+        )}
+        {!!props.unsent && (
+          <Text size="sm">
+            {props.unsent === 1
+              ? 'Its 1 unsent message holds 1 credit: it is refunded.'
+              : `Its ${formatNumber(props.unsent)} unsent messages hold ${formatNumber(props.unsent)} credits: they are refunded.`}
+          </Text>
         )}
         <Text size="sm" c="red.8">
           This action cannot be undone.

@@ -1,24 +1,21 @@
+import { Alert, Button, Group, Loader, SimpleGrid, Stack, Table, Text } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import {
-  Alert,
-  Badge,
-  Button,
-  Group,
-  Loader,
-  ScrollArea,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-} from '@mantine/core';
-import { useVirtualizer } from '@tanstack/react-virtual';
-import type { JobDetail, JobWithDetails } from '@wa/contract';
-import { useRef } from 'react';
-import { useJobDetails } from '../../api/message-jobs.ts';
+  formatRupees,
+  isRetryableError,
+  type JobDetail,
+  type JobWithDetails,
+  jidUser,
+  parsePoll,
+  viewedByText,
+} from '@wa/contract';
 import { AppModal } from '../../components/AppModal.tsx';
+import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
+import { ListTable, SMALL_SCREEN } from '../../components/ListTable.tsx';
 import { errorText } from '../../lib/api.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
-import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
-import { canRetry, parsePoll } from './jobs-view.ts';
+import { useJobDetails } from './api/get-job-details.ts';
+import { canRetry, deliveryFigures, recipientStage, undeliveredText } from './jobs-view.ts';
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -34,6 +31,28 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
 }
 
 function MessageContent({ job }: { job: JobWithDetails }) {
+  if (job.messageType === 'template') {
+    // A Cloud API template send (issue 30): its name, language and values, and Meta's charge so far.
+    const t = parseTemplate(job.messageContent);
+    return (
+      <Stack gap={2}>
+        <Text size="sm" fw={500}>
+          Template {t?.name ?? ''} ({t?.language ?? ''})
+        </Text>
+        {t?.parameters.map((p, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: values may repeat
+          <Text key={i} size="sm">
+            {`{{${i + 1}}}`} → {p}
+          </Text>
+        ))}
+        {job.costUnits != null && (
+          <Text size="xs" c="dimmed">
+            Meta's charge for the delivered messages: {formatRupees(job.costUnits)}
+          </Text>
+        )}
+      </Stack>
+    );
+  }
   if (job.messageType === 'poll') {
     const poll = parsePoll(job.messageContent);
     if (poll) {
@@ -69,17 +88,69 @@ function MessageContent({ job }: { job: JobWithDetails }) {
   );
 }
 
+/** The stored template of a Cloud API job: `{ name, language, parameters }` as JSON text. */
+function parseTemplate(content: string): { name: string; language: string; parameters: string[] } | null {
+  try {
+    const v = JSON.parse(content) as { name?: unknown; language?: unknown; parameters?: unknown };
+    if (typeof v.name !== 'string' || typeof v.language !== 'string') return null;
+    const parameters = Array.isArray(v.parameters)
+      ? v.parameters.filter((p): p is string => typeof p === 'string')
+      : [];
+    return { name: v.name, language: v.language, parameters };
+  } catch {
+    return null;
+  }
+}
+
 const ROW = 37;
 
 /** The number a message went to when WhatsApp named another JID for it (Brazil's 9th digit…); null when the same. */
 export function sentToNumber(d: Pick<JobDetail, 'chatId' | 'sentTo'>): string | null {
   if (!d.sentTo) return null;
-  const to = d.sentTo.split('@')[0]!.split(':')[0]!;
-  return to === d.chatId.split('@')[0]!.replace(/\D/g, '') ? null : to;
+  const to = jidUser(d.sentTo);
+  return to === jidUser(d.chatId).replace(/\D/g, '') ? null : to;
 }
 
 /** The account that sent a message, as its phone number (a sessionId is `<phone>_<suffix>`). */
 export const accountNumber = (sessionId: string | undefined) => (sessionId ? sessionId.split('_')[0]! : '');
+
+/** The contact's reply: its time and text (issue 26). */
+function Reply({ d }: { d: JobDetail }) {
+  if (!d.repliedAt) return null;
+  return (
+    <>
+      <Text size="xs" c="dimmed">
+        {formatDateTime(d.repliedAt)}
+      </Text>
+      <Text size="xs" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+        {d.replyText}
+      </Text>
+    </>
+  );
+}
+
+/** Below 768 px: the receipts' times and the reply as lines under the send time. */
+function ReceiptLines({ d }: { d: JobDetail }) {
+  return (
+    <>
+      {d.deliveredAt && (
+        <Text size="xs" c="dimmed">
+          Delivered {formatDateTime(d.deliveredAt)}
+        </Text>
+      )}
+      {d.readAt && (
+        <Text size="xs" c="dimmed">
+          Read {formatDateTime(d.readAt)}
+        </Text>
+      )}
+      {d.repliedAt && (
+        <Text size="xs" c="dimmed">
+          Replied: {d.replyText}
+        </Text>
+      )}
+    </>
+  );
+}
 
 export function RecipientsTable({
   details,
@@ -91,73 +162,66 @@ export function RecipientsTable({
   /** A column with the account that sends each message (a job spread over several accounts). */
   showAccount?: boolean;
 }) {
-  const columns = showAccount ? 5 : 4;
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: details.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW,
-    // A row never measures below its estimate: a row measured at 0 (not laid out yet) would
-    // otherwise make the virtualizer render ever more rows.
-    measureElement: (el) => Math.max(el.getBoundingClientRect().height, ROW),
-    overscan: 10,
-  });
-  const items = virtualizer.getVirtualItems();
-  const padTop = items.length ? items[0].start : 0;
-  const padBottom = items.length ? virtualizer.getTotalSize() - items[items.length - 1].end : 0;
+  // Wide: a column for each receipt time and the reply; below 768 px they are lines of Sent At.
+  // Below 768 px the cells wrap inside the full-screen modal: number, status and error in view
+  // without sideways scrolling (issue 29).
+  const small = useMediaQuery(SMALL_SCREEN, false, { getInitialValueInEffect: false });
+  const columns = [
+    { header: groups ? 'Group' : 'Phone Number' },
+    { header: 'Status' },
+    { header: 'Sent At' },
+    ...(small ? [] : [{ header: 'Delivered At' }, { header: 'Read At' }, { header: 'Reply' }]),
+    { header: 'Error' },
+    ...(showAccount ? [{ header: 'Sent From' }] : []),
+  ];
   return (
-    <ScrollArea.Autosize mah={360} viewportRef={scrollRef} type="auto">
-      <Table stickyHeader miw={560} verticalSpacing={6} aria-label="Recipients">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{groups ? 'Group' : 'Phone Number'}</Table.Th>
-            <Table.Th>Status</Table.Th>
-            <Table.Th>Sent At</Table.Th>
-            <Table.Th>Error</Table.Th>
-            {showAccount && <Table.Th>Sent From</Table.Th>}
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {padTop > 0 && (
-            <tr aria-hidden>
-              <td colSpan={columns} style={{ height: padTop, padding: 0, border: 0 }} />
-            </tr>
+    <ListTable
+      label="Recipients"
+      rows={details}
+      rowKey={(d, index) => `${d.chatId}-${index}`}
+      columns={columns}
+      empty="No recipients"
+      virtual={{ estimateRowHeight: ROW, maxHeight: '360px', fit: true, overscan: 10 }}
+      tableProps={{
+        striped: false,
+        highlightOnHover: false,
+        miw: small ? undefined : 860,
+        verticalSpacing: 6,
+        horizontalSpacing: small ? 4 : 'xs',
+        fz: small ? 'xs' : undefined,
+      }}
+      cells={(d) => (
+        <>
+          <Table.Td style={{ wordBreak: 'break-word' }}>
+            {d.chatName || d.chatId}
+            {sentToNumber(d) && (
+              <Text size="xs" c="dimmed">
+                Sent to {sentToNumber(d)} (the number WhatsApp gave)
+              </Text>
+            )}
+          </Table.Td>
+          <Table.Td>{recipientStage(d)}</Table.Td>
+          <Table.Td>
+            {d.sentAt ? formatDateTime(d.sentAt) : 'N/A'}
+            {small && <ReceiptLines d={d} />}
+          </Table.Td>
+          {!small && <Table.Td>{formatDateTime(d.deliveredAt)}</Table.Td>}
+          {!small && <Table.Td>{formatDateTime(d.readAt)}</Table.Td>}
+          {!small && (
+            <Table.Td>
+              <Reply d={d} />
+            </Table.Td>
           )}
-          {items.map((item) => {
-            const d = details[item.index];
-            return (
-              <Table.Tr
-                key={`${d.chatId}-${item.index}`}
-                ref={virtualizer.measureElement}
-                data-index={item.index}
-              >
-                <Table.Td style={{ wordBreak: 'break-word' }}>
-                  {d.chatName || d.chatId}
-                  {sentToNumber(d) && (
-                    <Text size="xs" c="dimmed">
-                      Sent to {sentToNumber(d)} (the number WhatsApp gave)
-                    </Text>
-                  )}
-                </Table.Td>
-                <Table.Td>{d.status}</Table.Td>
-                <Table.Td>{d.sentAt ? formatDateTime(d.sentAt) : 'N/A'}</Table.Td>
-                <Table.Td>
-                  <Text size="xs" c="red.8">
-                    {d.error ?? ''}
-                  </Text>
-                </Table.Td>
-                {showAccount && <Table.Td>{accountNumber(d.sessionId)}</Table.Td>}
-              </Table.Tr>
-            );
-          })}
-          {padBottom > 0 && (
-            <tr aria-hidden>
-              <td colSpan={columns} style={{ height: padBottom, padding: 0, border: 0 }} />
-            </tr>
-          )}
-        </Table.Tbody>
-      </Table>
-    </ScrollArea.Autosize>
+          <Table.Td>
+            <Text size="xs" c="red.8">
+              {d.error ?? undeliveredText(d) ?? ''}
+              {d.error && !isRetryableError(d.error) ? ' (a retry cannot fix this)' : ''}
+            </Text>
+          </Table.Td>
+          {showAccount && <Table.Td>{accountNumber(d.sessionId)}</Table.Td>}
+        </>
+      )}
+    />
   );
 }
 
@@ -166,6 +230,8 @@ export function JobDetailsModal(props: {
   jobId: string | null;
   onClose: () => void;
   onRetry: (job: JobWithDetails) => void;
+  /** Failures of the job a retry may fix (undefined: not known yet). */
+  retryable: number | undefined;
   retrying: boolean;
   error: string | null;
 }) {
@@ -189,7 +255,7 @@ export function JobDetailsModal(props: {
         <Stack gap="md">
           <SimpleGrid cols={{ base: 2, sm: 3 }} spacing="sm">
             <Field label="Status">
-              <Badge color={JOB_STATUS_COLOR[job.status] ?? 'gray'}>{job.status}</Badge>
+              <JobStatusBadge job={job} variant="filled" />
             </Field>
             <Field label="Message Type">{job.messageType}</Field>
             <Field label={job.audience === 'groups' ? 'Total Groups' : 'Total Recipients'}>
@@ -197,6 +263,14 @@ export function JobDetailsModal(props: {
             </Field>
             <Field label="Success">{formatNumber(job.results.success)}</Field>
             <Field label="Failed">{formatNumber(job.results.failed)}</Field>
+            {job.messageType === 'status' && (
+              <Field label="Views">{viewedByText(job.delivery.read, job.results.success)}</Field>
+            )}
+            {(job.messageType === 'status' ? [] : deliveryFigures(job)).map((f) => (
+              <Field key={f.label} label={f.label}>
+                {formatNumber(f.count)} ({f.rate})
+              </Field>
+            ))}
             <Field label="Elapsed Time">{Math.round(job.elapsedTimeMs / 1000)} seconds</Field>
             {job.isScheduled && <Field label="Scheduled Time">{formatDateTime(job.scheduledTime)}</Field>}
           </SimpleGrid>
@@ -219,7 +293,7 @@ export function JobDetailsModal(props: {
               {props.error}
             </Alert>
           )}
-          {canRetry(job) && (
+          {canRetry(job, props.retryable) && (
             <Group justify="flex-end">
               <Button color="orange" loading={props.retrying} onClick={() => props.onRetry(job)}>
                 Retry Failed

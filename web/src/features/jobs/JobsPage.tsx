@@ -4,30 +4,31 @@ import { IconRefresh, IconSearch } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { MessageJob } from '@wa/contract';
 import { useMemo, useRef, useState } from 'react';
-import {
-  JOBS_REFRESH_MS,
-  messageJobKeys,
-  useCancelSeries,
-  useDeleteJob,
-  useJobsList,
-  usePauseJob,
-  useResumeJob,
-  useRetryJob,
-} from '../../api/message-jobs.ts';
-import { useSessions } from '../../api/sessions.ts';
-import { useBalance, userDetailsQuery } from '../../api/user-details.ts';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
 import { errorText } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
+import { useInvalidate } from '../../lib/mutation.ts';
 import { storage } from '../../lib/storage.ts';
+import { useBalance, userDetailsQuery } from '../auth/api/get-user-details.ts';
+import { useSessions } from '../instances/api/get-sessions.ts';
+import { useCancelSeries } from './api/cancel-series.ts';
+import { useDeleteJob } from './api/delete-job.ts';
+import { JOBS_REFRESH_MS, useJobsList } from './api/get-jobs.ts';
+import { useRetryable } from './api/get-retryable.ts';
+import { messageJobKeys } from './api/keys.ts';
+import { usePauseJob } from './api/pause-job.ts';
+import { useResumeJob } from './api/resume-job.ts';
+import { useRetryJob } from './api/retry-job.ts';
 import { ConfirmDeleteModal } from './ConfirmDeleteModal.tsx';
+import { EditJobModal } from './EditJobModal.tsx';
 import { JobDetailsModal } from './JobDetailsModal.tsx';
 import { JobsTable } from './JobsTable.tsx';
 import {
   emptyJobsText,
   JOB_FILTERS,
   type JobFilter,
+  jobsWithFailures,
   messagePreview,
   retryRefusal,
   scheduledFor,
@@ -42,6 +43,7 @@ import { retryEndBanner, useRetryWatch } from './useRetryWatch.ts';
  */
 export default function JobsPage() {
   const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const userId = storage.userId();
   const [filter, setFilter] = useState<JobFilter>('all');
   const [search, setSearch] = useState('');
@@ -54,6 +56,7 @@ export default function JobsPage() {
   const deleteCall = useDeleteJob();
 
   const [banner, setBanner] = useState<Banner | null>(null);
+  const [editing, setEditing] = useState<MessageJob | null>(null);
   const [viewId, setViewId] = useState<string | null>(null);
   const [deleteId, setDeleteId] = useState<string | null>(null);
   const [retryError, setRetryError] = useState<string | null>(null);
@@ -93,9 +96,14 @@ export default function JobsPage() {
   const total = first?.total ?? 0;
 
   const toDelete = shown.find((j) => j.id === deleteId);
+  const withFailures = useMemo(() => jobsWithFailures(shown), [shown]);
+  const retryable = useRetryable(
+    userId,
+    viewId && !withFailures.includes(viewId) ? [...withFailures, viewId] : withFailures,
+  );
 
   const refreshAll = () => {
-    void queryClient.invalidateQueries({ queryKey: messageJobKeys.all });
+    void invalidate([messageJobKeys.all]);
     queryClient.fetchQuery(userDetailsQuery()).catch((err) => console.error('Balance refresh failed', err));
   };
 
@@ -235,7 +243,9 @@ export default function JobsPage() {
             onPause={control(pause, 'Failed to pause the job')}
             onResume={control(resume, 'Failed to resume the job')}
             onCancelSeries={control(cancelSeries, 'Failed to cancel the series')}
+            onEdit={setEditing}
             controllingId={controllingId ?? null}
+            retryable={retryable}
           />
         )}
         {!tabLoading && shown.length > 0 && (
@@ -259,13 +269,26 @@ export default function JobsPage() {
         jobId={viewId}
         onClose={() => setViewId(null)}
         onRetry={retry}
+        retryable={viewId ? retryable[viewId] : undefined}
         retrying={retryCall.isPending}
         error={retryError}
       />
+      {editing && (
+        <EditJobModal
+          key={editing.id}
+          job={editing}
+          onClose={() => setEditing(null)}
+          onSaved={(text) => {
+            setEditing(null);
+            setBanner({ color: 'green', text });
+          }}
+        />
+      )}
       <ConfirmDeleteModal
         jobId={deleteId}
         preview={toDelete ? messagePreview(toDelete) : undefined}
         scheduledFor={toDelete ? scheduledFor(toDelete, formatDateTime) : null}
+        unsent={toDelete ? toDelete.progress.total - toDelete.progress.completed : 0}
         endsSeries={shown.some((j) => j.id === deleteId && j.repeat?.active && j.status === 'scheduled')}
         onCancel={() => setDeleteId(null)}
         onConfirm={confirmDelete}

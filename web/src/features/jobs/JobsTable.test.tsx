@@ -29,6 +29,7 @@ const job = (i: number, over: Partial<MessageJob> = {}): MessageJob => ({
   statusReason: null,
   progress: { completed: 3, total: 3, percentComplete: 100 },
   results: { success: 3, failed: 0, delivered: 0, read: 0 },
+  delivery: { delivered: 0, read: 0, replied: 0, undelivered: 0 },
   createdAt: new Date(2026, 0, 1).toISOString(),
   elapsedTimeMs: 1000,
   messageContent: 'Hi',
@@ -40,32 +41,48 @@ const job = (i: number, over: Partial<MessageJob> = {}): MessageJob => ({
 function renderTable(
   jobs: MessageJob[],
   handlers = { onView: vi.fn(), onRetry: vi.fn(), onDelete: vi.fn(), onPause: vi.fn(), onResume: vi.fn() },
+  retryable: Record<string, number> = {},
 ) {
   render(
     <MantineProvider>
-      <JobsTable jobs={jobs} retryingId={null} controllingId={null} {...handlers} />
+      <JobsTable jobs={jobs} retryingId={null} controllingId={null} retryable={retryable} {...handlers} />
     </MantineProvider>,
   );
   return handlers;
 }
 
 describe('JobsTable', () => {
-  it('shows the columns of a job and offers Retry Failed only for failed jobs with failures', () => {
-    const handlers = renderTable([
-      job(1, {
-        status: 'failed',
-        isScheduled: true,
-        messageType: 'poll',
-        progress: { completed: 3, total: 3, percentComplete: 100 },
-        results: { success: 2, failed: 1, delivered: 0, read: 0 },
-      }),
-      job(2),
-    ]);
+  it('shows the columns of a job, Partly sent for a failed job that sent some, and Retry Failed only for failures a retry may fix', () => {
+    const handlers = renderTable(
+      [
+        job(1, {
+          status: 'failed',
+          isScheduled: true,
+          messageType: 'poll',
+          progress: { completed: 3, total: 3, percentComplete: 100 },
+          results: { success: 2, failed: 1, delivered: 0, read: 0 },
+        }),
+        job(2),
+        job(3, {
+          status: 'failed',
+          progress: { completed: 1, total: 1, percentComplete: 100 },
+          results: { success: 0, failed: 1, delivered: 0, read: 0 },
+        }),
+      ],
+      undefined,
+      { 'job-1': 1, 'job-3': 0 },
+    );
     const first = screen.getByRole('row', { name: /job-1/ });
-    expect(within(first).getByText('919800000001')).toBeTruthy();
-    expect(within(first).getByText('Scheduled poll')).toBeTruthy();
-    expect(within(first).getByText('3 / 3 (100%)')).toBeTruthy();
-    expect(within(first).getByText('Failed: 1')).toBeTruthy();
+    expect(within(first).getByText('Partly sent')).toBeInTheDocument();
+    expect(within(first).getByText('2 of 3 sent')).toBeInTheDocument();
+    // Every failure of job 3 is one a retry cannot fix ('Not on WhatsApp'): no Retry, and FAILED.
+    const third = screen.getByRole('row', { name: /job-3/ });
+    expect(within(third).getByText('failed')).toBeInTheDocument();
+    expect(within(third).queryByRole('button', { name: 'Retry Failed' })).toBeNull();
+    expect(within(first).getByText('919800000001')).toBeInTheDocument();
+    expect(within(first).getByText('Scheduled poll')).toBeInTheDocument();
+    expect(within(first).getByText('3 / 3 (100%)')).toBeInTheDocument();
+    expect(within(first).getByText('Failed: 1')).toBeInTheDocument();
     fireEvent.click(within(first).getByRole('button', { name: 'Retry Failed' }));
     expect(handlers.onRetry).toHaveBeenCalledWith(expect.objectContaining({ id: 'job-1' }));
     const second = screen.getByRole('row', { name: /job-2/ });
@@ -80,13 +97,15 @@ describe('JobsTable', () => {
       job(2, { status: 'paused', statusReason: 'Paused: 12 of the last 20 messages failed' }),
     ]);
     const running = screen.getByRole('row', { name: /job-1/ });
-    expect(within(running).getByText('Waiting: quiet hours until 09:00')).toBeTruthy();
+    expect(within(running).getByText('waiting')).toBeInTheDocument();
+    expect(within(running).queryByText('processing')).toBeNull();
+    expect(within(running).getByText('Waiting: quiet hours until 09:00')).toBeInTheDocument();
     expect(within(running).queryByRole('button', { name: 'Resume' })).toBeNull();
     fireEvent.click(within(running).getByRole('button', { name: 'Pause' }));
     expect(handlers.onPause).toHaveBeenCalledWith(expect.objectContaining({ id: 'job-1' }));
     const paused = screen.getByRole('row', { name: /job-2/ });
-    expect(within(paused).getByText('paused')).toBeTruthy();
-    expect(within(paused).getByText('Paused: 12 of the last 20 messages failed')).toBeTruthy();
+    expect(within(paused).getByText('paused')).toBeInTheDocument();
+    expect(within(paused).getByText('Paused: 12 of the last 20 messages failed')).toBeInTheDocument();
     expect(within(paused).queryByRole('button', { name: 'Pause' })).toBeNull();
     fireEvent.click(within(paused).getByRole('button', { name: 'Resume' }));
     expect(handlers.onResume).toHaveBeenCalledWith(expect.objectContaining({ id: 'job-2' }));

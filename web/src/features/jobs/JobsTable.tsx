@@ -1,17 +1,17 @@
-import { Badge, Button, Progress, ScrollArea, Stack, Table, Text } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { Button, Progress, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { type MessageJob, phoneOfSession } from '@wa/contract';
-import { useEffect, useRef } from 'react';
-import { RowCard } from '../../components/DataTable.tsx';
 import { JobId } from '../../components/JobId.tsx';
-import { SMALL_SCREEN } from '../../components/VirtualTable.tsx';
+import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
+import { ListTable, RowCard } from '../../components/ListTable.tsx';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
+import { jobBadge } from '../../lib/job-status.ts';
 import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
 import {
+  canEdit,
   canPause,
   canResume,
   canRetry,
+  deliveryFigures,
   jobTypeLabel,
   messagePreview,
   progressLabel,
@@ -19,8 +19,16 @@ import {
   scheduledFor,
 } from './jobs-view.ts';
 
+/** What each control does, on hover and focus (issue 29, item 7: the three read alike). */
+export const ACTION_HELP = {
+  pause: 'Stops after the message being sent; the rest wait, still paid for, until you press Resume.',
+  cancelSeries:
+    'No more repeats start; the next one, not yet paid for, is removed. Repeats already sent stay.',
+  edit: 'Change its time, text or recipients before it starts; the credits held follow the recipients.',
+  delete: 'Removes this job. Messages not yet sent are not sent, and their credits come back to you.',
+} as const;
+
 const ROW_HEIGHT = 64;
-const CARD_HEIGHT = 260;
 
 type Props = {
   jobs: MessageJob[];
@@ -29,30 +37,19 @@ type Props = {
   onDelete: (job: MessageJob) => void;
   onPause: (job: MessageJob) => void;
   onResume: (job: MessageJob) => void;
+  /** Opens 'Edit job' for a job that has not started (issue 29, item 7). */
+  onEdit?: (job: MessageJob) => void;
   /** Stops the series of a repeating job (its occurrence awaiting start goes). */
   onCancelSeries?: (job: MessageJob) => void;
   retryingId: string | null;
   /** The job whose pause or resume is under way. */
   controllingId: string | null;
+  /** Job id → failures a retry may fix (absent: not known yet). */
+  retryable: Record<string, number>;
 };
 
 function StatusCell({ job }: { job: MessageJob }) {
-  return (
-    <>
-      <Badge
-        color={JOB_STATUS_COLOR[job.status] ?? 'gray'}
-        size="sm"
-        styles={{ label: { overflow: 'visible' } }}
-      >
-        {job.status}
-      </Badge>
-      {job.statusReason && (
-        <Text size="xs" c="dimmed" mt={2}>
-          {job.statusReason}
-        </Text>
-      )}
-    </>
-  );
+  return <JobStatusBadge job={job} />;
 }
 
 function ProgressCell({ job }: { job: MessageJob }) {
@@ -60,7 +57,7 @@ function ProgressCell({ job }: { job: MessageJob }) {
     <Stack gap={4}>
       <Progress
         value={job.progress.percentComplete}
-        color={JOB_STATUS_COLOR[job.status] ?? 'gray'}
+        color={JOB_STATUS_COLOR[jobBadge(job).kind] ?? 'gray'}
         aria-label={`Progress of job ${job.id}`}
       />
       <Text size="xs">{progressLabel(job)}</Text>
@@ -77,6 +74,12 @@ function ResultsCell({ job }: { job: MessageJob }) {
       <Text size="xs" c="var(--mantine-color-red-light-color)" style={{ whiteSpace: 'nowrap' }}>
         Failed: {formatNumber(job.results.failed)}
       </Text>
+      {/* Beyond the spec (issue 26): what became of the sent messages, with their rates. */}
+      {deliveryFigures(job).map((f) => (
+        <Text key={f.label} size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+          {f.label}: {formatNumber(f.count)} ({f.rate})
+        </Text>
+      ))}
     </>
   );
 }
@@ -122,7 +125,7 @@ function Actions({ job, ...props }: Props & { job: MessageJob }) {
       <Button size="compact-xs" variant="light" onClick={() => props.onView(job)}>
         View
       </Button>
-      {canRetry(job) && (
+      {canRetry(job, props.retryable[job.id]) && (
         <Button
           size="compact-xs"
           variant="light"
@@ -133,16 +136,25 @@ function Actions({ job, ...props }: Props & { job: MessageJob }) {
           Retry Failed
         </Button>
       )}
+      {canEdit(job) && props.onEdit && (
+        <Tooltip label={ACTION_HELP.edit} multiline w={260} withArrow>
+          <Button size="compact-xs" variant="light" onClick={() => props.onEdit?.(job)}>
+            Edit
+          </Button>
+        </Tooltip>
+      )}
       {canPause(job) && (
-        <Button
-          size="compact-xs"
-          variant="light"
-          color="yellow"
-          loading={props.controllingId === job.id}
-          onClick={() => props.onPause(job)}
-        >
-          Pause
-        </Button>
+        <Tooltip label={ACTION_HELP.pause} multiline w={260} withArrow>
+          <Button
+            size="compact-xs"
+            variant="light"
+            color="yellow"
+            loading={props.controllingId === job.id}
+            onClick={() => props.onPause(job)}
+          >
+            Pause
+          </Button>
+        </Tooltip>
       )}
       {canResume(job) && (
         <Button
@@ -156,13 +168,17 @@ function Actions({ job, ...props }: Props & { job: MessageJob }) {
         </Button>
       )}
       {job.repeat?.active && props.onCancelSeries && job.status === 'scheduled' && (
-        <Button size="compact-xs" variant="light" color="grape" onClick={() => props.onCancelSeries?.(job)}>
-          Cancel series
-        </Button>
+        <Tooltip label={ACTION_HELP.cancelSeries} multiline w={260} withArrow>
+          <Button size="compact-xs" variant="light" color="grape" onClick={() => props.onCancelSeries?.(job)}>
+            Cancel series
+          </Button>
+        </Tooltip>
       )}
-      <Button size="compact-xs" variant="light" color="red" onClick={() => props.onDelete(job)}>
-        Delete
-      </Button>
+      <Tooltip label={ACTION_HELP.delete} multiline w={260} withArrow>
+        <Button size="compact-xs" variant="light" color="red" onClick={() => props.onDelete(job)}>
+          Delete
+        </Button>
+      </Tooltip>
     </>
   );
 }
@@ -200,125 +216,55 @@ function JobCard({ job, ...props }: Props & { job: MessageJob }) {
   );
 }
 
+const COLUMNS = ['Job ID', 'Phone Number', 'Type', 'Status', 'Progress', 'Results', 'Created', 'Actions'].map(
+  (header) => ({ header }),
+);
+
 /**
  * The jobs table of spec section 2, fitting its box at 1280 px (short ids, wrapping cells);
  * below 768 px each job is a card with every field and action. Only the visible rows are drawn.
  */
 export function JobsTable(props: Props) {
-  const cards = useMediaQuery(SMALL_SCREEN, false, { getInitialValueInEffect: false });
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const minHeight = cards ? CARD_HEIGHT : ROW_HEIGHT;
-  const virtualizer = useVirtualizer({
-    count: props.jobs.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => minHeight,
-    // A row never measures below its estimate: a row measured at 0 (not laid out yet) would
-    // otherwise make the virtualizer render ever more rows.
-    measureElement: (el) => Math.max(el.getBoundingClientRect().height, cards ? 80 : ROW_HEIGHT),
-    getItemKey: (index) => props.jobs[index]?.id ?? index,
-    overscan: 8,
-    // Before the box is measured: a list of cards starts empty, so it would never be measured.
-    initialRect: { width: 360, height: 700 },
-  });
-  useEffect(() => {
-    if (cards !== undefined) virtualizer.measure();
-  }, [cards, virtualizer]);
-  const items = virtualizer.getVirtualItems();
-  const padTop = items.length ? items[0].start : 0;
-  const padBottom = items.length ? virtualizer.getTotalSize() - items[items.length - 1].end : 0;
-
-  if (cards) {
-    return (
-      <ScrollArea.Autosize mah="calc(100vh - 220px)" mih={200} viewportRef={scrollRef} type="auto">
-        <ul
-          aria-label="Message jobs"
-          style={{ listStyle: 'none', margin: 0, padding: 0, paddingTop: padTop, paddingBottom: padBottom }}
-        >
-          {items.map((item) => {
-            const job = props.jobs[item.index];
-            return (
-              <li
-                key={job.id}
-                ref={virtualizer.measureElement}
-                data-index={item.index}
-                style={{ paddingBottom: 8 }}
-              >
-                <JobCard job={job} {...props} />
-              </li>
-            );
-          })}
-        </ul>
-      </ScrollArea.Autosize>
-    );
-  }
-
   return (
-    <ScrollArea.Autosize mah="calc(100vh - 260px)" mih={200} viewportRef={scrollRef} type="auto">
-      <Table
-        stickyHeader
-        verticalSpacing="xs"
-        horizontalSpacing={8}
-        highlightOnHover
-        aria-label="Message jobs"
-      >
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Job ID</Table.Th>
-            <Table.Th>Phone Number</Table.Th>
-            <Table.Th>Type</Table.Th>
-            <Table.Th>Status</Table.Th>
-            <Table.Th>Progress</Table.Th>
-            <Table.Th>Results</Table.Th>
-            <Table.Th>Created</Table.Th>
-            <Table.Th>Actions</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {padTop > 0 && (
-            <tr aria-hidden>
-              <td colSpan={8} style={{ height: padTop, padding: 0, border: 0 }} />
-            </tr>
-          )}
-          {items.map((item) => {
-            const job = props.jobs[item.index];
-            return (
-              <Table.Tr key={job.id} ref={virtualizer.measureElement} data-index={item.index}>
-                <Table.Td>
-                  <JobId id={job.id} />
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm">{phoneOfSession(job.sessionId)}</Text>
-                </Table.Td>
-                <Table.Td maw={180}>
-                  <TypeCell job={job} />
-                </Table.Td>
-                <Table.Td>
-                  <StatusCell job={job} />
-                </Table.Td>
-                <Table.Td miw={100}>
-                  <ProgressCell job={job} />
-                </Table.Td>
-                <Table.Td>
-                  <ResultsCell job={job} />
-                </Table.Td>
-                <Table.Td maw={140}>
-                  <CreatedCell job={job} />
-                </Table.Td>
-                <Table.Td>
-                  <div style={{ display: 'flex', flexWrap: 'wrap', gap: 6, maxWidth: 150 }}>
-                    <Actions job={job} {...props} />
-                  </div>
-                </Table.Td>
-              </Table.Tr>
-            );
-          })}
-          {padBottom > 0 && (
-            <tr aria-hidden>
-              <td colSpan={8} style={{ height: padBottom, padding: 0, border: 0 }} />
-            </tr>
-          )}
-        </Table.Tbody>
-      </Table>
-    </ScrollArea.Autosize>
+    <ListTable
+      label="Message jobs"
+      rows={props.jobs}
+      rowKey={(job) => job.id}
+      columns={COLUMNS}
+      empty="No jobs found"
+      virtual={{ estimateRowHeight: ROW_HEIGHT, maxHeight: 'calc(100vh - 260px)', fit: true, overscan: 8 }}
+      tableProps={{ striped: false, horizontalSpacing: 8 }}
+      cells={(job) => (
+        <>
+          <Table.Td>
+            <JobId id={job.id} />
+          </Table.Td>
+          <Table.Td>
+            <Text size="sm">{phoneOfSession(job.sessionId)}</Text>
+          </Table.Td>
+          <Table.Td maw={180}>
+            <TypeCell job={job} />
+          </Table.Td>
+          <Table.Td>
+            <StatusCell job={job} />
+          </Table.Td>
+          <Table.Td miw={100}>
+            <ProgressCell job={job} />
+          </Table.Td>
+          <Table.Td>
+            <ResultsCell job={job} />
+          </Table.Td>
+          <Table.Td maw={140}>
+            <CreatedCell job={job} />
+          </Table.Td>
+          <Table.Td>
+            <div style={{ display: 'flex', flexWrap: 'wrap', gap: 6, maxWidth: 150 }}>
+              <Actions job={job} {...props} />
+            </div>
+          </Table.Td>
+        </>
+      )}
+      card={(job) => <JobCard job={job} {...props} />}
+    />
   );
 }

@@ -45,7 +45,7 @@ describe('Job Details: the account that sent each message', () => {
       </MantineProvider>,
     );
     const table = screen.getByRole('table', { name: 'Recipients' });
-    expect(within(table).getByRole('columnheader', { name: 'Sent From' })).toBeTruthy();
+    expect(within(table).getByRole('columnheader', { name: 'Sent From' })).toBeInTheDocument();
     const rows = within(table).getAllByRole('row').slice(1);
     expect(rows.map((r) => within(r).getAllByRole('cell').at(-1)!.textContent)).toEqual([
       '919800000001',

@@ -1,9 +1,9 @@
+import { parsePoll } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import {
   canRetry,
   emptyJobsText,
   jobTypeLabel,
-  parsePoll,
   progressLabel,
   repeatLabel,
   retryRefusal,
@@ -41,16 +41,18 @@ describe('texts', () => {
 });
 
 describe('retry', () => {
-  it('is offered for failed jobs with failed items only', () => {
-    expect(canRetry({ status: 'failed', results: { success: 1, failed: 1, delivered: 0, read: 0 } })).toBe(
-      true,
-    );
-    expect(canRetry({ status: 'failed', results: { success: 1, failed: 0, delivered: 0, read: 0 } })).toBe(
+  it('is offered for failed jobs with failures a retry may fix only', () => {
+    const failed = { status: 'failed' as const, results: { success: 1, failed: 1, delivered: 0, read: 0 } };
+    expect(canRetry(failed, 1)).toBe(true);
+    // 'Not on WhatsApp' only: a retry would fail again; not known yet: not offered.
+    expect(canRetry(failed, 0)).toBe(false);
+    expect(canRetry(failed, undefined)).toBe(false);
+    expect(canRetry({ status: 'failed', results: { success: 1, failed: 0, delivered: 0, read: 0 } }, 1)).toBe(
       false,
     );
-    expect(canRetry({ status: 'completed', results: { success: 1, failed: 1, delivered: 0, read: 0 } })).toBe(
-      false,
-    );
+    expect(
+      canRetry({ status: 'completed', results: { success: 1, failed: 1, delivered: 0, read: 0 } }, 1),
+    ).toBe(false);
   });
   it('is refused without a session or credits for every failed item', () => {
     expect(retryRefusal(1, 5, false)).toBe('No active session found');

@@ -1,4 +1,15 @@
-import { contentText, type JobsSummary, type MessageJob, repeatText } from '@wa/contract';
+import {
+  ACTIVE_JOB_STATUSES,
+  contentText,
+  isPausable,
+  isResumable,
+  type JobDetail,
+  type JobsSummary,
+  type MessageJob,
+  rateText,
+  repeatText,
+  TEXTS,
+} from '@wa/contract';
 
 /** The filter tabs of spec section 2; Active covers pending and processing (section 4), and paused. */
 export const JOB_FILTERS = [
@@ -18,7 +29,7 @@ export function tabCount(summary: JobsSummary, filter: JobFilter): number {
     case 'all':
       return summary.jobs;
     case 'active':
-      return by.pending + by.processing + by.paused;
+      return ACTIVE_JOB_STATUSES.reduce((n, s) => n + by[s], 0);
     default:
       return by[filter];
   }
@@ -38,44 +49,56 @@ export const jobTypeLabel = (job: Pick<MessageJob, 'messageType' | 'isScheduled'
 export const progressLabel = (job: Pick<MessageJob, 'progress'>): string =>
   `${job.progress.completed} / ${job.progress.total} (${Math.round(job.progress.percentComplete)}%)`;
 
-/** 'Retry Failed' is offered only for failed jobs that have failed items. */
-export const canRetry = (job: Pick<MessageJob, 'status' | 'results'>): boolean =>
-  job.status === 'failed' && job.results.failed > 0;
+/**
+ * 'Retry Failed' is offered only for failed jobs with failures a retry may fix (`retryable`, from
+ * the server; unknown yet: not offered): 'Not on WhatsApp' would only fail again (issue 29).
+ */
+export const canRetry = (
+  job: Pick<MessageJob, 'status' | 'results'>,
+  retryable: number | undefined,
+): boolean => job.status === 'failed' && job.results.failed > 0 && (retryable ?? 0) > 0;
 
-export const CREDIT_SHORT = 'Your Credit Balance is lower than the message count';
+/** The ids of the jobs whose failures may be worth a retry: the server says how many are. */
+export const jobsWithFailures = (jobs: readonly Pick<MessageJob, 'id' | 'status' | 'results'>[]): string[] =>
+  jobs.filter((j) => j.status === 'failed' && j.results.failed > 0).map((j) => j.id);
+
+export const CREDIT_SHORT = TEXTS.creditShort;
 
 /** Client-side refusal of a retry (spec section 5), or null when it may go to the server. */
 export function retryRefusal(failed: number, balance: number, hasSession: boolean): string | null {
-  if (!hasSession) return 'No active session found';
+  if (!hasSession) return TEXTS.noSession;
   if (failed > balance) return CREDIT_SHORT;
   return null;
 }
 
-export type PollView = { pollName: string; pollOptions: string[]; allowMultipleAnswers: boolean };
-
-/** A poll job's content is the JSON text of `{ pollName, pollOptions, options }`. */
-export function parsePoll(content: string): PollView | null {
-  try {
-    const v = JSON.parse(content) as {
-      pollName?: unknown;
-      pollOptions?: unknown;
-      options?: { allowMultipleAnswers?: unknown };
-    };
-    if (typeof v?.pollName !== 'string') return null;
-    return {
-      pollName: v.pollName,
-      pollOptions: Array.isArray(v.pollOptions) ? v.pollOptions.filter((o) => typeof o === 'string') : [],
-      allowMultipleAnswers: v.options?.allowMultipleAnswers === true,
-    };
-  } catch {
-    return null;
-  }
-}
-
 /** 'Pause' for a job that runs or waits for its time; 'Resume' for a paused one. */
-export const canPause = (job: Pick<MessageJob, 'status'>): boolean =>
-  job.status === 'pending' || job.status === 'processing' || job.status === 'scheduled';
-export const canResume = (job: Pick<MessageJob, 'status'>): boolean => job.status === 'paused';
+export const canPause = (job: Pick<MessageJob, 'status'>): boolean => isPausable(job.status);
+export const canResume = (job: Pick<MessageJob, 'status'>): boolean => isResumable(job.status);
+
+/**
+ * A job that has not started may be edited (issue 29, item 7): scheduled, or paused before its
+ * first message; not a poll, not an occurrence of a series (it moves with its series).
+ */
+export const canEdit = (job: Pick<MessageJob, 'status' | 'progress' | 'repeat' | 'messageType'>): boolean =>
+  (job.status === 'scheduled' || (job.status === 'paused' && job.progress.completed === 0)) &&
+  !job.repeat &&
+  job.messageType !== 'poll';
+
+/** The recipients typed in the edit box: one a line (or comma-separated), blanks dropped. */
+export const recipientLines = (text: string): string[] =>
+  text
+    .split(/[\n,;]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** What an edit does to the credits held, in words: '2 more credits charged', '1 credit refunded'. */
+export function editCostText(before: number, after: number): string {
+  const d = after - before;
+  const credits = (n: number) => `${n} ${n === 1 ? 'credit' : 'credits'}`;
+  if (d > 0) return `${credits(d)} more will be charged now`;
+  if (d < 0) return `${credits(-d)} will be refunded now`;
+  return 'The credits held stay as they are';
+}
 
 /** 'Repeats weekly until 30/11/2026' for an occurrence of a series that goes on; null otherwise. */
 export function repeatLabel(job: Pick<MessageJob, 'repeat'>): string | null {
@@ -97,3 +120,39 @@ export function scheduledFor(
 ): string | null {
   return job.isScheduled && job.scheduledTime ? format(job.scheduledTime) : null;
 }
+
+/**
+ * What became of a job's sent messages (issue 26), each with its count and its rate of the sent
+ * messages: 'Delivered: 9 (90.0%)'. Empty until something was sent.
+ */
+export function deliveryFigures(
+  job: Pick<MessageJob, 'results' | 'delivery'>,
+): Array<{ label: string; count: number; rate: string }> {
+  const sent = job.results.success;
+  if (sent === 0) return [];
+  const d = job.delivery;
+  return [
+    { label: 'Delivered', count: d.delivered, rate: rateText(d.delivered, sent) },
+    { label: 'Read', count: d.read, rate: rateText(d.read, sent) },
+    { label: 'Replied', count: d.replied, rate: rateText(d.replied, sent) },
+    { label: 'Undelivered', count: d.undelivered, rate: rateText(d.undelivered, sent) },
+  ];
+}
+
+/**
+ * Where one recipient's message stands: read, delivered, undelivered or sent for a sent one (the
+ * furthest its receipts went), else its status (queued, sending, failed, cancelled).
+ */
+export function recipientStage(
+  d: Pick<JobDetail, 'status' | 'deliveredAt' | 'readAt' | 'undeliveredAt'>,
+): string {
+  if (d.status !== 'sent') return d.status;
+  if (d.readAt) return 'read';
+  if (d.deliveredAt) return 'delivered';
+  if (d.undeliveredAt) return 'undelivered';
+  return 'sent';
+}
+
+/** Why a message stayed undelivered, in the Error column: its cause, or that no receipt came. */
+export const undeliveredText = (d: Pick<JobDetail, 'undeliveredAt' | 'undeliveredReason'>): string | null =>
+  d.undeliveredAt ? `Undelivered: ${d.undeliveredReason ?? 'no delivery receipt came'}` : null;

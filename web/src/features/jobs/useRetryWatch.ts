@@ -1,9 +1,10 @@
-import { useQueryClient } from '@tanstack/react-query';
-import type { MessageJob } from '@wa/contract';
+import { isFinished, type MessageJob } from '@wa/contract';
 import { useEffect, useRef, useState } from 'react';
-import { getJobDetails, messageJobKeys } from '../../api/message-jobs.ts';
 import type { Banner } from '../../lib/banner.ts';
 import { formatNumber } from '../../lib/format.ts';
+import { useInvalidate } from '../../lib/mutation.ts';
+import { getJobDetails } from './api/get-job-details.ts';
+import { messageJobKeys } from './api/keys.ts';
 
 /** How often a retried job is read until it ends: the send pages' job poll (spec section 9). */
 export const RETRY_POLL_MS = 2_000;
@@ -11,8 +12,7 @@ export const RETRY_POLL_MS = 2_000;
 type EndedJob = Pick<MessageJob, 'id' | 'status' | 'results'>;
 
 /** A retry is over once its job is completed or failed again, or paused (it then waits for the user). */
-const retryOver = (status: MessageJob['status']) =>
-  status === 'completed' || status === 'failed' || status === 'paused';
+const retryOver = (status: MessageJob['status']) => isFinished(status) || status === 'paused';
 
 /** What replaces 'Retrying N failed messages' when the retry is over: the job's counts now. */
 export function retryEndBanner(job: EndedJob): Banner {
@@ -28,7 +28,7 @@ export function retryEndBanner(job: EndedJob): Banner {
  * Returns the function that starts following a job.
  */
 export function useRetryWatch(onEnd: (job: EndedJob) => void): (jobId: string) => void {
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
   const [jobId, setJobId] = useState<string | null>(null);
   const end = useRef(onEnd);
   end.current = onEnd;
@@ -49,7 +49,7 @@ export function useRetryWatch(onEnd: (job: EndedJob) => void): (jobId: string) =
         if (retryOver(job.status)) {
           setJobId(null);
           end.current(job);
-          void queryClient.invalidateQueries({ queryKey: messageJobKeys.all });
+          void invalidate([messageJobKeys.all]);
           return;
         }
       } catch (err) {
@@ -65,7 +65,7 @@ export function useRetryWatch(onEnd: (job: EndedJob) => void): (jobId: string) =
       controller.abort();
       clearTimeout(timer);
     };
-  }, [jobId, queryClient]);
+  }, [jobId, invalidate]);
 
   return setJobId;
 }

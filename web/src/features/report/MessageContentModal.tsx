@@ -2,10 +2,11 @@ import { Alert, Anchor, Center, Group, List, Loader, Stack, Text } from '@mantin
 import { useQuery } from '@tanstack/react-query';
 import { type MessageJob, parsePoll } from '@wa/contract';
 import { useEffect, useMemo, useState } from 'react';
-import { getJobDetails, messageJobKeys } from '../../api/message-jobs.ts';
 import { AppModal } from '../../components/AppModal.tsx';
 import { ApiError } from '../../lib/api.ts';
-import { type MediaView, mediaView } from './media.ts';
+import { getJobDetails } from '../jobs/api/get-job-details.ts';
+import { messageJobKeys } from '../jobs/api/keys.ts';
+import { blobTypeOf, documentType, fileSize, type MediaView, mediaView } from './media.ts';
 
 export type ContentView = { job: MessageJob; mode: 'text' | 'poll' | 'media' };
 
@@ -42,7 +43,10 @@ function MediaContent(props: { job: MessageJob }) {
   const job = details.data?.job;
   const view = useMemo(() => (job ? mediaView(job.mediaData, job.mediaMime) : null), [job]);
   const url = useMemo(
-    () => (view && 'bytes' in view ? URL.createObjectURL(new Blob([view.bytes], { type: view.mime })) : null),
+    () =>
+      view && 'bytes' in view
+        ? URL.createObjectURL(new Blob([view.bytes], { type: blobTypeOf(view.mime, canShow(view)) }))
+        : null,
     [view],
   );
   useEffect(() => () => (url ? URL.revokeObjectURL(url) : undefined), [url]);
@@ -75,6 +79,10 @@ function MediaContent(props: { job: MessageJob }) {
       <Alert color="yellow">
         <Stack gap="xs">
           <Text size="sm">Unsupported media type</Text>
+          {/* The spec's words say only what the browser cannot do; the file itself is named. */}
+          <Text size="sm">
+            {fileName} · {documentType(fileName, view.bytes, view.mime)} · {fileSize(view.bytes.byteLength)}
+          </Text>
           {url && (
             <Anchor href={url} download={fileName}>
               Download {fileName}

@@ -3,8 +3,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import type { JobsResponse, MessageJob } from '@wa/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { REPORT_POLL_MS } from './api/get-report-jobs.ts';
 import { MisReport } from './MisReport.tsx';
-import { REPORT_POLL_MS } from './report-query.ts';
 
 function renderReport() {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
@@ -46,6 +46,7 @@ const job = (i: number): MessageJob => ({
   statusReason: null,
   progress: { completed: 10, total: 10, percentComplete: 100 },
   results: { success: 10, failed: 0, delivered: 0, read: 0 },
+  delivery: { delivered: 0, read: 0, replied: 0, undelivered: 0 },
   createdAt: new Date(2026, 10, 20, 10, 0, 0).toISOString(),
   elapsedTimeMs: 1000,
   messageContent: `Offer ${i}`,
@@ -77,7 +78,7 @@ describe('MisReport', () => {
       );
       renderReport();
       // (jsdom lays nothing out, so the virtual table draws no rows: the count says what was read.)
-      expect(await screen.findByText('250 jobs (2 shown)')).toBeTruthy();
+      expect(await screen.findByText('250 jobs (2 shown)')).toBeInTheDocument();
       // Long enough for a second read of the same page to have been asked for.
       await act(() => vi.advanceTimersByTimeAsync(1_000));
       expect(urls().map((u) => u.search)).toEqual(['?limit=100']);
@@ -96,7 +97,7 @@ describe('MisReport', () => {
 
   it('takes From and To as dd/mm/yyyy, asks for their whole days in local time, and Clear drops them', async () => {
     renderReport();
-    expect(await screen.findByText('No jobs found')).toBeTruthy();
+    expect(await screen.findByText('No jobs found')).toBeInTheDocument();
     expect(urls()[0]!.pathname).toBe('/api/message-jobs/user-1');
     expect(urls()[0]!.searchParams.get('from')).toBeNull();
 
@@ -120,12 +121,12 @@ describe('MisReport', () => {
       Promise.resolve(new Response(JSON.stringify({ message: 'User not found' }), { status: 404 })),
     );
     renderReport();
-    expect(await screen.findByText('User not found')).toBeTruthy();
+    expect(await screen.findByText('User not found')).toBeInTheDocument();
   });
 
   it("says 'Error fetching jobs: ...' when the server cannot be reached", async () => {
     fetchMock.mockImplementation(() => Promise.reject(new TypeError('Failed to fetch')));
     renderReport();
-    expect(await screen.findByText('Error fetching jobs: Failed to fetch')).toBeTruthy();
+    expect(await screen.findByText('Error fetching jobs: Failed to fetch')).toBeInTheDocument();
   });
 });

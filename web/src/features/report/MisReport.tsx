@@ -1,6 +1,5 @@
 import {
   Alert,
-  Badge,
   Button,
   Card,
   Center,
@@ -19,24 +18,36 @@ import { IconFileTypeCsv, IconPrinter } from '@tabler/icons-react';
 import {
   contentPreview,
   contentText,
+  formatRupees,
   type MessageJob,
   PREVIEW_LENGTH,
   phoneOfSession,
   REPORT_CSV_FILE,
   REPORT_HEADERS,
+  rateText,
+  viewedByText,
 } from '@wa/contract';
 import { useMemo, useState } from 'react';
-import { RowCard } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { JobId } from '../../components/JobId.tsx';
-import { VirtualTable } from '../../components/VirtualTable.tsx';
+import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
+import { ListTable, RowCard } from '../../components/ListTable.tsx';
 import { ApiError, apiDownload, messageOf } from '../../lib/api.ts';
+import { AppDates, CALENDAR_LABELS } from '../../lib/dates.tsx';
 import { printTable } from '../../lib/export.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
-import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
+import { ALL_DATES, reportFilter, useReportJobs } from './api/get-report-jobs.ts';
 import { type ContentView, MessageContentModal } from './MessageContentModal.tsx';
-import { ALL_DATES, reportFilter, useReportJobs } from './report-query.ts';
-import { DATE_FORMAT, type DateRange, parseDay, rangeText } from './report-range.ts';
+import {
+  DATE_FORMAT,
+  type DateRange,
+  parseDay,
+  QUICK_RANGES,
+  quickRange,
+  quickRangeOf,
+  rangeText,
+  reversedText,
+} from './report-range.ts';
 import { reportRows } from './report-rows.ts';
 
 /** Most telling first (issue 18): which job, when, what, how it went; the account last. */
@@ -51,6 +62,30 @@ const COLUMNS = [
   'Failed',
   'Phone Number',
 ];
+
+/** Beyond the spec (issue 26): a receipt or reply figure with its rate of the sent messages. */
+const withRate = (count: number, job: MessageJob) =>
+  `${formatNumber(count)} (${rateText(count, job.results.success)})`;
+
+// A status's viewers come back as its read receipts (issue 31): 'Viewed by N of M'.
+const deliveryCells = (j: MessageJob) =>
+  j.messageType === 'status'
+    ? [{ label: 'Views', value: viewedByText(j.delivery.read, j.results.success) }]
+    : [
+        { label: 'Delivered', value: withRate(j.delivery.delivered, j) },
+        { label: 'Read', value: withRate(j.delivery.read, j) },
+        { label: 'Replied', value: withRate(j.delivery.replied, j) },
+        { label: 'Undelivered', value: withRate(j.delivery.undelivered, j) },
+      ];
+
+/** A Cloud API template job (issue 30): its category and Meta's charge for what was delivered so far. */
+function CloudCost({ job }: { job: MessageJob }) {
+  return (
+    <Text size="xs" aria-label="Meta's charge">
+      {job.templateCategory} · {formatRupees(job.costUnits ?? 0)}
+    </Text>
+  );
+}
 
 const jobsError = (e: Error) =>
   e instanceof ApiError ? (e.serverMessage ?? 'Failed to fetch jobs') : `Error fetching jobs: ${e.message}`;
@@ -79,16 +114,9 @@ function ContentCell(props: { job: MessageJob; onShow: (view: ContentView) => vo
 
 const phonesOf = (job: MessageJob) => (job.sessionIds ?? [job.sessionId]).map(phoneOfSession).join(', ');
 
+/** The one status vocabulary (issue 29): 'Partly sent' with '8 of 9 sent', not a red FAILED. */
 function StatusBadge({ job }: { job: MessageJob }) {
-  return (
-    <Badge
-      color={JOB_STATUS_COLOR[job.status] ?? 'gray'}
-      variant="light"
-      styles={{ label: { overflow: 'visible' } }}
-    >
-      {job.status}
-    </Badge>
-  );
+  return <JobStatusBadge job={job} size="md" />;
 }
 
 /**
@@ -104,6 +132,7 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
   const [exportError, setExportError] = useState<string | null>(null);
   const filter = useMemo(() => reportFilter(range, q), [range, q]);
   const { pages: jobs, jobs: list, total } = useReportJobs(props.userId, filter);
+  const reversed = reversedText(range);
 
   // The file is written by the server from the whole range (flat memory), not from the rows loaded here.
   const exportFile = () => {
@@ -139,27 +168,47 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
             </Button>
           </Group>
         </Group>
+        <Group gap="xs" role="group" aria-label="Quick ranges">
+          {QUICK_RANGES.map((q) => {
+            const chosen = quickRangeOf(range) === q.value;
+            return (
+              <Button
+                key={q.value}
+                size="compact-sm"
+                variant={chosen ? 'filled' : 'default'}
+                aria-pressed={chosen}
+                onClick={() => setRange(quickRange(q.value))}
+              >
+                {q.label}
+              </Button>
+            );
+          })}
+        </Group>
         <Group align="flex-end" gap="sm">
-          <DateInput
-            label="From"
-            placeholder="dd/mm/yyyy"
-            valueFormat={DATE_FORMAT}
-            dateParser={parseDay}
-            value={range.from || null}
-            onChange={(from) => setRange((r) => ({ ...r, from: from ?? '' }))}
-            clearable
-            w={{ base: '100%', xs: 180 }}
-          />
-          <DateInput
-            label="To"
-            placeholder="dd/mm/yyyy"
-            valueFormat={DATE_FORMAT}
-            dateParser={parseDay}
-            value={range.to || null}
-            onChange={(to) => setRange((r) => ({ ...r, to: to ?? '' }))}
-            clearable
-            w={{ base: '100%', xs: 180 }}
-          />
+          <AppDates>
+            <DateInput
+              label="From"
+              placeholder="dd/mm/yyyy"
+              valueFormat={DATE_FORMAT}
+              dateParser={parseDay}
+              value={range.from || null}
+              onChange={(from) => setRange((r) => ({ ...r, from: from ?? '' }))}
+              clearable
+              ariaLabels={CALENDAR_LABELS}
+              w={{ base: '100%', xs: 180 }}
+            />
+            <DateInput
+              label="To"
+              placeholder="dd/mm/yyyy"
+              valueFormat={DATE_FORMAT}
+              dateParser={parseDay}
+              value={range.to || null}
+              onChange={(to) => setRange((r) => ({ ...r, to: to ?? '' }))}
+              clearable
+              ariaLabels={CALENDAR_LABELS}
+              w={{ base: '100%', xs: 180 }}
+            />
+          </AppDates>
           <Button variant="default" onClick={() => setRange(ALL_DATES)} disabled={!range.from && !range.to}>
             Clear
           </Button>
@@ -173,6 +222,11 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
           />
         </Group>
         <ErrorAlert error={exportError} />
+        {reversed && (
+          <Alert color="yellow" variant="light" role="alert">
+            {reversed}
+          </Alert>
+        )}
 
         {jobs.isLoading ? (
           <Center py="xl">
@@ -193,16 +247,15 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
               {`${formatNumber(total)} ${total === 1 ? 'job' : 'jobs'}`}
               {list.length < total ? ` (${formatNumber(list.length)} shown)` : ''}
             </Text>
-            <VirtualTable
+            <ListTable
               label="MIS Report jobs"
-              fit
-              items={list}
-              getKey={(j) => j.id}
-              estimateRowHeight={45}
-              columnCount={COLUMNS.length}
-              header={COLUMNS.map((c) => <Table.Th key={c}>{c}</Table.Th>)}
-              renderRow={(j, _i, rowProps) => (
-                <Table.Tr {...rowProps}>
+              empty="No jobs found"
+              rows={list}
+              rowKey={(j) => j.id}
+              virtual={{ estimateRowHeight: 45, fit: true }}
+              columns={COLUMNS.map((header) => ({ header }))}
+              cells={(j) => (
+                <>
                   <Table.Td>
                     <JobId id={j.id} />
                   </Table.Td>
@@ -210,28 +263,45 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
                   <Table.Td>
                     <ContentCell job={j} onShow={setView} />
                   </Table.Td>
-                  <Table.Td>{j.messageType}</Table.Td>
+                  <Table.Td>
+                    {j.messageType}
+                    {j.templateCategory !== undefined && <CloudCost job={j} />}
+                  </Table.Td>
                   <Table.Td>
                     <StatusBadge job={j} />
                   </Table.Td>
                   <Table.Td>{formatNumber(j.progress.total)}</Table.Td>
-                  <Table.Td>{formatNumber(j.results.success)}</Table.Td>
+                  <Table.Td>
+                    {formatNumber(j.results.success)}
+                    {/* Delivered, read, replied and undelivered under the sent count, a line each
+                        (issue 26): columns of their own made the table scroll sideways at 1280 px.
+                        The CSV and the cards keep them apart. */}
+                    {deliveryCells(j).map((c) => (
+                      <Text key={c.label} size="xs">
+                        {c.label} {c.value}
+                      </Text>
+                    ))}
+                  </Table.Td>
                   <Table.Td>{formatNumber(j.results.failed)}</Table.Td>
                   {/* A job spread over accounts lists each; Job Details says which sent each message. */}
                   <Table.Td>{phonesOf(j)}</Table.Td>
-                </Table.Tr>
+                </>
               )}
-              renderCard={(j) => (
+              card={(j) => (
                 <RowCard
                   title={<JobId id={j.id} />}
                   fields={[
                     { label: 'Created Date', value: formatDateTime(j.createdAt) },
                     { label: 'Content', value: <ContentCell job={j} onShow={setView} /> },
                     { label: 'Message Type', value: j.messageType },
+                    ...(j.templateCategory !== undefined
+                      ? [{ label: "Meta's charge", value: <CloudCost job={j} /> }]
+                      : []),
                     { label: 'Status', value: <StatusBadge job={j} /> },
                     { label: 'Total Messages', value: formatNumber(j.progress.total) },
                     { label: 'Success', value: formatNumber(j.results.success) },
                     { label: 'Failed', value: formatNumber(j.results.failed) },
+                    ...deliveryCells(j),
                     { label: 'Phone Number', value: phonesOf(j) },
                   ]}
                 />

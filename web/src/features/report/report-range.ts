@@ -41,3 +41,45 @@ export function rangeText(range: DateRange): string {
   if (range.to) return `Up to ${enIN(range.to)}`;
   return 'All dates';
 }
+
+const ymd = (d: Date) =>
+  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+export const QUICK_RANGES = [
+  { value: 'today', label: 'Today' },
+  { value: '7d', label: 'Last 7 days' },
+  { value: '30d', label: 'Last 30 days' },
+  { value: 'month', label: 'This month' },
+] as const;
+export type QuickRange = (typeof QUICK_RANGES)[number]['value'];
+
+/** A quick range as From and To days (local), today included: 'Last 7 days' is today and the 6 before. */
+export function quickRange(kind: QuickRange, now = new Date()): DateRange {
+  const today = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+  const back = (days: number) => new Date(today.getFullYear(), today.getMonth(), today.getDate() - days);
+  const from =
+    kind === 'today'
+      ? today
+      : kind === '7d'
+        ? back(6)
+        : kind === '30d'
+          ? back(29)
+          : new Date(today.getFullYear(), today.getMonth(), 1);
+  return { from: ymd(from), to: ymd(today) };
+}
+
+/** Which quick range a range is, if any (the button shown as chosen). */
+export function quickRangeOf(range: DateRange, now = new Date()): QuickRange | null {
+  return (
+    QUICK_RANGES.find((q) => {
+      const r = quickRange(q.value, now);
+      return r.from === range.from && r.to === range.to;
+    })?.value ?? null
+  );
+}
+
+/** Said when From is after To (issue 29: a reversed range said only 'No jobs found'). */
+export function reversedText(range: DateRange): string | null {
+  if (!range.from || !range.to || range.from <= range.to) return null;
+  return `From (${enIN(range.from)}) is after To (${enIN(range.to)}): no day is in this range. Swap the dates or change one of them.`;
+}

@@ -15,6 +15,7 @@ const job = (over: Partial<MessageJob>): MessageJob => ({
   statusReason: null,
   progress: { completed: 3, total: 3, percentComplete: 100 },
   results: { success: 2, failed: 1, delivered: 0, read: 0 },
+  delivery: { delivered: 0, read: 0, replied: 0, undelivered: 0 },
   createdAt: '2026-11-20T10:00:00.000Z',
   elapsedTimeMs: 1200,
   messageContent: 'Hello',

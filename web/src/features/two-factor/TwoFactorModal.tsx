@@ -3,7 +3,10 @@ import type { TwoFactorSetupResponse } from '@wa/contract';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
 import { messageOf } from '../../lib/api.ts';
-import { useDisableTwoFactor, useEnableTwoFactor, useStartSetup, useTwoFactorStatus } from './api.ts';
+import { useDisableTwoFactor } from './api/disable-two-factor.ts';
+import { useEnableTwoFactor } from './api/enable-two-factor.ts';
+import { useTwoFactorStatus } from './api/get-two-factor.ts';
+import { useStartSetup } from './api/start-setup.ts';
 
 /**
  * Two-factor sign-in from the avatar menu: turn it on (scan the QR, confirm a code, keep the

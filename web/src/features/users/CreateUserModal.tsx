@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { messageOf } from '../../lib/api.ts';
-import { useCreateUser } from './api.ts';
+import { useCreateUser } from './api/create-user.ts';
 
 /** Mirrors the server's checks (contract RegisterBody) so that mistakes show beside the field. */
 function checkNewUser(f: { name: string; username: string; password: string }) {

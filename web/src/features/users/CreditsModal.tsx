@@ -5,7 +5,7 @@ import { AppModal } from '../../components/AppModal.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { messageOf } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
-import { useGrantCredits } from './api.ts';
+import { useGrantCredits } from './api/grant-credits.ts';
 
 /** Add or remove credits of a user, with a note. */
 export function CreditsModal(props: {

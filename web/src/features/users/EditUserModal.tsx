@@ -1,11 +1,11 @@
 import { Alert, Button, Group, PasswordInput, Stack, Switch, TextInput } from '@mantine/core';
-import type { ManagedUser, UpdateUserBody } from '@wa/contract';
+import { CONSENT_TEXTS, type ManagedUser, type UpdateUserBody } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { messageOf } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
-import { useUpdateUser } from './api.ts';
+import { useUpdateUser } from './api/update-user.ts';
 
 /** Edit a user: name, flags, disabled, a new password. */
 export function EditUserModal(props: {
@@ -19,6 +19,8 @@ export function EditUserModal(props: {
   const [bulk, setBulk] = useState(u?.is_bulk_messaging_enabled === 1);
   const [multi, setMulti] = useState(u?.is_multisession_supported === 1);
   const [disabled, setDisabled] = useState(u?.disabled ?? false);
+  const [consentRequired, setConsentRequired] = useState(u?.consent_required ?? false);
+  const [optOutConfirm, setOptOutConfirm] = useState(u?.opt_out_confirm ?? false);
   const [password, setPassword] = useState('');
   const [fieldErrors, setFieldErrors] = useState<{ name?: string; password?: string }>({});
   const [error, setError] = useState<string | null>(null);
@@ -38,6 +40,8 @@ export function EditUserModal(props: {
     if (bulk !== (u.is_bulk_messaging_enabled === 1)) body.is_bulk_messaging_enabled = bulk;
     if (multi !== (u.is_multisession_supported === 1)) body.is_multisession_supported = multi;
     if (disabled !== u.disabled) body.disabled = disabled;
+    if (consentRequired !== (u.consent_required ?? false)) body.consent_required = consentRequired;
+    if (optOutConfirm !== (u.opt_out_confirm ?? false)) body.opt_out_confirm = optOutConfirm;
     if (password) body.password = password;
     if (Object.keys(body).length === 0) {
       props.onClose();
@@ -82,6 +86,18 @@ export function EditUserModal(props: {
             label="Multi-session supported"
             checked={multi}
             onChange={(e) => setMulti(e.currentTarget.checked)}
+          />
+          <Switch
+            label={CONSENT_TEXTS.setting}
+            description="Numbers on none of the user's lists with recorded consent are left out of sends, not charged"
+            checked={consentRequired}
+            onChange={(e) => setConsentRequired(e.currentTarget.checked)}
+          />
+          <Switch
+            label="Confirm opt-outs in the person's language"
+            description="One reply, e.g. 'आपको अब हमारे संदेश नहीं मिलेंगे।' to बंद करो"
+            checked={optOutConfirm}
+            onChange={(e) => setOptOutConfirm(e.currentTarget.checked)}
           />
           <Switch
             label="Account disabled"

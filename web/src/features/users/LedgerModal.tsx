@@ -1,10 +1,10 @@
 import { Badge, Table } from '@mantine/core';
 import type { LedgerEntry, ManagedUser } from '@wa/contract';
 import { AppModal } from '../../components/AppModal.tsx';
-import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { ListTable, RowCard } from '../../components/ListTable.tsx';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
-import { useLedger } from './api.ts';
+import { useLedger } from './api/get-ledger.ts';
 
 const COLUMNS = [
   { header: 'Date' },
@@ -34,7 +34,7 @@ export function LedgerModal(props: { user: ManagedUser | null; onClose: () => vo
       size="xl"
     >
       <ErrorAlert error={ledger.error?.message} />
-      <DataTable
+      <ListTable
         bare
         label="Credit ledger"
         columns={COLUMNS}
@@ -59,6 +59,16 @@ export function LedgerModal(props: { user: ManagedUser | null; onClose: () => vo
             <Table.Td ta="right">{formatNumber(e.balanceAfter)}</Table.Td>
             <Table.Td>{e.note ?? (e.jobId ? `Job ${e.jobId}` : '')}</Table.Td>
           </>
+        )}
+        card={(e) => (
+          <RowCard
+            title={`${e.delta > 0 ? '+' : ''}${formatNumber(e.delta)} · ${REASON_LABEL[e.reason] ?? e.reason}`}
+            fields={[
+              { label: 'When', value: formatDateTime(e.createdAt) },
+              { label: 'Balance after', value: formatNumber(e.balanceAfter) },
+              ...(e.note || e.jobId ? [{ label: 'Note', value: e.note ?? `Job ${e.jobId}` }] : []),
+            ]}
+          />
         )}
       />
     </AppModal>

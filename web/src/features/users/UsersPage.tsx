@@ -2,9 +2,9 @@ import { Alert, Badge, Button, Group, List, Stack, Table, Text, Title } from '@m
 import { IconCoins, IconEdit, IconListDetails, IconRefresh, IconUserPlus } from '@tabler/icons-react';
 import type { ManagedUser } from '@wa/contract';
 import { useState } from 'react';
-import { DataTable } from '../../components/DataTable.tsx';
+import { ListTable, RowCard } from '../../components/ListTable.tsx';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
-import { useManagedUsers } from './api.ts';
+import { useManagedUsers } from './api/get-users.ts';
 import { CreateUserModal } from './CreateUserModal.tsx';
 import { CreditsModal } from './CreditsModal.tsx';
 import { EditUserModal } from './EditUserModal.tsx';
@@ -44,6 +44,47 @@ export default function UsersPage() {
     setCrediting(null);
     setNotice(text);
   };
+
+  /** Edit, Credits and Ledger of a user: in the row's last cell, or under its card below 768 px. */
+  const actions = (u: ManagedUser) => (
+    <>
+      <Button
+        size="xs"
+        variant="light"
+        leftSection={<IconEdit size={14} aria-hidden />}
+        aria-label={`Edit ${u.username}`}
+        onClick={() => {
+          setNotice(null);
+          setEditing(u);
+        }}
+      >
+        Edit
+      </Button>
+      <Button
+        size="xs"
+        variant="light"
+        color="orange"
+        leftSection={<IconCoins size={14} aria-hidden />}
+        aria-label={`Credits of ${u.username}`}
+        onClick={() => {
+          setNotice(null);
+          setCrediting(u);
+        }}
+      >
+        Credits
+      </Button>
+      <Button
+        size="xs"
+        variant="light"
+        color="gray"
+        leftSection={<IconListDetails size={14} aria-hidden />}
+        aria-label={`Ledger of ${u.username}`}
+        onClick={() => setLedgerOf(u)}
+      >
+        Ledger
+      </Button>
+    </>
+  );
 
   return (
     <Stack gap="md">
@@ -113,7 +154,7 @@ export default function UsersPage() {
         </Alert>
       )}
 
-      <DataTable
+      <ListTable
         label="Users"
         columns={COLUMNS}
         rows={list}
@@ -150,44 +191,40 @@ export default function UsersPage() {
             <Table.Td>{formatDateTime(u.createdAt)}</Table.Td>
             <Table.Td>
               <Group gap="xs" wrap="nowrap">
-                <Button
-                  size="xs"
-                  variant="light"
-                  leftSection={<IconEdit size={14} aria-hidden />}
-                  aria-label={`Edit ${u.username}`}
-                  onClick={() => {
-                    setNotice(null);
-                    setEditing(u);
-                  }}
-                >
-                  Edit
-                </Button>
-                <Button
-                  size="xs"
-                  variant="light"
-                  color="orange"
-                  leftSection={<IconCoins size={14} aria-hidden />}
-                  aria-label={`Credits of ${u.username}`}
-                  onClick={() => {
-                    setNotice(null);
-                    setCrediting(u);
-                  }}
-                >
-                  Credits
-                </Button>
-                <Button
-                  size="xs"
-                  variant="light"
-                  color="gray"
-                  leftSection={<IconListDetails size={14} aria-hidden />}
-                  aria-label={`Ledger of ${u.username}`}
-                  onClick={() => setLedgerOf(u)}
-                >
-                  Ledger
-                </Button>
+                {actions(u)}
               </Group>
             </Table.Td>
           </>
+        )}
+        card={(u) => (
+          <RowCard
+            title={
+              <>
+                {u.name}
+                {u.role === 'ADMIN' && (
+                  <Badge ml="xs" size="xs" variant="outline">
+                    ADMIN
+                  </Badge>
+                )}
+              </>
+            }
+            fields={[
+              { label: 'Username', value: u.username },
+              { label: 'Credits', value: formatNumber(u.credits) },
+              { label: 'Bulk messaging', value: flag(u.is_bulk_messaging_enabled === 1) },
+              { label: 'Multiple sessions', value: flag(u.is_multisession_supported === 1) },
+              {
+                label: 'Status',
+                value: u.disabled
+                  ? 'Disabled'
+                  : u.passwordResetRequestedAt
+                    ? 'Active · reset requested'
+                    : 'Active',
+              },
+              { label: 'Created', value: formatDateTime(u.createdAt) },
+            ]}
+            actions={actions(u)}
+          />
         )}
       />
 

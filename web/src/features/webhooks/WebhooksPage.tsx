@@ -16,12 +16,16 @@ import {
 import { IconWebhook } from '@tabler/icons-react';
 import type { Webhook, WebhookEventName } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
-import { DataTable } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { ListTable } from '../../components/ListTable.tsx';
 import { SecretOnce } from '../../components/SecretOnce.tsx';
 import { messageOf } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
-import { useAttempts, useCreateWebhook, useDeleteWebhook, useWebhooks } from './api.ts';
+import { useCreateWebhook } from './api/create-webhook.ts';
+import { useDeleteWebhook } from './api/delete-webhook.ts';
+import { useAttempts } from './api/get-attempts.ts';
+import { useWebhooks } from './api/get-webhooks.ts';
+import { TestEventButton } from './TestEventButton.tsx';
 
 const EVENTS: { value: WebhookEventName; label: string }[] = [
   { value: 'job.finished', label: 'job.finished: a job has ended' },
@@ -41,7 +45,7 @@ const ATTEMPT_COLUMNS = [
 function Attempts({ webhook }: { webhook: Webhook }) {
   const attempts = useAttempts(webhook.id);
   return (
-    <DataTable
+    <ListTable
       bare
       label={`Calls to ${webhook.url}`}
       columns={ATTEMPT_COLUMNS}
@@ -170,16 +174,19 @@ export default function WebhooksPage() {
                     ))}
                   </Group>
                 </Stack>
-                <Button
-                  size="xs"
-                  variant="light"
-                  color="red"
-                  aria-label={`Delete webhook ${w.url}`}
-                  loading={remove.isPending && remove.variables === w.id}
-                  onClick={() => remove.mutate(w.id)}
-                >
-                  Delete
-                </Button>
+                <Group gap="xs">
+                  <TestEventButton webhook={w} />
+                  <Button
+                    size="xs"
+                    variant="light"
+                    color="red"
+                    aria-label={`Delete webhook ${w.url}`}
+                    loading={remove.isPending && remove.variables === w.id}
+                    onClick={() => remove.mutate(w.id)}
+                  >
+                    Delete
+                  </Button>
+                </Group>
               </Group>
               <Text size="sm" fw={600}>
                 Last 50 calls

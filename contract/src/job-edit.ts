@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/**
+ * PATCH /api/message-jobs-details/:jobId: moves a scheduled job that has not started to another
+ * time (issue 29, item 7). With `content` or `chatIds` too, edits it (see EditJobBody).
+ */
+export const RescheduleJobBody = z.object({ scheduleTime: z.string().min(1).max(100) });
+export type RescheduleJobBody = z.infer<typeof RescheduleJobBody>;
+
+/**
+ * The same PATCH, editing a job that has not started (scheduled, or paused before its first
+ * message): its time, its text (a text message's, or a file's caption) and its recipients (phone
+ * numbers, or the account's group ids), each optional. The credits held follow the recipients:
+ * more are charged, fewer refunded, each with its ledger row. A paused job given a time is
+ * scheduled again for it.
+ */
+export const EditJobBody = z.object({
+  scheduleTime: z.string().min(1).max(100).optional(),
+  content: z.string().max(65_536).optional(),
+  chatIds: z.array(z.string().min(1).max(200)).min(1).max(100_000).optional(),
+});
+export type EditJobBody = z.infer<typeof EditJobBody>;
+
+export const EditJobResponse = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  /** Recipients after the edit. */
+  total: z.number().int(),
+  /** Credits charged (positive) or refunded (negative) by the edit. */
+  creditsCharged: z.number().int(),
+  skipped: z.object({ optedOut: z.array(z.string()) }).optional(),
+});
+export type EditJobResponse = z.infer<typeof EditJobResponse>;
+
+export const RESCHEDULE_TEXTS = {
+  moved: (at: string) => `Job moved to ${at}`,
+  notScheduled: 'Only a scheduled job that has not started can be moved',
+  series: 'A repeating job moves with its series: cancel the series and schedule it again',
+  edited: 'Job updated',
+  notEditable: 'Only a scheduled or paused job that has not started can be edited',
+  nothingToEdit: 'Give a new time, text or recipients',
+  poll: 'A poll cannot be edited: delete the job and send it again',
+  spread: 'A job sent from several accounts keeps its recipients: delete it and send it again',
+  personalised:
+    'This message is personalised from contact fields: delete the job and send it again to change its text or recipients',
+} as const;

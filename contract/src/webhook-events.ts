@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { OptOutSource } from './contacts.ts';
+import { JobStatus } from './messaging.ts';
+import type { WebhookEventName } from './operations.ts';
+import { SessionStatus } from './sessions.ts';
+
+/**
+ * The `data` of each webhook event, as a receiver reads it. Most are built inside PostgreSQL, in
+ * the triggers of server/drizzle/0006_webhook_events.sql (job.finished, session.status) and
+ * 0021_webhook_status_per_statement.sql (message.status); optout in contacts/service.ts. The
+ * server's webhook-payloads test makes each event through the product and checks the stored rows
+ * against these; the deliverer checks every payload it sends. Keys may be added (`.loose()`:
+ * a receiver ignores what it does not know), never removed or renamed.
+ */
+const Utc = z.iso.datetime();
+
+export const JobFinishedPayload = z
+  .object({
+    jobId: z.string(),
+    sessionId: z.string(),
+    status: JobStatus.extract(['completed', 'failed']),
+    total: z.number().int(),
+    sent: z.number().int(),
+    failed: z.number().int(),
+    cancelled: z.number().int(),
+    finishedAt: Utc,
+  })
+  .loose();
+
+export const MessageStatusPayload = z
+  .object({
+    jobId: z.string(),
+    recipientId: z.string(),
+    chatId: z.string(),
+    status: z.enum(['sent', 'delivered', 'read', 'failed', 'replied', 'undelivered']),
+    /** Why it failed, or why it stayed undelivered (null when not known, and for other statuses). */
+    error: z.string().nullable(),
+    /** The contact's reply, for 'replied' (issue 26; null or absent otherwise). */
+    reply: z.string().nullable().optional(),
+    at: Utc,
+  })
+  .loose();
+
+export const SessionStatusPayload = z
+  .object({ sessionId: z.string(), status: SessionStatus, reason: z.string().nullable(), at: Utc })
+  .loose();
+
+export const OptOutPayload = z.object({ phone: z.string(), source: OptOutSource, at: Utc }).loose();
+
+/** Each event's payload schema, by event name. */
+export const WEBHOOK_PAYLOADS = {
+  'job.finished': JobFinishedPayload,
+  'message.status': MessageStatusPayload,
+  'session.status': SessionStatusPayload,
+  optout: OptOutPayload,
+} as const satisfies Record<WebhookEventName, z.ZodType>;
+
+export type WebhookPayloads = { [E in WebhookEventName]: z.infer<(typeof WEBHOOK_PAYLOADS)[E]> };

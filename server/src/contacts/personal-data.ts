@@ -1,0 +1,150 @@
+import { CSV_BOM, csvLine, type PersonalData, parsePhone } from '@wa/contract';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../db/client.ts';
+import { consentGrants, contactLists, contacts, optOuts } from '../db/schema.ts';
+import { badRequest } from '../errors.ts';
+import { presentGrant } from './consent.ts';
+import { erasedAmong } from './erasure-token.ts';
+import { CONTACT_MESSAGES } from './service.ts';
+
+/** A number as the user typed it, in the stored form (DECISIONS.md, Phone numbers). */
+export function phoneOf(cell: string, defaultCallingCode: string): string {
+  const parsed = parsePhone(cell, defaultCallingCode);
+  if (!('number' in parsed)) throw badRequest(CONTACT_MESSAGES.invalidNumber(cell));
+  return parsed.number;
+}
+
+/**
+ * Everything the user holds about one number (issue 31, a data request under the DPDP Act):
+ * its list entries with their fields and consent, its opt-out, and every message of the user's
+ * jobs to it. Messages are found through the user's jobs (recipients have no index by chat id).
+ */
+export async function personalData(
+  db: Db,
+  secretKey: Buffer | undefined,
+  userId: string,
+  phone: string,
+): Promise<PersonalData> {
+  const entries = await db
+    .select({
+      listId: contactLists.id,
+      name: contactLists.name,
+      fields: contacts.fields,
+      tags: contacts.tags,
+      grantId: contacts.consentGrantId,
+    })
+    .from(contacts)
+    .innerJoin(contactLists, eq(contactLists.id, contacts.listId))
+    .where(and(eq(contactLists.userId, userId), eq(contacts.phoneNumber, phone)))
+    .orderBy(contactLists.createdAt);
+  const grantIds = [...new Set(entries.map((e) => e.grantId).filter((id): id is string => id !== null))];
+  const grants =
+    grantIds.length === 0
+      ? []
+      : await db.select().from(consentGrants).where(inArray(consentGrants.id, grantIds));
+  const grantOf = new Map(grants.map((g) => [g.id, presentGrant(g)]));
+  const [opt] = await db
+    .select()
+    .from(optOuts)
+    .where(and(eq(optOuts.userId, userId), eq(optOuts.phoneNumber, phone)));
+  const messages = await queryRows<{
+    job_id: string;
+    session_id: string;
+    message_type: string;
+    created_at: Date | string;
+    status: string;
+    content: string | null;
+    job_content: string | null;
+    sent_at: Date | string | null;
+    delivered_at: Date | string | null;
+    read_at: Date | string | null;
+    error: string | null;
+  }>(
+    db,
+    sql`SELECT r.job_id, r.session_id, j.message_type, j.created_at, r.status, r.content,
+               j.content AS job_content, r.sent_at, r.delivered_at, r.read_at, r.error
+        FROM message_jobs j JOIN message_job_recipients r ON r.job_id = j.id
+        WHERE j.user_id = ${userId} AND r.chat_id = ${`${phone}@s.whatsapp.net`}
+        ORDER BY j.created_at, r.id`,
+  );
+  const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+  return {
+    success: true,
+    phone,
+    generatedAt: new Date().toISOString(),
+    lists: entries.map((e) => ({
+      listId: e.listId,
+      name: e.name,
+      fields: e.fields,
+      tags: e.tags,
+      consent: e.grantId ? (grantOf.get(e.grantId) ?? null) : null,
+    })),
+    optOut: opt
+      ? {
+          source: opt.source,
+          keyword: opt.keyword,
+          language: opt.language,
+          message: opt.message,
+          at: opt.createdAt.toISOString(),
+        }
+      : null,
+    messages: messages.map((m) => ({
+      jobId: m.job_id,
+      sessionId: m.session_id,
+      messageType: m.message_type,
+      createdAt: iso(m.created_at)!,
+      status: m.status,
+      content: m.content ?? m.job_content,
+      sentAt: iso(m.sent_at),
+      deliveredAt: iso(m.delivered_at),
+      readAt: iso(m.read_at),
+      error: m.error,
+    })),
+    erased: (await erasedAmong(db, secretKey, userId, [phone])).size > 0,
+  };
+}
+
+/** The same as one CSV file: a row per list entry, opt-out and message. */
+export function personalDataCsv(data: PersonalData): string {
+  const lines = [csvLine(['record', 'id', 'name', 'detail', 'status', 'at'])];
+  for (const l of data.lists) {
+    const fields = Object.entries(l.fields).map(([k, v]) => `${k}=${v}`);
+    if (l.tags.length > 0) fields.push(`tags=${l.tags.join(' ::: ')}`);
+    lines.push(csvLine(['list', l.listId, l.name, fields.join('; '), '', '']));
+    if (l.consent)
+      lines.push(
+        csvLine([
+          'consent',
+          l.consent.grantId,
+          l.consent.source === 'import' ? (l.consent.fileName ?? '') : (l.consent.groupName ?? ''),
+          l.consent.purpose ?? '',
+          `by ${l.consent.by}`,
+          l.consent.at,
+        ]),
+      );
+  }
+  if (data.optOut)
+    lines.push(
+      csvLine([
+        'opt-out',
+        '',
+        data.optOut.keyword ?? '',
+        data.optOut.message ?? '',
+        data.optOut.source,
+        data.optOut.at,
+      ]),
+    );
+  for (const m of data.messages)
+    lines.push(
+      csvLine([
+        'message',
+        m.jobId,
+        m.messageType,
+        m.content ?? '',
+        m.error ? `${m.status}: ${m.error}` : m.status,
+        m.sentAt ?? m.createdAt,
+      ]),
+    );
+  if (data.erased) lines.push(csvLine(['erased', '', '', '', 'erased', '']));
+  return `${CSV_BOM}${lines.join('')}`;
+}

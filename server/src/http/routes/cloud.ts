@@ -1,0 +1,151 @@
+import {
+  CloudPricesBody,
+  CloudPricesResponse,
+  CostEstimateBody,
+  CostEstimateResponse,
+  CreateCloudInstanceBody,
+  CreateCloudInstanceResponse,
+  ErrorResponse,
+  SessionIdParams,
+  TemplatesResponse,
+} from '@wa/contract';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { cloudPriceList, estimateCost, setCloudPrices } from '../../messaging/cloud/cost.ts';
+import { receiveWebhook, verifyWebhook } from '../../messaging/cloud/webhook.ts';
+import { createCloudInstance, listCloudTemplates } from '../../sessions/cloud/service.ts';
+import { type App, requireAdmin, requireUser } from '../types.ts';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
+
+/** Meta calls the webhook for every status of every message: generous, but not unbounded. */
+const WEBHOOK_RATE_LIMIT = { max: 6000, timeWindow: 60_000 };
+
+/** Cloud API accounts (issue 30): connect, templates, cost, prices, and Meta's webhook. */
+export async function registerCloudRoutes(app: App, ctx: AppContext): Promise<void> {
+  app.post(
+    '/api/cloud-instances',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: 'Connect a WhatsApp Cloud API number (checked against the Graph API)',
+        body: CreateCloudInstanceBody,
+        response: { 200: CreateCloudInstanceResponse, ...errors, 409: ErrorResponse, 503: ErrorResponse },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await createCloudInstance(ctx, requireUser(request), request.body)),
+    }),
+  );
+
+  app.get(
+    '/api/session/:sessionId/templates',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: "A Cloud API account's message templates (refreshed from Meta at most once a minute)",
+        params: SessionIdParams,
+        response: { 200: TemplatesResponse, ...errors },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      templates: await listCloudTemplates(ctx, requireUser(request), request.params.sessionId),
+    }),
+  );
+
+  app.post(
+    '/api/session/:sessionId/cost-estimate',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: "What a template send would cost at Meta's rate, and how many the 24-hour tier lets go now",
+        params: SessionIdParams,
+        body: CostEstimateBody,
+        response: { 200: CostEstimateResponse, ...errors },
+      },
+    },
+    async (request) => estimateCost(ctx, requireUser(request), request.params.sessionId, request.body),
+  );
+
+  app.get(
+    '/api/cloud/prices',
+    { schema: { tags: ['sessions'], response: { 200: CloudPricesResponse, 401: ErrorResponse } } },
+    async (request) => {
+      requireUser(request);
+      return { success: true as const, prices: await cloudPriceList(ctx.db) };
+    },
+  );
+
+  app.put(
+    '/api/cloud/prices',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "Meta's price per delivered message of each category (ten-thousandths of a rupee)",
+        body: CloudPricesBody,
+        response: { 200: CloudPricesResponse, ...errors },
+      },
+    },
+    async (request) => {
+      requireAdmin(request);
+      await setCloudPrices(ctx.db, request.body.prices);
+      return { success: true as const, prices: await cloudPriceList(ctx.db) };
+    },
+  );
+
+  // Meta's webhook: public (Meta sends no bearer token), checked by the verify token (GET) and by
+  // the signature over the raw bytes (POST). In its own scope, JSON bodies stay raw bytes.
+  await app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+      // Not enumerable: the NUL check of app.ts walks a body's own keys, not these bytes.
+      const wrapped = {};
+      Object.defineProperty(wrapped, 'raw', { value: body, enumerable: false });
+      done(null, wrapped);
+    });
+    scope.get(
+      '/api/cloud/webhook/:sessionId',
+      {
+        schema: {
+          tags: ['webhooks'],
+          summary: "Meta's webhook verification: echoes hub.challenge when hub.verify_token is the account's",
+          params: SessionIdParams,
+          querystring: z.record(z.string(), z.string()),
+        },
+        config: { public: true, rateLimit: WEBHOOK_RATE_LIMIT },
+      },
+      async (request, reply) => {
+        const answer = await verifyWebhook(
+          ctx,
+          (request.params as { sessionId: string }).sessionId,
+          request.query as Record<string, unknown>,
+        );
+        return reply.code(answer.status).type('text/plain').send(answer.body);
+      },
+    );
+    scope.post(
+      '/api/cloud/webhook/:sessionId',
+      {
+        schema: {
+          tags: ['webhooks'],
+          summary: "Meta's events (statuses, inbound messages), signed with X-Hub-Signature-256",
+          params: SessionIdParams,
+        },
+        config: { public: true, rateLimit: WEBHOOK_RATE_LIMIT },
+      },
+      async (request, reply) => {
+        const raw = (request.body as { raw?: Buffer } | undefined)?.raw ?? Buffer.alloc(0);
+        const header = request.headers['x-hub-signature-256'];
+        const answer = await receiveWebhook(
+          ctx,
+          (request.params as { sessionId: string }).sessionId,
+          raw,
+          Array.isArray(header) ? header[0] : header,
+        );
+        return reply.code(answer.status).type('text/plain').send(answer.body);
+      },
+    );
+  });
+}

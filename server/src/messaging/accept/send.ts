@@ -1,0 +1,250 @@
+import type { SendBody, SendResponse } from '@wa/contract';
+import { CONSENT_TEXTS, isChannelJid, jidUser, SPREAD_TEXTS } from '@wa/contract';
+import { channelNames } from '../../channels/repository.ts';
+import { leftOutOfSend } from '../../contacts/left-out.ts';
+import type { AppContext } from '../../context.ts';
+import { debitCredits } from '../../credits/credits.ts';
+import { badRequest, MESSAGES, paymentRequired } from '../../errors.ts';
+import { groupSubjects } from '../../groups/repository.ts';
+import { newId, sha256 } from '../../ids.ts';
+import { authorizeGroups, authorizeSession } from '../../policy/access.ts';
+import type { SessionRow } from '../../sessions/repository.ts';
+import { signal } from '../../signals.ts';
+import type { UserRow } from '../../users/repository.ts';
+import { gatherIndividuals, personalise, personaliseTemplate } from '../accept/personalise.ts';
+import { remainingAllowanceToday, splitByAllowance } from '../accept/spread.ts';
+import { checkKindOfSend, checkServiceWindows } from '../cloud/accept.ts';
+import { type Audience, composeSend, storedContent } from '../compose.ts';
+import { assertOwnerMaySend } from '../engine/rules.ts';
+import { JOB_MESSAGES, MAX_ACTIVE_SERIES } from '../messages.ts';
+import { repeatOf } from '../series/recurring.ts';
+import { countActiveSeries, insertSeries } from '../series/repository.ts';
+import * as idem from './idempotency.ts';
+import * as acceptRepo from './repository.ts';
+/**
+ * Accepts a send: checks the permission, the session, the payload (spec order), then in one
+ * transaction reserves one credit per recipient, stores the file once, inserts the job and all
+ * its recipients. Nothing is half-accepted. The session's dispatcher is woken afterwards.
+ */
+export async function acceptSend(
+  ctx: AppContext,
+  user: UserRow,
+  sessionId: string,
+  body: SendBody,
+  audience: Audience,
+  idempotencyKey?: string,
+): Promise<SendResponse> {
+  assertOwnerMaySend(user, audience);
+  const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
+  const accounts = await sharingAccounts(ctx, user, session, body, audience);
+  const idempotency =
+    idempotencyKey === undefined ? null : idem.idempotencyOf(idempotencyKey, audience, sessionId, body);
+  if (idempotency) {
+    // A repeat answers the first job even when it would no longer pass (a past schedule time, a spent balance).
+    const previous = await idem.findIdempotentAnswer(ctx.db, user.id, idempotency.key);
+    if (previous) return idem.replay(previous, idempotency.requestHash);
+  }
+  // Cheap before costly: the balance against the count of ids as given, before parsing them.
+  if ((await acceptRepo.creditsOf(ctx.db, user.id)) < leastRecipients(body, audience))
+    throw paymentRequired(MESSAGES.creditShort);
+  const cc = ctx.config.defaultCountryCode;
+  const individuals = audience === 'individuals' ? await gatherIndividuals(ctx.db, user, body, cc) : null;
+  const composed = composeSend(individuals ? { ...body, chatIds: individuals.chatIds } : body, audience, cc);
+  const { scheduledAt } = composed;
+  // Cloud API accounts send approved templates; templates go only through them (issue 30).
+  const message = await checkKindOfSend(ctx, accounts, composed.message, audience);
+  const repeat = repeatOf(body, scheduledAt);
+  let { chatIds } = composed;
+  // Only groups of this account's list: a phone number here would bypass the bulk flag.
+  if (audience === 'groups')
+    await authorizeGroups(ctx.db, user, 'act', sessionId, chatIds, MESSAGES.noSession);
+
+  let chatNames: Array<string | null>;
+  let optedOut: string[] = [];
+  let noConsent: string[] = [];
+  let contents: string[] | null;
+  if (audience === 'groups') {
+    const subjects = await groupSubjects(ctx.db, sessionId, chatIds);
+    const channels = await channelNames(ctx.db, sessionId, chatIds.filter(isChannelJid));
+    chatNames = chatIds.map((id) => subjects.get(id) ?? channels.get(id) ?? null);
+    contents = personalise(message, chatIds, {
+      available: ['group'],
+      of: (_, i) => ({ group: chatNames[i] ?? '' }),
+    });
+  } else {
+    // Opted-out (or erased) numbers, and without consent when the user must have it, are left
+    // out before anything is reserved (DECISIONS.md, Opt-outs; issue 31).
+    const numbers = chatIds.map(jidUser);
+    const out = await leftOutOfSend(ctx.db, ctx.config.secretKey, user, numbers);
+    if (out.optedOut.size > 0 || out.noConsent.size > 0) {
+      optedOut = numbers.filter((n) => out.optedOut.has(n));
+      noConsent = numbers.filter((n) => out.noConsent.has(n));
+      chatIds = chatIds.filter((_, i) => !out.optedOut.has(numbers[i]!) && !out.noConsent.has(numbers[i]!));
+      if (chatIds.length === 0)
+        throw badRequest(noConsent.length > 0 ? CONSENT_TEXTS.noneHasConsent : JOB_MESSAGES.allOptedOut);
+    }
+    // A number is its own name: the API shows the digits (present.ts), nothing to store.
+    chatNames = chatIds.map(() => null);
+    const fieldsOf = individuals!.fieldsOf;
+    const fields = { available: individuals!.available, of: (chatId: string) => fieldsOf.get(chatId) ?? {} };
+    contents =
+      message.type === 'template'
+        ? personaliseTemplate(message.template.parameters, chatIds, fields)
+        : personalise(message, chatIds, fields);
+  }
+
+  const jobId = newId();
+  const mediaId = message.type === 'media' ? sha256(message.data) : null;
+  const n = chatIds.length;
+  const noun = audience === 'groups' ? groupsNoun(chatIds) : n === 1 ? 'contact' : 'contacts';
+  const answer: SendResponse = {
+    success: true,
+    message: scheduledAt
+      ? `Message scheduled for ${n} ${noun} at ${scheduledAt.toISOString()}`
+      : `Message sending initiated for ${n} ${noun}`,
+    totalChats: n,
+    jobId,
+    ...(optedOut.length > 0 || noConsent.length > 0
+      ? { skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) } }
+      : {}),
+  };
+  // Spread over accounts: in proportion to what each may still send today (a down one: nothing).
+  const split =
+    accounts.length > 1
+      ? splitByAllowance(
+          chatIds.length,
+          await Promise.all(
+            accounts.map((a) =>
+              a.status === 'CONNECTED' ? remainingAllowanceToday(ctx.db, a.sessionId, ctx.config) : 0,
+            ),
+          ),
+        )
+      : [];
+  if (audience === 'individuals')
+    await checkServiceWindows(ctx, accounts, message, chatIds, (i) => (accounts.length > 1 ? split[i]! : 0));
+  const repeated = await ctx.db.transaction(async (tx) => {
+    if (idempotency) {
+      // First in the transaction: a concurrent duplicate waits here until this one commits, then replays it.
+      const previous = await idem.claimIdempotencyKey(tx, user.id, idempotency.key, idempotency.requestHash);
+      if (previous) return previous;
+    }
+    if (repeat) {
+      if ((await countActiveSeries(tx, user.id)) >= MAX_ACTIVE_SERIES)
+        throw badRequest(JOB_MESSAGES.tooManySeries);
+      // Each occurrence is reserved when it starts; a balance short already now is refused now.
+      if ((await acceptRepo.creditsOf(tx, user.id)) < chatIds.length)
+        throw paymentRequired(MESSAGES.creditShort);
+    } else {
+      const balance = await debitCredits(tx, user.id, chatIds.length, 'send', { jobId, actorId: user.id });
+      if (balance === null) throw paymentRequired(MESSAGES.creditShort);
+    }
+    if (message.type === 'media')
+      await acceptRepo.storeMedia(tx, { id: mediaId!, mime: message.mime, bytes: message.data });
+    const now = new Date();
+    const seriesId = repeat ? newId() : null;
+    if (repeat)
+      await insertSeries(tx, {
+        id: seriesId!,
+        userId: user.id,
+        sessionId,
+        audience,
+        every: repeat.every,
+        until: repeat.until,
+        anchorAt: scheduledAt!,
+        chatIds,
+        // A null name (a number: its digits are its name) is kept null in the array.
+        chatNames: chatNames as string[],
+        contents,
+      });
+    await acceptRepo.insertJob(tx, {
+      id: jobId,
+      userId: user.id,
+      sessionId,
+      audience,
+      messageType: message.type,
+      content: storedContent(message),
+      poll: message.type === 'poll' ? message.poll : null,
+      mediaId,
+      mediaMime: message.type === 'media' ? message.mime : null,
+      fileName: message.type === 'media' ? message.fileName : null,
+      isScheduled: scheduledAt !== null,
+      scheduledAt,
+      status: scheduledAt ? 'scheduled' : 'pending',
+      total: chatIds.length,
+      createdAt: now,
+      seriesId,
+      awaitingStart: repeat !== null,
+      sessionIds: accounts.length > 1 ? accounts.map((a) => a.sessionId) : null,
+    });
+    if (!repeat)
+      await acceptRepo.insertRecipients(
+        tx,
+        { jobId, sessionId, dueAt: scheduledAt ?? now },
+        chatIds,
+        chatNames,
+        contents,
+        accounts.length > 1 ? split.map((i) => accounts[i]!.sessionId) : null,
+      );
+    if (idempotency) await idem.saveIdempotentAnswer(tx, user.id, idempotency.key, answer);
+    return null;
+  });
+  if (repeated) return idem.replay(repeated, idempotency!.requestHash);
+  if (!repeat) for (const a of accounts) await signal(ctx, 'recipients-queued', a.sessionId);
+  return answer;
+}
+
+/** What a group send goes to, in words: groups, channels (issue 31), or both. */
+function groupsNoun(chatIds: string[]): string {
+  const channels = chatIds.filter(isChannelJid).length;
+  const one = chatIds.length === 1;
+  if (channels === 0) return one ? 'group' : 'groups';
+  if (channels === chatIds.length) return one ? 'channel' : 'channels';
+  return 'groups and channels';
+}
+
+/**
+ * At least how many recipients the send has, counted without parsing: its distinct ids as given
+ * (contact lists not counted). Two spellings of one number share their last eight digits and a
+ * group's id its digits, so this never counts more than the send will charge.
+ */
+function leastRecipients(body: SendBody, audience: Audience): number {
+  const keys = new Set<string>();
+  const key = (id: string) => {
+    const digits = jidUser(id).replace(/\D/g, '');
+    return audience === 'groups' ? digits : digits.slice(-8);
+  };
+  for (const id of body.chatIds ?? []) keys.add(key(id));
+  if (audience === 'individuals') for (const r of body.recipients ?? []) keys.add(key(r.chatId));
+  keys.delete('');
+  return keys.size;
+}
+
+/**
+ * The accounts that share a send: the path's session, then the body's `sessionIds` (duplicates
+ * dropped). Each must be one the user may send from and belong to the path session's owner; an
+ * unknown one and another user's get the same 400. Group sends and repeating sends go from one
+ * account.
+ */
+async function sharingAccounts(
+  ctx: AppContext,
+  user: UserRow,
+  session: SessionRow,
+  body: SendBody,
+  audience: Audience,
+): Promise<SessionRow[]> {
+  const more = [...new Set((body.sessionIds ?? []).map((id) => id.trim()))].filter(
+    (id) => id !== session.sessionId,
+  );
+  if (more.length === 0) return [session];
+  if (audience === 'groups') throw badRequest(SPREAD_TEXTS.groups);
+  if (body.repeat) throw badRequest(SPREAD_TEXTS.repeat);
+  const accounts = [session];
+  for (const id of more) {
+    const row = await authorizeSession(ctx.db, user, 'act', id).catch(() => null);
+    if (!row || row.userId !== session.userId) throw badRequest(SPREAD_TEXTS.notYours(id));
+    accounts.push(row);
+  }
+  return accounts;
+}
+
+const _IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

@@ -1,0 +1,73 @@
+import { CLOUD_TEXTS, jidUser } from '@wa/contract';
+import type { AppContext } from '../../context.ts';
+import { badRequest } from '../../errors.ts';
+import { inServiceWindow } from '../../sessions/cloud/service-windows.ts';
+import { findTemplate, syncTemplatesIfStale } from '../../sessions/cloud/templates.ts';
+import type { SessionRow } from '../../sessions/repository.ts';
+import type { Audience, ComposedMessage } from '../compose.ts';
+
+/**
+ * What a send may be for the kinds of its accounts (issue 30): a Cloud API account sends one-to-one
+ * messages only, templates or (inside the 24-hour window) texts; a template goes only through Cloud
+ * API accounts, must be APPROVED on each of them, and has one value per body variable. Returns the
+ * message with the template's category and variable names filled in.
+ */
+export async function checkKindOfSend(
+  ctx: AppContext,
+  accounts: SessionRow[],
+  message: ComposedMessage,
+  audience: Audience,
+): Promise<ComposedMessage> {
+  const cloud = accounts.filter((a) => a.kind === 'cloud');
+  if (cloud.length > 0 && audience === 'groups') throw badRequest(CLOUD_TEXTS.groupsLinkedOnly);
+  if (message.type !== 'template') {
+    if (cloud.length > 0 && (message.type === 'media' || message.type === 'poll'))
+      throw badRequest(CLOUD_TEXTS.cloudNeedsTemplate);
+    return message;
+  }
+  if (cloud.length !== accounts.length) throw badRequest(CLOUD_TEXTS.templateNeedsCloud);
+  const { name, language, parameters } = message.template;
+  let filled = message.template;
+  for (const account of cloud) {
+    await syncTemplatesIfStale(ctx, account.sessionId).catch((err: unknown) =>
+      ctx.log.warn({ err, sessionId: account.sessionId }, 'template sync failed: the stored list is used'),
+    );
+    const template = await findTemplate(ctx.db, account.sessionId, name, language);
+    if (!template) throw badRequest(CLOUD_TEXTS.noSuchTemplate(name, language));
+    if (template.status !== 'APPROVED') throw badRequest(CLOUD_TEXTS.notApproved(name, template.status));
+    if (template.parameters.length !== parameters.length)
+      throw badRequest(CLOUD_TEXTS.parameterCount(name, template.parameters.length, parameters.length));
+    filled = {
+      name,
+      language,
+      category: template.category,
+      parameters,
+      ...(template.named ? { parameterNames: template.parameters } : {}),
+    };
+  }
+  return { type: 'template', template: filled };
+}
+
+/**
+ * Free-form messages (text) through a Cloud API account go only to numbers inside its 24-hour
+ * customer service window (Meta, "Service messages": "When the window closes, you can only send
+ * pre-approved template messages"; developers.facebook.com/documentation/business-messaging/whatsapp/messages/send-messages).
+ * Refused at acceptance, naming how many numbers are outside, for the recipients each Cloud
+ * account would send (`accountOf` a recipient's index; one account: all of them).
+ */
+export async function checkServiceWindows(
+  ctx: AppContext,
+  accounts: SessionRow[],
+  message: ComposedMessage,
+  chatIds: string[],
+  accountOf: (index: number) => number,
+): Promise<void> {
+  if (message.type === 'template') return;
+  for (const [a, account] of accounts.entries()) {
+    if (account.kind !== 'cloud') continue;
+    const phones = chatIds.filter((_, i) => accountOf(i) === a).map(jidUser);
+    const open = await inServiceWindow(ctx.db, account.sessionId, phones);
+    const outside = phones.filter((p) => !open.has(p)).length;
+    if (outside > 0) throw badRequest(CLOUD_TEXTS.outsideWindow(outside, account.sessionName));
+  }
+}

@@ -1,0 +1,78 @@
+import { CLOUD_TEXTS, type CostEstimateResponse, costText, tierText } from '@wa/contract';
+import { asc, eq, sql } from 'drizzle-orm';
+import type { AppContext } from '../../context.ts';
+import { type Db, queryRows } from '../../db/client.ts';
+import { cloudPrices } from '../../db/schema.ts';
+import { badRequest } from '../../errors.ts';
+import { authorizeSession } from '../../policy/access.ts';
+import { cloudAccountRow } from '../../sessions/cloud/accounts.ts';
+import { findTemplate } from '../../sessions/cloud/templates.ts';
+import { tierLimit } from '../../transport/cloud/tier-counter.ts';
+import type { UserRow } from '../../users/repository.ts';
+
+export async function cloudPriceList(db: Db): Promise<Array<{ category: string; priceUnits: number }>> {
+  return db
+    .select({ category: cloudPrices.category, priceUnits: cloudPrices.priceUnits })
+    .from(cloudPrices)
+    .orderBy(asc(cloudPrices.category));
+}
+
+export async function setCloudPrices(db: Db, prices: Array<{ category: string; priceUnits: number }>) {
+  for (const p of prices) {
+    await db
+      .insert(cloudPrices)
+      .values({ category: p.category.toLowerCase(), priceUnits: p.priceUnits })
+      .onConflictDoUpdate({
+        target: cloudPrices.category,
+        set: { priceUnits: p.priceUnits, updatedAt: new Date() },
+      });
+  }
+}
+
+/** The price of one delivered message of a category, in ten-thousandths of a rupee (0 when unknown). */
+export async function priceOf(db: Db, category: string): Promise<number> {
+  const [row] = await db
+    .select({ p: cloudPrices.priceUnits })
+    .from(cloudPrices)
+    .where(eq(cloudPrices.category, category.toLowerCase()));
+  return row?.p ?? 0;
+}
+
+/**
+ * What a template send to `recipients` numbers would cost at Meta's rate for the template's
+ * category, and how many of them the account's 24-hour tier lets go now (the send summary, before
+ * sending). The tier's count is the account's distinct template recipients of the last 24 hours.
+ */
+export async function estimateCost(
+  ctx: AppContext,
+  user: UserRow,
+  sessionId: string,
+  input: { templateName: string; language: string; recipients: number },
+): Promise<CostEstimateResponse> {
+  await authorizeSession(ctx.db, user, 'read', sessionId);
+  const template = await findTemplate(ctx.db, sessionId, input.templateName, input.language);
+  if (!template) throw badRequest(CLOUD_TEXTS.noSuchTemplate(input.templateName, input.language));
+  const category = template.category.toLowerCase();
+  const costUnits = (await priceOf(ctx.db, category)) * input.recipients;
+  const account = await cloudAccountRow(ctx.db, sessionId);
+  const limit = tierLimit(account?.messagingLimitTier);
+  const [used] = await queryRows<{ n: number }>(
+    ctx.db,
+    sql`SELECT count(DISTINCT r.chat_id)::int AS n FROM message_job_recipients r
+        JOIN message_jobs j ON j.id = r.job_id
+        WHERE r.session_id = ${sessionId} AND j.message_type = 'template'
+          AND r.sent_at > now() - interval '24 hours'`,
+  );
+  const room = Number.isFinite(limit) ? Math.max(0, limit - Number(used?.n ?? 0)) : input.recipients;
+  const now = Math.min(room, input.recipients);
+  const waiting = input.recipients - now;
+  return {
+    success: true,
+    category,
+    costUnits,
+    text: costText(category, costUnits, input.recipients),
+    now,
+    waiting,
+    tierText: tierText(now, waiting),
+  };
+}

@@ -1,0 +1,108 @@
+import { CLOUD_TEXTS } from '@wa/contract';
+import { sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/client.ts';
+import { type Claimer, fail, failWhere } from './transitions.ts';
+
+/**
+ * The Cloud API's own transitions of a recipient (issue 30), beside transitions.ts and in its
+ * manner: one statement each, jobs locked before their recipients.
+ */
+
+/** How many times Meta's per-user marketing limit (131049) sends a recipient back to wait a day. */
+export const CLOUD_RETRIES_MAX = 2;
+
+/**
+ * defer: claimed recipients that were never sent (the transport said when to try: the account's
+ * 24-hour tier is full, Meta asked to back off) go back in the queue, due at `until`.
+ */
+export async function defer(db: Db, by: Claimer, recipientIds: number[], until: Date): Promise<void> {
+  if (recipientIds.length === 0) return;
+  await db.execute(
+    sql`UPDATE message_job_recipients
+        SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, attempts = greatest(attempts - 1, 0),
+            due_at = greatest(due_at, ${until.toISOString()}::timestamptz), updated_at = now()
+        WHERE id = ANY(${sql.param(recipientIds)}::bigint[]) AND status = 'sending' AND lease_owner = ${by.nodeId}`,
+  );
+}
+
+/**
+ * retryLater (a send Meta refused with 131049): the recipient waits until `until` and is sent
+ * again, up to CLOUD_RETRIES_MAX times; the next refusal fails it (refunded). Not a failure
+ * meanwhile: its credit stays reserved.
+ */
+export async function retryLater(db: Db, by: Claimer, recipientId: number, until: Date, title: string) {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`UPDATE message_job_recipients
+        SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, due_at = ${until.toISOString()}::timestamptz,
+            cloud_retries = cloud_retries + 1, error = ${title}, updated_at = now()
+        WHERE id = ${recipientId} AND status = 'sending' AND lease_owner = ${by.nodeId}
+          AND cloud_retries < ${CLOUD_RETRIES_MAX}
+        RETURNING id`,
+  );
+  if (rows.length === 0) await fail(db, by, recipientId, CLOUD_TEXTS.retriedOut);
+}
+
+/**
+ * retrySent (a `failed` status webhook with 131049 for a message counted sent): the recipient is
+ * queued again for `until` (its sent count moves back; a finished job reopens), up to
+ * CLOUD_RETRIES_MAX times; beyond that it fails and is refunded. Returns whether a recipient matched.
+ */
+export async function retrySent(db: Db, sessionId: string, messageId: string, until: Date): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const jobs = await queryRows<{ job_id: string }>(
+      tx,
+      sql`SELECT job_id FROM message_job_recipients
+          WHERE session_id = ${sessionId} AND message_id = ${messageId} AND status = 'sent'`,
+    );
+    if (jobs.length === 0) return false;
+    await tx.execute(sql`SELECT id FROM message_jobs WHERE id = ${jobs[0]!.job_id} FOR UPDATE`);
+    const requeued = await queryRows<{ job_id: string }>(
+      tx,
+      sql`WITH r AS (
+            UPDATE message_job_recipients
+            SET status = 'queued', due_at = ${until.toISOString()}::timestamptz, cloud_retries = cloud_retries + 1,
+                sent_at = NULL, delivered_at = NULL, read_at = NULL, updated_at = now()
+            WHERE session_id = ${sessionId} AND message_id = ${messageId} AND status = 'sent'
+              AND cloud_retries < ${CLOUD_RETRIES_MAX}
+            RETURNING job_id
+          ), reopened AS (
+            UPDATE message_jobs j SET sent_count = j.sent_count - 1,
+              status = CASE WHEN j.status IN ('completed', 'failed') THEN 'processing' ELSE j.status END,
+              finished_at = NULL
+            WHERE j.id = (SELECT job_id FROM r)
+            RETURNING j.id
+          ) SELECT job_id FROM r`,
+    );
+    if (requeued.length > 0) return true;
+    const failed = await failWhere(
+      tx,
+      sql`r.session_id = ${sessionId} AND r.message_id = ${messageId} AND r.status = 'sent'`,
+      CLOUD_TEXTS.retriedOut,
+      CLOUD_TEXTS.retriedOut,
+      1,
+    );
+    return failed.length > 0;
+  });
+}
+
+/**
+ * Meta's pricing of a message (status webhooks): the category from the first status that names
+ * one; the cost (the category's price) once it is delivered and billable, set once.
+ */
+export async function recordPricing(
+  db: Db,
+  sessionId: string,
+  messageId: string,
+  pricing: { category: string; billable: boolean | null; delivered: boolean },
+): Promise<void> {
+  const charge = pricing.delivered && pricing.billable !== false;
+  await db.execute(
+    sql`UPDATE message_job_recipients r
+        SET pricing_category = coalesce(r.pricing_category, ${pricing.category}),
+            cost_units = CASE WHEN ${charge} AND r.cost_units IS NULL
+                              THEN (SELECT p.price_units FROM cloud_prices p WHERE p.category = ${pricing.category})
+                              ELSE r.cost_units END
+        WHERE r.session_id = ${sessionId} AND r.message_id = ${messageId}`,
+  );
+}

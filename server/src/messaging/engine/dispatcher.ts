@@ -1,0 +1,283 @@
+import type { AppContext } from '../../context.ts';
+import type { SessionRuntime } from '../../sessions/runtime.ts';
+import { onSignal, signal } from '../../signals.ts';
+import type { QuotaUpdate, SendFailure, UndeliveredCause } from '../../transport/types.ts';
+import { startDueOccurrences } from '../series/occurrences.ts';
+import { SessionLoop } from './session-loop.ts';
+import { createDispatchStore, recipientLeaseMs } from './store.ts';
+import type { DispatchStore, Receipt, SessionReceipt } from './store-port.ts';
+
+export type DispatcherOptions = {
+  /** How long a session loop waits after a failed claim or a refused send. */
+  pollMs?: number;
+  /** How often leases, waiting sessions, owned sessions and idle sessions' due times are checked (the fallback for a lost signal). */
+  sweepMs?: number;
+  /** The statements to run (the database's store by default). */
+  store?: DispatchStore;
+};
+
+export interface Dispatcher {
+  stop(): Promise<void>;
+  /** Runs the periodic checks now (tests use it to avoid waiting for the timer). */
+  sweep(): Promise<void>;
+}
+
+const RECEIPT_FLUSH_MS = 250;
+/**
+ * A receipt or a refusal can arrive before its send is recorded (the recipient has no message id
+ * yet): it is tried again every 2 s for a minute. Receipts of messages sent outside the console
+ * never match; at most this many wait.
+ */
+const UNMATCHED_RETRY_MS = 2000;
+const UNMATCHED_KEEP_MS = 60_000;
+const UNMATCHED_MAX = 10_000;
+/** How often the sweep looks for occurrences of repeating jobs to start (they start at most this late). */
+const OCCURRENCE_CHECK_MS = 5_000;
+/** How often the sweep looks for sent messages that have gone undelivered. */
+const UNDELIVERED_CHECK_MS = 60_000;
+/** How long `stop()` waits for sends in flight to be recorded. */
+const STOP_WAIT_MS = 10_000;
+
+/**
+ * Sends the due recipients of the sessions this node owns: one SessionLoop per owned, connected
+ * session; every outcome recorded through the store. A sweeper fails (and the store refunds)
+ * what can no longer be sent: sends whose lease ran out (a node died mid-send) and recipients
+ * that waited too long for their session. Receipts are batched every 250 ms.
+ */
+export async function startDispatcher(
+  ctx: AppContext,
+  runtime: SessionRuntime,
+  options: DispatcherOptions = {},
+): Promise<Dispatcher> {
+  const { config, log } = ctx;
+  const pollMs = options.pollMs ?? 2000;
+  const sweepMs = options.sweepMs ?? Math.max(100, Math.min(1000, Math.floor(config.sessionWaitMs / 5)));
+  const store = options.store ?? createDispatchStore(ctx.db, ctx.nodeId, recipientLeaseMs(config));
+
+  const loops = new Map<string, SessionLoop>();
+  let receipts: SessionReceipt[] = [];
+  /** Receipts and refusals no recipient matched yet, with when they first arrived. */
+  let unmatched: Array<{ receipt: SessionReceipt; since: number }> = [];
+  let refusals: Array<{ sessionId: string; failure: SendFailure; since: number; tried: boolean }> = [];
+  let lastRetry = 0;
+  let stopped = false;
+
+  const loopDeps = {
+    store,
+    transportFor: (sessionId: string) => runtime.transportFor(sessionId),
+    log,
+    metrics: ctx.metrics,
+    policyDefaults: {
+      sendDelayMinMs: config.sendDelayMinMs,
+      sendDelayMaxMs: config.sendDelayMaxMs,
+      warmUpDefault: config.warmUpDefault,
+    },
+    pollMs,
+    sendTimeoutMs: config.sendTimeoutMs,
+    stopped: () => stopped,
+    ended: (loop: SessionLoop) => {
+      if (loops.get(loop.sessionId) === loop) loops.delete(loop.sessionId);
+    },
+  };
+
+  /** Starts the session's loop if it has none; `wake` also rouses a running one (new work). */
+  const ensureLoop = (sessionId: string, wake = true) => {
+    if (stopped) return;
+    const existing = loops.get(sessionId);
+    if (existing?.active) {
+      if (wake) existing.wake();
+      return;
+    }
+    if (!runtime.transportFor(sessionId)) return;
+    loops.set(sessionId, new SessionLoop(sessionId, loopDeps, existing?.done));
+  };
+
+  /**
+   * WhatsApp's later refusals of sent messages (failed and refunded by the store), then every
+   * session's receipts of the last 250 ms in one transaction; what matched nothing yet is kept
+   * and tried again.
+   */
+  let flushing: Promise<void> | null = null;
+  const flushReceipts = (): Promise<void> => {
+    flushing ??= flushOnce().finally(() => {
+      flushing = null;
+    });
+    return flushing;
+  };
+  const flushOnce = async (): Promise<void> => {
+    const now = Date.now();
+    const retry = now - lastRetry >= UNMATCHED_RETRY_MS;
+    if (retry) lastRetry = now;
+    // New refusals at once; those that matched nothing yet with the receipts' retry.
+    const tries = refusals.filter((x) => retry || !x.tried);
+    refusals = refusals.filter((x) => !tries.includes(x));
+    for (const x of tries) {
+      x.tried = true;
+      const failed = await store.failSent(x.sessionId, x.failure.messageId, x.failure.reason).catch((err) => {
+        log.error({ err }, 'recording a refused message failed');
+        return false;
+      });
+      if (failed) ctx.metrics.messages.inc({ outcome: 'failed' });
+      else if (Date.now() - x.since < UNMATCHED_KEEP_MS) refusals.push(x);
+    }
+    const waiting = retry ? unmatched : [];
+    if (retry) unmatched = [];
+    if (receipts.length === 0 && waiting.length === 0) return;
+    const batch = [...waiting.map((w) => w.receipt), ...receipts];
+    const since = new Map<SessionReceipt, number>(waiting.map((w) => [w.receipt, w.since]));
+    receipts = [];
+    let left = await store.applyReceipts(batch).catch((err) => {
+      log.error({ err }, 'recording receipts failed');
+      return [] as SessionReceipt[];
+    });
+    // First seen unmatched: a receipt for a send that timed out (fault 2) makes it sent after all
+    // (the transport's copy names the chat), and then applies.
+    const fresh = left.filter((r) => !since.has(r));
+    if (fresh.length > 0) {
+      const matched = new Set(
+        await store.matchTimedOut(fresh).catch((err) => {
+          log.error({ err }, 'matching receipts of timed-out sends failed');
+          return [] as string[];
+        }),
+      );
+      if (matched.size > 0) {
+        const now = left.filter((r) => matched.has(r.messageId));
+        const still = await store.applyReceipts(now).catch(() => now);
+        left = left.filter((r) => !matched.has(r.messageId) || still.includes(r));
+      }
+    }
+    for (const receipt of left) {
+      const first = since.get(receipt) ?? now;
+      if (now - first < UNMATCHED_KEEP_MS && unmatched.length < UNMATCHED_MAX)
+        unmatched.push({ receipt, since: first });
+    }
+  };
+
+  /**
+   * One statement for every idle loop of this node: the loops whose next recipient falls due
+   * before the next sweep are woken then (scheduled jobs, retries, a missed signal).
+   */
+  const wakeDueLoops = async () => {
+    const idle = [...loops.values()].filter((l) => l.idle && l.active);
+    if (idle.length === 0) return;
+    const due = await store.msUntilNextDue(idle.map((l) => l.sessionId));
+    for (const loop of idle) {
+      const ms = due.get(loop.sessionId);
+      if (ms !== undefined && ms < sweepMs) loop.wakeIn(ms);
+    }
+  };
+
+  let lastOccurrenceCheck = 0;
+  let lastUndeliveredCheck = 0;
+  // A minute late at most (a quarter of the deadline when that is shorter: tests).
+  const undeliveredCheckMs = Math.min(UNDELIVERED_CHECK_MS, Math.max(sweepMs, config.undeliveredAfterMs / 4));
+  let sweeping: Promise<void> | null = null;
+  /** A sweep that sees everything written before the call: one already running may have started earlier. */
+  const sweep = async (): Promise<void> => {
+    while (sweeping) await sweeping;
+    sweeping = (async () => {
+      try {
+        // One statement says which checks have work; an idle node runs none of them.
+        const due = await store.sweepsDue(config.sessionWaitMs);
+        if (due.expiredLeases) await store.failExpiredLeases();
+        // WhatsApp's restriction of new chats ended: their recipients go on.
+        if (due.endedPauses) for (const sessionId of await store.liftEndedPauses()) ensureLoop(sessionId);
+        // Jobs spread over accounts: recipients of an account down for long go to the healthy ones.
+        if (due.spreadJobs)
+          for (const sessionId of await store.moveFromDownAccounts(config.failoverAfterMs))
+            await signal(ctx, 'recipients-queued', sessionId);
+        if (due.waitingClocks) await store.updateWaitingClocks();
+        if (due.longWaiting) await store.failLongWaiting(config.sessionWaitMs);
+        // A recipient put back in the queue after an admin disabled its owner (or revoked the flag).
+        if (due.forbidden) await store.failForbidden();
+        // Occurrences of repeating jobs whose time has come are reserved and queued (any node),
+        // checked every few seconds: an idle node keeps to about one statement a second.
+        // Sent messages with no delivery receipt in UNDELIVERED_AFTER_MS become undelivered (any
+        // node: the statement locks what it takes, SKIP LOCKED).
+        if (Date.now() - lastUndeliveredCheck >= undeliveredCheckMs) {
+          lastUndeliveredCheck = Date.now();
+          await store.markUndelivered(config.undeliveredAfterMs);
+        }
+        if (Date.now() - lastOccurrenceCheck >= OCCURRENCE_CHECK_MS) {
+          lastOccurrenceCheck = Date.now();
+          await startDueOccurrences(ctx);
+        }
+        // A missed `connected` event must not leave an owned session without its loop.
+        for (const sessionId of runtime.ownedSessionIds()) ensureLoop(sessionId, false);
+        await wakeDueLoops();
+      } catch (err) {
+        if (!stopped) log.error({ err }, 'dispatcher sweep failed');
+      } finally {
+        sweeping = null;
+      }
+    })();
+    return sweeping;
+  };
+
+  const onQueued = (sessionId: string) => ensureLoop(sessionId);
+  const onConnected = (sessionId: string) => ensureLoop(sessionId);
+  const onDisconnected = (sessionId: string) => loops.get(sessionId)?.wake();
+  // Receipts and refusals of every session of this node come through the runtime (the session
+  // runner is the only listener of the transports).
+  const onReceipt = (sessionId: string, r: Receipt) => {
+    receipts.push({
+      sessionId,
+      messageId: r.messageId,
+      status: r.status,
+      at: r.at,
+      ...(r.by ? { by: r.by } : {}),
+    });
+  };
+  const onRefused = (sessionId: string, failure: SendFailure) => {
+    refusals.push({ sessionId, failure, since: Date.now(), tried: false });
+    void flushReceipts();
+  };
+  // Why sent messages may never arrive: kept on their recipients for the undelivered transition.
+  const onUndeliveredCause = (sessionId: string, cause: UndeliveredCause) => {
+    store
+      .noteUndeliveredCause(sessionId, cause)
+      .catch((err) =>
+        log.error({ err, sessionId, cause: cause.cause }, 'noting why messages went undelivered failed'),
+      );
+  };
+  // WhatsApp lifted the account's restriction of new chats: its one-to-one recipients go on.
+  const onRestricted = (sessionId: string, update: QuotaUpdate) => {
+    if (!update.capped) ensureLoop(sessionId);
+  };
+  runtime.on('connected', onConnected);
+  runtime.on('disconnected', onDisconnected);
+  runtime.on('receipt', onReceipt);
+  runtime.on('refused', onRefused);
+  runtime.on('undelivered-cause', onUndeliveredCause);
+  runtime.on('restricted', onRestricted);
+  const unsubscribe = await onSignal(ctx, 'recipients-queued', onQueued);
+
+  const sweepTimer = setInterval(() => {
+    if (!sweeping) void sweep();
+  }, sweepMs);
+  const receiptTimer = setInterval(() => void flushReceipts(), RECEIPT_FLUSH_MS);
+  void sweep();
+
+  return {
+    sweep,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(sweepTimer);
+      clearInterval(receiptTimer);
+      runtime.off('connected', onConnected);
+      runtime.off('disconnected', onDisconnected);
+      runtime.off('receipt', onReceipt);
+      runtime.off('refused', onRefused);
+      runtime.off('undelivered-cause', onUndeliveredCause);
+      runtime.off('restricted', onRestricted);
+      await unsubscribe();
+      for (const loop of loops.values()) loop.stop();
+      // A send that hangs must not hold up shutdown: its lease makes it 'delivery unknown' later.
+      const stopTimeout = new Promise<void>((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref());
+      await Promise.race([Promise.all([...loops.values()].map((l) => l.done)), stopTimeout]);
+      await sweeping;
+      await flushReceipts();
+    },
+  };
+}

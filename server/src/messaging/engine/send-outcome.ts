@@ -1,0 +1,177 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Metrics } from '../../metrics/metrics.ts';
+import { type OutgoingMessage, SendError, type SendResult, type Transport } from '../../transport/types.ts';
+import { withContent } from '../compose.ts';
+import type { ClaimScope } from '../limits/allowance.ts';
+import { DISPATCH_MESSAGES } from '../messages.ts';
+import type { ClaimedRecipient, DispatchStore } from './store-port.ts';
+import { SEND_TIMED_OUT, withTimeout } from './timeout.ts';
+
+/** What recording one send's outcome needs: the store, this node's log and counters, the send timeout. */
+export type OutcomeDeps = {
+  store: DispatchStore;
+  log: FastifyBaseLogger;
+  /** This process's counters: outcomes recorded and the transport's send time. */
+  metrics: Pick<Metrics, 'messages' | 'sendDuration'>;
+  /** SEND_TIMEOUT_MS: the longest a send may take; then it is an outcome (delivery unknown), not a hang. */
+  sendTimeoutMs: number;
+};
+
+/**
+ * Where one send left the loop: sent (with the next recipient, when it was claimed with the
+ * record), failed, the account paused (463), the session down (refused before sending: the
+ * recipient waits) or held by the policy at the last moment.
+ */
+export type SendOutcome = { next: ClaimedRecipient | null } | 'failed' | 'paused' | 'session-down' | 'held';
+
+/**
+ * Hands one claimed recipient to the transport, within the send timeout. WhatsApp's answer is
+ * the send's result; every other end (timed out, refused, deferred, failed) is recorded here
+ * through the store's transitions and returned as the loop's outcome.
+ */
+export async function attemptSend(
+  deps: OutcomeDeps,
+  sessionId: string,
+  transport: Transport,
+  r: ClaimedRecipient,
+  message: OutgoingMessage,
+): Promise<{ sent: SendResult } | Exclude<SendOutcome, 'held'>> {
+  const { store, log } = deps;
+  const endTimer = deps.metrics.sendDuration.startTimer();
+  let sending: Promise<SendResult> | undefined;
+  try {
+    sending = transport.send(r.chatId, withContent(message, r.content));
+    const sent = await withTimeout(sending, deps.sendTimeoutMs);
+    endTimer();
+    return { sent };
+  } catch (err) {
+    endTimer();
+    if (err === SEND_TIMED_OUT && sending) {
+      log.warn({ sessionId, recipient: r.id, timeoutMs: deps.sendTimeoutMs }, 'send timed out');
+      const failed = recordFailure(deps, sessionId, r, DISPATCH_MESSAGES.sendTimedOut);
+      answeredLate(deps, sessionId, r, sending, failed);
+      await failed;
+      return 'failed';
+    }
+    if (err instanceof SendError && err.code === 'retry-later' && err.until) {
+      // Meta's per-user marketing limit (131049): this recipient waits a day, a limited number of times.
+      await store.retryLater(r.id, err.until, err.message);
+      return { next: null };
+    }
+    if (err instanceof SendError && err.retriesLater && err.until) {
+      // Nothing was sent and the transport said until when (the Cloud API tier, Meta's backoff):
+      // this recipient waits until then, the others go on.
+      await store.defer([r.id], err.until);
+      return { next: null };
+    }
+    if (err instanceof SendError && err.retriesLater) {
+      // The transport refused before sending anything (not connected, or WhatsApp's 429):
+      // the recipient waits.
+      await store.release([r.id]);
+      if (err.code === 'rate-limited')
+        await store.noteRateLimited(sessionId).catch((e) => log.warn({ err: e, sessionId }, 'noting a 429'));
+      return 'session-down';
+    }
+    if (err instanceof SendError && err.pausesSession) {
+      // Sent and refused (463): never retried automatically.
+      await recordFailure(deps, sessionId, r, err.message);
+      await pauseDirect(deps, sessionId, err);
+      return 'paused';
+    }
+    const reason =
+      err instanceof SendError
+        ? err.code === 'not-on-whatsapp'
+          ? DISPATCH_MESSAGES.notOnWhatsApp
+          : err.message
+        : `Send failed: ${(err as Error).message ?? String(err)}`;
+    await recordFailure(deps, sessionId, r, reason);
+    return 'failed';
+  }
+}
+
+/**
+ * Records a message WhatsApp took. With `claimFor`, the same statement claims that session's
+ * next due recipient within `scope` (groups only while the warm-up holds one-to-one chats; known
+ * numbers only once the day's new contacts are reached).
+ */
+export async function recordSent(
+  deps: OutcomeDeps,
+  sessionId: string,
+  r: ClaimedRecipient,
+  result: SendResult,
+  claimFor: string | undefined,
+  scope: ClaimScope,
+): Promise<{ next: ClaimedRecipient | null }> {
+  try {
+    const next = await deps.store.recordSent(
+      r.id,
+      { messageId: result.messageId, sentTo: result.chatId, kept: result.kept },
+      claimFor,
+      scope,
+    );
+    deps.metrics.messages.inc({ outcome: 'sent' });
+    return { next };
+  } catch (err) {
+    // Left `sending`: its lease runs out and it fails as 'delivery unknown', never re-sent.
+    deps.log.error({ err, sessionId, recipient: r.id }, 'recording a sent message failed');
+    return { next: null };
+  }
+}
+
+/** Records a failed send (refunded by the transition); a failure to record it is logged, the lease then ends it. */
+export async function recordFailure(
+  deps: OutcomeDeps,
+  sessionId: string,
+  r: ClaimedRecipient,
+  error: string,
+): Promise<void> {
+  try {
+    await deps.store.fail(r.id, error);
+    deps.metrics.messages.inc({ outcome: 'failed' });
+  } catch (err) {
+    deps.log.error({ err, sessionId, recipient: r.id }, 'recording a failed send failed');
+  }
+}
+
+/**
+ * A send that timed out goes on inside the transport (issue 26, fault 2): when it resolves after
+ * all, WhatsApp took the message, so the recipient recorded failed (and refunded) becomes sent,
+ * its refund reversed, in one statement (sentAfterAll). After the failure is recorded.
+ */
+function answeredLate(
+  deps: OutcomeDeps,
+  sessionId: string,
+  r: ClaimedRecipient,
+  sending: Promise<SendResult>,
+  failed: Promise<void>,
+): void {
+  const { store, log, metrics } = deps;
+  sending
+    .then(
+      async (result) => {
+        await failed;
+        const sent = await store.recordSentAfterAll(r.id, {
+          messageId: result.messageId,
+          sentTo: result.chatId,
+          kept: result.kept,
+        });
+        if (!sent) return;
+        metrics.messages.inc({ outcome: 'sent' });
+        log.info(
+          { sessionId, recipient: r.id, messageId: result.messageId },
+          'a send that timed out was sent after all: refund reversed',
+        );
+      },
+      () => {},
+    )
+    .catch((err: unknown) => log.error({ err, sessionId, recipient: r.id }, 'recording a late send failed'));
+}
+
+/** WhatsApp restricts the account's new one-to-one chats: those wait, group sends go on. */
+async function pauseDirect(deps: OutcomeDeps, sessionId: string, err: SendError): Promise<void> {
+  await deps.store.pauseSession(sessionId, err.message, err.until);
+  deps.log.warn(
+    { sessionId, code: err.code, reason: err.message, until: err.until },
+    'one-to-one sends paused',
+  );
+}

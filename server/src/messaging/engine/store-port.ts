@@ -1,0 +1,132 @@
+import type { UndeliveredCause } from '../../transport/types.ts';
+import type { ClaimScope, PolicySource } from '../limits/allowance.ts';
+import type { DispatchMessage } from '../status/post.ts';
+import type { ClaimedRecipient, FailedGroup, SentMessage } from './transitions.ts';
+
+/**
+ * The engine's data source (as listmonk's manager depends on its DataSource): every statement
+ * the dispatcher runs, each carrying its own side effects. An operation that fails recipients
+ * refunds them and writes their ledger rows in the same statement; nothing outside the store
+ * decides a refund.
+ */
+export interface DispatchStore extends PolicySource {
+  /**
+   * Claims up to `limit` due recipients of a session: `sending` with a lease before anything is
+   * sent, in `scope` (the warm-up's and the new-contact caps: allowance.ts ClaimScope).
+   */
+  claim(sessionId: string, limit: number, scope?: ClaimScope): Promise<ClaimedRecipient[]>;
+  /**
+   * For each of the given sessions whose queue is not paused and holds a queued recipient: the
+   * milliseconds until its next one is due (0 when due now). One statement for a node's sessions,
+   * so that idle sessions cost nothing per session.
+   */
+  msUntilNextDue(sessionIds: string[]): Promise<Map<string, number>>;
+  /**
+   * Records a sent recipient with its job's counters, and keeps the transport's copy of the
+   * message (`sent.kept`, wa_sent_messages); with `claimNextOf`, claims that session's next due
+   * recipient in the same statement (one round trip per message when unpaced).
+   */
+  recordSent(
+    recipientId: number,
+    sent: SentMessage,
+    claimNextOf?: string,
+    scope?: ClaimScope,
+  ): Promise<ClaimedRecipient | null>;
+  /**
+   * Fails a recipient this node is sending, counts it and refunds it; pauses its job when more
+   * than half of its last 20 outcomes failed (the auto-pause).
+   */
+  fail(recipientId: number, error: string): Promise<void>;
+  /**
+   * WhatsApp refused a message after it was recorded sent (a later error status for its id):
+   * the recipient fails with the reason, moves from the job's sent count to its failed count and
+   * is refunded, in one transaction. False when no sent recipient has that id (yet).
+   */
+  failSent(sessionId: string, messageId: string, reason: string): Promise<boolean>;
+  /** Puts claimed recipients that were never handed to the transport back in the queue. */
+  release(recipientIds: number[]): Promise<void>;
+  /** Claimed recipients never sent go back in the queue, due at `until` (the transport said when). */
+  defer(recipientIds: number[], until: Date): Promise<void>;
+  /** Meta's 131049: the recipient waits until `until` (a limited number of times), then fails. */
+  retryLater(recipientId: number, until: Date, title: string): Promise<void>;
+  /**
+   * Pauses the session's one-to-one sends (error 463, CAPPED) with the reason shown to the user,
+   * until `until` when WhatsApp said (null: until the user resumes). Group sends go on.
+   */
+  pauseSession(sessionId: string, reason: string, until: Date | null): Promise<void>;
+  /** Ends the pauses whose time has come (their recipients are claimed again). Returns their sessions. */
+  liftEndedPauses(): Promise<string[]>;
+  /** WhatsApp answered a send with 429 rate-overlimit: counted against the account's health. */
+  noteRateLimited(sessionId: string): Promise<void>;
+  /**
+   * Fails (and refunds) recipients of a session left `sending` by another node: this node now
+   * holds the session, so their delivery is unknown. Returns what failed, batch by batch.
+   */
+  failForeignClaims(sessionId: string): Promise<FailedGroup[]>;
+  /** Fails (and refunds) sends whose lease ran out: their node died mid-send. */
+  failExpiredLeases(): Promise<FailedGroup[]>;
+  /** Starts and stops the waiting clocks of jobs whose session cannot send. */
+  updateWaitingClocks(): Promise<void>;
+  /**
+   * Jobs spread over several accounts: the queued recipients of an account that has been down
+   * (disconnected, logged out, banned) for `afterMs`, or whose new chats WhatsApp restricts for
+   * longer than that, move to the job's healthy accounts, in turn. Returns the accounts that got
+   * recipients (to wake them).
+   */
+  moveFromDownAccounts(afterMs: number): Promise<string[]>;
+  /**
+   * Which of the sweep's operations have anything to do now, asked in one statement: a node runs
+   * only those, so an idle node's sweep is one statement whatever the number of its accounts.
+   */
+  sweepsDue(waitMs: number): Promise<SweepsDue>;
+  /** Fails (and refunds) due recipients of jobs that waited longer than `waitMs` for their session. */
+  failLongWaiting(waitMs: number): Promise<FailedGroup[]>;
+  /** Fails (and refunds) queued recipients their owner may no longer send (see forbiddenWaiting). */
+  failForbidden(): Promise<FailedGroup[]>;
+  /**
+   * Applies a batch of delivery and read receipts of any sessions of this node, in one
+   * transaction. Returns those whose message id no recipient has (yet: a receipt can arrive
+   * before the send is recorded).
+   */
+  applyReceipts(receipts: SessionReceipt[]): Promise<SessionReceipt[]>;
+  /** The message to send for a job, rebuilt from its row (null when it cannot be). */
+  loadMessage(jobId: string): Promise<DispatchMessage | null>;
+  /** A Status post: up to `limit` more due recipients of the job, claimed (status-transitions.ts). */
+  claimStatusBatch(sessionId: string, jobId: string, limit: number): Promise<ClaimedRecipient[]>;
+  /** A Status post went: all its recipients are sent under its one message id. */
+  recordStatusSent(sent: Array<{ id: number; sentTo: string | null }>, post: SentMessage): Promise<void>;
+  /** Recipients of a Status post fail (and are refunded) with `error`. */
+  failStatusRecipients(recipientIds: number[], error: string): Promise<void>;
+  /**
+   * Sent recipients with no delivery receipt `afterMs` after their send become undelivered (with
+   * the known cause), counted on their jobs; a batch at a time. Returns how many.
+   */
+  markUndelivered(afterMs: number): Promise<number>;
+  /** Keeps why the account's sent messages may never arrive, as its transport learned it (delivery.ts). */
+  noteUndeliveredCause(sessionId: string, cause: UndeliveredCause): Promise<number>;
+  /**
+   * A send this node timed out on (failed 'delivery unknown', refunded) was answered after all:
+   * the recipient becomes sent with its message id and the refund is reversed, in one statement.
+   * False when it no longer can (retried, deleted).
+   */
+  recordSentAfterAll(recipientId: number, sent: SentMessage): Promise<boolean>;
+  /**
+   * Receipts that matched no recipient: those of a message the transport kept a copy of before a
+   * send timed out make that recipient sent after all. Returns the message ids now matched.
+   */
+  matchTimedOut(messages: Array<{ sessionId: string; messageId: string }>): Promise<string[]>;
+}
+
+/** `by`: a status view's viewer (digits): only that audience member's row takes it. */
+export type Receipt = { messageId: string; status: 'delivered' | 'read'; at: Date; by?: string };
+export type SessionReceipt = Receipt & { sessionId: string };
+/** The sweep's operations that may find work (a condition seen true here can be gone when it runs). */
+export type SweepsDue = {
+  expiredLeases: boolean;
+  endedPauses: boolean;
+  spreadJobs: boolean;
+  waitingClocks: boolean;
+  longWaiting: boolean;
+  forbidden: boolean;
+};
+export type { ClaimedRecipient, FailedGroup, SentMessage };

@@ -1,0 +1,278 @@
+import { eq, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { media, messageJobs } from '../../db/schema.ts';
+import { isPausableJob, isPhoneChat } from '../../db/vocabulary-sql.ts';
+import { recordAccountEvent } from '../../sessions/health/repository.ts';
+import { liftEndedPauses, pauseSending } from '../../sessions/send-pause.ts';
+import { outgoingMessage } from '../compose.ts';
+import type { ClaimScope } from '../limits/allowance.ts';
+import { countSentSince, findPolicy, setHold } from '../limits/repository.ts';
+import { DISPATCH_MESSAGES } from '../messages.ts';
+import { statusPostOf } from '../status/post.ts';
+import { batcher } from './batching.ts';
+import * as cloud from './cloud-transitions.ts';
+import { applyReceipts } from './receipts.ts';
+import { hotRows, ms, sendPausedNow as pausedNow } from './rules.ts';
+import * as status from './status-transitions.ts';
+import type { ClaimedRecipient, DispatchStore, SentMessage, SweepsDue } from './store-port.ts';
+import * as t from './transitions.ts';
+import { forbiddenWaiting } from './transitions.ts';
+
+/** Recipients declared undelivered per statement. */
+const UNDELIVERED_BATCH = 1000;
+
+/** How long a recipient stays `sending` before another node may declare its delivery unknown. */
+export function recipientLeaseMs(config: { sessionLeaseMs: number }): number {
+  return Math.max(config.sessionLeaseMs * 2, 60_000);
+}
+
+/** Session `sessionId` can send now: CONNECTED, and a node holds its live lease. */
+const canSend = (sessionId: SQL) => sql`EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId}
+    AND s.status = 'CONNECTED' AND s.owner_node IS NOT NULL AND s.lease_expires_at > now())`;
+
+/**
+ * Job `j` has due recipients on an account that cannot send (each recipient's own account counts:
+ * a job may be spread over several). Recipients held by WhatsApp's restriction of new chats (463,
+ * CAPPED) wait without a clock: they resume with it (DECISIONS.md).
+ */
+const waitsOnDownAccount = sql`EXISTS (
+    SELECT 1 FROM unnest(coalesce(j.session_ids, ARRAY[j.session_id])) AS a(session_id)
+    WHERE NOT ${canSend(sql.raw('a.session_id'))}
+      AND EXISTS (SELECT 1 FROM message_job_recipients r
+                  WHERE r.session_id = a.session_id AND r.job_id = j.id
+                    AND r.status = 'queued' AND r.due_at <= now()))`;
+
+/** The store over the database, for one node (`nodeId` is the owner written in leases). */
+export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): DispatchStore {
+  type TickCall = { sent?: { id: number } & SentMessage; claimFor?: string; scope?: ClaimScope };
+  const by: t.Claimer = { nodeId, leaseMs };
+  const runTick = async (calls: TickCall[]): Promise<Array<ClaimedRecipient | null>> => {
+    const claimFor = calls.flatMap((c) =>
+      c.claimFor ? [{ sessionId: c.claimFor, scope: c.scope ?? 'all' }] : [],
+    );
+    const bySession = await t.recordSent(
+      db,
+      by,
+      calls.flatMap((c) => (c.sent ? [c.sent] : [])),
+      claimFor,
+    );
+    return calls.map((c) => (c.claimFor ? (bySession.get(c.claimFor) ?? null) : null));
+  };
+  // Every session loop's "record what I sent, claim my next" of one tick, in one statement.
+  // A failed statement changed nothing: each call is tried alone, so that one session's fault (a
+  // deadlock, a session deleted between the check and the insert of its kept message) does not
+  // leave every other session's sends unrecorded. Alone, a call whose kept message cannot be
+  // stored is recorded without it.
+  const tick = batcher<TickCall, ClaimedRecipient | null | Error>(
+    async (calls) => {
+      try {
+        return await runTick(calls);
+      } catch (batchErr) {
+        return Promise.all(
+          calls.map(async (c) => {
+            try {
+              if (calls.length === 1) throw batchErr;
+              return (await runTick([c]))[0] ?? null;
+            } catch (err) {
+              if (!c.sent?.kept) return err as Error;
+              return runTick([{ ...c, sent: { ...c.sent, kept: undefined } }]).then(
+                ([one]) => one ?? null,
+                (e: Error) => e,
+              );
+            }
+          }),
+        );
+      }
+    },
+    // One claim per session per statement: two for one session would be handed the same row.
+    (call) => call.claimFor,
+    // Three ticks at once: a session loop has one call out at a time, so two never share a
+    // session; all lock their jobs in id order first (locked), and claims skip locked rows.
+    // 50 sessions x 200 on PostgreSQL, once receipts no longer held the jobs (medians of three
+    // rounds): 2 in flight 4,912/s, 3 5,459 and 5,219/s, 4 4,218/s.
+    3,
+  );
+  const ticked = async (call: TickCall) => {
+    const out = await tick(call);
+    if (out instanceof Error) throw out;
+    return out;
+  };
+
+  return {
+    claim(sessionId, limit, scope = 'all') {
+      if (limit === 1) return ticked({ claimFor: sessionId, scope }).then((next) => (next ? [next] : []));
+      return t.claim(db, by, sessionId, limit, scope);
+    },
+
+    async msUntilNextDue(sessionIds) {
+      if (sessionIds.length === 0) return new Map();
+      // One probe of the due index per session (min over the partial index is its first entry).
+      // A session whose one-to-one sends are paused: its first group recipient (a second probe,
+      // only then), or the pause's end for the others (waking early costs one empty claim).
+      const rows = await hotRows<{ session_id: string; ms: number | string }>(
+        db,
+        'wa_ms_until_next_due',
+        sql`SELECT x.session_id, greatest(0, extract(epoch FROM x.at - now()) * 1000)::float8 AS ms
+            FROM (
+              SELECT s.id AS session_id,
+                CASE WHEN p.paused IS NOT TRUE THEN n.due_at
+                     -- least and greatest ignore NULLs: no end time means no wake-up for those.
+                     ELSE least(g.due_at, CASE WHEN p.until IS NOT NULL THEN greatest(n.due_at, p.until) END) END AS at
+              FROM unnest(${sql.param(sessionIds)}::text[]) AS s(id)
+              CROSS JOIN LATERAL (
+                SELECT r.due_at FROM message_job_recipients r
+                WHERE r.session_id = s.id AND r.status = 'queued'
+                ORDER BY r.due_at LIMIT 1
+              ) n
+              LEFT JOIN LATERAL (
+                SELECT ${pausedNow(sql.raw('w'))} AS paused, w.send_paused_until AS until
+                FROM wa_sessions w WHERE w.session_id = s.id
+              ) p ON true
+              LEFT JOIN LATERAL (
+                SELECT r.due_at FROM message_job_recipients r
+                WHERE p.paused AND r.session_id = s.id AND r.status = 'queued'
+                  AND NOT ${isPhoneChat(sql.raw('r.chat_id'))}
+                ORDER BY r.due_at LIMIT 1
+              ) g ON true
+            ) x
+            WHERE x.at IS NOT NULL`,
+      );
+      return new Map(rows.map((r) => [r.session_id, Number(r.ms)]));
+    },
+
+    recordSent(recipientId, sent, claimNextOf, scope) {
+      return ticked({ sent: { id: recipientId, ...sent }, claimFor: claimNextOf, scope });
+    },
+
+    policyOf: (sessionId) => findPolicy(db, sessionId),
+    countSentSince: (sessionId, since, newContacts) => countSentSince(db, sessionId, since, newContacts),
+    setHold: (sessionId, reason, until) => setHold(db, sessionId, reason, until),
+
+    fail(recipientId, error) {
+      return t.fail(db, by, recipientId, error);
+    },
+
+    async failSent(sessionId, messageId, reason) {
+      const groups = await db.transaction((tx) =>
+        t.failWhere(
+          tx,
+          sql`r.session_id = ${sessionId} AND r.message_id = ${messageId} AND r.status = 'sent'`,
+          reason,
+          reason,
+          10,
+        ),
+      );
+      return groups.length > 0;
+    },
+
+    release(recipientIds) {
+      return t.release(db, by, recipientIds);
+    },
+    defer: (recipientIds, until) => cloud.defer(db, by, recipientIds, until),
+    retryLater: (recipientId, until, title) => cloud.retryLater(db, by, recipientId, until, title),
+
+    pauseSession: (sessionId, reason, until) => pauseSending(db, sessionId, reason, until),
+    liftEndedPauses: () => liftEndedPauses(db),
+    noteRateLimited: (sessionId) => recordAccountEvent(db, sessionId, 'rate-limited', null),
+
+    failForeignClaims(sessionId) {
+      return t.expire(db, { sessionId, by });
+    },
+
+    failExpiredLeases() {
+      return t.expire(db, 'leases');
+    },
+
+    async updateWaitingClocks() {
+      // A session can send when a node holds its live lease and it is CONNECTED. Jobs with due
+      // recipients on an account that cannot send start (or keep) their waiting clock; the clock
+      // stops as soon as none of their accounts with due recipients is down.
+      await db.execute(
+        sql`UPDATE message_jobs j SET waiting_since = now()
+            WHERE j.waiting_since IS NULL AND ${isPausableJob(sql.raw('j.status'))}
+              AND ${waitsOnDownAccount}`,
+      );
+      await db.execute(
+        sql`UPDATE message_jobs j SET waiting_since = NULL
+            WHERE j.waiting_since IS NOT NULL AND NOT ${waitsOnDownAccount}`,
+      );
+    },
+
+    async sweepsDue(waitMs) {
+      // Each EXISTS is the condition of one operation below (or a wider one), so an operation
+      // skipped here would have found nothing to do.
+      const [row] = await hotRows<{ [K in keyof SweepsDue]: boolean }>(
+        db,
+        'wa_sweeps_due',
+        sql`SELECT
+              EXISTS (SELECT 1 FROM message_job_recipients r
+                      WHERE r.status = 'sending' AND r.lease_expires_at < now()) AS "expiredLeases",
+              EXISTS (SELECT 1 FROM wa_sessions WHERE send_paused AND send_paused_until <= now()) AS "endedPauses",
+              EXISTS (SELECT 1 FROM message_jobs j
+                      WHERE j.session_ids IS NOT NULL AND ${isPausableJob(sql.raw('j.status'))}) AS "spreadJobs",
+              EXISTS (SELECT 1 FROM message_jobs j WHERE j.waiting_since IS NOT NULL)
+                OR EXISTS (SELECT 1 FROM message_jobs j
+                           WHERE j.waiting_since IS NULL AND ${isPausableJob(sql.raw('j.status'))}
+                             AND ${waitsOnDownAccount}) AS "waitingClocks",
+              EXISTS (SELECT 1 FROM message_jobs WHERE waiting_since <= now() - ${ms(waitMs)}) AS "longWaiting",
+              EXISTS (SELECT 1 FROM message_job_recipients r WHERE ${forbiddenWaiting()}) AS forbidden`,
+      );
+      return row!;
+    },
+
+    failLongWaiting(waitMs) {
+      // Only recipients whose own account cannot send: those of a spread job's healthy accounts go on.
+      return db.transaction((tx) =>
+        t.failWhere(
+          tx,
+          sql`r.status = 'queued' AND r.due_at <= now() AND NOT ${canSend(sql.raw('r.session_id'))}
+              AND r.job_id IN (
+                SELECT id FROM message_jobs WHERE waiting_since IS NOT NULL AND waiting_since <= now() - ${ms(waitMs)})`,
+          DISPATCH_MESSAGES.notConnected,
+          DISPATCH_MESSAGES.notConnected,
+          5000,
+        ),
+      );
+    },
+
+    moveFromDownAccounts(afterMs) {
+      return t.reassign(db, afterMs, 5000);
+    },
+
+    failForbidden() {
+      return t.failForbidden(db);
+    },
+
+    applyReceipts: (receipts) => applyReceipts(db, receipts),
+
+    async markUndelivered(afterMs) {
+      let total = 0;
+      for (;;) {
+        const n = await t.undeliver(db, afterMs, UNDELIVERED_BATCH);
+        total += n;
+        if (n < UNDELIVERED_BATCH) return total;
+      }
+    },
+
+    noteUndeliveredCause: (sessionId, cause) => t.noteUndeliveredCause(db, sessionId, cause),
+
+    async recordSentAfterAll(recipientId, sent) {
+      return (await t.sentAfterAll(db, [{ id: recipientId, ...sent }])).length > 0;
+    },
+
+    matchTimedOut: (messages) => t.sentAfterAllByCopies(db, messages),
+
+    async loadMessage(jobId) {
+      const [job] = await db.select().from(messageJobs).where(eq(messageJobs.id, jobId));
+      if (!job) return null;
+      const [file] = job.mediaId ? await db.select().from(media).where(eq(media.id, job.mediaId)) : [];
+      return job.messageType === 'status' ? statusPostOf(job, file) : outgoingMessage(job, file);
+    },
+
+    claimStatusBatch: (sessionId, jobId, limit) => status.claimStatusBatch(db, by, sessionId, jobId, limit),
+    recordStatusSent: (sent, post) => status.recordStatusSent(db, by, sent, post),
+    async failStatusRecipients(recipientIds, error) {
+      await status.failStatusRecipients(db, by, recipientIds, error);
+    },
+  };
+}

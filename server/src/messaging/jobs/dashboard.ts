@@ -1,0 +1,36 @@
+import type { DashboardResponse } from '@wa/contract';
+import type { AppContext } from '../../context.ts';
+import { MESSAGES } from '../../errors.ts';
+import { groupFigures } from '../../groups/repository.ts';
+import { authorizeSession } from '../../policy/access.ts';
+import { firstSessionOfUser } from '../../sessions/repository.ts';
+import type { UserRow } from '../../users/repository.ts';
+import { presentJob } from '../jobs/present.ts';
+import * as repo from '../jobs/repository.ts';
+
+export async function dashboard(
+  ctx: AppContext,
+  user: UserRow,
+  sessionId: string | undefined,
+): Promise<DashboardResponse> {
+  let sid: string | null;
+  if (sessionId) {
+    sid = (await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession)).sessionId;
+  } else {
+    sid = await firstSessionOfUser(ctx.db, user.id);
+  }
+  const groups = sid ? await groupFigures(ctx.db, sid) : { groups: 0, members: 0 };
+  const figures = await repo.messageFigures(ctx.db, user.id);
+  const recent = await repo.listJobs(ctx.db, user.id, { limit: 5, offset: 0 });
+  const now = new Date();
+  return {
+    success: true,
+    sessionId: sid,
+    totalGroups: groups.groups,
+    totalMembers: groups.members,
+    messagesSent: figures.sent,
+    delivered: figures.delivered,
+    deliveryRate: figures.sent > 0 ? Math.round((figures.delivered * 1000) / figures.sent) / 10 : 0,
+    recentJobs: recent.map((r) => presentJob(r, now)),
+  };
+}

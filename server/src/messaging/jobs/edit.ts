@@ -1,0 +1,163 @@
+import { type EditJobBody, type EditJobResponse, RESCHEDULE_TEXTS, SEND_TEXTS } from '@wa/contract';
+import { sql } from 'drizzle-orm';
+import { optedOutAmong } from '../../contacts/service.ts';
+import type { AppContext } from '../../context.ts';
+import { addCredits, debitCredits } from '../../credits/credits.ts';
+import { queryRows } from '../../db/client.ts';
+import { badRequest, conflict, MESSAGES, paymentRequired } from '../../errors.ts';
+import { groupSubjects } from '../../groups/repository.ts';
+import { authorizeGroups, authorizeJob } from '../../policy/access.ts';
+import type { UserRow } from '../../users/repository.ts';
+import { personalise } from '../accept/personalise.ts';
+import { insertRecipients } from '../accept/repository.ts';
+import { type ComposedMessage, recipientsOf } from '../compose.ts';
+import { assertOwnerMaySend } from '../engine/rules.ts';
+import { JOB_MESSAGES } from '../messages.ts';
+import * as repo from './repository.ts';
+
+/** Where a paused job's queued recipients wait (engine/rules.ts PAUSED_DUE) until its resume. */
+const PAUSED_DUE_DATE = new Date('9999-12-31T00:00:00Z');
+
+/**
+ * Edits a job that has not started (issue 29, item 7): a scheduled one, or a paused one none of
+ * whose recipients has left the queue. Owner only. In one transaction with the job locked (the
+ * dispatcher cannot start it meanwhile): the recipients are replaced, the credits held follow
+ * their count exactly (the difference charged, or refunded, each with its ledger row), the text
+ * and the time change. Opted-out numbers are left out, as when a send is accepted.
+ */
+export async function editJob(
+  ctx: AppContext,
+  user: UserRow,
+  jobId: string,
+  body: EditJobBody,
+): Promise<EditJobResponse> {
+  const job = await authorizeJob(ctx.db, user, 'act', jobId);
+  if (body.scheduleTime === undefined && body.content === undefined && body.chatIds === undefined)
+    throw badRequest(RESCHEDULE_TEXTS.nothingToEdit);
+  if (job.seriesId) throw badRequest(RESCHEDULE_TEXTS.series);
+  let at: Date | null = null;
+  if (body.scheduleTime !== undefined) {
+    at = new Date(body.scheduleTime);
+    if (Number.isNaN(at.getTime()) || at.getTime() <= Date.now())
+      throw badRequest(SEND_TEXTS.badScheduleTime);
+  }
+  const audience = job.audience as 'groups' | 'individuals';
+  if (body.content !== undefined) {
+    if (job.messageType === 'poll') throw badRequest(RESCHEDULE_TEXTS.poll);
+    if (job.messageType === 'text' && !body.content.trim()) throw badRequest(SEND_TEXTS.noText);
+  }
+
+  // The new recipients, checked as a send checks them (outside the transaction: no lock held).
+  let newChats: { chatIds: string[]; chatNames: Array<string | null> } | null = null;
+  let optedOut: string[] = [];
+  if (body.chatIds !== undefined) {
+    assertOwnerMaySend(user, audience);
+    if (job.sessionIds && job.sessionIds.length > 1) throw badRequest(RESCHEDULE_TEXTS.spread);
+    let chatIds = recipientsOf({ chatIds: body.chatIds }, audience, ctx.config.defaultCountryCode);
+    if (chatIds.length === 0) throw badRequest(SEND_TEXTS.noRecipients);
+    if (audience === 'groups') {
+      await authorizeGroups(ctx.db, user, 'act', job.sessionId, chatIds, MESSAGES.noSession);
+      const subjects = await groupSubjects(ctx.db, job.sessionId, chatIds);
+      newChats = { chatIds, chatNames: chatIds.map((id) => subjects.get(id) ?? null) };
+    } else {
+      const numbers = chatIds.map((id) => id.split('@')[0]!);
+      const out = await optedOutAmong(ctx.db, user.id, numbers);
+      if (out.size > 0) {
+        optedOut = numbers.filter((n) => out.has(n));
+        chatIds = chatIds.filter((_, i) => !out.has(numbers[i]!));
+        if (chatIds.length === 0) throw badRequest(JOB_MESSAGES.allOptedOut);
+      }
+      newChats = { chatIds, chatNames: chatIds.map(() => null) };
+    }
+  }
+
+  const edited = await ctx.db.transaction(async (tx) => {
+    const locked = await repo.lockJob(tx, jobId);
+    if (!locked) throw conflict(RESCHEDULE_TEXTS.notEditable);
+    if (locked.status !== 'scheduled' && locked.status !== 'paused')
+      throw conflict(RESCHEDULE_TEXTS.notEditable);
+    const current = await queryRows<{
+      chat_id: string;
+      chat_name: string | null;
+      content: string | null;
+      status: string;
+    }>(
+      tx,
+      sql`SELECT chat_id, chat_name, content, status FROM message_job_recipients WHERE job_id = ${jobId} ORDER BY id`,
+    );
+    // One recipient out of the queue (being sent, sent, failed): the job has started.
+    if (current.length === 0 || current.some((r) => r.status !== 'queued'))
+      throw conflict(RESCHEDULE_TEXTS.notEditable);
+
+    const text = body.content ?? locked.content;
+    const chats = newChats ?? {
+      chatIds: current.map((r) => r.chat_id),
+      chatNames: current.map((r) => r.chat_name),
+    };
+    // Per-recipient texts: groups fill {{group}} from their names; a text personalised from a
+    // contact list's fields cannot be filled again here (the fields are not kept).
+    let contents: string[] | null;
+    if (newChats === null && body.content === undefined) {
+      contents = current.some((r) => r.content !== null) ? current.map((r) => r.content ?? text) : null;
+    } else {
+      const message: ComposedMessage =
+        locked.messageType === 'media'
+          ? {
+              type: 'media',
+              caption: text,
+              mime: locked.mediaMime ?? '',
+              data: Buffer.alloc(0),
+              fileName: null,
+            }
+          : { type: 'text', text };
+      try {
+        contents = personalise(message, chats.chatIds, {
+          available: audience === 'groups' ? ['group'] : [],
+          of: (_, i): Record<string, string> =>
+            audience === 'groups' ? { group: chats.chatNames[i] ?? '' } : {},
+        });
+      } catch (err) {
+        if (audience === 'individuals') throw badRequest(RESCHEDULE_TEXTS.personalised);
+        throw err;
+      }
+    }
+
+    const delta = chats.chatIds.length - current.length;
+    if (delta > 0) {
+      const balance = await debitCredits(tx, user.id, delta, 'send', { jobId, actorId: user.id });
+      if (balance === null) throw paymentRequired(MESSAGES.creditShort);
+    } else if (delta < 0) {
+      await addCredits(tx, user.id, -delta, 'refund', {
+        jobId,
+        actorId: user.id,
+        note: 'Job edited: fewer recipients',
+      });
+    }
+
+    // A paused job given a time is scheduled again for it; without one it stays paused.
+    const scheduledAt = at ?? locked.scheduledAt;
+    const status = at ? 'scheduled' : locked.status;
+    const dueAt = status === 'paused' ? PAUSED_DUE_DATE : (scheduledAt ?? new Date());
+    await tx.execute(sql`DELETE FROM message_job_recipients WHERE job_id = ${jobId}`);
+    await insertRecipients(
+      tx,
+      { jobId, sessionId: locked.sessionId, dueAt },
+      chats.chatIds,
+      chats.chatNames,
+      contents,
+    );
+    await tx.execute(
+      sql`UPDATE message_jobs SET content = ${text}, total = ${chats.chatIds.length}, status = ${status},
+            scheduled_at = ${scheduledAt?.toISOString() ?? null}::timestamptz, is_scheduled = ${scheduledAt !== null}, status_reason = NULL
+          WHERE id = ${jobId}`,
+    );
+    return { delta, total: chats.chatIds.length };
+  });
+  return {
+    success: true,
+    message: RESCHEDULE_TEXTS.edited,
+    total: edited.total,
+    creditsCharged: edited.delta,
+    ...(optedOut.length > 0 ? { skipped: { optedOut } } : {}),
+  };
+}

@@ -1,0 +1,151 @@
+import {
+  isStatusColour,
+  jidUser,
+  normaliseMime,
+  SEND_TEXTS,
+  type SendResponse,
+  STATUS_FONT_VALUES,
+  STATUS_TEXT_MAX,
+  STATUS_TEXTS,
+  type StatusSendBody,
+} from '@wa/contract';
+import { leftOutOfSend } from '../../contacts/left-out.ts';
+import type { AppContext } from '../../context.ts';
+import { debitCredits } from '../../credits/credits.ts';
+import { badRequest, MESSAGES, paymentRequired } from '../../errors.ts';
+import { newId, sha256 } from '../../ids.ts';
+import { authorizeSession } from '../../policy/access.ts';
+import { signal } from '../../signals.ts';
+import type { UserRow } from '../../users/repository.ts';
+import * as acceptRepo from '../accept/repository.ts';
+import { decodeMedia } from '../compose.ts';
+import { assertOwnerMaySend } from '../engine/rules.ts';
+import { mediaToSend } from '../media-kind.ts';
+import { everyoneMessaged, listMembers } from './audience.ts';
+
+/** A text status's background when none is given (WhatsApp's own teal). */
+export const DEFAULT_STATUS_COLOUR = '#128C7E';
+
+type Composed =
+  | { type: 'text'; text: string; backgroundColor: string; font: number }
+  | { type: 'media'; caption: string; mime: string; data: Buffer };
+
+/** The post of a status send, checked in order with clear errors (STATUS_TEXTS). */
+async function composeStatus(body: StatusSendBody): Promise<Composed> {
+  if (body.type === 'text') {
+    const text = (body.content ?? '').trim();
+    if (!text) throw badRequest(STATUS_TEXTS.noText);
+    if (text.length > STATUS_TEXT_MAX) throw badRequest(STATUS_TEXTS.textTooLong);
+    const backgroundColor = (body.backgroundColor ?? DEFAULT_STATUS_COLOUR).toUpperCase();
+    if (!isStatusColour(backgroundColor)) throw badRequest(STATUS_TEXTS.badColour);
+    const font = body.font ?? 0;
+    if (!STATUS_FONT_VALUES.includes(font)) throw badRequest(STATUS_TEXTS.badFont);
+    return { type: 'text', text, backgroundColor, font };
+  }
+  if (!body.data) throw badRequest(SEND_TEXTS.noFile);
+  const { bytes, mimeFromUrl } = decodeMedia(body.data);
+  const { as, mime } = await mediaToSend(bytes, {
+    mime: normaliseMime(body.mime || mimeFromUrl),
+    fileName: null,
+  });
+  if (as !== 'image' && as !== 'video') throw badRequest(STATUS_TEXTS.notImageOrVideo);
+  return { type: 'media', caption: body.content ?? '', mime, data: bytes };
+}
+
+function scheduleOf(raw: string | null | undefined, now = new Date()): Date | null {
+  if (raw == null || raw.trim() === '') return null;
+  const at = new Date(raw);
+  if (Number.isNaN(at.getTime()) || at.getTime() <= now.getTime())
+    throw badRequest(SEND_TEXTS.badScheduleTime);
+  return at;
+}
+
+/**
+ * Accepts a Status post (issue 31) as a job like any other (`messageType: 'status'`): one
+ * recipient, and one credit, per audience member, opted-out (and, with the consent setting,
+ * unconsented) numbers left out and not charged; all reserved and inserted in one transaction.
+ */
+export async function acceptStatus(
+  ctx: AppContext,
+  user: UserRow,
+  sessionId: string,
+  body: StatusSendBody,
+): Promise<SendResponse> {
+  assertOwnerMaySend(user, 'individuals');
+  const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
+  if (session.kind === 'cloud') throw badRequest(STATUS_TEXTS.cannotPost);
+  const lists = [...new Set(body.audience.contactListIds ?? [])];
+  const everyone = body.audience.everyoneMessaged === true;
+  if (lists.length > 0 && everyone) throw badRequest(STATUS_TEXTS.bothAudiences);
+  if (lists.length === 0 && !everyone) throw badRequest(STATUS_TEXTS.noAudience);
+  const post = await composeStatus(body);
+  const scheduledAt = scheduleOf(body.scheduleTime);
+
+  let chatIds = everyone
+    ? await everyoneMessaged(ctx.db, sessionId)
+    : await listMembers(ctx.db, user, lists, ctx.config.defaultCountryCode);
+  if (chatIds.length === 0)
+    throw badRequest(everyone ? STATUS_TEXTS.nobodyMessaged : STATUS_TEXTS.emptyAudience);
+  const numbers = chatIds.map(jidUser);
+  const out = await leftOutOfSend(ctx.db, ctx.config.secretKey, user, numbers);
+  const optedOut = numbers.filter((n) => out.optedOut.has(n));
+  const noConsent = numbers.filter((n) => out.noConsent.has(n));
+  chatIds = chatIds.filter((_, i) => !out.optedOut.has(numbers[i]!) && !out.noConsent.has(numbers[i]!));
+  if (chatIds.length === 0) throw badRequest(STATUS_TEXTS.emptyAudience);
+
+  const jobId = newId();
+  const n = chatIds.length;
+  const noun = n === 1 ? 'contact' : 'contacts';
+  const mediaId = post.type === 'media' ? sha256(post.data) : null;
+  await ctx.db.transaction(async (tx) => {
+    const balance = await debitCredits(tx, user.id, n, 'send', { jobId, actorId: user.id });
+    if (balance === null) throw paymentRequired(MESSAGES.creditShort);
+    if (post.type === 'media')
+      await acceptRepo.storeMedia(tx, { id: mediaId!, mime: post.mime, bytes: post.data });
+    const now = new Date();
+    await acceptRepo.insertJob(tx, {
+      id: jobId,
+      userId: user.id,
+      sessionId,
+      audience: 'individuals',
+      messageType: 'status',
+      content: post.type === 'text' ? post.text : post.caption,
+      statusStyle: post.type === 'text' ? { backgroundColor: post.backgroundColor, font: post.font } : null,
+      mediaId,
+      mediaMime: post.type === 'media' ? post.mime : null,
+      isScheduled: scheduledAt !== null,
+      scheduledAt,
+      status: scheduledAt ? 'scheduled' : 'pending',
+      total: n,
+      createdAt: now,
+    });
+    await acceptRepo.insertRecipients(
+      tx,
+      { jobId, sessionId, dueAt: scheduledAt ?? now },
+      chatIds,
+      chatIds.map(() => null),
+    );
+  });
+  await signal(ctx, 'recipients-queued', sessionId);
+  return {
+    success: true,
+    message: scheduledAt
+      ? `Status scheduled for ${n} ${noun} at ${scheduledAt.toISOString()}`
+      : `Status posting initiated for ${n} ${noun}`,
+    totalChats: n,
+    jobId,
+    ...(optedOut.length > 0 || noConsent.length > 0
+      ? { skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) } }
+      : {}),
+  };
+}
+
+/** How many the account has messaged, for the compose tab's "Everyone this account has messaged". */
+export async function statusAudienceCount(
+  ctx: AppContext,
+  user: UserRow,
+  sessionId: string,
+): Promise<number> {
+  await authorizeSession(ctx.db, user, 'read', sessionId, MESSAGES.noSession);
+  return (await everyoneMessaged(ctx.db, sessionId)).length;
+}

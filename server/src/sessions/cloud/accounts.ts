@@ -1,0 +1,96 @@
+import { eq, inArray } from 'drizzle-orm';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/client.ts';
+import { cloudAccounts } from '../../db/schema.ts';
+import { cloudSecretContext, decryptValue, sealSecret } from '../../db/secrets.ts';
+import {
+  createGraphClient,
+  type GraphClient,
+  type PhoneNumberInfo,
+} from '../../transport/cloud/graph-client.ts';
+
+/** A Cloud API account's credentials in the clear (read only where a call to Meta needs them). */
+export type CloudCredentials = {
+  sessionId: string;
+  phoneNumberId: string;
+  wabaId: string;
+  accessToken: string;
+  appSecret: string;
+  verifyToken: string;
+  messagingLimitTier: string | null;
+  throughputLevel: string | null;
+};
+
+export type CloudAccountRow = typeof cloudAccounts.$inferSelect;
+
+const SEALED = ['accessToken', 'appSecret', 'verifyToken'] as const;
+
+/** The row to insert: the three secrets sealed like the WhatsApp keys (db/secrets.ts). */
+export function sealedAccount(
+  key: Buffer | undefined,
+  values: Omit<typeof cloudAccounts.$inferInsert, (typeof SEALED)[number]> &
+    Record<(typeof SEALED)[number], string>,
+): typeof cloudAccounts.$inferInsert {
+  const row = { ...values };
+  for (const f of SEALED) row[f] = sealSecret(key, cloudSecretContext(values.sessionId, f), values[f]);
+  return row;
+}
+
+export async function cloudAccountRow(db: Db, sessionId: string): Promise<CloudAccountRow | undefined> {
+  const [row] = await db.select().from(cloudAccounts).where(eq(cloudAccounts.sessionId, sessionId));
+  return row;
+}
+
+/** The account's credentials, unsealed; undefined when the session is no Cloud API account. */
+export async function cloudCredentials(
+  db: Db,
+  key: Buffer | undefined,
+  sessionId: string,
+): Promise<CloudCredentials | undefined> {
+  const row = await cloudAccountRow(db, sessionId);
+  if (!row) return undefined;
+  const open = (f: (typeof SEALED)[number]) => decryptValue(key, cloudSecretContext(sessionId, f), row[f]);
+  return {
+    sessionId,
+    phoneNumberId: row.phoneNumberId,
+    wabaId: row.wabaId,
+    accessToken: open('accessToken'),
+    appSecret: open('appSecret'),
+    verifyToken: open('verifyToken'),
+    messagingLimitTier: row.messagingLimitTier,
+    throughputLevel: row.throughputLevel,
+  };
+}
+
+export function graphClient(
+  config: Pick<Config, 'cloudApiBaseUrl' | 'sendTimeoutMs'>,
+  accessToken: string,
+): GraphClient {
+  return createGraphClient({
+    baseUrl: config.cloudApiBaseUrl,
+    accessToken,
+    timeoutMs: Math.max(1000, Math.floor(config.sendTimeoutMs * 0.75)),
+  });
+}
+
+/** What Meta said of the number, written where any node reads it (GET /api/sessions). */
+export async function recordPhoneInfo(db: Db, sessionId: string, info: PhoneNumberInfo): Promise<void> {
+  await db
+    .update(cloudAccounts)
+    .set({
+      displayPhoneNumber: info.displayPhoneNumber,
+      verifiedName: info.verifiedName,
+      qualityRating: info.qualityRating,
+      messagingLimitTier: info.messagingLimitTier,
+      throughputLevel: info.throughputLevel,
+      checkedAt: new Date(),
+    })
+    .where(eq(cloudAccounts.sessionId, sessionId));
+}
+
+/** The Cloud API rows of these sessions, by session id. */
+export async function cloudAccountsOf(db: Db, sessionIds: string[]): Promise<Map<string, CloudAccountRow>> {
+  if (sessionIds.length === 0) return new Map();
+  const rows = await db.select().from(cloudAccounts).where(inArray(cloudAccounts.sessionId, sessionIds));
+  return new Map(rows.map((r) => [r.sessionId, r]));
+}

@@ -1,0 +1,96 @@
+import { CLOUD_TEXTS, type CloudTemplate, type CreateCloudInstanceBody } from '@wa/contract';
+import { eq } from 'drizzle-orm';
+import type { AppContext } from '../../context.ts';
+import { cloudAccounts } from '../../db/schema.ts';
+import { badRequest, conflict, unavailable } from '../../errors.ts';
+import { authorizeSession } from '../../policy/access.ts';
+import { signal } from '../../signals.ts';
+import { GraphApiError } from '../../transport/cloud/graph-errors.ts';
+import type { UserRow } from '../../users/repository.ts';
+import { insertNewSession, newSessionId } from '../repository.ts';
+import { assertRoomForInstance } from '../service.ts';
+import { graphClient, recordPhoneInfo, sealedAccount } from './accounts.ts';
+import { storeTemplates, syncTemplatesIfStale, templatesOf } from './templates.ts';
+
+/** Meta's answer as the user reads it: 400 for what they typed wrong, 503 when Meta did not answer. */
+function graphProblem(err: unknown): Error {
+  if (!(err instanceof GraphApiError)) return err as Error;
+  if (err.errorClass === 'network' || err.errorClass === 'backoff') return unavailable(err.message);
+  return badRequest(err.message);
+}
+
+/**
+ * `POST /api/cloud-instances`: checks the ids and the token against Meta (`GET
+ * /{phone-number-id}`), reads the templates once, then stores the account with its secrets
+ * sealed. The instance limits count Cloud API accounts too. The session runner connects it.
+ */
+export async function createCloudInstance(
+  ctx: AppContext,
+  user: UserRow,
+  input: CreateCloudInstanceBody,
+): Promise<{ sessionId: string }> {
+  const client = graphClient(ctx.config, input.accessToken);
+  const info = await client.getPhoneNumber(input.phoneNumberId).catch((err: unknown) => {
+    throw graphProblem(err);
+  });
+  const templates = await client.listTemplates(input.wabaId).catch((err: unknown) => {
+    throw graphProblem(err);
+  });
+  const digits = info.displayPhoneNumber.replace(/\D/g, '') || input.phoneNumberId;
+  const sessionId = newSessionId(digits);
+  await ctx.db.transaction(async (tx) => {
+    await assertRoomForInstance(tx, user.id);
+    const [taken] = await tx
+      .select({ s: cloudAccounts.sessionId })
+      .from(cloudAccounts)
+      .where(eq(cloudAccounts.phoneNumberId, input.phoneNumberId));
+    if (taken) throw conflict(CLOUD_TEXTS.alreadyConnected);
+    await insertNewSession(tx, {
+      sessionId,
+      userId: user.id,
+      phoneNumber: digits,
+      sessionName: input.sessionName,
+      kind: 'cloud',
+      hasCredentials: true,
+    });
+    await tx.insert(cloudAccounts).values(
+      sealedAccount(ctx.config.secretKey, {
+        sessionId,
+        phoneNumberId: input.phoneNumberId,
+        wabaId: input.wabaId,
+        accessToken: input.accessToken,
+        appSecret: input.appSecret,
+        verifyToken: input.verifyToken,
+      }),
+    );
+  });
+  await recordPhoneInfo(ctx.db, sessionId, info);
+  await storeTemplates(ctx.db, sessionId, templates);
+  await signal(ctx, 'session-changed', sessionId);
+  return { sessionId };
+}
+
+/**
+ * `GET /api/session/:sessionId/templates`: the account's templates, asked of Meta again when the
+ * last sync is a minute old. A failed refresh answers the stored list (logged).
+ */
+export async function listCloudTemplates(
+  ctx: AppContext,
+  user: UserRow,
+  sessionId: string,
+): Promise<CloudTemplate[]> {
+  const session = await authorizeSession(ctx.db, user, 'read', sessionId);
+  if (session.kind !== 'cloud') throw badRequest(CLOUD_TEXTS.templateNeedsCloud);
+  await syncTemplatesIfStale(ctx, sessionId).catch((err: unknown) =>
+    ctx.log.warn({ err, sessionId }, 'template sync failed: the stored list is answered'),
+  );
+  return (await templatesOf(ctx.db, sessionId)).map((t) => ({
+    name: t.name,
+    language: t.language,
+    category: t.category,
+    status: t.status,
+    bodyText: t.bodyText,
+    parameterCount: t.parameters.length,
+    headerFormat: t.headerFormat,
+  }));
+}

@@ -1,0 +1,103 @@
+import type { HealthSignals } from '@wa/contract';
+import { eq, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/client.ts';
+import { type accountEvents, accountHealth } from '../../db/schema.ts';
+
+/** The account-health queries: the window's signals, the account's events, its health row. */
+
+export type AccountEventKind = (typeof accountEvents.$inferInsert)['kind'];
+export type HealthRow = typeof accountHealth.$inferSelect;
+
+/** Records what the account's health reads beside its recipients (a disconnect, a restriction, a 429). */
+export async function recordAccountEvent(
+  db: Db,
+  sessionId: string,
+  kind: AccountEventKind,
+  detail: string | null,
+): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO account_events (session_id, kind, detail)
+        SELECT ${sessionId}, ${kind}, ${detail} WHERE EXISTS (SELECT 1 FROM wa_sessions WHERE session_id = ${sessionId})`,
+  );
+}
+
+/** Events older than a week go (the window is a day). */
+export async function pruneAccountEvents(db: Db): Promise<void> {
+  await db.execute(sql`DELETE FROM account_events WHERE at < now() - interval '7 days'`);
+}
+
+/**
+ * Failures that say nothing about WhatsApp's view of the account: the engine's own texts
+ * (messaging/messages.ts, which sessions/ may not import) for sends that never reached WhatsApp,
+ * were stopped by the product, or lost to a node that died. 'Not on WhatsApp' is its own signal.
+ */
+const NOT_WHATSAPPS_ANSWER = [
+  'Opted out',
+  'Session is not connected',
+  'Cancelled: job deleted',
+  'The account is disabled',
+  'Bulk messaging is not enabled for your account',
+  'The account may no longer send these messages',
+  'Message content is missing',
+  'Interrupted: delivery unknown',
+  'Not on WhatsApp',
+];
+const NOT_ON_WHATSAPP = 'Not on WhatsApp';
+
+/** The account's signals since `since`: one statement, each part on a partial index of the session. */
+export async function readSignals(db: Db, sessionId: string, since: Date): Promise<HealthSignals> {
+  const from = since.toISOString();
+  const [row] = await queryRows<Record<keyof HealthSignals, number>>(
+    db,
+    sql`WITH sent AS (
+          SELECT r.chat_id FROM message_job_recipients r
+          WHERE r.session_id = ${sessionId} AND r.status = 'sent' AND r.sent_at >= ${from}::timestamptz
+        ), failed AS (
+          SELECT r.error FROM message_job_recipients r
+          WHERE r.session_id = ${sessionId} AND r.status = 'failed' AND r.updated_at >= ${from}::timestamptz
+        ), events AS (
+          SELECT kind FROM account_events WHERE session_id = ${sessionId} AND at >= ${from}::timestamptz
+        )
+        SELECT
+          (SELECT count(*) FROM sent)::int AS "sent",
+          (SELECT count(*) FROM sent WHERE chat_id NOT LIKE '%@g.us')::int AS "oneToOneSent",
+          (SELECT count(*) FROM failed WHERE NOT (error = ANY(${sql.param(NOT_WHATSAPPS_ANSWER)}::text[])))::int AS "failed",
+          (SELECT count(*) FROM message_job_recipients r
+             WHERE r.session_id = ${sessionId} AND r.undelivered_at IS NOT NULL
+               AND r.undelivered_at >= ${from}::timestamptz)::int AS "undelivered",
+          (SELECT count(*) FROM failed WHERE error = ${NOT_ON_WHATSAPP})::int AS "notOnWhatsApp",
+          (SELECT count(*) FROM events WHERE kind = 'restricted')::int AS "restrictions",
+          (SELECT count(*) FROM events WHERE kind = 'rate-limited')::int AS "rateLimited",
+          (SELECT count(*) FROM events WHERE kind = 'disconnected')::int AS "disconnects",
+          (SELECT count(*) FROM opt_outs o JOIN wa_sessions s ON s.user_id = o.user_id
+             WHERE s.session_id = ${sessionId} AND o.source = 'reply' AND o.created_at >= ${from}::timestamptz
+               AND EXISTS (SELECT 1 FROM message_job_recipients p
+                           WHERE p.session_id = ${sessionId} AND p.status = 'sent'
+                             AND p.chat_id = o.phone_number || '@s.whatsapp.net'))::int AS "stops",
+          (SELECT count(*) FROM message_job_recipients r
+             WHERE r.session_id = ${sessionId} AND r.replied_at IS NOT NULL
+               AND r.replied_at >= ${from}::timestamptz)::int AS "replies",
+          (SELECT count(DISTINCT s.chat_id) FROM sent s
+             WHERE s.chat_id NOT LIKE '%@g.us'
+               AND NOT EXISTS (SELECT 1 FROM message_job_recipients p
+                               WHERE p.session_id = ${sessionId} AND p.chat_id = s.chat_id AND p.status = 'sent'
+                                 AND p.sent_at < ${from}::timestamptz))::int AS "newContacts"`,
+  );
+  const r = row!;
+  return { ...r, lookups: r.oneToOneSent + r.notOnWhatsApp };
+}
+
+export async function findHealth(db: Db, sessionId: string): Promise<HealthRow | undefined> {
+  const [row] = await db.select().from(accountHealth).where(eq(accountHealth.sessionId, sessionId));
+  return row;
+}
+
+export type HealthValues = Omit<HealthRow, 'sessionId' | 'evaluatedAt'>;
+
+/** Writes the account's evaluated health (only while the session exists). */
+export async function saveHealth(db: Db, sessionId: string, values: HealthValues): Promise<void> {
+  await db
+    .insert(accountHealth)
+    .values({ sessionId, ...values, evaluatedAt: new Date() })
+    .onConflictDoUpdate({ target: accountHealth.sessionId, set: { ...values, evaluatedAt: new Date() } });
+}

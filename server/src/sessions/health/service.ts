@@ -1,0 +1,146 @@
+import { DEFAULT_TIMEZONE, type HealthSignals, type SessionHealthResponse } from '@wa/contract';
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../../context.ts';
+import { type Db, queryRows } from '../../db/client.ts';
+import { authorizeSession } from '../../policy/access.ts';
+import type { UserRow } from '../../users/repository.ts';
+import { findSession, type SessionRow } from '../repository.ts';
+import { pauseToProtect } from '../send-pause.ts';
+import { findHealth, type HealthRow, readSignals, recordAccountEvent, saveHealth } from './repository.ts';
+import { breakerTrips, protectReason, scoreHealth, stateOf } from './score.ts';
+
+/**
+ * An account's health and its circuit breaker (issue 26 part 3; README, "Account health"). The
+ * node that drives an account evaluates it every HEALTH_CHECK_MS: below the pause threshold its
+ * one-to-one sends pause (sessions/send-pause.ts, the pause's one writer) for HEALTH_COOLING_MS
+ * or until the user resumes; the window then starts again, so the evidence that tripped the
+ * breaker does not trip it again at once. The API reads the same assessment without acting.
+ */
+
+/** The sliding window: a day, the span of WhatsApp's own daily quotas and of our daily caps. */
+export const HEALTH_WINDOW_MS = 86_400_000;
+
+type Assessment = {
+  score: number;
+  reason: string | null;
+  signals: HealthSignals;
+  since: Date;
+  pausedNow: boolean;
+  /** The breaker's pause was lifted (by the user or the cooling's end) since the last evaluation. */
+  protectLifted: boolean;
+};
+
+function pausedNowOf(row: SessionRow, now: Date): boolean {
+  return row.sendPaused && (!row.sendPausedUntil || row.sendPausedUntil > now);
+}
+
+async function assess(
+  db: Db,
+  row: SessionRow,
+  stored: HealthRow | undefined,
+  now: Date,
+): Promise<Assessment> {
+  const pausedNow = pausedNowOf(row, now);
+  // Not the reason's text: a disconnect while paused rewrites the session's status reason.
+  const protectLifted = !!stored?.protectPausedAt && !pausedNow;
+  const dayAgo = now.getTime() - HEALTH_WINDOW_MS;
+  const from = protectLifted ? now.getTime() : Math.max(dayAgo, stored?.windowFrom.getTime() ?? dayAgo);
+  const since = new Date(from);
+  const signals = await readSignals(db, row.sessionId, since);
+  return { ...scoreHealth(signals), signals, since, pausedNow, protectLifted };
+}
+
+function present(row: SessionRow, a: Assessment, pausedNow: boolean): SessionHealthResponse {
+  return {
+    score: a.score,
+    state: stateOf(a.score, pausedNow),
+    reason: pausedNow ? (row.statusReason ?? a.reason) : a.reason,
+    signals: a.signals,
+    since: a.since.toISOString(),
+    pausedUntil: pausedNow && row.sendPausedUntil ? row.sendPausedUntil.toISOString() : null,
+  };
+}
+
+/** `GET /api/session/:sessionId/health`: the owner, or the admin who manages them, may read it. */
+export async function getSessionHealth(
+  ctx: AppContext,
+  user: UserRow,
+  sessionId: string,
+): Promise<SessionHealthResponse> {
+  const row = await authorizeSession(ctx.db, user, 'read', sessionId);
+  const now = new Date();
+  const a = await assess(ctx.db, row, await findHealth(ctx.db, sessionId), now);
+  return present(row, a, a.pausedNow);
+}
+
+/** The account's local date, YYYY-MM-DD. */
+function localDate(at: Date, tz: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: tz }).format(at);
+}
+
+const daysBetween = (a: string, b: string) => Math.round((Date.parse(b) - Date.parse(a)) / 86_400_000);
+
+/**
+ * The warm-up's days that did not count: each local day that began while the account was not
+ * healthy (watch or paused) holds its warm-up step back a day.
+ */
+export function warmUpHeld(
+  stored: Pick<HealthRow, 'warmUpHeldDays' | 'warmUpDayChecked'> | undefined,
+  today: string,
+  healthy: boolean,
+): { warmUpHeldDays: number; warmUpDayChecked: string } {
+  const held = stored?.warmUpHeldDays ?? 0;
+  const checked = stored?.warmUpDayChecked;
+  if (!checked || checked >= today || healthy) return { warmUpHeldDays: held, warmUpDayChecked: today };
+  return { warmUpHeldDays: held + daysBetween(checked, today), warmUpDayChecked: today };
+}
+
+/**
+ * Evaluates one account this node drives: scores it, trips the breaker, advances or holds its
+ * warm-up, and stores the result (read by the sending gate and Prometheus).
+ */
+export async function evaluateHealth(
+  ctx: Pick<AppContext, 'db' | 'nodeId' | 'config' | 'log'>,
+  sessionId: string,
+  now = new Date(),
+): Promise<SessionHealthResponse | null> {
+  const { db } = ctx;
+  const row = await findSession(db, sessionId);
+  if (!row) return null;
+  const stored = await findHealth(db, sessionId);
+  const a = await assess(db, row, stored, now);
+  let pausedNow = a.pausedNow;
+  let protectPausedAt = a.protectLifted ? null : (stored?.protectPausedAt ?? null);
+  let current = row;
+  if (breakerTrips(a.score, pausedNow)) {
+    const reason = protectReason(a.reason);
+    const until = new Date(now.getTime() + ctx.config.healthCoolingMs);
+    if (await pauseToProtect(db, sessionId, reason, until, ctx.nodeId)) {
+      await recordAccountEvent(db, sessionId, 'protect-paused', reason);
+      ctx.log.warn({ sessionId, score: a.score, reason }, 'account paused to protect it');
+      pausedNow = true;
+      protectPausedAt = now;
+      current = { ...row, sendPaused: true, sendPausedUntil: until, statusReason: reason };
+    }
+  }
+  const result = present(current, a, pausedNow);
+  const [policy] = await queryRows<{ timezone: string }>(
+    db,
+    sql`SELECT timezone FROM session_policies WHERE session_id = ${sessionId}`,
+  );
+  const warmUp = warmUpHeld(
+    stored,
+    localDate(now, policy?.timezone ?? DEFAULT_TIMEZONE),
+    result.state === 'good',
+  );
+  await saveHealth(db, sessionId, {
+    score: a.score,
+    state: result.state,
+    reason: result.reason,
+    signals: a.signals,
+    windowFrom: a.since,
+    protectPausedAt,
+    ...warmUp,
+  });
+  return result;
+}

@@ -1,0 +1,89 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../db/client.ts';
+import { waSessions } from '../db/schema.ts';
+
+/**
+ * The account's pause of one-to-one sends (error 463, WhatsApp's new-chat cap; DECISIONS.md,
+ * sending pace): the only writer of `send_paused`. The engine pauses on a refused send, the
+ * session's quota events pause and lift it, the user lifts it, and the sweep lifts the pauses
+ * whose time has come. Group sends go on while it holds.
+ */
+
+/**
+ * Pauses the account's one-to-one sends with the reason shown to the user, until `until` when
+ * WhatsApp said; with no end given, an end time the account already has is kept (WhatsApp's
+ * answer may land first). `ownedBy`: only while that node holds the session's lease.
+ */
+export async function pauseSending(
+  db: Db,
+  sessionId: string,
+  reason: string,
+  until: Date | null,
+  ownedBy?: string,
+): Promise<void> {
+  await db
+    .update(waSessions)
+    .set({
+      sendPaused: true,
+      statusReason: reason,
+      sendPausedUntil:
+        until ??
+        sql`CASE WHEN ${waSessions.sendPaused} AND ${waSessions.sendPausedUntil} > now()
+                 THEN ${waSessions.sendPausedUntil} END`,
+      updatedAt: new Date(),
+    })
+    .where(
+      and(
+        eq(waSessions.sessionId, sessionId),
+        ownedBy === undefined ? undefined : eq(waSessions.ownerNode, ownedBy),
+      ),
+    );
+}
+
+/** Lifts the account's pause now (`ownedBy` as above). True when there was one. */
+export async function liftSendPause(db: Db, sessionId: string, ownedBy?: string): Promise<boolean> {
+  const rows = await queryRows<{ session_id: string }>(
+    db,
+    sql`UPDATE wa_sessions SET send_paused = false, send_paused_until = NULL, status_reason = NULL, updated_at = now()
+        WHERE session_id = ${sessionId} AND send_paused
+          ${ownedBy === undefined ? sql`` : sql`AND owner_node = ${ownedBy}`}
+        RETURNING session_id`,
+  );
+  return rows.length > 0;
+}
+
+/** Ends the pauses whose time has come (their recipients are claimed again). Returns their sessions. */
+export async function liftEndedPauses(db: Db): Promise<string[]> {
+  const rows = await queryRows<{ session_id: string }>(
+    db,
+    sql`UPDATE wa_sessions SET send_paused = false, send_paused_until = NULL, status_reason = NULL,
+                               updated_at = now()
+        WHERE send_paused AND send_paused_until <= now()
+        RETURNING session_id`,
+  );
+  return rows.map((r) => r.session_id);
+}
+
+/**
+ * The circuit breaker's pause (sessions/health, issue 26): as pauseSending, but only when nothing
+ * pauses the account now, so that a restriction WhatsApp gave keeps its own reason and end.
+ * True when it paused.
+ */
+export async function pauseToProtect(
+  db: Db,
+  sessionId: string,
+  reason: string,
+  until: Date,
+  ownedBy?: string,
+): Promise<boolean> {
+  const rows = await queryRows<{ session_id: string }>(
+    db,
+    sql`UPDATE wa_sessions SET send_paused = true, send_paused_until = ${until.toISOString()}::timestamptz,
+                               status_reason = ${reason}, updated_at = now()
+        WHERE session_id = ${sessionId}
+          AND NOT (send_paused AND (send_paused_until IS NULL OR send_paused_until > now()))
+          ${ownedBy === undefined ? sql`` : sql`AND owner_node = ${ownedBy}`}
+        RETURNING session_id`,
+  );
+  return rows.length > 0;
+}

@@ -1,0 +1,204 @@
+import type { EventEmitter } from 'node:events';
+import { chatIdOfPhone, isGroupJid, isLidJid, isPhoneJid } from '@wa/contract';
+import {
+  type BaileysEventMap,
+  type GroupMetadata,
+  normalizeMessageContent,
+  proto,
+  type WAMessage,
+} from 'baileys';
+import type { FastifyBaseLogger } from 'fastify';
+import type { GroupInfo, GroupLookup, IncomingLastMessage, TransportEventMap } from '../types.ts';
+import { applyParticipantChange, digitsOfJid, messageBody, toGroupInfo, toParticipant } from './mapping.ts';
+import type { BaileysSocket } from './socket.ts';
+
+type Emitter = Pick<EventEmitter<TransportEventMap>, 'emit'>;
+
+/**
+ * What one account's sockets report of its chats: group changes (kept in the session's cache
+ * above), the latest message of each group, and texts written to the account. Its state outlives
+ * a socket; `isCurrent(generation)` says whether an event's socket is still the account's.
+ */
+export class ChatEvents {
+  readonly lastMessages = new Map<string, IncomingLastMessage>();
+  /** Members of groups changed by events since their last query, and the chain applying the events. */
+  private readonly changedMembers = new Map<string, GroupInfo['participants']>();
+  private participantChanges: Promise<void> = Promise.resolve();
+  /** Group metadata queries waiting for the events to calm down, by group. */
+  private readonly groupRefetches = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly out: Emitter,
+    private readonly deps: {
+      sessionId: string;
+      groups: GroupLookup;
+      log: FastifyBaseLogger;
+      /** Participant events of a group are followed by one metadata query this much later. */
+      groupRefetchDelayMs: number;
+      /** A text from a LID with no known number (lid-texts.ts). */
+      holdLidText: (lidJid: string, messageId: string, text: string) => Promise<void>;
+      current: () => { sock: BaileysSocket | null; generation: number };
+    },
+  ) {}
+
+  /** The socket is gone: pending group queries and unconfirmed member changes go with it. */
+  reset(): void {
+    for (const timer of this.groupRefetches.values()) clearTimeout(timer);
+    this.groupRefetches.clear();
+    this.changedMembers.clear();
+  }
+
+  private isCurrent(generation: number): boolean {
+    return this.deps.current().generation === generation;
+  }
+
+  groupsUpsert(metas: GroupMetadata[]): void {
+    this.out.emit(
+      'groups-upsert',
+      metas.map((m) => toGroupInfo(m)),
+    );
+  }
+
+  groupsUpdate(generation: number, updates: BaileysEventMap['groups.update']): void {
+    const known = updates.filter((u): u is Partial<GroupMetadata> & { id: string } => !!u.id);
+    const changes = known.map((u) => ({
+      id: u.id,
+      ...(u.subject !== undefined ? { subject: u.subject } : {}),
+      ...(u.announce !== undefined ? { announce: !!u.announce } : {}),
+    }));
+    if (changes.length > 0) this.out.emit('groups-update', changes);
+    // Disappearing messages turned on or off (Socket/messages-recv.js, the `ephemeral` and
+    // `not_ephemeral` group notifications): the whole group is read again, with its timer.
+    for (const u of known) if (u.ephemeralDuration !== undefined) this.refetchGroupLater(u.id, generation);
+  }
+
+  /**
+   * The change goes into the cache at once; one query later confirms the whole group. A query
+   * per event made WhatsApp answer rate-overlimit (429) on busy groups. In order, each on the
+   * members as the previous event left them (the cache is written later).
+   */
+  participantsUpdate(generation: number, update: BaileysEventMap['group-participants.update']): void {
+    const { id, action, participants } = update;
+    this.participantChanges = this.participantChanges.then(async () => {
+      try {
+        const base = this.changedMembers.get(id) ?? (await this.deps.groups(id))?.participants;
+        if (!base || !this.isCurrent(generation)) return;
+        const members = applyParticipantChange(base, action, participants.map(toParticipant));
+        this.changedMembers.set(id, members);
+        this.out.emit('groups-update', [{ id, participants: members }]);
+      } catch (err) {
+        this.deps.log.warn({ err, groupId: id }, 'group participants update failed');
+      }
+    });
+    this.refetchGroupLater(id, generation);
+  }
+
+  /** One metadata query per group per `groupRefetchDelayMs`, however many events arrive. */
+  private refetchGroupLater(groupId: string, generation: number): void {
+    if (this.groupRefetches.has(groupId)) return;
+    const timer = setTimeout(() => {
+      this.groupRefetches.delete(groupId);
+      const { sock } = this.deps.current();
+      if (!sock || !this.isCurrent(generation)) return;
+      this.refreshGroup(sock, groupId).catch((err) =>
+        this.deps.log.warn({ err, groupId }, 'group metadata refresh failed'),
+      );
+    }, this.deps.groupRefetchDelayMs);
+    this.groupRefetches.set(groupId, timer);
+  }
+
+  /** The group as WhatsApp has it now, into the session's cache; returns it. */
+  async refreshGroup(sock: BaileysSocket, groupId: string): Promise<GroupInfo> {
+    const info = toGroupInfo(await sock.groupMetadata(groupId), this.lastMessages.get(groupId));
+    this.changedMembers.delete(groupId);
+    this.out.emit('groups-upsert', [info]);
+    return info;
+  }
+
+  /**
+   * A text someone wrote in a one-to-one chat, reported under the sender's phone number. rc14
+   * keys a chat addressed by LID with `remoteJid` the LID and `remoteJidAlt` the number when the
+   * stanza carried it (Utils/decode-wa-message.js, sender_pn); otherwise its LID mapping store
+   * knows it (Signal/lid-mapping.js getPNForLID). A LID with no known number is not reported
+   * (its digits are not a phone number) but held until the LID resolves (lid-texts.ts).
+   */
+  incomingText(generation: number, m: WAMessage): void {
+    const chatId = m.key.remoteJid;
+    if (!m.key.id || !chatId || !(isPhoneJid(chatId) || isLidJid(chatId))) return;
+    const content = normalizeMessageContent(m.message);
+    const text = content?.conversation ?? content?.extendedTextMessage?.text;
+    if (!text) return;
+    const messageId = m.key.id;
+    const alt = (m.key as { remoteJidAlt?: string }).remoteJidAlt;
+    const report = (pn: string | null | undefined) => {
+      const digits = digitsOfJid(pn);
+      if (!digits || !this.isCurrent(generation)) return;
+      this.out.emit('incoming-text', { from: chatIdOfPhone(digits), text, messageId });
+    };
+    if (isPhoneJid(chatId) || (alt && isPhoneJid(alt))) {
+      report(isPhoneJid(chatId) ? chatId : alt);
+      return;
+    }
+    const { sock } = this.deps.current();
+    if (!sock) return;
+    sock.signalRepository.lidMapping
+      .getPNForLID(chatId)
+      .then((pn) => (pn ? report(pn) : this.deps.holdLidText(chatId, messageId, text)))
+      .catch((err) => this.deps.log.warn({ err, sessionId: this.deps.sessionId }, 'LID lookup failed'));
+  }
+
+  /**
+   * Status changes of our own messages: an error (Socket/messages-recv.js handleBadAck, the code
+   * first in messageStubParameters) goes to `onError`; delivery and read become receipts.
+   */
+  statusUpdates(
+    updates: BaileysEventMap['messages.update'],
+    onError: (messageId: string, code: string | undefined) => void,
+  ): void {
+    const { ERROR, DELIVERY_ACK, READ, PLAYED } = proto.WebMessageInfo.Status;
+    for (const { key, update } of updates) {
+      if (!key.id || !key.fromMe) continue;
+      if (update.status === ERROR) onError(key.id, update.messageStubParameters?.[0]);
+      else if (update.status === DELIVERY_ACK)
+        this.out.emit('receipt', { messageId: key.id, status: 'delivered', at: new Date() });
+      else if (update.status === READ || update.status === PLAYED)
+        this.out.emit('receipt', { messageId: key.id, status: 'read', at: new Date() });
+    }
+  }
+
+  /** Group receipts arrive per member; matched on the message id, since JIDs may be LIDs. */
+  memberReceipts(updates: BaileysEventMap['message-receipt.update']): void {
+    for (const { key, receipt } of updates) {
+      // A status's id is shared by its whole audience: its views name the viewer (status.ts).
+      if (!key.id || key.remoteJid === 'status@broadcast') continue;
+      const read = Number(receipt.readTimestamp ?? 0);
+      const delivered = Number(receipt.receiptTimestamp ?? 0);
+      if (read) this.out.emit('receipt', { messageId: key.id, status: 'read', at: new Date(read * 1000) });
+      else if (delivered)
+        this.out.emit('receipt', { messageId: key.id, status: 'delivered', at: new Date(delivered * 1000) });
+    }
+  }
+
+  /** A message of a group chat, ours (`ownJid`) or a member's: the group's latest when newer. */
+  lastMessage(m: WAMessage, ownJid: string): void {
+    const chatId = m.key.remoteJid;
+    if (!chatId || !isGroupJid(chatId) || !m.messageTimestamp) return;
+    // Deletions and edits (protocol), reactions and stubs (joins, subject changes) are not messages of the chat.
+    const content = normalizeMessageContent(m.message);
+    if (m.messageStubType || !content || content.protocolMessage || content.reactionMessage) return;
+    const timestamp = Number(m.messageTimestamp);
+    const previous = this.lastMessages.get(chatId);
+    if (previous && previous.timestamp > timestamp) return;
+    const senderJid = m.key.fromMe
+      ? ownJid
+      : ((m.key as { participantAlt?: string }).participantAlt ?? m.key.participant ?? '');
+    const last: IncomingLastMessage = {
+      chatId,
+      sender: digitsOfJid(senderJid) ?? senderJid,
+      timestamp,
+      body: messageBody(content),
+    };
+    this.lastMessages.set(chatId, last);
+    this.out.emit('last-message', last);
+  }
+}

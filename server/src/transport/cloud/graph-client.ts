@@ -1,0 +1,181 @@
+import { z } from 'zod';
+import { GraphApiError, graphErrorFromResponse, graphNetworkError } from './graph-errors.ts';
+import { type TemplateSend, templateMessageBody, textMessageBody } from './messages.ts';
+import { type GraphTemplate, templatePageSchema } from './templates.ts';
+
+/**
+ * A small typed client of the Graph API calls a Cloud API account needs, over fetch. The base URL
+ * is CLOUD_API_BASE_URL (Meta's `https://graph.facebook.com/v23.0`, or a fake on a loopback
+ * address); every call carries the account's token as `Authorization: Bearer …` (Meta's curl
+ * examples). Errors come back as GraphApiError (graph-errors.ts), never as a raw response.
+ */
+export type GraphClientOptions = {
+  baseUrl: string;
+  accessToken: string;
+  /** The longest one call may take; then it fails as a `network` error (outcome unknown). */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+};
+
+/** GREEN, YELLOW, RED, NA (not yet rated) or UNKNOWN (phone number API reference). */
+export type QualityRating = 'GREEN' | 'YELLOW' | 'RED' | 'NA' | 'UNKNOWN';
+
+export type PhoneNumberInfo = {
+  id: string;
+  /** As Meta shows it, e.g. '+91 98000 15838'. */
+  displayPhoneNumber: string;
+  verifiedName: string;
+  qualityRating: QualityRating;
+  /** TIER_250, TIER_2K, TIER_10K, TIER_100K, TIER_UNLIMITED (older: TIER_50, TIER_1K); null when Meta gave none. */
+  messagingLimitTier: string | null;
+  /** STANDARD (80 messages a second) or HIGH (up to 1,000), when Meta gave it. */
+  throughputLevel: string | null;
+};
+
+export type SendAccepted = {
+  /** `messages[0].id`: the WAMID every later status webhook names. */
+  messageId: string;
+  /** `contacts[0].wa_id`: the WhatsApp id Meta resolved the number to. */
+  waId: string | null;
+  /** `messages[0].message_status` ('accepted'; 'held_for_quality_assessment' for some marketing sends). */
+  messageStatus: string | null;
+};
+
+/** The fields asked of a phone number (phone number API reference, v23.0). */
+export const PHONE_NUMBER_FIELDS = [
+  'id',
+  'display_phone_number',
+  'verified_name',
+  'quality_rating',
+  'messaging_limit_tier',
+  'throughput',
+] as const;
+
+const QUALITY = new Set<QualityRating>(['GREEN', 'YELLOW', 'RED', 'NA', 'UNKNOWN']);
+
+const phoneNumberSchema = z.object({
+  id: z.string(),
+  display_phone_number: z.string(),
+  verified_name: z.string().default(''),
+  quality_rating: z.string().optional(),
+  messaging_limit_tier: z.string().optional(),
+  throughput: z.object({ level: z.string().optional() }).optional(),
+});
+
+const sendResponseSchema = z.object({
+  contacts: z.array(z.object({ input: z.string().optional(), wa_id: z.string().optional() })).optional(),
+  messages: z.array(z.object({ id: z.string().min(1), message_status: z.string().optional() })).min(1),
+});
+
+export type GraphClient = ReturnType<typeof createGraphClient>;
+
+export function createGraphClient(options: GraphClientOptions) {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 20_000;
+
+  async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+    let response: Response;
+    let text: string;
+    try {
+      response = await doFetch(`${baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${options.accessToken}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      text = await response.text();
+    } catch (err) {
+      throw graphNetworkError(err);
+    }
+    if (!response.ok) throw graphErrorFromResponse(response.status, text);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new GraphApiError(
+        0,
+        'The Graph API answered something that is not JSON',
+        text.slice(0, 200),
+        response.status,
+        'network',
+      );
+    }
+  }
+
+  /** A 2xx answer Meta documents but that does not have the documented shape: its outcome is unknown. */
+  function unexpected(what: string, issues: z.ZodError): GraphApiError {
+    return new GraphApiError(0, `Unexpected answer to ${what}`, z.prettifyError(issues), 200, 'network');
+  }
+
+  const segment = (id: string) => {
+    if (!/^[0-9A-Za-z_-]+$/.test(id)) throw new RangeError(`Not a Graph object id: ${id}`);
+    return id;
+  };
+
+  return {
+    /** `GET /{phone-number-id}?fields=…`: checks the token and the id, and reads quality and tier. */
+    async getPhoneNumber(phoneNumberId: string): Promise<PhoneNumberInfo> {
+      const json = await call('GET', `/${segment(phoneNumberId)}?fields=${PHONE_NUMBER_FIELDS.join(',')}`);
+      const parsed = phoneNumberSchema.safeParse(json);
+      if (!parsed.success) throw unexpected('the phone number', parsed.error);
+      const p = parsed.data;
+      const quality = (p.quality_rating ?? 'UNKNOWN').toUpperCase() as QualityRating;
+      return {
+        id: p.id,
+        displayPhoneNumber: p.display_phone_number,
+        verifiedName: p.verified_name,
+        qualityRating: QUALITY.has(quality) ? quality : 'UNKNOWN',
+        messagingLimitTier: p.messaging_limit_tier ?? null,
+        throughputLevel: p.throughput?.level ?? null,
+      };
+    },
+
+    /**
+     * Every template of a WhatsApp Business Account, page after page. The next page is asked with
+     * the `after` cursor at our own base URL rather than by following `paging.next` (a URL the
+     * token would be sent to); the list ends where Graph gives no `next` (Paginated Results).
+     */
+    async listTemplates(wabaId: string, pageSize = 100): Promise<GraphTemplate[]> {
+      const all: GraphTemplate[] = [];
+      const fields = 'id,name,language,status,category,parameter_format,components';
+      let after: string | undefined;
+      for (let page = 0; page < 1000; page++) {
+        const query = new URLSearchParams({ fields, limit: String(pageSize) });
+        if (after) query.set('after', after);
+        const json = await call('GET', `/${segment(wabaId)}/message_templates?${query}`);
+        const parsed = templatePageSchema.safeParse(json);
+        if (!parsed.success) throw unexpected('the template list', parsed.error);
+        all.push(...parsed.data.data);
+        after = parsed.data.paging?.cursors?.after;
+        if (!parsed.data.paging?.next || !after) return all;
+      }
+      throw new GraphApiError(0, 'The template list did not end after 1000 pages', null, 200, 'final');
+    },
+
+    /** `POST /{phone-number-id}/messages` with a template: answers `messages[0].id`. */
+    async sendTemplate(phoneNumberId: string, to: string, send: TemplateSend): Promise<SendAccepted> {
+      return accepted(
+        await call('POST', `/${segment(phoneNumberId)}/messages`, templateMessageBody(to, send)),
+      );
+    },
+
+    /** A free-form text (inside the 24-hour window only). */
+    async sendText(phoneNumberId: string, to: string, body: string): Promise<SendAccepted> {
+      return accepted(await call('POST', `/${segment(phoneNumberId)}/messages`, textMessageBody(to, body)));
+    },
+  };
+
+  function accepted(json: unknown): SendAccepted {
+    const parsed = sendResponseSchema.safeParse(json);
+    if (!parsed.success) throw unexpected('the send', parsed.error);
+    const message = parsed.data.messages[0]!;
+    return {
+      messageId: message.id,
+      waId: parsed.data.contacts?.[0]?.wa_id ?? null,
+      messageStatus: message.message_status ?? null,
+    };
+  }
+}

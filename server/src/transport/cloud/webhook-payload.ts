@@ -1,0 +1,109 @@
+import { z } from 'zod';
+
+/**
+ * The body of Meta's webhook POSTs for the `messages` field, as the WhatsApp webhook references
+ * give it:
+ * - status webhook reference
+ *   (https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status/):
+ *   `statuses[]: { id, status, timestamp, recipient_id, conversation?, pricing?: { billable,
+ *   pricing_model, type, category }, errors?: [{ code, title, message, error_data: { details },
+ *   href }] }` — `conversation` is omitted from v24.0 on, so nothing here needs it;
+ * - text messages webhook reference: `contacts[]: { profile: { name }, wa_id }`, `messages[]:
+ *   { from, id, timestamp, type: 'text', text: { body } }`.
+ * Timestamps are Unix seconds as strings. Only what the product reads is checked; everything else
+ * passes (`loose`), since Meta adds fields without notice. Other webhook fields
+ * (`message_template_status_update`, `phone_number_quality_update`, …) are read as unknown.
+ */
+
+const unixSeconds = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) {
+    ctx.addIssue({ code: 'custom', message: 'a Unix timestamp in seconds' });
+    return z.NEVER;
+  }
+  return new Date(n * 1000);
+});
+
+export const webhookErrorSchema = z
+  .object({
+    code: z.number().int(),
+    title: z.string().optional(),
+    message: z.string().optional(),
+    error_data: z.object({ details: z.string().optional() }).loose().optional(),
+  })
+  .loose();
+
+export const statusSchema = z
+  .object({
+    id: z.string().min(1),
+    /** sent, delivered, read, failed (others, e.g. `deleted` or `played`, are ignored by the parser). */
+    status: z.string(),
+    timestamp: unixSeconds,
+    recipient_id: z.string().min(1),
+    pricing: z
+      .object({
+        billable: z.boolean().optional(),
+        pricing_model: z.string().optional(),
+        type: z.string().optional(),
+        category: z.string().optional(),
+      })
+      .loose()
+      .optional(),
+    errors: z.array(webhookErrorSchema).optional(),
+  })
+  .loose();
+
+export const inboundMessageSchema = z
+  .object({
+    from: z.string().min(1),
+    id: z.string().min(1),
+    timestamp: unixSeconds,
+    type: z.string(),
+    text: z.object({ body: z.string() }).loose().optional(),
+    button: z.object({ text: z.string().optional(), payload: z.string().optional() }).loose().optional(),
+    interactive: z
+      .object({
+        type: z.string().optional(),
+        button_reply: z.object({ id: z.string().optional(), title: z.string() }).loose().optional(),
+        list_reply: z.object({ id: z.string().optional(), title: z.string() }).loose().optional(),
+      })
+      .loose()
+      .optional(),
+  })
+  .loose();
+
+export const messagesValueSchema = z
+  .object({
+    messaging_product: z.literal('whatsapp'),
+    metadata: z.object({ display_phone_number: z.string(), phone_number_id: z.string().min(1) }).loose(),
+    contacts: z
+      .array(
+        z
+          .object({
+            wa_id: z.string(),
+            profile: z.object({ name: z.string().optional() }).loose().optional(),
+          })
+          .loose(),
+      )
+      .optional(),
+    messages: z.array(inboundMessageSchema).optional(),
+    statuses: z.array(statusSchema).optional(),
+    errors: z.array(webhookErrorSchema).optional(),
+  })
+  .loose();
+
+export const webhookPayloadSchema = z.object({
+  object: z.literal('whatsapp_business_account'),
+  entry: z.array(
+    z
+      .object({
+        /** The WhatsApp Business Account id. */
+        id: z.string(),
+        changes: z.array(z.object({ field: z.string(), value: z.unknown() }).loose()),
+      })
+      .loose(),
+  ),
+});
+
+export type WebhookPayload = z.infer<typeof webhookPayloadSchema>;
+export type MessagesValue = z.infer<typeof messagesValueSchema>;

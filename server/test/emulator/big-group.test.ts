@@ -1,0 +1,40 @@
+import { WaEmulator } from '@wa/emulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BaileysTransport } from '../../src/transport/baileys/transport.ts';
+import { firstSendToBigGroup } from './big-group-run.ts';
+
+/** The engine's SEND_TIMEOUT_MS in this test: a first send to a large group outlasts it. */
+const SEND_TIMEOUT_MS = 2000;
+const MEMBERS = 1500;
+
+/**
+ * Issue 26 fault 2: the first send to a group of 1,500 members (device lookups and 1,500 pairwise
+ * sender-key copies, rc14 Socket/messages-send.js relayMessage) outlasts SEND_TIMEOUT_MS; the
+ * relay goes on inside rc14 and the message arrives. Prints the figures of the bench row (time,
+ * key fetches).
+ */
+describe('the first send to a group of 1,500 members', () => {
+  let emulator: WaEmulator;
+  let transport: BaileysTransport | null = null;
+
+  beforeAll(async () => {
+    emulator = await WaEmulator.start();
+  });
+  afterAll(async () => {
+    await transport?.close();
+    await emulator?.stop();
+  });
+
+  it('outlasts SEND_TIMEOUT_MS, goes on, and every member decrypts it', async () => {
+    const r = await firstSendToBigGroup(emulator, MEMBERS, { own: '919800015000', raceMs: SEND_TIMEOUT_MS });
+    transport = r.transport;
+    console.log(
+      `first send to ${MEMBERS} members: relay ${r.relayMs} ms, all decrypted ${r.deliveredMs} ms, ` +
+        `${r.keyFetches} key fetches for ${r.keysAsked} devices (one process)`,
+    );
+    expect(r.outlasted).toBe(true);
+    // One bundle per member's phone, plus the account's own devices (rc14 sends its other devices a copy).
+    expect(r.keysAsked).toBeGreaterThanOrEqual(MEMBERS - 1);
+    expect(r.keyFetches).toBeLessThanOrEqual(3);
+  });
+});

@@ -1,0 +1,147 @@
+import { type Connection, iqKey, WaEmulator } from '@wa/emulator';
+import { type BinaryNode, getBinaryNodeChild } from 'baileys';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../reliability/support/server-process.ts';
+import { Product } from './product.ts';
+
+const BATCH = 5;
+const SPACING_MS = 400;
+
+/** rc14's onWhatsApp query (Socket/socket.js executeUSyncQuery with the contact protocol). */
+const isNumberLookup = (node: BinaryNode) =>
+  node.tag === 'iq' &&
+  iqKey(node) === 'usync get usync' &&
+  !!getBinaryNodeChild(getBinaryNodeChild(getBinaryNodeChild(node, 'usync'), 'query'), 'contact');
+
+/**
+ * Issue 26 faults 3, 4 and 8 through the product on the real rc14 socket: a job's numbers are
+ * asked in spaced batches, their answers shared by every account of the database; a STOP from a
+ * contact known only by its LID is kept and stops the first send to that contact's number; the
+ * history bootstrap, read in pieces, still gives the LID mappings.
+ */
+describe('number lookups and LID-only replies, against the emulator', () => {
+  let emulator: WaEmulator;
+  let product: Product;
+  const lookups: { phone: string; at: number }[] = [];
+
+  beforeAll(async () => {
+    emulator = await WaEmulator.start();
+    emulator.watch((conn: Connection, node) => {
+      if (conn.account && isNumberLookup(node)) lookups.push({ phone: conn.account.phone, at: Date.now() });
+    });
+    product = new Product(emulator, {
+      LOOKUP_BATCH_SIZE: String(BATCH),
+      LOOKUP_SPACING_MS: String(SPACING_MS),
+    });
+    await product.start();
+  });
+
+  afterAll(async () => {
+    await product?.dispose();
+    await emulator?.stop();
+  });
+
+  const send = async (sessionId: string, chatIds: string[], content: string) => {
+    const res = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      chatIds,
+      content,
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    return res.json.jobId as string;
+  };
+  const finished = (jobId: string) =>
+    until(
+      'the job to finish',
+      async () => {
+        const job = await product.job(jobId);
+        return job.details.every((d) => d.status === 'sent' || d.status === 'failed') ? job : null;
+      },
+      180_000,
+      500,
+    );
+
+  it('fault 3: a job of 12 numbers makes ceil(12 / 5) = 3 spaced lookups, not 12; the answers serve another account with none', async () => {
+    const own = '919800030001';
+    const other = '919800030002';
+    const on = Array.from({ length: 9 }, (_, i) => `91983003${String(i + 1).padStart(4, '0')}`);
+    const off = ['919830039901', '919830039902', '919830039903'];
+    for (const p of on) emulator.world.account(p);
+    const { sessionId } = await product.link(own, 'Lookups');
+    const numbers = [on[0]!, off[0]!, ...on.slice(1, 5), off[1]!, ...on.slice(5), off[2]!];
+    const job = await finished(await send(sessionId, numbers, 'Batched lookups'));
+    const byNumber = Object.fromEntries(job.details.map((d) => [d.chatId.split('@')[0], d.status]));
+    expect(byNumber).toEqual(Object.fromEntries(numbers.map((n) => [n, on.includes(n) ? 'sent' : 'failed'])));
+    for (const p of on)
+      expect(emulator.world.account(p).inbox.map((m) => m.text)).toEqual(['Batched lookups']);
+    const mine = lookups.filter((l) => l.phone === own);
+    expect(mine).toHaveLength(Math.ceil(numbers.length / BATCH));
+    for (let i = 1; i < mine.length; i++)
+      expect(mine[i]!.at - mine[i - 1]!.at).toBeGreaterThanOrEqual(SPACING_MS - 50);
+
+    // Another account of the database sends to the same numbers: the stored answers, no query.
+    const second = await product.link(other, 'Lookups 2');
+    const again = await finished(await send(second.sessionId, numbers, 'Stored answers'));
+    expect(again.details.filter((d) => d.status === 'sent')).toHaveLength(on.length);
+    expect(lookups.filter((l) => l.phone === other)).toHaveLength(0);
+  });
+
+  it('fault 4: a STOP from a contact known only by its LID opts the number out at the first send to it, which does not go', async () => {
+    const own = '919800040001';
+    const lidOnly = '919840040001';
+    const friend = '919840040002';
+    emulator.world.account(lidOnly);
+    emulator.world.account(friend);
+    const { sessionId } = await product.link(own, 'LID replies');
+    const optOuts = async () =>
+      (await product.call('GET', '/api/opt-outs')).json.optOuts as { phoneNumber: string; source: string }[];
+
+    // No sender_pn and no mapping in the account's store: the number is not known yet.
+    await emulator.phone(lidOnly).say(own, 'STOP', { fromLid: true });
+    await new Promise((r) => setTimeout(r, 3000));
+    expect((await optOuts()).map((o) => o.phoneNumber)).not.toContain(lidOnly);
+
+    const credits = await product.credits();
+    const job = await finished(await send(sessionId, [lidOnly, friend], 'After the STOP'));
+    const byNumber = Object.fromEntries(
+      job.details.map((d) => [d.chatId.split('@')[0], [d.status, d.error]]),
+    );
+    expect(byNumber).toEqual({ [lidOnly]: ['failed', 'Opted out'], [friend]: ['sent', null] });
+    expect(emulator.world.account(lidOnly).inbox).toEqual([]);
+    expect(emulator.world.account(friend).inbox.map((m) => m.text)).toEqual(['After the STOP']);
+    const list = await until(
+      'the opt-out',
+      async () => ((await optOuts()).some((o) => o.phoneNumber === lidOnly) ? optOuts() : null),
+      30_000,
+      250,
+    );
+    expect(list.find((o) => o.phoneNumber === lidOnly)?.source).toBe('reply');
+    // Two credits reserved, the opted-out one refunded.
+    expect(await product.credits()).toBe(credits - 1);
+  });
+
+  it('fault 8: the INITIAL_BOOTSTRAP, read in pieces, gives the LID mappings: a STOP from a LID it lists opts that number out at once', async () => {
+    const own = '919800080001';
+    const contact = '919840080001';
+    emulator.world.account(contact);
+    await product.link(own, 'Bootstrap');
+    await emulator
+      .phone(own)
+      .sendBootstrap([{ phone: contact, lid: emulator.world.account(contact).lid, name: 'Known contact' }]);
+    await new Promise((r) => setTimeout(r, 2000));
+    await emulator.phone(contact).say(own, 'STOP', { fromLid: true });
+    const list = await until(
+      'the opt-out',
+      async () => {
+        const rows = (await product.call('GET', '/api/opt-outs')).json.optOuts as { phoneNumber: string }[];
+        return rows.some((o) => o.phoneNumber === contact) ? rows : null;
+      },
+      30_000,
+      250,
+    );
+    expect(list.map((o) => o.phoneNumber)).toContain(contact);
+  });
+
+  it('left no iq unanswered', () => {
+    expect(emulator.gaps).toEqual([]);
+  });
+});

@@ -1,0 +1,110 @@
+import { WaEmulator } from '@wa/emulator';
+import QRCode from 'qrcode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSocksProxy } from '../fakes/socks-proxy.ts';
+import { until } from '../reliability/support/server-process.ts';
+import { Product } from './product.ts';
+
+const OWN = '919800003101';
+const CONTACT = '919813310101';
+
+/**
+ * A proxy per account (issue 31): the product (a real process on rc14's socket) links an account
+ * whose proxy is a loopback SOCKS5 server dialling out from 127.0.0.2. The emulator sees the
+ * WebSocket and the media upload come from 127.0.0.2; with the proxy stopped, the account shows
+ * the proxy as the reason and never connects from 127.0.0.1 (direct).
+ */
+describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
+  let emulator: WaEmulator;
+  let product: Product;
+  let proxy: Awaited<ReturnType<typeof startSocksProxy>>;
+
+  beforeAll(async () => {
+    emulator = await WaEmulator.start();
+    emulator.world.account(OWN, 'Proxied shop');
+    emulator.world.account(CONTACT);
+    proxy = await startSocksProxy({ username: 'shop', password: 's3cret:pass' });
+    product = new Product(emulator);
+    await product.start();
+  });
+
+  afterAll(async () => {
+    await product?.dispose();
+    await proxy?.stop();
+    await emulator?.stop();
+  });
+
+  it('links, sends an image through the proxy, and with the proxy stopped reports it and never goes direct', async () => {
+    const bad = await product.call('POST', '/api/create-instance', {
+      phoneNumber: `+${OWN}`,
+      sessionName: 'Proxied',
+      proxy: `ftp://127.0.0.1:${proxy.port}`,
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toBe(
+      'Give the proxy as socks5://user:password@host:port or http://user:password@host:port',
+    );
+
+    const created = await product.call('POST', '/api/create-instance', {
+      phoneNumber: `+${OWN}`,
+      sessionName: 'Proxied',
+      proxy: `socks5://shop:${encodeURIComponent('s3cret:pass')}@127.0.0.1:${proxy.port}`,
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    const sessionId: string = created.json.sessionId;
+    const shown = await product.call('GET', `/api/session/${sessionId}/proxy`);
+    expect(shown.json.proxy).toEqual({
+      scheme: 'socks5',
+      host: '127.0.0.1',
+      port: proxy.port,
+      username: 'shop',
+      hasPassword: true,
+    });
+    expect(JSON.stringify(shown.json)).not.toContain('s3cret');
+
+    const png = await until('the QR image', () => product.qrPng(sessionId), 120_000, 500);
+    await emulator.phone(OWN).scanPng(png);
+    await product.waitStatus(sessionId, 'CONNECTED');
+    expect(emulator.peers.length).toBeGreaterThan(0);
+    expect(new Set(emulator.peers)).toEqual(new Set(['127.0.0.2']));
+    expect(proxy.connects.length).toBeGreaterThan(0);
+
+    const image = await QRCode.toBuffer('through the proxy', { type: 'png', width: 200 });
+    const sent = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      chatIds: [CONTACT],
+      type: 'media',
+      mime: 'image/png',
+      fileName: 'proxy.png',
+      data: image.toString('base64'),
+      content: 'Via the proxy',
+    });
+    expect(sent.status, JSON.stringify(sent.json)).toBe(200);
+    await until(
+      'the image at the contact',
+      async () => emulator.world.account(CONTACT).inbox.some((m) => m.text === 'Via the proxy') || null,
+      60_000,
+      100,
+    );
+    const uploads = [...emulator.media.uploads.values()];
+    expect(uploads.length).toBe(1);
+    expect(uploads[0]!.from).toBe('127.0.0.2');
+
+    // The proxy dies: the account says so, and keeps trying through the proxy only.
+    const peersBefore = emulator.peers.length;
+    await proxy.stop();
+    await until(
+      'the proxy as the reason',
+      async () => {
+        const s = await product.session(sessionId);
+        return s?.status !== 'CONNECTED' && s?.statusReason?.startsWith('Proxy refused the connection')
+          ? s
+          : null;
+      },
+      60_000,
+      250,
+    );
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(emulator.peers.length).toBe(peersBefore);
+    expect((await product.session(sessionId))?.status).not.toBe('CONNECTED');
+  });
+});

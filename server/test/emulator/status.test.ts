@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import { WaEmulator } from '@wa/emulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../reliability/support/server-process.ts';
+import { Product } from './product.ts';
+
+const OWN = '919800000061';
+const VIEWERS = ['919811111161', '919811111162'];
+const QUIET = '919822222261';
+
+/**
+ * Status posts on the real Baileys socket (issue 31): rc14 sends the post to status@broadcast
+ * with `statusJidList` (one skmsg, the sender key pairwise to every device); each phone of the
+ * audience decrypts it; the viewers' read receipts come back naming them, and only their rows
+ * count as viewed.
+ */
+describe('a status post, against the emulator', () => {
+  let emulator: WaEmulator;
+  let product: Product;
+  let sessionId = '';
+  const trace: string[] = [];
+
+  beforeAll(async () => {
+    emulator = await WaEmulator.start({ log: (l) => trace.push(`${new Date().toISOString()} ${l}`) });
+    emulator.world.account(OWN, 'Emu shop');
+    for (const p of [...VIEWERS, QUIET]) emulator.world.account(p);
+    emulator.world.statusViewers = new Set(VIEWERS);
+    product = new Product(emulator);
+    await product.start();
+    sessionId = (await product.link(OWN, 'Status')).sessionId;
+  });
+
+  afterAll(async () => {
+    if (process.env.EMULATOR_TRACE) fs.writeFileSync(process.env.EMULATOR_TRACE, trace.join('\n'));
+    await product?.dispose();
+    await emulator?.stop();
+  });
+
+  it('a text status to everyone messaged reaches each phone with its colour and font; viewed by 2 of 3', async () => {
+    // Everyone messaged: first a message to the three.
+    const hello = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      chatIds: [...VIEWERS, QUIET],
+      content: 'Hello from the shop',
+    });
+    expect(hello.status, JSON.stringify(hello.json)).toBe(200);
+    await until(
+      'the messages sent',
+      async () => ((await product.job(hello.json.jobId)).status === 'completed' ? true : null),
+      60_000,
+      250,
+    );
+    const credits = await product.credits();
+
+    const post = await product.call('POST', `/api/session/${sessionId}/sendStatus`, {
+      type: 'text',
+      content: 'Open on Sunday',
+      backgroundColor: '#FF7A00',
+      font: 8,
+      audience: { everyoneMessaged: true },
+    });
+    expect(post.status, JSON.stringify(post.json)).toBe(200);
+    expect(post.json.totalChats).toBe(3);
+    expect(await product.credits()).toBe(credits - 3);
+
+    for (const phone of [...VIEWERS, QUIET]) {
+      const got = await until(
+        `the status on ${phone}`,
+        async () => emulator.world.account(phone).inbox.find((m) => m.kind === 'status') ?? null,
+        60_000,
+        250,
+      );
+      expect(got.text).toBe('Open on Sunday');
+      expect(got.chat).toBe('status@broadcast');
+      // rc14's assertColor: a 6-digit hex gets FF alpha (Utils/messages.js).
+      expect(got.message.extendedTextMessage?.backgroundArgb).toBe(0xffff7a00);
+      expect(got.message.extendedTextMessage?.font).toBe(8);
+    }
+
+    // The account's own phone has it too, under "My status" (its number is added to statusJidList).
+    expect(emulator.world.account(OWN).inbox.find((m) => m.kind === 'status')?.text).toBe('Open on Sunday');
+
+    const job = await until(
+      'the views',
+      async () => {
+        const j = await product.job(post.json.jobId);
+        return j.details.filter((d) => d.readAt).length === 2 && j.details.every((d) => d.deliveredAt)
+          ? j
+          : null;
+      },
+      60_000,
+      250,
+    );
+    expect(job.status).toBe('completed');
+    expect(new Set(job.details.map((d) => d.status))).toEqual(new Set(['sent']));
+    const viewed = job.details.filter((d) => d.readAt).map((d) => d.chatId.replace(/\D/g, ''));
+    expect(viewed.sort()).toEqual([...VIEWERS].sort());
+    const summary = (await product.call('GET', `/api/message-jobs-details/${post.json.jobId}?media=0`)).json
+      .job;
+    expect(summary.delivery.read).toBe(2);
+    expect(summary.results.success).toBe(3);
+  });
+
+  it('left no iq unanswered and no message undecrypted', () => {
+    expect(emulator.gaps).toEqual([]);
+    expect(trace.filter((l) => l.includes('FAILED'))).toEqual([]);
+  });
+});

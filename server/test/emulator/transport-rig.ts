@@ -1,0 +1,72 @@
+import type { WaEmulator } from '@wa/emulator';
+import { WA_CERT_DETAILS } from 'baileys';
+import pino from 'pino';
+import type { AuthEntry, AuthStore } from '../../src/transport/auth-store.ts';
+import { type BaileysOptions, BaileysTransport } from '../../src/transport/baileys/transport.ts';
+import type { CachedGroup, GroupInfo } from '../../src/transport/types.ts';
+import { until } from '../reliability/support/server-process.ts';
+
+/** An AuthStore in memory, kept across the transport's sockets like the database's. */
+function memoryAuthStore(sessionId: string): AuthStore {
+  const rows = new Map<string, string>();
+  return {
+    sessionId,
+    read: async (key) => rows.get(key) ?? null,
+    readMany: async (keys) => new Map(keys.flatMap((k) => (rows.has(k) ? [[k, rows.get(k)!]] : []))),
+    write: async (entries: AuthEntry[]) => {
+      for (const { key, value } of entries) value === null ? rows.delete(key) : rows.set(key, value);
+    },
+    wipe: async () => rows.clear(),
+  };
+}
+
+/**
+ * The product's Baileys transport in this process, on the real rc14 socket against the emulator:
+ * its storage port in memory, the session's group cache a map fed by its own events (as the
+ * session runner feeds the database). For tests that need this process's clock (vi.setSystemTime)
+ * or the transport's own answers.
+ */
+export async function linkedTransport(
+  emulator: WaEmulator,
+  phone: string,
+  options: Partial<BaileysOptions> = {},
+) {
+  // rc14 checks the server's certificate against its exported root (endpoint.ts does the same).
+  WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(emulator.root.keyPair.public);
+  WA_CERT_DETAILS.SERIAL = emulator.root.serial;
+  const groups = new Map<string, CachedGroup>();
+  const copies = new Map<string, string>();
+  const isAdmin = (g: GroupInfo) => g.participants.some((p) => p.phoneNumber === phone && p.admin !== null);
+  const transport = new BaileysTransport(
+    { sessionId: `emu-${phone}`, phoneNumber: phone },
+    {
+      storage: { auth: memoryAuthStore(`emu-${phone}`), sentCopy: async (id) => copies.get(id) ?? null },
+      groups: async (id) => groups.get(id),
+      log: pino({ level: process.env.EMU_BAILEYS_LOG ?? 'silent' }),
+      version: [2, 3000, 1043857760],
+      waWebSocketUrl: emulator.url,
+      backoffMs: 200,
+      ...options,
+    },
+  );
+  transport.on('groups-upsert', (list) => {
+    for (const g of list) groups.set(g.id, { ...g, isAdmin: isAdmin(g) });
+  });
+  transport.on('groups-update', (list) => {
+    for (const u of list) {
+      const g = groups.get(u.id);
+      if (g) groups.set(u.id, { ...g, ...u, isAdmin: isAdmin({ ...g, ...u }) });
+    }
+  });
+  let qr: string | null = null;
+  transport.on('connection', (u) => {
+    if (u.state === 'qr') qr ??= u.qr;
+  });
+  await transport.connect();
+  const shown = await until('a QR', async () => qr, 60_000, 50);
+  await emulator.phone(phone).scan(shown);
+  await until('the transport open', async () => transport.state === 'open', 60_000, 50);
+  // The session runner's first group sync (sessions/group-sync.ts).
+  for (const g of await transport.fetchGroups()) groups.set(g.id, { ...g, isAdmin: isAdmin(g) });
+  return { transport, groups, copies };
+}

@@ -1,0 +1,46 @@
+import { expect } from 'vitest';
+import { bearer, type TestApp } from '../helpers.ts';
+import type { FakeGraphApi } from './graph-api.ts';
+import { waitFor } from './messaging.ts';
+
+/** The body of POST /api/cloud-instances with the fake's credentials (`over` changes some). */
+export function connectBody(fake: FakeGraphApi, over: Record<string, string> = {}) {
+  return {
+    sessionName: 'Shop (Cloud)',
+    phoneNumberId: fake.phoneNumberId,
+    wabaId: fake.wabaId,
+    accessToken: fake.accessToken,
+    appSecret: fake.appSecret,
+    verifyToken: 'my-verify-token',
+    ...over,
+  };
+}
+
+/**
+ * Connects the fake's number as a Cloud API account of the user `token`, points the fake's
+ * webhooks at the app listening on `base`, and resolves with the session id once CONNECTED.
+ */
+export async function connectCloudAccount(
+  t: TestApp,
+  fake: FakeGraphApi,
+  base: string,
+  token: string,
+): Promise<string> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/cloud-instances',
+    headers: bearer(token),
+    payload: connectBody(fake),
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  const sessionId = res.json().sessionId as string;
+  fake.state.webhook = { url: `${base}/api/cloud/webhook/${sessionId}`, retryDelayMs: 100, maxAttempts: 20 };
+  await waitFor('the Cloud account connected', async () => {
+    const list = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) });
+    return (
+      list.json().sessions.find((s: { sessionId: string }) => s.sessionId === sessionId)?.status ===
+      'CONNECTED'
+    );
+  });
+  return sessionId;
+}

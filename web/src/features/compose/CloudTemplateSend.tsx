@@ -1,0 +1,138 @@
+import { Alert, Button, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { CLOUD_TEXTS, parseTemplate, renderTemplate, type SendBody } from '@wa/contract';
+import { useState } from 'react';
+import { errorText, newIdempotencyKey } from '../../lib/api.ts';
+import { formatNumber } from '../../lib/format.ts';
+import { useCostEstimate } from './api/cost-estimate.ts';
+import { sendMessage } from './api/send-message.ts';
+import { useTemplates } from './api/templates.ts';
+import type { PreviewRecipient } from './PersonalisedPreview.tsx';
+import type { SendTarget } from './useSendFlow.ts';
+
+/** The body of a template with its `{{n}}` replaced by this recipient's values. */
+function renderBody(body: string, values: string[]): string {
+  return body.replace(/\{\{\s*([0-9]+)\s*\}\}/g, (m, n: string) => values[Number(n) - 1] ?? m);
+}
+
+/**
+ * The bulk page through a Cloud API account (issue 30): pick an approved template, map each
+ * `{{n}}` of its body to a contact field (`{{name}}`) or a fixed text, see each recipient's
+ * message and Meta's charge before sending.
+ */
+export function CloudTemplateSend(props: {
+  sessionId: string;
+  selectedCount: number;
+  target: () => SendTarget;
+  recipients: readonly PreviewRecipient[];
+  onSent: () => void;
+}) {
+  const templates = useTemplates(props.sessionId);
+  const approved = (templates.data?.templates ?? []).filter((t) => t.status === 'APPROVED');
+  const [chosen, setChosen] = useState<string | null>(null);
+  const [values, setValues] = useState<string[]>([]);
+  const [banner, setBanner] = useState<{ color: string; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const template = approved.find((t) => `${t.name}|${t.language}` === chosen) ?? null;
+  const cost = useCostEstimate(
+    props.sessionId,
+    template
+      ? { templateName: template.name, language: template.language, recipients: props.selectedCount }
+      : null,
+  );
+  const rendered = (fields: Readonly<Record<string, string>>) =>
+    values.map((v) => renderTemplate(parseTemplate(v), fields, () => 0));
+
+  const send = async () => {
+    if (!template) return setBanner({ color: 'red', text: CLOUD_TEXTS.cloudNeedsTemplate });
+    if (props.selectedCount === 0)
+      return setBanner({ color: 'red', text: 'Please select at least one contact' });
+    setBusy(true);
+    setBanner(null);
+    try {
+      const body: SendBody = {
+        ...props.target(),
+        type: 'template',
+        content: { name: template.name, language: template.language, parameters: values },
+      };
+      const res = await sendMessage(props.sessionId, 'individuals', body, newIdempotencyKey());
+      setBanner({ color: 'green', text: `${res.message} (job ${res.jobId})` });
+      props.onSent();
+    } catch (err) {
+      setBanner({ color: 'red', text: errorText(err, 'Error sending message', 'Error sending message') });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Stack gap="sm">
+      <Select
+        label="Template"
+        placeholder={templates.isLoading ? 'Loading templates…' : 'Choose an approved template'}
+        data={approved.map((t) => ({
+          value: `${t.name}|${t.language}`,
+          label: `${t.name} (${t.language}, ${t.category.toLowerCase()})`,
+        }))}
+        value={chosen}
+        onChange={(v) => {
+          setChosen(v);
+          const t = approved.find((x) => `${x.name}|${x.language}` === v);
+          setValues(Array.from({ length: t?.parameterCount ?? 0 }, () => ''));
+        }}
+        nothingFoundMessage="No approved templates on this account"
+      />
+      {template && (
+        <>
+          <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+            {template.bodyText}
+          </Text>
+          {values.map((v, i) => (
+            <TextInput
+              // biome-ignore lint/suspicious/noArrayIndexKey: one input per {{n}}, in order
+              key={i}
+              label={`{{${i + 1}}}`}
+              description="A contact field such as {{name}}, or a fixed text"
+              value={v}
+              onChange={(e) => {
+                const value = e.currentTarget.value;
+                setValues((all) => all.map((x, k) => (k === i ? value : x)));
+              }}
+            />
+          ))}
+          {props.recipients.length > 0 && (
+            <Table aria-label="Preview per recipient">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Phone Number</Table.Th>
+                  <Table.Th>Message</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {props.recipients.map((r) => (
+                  <Table.Tr key={r.phoneNumber}>
+                    <Table.Td>{r.phoneNumber}</Table.Td>
+                    <Table.Td>{renderBody(template.bodyText, rendered(r.fields))}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          )}
+          {cost.data && (
+            <Alert color="blue" variant="light" role="status" aria-label="Meta's charge">
+              {cost.data.text}
+              {cost.data.tierText ? `. ${cost.data.tierText}` : ''}
+            </Alert>
+          )}
+        </>
+      )}
+      <Button onClick={() => void send()} loading={busy} disabled={!template}>
+        Send template to {formatNumber(props.selectedCount)}
+      </Button>
+      {banner && (
+        <Alert color={banner.color} role={banner.color === 'red' ? 'alert' : 'status'}>
+          {banner.text}
+        </Alert>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,31 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { SendResponse, StatusAudienceResponse, StatusSendBody } from '@wa/contract';
+import { apiFetch } from '../../../lib/api.ts';
+import { useApiMutation } from '../../../lib/mutation.ts';
+import { userDetailsKeys } from '../../auth/api/get-user-details.ts';
+
+/** POST /api/session/{sessionId}/sendStatus: a Status post as a job (issue 31). */
+export function postStatus(sessionId: string, body: StatusSendBody): Promise<SendResponse> {
+  return apiFetch<SendResponse>(`/api/session/${encodeURIComponent(sessionId)}/sendStatus`, {
+    method: 'POST',
+    body,
+  });
+}
+
+/** GET /api/session/{sessionId}/status-audience: how many the account has messaged. */
+export const statusAudienceQuery = (sessionId: string) =>
+  queryOptions({
+    queryKey: ['status-audience', sessionId],
+    queryFn: () =>
+      apiFetch<StatusAudienceResponse>(`/api/session/${encodeURIComponent(sessionId)}/status-audience`),
+  });
+
+export const useStatusAudience = (sessionId: string | null) =>
+  useQuery({ ...statusAudienceQuery(sessionId ?? ''), enabled: sessionId !== null });
+
+/** Posts a status; the balance (one credit per person) and the audience count are read again. */
+export const usePostStatus = () =>
+  useApiMutation(
+    (v: { sessionId: string; body: StatusSendBody }) => postStatus(v.sessionId, v.body),
+    [userDetailsKeys.all, ['status-audience']],
+  );

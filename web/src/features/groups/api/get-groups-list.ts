@@ -1,0 +1,34 @@
+import { queryOptions, useQueries, useQuery } from '@tanstack/react-query';
+import type { GroupsListResponse } from '@wa/contract';
+import { apiFetch } from '../../../lib/api.ts';
+import { groupKeys } from './keys.ts';
+
+/** GET /api/groupsList/{sessionId}: the compose page's and dashboard's group list. */
+export const groupsListQuery = (sessionId: string | null) =>
+  queryOptions({
+    queryKey: groupKeys.list(sessionId),
+    queryFn: () => apiFetch<GroupsListResponse>(`/api/groupsList/${encodeURIComponent(sessionId!)}`),
+    enabled: !!sessionId,
+  });
+
+export const useGroupsList = (sessionId: string | null) => useQuery(groupsListQuery(sessionId));
+
+/**
+ * The groups of all the given accounts, each counted once (two linked accounts can be in the
+ * same group): the dashboard's Total Groups (issue 18: it counted the first account's only).
+ */
+export function useGroupsOfAccounts(sessionIds: string[]) {
+  return useQueries({
+    queries: sessionIds.map((id) => groupsListQuery(id)),
+    combine: (results) => {
+      const ids = new Set<string>();
+      for (const r of results) for (const g of r.data?.groups ?? []) ids.add(g.groupId);
+      return {
+        count: ids.size,
+        isLoading: results.some((r) => r.isLoading),
+        // Only when no account answered: one failing account leaves the others' count.
+        error: results.length > 0 && results.every((r) => r.isError) ? results[0]!.error : null,
+      };
+    },
+  });
+}

@@ -1,0 +1,144 @@
+import { Alert, Button, Group, Loader, Stack, Text, Textarea } from '@mantine/core';
+import type { MessageJob } from '@wa/contract';
+import { useState } from 'react';
+import { AppModal } from '../../components/AppModal.tsx';
+import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
+import { messageOf } from '../../lib/api.ts';
+import { todayValue, toLocalDateTime } from '../../lib/date-text.ts';
+import { formatNumber } from '../../lib/format.ts';
+import { useEditJob } from './api/edit-job.ts';
+import { useJobDetails } from './api/get-job-details.ts';
+import { editCostText, recipientLines } from './jobs-view.ts';
+
+const pad = (n: number) => String(n).padStart(2, '0');
+/** A job's time as the date field's `YYYY-MM-DD HH:mm:ss`, in the browser's zone. */
+const fieldValue = (iso: string | null) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:00`;
+};
+
+/**
+ * 'Edit job' (issue 29, item 7): the time, the text (or a file's caption) and the recipients of a
+ * job that has not started. The credits held follow the recipients; the modal says how before
+ * saving. `onSaved` gets the server's answer for the page's banner.
+ */
+export function EditJobModal(props: {
+  job: MessageJob;
+  onClose: () => void;
+  onSaved: (text: string) => void;
+}) {
+  const job = props.job;
+  const details = useJobDetails(job.id);
+  const edit = useEditJob();
+  // The page mounts the modal anew for each job (`key`): these start from that job.
+  const [when, setWhen] = useState(() => fieldValue(job.scheduledTime));
+  const [text, setText] = useState(job.messageContent);
+  const [recipients, setRecipients] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [min] = useState(todayValue);
+  const loaded = details.data?.job;
+  // Every recipient is in the answer unless the job is larger than one page of it.
+  const allShown = !!loaded && loaded.detailsTotal <= loaded.details.length;
+  const shownRecipients =
+    recipients ??
+    (loaded?.details ?? [])
+      .map((d) => (job.audience === 'groups' ? d.chatId : d.chatId.split('@')[0]!))
+      .join('\n');
+  const before = job.progress.total;
+  const lines = recipientLines(shownRecipients);
+  const after = allShown ? lines.length : before;
+
+  const save = () => {
+    const local = when ? toLocalDateTime(when) : '';
+    const at = local ? new Date(local) : null;
+    if (job.status === 'scheduled' && !at) return setProblem('Choose the time to send it');
+    if (at && (Number.isNaN(at.getTime()) || at.getTime() <= Date.now()))
+      return setProblem('The time must be in the future');
+    if (job.messageType === 'text' && !text.trim()) return setProblem('Write the message');
+    if (allShown && lines.length === 0) return setProblem('Give at least one recipient');
+    setProblem(null);
+    edit.mutate(
+      {
+        jobId: job.id,
+        body: {
+          ...(at ? { scheduleTime: at.toISOString() } : {}),
+          content: text,
+          ...(allShown ? { chatIds: lines } : {}),
+        },
+      },
+      {
+        onSuccess: (res) => {
+          const left = res.skipped?.optedOut.length
+            ? ` (${formatNumber(res.skipped.optedOut.length)} opted out, left out)`
+            : '';
+          props.onSaved(`${res.message}: ${formatNumber(res.total)} recipients${left}`);
+        },
+      },
+    );
+  };
+
+  return (
+    <AppModal opened onClose={props.onClose} title="Edit job" size="lg">
+      <Stack gap="sm">
+        <ScheduleDateField
+          label="Send at"
+          description={
+            job.status === 'paused' ? 'A paused job given a time is scheduled again for it' : undefined
+          }
+          calendarLabel="Pick the day in a calendar"
+          withTime
+          minDate={min}
+          value={when}
+          onChange={(v) => {
+            setWhen(v);
+            setProblem(null);
+          }}
+        />
+        <Textarea
+          label={job.messageType === 'media' ? 'Caption' : 'Message'}
+          value={text}
+          onChange={(e) => setText(e.currentTarget.value)}
+          autosize
+          minRows={3}
+          maxRows={10}
+        />
+        {details.isLoading ? (
+          <Group gap="xs">
+            <Loader size="xs" aria-label="Loading the recipients" />
+            <Text size="sm">Loading the recipients…</Text>
+          </Group>
+        ) : allShown ? (
+          <Textarea
+            label={job.audience === 'groups' ? 'Groups (one id a line)' : 'Phone numbers (one a line)'}
+            value={shownRecipients}
+            onChange={(e) => setRecipients(e.currentTarget.value)}
+            autosize
+            minRows={3}
+            maxRows={10}
+          />
+        ) : (
+          <Text size="sm" c="dimmed">
+            This job has more recipients than can be edited here: its time and text can change.
+          </Text>
+        )}
+        <Text size="sm" fw={600} role="status">
+          {`${formatNumber(after)} ${after === 1 ? 'recipient' : 'recipients'} · ${editCostText(before, after)}`}
+        </Text>
+        {(problem || edit.isError) && (
+          <Alert color="red" variant="light" role="alert">
+            {problem ?? messageOf(edit.error)}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={props.onClose} disabled={edit.isPending}>
+            Cancel
+          </Button>
+          <Button onClick={save} loading={edit.isPending}>
+            Save changes
+          </Button>
+        </Group>
+      </Stack>
+    </AppModal>
+  );
+}

@@ -1,0 +1,11 @@
+import type { SuccessMessage } from '@wa/contract';
+import { apiFetch } from '../../../lib/api.ts';
+import { useApiMutation } from '../../../lib/mutation.ts';
+import { messageJobKeys } from './keys.ts';
+
+/** POST /api/message-jobs-details/{jobId}/cancel-series ('Series cancelled'): no more occurrences of a repeating job. */
+export const cancelSeries = (jobId: string) =>
+  apiFetch<SuccessMessage>(`/api/message-jobs-details/${encodeURIComponent(jobId)}/cancel-series`, {
+    method: 'POST',
+  });
+export const useCancelSeries = () => useApiMutation(cancelSeries, [messageJobKeys.all]);
