@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, waChannels, waGroups } from '../src/db/schema.ts';
 import { balanceOf, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
-import { appWithEngine, bearer, DB_KINDS, linkedSession } from './helpers.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedSession, OPEN_POLICY } from './helpers.ts';
 
 type Channel = {
   channelId: string;
@@ -17,7 +17,7 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
   const users = new Set<string>();
   const { t } = appWithEngine(kind, { SIMULATOR_GROUPS: '3' }, users);
 
-  const call = (token: string, method: 'GET' | 'POST', url: string, payload?: object) =>
+  const call = (token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) =>
     t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
 
   it('creates a channel, lists it with its followers, and refuses bad input', async () => {
@@ -157,5 +157,37 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
     expect(stranger.statusCode).toBe(400);
     expect(stranger.json().message).toBe('Not a channel of this account: 120363111111111111@newsletter');
     expect(await balanceOf(t.db, user.id)).toBe(2);
+  });
+
+  it('goes while new one-to-one chats wait at the new-contact cap: a channel is no one-to-one chat', async () => {
+    const { token, sessionId } = await linkedSession(t, { credits: 5, track: users });
+    const policy = await call(token, 'PUT', `/api/session/${sessionId}/policy`, {
+      ...OPEN_POLICY,
+      newContactsPerDay: 1,
+    });
+    expect(policy.statusCode, policy.body).toBe(200);
+    const numbers = await call(token, 'POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      chatIds: ['919650007001', '919650007002'],
+      content: 'Hello',
+    });
+    const numbersJob = numbers.json().jobId as string;
+    await waitFor('the cap to hold the second number', async () => {
+      const rows = await recipientsOf(t.db, numbersJob);
+      return rows.filter((r) => r.status === 'sent').length === 1 && rows.some((r) => r.status === 'queued')
+        ? rows
+        : null;
+    });
+    const channel = (
+      await call(token, 'POST', `/api/session/${sessionId}/channels`, { name: 'Capped' })
+    ).json().channel as Channel;
+    const post = await call(token, 'POST', `/api/session/${sessionId}/sendBulkMessage`, {
+      chatIds: [channel.channelId],
+      type: 'string',
+      content: 'New stock today',
+    });
+    expect(post.statusCode, post.body).toBe(200);
+    expect((await waitForJobEnd(t.app, token, post.json().jobId)).status).toBe('completed');
+    // The second number still waits for tomorrow.
+    expect((await recipientsOf(t.db, numbersJob)).map((r) => r.status).sort()).toEqual(['queued', 'sent']);
   });
 });

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { isGroupChat, isPhoneChat } from '../../db/vocabulary-sql.ts';
+import { isPhoneChat } from '../../db/vocabulary-sql.ts';
 import type { ClaimScope } from '../limits/allowance.ts';
 import { jobCounters, ms, ownerMaySend, sendPausedNow as pausedNow } from './rules.ts';
 import type { Claimer } from './transitions.ts';
@@ -18,11 +18,11 @@ const heldByPause = (r: SQL, sessionId: SQL) => sql`(${isPhoneChat(sql`${r}.chat
 
 /**
  * Recipient `r` may be claimed in `scope` (allowance.ts ClaimScope, a text of the statement): any
- * one; a group; a group or a number its account has messaged before (a sent recipient of the same
- * session and chat: one probe of the (session, chat, sent_at) index, only for one-to-one chats
- * under the new-contact cap).
+ * one; a group or a channel (no one-to-one chat); or also a number its account has messaged
+ * before (a sent recipient of the same session and chat: one probe of the (session, chat,
+ * sent_at) index, only for one-to-one chats under the new-contact cap).
  */
-const inScope = (r: string, scope: SQL) => sql`(${scope} = 'all' OR ${isGroupChat(sql.raw(`${r}.chat_id`))}
+const inScope = (r: string, scope: SQL) => sql`(${scope} = 'all' OR NOT ${isPhoneChat(sql.raw(`${r}.chat_id`))}
       OR (${scope} = 'known' AND EXISTS (
         SELECT 1 FROM message_job_recipients p
         WHERE p.session_id = ${sql.raw(r)}.session_id AND p.chat_id = ${sql.raw(r)}.chat_id AND p.status = 'sent')))`;

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import { accountHealth, sessionPolicies, waSessions } from '../../db/schema.ts';
-import { isGroupChat } from '../../db/vocabulary-sql.ts';
+import { isPhoneChat } from '../../db/vocabulary-sql.ts';
 
 /** The sending policy's queries, for the policy API and the engine's store. */
 
@@ -38,7 +38,7 @@ export async function savePolicy(db: Db, sessionId: string, values: PolicyValues
 
 /**
  * Messages of the account sent since `since` (the start of its local day): all of them, and those
- * to one-to-one chats; with `newContacts`, also the one-to-one numbers it had never messaged
+ * to one-to-one chats (a person's number: not groups, not channels); with `newContacts`, also the one-to-one numbers it had never messaged
  * before `since` (an index probe per message, so only when a cap asks). Counted in the database,
  * so every node sees the same figure.
  */
@@ -51,10 +51,10 @@ export async function countSentSince(
   const from = since.toISOString();
   const [row] = await queryRows<{ all: number; one_to_one: number; new_contacts: number }>(
     db,
-    sql`SELECT count(*)::int AS all, count(*) FILTER (WHERE NOT ${isGroupChat(sql.raw('r.chat_id'))})::int AS one_to_one,
+    sql`SELECT count(*)::int AS all, count(*) FILTER (WHERE ${isPhoneChat(sql.raw('r.chat_id'))})::int AS one_to_one,
           ${
             newContacts
-              ? sql`count(DISTINCT r.chat_id) FILTER (WHERE NOT ${isGroupChat(sql.raw('r.chat_id'))} AND NOT EXISTS (
+              ? sql`count(DISTINCT r.chat_id) FILTER (WHERE ${isPhoneChat(sql.raw('r.chat_id'))} AND NOT EXISTS (
                   SELECT 1 FROM message_job_recipients p
                   WHERE p.session_id = r.session_id AND p.chat_id = r.chat_id AND p.status = 'sent'
                     AND p.sent_at < ${from}::timestamptz))::int`

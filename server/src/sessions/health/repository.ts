@@ -2,6 +2,7 @@ import type { HealthSignals } from '@wa/contract';
 import { eq, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import { type accountEvents, accountHealth } from '../../db/schema.ts';
+import { isPhoneChat } from '../../db/vocabulary-sql.ts';
 
 /** The account-health queries: the window's signals, the account's events, its health row. */
 
@@ -60,7 +61,7 @@ export async function readSignals(db: Db, sessionId: string, since: Date): Promi
         )
         SELECT
           (SELECT count(*) FROM sent)::int AS "sent",
-          (SELECT count(*) FROM sent WHERE chat_id NOT LIKE '%@g.us')::int AS "oneToOneSent",
+          (SELECT count(*) FROM sent WHERE ${isPhoneChat(sql.raw('chat_id'))})::int AS "oneToOneSent",
           (SELECT count(*) FROM failed WHERE NOT (error = ANY(${sql.param(NOT_WHATSAPPS_ANSWER)}::text[])))::int AS "failed",
           (SELECT count(*) FROM message_job_recipients r
              WHERE r.session_id = ${sessionId} AND r.undelivered_at IS NOT NULL
@@ -78,7 +79,7 @@ export async function readSignals(db: Db, sessionId: string, since: Date): Promi
              WHERE r.session_id = ${sessionId} AND r.replied_at IS NOT NULL
                AND r.replied_at >= ${from}::timestamptz)::int AS "replies",
           (SELECT count(DISTINCT s.chat_id) FROM sent s
-             WHERE s.chat_id NOT LIKE '%@g.us'
+             WHERE ${isPhoneChat(sql.raw('s.chat_id'))}
                AND NOT EXISTS (SELECT 1 FROM message_job_recipients p
                                WHERE p.session_id = ${sessionId} AND p.chat_id = s.chat_id AND p.status = 'sent'
                                  AND p.sent_at < ${from}::timestamptz))::int AS "newContacts"`,
