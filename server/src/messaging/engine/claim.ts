@@ -22,7 +22,10 @@ const heldByPause = (r: SQL, sessionId: SQL) => sql`(${isPhoneChat(sql`${r}.chat
  * before (a sent recipient of the same session and chat: one probe of the (session, chat,
  * sent_at) index, only for one-to-one chats under the new-contact cap).
  */
-const inScope = (r: string, scope: SQL) => sql`(${scope} = 'all' OR NOT ${isPhoneChat(sql.raw(`${r}.chat_id`))}
+const inScope = (
+  r: string,
+  scope: SQL,
+) => sql`(${scope} = 'all' OR NOT ${isPhoneChat(sql.raw(`${r}.chat_id`))}
       OR (${scope} = 'known' AND EXISTS (
         SELECT 1 FROM message_job_recipients p
         WHERE p.session_id = ${sql.raw(r)}.session_id AND p.chat_id = ${sql.raw(r)}.chat_id AND p.status = 'sent')))`;
