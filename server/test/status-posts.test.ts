@@ -120,6 +120,33 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
     expect(await balanceOf(t.db, user.id)).toBe(10);
   });
 
+  it('answers a repeated post with the same Idempotency-Key with the first job, charged once; another post with that key is refused', async () => {
+    const { user, token, sessionId } = await linkedSession(t, { credits: 10, track: users });
+    const listId = await list(user.id, ['919811100021', '919811100022']);
+    const payload = {
+      type: 'text',
+      content: 'Open till 9 today',
+      scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
+      audience: { contactListIds: [listId] },
+    };
+    const send = (body: Record<string, unknown>) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/session/${sessionId}/sendStatus`,
+        headers: { ...bearer(token), 'idempotency-key': 'status-retry-1' },
+        payload: body,
+      });
+    const [first, second] = await Promise.all([send(payload), send(payload)]);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(second.json()).toEqual(first.json());
+    expect((await send(payload)).json().jobId).toBe(first.json().jobId);
+    expect(await balanceOf(t.db, user.id)).toBe(8);
+    const other = await send({ ...payload, content: 'Closed today' });
+    expect(other.statusCode).toBe(409);
+    expect(other.json().message).toBe('Idempotency-Key reused with a different request');
+    expect(await balanceOf(t.db, user.id)).toBe(8);
+  });
+
   it('posts a text status once to its audience: one credit a member, opted-out left out, not-on-WhatsApp refunded, views counted per viewer', async () => {
     const { user, token, sessionId } = await linkedSession(t, { credits: 20, track: users });
     const members = ['919812300011', '919812300012', '919812300013', '919812300014', '919812300015'];

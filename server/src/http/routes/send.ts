@@ -29,7 +29,7 @@ const errors = {
 };
 
 /** `Idempotency-Key`: a repeat of the same request within 24 hours answers the first job. */
-const idempotencyKey = (request: { headers: { 'idempotency-key'?: string } }) =>
+export const idempotencyKey = (request: { headers: { 'idempotency-key'?: string } }) =>
   request.headers['idempotency-key'];
 
 /**

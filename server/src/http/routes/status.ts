@@ -1,5 +1,6 @@
 import {
   ErrorResponse,
+  SendHeaders,
   SendResponse,
   SessionIdParams,
   StatusAudienceResponse,
@@ -8,7 +9,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import { acceptStatus, statusAudienceCount } from '../../messaging/status/accept.ts';
 import { type App, requireUser } from '../types.ts';
-import { SEND_BODY_LIMIT, SEND_ROUTE_CONFIG } from './send.ts';
+import { idempotencyKey, SEND_BODY_LIMIT, SEND_ROUTE_CONFIG } from './send.ts';
 
 const errors = {
   400: ErrorResponse,
@@ -16,6 +17,7 @@ const errors = {
   402: ErrorResponse,
   403: ErrorResponse,
   404: ErrorResponse,
+  409: ErrorResponse,
   413: ErrorResponse,
 };
 
@@ -30,12 +32,20 @@ export function registerStatusRoutes(app: App, ctx: AppContext): void {
         summary:
           'Post a Status (text, image or video) to contact lists or everyone messaged, now or scheduled',
         params: SessionIdParams,
+        headers: SendHeaders,
         body: StatusSendBody,
         response: { 200: SendResponse, ...errors, 429: ErrorResponse },
       },
       config: SEND_ROUTE_CONFIG,
     },
-    async (request) => acceptStatus(ctx, requireUser(request), request.params.sessionId, request.body),
+    async (request) =>
+      acceptStatus(
+        ctx,
+        requireUser(request),
+        request.params.sessionId,
+        request.body,
+        idempotencyKey(request),
+      ),
   );
   app.get(
     '/api/session/:sessionId/status-audience',

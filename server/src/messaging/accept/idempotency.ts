@@ -1,4 +1,4 @@
-import type { SendBody, SendResponse } from '@wa/contract';
+import type { SendBody, SendResponse, StatusSendBody } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import { badRequest, conflict } from '../../errors.ts';
@@ -64,11 +64,19 @@ export async function saveIdempotentAnswer(
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** The key as sent and the fingerprint of the request it stands for (route, session, body). */
-export function idempotencyOf(key: string, audience: Audience, sessionId: string, body: SendBody) {
+/**
+ * The key as sent and the fingerprint of the request it stands for (what the route sends — an
+ * audience, or 'status' — the session and the body).
+ */
+export function idempotencyOf(
+  key: string,
+  what: Audience | 'status',
+  sessionId: string,
+  body: SendBody | StatusSendBody,
+) {
   if (!IDEMPOTENCY_KEY.test(key))
     throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
-  return { key, requestHash: sha256(JSON.stringify([audience, sessionId, body])) };
+  return { key, requestHash: sha256(JSON.stringify([what, sessionId, body])) };
 }
 
 /** The first answer for a repeated key, or 409 when the key came with another request. */

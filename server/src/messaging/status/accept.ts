@@ -17,6 +17,7 @@ import { newId, sha256 } from '../../ids.ts';
 import { authorizeSession } from '../../policy/access.ts';
 import { signal } from '../../signals.ts';
 import type { UserRow } from '../../users/repository.ts';
+import * as idem from '../accept/idempotency.ts';
 import * as acceptRepo from '../accept/repository.ts';
 import { decodeMedia } from '../compose.ts';
 import { assertOwnerMaySend } from '../engine/rules.ts';
@@ -70,10 +71,18 @@ export async function acceptStatus(
   user: UserRow,
   sessionId: string,
   body: StatusSendBody,
+  idempotencyKey?: string,
 ): Promise<SendResponse> {
   assertOwnerMaySend(user, 'individuals');
   const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
   if (session.kind === 'cloud') throw badRequest(STATUS_TEXTS.cannotPost);
+  // A repeat of the same post (a retry after a lost answer) answers the first job, as a send does.
+  const idempotency =
+    idempotencyKey === undefined ? null : idem.idempotencyOf(idempotencyKey, 'status', sessionId, body);
+  if (idempotency) {
+    const previous = await idem.findIdempotentAnswer(ctx.db, user.id, idempotency.key);
+    if (previous) return idem.replay(previous, idempotency.requestHash);
+  }
   const lists = [...new Set(body.audience.contactListIds ?? [])];
   const everyone = body.audience.everyoneMessaged === true;
   if (lists.length > 0 && everyone) throw badRequest(STATUS_TEXTS.bothAudiences);
@@ -97,7 +106,23 @@ export async function acceptStatus(
   const n = chatIds.length;
   const noun = n === 1 ? 'contact' : 'contacts';
   const mediaId = post.type === 'media' ? sha256(post.data) : null;
-  await ctx.db.transaction(async (tx) => {
+  const answer: SendResponse = {
+    success: true,
+    message: scheduledAt
+      ? `Status scheduled for ${n} ${noun} at ${scheduledAt.toISOString()}`
+      : `Status posting initiated for ${n} ${noun}`,
+    totalChats: n,
+    jobId,
+    ...(optedOut.length > 0 || noConsent.length > 0
+      ? { skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) } }
+      : {}),
+  };
+  const repeated = await ctx.db.transaction(async (tx) => {
+    if (idempotency) {
+      // First in the transaction: a concurrent duplicate waits here until this one commits, then replays it.
+      const previous = await idem.claimIdempotencyKey(tx, user.id, idempotency.key, idempotency.requestHash);
+      if (previous) return previous;
+    }
     const balance = await debitCredits(tx, user.id, n, 'send', { jobId, actorId: user.id });
     if (balance === null) throw paymentRequired(MESSAGES.creditShort);
     if (post.type === 'media')
@@ -125,19 +150,12 @@ export async function acceptStatus(
       chatIds,
       chatIds.map(() => null),
     );
+    if (idempotency) await idem.saveIdempotentAnswer(tx, user.id, idempotency.key, answer);
+    return null;
   });
+  if (repeated) return idem.replay(repeated, idempotency!.requestHash);
   await signal(ctx, 'recipients-queued', sessionId);
-  return {
-    success: true,
-    message: scheduledAt
-      ? `Status scheduled for ${n} ${noun} at ${scheduledAt.toISOString()}`
-      : `Status posting initiated for ${n} ${noun}`,
-    totalChats: n,
-    jobId,
-    ...(optedOut.length > 0 || noConsent.length > 0
-      ? { skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) } }
-      : {}),
-  };
+  return answer;
 }
 
 /** How many the account has messaged, for the compose tab's "Everyone this account has messaged". */
