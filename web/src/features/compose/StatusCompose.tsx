@@ -22,7 +22,7 @@ import {
   type StatusSendBody,
 } from '@wa/contract';
 import { useEffect, useState } from 'react';
-import { errorText } from '../../lib/api.ts';
+import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { useContactLists } from '../contacts/api/get-contact-lists.ts';
 import { usePostStatus, useStatusAudience } from './api/post-status.ts';
@@ -80,7 +80,11 @@ export function StatusCompose(props: { sessionId: string }) {
         audience: audience === 'lists' ? { contactListIds: listIds } : { everyoneMessaged: true },
         ...(scheduleAt ? { scheduleTime: new Date(scheduleAt).toISOString() } : {}),
       };
-      const answer = await poster.mutateAsync({ sessionId: props.sessionId, body });
+      const answer = await poster.mutateAsync({
+        sessionId: props.sessionId,
+        body,
+        idempotencyKey: newIdempotencyKey(),
+      });
       setResult(answer);
       setText('');
       setFile(null);

@@ -4,11 +4,16 @@ import { apiFetch } from '../../../lib/api.ts';
 import { useApiMutation } from '../../../lib/mutation.ts';
 import { userDetailsKeys } from '../../auth/api/get-user-details.ts';
 
-/** POST /api/session/{sessionId}/sendStatus: a Status post as a job (issue 31). */
-export function postStatus(sessionId: string, body: StatusSendBody): Promise<SendResponse> {
+/** POST /api/session/{sessionId}/sendStatus: a Status post as a job (issue 31). One `idempotencyKey` per click. */
+export function postStatus(
+  sessionId: string,
+  body: StatusSendBody,
+  idempotencyKey: string,
+): Promise<SendResponse> {
   return apiFetch<SendResponse>(`/api/session/${encodeURIComponent(sessionId)}/sendStatus`, {
     method: 'POST',
     body,
+    headers: { 'idempotency-key': idempotencyKey },
   });
 }
 
@@ -26,6 +31,7 @@ export const useStatusAudience = (sessionId: string | null) =>
 /** Posts a status; the balance (one credit per person) and the audience count are read again. */
 export const usePostStatus = () =>
   useApiMutation(
-    (v: { sessionId: string; body: StatusSendBody }) => postStatus(v.sessionId, v.body),
+    (v: { sessionId: string; body: StatusSendBody; idempotencyKey: string }) =>
+      postStatus(v.sessionId, v.body, v.idempotencyKey),
     [userDetailsKeys.all, ['status-audience']],
   );
