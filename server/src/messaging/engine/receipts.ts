@@ -2,9 +2,14 @@ import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import type { SessionReceipt } from './store-port.ts';
 
-/** Receipt row `x` (with a viewer `chat_id`, or none) is for recipient `r`. */
+/**
+ * Receipt row `x` (with a viewer `chat_id`, or none) is for recipient `r`: the viewer is the
+ * number the recipient was asked for, or the JID WhatsApp answered for it (a number written
+ * another way, Brazil's 9th digit). Either, not the answer alone: a recipient whose answer was
+ * another form still takes the view its own number reports.
+ */
 const viewerMatches = (x: string) =>
-  sql.raw(`(${x}.chat_id IS NULL OR coalesce(r.sent_to, r.chat_id) = ${x}.chat_id)`);
+  sql.raw(`(${x}.chat_id IS NULL OR ${x}.chat_id = r.chat_id OR ${x}.chat_id = r.sent_to)`);
 
 /**
  * Applies a batch of delivery and read receipts of any sessions of this node, in one
