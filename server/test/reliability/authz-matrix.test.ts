@@ -10,6 +10,10 @@ const PUBLIC = new Set([
   'POST /api/auth/login',
   'POST /api/auth/register',
   'POST /api/auth/forgot-password',
+  // Meta calls these: the account's verify token and the app secret's signature are their
+  // check (cloud-accounts-webhooks.test: a wrong one is 403 / 401 and changes nothing).
+  'GET /api/cloud/webhook/:sessionId',
+  'POST /api/cloud/webhook/:sessionId',
 ]);
 
 /** A body that would succeed for the owner, so that a missing ownership check shows as a success. */

@@ -9,10 +9,11 @@ import {
   SessionIdParams,
   TemplatesResponse,
 } from '@wa/contract';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { cloudPriceList, estimateCost, setCloudPrices } from '../../messaging/cloud/cost.ts';
-import { receiveWebhook, verifyWebhook } from '../../messaging/cloud/webhook.ts';
+import { receiveWebhook, verifyWebhook, type WebhookAnswer } from '../../messaging/cloud/webhook.ts';
 import { createCloudInstance, listCloudTemplates } from '../../sessions/cloud/service.ts';
 import { type App, requireAdmin, requireUser } from '../types.ts';
 
@@ -122,7 +123,7 @@ export async function registerCloudRoutes(app: App, ctx: AppContext): Promise<vo
           (request.params as { sessionId: string }).sessionId,
           request.query as Record<string, unknown>,
         );
-        return reply.code(answer.status).type('text/plain').send(answer.body);
+        return sendWebhookAnswer(reply, answer);
       },
     );
     scope.post(
@@ -144,8 +145,17 @@ export async function registerCloudRoutes(app: App, ctx: AppContext): Promise<vo
           raw,
           Array.isArray(header) ? header[0] : header,
         );
-        return reply.code(answer.status).type('text/plain').send(answer.body);
+        return sendWebhookAnswer(reply, answer);
       },
     );
   });
+}
+
+/**
+ * Meta reads only the status (and, for the verification, the challenge as plain text); a refusal
+ * is the API's JSON error all the same, so a person testing the URL by hand reads why.
+ */
+function sendWebhookAnswer(reply: FastifyReply, answer: WebhookAnswer) {
+  if (answer.status >= 400) return reply.code(answer.status).send({ success: false, message: answer.body });
+  return reply.code(answer.status).type('text/plain').send(answer.body);
 }

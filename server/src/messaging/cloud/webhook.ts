@@ -26,7 +26,9 @@ export async function verifyWebhook(
 ): Promise<WebhookAnswer> {
   const creds = await cloudCredentials(ctx.db, ctx.config.secretKey, sessionId).catch(() => undefined);
   const challenge = creds ? answerVerification(query, creds.verifyToken) : null;
-  return challenge === null ? { status: 403, body: 'Forbidden' } : { status: 200, body: challenge };
+  return challenge === null
+    ? { status: 403, body: 'Verification failed: hub.verify_token is not this account’s' }
+    : { status: 200, body: challenge };
 }
 
 /**
