@@ -74,13 +74,7 @@ export class SimulatedConnection {
     this.currentGeneration++;
     this.clearTimers();
     if (this.current === 'closed') return;
-    this.current = 'closed';
-    this.out.emit('connection', {
-      state: 'closed',
-      reason: 'Connection closed',
-      loggedOut: false,
-      willReconnect: false,
-    });
+    this.closed({ reason: 'Connection closed', loggedOut: false, willReconnect: false });
   }
 
   /** The credentials are wiped and the connection closes for good (WhatsApp's 401). */
@@ -88,8 +82,7 @@ export class SimulatedConnection {
     await this.deps.auth.wipe();
     this.currentGeneration++;
     this.clearTimers();
-    this.current = 'closed';
-    this.out.emit('connection', { state: 'closed', reason, loggedOut: true, willReconnect: false });
+    this.closed({ reason, loggedOut: true, willReconnect: false });
   }
 
   /**
@@ -127,13 +120,7 @@ export class SimulatedConnection {
     if (this.current !== 'open') return false;
     const generation = ++this.currentGeneration;
     this.clearTimers();
-    this.current = 'closed';
-    this.out.emit('connection', {
-      state: 'closed',
-      reason: 'Connection lost',
-      loggedOut: false,
-      willReconnect: true,
-    });
+    this.closed({ reason: 'Connection lost', loggedOut: false, willReconnect: true });
     this.later(this.deps.timings.reconnectAfterLossMs, () => {
       if (generation === this.currentGeneration) void this.connect();
     });
@@ -156,6 +143,11 @@ export class SimulatedConnection {
     }, ms);
     this.timers.add(timer);
     return timer;
+  }
+
+  private closed(how: { reason: string; loggedOut: boolean; willReconnect: boolean }): void {
+    this.current = 'closed';
+    this.out.emit('connection', { state: 'closed', ...how });
   }
 
   private showQr(generation: number): void {
