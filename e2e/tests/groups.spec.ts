@@ -1,6 +1,4 @@
-import fs from 'node:fs';
-import type { APIRequestContext, Page } from '@playwright/test';
-import Papa from 'papaparse';
+import type { Page } from '@playwright/test';
 import {
   createLinkedSession,
   createUser,
@@ -9,27 +7,18 @@ import {
   type TestUser,
   test,
 } from '../fixtures.ts';
-import { interceptPrint, printed, printedTable } from './support/print.ts';
+import {
+  FORMULA_NAME,
+  type GroupChat,
+  groupDate,
+  groupsOf,
+  MARKUP_NAME,
+  TZ,
+  table,
+} from './support/groups.ts';
 
-const TZ = 'Asia/Kolkata';
 test.use({ timezoneId: TZ });
 
-type GroupChat = {
-  groupId: string;
-  groupName: string;
-  adminPhone: string[];
-  groupLink: string | null;
-  participantCount: number;
-  adminCount: number;
-  creationDate: string | null;
-  updatedDate: string | null;
-  owner: string | null;
-  participants: { phoneNumber: string; isAdmin: boolean; isSuperAdmin: boolean }[];
-  lastMessage: { sender: string; timestamp: number; body: string | null } | null;
-};
-
-const MARKUP_NAME = `<b>Bold</b> & "Quoted" Friends' Club`;
-const FORMULA_NAME = '=HYPERLINK("http://example.com","Click")';
 const COLUMNS = [
   '#',
   'Group Name',
@@ -43,39 +32,11 @@ const COLUMNS = [
   'Updated Date & Time',
 ];
 
-/** DD-MM-YYYY hh:mm AM/PM in the browser's zone, computed independently of the app. */
-function groupDate(iso: string | null): string {
-  if (!iso) return 'N/A';
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone: TZ,
-      day: '2-digit',
-      month: '2-digit',
-      year: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      hour12: true,
-    })
-      .formatToParts(new Date(iso))
-      .map((p) => [p.type, p.value]),
-  );
-  return `${parts.day}-${parts.month}-${parts.year} ${parts.hour}:${parts.minute} ${parts.dayPeriod!.toUpperCase()}`;
-}
-
 const en = (n: number) => new Intl.NumberFormat('en-IN').format(n);
-
-async function groupsOf(request: APIRequestContext, token: string, sessionId: string): Promise<GroupChat[]> {
-  const res = await request.get(`/api/groupChats/${sessionId}`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  expect(res.ok()).toBe(true);
-  return ((await res.json()) as { groups: GroupChat[] }).groups;
-}
 
 const moreAdmins = (g: GroupChat) =>
   `Show ${g.adminPhone.length - 1} more ${g.adminPhone.length === 2 ? 'admin' : 'admins'} of ${g.groupName}`;
 
-const table = (page: Page) => page.getByRole('table', { name: 'Group chats' });
 const rowOf = (page: Page, name: string) =>
   table(page)
     .getByRole('row')
@@ -313,91 +274,6 @@ test.describe('Group List', () => {
     await expect(
       page.getByRole('dialog', { name: 'Group Details' }).getByText('(Media or non-text message)'),
     ).toBeVisible();
-  });
-
-  test('the CSV file has the spec columns, the fixed values and the names kept harmless', async ({
-    page,
-    request,
-  }) => {
-    const { token } = await signInByStorage(page, request, user.username, user.password);
-    const groups = await groupsOf(request, token, sessionId);
-    await page.goto('/#/groups');
-    await expect(table(page)).toBeVisible();
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.getByRole('button', { name: 'CSV' }).click(),
-    ]);
-    expect(download.suggestedFilename()).toBe('WhatsApp_groups.csv');
-    const text = fs.readFileSync((await download.path())!, 'utf8');
-    expect(text.charCodeAt(0)).toBe(0xfeff);
-    const parsed = Papa.parse<string[]>(text.slice(1), { skipEmptyLines: true });
-    expect(parsed.errors).toEqual([]);
-    const [header, ...rows] = parsed.data;
-    expect(header).toEqual([
-      'Serial No',
-      'User',
-      'Group Name',
-      'Admin Numbers',
-      'Group Link',
-      'Members Count',
-      'Admin Count',
-      'Status',
-      'Created Date & Time',
-      'Updated Date & Time',
-    ]);
-    expect(rows).toHaveLength(groups.length);
-    groups.forEach((g, i) => {
-      const row = rows[i]!;
-      expect(row[0]).toBe(String(i + 1));
-      expect(row[1]).toBe('SUPER ADMIN');
-      expect(row[2]).toBe(g.groupName.startsWith('=') ? `'${g.groupName}` : g.groupName);
-      expect(row[3]).toBe(g.adminPhone.length ? g.adminPhone.join(', ') : 'N/A');
-      expect(row[4]).toBe(g.groupLink ?? 'Not An Admin');
-      expect(row[5]).toBe(String(g.participantCount));
-      expect(row[6]).toBe(String(g.adminCount));
-      expect(row[7]).toBe('Active');
-      expect(row[8]).toBe(groupDate(g.creationDate));
-      expect(row[9]).toBe(groupDate(g.updatedDate));
-    });
-    expect(rows.map((r) => r[2])).toContain(MARKUP_NAME);
-    expect(rows.map((r) => r[2])).toContain(`'${FORMULA_NAME}`);
-  });
-
-  test('the print view shows the groups escaped, prints by itself and closes about 500 ms later', async ({
-    page,
-    request,
-  }) => {
-    await interceptPrint(page);
-    const { token } = await signInByStorage(page, request, user.username, user.password);
-    const groups = await groupsOf(request, token, sessionId);
-    await page.goto('/#/groups');
-    await expect(table(page)).toBeVisible();
-    const popup = page.waitForEvent('popup');
-    await page.getByRole('button', { name: 'PDF/Print' }).click();
-    const view = await popup;
-    await expect.poll(async () => (await printed(page)).length).toBe(1);
-    await expect.poll(() => view.isClosed()).toBe(true);
-    const [record] = await printed(page);
-    expect(record!.closedAt! - record!.printedAt).toBeGreaterThanOrEqual(450);
-    expect(record!.closedAt! - record!.printedAt).toBeLessThan(2000);
-    const printedView = await printedTable(page, record!.html);
-    expect(printedView.markup).toBe(0);
-    expect(printedView.rows[0]).toEqual([
-      'Serial No',
-      'User',
-      'Group Name',
-      'Admin Numbers',
-      'Group Link',
-      'Members Count',
-      'Admin Count',
-      'Status',
-      'Created Date & Time',
-      'Updated Date & Time',
-    ]);
-    expect(printedView.rows.slice(1).map((r) => r[2])).toEqual(groups.map((g) => g.groupName));
-    expect(printedView.rows.slice(1).map((r) => r[4])).toEqual(
-      groups.map((g) => g.groupLink ?? 'Not An Admin'),
-    );
   });
 
   test('a failed fetch shows the server message, or the reason when the server cannot be reached', async ({

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import type { Page } from '@playwright/test';
 import Papa from 'papaparse';
 import {
-  apiLogin,
   createLinkedSession,
   createUser,
   expect,
@@ -10,35 +9,21 @@ import {
   type TestUser,
   test,
 } from '../fixtures.ts';
-import { finishedJobs, type Job, jobsOf, PNG_1X1, sendIndividual, silentWav } from './support/jobs.ts';
-import { interceptPrint, printed, printedTable } from './support/print.ts';
+import { sendIndividual } from './support/jobs.ts';
+import {
+  ALL_JOBS,
+  jobRow,
+  LONG_TEXT,
+  POLL,
+  report,
+  reportUser,
+  SHORT_TEXT,
+  TRICKY_TEXT,
+  TZ,
+} from './support/reports.ts';
 
-const TZ = 'Asia/Kolkata';
 test.use({ timezoneId: TZ });
 
-const LONG_TEXT = 'Diwali sale starts tomorrow at 10 am sharp';
-const SHORT_TEXT = 'Hi there';
-/** Starts like a formula and carries markup: harmless in the table, the CSV and the print view. */
-const TRICKY_TEXT = '=SUM(A1) "q", <b>bold</b> & more';
-const ALL_JOBS = '8 jobs';
-const POLL = { pollName: 'Which day suits you best?', pollOptions: ['Monday', 'Friday', 'Sunday'] };
-const REPORT_HEADERS = [
-  'Job ID',
-  'Phone Number',
-  'Total Messages',
-  'Success',
-  'Failed',
-  'Created Date',
-  'Message Type',
-  'Content Preview',
-];
-
-const report = (page: Page) => page.getByRole('table', { name: 'MIS Report jobs' });
-/** A row by its job id, which the table shows cut to 8 characters (the full one as its title). */
-const jobRow = (page: Page, id: string) =>
-  report(page)
-    .getByRole('row')
-    .filter({ has: page.getByTitle(id) });
 const popup = (page: Page) => page.getByRole('dialog', { name: 'Message Content' });
 
 /** dd/mm/yyyy (as the From and To inputs take it) of a day in the browser's zone, `offset` days from today. */
@@ -54,46 +39,10 @@ const day = (offset: number) => {
 
 test.describe('MIS Report', () => {
   let user: TestUser;
-  let token: string;
-  let sessionId: string;
-  let jobs: Job[];
-  const ids: Record<string, string> = {};
+  let ids: Record<string, string>;
 
   test.beforeAll(async ({ request }) => {
-    user = await createUser(request, { credits: 100 });
-    sessionId = await createLinkedSession(request, user, { phoneNumber: '919833300001' });
-    token = (await apiLogin(request, user.username, user.password)).token;
-    ids.long = await sendIndividual(request, token, sessionId, { content: LONG_TEXT });
-    ids.short = await sendIndividual(request, token, sessionId, { content: SHORT_TEXT });
-    ids.tricky = await sendIndividual(request, token, sessionId, { content: TRICKY_TEXT });
-    ids.poll = await sendIndividual(request, token, sessionId, {
-      type: 'poll',
-      content: { ...POLL, options: { allowMultipleAnswers: true } },
-    });
-    ids.image = await sendIndividual(request, token, sessionId, {
-      type: 'media',
-      mime: 'image/png',
-      data: PNG_1X1,
-      content: 'A tiny picture',
-    });
-    ids.corrupt = await sendIndividual(request, token, sessionId, {
-      type: 'media',
-      mime: 'image/png',
-      data: Buffer.from('this is not a picture').toString('base64'),
-    });
-    ids.pdf = await sendIndividual(request, token, sessionId, {
-      type: 'media',
-      mime: 'application/pdf',
-      data: Buffer.from('%PDF-1.4 price list').toString('base64'),
-      fileName: 'price-list.pdf',
-    });
-    ids.audio = await sendIndividual(request, token, sessionId, {
-      type: 'media',
-      mime: 'audio/wav',
-      data: silentWav(),
-    });
-    jobs = await finishedJobs(request, token, user.id);
-    expect(jobs).toHaveLength(8);
+    ({ user, ids } = await reportUser(request, '919833300001'));
   });
 
   test('lists every job, cuts previews at 15 characters with Show more, and shows poll details', async ({
@@ -224,144 +173,6 @@ test.describe('MIS Report', () => {
     await expect(page.getByText('No jobs found')).toBeVisible();
     await to.fill(day(0));
     await expect(page.getByText(ALL_JOBS)).toBeVisible();
-  });
-
-  test('mis_report.csv has the spec columns, one row per job, compared column by column', async ({
-    page,
-    request,
-  }) => {
-    await signInByStorage(page, request, user.username, user.password);
-    // The receipts' figures are in the file: wait for the simulator's (1 s delivered, 5 s read).
-    await expect
-      .poll(async () =>
-        (await jobsOf(request, token, user.id)).every((j) => j.results.delivered === j.results.success),
-      )
-      .toBe(true);
-    await page.waitForTimeout(5_500);
-    const jobs = await jobsOf(request, token, user.id);
-    await page.goto('/#/reports');
-    await expect(page.getByText(ALL_JOBS)).toBeVisible();
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.getByRole('button', { name: 'CSV' }).click(),
-    ]);
-    expect(download.suggestedFilename()).toBe('mis_report.csv');
-    const text = fs.readFileSync((await download.path())!, 'utf8');
-    expect(text.charCodeAt(0)).toBe(0xfeff);
-    const parsed = Papa.parse<string[]>(text.slice(1), { skipEmptyLines: true });
-    expect(parsed.errors).toEqual([]);
-    const [header, ...lines] = parsed.data;
-    // The spec's columns first, then status, receipts and the whole content (issue 29, item 8).
-    expect(header).toEqual([
-      ...REPORT_HEADERS,
-      'Status',
-      'Delivered',
-      'Read',
-      'Replied',
-      'Undelivered',
-      'Content',
-      'Meta Category',
-      'Meta Cost (INR)',
-    ]);
-    expect(lines).toHaveLength(jobs.length + 1);
-    const rows = lines.slice(0, -1);
-    const sum = (f: (j: Job) => number) => String(jobs.reduce((n, j) => n + f(j), 0));
-    // Receipts and replies in the totals line with their rate of the sent messages: '12 (100.0%)'.
-    const withRate = (f: (j: Job) => number) =>
-      `${sum(f)} (${((Number(sum(f)) * 100) / Number(sum((j) => j.results.success))).toFixed(1)}%)`;
-    expect(lines.at(-1)).toEqual([
-      'Total',
-      '',
-      sum((j) => j.progress.total),
-      sum((j) => j.results.success),
-      sum((j) => j.results.failed),
-      '',
-      `${jobs.length} jobs`,
-      '',
-      '',
-      withRate((j) => j.delivery.delivered),
-      withRate((j) => j.delivery.read),
-      withRate((j) => j.delivery.replied),
-      withRate((j) => j.delivery.undelivered),
-      '',
-      '',
-      '0.0000',
-    ]);
-    const created = await page.evaluate(
-      (list) => Object.fromEntries(list.map((j) => [j.id, new Date(j.createdAt).toLocaleString('en-IN')])),
-      jobs,
-    );
-    const preview: Record<string, string> = {
-      [ids.long!]: 'Diwali sale sta...',
-      [ids.short!]: SHORT_TEXT,
-      [ids.poll!]: 'Which day suits...',
-      [ids.image!]: 'A tiny picture',
-      [ids.corrupt!]: '',
-      [ids.pdf!]: '',
-      [ids.audio!]: '',
-      [ids.tricky!]: `'=SUM(A1) "q", <...`,
-    };
-    const full: Record<string, string> = {
-      [ids.long!]: LONG_TEXT,
-      [ids.short!]: SHORT_TEXT,
-      [ids.poll!]: POLL.pollName,
-      [ids.image!]: 'A tiny picture',
-      [ids.corrupt!]: '',
-      [ids.pdf!]: '',
-      [ids.audio!]: '',
-      [ids.tricky!]: `'${TRICKY_TEXT}`,
-    };
-    for (const job of jobs) {
-      const row = rows.find((r) => r[0] === job.id);
-      expect(row, job.id).toEqual([
-        job.id,
-        '919833300001',
-        String(job.progress.total),
-        String(job.results.success),
-        String(job.results.failed),
-        created[job.id],
-        job.messageType,
-        preview[job.id],
-        job.status,
-        String(job.delivery.delivered),
-        String(job.delivery.read),
-        String(job.delivery.replied),
-        String(job.delivery.undelivered),
-        full[job.id],
-        // Not Cloud API template jobs: no category, no charge (issue 30).
-        '',
-        '',
-      ]);
-    }
-  });
-
-  test('the print view lists the jobs escaped, prints by itself and closes about 500 ms later', async ({
-    page,
-    request,
-  }) => {
-    await interceptPrint(page);
-    await signInByStorage(page, request, user.username, user.password);
-    await page.goto('/#/reports');
-    await expect(page.getByText(ALL_JOBS)).toBeVisible();
-    const opened = page.waitForEvent('popup');
-    await page.getByRole('button', { name: 'PDF/Print' }).click();
-    const view = await opened;
-    await expect.poll(async () => (await printed(page)).length).toBe(1);
-    await expect.poll(() => view.isClosed()).toBe(true);
-    const [record] = await printed(page);
-    expect(record!.closedAt! - record!.printedAt).toBeGreaterThanOrEqual(450);
-    expect(record!.closedAt! - record!.printedAt).toBeLessThan(2000);
-    const table = await printedTable(page, record!.html);
-    expect(table.title).toBe('MIS Report');
-    expect(table.markup).toBe(0);
-    expect(table.rows[0]).toEqual(REPORT_HEADERS);
-    expect(table.rows.find((r) => r[0] === ids.tricky)?.[7]).toBe('=SUM(A1) "q", <...');
-    expect(
-      table.rows
-        .slice(1)
-        .map((r) => r[0])
-        .sort(),
-    ).toEqual(jobs.map((j) => j.id).sort());
   });
 
   test('a new job appears within the 15-second poll, without reloading', async ({ page, request }) => {

@@ -15,7 +15,7 @@ const PUBLIC = new Set([
   'POST /api/auth/login',
   'POST /api/auth/register',
   'POST /api/auth/forgot-password',
-  // Meta's webhook of Cloud API accounts: the verify token and the signature check it (cloud-accounts.test.ts).
+  // Meta's webhook of Cloud API accounts: the verify token and the signature check it (cloud-accounts-webhooks.test.ts).
   'GET /api/cloud/webhook/:sessionId',
   'POST /api/cloud/webhook/:sessionId',
 ]);

@@ -1,23 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import {
-  type BinaryNode,
-  Curve,
-  getBinaryNodeChild,
-  type KeyPair,
-  type proto,
-  S_WHATSAPP_NET,
-} from 'baileys';
+import { type BinaryNode, Curve, getBinaryNodeChild, type KeyPair, S_WHATSAPP_NET } from 'baileys';
 import { WebSocketServer } from 'ws';
 import { makeCertChain, makeRootKey, type RootKey, rootKeyEnv } from './certs.ts';
 import { Connection } from './connection.ts';
+import { Faults } from './faults.ts';
 import { answerIq, type IqContext, iqError, iqKey } from './iq.ts';
+import { answerLogin } from './login.ts';
 import { MediaHost } from './media-host.ts';
 import { relay } from './messages.ts';
 import { NoiseResponder } from './noise.ts';
 import { Phone } from './phone.ts';
 import { World } from './world.ts';
-
-type DropFault = { match: (node: BinaryNode) => boolean; when: 'before' | 'after'; done: () => void };
 
 export type EmulatorOptions = {
   port?: number;
@@ -52,17 +44,8 @@ export class WaEmulator {
    * (rc14 must then handle it before its 'open').
    */
   offlineTiming: 'after-digest' | 'with-success' = 'after-digest';
-  /** `<failure>` attributes the next logins of an account are refused with (faults on command). */
-  private readonly loginFaults = new Map<string, Record<string, string>[]>();
-  /** Errors the server acks the next sends of an account with (faults on command). */
-  private readonly sendFaults = new Map<string, number[]>();
-  /** Iqs of an account answered with an error instead (faults on command): by `xmlns type child`. */
-  private readonly iqFaults = new Map<
-    string,
-    { match: (iq: BinaryNode) => boolean; code: number; text: string }[]
-  >();
-  /** Sockets of an account cut when a matching node arrives (faults on command). */
-  private readonly dropFaults = new Map<string, DropFault[]>();
+  /** Faults on command (faults.ts), by account. */
+  private readonly faults = new Faults();
 
   private constructor(
     private readonly wss: WebSocketServer,
@@ -76,7 +59,16 @@ export class WaEmulator {
       // (issue 31; rc14's WebSocket takes the `agent`, Socket/Client/websocket.js).
       this.peers.push(req.socket.remoteAddress ?? '');
       const conn = new Connection(ws, new NoiseResponder(this.serverStatic, this.certChain), {
-        login: (c, payload) => this.onLogin(c, payload),
+        login: (c, payload) =>
+          answerLogin(c, payload, {
+            world: this.world,
+            newId: () => this.newId(),
+            refsShown: (shown) => {
+              for (const ref of shown.refs) this.byRef.set(ref, shown);
+            },
+            loginFault: (phone) => this.faults.takeLogin(phone),
+            offlineWithSuccess: this.offlineTiming === 'with-success',
+          }),
         node: (c, node) => this.onNode(c, node),
         closed: (c) => this.onClosed(c),
         log: (line) => this.log(line),
@@ -179,9 +171,7 @@ export class WaEmulator {
 
   /** The next `count` messages of this account are acked with `<ack error=code>` (e.g. 463) and go nowhere. */
   failNextSends(phone: string, code: number, count = 1): void {
-    const list = this.sendFaults.get(phone) ?? [];
-    for (let i = 0; i < count; i++) list.push(code);
-    this.sendFaults.set(phone, list);
+    this.faults.addSends(phone, code, count);
   }
 
   /**
@@ -190,9 +180,7 @@ export class WaEmulator {
    * e.g. 402 with `expire`, 405, 406.
    */
   failNextLogin(phone: string, reason: number, attrs: Record<string, string> = {}): void {
-    const list = this.loginFaults.get(phone) ?? [];
-    list.push({ reason: String(reason), ...attrs });
-    this.loginFaults.set(phone, list);
+    this.faults.addLogin(phone, { reason: String(reason), ...attrs });
   }
 
   /** Drops every live connection of the account without a word (the network failing). */
@@ -217,9 +205,7 @@ export class WaEmulator {
     text = 'rate-overlimit',
     count = 1,
   ): void {
-    const list = this.iqFaults.get(phone) ?? [];
-    for (let i = 0; i < count; i++) list.push({ match, code, text });
-    this.iqFaults.set(phone, list);
+    this.faults.addIqs(phone, { match, code, text }, count);
   }
 
   /**
@@ -229,15 +215,11 @@ export class WaEmulator {
    * A send cut in the middle, as the network does it.
    */
   dropOnNext(phone: string, match: (node: BinaryNode) => boolean, when: 'before' | 'after'): Promise<void> {
-    return new Promise((resolve) => {
-      const list = this.dropFaults.get(phone) ?? [];
-      list.push({ match, when, done: resolve });
-      this.dropFaults.set(phone, list);
-    });
+    return this.faults.addDrop(phone, match, when);
   }
 
   takeSendFault(phone: string): number | undefined {
-    return this.sendFaults.get(phone)?.shift();
+    return this.faults.takeSend(phone);
   }
 
   /**
@@ -305,61 +287,10 @@ export class WaEmulator {
     this.options.log?.(line);
   }
 
-  private onLogin(conn: Connection, payload: proto.ClientPayload): void {
-    if (payload.devicePairingData) {
-      // A new companion: QR refs (rc14 Socket/socket.js CB:iq,type:set,pair-device).
-      conn.registration = payload.devicePairingData;
-      conn.refs = Array.from({ length: 6 }, () => `2@${randomBytes(48).toString('base64')}`);
-      for (const ref of conn.refs) this.byRef.set(ref, conn);
-      conn.send({
-        tag: 'iq',
-        attrs: { from: S_WHATSAPP_NET, type: 'set', id: this.newId(), xmlns: 'md' },
-        content: [
-          {
-            tag: 'pair-device',
-            attrs: {},
-            content: conn.refs.map((ref) => ({ tag: 'ref', attrs: {}, content: Buffer.from(ref) })),
-          },
-        ],
-      });
-      return;
-    }
-    const account = this.world.accounts.get(String(payload.username ?? ''));
-    const device = account?.devices.get(payload.device ?? -1);
-    if (!account || !device || !conn.clientStatic || !device.noiseKey.equals(conn.clientStatic)) {
-      // An unlinked or unknown companion: the server refuses the login (rc14 CB:failure).
-      conn.send({ tag: 'failure', attrs: { reason: '401', location: 'emu' } });
-      setTimeout(() => conn.close(), 50);
-      return;
-    }
-    const fault = this.loginFaults.get(account.phone)?.shift();
-    if (fault) {
-      conn.send({ tag: 'failure', attrs: { location: 'emu', ...fault } });
-      setTimeout(() => conn.close(), 50);
-      return;
-    }
-    conn.account = account;
-    conn.device = device;
-    conn.send({
-      tag: 'success',
-      attrs: {
-        t: String(Math.floor(Date.now() / 1000)),
-        lid: `${account.lid}@lid`,
-        location: 'emu',
-        props: '1',
-        abprops: '1',
-        creation: String(Math.floor(Date.now() / 1000) - 86400),
-      },
-    });
-    if (this.offlineTiming === 'with-success') conn.sendOffline();
-  }
-
   private async onNode(conn: Connection, node: BinaryNode): Promise<void> {
     for (const listener of [...this.listeners]) listener(conn, node);
     const phone = conn.account?.phone ?? '';
-    const drops = this.dropFaults.get(phone);
-    const dropIndex = drops?.findIndex((d) => d.match(node)) ?? -1;
-    const dropFault = dropIndex >= 0 ? drops!.splice(dropIndex, 1)[0] : undefined;
+    const dropFault = this.faults.takeDrop(phone, node);
     if (dropFault?.when === 'before') {
       this.log(`DROP before ${node.tag} ${node.attrs.id ?? ''}`);
       conn.drop();
@@ -377,12 +308,10 @@ export class WaEmulator {
     }
     if (node.tag === 'iq') {
       if (node.attrs.type === 'result' || node.attrs.type === 'error') return;
-      const faults = this.iqFaults.get(phone);
-      const faultIndex = faults?.findIndex((f) => f.match(node)) ?? -1;
-      if (faultIndex >= 0) {
-        const [fault] = faults!.splice(faultIndex, 1);
-        this.log(`IQ FAULT ${iqKey(node)}: ${fault!.code} ${fault!.text}`);
-        conn.send(iqError(node, fault!.code, fault!.text));
+      const fault = this.faults.takeIq(phone, node);
+      if (fault) {
+        this.log(`IQ FAULT ${iqKey(node)}: ${fault.code} ${fault.text}`);
+        conn.send(iqError(node, fault.code, fault.text));
         return;
       }
       const ctx: IqContext = { emulator: this, conn };

@@ -1,0 +1,60 @@
+import type { APIRequestContext, Locator, Page } from '@playwright/test';
+import { expect } from '../../fixtures.ts';
+
+/** What the paying-customer specs (issue 29) share: pictures for the note, a CSV upload, sends by the API, a job's status, the phone's viewport. */
+
+/** The phone size issue 29 saw the problems at. */
+export const PHONE = { width: 360, height: 740 };
+
+/** With SHOTS_DIR (and SHOTS_PHASE before | after), saves the picture of item `item` for the note. */
+export async function shot(page: Page, item: number, fullPage = false) {
+  const dir = process.env.SHOTS_DIR;
+  if (dir)
+    await page.screenshot({ path: `${dir}/${process.env.SHOTS_PHASE ?? 'after'}-${item}.png`, fullPage });
+}
+
+export async function uploadCsv(page: Page, content: string) {
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Upload CSV' }).click();
+  await (await chooser).setFiles({
+    name: 'customers.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(content),
+  });
+}
+
+export async function sendApi(
+  request: APIRequestContext,
+  headers: Record<string, string>,
+  sessionId: string,
+  body: object,
+) {
+  const res = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, { headers, data: body });
+  expect(res.ok(), await res.text()).toBe(true);
+  return ((await res.json()) as { jobId: string }).jobId;
+}
+
+export async function jobStatus(request: APIRequestContext, headers: Record<string, string>, jobId: string) {
+  const res = await request.get(`/api/message-jobs-details/${jobId}?detailsLimit=0&media=0`, { headers });
+  return ((await res.json()) as { job: { status: string; statusReason: string | null } }).job;
+}
+
+/** Numbers 9198000NNNNN, none ending in 0000 (the simulator's 'Not on WhatsApp'). */
+export const numbers = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => `9198001${String(from + i).padStart(5, '0')}`);
+
+/** Neither the element nor anything around it scrolls sideways, and it lies inside the view. */
+export async function expectNoSidewaysScroll(el: Locator, width: number) {
+  const wide = await el.evaluate((node) => {
+    const out: string[] = [];
+    for (let n: Element | null = node; n; n = n.parentElement)
+      if (n.scrollWidth > n.clientWidth + 1 && getComputedStyle(n).overflowX !== 'visible')
+        out.push(`${n.tagName}.${n.className} ${n.scrollWidth} > ${n.clientWidth}`);
+    const root = document.documentElement;
+    if (root.scrollWidth > root.clientWidth + 1) out.push(`page ${root.scrollWidth} > ${root.clientWidth}`);
+    return out;
+  });
+  expect(wide, 'boxes that scroll sideways').toEqual([]);
+  const box = await el.boundingBox();
+  expect(box!.x + box!.width).toBeLessThanOrEqual(width);
+}

@@ -1,0 +1,111 @@
+import type { EventEmitter } from 'node:events';
+import { getHistoryMsg, proto } from 'baileys';
+import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import type { TransportEventMap } from '../types.ts';
+import type { ChatEvents } from './chats.ts';
+import { takeBootstrap } from './history.ts';
+import type { HeldLidTexts } from './lid-texts.ts';
+import type { SocketLifecycle } from './lifecycle.ts';
+import type { RestrictionTracker } from './restrictions.ts';
+import { RESTRICTED_463 } from './send.ts';
+import type { BaileysSocket } from './socket.ts';
+import { statusViews } from './status.ts';
+
+type Emitter = Pick<EventEmitter<TransportEventMap>, 'emit'>;
+
+/**
+ * What a socket of the account reports, handed to the part that keeps it: texts, group changes
+ * and last messages to chats.ts, quotas and timelocks to restrictions.ts, LID mappings to
+ * lid-texts.ts, Status views and refused sends to the engine. The lifecycle keeps its own
+ * handlers (creds, connection) on the same socket.
+ */
+export class SocketEvents {
+  /** Message ids whose error status was already reported (rc14 may report one twice: upsert and update). */
+  private readonly failedIds = new LRUCache<string, true>({ max: 1000 });
+
+  constructor(
+    private readonly out: Emitter,
+    private readonly deps: {
+      sessionId: string;
+      log: FastifyBaseLogger;
+      lifecycle: Pick<SocketLifecycle, 'sock' | 'generation' | 'me'>;
+      restrictions: RestrictionTracker;
+      chats: ChatEvents;
+      lidTexts: HeldLidTexts;
+    },
+  ) {}
+
+  /** The handlers on a new socket; `generation` tells its events from a later socket's. */
+  listen(sock: BaileysSocket, generation: number): void {
+    const { lifecycle, restrictions, chats, lidTexts, log, sessionId } = this.deps;
+    const ev = sock.ev;
+    ev.on('connection.update', (u) => {
+      if (u.reachoutTimeLock && generation === lifecycle.generation)
+        restrictions.noteTimelock(u.reachoutTimeLock);
+    });
+    ev.on('messages.upsert', ({ messages, type }) => {
+      for (const m of messages) {
+        // Live messages come as 'notify'; those WhatsApp held while this device was offline as
+        // 'append' (Socket/messages-recv.js handleMessage: node.attrs.offline ? 'append' : 'notify').
+        if ((type === 'notify' || type === 'append') && !m.key.fromMe) chats.incomingText(generation, m);
+        // rc14's event buffer merges an update into a buffered upsert of the same message
+        // (Utils/event-buffer.js): an error ack then arrives as our own upsert with status ERROR.
+        if (m.key.fromMe && m.key.id && m.status === proto.WebMessageInfo.Status.ERROR)
+          this.sendError(generation, m.key.id, m.messageStubParameters?.[0]);
+        const history = m.key.fromMe && m.message ? getHistoryMsg(m.message) : undefined;
+        if (history?.syncType === proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP)
+          void takeBootstrap(sock, history, log.child({ sessionId }));
+        chats.lastMessage(m, lifecycle.me.id);
+      }
+    });
+    ev.on('messages.update', (updates) =>
+      chats.statusUpdates(updates, (id, code) => this.sendError(generation, id, code)),
+    );
+    ev.on('message-receipt.update', (updates) => {
+      chats.memberReceipts(updates);
+      void statusViews(sock, updates).then((views) => {
+        for (const v of views) this.out.emit('receipt', v);
+      });
+    });
+    ev.on('groups.upsert', (metas) => chats.groupsUpsert(metas));
+    ev.on('groups.update', (updates) => chats.groupsUpdate(generation, updates));
+    ev.on('group-participants.update', (update) => chats.participantsUpdate(generation, update));
+    ev.on('message-capping.update', (info) => restrictions.noteQuota(info));
+    ev.on('lid-mapping.update', ({ lid, pn }) =>
+      lidTexts.mapped(lid, pn).catch((err) => log.warn({ err, sessionId }, 'held LID texts failed')),
+    );
+  }
+
+  /**
+   * WhatsApp refused a sent message (Socket/messages-recv.js handleBadAck: status ERROR with the
+   * error code first in messageStubParameters). 463 restricts new chats: rc14 itself does not ask
+   * until when for it (its 463 branch is the tctoken one), so the transport asks.
+   */
+  private sendError(generation: number, messageId: string, code: string | undefined): void {
+    if (this.failedIds.has(messageId)) return;
+    this.failedIds.set(messageId, true);
+    if (code === '463') {
+      this.out.emit('send-failed', { messageId, code: 'restricted', reason: RESTRICTED_463 });
+      const { lifecycle, restrictions, log, sessionId } = this.deps;
+      // Asked once the growing pause is counted (a write), so that WhatsApp's answer comes after it.
+      void restrictions
+        .restricted463()
+        .catch(() => {})
+        .then(() => {
+          const sock = lifecycle.sock;
+          if (!sock || generation !== lifecycle.generation) return;
+          // Its answer comes back as connection.update reachoutTimeLock (Socket/socket.js).
+          return sock
+            .fetchAccountReachoutTimelock()
+            .catch((err) => log.warn({ err, sessionId }, 'could not read the reach-out timelock'));
+        });
+      return;
+    }
+    this.out.emit('send-failed', {
+      messageId,
+      code: 'unknown',
+      reason: `WhatsApp refused the message (error ${code ?? 'unknown'})`,
+    });
+  }
+}

@@ -1,0 +1,147 @@
+import { FAILURE_TEXTS, isChannelJid, isGroupJid, isPhoneJid, jidUser } from '@wa/contract';
+import { BufferJSON, generateMessageIDV2, generateWAMessageFromContent, type WAMessage } from 'baileys';
+import { LRUCache } from 'lru-cache';
+import { type OutgoingMessage, SendError, type SendResult, type StatusPost } from '../types.ts';
+import type { ChatEvents } from './chats.ts';
+import { toBaileysContent } from './content.ts';
+import type { FreshGroups } from './fresh-groups.ts';
+import type { HeldLidTexts } from './lid-texts.ts';
+import type { SocketLifecycle } from './lifecycle.ts';
+import type { LookupCaches } from './lookups.ts';
+import type { PreparedMedia } from './media.ts';
+import type { RestrictionTracker } from './restrictions.ts';
+import { RATE_LIMITED, sendErrorOf } from './send.ts';
+import type { BaileysSocket } from './socket.ts';
+import { postStatus } from './status.ts';
+
+/** How many sent copies an account keeps in memory for rc14's getMessage (about 1 kB each). */
+const COPIES_KEPT = 500;
+
+/**
+ * What the account sends: messages to chats, groups and channels, and Status posts, each checked
+ * against what WhatsApp would refuse first (a number not on WhatsApp, an opt-out, an announce
+ * group, a pause of restrictions.ts), and what WhatsApp refuses turned into a SendError.
+ */
+export class Outgoing {
+  /**
+   * Copies of the latest messages sent, kept from before their relay: rc14 asks getMessage for
+   * one to answer a retry receipt (Socket/messages-recv.js sendMessagesAgain) once its own
+   * per-socket cache is gone, and the engine stores a copy only with an outcome, which a send
+   * that outlasted SEND_TIMEOUT_MS never gets.
+   */
+  private readonly copies = new LRUCache<string, string>({ max: COPIES_KEPT });
+
+  constructor(
+    private readonly deps: {
+      /** The open socket, or SendError not-connected. */
+      requireOpen: () => BaileysSocket;
+      lifecycle: Pick<SocketLifecycle, 'generation' | 'me'>;
+      restrictions: RestrictionTracker;
+      caches: LookupCaches;
+      lidTexts: HeldLidTexts;
+      groups: FreshGroups;
+      media: PreparedMedia;
+      chats: Pick<ChatEvents, 'lastMessage'>;
+    },
+  ) {}
+
+  /** A message sent lately, as rc14's getMessage wants it (BufferJSON). */
+  copy(messageId: string): string | undefined {
+    return this.copies.get(messageId);
+  }
+
+  async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
+    const { restrictions, caches, lidTexts, groups, lifecycle } = this.deps;
+    const sock = this.deps.requireOpen();
+    if (restrictions.isRateLimited) throw new SendError('rate-limited', RATE_LIMITED);
+    let ephemeralExpiration: number | undefined;
+    if (isPhoneJid(chatId)) {
+      const digits = jidUser(chatId);
+      // The lookup is a usync query: WhatsApp's 429 or a cut socket refuse it as they refuse a send.
+      const found = (
+        await caches.onWhatsApp(sock, [digits], true).catch((err: unknown) => this.refused(err))
+      ).get(digits);
+      if (!found) throw new SendError('not-on-whatsapp', FAILURE_TEXTS.notOnWhatsApp);
+      if (await lidTexts.optedOut(sock, found)) throw new SendError('invalid', FAILURE_TEXTS.optedOut);
+      // The JID WhatsApp answered is where the chat lives.
+      chatId = found;
+    } else if (isGroupJid(chatId)) {
+      const group = await groups
+        .beforeSend(sock, lifecycle.generation, chatId)
+        .catch((err) => this.refused(err));
+      if (group?.announce && !group.isAdmin) throw new SendError('not-admin', FAILURE_TEXTS.notAdmin);
+      // rc14 marks the stanza with the group's timer (Socket/messages-send.js relayMessage
+      // `expiration`) but the message itself disappears only with contextInfo.expiration, which
+      // generateWAMessageFromContent sets from `ephemeralExpiration` (Utils/messages.js).
+      ephemeralExpiration = group?.ephemeralDuration || undefined;
+    }
+    const messageId = generateMessageIDV2(sock.user?.id);
+    let sent: WAMessage | undefined;
+    try {
+      // A channel post is plaintext with its media uploaded raw: rc14's sendMessage does both for a
+      // `@newsletter` jid (Socket/messages-send.js relayMessage isNewsletter, Utils/messages.js
+      // prepareWAMessageMedia isNewsletter), which the media prepared once for chats would not.
+      sent =
+        message.kind === 'media' && !isChannelJid(chatId)
+          ? await this.relayMedia(sock, chatId, message, messageId, ephemeralExpiration)
+          : await sock.sendMessage(chatId, toBaileysContent(message), {
+              messageId,
+              ...(ephemeralExpiration ? { ephemeralExpiration } : {}),
+            });
+    } catch (err) {
+      await this.refused(err);
+    }
+    if (!sent?.key.id) throw new SendError('unknown', 'WhatsApp did not accept the message');
+    // Sent: rc14 sends no ack of the server (SERVER_ACK comes from the phone's receipt), so
+    // waiting for one only delayed every send. A later refusal arrives as an error status.
+    // Kept (by the engine, with the outcome) for retry requests and to decrypt poll votes (getMessage).
+    const kept = sent.message ? JSON.stringify(sent.message, BufferJSON.replacer) : undefined;
+    if (kept) this.copies.set(sent.key.id, kept);
+    return { messageId: sent.key.id, chatId, kept };
+  }
+
+  /** One Status to `audience` (status.ts); refused as a send is. */
+  async postStatus(post: StatusPost, audience: string[]): Promise<SendResult> {
+    const sock = this.deps.requireOpen();
+    if (this.deps.restrictions.isRateLimited) throw new SendError('rate-limited', RATE_LIMITED);
+    return postStatus(sock, post, audience, this.deps.lifecycle.me.id).catch((err) => this.refused(err));
+  }
+
+  /**
+   * A send WhatsApp or the socket refused, as a SendError; a 429 pauses the account's sends, a
+   * 463 its new chats until the end restrictions.ts sets.
+   */
+  private async refused(err: unknown): Promise<never> {
+    const error = sendErrorOf(err);
+    if (error.code === 'rate-limited') this.deps.restrictions.rateLimited();
+    if (error.code === 'restricted')
+      throw new SendError(error.code, error.message, await this.deps.restrictions.restricted463());
+    throw error;
+  }
+
+  /**
+   * Sends media prepared once for the message (media.ts), as rc14's sendMessage does:
+   * generateWAMessageFromContent, then relayMessage (Socket/messages-send.js).
+   */
+  private async relayMedia(
+    sock: BaileysSocket,
+    chatId: string,
+    message: Extract<OutgoingMessage, { kind: 'media' }>,
+    messageId: string,
+    ephemeralExpiration: number | undefined,
+  ): Promise<WAMessage> {
+    const content = await this.deps.media.content(sock, message);
+    const userJid = sock.user?.id ?? '';
+    const full = generateWAMessageFromContent(chatId, content, {
+      userJid,
+      messageId,
+      ...(ephemeralExpiration ? { ephemeralExpiration } : {}),
+    });
+    // The copy exists before the relay: a retry receipt can come before the relay returns.
+    this.copies.set(messageId, JSON.stringify(full.message, BufferJSON.replacer));
+    await sock.relayMessage(chatId, full.message!, { messageId });
+    // rc14's sendMessage emits our own message (emitOwnEvents): a group's last message.
+    this.deps.chats.lastMessage(full, userJid);
+    return full;
+  }
+}

@@ -1,0 +1,85 @@
+import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { waSessions } from '../../src/db/schema.ts';
+import { type Engine, startEngine } from '../../src/engine.ts';
+import { account, bearer, createTestApp, type DbKind, type TestApp } from '../helpers.ts';
+import { connectCloudAccount } from './cloud-account.ts';
+import { type FakeGraphApi, type FakeTemplate, startFakeGraphApi } from './graph-api.ts';
+import { expectLedgerMatches } from './messaging.ts';
+
+/** Template list entries as Meta's template management page shows them (name, language, category, status, components). */
+export const CLOUD_TEMPLATES: FakeTemplate[] = [
+  {
+    name: 'diwali_offer',
+    language: 'en',
+    category: 'MARKETING',
+    status: 'APPROVED',
+    components: [{ type: 'BODY', text: 'Hello {{1}}, {{2}} off this Diwali!' }],
+  },
+  {
+    name: 'order_update',
+    language: 'en_US',
+    category: 'UTILITY',
+    status: 'APPROVED',
+    components: [{ type: 'BODY', text: 'Your order {{1}} has shipped.' }],
+  },
+  {
+    name: 'new_launch',
+    language: 'en',
+    category: 'MARKETING',
+    status: 'PENDING',
+    components: [{ type: 'BODY', text: 'Something new' }],
+  },
+];
+
+export type CloudRig = {
+  t: TestApp;
+  fake: FakeGraphApi;
+  /** Where the app listens (the fake posts its webhooks there). */
+  base: string;
+  /** The users a test made: their ledgers are checked after each test. */
+  users: Set<string>;
+  post(token: string, url: string, payload: unknown): ReturnType<TestApp['app']['inject']>;
+  /** A user with a connected Cloud account whose webhook the fake posts to. */
+  cloudAccount(credits?: number): Promise<Awaited<ReturnType<typeof account>> & { sessionId: string }>;
+};
+
+/**
+ * The app listening on a port with its engine, against a fake Graph API serving CLOUD_TEMPLATES,
+ * for the tests of one `describe` (registers its hooks there). After each test the ledgers must
+ * match and the Cloud accounts are deleted: one phone number id is one account.
+ */
+export function useCloudApp(kind: DbKind): CloudRig {
+  let engine: Engine;
+  const rig = {
+    users: new Set<string>(),
+    post: (token, url, payload) =>
+      rig.t.app.inject({ method: 'POST', url, headers: bearer(token), payload: payload as object }),
+    async cloudAccount(credits = 100) {
+      const a = await account(rig.t, { credits, track: rig.users });
+      return { ...a, sessionId: await connectCloudAccount(rig.t, rig.fake, rig.base, a.token) };
+    },
+  } as CloudRig;
+
+  beforeAll(async () => {
+    rig.fake = await startFakeGraphApi({ templates: CLOUD_TEMPLATES });
+    rig.t = await createTestApp(kind, { CLOUD_API_BASE_URL: rig.fake.baseUrl, SECRET_KEY: 'ab'.repeat(32) });
+    await rig.t.app.listen({ port: 0, host: '127.0.0.1' });
+    rig.base = `http://127.0.0.1:${(rig.t.app.server.address() as AddressInfo).port}`;
+    engine = await startEngine(rig.t.ctx);
+  });
+  afterAll(async () => {
+    await rig.fake.close();
+    await engine.stop();
+    await rig.t.close();
+  });
+  afterEach(async () => {
+    await expectLedgerMatches(rig.t.db, rig.users);
+    await rig.fake.flush();
+    await rig.t.db.delete(waSessions).where(eq(waSessions.kind, 'cloud'));
+    rig.fake.state.recipientErrors = {};
+    rig.fake.state.webhook = undefined;
+  });
+  return rig;
+}
