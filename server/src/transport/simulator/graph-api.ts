@@ -53,6 +53,11 @@ export type FakeWebhookOptions = {
 export type FakeGraphOptions = {
   version?: string;
   phoneNumberId?: string;
+  /**
+   * More numbers of the same WhatsApp Business Account (a business may register several; they
+   * share its messaging limit): each answers `GET /{id}` and sends, with its own display number.
+   */
+  morePhoneNumbers?: Array<{ id: string; display_phone_number: string }>;
   wabaId?: string;
   accessToken?: string;
   appSecret?: string;
@@ -108,10 +113,15 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
   const pending = new Set<Promise<void>>();
   let sequence = 0;
 
-  const webhookPayload = (value: Record<string, unknown>) =>
+  /** Every number of the account by id: what `GET /{phone-number-id}` answers for it. */
+  const numbers = new Map<string, Record<string, unknown>>([
+    [phoneNumberId, phone],
+    ...(options.morePhoneNumbers ?? []).map((n) => [n.id, { ...phone, ...n }] as const),
+  ]);
+  const webhookPayload = (value: Record<string, unknown>, from = phoneNumberId) =>
     messagesEnvelope(
       wabaId,
-      { id: phoneNumberId, display: String(phone.display_phone_number).replace(/[^0-9]/g, '') },
+      { id: from, display: String(numbers.get(from)?.display_phone_number).replace(/[^0-9]/g, '') },
       value,
     );
 
@@ -143,7 +153,13 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
   }
 
   /** The statuses of one accepted message, as the status webhook reference describes them. */
-  function scheduleStatuses(messageId: string, to: string, category: string, failure: number | null) {
+  function scheduleStatuses(
+    from: string,
+    messageId: string,
+    to: string,
+    category: string,
+    failure: number | null,
+  ) {
     const hook = state.webhook;
     if (!hook) return;
     const statuses = statusesOf(
@@ -157,14 +173,15 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
       (async () => {
         for (const status of statuses) {
           await new Promise((r) => setTimeout(r, hook.delayMs ?? 0));
-          for (let i = 0; i < (hook.repeat ?? 1); i++) await deliver(webhookPayload({ statuses: [status] }));
+          for (let i = 0; i < (hook.repeat ?? 1); i++)
+            await deliver(webhookPayload({ statuses: [status] }, from));
         }
       })(),
     );
   }
 
   /** POST /{phone-number-id}/messages (Messages reference): validate like Meta, answer contacts + messages[0].id. */
-  function sendMessage(body: Json): { status: number; body: unknown } {
+  function sendMessage(from: string, body: Json): { status: number; body: unknown } {
     if (body?.messaging_product !== 'whatsapp')
       return graphError(100, 'The parameter messaging_product is required.');
     const to = typeof body.to === 'string' ? body.to.replace(/^\+/, '') : '';
@@ -207,7 +224,7 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
     }
     const messageId = `wamid.${Buffer.from(`${to}:${++sequence}:${crypto.randomBytes(6).toString('hex')}`).toString('base64')}`;
     sends.push({ to, body, at: performance.now(), messageId });
-    scheduleStatuses(messageId, to, category, error ? error.code : null);
+    scheduleStatuses(from, messageId, to, category, error ? error.code : null);
     return {
       status: 200,
       body: {
@@ -276,13 +293,14 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
           error_subcode: 33,
         });
       let result: { status: number; body: unknown } = unsupported();
-      if (parts[0] === version && req.method === 'GET' && parts.length === 2 && parts[1] === phoneNumberId) {
+      if (parts[0] === version && req.method === 'GET' && parts.length === 2 && numbers.has(parts[1]!)) {
+        const number = numbers.get(parts[1]!)!;
         const fields = (
           u.searchParams.get('fields') ?? 'id,display_phone_number,verified_name,quality_rating'
         ).split(',');
         result = {
           status: 200,
-          body: Object.fromEntries(['id', ...fields].filter((f) => f in phone).map((f) => [f, phone[f]])),
+          body: Object.fromEntries(['id', ...fields].filter((f) => f in number).map((f) => [f, number[f]])),
         };
       } else if (
         parts[0] === version &&
@@ -294,7 +312,7 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
       } else if (
         parts[0] === version &&
         req.method === 'POST' &&
-        parts[1] === phoneNumberId &&
+        numbers.has(parts[1]!) &&
         parts[2] === 'messages'
       ) {
         let body: unknown = null;
@@ -302,7 +320,7 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
           body = JSON.parse(raw);
         } catch {}
         if (state.latencyMs > 0) await new Promise((r) => setTimeout(r, state.latencyMs));
-        result = sendMessage(body);
+        result = sendMessage(parts[1]!, body);
       }
       answer(result.status, result.body);
     });
