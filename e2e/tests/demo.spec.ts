@@ -11,7 +11,8 @@ import { expect, test } from '../fixtures.ts';
  * With SCREENSHOTS_DIR set (`npm run screenshots`), it also saves the README pictures.
  */
 const repoRoot = path.resolve(import.meta.dirname, '../..');
-const PORT = 3200;
+// Beside the run's own ports (E2E_PORT, its fake Graph API at +500 and +501): runs on other ports do not meet.
+const PORT = process.env.E2E_PORT ? Number(process.env.E2E_PORT) + 502 : 3200;
 const URL = `http://localhost:${PORT}`;
 const shots = process.env.SCREENSHOTS_DIR;
 
@@ -93,6 +94,10 @@ test('npm run demo: printed credentials, banner, a linked account, real figures,
     await page.goto(`${URL}/#/instances`);
     const instances = page.getByRole('table', { name: 'Instances' });
     await expect(instances.getByRole('row', { name: /Asha Sarees Shop/ })).toContainText('CONNECTED');
+    // And a Cloud API account, connected to the demo's simulated Meta.
+    await expect(instances.getByRole('row', { name: /Asha Sarees \(Cloud API\)/ })).toContainText(
+      'CONNECTED',
+    );
     if (shots) {
       await page.getByRole('button', { name: 'ADD NEW' }).click();
       const add = page.getByRole('dialog', { name: 'Add New Instance' });
@@ -126,6 +131,8 @@ test('npm run demo: printed credentials, banner, a linked account, real figures,
     await page.goto(`${URL}/#/reports`);
     const report = page.getByRole('table', { name: 'MIS Report jobs' });
     await expect(report.getByRole('row').nth(5)).toBeVisible();
+    // The Cloud API campaign with Meta's category and its charge for the delivered messages.
+    await expect(report).toContainText(/marketing · ₹[1-9]/);
     await shot(page, 'mis-report');
 
     await page.goto(`${URL}/#/groups`);
@@ -155,17 +162,22 @@ test('npm run demo: printed credentials, banner, a linked account, real figures,
     // A second start keeps the data and does not seed again.
     await page.goto(`${URL}/#/jobs`);
     // 14 jobs of history, 2 scheduled ahead, the shop's Status post and its channel post (both
-    // made through the account as the demo starts), and the one just sent.
-    await expect(page.getByLabel(/^\d+ jobs$/)).toHaveText('19');
+    // made through the account as the demo starts), the Cloud API account's template campaign,
+    // and the one just sent.
+    await expect(page.getByLabel(/^\d+ jobs$/)).toHaveText('20');
     await stopDemo(demo);
     demo = await startDemo(dataDir);
     expect(demo.output).toContain('(existing demo data)');
     expect(credentialsOf(demo.output, 'asha')).toBe(password);
     await page.reload();
-    await expect(page.getByLabel(/^\d+ jobs$/)).toHaveText('19', { timeout: 20_000 });
+    await expect(page.getByLabel(/^\d+ jobs$/)).toHaveText('20', { timeout: 20_000 });
     await page.goto(`${URL}/#/instances`);
     await expect(
       page.getByRole('table', { name: 'Instances' }).getByRole('row', { name: /Asha Sarees Shop/ }),
+    ).toContainText('CONNECTED', { timeout: 30_000 });
+    // The Cloud API account talks to the new start's simulated Meta (a new port) as well.
+    await expect(
+      page.getByRole('table', { name: 'Instances' }).getByRole('row', { name: /Asha Sarees \(Cloud API\)/ }),
     ).toContainText('CONNECTED', { timeout: 30_000 });
   } finally {
     await stopDemo(demo);

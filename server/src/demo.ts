@@ -1,11 +1,13 @@
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { loopbackUrl, pointDemoWebhook, startDemoGraphApi } from './demo/cloud-graph.ts';
 import { DEMO_USERS, seedDemo } from './demo/seed.ts';
 import { startServer } from './server.ts';
 
 /**
  * `npm run demo`: the real server on the simulated WhatsApp network, with its own embedded
  * database (DEMO_DATA_DIR, default ./data-demo — never the real data) and demo data seeded on
- * its first start.
+ * its first start. Its Cloud API account talks to a simulated Graph API on a loopback port
+ * (demo/cloud-graph.ts): CLOUD_API_BASE_URL points there, never at Meta.
  */
 let base: Config;
 try {
@@ -33,8 +35,13 @@ const config: Config = {
   allowPrivateWebhooks: true,
 };
 
+const graph = await startDemoGraphApi();
+config.cloudApiBaseUrl = graph.baseUrl;
 const server = await startServer(config);
-const seeded = await seedDemo(server.ctx);
+// Meta POSTs the account's statuses to the product's webhook route (here, on this machine).
+const webhookBase = loopbackUrl(server.app.server);
+await pointDemoWebhook(server.ctx, graph, webhookBase);
+const seeded = await seedDemo(server.ctx, { graph, webhookBase });
 console.log(
   [
     '',
@@ -44,7 +51,7 @@ console.log(
     '',
     '  Sign in as:',
     `    admin  username: ${config.adminUsername}  password: ${config.adminPassword}${server.admin || seeded ? '' : ' (unless changed)'}`,
-    `    user   username: ${DEMO_USERS.shop.username}  password: ${DEMO_USERS.shop.password}  (multi-session, bulk messaging, a linked account)`,
+    `    user   username: ${DEMO_USERS.shop.username}  password: ${DEMO_USERS.shop.password}  (multi-session, bulk messaging, a linked account and a Cloud API account)`,
     `    user   username: ${DEMO_USERS.small.username}  password: ${DEMO_USERS.small.password}  (single session, no bulk messaging, 20 credits)`,
     '',
   ].join('\n'),
@@ -54,6 +61,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     server
       .stop()
+      .then(() => graph.close())
       .then(() => process.exit(0))
       .catch(() => process.exit(1));
   });

@@ -21,7 +21,9 @@ import { simulatorAction } from '../sessions/simulator-orders.ts';
 import { findUserById, findUserByUsername, firstAdmin } from '../users/repository.ts';
 import { createUser } from '../users/service.ts';
 import { seedChannelDemo } from './channel-seed.ts';
+import { CLOUD_CAMPAIGN_KEPT, type DemoCloud, seedCloudDemo } from './cloud-seed.ts';
 import { seedConsentDemo } from './consent-seed.ts';
+import { waitFor } from './wait.ts';
 
 export const DEMO_USERS = {
   shop: {
@@ -51,20 +53,6 @@ function sequence(seed: number) {
     x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
     return x / 2 ** 31;
   };
-}
-
-async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | null | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`demo seed: timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** What the history's contacts wrote back. */
@@ -200,10 +188,11 @@ async function writeHistoryJob(
 
 /**
  * Seeds the demo database on its first start: two users beside the admin, a linked simulated
- * account with groups, a history of jobs over the past weeks and scheduled jobs ahead.
+ * account with groups, a history of jobs over the past weeks and scheduled jobs ahead; with
+ * `cloud` (a simulated Meta), also a Cloud API account and a template campaign through it.
  * Returns false when the data was already there (a second start seeds nothing).
  */
-export async function seedDemo(ctx: AppContext): Promise<boolean> {
+export async function seedDemo(ctx: AppContext, cloud?: DemoCloud): Promise<boolean> {
   if (await findUserByUsername(ctx.db, DEMO_USERS.shop.username)) return false;
   const admin = await firstAdmin(ctx.db);
   const rand = sequence(2026);
@@ -325,7 +314,12 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
   }
   const spend = plan.reduce((n, j) => n + j.recipients.filter((r) => !r.error).length, 0);
   // The two scheduled group jobs below, and the status to the regular customers (7 after the opt-out).
-  const ahead = Math.min(6, sendable.length) + Math.min(4, sendable.length) + STATUS_AUDIENCE;
+  // And the Cloud API campaign's kept recipients (cloud-seed.ts).
+  const ahead =
+    Math.min(6, sendable.length) +
+    Math.min(4, sendable.length) +
+    STATUS_AUDIENCE +
+    (cloud ? CLOUD_CAMPAIGN_KEPT : 0);
   await addCredits(ctx.db, shop.id, DEMO_USERS.shop.credits + spend + ahead, 'grant', {
     actorId: admin?.id ?? null,
     note: 'Opening balance',
@@ -383,6 +377,7 @@ export async function seedDemo(ctx: AppContext): Promise<boolean> {
       font: 8,
       audience: { contactListIds: [regulars.id] },
     });
+  if (cloud && regulars) await seedCloudDemo(ctx, shopNow, cloud, regulars.id);
   return true;
 }
 

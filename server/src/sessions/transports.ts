@@ -6,6 +6,7 @@ import { queryRows } from '../db/client.ts';
 import { waSessions } from '../db/schema.ts';
 import { type GroupRow, groupsOf } from '../groups/repository.ts';
 import { createDbAuthStore } from '../transport/auth-store.ts';
+import { createTierPool, type TierPool } from '../transport/cloud/tier-pool.ts';
 import { CloudTransport } from '../transport/cloud/transport.ts';
 import { lidTextStore, numberStore } from '../transport/number-lookups.ts';
 import { restrictionSteps } from '../transport/restriction-steps.ts';
@@ -92,7 +93,23 @@ export async function createTransport(ctx: AppContext, session: TransportSession
   });
 }
 
-/** A Cloud API account's transport, with what it needs from the database injected. */
+/** The messaging-limit counters of each app's Cloud API numbers (one per process in production; tests run several apps). */
+const tierPools = new WeakMap<AppContext, TierPool>();
+
+function tierPoolOf(ctx: AppContext): TierPool {
+  let pool = tierPools.get(ctx);
+  if (!pool) {
+    pool = createTierPool();
+    tierPools.set(ctx, pool);
+  }
+  return pool;
+}
+
+/**
+ * A Cloud API account's transport, with what it needs from the database injected. The numbers of
+ * one WhatsApp Business Account share one messaging limit (tier-pool.ts: Meta sets it per
+ * business portfolio since October 2025).
+ */
 function cloudTransport(
   ctx: AppContext,
   session: TransportSession,
@@ -105,17 +122,19 @@ function cloudTransport(
     log,
     perSecond: cloud.throughputLevel === 'HIGH' ? 1000 : undefined,
     tier: cloud.messagingLimitTier,
+    tierPool: { pool: tierPoolOf(ctx), key: cloud.wabaId },
     onPhoneInfo: (info) => recordPhoneInfo(ctx.db, session.sessionId, info),
     inServiceWindow: async (to) => (await inServiceWindow(ctx.db, session.sessionId, [to])).has(to),
-    // The template sends of the last 24 hours, one per number, oldest first: the tier's start.
+    // The template sends of the last 24 hours of every number of the business account, one per
+    // recipient, oldest first: the shared tier's start.
     recentRecipients: async () =>
       (
         await queryRows<{ chat_id: string; at: Date | string }>(
           ctx.db,
           sql`SELECT r.chat_id, max(r.sent_at) AS at FROM message_job_recipients r
               JOIN message_jobs j ON j.id = r.job_id
-              WHERE r.session_id = ${session.sessionId} AND j.message_type = 'template'
-                AND r.sent_at > now() - interval '24 hours'
+              WHERE r.session_id IN (SELECT session_id FROM cloud_accounts WHERE waba_id = ${cloud.wabaId})
+                AND j.message_type = 'template' AND r.sent_at > now() - interval '24 hours'
               GROUP BY r.chat_id ORDER BY 2`,
         )
       ).map((r) => ({ to: r.chat_id.split('@')[0]!, at: new Date(r.at) })),

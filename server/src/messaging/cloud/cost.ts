@@ -41,7 +41,9 @@ export async function priceOf(db: Db, category: string): Promise<number> {
 /**
  * What a template send to `recipients` numbers would cost at Meta's rate for the template's
  * category, and how many of them the account's 24-hour tier lets go now (the send summary, before
- * sending). The tier's count is the account's distinct template recipients of the last 24 hours.
+ * sending). The tier's count is the distinct template recipients of the last 24 hours of every
+ * number of the account's WhatsApp Business Account: Meta's limit is shared by a business's
+ * numbers (tier-pool.ts).
  */
 export async function estimateCost(
   ctx: AppContext,
@@ -60,8 +62,8 @@ export async function estimateCost(
     ctx.db,
     sql`SELECT count(DISTINCT r.chat_id)::int AS n FROM message_job_recipients r
         JOIN message_jobs j ON j.id = r.job_id
-        WHERE r.session_id = ${sessionId} AND j.message_type = 'template'
-          AND r.sent_at > now() - interval '24 hours'`,
+        WHERE r.session_id IN (SELECT session_id FROM cloud_accounts WHERE waba_id = ${account?.wabaId ?? ''})
+          AND j.message_type = 'template' AND r.sent_at > now() - interval '24 hours'`,
   );
   const room = Number.isFinite(limit) ? Math.max(0, limit - Number(used?.n ?? 0)) : input.recipients;
   const now = Math.min(room, input.recipients);

@@ -4,7 +4,10 @@
  * "the maximum number of unique WhatsApp user phone numbers your business can deliver messages to,
  * outside of a customer service window, within a moving 24-hour period": 250 for a new business
  * portfolio, then 2,000, 10,000, 100,000 and unlimited. A recipient counts once however many
- * messages it gets, and leaves the window 24 hours after its latest one.
+ * messages it gets, and leaves the window 24 hours after its latest one. Since 7 October 2025 the
+ * limit is "calculated and set at the business portfolio level and […] shared by all business
+ * phone numbers within a portfolio" (same page; "Upcoming changes to messaging limits"): the
+ * numbers of one portfolio share one counter (tier-pool.ts).
  *
  * The counter is told only about sends that count (templates to people outside their 24-hour
  * window; the engine knows which). Pure: times are passed in, in ms; they must not go backwards.
@@ -30,8 +33,9 @@ export function tierLimit(tier: string | null | undefined): number {
 
 export type TierCounter = ReturnType<typeof createTierCounter>;
 
-export function createTierCounter(limit: number, windowMs = DAY_MS) {
-  if (!(limit >= 0)) throw new RangeError('limit: a count of recipients, or Infinity');
+export function createTierCounter(initialLimit: number, windowMs = DAY_MS) {
+  if (!(initialLimit >= 0)) throw new RangeError('limit: a count of recipients, or Infinity');
+  let limit = initialLimit;
   /** Recipient → time of its latest counted send; Map order is oldest first (re-sends move to the end). */
   const lastSent = new Map<string, number>();
   let latest = Number.NEGATIVE_INFINITY;
@@ -46,7 +50,14 @@ export function createTierCounter(limit: number, windowMs = DAY_MS) {
   }
 
   return {
-    limit,
+    get limit() {
+      return limit;
+    },
+    /** A new limit (Meta moved the portfolio to another tier); the recipients in the window stay counted. */
+    setLimit(next: number) {
+      if (!(next >= 0)) throw new RangeError('limit: a count of recipients, or Infinity');
+      limit = next;
+    },
     /** Recipients in the window now. */
     used(at: number): number {
       expire(at);

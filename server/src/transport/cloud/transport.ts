@@ -20,7 +20,8 @@ import {
   DEFAULT_MESSAGES_PER_SECOND,
   type ThroughputLimiter,
 } from './throughput-limiter.ts';
-import { createTierCounter, DAY_MS, type TierCounter, tierLimit } from './tier-counter.ts';
+import { DAY_MS, tierLimit } from './tier-counter.ts';
+import { type SharedTier, type TierPool, tierOf } from './tier-pool.ts';
 
 /** Meta's per-user marketing limit (131049): wait at least 24 hours before sending that user another marketing template. */
 export const RETRY_AFTER_MS = DAY_MS;
@@ -40,8 +41,13 @@ export type CloudTransportOptions = {
   limiter?: ThroughputLimiter;
   /** The account's messaging limit tier as last stored; the counter starts from it. */
   tier: string | null;
-  /** Recipients (digits) of template sends in the last 24 h, oldest first: the tier counter's start. */
+  /**
+   * Recipients (digits) of template sends in the last 24 h, oldest first: the tier counter's
+   * start (with `tierPool`, those of every number of the business account).
+   */
   recentRecipients(): Promise<Array<{ to: string; at: Date }>>;
+  /** The counters this number's limit is shared through, and its key there (the WhatsApp Business Account id). */
+  tierPool?: { pool: TierPool; key: string };
   /** Whether the number (digits) has written to the account in the last 24 hours (its customer service window is open). */
   inServiceWindow(to: string): Promise<boolean>;
   /** What Meta said of the number at connect (quality, tier), for any node to read. */
@@ -67,13 +73,12 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
     pace: 'throughput',
   };
   private readonly limiter: ThroughputLimiter;
-  private tier: TierCounter;
+  /** The messaging limit's counter: the number's own, or the one its business account's numbers share. */
+  private tier: SharedTier;
   private readonly now: () => number;
   private health: NodeJS.Timeout | null = null;
   private backoffMs = BACKOFF_START_MS;
   private closed = false;
-  /** The tier counter refuses times that go backwards (a wall clock may): its clock never does. */
-  private tierClock = Number.NEGATIVE_INFINITY;
 
   constructor(
     session: TransportSession,
@@ -85,12 +90,12 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
     this.limiter =
       options.limiter ??
       createThroughputLimiter({ perSecond: options.perSecond ?? DEFAULT_MESSAGES_PER_SECOND });
-    this.tier = createTierCounter(tierLimit(options.tier));
+    this.tier = tierOf(tierLimit(options.tier), [], this.now());
   }
 
   private tierNow(): number {
-    this.tierClock = Math.max(this.tierClock, this.now());
-    return this.tierClock;
+    this.tier.clock = Math.max(this.tier.clock, this.now());
+    return this.tier.clock;
   }
 
   async connect(): Promise<void> {
@@ -120,16 +125,11 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
       .catch((err) => this.options.log.warn({ err }, 'storing phone info failed'));
     if (first) {
       const limit = tierLimit(info.messagingLimitTier);
-      const counter = createTierCounter(limit);
-      const recent = await this.options.recentRecipients().catch(() => []);
-      const now = this.now();
-      let last = Number.NEGATIVE_INFINITY;
-      for (const r of recent) {
-        last = Math.max(last, Math.min(r.at.getTime(), now));
-        if (last > now - DAY_MS) counter.record(r.to, last);
-      }
-      this.tier = counter;
-      this.tierClock = Math.max(last, Number.NEGATIVE_INFINITY);
+      const recent = () => this.options.recentRecipients().catch(() => []);
+      const shared = this.options.tierPool;
+      this.tier = shared
+        ? await shared.pool.join(shared.key, limit, recent, this.now())
+        : tierOf(limit, await recent(), this.now());
     }
     if (this.state !== 'open') {
       this.state = 'open';
@@ -203,11 +203,11 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
       throw new SendError('invalid', CLOUD_TEXTS.windowClosed);
     // Only template sends open conversations that count toward the tier (Messaging limits page).
     // Counted before the send (two concurrent sends cannot both take the last place); a failed send keeps its place: conservative.
-    if (isTemplate && !this.tier.record(to, this.tierNow())) {
-      const until = new Date(this.tier.nextRoomAt(this.tierNow()));
+    if (isTemplate && !this.tier.counter.record(to, this.tierNow())) {
+      const until = new Date(this.tier.counter.nextRoomAt(this.tierNow()));
       throw new SendError(
         'rate-limited',
-        `Waiting: the account's limit of ${this.tier.limit.toLocaleString('en-IN')} recipients in 24 hours is reached`,
+        `Waiting: the account's limit of ${this.tier.counter.limit.toLocaleString('en-IN')} recipients in 24 hours is reached`,
         until,
       );
     }

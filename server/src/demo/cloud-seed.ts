@@ -1,0 +1,54 @@
+import type { AppContext } from '../context.ts';
+import { acceptSend } from '../messaging/accept/send.ts';
+import { createCloudInstance } from '../sessions/cloud/service.ts';
+import type { FakeGraphApi } from '../transport/simulator/graph-api.ts';
+import type { UserRow } from '../users/repository.ts';
+import { DEMO_CLOUD, DEMO_UNDELIVERABLE, pointDemoWebhook } from './cloud-graph.ts';
+
+/** The demo's simulated Meta and where this server answers its webhooks (demo/cloud-graph.ts). */
+export type DemoCloud = { graph: FakeGraphApi; webhookBase: string };
+
+/**
+ * Credits the Cloud campaign keeps: one a regular customer (7, the list less its opted-out
+ * number); the undeliverable number's credit is refunded when Meta's `failed` status arrives.
+ */
+export const CLOUD_CAMPAIGN_KEPT = 7;
+
+/**
+ * The demo's Cloud API account (issue 30), made as a user makes one: connected with the ids and
+ * secrets from Meta's App Dashboard (the product asks the simulated Meta for the number and its
+ * templates), its callback URL registered, then a marketing template sent to the regular
+ * customers, `{{1}}` their name, and to one number Meta cannot deliver to. The engine sends it
+ * as the demo starts; Meta's status webhooks move each recipient sent → delivered → read and
+ * carry the category that prices it (MIS: marketing and its cost).
+ */
+export async function seedCloudDemo(
+  ctx: AppContext,
+  shop: UserRow,
+  cloud: DemoCloud,
+  regularsListId: string,
+): Promise<string> {
+  const { sessionId } = await createCloudInstance(ctx, shop, {
+    sessionName: DEMO_CLOUD.sessionName,
+    phoneNumberId: DEMO_CLOUD.phoneNumberId,
+    wabaId: DEMO_CLOUD.wabaId,
+    accessToken: DEMO_CLOUD.accessToken,
+    appSecret: DEMO_CLOUD.appSecret,
+    verifyToken: DEMO_CLOUD.verifyToken,
+  });
+  if (!(await pointDemoWebhook(ctx, cloud.graph, cloud.webhookBase)))
+    throw new Error('demo seed: the Cloud API account was not stored');
+  await acceptSend(
+    ctx,
+    shop,
+    sessionId,
+    {
+      type: 'template',
+      content: { name: 'diwali_offer', language: 'en', parameters: ['{{name|there}}'] },
+      contactListIds: [regularsListId],
+      chatIds: [DEMO_UNDELIVERABLE],
+    },
+    'individuals',
+  );
+  return sessionId;
+}

@@ -1,0 +1,151 @@
+import crypto from 'node:crypto';
+
+/**
+ * What the fake Graph API (graph-api.ts) answers and POSTs, as Meta's pages write it: error
+ * envelopes, webhook envelopes and status objects.
+ */
+
+/**
+ * Titles and details as Meta's error-code page gives them
+ * (developers.facebook.com/documentation/business-messaging/whatsapp/support/error-codes; texts of
+ * 131049 and 131047 as quoted by Meta's per-user marketing limits page and partners' copies).
+ */
+export const ERRORS: Record<number, { title: string; details: string; http: number }> = {
+  100: { title: 'Invalid parameter', details: 'Invalid parameter', http: 400 },
+  130429: { title: 'Rate limit hit', details: 'Cloud API message throughput has been reached.', http: 429 },
+  131026: {
+    title: 'Message undeliverable',
+    details:
+      'Unable to deliver message. Reasons can include: the recipient phone number is not a WhatsApp phone number.',
+    http: 400,
+  },
+  131047: {
+    title: 'Re-engagement message',
+    details:
+      'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+    http: 400,
+  },
+  131049: {
+    title: 'This message was not delivered to maintain healthy ecosystem engagement.',
+    details: 'In order to maintain a healthy ecosystem engagement, the message failed to be delivered.',
+    http: 400,
+  },
+  131056: {
+    title: '(Business Account, Consumer Account) pair rate limit hit',
+    details:
+      'Too many messages sent from the sender phone number to the same recipient phone number in a short period of time.',
+    http: 429,
+  },
+  132000: {
+    title: 'Number of parameters does not match the expected number of params',
+    details: '',
+    http: 400,
+  },
+  132001: { title: 'Template name does not exist in the translation', details: '', http: 400 },
+  132012: { title: 'Parameter format does not match format in the created template', details: '', http: 400 },
+};
+
+/** Graph's error envelope (Graph API "Handling Errors"): the title rides in `message` as "(#code) title". */
+export function graphError(code: number, details?: string, extra: Record<string, unknown> = {}) {
+  const known = ERRORS[code] ?? { title: `Error ${code}`, details: '', http: 400 };
+  return {
+    status: known.http,
+    body: {
+      error: {
+        message: `(#${code}) ${known.title}`,
+        type: 'OAuthException',
+        code,
+        error_data: { messaging_product: 'whatsapp', details: details ?? known.details },
+        fbtrace_id: crypto.randomBytes(8).toString('base64url'),
+        ...extra,
+      },
+    },
+  };
+}
+
+/** Meta signs the payload "using an escaped unicode version of the payload" (Graph webhooks, Getting Started). */
+export function escapedUnicodeJson(payload: unknown): string {
+  return JSON.stringify(payload).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+export const variables = (text = '') =>
+  new Set([...text.matchAll(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g)].map((m) => m[1]));
+
+/** The `messages` webhook envelope (status and text message webhook references). */
+export function messagesEnvelope(
+  wabaId: string,
+  phone: { id: string; display: string },
+  value: Record<string, unknown>,
+) {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: wabaId,
+        changes: [
+          {
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: phone.display, phone_number_id: phone.id },
+              ...value,
+            },
+            field: 'messages',
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/**
+ * The statuses of one accepted message (status webhook reference): sent and delivered carry
+ * per-message pricing (pricing_model PMP since July 2025; `service`, a non-template message, is
+ * free); a failure is one `failed` status with Meta's `errors[]`.
+ */
+export function statusesOf(
+  message: { id: string; to: string; category: string },
+  failure: number | null,
+  t0: number,
+  read: boolean,
+): Record<string, unknown>[] {
+  const base = { id: message.id, recipient_id: message.to };
+  if (failure !== null) {
+    const e = ERRORS[failure] ?? { title: `Error ${failure}`, details: '' };
+    return [
+      {
+        ...base,
+        status: 'failed',
+        timestamp: String(t0),
+        errors: [
+          {
+            code: failure,
+            title: e.title,
+            message: e.title,
+            error_data: { details: e.details },
+            href: 'https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/',
+          },
+        ],
+      },
+    ];
+  }
+  const pricing = {
+    billable: message.category !== 'service',
+    pricing_model: 'PMP',
+    type: 'regular',
+    category: message.category,
+  };
+  const statuses: Record<string, unknown>[] = [
+    { ...base, status: 'sent', timestamp: String(t0), pricing },
+    { ...base, status: 'delivered', timestamp: String(t0 + 1), pricing },
+  ];
+  if (read) statuses.push({ ...base, status: 'read', timestamp: String(t0 + 2) });
+  return statuses;
+}
+
+/** The X-Hub-Signature-256 value of a body (Graph webhooks, Getting Started), computed here, not by the product. */
+export function signature(body: string, appSecret: string): string {
+  return `sha256=${crypto.createHmac('sha256', appSecret).update(body).digest('hex')}`;
+}
