@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type Config, loadConfig } from '../src/config.ts';
 import { type AppContext, createContext } from '../src/context.ts';
@@ -16,9 +17,17 @@ export type DbKind = 'pglite' | 'postgres';
 /** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set. */
 export const DB_KINDS: DbKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
+let pgliteTemplate: Blob | undefined;
+/** The migrated dump pglite-template.ts made for this run (absent outside the server suite). */
+function migratedTemplate(): Blob | undefined {
+  const file = process.env.PGLITE_TEMPLATE_FILE;
+  if (file && !pgliteTemplate) pgliteTemplate = new Blob([fs.readFileSync(file)]);
+  return pgliteTemplate;
+}
+
 /** A fresh, migrated database: in-memory PGlite, or a new PostgreSQL database dropped on close. */
 export async function openTestDatabase(kind: DbKind): Promise<Database> {
-  if (kind === 'pglite') return openPglite(undefined);
+  if (kind === 'pglite') return openPglite(undefined, { from: migratedTemplate() });
   const scratch = await createPostgresDatabaseUrl();
   const database = await openPostgres(scratch.url);
   return {
