@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/reliability/**', 'test/emulator/**'],
-    globalSetup: ['test/pglite-template.ts'],
+    globalSetup: ['test/test-templates.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

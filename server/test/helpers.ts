@@ -18,7 +18,7 @@ export type DbKind = 'pglite' | 'postgres';
 export const DB_KINDS: DbKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
 let pgliteTemplate: Blob | undefined;
-/** The migrated dump pglite-template.ts made for this run (absent outside the server suite). */
+/** The migrated dump test-templates.ts made for this run (absent outside the server suite). */
 function migratedTemplate(): Blob | undefined {
   const file = process.env.PGLITE_TEMPLATE_FILE;
   if (file && !pgliteTemplate) pgliteTemplate = new Blob([fs.readFileSync(file)]);
@@ -28,7 +28,11 @@ function migratedTemplate(): Blob | undefined {
 /** A fresh, migrated database: in-memory PGlite, or a new PostgreSQL database dropped on close. */
 export async function openTestDatabase(kind: DbKind): Promise<Database> {
   if (kind === 'pglite') return openPglite(undefined, { from: migratedTemplate() });
-  const scratch = await createPostgresDatabaseUrl();
+  const scratch = await createScratchDatabase(
+    process.env.TEST_DATABASE_URL!,
+    't',
+    process.env.PG_TEMPLATE_DATABASE,
+  );
   const database = await openPostgres(scratch.url);
   return {
     ...database,
@@ -39,7 +43,10 @@ export async function openTestDatabase(kind: DbKind): Promise<Database> {
   };
 }
 
-/** A fresh database URL on the test PostgreSQL server (for tests that start real processes). */
+/**
+ * A fresh, empty database URL on the test PostgreSQL server (for tests that start real
+ * processes: each migrates it on its first start, as a new deployment does).
+ */
 export const createPostgresDatabaseUrl = () => createScratchDatabase(process.env.TEST_DATABASE_URL!, 't');
 
 export function testConfig(env: Record<string, string> = {}): Config {
