@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/reliability/**', 'test/emulator/**'],
+    globalSetup: ['test/test-templates.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

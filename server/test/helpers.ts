@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type Config, loadConfig } from '../src/config.ts';
 import { type AppContext, createContext } from '../src/context.ts';
@@ -16,10 +17,22 @@ export type DbKind = 'pglite' | 'postgres';
 /** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set. */
 export const DB_KINDS: DbKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
+let pgliteTemplate: Blob | undefined;
+/** The migrated dump test-templates.ts made for this run (absent outside the server suite). */
+function migratedTemplate(): Blob | undefined {
+  const file = process.env.PGLITE_TEMPLATE_FILE;
+  if (file && !pgliteTemplate) pgliteTemplate = new Blob([fs.readFileSync(file)]);
+  return pgliteTemplate;
+}
+
 /** A fresh, migrated database: in-memory PGlite, or a new PostgreSQL database dropped on close. */
 export async function openTestDatabase(kind: DbKind): Promise<Database> {
-  if (kind === 'pglite') return openPglite(undefined);
-  const scratch = await createPostgresDatabaseUrl();
+  if (kind === 'pglite') return openPglite(undefined, { from: migratedTemplate() });
+  const scratch = await createScratchDatabase(
+    process.env.TEST_DATABASE_URL!,
+    't',
+    process.env.PG_TEMPLATE_DATABASE,
+  );
   const database = await openPostgres(scratch.url);
   return {
     ...database,
@@ -30,7 +43,10 @@ export async function openTestDatabase(kind: DbKind): Promise<Database> {
   };
 }
 
-/** A fresh database URL on the test PostgreSQL server (for tests that start real processes). */
+/**
+ * A fresh, empty database URL on the test PostgreSQL server (for tests that start real
+ * processes: each migrates it on its first start, as a new deployment does).
+ */
 export const createPostgresDatabaseUrl = () => createScratchDatabase(process.env.TEST_DATABASE_URL!, 't');
 
 export function testConfig(env: Record<string, string> = {}): Config {

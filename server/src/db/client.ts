@@ -75,7 +75,11 @@ function initPgliteDir(dataDir: string): void {
  */
 export async function openPglite(
   dataDir: string | undefined,
-  options: { sharedBuffers?: string } = {},
+  options: {
+    sharedBuffers?: string;
+    /** A dump (`dumpDataDir`) to start from instead of a new cluster; the tests' migrated template. */
+    from?: Blob;
+  } = {},
 ): Promise<Database> {
   if (dataDir) {
     fs.mkdirSync(dataDir, { recursive: true });
@@ -90,7 +94,10 @@ export async function openPglite(
     '-c',
     'wal_init_zero=off',
   ];
-  const client = await PGlite.create(dataDir, { startParams });
+  const client = await PGlite.create(dataDir, {
+    startParams,
+    ...(options.from ? { loadDataDir: options.from } : {}),
+  });
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(client), { migrationsFolder });
   return {
