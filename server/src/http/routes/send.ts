@@ -18,7 +18,8 @@ import { type App, requireUser } from '../types.ts';
  */
 export const SEND_BODY_LIMIT = Math.ceil((MAX_MEDIA_BYTES * 4) / 3) + 8 * 1024 * 1024;
 
-const errors = {
+/** The error answers of a send route (texts, files, polls, Status). */
+export const SEND_ERRORS = {
   400: ErrorResponse,
   401: ErrorResponse,
   402: ErrorResponse,
@@ -66,7 +67,7 @@ export function registerSendRoutes(app: App, ctx: AppContext): void {
           params: SessionIdParams,
           headers: SendHeaders,
           body: SendBody,
-          response: { 200: SendResponse, ...errors, 429: ErrorResponse },
+          response: { 200: SendResponse, ...SEND_ERRORS, 429: ErrorResponse },
         },
         config: SEND_ROUTE_CONFIG,
       },

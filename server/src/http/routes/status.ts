@@ -9,17 +9,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import { acceptStatus, statusAudienceCount } from '../../messaging/status/accept.ts';
 import { type App, requireUser } from '../types.ts';
-import { idempotencyKey, SEND_BODY_LIMIT, SEND_ROUTE_CONFIG } from './send.ts';
-
-const errors = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  402: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  409: ErrorResponse,
-  413: ErrorResponse,
-};
+import { idempotencyKey, SEND_BODY_LIMIT, SEND_ERRORS, SEND_ROUTE_CONFIG } from './send.ts';
 
 /** Status posts (issue 31): a job to an audience of contact lists or everyone the account has messaged. */
 export function registerStatusRoutes(app: App, ctx: AppContext): void {
@@ -34,7 +24,7 @@ export function registerStatusRoutes(app: App, ctx: AppContext): void {
         params: SessionIdParams,
         headers: SendHeaders,
         body: StatusSendBody,
-        response: { 200: SendResponse, ...errors, 429: ErrorResponse },
+        response: { 200: SendResponse, ...SEND_ERRORS, 429: ErrorResponse },
       },
       config: SEND_ROUTE_CONFIG,
     },
