@@ -154,6 +154,12 @@ export const SendResponse = z.object({
   message: z.string(),
   totalChats: z.number().int(),
   jobId: z.string(),
+  /**
+   * Credits reserved for the job: each recipient at the price of the kind of account that sends it
+   * (an admin's price per kind, issue 30; 1 each by default). A repeating send reserves each
+   * occurrence when it starts: 0 here.
+   */
+  creditsCharged: z.number().int().optional(),
   /** Numbers left out because they opted out: not charged (DECISIONS.md, Opt-outs). */
   skipped: z
     .object({
@@ -364,6 +370,8 @@ export const RetryResponse = z.object({
   message: z.string(),
   /** How many failed recipients were queued again (and charged). */
   retried: z.number().int(),
+  /** The credits reserved for them: at the price of the retrying account's kind (issue 30). */
+  creditsCharged: z.number().int().optional(),
 });
 export type RetryResponse = z.infer<typeof RetryResponse>;
 

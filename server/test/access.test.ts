@@ -81,7 +81,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     const user = await buildUser(t);
     const token = await loginToken(t.app, user.username);
     const adminRoutes = t.app.routeList.filter((r) => r.url.startsWith('/api/admin'));
-    expect(adminRoutes.length).toBe(7);
+    expect(adminRoutes.length).toBe(8);
     for (const route of adminRoutes) {
       const res = await t.app.inject({
         method: route.method as 'GET',

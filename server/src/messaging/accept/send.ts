@@ -4,6 +4,7 @@ import { channelNames } from '../../channels/repository.ts';
 import { leftOutOfSend } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
+import { readCreditPrices } from '../../credits/prices.ts';
 import { badRequest, MESSAGES, paymentRequired } from '../../errors.ts';
 import { groupSubjects } from '../../groups/repository.ts';
 import { newId, sha256 } from '../../ids.ts';
@@ -23,7 +24,7 @@ import * as idem from './idempotency.ts';
 import * as acceptRepo from './repository.ts';
 /**
  * Accepts a send: checks the permission, the session, the payload (spec order), then in one
- * transaction reserves one credit per recipient, stores the file once, inserts the job and all
+ * transaction reserves each recipient's credits (the price of its account's kind), stores the file once, inserts the job and all
  * its recipients. Nothing is half-accepted. The session's dispatcher is woken afterwards.
  */
 export async function acceptSend(
@@ -44,8 +45,11 @@ export async function acceptSend(
     const previous = await idem.findIdempotentAnswer(ctx.db, user.id, idempotency.key);
     if (previous) return idem.replay(previous, idempotency.requestHash);
   }
+  // Credits per recipient of each account's kind (issue 30): what each recipient is charged.
+  const prices = await readCreditPrices(ctx.db);
+  const priceOf = accounts.map((a) => prices[a.kind]);
   // Cheap before costly: the balance against the count of ids as given, before parsing them.
-  if ((await acceptRepo.creditsOf(ctx.db, user.id)) < leastRecipients(body, audience))
+  if ((await acceptRepo.creditsOf(ctx.db, user.id)) < leastRecipients(body, audience) * Math.min(...priceOf))
     throw paymentRequired(MESSAGES.creditShort);
   const cc = ctx.config.defaultCountryCode;
   const individuals = audience === 'individuals' ? await gatherIndividuals(ctx.db, user, body, cc) : null;
@@ -122,6 +126,10 @@ export async function acceptSend(
       : [];
   if (audience === 'individuals')
     await checkServiceWindows(ctx, accounts, message, chatIds, (i) => (accounts.length > 1 ? split[i]! : 0));
+  // Each recipient at the price of the account that sends it; a spread over kinds adds each share.
+  const recipientPrices = accounts.length > 1 ? split.map((i) => priceOf[i]!) : null;
+  const charge = recipientPrices ? recipientPrices.reduce((a, b) => a + b, 0) : chatIds.length * priceOf[0]!;
+  answer.creditsCharged = repeat ? 0 : charge;
   const repeated = await ctx.db.transaction(async (tx) => {
     if (idempotency) {
       // First in the transaction: a concurrent duplicate waits here until this one commits, then replays it.
@@ -132,10 +140,9 @@ export async function acceptSend(
       if ((await countActiveSeries(tx, user.id)) >= MAX_ACTIVE_SERIES)
         throw badRequest(JOB_MESSAGES.tooManySeries);
       // Each occurrence is reserved when it starts; a balance short already now is refused now.
-      if ((await acceptRepo.creditsOf(tx, user.id)) < chatIds.length)
-        throw paymentRequired(MESSAGES.creditShort);
+      if ((await acceptRepo.creditsOf(tx, user.id)) < charge) throw paymentRequired(MESSAGES.creditShort);
     } else {
-      const balance = await debitCredits(tx, user.id, chatIds.length, 'send', { jobId, actorId: user.id });
+      const balance = await debitCredits(tx, user.id, charge, 'send', { jobId, actorId: user.id });
       if (balance === null) throw paymentRequired(MESSAGES.creditShort);
     }
     if (message.type === 'media')
@@ -179,7 +186,7 @@ export async function acceptSend(
     if (!repeat)
       await acceptRepo.insertRecipients(
         tx,
-        { jobId, sessionId, dueAt: scheduledAt ?? now },
+        { jobId, sessionId, dueAt: scheduledAt ?? now, price: recipientPrices ?? priceOf[0]! },
         chatIds,
         chatNames,
         contents,

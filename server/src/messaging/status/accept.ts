@@ -12,6 +12,7 @@ import {
 import { leftOutOfSend } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
+import { readCreditPrices } from '../../credits/prices.ts';
 import { badRequest, MESSAGES, paymentRequired } from '../../errors.ts';
 import { newId, sha256 } from '../../ids.ts';
 import { authorizeSession } from '../../policy/access.ts';
@@ -97,8 +98,10 @@ export async function acceptStatus(
   const n = chatIds.length;
   const noun = n === 1 ? 'contact' : 'contacts';
   const mediaId = post.type === 'media' ? sha256(post.data) : null;
+  // Each contact at the price of the account's kind (issue 30).
+  const price = (await readCreditPrices(ctx.db))[session.kind];
   await ctx.db.transaction(async (tx) => {
-    const balance = await debitCredits(tx, user.id, n, 'send', { jobId, actorId: user.id });
+    const balance = await debitCredits(tx, user.id, n * price, 'send', { jobId, actorId: user.id });
     if (balance === null) throw paymentRequired(MESSAGES.creditShort);
     if (post.type === 'media')
       await acceptRepo.storeMedia(tx, { id: mediaId!, mime: post.mime, bytes: post.data });
@@ -121,7 +124,7 @@ export async function acceptStatus(
     });
     await acceptRepo.insertRecipients(
       tx,
-      { jobId, sessionId, dueAt: scheduledAt ?? now },
+      { jobId, sessionId, dueAt: scheduledAt ?? now, price },
       chatIds,
       chatIds.map(() => null),
     );
@@ -134,6 +137,7 @@ export async function acceptStatus(
       : `Status posting initiated for ${n} ${noun}`,
     totalChats: n,
     jobId,
+    creditsCharged: n * price,
     ...(optedOut.length > 0 || noConsent.length > 0
       ? { skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) } }
       : {}),
