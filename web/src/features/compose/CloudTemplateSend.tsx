@@ -7,6 +7,7 @@ import { useCostEstimate } from './api/cost-estimate.ts';
 import { sendMessage } from './api/send-message.ts';
 import { useTemplates } from './api/templates.ts';
 import type { PreviewRecipient } from './PersonalisedPreview.tsx';
+import { costLine } from './send-forecast.ts';
 import type { SendTarget } from './useSendFlow.ts';
 
 /** The body of a template with its `{{n}}` replaced by this recipient's values. */
@@ -22,6 +23,9 @@ function renderBody(body: string, values: string[]): string {
 export function CloudTemplateSend(props: {
   sessionId: string;
   selectedCount: number;
+  /** The balance now and the credits per recipient of a Cloud API account (issue 30). */
+  balance: number;
+  price: number;
   target: () => SendTarget;
   recipients: readonly PreviewRecipient[];
   onSent: () => void;
@@ -116,6 +120,14 @@ export function CloudTemplateSend(props: {
                 ))}
               </Table.Tbody>
             </Table>
+          )}
+          {props.selectedCount > 0 && (
+            <Text fw={600} size="sm">
+              {costLine(props.selectedCount, props.balance, {
+                min: props.selectedCount * props.price,
+                max: props.selectedCount * props.price,
+              })}
+            </Text>
           )}
           {cost.data && (
             <Alert color="blue" variant="light" role="status" aria-label="Meta's charge">
