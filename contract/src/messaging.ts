@@ -27,6 +27,8 @@ export const SPREAD_TEXTS = {
     'A group send goes from the account that is in the group: sessionIds is only for sends to phone numbers',
   repeat: 'A repeating send goes from one account: leave sessionIds out',
   notYours: (sessionId: string) => `Not one of your accounts: ${sessionId}`,
+  coldNeedsBothKinds:
+    'coldToCloud needs a linked phone and a Cloud API account among the accounts: add them with sessionIds',
 } as const;
 
 export const SEND_TEXTS = {
@@ -126,6 +128,12 @@ export const SendBody = z.object({
    * to the others. A group send goes from the account in the group (400 otherwise).
    */
   sessionIds: z.array(z.string().max(100)).max(10).nullish(),
+  /**
+   * With `sessionIds` mixing linked phones and Cloud API accounts (issue 30): each number a linked
+   * phone of the job has messaged before goes through that phone, every other ('cold') number
+   * through the Cloud API account(s), instead of the split by allowance.
+   */
+  coldToCloud: z.boolean().optional(),
   /** Individuals only: contact lists whose numbers (with their fields) receive the message too. */
   contactListIds: z.array(z.string().max(100)).max(100).nullish(),
   /** Individuals only: numbers with their own fields for `{{field}}` (a CSV with headers). */
@@ -160,6 +168,8 @@ export const SendResponse = z.object({
    * occurrence when it starts: 0 here.
    */
   creditsCharged: z.number().int().optional(),
+  /** A job over linked phones and Cloud API accounts: how many recipients go through each kind (issue 30). */
+  split: z.object({ viaPhones: z.number().int(), viaCloud: z.number().int() }).optional(),
   /** Numbers left out because they opted out: not charged (DECISIONS.md, Opt-outs). */
   skipped: z
     .object({

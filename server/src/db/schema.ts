@@ -911,6 +911,8 @@ export type StoredTemplate = {
   parameters: string[];
   /** A NAMED template's variable names, in the order of `parameters`. */
   parameterNames?: string[];
+  /** The template's body: a linked phone sharing the job sends it as text, its variables filled (issue 30). */
+  bodyText?: string;
 };
 
 /**

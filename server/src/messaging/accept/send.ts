@@ -13,7 +13,6 @@ import type { SessionRow } from '../../sessions/repository.ts';
 import { signal } from '../../signals.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { gatherIndividuals, personalise, personaliseTemplate } from '../accept/personalise.ts';
-import { remainingAllowanceToday, splitByAllowance } from '../accept/spread.ts';
 import { checkKindOfSend, checkServiceWindows } from '../cloud/accept.ts';
 import { type Audience, composeSend, storedContent } from '../compose.ts';
 import { assertOwnerMaySend } from '../engine/rules.ts';
@@ -22,6 +21,7 @@ import { repeatOf } from '../series/recurring.ts';
 import { countActiveSeries, insertSeries } from '../series/repository.ts';
 import * as idem from './idempotency.ts';
 import * as acceptRepo from './repository.ts';
+import { routeRecipients, splitByKind, templateContents } from './route.ts';
 /**
  * Accepts a send: checks the permission, the session, the payload (spec order), then in one
  * transaction reserves each recipient's credits (the price of its account's kind), stores the file once, inserts the job and all
@@ -38,6 +38,8 @@ export async function acceptSend(
   assertOwnerMaySend(user, audience);
   const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
   const accounts = await sharingAccounts(ctx, user, session, body, audience);
+  if (body.coldToCloud === true && !splitByKind(accounts, []))
+    throw badRequest(SPREAD_TEXTS.coldNeedsBothKinds);
   const idempotency =
     idempotencyKey === undefined ? null : idem.idempotencyOf(idempotencyKey, audience, sessionId, body);
   if (idempotency) {
@@ -112,18 +114,13 @@ export async function acceptSend(
       ? { skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) } }
       : {}),
   };
-  // Spread over accounts: in proportion to what each may still send today (a down one: nothing).
-  const split =
-    accounts.length > 1
-      ? splitByAllowance(
-          chatIds.length,
-          await Promise.all(
-            accounts.map((a) =>
-              a.status === 'CONNECTED' ? remainingAllowanceToday(ctx.db, a.sessionId, ctx.config) : 0,
-            ),
-          ),
-        )
-      : [];
+  // Spread over accounts: by what each may still send today, or cold numbers to the Cloud account.
+  const split = accounts.length > 1 ? await routeRecipients(ctx, accounts, chatIds, body) : [];
+  const byKind = splitByKind(accounts, split);
+  if (byKind) answer.split = byKind;
+  // A template that linked phones share: their recipients get its body as text (issue 30).
+  if (audience === 'individuals')
+    contents = templateContents(message, (i) => accounts[split[i] ?? 0]!.kind, contents, chatIds.length);
   if (audience === 'individuals')
     await checkServiceWindows(ctx, accounts, message, chatIds, (i) => (accounts.length > 1 ? split[i]! : 0));
   // Each recipient at the price of the account that sends it; a spread over kinds adds each share.
