@@ -286,7 +286,9 @@ function BulkMessageForm() {
           sessionId={cloudSession}
           selectedCount={selectedCount}
           balance={balance}
-          price={prices.cloud}
+          credits={sendCredits(selectedCount, perAccount)}
+          sessionIds={sharingSessionIds(current.sessionId, alsoFrom, current.sessions)}
+          withPhones={kinds.includes('linked')}
           recipients={preview}
           target={() => ({
             ...uploadTarget(upload, rows),

@@ -1,4 +1,4 @@
-import { Alert, Button, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { CLOUD_TEXTS, parseTemplate, renderTemplate, type SendBody } from '@wa/contract';
 import { useState } from 'react';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
@@ -23,9 +23,12 @@ function renderBody(body: string, values: string[]): string {
 export function CloudTemplateSend(props: {
   sessionId: string;
   selectedCount: number;
-  /** The balance now and the credits per recipient of a Cloud API account (issue 30). */
+  /** The balance now and what the recipients cost at their accounts' prices (issue 30). */
   balance: number;
-  price: number;
+  credits: { min: number; max: number };
+  /** More accounts sharing the send ('Also send from', the body's sessionIds) and whether a linked phone is among them. */
+  sessionIds?: string[];
+  withPhones: boolean;
   target: () => SendTarget;
   recipients: readonly PreviewRecipient[];
   onSent: () => void;
@@ -36,6 +39,8 @@ export function CloudTemplateSend(props: {
   const [values, setValues] = useState<string[]>([]);
   const [banner, setBanner] = useState<{ color: string; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  /** coldToCloud (issue 30): numbers the phones have chatted with go through them, the rest through Cloud. */
+  const [cold, setCold] = useState(true);
   const template = approved.find((t) => `${t.name}|${t.language}` === chosen) ?? null;
   const cost = useCostEstimate(
     props.sessionId,
@@ -55,11 +60,18 @@ export function CloudTemplateSend(props: {
     try {
       const body: SendBody = {
         ...props.target(),
+        ...(props.sessionIds ? { sessionIds: props.sessionIds } : {}),
+        ...(props.withPhones ? { coldToCloud: cold } : {}),
         type: 'template',
         content: { name: template.name, language: template.language, parameters: values },
       };
       const res = await sendMessage(props.sessionId, 'individuals', body, newIdempotencyKey());
-      setBanner({ color: 'green', text: `${res.message} (job ${res.jobId})` });
+      const split = res.split
+        ? ` · ${formatNumber(res.split.viaPhones)} through the phones, ${formatNumber(res.split.viaCloud)} through the Cloud API`
+        : '';
+      const credits =
+        res.creditsCharged === undefined ? '' : ` · ${formatNumber(res.creditsCharged)} credits`;
+      setBanner({ color: 'green', text: `${res.message} (job ${res.jobId})${split}${credits}` });
       props.onSent();
     } catch (err) {
       setBanner({ color: 'red', text: errorText(err, 'Error sending message', 'Error sending message') });
@@ -123,10 +135,7 @@ export function CloudTemplateSend(props: {
           )}
           {props.selectedCount > 0 && (
             <Text fw={600} size="sm">
-              {costLine(props.selectedCount, props.balance, {
-                min: props.selectedCount * props.price,
-                max: props.selectedCount * props.price,
-              })}
+              {costLine(props.selectedCount, props.balance, props.credits)}
             </Text>
           )}
           {cost.data && (
@@ -136,6 +145,13 @@ export function CloudTemplateSend(props: {
             </Alert>
           )}
         </>
+      )}
+      {props.withPhones && (
+        <Checkbox
+          checked={cold}
+          onChange={(e) => setCold(e.currentTarget.checked)}
+          label="Numbers the phones have chatted with go through the phones (as the template's text); the others through the Cloud API account"
+        />
       )}
       <Button onClick={() => void send()} loading={busy} disabled={!template}>
         Send template to {formatNumber(props.selectedCount)}
