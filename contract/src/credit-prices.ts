@@ -34,3 +34,19 @@ export type CreditPricesBody = z.infer<typeof CreditPricesBody>;
 export function creditsFor(counts: { linked: number; cloud: number }, prices: CreditPrices): number {
   return counts.linked * prices.linked + counts.cloud * prices.cloud;
 }
+
+/**
+ * POST /api/session/:sessionId/send-estimate (issue 30): the split a send (the body of
+ * sendIndividualMessage) would have over linked phones and Cloud API accounts, its credits, and
+ * Meta's charge for the Cloud share of a template (ten-thousandths of a rupee; null otherwise).
+ * Opted-out numbers are not left out here: the send itself leaves them out and does not charge them.
+ */
+export const SendEstimateResponse = z.object({
+  success: z.literal(true),
+  recipients: z.number().int(),
+  viaPhones: z.number().int(),
+  viaCloud: z.number().int(),
+  credits: z.number().int(),
+  metaCostUnits: z.number().int().nullable(),
+});
+export type SendEstimateResponse = z.infer<typeof SendEstimateResponse>;

@@ -112,6 +112,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
   const NO_SESSION = new Set([
     'POST /api/session/:sessionId/sendBulkMessage',
     'POST /api/session/:sessionId/sendIndividualMessage',
+    'POST /api/session/:sessionId/send-estimate',
     'POST /api/session/:sessionId/sendStatus',
     'GET /api/session/:sessionId/status-audience',
     'GET /api/session/:sessionId/policy',
@@ -124,6 +125,11 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
       content: 'x',
     },
     'POST /api/session/:sessionId/sendIndividualMessage': {
+      chatIds: ['919800015838'],
+      type: 'string',
+      content: 'x',
+    },
+    'POST /api/session/:sessionId/send-estimate': {
       chatIds: ['919800015838'],
       type: 'string',
       content: 'x',

@@ -107,6 +107,28 @@ describe.each(DB_KINDS)('cold contacts through the Cloud account on %s', (kind) 
     expect(alone.statusCode).toBe(400);
     expect(alone.json().message).toBe(SPREAD_TEXTS.coldNeedsBothKinds);
 
+    // Before sending: the split, its credits, and Meta's utility rate (₹0.1150) for the Cloud share.
+    const estimate = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${phone}/send-estimate`,
+      headers: bearer(a.token),
+      payload: {
+        type: 'template',
+        content: { name: 'order_update', language: 'en_US', parameters: ['A-7'] },
+        chatIds: ['919811300001', '919811300002', '919811300003'],
+        sessionIds: [cloud],
+        coldToCloud: true,
+      },
+    });
+    expect(estimate.json()).toEqual({
+      success: true,
+      recipients: 3,
+      viaPhones: 1,
+      viaCloud: 2,
+      credits: 5,
+      metaCostUnits: 2 * 1150,
+    });
+
     const before = fake.sends.length;
     const res = await send(a.token, phone, {
       type: 'template',

@@ -229,7 +229,7 @@ function leastRecipients(body: SendBody, audience: Audience): number {
  * unknown one and another user's get the same 400. Group sends and repeating sends go from one
  * account.
  */
-async function sharingAccounts(
+export async function sharingAccounts(
   ctx: AppContext,
   user: UserRow,
   session: SessionRow,
