@@ -110,7 +110,6 @@ export type CostEstimateResponse = z.infer<typeof CostEstimateResponse>;
 const rupees = new Intl.NumberFormat('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const count = new Intl.NumberFormat('en-IN');
 
-/** Ten-thousandths of a rupee as exact rupees for a file: 1150 → '0.1150'. */
 /**
  * A template's body with its variables (`{{1}}`, or a NAMED template's `{{first_name}}`) replaced
  * by one recipient's values: what a linked phone sends in place of the template (issue 30).
@@ -126,6 +125,7 @@ export function templateBodyText(
   });
 }
 
+/** Ten-thousandths of a rupee as exact rupees for a file: 1150 → '0.1150'. */
 export function rupeesText(units: number): string {
   const sign = units < 0 ? '-' : '';
   const abs = Math.abs(Math.round(units));

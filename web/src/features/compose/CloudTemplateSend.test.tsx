@@ -5,6 +5,16 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 const api = vi.hoisted(() => ({ sendMessage: vi.fn() }));
 vi.mock('./api/send-message.ts', () => ({ sendMessage: api.sendMessage }));
 vi.mock('./api/cost-estimate.ts', () => ({ useCostEstimate: () => ({ data: undefined }) }));
+const estimate = vi.hoisted(() => ({ body: vi.fn() }));
+vi.mock('./api/send-estimate.ts', () => ({
+  useSendEstimate: (_s: string, _k: unknown[], body: (() => unknown) | null) => {
+    if (!body) return { data: undefined };
+    estimate.body(body());
+    return {
+      data: { success: true, recipients: 3, viaPhones: 1, viaCloud: 2, credits: 5, metaCostUnits: 2300 },
+    };
+  },
+}));
 vi.mock('./api/templates.ts', () => ({
   useTemplates: () => ({
     isLoading: false,
@@ -64,6 +74,11 @@ describe('Bulk Messaging through a Cloud API account with linked phones beside i
     renderSend(true);
     await chooseTemplate();
     expect(screen.getByText('3 recipients · 3–6 credits · balance after 14–17')).toBeInTheDocument();
+    // Before sending: the split the server would make, its credits and Meta's charge.
+    expect(screen.getByRole('status', { name: 'Split of the send' })).toHaveTextContent(
+      "1 through the phones, 2 through the Cloud API · 5 credits · ≈ ₹0.23 at Meta's rate",
+    );
+    expect(estimate.body).toHaveBeenLastCalledWith(expect.objectContaining({ coldToCloud: true }));
     const cold = screen.getByRole('checkbox', {
       name: /Numbers the phones have chatted with go through the phones/,
     });
@@ -87,5 +102,6 @@ describe('Bulk Messaging through a Cloud API account with linked phones beside i
     renderSend(false);
     await chooseTemplate();
     expect(screen.queryByRole('checkbox')).toBeNull();
+    expect(screen.queryByRole('status', { name: 'Split of the send' })).toBeNull();
   });
 });

@@ -1,9 +1,10 @@
 import { Alert, Button, Checkbox, Select, Stack, Table, Text, TextInput } from '@mantine/core';
-import { CLOUD_TEXTS, parseTemplate, renderTemplate, type SendBody } from '@wa/contract';
+import { CLOUD_TEXTS, formatRupees, parseTemplate, renderTemplate, type SendBody } from '@wa/contract';
 import { useState } from 'react';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { useCostEstimate } from './api/cost-estimate.ts';
+import { useSendEstimate } from './api/send-estimate.ts';
 import { sendMessage } from './api/send-message.ts';
 import { useTemplates } from './api/templates.ts';
 import type { PreviewRecipient } from './PersonalisedPreview.tsx';
@@ -48,6 +49,20 @@ export function CloudTemplateSend(props: {
       ? { templateName: template.name, language: template.language, recipients: props.selectedCount }
       : null,
   );
+  /** The body sent: the recipients, the accounts sharing the send, and (with phones) the routing. */
+  const bodyOf = (t: { name: string; language: string }): SendBody => ({
+    ...props.target(),
+    ...(props.sessionIds ? { sessionIds: props.sessionIds } : {}),
+    ...(props.withPhones ? { coldToCloud: cold } : {}),
+    type: 'template',
+    content: { name: t.name, language: t.language, parameters: values },
+  });
+  // With phones beside the Cloud account, the split (and its cost) before sending.
+  const split = useSendEstimate(
+    props.sessionId,
+    [props.selectedCount, props.sessionIds, cold, template?.name, template?.language],
+    props.withPhones && template && props.selectedCount > 0 ? () => bodyOf(template) : null,
+  ).data;
   const rendered = (fields: Readonly<Record<string, string>>) =>
     values.map((v) => renderTemplate(parseTemplate(v), fields, () => 0));
 
@@ -58,13 +73,7 @@ export function CloudTemplateSend(props: {
     setBusy(true);
     setBanner(null);
     try {
-      const body: SendBody = {
-        ...props.target(),
-        ...(props.sessionIds ? { sessionIds: props.sessionIds } : {}),
-        ...(props.withPhones ? { coldToCloud: cold } : {}),
-        type: 'template',
-        content: { name: template.name, language: template.language, parameters: values },
-      };
+      const body = bodyOf(template);
       const res = await sendMessage(props.sessionId, 'individuals', body, newIdempotencyKey());
       const split = res.split
         ? ` · ${formatNumber(res.split.viaPhones)} through the phones, ${formatNumber(res.split.viaCloud)} through the Cloud API`
@@ -138,7 +147,14 @@ export function CloudTemplateSend(props: {
               {costLine(props.selectedCount, props.balance, props.credits)}
             </Text>
           )}
-          {cost.data && (
+          {split && (
+            <Alert color="blue" variant="light" role="status" aria-label="Split of the send">
+              {formatNumber(split.viaPhones)} through the phones, {formatNumber(split.viaCloud)} through the
+              Cloud API · {formatNumber(split.credits)} credits
+              {split.metaCostUnits !== null ? ` · ≈ ${formatRupees(split.metaCostUnits)} at Meta's rate` : ''}
+            </Alert>
+          )}
+          {!split && cost.data && (
             <Alert color="blue" variant="light" role="status" aria-label="Meta's charge">
               {cost.data.text}
               {cost.data.tierText ? `. ${cost.data.tierText}` : ''}
