@@ -3,6 +3,8 @@ import { SPREAD_TEXTS } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Engine, startEngine } from '../src/engine.ts';
+import { failWhere } from '../src/messaging/engine/transitions.ts';
+import { JOB_MESSAGES } from '../src/messaging/messages.ts';
 import { connectCloudAccount } from './fakes/cloud-account.ts';
 import { type FakeGraphApi, startFakeGraphApi } from './fakes/graph-api.ts';
 import { balanceOf, expectLedgerMatches, recipientsOf, waitForJobEnd } from './fakes/messaging.ts';
@@ -170,5 +172,27 @@ describe.each(DB_KINDS)('cold contacts through the Cloud account on %s', (kind) 
     expect(texts).toContainEqual(['919811300001', 'Your order A-7 has shipped.']);
     expect(texts.filter(([c]) => c !== '919811300001')).toEqual([]);
     expect(await balanceOf(t.db, a.user.id)).toBe(20 - 1 - 5);
+
+    // Meta refuses the Cloud share after all (a late error status: failed and refunded at 2 each).
+    await t.db.transaction((tx) =>
+      failWhere(
+        tx,
+        sql`r.job_id = ${jobId} AND r.session_id = ${cloud}`,
+        'Connection Closed',
+        'Connection Closed',
+        10,
+      ),
+    );
+    expect(await balanceOf(t.db, a.user.id)).toBe(20 - 1 - 5 + 4);
+    // A Cloud recipient holds the template's values, not a text: it is not retried on the phone.
+    const retry = await t.app.inject({
+      method: 'POST',
+      url: `/api/message-jobs-details/${jobId}/retry`,
+      headers: bearer(a.token),
+      payload: {},
+    });
+    expect(retry.statusCode).toBe(400);
+    expect(retry.json().message).toBe(JOB_MESSAGES.retryOtherKind);
+    expect(await balanceOf(t.db, a.user.id)).toBe(20 - 1 - 5 + 4);
   });
 });

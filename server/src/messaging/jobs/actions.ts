@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
 import { priceOfKind, readCreditPrices } from '../../credits/prices.ts';
+import { queryRows } from '../../db/client.ts';
 import { badRequest, MESSAGES, notFound, paymentRequired } from '../../errors.ts';
 import { authorizeJob, authorizeSession } from '../../policy/access.ts';
 import { signal } from '../../signals.ts';
@@ -37,6 +38,16 @@ export async function retryJob(
     // Only failures a retry may fix are queued and charged: 'Not on WhatsApp' would fail again.
     const only = repo.retryableError(sql`error`);
     const { failed, retryable } = await repo.countFailedAndRetryable(tx, jobId, only);
+    // A template job over both kinds: a phone's recipient holds the template's text, a Cloud
+    // one its values; neither may be sent by the other kind (issue 30).
+    if (locked.messageType === 'template') {
+      const [other] = await queryRows<{ n: number }>(
+        tx,
+        sql`SELECT count(*)::int AS n FROM message_job_recipients r JOIN wa_sessions s ON s.session_id = r.session_id
+            WHERE r.job_id = ${jobId} AND r.status = 'failed' AND ${only} AND s.kind <> ${account.kind}`,
+      );
+      if ((other?.n ?? 0) > 0) throw badRequest(JOB_MESSAGES.retryOtherKind);
+    }
     if (failed === 0) throw badRequest(JOB_MESSAGES.nothingToRetry);
     if (retryable === 0) throw badRequest(JOB_MESSAGES.nothingRetryable);
     const balance = await debitCredits(tx, user.id, retryable * price, 'retry', { jobId, actorId: user.id });
