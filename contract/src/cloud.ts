@@ -110,6 +110,21 @@ export type CostEstimateResponse = z.infer<typeof CostEstimateResponse>;
 const rupees = new Intl.NumberFormat('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const count = new Intl.NumberFormat('en-IN');
 
+/**
+ * A template's body with its variables (`{{1}}`, or a NAMED template's `{{first_name}}`) replaced
+ * by one recipient's values: what a linked phone sends in place of the template (issue 30).
+ */
+export function templateBodyText(
+  bodyText: string,
+  values: readonly string[],
+  names?: readonly string[],
+): string {
+  return bodyText.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (m, key: string) => {
+    const i = /^[0-9]+$/.test(key) ? Number(key) - 1 : (names ?? []).indexOf(key);
+    return i >= 0 && i < values.length ? values[i]! : m;
+  });
+}
+
 /** Ten-thousandths of a rupee as exact rupees for a file: 1150 → '0.1150'. */
 export function rupeesText(units: number): string {
   const sign = units < 0 ? '-' : '';

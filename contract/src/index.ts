@@ -5,6 +5,7 @@ export * from './cloud.ts';
 export * from './common.ts';
 export * from './consent.ts';
 export * from './contacts.ts';
+export * from './credit-prices.ts';
 export * from './csv.ts';
 export * from './jid.ts';
 export * from './job-edit.ts';

@@ -27,6 +27,8 @@ export const SPREAD_TEXTS = {
     'A group send goes from the account that is in the group: sessionIds is only for sends to phone numbers',
   repeat: 'A repeating send goes from one account: leave sessionIds out',
   notYours: (sessionId: string) => `Not one of your accounts: ${sessionId}`,
+  coldNeedsBothKinds:
+    'coldToCloud needs a linked phone and a Cloud API account among the accounts: add them with sessionIds',
 } as const;
 
 export const SEND_TEXTS = {
@@ -126,6 +128,12 @@ export const SendBody = z.object({
    * to the others. A group send goes from the account in the group (400 otherwise).
    */
   sessionIds: z.array(z.string().max(100)).max(10).nullish(),
+  /**
+   * With `sessionIds` mixing linked phones and Cloud API accounts (issue 30): each number a linked
+   * phone of the job has messaged before goes through that phone, every other ('cold') number
+   * through the Cloud API account(s), instead of the split by allowance.
+   */
+  coldToCloud: z.boolean().optional(),
   /** Individuals only: contact lists whose numbers (with their fields) receive the message too. */
   contactListIds: z.array(z.string().max(100)).max(100).nullish(),
   /** Individuals only: numbers with their own fields for `{{field}}` (a CSV with headers). */
@@ -154,6 +162,14 @@ export const SendResponse = z.object({
   message: z.string(),
   totalChats: z.number().int(),
   jobId: z.string(),
+  /**
+   * Credits reserved for the job: each recipient at the price of the kind of account that sends it
+   * (an admin's price per kind, issue 30; 1 each by default). A repeating send reserves each
+   * occurrence when it starts: 0 here.
+   */
+  creditsCharged: z.number().int().optional(),
+  /** A job over linked phones and Cloud API accounts: how many recipients go through each kind (issue 30). */
+  split: z.object({ viaPhones: z.number().int(), viaCloud: z.number().int() }).optional(),
   /** Numbers left out because they opted out: not charged (DECISIONS.md, Opt-outs). */
   skipped: z
     .object({
@@ -364,6 +380,8 @@ export const RetryResponse = z.object({
   message: z.string(),
   /** How many failed recipients were queued again (and charged). */
   retried: z.number().int(),
+  /** The credits reserved for them: at the price of the retrying account's kind (issue 30). */
+  creditsCharged: z.number().int().optional(),
 });
 export type RetryResponse = z.infer<typeof RetryResponse>;
 

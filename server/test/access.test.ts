@@ -81,7 +81,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     const user = await buildUser(t);
     const token = await loginToken(t.app, user.username);
     const adminRoutes = t.app.routeList.filter((r) => r.url.startsWith('/api/admin'));
-    expect(adminRoutes.length).toBe(7);
+    expect(adminRoutes.length).toBe(8);
     for (const route of adminRoutes) {
       const res = await t.app.inject({
         method: route.method as 'GET',
@@ -112,6 +112,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
   const NO_SESSION = new Set([
     'POST /api/session/:sessionId/sendBulkMessage',
     'POST /api/session/:sessionId/sendIndividualMessage',
+    'POST /api/session/:sessionId/send-estimate',
     'POST /api/session/:sessionId/sendStatus',
     'GET /api/session/:sessionId/status-audience',
     'GET /api/session/:sessionId/policy',
@@ -124,6 +125,11 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
       content: 'x',
     },
     'POST /api/session/:sessionId/sendIndividualMessage': {
+      chatIds: ['919800015838'],
+      type: 'string',
+      content: 'x',
+    },
+    'POST /api/session/:sessionId/send-estimate': {
       chatIds: ['919800015838'],
       type: 'string',
       content: 'x',

@@ -209,7 +209,12 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
       payload: { sessionId },
     });
     expect(retry.statusCode).toBe(200);
-    expect(retry.json()).toEqual({ success: true, message: 'Retrying 3 failed messages', retried: 3 });
+    expect(retry.json()).toEqual({
+      success: true,
+      message: 'Retrying 3 failed messages',
+      retried: 3,
+      creditsCharged: 3,
+    });
     expect(await balanceOf(t.db, user.id)).toBe(2);
     const job = await waitForJobEnd(t.app, token, jobId);
     expect(job.status).toBe('completed');

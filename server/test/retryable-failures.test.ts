@@ -111,7 +111,12 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
 
     const res = await retry('retry-mixed');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ success: true, message: 'Retrying 2 failed messages', retried: 2 });
+    expect(res.json()).toEqual({
+      success: true,
+      message: 'Retrying 2 failed messages',
+      retried: 2,
+      creditsCharged: 2,
+    });
     expect(
       (await recipientsOf(t.db, 'retry-mixed')).map((r) => [r.chatId.slice(0, 12), r.status, r.error]),
     ).toEqual([

@@ -94,8 +94,8 @@ export async function ledgerSum(db: Db, userId: string): Promise<number> {
 }
 
 /**
- * CTEs that refund, in the statement that failed or cancelled the recipients, one credit per
- * recipient: `perJob` names an earlier CTE with columns (job_id, user_id, n). Each user's balance
+ * CTEs that refund, in the statement that failed or cancelled the recipients, what each recipient
+ * was charged (its `price`): `perJob` names an earlier CTE with columns (job_id, user_id, credits). Each user's balance
  * is raised once and each job gets its ledger row, with the balance after it (a running sum per
  * user, so the ledger's chain stays exact when one statement refunds several jobs of one user).
  * Append after the CTE named `perJob`; the statement may then select from `refund_ledger`.
@@ -103,17 +103,17 @@ export async function ledgerSum(db: Db, userId: string): Promise<number> {
 export function refundCtes(perJob: string, note: SQL | string): SQL {
   const name = sql.raw(perJob);
   return sql`refund_users AS (
-      SELECT user_id, sum(n)::bigint AS total FROM ${name} WHERE n > 0 GROUP BY user_id
+      SELECT user_id, sum(credits)::bigint AS total FROM ${name} WHERE credits > 0 GROUP BY user_id
     ), refund_credited AS (
       UPDATE users u SET credits = u.credits + ru.total
       FROM refund_users ru WHERE u.id = ru.user_id
       RETURNING u.id, u.credits AS after, ru.total
     ), refund_ledger AS (
       INSERT INTO credit_ledger (user_id, delta, reason, job_id, note, balance_after)
-      SELECT p.user_id, p.n, 'refund', p.job_id, ${note},
-             c.after - c.total + sum(p.n) OVER (PARTITION BY p.user_id ORDER BY p.job_id)
+      SELECT p.user_id, p.credits, 'refund', p.job_id, ${note},
+             c.after - c.total + sum(p.credits) OVER (PARTITION BY p.user_id ORDER BY p.job_id)
       FROM ${name} p JOIN refund_credited c ON c.id = p.user_id
-      WHERE p.n > 0
+      WHERE p.credits > 0
       ORDER BY p.user_id, p.job_id
       RETURNING id
     )`;
@@ -121,25 +121,25 @@ export function refundCtes(perJob: string, note: SQL | string): SQL {
 
 /**
  * The reverse of refundCtes, for recipients refunded as failed that turn out sent (a late answer
- * to a send that timed out): one credit per recipient debited again in the same statement, with
- * a 'send' ledger row per job and its running balance. A user whose balance no longer covers it
- * is not debited (credits never go negative; the recipient is shown sent either way). `perJob`
- * names an earlier CTE with columns (job_id, user_id, n).
+ * to a send that timed out): what each recipient was refunded (its `price`) debited again in the
+ * same statement, with a 'send' ledger row per job and its running balance. A user whose balance no
+ * longer covers it is not debited (credits never go negative; the recipient is shown sent either
+ * way). `perJob` names an earlier CTE with columns (job_id, user_id, credits).
  */
 export function reverseRefundCtes(perJob: string, note: SQL | string): SQL {
   const name = sql.raw(perJob);
   return sql`rerefund_users AS (
-      SELECT user_id, sum(n)::bigint AS total FROM ${name} WHERE n > 0 GROUP BY user_id
+      SELECT user_id, sum(credits)::bigint AS total FROM ${name} WHERE credits > 0 GROUP BY user_id
     ), rerefund_debited AS (
       UPDATE users u SET credits = u.credits - ru.total
       FROM rerefund_users ru WHERE u.id = ru.user_id AND u.credits >= ru.total
       RETURNING u.id, u.credits AS after, ru.total
     ), rerefund_ledger AS (
       INSERT INTO credit_ledger (user_id, delta, reason, job_id, note, balance_after)
-      SELECT p.user_id, -p.n, 'send', p.job_id, ${note},
-             c.after + c.total - sum(p.n) OVER (PARTITION BY p.user_id ORDER BY p.job_id)
+      SELECT p.user_id, -p.credits, 'send', p.job_id, ${note},
+             c.after + c.total - sum(p.credits) OVER (PARTITION BY p.user_id ORDER BY p.job_id)
       FROM ${name} p JOIN rerefund_debited c ON c.id = p.user_id
-      WHERE p.n > 0
+      WHERE p.credits > 0
       ORDER BY p.user_id, p.job_id
       RETURNING id
     )`;

@@ -602,6 +602,11 @@ export const messageJobRecipients = pgTable(
     costUnits: integer('cost_units'),
     /** Cloud API: how many times Meta's per-user marketing limit (131049) sent it back to wait a day. */
     cloudRetries: integer('cloud_retries').notNull().default(0),
+    /**
+     * The credits reserved for this recipient: the price of its account's kind when it was
+     * accepted (or retried). A refund gives back exactly this, whatever the price is by then.
+     */
+    price: integer('price').notNull().default(1),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [
@@ -906,6 +911,8 @@ export type StoredTemplate = {
   parameters: string[];
   /** A NAMED template's variable names, in the order of `parameters`. */
   parameterNames?: string[];
+  /** The template's body: a linked phone sharing the job sends it as text, its variables filled (issue 30). */
+  bodyText?: string;
 };
 
 /**
@@ -965,6 +972,17 @@ export const cloudPrices = pgTable('cloud_prices', {
   category: text('category').primaryKey(),
   /** In ten-thousandths of a rupee, so that Meta's ₹0.8631 is exact (8631); no floats. */
   priceUnits: integer('price_units').notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * Credits per recipient for each kind of account (issue 30), set by an admin; a kind without a
+ * row costs 1. Each recipient keeps the price it was charged (message_job_recipients.price).
+ */
+export const creditPrices = pgTable('credit_prices', {
+  /** 'linked' or 'cloud' (wa_sessions.kind). */
+  kind: text('kind').primaryKey(),
+  credits: integer('credits').notNull(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 

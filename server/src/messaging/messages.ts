@@ -4,6 +4,9 @@ export const JOB_MESSAGES = {
   jobNotFound: 'Job not found',
   userNotFound: 'User not found',
   nothingToRetry: 'No failed messages to retry',
+  /** A template job over both kinds (issue 30): a phone's recipient holds text, a Cloud one the template's values. */
+  retryOtherKind:
+    'This template job went through both kinds of account: its failed messages can be retried only on an account of the kind that sent them',
   nothingRetryable:
     'None of the failed messages can succeed on a retry (not on WhatsApp, opted out, or only admins may send to the group)',
   bulkDisabled: 'Bulk messaging is not enabled for your account',

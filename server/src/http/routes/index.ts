@@ -6,6 +6,7 @@ import { registerAuthRoutes } from './auth.ts';
 import { registerChannelRoutes } from './channels.ts';
 import { registerCloudRoutes } from './cloud.ts';
 import { registerContactRoutes } from './contacts.ts';
+import { registerCreditPriceRoutes } from './credit-prices.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
 import { registerGroupRoutes } from './groups.ts';
 import { registerHealthRoutes } from './health.ts';
@@ -43,6 +44,7 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   registerWebhookRoutes(app, ctx);
   registerWebhookTestRoute(app, ctx);
   registerApiKeyRoutes(app, ctx);
+  registerCreditPriceRoutes(app, ctx);
   await registerCloudRoutes(app, ctx);
   await registerContactRoutes(app, ctx);
   registerPersonalDataRoutes(app, ctx);

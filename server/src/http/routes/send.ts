@@ -2,12 +2,14 @@ import {
   ErrorResponse,
   MAX_MEDIA_BYTES,
   SendBody,
+  SendEstimateResponse,
   SendHeaders,
   SendResponse,
   SessionIdParams,
 } from '@wa/contract';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { estimateSend } from '../../messaging/accept/estimate.ts';
 import { acceptSend } from '../../messaging/accept/send.ts';
 import type { Audience } from '../../messaging/compose.ts';
 import { type App, requireUser } from '../types.ts';
@@ -81,4 +83,20 @@ export function registerSendRoutes(app: App, ctx: AppContext): void {
           idempotencyKey(request),
         ),
     );
+
+  app.post(
+    '/api/session/:sessionId/send-estimate',
+    {
+      bodyLimit: SEND_BODY_LIMIT,
+      schema: {
+        tags: ['messaging'],
+        summary:
+          'What a send to phone numbers would do: its split over linked phones and Cloud API, credits, Meta’s charge',
+        params: SessionIdParams,
+        body: SendBody,
+        response: { 200: SendEstimateResponse, ...SEND_ERRORS },
+      },
+    },
+    async (request) => estimateSend(ctx, requireUser(request), request.params.sessionId, request.body),
+  );
 }

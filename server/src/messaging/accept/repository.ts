@@ -18,34 +18,39 @@ export async function insertJob(db: Db, values: typeof messageJobs.$inferInsert)
 
 /**
  * Inserts every recipient of a job in one `INSERT ... SELECT FROM unnest(...)` statement: a
- * `.values()` of 100k rows would pass the 65,535 bind-parameter limit (STACK.md). `sessionOf`:
- * each recipient's account when the job is spread over several (else the job's session).
+ * `.values()` of 100k rows would pass the 65,535 bind-parameter limit (STACK.md). `job.price`:
+ * the credits each recipient was charged, or each one's own (`number[]`, a spread over kinds).
+ * `sessionOf`: each recipient's account when the job is spread over several (else the job's session).
  */
 export async function insertRecipients(
   db: Db,
-  job: { jobId: string; sessionId: string; dueAt: Date },
+  job: { jobId: string; sessionId: string; dueAt: Date; price: number | number[] },
   chatIds: string[],
   chatNames: Array<string | null>,
   contents: string[] | null = null,
   sessionOf: string[] | null = null,
 ): Promise<void> {
-  const session = sessionOf ? sql`coalesce(c.session_id, ${job.sessionId})` : sql`${job.sessionId}`;
-  const sessions = sessionOf ? sql`, ${sql.param(sessionOf)}::text[]` : sql``;
-  const sessionColumn = sessionOf ? sql`, session_id` : sql``;
-  if (contents === null) {
-    await db.execute(
-      sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, due_at)
-          SELECT ${job.jobId}, ${session}, c.chat_id, c.chat_name, ${job.dueAt}::timestamptz
-          FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[]${sessions})
-            AS c(chat_id, chat_name${sessionColumn})`,
-    );
-    return;
+  const arrays = [sql`${sql.param(chatIds)}::text[]`, sql`${sql.param(chatNames)}::text[]`];
+  const names = ['chat_id', 'chat_name'];
+  if (contents !== null) {
+    arrays.push(sql`${sql.param(contents)}::text[]`);
+    names.push('content');
   }
+  if (sessionOf !== null) {
+    arrays.push(sql`${sql.param(sessionOf)}::text[]`);
+    names.push('session_id');
+  }
+  if (Array.isArray(job.price)) {
+    arrays.push(sql`${sql.param(job.price)}::int[]`);
+    names.push('price');
+  }
+  const session = sessionOf ? sql`coalesce(c.session_id, ${job.sessionId})` : sql`${job.sessionId}`;
+  const price = Array.isArray(job.price) ? sql`c.price` : sql`${job.price}::int`;
+  const content = contents === null ? sql`NULL` : sql`c.content`;
   await db.execute(
-    sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, content, due_at)
-        SELECT ${job.jobId}, ${session}, c.chat_id, c.chat_name, c.content, ${job.dueAt}::timestamptz
-        FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[], ${sql.param(contents)}::text[]${sessions})
-          AS c(chat_id, chat_name, content${sessionColumn})`,
+    sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, content, price, due_at)
+        SELECT ${job.jobId}, ${session}, c.chat_id, c.chat_name, ${content}, ${price}, ${job.dueAt}::timestamptz
+        FROM unnest(${sql.join(arrays, sql`, `)}) AS c(${sql.raw(names.join(', '))})`,
   );
 }
 

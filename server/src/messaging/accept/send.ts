@@ -4,6 +4,7 @@ import { channelNames } from '../../channels/repository.ts';
 import { leftOutOfSend } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
+import { readCreditPrices } from '../../credits/prices.ts';
 import { badRequest, MESSAGES, paymentRequired } from '../../errors.ts';
 import { groupSubjects } from '../../groups/repository.ts';
 import { newId, sha256 } from '../../ids.ts';
@@ -12,7 +13,6 @@ import type { SessionRow } from '../../sessions/repository.ts';
 import { signal } from '../../signals.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { gatherIndividuals, personalise, personaliseTemplate } from '../accept/personalise.ts';
-import { remainingAllowanceToday, splitByAllowance } from '../accept/spread.ts';
 import { checkKindOfSend, checkServiceWindows } from '../cloud/accept.ts';
 import { type Audience, composeSend, storedContent } from '../compose.ts';
 import { assertOwnerMaySend } from '../engine/rules.ts';
@@ -21,9 +21,10 @@ import { repeatOf } from '../series/recurring.ts';
 import { countActiveSeries, insertSeries } from '../series/repository.ts';
 import * as idem from './idempotency.ts';
 import * as acceptRepo from './repository.ts';
+import { routeRecipients, splitByKind, templateContents } from './route.ts';
 /**
  * Accepts a send: checks the permission, the session, the payload (spec order), then in one
- * transaction reserves one credit per recipient, stores the file once, inserts the job and all
+ * transaction reserves each recipient's credits (the price of its account's kind), stores the file once, inserts the job and all
  * its recipients. Nothing is half-accepted. The session's dispatcher is woken afterwards.
  */
 export async function acceptSend(
@@ -37,6 +38,8 @@ export async function acceptSend(
   assertOwnerMaySend(user, audience);
   const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
   const accounts = await sharingAccounts(ctx, user, session, body, audience);
+  if (body.coldToCloud === true && !splitByKind(accounts, []))
+    throw badRequest(SPREAD_TEXTS.coldNeedsBothKinds);
   const idempotency =
     idempotencyKey === undefined ? null : idem.idempotencyOf(idempotencyKey, audience, sessionId, body);
   if (idempotency) {
@@ -44,8 +47,11 @@ export async function acceptSend(
     const previous = await idem.findIdempotentAnswer(ctx.db, user.id, idempotency.key);
     if (previous) return idem.replay(previous, idempotency.requestHash);
   }
+  // Credits per recipient of each account's kind (issue 30): what each recipient is charged.
+  const prices = await readCreditPrices(ctx.db);
+  const priceOf = accounts.map((a) => prices[a.kind]);
   // Cheap before costly: the balance against the count of ids as given, before parsing them.
-  if ((await acceptRepo.creditsOf(ctx.db, user.id)) < leastRecipients(body, audience))
+  if ((await acceptRepo.creditsOf(ctx.db, user.id)) < leastRecipients(body, audience) * Math.min(...priceOf))
     throw paymentRequired(MESSAGES.creditShort);
   const cc = ctx.config.defaultCountryCode;
   const individuals = audience === 'individuals' ? await gatherIndividuals(ctx.db, user, body, cc) : null;
@@ -108,20 +114,19 @@ export async function acceptSend(
       ? { skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) } }
       : {}),
   };
-  // Spread over accounts: in proportion to what each may still send today (a down one: nothing).
-  const split =
-    accounts.length > 1
-      ? splitByAllowance(
-          chatIds.length,
-          await Promise.all(
-            accounts.map((a) =>
-              a.status === 'CONNECTED' ? remainingAllowanceToday(ctx.db, a.sessionId, ctx.config) : 0,
-            ),
-          ),
-        )
-      : [];
+  // Spread over accounts: by what each may still send today, or cold numbers to the Cloud account.
+  const split = accounts.length > 1 ? await routeRecipients(ctx, accounts, chatIds, body) : [];
+  const byKind = splitByKind(accounts, split);
+  if (byKind) answer.split = byKind;
+  // A template that linked phones share: their recipients get its body as text (issue 30).
+  if (audience === 'individuals')
+    contents = templateContents(message, (i) => accounts[split[i] ?? 0]!.kind, contents, chatIds.length);
   if (audience === 'individuals')
     await checkServiceWindows(ctx, accounts, message, chatIds, (i) => (accounts.length > 1 ? split[i]! : 0));
+  // Each recipient at the price of the account that sends it; a spread over kinds adds each share.
+  const recipientPrices = accounts.length > 1 ? split.map((i) => priceOf[i]!) : null;
+  const charge = recipientPrices ? recipientPrices.reduce((a, b) => a + b, 0) : chatIds.length * priceOf[0]!;
+  answer.creditsCharged = repeat ? 0 : charge;
   const repeated = await ctx.db.transaction(async (tx) => {
     if (idempotency) {
       // First in the transaction: a concurrent duplicate waits here until this one commits, then replays it.
@@ -132,10 +137,9 @@ export async function acceptSend(
       if ((await countActiveSeries(tx, user.id)) >= MAX_ACTIVE_SERIES)
         throw badRequest(JOB_MESSAGES.tooManySeries);
       // Each occurrence is reserved when it starts; a balance short already now is refused now.
-      if ((await acceptRepo.creditsOf(tx, user.id)) < chatIds.length)
-        throw paymentRequired(MESSAGES.creditShort);
+      if ((await acceptRepo.creditsOf(tx, user.id)) < charge) throw paymentRequired(MESSAGES.creditShort);
     } else {
-      const balance = await debitCredits(tx, user.id, chatIds.length, 'send', { jobId, actorId: user.id });
+      const balance = await debitCredits(tx, user.id, charge, 'send', { jobId, actorId: user.id });
       if (balance === null) throw paymentRequired(MESSAGES.creditShort);
     }
     if (message.type === 'media')
@@ -179,7 +183,7 @@ export async function acceptSend(
     if (!repeat)
       await acceptRepo.insertRecipients(
         tx,
-        { jobId, sessionId, dueAt: scheduledAt ?? now },
+        { jobId, sessionId, dueAt: scheduledAt ?? now, price: recipientPrices ?? priceOf[0]! },
         chatIds,
         chatNames,
         contents,
@@ -225,7 +229,7 @@ function leastRecipients(body: SendBody, audience: Audience): number {
  * unknown one and another user's get the same 400. Group sends and repeating sends go from one
  * account.
  */
-async function sharingAccounts(
+export async function sharingAccounts(
   ctx: AppContext,
   user: UserRow,
   session: SessionRow,

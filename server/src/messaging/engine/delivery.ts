@@ -168,8 +168,8 @@ type LateInput = {
  * The statement of sentAfterAll over `input` (a CTE body with columns id, message_id, sent_to,
  * kept, sent_at): recipients that failed with their delivery unknown and no message id become
  * sent with it, move from their jobs' failed count to the sent count (the finishing rule again:
- * a job failed only by them is completed), and their refund is reversed: one credit each
- * debited with a 'send' ledger row, when the balance covers it (a balance spent meanwhile stays
+ * a job failed only by them is completed), and their refund is reversed: what each was
+ * refunded (its price) debited with a 'send' ledger row, when the balance covers it (a balance spent meanwhile stays
  * as it is: the message is shown sent either way). The transport's copy is kept.
  */
 function sentAfterAllStatement(input: SQL): SQL {
@@ -186,13 +186,13 @@ function sentAfterAllStatement(input: SQL): SQL {
           WHERE m.id = i.id AND m.status = 'failed' AND m.message_id IS NULL
             AND m.error = ANY(${sql.param(DELIVERY_UNKNOWN)}::text[])
             AND (SELECT count(*) FROM locked) >= 0
-          RETURNING m.id, m.job_id, m.session_id, m.chat_id, m.message_id
+          RETURNING m.id, m.job_id, m.session_id, m.chat_id, m.message_id, m.price
         ), per_job AS (
-          SELECT job_id, count(*)::int AS n FROM r GROUP BY job_id
+          SELECT job_id, count(*)::int AS n, sum(price)::bigint AS credits FROM r GROUP BY job_id
         ), counted AS (
           UPDATE message_jobs j SET ${jobCounters({ sent: sql`p.n`, failed: sql`-p.n` })}
           FROM per_job p WHERE j.id = p.job_id
-          RETURNING j.id AS job_id, j.user_id, p.n
+          RETURNING j.id AS job_id, j.user_id, p.credits
         ), ${reverseRefundCtes('counted', 'Sent after all: refund reversed')}, kept AS (
           INSERT INTO wa_sent_messages (session_id, message_id, chat_id, message)
           SELECT r.session_id, i.message_id, coalesce(i.sent_to, r.chat_id), i.kept

@@ -40,7 +40,13 @@ export async function attemptSend(
   const endTimer = deps.metrics.sendDuration.startTimer();
   let sending: Promise<SendResult> | undefined;
   try {
-    sending = transport.send(r.chatId, withContent(message, r.content));
+    // An account that cannot send templates (a linked phone sharing a template job, issue 30) sends
+    // the recipient's text: the template's body with its values, rendered at acceptance.
+    const outgoing =
+      message.kind === 'template' && transport.capabilities?.templates !== true
+        ? { kind: 'text' as const, text: r.content ?? '' }
+        : withContent(message, r.content);
+    sending = transport.send(r.chatId, outgoing);
     const sent = await withTimeout(sending, deps.sendTimeoutMs);
     endTimer();
     return { sent };

@@ -95,11 +95,11 @@ export async function fail(db: Db, by: Claimer, recipientId: number, error: stri
           UPDATE message_job_recipients
           SET status = 'failed', error = ${error}, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
           WHERE id = ${recipientId} AND status = 'sending' AND lease_owner = ${by.nodeId}
-          RETURNING job_id
+          RETURNING job_id, price
         ), counted AS (
           UPDATE message_jobs j SET ${jobCounters({ failed: 1 }, { starts: true, outcome: true })}
           WHERE j.id = (SELECT job_id FROM r)
-          RETURNING j.id AS job_id, j.status, j.user_id, 1 AS n
+          RETURNING j.id AS job_id, j.status, j.user_id, (SELECT price FROM r) AS credits
         ), held AS (
           ${holdQueued(sql`SELECT job_id FROM counted WHERE status = 'paused'`)}
         ), ${refundCtes('counted', error)}
@@ -142,13 +142,15 @@ export async function failWhere(
           UPDATE message_job_recipients r
           SET status = 'failed', error = ${error}, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
           FROM picked WHERE r.id = picked.id
-          RETURNING r.job_id, picked.was_sent
+          RETURNING r.job_id, r.price, picked.was_sent
         ), per_job AS (
-          SELECT job_id, count(*)::int AS n, count(*) FILTER (WHERE was_sent)::int AS s FROM failed GROUP BY job_id
+          SELECT job_id, count(*)::int AS n, count(*) FILTER (WHERE was_sent)::int AS s,
+                 sum(price)::bigint AS credits
+          FROM failed GROUP BY job_id
         ), jobs AS (
           UPDATE message_jobs j SET ${jobCounters({ sent: sql`-p.s`, failed: sql`p.n` })}
           FROM per_job p WHERE j.id = p.job_id
-          RETURNING j.id AS job_id, j.user_id, p.n
+          RETURNING j.id AS job_id, j.user_id, p.n, p.credits
         ), ${refundCtes('jobs', note)}
         SELECT job_id, user_id, n FROM jobs`,
   );
@@ -210,13 +212,13 @@ export async function cancel(db: Db, jobId: string): Promise<number> {
     sql`WITH r AS (
           UPDATE message_job_recipients SET status = 'cancelled', updated_at = now()
           WHERE job_id = ${jobId} AND status = 'queued'
-          RETURNING 1
+          RETURNING price
         ), c AS (
-          SELECT count(*)::int AS n FROM r
+          SELECT count(*)::int AS n, coalesce(sum(price), 0)::bigint AS credits FROM r
         ), counted AS (
           UPDATE message_jobs j SET ${jobCounters({ cancelled: sql`(SELECT n FROM c)` })}
           WHERE j.id = ${jobId} AND (SELECT n FROM c) > 0
-          RETURNING j.id AS job_id, j.user_id, (SELECT n FROM c) AS n
+          RETURNING j.id AS job_id, j.user_id, (SELECT credits FROM c) AS credits
         ), ${refundCtes('counted', JOB_MESSAGES.cancelled)}
         SELECT n FROM c`,
   );
@@ -237,20 +239,21 @@ export async function release(db: Db, by: Claimer, recipientIds: number[]): Prom
 /**
  * requeue: a locked job's failed recipients are queued again on `sessionId` (their credits were
  * reserved by the caller), and the job reopens: its failed count drops, a finished job is pending
- * again, a spread job adds the account. A paused job's requeued recipients wait for its resume.
+ * again, a spread job adds the account. `price`: the credits each was charged again. A paused job's requeued recipients wait for its resume.
  * `only` narrows which failed recipients (the retry's: those a retry may fix). Returns how many.
  */
 export async function requeue(
   db: Db,
   jobId: string,
   sessionId: string,
+  price: number,
   only: SQL = sql`true`,
 ): Promise<number> {
   const rows = await queryRows<{ n: number }>(
     db,
     sql`WITH r AS (
           UPDATE message_job_recipients
-          SET status = 'queued', error = NULL, session_id = ${sessionId},
+          SET status = 'queued', error = NULL, session_id = ${sessionId}, price = ${price},
               due_at = CASE WHEN (SELECT status FROM message_jobs WHERE id = ${jobId}) = 'paused'
                             THEN ${PAUSED_DUE} ELSE now() END,
               lease_owner = NULL, lease_expires_at = NULL, updated_at = now()

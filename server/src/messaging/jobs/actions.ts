@@ -3,6 +3,8 @@ import { isPausable, type RetryResponse } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
+import { priceOfKind, readCreditPrices } from '../../credits/prices.ts';
+import { queryRows } from '../../db/client.ts';
 import { badRequest, MESSAGES, notFound, paymentRequired } from '../../errors.ts';
 import { authorizeJob, authorizeSession } from '../../policy/access.ts';
 import { signal } from '../../signals.ts';
@@ -27,18 +29,30 @@ export async function retryJob(
   // The flag is read again: an admin may have revoked it since the job was accepted.
   assertOwnerMaySend(user, job.audience);
   const target = sessionId?.trim() || job.sessionId;
-  await authorizeSession(ctx.db, user, 'act', target, MESSAGES.noSession);
+  const account = await authorizeSession(ctx.db, user, 'act', target, MESSAGES.noSession);
+  // Each recipient is charged again at the price of the account that sends it now (issue 30).
+  const price = priceOfKind(await readCreditPrices(ctx.db), account.kind);
   const retried = await ctx.db.transaction(async (tx) => {
     const locked = await repo.lockJob(tx, jobId);
     if (!locked) throw notFound(JOB_MESSAGES.jobNotFound);
     // Only failures a retry may fix are queued and charged: 'Not on WhatsApp' would fail again.
     const only = repo.retryableError(sql`error`);
     const { failed, retryable } = await repo.countFailedAndRetryable(tx, jobId, only);
+    // A template job over both kinds: a phone's recipient holds the template's text, a Cloud
+    // one its values; neither may be sent by the other kind (issue 30).
+    if (locked.messageType === 'template') {
+      const [other] = await queryRows<{ n: number }>(
+        tx,
+        sql`SELECT count(*)::int AS n FROM message_job_recipients r JOIN wa_sessions s ON s.session_id = r.session_id
+            WHERE r.job_id = ${jobId} AND r.status = 'failed' AND ${only} AND s.kind <> ${account.kind}`,
+      );
+      if ((other?.n ?? 0) > 0) throw badRequest(JOB_MESSAGES.retryOtherKind);
+    }
     if (failed === 0) throw badRequest(JOB_MESSAGES.nothingToRetry);
     if (retryable === 0) throw badRequest(JOB_MESSAGES.nothingRetryable);
-    const balance = await debitCredits(tx, user.id, retryable, 'retry', { jobId, actorId: user.id });
+    const balance = await debitCredits(tx, user.id, retryable * price, 'retry', { jobId, actorId: user.id });
     if (balance === null) throw paymentRequired(MESSAGES.creditShort);
-    const requeued = await transitions.requeue(tx, jobId, target, only);
+    const requeued = await transitions.requeue(tx, jobId, target, price, only);
     // The job row is locked and the dispatcher never changes failed recipients, so both counts agree.
     if (requeued !== retryable)
       throw new Error(`retry of job ${jobId}: ${requeued} requeued, ${retryable} charged`);
@@ -49,6 +63,7 @@ export async function retryJob(
     success: true,
     message: `Retrying ${retried} failed ${retried === 1 ? 'message' : 'messages'}`,
     retried,
+    creditsCharged: retried * price,
   };
 }
 

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { optedOutAmong } from '../../contacts/service.ts';
 import type { AppContext } from '../../context.ts';
 import { addCredits, debitCredits } from '../../credits/credits.ts';
+import { type AccountKind, readCreditPrices } from '../../credits/prices.ts';
 import { queryRows } from '../../db/client.ts';
 import { badRequest, conflict, MESSAGES, paymentRequired } from '../../errors.ts';
 import { groupSubjects } from '../../groups/repository.ts';
@@ -22,7 +23,7 @@ const PAUSED_DUE_DATE = new Date('9999-12-31T00:00:00Z');
  * Edits a job that has not started (issue 29, item 7): a scheduled one, or a paused one none of
  * whose recipients has left the queue. Owner only. In one transaction with the job locked (the
  * dispatcher cannot start it meanwhile): the recipients are replaced, the credits held follow
- * their count exactly (the difference charged, or refunded, each with its ledger row), the text
+ * the recipients exactly (the difference charged, or refunded, each with its ledger row), the text
  * and the time change. Opted-out numbers are left out, as when a send is accepted.
  */
 export async function editJob(
@@ -81,9 +82,12 @@ export async function editJob(
       chat_name: string | null;
       content: string | null;
       status: string;
+      session_id: string;
+      price: number;
     }>(
       tx,
-      sql`SELECT chat_id, chat_name, content, status FROM message_job_recipients WHERE job_id = ${jobId} ORDER BY id`,
+      sql`SELECT chat_id, chat_name, content, status, session_id, price FROM message_job_recipients
+          WHERE job_id = ${jobId} ORDER BY id`,
     );
     // One recipient out of the queue (being sent, sent, failed): the job has started.
     if (current.length === 0 || current.some((r) => r.status !== 'queued'))
@@ -122,7 +126,18 @@ export async function editJob(
       }
     }
 
-    const delta = chats.chatIds.length - current.length;
+    // A recipient kept keeps its account and the price it was charged; a new one is charged the
+    // price of the job's account's kind now; one removed gets back what it was charged (issue 30).
+    const kept = new Map(current.map((r) => [r.chat_id, r]));
+    const [account] = await queryRows<{ kind: AccountKind }>(
+      tx,
+      sql`SELECT kind FROM wa_sessions WHERE session_id = ${locked.sessionId}`,
+    );
+    const priceNow = (await readCreditPrices(tx))[account?.kind ?? 'linked'];
+    const prices = chats.chatIds.map((id) => kept.get(id)?.price ?? priceNow);
+    const sessionOf = chats.chatIds.map((id) => kept.get(id)?.session_id ?? locked.sessionId);
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    const delta = sum(prices) - sum(current.map((r) => r.price));
     if (delta > 0) {
       const balance = await debitCredits(tx, user.id, delta, 'send', { jobId, actorId: user.id });
       if (balance === null) throw paymentRequired(MESSAGES.creditShort);
@@ -141,10 +156,11 @@ export async function editJob(
     await tx.execute(sql`DELETE FROM message_job_recipients WHERE job_id = ${jobId}`);
     await insertRecipients(
       tx,
-      { jobId, sessionId: locked.sessionId, dueAt },
+      { jobId, sessionId: locked.sessionId, dueAt, price: prices },
       chats.chatIds,
       chats.chatNames,
       contents,
+      sessionOf,
     );
     await tx.execute(
       sql`UPDATE message_jobs SET content = ${text}, total = ${chats.chatIds.length}, status = ${status},

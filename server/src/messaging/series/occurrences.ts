@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { leftOutOfSend } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
+import { type AccountKind, readCreditPrices } from '../../credits/prices.ts';
 import { queryRows } from '../../db/client.ts';
 import { MESSAGES } from '../../errors.ts';
 import { newId } from '../../ids.ts';
@@ -105,11 +106,20 @@ export async function startDueOccurrences(ctx: AppContext, max = 50): Promise<nu
       if (n === 0) {
         await startOccurrence(tx, job.id, 0, JOB_MESSAGES.allOptedOut);
       } else {
-        const balance = await debitCredits(tx, s.userId, n, 'send', { jobId: job.id, actorId: s.userId });
+        // At the price of the account's kind when the occurrence starts (issue 30).
+        const [account] = await queryRows<{ kind: AccountKind }>(
+          tx,
+          sql`SELECT kind FROM wa_sessions WHERE session_id = ${job.sessionId}`,
+        );
+        const price = (await readCreditPrices(tx))[account?.kind ?? 'linked'];
+        const balance = await debitCredits(tx, s.userId, n * price, 'send', {
+          jobId: job.id,
+          actorId: s.userId,
+        });
         const failedWith = balance === null ? MESSAGES.creditShort : null;
         await series.insertOccurrenceRecipients(
           tx,
-          { jobId: job.id, sessionId: job.sessionId },
+          { jobId: job.id, sessionId: job.sessionId, price },
           chatIds,
           chatNames,
           contents,

@@ -68,15 +68,15 @@ export async function claimDueOccurrence(db: Db): Promise<JobRow | undefined> {
 /** Inserts an occurrence's recipients at once: queued and due now, or failed with `error`. */
 export async function insertOccurrenceRecipients(
   db: Db,
-  job: { jobId: string; sessionId: string },
+  job: { jobId: string; sessionId: string; price: number },
   chatIds: string[],
   chatNames: Array<string | null>,
   contents: Array<string | null> | null,
   error: string | null,
 ): Promise<void> {
   await db.execute(
-    sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, content, status, error, due_at)
-        SELECT ${job.jobId}, ${job.sessionId}, c.chat_id, c.chat_name, c.content,
+    sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, content, price, status, error, due_at)
+        SELECT ${job.jobId}, ${job.sessionId}, c.chat_id, c.chat_name, c.content, ${job.price}::int,
                ${error === null ? 'queued' : 'failed'}, ${error}, now()
         FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[],
                     ${sql.param(contents ?? chatIds.map(() => null))}::text[]) AS c(chat_id, chat_name, content)`,

@@ -12,6 +12,7 @@ import {
 import { leftOutOfSend } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
+import { readCreditPrices } from '../../credits/prices.ts';
 import { badRequest, MESSAGES, paymentRequired } from '../../errors.ts';
 import { newId, sha256 } from '../../ids.ts';
 import { authorizeSession } from '../../policy/access.ts';
@@ -106,6 +107,8 @@ export async function acceptStatus(
   const n = chatIds.length;
   const noun = n === 1 ? 'contact' : 'contacts';
   const mediaId = post.type === 'media' ? sha256(post.data) : null;
+  // Each contact at the price of the account's kind (issue 30).
+  const price = (await readCreditPrices(ctx.db))[session.kind];
   const answer: SendResponse = {
     success: true,
     message: scheduledAt
@@ -113,6 +116,7 @@ export async function acceptStatus(
       : `Status posting initiated for ${n} ${noun}`,
     totalChats: n,
     jobId,
+    creditsCharged: n * price,
     ...(optedOut.length > 0 || noConsent.length > 0
       ? { skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) } }
       : {}),
@@ -123,7 +127,7 @@ export async function acceptStatus(
       const previous = await idem.claimIdempotencyKey(tx, user.id, idempotency.key, idempotency.requestHash);
       if (previous) return previous;
     }
-    const balance = await debitCredits(tx, user.id, n, 'send', { jobId, actorId: user.id });
+    const balance = await debitCredits(tx, user.id, n * price, 'send', { jobId, actorId: user.id });
     if (balance === null) throw paymentRequired(MESSAGES.creditShort);
     if (post.type === 'media')
       await acceptRepo.storeMedia(tx, { id: mediaId!, mime: post.mime, bytes: post.data });
@@ -146,7 +150,7 @@ export async function acceptStatus(
     });
     await acceptRepo.insertRecipients(
       tx,
-      { jobId, sessionId, dueAt: scheduledAt ?? now },
+      { jobId, sessionId, dueAt: scheduledAt ?? now, price },
       chatIds,
       chatIds.map(() => null),
     );

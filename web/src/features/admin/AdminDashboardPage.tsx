@@ -6,12 +6,13 @@ import { storage } from '../../lib/storage.ts';
 import { useUserDetails } from '../auth/api/get-user-details.ts';
 import { AdminOverview } from './AdminOverview.tsx';
 import { AuditLog } from './AuditLog.tsx';
+import { CreditPriceSettings } from './CreditPriceSettings.tsx';
 import { userOption } from './user-option.ts';
 
 /**
  * /adminDashboard (ADMIN only): an overview of the admin's users first, then the spec's picker
  * of one user and that user's MIS Report (`report`: the report feature's, composed in app/pages.tsx,
- * since features do not import each other's components); the audit log in its own tab.
+ * since features do not import each other's components); the audit log in its own tab, the credits per recipient of each kind of account in Settings.
  */
 export default function AdminDashboardPage(props: { report: (userId: string) => ReactNode }) {
   // The list stored at sign-in shows at once; /api/userDetails brings it up to date.
@@ -28,6 +29,7 @@ export default function AdminDashboardPage(props: { report: (userId: string) => 
       <Tabs.List mb="md">
         <Tabs.Tab value="overview">Overview</Tabs.Tab>
         <Tabs.Tab value="audit">Audit log</Tabs.Tab>
+        <Tabs.Tab value="settings">Settings</Tabs.Tab>
       </Tabs.List>
       <Tabs.Panel value="overview">
         <Stack gap="md">
@@ -62,6 +64,9 @@ export default function AdminDashboardPage(props: { report: (userId: string) => 
       </Tabs.Panel>
       <Tabs.Panel value="audit">
         <AuditLog users={users} />
+      </Tabs.Panel>
+      <Tabs.Panel value="settings">
+        <CreditPriceSettings />
       </Tabs.Panel>
     </Tabs>
   );

@@ -18,6 +18,7 @@ import { useMeta } from '../auth/api/get-meta.ts';
 import { useBalance, useUserDetails } from '../auth/api/get-user-details.ts';
 import { useContactLists } from '../contacts/api/get-contact-lists.ts';
 import { AlsoSendFrom, sharingSessionIds } from './AlsoSendFrom.tsx';
+import { useCreditPrices } from './api/credit-prices.ts';
 import { useListRecipients } from './api/list-recipients.ts';
 import { type BulkUpload, fieldsOfFirst, uploadTarget } from './bulk-recipients.ts';
 import { CloudTemplateSend } from './CloudTemplateSend.tsx';
@@ -35,6 +36,7 @@ import { SendForecast } from './SendForecast.tsx';
 import { SendingProgress } from './SendingProgress.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
 import { StatusCompose } from './StatusCompose.tsx';
+import { affordable, kindsOf, priceText, sendCredits } from './send-cost.ts';
 import { useSendFlow } from './useSendFlow.ts';
 import { useSendForecast } from './useSendForecast.ts';
 
@@ -78,6 +80,14 @@ function BulkMessageForm() {
   const [rows, setRows] = useState(() => RowBits.none(0));
   const [listIds, setListIds] = useState<string[]>([]);
   const [alsoFrom, setAlsoFrom] = useState<string[]>([]);
+  // Credits per recipient of each sharing account's kind (issue 30): the selection stops at what the balance pays.
+  const prices = useCreditPrices();
+  const kinds = kindsOf(current.sessions, [
+    current.sessionId,
+    ...(sharingSessionIds(current.sessionId, alsoFrom, current.sessions)?.slice(1) ?? []),
+  ]);
+  const perAccount = kinds.map((k) => prices[k]);
+  const payable = affordable(balance, perAccount);
   const [statusTab, setStatusTab] = useState(false);
   /** Lets the same file be picked again after a change on disk. */
   const resetFileInput = useRef<() => void>(null);
@@ -263,8 +273,8 @@ function BulkMessageForm() {
           nameHeader="Phone Number"
           kind="contacts"
           ids={numbers}
-          selection={rows.view(balance, setRows)}
-          balance={balance}
+          selection={rows.view(payable, setRows)}
+          balance={payable}
           loading={reading}
           loadingText="Loading Contacts..."
           emptyText="No contacts uploaded"
@@ -275,6 +285,10 @@ function BulkMessageForm() {
         <CloudTemplateSend
           sessionId={cloudSession}
           selectedCount={selectedCount}
+          balance={balance}
+          credits={sendCredits(selectedCount, perAccount)}
+          sessionIds={sharingSessionIds(current.sessionId, alsoFrom, current.sessions)}
+          withPhones={kinds.includes('linked')}
           recipients={preview}
           target={() => ({
             ...uploadTarget(upload, rows),
@@ -349,9 +363,17 @@ function BulkMessageForm() {
         recipientCount={selectedCount}
         recipientLabel="Contacts"
         balance={balance}
+        credits={sendCredits(selectedCount, perAccount)}
         onSchedule={flow.schedule}
       />
-      <ConfirmSendModal {...flow.confirmModal} count={selectedCount} balance={balance} forecast={forecast} />
+      <ConfirmSendModal
+        {...flow.confirmModal}
+        count={selectedCount}
+        balance={balance}
+        credits={sendCredits(selectedCount, perAccount)}
+        priceText={priceText(kinds, prices)}
+        forecast={forecast}
+      />
     </Stack>
   );
 }

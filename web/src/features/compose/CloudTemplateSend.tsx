@@ -1,12 +1,14 @@
-import { Alert, Button, Select, Stack, Table, Text, TextInput } from '@mantine/core';
-import { CLOUD_TEXTS, parseTemplate, renderTemplate, type SendBody } from '@wa/contract';
+import { Alert, Button, Checkbox, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { CLOUD_TEXTS, formatRupees, parseTemplate, renderTemplate, type SendBody } from '@wa/contract';
 import { useState } from 'react';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { useCostEstimate } from './api/cost-estimate.ts';
+import { useSendEstimate } from './api/send-estimate.ts';
 import { sendMessage } from './api/send-message.ts';
 import { useTemplates } from './api/templates.ts';
 import type { PreviewRecipient } from './PersonalisedPreview.tsx';
+import { costLine } from './send-forecast.ts';
 import type { SendTarget } from './useSendFlow.ts';
 
 /** The body of a template with its `{{n}}` replaced by this recipient's values. */
@@ -22,6 +24,12 @@ function renderBody(body: string, values: string[]): string {
 export function CloudTemplateSend(props: {
   sessionId: string;
   selectedCount: number;
+  /** The balance now and what the recipients cost at their accounts' prices (issue 30). */
+  balance: number;
+  credits: { min: number; max: number };
+  /** More accounts sharing the send ('Also send from', the body's sessionIds) and whether a linked phone is among them. */
+  sessionIds?: string[];
+  withPhones: boolean;
   target: () => SendTarget;
   recipients: readonly PreviewRecipient[];
   onSent: () => void;
@@ -32,6 +40,8 @@ export function CloudTemplateSend(props: {
   const [values, setValues] = useState<string[]>([]);
   const [banner, setBanner] = useState<{ color: string; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  /** coldToCloud (issue 30): numbers the phones have chatted with go through them, the rest through Cloud. */
+  const [cold, setCold] = useState(true);
   const template = approved.find((t) => `${t.name}|${t.language}` === chosen) ?? null;
   const cost = useCostEstimate(
     props.sessionId,
@@ -39,6 +49,20 @@ export function CloudTemplateSend(props: {
       ? { templateName: template.name, language: template.language, recipients: props.selectedCount }
       : null,
   );
+  /** The body sent: the recipients, the accounts sharing the send, and (with phones) the routing. */
+  const bodyOf = (t: { name: string; language: string }): SendBody => ({
+    ...props.target(),
+    ...(props.sessionIds ? { sessionIds: props.sessionIds } : {}),
+    ...(props.withPhones ? { coldToCloud: cold } : {}),
+    type: 'template',
+    content: { name: t.name, language: t.language, parameters: values },
+  });
+  // With phones beside the Cloud account, the split (and its cost) before sending.
+  const split = useSendEstimate(
+    props.sessionId,
+    [props.selectedCount, props.sessionIds, cold, template?.name, template?.language],
+    props.withPhones && template && props.selectedCount > 0 ? () => bodyOf(template) : null,
+  ).data;
   const rendered = (fields: Readonly<Record<string, string>>) =>
     values.map((v) => renderTemplate(parseTemplate(v), fields, () => 0));
 
@@ -49,13 +73,14 @@ export function CloudTemplateSend(props: {
     setBusy(true);
     setBanner(null);
     try {
-      const body: SendBody = {
-        ...props.target(),
-        type: 'template',
-        content: { name: template.name, language: template.language, parameters: values },
-      };
+      const body = bodyOf(template);
       const res = await sendMessage(props.sessionId, 'individuals', body, newIdempotencyKey());
-      setBanner({ color: 'green', text: `${res.message} (job ${res.jobId})` });
+      const split = res.split
+        ? ` · ${formatNumber(res.split.viaPhones)} through the phones, ${formatNumber(res.split.viaCloud)} through the Cloud API`
+        : '';
+      const credits =
+        res.creditsCharged === undefined ? '' : ` · ${formatNumber(res.creditsCharged)} credits`;
+      setBanner({ color: 'green', text: `${res.message} (job ${res.jobId})${split}${credits}` });
       props.onSent();
     } catch (err) {
       setBanner({ color: 'red', text: errorText(err, 'Error sending message', 'Error sending message') });
@@ -117,13 +142,32 @@ export function CloudTemplateSend(props: {
               </Table.Tbody>
             </Table>
           )}
-          {cost.data && (
+          {props.selectedCount > 0 && (
+            <Text fw={600} size="sm">
+              {costLine(props.selectedCount, props.balance, props.credits)}
+            </Text>
+          )}
+          {split && (
+            <Alert color="blue" variant="light" role="status" aria-label="Split of the send">
+              {formatNumber(split.viaPhones)} through the phones, {formatNumber(split.viaCloud)} through the
+              Cloud API · {formatNumber(split.credits)} credits
+              {split.metaCostUnits !== null ? ` · ≈ ${formatRupees(split.metaCostUnits)} at Meta's rate` : ''}
+            </Alert>
+          )}
+          {!split && cost.data && (
             <Alert color="blue" variant="light" role="status" aria-label="Meta's charge">
               {cost.data.text}
               {cost.data.tierText ? `. ${cost.data.tierText}` : ''}
             </Alert>
           )}
         </>
+      )}
+      {props.withPhones && (
+        <Checkbox
+          checked={cold}
+          onChange={(e) => setCold(e.currentTarget.checked)}
+          label="Numbers the phones have chatted with go through the phones (as the template's text); the others through the Cloud API account"
+        />
       )}
       <Button onClick={() => void send()} loading={busy} disabled={!template}>
         Send template to {formatNumber(props.selectedCount)}

@@ -8,6 +8,7 @@ import { errorText } from '../../lib/api.ts';
 import { useBalance, useUserDetails } from '../auth/api/get-user-details.ts';
 import { useChannels } from '../channels/api/channels.ts';
 import { useGroupsList } from '../groups/api/get-groups-list.ts';
+import { useCreditPrices } from './api/credit-prices.ts';
 import { ComposeArea } from './ComposeArea.tsx';
 import { ConfirmSendModal } from './ConfirmSendModal.tsx';
 import { allSelected, toggleAll, toggleOne } from './credit-limit.ts';
@@ -17,6 +18,7 @@ import { SendButtons } from './SendButtons.tsx';
 import { SendForecast } from './SendForecast.tsx';
 import { SendingProgress } from './SendingProgress.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
+import { affordable, kindsOf, priceText, sendCredits } from './send-cost.ts';
 import { useSendFlow } from './useSendFlow.ts';
 import { useSendForecast } from './useSendForecast.ts';
 
@@ -25,6 +27,11 @@ export default function ComposePage() {
   useUserDetails();
   const balance = useBalance();
   const current = useCurrentSession();
+  // Credits per recipient of this account's kind (issue 30): the selection stops at what the balance pays.
+  const prices = useCreditPrices();
+  const kinds = kindsOf(current.sessions, [current.sessionId]);
+  const perAccount = kinds.map((k) => prices[k]);
+  const payable = affordable(balance, perAccount);
   const groups = useGroupsList(current.sessionId);
   // Channels the account administers go beside its groups (issue 31), after them.
   const channels = useChannels(current.sessionId).data?.channels;
@@ -52,8 +59,8 @@ export default function ComposePage() {
     size: selected.size,
     has: (i) => selected.has(ids[i]!),
     everything: allSelected(selected, ids),
-    toggle: (i) => setSelected(toggleOne(selected, ids[i]!, balance)),
-    toggleAll: (checked) => setSelected(toggleAll(selected, ids, balance, checked)),
+    toggle: (i) => setSelected(toggleOne(selected, ids[i]!, payable)),
+    toggleAll: (checked) => setSelected(toggleAll(selected, ids, payable, checked)),
   };
 
   const flow = useSendFlow({
@@ -99,7 +106,7 @@ export default function ComposePage() {
             ids={ids}
             names={names}
             selection={selection}
-            balance={balance}
+            balance={payable}
             loading={current.loading || groups.isLoading}
             loadingText="Loading groups..."
             emptyText="No groups found"
@@ -131,12 +138,15 @@ export default function ComposePage() {
         recipientCount={selectedIds.length}
         recipientLabel="Groups"
         balance={balance}
+        credits={sendCredits(selectedIds.length, perAccount)}
         onSchedule={flow.schedule}
       />
       <ConfirmSendModal
         {...flow.confirmModal}
         count={selectedIds.length}
         balance={balance}
+        credits={sendCredits(selectedIds.length, perAccount)}
+        priceText={priceText(kinds, prices)}
         forecast={forecast}
       />
     </Stack>

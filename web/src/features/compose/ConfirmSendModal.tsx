@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
 import { setConfirmSendsFrom } from './confirm-pref.ts';
 import { SendForecast } from './SendForecast.tsx';
+import type { SendCredits } from './send-cost.ts';
 import { costLine } from './send-forecast.ts';
 
 /**
@@ -13,6 +14,9 @@ export function ConfirmSendModal(props: {
   opened: boolean;
   count: number;
   balance: number;
+  /** What the recipients cost at the price of their accounts' kinds (issue 30), and that price in words. */
+  credits: SendCredits;
+  priceText: string;
   forecast: string | null;
   onCancel: () => void;
   onConfirm: () => void;
@@ -29,8 +33,8 @@ export function ConfirmSendModal(props: {
   return (
     <AppModal opened={props.opened} onClose={props.onCancel} title="Confirm send" returnFocus={false}>
       <Stack gap="sm">
-        <Text fw={600}>{costLine(props.count, props.balance)}</Text>
-        <Text size="sm">Each recipient costs one credit, taken now; a message that fails is refunded.</Text>
+        <Text fw={600}>{costLine(props.count, props.balance, props.credits)}</Text>
+        <Text size="sm">{props.priceText}, taken now; a message that fails is refunded.</Text>
         <SendForecast text={props.forecast} />
         <Group gap="xs" align="center" wrap="wrap">
           <Checkbox

@@ -49,6 +49,8 @@ export function ScheduleModal(props: {
   recipientLabel: string;
   /** The balance now: the summary gives the cost and the balance after (issue 29). */
   balance: number;
+  /** What the recipients cost at the price of their accounts' kinds (issue 30; default one each). */
+  credits?: { min: number; max: number };
   busy: boolean;
   /** An error from the server, shown inside the modal. */
   serverError: string | null;
@@ -163,7 +165,7 @@ export function ScheduleModal(props: {
         />
         <Stack gap={4} role="group" aria-label="Cost">
           <Text fw={600} size="sm">
-            {costLine(props.recipientCount, props.balance)}
+            {costLine(props.recipientCount, props.balance, props.credits)}
           </Text>
           <Text size="sm">
             The credits are held now and refunded if you delete the job before it is sent.

@@ -1,0 +1,51 @@
+import type { SendBody, SendEstimateResponse } from '@wa/contract';
+import type { AppContext } from '../../context.ts';
+import { readCreditPrices } from '../../credits/prices.ts';
+import { MESSAGES } from '../../errors.ts';
+import { authorizeSession } from '../../policy/access.ts';
+import { findTemplate } from '../../sessions/cloud/templates.ts';
+import type { UserRow } from '../../users/repository.ts';
+import { priceOf } from '../cloud/cost.ts';
+import { recipientsOf } from '../compose.ts';
+import { gatherIndividuals } from './personalise.ts';
+import { routeRecipients } from './route.ts';
+import { sharingAccounts } from './send.ts';
+
+/**
+ * What a send to phone numbers would do before it is made (issue 30): how many recipients go
+ * through the linked phones and through the Cloud API accounts (the split the send itself makes,
+ * `coldToCloud` included), their credits at each kind's price, and Meta's charge for the Cloud
+ * share of a template at its category's rate.
+ */
+export async function estimateSend(
+  ctx: AppContext,
+  user: UserRow,
+  sessionId: string,
+  body: SendBody,
+): Promise<SendEstimateResponse> {
+  const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
+  const accounts = await sharingAccounts(ctx, user, session, body, 'individuals');
+  const cc = ctx.config.defaultCountryCode;
+  const individuals = await gatherIndividuals(ctx.db, user, body, cc);
+  const chatIds = recipientsOf({ chatIds: individuals.chatIds }, 'individuals', cc);
+  const split =
+    accounts.length > 1 ? await routeRecipients(ctx, accounts, chatIds, body) : chatIds.map(() => 0);
+  const prices = await readCreditPrices(ctx.db);
+  const kinds = split.map((i) => accounts[i]!.kind);
+  const viaCloud = kinds.filter((k) => k === 'cloud').length;
+  let metaCostUnits: number | null = null;
+  const content = body.content;
+  const cloud = accounts.find((a) => a.kind === 'cloud');
+  if (body.type === 'template' && cloud && content && typeof content === 'object' && 'language' in content) {
+    const template = await findTemplate(ctx.db, cloud.sessionId, content.name, content.language);
+    if (template) metaCostUnits = (await priceOf(ctx.db, template.category)) * viaCloud;
+  }
+  return {
+    success: true,
+    recipients: chatIds.length,
+    viaPhones: chatIds.length - viaCloud,
+    viaCloud,
+    credits: kinds.reduce((sum, k) => sum + prices[k], 0),
+    metaCostUnits,
+  };
+}

@@ -1,0 +1,92 @@
+import { type SendBody, SPREAD_TEXTS, templateBodyText } from '@wa/contract';
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../../context.ts';
+import { queryRows } from '../../db/client.ts';
+import { badRequest } from '../../errors.ts';
+import type { SessionRow } from '../../sessions/repository.ts';
+import type { ComposedMessage } from '../compose.ts';
+import { remainingAllowanceToday, splitByAllowance } from './spread.ts';
+
+/**
+ * Which account (an index into `accounts`) sends each recipient of a job spread over several: by
+ * what each may still send today (a down one: nothing), or with `coldToCloud` (issue 30) each
+ * number a linked phone of the job has messaged before through that phone (the test of the
+ * new-contact cap: a sent recipient of that account and chat) and the rest through the Cloud API
+ * accounts, split between them by allowance.
+ */
+export async function routeRecipients(
+  ctx: AppContext,
+  accounts: SessionRow[],
+  chatIds: string[],
+  body: Pick<SendBody, 'coldToCloud'>,
+): Promise<number[]> {
+  const allowances = () =>
+    Promise.all(
+      accounts.map((a) =>
+        a.status === 'CONNECTED' ? remainingAllowanceToday(ctx.db, a.sessionId, ctx.config) : 0,
+      ),
+    );
+  if (body.coldToCloud !== true) return splitByAllowance(chatIds.length, await allowances());
+  const phones = accounts.flatMap((a, i) => (a.kind === 'linked' ? [i] : []));
+  const clouds = accounts.flatMap((a, i) => (a.kind === 'cloud' ? [i] : []));
+  if (phones.length === 0 || clouds.length === 0) throw badRequest(SPREAD_TEXTS.coldNeedsBothKinds);
+  const known = await knownByPhones(
+    ctx,
+    phones.map((i) => accounts[i]!.sessionId),
+    chatIds,
+  );
+  const cold = chatIds.filter((id) => !known.has(id));
+  const each = await allowances();
+  const coldSplit = splitByAllowance(
+    cold.length,
+    clouds.map((i) => each[i]!),
+  );
+  let next = 0;
+  return chatIds.map((id) => {
+    const phone = known.get(id);
+    if (phone !== undefined) return accounts.findIndex((a) => a.sessionId === phone);
+    return clouds[coldSplit[next++]!]!;
+  });
+}
+
+/** The numbers among `chatIds` that one of `sessionIds` has sent to, each with the first such account. */
+async function knownByPhones(ctx: AppContext, sessionIds: string[], chatIds: string[]) {
+  const rows = await queryRows<{ chat_id: string; session_id: string }>(
+    ctx.db,
+    sql`SELECT DISTINCT ON (r.chat_id) r.chat_id, r.session_id
+        FROM message_job_recipients r
+        WHERE r.session_id = ANY(${sql.param(sessionIds)}::text[])
+          AND r.chat_id = ANY(${sql.param(chatIds)}::text[]) AND r.status = 'sent'
+        ORDER BY r.chat_id, array_position(${sql.param(sessionIds)}::text[], r.session_id)`,
+  );
+  return new Map(rows.map((r) => [r.chat_id, r.session_id]));
+}
+
+/**
+ * The recipients' own contents of a template job that linked phones share (issue 30): a phone's
+ * recipient gets the template's body with its values as text; a Cloud recipient keeps its values
+ * (a JSON array) or, when not personalised, the job's. Null when no phone shares the job.
+ */
+export function templateContents(
+  message: ComposedMessage,
+  kindOf: (i: number) => 'linked' | 'cloud',
+  contents: string[] | null,
+  n: number,
+): string[] | null {
+  if (message.type !== 'template' || message.template.bodyText === undefined) return contents;
+  const { bodyText, parameters, parameterNames } = message.template;
+  return Array.from({ length: n }, (_, i) => {
+    const own = contents?.[i];
+    if (kindOf(i) === 'cloud') return own ?? JSON.stringify(parameters);
+    const values = own === undefined ? parameters : (JSON.parse(own) as string[]);
+    return templateBodyText(bodyText, values, parameterNames);
+  });
+}
+
+/** How many recipients go through each kind, for a job over both kinds (else undefined). */
+export function splitByKind(accounts: SessionRow[], split: number[]) {
+  if (!accounts.some((a) => a.kind === 'cloud') || !accounts.some((a) => a.kind === 'linked'))
+    return undefined;
+  const viaCloud = split.filter((i) => accounts[i]!.kind === 'cloud').length;
+  return { viaPhones: split.length - viaCloud, viaCloud };
+}

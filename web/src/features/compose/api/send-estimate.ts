@@ -1,0 +1,27 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { SendBody, SendEstimateResponse } from '@wa/contract';
+import { apiFetch } from '../../../lib/api.ts';
+
+/**
+ * POST /api/session/{sessionId}/send-estimate: a send's split over linked phones and Cloud API
+ * accounts, its credits and Meta's charge (issue 30). `key` says what the body depends on (the
+ * body itself may hold a large CSV).
+ */
+export const sendEstimateQuery = (
+  sessionId: string,
+  key: readonly unknown[],
+  body: (() => SendBody) | null,
+) =>
+  queryOptions({
+    queryKey: ['sendEstimate', sessionId, ...key] as const,
+    queryFn: ({ signal }) =>
+      apiFetch<SendEstimateResponse>(`/api/session/${encodeURIComponent(sessionId)}/send-estimate`, {
+        method: 'POST',
+        body: body!(),
+        signal,
+      }),
+    enabled: body !== null,
+  });
+
+export const useSendEstimate = (sessionId: string, key: readonly unknown[], body: (() => SendBody) | null) =>
+  useQuery(sendEstimateQuery(sessionId, key, body));
