@@ -88,7 +88,7 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
 }
 
 /** An object that reads its properties from what `get()` returns at the time (made later, in beforeAll). */
-function late<T extends object>(get: () => T): T {
+export function late<T extends object>(get: () => T): T {
   return new Proxy({} as T, {
     get: (_, key) => {
       const target = get();
