@@ -88,7 +88,7 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
 }
 
 /** An object that reads its properties from what `get()` returns at the time (made later, in beforeAll). */
-function late<T extends object>(get: () => T): T {
+export function late<T extends object>(get: () => T): T {
   return new Proxy({} as T, {
     get: (_, key) => {
       const target = get();
@@ -163,6 +163,41 @@ export async function loginToken(app: App, username: string, password = 'passwor
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+type Inject = TestApp['app']['inject'];
+/** A sign-in through the API from an address (192.0.2.10 unless given) with these headers; the answer as it came. */
+export const login = (
+  inject: Inject,
+  body: { username: string; password: string; otp?: string },
+  from: { ip?: string; headers?: Record<string, string> } = {},
+) =>
+  inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: body,
+    remoteAddress: from.ip ?? '192.0.2.10',
+    headers: from.headers ?? {},
+  });
+
+/**
+ * For a describe block: `app(env)` gives an app with these settings, made on first call. Those
+ * with the defaults share one (a fresh database costs seconds), so each of their tests makes its
+ * own users and none fails a sign-in there. All are closed after the block.
+ */
+export function appsFor(kind: DbKind) {
+  const apps: Array<Promise<TestApp>> = [];
+  let plain: Promise<TestApp> | undefined;
+  afterAll(async () => {
+    for (const t of apps) await (await t).close();
+  });
+  return (env: Record<string, string> = {}) => {
+    if (Object.keys(env).length === 0 && plain) return plain;
+    const t = createTestApp(kind, env);
+    apps.push(t);
+    if (Object.keys(env).length === 0) plain = t;
+    return t;
+  };
+}
 
 type AccountOptions = Partial<NewUser> & { track?: Set<string> };
 

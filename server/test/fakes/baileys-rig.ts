@@ -1,6 +1,6 @@
 import type { GroupMetadata } from 'baileys';
 import { eq } from 'drizzle-orm';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { waSessions } from '../../src/db/schema.ts';
 import { takeReplies } from '../../src/engine.ts';
 import { type Dispatcher, startDispatcher } from '../../src/messaging/engine/dispatcher.ts';
@@ -10,7 +10,7 @@ import { createDbAuthStore } from '../../src/transport/auth-store.ts';
 import { type BaileysOptions, BaileysTransport } from '../../src/transport/baileys/transport.ts';
 import { restrictionSteps } from '../../src/transport/restriction-steps.ts';
 import { sentCopies } from '../../src/transport/sent-messages.ts';
-import { buildUser, createTestApp, type DbKind, loginToken, type TestApp } from '../helpers.ts';
+import { buildUser, createTestApp, type DbKind, late, loginToken, type TestApp } from '../helpers.ts';
 import { type FakeSocket, fakeSocketMaker } from './baileys-socket.ts';
 import { createInstance, waitFor } from './sessions.ts';
 
@@ -164,4 +164,28 @@ export async function baileysRig(
   }
 
   return { t, runner, dispatcher, maker, transports, row, start, pairAndOpen, connected, close, socketsOf };
+}
+
+/**
+ * For a describe block: a rig made before its tests and closed after them. What this returns reads
+ * the rig of the time, so the block can take its parts apart when it is declared.
+ */
+export function baileysRigFor(kind: DbKind, options: Parameters<typeof baileysRig>[1] = {}) {
+  let rig: BaileysRig | undefined;
+  beforeAll(async () => {
+    rig = await baileysRig(kind, options);
+  });
+  afterAll(async () => {
+    await rig?.close();
+  });
+  const now = () => rig!;
+  return {
+    t: late(() => now().t),
+    runner: late(() => now().runner),
+    transports: late(() => now().transports),
+    row: (sessionId: string) => now().row(sessionId),
+    start: (...args: Parameters<BaileysRig['start']>) => now().start(...args),
+    pairAndOpen: (...args: Parameters<BaileysRig['pairAndOpen']>) => now().pairAndOpen(...args),
+    socketsOf: (sessionId: string) => now().socketsOf(sessionId),
+  };
 }
