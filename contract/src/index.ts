@@ -11,6 +11,7 @@ export * from './jid.ts';
 export * from './job-edit.ts';
 export * from './job-outcome.ts';
 export * from './job-status.ts';
+export * from './jobs.ts';
 export * from './messaging.ts';
 export * from './operations.ts';
 export * from './phone.ts';

@@ -1,4 +1,4 @@
-import type { JobStatus } from './messaging.ts';
+import type { JobStatus } from './jobs.ts';
 
 /**
  * The job statuses by what a person may do with the job, one list each for the server (the

@@ -5,7 +5,7 @@
 
 import { rupeesText } from './cloud.ts';
 import { type Cell, csvLine } from './csv.ts';
-import type { MessageJob } from './messaging.ts';
+import type { MessageJob } from './jobs.ts';
 import { parsePoll } from './poll.ts';
 
 export const REPORT_CSV_FILE = 'mis_report.csv';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OptOutSource } from './contacts.ts';
-import { JobStatus } from './messaging.ts';
+import { JobStatus } from './jobs.ts';
 import type { WebhookEventName } from './operations.ts';
 import { SessionStatus } from './sessions.ts';
 
