@@ -51,7 +51,7 @@ export class WaEmulator {
     private readonly wss: WebSocketServer,
     /** The HTTPS host `media_conn` names (uploads and downloads of encrypted media). */
     readonly media: MediaHost,
-    private readonly options: EmulatorOptions,
+    private options: EmulatorOptions,
   ) {
     this.certChain = makeCertChain(this.root, this.serverStatic);
     wss.on('connection', (ws, req) => {
@@ -220,6 +220,11 @@ export class WaEmulator {
 
   takeSendFault(phone: string): number | undefined {
     return this.faults.takeSend(phone);
+  }
+
+  /** How soon phones acknowledge and read from now on (ms after the message), as at start. */
+  setReceiptTiming(timing: Pick<EmulatorOptions, 'deliveredAfterMs' | 'readAfterMs'>): void {
+    this.options = { ...this.options, ...timing };
   }
 
   /**

@@ -100,6 +100,53 @@ describe('a status post, against the emulator', () => {
     expect(summary.results.success).toBe(3);
   });
 
+  it("receipts that come within rc14's event buffer window still count: one-to-one and status", async () => {
+    // rc14 holds our own upsert 100 ms in its event buffer (Socket/chats.js upsertMessage is a
+    // createBufferedFunction; Utils/event-buffer.js), and a receipt of that message arriving
+    // meanwhile is merged into it (append: messages.update into its status, message-receipt.update
+    // into its userReceipt) instead of being emitted: phones that answer at once.
+    emulator.setReceiptTiming({ deliveredAfterMs: 0, readAfterMs: 5 });
+    try {
+      const hello = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+        chatIds: [...VIEWERS, QUIET],
+        content: 'Open on Monday too',
+      });
+      expect(hello.status, JSON.stringify(hello.json)).toBe(200);
+      const texts = await until(
+        'the texts delivered and read',
+        async () => {
+          const j = await product.job(hello.json.jobId);
+          return j.details.length === 3 && j.details.every((d) => d.readAt) ? j : null;
+        },
+        30_000,
+        250,
+      );
+      expect(texts.details.every((d) => d.deliveredAt)).toBe(true);
+
+      const post = await product.call('POST', `/api/session/${sessionId}/sendStatus`, {
+        type: 'text',
+        content: 'Closed on Tuesday',
+        audience: { everyoneMessaged: true },
+      });
+      expect(post.status, JSON.stringify(post.json)).toBe(200);
+      const job = await until(
+        'the views',
+        async () => {
+          const j = await product.job(post.json.jobId);
+          return j.details.filter((d) => d.readAt).length === 2 && j.details.every((d) => d.deliveredAt)
+            ? j
+            : null;
+        },
+        30_000,
+        250,
+      );
+      const viewed = job.details.filter((d) => d.readAt).map((d) => d.chatId.replace(/\D/g, ''));
+      expect(viewed.sort()).toEqual([...VIEWERS].sort());
+    } finally {
+      emulator.setReceiptTiming({ deliveredAfterMs: 100, readAfterMs: 400 });
+    }
+  });
+
   it('left no iq unanswered and no message undecrypted', () => {
     expect(emulator.gaps).toEqual([]);
     expect(trace.filter((l) => l.includes('FAILED'))).toEqual([]);

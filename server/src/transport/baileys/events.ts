@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import { getHistoryMsg, proto } from 'baileys';
+import { type BaileysEventMap, getHistoryMsg, proto } from 'baileys';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { TransportEventMap } from '../types.ts';
@@ -49,10 +49,23 @@ export class SocketEvents {
         // Live messages come as 'notify'; those WhatsApp held while this device was offline as
         // 'append' (Socket/messages-recv.js handleMessage: node.attrs.offline ? 'append' : 'notify').
         if ((type === 'notify' || type === 'append') && !m.key.fromMe) chats.incomingText(generation, m);
-        // rc14's event buffer merges an update into a buffered upsert of the same message
-        // (Utils/event-buffer.js): an error ack then arrives as our own upsert with status ERROR.
-        if (m.key.fromMe && m.key.id && m.status === proto.WebMessageInfo.Status.ERROR)
-          this.sendError(generation, m.key.id, m.messageStubParameters?.[0]);
+        // rc14 holds our own upsert 100 ms in its event buffer (Socket/chats.js upsertMessage is
+        // a createBufferedFunction), and what arrives for that message meanwhile is merged into
+        // it, never emitted (Utils/event-buffer.js append): a messages.update (an error ack, a
+        // delivery or read) into its status, a message-receipt.update (a group member, a status
+        // viewer) into its userReceipt. Phones that answer at once are only seen here.
+        if (m.key.fromMe && m.key.id) {
+          if (m.status != null)
+            chats.statusUpdates(
+              [{ key: m.key, update: { status: m.status, messageStubParameters: m.messageStubParameters } }],
+              (id, code) => this.sendError(generation, id, code),
+            );
+          if (m.userReceipt?.length)
+            this.receipts(
+              sock,
+              m.userReceipt.map((receipt) => ({ key: m.key, receipt })),
+            );
+        }
         const history = m.key.fromMe && m.message ? getHistoryMsg(m.message) : undefined;
         if (history?.syncType === proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP)
           void takeBootstrap(sock, history, log.child({ sessionId }));
@@ -62,12 +75,7 @@ export class SocketEvents {
     ev.on('messages.update', (updates) =>
       chats.statusUpdates(updates, (id, code) => this.sendError(generation, id, code)),
     );
-    ev.on('message-receipt.update', (updates) => {
-      chats.memberReceipts(updates);
-      void statusViews(sock, updates).then((views) => {
-        for (const v of views) this.out.emit('receipt', v);
-      });
-    });
+    ev.on('message-receipt.update', (updates) => this.receipts(sock, updates));
     ev.on('groups.upsert', (metas) => chats.groupsUpsert(metas));
     ev.on('groups.update', (updates) => chats.groupsUpdate(generation, updates));
     ev.on('group-participants.update', (update) => chats.participantsUpdate(generation, update));
@@ -75,6 +83,14 @@ export class SocketEvents {
     ev.on('lid-mapping.update', ({ lid, pn }) =>
       lidTexts.mapped(lid, pn).catch((err) => log.warn({ err, sessionId }, 'held LID texts failed')),
     );
+  }
+
+  /** Receipts per group member and per status viewer. */
+  private receipts(sock: BaileysSocket, updates: BaileysEventMap['message-receipt.update']): void {
+    this.deps.chats.memberReceipts(updates);
+    void statusViews(sock, updates).then((views) => {
+      for (const v of views) this.out.emit('receipt', v);
+    });
   }
 
   /**
