@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, types } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
@@ -96,6 +96,7 @@ export async function openPglite(
   ];
   const client = await PGlite.create(dataDir, {
     startParams,
+    ...byteaAsHex,
     ...(options.from ? { loadDataDir: options.from } : {}),
   });
   const db = drizzlePglite(client, { schema }) as unknown as Db;
@@ -113,6 +114,21 @@ export async function openPglite(
     close: () => client.close(),
   };
 }
+
+/**
+ * bytea to and from PGlite as hex through Node's Buffer. PGlite's own (its types.ts) turns each
+ * byte into a string (`Array.from(bytes).map(b => b.toString(16)…)`): storing a 16 MB file took
+ * 12.5 s and 16 million strings on the event loop; this way 5.3 s (same machine, load 5).
+ */
+const byteaAsHex = {
+  serializers: {
+    [types.BYTEA]: (x: unknown) => {
+      const bytes = x as Uint8Array;
+      return `\\x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
+    },
+  },
+  parsers: { [types.BYTEA]: (text: string) => Buffer.from(text.slice(2), 'hex') },
+};
 
 export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
