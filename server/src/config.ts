@@ -180,6 +180,7 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   ALLOW_PRIVATE_WEBHOOKS: bool.default(false),
   WEBHOOK_RETRY_BASE_MS: int(100, 3_600_000).default(10_000),
+  WEBHOOK_TIMEOUT_MS: int(1000, 60_000).default(5000),
   /** Replies that opt a number out (DECISIONS.md, Opt-outs), comma-separated, any case. */
   OPT_OUT_KEYWORDS: z
     .string()
@@ -265,6 +266,8 @@ export type Config = {
   allowPrivateWebhooks: boolean;
   /** The first retry of a failed webhook call waits this long, doubling each time (at most an hour). */
   webhookRetryBaseMs: number;
+  /** How long a webhook call may take to answer; its rows are claimed for three times that. */
+  webhookTimeoutMs: number;
   optOutKeywords: string[];
   webDistDir: string;
   simulator: { linkAfterMs: number; groups: number; sendLatencyMs: number; outboxFile: string | undefined };
@@ -355,6 +358,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.METRICS_TOKEN,
     allowPrivateWebhooks: e.ALLOW_PRIVATE_WEBHOOKS,
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     optOutKeywords: e.OPT_OUT_KEYWORDS,
     webDistDir: e.WEB_DIST_DIR ? path.resolve(e.WEB_DIST_DIR) : path.join(repoRoot, 'web/dist'),
     simulator: {

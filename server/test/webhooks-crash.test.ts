@@ -42,6 +42,8 @@ describe.each(DB_KINDS)('webhook delivery across a SIGKILL on %s', (kind) => {
     const env = simulatorEnv({
       PORT: String(await freePort()),
       ALLOW_PRIVATE_WEBHOOKS: 'true',
+      // The call's rows are claimed for three times this (3 s, not the default's 15 s).
+      WEBHOOK_TIMEOUT_MS: '1000',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: path.join(dir, 'data') }),
     });
     const openDb = (): Promise<Database> =>

@@ -168,7 +168,7 @@ export class WebhookDeliverer {
     this.concurrency = options.concurrency ?? 4;
     this.pollMs = options.pollMs ?? 1000;
     this.retryBaseMs = options.retryBaseMs ?? ctx.config.webhookRetryBaseMs;
-    this.timeoutMs = options.timeoutMs ?? 5000;
+    this.timeoutMs = options.timeoutMs ?? ctx.config.webhookTimeoutMs;
   }
 
   start(): this {
