@@ -1,23 +1,11 @@
-import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
 import { failWhere } from '../src/messaging/engine/transitions.ts';
-import { connectCloudAccount } from './fakes/cloud-account.ts';
-import { type FakeGraphApi, startFakeGraphApi } from './fakes/graph-api.ts';
+import { useCloudApp } from './fakes/cloud-rig.ts';
 import { balanceOf, expectLedgerChain, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
-import { connectedInstance } from './fakes/sessions.ts';
-import {
-  account,
-  bearer,
-  buildAdmin,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  OPEN_POLICY,
-  type TestApp,
-} from './helpers.ts';
+import { connectedInstance, putPolicy } from './fakes/sessions.ts';
+import { account, bearer, buildAdmin, DB_KINDS, loginToken, OPEN_POLICY } from './helpers.ts';
 
 /**
  * Credits per recipient for each kind of account (issue 30: "an admin may set a different credit
@@ -25,53 +13,28 @@ import {
  * was charged, even after the price changed), and the ledger's chain through it all.
  */
 describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
-  let t: TestApp;
-  let fake: FakeGraphApi;
-  let engine: Engine;
-  let base: string;
+  const rig = useCloudApp(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
   let adminToken: string;
 
   beforeAll(async () => {
-    fake = await startFakeGraphApi({ templates: [] });
-    t = await createTestApp(kind, {
-      CLOUD_API_BASE_URL: fake.baseUrl,
-      SECRET_KEY: 'ab'.repeat(32),
-      SIMULATOR_LINK_AFTER_MS: '3600000',
-    });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    engine = await startEngine(t.ctx);
-    const admin = await buildAdmin(t);
-    adminToken = await loginToken(t.app, admin.username);
-  });
-  afterAll(async () => {
-    await fake.close();
-    await engine.stop();
-    await t.close();
+    adminToken = await loginToken(rig.t.app, (await buildAdmin(rig.t)).username);
   });
   afterEach(async () => {
-    await fake.flush();
-    await t.db.execute(sql`DELETE FROM credit_prices`);
-    await t.db.execute(sql`DELETE FROM wa_sessions WHERE kind = 'cloud'`);
-    fake.state.webhook = undefined;
+    await rig.t.db.execute(sql`DELETE FROM credit_prices`);
   });
 
   const setPrices = (token: string, payload: Record<string, unknown>) =>
-    t.app.inject({ method: 'PUT', url: '/api/admin/credit-prices', headers: bearer(token), payload });
+    rig.t.app.inject({ method: 'PUT', url: '/api/admin/credit-prices', headers: bearer(token), payload });
   const send = (token: string, sessionId: string, payload: Record<string, unknown>) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
-      headers: bearer(token),
-      payload,
-    });
+    rig.post(token, `/api/session/${sessionId}/sendIndividualMessage`, payload);
   const deleteJob = (token: string, jobId: string) =>
-    t.app.inject({ method: 'DELETE', url: `/api/message-jobs-details/${jobId}`, headers: bearer(token) });
+    rig.t.app.inject({ method: 'DELETE', url: `/api/message-jobs-details/${jobId}`, headers: bearer(token) });
   const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
   const ledger = async (userId: string) =>
-    (await expectLedgerChain(t.db, userId)).map((r) => [r.reason, r.delta, r.balanceAfter]);
+    (await expectLedgerChain(rig.t.db, userId)).map((r) => [r.reason, r.delta, r.balanceAfter]);
 
   it('is 1 for both kinds until an admin sets it; only an admin sets it, to whole numbers of at least 1', async () => {
+    const { t } = rig;
     const a = await account(t, { credits: 5 });
     const read = await t.app.inject({ method: 'GET', url: '/api/credit-prices', headers: bearer(a.token) });
     expect(read.json()).toEqual({ success: true, prices: { linked: 1, cloud: 1 } });
@@ -105,6 +68,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
   });
 
   it('a send reserves recipients × the price; a cancel after a price change refunds what was charged', async () => {
+    const { t } = rig;
     await setPrices(adminToken, { linked: 2 });
     const a = await account(t, { credits: 10 });
     const phone = await connectedInstance(t, a.token, '919740010001');
@@ -140,16 +104,11 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
   });
 
   it('a failure refunds the price charged; a retry after a price change charges the new price', async () => {
+    const { t } = rig;
     await setPrices(adminToken, { linked: 2 });
     const a = await account(t, { credits: 20 });
     const phone = await connectedInstance(t, a.token, '919740010002');
-    const policy = await t.app.inject({
-      method: 'PUT',
-      url: `/api/session/${phone}/policy`,
-      headers: bearer(a.token),
-      payload: OPEN_POLICY,
-    });
-    expect(policy.statusCode, policy.body).toBe(200);
+    await putPolicy(t, a.token, [phone], OPEN_POLICY);
     const res = await send(a.token, phone, {
       content: 'Sale today',
       chatIds: ['919811200011', '919811200012'],
@@ -187,21 +146,14 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
   });
 
   it('a spread over a linked phone and a Cloud account charges each share at its kind’s price, and refunds each so', async () => {
+    const { t } = rig;
     await setPrices(adminToken, { linked: 1, cloud: 4 });
     const a = await account(t, { credits: 30 });
     const phone = await connectedInstance(t, a.token, '919740010003');
-    const cloud = await connectCloudAccount(t, fake, base, a.token);
-    for (const s of [phone, cloud]) {
-      const policy = await t.app.inject({
-        method: 'PUT',
-        url: `/api/session/${s}/policy`,
-        headers: bearer(a.token),
-        payload: OPEN_POLICY,
-      });
-      expect(policy.statusCode, policy.body).toBe(200);
-    }
+    const cloud = await rig.connect(a.token);
+    await putPolicy(t, a.token, [phone, cloud], OPEN_POLICY);
     const chats = ['919811200021', '919811200022', '919811200023', '919811200024'];
-    for (const c of chats) fake.sendInbound(c, 'Hello');
+    for (const c of chats) rig.fake.sendInbound(c, 'Hello');
     await waitFor('the four windows', async () => {
       const rows = await queryRows(
         t.db,
