@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SessionRunner, startSessionRunner } from '../src/sessions/runner.ts';
 import { LINKING_ATTEMPT_MS } from '../src/transport/baileys/transport.ts';
-import { type BaileysRig, baileysRig, OWN_LID, OWN_PN } from './fakes/baileys-rig.ts';
+import { baileysRigFor, OWN_LID, OWN_PN } from './fakes/baileys-rig.ts';
 import { createInstance, statusOf, waitFor } from './fakes/sessions.ts';
 import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
 
@@ -83,13 +83,7 @@ describe.each(DB_KINDS)('link by phone number on the simulator on %s', (kind) =>
 });
 
 describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc14 socket) on %s', (kind) => {
-  let rig: BaileysRig;
-  beforeAll(async () => {
-    rig = await baileysRig(kind);
-  });
-  afterAll(async () => {
-    await rig.close();
-  });
+  const rig = baileysRigFor(kind);
 
   it('asks rc14 once per socket after its first QR, with the session’s number; QR renewals keep the code; links after the phone enters it', async () => {
     const { sessionId, first: s1, index, token } = await rig.start('Code');
