@@ -9,10 +9,9 @@ import {
   buildAdmin,
   buildUser,
   createPostgresDatabaseUrl,
-  createTestApp,
   DB_KINDS,
   loginToken,
-  type TestApp,
+  testAppFor,
 } from './helpers.ts';
 
 type Entry = {
@@ -26,11 +25,7 @@ type Entry = {
 };
 
 describe.each(DB_KINDS)('the audit log on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   const audit = async (token: string, query = '') => {
     const res = await t.app.inject({

@@ -1,8 +1,8 @@
 import { csvField, toCsv } from '@wa/contract';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildSession } from './fakes/messaging.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 /**
  * Issue 27 item 8: every CSV export (contacts, mis_report.csv, the web app's tables, which all
@@ -27,11 +27,7 @@ describe('the one CSV writer', () => {
 });
 
 describe.each(DB_KINDS)('CSV exports quote `;`, tabs and defused cells on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   it('in a contact list export', async () => {
     const user = await buildUser(t);

@@ -1,21 +1,15 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { creditLedger, messageJobRecipients, waSentMessages, waSessions } from '../src/db/schema.ts';
 import { acceptSend } from '../src/messaging/accept/send.ts';
 import { createDispatchStore } from '../src/messaging/engine/store.ts';
 import { findUserById } from '../src/users/repository.ts';
 import { balanceOf, buildSession, expectLedgerMatches, jobRow, recipientsOf } from './fakes/messaging.ts';
-import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+import { buildUser, createTestApp, DB_KINDS, testAppFor } from './helpers.ts';
 
 /** The engine's store: every operation that fails or cancels recipients refunds them in the same statement. */
 describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = testAppFor(kind);
 
   async function twoJobs(credits: number) {
     const user = await buildUser(t, { credits });

@@ -5,7 +5,7 @@ import { type Config, loadConfig } from '../src/config.ts';
 import { type AppContext, createContext } from '../src/context.ts';
 import { type Database, openPglite, openPostgres } from '../src/db/client.ts';
 import { createScratchDatabase } from '../src/db/scratch.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
+import { type Engine, type EngineOptions, startEngine } from '../src/engine.ts';
 import { buildApp } from '../src/http/app.ts';
 import type { App } from '../src/http/types.ts';
 import { createUser, type NewUser } from '../src/users/service.ts';
@@ -99,23 +99,75 @@ export function late<T extends object>(get: () => T): T {
 }
 
 /**
- * The describe block's app with the engine running (session runner, dispatcher, simulator): made
- * before its tests, stopped after them; after each test the ledgers of `users` must match their
- * balances (ARCHITECTURE principle 2). `t` and `engine` are for use inside the tests and hooks.
+ * The describe block's app, no engine: made before its tests, closed after them; after each test
+ * the ledgers of `users` must match their balances. What this returns reads the app of the time.
  */
-export function appWithEngine(kind: DbKind, env: Record<string, string> = {}, users?: Set<string>) {
+export function testAppFor(kind: DbKind, env: Record<string, string> = {}, users?: Set<string>): TestApp {
   let t: TestApp | undefined;
-  let engine: Engine | undefined;
   beforeAll(async () => {
     t = await createTestApp(kind, env);
-    engine = await startEngine(t.ctx);
   });
   afterAll(async () => {
-    await engine?.stop();
     await t?.close();
   });
   if (users) afterEach(() => expectLedgerMatches(t!.db, users));
-  return { t: late(() => t!), engine: late(() => engine!) };
+  return late(() => t!);
+}
+
+/**
+ * The describe block's app with the engine running (session runner, dispatcher, simulator): made
+ * before its tests, stopped after them; after each test the ledgers of `users` must match their
+ * balances (ARCHITECTURE principle 2). `t` and `engine` are for use inside the tests and hooks.
+ * `options`: the engine's (how often its webhook deliverer polls and retries).
+ */
+export function appWithEngine(
+  kind: DbKind,
+  env: Record<string, string> = {},
+  users?: Set<string>,
+  options: EngineOptions = {},
+) {
+  // Hooks run in order and the after hooks the other way round: the engine stops before the app closes.
+  const t = testAppFor(kind, env, users);
+  let engine: Engine | undefined;
+  beforeAll(async () => {
+    engine = await startEngine(t.ctx, options);
+  });
+  afterAll(async () => {
+    await engine?.stop();
+  });
+  return { t, engine: late(() => engine!) };
+}
+
+/**
+ * For a describe block: two nodes on one new PostgreSQL database, `api` serving the HTTP app and
+ * `worker` without one (the test starts what it runs there). Closed after the block; what this
+ * returns reads the nodes of the time.
+ */
+export function twoNodesFor(env: Record<string, string> = {}) {
+  let nodes: { api: AppContext; worker: AppContext; app: App; close(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    const created = await createPostgresDatabaseUrl();
+    const apiDb = await openPostgres(created.url);
+    const workerDb = await openPostgres(created.url);
+    const api = createContext(testConfig(env), apiDb, 'api');
+    const app = await buildApp(api);
+    await app.ready();
+    nodes = {
+      api,
+      worker: createContext(testConfig(env), workerDb, 'worker'),
+      app,
+      close: async () => {
+        await app.close();
+        await apiDb.close();
+        await workerDb.close();
+        await created.drop();
+      },
+    };
+  });
+  afterAll(async () => {
+    await nodes?.close();
+  });
+  return { api: late(() => nodes!.api), worker: late(() => nodes!.worker), app: late(() => nodes!.app) };
 }
 
 /** An account's sending policy that holds nothing back: no daily limit, no warm-up, no quiet hours, no pause. */

@@ -1,20 +1,13 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messageJobs } from '../src/db/schema.ts';
-import { balanceOf, buildSession, expectLedgerMatches } from './fakes/messaging.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { balanceOf, buildSession } from './fakes/messaging.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 /** Idempotency-Key on both send routes: a repeat answers the first job and charges nothing again. */
 describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
-  let t: TestApp;
   const users = new Set<string>();
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-  });
+  const t = testAppFor(kind, {}, users);
 
   async function setup(credits = 100) {
     const user = await buildUser(t, { credits });

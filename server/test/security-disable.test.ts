@@ -2,35 +2,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../src/credits/credits.ts';
 import { messageJobRecipients, users, waSessions } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
 import { connectedInstance, waitFor } from './fakes/sessions.ts';
-import {
-  bearer,
-  buildAdmin,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  type TestApp,
-} from './helpers.ts';
+import { appWithEngine, bearer, buildAdmin, buildUser, DB_KINDS, loginToken } from './helpers.ts';
 
 /** Fault 5: a disabled user's jobs, or a revoked bulk flag, stop the sending at once. */
 describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wa-disable-')), 'outbox.jsonl');
-  beforeAll(async () => {
-    t = await createTestApp(kind, { SIMULATOR_OUTBOX_FILE: outbox, SIMULATOR_SEND_LATENCY_MS: '40' });
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await engine?.stop();
-    await t?.close();
-    fs.rmSync(path.dirname(outbox), { recursive: true, force: true });
-  });
+  afterAll(() => fs.rmSync(path.dirname(outbox), { recursive: true, force: true }));
+  const { t } = appWithEngine(kind, { SIMULATOR_OUTBOX_FILE: outbox, SIMULATOR_SEND_LATENCY_MS: '40' });
 
   const statuses = async (jobId: string) => {
     const rows = await t.db

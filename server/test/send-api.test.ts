@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { creditLedger, media, messageJobs } from '../src/db/schema.ts';
 import { sha256 } from '../src/ids.ts';
 import {
@@ -8,22 +8,14 @@ import {
   buildNamedGroups,
   buildSession,
   countRows,
-  expectLedgerMatches,
   jobRow,
   recipientsOf,
 } from './fakes/messaging.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 describe.each(DB_KINDS)('send API on %s', (kind) => {
-  let t: TestApp;
   const users = new Set<string>();
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-  });
+  const t = testAppFor(kind, {}, users);
 
   async function setup(credits = 100, flags: { bulk?: boolean } = {}) {
     const user = await buildUser(t, { credits, isBulkMessagingEnabled: flags.bulk ?? true });

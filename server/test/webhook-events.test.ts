@@ -1,34 +1,17 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waGroups } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
 import { waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import { connectedInstance } from './fakes/sessions.ts';
-import { startReceiver, verifySignature } from './fakes/webhook-receiver.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { verifySignature, webhookEngine } from './fakes/webhook-receiver.ts';
+import { bearer, buildUser, DB_KINDS, loginToken } from './helpers.ts';
 
 /**
  * Events come from the real engine: the session runner (session.status), the dispatcher
  * (message.status sent / failed, job.finished) and the simulator's receipts (delivered, read).
  */
 describe.each(DB_KINDS)('webhook events from the engine on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  beforeAll(async () => {
-    receiver = await startReceiver();
-    t = await createTestApp(kind, {
-      ALLOW_PRIVATE_WEBHOOKS: 'true',
-      SIMULATOR_SEND_LATENCY_MS: '5',
-      SIMULATOR_GROUPS: '6',
-    });
-    engine = await startEngine(t.ctx, { webhooks: { pollMs: 50, retryBaseMs: 100 } });
-  });
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
-    await receiver.close();
-  });
+  const { t, receiver } = webhookEngine(kind);
 
   it('tells the receiver of the session, each recipient and the finished job, signed', async () => {
     const user = await buildUser(t, { credits: 50 });

@@ -2,14 +2,13 @@ import { chatIdOfPhone, WEBHOOK_PAYLOADS, type WebhookEventName } from '@wa/cont
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waGroups, webhookDeliveries } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
 import { readsMessages } from '../src/transport/simulator/network.ts';
 import { confirmsDelivery } from '../src/transport/simulator/numbers.ts';
 import { SIMULATOR_TIMINGS } from '../src/transport/simulator/transport.ts';
 import { waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import { connectedInstance } from './fakes/sessions.ts';
-import { startReceiver } from './fakes/webhook-receiver.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { webhookEngine } from './fakes/webhook-receiver.ts';
+import { bearer, buildUser, DB_KINDS, loginToken } from './helpers.ts';
 
 /**
  * Every webhook event, made through the product (the session runner, the dispatcher, the
@@ -18,28 +17,16 @@ import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } 
  * of server/drizzle (0006, 0021); this test is where a change there meets the contract.
  */
 describe.each(DB_KINDS)('webhook payloads match the contract on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const timings = { ...SIMULATOR_TIMINGS };
-  beforeAll(async () => {
+  beforeAll(() => {
     // Receipts sooner, so that delivered and read arrive within the test.
     SIMULATOR_TIMINGS.deliveredMs = 50;
     SIMULATOR_TIMINGS.readMs = 100;
-    receiver = await startReceiver();
-    t = await createTestApp(kind, {
-      ALLOW_PRIVATE_WEBHOOKS: 'true',
-      SIMULATOR_SEND_LATENCY_MS: '5',
-      SIMULATOR_GROUPS: '6',
-    });
-    engine = await startEngine(t.ctx, { webhooks: { pollMs: 50, retryBaseMs: 100 } });
   });
-  afterAll(async () => {
+  afterAll(() => {
     Object.assign(SIMULATOR_TIMINGS, timings);
-    await engine.stop();
-    await t.close();
-    await receiver.close();
   });
+  const { t, receiver } = webhookEngine(kind);
 
   it('stores job.finished, message.status (sent, failed, delivered, read), session.status and optout as the contract says', async () => {
     const user = await buildUser(t, { credits: 50 });

@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import { appWithEngine, type DbKind, late } from '../helpers.ts';
 
 export type ReceivedCall = {
   path: string;
@@ -51,6 +53,29 @@ export async function startReceiver(script: Reply[] = []) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/**
+ * For a describe block: a receiver, and the app with the engine whose webhook deliverer polls every
+ * 50 ms (private addresses allowed: the receiver is on 127.0.0.1), 6 groups on each simulated account.
+ */
+export function webhookEngine(kind: DbKind) {
+  let receiver: Receiver | undefined;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+  const { t } = appWithEngine(
+    kind,
+    { ALLOW_PRIVATE_WEBHOOKS: 'true', SIMULATOR_SEND_LATENCY_MS: '5', SIMULATOR_GROUPS: '6' },
+    undefined,
+    { webhooks: { pollMs: 50, retryBaseMs: 100 } },
+  );
+  return { t, receiver: late(() => receiver!) };
 }
 
 /** What a receiver does to trust a call: recompute the signature over "<timestamp>.<body>". */
