@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { waGroups } from '../src/db/schema.ts';
 import { baileysRigFor } from './fakes/baileys-rig.ts';
 import type { FakeSocket } from './fakes/baileys-socket.ts';
-import { balanceOf, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { balanceOf, jobDetails, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import { bearer, DB_KINDS } from './helpers.ts';
 
 /**
@@ -61,13 +61,7 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
       status: 'sent',
     });
     expect(india!.sentTo).toBeNull();
-    const details = (
-      await rig.t.app.inject({
-        method: 'GET',
-        url: `/api/message-jobs-details/${jobId}?media=0`,
-        headers: bearer(s.token),
-      })
-    ).json().job;
+    const details = await jobDetails(rig.t.app, s.token, jobId);
     expect(details.results.delivered).toBe(1);
     expect(
       details.details.map((d: { chatId: string; sentTo: string | null }) => [d.chatId, d.sentTo]),

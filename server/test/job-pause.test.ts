@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { balanceOf, jobRow, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { balanceOf, jobDetails, jobRow, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, loginToken } from './helpers.ts';
 
 const numbers = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `9198${20_001_001 + from + i}`);
@@ -20,14 +20,7 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
 
   const post = (token: string, url: string, payload?: unknown) =>
     t.app.inject({ method: 'POST', url, headers: bearer(token), ...(payload ? { payload } : {}) });
-  const details = async (token: string, jobId: string) =>
-    (
-      await t.app.inject({
-        method: 'GET',
-        url: `/api/message-jobs-details/${jobId}?media=0`,
-        headers: bearer(token),
-      })
-    ).json().job;
+  const details = (token: string, jobId: string) => jobDetails(t.app, token, jobId);
 
   it('stops a running job, sends nothing after the answer, and resumes where it stopped', async () => {
     const { user, token, sessionId } = await owner(40, '919700002001');

@@ -5,7 +5,7 @@ import { contactLists, contacts, creditLedger, optOuts } from '../src/db/schema.
 import { STATUS_BATCH } from '../src/messaging/engine/status-batch.ts';
 import { readsMessages } from '../src/transport/simulator/network.ts';
 import { SIMULATOR_TIMINGS } from '../src/transport/simulator/transport.ts';
-import { balanceOf, jobRow, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { balanceOf, jobDetails, jobRow, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import { appWithEngine, bearer, DB_KINDS, linkedSession } from './helpers.ts';
 
 /** The smallest PNG (1x1): the server sniffs the bytes to tell an image from a document. */
@@ -43,14 +43,7 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
       headers: bearer(token),
       payload,
     });
-  const details = async (token: string, jobId: string) =>
-    (
-      await t.app.inject({
-        method: 'GET',
-        url: `/api/message-jobs-details/${jobId}?media=0`,
-        headers: bearer(token),
-      })
-    ).json().job;
+  const details = (token: string, jobId: string) => jobDetails(t.app, token, jobId);
 
   it('refuses a bad status with a clear error, before charging anything', async () => {
     const { user, token, sessionId } = await linkedSession(t, { credits: 10, track: users });

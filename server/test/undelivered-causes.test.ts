@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UNDELIVERED_REASONS } from '../src/messaging/messages.ts';
 import { baileysRigFor } from './fakes/baileys-rig.ts';
-import { recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { jobDetails, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import { bearer, DB_KINDS } from './helpers.ts';
 
 type Detail = {
@@ -39,14 +39,7 @@ describe.each(DB_KINDS)(
       expect(res.statusCode, res.body).toBe(200);
       return res.json().jobId as string;
     }
-    const details = async (token: string, jobId: string) =>
-      (
-        await rig.t.app.inject({
-          method: 'GET',
-          url: `/api/message-jobs-details/${jobId}?media=0`,
-          headers: bearer(token),
-        })
-      ).json().job as Job;
+    const details = async (token: string, jobId: string): Promise<Job> => jobDetails(rig.t.app, token, jobId);
     const byNumber = (job: Job, n: string) => job.details.find((d) => d.chatId.startsWith(n))!;
 
     it('a number that has left WhatsApp: the message sent to it before, never confirmed, is undelivered as not on WhatsApp', async () => {

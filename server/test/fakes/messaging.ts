@@ -148,16 +148,21 @@ export async function waitFor<T>(
 }
 
 /** Waits until the job is completed or failed, through the API. */
+/** The job as Job Details shows it, without its media. */
+export async function jobDetails(app: App, token: string, jobId: string) {
+  const res = await app.inject({
+    method: 'GET',
+    url: `/api/message-jobs-details/${jobId}?media=0`,
+    headers: bearer(token),
+  });
+  return res.json().job;
+}
+
 export async function waitForJobEnd(app: App, token: string, jobId: string, timeoutMs = 20_000) {
   return waitFor(
     `job ${jobId} to end`,
     async () => {
-      const res = await app.inject({
-        method: 'GET',
-        url: `/api/message-jobs-details/${jobId}?media=0`,
-        headers: bearer(token),
-      });
-      const job = res.json().job;
+      const job = await jobDetails(app, token, jobId);
       return job && (job.status === 'completed' || job.status === 'failed') ? job : null;
     },
     timeoutMs,
