@@ -1,21 +1,20 @@
 import { type SQLWrapper, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
 import { compactJobStats, pageIdsQuery, pageRowsQuery } from '../src/messaging/jobs/repository.ts';
 import { buildSession } from './fakes/messaging.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 const STATUSES = ['pending', 'scheduled', 'processing', 'completed', 'failed'] as const;
 
 /** GET /api/message-jobs/:userId pages, filters, searches and counts on the server. */
 describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
-  let t: TestApp;
+  const t = testAppFor(kind);
   let token: string;
   let userId: string;
   const JOBS = 530;
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
     const user = await buildUser(t, { credits: 0 });
     userId = user.id;
     token = await loginToken(t.app, user.username);
@@ -33,7 +32,6 @@ describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
           FROM generate_series(1, ${JOBS}) AS i`,
     );
   });
-  afterAll(() => t.close());
 
   const list = (query: string) =>
     t.app.inject({ method: 'GET', url: `/api/message-jobs/${userId}?${query}`, headers: bearer(token) });

@@ -1,26 +1,17 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addCredits } from '../src/credits/credits.ts';
 import { creditLedger } from '../src/db/schema.ts';
 import { balanceOf, buildSession, expectLedgerChain, jobRow, recipientsOf } from './fakes/messaging.ts';
-import {
-  bearer,
-  buildAdmin,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  type TestApp,
-} from './helpers.ts';
+import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 /** GET /api/message-jobs/:userId/retryable: the Jobs page offers Retry Failed by it (issue 29). */
 describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
-  let t: TestApp;
+  const t = testAppFor(kind);
   let token: string;
   let userId: string;
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
     const user = await buildUser(t, { credits: 0 });
     userId = user.id;
     token = await loginToken(t.app, user.username);
@@ -43,7 +34,6 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
             ('done', ${sessionId}, '919800000007@s.whatsapp.net', 'sent', NULL)`,
     );
   });
-  afterAll(() => t.close());
 
   const ask = (ids: string, who = token, user = userId) =>
     t.app.inject({
