@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildJob, buildSession } from './fakes/messaging.ts';
-import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
+import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, OPEN_POLICY, testAppFor } from './helpers.ts';
 
 const PUBLIC = new Set([
   'GET /api/meta',
@@ -132,15 +132,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     'POST /api/session/:sessionId/pairing-code': { phoneNumber: '919800015838' },
     'POST /api/session/:sessionId/channels': { name: 'News' },
     'POST /api/session/:sessionId/channels/add': { invite: 'https://whatsapp.com/channel/0029VaNews01' },
-    'PUT /api/session/:sessionId/policy': {
-      dailyLimit: null,
-      warmUp: false,
-      quietHours: null,
-      timezone: 'Asia/Kolkata',
-      delayMinMs: 0,
-      delayMaxMs: 0,
-      typing: true,
-    },
+    'PUT /api/session/:sessionId/policy': OPEN_POLICY,
     'POST /api/simulator/sessions/:sessionId/inbound': { from: '919800015838', text: 'hi' },
     'PATCH /api/message-jobs-details/:jobId': { scheduleTime: '2999-01-01T00:00:00.000Z' },
     'POST /api/message-jobs-details/:jobId/retry': {},
