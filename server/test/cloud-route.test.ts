@@ -1,12 +1,12 @@
 import { SPREAD_TEXTS } from '@wa/contract';
 import { sql } from 'drizzle-orm';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { failWhere } from '../src/messaging/engine/transitions.ts';
 import { JOB_MESSAGES } from '../src/messaging/messages.ts';
-import { useCloudApp } from './fakes/cloud-rig.ts';
-import { balanceOf, recipientsOf, waitForJobEnd } from './fakes/messaging.ts';
+import { adminSettingPrices, useCloudApp } from './fakes/cloud-rig.ts';
+import { balanceOf, recipientsOf, retryJob, waitForJobEnd } from './fakes/messaging.ts';
 import { connectedInstance, putPolicy } from './fakes/sessions.ts';
-import { account, bearer, buildAdmin, DB_KINDS, loginToken, OPEN_POLICY } from './helpers.ts';
+import { account, bearer, DB_KINDS, OPEN_POLICY } from './helpers.ts';
 
 /**
  * One job over both kinds (issue 30): with `coldToCloud` the numbers a linked phone of the job has
@@ -15,14 +15,7 @@ import { account, bearer, buildAdmin, DB_KINDS, loginToken, OPEN_POLICY } from '
  */
 describe.each(DB_KINDS)('cold contacts through the Cloud account on %s', (kind) => {
   const rig = useCloudApp(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
-  let adminToken: string;
-
-  beforeAll(async () => {
-    adminToken = await loginToken(rig.t.app, (await buildAdmin(rig.t)).username);
-  });
-  afterEach(async () => {
-    await rig.t.db.execute(sql`DELETE FROM credit_prices`);
-  });
+  const admin = adminSettingPrices(rig);
 
   const send = (token: string, sessionId: string, payload: Record<string, unknown>) =>
     rig.post(token, `/api/session/${sessionId}/sendIndividualMessage`, payload);
@@ -32,7 +25,7 @@ describe.each(DB_KINDS)('cold contacts through the Cloud account on %s', (kind) 
     const prices = await t.app.inject({
       method: 'PUT',
       url: '/api/admin/credit-prices',
-      headers: bearer(adminToken),
+      headers: bearer(admin.token),
       payload: { linked: 1, cloud: 2 },
     });
     expect(prices.statusCode, prices.body).toBe(200);
@@ -129,12 +122,7 @@ describe.each(DB_KINDS)('cold contacts through the Cloud account on %s', (kind) 
     );
     expect(await balanceOf(t.db, a.user.id)).toBe(20 - 1 - 5 + 4);
     // A Cloud recipient holds the template's values, not a text: it is not retried on the phone.
-    const retry = await t.app.inject({
-      method: 'POST',
-      url: `/api/message-jobs-details/${jobId}/retry`,
-      headers: bearer(a.token),
-      payload: {},
-    });
+    const retry = await retryJob(t.app, a.token, jobId);
     expect(retry.statusCode).toBe(400);
     expect(retry.json().message).toBe(JOB_MESSAGES.retryOtherKind);
     expect(await balanceOf(t.db, a.user.id)).toBe(20 - 1 - 5 + 4);

@@ -1,11 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
 import { failWhere } from '../src/messaging/engine/transitions.ts';
-import { useCloudApp } from './fakes/cloud-rig.ts';
-import { balanceOf, expectLedgerChain, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { adminSettingPrices, useCloudApp } from './fakes/cloud-rig.ts';
+import {
+  balanceOf,
+  expectLedgerChain,
+  recipientsOf,
+  retryJob,
+  waitFor,
+  waitForJobEnd,
+} from './fakes/messaging.ts';
 import { connectedInstance, putPolicy } from './fakes/sessions.ts';
-import { account, bearer, buildAdmin, DB_KINDS, loginToken, OPEN_POLICY } from './helpers.ts';
+import { account, bearer, DB_KINDS, OPEN_POLICY } from './helpers.ts';
 
 /**
  * Credits per recipient for each kind of account (issue 30: "an admin may set a different credit
@@ -14,14 +21,7 @@ import { account, bearer, buildAdmin, DB_KINDS, loginToken, OPEN_POLICY } from '
  */
 describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
   const rig = useCloudApp(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
-  let adminToken: string;
-
-  beforeAll(async () => {
-    adminToken = await loginToken(rig.t.app, (await buildAdmin(rig.t)).username);
-  });
-  afterEach(async () => {
-    await rig.t.db.execute(sql`DELETE FROM credit_prices`);
-  });
+  const admin = adminSettingPrices(rig);
 
   const setPrices = (token: string, payload: Record<string, unknown>) =>
     rig.t.app.inject({ method: 'PUT', url: '/api/admin/credit-prices', headers: bearer(token), payload });
@@ -41,18 +41,18 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     expect((await t.app.inject({ method: 'GET', url: '/api/credit-prices' })).statusCode).toBe(401);
 
     expect((await setPrices(a.token, { cloud: 2 })).statusCode).toBe(403);
-    const zero = await setPrices(adminToken, { linked: 0 });
+    const zero = await setPrices(admin.token, { linked: 0 });
     expect(zero.statusCode).toBe(400);
     expect(zero.json().message).toMatch(/The price must be at least 1 credit/);
-    const half = await setPrices(adminToken, { cloud: 1.5 });
+    const half = await setPrices(admin.token, { cloud: 1.5 });
     expect(half.statusCode).toBe(400);
     expect(half.json().message).toMatch(/The price must be a whole number of credits/);
-    expect((await setPrices(adminToken, {})).statusCode).toBe(400);
+    expect((await setPrices(admin.token, {})).statusCode).toBe(400);
 
-    const set = await setPrices(adminToken, { cloud: 3 });
+    const set = await setPrices(admin.token, { cloud: 3 });
     expect(set.statusCode, set.body).toBe(200);
     expect(set.json()).toEqual({ success: true, prices: { linked: 1, cloud: 3 } });
-    const both = await setPrices(adminToken, { linked: 2 });
+    const both = await setPrices(admin.token, { linked: 2 });
     expect(both.json().prices).toEqual({ linked: 2, cloud: 3 });
     expect(await queryRows(t.db, sql`SELECT kind, credits FROM credit_prices ORDER BY kind`)).toEqual([
       { kind: 'cloud', credits: 3 },
@@ -69,7 +69,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
 
   it('a send reserves recipients × the price; a cancel after a price change refunds what was charged', async () => {
     const { t } = rig;
-    await setPrices(adminToken, { linked: 2 });
+    await setPrices(admin.token, { linked: 2 });
     const a = await account(t, { credits: 10 });
     const phone = await connectedInstance(t, a.token, '919740010001');
     const res = await send(a.token, phone, {
@@ -92,7 +92,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     expect(short.statusCode).toBe(402);
     expect(await balanceOf(t.db, a.user.id)).toBe(4);
 
-    await setPrices(adminToken, { linked: 5 });
+    await setPrices(admin.token, { linked: 5 });
     const deleted = await deleteJob(a.token, jobId);
     expect(deleted.statusCode, deleted.body).toBe(200);
     expect(await balanceOf(t.db, a.user.id)).toBe(10);
@@ -105,7 +105,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
 
   it('a failure refunds the price charged; a retry after a price change charges the new price', async () => {
     const { t } = rig;
-    await setPrices(adminToken, { linked: 2 });
+    await setPrices(admin.token, { linked: 2 });
     const a = await account(t, { credits: 20 });
     const phone = await connectedInstance(t, a.token, '919740010002');
     await putPolicy(t, a.token, [phone], OPEN_POLICY);
@@ -116,7 +116,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     });
     const jobId = res.json().jobId as string;
     expect(res.json().creditsCharged).toBe(4);
-    await setPrices(adminToken, { linked: 3 });
+    await setPrices(admin.token, { linked: 3 });
     // Both fail (a connection lost before the send: a retry may fix it), through the engine's transition.
     const failed = await t.db.transaction((tx) =>
       failWhere(tx, sql`r.job_id = ${jobId}`, 'Connection Closed', 'Connection Closed', 100),
@@ -124,12 +124,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     expect(failed).toEqual([{ jobId, userId: a.user.id, count: 2 }]);
     expect(await balanceOf(t.db, a.user.id)).toBe(20);
 
-    const retry = await t.app.inject({
-      method: 'POST',
-      url: `/api/message-jobs-details/${jobId}/retry`,
-      headers: bearer(a.token),
-      payload: {},
-    });
+    const retry = await retryJob(t.app, a.token, jobId);
     expect(retry.statusCode, retry.body).toBe(200);
     expect(retry.json()).toMatchObject({ retried: 2, creditsCharged: 6 });
     expect(await waitForJobEnd(t.app, a.token, jobId)).toMatchObject({ status: 'completed' });
@@ -147,7 +142,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
 
   it('a spread over a linked phone and a Cloud account charges each share at its kind’s price, and refunds each so', async () => {
     const { t } = rig;
-    await setPrices(adminToken, { linked: 1, cloud: 4 });
+    await setPrices(admin.token, { linked: 1, cloud: 4 });
     const a = await account(t, { credits: 30 });
     const phone = await connectedInstance(t, a.token, '919740010003');
     const cloud = await rig.connect(a.token);
@@ -177,7 +172,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     expect(await balanceOf(t.db, a.user.id)).toBe(20);
 
     // The prices change; the refund of each recipient is still what it was charged.
-    await setPrices(adminToken, { linked: 7, cloud: 1 });
+    await setPrices(admin.token, { linked: 7, cloud: 1 });
     const phoneRecipient = rows.find((r) => r.sessionId === phone)!;
     await t.db.transaction((tx) =>
       failWhere(tx, sql`r.id = ${phoneRecipient.id}`, 'Connection Closed', 'Connection Closed', 1),

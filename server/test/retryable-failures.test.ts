@@ -2,7 +2,14 @@ import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addCredits } from '../src/credits/credits.ts';
 import { creditLedger } from '../src/db/schema.ts';
-import { balanceOf, buildSession, expectLedgerChain, jobRow, recipientsOf } from './fakes/messaging.ts';
+import {
+  balanceOf,
+  buildSession,
+  expectLedgerChain,
+  jobRow,
+  recipientsOf,
+  retryJob,
+} from './fakes/messaging.ts';
 import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 /** GET /api/message-jobs/:userId/retryable: the Jobs page offers Retry Failed by it (issue 29). */
@@ -91,13 +98,7 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
             ('retry-hopeless', ${sessionId}, '120363000000000011@g.us', 'failed', 'Only admins can send messages to this group'),
             ('retry-hopeless', ${sessionId}, '120363000000000012@g.us', 'failed', 'Not a member of this group')`,
     );
-    const retry = (jobId: string) =>
-      t.app.inject({
-        method: 'POST',
-        url: `/api/message-jobs-details/${jobId}/retry`,
-        headers: bearer(ownerToken),
-        payload: {},
-      });
+    const retry = (jobId: string) => retryJob(t.app, ownerToken, jobId);
 
     const res = await retry('retry-mixed');
     expect(res.statusCode).toBe(200);

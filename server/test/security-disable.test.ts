@@ -5,6 +5,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../src/credits/credits.ts';
 import { messageJobRecipients, users, waSessions } from '../src/db/schema.ts';
+import { retryJob } from './fakes/messaging.ts';
 import { connectedInstance, waitFor } from './fakes/sessions.ts';
 import { appWithEngine, bearer, buildAdmin, buildUser, DB_KINDS, loginToken } from './helpers.ts';
 
@@ -98,12 +99,7 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
     const job = await startJob(kind === 'pglite' ? '919740000011' : '919740000012', '9176200');
     const ended = await changeMidJob(job, { is_bulk_messaging_enabled: false }, 10_000);
     expect(ended.failed ?? 0).toBeGreaterThan(0);
-    const retry = await t.app.inject({
-      method: 'POST',
-      url: `/api/message-jobs-details/${job.jobId}/retry`,
-      headers: bearer(job.token),
-      payload: {},
-    });
+    const retry = await retryJob(t.app, job.token, job.jobId);
     expect(retry.statusCode).toBe(403);
     expect(retry.json()).toEqual({
       success: false,

@@ -1,9 +1,17 @@
 import type { AddressInfo } from 'node:net';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { waSessions } from '../../src/db/schema.ts';
 import { type Engine, startEngine } from '../../src/engine.ts';
-import { account, bearer, createTestApp, type DbKind, type TestApp } from '../helpers.ts';
+import {
+  account,
+  bearer,
+  buildAdmin,
+  createTestApp,
+  type DbKind,
+  loginToken,
+  type TestApp,
+} from '../helpers.ts';
 import { connectCloudAccount } from './cloud-account.ts';
 import { type FakeGraphApi, type FakeTemplate, startFakeGraphApi } from './graph-api.ts';
 import { expectLedgerMatches } from './messaging.ts';
@@ -90,4 +98,19 @@ export function useCloudApp(kind: DbKind, env: Record<string, string> = {}): Clo
     rig.fake.state.webhook = undefined;
   });
   return rig;
+}
+
+/**
+ * For a describe block that sets credit prices: an admin's token (signed in once), and the prices
+ * back to their defaults after each test.
+ */
+export function adminSettingPrices(rig: CloudRig) {
+  const admin = { token: '' };
+  beforeAll(async () => {
+    admin.token = await loginToken(rig.t.app, (await buildAdmin(rig.t)).username);
+  });
+  afterEach(async () => {
+    await rig.t.db.execute(sql`DELETE FROM credit_prices`);
+  });
+  return admin;
 }

@@ -148,6 +148,15 @@ export async function waitFor<T>(
 }
 
 /** Waits until the job is completed or failed, through the API. */
+/** Job Details' Retry Failed of the user `token` (`payload`: the session to send through, if another); the answer as it came. */
+export const retryJob = (app: App, token: string, jobId: string, payload: object = {}) =>
+  app.inject({
+    method: 'POST',
+    url: `/api/message-jobs-details/${jobId}/retry`,
+    headers: bearer(token),
+    payload,
+  });
+
 /** The job as Job Details shows it, without its media. */
 export async function jobDetails(app: App, token: string, jobId: string) {
   const res = await app.inject({
