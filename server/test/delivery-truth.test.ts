@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
-import { asc, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
-import { creditLedger, messageJobRecipients, waSentMessages, webhooks } from '../src/db/schema.ts';
+import { messageJobRecipients, waSentMessages, webhooks } from '../src/db/schema.ts';
 import { acceptSend } from '../src/messaging/accept/send.ts';
 import { reply } from '../src/messaging/engine/delivery.ts';
 import { createDispatchStore } from '../src/messaging/engine/store.ts';
@@ -330,18 +330,13 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
       1,
     ]);
     expect(await balanceOf(t.db, user.id)).toBe(2);
-    const ledger = await t.db
-      .select()
-      .from(creditLedger)
-      .where(eq(creditLedger.userId, user.id))
-      .orderBy(asc(creditLedger.id));
+    const ledger = await expectLedgerChain(t.db, user.id);
     expect(ledger.map((l) => [l.reason, l.delta])).toEqual([
       ['grant', 3],
       ['send', -1],
       ['refund', 1],
       ['send', -1],
     ]);
-    await expectLedgerChain(t.db, user.id);
     // Recorded again (the transport's late answer too): nothing changes.
     expect(await store.recordSentAfterAll(c!.id, { messageId })).toBe(false);
     expect(await balanceOf(t.db, user.id)).toBe(2);
