@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type Config, loadConfig } from '../src/config.ts';
 import { type AppContext, createContext } from '../src/context.ts';
@@ -272,4 +274,26 @@ export async function linkedSession(t: TestApp, opts: AccountOptions & { phone?:
   const a = await account(t, rest);
   lastPhone += 1;
   return { ...a, sessionId: await connectedInstance(t, a.token, phone ?? String(lastPhone)) };
+}
+
+/**
+ * `npm run cli -- ...` as an operator runs it: a process of its own with only PATH, HOME and `env`
+ * (DATA_DIR or DATABASE_URL) set. Resolves with its exit code and all it printed.
+ */
+export function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/cli.ts', ...args], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    child.on('exit', (code) => resolve({ code: code ?? -1, out }));
+  });
 }
