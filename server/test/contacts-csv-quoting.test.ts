@@ -1,7 +1,7 @@
 import { csvField, toCsv } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { buildSession } from './fakes/messaging.ts';
+import { sessionOwner } from './fakes/messaging.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 /**
@@ -57,9 +57,7 @@ describe.each(DB_KINDS)('CSV exports quote `;`, tabs and defused cells on %s', (
   });
 
   it('in mis_report.csv', async () => {
-    const user = await buildUser(t, { credits: 0 });
-    const token = await loginToken(t.app, user.username);
-    const sessionId = await buildSession(t, user.id);
+    const { user, token, sessionId } = await sessionOwner(t, { credits: 0 });
     await t.db.execute(
       sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total, created_at)
           VALUES ('job-semi', ${user.id}, ${sessionId}, 'individuals', 'text', 'a;=1+1', 'completed', 1, now()),

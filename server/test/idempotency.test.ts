@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { messageJobs } from '../src/db/schema.ts';
-import { balanceOf, buildSession } from './fakes/messaging.ts';
-import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
+import { balanceOf, sessionOwner } from './fakes/messaging.ts';
+import { bearer, DB_KINDS, testAppFor } from './helpers.ts';
 
 /** Idempotency-Key on both send routes: a repeat answers the first job and charges nothing again. */
 describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
@@ -10,11 +10,7 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
   const t = testAppFor(kind, {}, users);
 
   async function setup(credits = 100) {
-    const user = await buildUser(t, { credits });
-    users.add(user.id);
-    const token = await loginToken(t.app, user.username);
-    const sessionId = await buildSession(t, user.id);
-    return { user, token, sessionId };
+    return sessionOwner(t, { credits, track: users });
   }
 
   const send = (token: string, sessionId: string, payload: object, key?: string) =>

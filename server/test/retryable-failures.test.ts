@@ -9,6 +9,7 @@ import {
   jobRow,
   recipientsOf,
   retryJob,
+  sessionOwner,
 } from './fakes/messaging.ts';
 import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
@@ -19,10 +20,10 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
   let userId: string;
 
   beforeAll(async () => {
-    const user = await buildUser(t, { credits: 0 });
+    const owner = await sessionOwner(t, { credits: 0 });
+    const { user, sessionId } = owner;
     userId = user.id;
-    token = await loginToken(t.app, user.username);
-    const sessionId = await buildSession(t, user.id);
+    token = owner.token;
     await t.db.execute(
       sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total, sent_count, failed_count)
           VALUES ('mixed', ${userId}, ${sessionId}, 'individuals', 'text', 'Hi', 'failed', 5, 1, 4),

@@ -6,29 +6,31 @@ import {
   balanceOf,
   buildGroups,
   buildNamedGroups,
-  buildSession,
   countRows,
   jobRow,
   recipientsOf,
+  sessionOwner,
 } from './fakes/messaging.ts';
-import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
+import { bearer, DB_KINDS, testAppFor } from './helpers.ts';
 
 describe.each(DB_KINDS)('send API on %s', (kind) => {
   const users = new Set<string>();
   const t = testAppFor(kind, {}, users);
 
   async function setup(credits = 100, flags: { bulk?: boolean } = {}) {
-    const user = await buildUser(t, { credits, isBulkMessagingEnabled: flags.bulk ?? true });
-    users.add(user.id);
-    const token = await loginToken(t.app, user.username);
-    const sessionId = await buildSession(t, user.id);
+    const owner = await sessionOwner(t, {
+      credits,
+      isBulkMessagingEnabled: flags.bulk ?? true,
+      track: users,
+    });
+    const { sessionId } = owner;
     // The fake ids the tests send to are groups of this account's list.
     await buildNamedGroups(
       t,
       sessionId,
       Array.from({ length: 6 }, (_, i) => `${i}@g.us`),
     );
-    return { user, token, sessionId };
+    return owner;
   }
 
   const send = (token: string, sessionId: string, payload: unknown, path = 'sendBulkMessage') =>

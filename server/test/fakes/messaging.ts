@@ -14,7 +14,13 @@ import {
 } from '../../src/db/schema.ts';
 import type { App } from '../../src/http/types.ts';
 import { newId } from '../../src/ids.ts';
-import { bearer } from '../helpers.ts';
+import { account, bearer, type TestApp } from '../helpers.ts';
+
+/** A user who can sign in (`account`'s options) and a session of theirs (buildSession's row). */
+export async function sessionOwner(t: TestApp, opts: Parameters<typeof account>[1] = {}) {
+  const a = await account(t, opts);
+  return { ...a, sessionId: await buildSession(t, a.user.id) };
+}
 
 /** A wa_sessions row the way the sessions service writes it; CONNECTED and leased to `ownerNode` by default. */
 export async function buildSession(
