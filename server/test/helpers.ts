@@ -89,7 +89,7 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
   };
 }
 
-/** An object that reads its properties from what `get()` returns at the time (made later, in beforeAll). */
+/** An object that reads and sets its properties on what `get()` returns at the time (made later, in beforeAll). */
 export function late<T extends object>(get: () => T): T {
   return new Proxy({} as T, {
     get: (_, key) => {
@@ -97,6 +97,7 @@ export function late<T extends object>(get: () => T): T {
       const value = Reflect.get(target, key);
       return typeof value === 'function' ? value.bind(target) : value;
     },
+    set: (_, key, value) => Reflect.set(get(), key, value),
   });
 }
 
