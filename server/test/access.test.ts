@@ -1,14 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildJob, buildSession } from './fakes/messaging.ts';
-import {
-  bearer,
-  buildAdmin,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  type TestApp,
-} from './helpers.ts';
+import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, OPEN_POLICY, testAppFor } from './helpers.ts';
 
 const PUBLIC = new Set([
   'GET /api/meta',
@@ -25,11 +17,7 @@ const concrete = (url: string) =>
   url.replace(/:([A-Za-z]+)/g, (_m, name: string) => `x-${name}-1`).replace('*', 'x');
 
 describe.each(DB_KINDS)('access on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { ALLOW_PRIVATE_WEBHOOKS: 'true', SECRET_KEY: 'ab'.repeat(32) });
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind, { ALLOW_PRIVATE_WEBHOOKS: 'true', SECRET_KEY: 'ab'.repeat(32) });
 
   it('answers 401 without a token on every /api route but login, register, forgot-password and docs', async () => {
     const routes = t.app.routeList.filter((r) => r.url.startsWith('/api/') && !r.url.startsWith('/api/docs'));
@@ -144,15 +132,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     'POST /api/session/:sessionId/pairing-code': { phoneNumber: '919800015838' },
     'POST /api/session/:sessionId/channels': { name: 'News' },
     'POST /api/session/:sessionId/channels/add': { invite: 'https://whatsapp.com/channel/0029VaNews01' },
-    'PUT /api/session/:sessionId/policy': {
-      dailyLimit: null,
-      warmUp: false,
-      quietHours: null,
-      timezone: 'Asia/Kolkata',
-      delayMinMs: 0,
-      delayMaxMs: 0,
-      typing: true,
-    },
+    'PUT /api/session/:sessionId/policy': OPEN_POLICY,
     'POST /api/simulator/sessions/:sessionId/inbound': { from: '919800015838', text: 'hi' },
     'PATCH /api/message-jobs-details/:jobId': { scheduleTime: '2999-01-01T00:00:00.000Z' },
     'POST /api/message-jobs-details/:jobId/retry': {},

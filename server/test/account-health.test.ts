@@ -4,7 +4,7 @@ import { queryRows } from '../src/db/client.ts';
 import { accountEvents, optOuts, waSessions } from '../src/db/schema.ts';
 import { evaluateHealth } from '../src/sessions/health/service.ts';
 import { liftEndedPauses } from '../src/sessions/send-pause.ts';
-import { waitFor } from './fakes/messaging.ts';
+import { jobDetails, waitFor } from './fakes/messaging.ts';
 import {
   appWithEngine,
   bearer,
@@ -247,13 +247,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
     });
     const jobId = sent.json().jobId as string;
     const held = await waitFor('the new-contact cap', async () => {
-      const j = (
-        await t.app.inject({
-          method: 'GET',
-          url: `/api/message-jobs-details/${jobId}?media=0`,
-          headers: bearer(token),
-        })
-      ).json().job;
+      const j = await jobDetails(t.app, token, jobId);
       return j.statusReason ? j : null;
     });
     expect(held.statusReason).toBe('Waiting: new-contact limit of 2 a day reached, resumes at 00:00');

@@ -1,28 +1,16 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addCredits, debitCredits } from '../src/credits/credits.ts';
 import { queryRows } from '../src/db/client.ts';
 import { messageJobRecipients, messageJobs } from '../src/db/schema.ts';
 import { buildSession } from './fakes/messaging.ts';
-import {
-  bearer,
-  buildAdmin,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  type TestApp,
-} from './helpers.ts';
+import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 const DAY = 86_400_000;
 
 describe.each(DB_KINDS)('the admin overview on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   async function job(
     userId: string,

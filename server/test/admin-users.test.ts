@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../src/credits/credits.ts';
-import { bearer, buildAdmin, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildAdmin, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 describe.each(DB_KINDS)('admin user management on %s', (kind) => {
-  let t: TestApp;
+  const t = testAppFor(kind);
   let adminToken: string;
   beforeAll(async () => {
-    t = await createTestApp(kind);
     const admin = await buildAdmin(t);
     adminToken = await loginToken(t.app, admin.username);
   });
-  afterAll(() => t.close());
 
   const api = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
     t.app.inject({ method, url, headers: bearer(adminToken), payload });

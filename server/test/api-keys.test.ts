@@ -1,28 +1,16 @@
 import { eq } from 'drizzle-orm';
 import * as OTPAuth from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiKeys, messageJobs } from '../src/db/schema.ts';
 import { sha256 } from '../src/ids.ts';
 import { setPassword } from '../src/users/service.ts';
 import { buildSession } from './fakes/messaging.ts';
-import {
-  bearer,
-  buildAdmin,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  type TestApp,
-} from './helpers.ts';
+import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 const NOT_HERE = 'API keys cannot be used for this: sign in with your password';
 
 describe.each(DB_KINDS)('API keys on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   async function keyFor(token: string, name = 'Shop backend', password = 'password123') {
     const res = await t.app.inject({

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '../src/db/client.ts';
@@ -9,10 +7,10 @@ import {
   buildAdmin,
   buildUser,
   createPostgresDatabaseUrl,
-  createTestApp,
   DB_KINDS,
   loginToken,
-  type TestApp,
+  cli as operatorCli,
+  testAppFor,
 } from './helpers.ts';
 
 type Entry = {
@@ -26,11 +24,7 @@ type Entry = {
 };
 
 describe.each(DB_KINDS)('the audit log on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   const audit = async (token: string, query = '') => {
     const res = await t.app.inject({
@@ -208,28 +202,13 @@ describe.each(DB_KINDS)('the audit log on %s', (kind) => {
 });
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('the operator CLI in the audit log', () => {
-  const repoRoot = path.resolve(import.meta.dirname, '../..');
   let scratch: { url: string; drop: () => Promise<void> };
   beforeAll(async () => {
     scratch = await createPostgresDatabaseUrl();
   });
   afterAll(() => scratch.drop());
 
-  const cli = (...args: string[]) =>
-    new Promise<{ code: number; out: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/cli.ts', ...args], {
-        cwd: repoRoot,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: scratch.url },
-      });
-      let out = '';
-      child.stdout.on('data', (d) => {
-        out += d;
-      });
-      child.stderr.on('data', (d) => {
-        out += d;
-      });
-      child.on('exit', (code) => resolve({ code: code ?? -1, out }));
-    });
+  const cli = (...args: string[]) => operatorCli({ DATABASE_URL: scratch.url }, ...args);
 
   it("records the CLI's user, credit and password changes with the actor 'cli'", async () => {
     expect(

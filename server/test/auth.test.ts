@@ -1,24 +1,12 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureAdmin } from '../src/auth/service.ts';
 import { ledgerSum } from '../src/credits/credits.ts';
 import { authTokens } from '../src/db/schema.ts';
-import {
-  bearer,
-  buildAdmin,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  type TestApp,
-} from './helpers.ts';
+import { bearer, buildAdmin, buildUser, createTestApp, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 describe.each(DB_KINDS)('sign-in on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { LOGIN_RATE_LIMIT: '5' });
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind, { LOGIN_RATE_LIMIT: '5' });
 
   it('signs in with the response shape of spec section 3', async () => {
     const admin = await buildAdmin(t, { credits: 0 });

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,28 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../src/db/client.ts';
 import { users } from '../src/db/schema.ts';
 import { startServer } from '../src/server.ts';
-import { buildUser, testConfig } from './helpers.ts';
-
-const repoRoot = path.resolve(import.meta.dirname, '../..');
-
-/** `npm run cli -- ...` as an operator runs it: a process of its own on DATA_DIR. */
-function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/cli.ts', ...args], {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      out += d;
-    });
-    child.on('exit', (code) => resolve({ code: code ?? -1, out }));
-  });
-}
+import { buildUser, cli, testConfig } from './helpers.ts';
 
 async function usernames(dataDir: string): Promise<string[]> {
   const database = await openPglite(path.join(dataDir, 'pglite'));

@@ -1,20 +1,16 @@
 import { BufferJSON, generateWAMessageContent, initAuthCreds, proto } from 'baileys';
 import { eq } from 'drizzle-orm';
 import QRCode from 'qrcode';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waAuthState, waSessions } from '../src/db/schema.ts';
 import { createDbAuthStore } from '../src/transport/auth-store.ts';
 import { loadDbAuthState } from '../src/transport/baileys/auth-state.ts';
 import { toBaileysContent } from '../src/transport/baileys/content.ts';
-import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+import { buildUser, DB_KINDS, testAppFor } from './helpers.ts';
 
 describe.each(DB_KINDS)('Baileys auth state in the database on %s', (kind) => {
-  let t: TestApp;
+  const t = testAppFor(kind, { WA_PROVIDER: 'baileys' });
   let n = 0;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { WA_PROVIDER: 'baileys' });
-  });
-  afterAll(() => t.close());
 
   async function newSession(): Promise<string> {
     const user = await buildUser(t);

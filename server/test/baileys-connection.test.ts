@@ -5,7 +5,7 @@ import { waAuthState, waGroups } from '../src/db/schema.ts';
 import { type SessionRunner, startSessionRunner } from '../src/sessions/runner.ts';
 import { baileysRigFor, LATEST_VERSION, OWN_LID, OWN_PN } from './fakes/baileys-rig.ts';
 import { createInstance, statusOf, waitFor } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 /** A session's connection as rc14 reports it: pairing, opening, and what each close code does. */
 describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake socket on %s', (kind) => {
@@ -241,15 +241,13 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
 });
 
 describe('Baileys transport with the real library and no network', () => {
-  let t: TestApp;
+  const t = testAppFor('pglite', { WA_PROVIDER: 'baileys', SESSION_LEASE_MS: '3000' });
   let runner: SessionRunner;
   beforeAll(async () => {
-    t = await createTestApp('pglite', { WA_PROVIDER: 'baileys', SESSION_LEASE_MS: '3000' });
     runner = await startSessionRunner(t.ctx);
   });
   afterAll(async () => {
     await runner.stop();
-    await t.close();
   });
 
   it('create-instance gives a clear reason in the status, never a crash', async () => {

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waGroups } from '../src/db/schema.ts';
-import { type BaileysRig, baileysRig } from './fakes/baileys-rig.ts';
+import { baileysRigFor } from './fakes/baileys-rig.ts';
 import type { FakeSocket } from './fakes/baileys-socket.ts';
-import { balanceOf, expectLedgerMatches, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { balanceOf, jobDetails, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import { bearer, DB_KINDS } from './helpers.ts';
 
 /**
@@ -11,19 +11,8 @@ import { bearer, DB_KINDS } from './helpers.ts';
  * behave as rc14 does (test/fakes/baileys-socket.ts names the rc14 file of each behaviour).
  */
 describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
-  let rig: BaileysRig;
-  const users = new Set<string>();
-  beforeAll(async () => {
-    rig = await baileysRig(kind, { dispatch: true, env: { SEND_TIMEOUT_MS: '20000' } });
-  });
-  afterAll(async () => {
-    await rig.close();
-  });
-  afterEach(async () => {
-    await expectLedgerMatches(rig.t.db, users);
-  });
-
-  const connected = (name: string, credits: number) => rig.connected(name, credits, users);
+  const rig = baileysRigFor(kind, { dispatch: true, env: { SEND_TIMEOUT_MS: '20000' } });
+  const { connected } = rig;
 
   async function send(
     s: { token: string; sessionId: string },
@@ -72,13 +61,7 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
       status: 'sent',
     });
     expect(india!.sentTo).toBeNull();
-    const details = (
-      await rig.t.app.inject({
-        method: 'GET',
-        url: `/api/message-jobs-details/${jobId}?media=0`,
-        headers: bearer(s.token),
-      })
-    ).json().job;
+    const details = await jobDetails(rig.t.app, s.token, jobId);
     expect(details.results.delivered).toBe(1);
     expect(
       details.details.map((d: { chatId: string; sentTo: string | null }) => [d.chatId, d.sentTo]),

@@ -1,24 +1,12 @@
-import type { AddressInfo } from 'node:net';
 import { SPREAD_TEXTS } from '@wa/contract';
 import { sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Engine, startEngine } from '../src/engine.ts';
+import { describe, expect, it } from 'vitest';
 import { failWhere } from '../src/messaging/engine/transitions.ts';
 import { JOB_MESSAGES } from '../src/messaging/messages.ts';
-import { connectCloudAccount } from './fakes/cloud-account.ts';
-import { type FakeGraphApi, startFakeGraphApi } from './fakes/graph-api.ts';
-import { balanceOf, expectLedgerMatches, recipientsOf, waitForJobEnd } from './fakes/messaging.ts';
-import { connectedInstance } from './fakes/sessions.ts';
-import {
-  account,
-  bearer,
-  buildAdmin,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  OPEN_POLICY,
-  type TestApp,
-} from './helpers.ts';
+import { adminSettingPrices, useCloudApp } from './fakes/cloud-rig.ts';
+import { balanceOf, recipientsOf, retryJob, waitForJobEnd } from './fakes/messaging.ts';
+import { connectedInstance, putPolicy } from './fakes/sessions.ts';
+import { account, bearer, DB_KINDS, OPEN_POLICY } from './helpers.ts';
 
 /**
  * One job over both kinds (issue 30): with `coldToCloud` the numbers a linked phone of the job has
@@ -26,76 +14,25 @@ import {
  * template's Cloud share goes to Meta as the template, the phone's share as its body text.
  */
 describe.each(DB_KINDS)('cold contacts through the Cloud account on %s', (kind) => {
-  let t: TestApp;
-  let fake: FakeGraphApi;
-  let engine: Engine;
-  let base: string;
-  let adminToken: string;
-  const users = new Set<string>();
-
-  beforeAll(async () => {
-    fake = await startFakeGraphApi({
-      templates: [
-        {
-          name: 'order_update',
-          language: 'en_US',
-          category: 'UTILITY',
-          status: 'APPROVED',
-          components: [{ type: 'BODY', text: 'Your order {{1}} has shipped.' }],
-        },
-      ],
-    });
-    t = await createTestApp(kind, {
-      CLOUD_API_BASE_URL: fake.baseUrl,
-      SECRET_KEY: 'ab'.repeat(32),
-      SIMULATOR_LINK_AFTER_MS: '3600000',
-    });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    engine = await startEngine(t.ctx);
-    adminToken = await loginToken(t.app, (await buildAdmin(t)).username);
-  });
-  afterAll(async () => {
-    await fake.close();
-    await engine.stop();
-    await t.close();
-  });
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-    await fake.flush();
-    await t.db.execute(sql`DELETE FROM credit_prices`);
-    await t.db.execute(sql`DELETE FROM wa_sessions WHERE kind = 'cloud'`);
-    fake.state.webhook = undefined;
-  });
+  const rig = useCloudApp(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
+  const admin = adminSettingPrices(rig);
 
   const send = (token: string, sessionId: string, payload: Record<string, unknown>) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
-      headers: bearer(token),
-      payload,
-    });
+    rig.post(token, `/api/session/${sessionId}/sendIndividualMessage`, payload);
 
   it('sends known numbers through the phone and cold ones through Cloud; the phone sends the template’s body text', async () => {
+    const { t, fake } = rig;
     const prices = await t.app.inject({
       method: 'PUT',
       url: '/api/admin/credit-prices',
-      headers: bearer(adminToken),
+      headers: bearer(admin.token),
       payload: { linked: 1, cloud: 2 },
     });
     expect(prices.statusCode, prices.body).toBe(200);
-    const a = await account(t, { credits: 20, track: users });
+    const a = await account(t, { credits: 20, track: rig.users });
     const phone = await connectedInstance(t, a.token, '919740020001');
-    const cloud = await connectCloudAccount(t, fake, base, a.token);
-    for (const s of [phone, cloud]) {
-      const policy = await t.app.inject({
-        method: 'PUT',
-        url: `/api/session/${s}/policy`,
-        headers: bearer(a.token),
-        payload: { ...OPEN_POLICY, typing: false },
-      });
-      expect(policy.statusCode, policy.body).toBe(200);
-    }
+    const cloud = await rig.connect(a.token);
+    await putPolicy(t, a.token, [phone, cloud], { ...OPEN_POLICY, typing: false });
     // The phone has chatted with 919811300001 before.
     const first = await send(a.token, phone, { content: 'Hello', chatIds: ['919811300001'] });
     expect(await waitForJobEnd(t.app, a.token, first.json().jobId)).toMatchObject({ status: 'completed' });
@@ -185,12 +122,7 @@ describe.each(DB_KINDS)('cold contacts through the Cloud account on %s', (kind) 
     );
     expect(await balanceOf(t.db, a.user.id)).toBe(20 - 1 - 5 + 4);
     // A Cloud recipient holds the template's values, not a text: it is not retried on the phone.
-    const retry = await t.app.inject({
-      method: 'POST',
-      url: `/api/message-jobs-details/${jobId}/retry`,
-      headers: bearer(a.token),
-      payload: {},
-    });
+    const retry = await retryJob(t.app, a.token, jobId);
     expect(retry.statusCode).toBe(400);
     expect(retry.json().message).toBe(JOB_MESSAGES.retryOtherKind);
     expect(await balanceOf(t.db, a.user.id)).toBe(20 - 1 - 5 + 4);

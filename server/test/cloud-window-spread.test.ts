@@ -1,84 +1,29 @@
-import type { AddressInfo } from 'node:net';
 import { CLOUD_TEXTS } from '@wa/contract';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
-import { messageJobs, waSessions } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
-import { connectCloudAccount } from './fakes/cloud-account.ts';
-import { type FakeGraphApi, startFakeGraphApi } from './fakes/graph-api.ts';
-import { balanceOf, expectLedgerMatches, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
-import { connectedInstance } from './fakes/sessions.ts';
-import { account, bearer, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+import { messageJobs } from '../src/db/schema.ts';
+import { useCloudApp } from './fakes/cloud-rig.ts';
+import { balanceOf, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { connectedInstance, putPolicy } from './fakes/sessions.ts';
+import { account, bearer, DB_KINDS, OPEN_POLICY } from './helpers.ts';
 
 /**
  * Meta's 24-hour customer service window (free-form messages only within 24 h of the number's
  * last message: "Service messages", developers.facebook.com/documentation/business-messaging/whatsapp/messages/send-messages)
  * and one job spread over a linked phone and a Cloud API account (issue 30).
  */
-const POLICY = {
-  dailyLimit: null,
-  warmUp: false,
-  quietHours: null,
-  timezone: 'Asia/Kolkata',
-  delayMinMs: 0,
-  delayMaxMs: 0,
-  typing: false,
-};
-
 describe.each(DB_KINDS)('Cloud API service window and mixed spreads on %s', (kind) => {
-  let t: TestApp;
-  let fake: FakeGraphApi;
-  let engine: Engine;
-  let base: string;
-  const users = new Set<string>();
-
-  beforeAll(async () => {
-    fake = await startFakeGraphApi({
-      templates: [
-        {
-          name: 'order_update',
-          language: 'en_US',
-          category: 'UTILITY',
-          status: 'APPROVED',
-          components: [{ type: 'BODY', text: 'Your order {{1}} has shipped.' }],
-        },
-      ],
-    });
-    t = await createTestApp(kind, {
-      CLOUD_API_BASE_URL: fake.baseUrl,
-      SECRET_KEY: 'ab'.repeat(32),
-      SIMULATOR_LINK_AFTER_MS: '3600000',
-    });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await fake.close();
-    await engine.stop();
-    await t.close();
-  });
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-    await fake.flush();
-    await t.db.delete(waSessions).where(eq(waSessions.kind, 'cloud'));
-    fake.state.webhook = undefined;
-  });
+  const rig = useCloudApp(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
 
   const send = (token: string, sessionId: string, payload: Record<string, unknown>) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
-      headers: bearer(token),
-      payload,
-    });
+    rig.post(token, `/api/session/${sessionId}/sendIndividualMessage`, payload);
   /** The number writes to the account (a signed inbound webhook); resolves once its window is recorded. */
   async function writesIn(sessionId: string, from: string) {
-    fake.sendInbound(from, 'Hi, is my order ready?');
+    rig.fake.sendInbound(from, 'Hi, is my order ready?');
     await waitFor(`${from}'s window`, async () => {
       const rows = await queryRows(
-        t.db,
+        rig.t.db,
         sql`SELECT 1 FROM cloud_service_windows WHERE session_id = ${sessionId} AND phone = ${from}`,
       );
       return rows.length > 0;
@@ -86,8 +31,9 @@ describe.each(DB_KINDS)('Cloud API service window and mixed spreads on %s', (kin
   }
 
   it('sends a text only to numbers that wrote in the last 24 hours; others are refused with nothing reserved', async () => {
-    const a = await account(t, { credits: 10, track: users });
-    const cloud = await connectCloudAccount(t, fake, base, a.token);
+    const { t, fake } = rig;
+    const a = await account(t, { credits: 10, track: rig.users });
+    const cloud = await rig.connect(a.token);
     const outside = await send(a.token, cloud, { content: 'Your table is ready', chatIds: ['919811100061'] });
     expect(outside.statusCode).toBe(400);
     expect(outside.json().message).toBe(CLOUD_TEXTS.outsideWindow(1, 'Shop (Cloud)'));
@@ -142,19 +88,12 @@ describe.each(DB_KINDS)('Cloud API service window and mixed spreads on %s', (kin
   });
 
   it('spreads one text over a linked phone and a Cloud account: each recipient goes through its own account’s kind', async () => {
-    const a = await account(t, { credits: 10, track: users });
+    const { t, fake } = rig;
+    const a = await account(t, { credits: 10, track: rig.users });
     const phone = await connectedInstance(t, a.token, '919740009001');
-    const cloud = await connectCloudAccount(t, fake, base, a.token);
+    const cloud = await rig.connect(a.token);
     // No daily cap or warm-up on either (equal allowances: the recipients alternate), no pauses.
-    for (const s of [phone, cloud]) {
-      const policy = await t.app.inject({
-        method: 'PUT',
-        url: `/api/session/${s}/policy`,
-        headers: bearer(a.token),
-        payload: POLICY,
-      });
-      expect(policy.statusCode, policy.body).toBe(200);
-    }
+    await putPolicy(t, a.token, [phone, cloud], { ...OPEN_POLICY, typing: false });
     const chats = ['919811100071', '919811100072', '919811100073', '919811100074'];
     // Outside the window the Cloud account's share is refused, naming how many.
     const refused = await send(a.token, phone, {
@@ -196,8 +135,9 @@ describe.each(DB_KINDS)('Cloud API service window and mixed spreads on %s', (kin
   });
 
   it('the MIS report and its CSV give each Cloud job its template category and Meta’s charge for what was delivered', async () => {
-    const a = await account(t, { credits: 10, track: users });
-    const cloud = await connectCloudAccount(t, fake, base, a.token);
+    const { t } = rig;
+    const a = await account(t, { credits: 10, track: rig.users });
+    const cloud = await rig.connect(a.token);
     const res = await send(a.token, cloud, {
       type: 'template',
       content: { name: 'order_update', language: 'en_US', parameters: ['A-1'] },

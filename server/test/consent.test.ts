@@ -2,22 +2,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { matchOptOut, normaliseReply } from '../src/contacts/opt-out-words.ts';
 import { queryRows } from '../src/db/client.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
 import { takeOptOutReply } from '../src/messaging/opt-outs.ts';
-import { balanceOf, expectLedgerMatches, recipientsOf } from './fakes/messaging.ts';
+import { balanceOf, recipientsOf } from './fakes/messaging.ts';
 import { waitFor } from './fakes/sessions.ts';
 import {
+  appWithEngine,
   bearer,
   buildAdmin,
   buildUser,
-  createTestApp,
   DB_KINDS,
   linkedSession,
   loginToken,
-  type TestApp,
+  testAppFor,
 } from './helpers.ts';
 
 const KEYWORDS = ['STOP', 'UNSUBSCRIBE', 'STOP ALL'];
@@ -77,19 +76,9 @@ function upload(file: string, filename: string, fields: Record<string, string>):
 }
 
 describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const users = new Set<string>();
   const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'consent-')), 'outbox.jsonl');
-  beforeAll(async () => {
-    t = await createTestApp(kind, { SECRET_KEY: 'ab'.repeat(32), SIMULATOR_OUTBOX_FILE: outbox });
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await expectLedgerMatches(t.db, users);
-    await engine.stop();
-    await t.close();
-  });
+  const { t } = appWithEngine(kind, { SECRET_KEY: 'ab'.repeat(32), SIMULATOR_OUTBOX_FILE: outbox }, users);
 
   const importList = (token: string, file: string, fields: Record<string, string>) =>
     t.app.inject({
@@ -353,11 +342,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
 });
 
 describe.each(DB_KINDS)('erasure without a secret key on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   it('is refused with the reason, and nothing changes', async () => {
     const user = await buildUser(t);

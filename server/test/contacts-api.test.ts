@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { receiveReply } from '../src/messaging/opt-outs.ts';
 import { xlsxOf } from './fakes/xlsx.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 function upload(file: Buffer | string, filename: string, fields: Record<string, string>): FormData {
   const form = new FormData();
@@ -11,11 +11,7 @@ function upload(file: Buffer | string, filename: string, fields: Record<string, 
 }
 
 describe.each(DB_KINDS)('contact lists and opt-outs on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   async function signedIn() {
     const user = await buildUser(t);
@@ -259,11 +255,7 @@ describe.each(DB_KINDS)('contact lists and opt-outs on %s', (kind) => {
 });
 
 describe.each(DB_KINDS)('opt-out replies on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { OPT_OUT_KEYWORDS: 'stop, Unsubscribe ,STOP ALL,रोकें' });
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind, { OPT_OUT_KEYWORDS: 'stop, Unsubscribe ,STOP ALL,रोकें' });
 
   it('a reply equal to a keyword (trimmed, any case) opts the sender out with source reply', async () => {
     const user = await buildUser(t);

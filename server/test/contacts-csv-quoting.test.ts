@@ -1,8 +1,8 @@
 import { csvField, toCsv } from '@wa/contract';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSession } from './fakes/messaging.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { sessionOwner } from './fakes/messaging.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 /**
  * Issue 27 item 8: every CSV export (contacts, mis_report.csv, the web app's tables, which all
@@ -27,11 +27,7 @@ describe('the one CSV writer', () => {
 });
 
 describe.each(DB_KINDS)('CSV exports quote `;`, tabs and defused cells on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   it('in a contact list export', async () => {
     const user = await buildUser(t);
@@ -61,9 +57,7 @@ describe.each(DB_KINDS)('CSV exports quote `;`, tabs and defused cells on %s', (
   });
 
   it('in mis_report.csv', async () => {
-    const user = await buildUser(t, { credits: 0 });
-    const token = await loginToken(t.app, user.username);
-    const sessionId = await buildSession(t, user.id);
+    const { user, token, sessionId } = await sessionOwner(t, { credits: 0 });
     await t.db.execute(
       sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total, created_at)
           VALUES ('job-semi', ${user.id}, ${sessionId}, 'individuals', 'text', 'a;=1+1', 'completed', 1, now()),

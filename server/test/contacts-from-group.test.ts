@@ -1,22 +1,21 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { IMPORT_LIMITS } from '../src/contacts/import-limits.ts';
 import { queryRows } from '../src/db/client.ts';
 import { contactLists } from '../src/db/schema.ts';
 import { upsertGroups } from '../src/groups/repository.ts';
 import { newId } from '../src/ids.ts';
 import { createInstance } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 describe.each(DB_KINDS)("'Save members as a contact list' on %s", (kind) => {
-  let t: TestApp;
+  const t = testAppFor(kind);
   let token: string;
   let userId: string;
   let sessionId: string;
   const groupId = '120363000000000001@g.us';
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
     const user = await buildUser(t);
     userId = user.id;
     token = await loginToken(t.app, user.username);
@@ -51,7 +50,6 @@ describe.each(DB_KINDS)("'Save members as a contact list' on %s", (kind) => {
       { replaceAll: true },
     );
   });
-  afterAll(() => t.close());
 
   const save = (tok: string, payload: object) =>
     t.app.inject({ method: 'POST', url: '/api/contact-lists/from-group', headers: bearer(tok), payload });

@@ -5,14 +5,14 @@ import { PassThrough } from 'node:stream';
 import { deflateRawSync } from 'node:zlib';
 import { sheetCellText } from '@wa/contract';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { IMPORT_LIMITS } from '../src/contacts/import-limits.ts';
 import { rowsOfFile } from '../src/contacts/table-rows.ts';
 import { ZipEntryTooLarge, zipEntries, zipEntryBytes } from '../src/contacts/zip-entries.ts';
 import { contactLists } from '../src/db/schema.ts';
 import { newId } from '../src/ids.ts';
 import { xlsxOf, zipOf } from './fakes/xlsx.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-import-limits-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -126,11 +126,7 @@ function upload(file: Buffer | string, filename: string, name: string): FormData
 }
 
 describe.each(DB_KINDS)('import limits through the API on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   async function signedIn() {
     const user = await buildUser(t);

@@ -1,23 +1,18 @@
-import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
 import { failWhere } from '../src/messaging/engine/transitions.ts';
-import { connectCloudAccount } from './fakes/cloud-account.ts';
-import { type FakeGraphApi, startFakeGraphApi } from './fakes/graph-api.ts';
-import { balanceOf, expectLedgerChain, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
-import { connectedInstance } from './fakes/sessions.ts';
+import { adminSettingPrices, useCloudApp } from './fakes/cloud-rig.ts';
 import {
-  account,
-  bearer,
-  buildAdmin,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  OPEN_POLICY,
-  type TestApp,
-} from './helpers.ts';
+  balanceOf,
+  expectLedgerChain,
+  recipientsOf,
+  retryJob,
+  waitFor,
+  waitForJobEnd,
+} from './fakes/messaging.ts';
+import { connectedInstance, putPolicy } from './fakes/sessions.ts';
+import { account, bearer, DB_KINDS, OPEN_POLICY } from './helpers.ts';
 
 /**
  * Credits per recipient for each kind of account (issue 30: "an admin may set a different credit
@@ -25,71 +20,39 @@ import {
  * was charged, even after the price changed), and the ledger's chain through it all.
  */
 describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
-  let t: TestApp;
-  let fake: FakeGraphApi;
-  let engine: Engine;
-  let base: string;
-  let adminToken: string;
-
-  beforeAll(async () => {
-    fake = await startFakeGraphApi({ templates: [] });
-    t = await createTestApp(kind, {
-      CLOUD_API_BASE_URL: fake.baseUrl,
-      SECRET_KEY: 'ab'.repeat(32),
-      SIMULATOR_LINK_AFTER_MS: '3600000',
-    });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    engine = await startEngine(t.ctx);
-    const admin = await buildAdmin(t);
-    adminToken = await loginToken(t.app, admin.username);
-  });
-  afterAll(async () => {
-    await fake.close();
-    await engine.stop();
-    await t.close();
-  });
-  afterEach(async () => {
-    await fake.flush();
-    await t.db.execute(sql`DELETE FROM credit_prices`);
-    await t.db.execute(sql`DELETE FROM wa_sessions WHERE kind = 'cloud'`);
-    fake.state.webhook = undefined;
-  });
+  const rig = useCloudApp(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
+  const admin = adminSettingPrices(rig);
 
   const setPrices = (token: string, payload: Record<string, unknown>) =>
-    t.app.inject({ method: 'PUT', url: '/api/admin/credit-prices', headers: bearer(token), payload });
+    rig.t.app.inject({ method: 'PUT', url: '/api/admin/credit-prices', headers: bearer(token), payload });
   const send = (token: string, sessionId: string, payload: Record<string, unknown>) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
-      headers: bearer(token),
-      payload,
-    });
+    rig.post(token, `/api/session/${sessionId}/sendIndividualMessage`, payload);
   const deleteJob = (token: string, jobId: string) =>
-    t.app.inject({ method: 'DELETE', url: `/api/message-jobs-details/${jobId}`, headers: bearer(token) });
+    rig.t.app.inject({ method: 'DELETE', url: `/api/message-jobs-details/${jobId}`, headers: bearer(token) });
   const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
   const ledger = async (userId: string) =>
-    (await expectLedgerChain(t.db, userId)).map((r) => [r.reason, r.delta, r.balanceAfter]);
+    (await expectLedgerChain(rig.t.db, userId)).map((r) => [r.reason, r.delta, r.balanceAfter]);
 
   it('is 1 for both kinds until an admin sets it; only an admin sets it, to whole numbers of at least 1', async () => {
+    const { t } = rig;
     const a = await account(t, { credits: 5 });
     const read = await t.app.inject({ method: 'GET', url: '/api/credit-prices', headers: bearer(a.token) });
     expect(read.json()).toEqual({ success: true, prices: { linked: 1, cloud: 1 } });
     expect((await t.app.inject({ method: 'GET', url: '/api/credit-prices' })).statusCode).toBe(401);
 
     expect((await setPrices(a.token, { cloud: 2 })).statusCode).toBe(403);
-    const zero = await setPrices(adminToken, { linked: 0 });
+    const zero = await setPrices(admin.token, { linked: 0 });
     expect(zero.statusCode).toBe(400);
     expect(zero.json().message).toMatch(/The price must be at least 1 credit/);
-    const half = await setPrices(adminToken, { cloud: 1.5 });
+    const half = await setPrices(admin.token, { cloud: 1.5 });
     expect(half.statusCode).toBe(400);
     expect(half.json().message).toMatch(/The price must be a whole number of credits/);
-    expect((await setPrices(adminToken, {})).statusCode).toBe(400);
+    expect((await setPrices(admin.token, {})).statusCode).toBe(400);
 
-    const set = await setPrices(adminToken, { cloud: 3 });
+    const set = await setPrices(admin.token, { cloud: 3 });
     expect(set.statusCode, set.body).toBe(200);
     expect(set.json()).toEqual({ success: true, prices: { linked: 1, cloud: 3 } });
-    const both = await setPrices(adminToken, { linked: 2 });
+    const both = await setPrices(admin.token, { linked: 2 });
     expect(both.json().prices).toEqual({ linked: 2, cloud: 3 });
     expect(await queryRows(t.db, sql`SELECT kind, credits FROM credit_prices ORDER BY kind`)).toEqual([
       { kind: 'cloud', credits: 3 },
@@ -105,7 +68,8 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
   });
 
   it('a send reserves recipients × the price; a cancel after a price change refunds what was charged', async () => {
-    await setPrices(adminToken, { linked: 2 });
+    const { t } = rig;
+    await setPrices(admin.token, { linked: 2 });
     const a = await account(t, { credits: 10 });
     const phone = await connectedInstance(t, a.token, '919740010001');
     const res = await send(a.token, phone, {
@@ -128,7 +92,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     expect(short.statusCode).toBe(402);
     expect(await balanceOf(t.db, a.user.id)).toBe(4);
 
-    await setPrices(adminToken, { linked: 5 });
+    await setPrices(admin.token, { linked: 5 });
     const deleted = await deleteJob(a.token, jobId);
     expect(deleted.statusCode, deleted.body).toBe(200);
     expect(await balanceOf(t.db, a.user.id)).toBe(10);
@@ -140,16 +104,11 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
   });
 
   it('a failure refunds the price charged; a retry after a price change charges the new price', async () => {
-    await setPrices(adminToken, { linked: 2 });
+    const { t } = rig;
+    await setPrices(admin.token, { linked: 2 });
     const a = await account(t, { credits: 20 });
     const phone = await connectedInstance(t, a.token, '919740010002');
-    const policy = await t.app.inject({
-      method: 'PUT',
-      url: `/api/session/${phone}/policy`,
-      headers: bearer(a.token),
-      payload: OPEN_POLICY,
-    });
-    expect(policy.statusCode, policy.body).toBe(200);
+    await putPolicy(t, a.token, [phone], OPEN_POLICY);
     const res = await send(a.token, phone, {
       content: 'Sale today',
       chatIds: ['919811200011', '919811200012'],
@@ -157,7 +116,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     });
     const jobId = res.json().jobId as string;
     expect(res.json().creditsCharged).toBe(4);
-    await setPrices(adminToken, { linked: 3 });
+    await setPrices(admin.token, { linked: 3 });
     // Both fail (a connection lost before the send: a retry may fix it), through the engine's transition.
     const failed = await t.db.transaction((tx) =>
       failWhere(tx, sql`r.job_id = ${jobId}`, 'Connection Closed', 'Connection Closed', 100),
@@ -165,12 +124,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     expect(failed).toEqual([{ jobId, userId: a.user.id, count: 2 }]);
     expect(await balanceOf(t.db, a.user.id)).toBe(20);
 
-    const retry = await t.app.inject({
-      method: 'POST',
-      url: `/api/message-jobs-details/${jobId}/retry`,
-      headers: bearer(a.token),
-      payload: {},
-    });
+    const retry = await retryJob(t.app, a.token, jobId);
     expect(retry.statusCode, retry.body).toBe(200);
     expect(retry.json()).toMatchObject({ retried: 2, creditsCharged: 6 });
     expect(await waitForJobEnd(t.app, a.token, jobId)).toMatchObject({ status: 'completed' });
@@ -187,21 +141,14 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
   });
 
   it('a spread over a linked phone and a Cloud account charges each share at its kind’s price, and refunds each so', async () => {
-    await setPrices(adminToken, { linked: 1, cloud: 4 });
+    const { t } = rig;
+    await setPrices(admin.token, { linked: 1, cloud: 4 });
     const a = await account(t, { credits: 30 });
     const phone = await connectedInstance(t, a.token, '919740010003');
-    const cloud = await connectCloudAccount(t, fake, base, a.token);
-    for (const s of [phone, cloud]) {
-      const policy = await t.app.inject({
-        method: 'PUT',
-        url: `/api/session/${s}/policy`,
-        headers: bearer(a.token),
-        payload: OPEN_POLICY,
-      });
-      expect(policy.statusCode, policy.body).toBe(200);
-    }
+    const cloud = await rig.connect(a.token);
+    await putPolicy(t, a.token, [phone, cloud], OPEN_POLICY);
     const chats = ['919811200021', '919811200022', '919811200023', '919811200024'];
-    for (const c of chats) fake.sendInbound(c, 'Hello');
+    for (const c of chats) rig.fake.sendInbound(c, 'Hello');
     await waitFor('the four windows', async () => {
       const rows = await queryRows(
         t.db,
@@ -225,7 +172,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     expect(await balanceOf(t.db, a.user.id)).toBe(20);
 
     // The prices change; the refund of each recipient is still what it was charged.
-    await setPrices(adminToken, { linked: 7, cloud: 1 });
+    await setPrices(admin.token, { linked: 7, cloud: 1 });
     const phoneRecipient = rows.find((r) => r.sessionId === phone)!;
     await t.db.transaction((tx) =>
       failWhere(tx, sql`r.id = ${phoneRecipient.id}`, 'Connection Closed', 'Connection Closed', 1),

@@ -1,18 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addCredits, debitCredits, ledgerSum } from '../src/credits/credits.ts';
 import { creditLedger, messageJobs } from '../src/db/schema.ts';
 import { acceptSend } from '../src/messaging/accept/send.ts';
 import { findUserById } from '../src/users/repository.ts';
 import { balanceOf, buildNamedGroups, buildSession, countRows } from './fakes/messaging.ts';
-import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+import { buildUser, DB_KINDS, testAppFor } from './helpers.ts';
 
 describe.each(DB_KINDS)('credits on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   it('20 parallel debits of 10 against 100: exactly 10 succeed, balance 0, ledger sums to it', async () => {
     const user = await buildUser(t, { credits: 0 });

@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
-import { asc, eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eq, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
-import { creditLedger, messageJobRecipients, waSentMessages, webhooks } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
+import { messageJobRecipients, waSentMessages, webhooks } from '../src/db/schema.ts';
 import { acceptSend } from '../src/messaging/accept/send.ts';
 import { reply } from '../src/messaging/engine/delivery.ts';
 import { createDispatchStore } from '../src/messaging/engine/store.ts';
@@ -13,13 +12,12 @@ import {
   balanceOf,
   buildSession,
   expectLedgerChain,
-  expectLedgerMatches,
   jobRow,
   recipientsOf,
   waitFor,
   waitForJobEnd,
 } from './fakes/messaging.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, linkedSession, type TestApp } from './helpers.ts';
+import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, testAppFor } from './helpers.ts';
 
 type Delivery = { delivered: number; read: number; replied: number; undelivered: number };
 type Detail = {
@@ -35,21 +33,9 @@ type Detail = {
 
 /** Issue 26, delivery truth: undelivered, replies and sends answered after their time-out. */
 describe.each(DB_KINDS)('delivery truth through the simulator and the engine (%s)', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const users = new Set<string>();
-  beforeAll(async () => {
-    // A message with no receipt 1.5 s after its send is undelivered (24 h by default).
-    t = await createTestApp(kind, { UNDELIVERED_AFTER_MS: '1500', SIMULATOR_GROUPS: '0' });
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
-  });
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-  });
+  // A message with no receipt 1.5 s after its send is undelivered (24 h by default).
+  const { t } = appWithEngine(kind, { UNDELIVERED_AFTER_MS: '1500', SIMULATOR_GROUPS: '0' }, users);
 
   const details = async (token: string, jobId: string) => {
     const res = await t.app.inject({
@@ -171,20 +157,11 @@ describe.each(DB_KINDS)('delivery truth through the simulator and the engine (%s
 });
 
 describe.each(DB_KINDS)('a send answered after its time-out (%s)', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
-  beforeAll(async () => {
-    // Each send takes 1.5 s; the engine gives up after 1 s: failed 'delivery unknown', refunded.
-    t = await createTestApp(kind, {
-      SEND_TIMEOUT_MS: '1000',
-      SIMULATOR_SEND_LATENCY_MS: '1500',
-      SIMULATOR_GROUPS: '0',
-    });
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
+  // Each send takes 1.5 s; the engine gives up after 1 s: failed 'delivery unknown', refunded.
+  const { t } = appWithEngine(kind, {
+    SEND_TIMEOUT_MS: '1000',
+    SIMULATOR_SEND_LATENCY_MS: '1500',
+    SIMULATOR_GROUPS: '0',
   });
 
   it('becomes sent when the transport answers, its refund reversed; its receipt then applies', async () => {
@@ -227,13 +204,7 @@ describe.each(DB_KINDS)('a send answered after its time-out (%s)', (kind) => {
 });
 
 describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = testAppFor(kind);
 
   /** A user's job to `chats`, each recipient claimed and recorded sent by the store; returns them. */
   async function sentJob(chats: string[], on?: { user: { id: string }; sessionId: string }) {
@@ -359,18 +330,13 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
       1,
     ]);
     expect(await balanceOf(t.db, user.id)).toBe(2);
-    const ledger = await t.db
-      .select()
-      .from(creditLedger)
-      .where(eq(creditLedger.userId, user.id))
-      .orderBy(asc(creditLedger.id));
+    const ledger = await expectLedgerChain(t.db, user.id);
     expect(ledger.map((l) => [l.reason, l.delta])).toEqual([
       ['grant', 3],
       ['send', -1],
       ['refund', 1],
       ['send', -1],
     ]);
-    await expectLedgerChain(t.db, user.id);
     // Recorded again (the transport's late answer too): nothing changes.
     expect(await store.recordSentAfterAll(c!.id, { messageId })).toBe(false);
     expect(await balanceOf(t.db, user.id)).toBe(2);

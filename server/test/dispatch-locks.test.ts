@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asc, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
 import { messageJobRecipients } from '../src/db/schema.ts';
 import { acceptSend } from '../src/messaging/accept/send.ts';
 import { createDispatchStore } from '../src/messaging/engine/store.ts';
 import { findUserById } from '../src/users/repository.ts';
 import { buildSession, expectLedgerMatches, jobRow } from './fakes/messaging.ts';
-import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+import { buildUser, DB_KINDS, testAppFor } from './helpers.ts';
 
 /**
  * A tick records sends of several jobs in one statement while receipts (and the jobs API) lock a
@@ -17,13 +17,7 @@ import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
  * transaction at a time).
  */
 describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt batch (postgres)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp('postgres');
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = testAppFor('postgres');
 
   /** One job for each of two chats of one session, both recipients claimed; `low` is the lower job id. */
   async function twoJobsClaimed(chats: [string, string]) {

@@ -1,21 +1,22 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creditLedger, messageJobRecipients, waSentMessages, waSessions } from '../src/db/schema.ts';
+import { describe, expect, it } from 'vitest';
+import { messageJobRecipients, waSentMessages, waSessions } from '../src/db/schema.ts';
 import { acceptSend } from '../src/messaging/accept/send.ts';
 import { createDispatchStore } from '../src/messaging/engine/store.ts';
 import { findUserById } from '../src/users/repository.ts';
-import { balanceOf, buildSession, expectLedgerMatches, jobRow, recipientsOf } from './fakes/messaging.ts';
-import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+import {
+  balanceOf,
+  buildSession,
+  expectLedgerChain,
+  expectLedgerMatches,
+  jobRow,
+  recipientsOf,
+} from './fakes/messaging.ts';
+import { buildUser, createTestApp, DB_KINDS, testAppFor } from './helpers.ts';
 
 /** The engine's store: every operation that fails or cancels recipients refunds them in the same statement. */
 describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = testAppFor(kind);
 
   async function twoJobs(credits: number) {
     const user = await buildUser(t, { credits });
@@ -61,11 +62,7 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
       for (const r of await recipientsOf(t.db, jobId)) expect(r.error).toBe('Session is not connected');
     }
     // Each ledger row's balance follows from the one before it.
-    const ledger = await t.db
-      .select()
-      .from(creditLedger)
-      .where(eq(creditLedger.userId, user.id))
-      .orderBy(asc(creditLedger.id));
+    const ledger = await expectLedgerChain(t.db, user.id);
     expect(ledger.map((l) => [l.reason, l.delta])).toEqual([
       ['grant', 10],
       ['send', -3],
@@ -73,11 +70,6 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
       ['refund', jobIds[0]! < jobIds[1]! ? 3 : 2],
       ['refund', jobIds[0]! < jobIds[1]! ? 2 : 3],
     ]);
-    let balance = 0;
-    for (const l of ledger) {
-      balance += l.delta;
-      expect(l.balanceAfter).toBe(balance);
-    }
     expect(
       ledger.filter((l) => l.reason === 'refund').every((l) => l.note === 'Session is not connected'),
     ).toBe(true);

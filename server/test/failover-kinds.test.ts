@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reassign } from '../src/messaging/engine/transitions.ts';
 import { buildJob, buildSession, recipientsOf } from './fakes/messaging.ts';
-import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+import { buildUser, DB_KINDS, testAppFor } from './helpers.ts';
 
 /**
  * The failover of a job spread over both kinds (issue 30) moves a down account's waiting recipients
@@ -10,13 +10,7 @@ import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
  * template's text, a Cloud one its values, and a cold number must not move onto a phone.
  */
 describe.each(DB_KINDS)('failover keeps each recipient on its kind of account on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = testAppFor(kind);
 
   it('moves a down phone’s recipients to the other phone, never to the Cloud account', async () => {
     const user = await buildUser(t);

@@ -8,7 +8,7 @@ import {
   TRICKY_NAME_MARKUP,
 } from '../src/transport/simulator/network.ts';
 import { connectedInstance, createInstance, waitFor } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 type Summary = {
   groupId: string;
@@ -35,12 +35,11 @@ type Chat = {
 };
 
 describe.each(DB_KINDS)('groups API with the simulator on %s', (kind) => {
-  let t: TestApp;
+  const t = testAppFor(kind, { SIMULATOR_GROUPS: '12', SESSION_LEASE_MS: '3000' });
   let runner: SessionRunner;
   let token: string;
   let sessionId: string;
   beforeAll(async () => {
-    t = await createTestApp(kind, { SIMULATOR_GROUPS: '12', SESSION_LEASE_MS: '3000' });
     runner = await startSessionRunner(t.ctx);
     const user = await buildUser(t);
     token = await loginToken(t.app, user.username);
@@ -53,7 +52,6 @@ describe.each(DB_KINDS)('groups API with the simulator on %s', (kind) => {
   });
   afterAll(async () => {
     await runner.stop();
-    await t.close();
   });
 
   const get = (url: string, tok = token) => t.app.inject({ method: 'GET', url, headers: bearer(tok) });

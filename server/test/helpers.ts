@@ -1,11 +1,13 @@
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type Config, loadConfig } from '../src/config.ts';
 import { type AppContext, createContext } from '../src/context.ts';
 import { type Database, openPglite, openPostgres } from '../src/db/client.ts';
 import { createScratchDatabase } from '../src/db/scratch.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
+import { type Engine, type EngineOptions, startEngine } from '../src/engine.ts';
 import { buildApp } from '../src/http/app.ts';
 import type { App } from '../src/http/types.ts';
 import { createUser, type NewUser } from '../src/users/service.ts';
@@ -87,7 +89,7 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
   };
 }
 
-/** An object that reads its properties from what `get()` returns at the time (made later, in beforeAll). */
+/** An object that reads and sets its properties on what `get()` returns at the time (made later, in beforeAll). */
 export function late<T extends object>(get: () => T): T {
   return new Proxy({} as T, {
     get: (_, key) => {
@@ -95,27 +97,80 @@ export function late<T extends object>(get: () => T): T {
       const value = Reflect.get(target, key);
       return typeof value === 'function' ? value.bind(target) : value;
     },
+    set: (_, key, value) => Reflect.set(get(), key, value),
   });
+}
+
+/**
+ * The describe block's app, no engine: made before its tests, closed after them; after each test
+ * the ledgers of `users` must match their balances. What this returns reads the app of the time.
+ */
+export function testAppFor(kind: DbKind, env: Record<string, string> = {}, users?: Set<string>): TestApp {
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    t = await createTestApp(kind, env);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  if (users) afterEach(() => expectLedgerMatches(t!.db, users));
+  return late(() => t!);
 }
 
 /**
  * The describe block's app with the engine running (session runner, dispatcher, simulator): made
  * before its tests, stopped after them; after each test the ledgers of `users` must match their
  * balances (ARCHITECTURE principle 2). `t` and `engine` are for use inside the tests and hooks.
+ * `options`: the engine's (how often its webhook deliverer polls and retries).
  */
-export function appWithEngine(kind: DbKind, env: Record<string, string> = {}, users?: Set<string>) {
-  let t: TestApp | undefined;
+export function appWithEngine(
+  kind: DbKind,
+  env: Record<string, string> = {},
+  users?: Set<string>,
+  options: EngineOptions = {},
+) {
+  // Hooks run in order and the after hooks the other way round: the engine stops before the app closes.
+  const t = testAppFor(kind, env, users);
   let engine: Engine | undefined;
   beforeAll(async () => {
-    t = await createTestApp(kind, env);
-    engine = await startEngine(t.ctx);
+    engine = await startEngine(t.ctx, options);
   });
   afterAll(async () => {
     await engine?.stop();
-    await t?.close();
   });
-  if (users) afterEach(() => expectLedgerMatches(t!.db, users));
-  return { t: late(() => t!), engine: late(() => engine!) };
+  return { t, engine: late(() => engine!) };
+}
+
+/**
+ * For a describe block: two nodes on one new PostgreSQL database, `api` serving the HTTP app and
+ * `worker` without one (the test starts what it runs there). Closed after the block; what this
+ * returns reads the nodes of the time.
+ */
+export function twoNodesFor(env: Record<string, string> = {}) {
+  let nodes: { api: AppContext; worker: AppContext; app: App; close(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    const created = await createPostgresDatabaseUrl();
+    const apiDb = await openPostgres(created.url);
+    const workerDb = await openPostgres(created.url);
+    const api = createContext(testConfig(env), apiDb, 'api');
+    const app = await buildApp(api);
+    await app.ready();
+    nodes = {
+      api,
+      worker: createContext(testConfig(env), workerDb, 'worker'),
+      app,
+      close: async () => {
+        await app.close();
+        await apiDb.close();
+        await workerDb.close();
+        await created.drop();
+      },
+    };
+  });
+  afterAll(async () => {
+    await nodes?.close();
+  });
+  return { api: late(() => nodes!.api), worker: late(() => nodes!.worker), app: late(() => nodes!.app) };
 }
 
 /** An account's sending policy that holds nothing back: no daily limit, no warm-up, no quiet hours, no pause. */
@@ -220,4 +275,26 @@ export async function linkedSession(t: TestApp, opts: AccountOptions & { phone?:
   const a = await account(t, rest);
   lastPhone += 1;
   return { ...a, sessionId: await connectedInstance(t, a.token, phone ?? String(lastPhone)) };
+}
+
+/**
+ * `npm run cli -- ...` as an operator runs it: a process of its own with only PATH, HOME and `env`
+ * (DATA_DIR or DATABASE_URL) set. Resolves with its exit code and all it printed.
+ */
+export function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/cli.ts', ...args], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    child.on('exit', (code) => resolve({ code: code ?? -1, out }));
+  });
 }

@@ -1,27 +1,16 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messageJobs } from '../src/db/schema.ts';
-import { balanceOf, buildSession, expectLedgerMatches } from './fakes/messaging.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { balanceOf, sessionOwner } from './fakes/messaging.ts';
+import { bearer, DB_KINDS, testAppFor } from './helpers.ts';
 
 /** Idempotency-Key on both send routes: a repeat answers the first job and charges nothing again. */
 describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
-  let t: TestApp;
   const users = new Set<string>();
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-  });
+  const t = testAppFor(kind, {}, users);
 
   async function setup(credits = 100) {
-    const user = await buildUser(t, { credits });
-    users.add(user.id);
-    const token = await loginToken(t.app, user.username);
-    const sessionId = await buildSession(t, user.id);
-    return { user, token, sessionId };
+    return sessionOwner(t, { credits, track: users });
   }
 
   const send = (token: string, sessionId: string, payload: object, key?: string) =>

@@ -1,22 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Engine, startEngine } from '../src/engine.ts';
-import {
-  balanceOf,
-  expectLedgerMatches,
-  jobRow,
-  recipientsOf,
-  waitFor,
-  waitForJobEnd,
-} from './fakes/messaging.ts';
-import {
-  bearer,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  linkedSession,
-  loginToken,
-  type TestApp,
-} from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { balanceOf, jobDetails, jobRow, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, loginToken } from './helpers.ts';
 
 const numbers = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `9198${20_001_001 + from + i}`);
 /** Numbers ending in 0000 are not on the simulated WhatsApp: they fail 'Not on WhatsApp'. */
@@ -24,36 +8,19 @@ const unknownNumbers = (n: number) =>
   Array.from({ length: n }, (_, i) => `91970${String(i + 1).padStart(3, '0')}0000`);
 
 describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const users = new Set<string>();
-  beforeAll(async () => {
-    // A pause between messages, so that a job is still running when the test pauses it.
-    t = await createTestApp(kind, {
-      SEND_DELAY_MIN_MS: '120',
-      SEND_DELAY_MAX_MS: '120',
-      SIMULATOR_LINK_AFTER_MS: '3600000',
-    });
-    engine = await startEngine(t.ctx);
-  });
-  afterEach(async () => expectLedgerMatches(t.db, users));
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
-  });
+  // A pause between messages, so that a job is still running when the test pauses it.
+  const { t } = appWithEngine(
+    kind,
+    { SEND_DELAY_MIN_MS: '120', SEND_DELAY_MAX_MS: '120', SIMULATOR_LINK_AFTER_MS: '3600000' },
+    users,
+  );
 
   const owner = (credits: number, phone: string) => linkedSession(t, { credits, phone, track: users });
 
   const post = (token: string, url: string, payload?: unknown) =>
     t.app.inject({ method: 'POST', url, headers: bearer(token), ...(payload ? { payload } : {}) });
-  const details = async (token: string, jobId: string) =>
-    (
-      await t.app.inject({
-        method: 'GET',
-        url: `/api/message-jobs-details/${jobId}?media=0`,
-        headers: bearer(token),
-      })
-    ).json().job;
+  const details = (token: string, jobId: string) => jobDetails(t.app, token, jobId);
 
   it('stops a running job, sends nothing after the answer, and resumes where it stopped', async () => {
     const { user, token, sessionId } = await owner(40, '919700002001');

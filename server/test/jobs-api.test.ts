@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { addCredits, debitCredits } from '../src/credits/credits.ts';
 import { creditLedger, messageJobs, waGroups } from '../src/db/schema.ts';
-import { balanceOf, jobRow, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { balanceOf, jobRow, recipientsOf, retryJob, waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import { connectedInstance, createInstance } from './fakes/sessions.ts';
 import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, loginToken } from './helpers.ts';
 
@@ -188,12 +188,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     // Short of credits: nothing changes.
     await debitCredits(t.db, user.id, 2, 'adjust');
     expect(await balanceOf(t.db, user.id)).toBe(2);
-    const short = await t.app.inject({
-      method: 'POST',
-      url: `/api/message-jobs-details/${jobId}/retry`,
-      headers: bearer(token),
-      payload: { sessionId },
-    });
+    const short = await retryJob(t.app, token, jobId, { sessionId });
     expect(short.statusCode).toBe(402);
     expect(short.json()).toEqual({
       success: false,
@@ -202,12 +197,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     expect((await jobRow(t.db, jobId))!.failedCount).toBe(3);
 
     await addCredits(t.db, user.id, 3, 'grant');
-    const retry = await t.app.inject({
-      method: 'POST',
-      url: `/api/message-jobs-details/${jobId}/retry`,
-      headers: bearer(token),
-      payload: { sessionId },
-    });
+    const retry = await retryJob(t.app, token, jobId, { sessionId });
     expect(retry.statusCode).toBe(200);
     expect(retry.json()).toEqual({
       success: true,
@@ -234,12 +224,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
         .sort(),
     ).toEqual(['919800003001@s.whatsapp.net', '919800003002@s.whatsapp.net', '919800003003@s.whatsapp.net']);
 
-    const nothing = await t.app.inject({
-      method: 'POST',
-      url: `/api/message-jobs-details/${jobId}/retry`,
-      headers: bearer(token),
-      payload: { sessionId },
-    });
+    const nothing = await retryJob(t.app, token, jobId, { sessionId });
     expect(nothing.statusCode).toBe(400);
     expect(nothing.json()).toEqual({ success: false, message: 'No failed messages to retry' });
   });
@@ -255,22 +240,12 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
       'sendIndividualMessage',
     );
     await waitForJobEnd(t.app, a.token, jobId);
-    const foreign = await t.app.inject({
-      method: 'POST',
-      url: `/api/message-jobs-details/${jobId}/retry`,
-      headers: bearer(a.token),
-      payload: { sessionId: b.sessionId },
-    });
+    const foreign = await retryJob(t.app, a.token, jobId, { sessionId: b.sessionId });
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json().message).toBe('No active session found');
     phone += 1;
     const second = await connectedInstance(t, a.token, String(phone));
-    const moved = await t.app.inject({
-      method: 'POST',
-      url: `/api/message-jobs-details/${jobId}/retry`,
-      headers: bearer(a.token),
-      payload: { sessionId: second },
-    });
+    const moved = await retryJob(t.app, a.token, jobId, { sessionId: second });
     expect(moved.statusCode).toBe(200);
     const [row] = await t.db.select().from(messageJobs).where(eq(messageJobs.id, jobId));
     expect(row!.sessionId).toBe(second);

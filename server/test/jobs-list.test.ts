@@ -1,25 +1,24 @@
 import { type SQLWrapper, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
 import { compactJobStats, pageIdsQuery, pageRowsQuery } from '../src/messaging/jobs/repository.ts';
-import { buildSession } from './fakes/messaging.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { buildSession, sessionOwner } from './fakes/messaging.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 const STATUSES = ['pending', 'scheduled', 'processing', 'completed', 'failed'] as const;
 
 /** GET /api/message-jobs/:userId pages, filters, searches and counts on the server. */
 describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
-  let t: TestApp;
+  const t = testAppFor(kind);
   let token: string;
   let userId: string;
   const JOBS = 530;
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
-    const user = await buildUser(t, { credits: 0 });
+    const owner = await sessionOwner(t, { credits: 0 });
+    const { user, sessionId } = owner;
     userId = user.id;
-    token = await loginToken(t.app, user.username);
-    const sessionId = await buildSession(t, user.id);
+    token = owner.token;
     // 530 finished and waiting jobs over 530 hours, some at the same instant (the keyset's tie).
     await t.db.execute(
       sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total,
@@ -33,7 +32,6 @@ describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
           FROM generate_series(1, ${JOBS}) AS i`,
     );
   });
-  afterAll(() => t.close());
 
   const list = (query: string) =>
     t.app.inject({ method: 'GET', url: `/api/message-jobs/${userId}?${query}`, headers: bearer(token) });

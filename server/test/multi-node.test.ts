@@ -1,49 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AppContext, createContext } from '../src/context.ts';
-import { type Database, openPostgres } from '../src/db/client.ts';
-import { buildApp } from '../src/http/app.ts';
-import type { App } from '../src/http/types.ts';
 import { type Dispatcher, startDispatcher } from '../src/messaging/engine/dispatcher.ts';
 import { buildSession, expectLedgerMatches, waitForJobEnd } from './fakes/messaging.ts';
 import { FakeRuntime } from './fakes/runtime.ts';
-import { bearer, buildUser, createPostgresDatabaseUrl, loginToken, testConfig } from './helpers.ts';
-
-function nodeContext(database: Database, name: string): AppContext {
-  return createContext(testConfig(), database, name);
-}
+import { bearer, buildUser, loginToken, twoNodesFor } from './helpers.ts';
 
 /**
  * Two nodes on one PostgreSQL: an API node accepts the job, the node that owns the session
  * sends it, woken by NOTIFY long before its fallback poll.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)('two nodes on one PostgreSQL', () => {
-  let drop: () => Promise<void>;
-  let apiDb: Database;
-  let workerDb: Database;
-  let api: AppContext;
-  let worker: AppContext;
-  let app: App;
+  const { api, worker, app } = twoNodesFor();
   let runtime: FakeRuntime;
   let dispatcher: Dispatcher;
   beforeAll(async () => {
-    const created = await createPostgresDatabaseUrl();
-    drop = created.drop;
-    apiDb = await openPostgres(created.url);
-    workerDb = await openPostgres(created.url);
-    api = nodeContext(apiDb, 'api');
-    worker = nodeContext(workerDb, 'worker');
-    app = await buildApp(api);
-    await app.ready();
     runtime = new FakeRuntime();
     // A poll far longer than the test: only the notification can wake this node in time.
     dispatcher = await startDispatcher(worker, runtime, { pollMs: 60_000, sweepMs: 60_000 });
   });
   afterAll(async () => {
     await dispatcher.stop();
-    await app.close();
-    await apiDb.close();
-    await workerDb.close();
-    await drop();
   });
 
   it('a job accepted on one node is sent at once by the node that owns the session', async () => {

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
 import { lidTextStore, numberStore, pruneNumberLookups } from '../src/transport/number-lookups.ts';
 import { createInstance } from './fakes/sessions.ts';
-import { account, bearer, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+import { account, bearer, DB_KINDS, testAppFor } from './helpers.ts';
 
 /**
  * The Baileys transport's shared stores (transport/number-lookups.ts): WhatsApp's answers about
@@ -11,13 +11,7 @@ import { account, bearer, createTestApp, DB_KINDS, type TestApp } from './helper
  * ahead, and texts from LIDs held for every account of the same user.
  */
 describe.each(DB_KINDS)('number lookups and held LID texts on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = testAppFor(kind);
 
   let phone = 919_600_000_000;
   /** A user with one instance; no runner drives it here, so its recipients stay queued. */

@@ -7,12 +7,12 @@ import {
   type PromMetric,
   type PromMetrics,
 } from 'prom2javascript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
 import { messageJobRecipients, messageJobs } from '../src/db/schema.ts';
 import { createLogger } from '../src/logger.ts';
 import { buildSession } from './fakes/messaging.ts';
-import { buildUser, createTestApp, DB_KINDS, type TestApp, testConfig } from './helpers.ts';
+import { buildUser, createTestApp, DB_KINDS, testAppFor, testConfig } from './helpers.ts';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
 
@@ -33,11 +33,7 @@ function sampleValue(
 }
 
 describe.each(DB_KINDS)('health, readiness and metrics on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { METRICS_TOKEN });
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind, { METRICS_TOKEN });
 
   it('answers /healthz and /readyz without a token', async () => {
     const health = await t.app.inject({ method: 'GET', url: '/healthz' });

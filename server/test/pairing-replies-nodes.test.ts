@@ -1,58 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AppContext, createContext } from '../src/context.ts';
-import { type Database, openPostgres } from '../src/db/client.ts';
 import { takeReplies } from '../src/engine.ts';
-import { buildApp } from '../src/http/app.ts';
-import type { App } from '../src/http/types.ts';
 import { type SessionRunner, startSessionRunner } from '../src/sessions/runner.ts';
 import { createInstance, statusOf, waitFor } from './fakes/sessions.ts';
-import {
-  bearer,
-  buildUser,
-  createPostgresDatabaseUrl,
-  loginToken,
-  type TestApp,
-  testConfig,
-} from './helpers.ts';
-
-function nodeContext(database: Database, name: string): AppContext {
-  return createContext(
-    testConfig({ SIMULATOR_LINK_AFTER_MS: '600000', SESSION_LEASE_MS: '3000' }),
-    database,
-    name,
-  );
-}
+import { bearer, buildUser, loginToken, type TestApp, twoNodesFor } from './helpers.ts';
 
 /**
  * Two nodes on one PostgreSQL: the API node (no runner) answers the pairing code the other node's
  * transport got, and its simulator inbound route reaches the account the other node drives.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)('pairing codes and replies across two nodes', () => {
-  let drop: () => Promise<void>;
-  let apiDb: Database;
-  let workerDb: Database;
-  let api: AppContext;
-  let worker: AppContext;
-  let app: App;
+  const { api, worker, app } = twoNodesFor({ SIMULATOR_LINK_AFTER_MS: '600000', SESSION_LEASE_MS: '3000' });
   let runner: SessionRunner;
   beforeAll(async () => {
-    const created = await createPostgresDatabaseUrl();
-    drop = created.drop;
-    apiDb = await openPostgres(created.url);
-    workerDb = await openPostgres(created.url);
-    api = nodeContext(apiDb, 'api');
-    worker = nodeContext(workerDb, 'worker');
-    app = await buildApp(api);
-    await app.ready();
     runner = await startSessionRunner(worker);
     takeReplies(worker, runner);
   });
   afterAll(async () => {
     await runner.stop();
-    await app.close();
-    await apiDb.close();
-    await workerDb.close();
-    await drop();
   });
 
   it('the API node serves the code the driving node got; after linking, a STOP through it opts the number out', async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SessionRunner, startSessionRunner } from '../src/sessions/runner.ts';
 import { LINKING_ATTEMPT_MS } from '../src/transport/baileys/transport.ts';
-import { type BaileysRig, baileysRig, OWN_LID, OWN_PN } from './fakes/baileys-rig.ts';
+import { baileysRigFor, OWN_LID, OWN_PN } from './fakes/baileys-rig.ts';
 import { createInstance, statusOf, waitFor } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, type TestApp, testAppFor } from './helpers.ts';
 
 /** rc14's pairing codes: 8 characters of its Crockford alphabet (Utils/generics.js bytesToCrockford). */
 const CODE = /^[1-9A-HJ-NP-TV-Z]{8}$/;
@@ -21,15 +21,13 @@ async function askCode(t: TestApp, token: string, sessionId: string, payload?: o
 }
 
 describe.each(DB_KINDS)('link by phone number on the simulator on %s', (kind) => {
-  let t: TestApp;
+  const t = testAppFor(kind, { SIMULATOR_LINK_AFTER_MS: '1500', SESSION_LEASE_MS: '3000' });
   let runner: SessionRunner;
   beforeAll(async () => {
-    t = await createTestApp(kind, { SIMULATOR_LINK_AFTER_MS: '1500', SESSION_LEASE_MS: '3000' });
     runner = await startSessionRunner(t.ctx);
   });
   afterAll(async () => {
     await runner.stop();
-    await t.close();
   });
 
   async function pendingInstance(phone: string) {
@@ -83,13 +81,7 @@ describe.each(DB_KINDS)('link by phone number on the simulator on %s', (kind) =>
 });
 
 describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc14 socket) on %s', (kind) => {
-  let rig: BaileysRig;
-  beforeAll(async () => {
-    rig = await baileysRig(kind);
-  });
-  afterAll(async () => {
-    await rig.close();
-  });
+  const rig = baileysRigFor(kind);
 
   it('asks rc14 once per socket after its first QR, with the session’s number; QR renewals keep the code; links after the phone enters it', async () => {
     const { sessionId, first: s1, index, token } = await rig.start('Code');

@@ -1,21 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waSessions } from '../src/db/schema.ts';
-import { buildSession, expectLedgerMatches, recipientsOf } from './fakes/messaging.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { buildSession, recipientsOf } from './fakes/messaging.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 // Issue 18 item 6: every number a person types enters through the phone rule (contract/phone.ts),
 // the region from DEFAULT_COUNTRY_CODE, and is stored as country code + digits.
 describe.each(DB_KINDS)('phone numbers as people write them, on %s', (kind) => {
-  let t: TestApp;
   const users = new Set<string>();
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-  });
+  const t = testAppFor(kind, {}, users);
 
   async function user(flags: { multi?: boolean } = {}) {
     const u = await buildUser(t, {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { media } from '../src/db/schema.ts';
 import {
   type Action,
@@ -11,7 +11,7 @@ import {
   type Resource,
 } from '../src/policy/access.ts';
 import { buildGroups, buildJob, buildSession } from './fakes/messaging.ts';
-import { buildAdmin, buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+import { buildAdmin, buildUser, DB_KINDS, testAppFor } from './helpers.ts';
 
 const ADMIN = { id: 'admin', role: 'ADMIN' as const };
 const OTHER_ADMIN = { id: 'other-admin', role: 'ADMIN' as const };
@@ -74,11 +74,7 @@ describe('the access policy', () => {
 });
 
 describe.each(DB_KINDS)('the access policy on stored rows (%s)', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   it('answers 404 for what is not yours, the row for what is, and 400 for a chat that is not your group', async () => {
     const admin = await buildAdmin(t);

@@ -1,17 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addCredits } from '../src/credits/credits.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
 import { nextOccurrenceAfter, occurrenceAt } from '../src/messaging/series/occurrences.ts';
-import {
-  balanceOf,
-  expectLedgerMatches,
-  jobRow,
-  recipientsOf,
-  waitFor,
-  waitForJobEnd,
-} from './fakes/messaging.ts';
-import { bearer, createTestApp, DB_KINDS, linkedSession, type TestApp } from './helpers.ts';
+import { balanceOf, jobRow, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedSession } from './helpers.ts';
 
 describe('occurrence times', () => {
   it('come back on the same UTC clock; a month from the 31st is the last day of a shorter month', () => {
@@ -38,18 +30,8 @@ const numbers = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `91
 const DAY = 86_400_000;
 
 describe.each(DB_KINDS)('recurring jobs on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const users = new Set<string>();
-  beforeAll(async () => {
-    t = await createTestApp(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
-    engine = await startEngine(t.ctx);
-  });
-  afterEach(async () => expectLedgerMatches(t.db, users));
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
-  });
+  const { t } = appWithEngine(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' }, users);
 
   const owner = (credits: number, phone: string) => linkedSession(t, { credits, phone, track: users });
   const post = (token: string, url: string, payload?: unknown) =>

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { simulatedGroups } from '../src/transport/simulator/network.ts';
-import { type BaileysRig, baileysRig } from './fakes/baileys-rig.ts';
+import { baileysRigFor } from './fakes/baileys-rig.ts';
 import { balanceOf, recipientsOf } from './fakes/messaging.ts';
 import { createInstance, waitFor } from './fakes/sessions.ts';
 import {
@@ -150,13 +150,7 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
 
 /** Replies through BaileysTransport, over the fake rc14 socket. */
 describe.each(DB_KINDS)('replies on the Baileys transport (fake rc14 socket) on %s', (kind) => {
-  let rig: BaileysRig;
-  beforeAll(async () => {
-    rig = await baileysRig(kind);
-  });
-  afterAll(async () => {
-    await rig.close();
-  });
+  const rig = baileysRigFor(kind);
 
   it('one-to-one texts that are keywords opt their sender out, by PN, by LID with or without sender_pn; nothing else does', async () => {
     const { sessionId, first, index, token, user } = await rig.start('Replies', { credits: 10 });

@@ -1,11 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waSessions } from '../src/db/schema.ts';
 import { RestrictionTracker } from '../src/transport/baileys/restrictions.ts';
 import { restrictionSteps } from '../src/transport/restriction-steps.ts';
 import type { QuotaUpdate } from '../src/transport/types.ts';
 import { buildSession } from './fakes/messaging.ts';
-import { buildUser, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+import { buildUser, DB_KINDS, testAppFor } from './helpers.ts';
 
 const MIN = 60_000;
 const RETRY = { first: 15 * MIN, max: 8 * 60 * MIN };
@@ -16,13 +16,7 @@ const RETRY = { first: 15 * MIN, max: 8 * 60 * MIN };
  * (or this one after a restart: a new transport, a new tracker) goes on growing it.
  */
 describe.each(DB_KINDS)('the growing pause of 463s across nodes on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = testAppFor(kind);
 
   const account = async () => buildSession(t, (await buildUser(t)).id);
   /** A node's tracker of the account: what the Baileys transport builds for it. */

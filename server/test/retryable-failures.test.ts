@@ -1,30 +1,29 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addCredits } from '../src/credits/credits.ts';
 import { creditLedger } from '../src/db/schema.ts';
-import { balanceOf, buildSession, expectLedgerChain, jobRow, recipientsOf } from './fakes/messaging.ts';
 import {
-  bearer,
-  buildAdmin,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  type TestApp,
-} from './helpers.ts';
+  balanceOf,
+  buildSession,
+  expectLedgerChain,
+  jobRow,
+  recipientsOf,
+  retryJob,
+  sessionOwner,
+} from './fakes/messaging.ts';
+import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 /** GET /api/message-jobs/:userId/retryable: the Jobs page offers Retry Failed by it (issue 29). */
 describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
-  let t: TestApp;
+  const t = testAppFor(kind);
   let token: string;
   let userId: string;
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
-    const user = await buildUser(t, { credits: 0 });
+    const owner = await sessionOwner(t, { credits: 0 });
+    const { user, sessionId } = owner;
     userId = user.id;
-    token = await loginToken(t.app, user.username);
-    const sessionId = await buildSession(t, user.id);
+    token = owner.token;
     await t.db.execute(
       sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total, sent_count, failed_count)
           VALUES ('mixed', ${userId}, ${sessionId}, 'individuals', 'text', 'Hi', 'failed', 5, 1, 4),
@@ -43,7 +42,6 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
             ('done', ${sessionId}, '919800000007@s.whatsapp.net', 'sent', NULL)`,
     );
   });
-  afterAll(() => t.close());
 
   const ask = (ids: string, who = token, user = userId) =>
     t.app.inject({
@@ -101,13 +99,7 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
             ('retry-hopeless', ${sessionId}, '120363000000000011@g.us', 'failed', 'Only admins can send messages to this group'),
             ('retry-hopeless', ${sessionId}, '120363000000000012@g.us', 'failed', 'Not a member of this group')`,
     );
-    const retry = (jobId: string) =>
-      t.app.inject({
-        method: 'POST',
-        url: `/api/message-jobs-details/${jobId}/retry`,
-        headers: bearer(ownerToken),
-        payload: {},
-      });
+    const retry = (jobId: string) => retryJob(t.app, ownerToken, jobId);
 
     const res = await retry('retry-mixed');
     expect(res.statusCode).toBe(200);

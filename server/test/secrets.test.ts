@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import * as OTPAuth from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { users, waAuthState, webhooks } from '../src/db/schema.ts';
 import {
   decryptValue,
@@ -16,7 +16,7 @@ import {
 } from '../src/db/secrets.ts';
 import { createDbAuthStore } from '../src/transport/auth-store.ts';
 import { buildSession } from './fakes/messaging.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 const main = path.resolve(import.meta.dirname, '../src/main.ts');
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wa-secrets-'));
@@ -69,11 +69,7 @@ describe('fault 7: data at rest', () => {
   });
 
   describe.each(DB_KINDS)('the WhatsApp auth state (%s)', (kind) => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await createTestApp(kind);
-    });
-    afterAll(() => t.close());
+    const t = testAppFor(kind);
 
     const rawValue = async (sessionId: string, key: string) =>
       (await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).find(
@@ -127,11 +123,7 @@ describe('fault 7: data at rest', () => {
 describe.each(DB_KINDS)('TOTP and webhook secrets at rest (%s)', (kind) => {
   const hex = 'cd'.repeat(32);
   const key = Buffer.from(hex, 'hex');
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { SECRET_KEY: hex, ALLOW_PRIVATE_WEBHOOKS: 'true' });
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind, { SECRET_KEY: hex, ALLOW_PRIVATE_WEBHOOKS: 'true' });
   const storedTotp = async (userId: string) =>
     (await t.db.select({ s: users.totpSecret }).from(users).where(eq(users.id, userId)))[0]!.s;
 

@@ -2,35 +2,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../src/credits/credits.ts';
 import { messageJobRecipients, users, waSessions } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
+import { retryJob } from './fakes/messaging.ts';
 import { connectedInstance, waitFor } from './fakes/sessions.ts';
-import {
-  bearer,
-  buildAdmin,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  type TestApp,
-} from './helpers.ts';
+import { appWithEngine, bearer, buildAdmin, buildUser, DB_KINDS, loginToken } from './helpers.ts';
 
 /** Fault 5: a disabled user's jobs, or a revoked bulk flag, stop the sending at once. */
 describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wa-disable-')), 'outbox.jsonl');
-  beforeAll(async () => {
-    t = await createTestApp(kind, { SIMULATOR_OUTBOX_FILE: outbox, SIMULATOR_SEND_LATENCY_MS: '40' });
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await engine?.stop();
-    await t?.close();
-    fs.rmSync(path.dirname(outbox), { recursive: true, force: true });
-  });
+  afterAll(() => fs.rmSync(path.dirname(outbox), { recursive: true, force: true }));
+  const { t } = appWithEngine(kind, { SIMULATOR_OUTBOX_FILE: outbox, SIMULATOR_SEND_LATENCY_MS: '40' });
 
   const statuses = async (jobId: string) => {
     const rows = await t.db
@@ -72,71 +55,51 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
     return { adminToken, user, token, sessionId, chats, jobId };
   }
 
-  it('disabling the user: no send after the answer, the rest refunded at once, sessions stopped', async () => {
-    const { adminToken, user, sessionId, chats, jobId } = await startJob(
-      kind === 'pglite' ? '919740000001' : '919740000002',
-      '9176100',
-    );
+  /**
+   * The admin changes the user (`payload`) while the job runs. Once no recipient is queued or
+   * sending: nothing was sent after the answer, each credit not spent on a send is back, and the
+   * ledger says so. Resolves with the recipients' statuses.
+   */
+  async function changeMidJob(job: Awaited<ReturnType<typeof startJob>>, payload: object, timeoutMs: number) {
     const res = await t.app.inject({
       method: 'PATCH',
-      url: `/api/admin/users/${user.id}`,
-      headers: bearer(adminToken),
-      payload: { disabled: true },
+      url: `/api/admin/users/${job.user.id}`,
+      headers: bearer(job.adminToken),
+      payload,
     });
     expect(res.statusCode).toBe(200);
     // A send already handed to WhatsApp when the answer went out may still finish (one latency).
     const answeredAt = Date.now() + 40 + 50;
     const ended = await waitFor(
       async () => {
-        const s = await statuses(jobId);
+        const s = await statuses(job.jobId);
         return (s.queued ?? 0) + (s.sending ?? 0) === 0 ? s : null;
       },
-      5000,
+      timeoutMs,
       'every recipient to end',
     ).catch(async (err) => {
-      throw new Error(`${err}: ${JSON.stringify(await statuses(jobId))}`);
+      throw new Error(`${err}: ${JSON.stringify(await statuses(job.jobId))}`);
     });
     await new Promise((r) => setTimeout(r, 300));
-    expect(sentAfter(chats, answeredAt)).toBe(0);
+    expect(sentAfter(job.chats, answeredAt)).toBe(0);
+    expect(await balance(job.user.id)).toBe(500 - ended.sent!);
+    expect(await ledgerSum(t.db, job.user.id)).toBe(await balance(job.user.id));
+    return ended;
+  }
+
+  it('disabling the user: no send after the answer, the rest refunded at once, sessions stopped', async () => {
+    const job = await startJob(kind === 'pglite' ? '919740000001' : '919740000002', '9176100');
+    const ended = await changeMidJob(job, { disabled: true }, 5000);
     expect(ended.sent! + (ended.failed ?? 0) + (ended.cancelled ?? 0)).toBe(80);
-    expect(await balance(user.id)).toBe(500 - ended.sent!);
-    expect(await ledgerSum(t.db, user.id)).toBe(await balance(user.id));
-    const [session] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+    const [session] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, job.sessionId));
     expect(session!.desiredState).toBe('stopped');
   });
 
   it('revoking the bulk flag: the individual sends stop and are refunded; a retry answers 403', async () => {
-    const { adminToken, user, token, chats, jobId } = await startJob(
-      kind === 'pglite' ? '919740000011' : '919740000012',
-      '9176200',
-    );
-    const res = await t.app.inject({
-      method: 'PATCH',
-      url: `/api/admin/users/${user.id}`,
-      headers: bearer(adminToken),
-      payload: { is_bulk_messaging_enabled: false },
-    });
-    expect(res.statusCode).toBe(200);
-    const answeredAt = Date.now() + 40 + 50;
-    const ended = await waitFor(
-      async () => {
-        const s = await statuses(jobId);
-        return (s.queued ?? 0) + (s.sending ?? 0) === 0 ? s : null;
-      },
-      10_000,
-      'every recipient to end',
-    );
-    await new Promise((r) => setTimeout(r, 300));
-    expect(sentAfter(chats, answeredAt)).toBe(0);
+    const job = await startJob(kind === 'pglite' ? '919740000011' : '919740000012', '9176200');
+    const ended = await changeMidJob(job, { is_bulk_messaging_enabled: false }, 10_000);
     expect(ended.failed ?? 0).toBeGreaterThan(0);
-    expect(await balance(user.id)).toBe(500 - ended.sent!);
-    expect(await ledgerSum(t.db, user.id)).toBe(await balance(user.id));
-    const retry = await t.app.inject({
-      method: 'POST',
-      url: `/api/message-jobs-details/${jobId}/retry`,
-      headers: bearer(token),
-      payload: {},
-    });
+    const retry = await retryJob(t.app, job.token, job.jobId);
     expect(retry.statusCode).toBe(403);
     expect(retry.json()).toEqual({
       success: false,

@@ -1,28 +1,16 @@
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ledgerSum } from '../src/credits/credits.ts';
 import { users, waSessions } from '../src/db/schema.ts';
 import { buildApp } from '../src/http/app.ts';
 import { createLogger, scrubLogLine } from '../src/logger.ts';
 import { setPassword } from '../src/users/service.ts';
 import { buildSession } from './fakes/messaging.ts';
-import {
-  bearer,
-  buildAdmin,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  type TestApp,
-} from './helpers.ts';
+import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 describe.each(DB_KINDS)('users and credits faults (%s)', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   const details = (token: string) =>
     t.app

@@ -1,42 +1,36 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { creditLedger, media, messageJobs } from '../src/db/schema.ts';
 import { sha256 } from '../src/ids.ts';
 import {
   balanceOf,
   buildGroups,
   buildNamedGroups,
-  buildSession,
   countRows,
-  expectLedgerMatches,
   jobRow,
   recipientsOf,
+  sessionOwner,
 } from './fakes/messaging.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, DB_KINDS, testAppFor } from './helpers.ts';
 
 describe.each(DB_KINDS)('send API on %s', (kind) => {
-  let t: TestApp;
   const users = new Set<string>();
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-  });
+  const t = testAppFor(kind, {}, users);
 
   async function setup(credits = 100, flags: { bulk?: boolean } = {}) {
-    const user = await buildUser(t, { credits, isBulkMessagingEnabled: flags.bulk ?? true });
-    users.add(user.id);
-    const token = await loginToken(t.app, user.username);
-    const sessionId = await buildSession(t, user.id);
+    const owner = await sessionOwner(t, {
+      credits,
+      isBulkMessagingEnabled: flags.bulk ?? true,
+      track: users,
+    });
+    const { sessionId } = owner;
     // The fake ids the tests send to are groups of this account's list.
     await buildNamedGroups(
       t,
       sessionId,
       Array.from({ length: 6 }, (_, i) => `${i}@g.us`),
     );
-    return { user, token, sessionId };
+    return owner;
   }
 
   const send = (token: string, sessionId: string, payload: unknown, path = 'sendBulkMessage') =>

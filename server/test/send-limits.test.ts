@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messageJobSeries } from '../src/db/schema.ts';
 import { MESSAGES } from '../src/errors.ts';
 import { SEND_ROUTE_CONFIG } from '../src/http/routes/send.ts';
@@ -9,16 +9,12 @@ const SEND_RATE_LIMIT = SEND_ROUTE_CONFIG.rateLimit;
 
 import { JOB_MESSAGES, MAX_ACTIVE_SERIES } from '../src/messaging/messages.ts';
 import { buildSession } from './fakes/messaging.ts';
-import { account, bearer, createTestApp, DB_KINDS, type TestApp } from './helpers.ts';
+import { account, bearer, DB_KINDS, testAppFor } from './helpers.ts';
 
 const GROUP = '120363000000000001@g.us';
 
 describe.each(DB_KINDS)('what a send checks first, and how often, on %s', (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind);
 
   async function sender(credits: number) {
     const { user, token } = await account(t, { credits });

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { waSessions } from '../src/db/schema.ts';
 import type { SimulatorTransport } from '../src/transport/simulator/transport.ts';
-import { recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { jobDetails, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import {
   appWithEngine,
   bearer,
@@ -48,14 +48,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
         payload: { chatIds, content },
       })
     ).json().jobId as string;
-  const details = async (token: string, jobId: string) =>
-    (
-      await t.app.inject({
-        method: 'GET',
-        url: `/api/message-jobs-details/${jobId}?media=0`,
-        headers: bearer(token),
-      })
-    ).json().job;
+  const details = (token: string, jobId: string) => jobDetails(t.app, token, jobId);
 
   it('answers the defaults, refuses bad values with clear messages and keeps the stored policy', async () => {
     const { token, sessionId } = await owner(0, '919630002001');

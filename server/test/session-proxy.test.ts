@@ -1,22 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
 import { createInstance } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, type TestApp, testAppFor } from './helpers.ts';
 
 const INVALID = 'Give the proxy as socks5://user:password@host:port or http://user:password@host:port';
 
 describe.each(DB_KINDS)('a proxy per account (issue 31) on %s', (kind) => {
-  let t: TestApp;
-  let bare: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { SECRET_KEY: 'cd'.repeat(32) });
-    bare = await createTestApp(kind);
-  });
-  afterAll(async () => {
-    await t.close();
-    await bare.close();
-  });
+  const t = testAppFor(kind, { SECRET_KEY: 'cd'.repeat(32) });
+  const bare = testAppFor(kind);
 
   const put = (app: TestApp, token: string, sessionId: string, url: string | null) =>
     app.app.inject({

@@ -1,24 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waSessions } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
 import { waitForJobEnd } from './fakes/messaging.ts';
 import { connectedInstance } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { appWithEngine, bearer, buildUser, DB_KINDS, loginToken } from './helpers.ts';
 
 const REASON = 'WhatsApp restricted this account (error 463). Sending is paused.';
 
 describe.each(DB_KINDS)('resuming a session paused by WhatsApp’s limits on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { SESSION_WAIT_MS: '60000', SIMULATOR_LINK_AFTER_MS: '3600000' });
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
-  });
+  const { t } = appWithEngine(kind, { SESSION_WAIT_MS: '60000', SIMULATOR_LINK_AFTER_MS: '3600000' });
 
   it('holds the queue while paused, shows why, and sends once the user resumes', async () => {
     const user = await buildUser(t, { credits: 10 });

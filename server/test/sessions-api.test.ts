@@ -3,20 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waAuthState, waGroups, waSessions } from '../src/db/schema.ts';
 import { type SessionRunner, startSessionRunner } from '../src/sessions/runner.ts';
 import { connectedInstance, createInstance, statusOf, waitFor } from './fakes/sessions.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
-  let t: TestApp;
+  const t = testAppFor(kind, { SIMULATOR_LINK_AFTER_MS: '400', SESSION_LEASE_MS: '3000' });
   let runner: SessionRunner;
   beforeAll(async () => {
-    t = await createTestApp(kind, { SIMULATOR_LINK_AFTER_MS: '400', SESSION_LEASE_MS: '3000' });
     runner = await startSessionRunner(t.ctx);
   });
   afterAll(async () => {
     await runner.stop();
-    await t.close();
   });
 
   const get = (token: string, url: string) => t.app.inject({ method: 'GET', url, headers: bearer(token) });

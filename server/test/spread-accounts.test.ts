@@ -8,6 +8,7 @@ import {
   buildNamedGroups,
   countRows,
   expectLedgerMatches,
+  jobDetails,
   recipientsOf,
   waitFor,
   waitForJobEnd,
@@ -75,14 +76,7 @@ describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => 
         headers: bearer(token),
       })
     ).json().messages as Array<{ chatId: string }>;
-  const details = async (token: string, jobId: string) =>
-    (
-      await t.app.inject({
-        method: 'GET',
-        url: `/api/message-jobs-details/${jobId}?media=0`,
-        headers: bearer(token),
-      })
-    ).json().job;
+  const details = (token: string, jobId: string) => jobDetails(t.app, token, jobId);
 
   /** Every chat got exactly one message across the accounts, from the account its row names. */
   async function expectSentOnceEach(token: string, jobId: string, sessions: string[], chats: string[]) {

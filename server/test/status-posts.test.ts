@@ -1,20 +1,12 @@
 import crypto from 'node:crypto';
 import { STATUS_TEXTS, viewedByText } from '@wa/contract';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactLists, contacts, creditLedger, optOuts } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
 import { STATUS_BATCH } from '../src/messaging/engine/status-batch.ts';
 import { readsMessages } from '../src/transport/simulator/network.ts';
 import { SIMULATOR_TIMINGS } from '../src/transport/simulator/transport.ts';
-import {
-  balanceOf,
-  expectLedgerMatches,
-  jobRow,
-  recipientsOf,
-  waitFor,
-  waitForJobEnd,
-} from './fakes/messaging.ts';
-import { bearer, createTestApp, DB_KINDS, linkedSession, type TestApp } from './helpers.ts';
+import { balanceOf, jobDetails, jobRow, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedSession } from './helpers.ts';
 
 /** The smallest PNG (1x1): the server sniffs the bytes to tell an image from a document. */
 const PNG = Buffer.from(
@@ -24,25 +16,17 @@ const PNG = Buffer.from(
 
 /** Issue 31, part 1: Status posts, through the API, the engine and the simulated network. */
 describe.each(DB_KINDS)('status posts (%s)', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
   const users = new Set<string>();
   const timings = { ...SIMULATOR_TIMINGS };
-  beforeAll(async () => {
+  beforeAll(() => {
     // Views sooner, so that they arrive within the test.
     SIMULATOR_TIMINGS.deliveredMs = 50;
     SIMULATOR_TIMINGS.readMs = 150;
-    t = await createTestApp(kind, { SIMULATOR_GROUPS: '0' });
-    engine = await startEngine(t.ctx);
   });
-  afterAll(async () => {
+  afterAll(() => {
     Object.assign(SIMULATOR_TIMINGS, timings);
-    await engine.stop();
-    await t.close();
   });
-  afterEach(async () => {
-    await expectLedgerMatches(t.db, users);
-  });
+  const { t } = appWithEngine(kind, { SIMULATOR_GROUPS: '0' }, users);
 
   async function list(userId: string, numbers: string[]): Promise<string> {
     const id = crypto.randomUUID();
@@ -59,14 +43,7 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
       headers: bearer(token),
       payload,
     });
-  const details = async (token: string, jobId: string) =>
-    (
-      await t.app.inject({
-        method: 'GET',
-        url: `/api/message-jobs-details/${jobId}?media=0`,
-        headers: bearer(token),
-      })
-    ).json().job;
+  const details = (token: string, jobId: string) => jobDetails(t.app, token, jobId);
 
   it('refuses a bad status with a clear error, before charging anything', async () => {
     const { user, token, sessionId } = await linkedSession(t, { credits: 10, track: users });

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UNDELIVERED_REASONS } from '../src/messaging/messages.ts';
-import { type BaileysRig, baileysRig } from './fakes/baileys-rig.ts';
-import { expectLedgerMatches, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { baileysRigFor } from './fakes/baileys-rig.ts';
+import { jobDetails, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import { bearer, DB_KINDS } from './helpers.ts';
 
 type Detail = {
@@ -22,24 +22,13 @@ type Job = { status: string; delivery: { undelivered: number }; details: Detail[
 describe.each(DB_KINDS)(
   'why a sent message went undelivered, learned by the Baileys transport, on %s',
   (kind) => {
-    let rig: BaileysRig;
-    const users = new Set<string>();
-    beforeAll(async () => {
-      rig = await baileysRig(kind, {
-        dispatch: true,
-        // Undelivered 1.5 s after the send; an answer about a number trusted 300 ms.
-        env: { UNDELIVERED_AFTER_MS: '1500' },
-        transport: { onWhatsAppTtlMs: { found: 300, missing: 300 } },
-      });
+    const rig = baileysRigFor(kind, {
+      dispatch: true,
+      // Undelivered 1.5 s after the send; an answer about a number trusted 300 ms.
+      env: { UNDELIVERED_AFTER_MS: '1500' },
+      transport: { onWhatsAppTtlMs: { found: 300, missing: 300 } },
     });
-    afterAll(async () => {
-      await rig?.close();
-    });
-    afterEach(async () => {
-      await expectLedgerMatches(rig.t.db, users);
-    });
-
-    const connected = (name: string, credits: number) => rig.connected(name, credits, users);
+    const { connected } = rig;
     async function send(s: { token: string; sessionId: string }, chatIds: string[]): Promise<string> {
       const res = await rig.t.app.inject({
         method: 'POST',
@@ -50,14 +39,7 @@ describe.each(DB_KINDS)(
       expect(res.statusCode, res.body).toBe(200);
       return res.json().jobId as string;
     }
-    const details = async (token: string, jobId: string) =>
-      (
-        await rig.t.app.inject({
-          method: 'GET',
-          url: `/api/message-jobs-details/${jobId}?media=0`,
-          headers: bearer(token),
-        })
-      ).json().job as Job;
+    const details = async (token: string, jobId: string): Promise<Job> => jobDetails(rig.t.app, token, jobId);
     const byNumber = (job: Job, n: string) => job.details.find((d) => d.chatId.startsWith(n))!;
 
     it('a number that has left WhatsApp: the message sent to it before, never confirmed, is undelivered as not on WhatsApp', async () => {

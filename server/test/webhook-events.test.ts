@@ -1,53 +1,21 @@
-import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waGroups } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
+import { describe, expect, it } from 'vitest';
 import { waitFor, waitForJobEnd } from './fakes/messaging.ts';
-import { connectedInstance } from './fakes/sessions.ts';
-import { startReceiver, verifySignature } from './fakes/webhook-receiver.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { verifySignature, webhookEngine } from './fakes/webhook-receiver.ts';
+import { bearer, DB_KINDS } from './helpers.ts';
 
 /**
  * Events come from the real engine: the session runner (session.status), the dispatcher
  * (message.status sent / failed, job.finished) and the simulator's receipts (delivered, read).
  */
 describe.each(DB_KINDS)('webhook events from the engine on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  beforeAll(async () => {
-    receiver = await startReceiver();
-    t = await createTestApp(kind, {
-      ALLOW_PRIVATE_WEBHOOKS: 'true',
-      SIMULATOR_SEND_LATENCY_MS: '5',
-      SIMULATOR_GROUPS: '6',
-    });
-    engine = await startEngine(t.ctx, { webhooks: { pollMs: 50, retryBaseMs: 100 } });
-  });
-  afterAll(async () => {
-    await engine.stop();
-    await t.close();
-    await receiver.close();
-  });
+  const { t, receiver, subscriber } = webhookEngine(kind);
 
   it('tells the receiver of the session, each recipient and the finished job, signed', async () => {
-    const user = await buildUser(t, { credits: 50 });
-    const token = await loginToken(t.app, user.username);
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/webhooks',
-      headers: bearer(token),
-      payload: {
-        url: `${receiver.url}/events`,
-        events: ['job.finished', 'message.status', 'session.status'],
-      },
-    });
-    const { secret } = created.json().webhook;
-    const sessionId = await connectedInstance(t, token, '919700000001');
-    const groups = await waitFor('groups cached', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
-      return rows.length === 6 ? rows : null;
-    });
+    const { token, webhook, sessionId, groups } = await subscriber(
+      ['job.finished', 'message.status', 'session.status'],
+      '919700000001',
+    );
+    const { secret } = webhook;
     const announce = groups.find((g) => g.announce && !g.isAdmin)!;
     const open = groups.filter((g) => !g.announce).slice(0, 3);
     const send = await t.app.inject({

@@ -1,15 +1,13 @@
 import { chatIdOfPhone, WEBHOOK_PAYLOADS, type WebhookEventName } from '@wa/contract';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waGroups, webhookDeliveries } from '../src/db/schema.ts';
-import { type Engine, startEngine } from '../src/engine.ts';
+import { webhookDeliveries } from '../src/db/schema.ts';
 import { readsMessages } from '../src/transport/simulator/network.ts';
 import { confirmsDelivery } from '../src/transport/simulator/numbers.ts';
 import { SIMULATOR_TIMINGS } from '../src/transport/simulator/transport.ts';
 import { waitFor, waitForJobEnd } from './fakes/messaging.ts';
-import { connectedInstance } from './fakes/sessions.ts';
-import { startReceiver } from './fakes/webhook-receiver.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { webhookEngine } from './fakes/webhook-receiver.ts';
+import { bearer, DB_KINDS } from './helpers.ts';
 
 /**
  * Every webhook event, made through the product (the session runner, the dispatcher, the
@@ -18,49 +16,23 @@ import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } 
  * of server/drizzle (0006, 0021); this test is where a change there meets the contract.
  */
 describe.each(DB_KINDS)('webhook payloads match the contract on %s', (kind) => {
-  let t: TestApp;
-  let engine: Engine;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const timings = { ...SIMULATOR_TIMINGS };
-  beforeAll(async () => {
+  beforeAll(() => {
     // Receipts sooner, so that delivered and read arrive within the test.
     SIMULATOR_TIMINGS.deliveredMs = 50;
     SIMULATOR_TIMINGS.readMs = 100;
-    receiver = await startReceiver();
-    t = await createTestApp(kind, {
-      ALLOW_PRIVATE_WEBHOOKS: 'true',
-      SIMULATOR_SEND_LATENCY_MS: '5',
-      SIMULATOR_GROUPS: '6',
-    });
-    engine = await startEngine(t.ctx, { webhooks: { pollMs: 50, retryBaseMs: 100 } });
   });
-  afterAll(async () => {
+  afterAll(() => {
     Object.assign(SIMULATOR_TIMINGS, timings);
-    await engine.stop();
-    await t.close();
-    await receiver.close();
   });
+  const { t, subscriber } = webhookEngine(kind);
 
   it('stores job.finished, message.status (sent, failed, delivered, read), session.status and optout as the contract says', async () => {
-    const user = await buildUser(t, { credits: 50 });
-    const token = await loginToken(t.app, user.username);
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/webhooks',
-      headers: bearer(token),
-      payload: {
-        url: `${receiver.url}/events`,
-        events: ['job.finished', 'message.status', 'session.status', 'optout'],
-      },
-    });
-    expect(created.statusCode).toBe(200);
-    const webhookId = created.json().webhook.id as string;
-
-    const sessionId = await connectedInstance(t, token, '919700000002');
-    const groups = await waitFor('groups cached', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
-      return rows.length === 6 ? rows : null;
-    });
+    const { token, webhook, sessionId, groups } = await subscriber(
+      ['job.finished', 'message.status', 'session.status', 'optout'],
+      '919700000002',
+    );
+    const webhookId = webhook.id;
     const announce = groups.find((g) => g.announce && !g.isAdmin)!;
     const open = groups.filter((g) => !g.announce).slice(0, 2);
     const send = await t.app.inject({

@@ -1,18 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, verifySignature } from './fakes/webhook-receiver.ts';
-import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from './helpers.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
 
 // Issue 29, item 9: 'Send test event' checks a receiver before a real event is owed.
 describe.each(DB_KINDS)('webhook test event on %s', (kind) => {
-  let t: TestApp;
+  const t = testAppFor(kind, { ALLOW_PRIVATE_WEBHOOKS: 'true' });
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   beforeAll(async () => {
-    t = await createTestApp(kind, { ALLOW_PRIVATE_WEBHOOKS: 'true' });
     receiver = await startReceiver([{ status: 200 }, { status: 503 }]);
   });
   afterAll(async () => {
     await receiver.close();
-    await t.close();
   });
 
   async function webhookOf(token: string, url: string) {

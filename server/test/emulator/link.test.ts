@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import { WaEmulator } from '@wa/emulator';
 import QRCode from 'qrcode';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '../reliability/support/server-process.ts';
-import { Product } from './product.ts';
+import { productOnEmulator } from './emulator-rig.ts';
 
 const OWN = '919800000001';
 const CONTACTS = ['919811111111', '919822222222', '919833333333', '919844444444'];
@@ -14,15 +12,7 @@ const NOT_ON_WHATSAPP = '919899999999';
  * one account through its life, step by step; each step starts where the previous one ended.
  */
 describe('the product on the real Baileys socket, against the emulator', () => {
-  let emulator: WaEmulator;
-  let product: Product;
-  let sessionId = '';
-  let deviceId = 0;
-  const trace: string[] = [];
-
-  beforeAll(async () => {
-    emulator = await WaEmulator.start({ log: (l) => trace.push(`${new Date().toISOString()} ${l}`) });
-    const w = emulator.world;
+  const { emulator, product, trace } = productOnEmulator((w) => {
     w.account(OWN, 'Emu shop');
     for (const c of CONTACTS) w.account(c);
     w.addGroup({
@@ -44,16 +34,9 @@ describe('the product on the real Baileys socket, against the emulator', () => {
         { phone: CONTACTS[3]!, admin: null },
       ],
     });
-    product = new Product(emulator);
-    await product.start();
   });
-
-  afterAll(async () => {
-    // EMULATOR_TRACE=<file>: every frame both ways, for reading what the socket did.
-    if (process.env.EMULATOR_TRACE) fs.writeFileSync(process.env.EMULATOR_TRACE, trace.join('\n'));
-    await product?.dispose();
-    await emulator?.stop();
-  });
+  let sessionId = '';
+  let deviceId = 0;
 
   it('create an instance → its QR PNG scanned by the phone → CONNECTED, with the groups listed', async () => {
     const created = await product.call('POST', '/api/create-instance', {

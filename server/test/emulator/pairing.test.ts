@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import { WaEmulator } from '@wa/emulator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Product } from './product.ts';
+import { describe, expect, it } from 'vitest';
+import { productOnEmulator } from './emulator-rig.ts';
 
 const OWN = '919800000061';
 
@@ -11,23 +9,8 @@ const OWN = '919800000061';
  * exchange runs both halves (rc14's companion, the emulator's primary), pair-success, 515, login.
  */
 describe('link by phone number, against the emulator', () => {
-  let emulator: WaEmulator;
-  let product: Product;
+  const { emulator, product, trace } = productOnEmulator((w) => w.account(OWN, 'Emu shop'));
   let sessionId = '';
-  const trace: string[] = [];
-
-  beforeAll(async () => {
-    emulator = await WaEmulator.start({ log: (l) => trace.push(`${new Date().toISOString()} ${l}`) });
-    emulator.world.account(OWN, 'Emu shop');
-    product = new Product(emulator);
-    await product.start();
-  });
-
-  afterAll(async () => {
-    if (process.env.EMULATOR_TRACE) fs.writeFileSync(process.env.EMULATOR_TRACE, trace.join('\n'));
-    await product?.dispose();
-    await emulator?.stop();
-  });
 
   it('a wrong code does not link; the code the product shows does: CONNECTED, then 409', async () => {
     const created = await product.call('POST', '/api/create-instance', {

@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import { WaEmulator } from '@wa/emulator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../reliability/support/server-process.ts';
-import { Product } from './product.ts';
+import { productOnEmulator } from './emulator-rig.ts';
 
 const OWN = '919800000051';
 const REPLIER = '919811111151';
@@ -14,25 +12,15 @@ const QUIET = '919822222251';
  * number on the user's opt-out list and fails its queued recipient.
  */
 describe('replies to the product, against the emulator', () => {
-  let emulator: WaEmulator;
-  let product: Product;
+  const { emulator, product, trace } = productOnEmulator((w) => {
+    w.account(OWN, 'Emu shop');
+    w.account(REPLIER);
+    w.account(QUIET);
+  });
   let sessionId = '';
-  const trace: string[] = [];
 
   beforeAll(async () => {
-    emulator = await WaEmulator.start({ log: (l) => trace.push(`${new Date().toISOString()} ${l}`) });
-    emulator.world.account(OWN, 'Emu shop');
-    emulator.world.account(REPLIER);
-    emulator.world.account(QUIET);
-    product = new Product(emulator);
-    await product.start();
     sessionId = (await product.link(OWN, 'Replies')).sessionId;
-  });
-
-  afterAll(async () => {
-    if (process.env.EMULATOR_TRACE) fs.writeFileSync(process.env.EMULATOR_TRACE, trace.join('\n'));
-    await product?.dispose();
-    await emulator?.stop();
   });
 
   const optOuts = async () =>

@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import { WaEmulator } from '@wa/emulator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../reliability/support/server-process.ts';
-import { Product } from './product.ts';
+import { productOnEmulator } from './emulator-rig.ts';
 
 const OWN = '919800000061';
 const VIEWERS = ['919811111161', '919811111162'];
@@ -15,25 +13,15 @@ const QUIET = '919822222261';
  * count as viewed.
  */
 describe('a status post, against the emulator', () => {
-  let emulator: WaEmulator;
-  let product: Product;
+  const { emulator, product, trace } = productOnEmulator((w) => {
+    w.account(OWN, 'Emu shop');
+    for (const p of [...VIEWERS, QUIET]) w.account(p);
+    w.statusViewers = new Set(VIEWERS);
+  });
   let sessionId = '';
-  const trace: string[] = [];
 
   beforeAll(async () => {
-    emulator = await WaEmulator.start({ log: (l) => trace.push(`${new Date().toISOString()} ${l}`) });
-    emulator.world.account(OWN, 'Emu shop');
-    for (const p of [...VIEWERS, QUIET]) emulator.world.account(p);
-    emulator.world.statusViewers = new Set(VIEWERS);
-    product = new Product(emulator);
-    await product.start();
     sessionId = (await product.link(OWN, 'Status')).sessionId;
-  });
-
-  afterAll(async () => {
-    if (process.env.EMULATOR_TRACE) fs.writeFileSync(process.env.EMULATOR_TRACE, trace.join('\n'));
-    await product?.dispose();
-    await emulator?.stop();
   });
 
   it('a text status to everyone messaged reaches each phone with its colour and font; viewed by 2 of 3', async () => {

@@ -1,6 +1,6 @@
 import type { GroupMetadata } from 'baileys';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { waSessions } from '../../src/db/schema.ts';
 import { takeReplies } from '../../src/engine.ts';
 import { type Dispatcher, startDispatcher } from '../../src/messaging/engine/dispatcher.ts';
@@ -12,6 +12,7 @@ import { restrictionSteps } from '../../src/transport/restriction-steps.ts';
 import { sentCopies } from '../../src/transport/sent-messages.ts';
 import { buildUser, createTestApp, type DbKind, late, loginToken, type TestApp } from '../helpers.ts';
 import { type FakeSocket, fakeSocketMaker } from './baileys-socket.ts';
+import { expectLedgerMatches } from './messaging.ts';
 import { createInstance, waitFor } from './sessions.ts';
 
 export const OWN_PN = '919876543210';
@@ -168,24 +169,29 @@ export async function baileysRig(
 
 /**
  * For a describe block: a rig made before its tests and closed after them. What this returns reads
- * the rig of the time, so the block can take its parts apart when it is declared.
+ * the rig of the time, so the block can take its parts apart when it is declared. The users that
+ * `connected` makes must have ledgers that match their balances after each test.
  */
 export function baileysRigFor(kind: DbKind, options: Parameters<typeof baileysRig>[1] = {}) {
   let rig: BaileysRig | undefined;
+  const users = new Set<string>();
   beforeAll(async () => {
     rig = await baileysRig(kind, options);
   });
   afterAll(async () => {
     await rig?.close();
   });
+  afterEach(() => expectLedgerMatches(now().t.db, users));
   const now = () => rig!;
   return {
     t: late(() => now().t),
     runner: late(() => now().runner),
     transports: late(() => now().transports),
+    maker: late(() => now().maker),
     row: (sessionId: string) => now().row(sessionId),
     start: (...args: Parameters<BaileysRig['start']>) => now().start(...args),
     pairAndOpen: (...args: Parameters<BaileysRig['pairAndOpen']>) => now().pairAndOpen(...args),
+    connected: (name: string, credits: number) => now().connected(name, credits, users),
     socketsOf: (sessionId: string) => now().socketsOf(sessionId),
   };
 }

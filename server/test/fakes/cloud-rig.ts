@@ -1,9 +1,17 @@
 import type { AddressInfo } from 'node:net';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { waSessions } from '../../src/db/schema.ts';
 import { type Engine, startEngine } from '../../src/engine.ts';
-import { account, bearer, createTestApp, type DbKind, type TestApp } from '../helpers.ts';
+import {
+  account,
+  bearer,
+  buildAdmin,
+  createTestApp,
+  type DbKind,
+  loginToken,
+  type TestApp,
+} from '../helpers.ts';
 import { connectCloudAccount } from './cloud-account.ts';
 import { type FakeGraphApi, type FakeTemplate, startFakeGraphApi } from './graph-api.ts';
 import { expectLedgerMatches } from './messaging.ts';
@@ -41,6 +49,8 @@ export type CloudRig = {
   /** The users a test made: their ledgers are checked after each test. */
   users: Set<string>;
   post(token: string, url: string, payload: unknown): ReturnType<TestApp['app']['inject']>;
+  /** Connects the fake's number as a Cloud account of the user `token` (its webhooks go to `base`); its session id. */
+  connect(token: string): Promise<string>;
   /** A user with a connected Cloud account whose webhook the fake posts to. */
   cloudAccount(credits?: number): Promise<Awaited<ReturnType<typeof account>> & { sessionId: string }>;
 };
@@ -48,23 +58,29 @@ export type CloudRig = {
 /**
  * The app listening on a port with its engine, against a fake Graph API serving CLOUD_TEMPLATES,
  * for the tests of one `describe` (registers its hooks there). After each test the ledgers must
- * match and the Cloud accounts are deleted: one phone number id is one account.
+ * match and the Cloud accounts are deleted: one phone number id is one account. `env`: more settings
+ * of the app.
  */
-export function useCloudApp(kind: DbKind): CloudRig {
+export function useCloudApp(kind: DbKind, env: Record<string, string> = {}): CloudRig {
   let engine: Engine;
   const rig = {
     users: new Set<string>(),
     post: (token, url, payload) =>
       rig.t.app.inject({ method: 'POST', url, headers: bearer(token), payload: payload as object }),
+    connect: (token) => connectCloudAccount(rig.t, rig.fake, rig.base, token),
     async cloudAccount(credits = 100) {
       const a = await account(rig.t, { credits, track: rig.users });
-      return { ...a, sessionId: await connectCloudAccount(rig.t, rig.fake, rig.base, a.token) };
+      return { ...a, sessionId: await rig.connect(a.token) };
     },
   } as CloudRig;
 
   beforeAll(async () => {
     rig.fake = await startFakeGraphApi({ templates: CLOUD_TEMPLATES });
-    rig.t = await createTestApp(kind, { CLOUD_API_BASE_URL: rig.fake.baseUrl, SECRET_KEY: 'ab'.repeat(32) });
+    rig.t = await createTestApp(kind, {
+      CLOUD_API_BASE_URL: rig.fake.baseUrl,
+      SECRET_KEY: 'ab'.repeat(32),
+      ...env,
+    });
     await rig.t.app.listen({ port: 0, host: '127.0.0.1' });
     rig.base = `http://127.0.0.1:${(rig.t.app.server.address() as AddressInfo).port}`;
     engine = await startEngine(rig.t.ctx);
@@ -82,4 +98,19 @@ export function useCloudApp(kind: DbKind): CloudRig {
     rig.fake.state.webhook = undefined;
   });
   return rig;
+}
+
+/**
+ * For a describe block that sets credit prices: an admin's token (signed in once), and the prices
+ * back to their defaults after each test.
+ */
+export function adminSettingPrices(rig: CloudRig) {
+  const admin = { token: '' };
+  beforeAll(async () => {
+    admin.token = await loginToken(rig.t.app, (await buildAdmin(rig.t)).username);
+  });
+  afterEach(async () => {
+    await rig.t.db.execute(sql`DELETE FROM credit_prices`);
+  });
+  return admin;
 }

@@ -14,7 +14,13 @@ import {
 } from '../../src/db/schema.ts';
 import type { App } from '../../src/http/types.ts';
 import { newId } from '../../src/ids.ts';
-import { bearer } from '../helpers.ts';
+import { account, bearer, type TestApp } from '../helpers.ts';
+
+/** A user who can sign in (`account`'s options) and a session of theirs (buildSession's row). */
+export async function sessionOwner(t: TestApp, opts: Parameters<typeof account>[1] = {}) {
+  const a = await account(t, opts);
+  return { ...a, sessionId: await buildSession(t, a.user.id) };
+}
 
 /** A wa_sessions row the way the sessions service writes it; CONNECTED and leased to `ownerNode` by default. */
 export async function buildSession(
@@ -148,16 +154,30 @@ export async function waitFor<T>(
 }
 
 /** Waits until the job is completed or failed, through the API. */
+/** Job Details' Retry Failed of the user `token` (`payload`: the session to send through, if another); the answer as it came. */
+export const retryJob = (app: App, token: string, jobId: string, payload: object = {}) =>
+  app.inject({
+    method: 'POST',
+    url: `/api/message-jobs-details/${jobId}/retry`,
+    headers: bearer(token),
+    payload,
+  });
+
+/** The job as Job Details shows it, without its media. */
+export async function jobDetails(app: App, token: string, jobId: string) {
+  const res = await app.inject({
+    method: 'GET',
+    url: `/api/message-jobs-details/${jobId}?media=0`,
+    headers: bearer(token),
+  });
+  return res.json().job;
+}
+
 export async function waitForJobEnd(app: App, token: string, jobId: string, timeoutMs = 20_000) {
   return waitFor(
     `job ${jobId} to end`,
     async () => {
-      const res = await app.inject({
-        method: 'GET',
-        url: `/api/message-jobs-details/${jobId}?media=0`,
-        headers: bearer(token),
-      });
-      const job = res.json().job;
+      const job = await jobDetails(app, token, jobId);
       return job && (job.status === 'completed' || job.status === 'failed') ? job : null;
     },
     timeoutMs,

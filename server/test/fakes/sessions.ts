@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { TestApp } from '../helpers.ts';
 import { bearer } from '../helpers.ts';
 
@@ -66,4 +67,17 @@ export async function connectedInstance(
   if (link.statusCode !== 200) throw new Error(`link: ${link.statusCode} ${link.body}`);
   await waitFor(async () => (await statusOf(t, token, sessionId)).connected, 5000, 'CONNECTED');
   return sessionId;
+}
+
+/** Sets the sending policy of each of the user's sessions `sessionIds`; each answer must be a 200. */
+export async function putPolicy(t: TestApp, token: string, sessionIds: string[], policy: object) {
+  for (const sessionId of sessionIds) {
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: `/api/session/${sessionId}/policy`,
+      headers: bearer(token),
+      payload: policy,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  }
 }

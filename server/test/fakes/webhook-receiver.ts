@@ -1,6 +1,12 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { waGroups } from '../../src/db/schema.ts';
+import { appWithEngine, bearer, buildUser, type DbKind, late, loginToken } from '../helpers.ts';
+import { waitFor } from './messaging.ts';
+import { connectedInstance } from './sessions.ts';
 
 export type ReceivedCall = {
   path: string;
@@ -51,6 +57,53 @@ export async function startReceiver(script: Reply[] = []) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/**
+ * For a describe block: a receiver, and the app with the engine whose webhook deliverer polls every
+ * 50 ms (private addresses allowed: the receiver is on 127.0.0.1), 6 groups on each simulated account.
+ */
+export function webhookEngine(kind: DbKind) {
+  let receiver: Receiver | undefined;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+  const { t } = appWithEngine(
+    kind,
+    { ALLOW_PRIVATE_WEBHOOKS: 'true', SIMULATOR_SEND_LATENCY_MS: '5', SIMULATOR_GROUPS: '6' },
+    undefined,
+    { webhooks: { pollMs: 50, retryBaseMs: 100 } },
+  );
+  const receiverNow = late(() => receiver!);
+
+  /**
+   * A user with 50 credits whose webhook sends `events` to the receiver, and their session on
+   * `phone`, linked, its 6 groups cached.
+   */
+  async function subscriber(events: string[], phone: string) {
+    const user = await buildUser(t, { credits: 50 });
+    const token = await loginToken(t.app, user.username);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: bearer(token),
+      payload: { url: `${receiverNow.url}/events`, events },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const webhook = created.json().webhook as { id: string; secret: string };
+    const sessionId = await connectedInstance(t, token, phone);
+    const groups = await waitFor('groups cached', async () => {
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+      return rows.length === 6 ? rows : null;
+    });
+    return { user, token, webhook, sessionId, groups };
+  }
+  return { t, receiver: receiverNow, subscriber };
 }
 
 /** What a receiver does to trust a call: recompute the signature over "<timestamp>.<body>". */

@@ -1,26 +1,19 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
-import { type Database, openPostgres } from '../../src/db/client.ts';
 import { creditLedger, messageJobRecipients, messageJobs, users, waSessions } from '../../src/db/schema.ts';
-import { createPostgresDatabaseUrl } from '../helpers.ts';
+import { OPEN_POLICY } from '../helpers.ts';
 import { recordFigure } from './figures.ts';
+import { type Node, nodesOnOnePostgres } from './support/nodes.ts';
 import {
   adminAndUser,
   api,
   duplicateSends,
-  freePort,
   isAlive,
   killHard,
   linkedSession,
   readOutbox,
-  type ServerProcess,
-  simulatorEnv,
-  startServer,
   until,
 } from './support/server-process.ts';
 
@@ -38,58 +31,20 @@ if (!enabled) {
   recordFigure(SECTION, 'SKIPPED: TEST_DATABASE_URL not set', 'skipped');
 }
 
-type Node = { server: ServerProcess; outbox: string; name: string };
-const POLICY = {
-  dailyLimit: null,
-  warmUp: false,
-  quietHours: null,
-  timezone: 'Asia/Kolkata',
-  delayMinMs: 0,
-  delayMaxMs: 0,
-  typing: true,
-};
+const POLICY = OPEN_POLICY;
 const numbers = (n: number, from: number) =>
   Array.from({ length: n }, (_, i) => `9195${40_001_001 + from + i}`);
 
 describe.skipIf(!enabled)('safe sending on two server processes', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  const nodes: Node[] = [];
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-safe-'));
+  const { nodes, database, addNode } = nodesOnOnePostgres('wa-safe-', { SESSION_LEASE_MS: '2000' });
   let token = '';
   let userId = '';
-  let dbUrl = '';
   const linesOf = (sessionId: string) =>
     nodes.flatMap((n) => readOutbox(n.outbox).lines.filter((l) => l.sessionId === sessionId));
 
   beforeAll(async () => {
-    const created = await createPostgresDatabaseUrl();
-    drop = created.drop;
-    dbUrl = created.url;
-    database = await openPostgres(created.url, { max: 3 });
-    for (const name of ['A', 'B']) {
-      const outbox = path.join(dir, `outbox-${name}.jsonl`);
-      const server = await startServer(
-        simulatorEnv({
-          PORT: String(await freePort()),
-          DATABASE_URL: created.url,
-          DATA_DIR: path.join(dir, `data-${name}`),
-          SIMULATOR_OUTBOX_FILE: outbox,
-          SIMULATOR_SEND_LATENCY_MS: '20',
-          SESSION_LEASE_MS: '2000',
-        }),
-      );
-      nodes.push({ server, outbox, name });
-    }
     ({ token, userId } = await adminAndUser(nodes[0]!.server, 'safe-sender', 10_000));
   }, 180_000);
-
-  afterAll(async () => {
-    for (const n of nodes) await killHard(n.server);
-    await database?.close();
-    await drop?.();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   const send = async (node: Node, sessionId: string, chatIds: string[]) => {
     const res = await api(node.server, 'POST', `/api/session/${sessionId}/sendIndividualMessage`, token, {
@@ -245,18 +200,7 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
 
   it('failover mid-job: the owner SIGKILLed, another node finishes the job; no chat twice, none lost, no credit drift', async () => {
     // The daily-limit test left one node: a third joins, so that one is left after this kill too.
-    const outbox = path.join(dir, 'outbox-C.jsonl');
-    const server = await startServer(
-      simulatorEnv({
-        PORT: String(await freePort()),
-        DATABASE_URL: dbUrl,
-        DATA_DIR: path.join(dir, 'data-C'),
-        SIMULATOR_OUTBOX_FILE: outbox,
-        SIMULATOR_SEND_LATENCY_MS: '20',
-        SESSION_LEASE_MS: '2000',
-      }),
-    );
-    nodes.push({ server, outbox, name: 'C' });
+    await addNode('C');
     const alive = nodes.filter((n) => isAlive(n.server));
     const sessionId = await linkedSession(alive[0]!.server, token, '919540001004');
     const set = await api(alive[0]!.server, 'PUT', `/api/session/${sessionId}/policy`, token, POLICY);

@@ -1,24 +1,17 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
-import { type Database, openPostgres } from '../../src/db/client.ts';
 import { messageJobRecipients, messageJobs, users, waSessions } from '../../src/db/schema.ts';
-import { buildUser, createPostgresDatabaseUrl } from '../helpers.ts';
+import { buildUser } from '../helpers.ts';
 import { recordFigure } from './figures.ts';
+import { type Node, nodesOnOnePostgres } from './support/nodes.ts';
 import {
   api,
   duplicateSends,
-  freePort,
   killHard,
   type OutboxLine,
   readOutbox,
-  type ServerProcess,
-  simulatorEnv,
-  startServer,
   until,
 } from './support/server-process.ts';
 
@@ -42,41 +35,8 @@ if (!enabled) {
   recordFigure(SECTION, 'SKIPPED: TEST_DATABASE_URL not set', 'skipped');
 }
 
-type Node = { server: ServerProcess; outbox: string; name: string };
-
 describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mid-jobs', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  const nodes: Node[] = [];
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-two-nodes-'));
-
-  beforeAll(async () => {
-    const created = await createPostgresDatabaseUrl();
-    drop = created.drop;
-    database = await openPostgres(created.url, { max: 3 });
-    // One after the other: both would otherwise race to create the first admin.
-    for (const name of ['A', 'B']) {
-      const outbox = path.join(dir, `outbox-${name}.jsonl`);
-      const server = await startServer(
-        simulatorEnv({
-          PORT: String(await freePort()),
-          DATABASE_URL: created.url,
-          DATA_DIR: path.join(dir, `data-${name}`),
-          SIMULATOR_OUTBOX_FILE: outbox,
-          SIMULATOR_SEND_LATENCY_MS: '20',
-          SESSION_LEASE_MS: String(LEASE_MS),
-        }),
-      );
-      nodes.push({ server, outbox, name });
-    }
-  }, 180_000);
-
-  afterAll(async () => {
-    for (const n of nodes) await killHard(n.server);
-    await database?.close();
-    await drop?.();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const { nodes, database } = nodesOnOnePostgres('wa-two-nodes-', { SESSION_LEASE_MS: String(LEASE_MS) });
 
   it('never two drivers for a session, takeover, no duplicate', async () => {
     const { db } = database;
