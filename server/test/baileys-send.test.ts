@@ -74,7 +74,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
         documentWithCaptionMessage: { message: { documentMessage: { caption: 'The price list' } } },
       },
     });
-    await waitFor(async () => (await last())?.body === 'The price list', 15_000, 'captioned document');
+    await waitFor(async () => (await last())?.body === 'The price list', 30_000, 'captioned document');
     upsert('R1', 1_900_000_010, { message: { reactionMessage: { text: '👍', key: { id: 'D1' } } } });
     upsert('P1', 1_900_000_020, { message: { protocolMessage: { type: 0, key: { id: 'D1' } } } });
     upsert('S1', 1_900_000_030, {
@@ -84,7 +84,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     upsert('V1', 1_900_000_040, {
       message: { viewOnceMessageV2: { message: { imageMessage: { caption: 'Look once' } } } },
     });
-    await waitFor(async () => (await last())?.body === 'Look once', 15_000, 'view-once caption');
+    await waitFor(async () => (await last())?.body === 'Look once', 30_000, 'view-once caption');
     expect((await last())?.timestamp).toBe(1_900_000_040);
   });
 

@@ -114,9 +114,14 @@ describe.each(DB_KINDS)('Connecting a Cloud API account on %s', (kind) => {
       return s?.status === 'DISCONNECTED' ? s : null;
     });
     expect(session.statusReason).toMatch(/^Meta: Error validating access token/);
-    // Nothing was sent: the recipient waits for the account, its credit reserved.
-    const [r] = await recipientsOf(t.db, next.json().jobId);
-    expect(r!.status).toBe('queued');
+    // Nothing was sent: the recipient goes back to wait for the account, its credit reserved.
+    // The refused send marks the account first and puts its recipient back after (session
+    // loop): on PostgreSQL the list can show DISCONNECTED while the row is still 'sending'.
+    const r = await waitFor('the recipient back in the queue', async () => {
+      const [x] = await recipientsOf(t.db, next.json().jobId);
+      return x && x.status !== 'sending' ? x : null;
+    });
+    expect(r.status).toBe('queued');
     await t.app.inject({
       method: 'DELETE',
       url: `/api/message-jobs-details/${next.json().jobId}`,

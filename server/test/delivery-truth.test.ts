@@ -109,10 +109,14 @@ describe.each(DB_KINDS)('delivery truth through the simulator and the engine (%s
     });
     expect(byNumber(after.details, '919812360002').replyText).toBe('Is it on till Sunday?');
     expect(byNumber(after.details, '919812360001').replyText).toBe('STOP');
-    const optOuts = await t.app.inject({ method: 'GET', url: '/api/opt-outs', headers: bearer(token) });
-    expect(optOuts.json().optOuts.map((o: { phoneNumber: string }) => o.phoneNumber)).toEqual([
-      '919812360001',
-    ]);
+    // The reply and the opt-out are two writes of one incoming message (engine.ts takeReplies),
+    // neither waiting for the other: the list is read once it has the number.
+    const optOuts = await waitFor('the opt-out', async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/api/opt-outs', headers: bearer(token) });
+      const list = res.json().optOuts as { phoneNumber: string }[];
+      return list.length > 0 ? list : null;
+    });
+    expect(optOuts.map((o) => o.phoneNumber)).toEqual(['919812360001']);
 
     // The jobs list carries the same figures, and so does the job's row.
     const list = await t.app.inject({
