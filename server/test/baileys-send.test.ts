@@ -153,6 +153,25 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     expect(s2.sent.length).toBe(sentBefore + 1);
   });
 
+  it('a group change rc14 never emitted (its buffer keeps the first of a group) is read from WhatsApp', async () => {
+    const { sessionId, first, index } = await start('Changed group');
+    const s2 = await pairAndOpen(sessionId, first, index);
+    const group = '120363000000000003@g.us';
+    const cached = async () =>
+      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).find(
+        (g) => g.groupId === group,
+      );
+    await waitFor(async () => (await cached()) !== undefined, 15_000, 'groups cached');
+    expect((await cached())!.announce).toBe(false);
+    // While the account was offline an admin renamed the group and then made it admins-only; rc14
+    // buffered both notifications and emitted the rename alone (Utils/event-buffer.js).
+    s2.groups[group] = { ...s2.groups[group]!, subject: 'Owned (admins)', announce: true };
+    s2.ev.emit('groups.update', [{ id: group, subject: 'Owned (admins)' }]);
+    await waitFor(async () => (await cached())?.subject === 'Owned (admins)', 3000, 'the new name');
+    await waitFor(async () => (await cached())?.announce === true, 10_000, 'admins only, read again');
+    expect(s2.metadataQueries).toEqual([group]);
+  });
+
   it('sent messages are kept 14 days: older rows are pruned, newer stay', async () => {
     const { sessionId } = await start('Prune');
     const day = 24 * 3_600_000;

@@ -272,8 +272,10 @@ export class FakeSocket {
       logout: async () => {
         self.loggedOut = true;
       },
+      // Socket/groups.js groupFetchAllParticipating: the list is also emitted as groups.update.
       groupFetchAllParticipating: async () => {
         self.groupFetches++;
+        self.ev.emit('groups.update', Object.values(self.groups));
         return self.groups;
       },
       groupMetadata: async (jid: string) => {

@@ -67,9 +67,15 @@ export class ChatEvents {
       ...(u.announce !== undefined ? { announce: !!u.announce } : {}),
     }));
     if (changes.length > 0) this.out.emit('groups-update', changes);
-    // Disappearing messages turned on or off (Socket/messages-recv.js, the `ephemeral` and
-    // `not_ephemeral` group notifications): the whole group is read again, with its timer.
-    for (const u of known) if (u.ephemeralDuration !== undefined) this.refetchGroupLater(u.id, generation);
+    // A change notified alone is confirmed by reading the whole group (one query however many
+    // changes): rc14's event buffer keeps only the first groups.update of a group until it
+    // flushes (Utils/event-buffer.js append: `if (!data.groupUpdates[id])`), and it buffers all
+    // that came while the account was offline, so a second change (admins only after a new
+    // subject) is never emitted. The disappearing messages timer comes this way too
+    // (Socket/messages-recv.js `ephemeral`, `not_ephemeral`). Whole groups with their members
+    // (groupFetchAllParticipating emits its list as groups.update, Socket/groups.js) are the
+    // answer already: a query each would be the burst that WhatsApp answers with 429.
+    for (const u of known) if (!u.participants) this.refetchGroupLater(u.id, generation);
   }
 
   /**
