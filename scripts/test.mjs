@@ -1,7 +1,7 @@
 // `npm test`: every test suite — server (PGlite, and PostgreSQL when TEST_DATABASE_URL is set),
 // web unit tests, then the browser suite when Chromium is found (loudly skipped otherwise, and a
-// failure when REQUIRE_BROWSER=1) with, beside it, the product on the real Baileys socket against
-// the WhatsApp emulator (wa-emulator/).
+// failure when REQUIRE_BROWSER=1), then the product on the real Baileys socket against the WhatsApp
+// emulator (wa-emulator/).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -19,29 +19,6 @@ if (!process.env.TEST_DATABASE_URL) {
   console.log(
     '\nNote: TEST_DATABASE_URL is not set, so server tests run on PGlite only (not on PostgreSQL).\n',
   );
-}
-
-/**
- * The emulator suite runs beside the browser suite: both spend most of their time waiting (the
- * browser suite on one worker, the emulator on timers and sockets), and one after the other they
- * took 18 of CI's 29 minutes. Its output is printed whole when it ends, not interleaved.
- */
-function inBackground([name, [cmd, ...args]]) {
-  const out = [];
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const seen = failureLines(name);
-  for (const stream of [child.stdout, child.stderr])
-    stream.on('data', (d) => {
-      out.push(d);
-      seen.add(d);
-    });
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      console.log(`\n=== ${name} tests (ran beside the browser suite): ${[cmd, ...args].join(' ')}\n`);
-      process.stdout.write(Buffer.concat(out));
-      resolve([name, code === 0]);
-    });
-  });
 }
 
 /** Runs a suite with its output on this terminal; resolves with whether it passed. */
@@ -81,13 +58,14 @@ function failureLines(suite) {
   };
 }
 
+// One suite after another. The emulator suite ran beside the browser suite until stop 33: its
+// Baileys crypto (a first send to a 1,500-member group encrypts for minutes) kept the 2 cores at
+// load 9-10 under the browser's two workers, and five browser tests ran out of time (a page's
+// axe pass, a 1,000,000-line CSV's 400 ms budget). Alone each suite keeps to its timings; CI
+// takes the emulator's 8 minutes more.
 const results = [];
-let background;
-for (const suite of suites) {
-  if (suite[0] === 'browser') background = inBackground(emulator);
-  results.push(await inForeground(suite));
-}
-results.push(await (background ?? inForeground(emulator)));
+for (const suite of suites) results.push(await inForeground(suite));
+results.push(await inForeground(emulator));
 
 if (!hasBrowser) {
   const line = '*'.repeat(78);

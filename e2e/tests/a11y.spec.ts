@@ -338,6 +338,9 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
       });
 
       test('a user’s pages', async ({ page, request }) => {
+        // Every page of a user (Channels and Status made them more) opened and measured by axe:
+        // over the minute on a busy machine (stop 33's second CI run), as the dialogs were.
+        test.setTimeout(180_000);
         await signInByStorage(page, request, user.username, user.password);
         const found: Record<string, string[]> = {};
         const h1s: Record<string, string[]> = {};
@@ -375,6 +378,8 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
       });
 
       test('an admin’s pages', async ({ page, request }) => {
+        // Measured by axe page by page as the user's: 52 s of its 60 in stop 33's second CI run.
+        test.setTimeout(180_000);
         await signInByStorage(page, request, ADMIN.username, ADMIN.password);
         const found: Record<string, string[]> = {};
         const h1s: Record<string, string[]> = {};
