@@ -327,6 +327,9 @@ function BulkMessageForm() {
               <SendButtons
                 selectedCount={selectedCount}
                 busy={flow.busy}
+                // A CSV is read before the accounts are (after a reload on a busy machine): a send
+                // then went with no account and was answered 'No active session found'.
+                waiting={current.loading}
                 onSendNow={flow.sendNow}
                 onSchedule={flow.openSchedule}
               />
