@@ -24,6 +24,20 @@ describe('a status post, against the emulator', () => {
     sessionId = (await product.link(OWN, 'Status')).sessionId;
   });
 
+  /** The post's job once every phone has it (delivered) and the two viewers have viewed it. */
+  const viewedByTwo = (jobId: string, ms: number) =>
+    until(
+      'the views',
+      async () => {
+        const j = await product.job(jobId);
+        return j.details.filter((d) => d.readAt).length === 2 && j.details.every((d) => d.deliveredAt)
+          ? j
+          : null;
+      },
+      ms,
+      250,
+    );
+
   it('a text status to everyone messaged reaches each phone with its colour and font; viewed by 2 of 3', async () => {
     // Everyone messaged: first a message to the three.
     const hello = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
@@ -67,17 +81,7 @@ describe('a status post, against the emulator', () => {
     // The account's own phone has it too, under "My status" (its number is added to statusJidList).
     expect(emulator.world.account(OWN).inbox.find((m) => m.kind === 'status')?.text).toBe('Open on Sunday');
 
-    const job = await until(
-      'the views',
-      async () => {
-        const j = await product.job(post.json.jobId);
-        return j.details.filter((d) => d.readAt).length === 2 && j.details.every((d) => d.deliveredAt)
-          ? j
-          : null;
-      },
-      60_000,
-      250,
-    );
+    const job = await viewedByTwo(post.json.jobId, 60_000);
     expect(job.status).toBe('completed');
     expect(new Set(job.details.map((d) => d.status))).toEqual(new Set(['sent']));
     const viewed = job.details.filter((d) => d.readAt).map((d) => d.chatId.replace(/\D/g, ''));
@@ -117,17 +121,7 @@ describe('a status post, against the emulator', () => {
         audience: { everyoneMessaged: true },
       });
       expect(post.status, JSON.stringify(post.json)).toBe(200);
-      const job = await until(
-        'the views',
-        async () => {
-          const j = await product.job(post.json.jobId);
-          return j.details.filter((d) => d.readAt).length === 2 && j.details.every((d) => d.deliveredAt)
-            ? j
-            : null;
-        },
-        30_000,
-        250,
-      );
+      const job = await viewedByTwo(post.json.jobId, 30_000);
       const viewed = job.details.filter((d) => d.readAt).map((d) => d.chatId.replace(/\D/g, ''));
       expect(viewed.sort()).toEqual([...VIEWERS].sort());
     } finally {
