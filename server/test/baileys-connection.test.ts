@@ -150,13 +150,23 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
 
   it('405 says the client version was rejected and does not retry the same version for ever', async () => {
     const { sessionId, first } = await start('Old version');
+    const lookups = rig.versionLookups();
     first.close(405, 'Connection Failure', { reason: '405' });
-    await waitFor(async () => (await row(sessionId)).status === 'DISCONNECTED', 10_000);
+    await waitFor(async () => (await row(sessionId)).status === 'DISCONNECTED', 15_000);
     expect((await row(sessionId)).statusReason).toBe(
       'WhatsApp rejected this client version: update the console or set WA_VERSION',
     );
     await new Promise((r) => setTimeout(r, 300));
     expect(rig.socketsOf(sessionId)).toHaveLength(1);
+    // The user restarts it: the new socket looks the version up again, not the refused one kept for an hour.
+    const restart = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/restart`,
+      headers: bearer(token),
+    });
+    expect(restart.statusCode).toBe(200);
+    await waitFor(async () => rig.socketsOf(sessionId)[1], 15_000, 'socket after the restart');
+    expect(rig.versionLookups()).toBe(lookups + 1);
   });
 
   it('offline notifications that come before open (the server answered during the login queries) still open it at once', async () => {

@@ -7,7 +7,7 @@ import { type Dispatcher, startDispatcher } from '../../src/messaging/engine/dis
 import { type SessionRunner, startSessionRunner, type TransportBuilder } from '../../src/sessions/runner.ts';
 import { groupLookup } from '../../src/sessions/transports.ts';
 import { createDbAuthStore } from '../../src/transport/auth-store.ts';
-import { type BaileysOptions, BaileysTransport } from '../../src/transport/baileys/transport.ts';
+import { type BaileysOptions, BaileysTransport, type WaVersion } from '../../src/transport/baileys/transport.ts';
 import { restrictionSteps } from '../../src/transport/restriction-steps.ts';
 import { sentCopies } from '../../src/transport/sent-messages.ts';
 import { buildUser, createTestApp, type DbKind, late, loginToken, type TestApp } from '../helpers.ts';
@@ -58,6 +58,21 @@ export async function baileysRig(
   const transports = new Map<string, BaileysTransport>();
   /** Whose socket each is: another session's reconnect may make one between two of a test's. */
   const sessionOf = new Map<FakeSocket, string>();
+  // Kept like socket.ts fetchLatestVersion keeps it: looked up once, again after `forget` (a 405).
+  let known: Promise<WaVersion | null> | null = null;
+  const versions = {
+    lookups: 0,
+    latest() {
+      if (!known) {
+        versions.lookups++;
+        known = Promise.resolve(LATEST_VERSION);
+      }
+      return known;
+    },
+    forget() {
+      known = null;
+    },
+  };
   const builder: TransportBuilder = async (ctx, session) => {
     const tr = new BaileysTransport(session, {
       storage: {
@@ -75,7 +90,7 @@ export async function baileysRig(
       inviteCodeSpacingMs: 100,
       backoffMs: 50,
       loginSpacingMs: 0,
-      fetchVersion: async () => LATEST_VERSION,
+      versions,
       onWhatsAppTtlMs: { found: 60_000, missing: 300 },
       groupRefetchDelayMs: 300,
       rateLimitPauseMs: 500,
@@ -164,7 +179,7 @@ export async function baileysRig(
     return { ...s, sock };
   }
 
-  return { t, runner, dispatcher, maker, transports, row, start, pairAndOpen, connected, close, socketsOf };
+  return { t, runner, dispatcher, maker, transports, row, start, pairAndOpen, connected, close, socketsOf, versions };
 }
 
 /**
@@ -193,5 +208,6 @@ export function baileysRigFor(kind: DbKind, options: Parameters<typeof baileysRi
     pairAndOpen: (...args: Parameters<BaileysRig['pairAndOpen']>) => now().pairAndOpen(...args),
     connected: (name: string, credits: number) => now().connected(name, credits, users),
     socketsOf: (sessionId: string) => now().socketsOf(sessionId),
+    versionLookups: () => now().versions.lookups,
   };
 }

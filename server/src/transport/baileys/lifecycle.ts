@@ -15,11 +15,11 @@ import {
   type BaileysSocket,
   type BaileysStorage,
   detach,
-  fetchLatestVersion,
-  forgetLatestVersion,
+  LATEST_WA_WEB_VERSION,
   loginSlot,
   type SocketMaker,
   socketConfig,
+  type VersionSource,
   type WaVersion,
 } from './socket.ts';
 
@@ -44,7 +44,8 @@ export type LifecycleDeps = {
   waWebSocketUrl?: string;
   /** The account's proxy (proxy.ts): every socket goes through it, never direct. */
   proxy?: ProxySettings;
-  fetchVersion?: () => Promise<WaVersion | null>;
+  /** Where the socket's version comes from (socket.ts LATEST_WA_WEB_VERSION unless a test gives one). */
+  versions?: VersionSource;
   backoffMs: number;
   maxBackoffMs: number;
   stableAfterMs: number;
@@ -208,7 +209,7 @@ export class SocketLifecycle {
     }
     if (generation !== this.gen || this.stopped) return;
     const auth = this.auth;
-    const version = this.deps.version ?? (await (this.deps.fetchVersion ?? fetchLatestVersion)());
+    const version = this.deps.version ?? (await this.versions().latest());
     if (generation !== this.gen || this.stopped || this.auth !== auth) return;
     const logger = this.deps.log.child({ module: 'baileys' }, { level: 'warn' });
     this.keyStore ??= makeCacheableSignalKeyStore(auth.state.keys, logger);
@@ -303,6 +304,8 @@ export class SocketLifecycle {
         loggedOut: decision.loggedOut,
         willReconnect: decision.reconnect !== 'never',
       });
+    // A refused version is looked up again by the next socket, also after a restart.
+    if (decision.clearVersion) this.versions().forget();
     if (decision.reconnect === 'never') {
       this.stopped = true;
       if (decision.loggedOut) void this.wipe().finally(closed);
@@ -312,7 +315,6 @@ export class SocketLifecycle {
     // An account that opens and drops at once keeps its growing backoff.
     if (stayedUp) this.attempt = 0;
     this.openedAt = null;
-    if (decision.clearVersion) forgetLatestVersion();
     closed();
     if (decision.reconnect === 'now') {
       void this.openSocket();
@@ -322,6 +324,10 @@ export class SocketLifecycle {
       this.retryTimer = null;
       void this.openSocket().catch((err) => this.onClose(this.gen, err));
     }, this.backoff());
+  }
+
+  private versions(): VersionSource {
+    return this.deps.versions ?? LATEST_WA_WEB_VERSION;
   }
 
   /** Exponential backoff with ±30 % jitter. */

@@ -90,6 +90,12 @@ export function forgetLatestVersion(): void {
   latestVersion = null;
 }
 
+/** Where a socket's WhatsApp Web version comes from: looked up, and forgotten after a 405. */
+export type VersionSource = { latest(): Promise<WaVersion | null>; forget(): void };
+
+/** The product's version source: WhatsApp Web's own page, reused for an hour. */
+export const LATEST_WA_WEB_VERSION: VersionSource = { latest: fetchLatestVersion, forget: forgetLatestVersion };
+
 /** When this process's last login started, and the queue of logins waiting for their slot. */
 let lastLoginAt = Number.NEGATIVE_INFINITY;
 let loginQueue: Promise<void> = Promise.resolve();

@@ -27,7 +27,7 @@ import { PreparedMedia } from './media.ts';
 import { Outgoing } from './outgoing.ts';
 import type { ProxySettings } from './proxy.ts';
 import { RestrictionTracker } from './restrictions.ts';
-import type { BaileysSocket, BaileysStorage, SocketMaker, WaVersion } from './socket.ts';
+import type { BaileysSocket, BaileysStorage, SocketMaker, VersionSource, WaVersion } from './socket.ts';
 
 export type BaileysOptions = {
   /** Where the credentials, keys and sent-message copies are kept (socket.ts BaileysStorage). */
@@ -48,7 +48,7 @@ export type BaileysOptions = {
   /** The account's proxy (issue 31, proxy.ts). */
   proxy?: ProxySettings;
   /** Where the latest WhatsApp Web version comes from (tests replace it). */
-  fetchVersion?: () => Promise<WaVersion | null>;
+  versions?: VersionSource;
   /** A connection that stayed open this long starts its reconnect backoff from the beginning again. */
   stableAfterMs?: number;
   /** How long an answer of `onWhatsApp` is trusted: yes for a day, no for an hour (the number may join). */
@@ -146,7 +146,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       ...(deps.version ? { version: deps.version } : {}),
       ...(deps.waWebSocketUrl ? { waWebSocketUrl: deps.waWebSocketUrl } : {}),
       ...(deps.proxy ? { proxy: deps.proxy } : {}),
-      ...(deps.fetchVersion ? { fetchVersion: deps.fetchVersion } : {}),
+      ...(deps.versions ? { versions: deps.versions } : {}),
       backoffMs: deps.backoffMs ?? 2000,
       maxBackoffMs: deps.maxBackoffMs ?? 5 * 60_000,
       stableAfterMs: deps.stableAfterMs ?? 60_000,
