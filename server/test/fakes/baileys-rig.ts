@@ -7,7 +7,11 @@ import { type Dispatcher, startDispatcher } from '../../src/messaging/engine/dis
 import { type SessionRunner, startSessionRunner, type TransportBuilder } from '../../src/sessions/runner.ts';
 import { groupLookup } from '../../src/sessions/transports.ts';
 import { createDbAuthStore } from '../../src/transport/auth-store.ts';
-import { type BaileysOptions, BaileysTransport, type WaVersion } from '../../src/transport/baileys/transport.ts';
+import {
+  type BaileysOptions,
+  BaileysTransport,
+  type WaVersion,
+} from '../../src/transport/baileys/transport.ts';
 import { restrictionSteps } from '../../src/transport/restriction-steps.ts';
 import { sentCopies } from '../../src/transport/sent-messages.ts';
 import { buildUser, createTestApp, type DbKind, late, loginToken, type TestApp } from '../helpers.ts';
@@ -179,7 +183,20 @@ export async function baileysRig(
     return { ...s, sock };
   }
 
-  return { t, runner, dispatcher, maker, transports, row, start, pairAndOpen, connected, close, socketsOf, versions };
+  return {
+    t,
+    runner,
+    dispatcher,
+    maker,
+    transports,
+    row,
+    start,
+    pairAndOpen,
+    connected,
+    close,
+    socketsOf,
+    versions,
+  };
 }
 
 /**

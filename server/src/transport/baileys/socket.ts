@@ -94,7 +94,10 @@ export function forgetLatestVersion(): void {
 export type VersionSource = { latest(): Promise<WaVersion | null>; forget(): void };
 
 /** The product's version source: WhatsApp Web's own page, reused for an hour. */
-export const LATEST_WA_WEB_VERSION: VersionSource = { latest: fetchLatestVersion, forget: forgetLatestVersion };
+export const LATEST_WA_WEB_VERSION: VersionSource = {
+  latest: fetchLatestVersion,
+  forget: forgetLatestVersion,
+};
 
 /** When this process's last login started, and the queue of logins waiting for their slot. */
 let lastLoginAt = Number.NEGATIVE_INFINITY;
