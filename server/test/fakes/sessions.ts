@@ -2,10 +2,14 @@ import { expect } from 'vitest';
 import type { TestApp } from '../helpers.ts';
 import { bearer } from '../helpers.ts';
 
-/** Polls `probe` until it returns a value that is not undefined/false, or fails after `timeoutMs`. */
+/**
+ * Polls `probe` until it returns a value that is not undefined/false, or fails after `timeoutMs`.
+ * The default is generous: a wait only fails a test that is wrong, and CI's server suite runs
+ * its files side by side on 2 cores (a status write took over 10 s there once).
+ */
 export async function waitFor<T>(
   probe: () => Promise<T | undefined | false | null>,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
   what = 'condition',
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
