@@ -11,6 +11,23 @@ import { benchUser, linkedSession, numbers } from './setup.ts';
 export const SESSIONS = 50;
 export const PER_SESSION = Number(process.env.BENCH_PER_SESSION ?? 200);
 
+/** PostgreSQL's count of updates of the recipients' table, and of those that were HOT (in place). */
+export type Updates = { all: number; hot: number };
+
+/**
+ * The statistics' counts of recipient updates, once every backend has flushed its own: a backend
+ * reports at most once a second, and within a second of going idle.
+ */
+async function recipientUpdates(ctx: AppContext): Promise<Updates> {
+  await sleep(1500);
+  const [row] = await queryRows<Updates>(
+    ctx.db,
+    sql`SELECT n_tup_upd::float8 AS "all", n_tup_hot_upd::float8 AS hot FROM pg_stat_user_tables
+        WHERE relname = 'message_job_recipients'`,
+  );
+  return row ?? { all: 0, hot: 0 };
+}
+
 /**
  * 50 linked sessions, one job each, all scheduled for the same instant: the rate is every
  * recipient's outcome divided by the time from that instant to the last outcome.
@@ -77,6 +94,22 @@ export async function dispatchRate(ctx: AppContext): Promise<{ rate: number; lag
   } finally {
     await engine.stop();
   }
+}
+
+/**
+ * dispatchRate, and with `stats` (PostgreSQL: PGlite keeps no statistics) the round's updates of
+ * recipients (due times, claims, sends, receipts) and how many were HOT, counted untimed after the
+ * engine stopped.
+ */
+export async function dispatchRound(
+  ctx: AppContext,
+  stats: boolean,
+): Promise<{ rate: number; lagMs: number; updates?: Updates }> {
+  const before = stats ? await recipientUpdates(ctx) : undefined;
+  const round = await dispatchRate(ctx);
+  if (!before) return round;
+  const after = await recipientUpdates(ctx);
+  return { ...round, updates: { all: after.all - before.all, hot: after.hot - before.hot } };
 }
 
 /**
