@@ -282,7 +282,11 @@ async function main() {
           const round = await dispatchRound(ctx, kind === 'postgres');
           ours.push(round.rate);
           lags.push(round.lagMs);
-          if (round.updates) updates.push(`${round.updates.hot} of ${round.updates.all}`);
+          if (round.updates)
+            updates.push(
+              `${round.updates.hot} of ${round.updates.all}` +
+                (round.updates.cpu === null ? '' : ` (database CPU ${round.updates.cpu.toFixed(2)} s)`),
+            );
           await ctx.db.delete(users).catch(() => {});
         }
         rows[3]!.values[kind] = rates(floors);
