@@ -1,4 +1,5 @@
 /** The dispatch part of `npm run bench` (BENCH_ONLY=dispatch): the real engine’s rate with 50 sessions, beside a bare-SQL floor. */
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../server/src/context.ts';
@@ -10,6 +11,45 @@ import { benchUser, linkedSession, numbers } from './setup.ts';
 
 export const SESSIONS = 50;
 export const PER_SESSION = Number(process.env.BENCH_PER_SESSION ?? 200);
+
+/**
+ * PostgreSQL's count of updates of the recipients' table, and of those that were HOT (in place);
+ * `cpu`: the CPU seconds of the bench database's backends, when they run on this machine (their
+ * /proc is readable), else null: less moved by the machine's load than a rate.
+ */
+export type Updates = { all: number; hot: number; cpu: Map<number, number> | null };
+
+/** CPU seconds (user + system) of process `pid`, or null when it is not readable here. */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The statistics' counts of recipient updates, once every backend has flushed its own: a backend
+ * reports at most once a second, and within a second of going idle.
+ */
+async function recipientUpdates(ctx: AppContext): Promise<Updates> {
+  await sleep(1500);
+  const [row] = await queryRows<{ all: number; hot: number; pids: number[] }>(
+    ctx.db,
+    sql`SELECT n_tup_upd::float8 AS "all", n_tup_hot_upd::float8 AS hot,
+               (SELECT array_agg(pid) FROM pg_stat_activity WHERE datname = current_database()) AS pids
+        FROM pg_stat_user_tables WHERE relname = 'message_job_recipients'`,
+  );
+  const cpu = new Map<number, number>();
+  for (const pid of row?.pids ?? []) {
+    const s = cpuSeconds(pid);
+    if (s === null) return { all: row?.all ?? 0, hot: row?.hot ?? 0, cpu: null };
+    cpu.set(pid, s);
+  }
+  return { all: row?.all ?? 0, hot: row?.hot ?? 0, cpu };
+}
 
 /**
  * 50 linked sessions, one job each, all scheduled for the same instant: the rate is every
@@ -77,6 +117,28 @@ export async function dispatchRate(ctx: AppContext): Promise<{ rate: number; lag
   } finally {
     await engine.stop();
   }
+}
+
+/**
+ * dispatchRate, and with `stats` (PostgreSQL: PGlite keeps no statistics) the round's updates of
+ * recipients (due times, claims, sends, receipts) and how many were HOT, counted untimed after the
+ * engine stopped.
+ */
+export async function dispatchRound(
+  ctx: AppContext,
+  stats: boolean,
+): Promise<{ rate: number; lagMs: number; updates?: { all: number; hot: number; cpu: number | null } }> {
+  const before = stats ? await recipientUpdates(ctx) : undefined;
+  const round = await dispatchRate(ctx);
+  if (!before) return round;
+  const after = await recipientUpdates(ctx);
+  // The backends' CPU over the round (a backend that ended meanwhile is not counted).
+  let cpu: number | null = null;
+  if (before.cpu && after.cpu) {
+    cpu = 0;
+    for (const [pid, s] of after.cpu) cpu += s - (before.cpu.get(pid) ?? 0);
+  }
+  return { ...round, updates: { all: after.all - before.all, hot: after.hot - before.hot, cpu } };
 }
 
 /**

@@ -7,7 +7,7 @@ import { users } from '../../server/src/db/schema.ts';
 import { buildApp } from '../../server/src/http/app.ts';
 import { acceptSend } from '../../server/src/messaging/accept/send.ts';
 import { type BaileysRow, baileysRows } from './baileys.ts';
-import { dispatchRate, floorRate, PER_SESSION, SESSIONS } from './dispatch.ts';
+import { dispatchRound, floorRate, PER_SESSION, SESSIONS } from './dispatch.ts';
 import { IDLE_ACCOUNTS, idleCost, startupAndIdle } from './idle.ts';
 import { READ_JOBS, readsAtScale } from './reads.ts';
 import {
@@ -275,16 +275,23 @@ async function main() {
       const floors: number[] = [];
       const ours: number[] = [];
       const lags: number[] = [];
+      const updates: string[] = [];
       try {
         for (let i = 0; i < DISPATCH_ROUNDS; i++) {
           floors.push(await floorRate(ctx));
-          const round = await dispatchRate(ctx);
+          const round = await dispatchRound(ctx, kind === 'postgres');
           ours.push(round.rate);
           lags.push(round.lagMs);
+          if (round.updates)
+            updates.push(
+              `${round.updates.hot} of ${round.updates.all}` +
+                (round.updates.cpu === null ? '' : ` (database CPU ${round.updates.cpu.toFixed(2)} s)`),
+            );
           await ctx.db.delete(users).catch(() => {});
         }
         rows[3]!.values[kind] = rates(floors);
-        rows[2]!.values[kind] = `${rates(ours)}, first outcome ${lags.join(', ')} ms after the start`;
+        const hot = updates.length > 0 ? `; recipient updates HOT: ${updates.join(', ')}` : '';
+        rows[2]!.values[kind] = `${rates(ours)}, first outcome ${lags.join(', ')} ms after the start${hot}`;
         rows[4]!.values[kind] = `${(median(ours) / median(floors)).toFixed(2)}× (medians)`;
       } catch (err) {
         rows[2]!.values[kind] = `error: ${(err as Error).message.split('\n')[0]}`;

@@ -52,10 +52,11 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
     for (const r of rows) {
       await t.db.execute(
         sql`INSERT INTO message_job_recipients
-              (job_id, session_id, chat_id, status, sent_at, error, undelivered_at, undelivered_reason,
+              (job_id, session_id, chat_id, status, sent_at, failed_at, error, undelivered_at, undelivered_reason,
                replied_at, reply_text, updated_at)
             VALUES ('health-test', ${sessionId}, ${r.chatId}, ${r.status},
-                    ${r.status === 'sent' ? r.at : null}::timestamptz, ${r.error ?? null},
+                    ${r.status === 'sent' ? r.at : null}::timestamptz,
+                    ${r.status === 'failed' ? r.at : null}::timestamptz, ${r.error ?? null},
                     ${r.undelivered ? r.at : null}::timestamptz, ${r.undelivered ? 'No delivery receipt' : null},
                     ${r.replied ? r.at : null}::timestamptz, ${r.replied ? 'Thanks' : null}, ${r.at}::timestamptz)`,
       );
@@ -83,6 +84,12 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
       ...many(3, 200, { status: 'failed', at: ago(HOUR), error: 'Opted out' }),
       { chatId: chat(300), status: 'failed', at: ago(HOUR), error: 'Send failed: bad-request' },
     ]);
+    // A row's last change is not its failure: the failures of two days ago, rewritten since (as an
+    // erasure rewrites a number's rows), stay out of the window.
+    await t.db.execute(
+      sql`UPDATE message_job_recipients SET updated_at = now()
+          WHERE session_id = ${sessionId} AND status = 'failed' AND failed_at < now() - interval '1 day'`,
+    );
     await t.db.insert(accountEvents).values([
       { sessionId, kind: 'restricted', detail: 'Paused: WhatsApp restricted this account (463)' },
       { sessionId, kind: 'rate-limited' },

@@ -227,12 +227,77 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     return { user, sessionId: session, jobId: jobId!, store, sent };
   }
 
+  /** The recipients `ids` were sent `interval` ago (their wait for a receipt too). */
+  async function sentAgo(ids: number[], interval: string) {
+    await t.db.execute(
+      sql`UPDATE message_job_recipients SET sent_at = now() - ${interval}::interval
+          WHERE id = ANY(${sql.param(ids)}::bigint[])`,
+    );
+    await t.db.execute(
+      sql`UPDATE awaiting_receipts SET sent_at = now() - ${interval}::interval
+          WHERE recipient_id = ANY(${sql.param(ids)}::bigint[])`,
+    );
+  }
+
+  /** The recipients of `ids` that await a delivery receipt (the undelivered sweep's table). */
+  async function awaiting(ids: number[]): Promise<number[]> {
+    const rows = await queryRows<{ id: number | string }>(
+      t.db,
+      sql`SELECT recipient_id AS id FROM awaiting_receipts WHERE recipient_id = ANY(${sql.param(ids)}::bigint[])
+          ORDER BY recipient_id`,
+    );
+    return rows.map((r) => Number(r.id));
+  }
+
+  it('a sent message awaits its receipt until a receipt, the sweep, a late failure or its job’s deletion', async () => {
+    const { sessionId, jobId, store, sent } = await sentJob([
+      '917600000001',
+      '917600000002',
+      '917600000003',
+      '917600000004',
+      '917600000005',
+    ]);
+    const ids = sent.map((s) => s.id);
+    expect(await awaiting(ids)).toEqual(ids);
+    // A delivery receipt, and a read receipt alone (the delivery implied).
+    await store.applyReceipts([
+      { sessionId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
+      { sessionId, messageId: sent[1]!.messageId, status: 'read', at: new Date() },
+    ]);
+    expect(await awaiting(ids)).toEqual(ids.slice(2));
+    // The sweep, past the deadline.
+    await sentAgo([ids[2]!], '2 hours');
+    expect(await store.markUndelivered(3_600_000)).toBe(1);
+    expect(await awaiting(ids)).toEqual(ids.slice(3));
+    // WhatsApp refused one after the send (a late error status).
+    expect(await store.failSent(sessionId, sent[3]!.messageId, 'Send failed: refused')).toBe(true);
+    expect(await awaiting(ids)).toEqual([ids[4]]);
+    const rows = await recipientsOf(t.db, jobId);
+    expect(rows.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'failed', 'sent']);
+    expect(rows.map((r) => r.undeliveredAt !== null)).toEqual([false, false, true, false, false]);
+    // The job deleted (its recipients go with it, migration 0003): nothing of it awaits.
+    await t.db.execute(sql`DELETE FROM message_jobs WHERE id = ${jobId}`);
+    expect(await awaiting(ids)).toEqual([]);
+  });
+
+  it('a receipt changes no indexed column of its recipient (its update stays in place, HOT)', async () => {
+    const indexes = await queryRows<{ def: string }>(
+      t.db,
+      sql`SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index
+          WHERE indrelid = 'message_job_recipients'::regclass`,
+    );
+    expect(indexes.length).toBeGreaterThan(5);
+    // What applyReceipts writes (receipts.ts); undelivered_at stays null but for a late receipt.
+    for (const column of ['delivered_at', 'read_at', 'undelivered_reason', 'updated_at'])
+      expect(indexes.filter((i) => new RegExp(`\\b${column}\\b`).test(i.def))).toEqual([]);
+  });
+
   it('undelivered once, even with two nodes sweeping at once; a late receipt makes it delivered and takes it off the count', async () => {
     const { sessionId, jobId, store, sent } = await sentJob(['917100000001', '917100000002', '917100000003']);
     // Two were sent two hours ago; the third a moment ago.
-    await t.db.execute(
-      sql`UPDATE message_job_recipients SET sent_at = now() - interval '2 hours'
-          WHERE id = ANY(${sql.param(sent.slice(0, 2).map((s) => s.id))}::bigint[])`,
+    await sentAgo(
+      sent.slice(0, 2).map((s) => s.id),
+      '2 hours',
     );
     const other = createDispatchStore(t.db, 'another-node', 60_000);
     const [a, b] = await Promise.all([store.markUndelivered(3_600_000), other.markUndelivered(3_600_000)]);
@@ -253,9 +318,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
 
   it('names 463 as the cause when the account’s new chats are restricted at the deadline', async () => {
     const { sessionId, jobId, store, sent } = await sentJob(['917200000001']);
-    await t.db.execute(
-      sql`UPDATE message_job_recipients SET sent_at = now() - interval '2 hours' WHERE id = ${sent[0]!.id}`,
-    );
+    await sentAgo([sent[0]!.id], '2 hours');
     await t.db.execute(sql`UPDATE wa_sessions SET send_paused = true WHERE session_id = ${sessionId}`);
     expect(await store.markUndelivered(3_600_000)).toBe(1);
     const [r] = await recipientsOf(t.db, jobId);

@@ -607,6 +607,12 @@ export const messageJobRecipients = pgTable(
      * accepted (or retried). A refund gives back exactly this, whatever the price is by then.
      */
     price: integer('price').notNull().default(1),
+    /** When it failed (null unless failed): the account-health window's failures. */
+    failedAt: ts('failed_at'),
+    /**
+     * In no index, key or predicate: a receipt's update (delivered_at, read_at, updated_at) then
+     * changes no indexed column and is a HOT update, in place (issue 28).
+     */
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [
@@ -617,17 +623,13 @@ export const messageJobRecipients = pgTable(
     index('recipients_session_sent_idx').on(t.sessionId, t.sentAt).where(sql`${t.status} = 'sent'`),
     // Partial: rows are inserted without a message id, so the bulk insert does not maintain this index.
     index('recipients_message_idx').on(t.sessionId, t.messageId).where(sql`${t.messageId} IS NOT NULL`),
-    // Sent messages still waiting for a delivery receipt: the undelivered sweep (issue 26).
-    index('recipients_awaiting_receipt_idx')
-      .on(t.sentAt)
-      .where(sql`${t.status} = 'sent' AND ${t.deliveredAt} IS NULL AND ${t.undeliveredAt} IS NULL`),
     // An incoming message finds the account's latest send to that number (replies, issue 26), and
     // whether the account has messaged a number before (newContactsPerDay, account health).
     index('recipients_session_chat_sent_idx')
       .on(t.sessionId, t.chatId, t.sentAt)
       .where(sql`${t.status} = 'sent'`),
     // The account-health window's failures, undelivered messages and replies (small partial indexes).
-    index('recipients_session_failed_idx').on(t.sessionId, t.updatedAt).where(sql`${t.status} = 'failed'`),
+    index('recipients_session_failed_idx').on(t.sessionId, t.failedAt).where(sql`${t.status} = 'failed'`),
     index('recipients_session_undelivered_idx')
       .on(t.sessionId, t.undeliveredAt)
       .where(sql`${t.undeliveredAt} IS NOT NULL`),
@@ -635,6 +637,24 @@ export const messageJobRecipients = pgTable(
       .on(t.sessionId, t.repliedAt)
       .where(sql`${t.repliedAt} IS NOT NULL`),
   ],
+);
+
+/**
+ * The sent recipients still waiting for a delivery receipt, for the undelivered sweep (issue 26):
+ * a row is added when the send is recorded and removed, in the same statement, by the first
+ * receipt, by the sweep, and by any transition that takes the recipient out of `sent`. Its own
+ * table rather than a partial index of the recipients: a predicate on delivered_at made every
+ * first receipt a non-HOT update of the recipient (issue 28). No foreign key (a job's deletion
+ * would run a cascade per recipient): the trigger `message_jobs_delete_recipients` deletes these
+ * rows with the recipients.
+ */
+export const awaitingReceipts = pgTable(
+  'awaiting_receipts',
+  {
+    recipientId: bigint('recipient_id', { mode: 'number' }).primaryKey(),
+    sentAt: ts('sent_at').notNull(),
+  },
+  (t) => [index('awaiting_receipts_sent_idx').on(t.sentAt)],
 );
 
 /**

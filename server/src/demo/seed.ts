@@ -162,7 +162,8 @@ async function writeHistoryJob(
     );
     // Back to when it happened: the sends, the job's end, the ledger rows.
     await tx.execute(
-      sql`UPDATE message_job_recipients r SET sent_at = t.sent_at, updated_at = ${finishedAt}::timestamptz
+      sql`UPDATE message_job_recipients r SET sent_at = t.sent_at, updated_at = ${finishedAt}::timestamptz,
+            failed_at = CASE WHEN r.failed_at IS NOT NULL THEN ${finishedAt}::timestamptz END
           FROM unnest(${sql.param(ids.map((x) => Number(x.id)))}::bigint[],
                       ${sql.param(rows.map((r) => r.sentAt?.toISOString() ?? null))}::timestamptz[]) AS t(id, sent_at)
           WHERE r.id = t.id`,

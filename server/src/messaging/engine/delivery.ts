@@ -3,6 +3,7 @@ import { reverseRefundCtes } from '../../credits/credits.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import type { UndeliveredCause } from '../../transport/types.ts';
 import { DISPATCH_MESSAGES, UNDELIVERED_REASONS } from '../messages.ts';
+import { awaitReceipts } from './claim.ts';
 import { jobCounters, ms } from './rules.ts';
 import type { SentMessage } from './transitions.ts';
 
@@ -25,19 +26,19 @@ const DELIVERY_UNKNOWN = [DISPATCH_MESSAGES.sendTimedOut, DISPATCH_MESSAGES.inte
 
 /**
  * undeliver: up to `limit` sent recipients with no delivery receipt `afterMs` after their send
- * become undelivered, with the cause where one is known (a cause noted earlier is kept; an
- * account whose new one-to-one chats are restricted now: 463), counted on their jobs. Multi-node
- * safe: the candidates' jobs are locked first, the rows are taken SKIP LOCKED and re-checked, so
- * two nodes sweeping at once count each recipient once. Returns how many.
+ * (awaiting_receipts, oldest first) become undelivered, with the cause where one is known (a cause
+ * noted earlier is kept; an account whose new one-to-one chats are restricted now: 463), counted
+ * on their jobs, and no longer await a receipt. Multi-node safe: the candidates' jobs are locked
+ * first, the rows are taken SKIP LOCKED and re-checked, so two nodes sweeping at once count each
+ * recipient once. Returns how many.
  */
 export async function undeliver(db: Db, afterMs: number, limit: number): Promise<number> {
   const rows = await queryRows<{ n: number }>(
     db,
     sql`WITH candidates AS (
-          SELECT r.id, r.job_id FROM message_job_recipients r
-          WHERE r.status = 'sent' AND r.delivered_at IS NULL AND r.undelivered_at IS NULL
-            AND r.sent_at <= now() - ${ms(afterMs)}
-          ORDER BY r.sent_at
+          SELECT r.id, r.job_id FROM awaiting_receipts a JOIN message_job_recipients r ON r.id = a.recipient_id
+          WHERE a.sent_at <= now() - ${ms(afterMs)}
+          ORDER BY a.sent_at
           LIMIT ${limit}
         ), locked AS MATERIALIZED (
           SELECT j.id FROM message_jobs j WHERE j.id IN (SELECT job_id FROM candidates)
@@ -57,6 +58,9 @@ export async function undeliver(db: Db, afterMs: number, limit: number): Promise
           FROM picked
           WHERE r.id = picked.id AND r.status = 'sent' AND r.delivered_at IS NULL AND r.undelivered_at IS NULL
           RETURNING r.job_id
+        ), unawaited AS (
+          -- Every recipient taken stops awaiting: those marked, and any no longer awaiting.
+          DELETE FROM awaiting_receipts a WHERE a.recipient_id IN (SELECT id FROM picked)
         ), per_job AS (
           SELECT job_id, count(*)::int AS n FROM marked GROUP BY job_id
         ), counted AS (
@@ -179,14 +183,17 @@ function sentAfterAllStatement(input: SQL): SQL {
           ORDER BY j.id FOR NO KEY UPDATE OF j
         ), r AS (
           UPDATE message_job_recipients m
-          SET status = 'sent', message_id = i.message_id, sent_at = i.sent_at, error = NULL,
+          SET status = 'sent', message_id = i.message_id, sent_at = i.sent_at, error = NULL, failed_at = NULL,
               sent_to = CASE WHEN i.sent_to IS DISTINCT FROM m.chat_id THEN i.sent_to END,
               lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
           FROM input i
           WHERE m.id = i.id AND m.status = 'failed' AND m.message_id IS NULL
             AND m.error = ANY(${sql.param(DELIVERY_UNKNOWN)}::text[])
             AND (SELECT count(*) FROM locked) >= 0
-          RETURNING m.id, m.job_id, m.session_id, m.chat_id, m.message_id, m.price
+          RETURNING m.id, m.job_id, m.session_id, m.chat_id, m.message_id, m.price, m.sent_at,
+                    m.delivered_at IS NULL AND m.undelivered_at IS NULL AS awaiting
+        ), awaiting AS (
+          ${awaitReceipts('r')}
         ), per_job AS (
           SELECT job_id, count(*)::int AS n, sum(price)::bigint AS credits FROM r GROUP BY job_id
         ), counted AS (
@@ -250,8 +257,8 @@ export async function sentAfterAllByCopies(
             SELECT q.id FROM message_job_recipients q
             WHERE q.session_id = c.session_id AND q.chat_id = c.chat_id AND q.status = 'failed'
               AND q.message_id IS NULL AND q.error = ANY(${sql.param(DELIVERY_UNKNOWN)}::text[])
-              AND q.updated_at >= c.created_at
-            ORDER BY q.updated_at
+              AND q.failed_at >= c.created_at
+            ORDER BY q.failed_at
             LIMIT 1
           ) x
           WHERE NOT EXISTS (SELECT 1 FROM message_job_recipients d

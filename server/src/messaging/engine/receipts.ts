@@ -68,8 +68,11 @@ export async function applyReceipts(db: Db, receipts: SessionReceipt[]): Promise
           FROM input i, old o
           WHERE o.id = r.id AND i.session_id = r.session_id AND i.message_id = r.message_id
             AND ${viewerMatches('i')}
-          RETURNING r.job_id, NOT o.was_delivered AS new_delivered, (i.is_read AND NOT o.was_read) AS new_read,
+          RETURNING r.id, r.job_id, NOT o.was_delivered AS new_delivered, (i.is_read AND NOT o.was_read) AS new_read,
                     o.was_undelivered
+        ), unawaited AS (
+          -- Delivered: no longer awaiting a receipt (the undelivered sweep's table).
+          DELETE FROM awaiting_receipts a WHERE a.recipient_id IN (SELECT id FROM updated WHERE new_delivered)
         ), per_job AS (
           SELECT job_id, count(*) FILTER (WHERE new_delivered)::int AS d, count(*) FILTER (WHERE new_read)::int AS rd,
                  count(*) FILTER (WHERE was_undelivered)::int AS u

@@ -93,7 +93,8 @@ export async function fail(db: Db, by: Claimer, recipientId: number, error: stri
     db,
     sql`WITH r AS (
           UPDATE message_job_recipients
-          SET status = 'failed', error = ${error}, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+          SET status = 'failed', error = ${error}, lease_owner = NULL, lease_expires_at = NULL, failed_at = now(),
+              updated_at = now()
           WHERE id = ${recipientId} AND status = 'sending' AND lease_owner = ${by.nodeId}
           RETURNING job_id, price
         ), counted AS (
@@ -140,9 +141,12 @@ export async function failWhere(
           ORDER BY r.id LIMIT ${limit} FOR UPDATE SKIP LOCKED
         ), failed AS (
           UPDATE message_job_recipients r
-          SET status = 'failed', error = ${error}, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+          SET status = 'failed', error = ${error}, lease_owner = NULL, lease_expires_at = NULL, failed_at = now(),
+              updated_at = now()
           FROM picked WHERE r.id = picked.id
-          RETURNING r.job_id, r.price, picked.was_sent
+          RETURNING r.id, r.job_id, r.price, picked.was_sent
+        ), unawaited AS (
+          DELETE FROM awaiting_receipts a WHERE a.recipient_id IN (SELECT id FROM failed WHERE was_sent)
         ), per_job AS (
           SELECT job_id, count(*)::int AS n, count(*) FILTER (WHERE was_sent)::int AS s,
                  sum(price)::bigint AS credits
@@ -253,7 +257,7 @@ export async function requeue(
     db,
     sql`WITH r AS (
           UPDATE message_job_recipients
-          SET status = 'queued', error = NULL, session_id = ${sessionId}, price = ${price},
+          SET status = 'queued', error = NULL, failed_at = NULL, session_id = ${sessionId}, price = ${price},
               due_at = CASE WHEN (SELECT status FROM message_jobs WHERE id = ${jobId}) = 'paused'
                             THEN ${PAUSED_DUE} ELSE now() END,
               lease_owner = NULL, lease_expires_at = NULL, updated_at = now()

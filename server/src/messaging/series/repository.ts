@@ -75,9 +75,9 @@ export async function insertOccurrenceRecipients(
   error: string | null,
 ): Promise<void> {
   await db.execute(
-    sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, content, price, status, error, due_at)
+    sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, content, price, status, error, failed_at, due_at)
         SELECT ${job.jobId}, ${job.sessionId}, c.chat_id, c.chat_name, c.content, ${job.price}::int,
-               ${error === null ? 'queued' : 'failed'}, ${error}, now()
+               ${error === null ? 'queued' : 'failed'}, ${error}, ${error === null ? null : sql`now()`}, now()
         FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[],
                     ${sql.param(contents ?? chatIds.map(() => null))}::text[]) AS c(chat_id, chat_name, content)`,
   );

@@ -55,7 +55,7 @@ export async function readSignals(db: Db, sessionId: string, since: Date): Promi
           WHERE r.session_id = ${sessionId} AND r.status = 'sent' AND r.sent_at >= ${from}::timestamptz
         ), failed AS (
           SELECT r.error FROM message_job_recipients r
-          WHERE r.session_id = ${sessionId} AND r.status = 'failed' AND r.updated_at >= ${from}::timestamptz
+          WHERE r.session_id = ${sessionId} AND r.status = 'failed' AND r.failed_at >= ${from}::timestamptz
         ), events AS (
           SELECT kind FROM account_events WHERE session_id = ${sessionId} AND at >= ${from}::timestamptz
         )
