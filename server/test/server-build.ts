@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -15,15 +16,21 @@ const serverDir = path.resolve(import.meta.dirname, '..');
 /**
  * For a globalSetup: builds the server into server/.tmp/test-build-<pid> (a run's own, so two
  * runs and a developer's server/dist never meet) and names it in SERVER_BUILD_DIR for the test
- * workers. Returns the teardown that removes it.
+ * workers. Resolves with the teardown that removes it; the build runs in a process of its own,
+ * beside what the setup does meanwhile.
  */
-export function buildServerOnce(): () => void {
+export async function buildServerOnce(): Promise<() => void> {
   const outdir = path.join('.tmp', `test-build-${process.pid}`);
-  const run = spawnSync(process.execPath, ['scripts/build.mjs', outdir], {
-    cwd: serverDir,
-    encoding: 'utf8',
+  const child = spawn(process.execPath, ['scripts/build.mjs', outdir], { cwd: serverDir });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
   });
-  if (run.status !== 0) throw new Error(`the server build failed:\n${run.stdout}${run.stderr}`);
+  child.stderr.on('data', (d) => {
+    out += d;
+  });
+  const [code] = (await once(child, 'close')) as [number | null];
+  if (code !== 0) throw new Error(`the server build failed:\n${out}`);
   const dir = path.join(serverDir, outdir);
   process.env.SERVER_BUILD_DIR = dir;
   return () => fs.rmSync(dir, { recursive: true, force: true });

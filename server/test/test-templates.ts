@@ -25,7 +25,7 @@ import { buildServerOnce } from './server-build.ts';
  * empty databases (createPostgresDatabaseUrl): those migrate them.
  */
 export default async function setup() {
-  const removeBuild = buildServerOnce();
+  const build = buildServerOnce();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-pglite-template-'));
   const dataDir = path.join(dir, 'pglite');
   const client = await PGlite.create(dataDir);
@@ -36,6 +36,8 @@ export default async function setup() {
   fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
   process.env.PGLITE_TEMPLATE_FILE = file;
   process.env.PGLITE_TEMPLATE_DIR = dataDir;
+
+  const removeBuild = await build;
 
   let dropTemplate: (() => Promise<void>) | undefined;
   if (process.env.TEST_DATABASE_URL) {

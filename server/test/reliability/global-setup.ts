@@ -5,8 +5,8 @@ import { buildServerOnce } from '../server-build.ts';
 import { readFigures } from './figures.ts';
 
 /** The server build the suite's processes run (server-build.ts); the figures table at the end. */
-export default function setup() {
-  const removeBuild = buildServerOnce();
+export default async function setup() {
+  const removeBuild = await buildServerOnce();
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wa-reliability-')), 'figures.jsonl');
   process.env.RELIABILITY_FIGURES_FILE = file;
   return () => {
