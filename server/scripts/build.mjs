@@ -1,16 +1,18 @@
 // `npm run build -w server`: the server as plain JavaScript in server/dist (what `npm start`
 // runs). esbuild bundles our own code and the shared contract (TypeScript source, imported as
 // `@wa/contract`); every other package stays an import from node_modules.
+// `node scripts/build.mjs DIR`: the same into server/DIR (the test suites' build of their run).
 import path from 'node:path';
 import { build } from 'esbuild';
 
 const serverDir = path.resolve(import.meta.dirname, '..');
 const ownPackages = /^@wa\//;
+const outdir = process.argv[2] ?? 'dist';
 
 await build({
   absWorkingDir: serverDir,
   entryPoints: ['src/main.ts', 'src/demo.ts', 'src/cli.ts'],
-  outdir: 'dist',
+  outdir,
   bundle: true,
   // Dynamic imports stay dynamic (chunks): Baileys (~60 MB resident) loads with the first
   // WhatsApp session, not at start; without splitting esbuild hoists it into main.js.
@@ -32,4 +34,4 @@ await build({
     },
   ],
 });
-console.log('server built into server/dist');
+console.log(`server built into server/${outdir}`);

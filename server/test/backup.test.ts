@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../src/db/client.ts';
 import { users } from '../src/db/schema.ts';
 import { startServer } from '../src/server.ts';
-import { buildUser, cli, testConfig } from './helpers.ts';
+import { buildUser, cli, seedPgliteDataDir, testConfig } from './helpers.ts';
 
 async function usernames(dataDir: string): Promise<string[]> {
   const database = await openPglite(path.join(dataDir, 'pglite'));
@@ -16,9 +16,10 @@ async function usernames(dataDir: string): Promise<string[]> {
   }
 }
 
-// Each test starts the CLI as its own process (tsx compiles it on start) and opens the embedded
-// database up to four times, each time running its migrations: about 20 s on a quiet machine,
-// and past the suite's 60 s on a busy one (a CI run failed there). The limit is for a hang.
+// Each test starts the CLI as its own process and opens the embedded database up to four times,
+// each time running its migrations: about 20 s on a quiet machine, and past the suite's 60 s on
+// a busy one (a CI run failed there). The limit is for a hang. The data directory starts as a
+// copy of the run's migrated template (an existing installation; no initdb).
 describe('backup and restore of the embedded database', { timeout: 240_000 }, () => {
   let dir: string;
   let dataDir: string;
@@ -28,6 +29,7 @@ describe('backup and restore of the embedded database', { timeout: 240_000 }, ()
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-backup-'));
     dataDir = path.join(dir, 'data');
     env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+    seedPgliteDataDir(dataDir);
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

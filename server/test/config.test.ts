@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { serverArgs } from './server-build.ts';
 
 describe('config', () => {
   it('has the documented defaults', () => {
@@ -119,8 +120,7 @@ describe('config', () => {
   });
 
   it('stops the real start with the message and exit code 1', () => {
-    const main = path.resolve(import.meta.dirname, '../src/main.ts');
-    const run = spawnSync(process.execPath, ['--import', 'tsx', main], {
+    const run = spawnSync(process.execPath, serverArgs('main'), {
       env: { ...process.env, PORT: 'not-a-port', WA_PROVIDER: 'simulator' },
       encoding: 'utf8',
       timeout: 30_000,

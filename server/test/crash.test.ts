@@ -1,100 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabaseUrl, DB_KINDS } from './helpers.ts';
+import { createPostgresDatabaseUrl, DB_KINDS, seedPgliteDataDir } from './helpers.ts';
+import {
+  api,
+  freePort,
+  killHard,
+  type ServerProcess as Server,
+  simulatorEnv,
+  startServer,
+  until,
+} from './reliability/support/server-process.ts';
 
-const repoRoot = path.resolve(import.meta.dirname, '../..');
-const tsx = path.join(repoRoot, 'node_modules/.bin/tsx');
 const ADMIN_PASSWORD = 'crash-admin-password';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-type Server = { child: ChildProcess; url: string; output: () => string };
-
-/** Starts `tsx server/src/main.ts` in its own process group, so SIGKILL takes all of it at once. */
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const child = spawn(tsx, ['server/src/main.ts'], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-  });
-  child.stderr!.on('data', (d) => {
-    out += d;
-  });
-  const url = `http://127.0.0.1:${env.PORT}`;
-  const until = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
-    try {
-      const res = await fetch(`${url}/api/meta`);
-      if (res.ok) break;
-    } catch {}
-    if (Date.now() > until) throw new Error(`server did not start: ${out}`);
-    await sleep(100);
-  }
-  return { child, url, output: () => out };
-}
-
-function killHard(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve();
-    server.child.once('exit', () => resolve());
-    process.kill(-server.child.pid!, 'SIGKILL');
-  });
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: answers of several routes, read field by field by the assertions
-async function api<T = any>(
-  server: Server,
-  method: string,
-  url: string,
-  token: string | null,
-  body?: unknown,
-): Promise<{ status: number; json: T }> {
-  const res = await fetch(`${server.url}${url}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, json: (await res.json()) as T };
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | null | undefined | false>,
-  ms = 60_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v) return v;
-    } catch {}
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 describe.each(DB_KINDS)('crash mid-job with a real server process on %s', (kind) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-crash-'));
@@ -106,25 +25,21 @@ describe.each(DB_KINDS)('crash mid-job with a real server process on %s', (kind)
 
   it('SIGKILL during a 500-recipient job: every recipient ends sent or failed, none sent twice, credits exact', async () => {
     const outboxFile = path.join(dir, 'outbox.jsonl');
-    const env: Record<string, string> = {
+    const env = simulatorEnv({
       PORT: String(await freePort()),
-      HOST: '127.0.0.1',
       DATA_DIR: path.join(dir, 'data'),
-      WA_PROVIDER: 'simulator',
       SIMULATOR_OUTBOX_FILE: outboxFile,
       SIMULATOR_SEND_LATENCY_MS: '10',
       SIMULATOR_LINK_AFTER_MS: '0',
-      SEND_DELAY_MIN_MS: '0',
-      SEND_DELAY_MAX_MS: '0',
       SESSION_LEASE_MS: '2000',
       ADMIN_PASSWORD,
-      LOG_LEVEL: 'warn',
-      WEB_DIST_DIR: '/nonexistent-web-dist',
-    };
+    });
     if (kind === 'postgres') {
       const pg = await createPostgresDatabaseUrl();
       env.DATABASE_URL = pg.url;
       cleanups.push(pg.drop);
+    } else {
+      seedPgliteDataDir(env.DATA_DIR!);
     }
 
     let server = await startServer(env);

@@ -13,6 +13,7 @@ import type { App } from '../src/http/types.ts';
 import { createUser, type NewUser } from '../src/users/service.ts';
 import { expectLedgerMatches } from './fakes/messaging.ts';
 import { connectedInstance } from './fakes/sessions.ts';
+import { serverArgs } from './server-build.ts';
 
 export type DbKind = 'pglite' | 'postgres';
 
@@ -43,6 +44,18 @@ export async function openTestDatabase(kind: DbKind): Promise<Database> {
       await scratch.drop();
     },
   };
+}
+
+/**
+ * A DATA_DIR whose embedded database exists already (migrated, no rows): a copy of the run's
+ * template directory (test-templates.ts) at DATA_DIR/pglite, for tests that start server
+ * processes on PGlite. A new data directory costs the process its initdb, about 8 s of CPU;
+ * pglite-settings and secrets (fault 9) still start on new ones.
+ */
+export function seedPgliteDataDir(dataDir: string): void {
+  const template = process.env.PGLITE_TEMPLATE_DIR;
+  if (!template) throw new Error('PGLITE_TEMPLATE_DIR is not set: run the tests with their vitest config');
+  fs.cpSync(template, path.join(dataDir, 'pglite'), { recursive: true });
 }
 
 /**
@@ -278,12 +291,13 @@ export async function linkedSession(t: TestApp, opts: AccountOptions & { phone?:
 }
 
 /**
- * `npm run cli -- ...` as an operator runs it: a process of its own with only PATH, HOME and `env`
- * (DATA_DIR or DATABASE_URL) set. Resolves with its exit code and all it printed.
+ * `npm run cli -- ...` as an operator runs it: a process of its own (the run's build of cli.ts,
+ * server-build.ts) with only PATH, HOME and `env` (DATA_DIR or DATABASE_URL) set. Resolves with
+ * its exit code and all it printed.
  */
 export function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/cli.ts', ...args], {
+    const child = spawn(process.execPath, [...serverArgs('cli'), ...args], {
       cwd: path.resolve(import.meta.dirname, '../..'),
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

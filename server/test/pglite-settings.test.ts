@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, openPglite, queryRows } from '../src/db/client.ts';
+import { openDatabase, queryRows } from '../src/db/client.ts';
+import { openTestDatabase } from './helpers.ts';
 
 const shared = async (db: Parameters<typeof queryRows>[0]) =>
   (await queryRows<{ shared_buffers: string }>(db, sql`SHOW shared_buffers`))[0]!.shared_buffers;
@@ -19,7 +20,8 @@ describe('the embedded database: shared_buffers', () => {
     const again = await openDatabase({ databaseUrl: undefined, dataDir: dir, pgliteSharedBuffers: '16MB' });
     expect(await shared(again.db)).toBe('16MB');
     await again.close();
-    const memory = await openPglite(undefined);
+    // In memory, as the tests open theirs (from the run's migrated dump: no initdb of its own).
+    const memory = await openTestDatabase('pglite');
     expect(await shared(memory.db)).toBe('32MB');
     await memory.close();
   });

@@ -17,8 +17,8 @@ import {
 import { createDbAuthStore } from '../src/transport/auth-store.ts';
 import { buildSession } from './fakes/messaging.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from './helpers.ts';
+import { serverArgs } from './server-build.ts';
 
-const main = path.resolve(import.meta.dirname, '../src/main.ts');
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wa-secrets-'));
 
 /** Every path under `dir` with its permission bits, e.g. `pglite/base/1 600`. */
@@ -52,7 +52,7 @@ describe('fault 7: data at rest', () => {
   });
 
   it('stops the real start on PostgreSQL with the real provider and no SECRET_KEY, with a clear message', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', main], {
+    const run = spawnSync(process.execPath, serverArgs('main'), {
       env: {
         ...process.env,
         DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
@@ -185,7 +185,7 @@ describe('fault 9: the admin password on the first start', () => {
     fs.chmodSync(dataDir, 0o777);
     fs.writeFileSync(path.join(dataDir, 'left-open.txt'), 'x');
     fs.chmodSync(path.join(dataDir, 'left-open.txt'), 0o666);
-    child = spawn(process.execPath, ['--import', 'tsx', main], {
+    child = spawn(process.execPath, serverArgs('main'), {
       env: {
         ...process.env,
         PORT: '0',

@@ -9,6 +9,7 @@ import { type Database, openPostgres } from '../src/db/client.ts';
 import { waSessions } from '../src/db/schema.ts';
 import { waitFor } from './fakes/sessions.ts';
 import { buildUser, createPostgresDatabaseUrl } from './helpers.ts';
+import { serverArgs } from './server-build.ts';
 
 const LEASE_MS = 3000;
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -29,7 +30,7 @@ type Node = { proc: ChildProcess; port: number; base: string; output: string[] }
 async function startNode(databaseUrl: string, dataDir: string): Promise<Node> {
   const port = await freePort();
   const output: string[] = [];
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+  const proc = spawn(process.execPath, serverArgs('main'), {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH,

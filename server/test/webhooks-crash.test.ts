@@ -7,7 +7,7 @@ import { type Database, openPglite, openPostgres } from '../src/db/client.ts';
 import { users, webhookDeliveries } from '../src/db/schema.ts';
 import { queueWebhookEvents } from '../src/webhooks/service.ts';
 import { startReceiver, verifySignature } from './fakes/webhook-receiver.ts';
-import { createPostgresDatabaseUrl, DB_KINDS } from './helpers.ts';
+import { createPostgresDatabaseUrl, DB_KINDS, seedPgliteDataDir } from './helpers.ts';
 import {
   api,
   freePort,
@@ -38,6 +38,8 @@ describe.each(DB_KINDS)('webhook delivery across a SIGKILL on %s', (kind) => {
       const scratch = await createPostgresDatabaseUrl();
       cleanups.push(scratch.drop);
       databaseUrl = scratch.url;
+    } else {
+      seedPgliteDataDir(path.join(dir, 'data'));
     }
     const env = simulatorEnv({
       PORT: String(await freePort()),

@@ -1,12 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { buildServerOnce } from '../server-build.ts';
 import { readFigures } from './figures.ts';
 
-export default function setup() {
+/** The server build the suite's processes run (server-build.ts); the figures table at the end. */
+export default async function setup() {
+  const removeBuild = await buildServerOnce();
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wa-reliability-')), 'figures.jsonl');
   process.env.RELIABILITY_FIGURES_FILE = file;
   return () => {
+    removeBuild();
     const figures = readFigures(file);
     const width = Math.max(20, ...figures.map((f) => f.section.length));
     const nameWidth = Math.max(30, ...figures.map((f) => f.name.length));

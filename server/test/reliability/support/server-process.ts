@@ -3,10 +3,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { serverArgs } from '../../server-build.ts';
 
 /**
- * Real server processes for the reliability suite: `node --import tsx server/src/main.ts`,
- * each in its own process group so that SIGKILL takes it at once, talked to over HTTP only.
+ * Real server processes (reliability suite, and the server suite's crash tests): the run's
+ * build of server/src/main.ts (server-build.ts), each in its own process group so that SIGKILL
+ * takes it at once, talked to over HTTP only.
  */
 
 export const repoRoot = path.resolve(import.meta.dirname, '../../../..');
@@ -48,7 +50,7 @@ export function simulatorEnv(extra: Record<string, string>): Record<string, stri
 
 /** Spawns a server without waiting for it (PORT must be in `env`). */
 export function spawnServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+  const child = spawn(process.execPath, serverArgs('main'), {
     cwd: repoRoot,
     env,
     detached: true,
