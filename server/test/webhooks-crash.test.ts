@@ -44,8 +44,10 @@ describe.each(DB_KINDS)('webhook delivery across a SIGKILL on %s', (kind) => {
     const env = simulatorEnv({
       PORT: String(await freePort()),
       ALLOW_PRIVATE_WEBHOOKS: 'true',
-      // The call's rows are claimed for three times this (3 s, not the default's 15 s).
-      WEBHOOK_TIMEOUT_MS: '1000',
+      // The call's rows are claimed for three times this (9 s, not the default's 15 s). Not less:
+      // the first server must still be waiting for the held call when the test kills it, or it
+      // records a timed-out attempt first (seen at 1 s on a loaded machine).
+      WEBHOOK_TIMEOUT_MS: '3000',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: path.join(dir, 'data') }),
     });
     const openDb = (): Promise<Database> =>
@@ -88,7 +90,7 @@ describe.each(DB_KINDS)('webhook delivery across a SIGKILL on %s', (kind) => {
     await killHard(server);
 
     server = await startServer(env);
-    // The lease (3 x the 5 s timeout) runs out, then the next process calls again.
+    // The claim (3 x the 3 s timeout) runs out, then the next process calls again.
     await until('the second call', async () => receiver.calls.length === 2, 90_000);
     const attempts = await until('the acknowledged call recorded', async () => {
       const res = await api(server, 'GET', `/api/webhooks/${webhookId}/attempts`, token);
