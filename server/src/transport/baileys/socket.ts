@@ -74,7 +74,7 @@ let latestVersion: { version: Promise<WaVersion | null>; at: number } | null = n
  * cannot be read within 5 s: then the socket uses the version bundled with Baileys
  * (Defaults/index.js), which WhatsApp may have stopped accepting (405).
  */
-export async function fetchLatestVersion(): Promise<WaVersion | null> {
+async function fetchLatestVersion(): Promise<WaVersion | null> {
   if (!latestVersion || Date.now() - latestVersion.at > VERSION_REUSE_MS) {
     const version = fetchLatestWaWebVersion({ signal: AbortSignal.timeout(VERSION_FETCH_TIMEOUT_MS) }).then(
       (r) => (r.isLatest ? (r.version as WaVersion) : null),
@@ -86,7 +86,7 @@ export async function fetchLatestVersion(): Promise<WaVersion | null> {
 }
 
 /** WhatsApp refused the version (405): the next socket looks it up again. */
-export function forgetLatestVersion(): void {
+function forgetLatestVersion(): void {
   latestVersion = null;
 }
 
