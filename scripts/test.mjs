@@ -1,7 +1,7 @@
 // `npm test`: every test suite — server (PGlite, and PostgreSQL when TEST_DATABASE_URL is set),
 // web unit tests, then the browser suite when Chromium is found (loudly skipped otherwise, and a
-// failure when REQUIRE_BROWSER=1), then the product on the real Baileys socket against the WhatsApp
-// emulator (wa-emulator/).
+// failure when REQUIRE_BROWSER=1) and, beside it, the product on the real Baileys socket against
+// the WhatsApp emulator (wa-emulator/).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -12,8 +12,8 @@ const suites = [
   ['web', ['npm', 'test', '-w', 'web']],
 ];
 const hasBrowser = fs.existsSync(chromium);
+const browser = ['browser', ['npm', 'test', '-w', 'e2e']];
 const emulator = ['emulator', ['npm', 'run', 'test:emulator']];
-if (hasBrowser) suites.push(['browser', ['npm', 'test', '-w', 'e2e']]);
 
 if (!process.env.TEST_DATABASE_URL) {
   console.log(
@@ -58,14 +58,40 @@ function failureLines(suite) {
   };
 }
 
-// One suite after another. The emulator suite ran beside the browser suite until stop 33: its
-// Baileys crypto (a first send to a 1,500-member group encrypts for minutes) kept the 2 cores at
-// load 9-10 under the browser's two workers, and five browser tests ran out of time (a page's
-// axe pass, a 1,000,000-line CSV's 400 ms budget). Alone each suite keeps to its timings; CI
-// takes the emulator's 8 minutes more.
+/**
+ * Runs a suite with its output kept, to be printed whole once the suite in the foreground has
+ * ended (two logs interleaved line by line would name no test).
+ */
+function inBackground([name, [cmd, ...args]]) {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const seen = failureLines(name);
+  const kept = [`\n=== ${name} tests (ran beside the browser suite): ${[cmd, ...args].join(' ')}\n\n`];
+  const keep = (d) => {
+    kept.push(d);
+    seen.add(d);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  return new Promise((resolve) => child.on('close', (code) => resolve({ name, ok: code === 0, kept })));
+}
+
+// Server and web one after the other (the server suite's two workers hold both cores). Then the
+// browser suite (one worker) and the emulator suite (one file at a time) side by side: alone, the
+// emulator used 0.64 of a core over its 8 minutes (302 CPU-s in 474 s) and the browser suite
+// about one. Side by side, both passed (emulator 740 s, browser 18.1 min at load 6-7 with other
+// work on the machine, against 18.4 min alone at the same load). Until stop 33 the emulator ran
+// beside the browser's *two* workers, at load 9-10, and five browser tests ran out of time.
 const results = [];
 for (const suite of suites) results.push(await inForeground(suite));
-results.push(await inForeground(emulator));
+if (hasBrowser) {
+  const beside = inBackground(emulator);
+  results.push(await inForeground(browser));
+  const { name, ok, kept } = await beside;
+  for (const d of kept) process.stdout.write(d);
+  results.push([name, ok]);
+} else {
+  results.push(await inForeground(emulator));
+}
 
 if (!hasBrowser) {
   const line = '*'.repeat(78);
