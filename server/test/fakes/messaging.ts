@@ -174,7 +174,10 @@ export async function pastSessionWait(t: TestApp, track?: Set<string>): Promise<
   });
   if (res.statusCode !== 200) throw new Error(`the control job: ${res.statusCode} ${res.body}`);
   const jobId = res.json().jobId as string;
-  expect(await waitForJobEnd(t.app, token, jobId)).toMatchObject({ status: 'failed', results: { failed: 1 } });
+  expect(await waitForJobEnd(t.app, token, jobId)).toMatchObject({
+    status: 'failed',
+    results: { failed: 1 },
+  });
   expect((await recipientsOf(t.db, jobId))[0]!.error).toBe('Session is not connected');
   expect(await balanceOf(t.db, user.id)).toBe(1);
 }
