@@ -103,8 +103,8 @@ describe.each(DB_KINDS)('crash mid-job with a real server process on %s', (kind)
     const details = (s: Server) =>
       api(s, 'GET', `/api/message-jobs-details/${jobId}?detailsLimit=1000&media=0`, token);
     // The polls read the job's counts only (detailsLimit=0, as the send page's poll does): the
-    // 500 rows of the job as it was then, every 100 ms, kept the one process busy answering them instead of sending (403 s on
-    // CI at load 9-13, against 32 s at load 8).
+    // 500 rows the job had then, every 100 ms, kept the one process busy answering them instead
+    // of sending (403 s on CI at load 9-13, against 32 s at load 8).
     const progress = (s: Server) =>
       api(s, 'GET', `/api/message-jobs-details/${jobId}?detailsLimit=0&media=0`, token);
 
