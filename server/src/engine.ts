@@ -1,6 +1,6 @@
 import { chatIdOfPhone, isPhoneJid } from '@wa/contract';
 import type { AppContext } from './context.ts';
-import { startDispatcher } from './messaging/engine/dispatcher.ts';
+import { type DispatcherOptions, startDispatcher } from './messaging/engine/dispatcher.ts';
 import { reply } from './messaging/engine/transitions.ts';
 import { compactJobStats } from './messaging/jobs/repository.ts';
 import { takeOptOutReply } from './messaging/opt-outs.ts';
@@ -45,7 +45,11 @@ export function takeReplies(ctx: AppContext, runtime: SessionRuntime): () => voi
   return () => runtime.off('incoming', onIncoming);
 }
 
-export type EngineOptions = { webhooks?: DelivererOptions };
+/** `dispatcher`: how often its sweep starts due occurrences (tests: at every sweep, not every 5 s). */
+export type EngineOptions = {
+  webhooks?: DelivererOptions;
+  dispatcher?: Pick<DispatcherOptions, 'occurrenceCheckMs'>;
+};
 
 /**
  * Starts this node's background work: the session runner (leases and live connections),
@@ -55,7 +59,7 @@ export type EngineOptions = { webhooks?: DelivererOptions };
 export async function startEngine(ctx: AppContext, options: EngineOptions = {}): Promise<Engine> {
   const runtime = await startSessionRunner(ctx);
   const stopReplies = takeReplies(ctx, runtime);
-  const dispatcher = await startDispatcher(ctx, runtime);
+  const dispatcher = await startDispatcher(ctx, runtime, options.dispatcher);
   const webhooks = new WebhookDeliverer(ctx, options.webhooks).start();
   const compact = setInterval(() => {
     compactJobStats(ctx.db).catch((err: unknown) => ctx.log.error({ err }, 'folding job_stats failed'));

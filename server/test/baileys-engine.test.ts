@@ -185,7 +185,16 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
     await waitFor('the timelock', async () =>
       ((await rig.row(s.sessionId)).sendPausedUntil?.getTime() ?? 0) > Date.now() + 600_000 ? true : null,
     );
-    await new Promise((r) => setTimeout(r, 3500));
+    // Past the end of our own pause, a group message still goes (groups are not restricted) and
+    // the new chat, due before it, stays held.
+    await waitFor('our own pause over', async () => (Date.now() > secondPause ? true : null));
+    await waitFor('groups cached', async () =>
+      (await rig.t.db.select().from(waGroups).where(eq(waGroups.sessionId, s.sessionId))).length === 3
+        ? true
+        : null,
+    );
+    const group = await send(s, 'sendBulkMessage', ['120363000000000001@g.us']);
+    expect((await waitForJobEnd(rig.t.app, s.token, group)).status).toBe('completed');
     expect((await recipientsOf(rig.t.db, third))[0]!.status).toBe('queued');
     s.sock.notifyTimelock({ is_active: false });
     expect((await waitForJobEnd(rig.t.app, s.token, third)).status).toBe('completed');

@@ -9,6 +9,7 @@ import {
   buildSession,
   expectLedgerMatches,
   jobRow,
+  pastSessionWait,
   recipientsOf,
   waitFor,
   waitForJobEnd,
@@ -170,8 +171,8 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
     await waitFor('the 463', async () =>
       (await recipientsOf(r.t.db, jobId))[1]?.status === 'failed' ? true : null,
     );
-    // Held, not failed, long after SESSION_WAIT_MS (600 ms here): they wait for the restriction to end.
-    await new Promise((res) => setTimeout(res, 1500));
+    // Held, not failed, after SESSION_WAIT_MS (600 ms here): they wait for the restriction to end.
+    await pastSessionWait(r.t, r.users);
     expect(calls).toBe(2);
     expect(transport.sent.length).toBe(1);
     const [session] = await r.t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));

@@ -31,7 +31,10 @@ const DAY = 86_400_000;
 
 describe.each(DB_KINDS)('recurring jobs on %s', (kind) => {
   const users = new Set<string>();
-  const { t } = appWithEngine(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' }, users);
+  // Due occurrences are started at every sweep (about 1 s), not every 5 s: the test waits for three.
+  const { t } = appWithEngine(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' }, users, {
+    dispatcher: { occurrenceCheckMs: 0 },
+  });
 
   const owner = (credits: number, phone: string) => linkedSession(t, { credits, phone, track: users });
   const post = (token: string, url: string, payload?: unknown) =>

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { waSessions } from '../src/db/schema.ts';
 import type { SimulatorTransport } from '../src/transport/simulator/transport.ts';
-import { jobDetails, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
+import { jobDetails, pastSessionWait, recipientsOf, waitFor, waitForJobEnd } from './fakes/messaging.ts';
 import {
   appWithEngine,
   bearer,
@@ -111,7 +111,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
     });
     expect(held.statusReason).toBe('Waiting: daily limit reached, resumes at 00:00');
     // Longer than SESSION_WAIT_MS: still waiting, nothing failed.
-    await new Promise((r) => setTimeout(r, 2500));
+    await pastSessionWait(t, users);
     const still = await details(token, jobId);
     expect(still.results).toMatchObject({ success: 5, failed: 0 });
     expect((await recipientsOf(t.db, jobId)).filter((r) => r.status === 'queued')).toHaveLength(3);
@@ -135,7 +135,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
       return j.statusReason ? j : null;
     });
     expect(held.statusReason).toBe(`Waiting: quiet hours until ${end}`);
-    await new Promise((r) => setTimeout(r, 2000));
+    await pastSessionWait(t, users);
     expect((await details(token, jobId)).results).toMatchObject({ success: 0, failed: 0 });
 
     await put(token, sessionId, POLICY);
@@ -154,7 +154,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
       return j.statusReason ? j : null;
     });
     expect(held.statusReason).toBe('Waiting: warm-up limit of 50 messages a day reached, resumes at 00:00');
-    await new Promise((r) => setTimeout(r, 1500));
+    await pastSessionWait(t, users);
     expect((await details(token, jobId)).results).toMatchObject({ success: 50, failed: 0 });
 
     // Linked 20 days ago: no warm-up cap any more.

@@ -5,10 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createLogger } from '../src/logger.ts';
 import { type SessionRunner, startSessionRunner } from '../src/sessions/runner.ts';
 import type { AuthStore } from '../src/transport/auth-store.ts';
-import { ANNOUNCE_ONLY_NAME, simulatedGroups } from '../src/transport/simulator/network.ts';
+import { ANNOUNCE_ONLY_NAME, readsMessages, simulatedGroups } from '../src/transport/simulator/network.ts';
 import { SimulatorTransport } from '../src/transport/simulator/transport.ts';
 import { type ConnectionUpdate, type ReceiptUpdate, SendError } from '../src/transport/types.ts';
-import { connectedInstance } from './fakes/sessions.ts';
+import { connectedInstance, waitFor } from './fakes/sessions.ts';
 import {
   bearer,
   buildUser,
@@ -137,17 +137,31 @@ describe.each(DB_KINDS)('simulated network on %s', (kind) => {
     const listener = (r: ReceiptUpdate) => receipts.push({ ...r, after: Date.now() - started });
     transport().on('receipt', listener);
     const sent: string[] = [];
+    const readers: string[] = [];
     for (let i = 0; i < 8; i++) {
-      sent.push(
-        (
-          await transport().send(`9198765${String(i).padStart(5, '1')}@s.whatsapp.net`, {
-            kind: 'text',
-            text: `m${i}`,
-          })
-        ).messageId,
-      );
+      const chatId = `9198765${String(i).padStart(5, '1')}@s.whatsapp.net`;
+      const { messageId } = await transport().send(chatId, { kind: 'text', text: `m${i}` });
+      sent.push(messageId);
+      if (readsMessages(chatId)) readers.push(messageId);
     }
-    await new Promise((r) => setTimeout(r, 6500));
+    const lastSent = Date.now();
+    // Every receipt there is to come: each delivery, the reads of the chats that read, and the
+    // time any other read would have come by.
+    await waitFor(
+      async () => {
+        const got = (status: string) =>
+          new Set(receipts.filter((r) => r.status === status).map((r) => r.messageId));
+        const delivered = got('delivered');
+        const read = got('read');
+        return (
+          sent.every((id) => delivered.has(id)) &&
+          readers.every((id) => read.has(id)) &&
+          Date.now() - lastSent >= 5000
+        );
+      },
+      15_000,
+      'the receipts',
+    );
     transport().off('receipt', listener);
     const ours = receipts.filter((r) => sent.includes(r.messageId));
     const delivered = ours.filter((r) => r.status === 'delivered');

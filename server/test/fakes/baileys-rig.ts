@@ -99,6 +99,9 @@ export async function baileysRig(
       groupRefetchDelayMs: 300,
       rateLimitPauseMs: 500,
       restrictionRetryMs: { first: 1500, max: 3000 },
+      // Lookups one after the other but not 3 s apart (each send to a new number waited it): the
+      // emulator suite's lookups.test.ts tests the spacing.
+      lookupBatches: { ...ctx.config.lookupBatches, spacingMs: 0 },
       mediaUploadTimeoutMs: ctx.config.sendTimeoutMs,
       ...options.transport,
     });

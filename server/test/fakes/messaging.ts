@@ -15,6 +15,7 @@ import {
 import type { App } from '../../src/http/types.ts';
 import { newId } from '../../src/ids.ts';
 import { account, bearer, type TestApp } from '../helpers.ts';
+import { createInstance } from './sessions.ts';
 
 /** A user who can sign in (`account`'s options) and a session of theirs (buildSession's row). */
 export async function sessionOwner(t: TestApp, opts: Parameters<typeof account>[1] = {}) {
@@ -151,6 +152,34 @@ export async function waitFor<T>(
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await sleep(everyMs);
   }
+}
+
+/**
+ * For "held, not failed" checks in place of a sleep: returns once the engine has failed a job
+ * queued now on an account that cannot send (a new user's session that never links) as waiting
+ * longer than SESSION_WAIT_MS. Whatever waited since before this call has waited longer, through
+ * at least one sweep. `track`: the ledgers checked after the test.
+ */
+export async function pastSessionWait(t: TestApp, track?: Set<string>): Promise<void> {
+  const { user, token } = await account(t, { credits: 1, ...(track ? { track } : {}) });
+  const sessionId = await createInstance(t, token, {
+    phoneNumber: `91${crypto.randomInt(6_000_000_000, 9_999_999_999)}`,
+    sessionName: 'Never linked',
+  });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/session/${sessionId}/sendIndividualMessage`,
+    headers: bearer(token),
+    payload: { chatIds: ['919899999999'], content: 'Waits for its account' },
+  });
+  if (res.statusCode !== 200) throw new Error(`the control job: ${res.statusCode} ${res.body}`);
+  const jobId = res.json().jobId as string;
+  expect(await waitForJobEnd(t.app, token, jobId)).toMatchObject({
+    status: 'failed',
+    results: { failed: 1 },
+  });
+  expect((await recipientsOf(t.db, jobId))[0]!.error).toBe('Session is not connected');
+  expect(await balanceOf(t.db, user.id)).toBe(1);
 }
 
 /** Waits until the job is completed or failed, through the API. */

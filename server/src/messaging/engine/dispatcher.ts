@@ -12,6 +12,8 @@ export type DispatcherOptions = {
   pollMs?: number;
   /** How often leases, waiting sessions, owned sessions and idle sessions' due times are checked (the fallback for a lost signal). */
   sweepMs?: number;
+  /** How often the sweep starts due occurrences of repeating jobs (OCCURRENCE_CHECK_MS by default). */
+  occurrenceCheckMs?: number;
   /** The statements to run (the database's store by default). */
   store?: DispatchStore;
 };
@@ -52,6 +54,7 @@ export async function startDispatcher(
   const { config, log } = ctx;
   const pollMs = options.pollMs ?? 2000;
   const sweepMs = options.sweepMs ?? Math.max(100, Math.min(1000, Math.floor(config.sessionWaitMs / 5)));
+  const occurrenceCheckMs = options.occurrenceCheckMs ?? OCCURRENCE_CHECK_MS;
   const store = options.store ?? createDispatchStore(ctx.db, ctx.nodeId, recipientLeaseMs(config));
 
   const loops = new Map<string, SessionLoop>();
@@ -198,7 +201,7 @@ export async function startDispatcher(
           lastUndeliveredCheck = Date.now();
           await store.markUndelivered(config.undeliveredAfterMs);
         }
-        if (Date.now() - lastOccurrenceCheck >= OCCURRENCE_CHECK_MS) {
+        if (Date.now() - lastOccurrenceCheck >= occurrenceCheckMs) {
           lastOccurrenceCheck = Date.now();
           await startDueOccurrences(ctx);
         }
