@@ -34,6 +34,10 @@ export async function applyReceipts(db: Db, receipts: SessionReceipt[]): Promise
   // record sends of the same jobs meanwhile. With FOR UPDATE over five round trips, ticks
   // waited 30-50 ms while receipts came in (auto_explain). Only the counters' update, the
   // statement's last step, takes the rows' update lock, again in id order (relock).
+  // Each receipt finds its recipients once (`matched`), by one probe of the message index per
+  // receipt (a lateral join, whatever the statistics say): joined as a set, the planner chose
+  // three full scans of that index per batch when its statistics were older than the sends
+  // (issue 28: a batch then cost as much as the table is large, not as the batch is).
   // The answer: the receipts no recipient matched (not recorded yet).
   const unmatched = await queryRows<{ i: number }>(
     db,
@@ -41,38 +45,46 @@ export async function applyReceipts(db: Db, receipts: SessionReceipt[]): Promise
           SELECT * FROM unnest(${sql.param(sessions)}::text[], ${sql.param(ids)}::text[],
             ${sql.param(reads)}::boolean[], ${sql.param(ats)}::timestamptz[], ${sql.param(viewers)}::text[])
             WITH ORDINALITY AS t(session_id, message_id, is_read, at, chat_id, i)
+        ), matched AS MATERIALIZED (
+          SELECT t.i, t.session_id, t.message_id, t.is_read, t.at, m.id, m.job_id FROM t CROSS JOIN LATERAL (
+            SELECT r.id, r.job_id FROM message_job_recipients r
+            WHERE r.session_id = t.session_id AND r.message_id = t.message_id AND ${viewerMatches('t')}
+            OFFSET 0 -- kept a subquery: pulled up into a join, it is planned as one again
+          ) m
         ), locked AS MATERIALIZED (
           SELECT j.id FROM message_jobs j
-          WHERE j.id IN (SELECT r.job_id FROM message_job_recipients r
-                         JOIN t ON t.session_id = r.session_id AND t.message_id = r.message_id
-                           AND ${viewerMatches('t')})
+          WHERE j.id IN (SELECT job_id FROM matched)
           ORDER BY j.id FOR KEY SHARE OF j
         ), input AS (
-          SELECT session_id, message_id, chat_id, bool_or(is_read) AS is_read, min(at) AS at
-          FROM t
-          GROUP BY session_id, message_id, chat_id
+          -- Per recipient: every receipt of this batch that names it.
+          SELECT id, session_id, message_id, bool_or(is_read) AS is_read, min(at) AS at
+          FROM matched GROUP BY id, session_id, message_id
         ), old AS (
-          SELECT r.id, r.job_id, r.delivered_at IS NOT NULL AS was_delivered, r.read_at IS NOT NULL AS was_read,
-                 r.undelivered_at IS NOT NULL AS was_undelivered
-          FROM message_job_recipients r JOIN input i ON i.session_id = r.session_id AND i.message_id = r.message_id
-            AND ${viewerMatches('i')}
+          SELECT x.*, i.is_read, i.at FROM input i CROSS JOIN LATERAL (
+            -- Re-read under the lock: still the recipient of that message.
+            SELECT r.id, r.job_id, r.delivered_at IS NOT NULL AS was_delivered, r.read_at IS NOT NULL AS was_read,
+                   r.undelivered_at IS NOT NULL AS was_undelivered
+            FROM message_job_recipients r
+            WHERE r.id = i.id AND r.session_id = i.session_id AND r.message_id = i.message_id
+            FOR UPDATE OF r
+          ) x
           WHERE (SELECT count(*) FROM locked) >= 0
-          FOR UPDATE OF r
         ), updated AS (
           UPDATE message_job_recipients r
-          SET delivered_at = coalesce(r.delivered_at, i.at),
-              read_at = CASE WHEN i.is_read THEN coalesce(r.read_at, i.at) ELSE r.read_at END,
+          SET delivered_at = coalesce(r.delivered_at, o.at),
+              read_at = CASE WHEN o.is_read THEN coalesce(r.read_at, o.at) ELSE r.read_at END,
               -- Arrived after all (a receipt after UNDELIVERED_AFTER_MS): no longer undelivered.
               undelivered_at = NULL, undelivered_reason = NULL,
               updated_at = now()
-          FROM input i, old o
-          WHERE o.id = r.id AND i.session_id = r.session_id AND i.message_id = r.message_id
-            AND ${viewerMatches('i')}
-          RETURNING r.id, r.job_id, NOT o.was_delivered AS new_delivered, (i.is_read AND NOT o.was_read) AS new_read,
+          FROM old o
+          -- The ids as an array: one probe of the primary key each, never a scan of the table.
+          WHERE r.id = ANY (ARRAY(SELECT id FROM old)) AND o.id = r.id
+          RETURNING r.id, r.job_id, NOT o.was_delivered AS new_delivered, (o.is_read AND NOT o.was_read) AS new_read,
                     o.was_undelivered
         ), unawaited AS (
           -- Delivered: no longer awaiting a receipt (the undelivered sweep's table).
-          DELETE FROM awaiting_receipts a WHERE a.recipient_id IN (SELECT id FROM updated WHERE new_delivered)
+          DELETE FROM awaiting_receipts a
+          WHERE a.recipient_id = ANY (ARRAY(SELECT id FROM updated WHERE new_delivered))
         ), per_job AS (
           SELECT job_id, count(*) FILTER (WHERE new_delivered)::int AS d, count(*) FILTER (WHERE new_read)::int AS rd,
                  count(*) FILTER (WHERE was_undelivered)::int AS u
@@ -91,10 +103,7 @@ export async function applyReceipts(db: Db, receipts: SessionReceipt[]): Promise
           RETURNING j.id
         )
         SELECT t.i::int AS i FROM t
-        WHERE (SELECT count(*) FROM locked) >= 0
-          AND NOT EXISTS (SELECT 1 FROM message_job_recipients r
-                          WHERE r.session_id = t.session_id AND r.message_id = t.message_id
-                            AND ${viewerMatches('t')})`,
+        WHERE (SELECT count(*) FROM locked) >= 0 AND t.i NOT IN (SELECT i FROM matched)`,
   );
   return unmatched.map((u) => receipts[Number(u.i) - 1]!);
 }
