@@ -182,7 +182,6 @@ export async function pastSessionWait(t: TestApp, track?: Set<string>): Promise<
   expect(await balanceOf(t.db, user.id)).toBe(1);
 }
 
-/** Waits until the job is completed or failed, through the API. */
 /** Job Details' Retry Failed of the user `token` (`payload`: the session to send through, if another); the answer as it came. */
 export const retryJob = (app: App, token: string, jobId: string, payload: object = {}) =>
   app.inject({
@@ -202,6 +201,7 @@ export async function jobDetails(app: App, token: string, jobId: string) {
   return res.json().job;
 }
 
+/** Waits until the job is completed or failed, through the API. */
 export async function waitForJobEnd(app: App, token: string, jobId: string, timeoutMs = 20_000) {
   return waitFor(
     `job ${jobId} to end`,
