@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
 import { messageJobRecipients, waSentMessages, webhooks } from '../src/db/schema.ts';
 import { acceptSend } from '../src/messaging/accept/send.ts';
-import { reply } from '../src/messaging/engine/delivery.ts';
+import { markNewAccounts, reply, undeliver } from '../src/messaging/engine/delivery.ts';
 import { createDispatchStore } from '../src/messaging/engine/store.ts';
 import { DISPATCH_MESSAGES, UNDELIVERED_REASONS } from '../src/messaging/messages.ts';
 import { findUserById } from '../src/users/repository.ts';
@@ -227,29 +227,15 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     return { user, sessionId: session, jobId: jobId!, store, sent };
   }
 
-  /** The recipients `ids` were sent `interval` ago (their wait for a receipt too). */
+  /** The recipients `ids` were sent `interval` ago. */
   async function sentAgo(ids: number[], interval: string) {
     await t.db.execute(
       sql`UPDATE message_job_recipients SET sent_at = now() - ${interval}::interval
           WHERE id = ANY(${sql.param(ids)}::bigint[])`,
     );
-    await t.db.execute(
-      sql`UPDATE awaiting_receipts SET sent_at = now() - ${interval}::interval
-          WHERE recipient_id = ANY(${sql.param(ids)}::bigint[])`,
-    );
   }
 
-  /** The recipients of `ids` that await a delivery receipt (the undelivered sweep's table). */
-  async function awaiting(ids: number[]): Promise<number[]> {
-    const rows = await queryRows<{ id: number | string }>(
-      t.db,
-      sql`SELECT recipient_id AS id FROM awaiting_receipts WHERE recipient_id = ANY(${sql.param(ids)}::bigint[])
-          ORDER BY recipient_id`,
-    );
-    return rows.map((r) => Number(r.id));
-  }
-
-  it('a sent message awaits its receipt until a receipt, the sweep, a late failure or its job’s deletion', async () => {
+  it('the sweep makes undelivered the sends past the deadline with no receipt, each once: not those with a receipt or a late failure', async () => {
     const { sessionId, jobId, store, sent } = await sentJob([
       '917600000001',
       '917600000002',
@@ -258,26 +244,83 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
       '917600000005',
     ]);
     const ids = sent.map((s) => s.id);
-    expect(await awaiting(ids)).toEqual(ids);
     // A delivery receipt, and a read receipt alone (the delivery implied).
     await store.applyReceipts([
       { sessionId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
       { sessionId, messageId: sent[1]!.messageId, status: 'read', at: new Date() },
     ]);
-    expect(await awaiting(ids)).toEqual(ids.slice(2));
-    // The sweep, past the deadline.
-    await sentAgo([ids[2]!], '2 hours');
-    expect(await store.markUndelivered(3_600_000)).toBe(1);
-    expect(await awaiting(ids)).toEqual(ids.slice(3));
     // WhatsApp refused one after the send (a late error status).
     expect(await store.failSent(sessionId, sent[3]!.messageId, 'Send failed: refused')).toBe(true);
-    expect(await awaiting(ids)).toEqual([ids[4]]);
+    await sentAgo(ids.slice(0, 4), '2 hours');
+    // The fifth, sent a moment ago, is not past the deadline yet.
+    expect(await store.markUndelivered(3_600_000)).toBe(1);
+    expect(await store.markUndelivered(3_600_000)).toBe(0);
+    // Its deadline passes: the sweep reads on from where it stopped.
+    await sentAgo([ids[4]!], '90 minutes');
+    expect(await store.markUndelivered(3_600_000)).toBe(1);
+    expect(await store.markUndelivered(3_600_000)).toBe(0);
     const rows = await recipientsOf(t.db, jobId);
     expect(rows.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'failed', 'sent']);
-    expect(rows.map((r) => r.undeliveredAt !== null)).toEqual([false, false, true, false, false]);
-    // The job deleted (its recipients go with it, migration 0003): nothing of it awaits.
-    await t.db.execute(sql`DELETE FROM message_jobs WHERE id = ${jobId}`);
-    expect(await awaiting(ids)).toEqual([]);
+    expect(rows.map((r) => r.undeliveredAt !== null)).toEqual([false, false, true, false, true]);
+    expect((await jobRow(t.db, jobId))?.undeliveredCount).toBe(2);
+  });
+
+  it('the sweep reads an account’s sends of one instant together, more than a batch, and then the rest', async () => {
+    const chats = Array.from({ length: 7 }, (_, i) => `91770000000${i + 1}`);
+    const { jobId, sent } = await sentJob(chats);
+    // Five sent at one instant (as a Status post's are), two later; a batch of two.
+    await t.db.execute(
+      sql`UPDATE message_job_recipients SET sent_at = date_trunc('second', now()) - interval '3 hours'
+          WHERE id = ANY(${sql.param(sent.slice(0, 5).map((s) => s.id))}::bigint[])`,
+    );
+    await sentAgo([sent[5]!.id], '2 hours');
+    await sentAgo([sent[6]!.id], '90 minutes');
+    await markNewAccounts(t.db);
+    expect(await undeliver(t.db, 3_600_000, 2)).toEqual({ marked: 5, more: true });
+    expect(await undeliver(t.db, 3_600_000, 2)).toEqual({ marked: 2, more: true });
+    expect(await undeliver(t.db, 3_600_000, 2)).toEqual({ marked: 0, more: false });
+    const rows = await recipientsOf(t.db, jobId);
+    expect(rows.every((r) => r.undeliveredAt !== null)).toBe(true);
+    expect((await jobRow(t.db, jobId))?.undeliveredCount).toBe(7);
+  });
+
+  it('a send found sent after all, at a time the sweep has read past, is still made undelivered without a receipt', async () => {
+    const user = await buildUser(t, { credits: 3 });
+    const row = (await findUserById(t.db, user.id))!;
+    const sessionId = await buildSession(t, user.id);
+    const { jobId } = await acceptSend(
+      t.ctx,
+      row,
+      sessionId,
+      { chatIds: ['917800000001', '917800000002'], content: 'Hi' },
+      'individuals',
+    );
+    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const [late] = await store.claim(sessionId, 1);
+    const messageId = '3EB0EEEEFFFF00001111';
+    // The transport kept its copy three hours ago and the engine gave up on the send.
+    await t.db.insert(waSentMessages).values({
+      sessionId,
+      messageId,
+      chatId: '917800000001@s.whatsapp.net',
+      message: '{}',
+      createdAt: new Date(Date.now() - 3 * 3_600_000),
+    });
+    await store.fail(late!.id, DISPATCH_MESSAGES.sendTimedOut);
+    // The other was sent two hours ago and swept: the sweep has read the account past three hours ago.
+    const [other] = await store.claim(sessionId, 1);
+    await store.recordSent(other!.id, { messageId: '3EB0EEEEFFFF00002222' });
+    await sentAgo([other!.id], '2 hours');
+    expect(await store.markUndelivered(3_600_000)).toBe(1);
+    // WhatsApp acknowledges the first message after all (no delivery receipt): sent three hours ago.
+    expect(await store.matchTimedOut([{ sessionId, messageId }])).toEqual([messageId]);
+    expect(await store.markUndelivered(3_600_000)).toBe(1);
+    const rows = await recipientsOf(t.db, jobId!);
+    expect(rows.map((r) => [r.status, r.undeliveredAt !== null])).toEqual([
+      ['sent', true],
+      ['sent', true],
+    ]);
+    expect((await jobRow(t.db, jobId!))?.undeliveredCount).toBe(2);
   });
 
   it('a receipt changes no indexed column of its recipient (its update stays in place, HOT)', async () => {

@@ -640,22 +640,18 @@ export const messageJobRecipients = pgTable(
 );
 
 /**
- * The sent recipients still waiting for a delivery receipt, for the undelivered sweep (issue 26):
- * a row is added when the send is recorded and removed, in the same statement, by the first
- * receipt, by the sweep, and by any transition that takes the recipient out of `sent`. Its own
- * table rather than a partial index of the recipients: a predicate on delivered_at made every
- * first receipt a non-HOT update of the recipient (issue 28). No foreign key (a job's deletion
- * would run a cascade per recipient): the trigger `message_jobs_delete_recipients` deletes these
- * rows with the recipients.
+ * How far the undelivered sweep (messaging/engine/delivery.ts) has read each account's sent
+ * messages: those sent at or before `swept_to` were looked at once, past the deadline, and made
+ * undelivered if no receipt had come. The sweep reads on from here through the recipients' own
+ * (session_id, sent_at) index, so recording a send writes nothing for it (issue 28: a row per
+ * send in a table of its own cost a fifth of the dispatch rate). A send recorded with a time
+ * before the mark (sent after all) moves the mark back. No foreign key: the sends of a deleted
+ * account still become undelivered.
  */
-export const awaitingReceipts = pgTable(
-  'awaiting_receipts',
-  {
-    recipientId: bigint('recipient_id', { mode: 'number' }).primaryKey(),
-    sentAt: ts('sent_at').notNull(),
-  },
-  (t) => [index('awaiting_receipts_sent_idx').on(t.sentAt)],
-);
+export const undeliveredSweeps = pgTable('undelivered_sweeps', {
+  sessionId: text('session_id').primaryKey(),
+  sweptTo: ts('swept_to').notNull(),
+});
 
 /**
  * What an account's health reads beside its recipients (issue 26 part 3): disconnects with their

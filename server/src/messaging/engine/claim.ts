@@ -66,17 +66,6 @@ export function claimCtes(sessionId: string, by: Claimer, limit: number, scope: 
 }
 
 /**
- * The insert of the recipients of `sent` (a CTE with columns id, sent_at, awaiting) that await a
- * delivery receipt: the table the undelivered sweep reads (schema.ts, awaitingReceipts). A send
- * recorded again restarts the wait.
- */
-export const awaitReceipts = (sent: string) =>
-  sql`INSERT INTO awaiting_receipts (recipient_id, sent_at)
-      SELECT id, sent_at FROM ${sql.raw(sent)} WHERE awaiting
-      ON CONFLICT (recipient_id) DO UPDATE SET sent_at = excluded.sent_at
-      RETURNING 1`;
-
-/**
  * One statement per tick for every session of this node (batched ticks): records the sent
  * recipients given (with their jobs' counters) and claims the next due recipient of each session
  * in `claimFor`, one per session. The claim cannot see what the same statement records (one
@@ -112,10 +101,7 @@ export function recordAndClaimBatch(
           FROM input i
           WHERE m.id = i.id AND m.status = 'sending' AND m.lease_owner = ${by.nodeId}
             AND (SELECT count(*) FROM locked) >= 0
-          RETURNING m.id, m.job_id, m.sent_at, m.delivered_at IS NULL AND m.undelivered_at IS NULL AS awaiting
-        ), awaiting AS (
-          -- Each sent message awaits its delivery receipt (the undelivered sweep, delivery.ts).
-          ${awaitReceipts('r')}
+          RETURNING m.job_id
         ), per_job AS (
           SELECT job_id, count(*)::int AS n FROM r GROUP BY job_id
         ), counted AS (

@@ -66,8 +66,6 @@ export async function retrySent(db: Db, sessionId: string, messageId: string, un
             WHERE session_id = ${sessionId} AND message_id = ${messageId} AND status = 'sent'
               AND cloud_retries < ${CLOUD_RETRIES_MAX}
             RETURNING id, job_id
-          ), unawaited AS (
-            DELETE FROM awaiting_receipts a WHERE a.recipient_id IN (SELECT id FROM r)
           ), reopened AS (
             UPDATE message_jobs j SET sent_count = j.sent_count - 1,
               status = CASE WHEN j.status IN ('completed', 'failed') THEN 'processing' ELSE j.status END,

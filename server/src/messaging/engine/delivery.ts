@@ -3,7 +3,6 @@ import { reverseRefundCtes } from '../../credits/credits.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import type { UndeliveredCause } from '../../transport/types.ts';
 import { DISPATCH_MESSAGES, UNDELIVERED_REASONS } from '../messages.ts';
-import { awaitReceipts } from './claim.ts';
 import { jobCounters, ms } from './rules.ts';
 import type { SentMessage } from './transitions.ts';
 
@@ -25,28 +24,52 @@ export const REPLY_TEXT_MAX = 4096;
 const DELIVERY_UNKNOWN = [DISPATCH_MESSAGES.sendTimedOut, DISPATCH_MESSAGES.interrupted];
 
 /**
- * undeliver: up to `limit` sent recipients with no delivery receipt `afterMs` after their send
- * (awaiting_receipts, oldest first) become undelivered, with the cause where one is known (a cause
- * noted earlier is kept; an account whose new one-to-one chats are restricted now: 463), counted
- * on their jobs, and no longer await a receipt. Multi-node safe: the candidates' jobs are locked
- * first, the rows are taken SKIP LOCKED and re-checked, so two nodes sweeping at once count each
- * recipient once. Returns how many.
+ * undeliver: each account's sent messages past the deadline (`afterMs` after their send) that the
+ * sweep has not read yet, up to about `limit` an account (oldest first, from its mark in
+ * undelivered_sweeps, through the recipients' (session_id, sent_at) index), are read once: those
+ * with no delivery receipt become undelivered, with the cause where one is known (a cause noted
+ * earlier is kept; an account whose new one-to-one chats are restricted now: 463), counted on
+ * their jobs, and the mark moves past them. Sends of one instant (a Status post's) are read
+ * together, so the mark never splits them. Multi-node safe: an account's mark is taken SKIP
+ * LOCKED, so one node reads each account at a time; its jobs are locked first, then the rows.
+ * Returns how many became undelivered, and whether an account has more past the deadline.
  */
-export async function undeliver(db: Db, afterMs: number, limit: number): Promise<number> {
-  const rows = await queryRows<{ n: number }>(
+export async function undeliver(
+  db: Db,
+  afterMs: number,
+  limit: number,
+): Promise<{ marked: number; more: boolean }> {
+  const rows = await queryRows<{ n: number; more: boolean }>(
     db,
-    sql`WITH candidates AS (
-          SELECT r.id, r.job_id FROM awaiting_receipts a JOIN message_job_recipients r ON r.id = a.recipient_id
-          WHERE a.sent_at <= now() - ${ms(afterMs)}
-          ORDER BY a.sent_at
-          LIMIT ${limit}
+    sql`WITH marks AS MATERIALIZED (
+          SELECT m.session_id, m.swept_to FROM undelivered_sweeps m
+          WHERE EXISTS (SELECT 1 FROM message_job_recipients r
+                        WHERE r.session_id = m.session_id AND r.status = 'sent'
+                          AND r.sent_at > m.swept_to AND r.sent_at <= now() - ${ms(afterMs)})
+          ORDER BY m.session_id
+          FOR UPDATE SKIP LOCKED
+        ), ends AS MATERIALIZED (
+          -- How far each account is read now: its limit-th send past the mark (or the last).
+          SELECT m.session_id, m.swept_to, e.sent_at AS read_to, e.n FROM marks m CROSS JOIN LATERAL (
+            SELECT max(x.sent_at) AS sent_at, count(*)::int AS n FROM (
+              SELECT r.sent_at FROM message_job_recipients r
+              WHERE r.session_id = m.session_id AND r.status = 'sent'
+                AND r.sent_at > m.swept_to AND r.sent_at <= now() - ${ms(afterMs)}
+              ORDER BY r.sent_at LIMIT ${limit}) x
+          ) e
+        ), candidates AS (
+          SELECT r.id, r.job_id FROM ends e JOIN message_job_recipients r
+            ON r.session_id = e.session_id AND r.status = 'sent' AND r.sent_at > e.swept_to AND r.sent_at <= e.read_to
+          WHERE r.delivered_at IS NULL AND r.undelivered_at IS NULL
         ), locked AS MATERIALIZED (
           SELECT j.id FROM message_jobs j WHERE j.id IN (SELECT job_id FROM candidates)
           ORDER BY j.id FOR NO KEY UPDATE OF j
         ), picked AS (
+          -- Waits for a row another transaction holds (a receipt): the mark moves past it.
           SELECT r.id FROM message_job_recipients r
           WHERE r.id IN (SELECT id FROM candidates) AND (SELECT count(*) FROM locked) >= 0
-          FOR UPDATE OF r SKIP LOCKED
+          ORDER BY r.id
+          FOR UPDATE OF r
         ), marked AS (
           UPDATE message_job_recipients r
           SET undelivered_at = now(),
@@ -58,9 +81,9 @@ export async function undeliver(db: Db, afterMs: number, limit: number): Promise
           FROM picked
           WHERE r.id = picked.id AND r.status = 'sent' AND r.delivered_at IS NULL AND r.undelivered_at IS NULL
           RETURNING r.job_id
-        ), unawaited AS (
-          -- Every recipient taken stops awaiting: those marked, and any no longer awaiting.
-          DELETE FROM awaiting_receipts a WHERE a.recipient_id IN (SELECT id FROM picked)
+        ), moved AS (
+          UPDATE undelivered_sweeps m SET swept_to = e.read_to
+          FROM ends e WHERE m.session_id = e.session_id AND e.read_to IS NOT NULL
         ), per_job AS (
           SELECT job_id, count(*)::int AS n FROM marked GROUP BY job_id
         ), counted AS (
@@ -68,9 +91,24 @@ export async function undeliver(db: Db, afterMs: number, limit: number): Promise
           FROM per_job p WHERE j.id = p.job_id
           RETURNING p.n
         )
-        SELECT coalesce(sum(n), 0)::int AS n FROM counted`,
+        SELECT coalesce((SELECT sum(n) FROM counted), 0)::int AS n,
+               coalesce((SELECT bool_or(n >= ${limit}) FROM ends), false) AS more`,
   );
-  return rows[0]?.n ?? 0;
+  return { marked: rows[0]?.n ?? 0, more: rows[0]?.more ?? false };
+}
+
+/**
+ * The accounts with no mark yet (new since the last sweep) get one from the beginning, so the
+ * sweep reads all their sends. An account's mark outlives it: the sends of a deleted account
+ * still become undelivered.
+ */
+export async function markNewAccounts(db: Db): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO undelivered_sweeps (session_id, swept_to)
+        SELECT s.session_id, '-infinity' FROM wa_sessions s
+        WHERE NOT EXISTS (SELECT 1 FROM undelivered_sweeps m WHERE m.session_id = s.session_id)
+        ON CONFLICT DO NOTHING`,
+  );
 }
 
 /** A number found not on WhatsApp explains the sends to it of this long before (the number left since). */
@@ -177,9 +215,15 @@ type LateInput = {
  * as it is: the message is shown sent either way). The transport's copy is kept.
  */
 function sentAfterAllStatement(input: SQL): SQL {
-  return sql`WITH input AS (${input}), locked AS MATERIALIZED (
+  return sql`WITH input AS (${input}), sweeps AS MATERIALIZED (
+          -- The accounts' undelivered-sweep marks first, as the sweep takes them (then the jobs).
+          SELECT m.session_id FROM undelivered_sweeps m
+          WHERE m.session_id IN (SELECT q.session_id FROM message_job_recipients q JOIN input i ON q.id = i.id)
+          ORDER BY m.session_id FOR UPDATE OF m
+        ), locked AS MATERIALIZED (
           SELECT j.id FROM message_jobs j
           WHERE j.id IN (SELECT q.job_id FROM message_job_recipients q JOIN input i ON q.id = i.id)
+            AND (SELECT count(*) FROM sweeps) >= 0
           ORDER BY j.id FOR NO KEY UPDATE OF j
         ), r AS (
           UPDATE message_job_recipients m
@@ -192,8 +236,11 @@ function sentAfterAllStatement(input: SQL): SQL {
             AND (SELECT count(*) FROM locked) >= 0
           RETURNING m.id, m.job_id, m.session_id, m.chat_id, m.message_id, m.price, m.sent_at,
                     m.delivered_at IS NULL AND m.undelivered_at IS NULL AS awaiting
-        ), awaiting AS (
-          ${awaitReceipts('r')}
+        ), rewound AS (
+          -- A send recorded at a time the sweep has read past: it reads again from there.
+          UPDATE undelivered_sweeps m SET swept_to = b.sent_at - interval '1 microsecond'
+          FROM (SELECT session_id, min(sent_at) AS sent_at FROM r WHERE awaiting GROUP BY session_id) b
+          WHERE m.session_id = b.session_id AND m.swept_to >= b.sent_at
         ), per_job AS (
           SELECT job_id, count(*)::int AS n, sum(price)::bigint AS credits FROM r GROUP BY job_id
         ), counted AS (

@@ -81,10 +81,6 @@ export async function applyReceipts(db: Db, receipts: SessionReceipt[]): Promise
           WHERE r.id = ANY (ARRAY(SELECT id FROM old)) AND o.id = r.id
           RETURNING r.id, r.job_id, NOT o.was_delivered AS new_delivered, (o.is_read AND NOT o.was_read) AS new_read,
                     o.was_undelivered
-        ), unawaited AS (
-          -- Delivered: no longer awaiting a receipt (the undelivered sweep's table).
-          DELETE FROM awaiting_receipts a
-          WHERE a.recipient_id = ANY (ARRAY(SELECT id FROM updated WHERE new_delivered))
         ), per_job AS (
           SELECT job_id, count(*) FILTER (WHERE new_delivered)::int AS d, count(*) FILTER (WHERE new_read)::int AS rd,
                  count(*) FILTER (WHERE was_undelivered)::int AS u

@@ -145,8 +145,6 @@ export async function failWhere(
               updated_at = now()
           FROM picked WHERE r.id = picked.id
           RETURNING r.id, r.job_id, r.price, picked.was_sent
-        ), unawaited AS (
-          DELETE FROM awaiting_receipts a WHERE a.recipient_id IN (SELECT id FROM failed WHERE was_sent)
         ), per_job AS (
           SELECT job_id, count(*)::int AS n, count(*) FILTER (WHERE was_sent)::int AS s,
                  sum(price)::bigint AS credits
@@ -197,9 +195,22 @@ export function expire(
  * them; failForbidden fails them (`userId`: of one account only).
  */
 export const forbiddenWaiting = (userId?: string) =>
-  sql`r.status = 'queued' AND r.job_id IN (
-        SELECT j.id FROM message_jobs j JOIN users u ON u.id = j.user_id
-        WHERE ${userId === undefined ? sql`` : sql`u.id = ${userId} AND`} ${ownerForbidden('j', 'u')})`;
+  sql`r.status = 'queued' AND r.job_id IN (${forbiddenJobs(userId)})`;
+
+/** The ids of the jobs whose owner may no longer send them (of one account, or all). */
+const forbiddenJobs = (userId?: string) =>
+  sql`SELECT j.id FROM message_jobs j JOIN users u ON u.id = j.user_id
+      WHERE ${userId === undefined ? sql`` : sql`u.id = ${userId} AND`} ${ownerForbidden('j', 'u')}`;
+
+/**
+ * Some recipient is forbiddenWaiting (the dispatcher's check before failForbidden). The forbidden
+ * jobs are found first (OFFSET 0 keeps them apart), and only their queues are probed: planned as
+ * one join, every queued recipient's job and owner were read, every second (16 ms with 10,000
+ * queued).
+ */
+export const someForbiddenWaiting = sql`EXISTS (
+    SELECT 1 FROM (${forbiddenJobs()} OFFSET 0) f
+    WHERE EXISTS (SELECT 1 FROM message_job_recipients r WHERE r.job_id = f.id AND r.status = 'queued'))`;
 
 /** failWhere over every forbidden waiting recipient (of one account, or all), slice by slice. */
 export function failForbidden(db: Db, userId?: string): Promise<FailedGroup[]> {
@@ -360,4 +371,11 @@ export async function startOccurrence(
 }
 
 /** After the send (issue 26): undelivered and its cause, replied, and sent after all (engine/delivery.ts). */
-export { noteUndeliveredCause, reply, sentAfterAll, sentAfterAllByCopies, undeliver } from './delivery.ts';
+export {
+  markNewAccounts,
+  noteUndeliveredCause,
+  reply,
+  sentAfterAll,
+  sentAfterAllByCopies,
+  undeliver,
+} from './delivery.ts';
