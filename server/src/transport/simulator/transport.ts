@@ -13,20 +13,8 @@ import {
 } from '@wa/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthStore } from '../auth-store.ts';
-import {
-  type GroupInfo,
-  type OutgoingMessage,
-  type PairingCode,
-  SendError,
-  type SendResult,
-  type SimulatedNetwork,
-  type StatusPost,
-  type Transport,
-  type TransportChannels,
-  type TransportEventMap,
-  type TransportSession,
-  type TransportState,
-} from '../types.ts';
+import type * as wire from '../types.ts';
+import { SendError, type SimulatedNetwork, type Transport } from '../types.ts';
 import { SimulatedChannels } from './channels.ts';
 import { SimulatedConnection } from './connection.ts';
 import { readsMessages, type SimulatedGroup, simulatedGroups } from './network.ts';
@@ -62,7 +50,7 @@ export const SIMULATOR_TIMINGS = {
  * (channels.ts), composed into the Transport the engine and the session runner use.
  */
 export class SimulatorTransport
-  extends EventEmitter<TransportEventMap>
+  extends EventEmitter<wire.TransportEventMap>
   implements Transport, SimulatedNetwork
 {
   readonly sessionId: string;
@@ -72,7 +60,7 @@ export class SimulatorTransport
   private readonly channelBook: SimulatedChannels;
 
   constructor(
-    session: TransportSession,
+    session: wire.TransportSession,
     private readonly options: SimulatorOptions,
   ) {
     super();
@@ -90,7 +78,7 @@ export class SimulatorTransport
   }
 
   /** Channels of the simulated network (channels.ts); each call needs the connection, as WhatsApp's does. */
-  get channels(): TransportChannels {
+  get channels(): wire.TransportChannels {
     const book = this.channelBook;
     const open = <T>(call: () => Promise<T>) => {
       this.connection.requireOpen();
@@ -103,7 +91,7 @@ export class SimulatorTransport
     };
   }
 
-  get state(): TransportState {
+  get state(): wire.TransportState {
     return this.connection.state;
   }
 
@@ -125,7 +113,7 @@ export class SimulatorTransport
   }
 
   /** A pairing code of the current connection (connection.ts). */
-  requestPairingCode(): Promise<PairingCode> {
+  requestPairingCode(): Promise<wire.PairingCode> {
     return this.connection.requestPairingCode();
   }
 
@@ -176,7 +164,7 @@ export class SimulatorTransport
     return true;
   }
 
-  async fetchGroups(): Promise<GroupInfo[]> {
+  async fetchGroups(): Promise<wire.GroupInfo[]> {
     this.connection.requireOpen();
     return this.groups().map(({ ownRole: _ownRole, ...group }) => group);
   }
@@ -207,7 +195,7 @@ export class SimulatorTransport
     if (this.presences.length > 1000) this.presences.shift();
   }
 
-  async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
+  async send(chatId: string, message: wire.OutgoingMessage): Promise<wire.SendResult> {
     const generation = await this.afterLatency();
     if (isGroupJid(chatId)) {
       const group = this.groups().find((g) => g.id === chatId);
@@ -259,7 +247,7 @@ export class SimulatorTransport
   }
 
   /** A Status to `audience`: one message id, then each viewer's receipts (status.ts). */
-  async postStatus(post: StatusPost, audience: string[]): Promise<SendResult> {
+  async postStatus(post: wire.StatusPost, audience: string[]): Promise<wire.SendResult> {
     const generation = await this.afterLatency();
     const messageId = simulatedMessageId();
     const record = simulatedStatus(this.sessionId, messageId, post, audience);
