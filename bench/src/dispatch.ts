@@ -12,12 +12,8 @@ import { benchUser, linkedSession, numbers } from './setup.ts';
 export const SESSIONS = 50;
 export const PER_SESSION = Number(process.env.BENCH_PER_SESSION ?? 200);
 
-/**
- * PostgreSQL's count of updates of the recipients' table, and of those that were HOT (in place);
- * `cpu`: the CPU seconds of the bench database's backends, when they run on this machine (their
- * /proc is readable), else null: less moved by the machine's load than a rate.
- */
-export type Updates = { all: number; hot: number; cpu: Map<number, number> | null };
+/** PostgreSQL's count of updates of the recipients' table, and of those that were HOT (in place). */
+export type Updates = { all: number; hot: number };
 
 /** CPU seconds (user + system) of process `pid`, or null when it is not readable here. */
 function cpuSeconds(pid: number): number | null {
@@ -31,31 +27,50 @@ function cpuSeconds(pid: number): number | null {
 }
 
 /**
+ * The CPU seconds of the bench database's PostgreSQL backends so far, when they run on this
+ * machine (their /proc is readable), else null. (PGlite runs in this process: its CPU is the node figure's.)
+ */
+async function databaseCpu(ctx: AppContext): Promise<number | null> {
+  const rows = await queryRows<{ pid: number }>(
+    ctx.db,
+    sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`,
+  ).catch(() => null);
+  if (!rows || rows.length === 0) return null;
+  let sum = 0;
+  for (const { pid } of rows) {
+    const s = cpuSeconds(pid);
+    if (s === null) return null;
+    sum += s;
+  }
+  return sum;
+}
+
+/**
  * The statistics' counts of recipient updates, once every backend has flushed its own: a backend
  * reports at most once a second, and within a second of going idle.
  */
 async function recipientUpdates(ctx: AppContext): Promise<Updates> {
   await sleep(1500);
-  const [row] = await queryRows<{ all: number; hot: number; pids: number[] }>(
+  const [row] = await queryRows<{ all: number; hot: number }>(
     ctx.db,
-    sql`SELECT n_tup_upd::float8 AS "all", n_tup_hot_upd::float8 AS hot,
-               (SELECT array_agg(pid) FROM pg_stat_activity WHERE datname = current_database()) AS pids
+    sql`SELECT n_tup_upd::float8 AS "all", n_tup_hot_upd::float8 AS hot
         FROM pg_stat_user_tables WHERE relname = 'message_job_recipients'`,
   );
-  const cpu = new Map<number, number>();
-  for (const pid of row?.pids ?? []) {
-    const s = cpuSeconds(pid);
-    if (s === null) return { all: row?.all ?? 0, hot: row?.hot ?? 0, cpu: null };
-    cpu.set(pid, s);
-  }
-  return { all: row?.all ?? 0, hot: row?.hot ?? 0, cpu };
+  return { all: row?.all ?? 0, hot: row?.hot ?? 0 };
 }
+
+/**
+ * The rate, and the CPU seconds spent from the start to the last outcome: this process's (the
+ * engine and its simulated transports) and the database's backends' (null when unreadable). Less
+ * moved by the machine's load than the rate, which a busy 2-core machine moves by ±30 %.
+ */
+export type DispatchRound = { rate: number; lagMs: number; cpu: { node: number; database: number | null } };
 
 /**
  * 50 linked sessions, one job each, all scheduled for the same instant: the rate is every
  * recipient's outcome divided by the time from that instant to the last outcome.
  */
-export async function dispatchRate(ctx: AppContext): Promise<{ rate: number; lagMs: number }> {
+export async function dispatchRate(ctx: AppContext, postgres: boolean): Promise<DispatchRound> {
   const user = await benchUser(ctx, SESSIONS * PER_SESSION);
   const sessionIds: string[] = [];
   for (let i = 0; i < SESSIONS; i++) sessionIds.push(await linkedSession(ctx, user.id, i));
@@ -91,6 +106,10 @@ export async function dispatchRate(ctx: AppContext): Promise<{ rate: number; lag
       sql`UPDATE message_job_recipients SET due_at = ${startAt.toISOString()}::timestamptz`,
     );
     for (const sessionId of sessionIds) ctx.events.emit('recipients-queued', sessionId);
+    // The engine's CPU is counted from the start: until then it only waits (its sweeps aside).
+    await sleep(Math.max(0, startAt.getTime() - Date.now()));
+    const nodeBefore = process.cpuUsage();
+    const databaseBefore = postgres ? await databaseCpu(ctx) : null;
     const total = SESSIONS * PER_SESSION;
     const deadline = startAt.getTime() + 600_000;
     for (;;) {
@@ -103,6 +122,12 @@ export async function dispatchRate(ctx: AppContext): Promise<{ rate: number; lag
       await sleep(20);
     }
     const elapsed = Date.now() - startAt.getTime();
+    const node = process.cpuUsage(nodeBefore);
+    const databaseAfter = postgres ? await databaseCpu(ctx) : null;
+    const cpu = {
+      node: (node.user + node.system) / 1e6,
+      database: databaseBefore === null || databaseAfter === null ? null : databaseAfter - databaseBefore,
+    };
     const [first] = await queryRows<{ lag: number }>(
       ctx.db,
       sql`SELECT (extract(epoch FROM min(r.sent_at)) * 1000 - ${startAt.getTime()})::int AS lag
@@ -113,7 +138,7 @@ export async function dispatchRate(ctx: AppContext): Promise<{ rate: number; lag
       sql`SELECT coalesce(sum(failed_count), 0)::int AS n FROM message_jobs WHERE user_id = ${user.id}`,
     );
     if (failed?.n) throw new Error(`${failed.n} of ${total} failed`);
-    return { rate: (total * 1000) / elapsed, lagMs: first?.lag ?? 0 };
+    return { rate: (total * 1000) / elapsed, lagMs: first?.lag ?? 0, cpu };
   } finally {
     await engine.stop();
   }
@@ -127,18 +152,12 @@ export async function dispatchRate(ctx: AppContext): Promise<{ rate: number; lag
 export async function dispatchRound(
   ctx: AppContext,
   stats: boolean,
-): Promise<{ rate: number; lagMs: number; updates?: { all: number; hot: number; cpu: number | null } }> {
+): Promise<DispatchRound & { updates?: Updates }> {
   const before = stats ? await recipientUpdates(ctx) : undefined;
-  const round = await dispatchRate(ctx);
+  const round = await dispatchRate(ctx, stats);
   if (!before) return round;
   const after = await recipientUpdates(ctx);
-  // The backends' CPU over the round (a backend that ended meanwhile is not counted).
-  let cpu: number | null = null;
-  if (before.cpu && after.cpu) {
-    cpu = 0;
-    for (const [pid, s] of after.cpu) cpu += s - (before.cpu.get(pid) ?? 0);
-  }
-  return { ...round, updates: { all: after.all - before.all, hot: after.hot - before.hot, cpu } };
+  return { ...round, updates: { all: after.all - before.all, hot: after.hot - before.hot } };
 }
 
 /**

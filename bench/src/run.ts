@@ -276,22 +276,24 @@ async function main() {
       const ours: number[] = [];
       const lags: number[] = [];
       const updates: string[] = [];
+      const cpus: string[] = [];
       try {
         for (let i = 0; i < DISPATCH_ROUNDS; i++) {
           floors.push(await floorRate(ctx));
           const round = await dispatchRound(ctx, kind === 'postgres');
           ours.push(round.rate);
           lags.push(round.lagMs);
-          if (round.updates)
-            updates.push(
-              `${round.updates.hot} of ${round.updates.all}` +
-                (round.updates.cpu === null ? '' : ` (database CPU ${round.updates.cpu.toFixed(2)} s)`),
-            );
+          cpus.push(
+            `node ${round.cpu.node.toFixed(2)} s` +
+              (round.cpu.database === null ? '' : ` + database ${round.cpu.database.toFixed(2)} s`),
+          );
+          if (round.updates) updates.push(`${round.updates.hot} of ${round.updates.all}`);
           await ctx.db.delete(users).catch(() => {});
         }
         rows[3]!.values[kind] = rates(floors);
         const hot = updates.length > 0 ? `; recipient updates HOT: ${updates.join(', ')}` : '';
-        rows[2]!.values[kind] = `${rates(ours)}, first outcome ${lags.join(', ')} ms after the start${hot}`;
+        rows[2]!.values[kind] =
+          `${rates(ours)}, first outcome ${lags.join(', ')} ms after the start; CPU from the start to the last outcome: ${cpus.join(', ')}${hot}`;
         rows[4]!.values[kind] = `${(median(ours) / median(floors)).toFixed(2)}× (medians)`;
       } catch (err) {
         rows[2]!.values[kind] = `error: ${(err as Error).message.split('\n')[0]}`;
