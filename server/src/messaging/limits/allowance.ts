@@ -111,21 +111,22 @@ export function decide(
       until: nextLocalTime(now, tz, q.end),
     };
   }
-  const midnight = nextLocalTime(now, tz, '00:00');
+  // Only a decision that waits names the next midnight: most sends are open and need no clock.
+  const midnight = () => nextLocalTime(now, tz, '00:00');
   const caps = capsToday(policy, linkedAt, now, health);
   const note = caps.watch ? ON_WATCH : '';
   if (caps.daily !== null && sent.all >= caps.daily) {
     const reason = caps.watch
       ? `Waiting: daily limit of ${caps.daily}${note} reached, resumes at 00:00`
       : 'Waiting: daily limit reached, resumes at 00:00';
-    return { kind: 'held', reason, until: midnight };
+    return { kind: 'held', reason, until: midnight() };
   }
   if (caps.warmUp !== null && sent.oneToOne >= caps.warmUp) {
     return {
       kind: 'open',
       scope: 'groups',
       reason: `Waiting: warm-up limit of ${caps.warmUp} messages a day${note} reached, resumes at 00:00`,
-      until: midnight,
+      until: midnight(),
     };
   }
   // Only numbers the account never messaged wait: the claim takes groups and known numbers.
@@ -134,7 +135,7 @@ export function decide(
       kind: 'open',
       scope: 'known',
       reason: `Waiting: new-contact limit of ${caps.newContacts} a day${note} reached, resumes at 00:00`,
-      until: midnight,
+      until: midnight(),
     };
   }
   return { kind: 'open', scope: 'all' };

@@ -47,19 +47,23 @@ function wallFromIntl(at: number, tz: string): Wall & { s: number } {
  * at a minute's start holds for all of it: the sending loop asks several times a message, and
  * reading Intl each time took a quarter of the dispatcher's CPU.
  */
-const offsets = new Map<string, number>();
+const offsets = new Map<string, Map<number, number>>();
 const OFFSETS_KEPT = 10_000;
 
 /** The zone's offset from UTC at `at`, in ms (wall time read as UTC minus the instant). */
 function offsetAt(at: number, tz: string): number {
   const minute = Math.floor(at / 60_000) * 60_000;
-  const key = `${tz} ${minute}`;
-  let offset = offsets.get(key);
+  let zone = offsets.get(tz);
+  if (!zone) {
+    zone = new Map();
+    offsets.set(tz, zone);
+  }
+  let offset = zone.get(minute);
   if (offset === undefined) {
     const w = wallFromIntl(minute, tz);
     offset = Date.UTC(w.y, w.mo - 1, w.d, w.h, w.mi, w.s) - minute;
-    if (offsets.size >= OFFSETS_KEPT) offsets.clear();
-    offsets.set(key, offset);
+    if (zone.size >= OFFSETS_KEPT) zone.clear();
+    zone.set(minute, offset);
   }
   return offset;
 }
