@@ -46,7 +46,7 @@ test('add an instance (both validation messages), link it by QR and see CONNECTE
   await add.getByLabel('Session Name').fill('Front desk');
   await add.getByRole('button', { name: 'Create Instance' }).click();
 
-  // The QR modal: the image with its countdown; the simulator links 2 s after the QR is served.
+  // The QR modal: the image with its countdown; the simulator links 1 s after the QR is served.
   const qr = page.getByRole('dialog', { name: /Connect WhatsApp/ });
   await expect(qr.getByRole('img', { name: 'QR code to link WhatsApp' })).toBeVisible();
   await expect(qr.getByText(/QR code refreshes in \d+s/)).toBeVisible();
