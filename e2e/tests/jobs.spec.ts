@@ -73,6 +73,17 @@ test('the jobs table, its filters and the Job Details modal', async ({ page, req
     content: { pollName: 'Rate us', pollOptions: ['Good', 'Bad'], options: { allowMultipleAnswers: false } },
   });
   await waitForStatus(request, headers, failed, 'failed');
+  // The job fails within a second, before the phone of 919800000033 confirms delivery (1 s after
+  // the send): Job Details reads the recipients once, so the page is opened after that receipt.
+  await expect
+    .poll(async () => {
+      const res = await request.get(`/api/message-jobs-details/${failed}`, { headers });
+      const { job } = (await res.json()) as {
+        job: { details: { chatName: string; deliveredAt: string | null }[] };
+      };
+      return job.details.find((d) => d.chatName === '919800000033')?.deliveredAt ?? null;
+    })
+    .not.toBeNull();
 
   await page.goto('/#/jobs');
   await expect(page.getByLabel('2 jobs')).toBeVisible();
