@@ -83,7 +83,10 @@ export default defineConfig({
             WA_PROVIDER: 'simulator',
             SEND_DELAY_MIN_MS: '0',
             SEND_DELAY_MAX_MS: '0',
-            SIMULATOR_LINK_AFTER_MS: '2000',
+            // The simulated phone scans 1 s after the QR is served (at 1 s): linked at about 2 s,
+            // before the modal's first status poll at 3 s. At 2 s it linked just after that poll,
+            // and each QR link waited for the next one (3 s more).
+            SIMULATOR_LINK_AFTER_MS: '1000',
             SIMULATOR_SEND_LATENCY_MS: '20',
             // Account health is scored every 3 s (health.spec: the breaker pauses an account it can see).
             HEALTH_CHECK_MS: '3000',

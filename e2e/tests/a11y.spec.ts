@@ -1,4 +1,3 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import {
   ADMIN,
@@ -10,6 +9,7 @@ import {
   type TestUser,
   test,
 } from '../fixtures.ts';
+import { axeAnalyze } from './support/axe.ts';
 import { finishedJobs, sendIndividual } from './support/jobs.ts';
 
 /**
@@ -214,12 +214,12 @@ async function dialogViolations(page: Page, cases: DialogCase[]): Promise<Record
     await expectFullyDrawn(page.getByRole('dialog').first());
     const v = await seriousViolations(page);
     if (v.length) found[c.name] = v;
-    // Closed before the next one (an open popover closes first, then its dialog).
-    for (let i = 0; i < 3 && (await page.getByRole('dialog').count()) > 0; i++) {
-      await page.keyboard.press('Escape');
-      await page.waitForTimeout(300);
-    }
-    await expect(page.getByRole('dialog')).toHaveCount(0);
+    // Closed before the next one (an open popover closes first, then its dialog): Escape again
+    // while one is still open, each time it has had half a second to go.
+    await expect(async () => {
+      if ((await page.getByRole('dialog').count()) > 0) await page.keyboard.press('Escape');
+      await expect(page.getByRole('dialog')).toHaveCount(0, { timeout: 500 });
+    }).toPass({ timeout: 15_000, intervals: [0] });
   }
   return found;
 }
@@ -227,13 +227,16 @@ async function dialogViolations(page: Page, cases: DialogCase[]): Promise<Record
 /** Waits until `locator` is drawn at full opacity, its own and its ancestors' (fades ended). */
 async function expectFullyDrawn(locator: Locator): Promise<void> {
   await expect
-    .poll(() =>
-      locator.evaluate((el) => {
-        let opacity = 1;
-        for (let e: Element | null = el; e; e = e.parentElement)
-          opacity *= Number(getComputedStyle(e).opacity);
-        return opacity;
-      }),
+    .poll(
+      () =>
+        locator.evaluate((el) => {
+          let opacity = 1;
+          for (let e: Element | null = el; e; e = e.parentElement)
+            opacity *= Number(getComputedStyle(e).opacity);
+          return opacity;
+        }),
+      // Looked at every 50 ms: a fade takes about 200 ms (by default the third look was at 350 ms).
+      { intervals: [50] },
     )
     .toBe(1);
 }
@@ -262,9 +265,7 @@ async function drawnContrast(page: Page, selector: string): Promise<number> {
 }
 
 async function seriousViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
+  const result = await axeAnalyze(page);
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map(

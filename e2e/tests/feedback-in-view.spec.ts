@@ -1,8 +1,8 @@
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { ADMIN, createUser, expect, signInByStorage, test } from '../fixtures.ts';
 import { ANNOUNCE_ONLY, groupNames, localInputValue, userWithSession } from './messaging-helpers.ts';
+import { axeAnalyze } from './support/axe.ts';
 
 // Issue 18, "Feedback in view": what an action says is shown where the user is looking.
 
@@ -224,9 +224,7 @@ test('the Schedule Message modal with its calendar open has no serious axe viola
       }),
     )
     .toBe(1);
-  const result = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
+  const result = await axeAnalyze(page);
   const serious = result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.html.slice(0, 120)).join('; ')}`);

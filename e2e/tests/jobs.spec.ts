@@ -73,6 +73,17 @@ test('the jobs table, its filters and the Job Details modal', async ({ page, req
     content: { pollName: 'Rate us', pollOptions: ['Good', 'Bad'], options: { allowMultipleAnswers: false } },
   });
   await waitForStatus(request, headers, failed, 'failed');
+  // The job fails within a second, before the phone of 919800000033 confirms delivery (1 s after
+  // the send): Job Details reads the recipients once, so the page is opened after that receipt.
+  await expect
+    .poll(async () => {
+      const res = await request.get(`/api/message-jobs-details/${failed}`, { headers });
+      const { job } = (await res.json()) as {
+        job: { details: { chatName: string; deliveredAt: string | null }[] };
+      };
+      return job.details.find((d) => d.chatName === '919800000033')?.deliveredAt ?? null;
+    })
+    .not.toBeNull();
 
   await page.goto('/#/jobs');
   await expect(page.getByLabel('2 jobs')).toBeVisible();
@@ -180,8 +191,9 @@ test('a scheduled send shows in the Scheduled tab as "Scheduled ..." and is sent
   await expect(dialog).toContainText('Groups2');
   await expect(dialog).toContainText('Meeting reminder for everyone tomorrow at the main...');
 
-  // The next minute that is at least 30 s away.
-  const at = new Date(Date.now() + 90_000);
+  // The next whole minute at least 10 s away (the input takes minutes): the checks below, that
+  // the job waits under Scheduled with nothing sent, took 1.2 s and must end before it.
+  const at = new Date(Date.now() + 70_000);
   at.setSeconds(0, 0);
   const value = localInputValue(at);
   await dialog.getByLabel('Schedule time').fill(value);
@@ -206,16 +218,19 @@ test('a scheduled send shows in the Scheduled tab as "Scheduled ..." and is sent
   await expect(
     details.getByRole('table', { name: 'Recipients' }).getByRole('row').filter({ hasText: 'N/A' }),
   ).toHaveCount(2);
+  // Seen waiting, nothing sent, before its time.
+  expect(Date.now()).toBeLessThan(at.getTime());
   await page.keyboard.press('Escape');
 
   await page.getByRole('tab', { name: 'Completed' }).click();
+  // Refreshed every second or so: the send is seen about when it ends, not up to 5 s later.
   await expect(async () => {
     await page.getByRole('button', { name: 'Refresh' }).click();
     await expect(jobsTable(page).getByRole('row').filter({ hasText: 'Scheduled text' })).toContainText(
       '2 / 2 (100%)',
-      { timeout: 2_000 },
+      { timeout: 1_000 },
     );
-  }).toPass({ timeout: 150_000, intervals: [3_000] });
+  }).toPass({ timeout: 150_000, intervals: [250] });
   expect(Date.now()).toBeGreaterThanOrEqual(at.getTime());
 });
 

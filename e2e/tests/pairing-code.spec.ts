@@ -46,7 +46,7 @@ test('QR modal → Link with phone number instead: the code as ABCD-EFGH, the st
   );
   await expect(dialog.getByText(/Code expires in [0-2]:\d\d/)).toBeVisible();
   await page.screenshot({ path: '/tmp/wa-pairing-code.png' });
-  // The simulator links 2 s after the first code was served.
+  // The simulator links 1 s after the first code was served.
   await expect(dialog.getByText(CONNECTED_TEXT)).toBeVisible();
   await expect(dialog).toBeHidden({ timeout: 10_000 });
   const row = page.getByRole('table', { name: 'Instances' }).getByRole('row', { name: /Shop phone/ });

@@ -137,7 +137,8 @@ test("the Account settings drawer saves the account's policy, shows the contract
 
 test('the Sending Progress panel pauses and resumes the job it shows', async ({ page, request }) => {
   const { user, sessionId, headers } = await userWithSession(page, request, { credits: 20 });
-  // Two seconds between messages: the job runs long enough to be paused from the panel.
+  // A second between messages: the job (six groups, 5 s) runs long enough to be paused from the
+  // panel, which takes under a second after Send Now.
   const policy = await request.put(`/api/session/${sessionId}/policy`, {
     headers,
     data: {
@@ -145,8 +146,8 @@ test('the Sending Progress panel pauses and resumes the job it shows', async ({ 
       warmUp: false,
       quietHours: null,
       timezone: 'Asia/Kolkata',
-      delayMinMs: 2000,
-      delayMaxMs: 2000,
+      delayMinMs: 1000,
+      delayMaxMs: 1000,
       typing: false,
     },
   });
@@ -170,7 +171,7 @@ test('the Sending Progress panel pauses and resumes the job it shows', async ({ 
   const sentAtPause = job!.results.success;
   expect(sentAtPause).toBeLessThan(6);
   // Nothing more is sent while it is paused (three pauses' worth of time).
-  await page.waitForTimeout(6000);
+  await page.waitForTimeout(3000);
   const still = await request.get(`/api/message-jobs-details/${job!.id}?detailsLimit=0&media=0`, { headers });
   expect(
     ((await still.json()) as { job: { status: string; results: { success: number } } }).job,
