@@ -191,9 +191,10 @@ test('a scheduled send shows in the Scheduled tab as "Scheduled ..." and is sent
   await expect(dialog).toContainText('Groups2');
   await expect(dialog).toContainText('Meeting reminder for everyone tomorrow at the main...');
 
-  // The next whole minute at least 10 s away (the input takes minutes): the checks below, that
-  // the job waits under Scheduled with nothing sent, took 1.2 s and must end before it.
-  const at = new Date(Date.now() + 70_000);
+  // The next whole minute at least 20 s away (the input takes minutes): the checks below, that
+  // the job waits under Scheduled with nothing sent, took 1.2 s (more on a busy machine) and
+  // must end before it.
+  const at = new Date(Date.now() + 80_000);
   at.setSeconds(0, 0);
   const value = localInputValue(at);
   await dialog.getByLabel('Schedule time').fill(value);
