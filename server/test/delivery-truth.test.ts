@@ -359,6 +359,41 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     expect(rows[0]?.deliveredAt).not.toBeNull();
   });
 
+  // PGlite has one connection: no other transaction can hold a row while the sweep runs.
+  it.runIf(kind === 'postgres')(
+    'a send another transaction holds is left for the next sweep, which reads again from it',
+    async () => {
+      const { jobId, store, sent } = await sentJob(['917900000001', '917900000002', '917900000003']);
+      await sentAgo([sent[0]!.id], '3 hours');
+      await sentAgo([sent[1]!.id], '2 hours');
+      await sentAgo([sent[2]!.id], '90 minutes');
+      // The second is held (as a receipt batch holds its rows) while the sweep runs.
+      let release = () => {};
+      const released = new Promise<void>((r) => {
+        release = r;
+      });
+      let heldNow = () => {};
+      const held = new Promise<void>((r) => {
+        heldNow = r;
+      });
+      const holder = t.db.transaction(async (tx) => {
+        await tx.execute(sql`SELECT id FROM message_job_recipients WHERE id = ${sent[1]!.id} FOR UPDATE`);
+        heldNow();
+        await released;
+      });
+      await held;
+      expect(await store.markUndelivered(3_600_000)).toBe(2);
+      let rows = await recipientsOf(t.db, jobId);
+      expect(rows.map((r) => r.undeliveredAt !== null)).toEqual([true, false, true]);
+      release();
+      await holder;
+      expect(await store.markUndelivered(3_600_000)).toBe(1);
+      rows = await recipientsOf(t.db, jobId);
+      expect(rows.map((r) => r.undeliveredAt !== null)).toEqual([true, true, true]);
+      expect((await jobRow(t.db, jobId))?.undeliveredCount).toBe(3);
+    },
+  );
+
   it('names 463 as the cause when the account’s new chats are restricted at the deadline', async () => {
     const { sessionId, jobId, store, sent } = await sentJob(['917200000001']);
     await sentAgo([sent[0]!.id], '2 hours');

@@ -31,7 +31,8 @@ const DELIVERY_UNKNOWN = [DISPATCH_MESSAGES.sendTimedOut, DISPATCH_MESSAGES.inte
  * earlier is kept; an account whose new one-to-one chats are restricted now: 463), counted on
  * their jobs, and the mark moves past them. Sends of one instant (a Status post's) are read
  * together, so the mark never splits them. Multi-node safe: an account's mark is taken SKIP
- * LOCKED, so one node reads each account at a time; its jobs are locked first, then the rows.
+ * LOCKED, so one node reads each account at a time; its jobs are locked first, then the rows,
+ * SKIP LOCKED: the mark stops before a row another transaction holds, to read it next time.
  * Returns how many became undelivered, and whether an account has more past the deadline.
  */
 export async function undeliver(
@@ -58,18 +59,22 @@ export async function undeliver(
               ORDER BY r.sent_at LIMIT ${limit}) x
           ) e
         ), candidates AS (
-          SELECT r.id, r.job_id FROM ends e JOIN message_job_recipients r
+          SELECT r.id, r.job_id, r.session_id, r.sent_at FROM ends e JOIN message_job_recipients r
             ON r.session_id = e.session_id AND r.status = 'sent' AND r.sent_at > e.swept_to AND r.sent_at <= e.read_to
           WHERE r.delivered_at IS NULL AND r.undelivered_at IS NULL
         ), locked AS MATERIALIZED (
           SELECT j.id FROM message_jobs j WHERE j.id IN (SELECT job_id FROM candidates)
           ORDER BY j.id FOR NO KEY UPDATE OF j
         ), picked AS (
-          -- Waits for a row another transaction holds (a receipt): the mark moves past it.
+          -- A row another transaction holds (a receipt, which then locks its job as this sweep
+          -- does: waiting here could deadlock) is skipped, and the mark stops before it.
           SELECT r.id FROM message_job_recipients r
           WHERE r.id IN (SELECT id FROM candidates) AND (SELECT count(*) FROM locked) >= 0
-          ORDER BY r.id
-          FOR UPDATE OF r
+          FOR UPDATE OF r SKIP LOCKED
+        ), skipped AS (
+          SELECT c.session_id, min(c.sent_at) AS first FROM candidates c
+          WHERE c.id NOT IN (SELECT id FROM picked)
+          GROUP BY c.session_id
         ), marked AS (
           UPDATE message_job_recipients r
           SET undelivered_at = now(),
@@ -82,8 +87,10 @@ export async function undeliver(
           WHERE r.id = picked.id AND r.status = 'sent' AND r.delivered_at IS NULL AND r.undelivered_at IS NULL
           RETURNING r.job_id
         ), moved AS (
-          UPDATE undelivered_sweeps m SET swept_to = e.read_to
-          FROM ends e WHERE m.session_id = e.session_id AND e.read_to IS NOT NULL
+          UPDATE undelivered_sweeps m
+          SET swept_to = CASE WHEN s.first IS NULL THEN e.read_to ELSE s.first - interval '1 microsecond' END
+          FROM ends e LEFT JOIN skipped s ON s.session_id = e.session_id
+          WHERE m.session_id = e.session_id AND e.read_to IS NOT NULL
         ), per_job AS (
           SELECT job_id, count(*)::int AS n FROM marked GROUP BY job_id
         ), counted AS (
@@ -92,7 +99,8 @@ export async function undeliver(
           RETURNING p.n
         )
         SELECT coalesce((SELECT sum(n) FROM counted), 0)::int AS n,
-               coalesce((SELECT bool_or(n >= ${limit}) FROM ends), false) AS more`,
+               coalesce((SELECT bool_or(e.n >= ${limit} AND s.first IS NULL)
+                         FROM ends e LEFT JOIN skipped s ON s.session_id = e.session_id), false) AS more`,
   );
   return { marked: rows[0]?.n ?? 0, more: rows[0]?.more ?? false };
 }
