@@ -235,6 +235,29 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     );
   }
 
+  /**
+   * The engine claims the next recipient of `sessionId` and gives up on its send (failed 'delivery
+   * unknown'), after the transport kept its copy as `messageId` to `chat`, `copiedAgoMs` ago.
+   */
+  async function timedOutWithCopy(
+    store: ReturnType<typeof createDispatchStore>,
+    sessionId: string,
+    chat: string,
+    messageId: string,
+    copiedAgoMs: number,
+  ) {
+    const [c] = await store.claim(sessionId, 1);
+    await t.db.insert(waSentMessages).values({
+      sessionId,
+      messageId,
+      chatId: `${chat}@s.whatsapp.net`,
+      message: '{}',
+      createdAt: new Date(Date.now() - copiedAgoMs),
+    });
+    await store.fail(c!.id, DISPATCH_MESSAGES.sendTimedOut);
+    return c!;
+  }
+
   it('the sweep makes undelivered the sends past the deadline with no receipt, each once: not those with a receipt or a late failure', async () => {
     const { sessionId, jobId, store, sent } = await sentJob([
       '917600000001',
@@ -296,17 +319,9 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
       'individuals',
     );
     const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
-    const [late] = await store.claim(sessionId, 1);
     const messageId = '3EB0EEEEFFFF00001111';
     // The transport kept its copy three hours ago and the engine gave up on the send.
-    await t.db.insert(waSentMessages).values({
-      sessionId,
-      messageId,
-      chatId: '917800000001@s.whatsapp.net',
-      message: '{}',
-      createdAt: new Date(Date.now() - 3 * 3_600_000),
-    });
-    await store.fail(late!.id, DISPATCH_MESSAGES.sendTimedOut);
+    await timedOutWithCopy(store, sessionId, '917800000001', messageId, 3 * 3_600_000);
     // The other was sent two hours ago and swept: the sweep has read the account past three hours ago.
     const [other] = await store.claim(sessionId, 1);
     await store.recordSent(other!.id, { messageId: '3EB0EEEEFFFF00002222' });
@@ -444,17 +459,9 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
       'individuals',
     );
     const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
-    const [c] = await store.claim(sessionId, 1);
     const messageId = '3EB0AAAABBBBCCCCDDDD';
     // The transport keeps its copy before relaying; the engine gives up on the send.
-    await t.db.insert(waSentMessages).values({
-      sessionId,
-      messageId,
-      chatId: '917400000001@s.whatsapp.net',
-      message: '{}',
-      createdAt: new Date(Date.now() - 5_000),
-    });
-    await store.fail(c!.id, DISPATCH_MESSAGES.sendTimedOut);
+    const c = await timedOutWithCopy(store, sessionId, '917400000001', messageId, 5_000);
     expect(await balanceOf(t.db, user.id)).toBe(3);
     expect((await jobRow(t.db, jobId!))?.status).toBe('failed');
 

@@ -40,22 +40,21 @@ export async function undeliver(
   afterMs: number,
   limit: number,
 ): Promise<{ marked: number; more: boolean }> {
+  // Recipient r is a send of mark m's account that the sweep has not read, past the deadline.
+  const unread = sql`r.session_id = m.session_id AND r.status = 'sent'
+                     AND r.sent_at > m.swept_to AND r.sent_at <= now() - ${ms(afterMs)}`;
   const rows = await queryRows<{ n: number; more: boolean }>(
     db,
     sql`WITH marks AS MATERIALIZED (
           SELECT m.session_id, m.swept_to FROM undelivered_sweeps m
-          WHERE EXISTS (SELECT 1 FROM message_job_recipients r
-                        WHERE r.session_id = m.session_id AND r.status = 'sent'
-                          AND r.sent_at > m.swept_to AND r.sent_at <= now() - ${ms(afterMs)})
+          WHERE EXISTS (SELECT 1 FROM message_job_recipients r WHERE ${unread})
           ORDER BY m.session_id
           FOR UPDATE SKIP LOCKED
         ), ends AS MATERIALIZED (
           -- How far each account is read now: its limit-th send past the mark (or the last).
           SELECT m.session_id, m.swept_to, e.sent_at AS read_to, e.n FROM marks m CROSS JOIN LATERAL (
             SELECT max(x.sent_at) AS sent_at, count(*)::int AS n FROM (
-              SELECT r.sent_at FROM message_job_recipients r
-              WHERE r.session_id = m.session_id AND r.status = 'sent'
-                AND r.sent_at > m.swept_to AND r.sent_at <= now() - ${ms(afterMs)}
+              SELECT r.sent_at FROM message_job_recipients r WHERE ${unread}
               ORDER BY r.sent_at LIMIT ${limit}) x
           ) e
         ), candidates AS (
