@@ -1,11 +1,12 @@
 import { EventEmitter } from 'node:events';
+import { DEFAULT_TIMEZONE } from '@wa/contract';
 import type { AppContext } from '../context.ts';
 import { onSignal } from '../signals.ts';
 import { pruneNumberLookups } from '../transport/number-lookups.ts';
 import { pruneSentMessages } from '../transport/sent-messages.ts';
 import type { Transport, TransportSession } from '../transport/types.ts';
 import { type DriverHost, errorText, NO_PAIRING, SessionDriver } from './driver.ts';
-import { pruneAccountEvents } from './health/repository.ts';
+import { accountsToEvaluate, pruneAccountEvents } from './health/repository.ts';
 import { evaluateHealth } from './health/service.ts';
 import {
   claimFreeSessions,
@@ -208,17 +209,24 @@ export class SessionRunner extends EventEmitter<SessionRuntimeEvents> implements
     d.start();
   }
 
-  /** Scores the health of the accounts this node drives; the breaker acts on it (sessions/health). */
+  /**
+   * Scores the health of the accounts this node drives that may have changed since their last
+   * evaluation (an idle account's stays as it was); the breaker acts on it (sessions/health).
+   */
   private async evaluateHealth(): Promise<void> {
     if (this.evaluating || this.stopping) return;
     this.evaluating = true;
     try {
-      for (const sessionId of this.drivers.keys()) {
+      const owned = [...this.drivers.keys()];
+      const due = await accountsToEvaluate(this.ctx.db, owned, new Date(), DEFAULT_TIMEZONE);
+      for (const sessionId of due) {
         if (this.stopping) return;
         await evaluateHealth(this.ctx, sessionId).catch((err) => {
           if (!this.stopping) this.ctx.log.warn({ err, sessionId }, 'account health check failed');
         });
       }
+    } catch (err) {
+      if (!this.stopping) this.ctx.log.warn({ err }, 'account health check failed');
     } finally {
       this.evaluating = false;
     }

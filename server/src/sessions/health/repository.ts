@@ -95,10 +95,66 @@ export async function findHealth(db: Db, sessionId: string): Promise<HealthRow |
 
 export type HealthValues = Omit<HealthRow, 'sessionId' | 'evaluatedAt'>;
 
-/** Writes the account's evaluated health (only while the session exists). */
-export async function saveHealth(db: Db, sessionId: string, values: HealthValues): Promise<void> {
+/**
+ * Writes the account's evaluated health (only while the session exists). `at`: when the evaluation
+ * began, before its signals were read: what happens later is new to the next one.
+ */
+export async function saveHealth(db: Db, sessionId: string, values: HealthValues, at: Date): Promise<void> {
   await db
     .insert(accountHealth)
-    .values({ sessionId, ...values, evaluatedAt: new Date() })
-    .onConflictDoUpdate({ target: accountHealth.sessionId, set: { ...values, evaluatedAt: new Date() } });
+    .values({ sessionId, ...values, evaluatedAt: at })
+    .onConflictDoUpdate({ target: accountHealth.sessionId, set: { ...values, evaluatedAt: at } });
+}
+
+/**
+ * Of `sessionIds`, the accounts whose health an evaluation may change, in one statement: those
+ * never evaluated, not good, paused, with any signal in their stored window (it slides), or with
+ * anything new since their last evaluation (an outcome, a delivery verdict, a reply, an event, a
+ * STOP to their user), and those whose local day changed (the warm-up step). A quiet account's
+ * signals are all zero and stay zero: evaluating it every minute wrote the same row again, five
+ * statements an account a minute (83 a second for a node of 1,000 idle accounts).
+ * A minute's margin under the last evaluation: a write whose transaction began before it.
+ */
+export async function accountsToEvaluate(
+  db: Db,
+  sessionIds: string[],
+  now: Date,
+  defaultTimezone: string,
+): Promise<string[]> {
+  if (sessionIds.length === 0) return [];
+  const rows = await queryRows<{
+    session_id: string;
+    changed: boolean;
+    timezone: string | null;
+    day: string | null;
+  }>(
+    db,
+    sql`SELECT s.session_id, p.timezone, h.warm_up_day_checked AS day,
+               (h.session_id IS NULL OR h.state <> 'good' OR h.protect_paused_at IS NOT NULL OR s.send_paused
+                OR EXISTS (SELECT 1 FROM jsonb_each(h.signals) e WHERE e.value <> '0'::jsonb)
+                OR EXISTS (SELECT 1 FROM message_job_recipients r WHERE r.session_id = s.session_id
+                             AND r.status = 'sent' AND r.sent_at >= h.evaluated_at - interval '1 minute')
+                OR EXISTS (SELECT 1 FROM message_job_recipients r WHERE r.session_id = s.session_id
+                             AND r.status = 'failed' AND r.failed_at >= h.evaluated_at - interval '1 minute')
+                OR EXISTS (SELECT 1 FROM message_job_recipients r WHERE r.session_id = s.session_id
+                             AND r.undelivered_at IS NOT NULL AND r.undelivered_at >= h.evaluated_at - interval '1 minute')
+                OR EXISTS (SELECT 1 FROM message_job_recipients r WHERE r.session_id = s.session_id
+                             AND r.replied_at IS NOT NULL AND r.replied_at >= h.evaluated_at - interval '1 minute')
+                OR EXISTS (SELECT 1 FROM account_events a WHERE a.session_id = s.session_id
+                             AND a.at >= h.evaluated_at - interval '1 minute')
+                OR EXISTS (SELECT 1 FROM opt_outs o WHERE o.user_id = s.user_id AND o.source = 'reply'
+                             AND o.created_at >= h.evaluated_at - interval '1 minute')) AS changed
+        FROM wa_sessions s
+        LEFT JOIN account_health h ON h.session_id = s.session_id
+        LEFT JOIN session_policies p ON p.session_id = s.session_id
+        WHERE s.session_id = ANY(${sql.param(sessionIds)}::text[])`,
+  );
+  return rows
+    .filter((r) => r.changed || r.day !== localDate(now, r.timezone ?? defaultTimezone))
+    .map((r) => r.session_id);
+}
+
+/** The account's local date, YYYY-MM-DD. */
+export function localDate(at: Date, tz: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: tz }).format(at);
 }

@@ -6,7 +6,14 @@ import { authorizeSession } from '../../policy/access.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { findSession, type SessionRow } from '../repository.ts';
 import { pauseToProtect } from '../send-pause.ts';
-import { findHealth, type HealthRow, readSignals, recordAccountEvent, saveHealth } from './repository.ts';
+import {
+  findHealth,
+  type HealthRow,
+  localDate,
+  readSignals,
+  recordAccountEvent,
+  saveHealth,
+} from './repository.ts';
 import { breakerTrips, protectReason, scoreHealth, stateOf } from './score.ts';
 
 /**
@@ -73,11 +80,6 @@ export async function getSessionHealth(
   return present(row, a, a.pausedNow);
 }
 
-/** The account's local date, YYYY-MM-DD. */
-function localDate(at: Date, tz: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: tz }).format(at);
-}
-
 const daysBetween = (a: string, b: string) => Math.round((Date.parse(b) - Date.parse(a)) / 86_400_000);
 
 /**
@@ -133,14 +135,19 @@ export async function evaluateHealth(
     localDate(now, policy?.timezone ?? DEFAULT_TIMEZONE),
     result.state === 'good',
   );
-  await saveHealth(db, sessionId, {
-    score: a.score,
-    state: result.state,
-    reason: result.reason,
-    signals: a.signals,
-    windowFrom: a.since,
-    protectPausedAt,
-    ...warmUp,
-  });
+  await saveHealth(
+    db,
+    sessionId,
+    {
+      score: a.score,
+      state: result.state,
+      reason: result.reason,
+      signals: a.signals,
+      windowFrom: a.since,
+      protectPausedAt,
+      ...warmUp,
+    },
+    now,
+  );
   return result;
 }

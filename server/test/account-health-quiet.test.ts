@@ -1,0 +1,53 @@
+import { DEFAULT_TIMEZONE } from '@wa/contract';
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { queryRows } from '../src/db/client.ts';
+import { accountsToEvaluate, recordAccountEvent } from '../src/sessions/health/repository.ts';
+import { evaluateHealth } from '../src/sessions/health/service.ts';
+import { appWithEngine, DB_KINDS, linkedSession } from './helpers.ts';
+
+/**
+ * The node's health check evaluates only the accounts whose health may have changed: an idle
+ * account's score stays what it was, and rewriting it every minute was most of what an idle node
+ * with 1,000 accounts sent to its database.
+ */
+describe.each(DB_KINDS)('which accounts the health check evaluates on %s', (kind) => {
+  const users = new Set<string>();
+  // The runner's own check never runs here: the test calls it.
+  const { t } = appWithEngine(kind, { HEALTH_CHECK_MS: '3600000', SIMULATOR_LINK_AFTER_MS: '3600000' }, users);
+  const due = (ids: string[]) => accountsToEvaluate(t.db, ids, new Date(), DEFAULT_TIMEZONE);
+  const evaluatedAt = async (sessionId: string) =>
+    (
+      await queryRows<{ at: string }>(
+        t.db,
+        sql`SELECT evaluated_at::text AS at FROM account_health WHERE session_id = ${sessionId}`,
+      )
+    )[0]?.at;
+
+  it('skips a quiet account, and takes it again after an event, a sent message or a new day', async () => {
+    const [quiet, evented, sent, newDay, never] = await Promise.all(
+      Array.from({ length: 5 }, () => linkedSession(t, { track: users })),
+    );
+    const ids = [quiet, evented, sent, newDay, never].map((a) => a!.sessionId);
+    for (const id of ids.slice(0, 4)) await evaluateHealth(t.ctx, id);
+    // Evaluated, nothing since: only the one never evaluated is due.
+    expect(await due(ids)).toEqual([never!.sessionId]);
+
+    await recordAccountEvent(t.db, evented!.sessionId, 'disconnected', 'Connection lost');
+    await t.db.execute(
+      sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, status, sent_at, updated_at)
+          VALUES ('quiet-test', ${sent!.sessionId}, '919712345678@s.whatsapp.net', 'sent', now(), now())`,
+    );
+    await t.db.execute(
+      sql`UPDATE account_health SET warm_up_day_checked = '2020-01-01' WHERE session_id = ${newDay!.sessionId}`,
+    );
+    expect(new Set(await due(ids))).toEqual(new Set(ids.slice(1)));
+
+    // Evaluated again: the event and the message are now in their windows, so those two stay due
+    // (their signals are not zero; the window slides); the new day was taken and is quiet again.
+    const before = await evaluatedAt(quiet!.sessionId);
+    for (const id of ids.slice(1)) await evaluateHealth(t.ctx, id);
+    expect(new Set(await due(ids))).toEqual(new Set([evented!.sessionId, sent!.sessionId]));
+    expect(await evaluatedAt(quiet!.sessionId)).toBe(before);
+  });
+});
