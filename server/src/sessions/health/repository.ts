@@ -107,14 +107,21 @@ export async function saveHealth(db: Db, sessionId: string, values: HealthValues
 }
 
 /**
- * Of `sessionIds`, the accounts whose health an evaluation may change, in one statement: those
- * never evaluated, not good, paused, with any signal in their stored window (it slides), or with
- * anything new since their last evaluation (an outcome, a delivery verdict, a reply, an event, a
- * STOP to their user), and those whose local day changed (the warm-up step). A quiet account's
- * signals are all zero and stay zero: evaluating it every minute wrote the same row again, five
- * statements an account a minute (83 a second for a node of 1,000 idle accounts).
- * A minute's margin under the last evaluation: a write whose transaction began before it.
+ * Of `sessionIds`, the accounts whose health an evaluation may change, in one statement:
+ * - never evaluated, or under the breaker's pause, or paused now and not when last evaluated (or
+ *   the other way round);
+ * - anything new since their last evaluation (an outcome, a delivery verdict, a reply, an event,
+ *   a STOP to their user), with a minute's margin for a write whose transaction began before it;
+ * - a new local day (the warm-up step);
+ * - signals in the window, every REFRESH_MINUTES: with nothing new they only leave the window as it
+ *   slides, which can only raise the score (a recovery seen a few minutes late; a new failure is
+ *   seen at the next check).
+ * A quiet account's signals are all zero and stay zero: evaluating every account every minute
+ * wrote the same rows again, five statements an account (83 a second for 1,000 idle accounts).
  */
+/** How often an account with signals in its window and nothing new is evaluated again. */
+export const REFRESH_MINUTES = 10;
+
 export async function accountsToEvaluate(
   db: Db,
   sessionIds: string[],
@@ -130,8 +137,11 @@ export async function accountsToEvaluate(
   }>(
     db,
     sql`SELECT s.session_id, p.timezone, h.warm_up_day_checked AS day,
-               (h.session_id IS NULL OR h.state <> 'good' OR h.protect_paused_at IS NOT NULL OR s.send_paused
-                OR EXISTS (SELECT 1 FROM jsonb_each(h.signals) e WHERE e.value <> '0'::jsonb)
+               (h.session_id IS NULL OR h.protect_paused_at IS NOT NULL
+                OR (h.state = 'paused') IS DISTINCT FROM
+                   (s.send_paused AND (s.send_paused_until IS NULL OR s.send_paused_until > now()))
+                OR ((h.state <> 'good' OR EXISTS (SELECT 1 FROM jsonb_each(h.signals) e WHERE e.value <> '0'::jsonb))
+                    AND h.evaluated_at < now() - make_interval(mins => ${REFRESH_MINUTES}))
                 OR EXISTS (SELECT 1 FROM message_job_recipients r WHERE r.session_id = s.session_id
                              AND r.status = 'sent' AND r.sent_at >= h.evaluated_at - interval '1 minute')
                 OR EXISTS (SELECT 1 FROM message_job_recipients r WHERE r.session_id = s.session_id
