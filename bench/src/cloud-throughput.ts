@@ -16,8 +16,9 @@ import { createGraphClient } from '../../server/src/transport/cloud/graph-client
 import { createThroughputLimiter, maxInWindow } from '../../server/src/transport/cloud/throughput-limiter.ts';
 import { CloudTransport } from '../../server/src/transport/cloud/transport.ts';
 import { startFakeGraphApi } from '../../server/test/fakes/graph-api.ts';
+import { size } from './setup.ts';
 
-const SENDS = Number(process.env.BENCH_CLOUD_SENDS ?? 10_000);
+const SENDS = Number(process.env.BENCH_CLOUD_SENDS ?? size(10_000, 200));
 const LATENCY_MS = Number(process.env.BENCH_CLOUD_LATENCY_MS ?? 50);
 const RATE = Number(process.env.BENCH_CLOUD_RATE ?? 80);
 

@@ -7,10 +7,10 @@ import { queryRows } from '../../server/src/db/client.ts';
 import { users } from '../../server/src/db/schema.ts';
 import { startEngine } from '../../server/src/engine.ts';
 import { acceptSend } from '../../server/src/messaging/accept/send.ts';
-import { benchUser, linkedSession, numbers } from './setup.ts';
+import { benchUser, linkedSession, numbers, size } from './setup.ts';
 
-export const SESSIONS = 50;
-export const PER_SESSION = Number(process.env.BENCH_PER_SESSION ?? 200);
+export const SESSIONS = size(50, 10);
+export const PER_SESSION = Number(process.env.BENCH_PER_SESSION ?? size(200, 20));
 
 /** PostgreSQL's count of updates of the recipients' table, and of those that were HOT (in place). */
 export type Updates = { all: number; hot: number };

@@ -1,5 +1,5 @@
 /** The start-up and idle parts of `npm run bench` (BENCH_ONLY=startup|idle): start-up time, idle RSS, and the statements an idle node runs. */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,23 +9,24 @@ import type { AppContext } from '../../server/src/context.ts';
 import { queryRows } from '../../server/src/db/client.ts';
 import { createScratchDatabase } from '../../server/src/db/scratch.ts';
 import { startEngine } from '../../server/src/engine.ts';
+import { acceptSend } from '../../server/src/messaging/accept/send.ts';
 import { signal } from '../../server/src/signals.ts';
-import { benchUser, fmtS, linkedSession } from './setup.ts';
+import { benchUser, buildServerOnce, fmtS, linkedSession, numbers, REPO_ROOT, size } from './setup.ts';
+import { tallyStatements, topStatements } from './statement-tally.ts';
 
 /**
  * The compiled server (`node server/dist/main.js`, what `npm start` runs) on a fresh database:
  * time from spawn to /readyz answering 200, and its resident memory after 5 s idle.
  */
 export async function startupAndIdle(kind: 'pglite' | 'postgres'): Promise<{ startup: string; rss: string }> {
-  const repoRoot = path.resolve(import.meta.dirname, '../..');
-  execFileSync('npm', ['run', 'build', '-w', 'server'], { cwd: repoRoot, stdio: 'ignore' });
+  buildServerOnce();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-start-'));
   const scratch =
     kind === 'postgres' ? await createScratchDatabase(process.env.BENCH_DATABASE_URL!, 'bstart') : null;
-  const port = 4300 + Math.floor(Math.random() * 500);
+  const port = Number(process.env.BENCH_STARTUP_PORT ?? 3379);
   const started = performance.now();
   const child = spawn(process.execPath, ['server/dist/main.js'], {
-    cwd: repoRoot,
+    cwd: REPO_ROOT,
     stdio: 'ignore',
     env: {
       ...process.env,
@@ -52,7 +53,7 @@ export async function startupAndIdle(kind: 'pglite' | 'postgres'): Promise<{ sta
       await sleep(50);
     }
     if (!ready) throw new Error('the server did not become ready within 60 s');
-    await sleep(5_000);
+    await sleep(size(5_000, 1_000));
     const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
     const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
     return { startup: fmtS(ready), rss: `${Math.round(kb / 1024)} MB` };
@@ -64,50 +65,100 @@ export async function startupAndIdle(kind: 'pglite' | 'postgres'): Promise<{ sta
   }
 }
 
-export const IDLE_ACCOUNTS = Number(process.env.BENCH_IDLE_ACCOUNTS ?? 1000);
-export const IDLE_WINDOW_MS = 20_000;
+export const IDLE_ACCOUNTS = Number(process.env.BENCH_IDLE_ACCOUNTS ?? size(1000, 20));
+/** Longer than the health check's period (HEALTH_CHECK_MS, a minute): each window holds one. */
+export const IDLE_WINDOW_MS = Number(process.env.BENCH_IDLE_WINDOW_MS ?? size(65_000, 2_000));
+/** How long PostgreSQL's backends may take to report their counts (10 s when idle; smoke runs do not wait). */
+const STATS_SETTLE_MS = size(12_000, 1_500);
+/** The traffic between the two windows: this many of the accounts send TRAFFIC_EACH messages each. */
+const TRAFFIC_ACCOUNTS = size(100, 5);
+const TRAFFIC_EACH = size(100, 5);
+
+/** Statements committed per second, this process's CPU and the statements it sent most, over one window. */
+async function idleWindow(ctx: AppContext): Promise<string> {
+  // Backends report their counts when idle, up to 10 s late: what came before must be counted
+  // before the window starts, and the window's own after it ends.
+  await sleep(STATS_SETTLE_MS);
+  const commits = async () => {
+    await ctx.db.execute(sql`SELECT pg_stat_clear_snapshot()`);
+    const [row] = await queryRows<{ n: string }>(
+      ctx.db,
+      sql`SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()`,
+    );
+    return Number(row?.n ?? 0);
+  };
+  const before = await commits();
+  const cpu = process.cpuUsage();
+  const tally = tallyStatements();
+  const startedAt = Date.now();
+  await sleep(IDLE_WINDOW_MS);
+  const used = process.cpuUsage(cpu);
+  const elapsed = Date.now() - startedAt;
+  const counted = tally.stop();
+  await sleep(STATS_SETTLE_MS);
+  // The two probes' own statements (2 each) are not the node's.
+  const perS = ((await commits()) - before - 2) / (elapsed / 1000);
+  const cpuPct = ((used.user + used.system) / 1000 / elapsed) * 100;
+  const top = topStatements(counted, 2)
+    .map((t) => `${t.slice(0, 50)}…`)
+    .join('; ');
+  return `${perS.toFixed(1)} statements/s, CPU ${cpuPct.toFixed(1)} % of a core (most sent: ${top || 'none'})`;
+}
 
 /**
  * The idle cost of one node: IDLE_ACCOUNTS connected simulated accounts with nothing to send,
- * the engine running. Transactions committed on the database per second (each statement outside
- * a transaction is one), this process's CPU and RSS, over 20 s after the accounts connected.
+ * the engine running, after its first health check. Transactions committed on the database per second (each statement outside
+ * a transaction is one) and this process's CPU over a window after the accounts connected, then
+ * again after TRAFFIC_ACCOUNTS of them sent TRAFFIC_EACH messages each (what a node does after a
+ * day of sends: their health, the undelivered sweep over them); RSS at the end.
  */
 export async function idleCost(ctx: AppContext): Promise<string> {
-  const user = await benchUser(ctx, 0);
+  const user = await benchUser(ctx, TRAFFIC_ACCOUNTS * TRAFFIC_EACH);
   const sessionIds: string[] = [];
   for (let i = 0; i < IDLE_ACCOUNTS; i++) sessionIds.push(await linkedSession(ctx, user.id, 2000 + i));
   const engine = await startEngine(ctx);
   try {
-    const until = Date.now() + 180_000;
+    const until = Date.now() + 300_000;
     while (sessionIds.some((s) => !engine.runtime.transportFor(s))) {
-      if (Date.now() > until) throw new Error(`accounts did not connect within 180 s`);
+      if (Date.now() > until) throw new Error(`accounts did not connect within 300 s`);
       // A pass takes up to 50 free accounts; the heartbeat alone would take 20 passes, 10 s apart.
       await signal(ctx, 'session-changed', sessionIds[0]!);
       await sleep(200);
     }
-    // Backends report their counts when idle, up to 10 s late: the burst of connecting 1,000
-    // accounts must be counted before the window starts, and the window's own after it ends.
-    await sleep(12_000);
-    const commits = async () => {
-      await ctx.db.execute(sql`SELECT pg_stat_clear_snapshot()`);
-      const [row] = await queryRows<{ n: string }>(
+    // The first health check evaluates every new account once (a row each); idle starts after it.
+    for (const deadline = Date.now() + 180_000; ; ) {
+      const [row] = await queryRows<{ n: number }>(
         ctx.db,
-        sql`SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()`,
+        sql`SELECT count(*)::int AS n FROM account_health`,
       );
-      return Number(row?.n ?? 0);
-    };
-    const before = await commits();
-    const cpu = process.cpuUsage();
-    const startedAt = Date.now();
-    await sleep(IDLE_WINDOW_MS);
-    const used = process.cpuUsage(cpu);
-    const elapsed = Date.now() - startedAt;
-    await sleep(11_000);
-    // The two probes' own statements (2 each) are not the node's.
-    const perS = ((await commits()) - before - 2) / (elapsed / 1000);
-    const cpuPct = ((used.user + used.system) / 1000 / elapsed) * 100;
+      if ((row?.n ?? 0) >= IDLE_ACCOUNTS) break;
+      if (Date.now() > deadline)
+        throw new Error(`${row?.n} of ${IDLE_ACCOUNTS} accounts evaluated after 180 s`);
+      await sleep(500);
+    }
+    const beforeTraffic = await idleWindow(ctx);
+    for (const [i, sessionId] of sessionIds.slice(0, TRAFFIC_ACCOUNTS).entries()) {
+      await acceptSend(
+        ctx,
+        user,
+        sessionId,
+        { chatIds: numbers(TRAFFIC_EACH, 919_400_000_001 + i * 1000), content: 'Traffic' },
+        'individuals',
+      );
+    }
+    const total = TRAFFIC_ACCOUNTS * TRAFFIC_EACH;
+    for (const deadline = Date.now() + 600_000; ; ) {
+      const [row] = await queryRows<{ done: number }>(
+        ctx.db,
+        sql`SELECT coalesce(sum(sent_count + failed_count), 0)::int AS done FROM message_jobs`,
+      );
+      if ((row?.done ?? 0) >= total) break;
+      if (Date.now() > deadline) throw new Error(`only ${row?.done} of ${total} sent after 10 minutes`);
+      await sleep(200);
+    }
+    const afterTraffic = await idleWindow(ctx);
     const rss = process.memoryUsage().rss / 1024 / 1024;
-    return `${perS.toFixed(1)} statements/s, CPU ${cpuPct.toFixed(1)} % of a core, RSS ${Math.round(rss)} MB`;
+    return `before traffic: ${beforeTraffic}; after ${total.toLocaleString('en-IN')} sends by ${TRAFFIC_ACCOUNTS} of the accounts: ${afterTraffic}; RSS ${Math.round(rss)} MB`;
   } finally {
     await engine.stop();
   }

@@ -10,9 +10,9 @@ import { queryRows } from '../../server/src/db/client.ts';
 import { buildApp } from '../../server/src/http/app.ts';
 import { compactJobStats } from '../../server/src/messaging/jobs/repository.ts';
 import { reportInBrowser, type SignedIn } from './report-browser.ts';
-import { benchUser, fmtS, linkedSession, median } from './setup.ts';
+import { benchUser, fmtS, linkedSession, median, size } from './setup.ts';
 
-export const READ_JOBS = 100_000;
+export const READ_JOBS = size(100_000, 1_000);
 
 const p95 = (times: number[]) => {
   const sorted = [...times].sort((a, b) => a - b);
@@ -88,7 +88,7 @@ export async function readsAtScale(
       if (failed.body.total !== READ_JOBS / 10) throw new Error(`Failed tab total ${failed.body.total}`);
       failedTab.push(failed.ms);
     }
-    const list = `p95: cursor walk to the oldest (1,000 pages) ${fmtMs(p95(walk))}, last page by offset ${fmtMs(p95(lastByOffset))}, Failed tab ${fmtMs(p95(failedTab))}`;
+    const list = `p95: cursor walk to the oldest (${(READ_JOBS / 100).toLocaleString('en-IN')} pages) ${fmtMs(p95(walk))}, last page by offset ${fmtMs(p95(lastByOffset))}, Failed tab ${fmtMs(p95(failedTab))}`;
 
     let peak = 0;
     const timer = setInterval(() => {
@@ -99,13 +99,18 @@ export async function readsAtScale(
     const res = await fetch(`${address}/api/message-jobs/${user.id}/export.csv`, { headers });
     let bytes = 0;
     let lines = 0;
+    let tail = Buffer.alloc(0);
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       bytes += chunk.length;
       for (const b of chunk) if (b === 10) lines++;
+      tail = Buffer.concat([tail, chunk]).subarray(-2048);
     }
     const ms = performance.now() - t0;
     clearInterval(timer);
-    if (lines !== READ_JOBS + 1) throw new Error(`the export has ${lines} lines`);
+    // The header, a line per job, and the totals line naming how many jobs it sums.
+    const totals = tail.toString('utf8').trimEnd().split('\n').at(-1) ?? '';
+    if (lines !== READ_JOBS + 2 || !totals.startsWith('Total,') || !totals.includes(`,${READ_JOBS} jobs,`))
+      throw new Error(`the export has ${lines} lines, the last one: ${totals.slice(0, 120)}`);
     const exportCsv = `${fmtS(ms)} (${(bytes / 1e6).toFixed(1)} MB), RSS ${Math.round(before / 1e6)} → peak ${Math.round(peak / 1e6)} MB`;
 
     // The pages in Chromium, signed in as this user: first rows, and the Failed tab's count.

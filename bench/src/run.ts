@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import { importContactList } from '../../server/src/contacts/import.ts';
 import { csvRows } from '../../server/src/contacts/table-rows.ts';
 import type { AppContext } from '../../server/src/context.ts';
@@ -8,6 +7,7 @@ import { buildApp } from '../../server/src/http/app.ts';
 import { acceptSend } from '../../server/src/messaging/accept/send.ts';
 import { type BaileysRow, baileysRows } from './baileys.ts';
 import { dispatchRound, floorRate, PER_SESSION, SESSIONS } from './dispatch.ts';
+import { FLEET_ACCOUNTS, FLEET_MESSAGES, FLEET_SENDERS, FLEET_WORKERS, fleetOnOwnDatabase } from './fleet.ts';
 import { IDLE_ACCOUNTS, idleCost, startupAndIdle } from './idle.ts';
 import { READ_JOBS, readsAtScale } from './reads.ts';
 import {
@@ -16,21 +16,24 @@ import {
   fmtRate,
   fmtS,
   linkedSession,
+  markdownTable,
   median,
   numbers,
   openBenchDatabase,
+  SMOKE,
+  size,
 } from './setup.ts';
 
-const ACCEPT_RECIPIENTS = 100_000;
+const ACCEPT_RECIPIENTS = size(100_000, 2_000);
 
 type Row = { measure: string; goal: string; values: Record<string, string> };
 
 /** `DISPATCH_ROUNDS` rates: their median, then each run. */
 const rates = (runs: number[]) =>
   `median ${fmtRate(median(runs))} (${runs.map((r) => Math.round(r).toLocaleString('en-IN')).join(', ')}; ${(SESSIONS * PER_SESSION).toLocaleString('en-IN')} each)`;
-const DISPATCH_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DISPATCH_ROUNDS = Number(process.env.BENCH_ROUNDS ?? size(3, 1));
 
-const RUNS = 3;
+const RUNS = size(3, 1);
 
 /**
  * Best and median of `RUNS` timed runs after one untimed run of the same size: the first run
@@ -95,7 +98,7 @@ async function acceptHttp(ctx: AppContext): Promise<string> {
   }
 }
 
-const IMPORT_CONTACTS = 1_000_000;
+const IMPORT_CONTACTS = size(1_000_000, 10_000);
 
 /**
  * Importing a 1,000,000-line CSV (name, phone, area) through the import the upload route uses,
@@ -128,7 +131,7 @@ async function importContacts(ctx: AppContext): Promise<string> {
   return `${fmtS(ms)}, RSS ${Math.round(before / 1e6)} → peak ${Math.round(peak / 1e6)} MB`;
 }
 
-const PERSONAL_CONTACTS = 100_000;
+const PERSONAL_CONTACTS = size(100_000, 1_000);
 
 /**
  * Accepting a send of `Hi {{name|friend}}, {Namaste|Hello}!` to a 1,00,000-contact list (opt-out
@@ -162,13 +165,45 @@ async function personalisedAccept(ctx: AppContext): Promise<string> {
   return `best ${fmtS(rest[0]!)}, median ${fmtS(rest[1]!)} (first ${fmtS(first!)})`;
 }
 
-async function measure(fn: () => Promise<string>): Promise<string> {
+/** What went wrong, row by row: `npm run bench` prints them and exits 1 when there is any. */
+const errors: string[] = [];
+
+/** A row's figure for `kind`, or `error: …` in its cell (and in `errors`). */
+async function measure(row: Row, kind: string, fn: () => Promise<string>): Promise<void> {
   try {
-    return await fn();
+    row.values[kind] = await fn();
   } catch (err) {
-    return `error: ${(err as Error).message.split('\n')[0]}`;
+    const message = (err as Error).message.split('\n')[0]!;
+    row.values[kind] = `error: ${message}`;
+    errors.push(`${row.measure} (${kind}): ${message}`);
   }
 }
+
+/**
+ * Runs one part of the bench on a database of its own, made for it and dropped after it: a row's
+ * figure never depends on what the rows before it left behind (an idle node measured after the
+ * dispatch rounds read their 30,000 sends; the accept rows' 12,00,000 recipients weighed on dispatch).
+ */
+async function onOwnDatabase(
+  kind: 'pglite' | 'postgres',
+  rowsOfPart: Row[],
+  part: (ctx: AppContext) => Promise<void>,
+): Promise<void> {
+  let database: Database;
+  try {
+    database = await openBenchDatabase(kind);
+  } catch (err) {
+    for (const row of rowsOfPart) await measure(row, kind, () => Promise.reject(err));
+    return;
+  }
+  try {
+    await part(context(database));
+  } finally {
+    await database.close().catch(() => {});
+  }
+}
+
+const row = (measure: string, goal: string): Row => ({ measure, goal, values: {} });
 
 async function main() {
   let kinds: Array<'pglite' | 'postgres'> = process.env.BENCH_DATABASE_URL
@@ -177,185 +212,157 @@ async function main() {
   if (process.env.BENCH_DB === 'pglite' || process.env.BENCH_DB === 'postgres') {
     kinds = kinds.filter((k) => k === process.env.BENCH_DB);
   }
-  const rows: Row[] = [
-    {
-      measure: `accept ${ACCEPT_RECIPIENTS.toLocaleString('en-IN')} recipients (service)`,
-      goal: '< 2 s',
-      values: {},
-    },
-    {
-      measure: `accept ${ACCEPT_RECIPIENTS.toLocaleString('en-IN')} recipients (HTTP)`,
-      goal: '< 2 s',
-      values: {},
-    },
-    {
-      measure: `dispatch, ${SESSIONS} sessions × ${PER_SESSION}`,
-      goal: '≥ 5,000/s PostgreSQL, ≥ 1,500/s PGlite',
-      values: {},
-    },
-    {
-      measure: 'bare-SQL floor (one UPDATE … SKIP LOCKED LIMIT 1 loop per session)',
-      goal: '',
-      values: {},
-    },
-    {
-      measure: 'dispatch ÷ floor',
-      goal: '≥ 1.5×',
-      values: {},
-    },
-    { measure: 'compiled server: start to ready (fresh database)', goal: '', values: {} },
-    {
-      measure: `idle node, ${IDLE_ACCOUNTS.toLocaleString('en-IN')} connected accounts`,
-      goal: '≤ 10 statements/s',
-      values: {},
-    },
-    {
-      measure: 'compiled server: idle RSS after 5 s',
-      goal: '≤ 150 MB PostgreSQL, ≤ 350 MB PGlite',
-      values: {},
-    },
-    {
-      measure: `import ${IMPORT_CONTACTS.toLocaleString('en-IN')} contacts (CSV)`,
-      goal: '< 20 s PostgreSQL, flat memory',
-      values: {},
-    },
-    {
-      measure: `list ${READ_JOBS.toLocaleString('en-IN')} jobs of one user`,
-      goal: 'p95 < 50 ms at any depth',
-      values: {},
-    },
-    {
-      measure: `export mis_report.csv of ${READ_JOBS.toLocaleString('en-IN')} jobs`,
-      goal: '< 5 s, flat memory',
-      values: {},
-    },
-    {
-      measure: `accept {{name}} to a ${PERSONAL_CONTACTS.toLocaleString('en-IN')}-contact list`,
-      goal: '≤ 2 s PostgreSQL',
-      values: {},
-    },
-    {
-      measure: `report and jobs pages in Chromium, ${READ_JOBS.toLocaleString('en-IN')} jobs`,
-      goal: 'first rows < 1 s',
-      values: {},
-    },
-    {
-      measure: `accept ${ACCEPT_RECIPIENTS.toLocaleString('en-IN')} chat ids, as the bulk page sends them (service)`,
-      goal: '≤ 1.0 s on PostgreSQL',
-      values: {},
-    },
-  ];
+  const n = (count: number) => count.toLocaleString('en-IN');
+  const r = {
+    acceptService: row(`accept ${n(ACCEPT_RECIPIENTS)} recipients (service)`, '< 2 s'),
+    acceptHttp: row(`accept ${n(ACCEPT_RECIPIENTS)} recipients (HTTP)`, '< 2 s'),
+    dispatch: row(
+      `dispatch, ${SESSIONS} sessions × ${PER_SESSION}`,
+      '≥ 5,000/s PostgreSQL, ≥ 1,500/s PGlite',
+    ),
+    floor: row('bare-SQL floor (one UPDATE … SKIP LOCKED LIMIT 1 loop per session)', ''),
+    ratio: row('dispatch ÷ floor', '≥ 1.5×'),
+    startup: row('compiled server: start to ready (fresh database)', ''),
+    idle: row(`idle node, ${n(IDLE_ACCOUNTS)} connected accounts`, '≤ 10 statements/s'),
+    idleRss: row('compiled server: idle RSS after 5 s', '≤ 150 MB PostgreSQL, ≤ 350 MB PGlite'),
+    importContacts: row(`import ${n(IMPORT_CONTACTS)} contacts (CSV)`, '< 20 s PostgreSQL, flat memory'),
+    list: row(`list ${n(READ_JOBS)} jobs of one user`, 'p95 < 50 ms at any depth'),
+    exportCsv: row(`export mis_report.csv of ${n(READ_JOBS)} jobs`, '< 5 s, flat memory'),
+    personalised: row(`accept {{name}} to a ${n(PERSONAL_CONTACTS)}-contact list`, '≤ 2 s PostgreSQL'),
+    browser: row(`report and jobs pages in Chromium, ${n(READ_JOBS)} jobs`, 'first rows < 1 s'),
+    fleetIdle: row(
+      `fleet: ${n(FLEET_ACCOUNTS)} accounts, ${FLEET_WORKERS} workers + 1 API process, idle`,
+      '≤ 10 statements/s, 0 leases moved',
+    ),
+    fleetTraffic: row(
+      `fleet: ${n(FLEET_SENDERS)} accounts send ${FLEET_MESSAGES} each through the API`,
+      '0 leases moved',
+    ),
+    fleetRss: row('fleet: RSS per process', ''),
+    fleetTakeover: row('fleet: a worker killed, its accounts taken over', 'about a lease'),
+    acceptChatIds: row(
+      `accept ${n(ACCEPT_RECIPIENTS)} chat ids, as the bulk page sends them (service)`,
+      '≤ 1.0 s on PostgreSQL',
+    ),
+  };
   const only = process.env.BENCH_ONLY;
+  const wants = (part: string) => !only || only === part;
   let baileys: BaileysRow[] = [];
-  if (!only || only === 'baileys') {
+  if (wants('baileys')) {
     process.stderr.write('bench: baileys through the emulator...\n');
     baileys = await baileysRows();
+    for (const b of baileys) if (b.value.startsWith('error:')) errors.push(`${b.measure}: ${b.value}`);
   }
   for (const kind of only === 'baileys' || only === 'cloud' ? [] : kinds) {
     process.stderr.write(`bench: ${kind}...\n`);
-    let database: Database;
-    try {
-      database = await openBenchDatabase(kind);
-    } catch (err) {
-      for (const r of rows) r.values[kind] = `error: ${(err as Error).message}`;
-      continue;
+    if (wants('accept')) {
+      await onOwnDatabase(kind, [r.acceptService, r.acceptHttp, r.acceptChatIds], async (ctx) => {
+        await measure(r.acceptService, kind, () => acceptService(ctx));
+        await measure(r.acceptHttp, kind, () => acceptHttp(ctx));
+        await measure(r.acceptChatIds, kind, () => acceptService(ctx, true));
+      });
     }
-    const ctx = context(database);
-    if (!only || only === 'accept') {
-      rows[0]!.values[kind] = await measure(() => acceptService(ctx));
-      rows[1]!.values[kind] = await measure(() => acceptHttp(ctx));
-      rows[13]!.values[kind] = await measure(() => acceptService(ctx, true));
-    }
-    // The accepted jobs above belong to sessions no node drives: clear them so they do not weigh on
-    // dispatch, and vacuum their dead rows away as a running server's autovacuum would.
-    await ctx.db.delete(users).catch(() => {});
-    await ctx.db.execute(sql`VACUUM ANALYZE message_job_recipients, message_jobs`).catch(() => {});
-    if (!only || only === 'dispatch') {
-      // Rounds of floor then ours, each on fresh rows: a busy 2-core machine moves one run by ±20 %.
-      const floors: number[] = [];
-      const ours: number[] = [];
-      const lags: number[] = [];
-      const updates: string[] = [];
-      const cpus: string[] = [];
-      try {
-        for (let i = 0; i < DISPATCH_ROUNDS; i++) {
-          floors.push(await floorRate(ctx));
-          const round = await dispatchRound(ctx, kind === 'postgres');
-          ours.push(round.rate);
-          lags.push(round.lagMs);
-          cpus.push(
-            `node ${round.cpu.node.toFixed(2)} s` +
-              (round.cpu.database === null ? '' : ` + database ${round.cpu.database.toFixed(2)} s`),
-          );
-          if (round.updates) updates.push(`${round.updates.hot} of ${round.updates.all}`);
-          await ctx.db.delete(users).catch(() => {});
+    if (wants('dispatch')) {
+      await onOwnDatabase(kind, [r.dispatch], async (ctx) => {
+        // Rounds of floor then ours, each on fresh rows: a busy 2-core machine moves one run by ±20 %.
+        const floors: number[] = [];
+        const ours: number[] = [];
+        const lags: number[] = [];
+        const updates: string[] = [];
+        const cpus: string[] = [];
+        await measure(r.dispatch, kind, async () => {
+          for (let i = 0; i < DISPATCH_ROUNDS; i++) {
+            floors.push(await floorRate(ctx));
+            const round = await dispatchRound(ctx, kind === 'postgres');
+            ours.push(round.rate);
+            lags.push(round.lagMs);
+            cpus.push(
+              `node ${round.cpu.node.toFixed(2)} s` +
+                (round.cpu.database === null ? '' : ` + database ${round.cpu.database.toFixed(2)} s`),
+            );
+            if (round.updates) updates.push(`${round.updates.hot} of ${round.updates.all}`);
+            await ctx.db.delete(users);
+          }
+          const hot = updates.length > 0 ? `; recipient updates HOT: ${updates.join(', ')}` : '';
+          return `${rates(ours)}, first outcome ${lags.join(', ')} ms after the start; CPU from the start to the last outcome: ${cpus.join(', ')}${hot}`;
+        });
+        if (floors.length === DISPATCH_ROUNDS) {
+          r.floor.values[kind] = rates(floors);
+          r.ratio.values[kind] = `${(median(ours) / median(floors)).toFixed(2)}× (medians)`;
         }
-        rows[3]!.values[kind] = rates(floors);
-        const hot = updates.length > 0 ? `; recipient updates HOT: ${updates.join(', ')}` : '';
-        rows[2]!.values[kind] =
-          `${rates(ours)}, first outcome ${lags.join(', ')} ms after the start; CPU from the start to the last outcome: ${cpus.join(', ')}${hot}`;
-        rows[4]!.values[kind] = `${(median(ours) / median(floors)).toFixed(2)}× (medians)`;
-      } catch (err) {
-        rows[2]!.values[kind] = `error: ${(err as Error).message.split('\n')[0]}`;
-      }
+      });
     }
     // Commit counts come from PostgreSQL's statistics, which PGlite does not keep.
-    if (kind === 'postgres' && (!only || only === 'idle')) {
-      rows[6]!.values[kind] = await measure(() => idleCost(ctx));
+    if (kind === 'postgres' && wants('idle')) {
+      await onOwnDatabase(kind, [r.idle], (ctx) => measure(r.idle, kind, () => idleCost(ctx)));
     }
-    if (!only || only === 'contacts') {
-      rows[8]!.values[kind] = await measure(() => importContacts(ctx));
-      rows[11]!.values[kind] = await measure(() => personalisedAccept(ctx));
+    if (kind === 'postgres' && wants('fleet')) {
+      await measure(r.fleetIdle, kind, async () => {
+        const f = await fleetOnOwnDatabase();
+        r.fleetTraffic.values[kind] = f.traffic;
+        r.fleetRss.values[kind] = f.rss;
+        r.fleetTakeover.values[kind] = f.takeover;
+        return f.idle;
+      });
     }
-    if (!only || only === 'reads') {
-      try {
-        const r = await readsAtScale(ctx);
-        rows[9]!.values[kind] = r.list;
-        rows[10]!.values[kind] = r.exportCsv;
-        rows[12]!.values[kind] = r.browser;
-      } catch (err) {
-        rows[9]!.values[kind] = `error: ${(err as Error).message.split('\n')[0]}`;
-      }
+    if (wants('contacts')) {
+      await onOwnDatabase(kind, [r.importContacts, r.personalised], async (ctx) => {
+        await measure(r.importContacts, kind, () => importContacts(ctx));
+        await measure(r.personalised, kind, () => personalisedAccept(ctx));
+      });
     }
-    await database.close().catch(() => {});
-    if (!only || only === 'startup') {
-      try {
-        const r = await startupAndIdle(kind);
-        rows[5]!.values[kind] = r.startup;
-        rows[7]!.values[kind] = r.rss;
-      } catch (err) {
-        rows[5]!.values[kind] = `error: ${(err as Error).message.split('\n')[0]}`;
-      }
+    if (wants('reads')) {
+      await onOwnDatabase(kind, [r.list, r.exportCsv, r.browser], async (ctx) => {
+        const reads = readsAtScale(ctx);
+        await measure(r.list, kind, async () => (await reads).list);
+        await measure(r.exportCsv, kind, async () => (await reads).exportCsv);
+        await measure(r.browser, kind, async () => (await reads).browser);
+      });
+    }
+    if (wants('startup')) {
+      const started = startupAndIdle(kind);
+      await measure(r.startup, kind, async () => (await started).startup);
+      await measure(r.idleRss, kind, async () => (await started).rss);
     }
   }
 
   if (only !== 'baileys' && only !== 'cloud') {
+    const rows = Object.values(r);
     const headers = ['measure', 'goal', ...kinds.map((k) => (k === 'pglite' ? 'PGlite' : 'PostgreSQL'))];
-    const table = rows.map((r) => [r.measure, r.goal, ...kinds.map((k) => r.values[k] ?? '')]);
-    const widths = headers.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-    const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+    const table = rows.map((x) => [x.measure, x.goal, ...kinds.map((k) => x.values[k] ?? '')]);
     console.log(
       [
         '',
-        `Messaging engine benchmark (node ${process.version}, simulator at zero latency, zero pace)`,
-        line(headers),
-        `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
-        ...table.map(line),
+        `Messaging engine benchmark (node ${process.version}, simulator at zero latency, zero pace${SMOKE ? '; BENCH_SMOKE: small sizes, figures not comparable' : ''})`,
+        ...markdownTable(headers, table),
         '',
       ].join('\n'),
     );
   }
   if (baileys.length > 0) {
     const bh = ['measure', 'goal', 'rc14 through the emulator (one process each, no database)'];
-    const bt = baileys.map((r) => [r.measure, r.goal, r.value]);
-    const bw = bh.map((h, i) => Math.max(h.length, ...bt.map((r) => r[i]!.length)));
-    const bl = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(bw[i]!)).join(' | ')} |`;
-    console.log([bl(bh), `|${bw.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...bt.map(bl), ''].join('\n'));
+    console.log(
+      [
+        ...markdownTable(
+          bh,
+          baileys.map((b) => [b.measure, b.goal, b.value]),
+        ),
+        '',
+      ].join('\n'),
+    );
   }
-  // The Cloud API row (issue 30): one number's throughput, the same on either database.
-  if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === 'cloud') {
+  // One Cloud API number's throughput, the same on either database.
+  if (wants('cloud')) {
     const { cloudThroughputTable } = await import('./cloud-throughput.ts');
-    console.log(`${await cloudThroughputTable()}\n`);
+    try {
+      console.log(`${await cloudThroughputTable()}\n`);
+    } catch (err) {
+      errors.push(`Cloud API account: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (errors.length > 0) {
+    console.error(`\nbench: ${errors.length} row(s) failed:\n${errors.map((e) => `  - ${e}`).join('\n')}`);
+    process.exit(1);
   }
 }
 

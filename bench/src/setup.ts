@@ -1,12 +1,25 @@
 /** What the bench parts share: the product's config for a bench, its databases, users, linked sessions and number formats. */
 
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
+import path from 'node:path';
 import { loadConfig } from '../../server/src/config.ts';
 import { type AppContext, createContext } from '../../server/src/context.ts';
 import { type Database, openPglite, openPostgres } from '../../server/src/db/client.ts';
 import { waAuthState, waSessions } from '../../server/src/db/schema.ts';
 import { createScratchDatabase } from '../../server/src/db/scratch.ts';
 import { createUser } from '../../server/src/users/service.ts';
+
+/** The repository's root: where `npm run build` and the compiled server run from. */
+export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
+
+let serverBuilt = false;
+/** `npm run build -w server` once a bench run: the rows that start the compiled server share it. */
+export function buildServerOnce(): void {
+  if (serverBuilt) return;
+  execFileSync('npm', ['run', 'build', '-w', 'server'], { cwd: REPO_ROOT, stdio: 'ignore' });
+  serverBuilt = true;
+}
 
 export function config() {
   return loadConfig({
@@ -17,6 +30,8 @@ export function config() {
     SEND_DELAY_MIN_MS: '0',
     SEND_DELAY_MAX_MS: '0',
     WEB_DIST_DIR: '/nonexistent-web-dist',
+    // The product's default period; a smoke run's idle row must see one check in seconds.
+    HEALTH_CHECK_MS: String(size(60_000, 1_000)),
   });
 }
 
@@ -78,3 +93,17 @@ export const numbers = (n: number, start: number) => Array.from({ length: n }, (
 export const fmtS = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 export const fmtRate = (n: number) => `${Math.round(n).toLocaleString('en-IN')}/s`;
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/**
+ * `BENCH_SMOKE=1`: every row at a small size, to show in CI that each still runs (its figures
+ * mean nothing). `size(full, smoke)` picks a row's size.
+ */
+export const SMOKE = process.env.BENCH_SMOKE === '1';
+export const size = (full: number, smoke: number) => (SMOKE ? smoke : full);
+
+/** A markdown table's lines, each column as wide as its widest cell. */
+export function markdownTable(headers: string[], rows: string[][]): string[] {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(headers), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)];
+}
