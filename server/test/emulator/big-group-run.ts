@@ -1,5 +1,5 @@
-import { iqKey, type WaEmulator } from '@wa/emulator';
-import { getBinaryNodeChild, getBinaryNodeChildren } from 'baileys';
+import { type Connection as EmulatorConnection, iqKey, type WaEmulator } from '@wa/emulator';
+import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren } from 'baileys';
 import type { BaileysTransport } from '../../src/transport/baileys/transport.ts';
 import { until } from '../reliability/support/server-process.ts';
 import { linkedTransport } from './transport-rig.ts';
@@ -22,6 +22,14 @@ export async function firstSendToBigGroup(
   deliveredMs: number;
   keyFetches: number;
   keysAsked: number;
+  /** When the emulator read the relay stanza (after the product's device lookups, key fetches and encryption). */
+  onWireMs: number;
+  /** The emulator's own time answering this account's queries before that (key bundles, devices). */
+  emulatorAnswersMs: number;
+  /** The emulator's own time taking the relay: its ack, then every member decrypting its copies. */
+  emulatorDecryptMs: number;
+  /** The product's part: until its relay was on the wire and the send returned, less the emulator's answers. */
+  productMs: number;
 }> {
   const { own, raceMs } = options;
   const group = emulator.world.addGroup({
@@ -44,7 +52,27 @@ export async function firstSendToBigGroup(
     keyFetches++;
     keysAsked += getBinaryNodeChildren(getBinaryNodeChild(node, 'key'), 'user').length;
   });
+  // The emulator runs in this process: the time of each of its nodes from this account (wall
+  // time of its handler; the product waits meanwhile) is the emulator's part, the rest the product's.
   const startedAt = Date.now();
+  let emulatorAnswersMs = 0;
+  let emulatorDecryptMs = 0;
+  let onWireMs = 0;
+  const host = emulator as unknown as {
+    onNode: (conn: EmulatorConnection, node: BinaryNode) => Promise<void>;
+  };
+  const onNode = host.onNode;
+  host.onNode = async function (this: unknown, conn, node) {
+    const at = performance.now();
+    const relaying = node.tag === 'message' && node.attrs.to === `${group.id}@g.us`;
+    if (relaying) onWireMs = Date.now() - startedAt;
+    try {
+      await onNode.call(this, conn, node);
+    } finally {
+      if (conn.account?.phone === own && node.tag === 'iq') emulatorAnswersMs += performance.now() - at;
+      if (relaying) emulatorDecryptMs += performance.now() - at;
+    }
+  };
   const send = transport.send(`${group.id}@g.us`, { kind: 'text', text: `To ${members}` });
   const first = await Promise.race([send, new Promise((r) => setTimeout(() => r('timed out'), raceMs))]);
   const { messageId } = await send;
@@ -58,5 +86,17 @@ export async function firstSendToBigGroup(
   );
   const deliveredMs = Date.now() - startedAt;
   stop();
-  return { transport, outlasted: first === 'timed out', relayMs, deliveredMs, keyFetches, keysAsked };
+  host.onNode = onNode;
+  return {
+    transport,
+    outlasted: first === 'timed out',
+    relayMs,
+    deliveredMs,
+    keyFetches,
+    keysAsked,
+    onWireMs,
+    emulatorAnswersMs: Math.round(emulatorAnswersMs),
+    emulatorDecryptMs: Math.round(emulatorDecryptMs),
+    productMs: Math.round(Math.max(relayMs, onWireMs) - emulatorAnswersMs),
+  };
 }
