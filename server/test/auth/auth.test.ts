@@ -16,7 +16,7 @@ import {
 describe.each(DB_KINDS)('sign-in on %s', (kind) => {
   const t = testAppFor(kind, { LOGIN_RATE_LIMIT: '5' });
 
-  it('signs in with the response shape of spec section 3', async () => {
+  it('signs in with the response shape kept to the letter', async () => {
     const admin = await buildAdmin(t, { credits: 0 });
     const user = await buildUser(t, {
       managedBy: admin.id,

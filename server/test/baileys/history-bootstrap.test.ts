@@ -13,7 +13,7 @@ const chunked = (bytes: Buffer, size: number) =>
     ),
   );
 
-describe('the INITIAL_BOOTSTRAP read in pieces (issue 26 fault 8)', () => {
+describe('the INITIAL_BOOTSTRAP read in pieces', () => {
   it('stores the same LID ↔ number mappings as rc14’s processHistoryMessage, one conversation held at a time', async () => {
     const { sync, deflated } = bootstrapHistory(1200, 5);
     const inflated = inflateSync(deflated);

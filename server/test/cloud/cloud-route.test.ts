@@ -9,7 +9,7 @@ import { connectedInstance, putPolicy } from '../fakes/sessions.ts';
 import { account, bearer, DB_KINDS, OPEN_POLICY } from '../helpers.ts';
 
 /**
- * One job over both kinds (issue 30): with `coldToCloud` the numbers a linked phone of the job has
+ * One job over both kinds: with `coldToCloud` the numbers a linked phone of the job has
  * messaged before go through that phone and the 'cold' ones through the Cloud API account; a
  * template's Cloud share goes to Meta as the template, the phone's share as its body text.
  */

@@ -11,7 +11,7 @@ import { account, bearer, DB_KINDS, OPEN_POLICY } from '../helpers.ts';
 /**
  * Meta's 24-hour customer service window (free-form messages only within 24 h of the number's
  * last message: "Service messages", developers.facebook.com/documentation/business-messaging/whatsapp/messages/send-messages)
- * and one job spread over a linked phone and a Cloud API account (issue 30).
+ * and one job spread over a linked phone and a Cloud API account.
  */
 describe.each(DB_KINDS)('Cloud API service window and mixed spreads on %s', (kind) => {
   const rig = useCloudApp(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
@@ -75,7 +75,7 @@ describe.each(DB_KINDS)('Cloud API service window and mixed spreads on %s', (kin
     await waitForJobEnd(t.app, a.token, template.json().jobId);
     expect(await balanceOf(t.db, a.user.id)).toBe(10 - 1 - 2);
 
-    // Erasing the number (issue 31) forgets when it wrote, too.
+    // Erasing the number forgets when it wrote, too.
     const erased = await t.app.inject({
       method: 'DELETE',
       url: '/api/contacts/by-phone/919811100061',

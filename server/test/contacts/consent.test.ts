@@ -21,7 +21,7 @@ import {
 
 const KEYWORDS = ['STOP', 'UNSUBSCRIBE', 'STOP ALL'];
 
-describe('opt-out words in Indian languages (issue 31)', () => {
+describe('opt-out words in Indian languages', () => {
   it.each([
     ['बंद करो', 'hi'],
     ['बंद करो।', 'hi'],
@@ -279,7 +279,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
     });
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(csv.body).toContain('name==cmd()');
-    // No cell begins like a formula (DECISIONS.md, exports).
+    // No cell begins like a formula (docs/decisions.md, Exports).
     expect(csv.body).not.toMatch(/(^|,)[=+\-@]/m);
     expect(csv.body.split('\r\n')[0]).toBe('\uFEFFrecord,id,name,detail,status,at');
 

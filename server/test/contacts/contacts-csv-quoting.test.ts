@@ -5,7 +5,7 @@ import { sessionOwner } from '../fakes/messaging.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
 /**
- * Issue 27 item 8: every CSV export (contacts, mis_report.csv, the web app's tables, which all
+ * Every CSV export (contacts, mis_report.csv, the web app's tables, which all
  * write through contract/src/csv.ts) quotes a cell holding `;` or a tab, and every cell it
  * defused as a formula: Excel set to the `;` list separator would otherwise split `a;=1+1` and
  * run `=1+1`.
@@ -76,8 +76,8 @@ describe.each(DB_KINDS)('CSV exports quote `;`, tabs and defused cells on %s', (
       return line.slice(line.lastIndexOf(',text,') + ',text,'.length);
     };
     // The content twice: the spec's Content column (the table's preview) and the full Content
-    // column the export adds after Status, Delivered, Read, Replied and Undelivered (issues 29, 26).
-    // Then the Cloud API columns, empty for a text job (issue 30).
+    // column the export adds after Status, Delivered, Read, Replied and Undelivered (26).
+    // Then the Cloud API columns, empty for a text job.
     const twice = (cell: string) => `${cell},completed,0,0,0,0,${cell},,`;
     expect(contentOf('job-semi')).toBe(twice('"a;=1+1"'));
     expect(contentOf('job-tab')).toBe(twice('"tab\there"'));

@@ -4,7 +4,7 @@ import { waSessions } from '../../src/db/schema.ts';
 import { buildSession, recipientsOf } from '../fakes/messaging.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
-// Issue 18 item 6: every number a person types enters through the phone rule (contract/phone.ts),
+// Every number a person types enters through the phone rule (contract/phone.ts),
 // the region from DEFAULT_COUNTRY_CODE, and is stored as country code + digits.
 describe.each(DB_KINDS)('phone numbers as people write them, on %s', (kind) => {
   const users = new Set<string>();

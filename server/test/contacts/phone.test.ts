@@ -10,7 +10,7 @@ import {
 } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 
-// The one phone rule (contract/src/phone.ts) and the table detection of issue 15.
+// The one phone rule (contract/src/phone.ts) and the table detection of contract/src/table.ts.
 describe('parsePhone', () => {
   it.each([
     ['9800015838', '919800015838'],
@@ -31,7 +31,7 @@ describe('parsePhone', () => {
     expect(parsePhone(cell, '91')).toEqual({ number });
   });
 
-  // Issue 29, item 10: every layout of the calling code a spreadsheet produces.
+  // Every layout of the calling code a spreadsheet produces.
   it.each([
     ['(+91)9800015838'],
     ['(0091) 98000 15838'],
@@ -71,7 +71,7 @@ describe('parsePhone', () => {
 });
 
 describe('checkPhone: the stored number or the words a person reads', () => {
-  it('stores the issue 18 cases as country code + digits', () => {
+  it('stores the numbers as people write them as country code + digits', () => {
     expect(checkPhone('09800015838', '91')).toEqual({ number: '919800015838' });
     expect(checkPhone('0091 98000 15838', '91')).toEqual({ number: '919800015838' });
     expect(checkPhone('919800015838.0', '91')).toEqual({ number: '919800015838' });
@@ -136,7 +136,7 @@ describe('detectColumns', () => {
     });
   });
 
-  it('finds Mobile in a Name,Mobile file of numbers written with a national 0 (issue 18)', () => {
+  it('finds Mobile in a Name,Mobile file of numbers written with a national 0', () => {
     const c = detectColumns(
       [
         ['Name', 'Mobile'],

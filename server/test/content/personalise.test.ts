@@ -7,7 +7,7 @@ import { receiveReply } from '../../src/messaging/opt-outs.ts';
 import { balanceOf, jobRow, recipientsOf, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
 import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
 
-describe('personalised text (DECISIONS.md)', () => {
+describe('personalised text (docs/decisions.md, Personalised text)', () => {
   const render = (text: string, fields: Record<string, string>, pick = () => 0) =>
     renderTemplate(parseTemplate(text), fields, pick);
 
@@ -35,7 +35,7 @@ describe('personalised text (DECISIONS.md)', () => {
     expect(unknownFieldMessage(parseTemplate('Hi {{name}}'), ['name'])).toBeNull();
   });
 
-  it('derives {{first_name}} from name (issue 29), a field of its own winning, the fallback when blank', () => {
+  it('derives {{first_name}} from name, a field of its own winning, the fallback when blank', () => {
     const parts = parseTemplate('Hello {{first_name|friend}}');
     const pick = () => 0;
     expect(renderTemplate(parts, { name: 'Kumar, Arjun' }, pick)).toBe('Hello Arjun');

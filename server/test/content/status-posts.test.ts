@@ -14,7 +14,7 @@ const PNG = Buffer.from(
   'base64',
 ).toString('base64');
 
-/** Issue 31, part 1: Status posts, through the API, the engine and the simulated network. */
+/** Status posts, through the API, the engine and the simulated network. */
 describe.each(DB_KINDS)('status posts (%s)', (kind) => {
   const users = new Set<string>();
   const timings = { ...SIMULATOR_TIMINGS };

@@ -4,7 +4,7 @@ import { creditLedger } from '../../src/db/schema.ts';
 import { balanceOf, expectLedgerChain, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
 
-// Issue 29, item 7: a job that has not started can be edited (time, text, recipients); the
+// A job that has not started can be edited (time, text, recipients); the
 // credits held follow the recipients exactly, each change with its ledger row.
 describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
   const { t } = appWithEngine(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { balanceOf, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, loginToken } from '../helpers.ts';
 
-// Issue 29, item 7: a scheduled job that has not started can be moved; credits stay as reserved.
+// A scheduled job that has not started can be moved; credits stay as reserved.
 describe.each(DB_KINDS)('moving a scheduled job on %s', (kind) => {
   const { t } = appWithEngine(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
   const account = (credits: number) => linkedSession(t, { credits });

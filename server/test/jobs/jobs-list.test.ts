@@ -140,12 +140,12 @@ describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
         '\uFEFFJob ID,Phone Number,Total Messages,Success,Failed,Created Date,Message Type,Content Preview,Status,Delivered,Read,Replied,Undelivered,Content,Meta Category,Meta Cost (INR)\r\n',
       ),
     ).toBe(true);
-    // The jobs, then the totals row (issue 29, item 8).
+    // The jobs, then the totals row.
     const all = res.body.slice(1).split('\r\n').slice(1, -1);
     const lines = all.slice(0, -1);
     expect(lines).toHaveLength(JOBS);
     const sum = (col: number) => lines.reduce((s, l) => s + Number(l.split(',')[col]), 0);
-    // Receipts and replies with their rate of the sent messages (issue 26): none came here.
+    // Receipts and replies with their rate of the sent messages: none came here.
     expect(all.at(-1)).toBe(
       `Total,,${sum(2)},${sum(3)},${sum(4)},,${JOBS} jobs,,,0 (0.0%),0 (0.0%),0 (0.0%),0 (0.0%),,,0.0000`,
     );

@@ -80,7 +80,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     expect(await countRows(t.db, 'message_job_recipients')).toBe(0);
   });
 
-  it('refuses polls beyond the limits of DECISIONS.md with its texts, charging nothing; 12 options pass', async () => {
+  it('refuses polls beyond the limits of docs/decisions.md (Polls) with its texts, charging nothing; 12 options pass', async () => {
     const { user, token, sessionId } = await setup(10);
     const g = ['1@g.us'];
     const poll = (pollName: string, pollOptions: string[]) => ({
@@ -94,7 +94,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
       [poll('Q?', ['Yes', 'No', '  yes ']), 'Poll options must be different'],
       [poll('q'.repeat(256), ['Yes', 'No']), 'Poll question is too long'],
       [poll('Q?', ['Yes', 'n'.repeat(101)]), 'Poll option is too long'],
-      // The question is checked first, then the count (spec section 5 order before the limits).
+      // The question is checked first, then the count (the order of the validation texts before the limits).
       [poll(' ', [...twelve, 'Option 13']), 'Please enter a poll question'],
     ];
     for (const [payload, message] of cases) {

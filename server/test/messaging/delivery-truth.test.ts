@@ -31,7 +31,7 @@ type Detail = {
   undeliveredReason: string | null;
 };
 
-/** Issue 26, delivery truth: undelivered, replies and sends answered after their time-out. */
+/** Undelivered, replies and sends answered after their time-out. */
 describe.each(DB_KINDS)('delivery truth through the simulator and the engine (%s)', (kind) => {
   const users = new Set<string>();
   // A message with no receipt 1.5 s after its send is undelivered (24 h by default).

@@ -5,7 +5,7 @@ import { buildJob, buildSession, recipientsOf } from '../fakes/messaging.ts';
 import { buildUser, DB_KINDS, testAppFor } from '../helpers.ts';
 
 /**
- * The failover of a job spread over both kinds (issue 30) moves a down account's waiting recipients
+ * The failover of a job spread over both kinds moves a down account's waiting recipients
  * only to an account of the same kind: a linked phone's recipient of a template job holds the
  * template's text, a Cloud one its values, and a cold number must not move onto a phone.
  */

@@ -84,7 +84,7 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
       10_000,
       'the opt-out',
     );
-    // The opt-out keeps the word, its language and the message as received (issue 31).
+    // The opt-out keeps the word, its language and the message as received.
     expect(list).toEqual([
       {
         phoneNumber: '919800020001',

@@ -13,7 +13,7 @@ import {
 } from '../fakes/messaging.ts';
 import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
-/** GET /api/message-jobs/:userId/retryable: the Jobs page offers Retry Failed by it (issue 29). */
+/** GET /api/message-jobs/:userId/retryable: the Jobs page offers Retry Failed by it. */
 describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
   const t = testAppFor(kind);
   let token: string;
@@ -79,7 +79,7 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
     expect(res.json().message).toBe('At most 200 job ids at once');
   });
 
-  it('Retry Failed requeues and charges only the failures a retry may fix; the others stay failed (issue 29)', async () => {
+  it('Retry Failed requeues and charges only the failures a retry may fix; the others stay failed', async () => {
     const owner = await buildUser(t, { credits: 0 });
     await addCredits(t.db, owner.id, 10, 'grant');
     const ownerToken = await loginToken(t.app, owner.username);

@@ -50,7 +50,7 @@ describe.each(DB_KINDS)('what a send checks first, and how often, on %s', (kind)
     );
     expect([res.statusCode, res.json().message]).toEqual([402, MESSAGES.creditShort]);
     // Counting and one balance read on top of the body, not parsing the ids and looking each up
-    // (3.1 s in issue 27; 1,439 ms on PGlite here, against 424 ms after).
+    // (1,439 ms on PGlite here, against 424 ms after).
     expect(ms).toBeLessThan(floor.ms * 2 + 300);
   });
 

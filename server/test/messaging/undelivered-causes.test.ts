@@ -14,7 +14,7 @@ type Detail = {
 type Job = { status: string; delivery: { undelivered: number }; details: Detail[] };
 
 /**
- * Issue 26, delivery truth: the causes of an undelivered message that the account learns after
+ * The causes of an undelivered message that the account learns after
  * its send, through BaileysTransport over fake rc14 sockets (test/fakes/baileys-socket.ts): a
  * number that has left WhatsApp (a later lookup of it), and a message whose recipient could not
  * decrypt it, rc14's retries given up. Shown in Job Details as the other causes are.

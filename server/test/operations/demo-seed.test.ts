@@ -78,7 +78,7 @@ describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
       expect(refunds.map((r) => r.delta)).toEqual(job.failed > 0 ? [job.failed] : []);
     }
     await expectLedgerChain(t.db, shop.id);
-    // Issue 31: a list whose consent was recorded at import, and a customer who opted out in Hindi.
+    // A list whose consent was recorded at import, and a customer who opted out in Hindi.
     const consented = await queryRows<{ name: string; purpose: string; file_name: string; n: number }>(
       t.db,
       sql`SELECT l.name, g.purpose, g.file_name, count(c.*)::int AS n
@@ -99,7 +99,7 @@ describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
       sql`SELECT keyword, language FROM opt_outs WHERE user_id = ${shop.id} AND source = 'reply'`,
     );
     expect(hindi).toEqual([{ keyword: 'बंद करो', language: 'hi' }]);
-    // Issue 31: a status to the regular customers, less the one who opted out, one credit each.
+    // A status to the regular customers, less the one who opted out, one credit each.
     // (The engine may already have posted it: a number not on WhatsApp is refunded.)
     const [status] = await queryRows<{ total: number; background: string; charged: number; kept: number }>(
       t.db,

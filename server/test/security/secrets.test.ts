@@ -33,7 +33,7 @@ function modes(dir: string): string[] {
   return out;
 }
 
-describe('fault 7: data at rest', () => {
+describe('data at rest', () => {
   it('makes a key file once in DATA_DIR (0600), prefers SECRET_KEY, and refuses PostgreSQL with the real provider and no key', () => {
     const dataDir = path.join(tmp(), 'data');
     const base = { databaseUrl: undefined, dataDir, waProvider: 'baileys' as const, secretKey: undefined };
@@ -171,13 +171,13 @@ describe.each(DB_KINDS)('TOTP and webhook secrets at rest (%s)', (kind) => {
   });
 });
 
-describe('fault 9: the admin password on the first start', () => {
+describe('the admin password on the first start', () => {
   let child: ChildProcess | undefined;
   afterAll(() => {
     child?.kill('SIGKILL');
   });
 
-  // One real first start also serves fault 7: DATA_DIR 0700 and its files 0600, what an older
+  // One real first start also serves the data-at-rest checks: DATA_DIR 0700 and its files 0600, what an older
   // start left open tightened (a fresh embedded database costs seconds; one start makes it once).
   it('is printed only when it was generated; the data directory is the user’s alone', async () => {
     const dataDir = path.join(tmp(), 'data');

@@ -9,7 +9,7 @@ import { retryJob } from '../fakes/messaging.ts';
 import { connectedInstance, waitFor } from '../fakes/sessions.ts';
 import { appWithEngine, bearer, buildAdmin, buildUser, DB_KINDS, loginToken } from '../helpers.ts';
 
-/** Fault 5: a disabled user's jobs, or a revoked bulk flag, stop the sending at once. */
+/** A disabled user's jobs, or a revoked bulk flag, stop the sending at once. */
 describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind) => {
   const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wa-disable-')), 'outbox.jsonl');
   afterAll(() => fs.rmSync(path.dirname(outbox), { recursive: true, force: true }));

@@ -19,7 +19,7 @@ describe.each(DB_KINDS)('users and credits faults (%s)', (kind) => {
   const patch = (adminToken: string, id: string, payload: object) =>
     t.app.inject({ method: 'PATCH', url: `/api/admin/users/${id}`, headers: bearer(adminToken), payload });
 
-  describe('fault 6: a new password or disabling revokes every token', () => {
+  describe('a new password or disabling revokes every token', () => {
     it('ends the sessions opened before an admin reset, and after a disable they stay ended when re-enabled', async () => {
       const admin = await buildAdmin(t);
       const adminToken = await loginToken(t.app, admin.username);
@@ -56,7 +56,7 @@ describe.each(DB_KINDS)('users and credits faults (%s)', (kind) => {
     });
   });
 
-  describe('fault 8: concurrent creation of one username', () => {
+  describe('concurrent creation of one username', () => {
     it('answers 409 to all but one, never 500, and logs no password hash', async () => {
       const lines: string[] = [];
       const sink = new Writable({
@@ -110,7 +110,7 @@ describe.each(DB_KINDS)('users and credits faults (%s)', (kind) => {
     });
   });
 
-  describe('fault 11: credits beyond 32 bits', () => {
+  describe('credits beyond 32 bits', () => {
     it('takes a third grant of 1e9, and refuses a balance above the maximum with 400', async () => {
       const admin = await buildAdmin(t);
       const adminToken = await loginToken(t.app, admin.username);

@@ -17,7 +17,7 @@ import {
 describe.each(DB_KINDS)('security faults (%s)', (kind) => {
   const app = appsFor(kind);
 
-  describe('fault 1: the group route sends only to groups of the session’s list', () => {
+  describe('the group route sends only to groups of the session’s list', () => {
     it('refuses a phone number and an unknown group with 400, and sends nothing', async () => {
       const t = await app();
       const user = await buildUser(t, { credits: 10, isBulkMessagingEnabled: false });
@@ -47,7 +47,7 @@ describe.each(DB_KINDS)('security faults (%s)', (kind) => {
     });
   });
 
-  describe('fault 2: sign-in failures are counted per account and per address, in the database', () => {
+  describe('sign-in failures are counted per account and per address, in the database', () => {
     it('answers 429 for any username once one address has failed LOGIN_IP_FAILURE_LIMIT times', async () => {
       const t = await app({ LOGIN_IP_FAILURE_LIMIT: '5' });
       const victim = await buildUser(t);
@@ -119,7 +119,7 @@ describe.each(DB_KINDS)('security faults (%s)', (kind) => {
     });
   });
 
-  describe('fault 3: TRUST_PROXY', () => {
+  describe('TRUST_PROXY', () => {
     it('keys the limits on the client’s address behind a trusted proxy, and ignores the header otherwise', async () => {
       const behind = await app({ LOGIN_IP_FAILURE_LIMIT: '3', TRUST_PROXY: '1' });
       const direct = await app({ LOGIN_IP_FAILURE_LIMIT: '3' });
@@ -146,7 +146,7 @@ describe.each(DB_KINDS)('security faults (%s)', (kind) => {
     });
   });
 
-  describe('fault 4: the raw body is checked before it is parsed', () => {
+  describe('the raw body is checked before it is parsed', () => {
     it('refuses nesting over 32 levels and lists over 1,000,000 items with 400; brackets in text do not count', async () => {
       const t = await app();
       const raw = (payload: string) =>
@@ -201,7 +201,7 @@ describe.each(DB_KINDS)('security faults (%s)', (kind) => {
     });
   });
 
-  describe('fault 12: the auth hook checks the route’s own URL', () => {
+  describe('the auth hook checks the route’s own URL', () => {
     it('treats /%61pi/admin/users as /api/admin/users', async () => {
       const t = await app();
       const admin = await buildAdmin(t);
@@ -225,7 +225,7 @@ describe.each(DB_KINDS)('security faults (%s)', (kind) => {
     });
   });
 
-  describe('fault 13: HSTS and upgrade-insecure-requests only over TLS', () => {
+  describe('HSTS and upgrade-insecure-requests only over TLS', () => {
     it('leaves them out over plain HTTP and sends them for a trusted X-Forwarded-Proto: https', async () => {
       const direct = await app();
       const behind = await app({ TRUST_PROXY: 'true' });
@@ -246,7 +246,7 @@ describe.each(DB_KINDS)('security faults (%s)', (kind) => {
     });
   });
 
-  describe('issue 27: dates out of range, and answers no cache keeps', () => {
+  describe('dates out of range, and answers no cache keeps', () => {
     it('refuses query dates outside 1970-9999 with 400 (jobs list and export), never 500', async () => {
       const t = await app();
       const user = await buildUser(t);

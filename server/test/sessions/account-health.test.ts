@@ -19,7 +19,7 @@ const HOUR = 3_600_000;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
 /**
- * Issue 26 part 3: an account's health from what the product saw (its recipients' outcomes,
+ * An account's health from what the product saw (its recipients' outcomes,
  * delivery and replies, its opt-outs and its events), the breaker's pause and its end.
  * Recipients are written directly (delivery truth is filled by the engine on another branch).
  */

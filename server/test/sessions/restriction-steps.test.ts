@@ -11,7 +11,7 @@ const MIN = 60_000;
 const RETRY = { first: 15 * MIN, max: 8 * 60 * MIN };
 
 /**
- * Issue 26 fault 9: a 463 with no end given pauses new chats for a time that doubles with each 463
+ * A 463 with no end given pauses new chats for a time that doubles with each 463
  * in a row. The count is kept in the account's row, so that the node that takes the account over
  * (or this one after a restart: a new transport, a new tracker) goes on growing it.
  */

@@ -6,7 +6,7 @@ import { bearer, buildUser, DB_KINDS, loginToken, type TestApp, testAppFor } fro
 
 const INVALID = 'Give the proxy as socks5://user:password@host:port or http://user:password@host:port';
 
-describe.each(DB_KINDS)('a proxy per account (issue 31) on %s', (kind) => {
+describe.each(DB_KINDS)('a proxy per account on %s', (kind) => {
   const t = testAppFor(kind, { SECRET_KEY: 'cd'.repeat(32) });
   const bare = testAppFor(kind);
 

@@ -15,7 +15,7 @@ import { connectedInstance, putPolicy } from '../fakes/sessions.ts';
 import { account, bearer, DB_KINDS, OPEN_POLICY } from '../helpers.ts';
 
 /**
- * Credits per recipient for each kind of account (issue 30: "an admin may set a different credit
+ * Credits per recipient for each kind of account ("an admin may set a different credit
  * price per kind of account"): what a send reserves, what a refund gives back (what that recipient
  * was charged, even after the price changed), and the ledger's chain through it all.
  */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, verifySignature } from '../fakes/webhook-receiver.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
-// Issue 29, item 9: 'Send test event' checks a receiver before a real event is owed.
+// 'Send test event' checks a receiver before a real event is owed.
 describe.each(DB_KINDS)('webhook test event on %s', (kind) => {
   const t = testAppFor(kind, { ALLOW_PRIVATE_WEBHOOKS: 'true' });
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
