@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * An account's health (issue 26 part 3): a score from 0 to 100 over a sliding window, what it was
+ * An account's health: a score from 0 to 100 over a sliding window, what it was
  * read from, and what the circuit breaker does with it (README, "Account health").
  */
 

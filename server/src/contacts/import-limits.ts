@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
- * What one contact import may take (issue 27): a file is refused with a 400 that says which
+ * What one contact import may take: a file is refused with a 400 that says which
  * limit it passed, before the limit's worth of work is done. The README's "Contact lists"
  * section lists them.
  */

@@ -9,7 +9,7 @@ const OWN = '919811100201';
 const OTHER = '919811100202';
 
 /**
- * Issue 31 part 2 through the product on the real rc14 socket: a channel is created
+ * Channels through the product on the real rc14 socket: a channel is created
  * (Socket/newsletter.js newsletterCreate), added by its link and re-read with its follower count
  * (newsletterMetadata), and posted to as a job of one recipient (relayMessage's plaintext branch).
  */

@@ -80,7 +80,7 @@ describe('faults on command, through the real Baileys socket', () => {
   );
 
   it('stream error 440 (conflict, rc14 Socket/socket.js CB:stream:error → 440): the account connects again and sends; the fifth in a row leaves it down', async () => {
-    // Issue 26 fault 10: the credentials live only in the product's database, so a 440 is the old
+    // The credentials live only in the product's database, so a 440 is the old
     // owner's socket after the session's lease moved to another node; it lets go within a lease.
     const own = '919800000440';
     const { sessionId } = await product.link(own, 'stream 440');

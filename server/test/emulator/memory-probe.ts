@@ -1,5 +1,5 @@
 /**
- * Memory per linked real socket (issue 26's bench row: bench/src/baileys.ts runs `node --expose-gc
+ * Memory per linked real socket (the bench row of bench/src/baileys.ts runs `node --expose-gc
  * --import tsx test/emulator/memory-probe.ts`): N accounts linked through the emulator in one
  * process, heap and RSS after a forced GC, idle and after one send each. The emulator runs in the
  * same process: its side of each account (keys, connection) is counted too, so this is an upper

@@ -9,7 +9,7 @@ const OWN = '919800003101';
 const CONTACT = '919813310101';
 
 /**
- * A proxy per account (issue 31): the product (a real process on rc14's socket) links an account
+ * A proxy per account: the product (a real process on rc14's socket) links an account
  * whose proxy is a loopback SOCKS5 server dialling out from 127.0.0.2. The emulator sees the
  * WebSocket and the media upload come from 127.0.0.2; with the proxy stopped, the account shows
  * the proxy as the reason and never connects from 127.0.0.1 (direct).

@@ -15,7 +15,7 @@ const identityFetches = (node: BinaryNode) =>
     : 0;
 
 /**
- * Faults found by reading rc14 (issue 26 part 1), each through the product's Baileys transport on
+ * Faults found by reading rc14, each through the product's Baileys transport on
  * the real rc14 socket against the emulator, in this process (its clock can be moved).
  */
 describe('rc14 faults, through the transport on the real socket', () => {
@@ -44,7 +44,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
   const members = (prefix: string, n: number) =>
     Array.from({ length: n }, (_, i) => `${prefix}${String(i + 1).padStart(2, '0')}`);
 
-  it('fault 1: a second send to a PN group 6 minutes later fetches no identity keys (device lists kept 24 h, not rc14’s 5 min)', async () => {
+  it('a second send to a PN group 6 minutes later fetches no identity keys (device lists kept 24 h, not rc14’s 5 min)', async () => {
     const own = '919800010001';
     const others = members('9198120101', 5);
     const group = emulator.world.addGroup({
@@ -85,7 +85,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
     expect(fetched).toBe(0);
   });
 
-  it('fault 6: a message to a disappearing-messages group disappears too (contextInfo.expiration is the group’s timer)', async () => {
+  it('a message to a disappearing-messages group disappears too (contextInfo.expiration is the group’s timer)', async () => {
     const own = '919800010006';
     const [member] = members('9198120106', 1);
     const week = 7 * 24 * 3600;
@@ -110,7 +110,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
     expect(inner?.contextInfo?.expiration).toBe(week);
   });
 
-  it('fault 5: a member added while the account was offline gets the first group send after the reconnect', async () => {
+  it('a member added while the account was offline gets the first group send after the reconnect', async () => {
     const own = '919800010005';
     const [first, late] = members('9198120105', 2);
     const group = emulator.world.addGroup({
@@ -137,7 +137,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
       await until(`${m} to get it`, async () => inboxOf(m, 'After growing').length === 1, 30_000, 50);
   });
 
-  it('fault 11: a contact that keeps asking for a message again gets it at most twice, also across a reconnect (msgRetryCounterCache kept by the account); the retry given up is reported once, as the cause of its being undelivered', async () => {
+  it('a contact that keeps asking for a message again gets it at most twice, also across a reconnect (msgRetryCounterCache kept by the account); the retry given up is reported once, as the cause of its being undelivered', async () => {
     const own = '919800010011';
     const [contact] = members('9198120111', 1);
     emulator.world.account(contact!);
@@ -179,7 +179,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
     expect(causes).toHaveLength(1);
   });
 
-  it('fault 2: a message the account sent is sent again on a retry after a reconnect, though nothing stored its copy (a send past SEND_TIMEOUT_MS gets no outcome, so no copy from the engine)', async () => {
+  it('a message the account sent is sent again on a retry after a reconnect, though nothing stored its copy (a send past SEND_TIMEOUT_MS gets no outcome, so no copy from the engine)', async () => {
     const own = '919800010002';
     const [contact] = members('9198120102', 1);
     emulator.world.account(contact!);
@@ -210,7 +210,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
     );
   });
 
-  it('fault 7: accounts that start together log in one after another, about 2 a second with jitter', async () => {
+  it('accounts that start together log in one after another, about 2 a second with jitter', async () => {
     const phones = members('9198000107', 4);
     const rigs = [];
     for (const p of phones) rigs.push(await link(p));

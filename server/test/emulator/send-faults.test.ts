@@ -37,7 +37,7 @@ const messageTo = (phone: string) => (node: BinaryNode) =>
 
 /**
  * Faults in the middle of sending, on the real rc14 socket: WhatsApp's 429 `rate-overlimit`, the
- * socket cut mid-send, a slow media host. Issue 12 items 6 and 11, issue 14 item 3: a 429 pauses
+ * socket cut mid-send, a slow media host. A 429 pauses
  * the account and the recipient is tried again (never a failure); a send never goes out twice;
  * a send that outlasts SEND_TIMEOUT_MS is an outcome the user sees, not a hang.
  */
@@ -192,7 +192,7 @@ describe('faults while sending, through the real Baileys socket', () => {
 
     emulator.media.delayMs = SEND_TIMEOUT_MS + 7000;
     const slow = await ended(await sendImage('Too slow'));
-    // Issue 26 fault 2: the upload gives up before the send's own timeout (sessions/transports.ts),
+    // The upload gives up before the send's own timeout (sessions/transports.ts),
     // so the recipient fails with rc14's own words (Utils/messages-media.js getWAUploadToServer)
     // instead of a relay that might still go on.
     expect(slow.details[0]).toMatchObject({ status: 'failed', error: 'Media upload failed on all hosts' });

@@ -7,7 +7,7 @@ const VIEWERS = ['919811111161', '919811111162'];
 const QUIET = '919822222261';
 
 /**
- * Status posts on the real Baileys socket (issue 31): rc14 sends the post to status@broadcast
+ * Status posts on the real Baileys socket: rc14 sends the post to status@broadcast
  * with `statusJidList` (one skmsg, the sender key pairwise to every device); each phone of the
  * audience decrypts it; the viewers' read receipts come back naming them, and only their rows
  * count as viewed.

@@ -23,7 +23,7 @@ import {
 } from './support/server-process.ts';
 
 /**
- * Item 1: one real server process, killed with SIGKILL at seeded random moments, some of them during its
+ * One real server process, killed with SIGKILL at seeded random moments, some of them during its
  * start, while 10 jobs of 300 recipients run on two simulated sessions; restarted each time.
  * Then every job must end with every recipient sent or failed, no chat sent twice, and the
  * credits and the ledger exact.

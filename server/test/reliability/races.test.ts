@@ -13,7 +13,7 @@ import { recordFigure } from './figures.ts';
 import { readOutbox, until } from './support/server-process.ts';
 
 /**
- * Item 3: sends, retries and deletes fired at once on the same jobs and the same balance,
+ * Sends, retries and deletes fired at once on the same jobs and the same balance,
  * through the HTTP API with the engine sending (simulator, zero pace). Each job's ledger rows
  * are set against what happened to its recipients (the outbox tells what was sent, even for a
  * job that was deleted since).

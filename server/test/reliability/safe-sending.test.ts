@@ -18,7 +18,7 @@ import {
 } from './support/server-process.ts';
 
 /**
- * Issue 14 item 6: the sending policy and job pauses under real processes on one PostgreSQL.
+ * The sending policy and job pauses under real processes on one PostgreSQL.
  * Each node writes its own outbox file: what left, when, by which node.
  */
 

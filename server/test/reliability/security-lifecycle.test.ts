@@ -20,7 +20,7 @@ import {
 import { recordFigure } from './figures.ts';
 import { readOutbox, until } from './support/server-process.ts';
 
-/** Issue 16: a job's life cut short by its owner (delete, terminate) while the engine sends. */
+/** A job's life cut short by its owner (delete, terminate) while the engine sends. */
 describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
   const section = `jobs cut short (${kind})`;
   let t: TestApp;
@@ -123,7 +123,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
     const token = await loginToken(t.app, user.username);
     const sessionId = await connectedInstance(t, token, kind === 'pglite' ? '919730000011' : '919730000012');
     // Numbers starting TIMEOUT_PREFIX time out in the simulator: they fail, are refunded, and a
-    // retry may fix them (issue 29: 'Not on WhatsApp' is no longer retried). They go first, so
+    // retry may fix them ('Not on WhatsApp' is no longer retried). They go first, so
     // that the job's last 20 outcomes (the first pass's, then the retry's) are never mostly
     // failures: the auto-pause would hold the retry instead.
     const list = [

@@ -13,7 +13,7 @@ import { recordFigure } from './figures.ts';
 import { duplicateSends, readOutbox, until } from './support/server-process.ts';
 
 /**
- * Item 7: faults of the transport, through the real engine (session runner, simulator,
+ * Faults of the transport, through the real engine (session runner, simulator,
  * dispatcher) on an in-process app: connection drops mid-job, the phone unlinking the device,
  * and WhatsApp's error 463 (produced by the simulator for numbers starting with 999463).
  */
@@ -249,7 +249,7 @@ describe('transport faults through the engine and the simulator', () => {
         60_000,
         100,
       );
-      // Held past SESSION_WAIT_MS (3 s): one-to-one sends wait for the restriction to end (DECISIONS.md).
+      // Held past SESSION_WAIT_MS (3 s): one-to-one sends wait for the restriction to end (docs/decisions.md, Sending pace).
       await new Promise((res) => setTimeout(res, 4000));
       const rows = [...(await recipients(r, jobId)), ...(await recipients(r, second))];
       const held = rows.filter((x) => x.status === 'queued').length;

@@ -16,7 +16,7 @@ import {
 } from './support/server-process.ts';
 
 /**
- * Item 2: two server processes on one PostgreSQL drive 10 sessions with jobs running; one is
+ * Two server processes on one PostgreSQL drive 10 sessions with jobs running; one is
  * killed with SIGKILL. Each node writes its own outbox file, so every message sent says which
  * node sent it: a session is driven by two nodes at once when both sent for it over
  * overlapping spans of time.

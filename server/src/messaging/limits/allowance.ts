@@ -217,7 +217,7 @@ export class SendGate {
    */
   noteSent(chatId: string): void {
     this.sent.all += 1;
-    // A channel post is no one-to-one chat either (issue 31).
+    // A channel post is no one-to-one chat either.
     if (isGroupJid(chatId) || isChannelJid(chatId)) return;
     this.sent.oneToOne += 1;
     if (this.policy.newContactsPerDay === null) return;

@@ -92,7 +92,7 @@ export function breakerTrips(score: number, pausedNow: boolean): boolean {
 
 const PROTECT_PREFIX = 'Paused to protect this account: ';
 
-/** The pause's text shown to the user (issue 26). */
+/** The pause's text shown to the user. */
 export function protectReason(reason: string | null): string {
   const why = reason ?? 'its health score is too low';
   // The reason reads on after the colon: lower-case, except a name (WhatsApp).
