@@ -1,14 +1,14 @@
 import { DEFAULT_TIMEZONE } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { queryRows } from '../src/db/client.ts';
+import { queryRows } from '../../src/db/client.ts';
 import {
   accountsToEvaluate,
   REFRESH_MINUTES,
   recordAccountEvent,
-} from '../src/sessions/health/repository.ts';
-import { evaluateHealth } from '../src/sessions/health/service.ts';
-import { appWithEngine, DB_KINDS, linkedSession } from './helpers.ts';
+} from '../../src/sessions/health/repository.ts';
+import { evaluateHealth } from '../../src/sessions/health/service.ts';
+import { appWithEngine, DB_KINDS, linkedSession } from '../helpers.ts';
 
 /**
  * The node's health check evaluates only the accounts whose health may have changed: an idle
