@@ -213,9 +213,10 @@ async function sendThroughApi(ctx: AppContext, api: Proc) {
     while (next < senders.length) {
       const i = next++;
       const s = senders[i]!;
+      // None ends in 0000, which the simulator answers 'Not on WhatsApp'.
       const chatIds = Array.from(
         { length: FLEET_MESSAGES },
-        (_, k) => `9196${String(i * 100 + k).padStart(8, '0')}`,
+        (_, k) => `9196${String(i * 100 + k + 1).padStart(8, '0')}`,
       );
       const res = await fetch(`${base}/api/session/${s.session_id}/sendIndividualMessage`, {
         method: 'POST',

@@ -327,7 +327,8 @@ async function main() {
   }
 
   if (only !== 'baileys' && only !== 'cloud') {
-    const rows = Object.values(r);
+    // BENCH_ONLY: the rows that part measured.
+    const rows = Object.values(r).filter((x) => !only || Object.keys(x.values).length > 0);
     const headers = ['measure', 'goal', ...kinds.map((k) => (k === 'pglite' ? 'PGlite' : 'PostgreSQL'))];
     const table = rows.map((x) => [x.measure, x.goal, ...kinds.map((k) => x.values[k] ?? '')]);
     console.log(
