@@ -7,7 +7,7 @@ export const POLICY_LIMITS = {
   dailyLimit: 100_000,
   newContactsPerDay: 100_000,
 } as const;
-/** Numbers an account never messaged, a day, when its policy does not say and warm-up is on (README). */
+/** Numbers an account never messaged, a day, when its policy does not say and warm-up is on (docs/configuration.md, "Per account: the sending policy"). */
 export const DEFAULT_NEW_CONTACTS_PER_DAY = 50;
 export const DEFAULT_TIMEZONE = 'Asia/Kolkata';
 

@@ -134,7 +134,7 @@ describe.each(DB_KINDS)('API keys on %s', (kind) => {
     ).toBe(401);
   });
 
-  it('sends as its user, as the README shows', async () => {
+  it('sends as its user, as docs/api.md shows', async () => {
     const user = await buildUser(t, { credits: 5 });
     const sessionId = await buildSession(t, user.id, { status: 'CONNECTED' });
     const { key } = await keyFor(await loginToken(t.app, user.username));

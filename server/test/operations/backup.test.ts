@@ -126,7 +126,7 @@ describe('backup and restore of the embedded database', { timeout: 240_000 }, ()
     );
     expect(res.code).toBe(1);
     expect(res.out).toContain(
-      'Error: DATABASE_URL is set: back up PostgreSQL with its own tools (pg_dump / pg_restore, see the README)',
+      'Error: DATABASE_URL is set: back up PostgreSQL with its own tools (pg_dump / pg_restore, see docs/operations.md)',
     );
   });
 });

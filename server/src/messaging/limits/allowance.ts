@@ -55,7 +55,7 @@ export const WATCH_DAILY_LIMIT = 200;
 const halve = (n: number) => Math.ceil(n / 2);
 
 /**
- * The caps that apply today: the policy's, and on watch (README, "Account health") the daily
+ * The caps that apply today: the policy's, and on watch (docs/accounts.md, "Account health and the circuit breaker") the daily
  * limit, the warm-up's cap and the new-contact cap halved (a daily limit of WATCH_DAILY_LIMIT
  * when there is none).
  */

@@ -1,7 +1,7 @@
 import { HEALTH_PAUSE_BELOW, HEALTH_WATCH_BELOW, type HealthSignals, type HealthState } from '@wa/contract';
 
 /**
- * An account's health score, from the signals of its window (README, "Account health"): 100
+ * An account's health score, from the signals of its window (docs/accounts.md, "Account health and the circuit breaker"): 100
  * less a penalty per signal, each a ramp from where it starts to matter to its worst, capped.
  * The worst rates alone take the score below the pause threshold; a single moderate one only
  * into watch. Pure: the tables of score.test.ts are its specification.
