@@ -137,7 +137,8 @@ export async function idleCost(ctx: AppContext): Promise<string> {
       await sleep(500);
     }
     const beforeTraffic = await idleWindow(ctx);
-    for (const [i, sessionId] of sessionIds.slice(0, TRAFFIC_ACCOUNTS).entries()) {
+    const senders = sessionIds.slice(0, TRAFFIC_ACCOUNTS);
+    for (const [i, sessionId] of senders.entries()) {
       await acceptSend(
         ctx,
         user,
@@ -155,6 +156,19 @@ export async function idleCost(ctx: AppContext): Promise<string> {
       if ((row?.done ?? 0) >= total) break;
       if (Date.now() > deadline) throw new Error(`only ${row?.done} of ${total} sent after 10 minutes`);
       await sleep(200);
+    }
+    // The health check takes each sending account once its last send is a minute old (its margin
+    // for writes begun before it); idle after traffic starts once it has.
+    for (const deadline = Date.now() + 300_000; ; ) {
+      const [row] = await queryRows<{ n: number }>(
+        ctx.db,
+        sql`SELECT count(*)::int AS n FROM account_health h
+            WHERE h.session_id = ANY(${sql.param(senders)}::text[])
+              AND h.evaluated_at > (SELECT max(sent_at) FROM message_job_recipients) + interval '1 minute'`,
+      );
+      if ((row?.n ?? 0) >= TRAFFIC_ACCOUNTS) break;
+      if (Date.now() > deadline) throw new Error(`the health check did not take the senders within 300 s`);
+      await sleep(1000);
     }
     const afterTraffic = await idleWindow(ctx);
     const rss = process.memoryUsage().rss / 1024 / 1024;
