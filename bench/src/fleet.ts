@@ -16,7 +16,7 @@ import { createContext } from '../../server/src/context.ts';
 import { openPostgres, queryRows } from '../../server/src/db/client.ts';
 import { users, waAuthState, waSessions } from '../../server/src/db/schema.ts';
 import { createScratchDatabase } from '../../server/src/db/scratch.ts';
-import { buildServerOnce, config, fmtS, REPO_ROOT, size } from './setup.ts';
+import { buildServerOnce, commits, config, fmtS, REPO_ROOT, size } from './setup.ts';
 
 export const FLEET_ACCOUNTS = size(5000, 60);
 export const FLEET_WORKERS = 3;
@@ -75,16 +75,6 @@ const rssMb = (p: Proc) => {
   const status = fs.readFileSync(`/proc/${p.child.pid}/status`, 'utf8');
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 };
-
-/** Transactions committed on the bench's database so far, by every process (this probe's own included). */
-async function commits(ctx: AppContext): Promise<number> {
-  await ctx.db.execute(sql`SELECT pg_stat_clear_snapshot()`);
-  const [row] = await queryRows<{ n: string }>(
-    ctx.db,
-    sql`SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()`,
-  );
-  return Number(row?.n ?? 0);
-}
 
 /** Statements per second over `run` (its own statements aside), once the backends reported them. */
 async function statementsPerSecond(ctx: AppContext, run: () => Promise<number>): Promise<number> {

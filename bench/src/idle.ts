@@ -11,7 +11,16 @@ import { createScratchDatabase } from '../../server/src/db/scratch.ts';
 import { startEngine } from '../../server/src/engine.ts';
 import { acceptSend } from '../../server/src/messaging/accept/send.ts';
 import { signal } from '../../server/src/signals.ts';
-import { benchUser, buildServerOnce, fmtS, linkedSession, numbers, REPO_ROOT, size } from './setup.ts';
+import {
+  benchUser,
+  buildServerOnce,
+  commits,
+  fmtS,
+  linkedSession,
+  numbers,
+  REPO_ROOT,
+  size,
+} from './setup.ts';
 import { tallyStatements, topStatements } from './statement-tally.ts';
 
 /**
@@ -79,15 +88,7 @@ async function idleWindow(ctx: AppContext): Promise<string> {
   // Backends report their counts when idle, up to 10 s late: what came before must be counted
   // before the window starts, and the window's own after it ends.
   await sleep(STATS_SETTLE_MS);
-  const commits = async () => {
-    await ctx.db.execute(sql`SELECT pg_stat_clear_snapshot()`);
-    const [row] = await queryRows<{ n: string }>(
-      ctx.db,
-      sql`SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()`,
-    );
-    return Number(row?.n ?? 0);
-  };
-  const before = await commits();
+  const before = await commits(ctx);
   const cpu = process.cpuUsage();
   const tally = tallyStatements();
   const startedAt = Date.now();
@@ -97,7 +98,7 @@ async function idleWindow(ctx: AppContext): Promise<string> {
   const counted = tally.stop();
   await sleep(STATS_SETTLE_MS);
   // The two probes' own statements (2 each) are not the node's.
-  const perS = ((await commits()) - before - 2) / (elapsed / 1000);
+  const perS = ((await commits(ctx)) - before - 2) / (elapsed / 1000);
   const cpuPct = ((used.user + used.system) / 1000 / elapsed) * 100;
   const top = topStatements(counted, 2)
     .map((t) => `${t.slice(0, 50)}…`)

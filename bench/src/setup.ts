@@ -3,9 +3,10 @@
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import { loadConfig } from '../../server/src/config.ts';
 import { type AppContext, createContext } from '../../server/src/context.ts';
-import { type Database, openPglite, openPostgres } from '../../server/src/db/client.ts';
+import { type Database, openPglite, openPostgres, queryRows } from '../../server/src/db/client.ts';
 import { waAuthState, waSessions } from '../../server/src/db/schema.ts';
 import { createScratchDatabase } from '../../server/src/db/scratch.ts';
 import { createUser } from '../../server/src/users/service.ts';
@@ -106,4 +107,17 @@ export function markdownTable(headers: string[], rows: string[][]): string[] {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   return [line(headers), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)];
+}
+
+/**
+ * Transactions committed on the bench's PostgreSQL database so far, by every process (each
+ * statement outside a transaction is one): PostgreSQL's statistics, read afresh.
+ */
+export async function commits(ctx: AppContext): Promise<number> {
+  await ctx.db.execute(sql`SELECT pg_stat_clear_snapshot()`);
+  const [row] = await queryRows<{ n: string }>(
+    ctx.db,
+    sql`SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()`,
+  );
+  return Number(row?.n ?? 0);
 }
