@@ -20,6 +20,23 @@ const p95 = (times: number[]) => {
 };
 const fmtMs = (ms: number) => `${ms.toFixed(1)} ms`;
 
+let builtWebDir: string | undefined;
+/**
+ * The web app as users get it (npm run build), built once a bench run into a folder of its own
+ * (removed when the bench exits), served by the reads part's server for the browser row.
+ */
+function builtWebApp(): string {
+  if (builtWebDir) return builtWebDir;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-web-'));
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  execFileSync('npm', ['run', 'build', '-w', 'web', '--', '--outDir', dir, '--emptyOutDir'], {
+    cwd: path.resolve(import.meta.dirname, '../..'),
+    stdio: 'ignore',
+  });
+  builtWebDir = dir;
+  return dir;
+}
+
 /**
  * Reads with 1,00,000 finished jobs of one user over a year (jobs only: the list, its summary and
  * the export read the job rows and their counters, not the recipients), through the HTTP server:
@@ -48,12 +65,7 @@ export async function readsAtScale(
   // scan reads the table for every job it skips (the last page by offset: 1,00,000 heap reads),
   // and autovacuum may start on the new rows in the middle of the measurement.
   await ctx.db.execute(sql`VACUUM ANALYZE message_jobs, job_stats`);
-  // The web app as users get it (npm run build), served by this server for the browser row.
-  const webDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-web-'));
-  execFileSync('npm', ['run', 'build', '-w', 'web', '--', '--outDir', webDir, '--emptyOutDir'], {
-    cwd: path.resolve(import.meta.dirname, '../..'),
-    stdio: 'ignore',
-  });
+  const webDir = builtWebApp();
   const app = await buildApp({ ...ctx, config: { ...ctx.config, webDistDir: webDir } });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   try {
@@ -140,6 +152,5 @@ export async function readsAtScale(
     return { list, exportCsv, browser };
   } finally {
     await app.close();
-    fs.rmSync(webDir, { recursive: true, force: true });
   }
 }
