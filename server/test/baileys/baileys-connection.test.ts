@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waAuthState, waGroups } from '../../src/db/schema.ts';
 import { type SessionRunner, startSessionRunner } from '../../src/sessions/runner.ts';
 import { baileysRigFor, LATEST_VERSION, OWN_LID, OWN_PN } from '../fakes/baileys-rig.ts';
-import { createInstance, statusOf, waitFor } from '../fakes/sessions.ts';
+import { createInstance, statusOf } from '../fakes/sessions.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /** A session's connection as rc14 reports it: pairing, opening, and what each close code does. */
 describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake socket on %s', (kind) => {
@@ -48,7 +49,7 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     expect((await statusOf(t, token, sessionId)).connected).toBe(true);
 
     // One full group fetch into the cache; invite codes only for the two admin groups, spaced.
-    await waitFor(async () => {
+    await waitFor('three groups, two with invite codes', async () => {
       const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
       return rows.length === 3 && rows.filter((r) => r.inviteCode).length === 2;
     });
@@ -88,7 +89,7 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
 
     // A signal key written through the cacheable store lands in the database.
     await s2.config.auth.keys.set({ session: { 'abc.0': Buffer.from([5, 6]) } });
-    await waitFor(async () =>
+    await waitFor('the stored Signal session', async () =>
       (await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).some(
         (r) => r.key === 'session-abc.0',
       ),
@@ -102,14 +103,14 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
       headers: bearer(token),
     });
     expect(refresh.statusCode).toBe(200);
-    await waitFor(async () => {
+    await waitFor('two groups with invite codes', async () => {
       const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
       return rows.length === 2 && rows.every((r) => r.inviteCode);
     });
 
     // The phone unlinks the device.
     s2.close(401, 'Connection Failure');
-    await waitFor(async () => (await row(sessionId)).status === 'DISCONNECTED', 15_000, 'DISCONNECTED');
+    await waitFor('DISCONNECTED', async () => (await row(sessionId)).status === 'DISCONNECTED', 15_000);
     const after = await row(sessionId);
     expect(after).toMatchObject({
       statusReason: 'Logged out from the phone',
@@ -131,14 +132,22 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
       reason: '402',
       expire: String(Date.UTC(2030, 0, 2, 3, 4) / 1000),
     });
-    await waitFor(async () => (await row(temp.sessionId)).status === 'DISCONNECTED', 15_000);
+    await waitFor(
+      'DISCONNECTED (temporary ban)',
+      async () => (await row(temp.sessionId)).status === 'DISCONNECTED',
+      15_000,
+    );
     expect(await row(temp.sessionId)).toMatchObject({
       statusReason: 'Banned by WhatsApp until 2030-01-02 03:04 UTC',
       desiredState: 'stopped',
     });
     const banned = await start('Banned for good');
     banned.first.close(406, 'Connection Failure', { reason: '406' });
-    await waitFor(async () => (await row(banned.sessionId)).status === 'DISCONNECTED', 15_000);
+    await waitFor(
+      'DISCONNECTED (ban)',
+      async () => (await row(banned.sessionId)).status === 'DISCONNECTED',
+      15_000,
+    );
     expect(await row(banned.sessionId)).toMatchObject({
       statusReason: 'Banned by WhatsApp',
       desiredState: 'stopped',
@@ -152,7 +161,11 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     const { sessionId, first } = await start('Old version');
     const lookups = rig.versionLookups();
     first.close(405, 'Connection Failure', { reason: '405' });
-    await waitFor(async () => (await row(sessionId)).status === 'DISCONNECTED', 15_000);
+    await waitFor(
+      'DISCONNECTED (client version)',
+      async () => (await row(sessionId)).status === 'DISCONNECTED',
+      15_000,
+    );
     expect((await row(sessionId)).statusReason).toBe(
       'WhatsApp rejected this client version: update the console or set WA_VERSION',
     );
@@ -165,7 +178,7 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
       headers: bearer(token),
     });
     expect(restart.statusCode).toBe(200);
-    await waitFor(async () => rig.socketsOf(sessionId)[1], 15_000, 'socket after the restart');
+    await waitFor('socket after the restart', async () => rig.socketsOf(sessionId)[1], 15_000);
     expect(rig.versionLookups()).toBe(lookups + 1);
   });
 
@@ -178,7 +191,7 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     const started = Date.now();
     first.ev.emit('connection.update', { receivedPendingNotifications: true });
     first.ev.emit('connection.update', { connection: 'open' });
-    await waitFor(async () => (await row(sessionId)).status === 'CONNECTED', 10_000, 'CONNECTED');
+    await waitFor('CONNECTED', async () => (await row(sessionId)).status === 'CONNECTED', 10_000);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
@@ -191,10 +204,10 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
       sock.ev.emit('connection.update', { receivedPendingNotifications: true });
       // The first open fetches the groups (asynchronously: wait for it on a busy machine); the
       // opens that follow within 10 minutes must not.
-      if (i === 0) await waitFor(async () => sock.groupFetches >= 1, 15_000, 'first group fetch');
+      if (i === 0) await waitFor('first group fetch', async () => sock.groupFetches >= 1, 15_000);
       else await new Promise((r) => setTimeout(r, 20));
       sock.close(408, 'Connection was lost');
-      sock = await waitFor(async () => rig.socketsOf(sessionId)[i + 1], 15_000, `socket ${i + 2}`);
+      sock = await waitFor(`socket ${i + 2}`, async () => rig.socketsOf(sessionId)[i + 1], 15_000);
     }
     const made = rig.socketsOf(sessionId).map((s) => s.createdAt);
     const gaps = made.slice(1).map((at, i) => at - made[i]!);
@@ -207,7 +220,11 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
   it('403 marks the session banned; 440 reconnects four times in a row, then stays down', async () => {
     const banned = await start('Banned');
     banned.first.close(403, 'Connection Failure');
-    await waitFor(async () => (await row(banned.sessionId)).status === 'DISCONNECTED', 15_000);
+    await waitFor(
+      'DISCONNECTED (403)',
+      async () => (await row(banned.sessionId)).status === 'DISCONNECTED',
+      15_000,
+    );
     expect(await row(banned.sessionId)).toMatchObject({
       statusReason: 'Banned: WhatsApp refused this account (403)',
       desiredState: 'stopped',
@@ -220,16 +237,20 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     for (let i = 0; i < 4; i++) {
       rig.socketsOf(replaced.sessionId)[i]!.close(440, 'Stream Errored (conflict)');
       await waitFor(
+        `reconnect after 440 #${i + 1}`,
         async () => rig.socketsOf(replaced.sessionId)[i + 1],
         15_000,
-        `reconnect after 440 #${i + 1}`,
       );
       expect((await row(replaced.sessionId)).statusReason).toMatch(
         /replaced this one \(440\)\. Reconnecting/,
       );
     }
     rig.socketsOf(replaced.sessionId)[4]!.close(440, 'Stream Errored (conflict)');
-    await waitFor(async () => (await row(replaced.sessionId)).status === 'DISCONNECTED', 15_000);
+    await waitFor(
+      'DISCONNECTED (440)',
+      async () => (await row(replaced.sessionId)).status === 'DISCONNECTED',
+      15_000,
+    );
     expect((await row(replaced.sessionId)).statusReason).toMatch(/440\)\. Restart to take it back/);
     await new Promise((r) => setTimeout(r, 300));
     expect(rig.socketsOf(replaced.sessionId)).toHaveLength(5);
@@ -239,11 +260,11 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     const { sessionId, first } = await start('Flaky');
     const closedAt = Date.now();
     first.close(408, 'Connection was lost');
-    const second = await waitFor(async () => rig.socketsOf(sessionId)[1], 15_000, 'reconnect after 408');
+    const second = await waitFor('reconnect after 408', async () => rig.socketsOf(sessionId)[1], 15_000);
     expect(Date.now() - closedAt).toBeGreaterThanOrEqual(30);
     expect((await row(sessionId)).statusReason).toBe('Connection lost (408): Connection was lost');
     second.close(503, 'Service unavailable');
-    await waitFor(async () => rig.socketsOf(sessionId)[2], 15_000, 'reconnect after 503');
+    await waitFor('reconnect after 503', async () => rig.socketsOf(sessionId)[2], 15_000);
     const status = await row(sessionId);
     expect(status.status).toBe('PENDING');
     expect(status.desiredState).toBe('active');
@@ -265,12 +286,12 @@ describe('Baileys transport with the real library and no network', () => {
     const token = await loginToken(t.app, user.username);
     const sessionId = await createInstance(t, token);
     const status = await waitFor(
+      'a status reason',
       async () => {
         const s = await statusOf(t, token, sessionId);
         return s.statusReason ? s : undefined;
       },
       15_000,
-      'a status reason',
     );
     expect(status.connected).toBe(false);
     expect(status.status).toBe('PENDING');

@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { waGroups } from '../../src/db/schema.ts';
 import { baileysRigFor } from '../fakes/baileys-rig.ts';
 import type { FakeSocket } from '../fakes/baileys-socket.ts';
-import { balanceOf, jobDetails, recipientsOf, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { balanceOf, jobDetails, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import { bearer, DB_KINDS } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /**
  * The engine (API → dispatcher → session runner → BaileysTransport) over fake sockets that

@@ -4,8 +4,8 @@ import { waGroups, waSentMessages } from '../../src/db/schema.ts';
 import { pruneSentMessages } from '../../src/transport/sent-messages.ts';
 import type { QuotaUpdate, ReceiptUpdate, SendFailure } from '../../src/transport/types.ts';
 import { baileysRigFor, OWN_LID, OWN_PN } from '../fakes/baileys-rig.ts';
-import { waitFor } from '../fakes/sessions.ts';
 import { bearer, DB_KINDS } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /** Sends, number lookups, groups and sent-message records through a connected session. */
 describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake socket on %s', (kind) => {
@@ -44,9 +44,11 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     // The number joins WhatsApp: the negative answer is not kept for ever (300 ms in this test).
     s2.joined.add('919866660000');
     expect((await transport.onWhatsApp(['919866660000'])).get('919866660000')).toBeNull();
-    await new Promise((r) => setTimeout(r, 400));
-    expect((await transport.onWhatsApp(['919866660000'])).get('919866660000')).toBe(
-      '919866660000@s.whatsapp.net',
+    await waitFor(
+      'the number found once its negative answer expired',
+      async () =>
+        (await transport.onWhatsApp(['919866660000'])).get('919866660000') === '919866660000@s.whatsapp.net',
+      5000,
     );
   });
 
@@ -74,7 +76,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
         documentWithCaptionMessage: { message: { documentMessage: { caption: 'The price list' } } },
       },
     });
-    await waitFor(async () => (await last())?.body === 'The price list', 30_000, 'captioned document');
+    await waitFor('captioned document', async () => (await last())?.body === 'The price list', 30_000);
     upsert('R1', 1_900_000_010, { message: { reactionMessage: { text: '👍', key: { id: 'D1' } } } });
     upsert('P1', 1_900_000_020, { message: { protocolMessage: { type: 0, key: { id: 'D1' } } } });
     upsert('S1', 1_900_000_030, {
@@ -84,7 +86,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     upsert('V1', 1_900_000_040, {
       message: { viewOnceMessageV2: { message: { imageMessage: { caption: 'Look once' } } } },
     });
-    await waitFor(async () => (await last())?.body === 'Look once', 30_000, 'view-once caption');
+    await waitFor('view-once caption', async () => (await last())?.body === 'Look once', 30_000);
     expect((await last())?.timestamp).toBe(1_900_000_040);
   });
 
@@ -96,7 +98,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
       (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).find(
         (g) => g.groupId === group,
       )!;
-    await waitFor(async () => (await members())?.participants.length === 3, 15_000, 'groups cached');
+    await waitFor('groups cached', async () => (await members())?.participants.length === 3, 15_000);
     // rc14 emits the change only (Types/Events.d.ts group-participants.update).
     const newcomer = { id: '919855555555@s.whatsapp.net', admin: null };
     s2.ev.emit('group-participants.update', {
@@ -118,6 +120,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
       participants: [{ id: '919822222222@s.whatsapp.net' }],
     });
     await waitFor(
+      'the changes in the cache',
       async () => {
         const g = await members();
         return (
@@ -127,11 +130,10 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
         );
       },
       3000,
-      'the changes in the cache',
     );
     expect(s2.metadataQueries).toEqual([]);
     // One confirming query for the three events, after they calmed down.
-    await waitFor(async () => s2.metadataQueries.length === 1, 10_000, 'one metadata query');
+    await waitFor('one metadata query', async () => s2.metadataQueries.length === 1, 10_000);
     await new Promise((r) => setTimeout(r, 400));
     expect(s2.metadataQueries).toEqual([group]);
 
@@ -161,14 +163,14 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
       (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).find(
         (g) => g.groupId === group,
       );
-    await waitFor(async () => (await cached()) !== undefined, 15_000, 'groups cached');
+    await waitFor('groups cached', async () => (await cached()) !== undefined, 15_000);
     expect((await cached())!.announce).toBe(false);
     // While the account was offline an admin renamed the group and then made it admins-only; rc14
     // buffered both notifications and emitted the rename alone (Utils/event-buffer.js).
     s2.groups[group] = { ...s2.groups[group]!, subject: 'Owned (admins)', announce: true };
     s2.ev.emit('groups.update', [{ id: group, subject: 'Owned (admins)' }]);
-    await waitFor(async () => (await cached())?.subject === 'Owned (admins)', 3000, 'the new name');
-    await waitFor(async () => (await cached())?.announce === true, 10_000, 'admins only, read again');
+    await waitFor('the new name', async () => (await cached())?.subject === 'Owned (admins)', 3000);
+    await waitFor('admins only, read again', async () => (await cached())?.announce === true, 10_000);
     expect(s2.metadataQueries).toEqual([group]);
   });
 
@@ -252,9 +254,9 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     // The 463 arrives after: reported for that message id, and the transport asks until when.
     // Until WhatsApp answers, new chats wait the first growing pause (restrictions.ts); its answer replaces it.
     await waitFor(
+      '463 reported',
       async () => failures.length === 1 && quotas.some((q) => q.until?.getTime() === ends * 1000),
       15_000,
-      '463 reported',
     );
     expect(failures[0]).toEqual({
       messageId: restricted.messageId,
@@ -267,7 +269,11 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
       reason: 'Paused: WhatsApp restricted this account from starting new chats (error 463)',
       until: new Date(ends * 1000),
     });
-    await waitFor(async () => (await row(sessionId)).sendPausedUntil?.getTime() === ends * 1000, 15_000);
+    await waitFor(
+      'the pause until the timelock ends',
+      async () => (await row(sessionId)).sendPausedUntil?.getTime() === ends * 1000,
+      15_000,
+    );
     expect((await row(sessionId)).sendPaused).toBe(true);
     const listed = (
       await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) })
@@ -295,7 +301,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
 
     // WhatsApp lifts the timelock (Socket/messages-recv.js handleReachoutTimelockNotification).
     s2.notifyTimelock({ is_active: false });
-    await waitFor(async () => !(await row(sessionId)).sendPaused, 15_000, 'pause lifted');
+    await waitFor('pause lifted', async () => !(await row(sessionId)).sendPaused, 15_000);
     expect((await row(sessionId)).sendPausedUntil).toBeNull();
 
     // The new-chat quota is CAPPED until the cycle's end.
@@ -304,7 +310,11 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
       capping_status: 'CAPPED',
       cycle_end_timestamp: String(cycleEnd),
     });
-    await waitFor(async () => (await row(sessionId)).sendPausedUntil?.getTime() === cycleEnd * 1000, 15_000);
+    await waitFor(
+      'the pause until the cycle ends',
+      async () => (await row(sessionId)).sendPausedUntil?.getTime() === cycleEnd * 1000,
+      15_000,
+    );
     expect((await row(sessionId)).statusReason).toBe(
       "Paused: WhatsApp's new-chat limit was reached for this cycle",
     );
@@ -324,7 +334,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
         },
       ],
     });
-    await waitFor(async () => {
+    await waitFor('the group row', async () => {
       const [g] = await t.db
         .select()
         .from(waGroups)

@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { cloudAccounts } from '../../src/db/schema.ts';
 import { connectBody } from '../fakes/cloud-account.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
-import { jobRow, recipientsOf, waitFor } from '../fakes/messaging.ts';
+import { jobRow, recipientsOf } from '../fakes/messaging.ts';
 import { account, bearer, DB_KINDS } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /** Connecting a Cloud API account: Meta's checks of the credentials, the synced templates, and a token that stops working. */
 describe.each(DB_KINDS)('Connecting a Cloud API account on %s', (kind) => {

@@ -2,8 +2,9 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { messageJobs } from '../../src/db/schema.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
-import { balanceOf, jobRow, recipientsOf, waitFor } from '../fakes/messaging.ts';
+import { balanceOf, jobRow, recipientsOf } from '../fakes/messaging.ts';
 import { bearer, DB_KINDS } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /** Sending templates through a Cloud API account: personalised values, statuses and cost, and what it refuses to send. */
 describe.each(DB_KINDS)('Sending through a Cloud API account on %s', (kind) => {

@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { optOuts } from '../../src/db/schema.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
 import { messagesEnvelope, signature } from '../fakes/graph-api-payloads.ts';
-import { balanceOf, jobRow, recipientsOf, waitFor } from '../fakes/messaging.ts';
+import { balanceOf, jobRow, recipientsOf } from '../fakes/messaging.ts';
 import { bearer, DB_KINDS } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /** What Meta tells a Cloud API account: the webhook's verification and signatures, and the error codes of its sends. */
 describe.each(DB_KINDS)('A Cloud API account’s webhooks and Meta’s errors on %s', (kind) => {

@@ -2,20 +2,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createGraphClient } from '../../src/transport/cloud/graph-client.ts';
 import { type CloudEvent, parseWebhook, statusRank } from '../../src/transport/cloud/webhook-events.ts';
 import { checkWebhookSignature } from '../../src/transport/cloud/webhook-signature.ts';
-import { type FakeGraphApi, type FakeTemplate, startFakeGraphApi } from '../fakes/graph-api.ts';
+import { approvedTemplate, type FakeGraphApi, startFakeGraphApi } from '../fakes/graph-api.ts';
 import { type Reply, startReceiver } from '../fakes/webhook-receiver.ts';
 
 /**
  * The fake's webhooks as the product's webhook route will take them: every call checked by its
  * signature, parsed into events, applied idempotently (a status only moves a message forward).
  */
-const OFFER: FakeTemplate = {
-  name: 'diwali_offer',
-  language: 'en',
-  category: 'MARKETING',
-  status: 'APPROVED',
-  components: [{ type: 'BODY', text: 'Hello {{1}}, 20% off this week.' }],
-};
+const OFFER = approvedTemplate('diwali_offer', 'en', 'MARKETING', 'Hello {{1}}, 20% off this week.');
 
 let fake: FakeGraphApi | undefined;
 let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;

@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createGraphClient } from '../../src/transport/cloud/graph-client.ts';
 import { GraphApiError } from '../../src/transport/cloud/graph-errors.ts';
 import { summarizeTemplate } from '../../src/transport/cloud/templates.ts';
-import { type FakeGraphApi, type FakeTemplate, startFakeGraphApi } from '../fakes/graph-api.ts';
+import {
+  approvedTemplate,
+  type FakeGraphApi,
+  type FakeTemplate,
+  startFakeGraphApi,
+} from '../fakes/graph-api.ts';
 
 const ORDER: FakeTemplate = {
   name: 'order_update',
@@ -14,13 +19,7 @@ const ORDER: FakeTemplate = {
     { type: 'BODY', text: 'Hi {{1}}, your order {{2}} ships today. Thanks {{1}}!' },
   ],
 };
-const OFFER: FakeTemplate = {
-  name: 'diwali_offer',
-  language: 'en',
-  category: 'MARKETING',
-  status: 'APPROVED',
-  components: [{ type: 'BODY', text: 'Hello {{1}}, 20% off this week.' }],
-};
+const OFFER = approvedTemplate('diwali_offer', 'en', 'MARKETING', 'Hello {{1}}, 20% off this week.');
 
 let fake: FakeGraphApi;
 afterEach(async () => {

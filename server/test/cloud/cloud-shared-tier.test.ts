@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { type Engine, startEngine } from '../../src/engine.ts';
 import { connectBody } from '../fakes/cloud-account.ts';
-import { type FakeGraphApi, startFakeGraphApi } from '../fakes/graph-api.ts';
-import { expectLedgerMatches, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { approvedTemplate, type FakeGraphApi, startFakeGraphApi } from '../fakes/graph-api.ts';
+import { expectLedgerMatches, waitForJobEnd } from '../fakes/messaging.ts';
 import { account, bearer, createTestApp, DB_KINDS, type TestApp } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /**
  * Meta's messaging limit is shared by the numbers of one business (Messaging Limits page,
@@ -27,15 +28,7 @@ describe.each(DB_KINDS)('one messaging limit for the numbers of a business accou
       // The lowest tier Meta names (TIER_50), so that a test reaches it.
       phone: { messaging_limit_tier: 'TIER_50' },
       morePhoneNumbers: [SECOND],
-      templates: [
-        {
-          name: 'order_update',
-          language: 'en_US',
-          category: 'UTILITY',
-          status: 'APPROVED',
-          components: [{ type: 'BODY', text: 'Your order {{1}} has shipped.' }],
-        },
-      ],
+      templates: [approvedTemplate('order_update', 'en_US', 'UTILITY', 'Your order {{1}} has shipped.')],
     });
     t = await createTestApp(kind, { CLOUD_API_BASE_URL: fake.baseUrl, SECRET_KEY: 'ef'.repeat(32) });
     engine = await startEngine(t.ctx);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGraphClient } from '../../src/transport/cloud/graph-client.ts';
 import { CloudTransport } from '../../src/transport/cloud/transport.ts';
 import { SendError } from '../../src/transport/types.ts';
-import { type FakeGraphApi, startFakeGraphApi } from '../fakes/graph-api.ts';
+import { approvedTemplate, type FakeGraphApi, startFakeGraphApi } from '../fakes/graph-api.ts';
 
 const template = { kind: 'template' as const, name: 'order_update', language: 'en_US', parameters: ['A-1'] };
 
@@ -14,15 +14,7 @@ describe('CloudTransport against the fake Graph API', () => {
     fake = await startFakeGraphApi({
       // Messaging limits page: a new portfolio's tier is 250 unique recipients in a moving 24 h.
       phone: { messaging_limit_tier: 'TIER_250' },
-      templates: [
-        {
-          name: 'order_update',
-          language: 'en_US',
-          category: 'UTILITY',
-          status: 'APPROVED',
-          components: [{ type: 'BODY', text: 'Your order {{1}} has shipped.' }],
-        },
-      ],
+      templates: [approvedTemplate('order_update', 'en_US', 'UTILITY', 'Your order {{1}} has shipped.')],
     });
   });
   afterAll(() => fake.close());

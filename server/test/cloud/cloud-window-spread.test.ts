@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { messageJobs } from '../../src/db/schema.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
-import { balanceOf, recipientsOf, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { balanceOf, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import { connectedInstance, putPolicy } from '../fakes/sessions.ts';
 import { account, bearer, DB_KINDS, OPEN_POLICY } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /**
  * Meta's 24-hour customer service window (free-form messages only within 24 h of the number's

@@ -7,7 +7,6 @@ import { matchOptOut, normaliseReply } from '../../src/contacts/opt-out-words.ts
 import { queryRows } from '../../src/db/client.ts';
 import { takeOptOutReply } from '../../src/messaging/opt-outs.ts';
 import { balanceOf, recipientsOf } from '../fakes/messaging.ts';
-import { waitFor } from '../fakes/sessions.ts';
 import {
   appWithEngine,
   bearer,
@@ -18,6 +17,7 @@ import {
   loginToken,
   testAppFor,
 } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 const KEYWORDS = ['STOP', 'UNSUBSCRIBE', 'STOP ALL'];
 
@@ -217,7 +217,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
             .map((l) => JSON.parse(l) as { sessionId: string; chatId: string; text: string | null })
             .filter((m) => m.sessionId === sessionId)
         : [];
-    await waitFor(async () => answers().length === 1);
+    await waitFor('the opt-out answer', async () => answers().length === 1);
     expect(answers()[0]).toMatchObject({
       chatId: expect.stringMatching(/^919800017001@/),
       text: 'आपको अब हमारे संदेश नहीं मिलेंगे।',

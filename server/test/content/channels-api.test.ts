@@ -1,8 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, waChannels, waGroups } from '../../src/db/schema.ts';
-import { balanceOf, recipientsOf, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { balanceOf, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import { appWithEngine, bearer, DB_KINDS, linkedSession, OPEN_POLICY } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 type Channel = {
   channelId: string;

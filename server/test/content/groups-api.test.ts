@@ -7,8 +7,9 @@ import {
   TRICKY_NAME_FORMULA,
   TRICKY_NAME_MARKUP,
 } from '../../src/transport/simulator/network.ts';
-import { connectedInstance, createInstance, waitFor } from '../fakes/sessions.ts';
+import { connectedInstance, createInstance } from '../fakes/sessions.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 type Summary = {
   groupId: string;
@@ -45,7 +46,7 @@ describe.each(DB_KINDS)('groups API with the simulator on %s', (kind) => {
     token = await loginToken(t.app, user.username);
     sessionId = await connectedInstance(t, token, '919876500001');
     // Groups are fetched on connect, then the invite codes of admin groups one by one.
-    await waitFor(async () => {
+    await waitFor('12 groups, invite codes of the admin ones', async () => {
       const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
       return rows.length === 12 && rows.filter((r) => r.isAdmin).every((r) => r.inviteCode);
     });
@@ -140,7 +141,7 @@ describe.each(DB_KINDS)('groups API with the simulator on %s', (kind) => {
     const [before] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
     const res = await get(`/api/groupChats/${sessionId}?refresh=1`);
     expect(res.statusCode).toBe(200);
-    const fetched = await waitFor(async () => {
+    const fetched = await waitFor('a later groups fetch', async () => {
       const [row] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
       return row!.groupsFetchedAt! > before!.groupsFetchedAt! ? row!.groupsFetchedAt : undefined;
     });

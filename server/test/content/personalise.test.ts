@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { waGroups } from '../../src/db/schema.ts';
 import { receiveReply } from '../../src/messaging/opt-outs.ts';
-import { balanceOf, jobRow, recipientsOf, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { balanceOf, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 describe('personalised text (docs/decisions.md, Personalised text)', () => {
   const render = (text: string, fields: Record<string, string>, pick = () => 0) =>

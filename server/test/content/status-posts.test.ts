@@ -5,8 +5,9 @@ import { contactLists, contacts, creditLedger, optOuts } from '../../src/db/sche
 import { STATUS_BATCH } from '../../src/messaging/engine/status-batch.ts';
 import { readsMessages } from '../../src/transport/simulator/network.ts';
 import { SIMULATOR_TIMINGS } from '../../src/transport/simulator/transport.ts';
-import { balanceOf, jobDetails, jobRow, recipientsOf, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { balanceOf, jobDetails, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /** The smallest PNG (1x1): the server sniffs the bytes to tell an image from a document. */
 const PNG = Buffer.from(

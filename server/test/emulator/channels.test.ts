@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { WaEmulator } from '@wa/emulator';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { Product } from './product.ts';
 
 const OWN = '919811100201';
@@ -34,7 +34,7 @@ describe('channels, against the emulator', () => {
     const res = await product.call('POST', `/api/session/${sessionId}/sendBulkMessage`, payload);
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     const jobId = res.json.jobId as string;
-    return until(
+    return waitFor(
       'the post sent',
       async () => {
         const job = await product.job(jobId);

@@ -1,7 +1,7 @@
 import { type Connection, iqKey, WaEmulator } from '@wa/emulator';
 import { type BinaryNode, getBinaryNodeChild } from 'baileys';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { Product } from './product.ts';
 
 const BATCH = 5;
@@ -50,7 +50,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     return res.json.jobId as string;
   };
   const finished = (jobId: string) =>
-    until(
+    waitFor(
       'the job to finish',
       async () => {
         const job = await product.job(jobId);
@@ -108,7 +108,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     expect(byNumber).toEqual({ [lidOnly]: ['failed', 'Opted out'], [friend]: ['sent', null] });
     expect(emulator.world.account(lidOnly).inbox).toEqual([]);
     expect(emulator.world.account(friend).inbox.map((m) => m.text)).toEqual(['After the STOP']);
-    const list = await until(
+    const list = await waitFor(
       'the opt-out',
       async () => ((await optOuts()).some((o) => o.phoneNumber === lidOnly) ? optOuts() : null),
       30_000,
@@ -129,7 +129,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
       .sendBootstrap([{ phone: contact, lid: emulator.world.account(contact).lid, name: 'Known contact' }]);
     await new Promise((r) => setTimeout(r, 2000));
     await emulator.phone(contact).say(own, 'STOP', { fromLid: true });
-    const list = await until(
+    const list = await waitFor(
       'the opt-out',
       async () => {
         const rows = (await product.call('GET', '/api/opt-outs')).json.optOuts as { phoneNumber: string }[];

@@ -6,7 +6,7 @@
  * bound of the product's own cost.
  */
 import { WaEmulator } from '@wa/emulator';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { linkedTransport } from './transport-rig.ts';
 
 const N = Number(process.env.ACCOUNTS ?? 50);
@@ -36,7 +36,7 @@ await Promise.all(
     transport.send(`${contacts[i]}@s.whatsapp.net`, { kind: 'text', text: 'Hello' }),
   ),
 );
-await until(
+await waitFor(
   'every contact',
   async () => contacts.every((c) => emulator.world.account(c).inbox.length > 0),
   120_000,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { balanceOf, jobDetails, jobRow, recipientsOf, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { balanceOf, jobDetails, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, loginToken } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 const numbers = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `9198${20_001_001 + from + i}`);
 /** Numbers ending in 0000 are not on the simulated WhatsApp: they fail 'Not on WhatsApp'. */

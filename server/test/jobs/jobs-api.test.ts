@@ -2,9 +2,10 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { addCredits, debitCredits } from '../../src/credits/credits.ts';
 import { creditLedger, messageJobs, waGroups } from '../../src/db/schema.ts';
-import { balanceOf, jobRow, recipientsOf, retryJob, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { balanceOf, jobRow, recipientsOf, retryJob, waitForJobEnd } from '../fakes/messaging.ts';
 import { connectedInstance, createInstance } from '../fakes/sessions.ts';
 import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, loginToken } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 describe.each(DB_KINDS)('jobs API on %s', (kind) => {
   const users = new Set<string>();

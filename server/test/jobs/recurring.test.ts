@@ -2,8 +2,9 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { addCredits } from '../../src/credits/credits.ts';
 import { nextOccurrenceAfter, occurrenceAt } from '../../src/messaging/series/occurrences.ts';
-import { balanceOf, jobRow, recipientsOf, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { balanceOf, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 describe('occurrence times', () => {
   it('come back on the same UTC clock; a month from the 31st is the last day of a shorter month', () => {

@@ -10,8 +10,8 @@ import {
   type ServerProcess as Server,
   simulatorEnv,
   startServer,
-  until,
 } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 
 const ADMIN_PASSWORD = 'crash-admin-password';
 /**
@@ -81,16 +81,18 @@ describe.each(DB_KINDS)('crash mid-job with a real server process on %s', (kind)
     expect(instance.status).toBe(200);
     const sessionId = instance.json.sessionId as string;
     // The QR answer is a PNG: only its status matters here.
-    await until(
+    await waitFor(
       'QR',
       async () =>
         (await fetch(`${server.url}/api/${sessionId}/QR`, { headers: { authorization: `Bearer ${token}` } }))
           .status === 200,
+      60_000,
     );
     await api(server, 'POST', `/api/simulator/sessions/${sessionId}/link`, token, {});
-    await until(
+    await waitFor(
       'CONNECTED',
       async () => (await api(server, 'GET', `/api/${sessionId}/status`, token)).json.connected,
+      60_000,
     );
 
     const numbers = Array.from({ length: RECIPIENTS }, (_, i) => String(919_555_100_001 + i));
@@ -108,13 +110,13 @@ describe.each(DB_KINDS)('crash mid-job with a real server process on %s', (kind)
     const progress = (s: Server) =>
       api(s, 'GET', `/api/message-jobs-details/${jobId}?detailsLimit=0&media=0`, token);
 
-    await until('some sent', async () => (await progress(server)).json.job.results.success >= 50);
+    await waitFor('some sent', async () => (await progress(server)).json.job.results.success >= 50, 60_000);
     await killHard(server);
     const sentBeforeKill = fs.readFileSync(outboxFile, 'utf8').trim().split('\n').length;
     expect(sentBeforeKill).toBeLessThan(RECIPIENTS);
 
     server = await startServer(env);
-    await until(
+    await waitFor(
       'the job to end after the restart',
       async () => {
         const j = (await progress(server)).json.job;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/client.ts';
+import { type Db, queryRows } from '../../src/db/client.ts';
 import { messageJobRecipients, waSentMessages, webhooks } from '../../src/db/schema.ts';
 import { acceptSend } from '../../src/messaging/accept/send.ts';
 import { markNewAccounts, reply, undeliver } from '../../src/messaging/engine/delivery.ts';
@@ -14,10 +14,10 @@ import {
   expectLedgerChain,
   jobRow,
   recipientsOf,
-  waitFor,
   waitForJobEnd,
 } from '../fakes/messaging.ts';
 import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, testAppFor } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 type Delivery = { delivered: number; read: number; replied: number; undelivered: number };
 type Detail = {
@@ -188,21 +188,7 @@ describe.each(DB_KINDS)('a send answered after its time-out (%s)', (kind) => {
     });
     expect(done.error).toBeNull();
     expect(done.messageId).toMatch(/^3EB0/);
-    const job = await jobRow(t.db, jobId);
-    expect([job?.status, job?.sentCount, job?.failedCount, job?.deliveredCount]).toEqual([
-      'completed',
-      1,
-      0,
-      1,
-    ]);
-    expect(await balanceOf(t.db, user.id)).toBe(4);
-    const ledger = await expectLedgerChain(t.db, user.id);
-    expect(ledger.map((l) => [l.reason, l.delta])).toEqual([
-      ['grant', 5],
-      ['send', -1],
-      ['refund', 1],
-      ['send', -1],
-    ]);
+    const ledger = await expectSentAfterAll(t.db, jobId, user.id, 5);
     expect(ledger.at(-1)?.note).toBe('Sent after all: refund reversed');
   });
 });
@@ -474,21 +460,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     const [r] = await recipientsOf(t.db, jobId!);
     expect([r?.status, r?.messageId, r?.error]).toEqual(['sent', messageId, null]);
     expect(r?.deliveredAt).not.toBeNull();
-    const job = await jobRow(t.db, jobId!);
-    expect([job?.status, job?.sentCount, job?.failedCount, job?.deliveredCount]).toEqual([
-      'completed',
-      1,
-      0,
-      1,
-    ]);
-    expect(await balanceOf(t.db, user.id)).toBe(2);
-    const ledger = await expectLedgerChain(t.db, user.id);
-    expect(ledger.map((l) => [l.reason, l.delta])).toEqual([
-      ['grant', 3],
-      ['send', -1],
-      ['refund', 1],
-      ['send', -1],
-    ]);
+    await expectSentAfterAll(t.db, jobId!, user.id, 3);
     // Recorded again (the transport's late answer too): nothing changes.
     expect(await store.recordSentAfterAll(c!.id, { messageId })).toBe(false);
     expect(await balanceOf(t.db, user.id)).toBe(2);
@@ -512,3 +484,27 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     await expectLedgerChain(t.db, user.id);
   });
 });
+
+/**
+ * A one-recipient job whose send timed out, was refunded, and was then answered after all: the job
+ * completed with one sent and delivered, and the user's `granted` credits less the one charged
+ * again. Returns the ledger, in order.
+ */
+async function expectSentAfterAll(db: Db, jobId: string, userId: string, granted: number) {
+  const job = await jobRow(db, jobId);
+  expect([job?.status, job?.sentCount, job?.failedCount, job?.deliveredCount]).toEqual([
+    'completed',
+    1,
+    0,
+    1,
+  ]);
+  expect(await balanceOf(db, userId)).toBe(granted - 1);
+  const ledger = await expectLedgerChain(db, userId);
+  expect(ledger.map((l) => [l.reason, l.delta])).toEqual([
+    ['grant', granted],
+    ['send', -1],
+    ['refund', 1],
+    ['send', -1],
+  ]);
+  return ledger;
+}

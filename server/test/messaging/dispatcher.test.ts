@@ -11,11 +11,11 @@ import {
   jobRow,
   pastSessionWait,
   recipientsOf,
-  waitFor,
   waitForJobEnd,
 } from '../fakes/messaging.ts';
 import { FakeRuntime } from '../fakes/runtime.ts';
 import { bearer, createTestApp, DB_KINDS, account as signedIn, type TestApp } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 type Rig = { t: TestApp; runtime: FakeRuntime; dispatcher: Dispatcher; users: Set<string> };
 

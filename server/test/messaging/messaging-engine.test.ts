@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { messageJobRecipients, waGroups } from '../../src/db/schema.ts';
-import { balanceOf, jobRow, recipientsOf, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { balanceOf, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /**
  * The issue's "done means", through the real engine: session runner, simulator transport and

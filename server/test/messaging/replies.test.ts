@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { simulatedGroups } from '../../src/transport/simulator/network.ts';
 import { baileysRigFor } from '../fakes/baileys-rig.ts';
 import { balanceOf, recipientsOf } from '../fakes/messaging.ts';
-import { createInstance, waitFor } from '../fakes/sessions.ts';
+import { createInstance } from '../fakes/sessions.ts';
 import {
   appWithEngine,
   bearer,
@@ -12,6 +12,7 @@ import {
   loginToken,
   type TestApp,
 } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 type OptOutRow = { phoneNumber: string; source: string; createdAt: string };
 
@@ -77,12 +78,12 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
     const stop = await inbound(token, sessionId, { from: '+91 98000 20001', text: '  stop ' });
     expect(stop.statusCode, stop.body).toBe(200);
     const list = await waitFor(
+      'the opt-out',
       async () => {
         const rows = await optOutsOf(t, token);
         return rows.length > 0 ? rows : null;
       },
       10_000,
-      'the opt-out',
     );
     // The opt-out keeps the word, its language and the message as received.
     expect(list).toEqual([
@@ -118,12 +119,12 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
       200,
     );
     const numbers = await waitFor(
+      'two opt-outs',
       async () => {
         const rows = (await optOutsOf(t, token)).map((r) => r.phoneNumber).sort();
         return rows.length >= 2 ? rows : null;
       },
       10_000,
-      'two opt-outs',
     );
     expect(numbers).toEqual(['919800020003', member.phoneNumber].sort());
     expect(numbers).not.toContain('123451234512345');
@@ -183,12 +184,12 @@ describe.each(DB_KINDS)('replies on the Baileys transport (fake rc14 socket) on 
     s.receive({ from: '919800030004@s.whatsapp.net', offline: true, message: { conversation: 'STOP' } });
 
     const numbers = await waitFor(
+      'four opt-outs',
       async () => {
         const rows = (await optOutsOf(t, token)).map((r) => `${r.phoneNumber}:${r.source}`).sort();
         return rows.length >= 4 ? rows : null;
       },
       10_000,
-      'four opt-outs',
     );
     // Give a wrongly counted message time to show up.
     await new Promise((r) => setTimeout(r, 300));
@@ -212,7 +213,7 @@ describe.each(DB_KINDS)('replies on the Baileys transport (fake rc14 socket) on 
     const s = await rig.pairAndOpen(sessionId, first, index);
     // The next socket (after a drop) opens and buffers its events until the offline notifications.
     s.close(428, 'Connection Closed');
-    const s2 = await waitFor(async () => rig.maker.sockets[index + 2], 10_000, 'the socket after the drop');
+    const s2 = await waitFor('the socket after the drop', async () => rig.maker.sockets[index + 2], 10_000);
     s2.user = s.user;
     s2.open();
     s2.receive({ from: '919800030011@s.whatsapp.net', offline: true, message: { conversation: 'STOP' } });
@@ -220,12 +221,12 @@ describe.each(DB_KINDS)('replies on the Baileys transport (fake rc14 socket) on 
     expect(await optOutsOf(rig.t, token)).toEqual([]);
     s2.flushLogin();
     const rows = await waitFor(
+      'the opt-out after the flush',
       async () => {
         const list = await optOutsOf(rig.t, token);
         return list.length > 0 ? list : null;
       },
       10_000,
-      'the opt-out after the flush',
     );
     expect(rows.map((r) => r.phoneNumber)).toEqual(['919800030011']);
   });

@@ -10,11 +10,11 @@ import {
   expectLedgerMatches,
   jobDetails,
   recipientsOf,
-  waitFor,
   waitForJobEnd,
 } from '../fakes/messaging.ts';
 import { connectedInstance } from '../fakes/sessions.ts';
 import { account, appWithEngine, bearer, buildUser, DB_KINDS, loginToken, OPEN_POLICY } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 const count = (xs: number[], v: number) => xs.filter((x) => x === v).length;
 

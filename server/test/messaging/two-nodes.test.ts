@@ -7,9 +7,9 @@ import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openPostgres } from '../../src/db/client.ts';
 import { waSessions } from '../../src/db/schema.ts';
-import { waitFor } from '../fakes/sessions.ts';
 import { buildUser, createPostgresDatabaseUrl } from '../helpers.ts';
 import { serverArgs } from '../server-build.ts';
+import { waitFor } from '../wait.ts';
 
 const LEASE_MS = 3000;
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -53,12 +53,12 @@ async function startNode(databaseUrl: string, dataDir: string): Promise<Node> {
   proc.stderr!.on('data', (d) => output.push(String(d)));
   const base = `http://127.0.0.1:${port}`;
   await waitFor(
+    `node on port ${port}`,
     async () => {
       if (proc.exitCode !== null) throw new Error(`node exited: ${output.join('')}`);
       return (await fetch(`${base}/api/sessions`)).status === 401;
     },
     60_000,
-    `node on port ${port}`,
   );
   return { proc, port, base, output };
 }
@@ -115,12 +115,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
     }
     const rows = () => database.db.select().from(waSessions).where(inArray(waSessions.sessionId, ids));
     // Each gets a QR from whichever node claimed it; then it is linked through the other node's API.
-    await waitFor(async () => (await rows()).every((r) => r.qr && r.ownerNode), 10_000, 'QRs');
+    await waitFor('QRs', async () => (await rows()).every((r) => r.qr && r.ownerNode), 10_000);
     for (const [i, id] of ids.entries()) {
       const res = await api(nodes[(i + 1) % 2]!, 'POST', `/api/simulator/sessions/${id}/link`, token);
       expect(res.status).toBe(200);
     }
-    await waitFor(async () => (await rows()).every((r) => r.status === 'CONNECTED'), 10_000, 'all CONNECTED');
+    await waitFor('all CONNECTED', async () => (await rows()).every((r) => r.status === 'CONNECTED'), 10_000);
     for (const id of ids) {
       for (const node of nodes) {
         expect((await api(node, 'GET', `/api/${id}/status`, token)).body).toMatchObject({ connected: true });
@@ -152,6 +152,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
 
     const survivorOwner = later.find((r) => pidOf(r.ownerNode) === survivor)?.ownerNode;
     await waitFor(
+      'takeover',
       async () =>
         (await rows()).every((r) => {
           const reconnected = r.connectedAt!.getTime() >= killedAt;
@@ -163,7 +164,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
           );
         }),
       LEASE_MS + 5000,
-      'takeover',
     );
     const takeoverMs = Date.now() - killedAt;
     console.log(

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { UNDELIVERED_REASONS } from '../../src/messaging/messages.ts';
 import { baileysRigFor } from '../fakes/baileys-rig.ts';
-import { jobDetails, recipientsOf, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { jobDetails, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import { bearer, DB_KINDS } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 type Detail = {
   chatId: string;

@@ -13,8 +13,9 @@ import { DEMO_USERS, seedDemo } from '../../src/demo/seed.ts';
 import { type Engine, startEngine } from '../../src/engine.ts';
 import type { FakeGraphApi } from '../../src/transport/simulator/graph-api.ts';
 import { findUserByUsername } from '../../src/users/repository.ts';
-import { expectLedgerChain, waitFor } from '../fakes/messaging.ts';
+import { expectLedgerChain } from '../fakes/messaging.ts';
 import { bearer, createTestApp, DB_KINDS, loginToken, type TestApp } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
   let t: TestApp;

@@ -6,8 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
 import { messageJobRecipients, users, waSessions } from '../../src/db/schema.ts';
 import { retryJob } from '../fakes/messaging.ts';
-import { connectedInstance, waitFor } from '../fakes/sessions.ts';
+import { connectedInstance } from '../fakes/sessions.ts';
 import { appWithEngine, bearer, buildAdmin, buildUser, DB_KINDS, loginToken } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /** A disabled user's jobs, or a revoked bulk flag, stop the sending at once. */
 describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind) => {
@@ -51,7 +52,7 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
     });
     expect(sent.statusCode).toBe(200);
     const jobId = sent.json().jobId as string;
-    await waitFor(async () => ((await statuses(jobId)).sent ?? 0) >= 5, 20_000, 'the first sends');
+    await waitFor('the first sends', async () => ((await statuses(jobId)).sent ?? 0) >= 5, 20_000);
     return { adminToken, user, token, sessionId, chats, jobId };
   }
 
@@ -71,12 +72,12 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
     // A send already handed to WhatsApp when the answer went out may still finish (one latency).
     const answeredAt = Date.now() + 40 + 50;
     const ended = await waitFor(
+      'every recipient to end',
       async () => {
         const s = await statuses(job.jobId);
         return (s.queued ?? 0) + (s.sending ?? 0) === 0 ? s : null;
       },
       timeoutMs,
-      'every recipient to end',
     ).catch(async (err) => {
       throw new Error(`${err}: ${JSON.stringify(await statuses(job.jobId))}`);
     });

@@ -4,7 +4,7 @@ import { queryRows } from '../../src/db/client.ts';
 import { accountEvents, optOuts, waSessions } from '../../src/db/schema.ts';
 import { evaluateHealth } from '../../src/sessions/health/service.ts';
 import { liftEndedPauses } from '../../src/sessions/send-pause.ts';
-import { jobDetails, waitFor } from '../fakes/messaging.ts';
+import { jobDetails } from '../fakes/messaging.ts';
 import {
   appWithEngine,
   bearer,
@@ -14,6 +14,7 @@ import {
   loginToken,
   OPEN_POLICY,
 } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 const HOUR = 3_600_000;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();

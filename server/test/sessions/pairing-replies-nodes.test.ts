@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takeReplies } from '../../src/engine.ts';
 import { type SessionRunner, startSessionRunner } from '../../src/sessions/runner.ts';
-import { createInstance, statusOf, waitFor } from '../fakes/sessions.ts';
+import { createInstance, statusOf } from '../fakes/sessions.ts';
 import { bearer, buildUser, loginToken, type TestApp, twoNodesFor } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /**
  * Two nodes on one PostgreSQL: the API node (no runner) answers the pairing code the other node's
@@ -41,7 +42,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pairing codes and replies acros
       headers: bearer(token),
     });
     expect(link.statusCode, link.body).toBe(200);
-    await waitFor(async () => (await statusOf(t, token, sessionId)).connected, 10_000, 'linked');
+    await waitFor('linked', async () => (await statusOf(t, token, sessionId)).connected, 10_000);
 
     const inbound = await app.inject({
       method: 'POST',
@@ -52,6 +53,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pairing codes and replies acros
     expect(inbound.statusCode, inbound.body).toBe(200);
     expect(inbound.json().message).toBe('Message delivered');
     const list = await waitFor(
+      'the opt-out',
       async () => {
         const rows = (
           await app.inject({ method: 'GET', url: '/api/opt-outs', headers: bearer(token) })
@@ -59,7 +61,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pairing codes and replies acros
         return rows.length > 0 ? rows : null;
       },
       10_000,
-      'the opt-out',
     );
     expect(list.map((r) => [r.phoneNumber, r.source])).toEqual([['919800040001', 'reply']]);
   });

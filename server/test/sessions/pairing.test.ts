@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SessionRunner, startSessionRunner } from '../../src/sessions/runner.ts';
 import { LINKING_ATTEMPT_MS } from '../../src/transport/baileys/transport.ts';
 import { baileysRigFor, OWN_LID, OWN_PN } from '../fakes/baileys-rig.ts';
-import { createInstance, statusOf, waitFor } from '../fakes/sessions.ts';
+import { createInstance, statusOf } from '../fakes/sessions.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, type TestApp, testAppFor } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /** rc14's pairing codes: 8 characters of its Crockford alphabet (Utils/generics.js bytesToCrockford). */
 const CODE = /^[1-9A-HJ-NP-TV-Z]{8}$/;
@@ -54,7 +55,7 @@ describe.each(DB_KINDS)('link by phone number on the simulator on %s', (kind) =>
     const again = await askCode(t, token, sessionId);
     expect(again.body).toEqual(first.body);
     expect((await statusOf(t, token, sessionId)).connected).toBe(false);
-    await waitFor(async () => (await statusOf(t, token, sessionId)).connected, 10_000, 'linked by the code');
+    await waitFor('linked by the code', async () => (await statusOf(t, token, sessionId)).connected, 10_000);
     expect(Date.now() - served).toBeGreaterThanOrEqual(1400);
     const linked = await askCode(t, token, sessionId);
     expect(linked.statusCode).toBe(409);
@@ -76,7 +77,7 @@ describe.each(DB_KINDS)('link by phone number on the simulator on %s', (kind) =>
       headers: bearer(token),
     });
     expect(link.statusCode, link.body).toBe(200);
-    await waitFor(async () => (await statusOf(t, token, sessionId)).connected, 5000, 'linked');
+    await waitFor('linked', async () => (await statusOf(t, token, sessionId)).connected, 5000);
   });
 });
 
@@ -104,23 +105,23 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
 
     // QR renewals of the same socket: the same code, no second request.
     s1.ev.emit('connection.update', { qr: 'QR-REF-2' });
-    await waitFor(async () => (await rig.row(sessionId)).qr === 'QR-REF-2', 5000, 'renewed QR');
+    await waitFor('renewed QR', async () => (await rig.row(sessionId)).qr === 'QR-REF-2', 5000);
     const again = await askCode(rig.t, token, sessionId);
     expect(again.body.code).toBe(answer.body.code);
     expect(s1.pairingRequests).toEqual([OWN_PN]);
 
     // The phone enters the code: companion_finish (registered), pair-success, 515, login.
     s1.companionFinish();
-    await waitFor(async () => (await rig.row(sessionId)).hasCredentials, 5000, 'linked credentials saved');
+    await waitFor('linked credentials saved', async () => (await rig.row(sessionId)).hasCredentials, 5000);
     s1.pairSuccess({ id: `${OWN_PN}:9@s.whatsapp.net`, lid: `${OWN_LID}:9@lid` });
     s1.close(515, 'Stream Errored (restart required)');
-    const s2 = await waitFor(async () => rig.maker.sockets[index + 1], 10_000, 'the socket after 515');
+    const s2 = await waitFor('the socket after 515', async () => rig.maker.sockets[index + 1], 10_000);
     expect(s2.config.auth.creds.me?.id).toBe(`${OWN_PN}:9@s.whatsapp.net`);
     expect(s2.config.auth.creds.registered).toBe(true);
     s2.user = { id: `${OWN_PN}:9@s.whatsapp.net`, lid: `${OWN_LID}:9@lid` };
     s2.open();
     s2.flushLogin();
-    await waitFor(async () => (await rig.row(sessionId)).status === 'CONNECTED', 10_000, 'CONNECTED');
+    await waitFor('CONNECTED', async () => (await rig.row(sessionId)).status === 'CONNECTED', 10_000);
     expect(s2.pairingRequests).toEqual([]);
     const row = await rig.row(sessionId);
     expect([row.pairingCode, row.pairingRequestedAt]).toEqual([null, null]);
@@ -138,7 +139,7 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
     // A network drop mid-pairing: rc14 would log in with this `me`; the new socket registers afresh
     // and the code asked for comes again on its first QR.
     s1.close(428, 'Connection Closed');
-    const s2 = await waitFor(async () => rig.maker.sockets[index + 1], 10_000, 'the socket after the drop');
+    const s2 = await waitFor('the socket after the drop', async () => rig.maker.sockets[index + 1], 10_000);
     expect(s2.config.auth.creds.me).toBeUndefined();
     expect(
       Buffer.from(s2.config.auth.creds.noiseKey.public).equals(
@@ -146,7 +147,7 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
       ),
     ).toBe(false);
     s2.ev.emit('connection.update', { qr: 'QR-REF-A' });
-    await waitFor(async () => s2.pairingRequests.length === 1, 10_000, 'a code on the new socket');
+    await waitFor('a code on the new socket', async () => s2.pairingRequests.length === 1, 10_000);
     const second = await askCode(rig.t, token, sessionId);
     expect(second.statusCode).toBe(200);
     expect(second.body.code).toBe(s2.config.auth.creds.pairingCode);
@@ -155,10 +156,10 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
     // The QR refs run out (rc14: 408 'QR refs attempts ended'): not linked, so it is final.
     s2.close(408, 'QR refs attempts ended');
     await waitFor(
+      'QR expired',
       async () =>
         (await rig.row(sessionId)).statusReason === 'QR code expired. Restart the instance to get a new one.',
       10_000,
-      'QR expired',
     );
     const stopped = await rig.row(sessionId);
     expect([stopped.status, stopped.desiredState, stopped.hasCredentials, stopped.pairingCode]).toEqual([
@@ -171,7 +172,7 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
     expect(rig.maker.sockets[index + 2]).toBeUndefined();
     // Asking for a code again starts a new attempt, from fresh credentials.
     const asking = askCode(rig.t, token, sessionId);
-    const s3 = await waitFor(async () => rig.maker.sockets[index + 2], 10_000, 'a new attempt');
+    const s3 = await waitFor('a new attempt', async () => rig.maker.sockets[index + 2], 10_000);
     expect(s3.config.auth.creds.me).toBeUndefined();
     s3.ev.emit('connection.update', { qr: 'QR-REF-X' });
     const third = await asking;

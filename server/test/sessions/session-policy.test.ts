@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { waSessions } from '../../src/db/schema.ts';
 import type { SimulatorTransport } from '../../src/transport/simulator/transport.ts';
-import { jobDetails, pastSessionWait, recipientsOf, waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { jobDetails, pastSessionWait, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import {
   appWithEngine,
   bearer,
@@ -12,6 +12,7 @@ import {
   loginToken,
   OPEN_POLICY,
 } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 const numbers = (n: number, from: number) =>
   Array.from({ length: n }, (_, i) => `9196${30_001_001 + from + i}`);

@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { waGroups, waSessions } from '../../src/db/schema.ts';
-import { waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { waitForJobEnd } from '../fakes/messaging.ts';
 import { connectedInstance } from '../fakes/sessions.ts';
 import { appWithEngine, bearer, buildUser, DB_KINDS, loginToken } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 const REASON = 'WhatsApp restricted this account (error 463). Sending is paused.';
 

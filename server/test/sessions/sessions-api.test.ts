@@ -2,8 +2,9 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waAuthState, waGroups, waSessions } from '../../src/db/schema.ts';
 import { type SessionRunner, startSessionRunner } from '../../src/sessions/runner.ts';
-import { connectedInstance, createInstance, statusOf, waitFor } from '../fakes/sessions.ts';
+import { connectedInstance, createInstance, statusOf } from '../fakes/sessions.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -71,12 +72,12 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     expect(typeof list.sessions[0].id).toBe('string');
 
     const qr = await waitFor(
+      'QR',
       async () => {
         const r = await get(token, `/api/${sessionId}/QR?t=${Date.now()}`);
         return r.statusCode === 200 ? r : undefined;
       },
       4000,
-      'QR',
     );
     expect(Date.now() - started).toBeLessThan(4000);
     expect(qr.headers['content-type']).toBe('image/png');
@@ -90,7 +91,7 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     // SIMULATOR_LINK_AFTER_MS after the first QR was served, the account links by itself.
     const [row] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
     expect(row!.qrServedAt).not.toBeNull();
-    await waitFor(async () => (await statusOf(t, token, sessionId)).connected, 3000, 'auto link');
+    await waitFor('auto link', async () => (await statusOf(t, token, sessionId)).connected, 3000);
     expect(await statusOf(t, token, sessionId)).toMatchObject({ connected: true, status: 'CONNECTED' });
     const qrAfter = await get(token, `/api/${sessionId}/QR`);
     expect(qrAfter.statusCode).toBe(404);
@@ -116,6 +117,7 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     }
     const sessionId = (await get(token, '/api/sessions')).json().sessions[0].sessionId;
     await waitFor(
+      'a stored QR',
       async () => (await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId)))[0]?.qr,
     );
     await new Promise((r) => setTimeout(r, 800));
@@ -176,19 +178,19 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     // A lost connection: DISCONNECTED, then connected again by itself.
     const drop = await post(token, `/api/simulator/sessions/${sessionId}/disconnect`);
     expect(drop.statusCode).toBe(200);
-    await waitFor(async () => (await statusOf(t, token, sessionId)).status === 'DISCONNECTED', 3000, 'drop');
-    await waitFor(async () => (await statusOf(t, token, sessionId)).connected, 5000, 'reconnect');
+    await waitFor('drop', async () => (await statusOf(t, token, sessionId)).status === 'DISCONNECTED', 3000);
+    await waitFor('reconnect', async () => (await statusOf(t, token, sessionId)).connected, 5000);
 
     // The phone unlinks the device: credentials wiped, DISCONNECTED with a reason, nobody reconnects it.
     const logout = await post(token, `/api/simulator/sessions/${sessionId}/logout`);
     expect(logout.statusCode).toBe(200);
     const status = await waitFor(
+      'logout',
       async () => {
         const s = await statusOf(t, token, sessionId);
         return s.status === 'DISCONNECTED' ? s : undefined;
       },
       3000,
-      'logout',
     );
     expect(status.statusReason).toBe('Logged out from the phone');
     expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).toEqual([]);
@@ -202,15 +204,15 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
       status: 'PENDING',
     });
     const qr = await waitFor(
+      'QR after restart',
       async () => {
         const r = await get(token, `/api/${sessionId}/QR?t=2`);
         return r.statusCode === 200 ? r : undefined;
       },
       4000,
-      'QR after restart',
     );
     expect(qr.headers['content-type']).toBe('image/png');
-    await waitFor(async () => (await statusOf(t, token, sessionId)).connected, 3000, 'link after restart');
+    await waitFor('link after restart', async () => (await statusOf(t, token, sessionId)).connected, 3000);
   });
 
   it('restart of a session waiting for its QR starts a new QR cycle on the driving node', async () => {
@@ -219,16 +221,16 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     const sessionId = await createInstance(t, token, { phoneNumber: '919844444444', sessionName: 'Waiting' });
     const rowOf = async () =>
       (await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId)))[0]!;
-    const first = await waitFor(async () => (await rowOf()).qr, 4000, 'first QR');
+    const first = await waitFor('first QR', async () => (await rowOf()).qr, 4000);
     const res = await post(token, `/api/session/${sessionId}/restart`);
     expect(res.json()).toEqual({ success: true, message: 'Session restart initiated', status: 'PENDING' });
     const second = await waitFor(
+      'a new QR',
       async () => {
         const r = await rowOf();
         return r.qr && r.qr !== first && r.command === null ? r : undefined;
       },
       4000,
-      'a new QR',
     );
     expect(second).toMatchObject({ status: 'PENDING', ownerNode: t.ctx.nodeId, qrServedAt: null });
   });
@@ -242,13 +244,13 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     const qrSeen: string[] = [];
     runner = await startSessionRunner(t.ctx);
     await waitFor(
+      'reconnect after restart',
       async () => {
         const [row] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
         if (row?.qr) qrSeen.push(row.qr);
         return row?.status === 'CONNECTED';
       },
       5000,
-      'reconnect after restart',
     );
     expect(qrSeen).toEqual([]);
     expect((await statusOf(t, token, sessionId)).connected).toBe(true);
@@ -259,6 +261,7 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     const token = await loginToken(t.app, user.username);
     const sessionId = await connectedInstance(t, token, '919833333333');
     await waitFor(
+      'the groups stored',
       async () => (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).length > 0,
     );
     const res = await post(token, `/api/session/${sessionId}/terminate`);

@@ -8,7 +8,7 @@ import type { AuthStore } from '../../src/transport/auth-store.ts';
 import { ANNOUNCE_ONLY_NAME, readsMessages, simulatedGroups } from '../../src/transport/simulator/network.ts';
 import { SimulatorTransport } from '../../src/transport/simulator/transport.ts';
 import { type ConnectionUpdate, type ReceiptUpdate, SendError } from '../../src/transport/types.ts';
-import { connectedInstance, waitFor } from '../fakes/sessions.ts';
+import { connectedInstance } from '../fakes/sessions.ts';
 import {
   bearer,
   buildUser,
@@ -18,6 +18,7 @@ import {
   type TestApp,
   testConfig,
 } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 describe.each(DB_KINDS)('simulated network on %s', (kind) => {
   let t: TestApp;
@@ -148,6 +149,7 @@ describe.each(DB_KINDS)('simulated network on %s', (kind) => {
     // Every receipt there is to come: each delivery, the reads of the chats that read, and the
     // time any other read would have come by.
     await waitFor(
+      'the receipts',
       async () => {
         const got = (status: string) =>
           new Set(receipts.filter((r) => r.status === status).map((r) => r.messageId));
@@ -160,7 +162,6 @@ describe.each(DB_KINDS)('simulated network on %s', (kind) => {
         );
       },
       15_000,
-      'the receipts',
     );
     transport().off('receipt', listener);
     const ours = receipts.filter((r) => sent.includes(r.messageId));

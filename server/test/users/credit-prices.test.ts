@@ -3,16 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { failWhere } from '../../src/messaging/engine/transitions.ts';
 import { adminSettingPrices, useCloudApp } from '../fakes/cloud-rig.ts';
-import {
-  balanceOf,
-  expectLedgerChain,
-  recipientsOf,
-  retryJob,
-  waitFor,
-  waitForJobEnd,
-} from '../fakes/messaging.ts';
+import { balanceOf, expectLedgerChain, recipientsOf, retryJob, waitForJobEnd } from '../fakes/messaging.ts';
 import { connectedInstance, putPolicy } from '../fakes/sessions.ts';
 import { account, bearer, DB_KINDS, OPEN_POLICY } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /**
  * Credits per recipient for each kind of account ("an admin may set a different credit

@@ -4,9 +4,9 @@ import { queryRows } from '../../src/db/client.ts';
 import { auditLog, webhookAttempts, webhookDeliveries, webhooks } from '../../src/db/schema.ts';
 import { WebhookDeliverer } from '../../src/webhooks/deliverer.ts';
 import { queueWebhookEvents, type WebhookPayloads } from '../../src/webhooks/service.ts';
-import { waitFor } from '../fakes/messaging.ts';
 import { startReceiver, verifySignature } from '../fakes/webhook-receiver.ts';
 import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 const jobFinished = (jobId: string): WebhookPayloads['job.finished'] => ({
   jobId,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { waitForJobEnd } from '../fakes/messaging.ts';
 import { verifySignature, webhookEngine } from '../fakes/webhook-receiver.ts';
 import { bearer, DB_KINDS } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /**
  * Events come from the real engine: the session runner (session.status), the dispatcher

@@ -5,9 +5,10 @@ import { webhookDeliveries } from '../../src/db/schema.ts';
 import { readsMessages } from '../../src/transport/simulator/network.ts';
 import { confirmsDelivery } from '../../src/transport/simulator/numbers.ts';
 import { SIMULATOR_TIMINGS } from '../../src/transport/simulator/transport.ts';
-import { waitFor, waitForJobEnd } from '../fakes/messaging.ts';
+import { waitForJobEnd } from '../fakes/messaging.ts';
 import { webhookEngine } from '../fakes/webhook-receiver.ts';
 import { bearer, DB_KINDS } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 /**
  * Every webhook event, made through the product (the session runner, the dispatcher, the

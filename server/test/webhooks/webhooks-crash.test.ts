@@ -15,8 +15,8 @@ import {
   type ServerProcess,
   simulatorEnv,
   startServer,
-  until,
 } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 
 /**
  * A SIGKILL while a webhook call is in flight loses nothing: the delivery was claimed by a
@@ -86,16 +86,24 @@ describe.each(DB_KINDS)('webhook delivery across a SIGKILL on %s', (kind) => {
     await db.close();
 
     server = await startServer(env);
-    await until('the first call to arrive (the receiver holds it)', async () => receiver.calls.length === 1);
+    await waitFor(
+      'the first call to arrive (the receiver holds it)',
+      async () => receiver.calls.length === 1,
+      60_000,
+    );
     await killHard(server);
 
     server = await startServer(env);
     // The claim (3 x the 3 s timeout) runs out, then the next process calls again.
-    await until('the second call', async () => receiver.calls.length === 2, 90_000);
-    const attempts = await until('the acknowledged call recorded', async () => {
-      const res = await api(server, 'GET', `/api/webhooks/${webhookId}/attempts`, token);
-      return res.json.attempts?.length ? res.json.attempts : null;
-    });
+    await waitFor('the second call', async () => receiver.calls.length === 2, 90_000);
+    const attempts = await waitFor(
+      'the acknowledged call recorded',
+      async () => {
+        const res = await api(server, 'GET', `/api/webhooks/${webhookId}/attempts`, token);
+        return res.json.attempts?.length ? res.json.attempts : null;
+      },
+      60_000,
+    );
     expect(attempts).toEqual([expect.objectContaining({ ok: true, statusCode: 200, events: 1 })]);
     const [first, second] = receiver.calls;
     expect(second!.headers['x-webhook-id']).toBe(first!.headers['x-webhook-id']);
