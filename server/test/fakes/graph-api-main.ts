@@ -9,6 +9,12 @@ import { startFakeGraphApi } from './graph-api.ts';
  */
 const fake = await startFakeGraphApi({
   port: Number(process.env.FAKE_GRAPH_PORT),
+  // Other numbers of the same business account, for the specs that connect a Cloud API account of
+  // their own beside the one cloud.spec.ts connects (a phone number ID is connected once).
+  morePhoneNumbers: [
+    { id: '106540352242931', display_phone_number: '+91 98000 15931' },
+    { id: '106540352242932', display_phone_number: '+91 98000 15932' },
+  ],
   // Meta's template management page: name, language, category, status, components.
   templates: [
     {
@@ -53,6 +59,7 @@ const control = http.createServer((req, res) => {
         wabaId: fake.wabaId,
         accessToken: fake.accessToken,
         appSecret: fake.appSecret,
+        morePhoneNumberIds: ['106540352242931', '106540352242932'],
         sends: fake.sends.length,
       }),
     );

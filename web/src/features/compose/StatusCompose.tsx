@@ -10,7 +10,6 @@ import {
   Stack,
   Text,
   Textarea,
-  TextInput,
 } from '@mantine/core';
 import { IconCheck, IconUpload } from '@tabler/icons-react';
 import {
@@ -22,7 +21,9 @@ import {
   type StatusSendBody,
 } from '@wa/contract';
 import { useEffect, useState } from 'react';
+import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
+import { todayValue, toLocalDateTime } from '../../lib/date-text.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { useContactLists } from '../contacts/api/get-contact-lists.ts';
 import { usePostStatus, useStatusAudience } from './api/post-status.ts';
@@ -78,7 +79,7 @@ export function StatusCompose(props: { sessionId: string }) {
         ...(kind === 'text' ? { backgroundColor: colour, font } : {}),
         ...(kind === 'media' && file ? { data: await readFileBase64(file), mime: file.type } : {}),
         audience: audience === 'lists' ? { contactListIds: listIds } : { everyoneMessaged: true },
-        ...(scheduleAt ? { scheduleTime: new Date(scheduleAt).toISOString() } : {}),
+        ...(scheduleAt ? { scheduleTime: new Date(toLocalDateTime(scheduleAt)).toISOString() } : {}),
       };
       const answer = await poster.mutateAsync({
         sessionId: props.sessionId,
@@ -194,13 +195,14 @@ export function StatusCompose(props: { sessionId: string }) {
             disabled={busy}
           />
         )}
-        <TextInput
-          type="datetime-local"
+        <ScheduleDateField
           label="Schedule (optional)"
           description="Leave empty to post now"
+          calendarLabel="Pick the day of the status"
+          withTime
+          minDate={todayValue()}
           value={scheduleAt}
-          onChange={(e) => setScheduleAt(e.currentTarget.value)}
-          disabled={busy}
+          onChange={setScheduleAt}
         />
         <Text size="xs" c="dimmed">
           {STATUS_TEXTS.seenBySavers}. One credit per person in the audience.
