@@ -15,7 +15,7 @@ import { useCreditPrices } from './api/credit-prices.ts';
 import { useListRecipients } from './api/list-recipients.ts';
 import { fieldsOfFirst, uploadTarget } from './bulk-recipients.ts';
 import { CloudTemplateSend } from './CloudTemplateSend.tsx';
-import { ComposeArea } from './ComposeArea.tsx';
+import { ComposeArea, composeAreaProps } from './ComposeArea.tsx';
 import { ConfirmSendModal } from './ConfirmSendModal.tsx';
 import { ContactListPicker } from './ContactListPicker.tsx';
 import { isEmptyCompose } from './compose-form.ts';
@@ -308,12 +308,7 @@ function BulkMessageForm() {
       ) : (
         <>
           <ComposeArea
-            state={flow.compose}
-            dispatch={flow.dispatch}
-            onKindChange={flow.changeKind}
-            onFileError={flow.fileError}
-            error={flow.fieldError}
-            disabled={flow.busy}
+            {...composeAreaProps(flow)}
             statusTab={current.sessionId ? <StatusCompose sessionId={current.sessionId} /> : undefined}
             onStatusTab={setStatusTab}
             footer={

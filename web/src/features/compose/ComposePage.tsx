@@ -9,7 +9,7 @@ import { useBalance, useUserDetails } from '../auth/api/get-user-details.ts';
 import { useChannels } from '../channels/api/channels.ts';
 import { useGroupsList } from '../groups/api/get-groups-list.ts';
 import { useCreditPrices } from './api/credit-prices.ts';
-import { ComposeArea } from './ComposeArea.tsx';
+import { ComposeArea, composeAreaProps } from './ComposeArea.tsx';
 import { ConfirmSendModal } from './ConfirmSendModal.tsx';
 import { isEmptyCompose } from './compose-form.ts';
 import { allSelected, toggleAll, toggleOne } from './credit-limit.ts';
@@ -136,14 +136,7 @@ export default function ComposePage() {
             emptyText="No groups found"
             disabled={flow.busy}
           />
-          <ComposeArea
-            state={flow.compose}
-            dispatch={flow.dispatch}
-            onKindChange={flow.changeKind}
-            onFileError={flow.fileError}
-            error={flow.fieldError}
-            disabled={flow.busy}
-          />
+          <ComposeArea {...composeAreaProps(flow)} />
           <SendForecast text={forecast} />
           <SendButtons
             selectedCount={selectedIds.length}

@@ -20,7 +20,7 @@ import {
   STATUS_TEXTS,
   type StatusSendBody,
 } from '@wa/contract';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { todayValue, toLocalDateTime } from '../../lib/date-text.ts';
@@ -30,21 +30,7 @@ import { usePostStatus, useStatusAudience } from './api/post-status.ts';
 import { ContactListPicker } from './ContactListPicker.tsx';
 import { checkFileSize, readFileBase64 } from './media.ts';
 import { StatusPreview } from './StatusPreview.tsx';
-
-/** An object URL for the chosen file, revoked when it changes. */
-function useFileUrl(file: File | null): string | null {
-  const [url, setUrl] = useState<string | null>(null);
-  useEffect(() => {
-    if (!file) {
-      setUrl(null);
-      return;
-    }
-    const u = URL.createObjectURL(file);
-    setUrl(u);
-    return () => URL.revokeObjectURL(u);
-  }, [file]);
-  return url;
-}
+import { useFileUrl } from './useFileUrl.ts';
 
 /**
  * The Status tab of Bulk Messaging (issue 31): a text on a colour in a font, or an image or a
