@@ -57,7 +57,8 @@ test('Group Messaging: the photo, its caption and the ticked groups come back af
   await expect(page.getByText('No file selected')).toBeVisible();
   await page.reload();
   await expect(page.getByText('0 of 12 selected')).toBeVisible();
-  await expect(page.getByRole('textbox', { name: 'Caption (optional)' })).toHaveValue('');
+  // Nothing kept: the page opens as new, on its first tab.
+  await expect(page.getByRole('tab', { name: 'Text Message' })).toHaveAttribute('aria-selected', 'true');
   await expect(note(page)).toHaveCount(0);
 });
 
@@ -97,7 +98,7 @@ test('Bulk Messaging: leaving with 150 ticked numbers asks first; Back brings th
   await page.goBack();
   await expect(note(page)).toBeVisible();
   await expect(page.getByRole('status', { name: 'Upload result' })).toHaveText(
-    'customers.csv: 150 phone numbers loaded.',
+    'customers.csv: 150 phone numbers loaded. Skipped 1 line: 1 without a number (header or text).',
   );
   await expect(page.getByText('150 of 150 selected')).toBeVisible();
   await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toHaveValue(

@@ -39,7 +39,7 @@ test('pickers offer only the accounts that can do the page’s action; Instances
 }) => {
   const user = await createUser(request, { multi: true, credits: 5 });
   await createLinkedSession(request, user, { phoneNumber: '919800077711', sessionName: 'Shop phone' });
-  const cloud = await connectCloudAccount(request, user, 0, 'Shop (Cloud)');
+  const cloud = await connectCloudAccount(request, user);
   await signInByStorage(page, request, user.username, user.password);
   // The Cloud API account was the last one picked.
   await page.addInitScript((id) => window.sessionStorage.setItem('currentSessionId', id), cloud);

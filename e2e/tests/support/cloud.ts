@@ -13,29 +13,32 @@ type FakeCredentials = {
 };
 
 /**
- * Connects a Cloud API account of `user` through the product's API, with one of the fake's spare
- * numbers (`spare` 0 or 1: a phone number ID is connected once in a whole run, and cloud.spec.ts
- * takes the first one through the page).
+ * Connects a Cloud API account of `user` through the product's API, with the first of the fake's
+ * spare numbers that no one has connected yet (a phone number ID is connected once in a whole run:
+ * cloud.spec.ts takes the main one through the page, a re-run beforeAll takes another).
  */
 export async function connectCloudAccount(
   request: APIRequestContext,
   user: TestUser,
-  spare: 0 | 1,
   sessionName = 'Shop (Cloud)',
 ): Promise<string> {
   const creds = (await (await request.get(`${CLOUD_CONTROL}/`)).json()) as FakeCredentials;
   const { token } = await apiLogin(request, user.username, user.password);
-  const res = await request.post('/api/cloud-instances', {
-    headers: { authorization: `Bearer ${token}` },
-    data: {
-      sessionName,
-      phoneNumberId: creds.morePhoneNumberIds[spare],
-      wabaId: creds.wabaId,
-      accessToken: creds.accessToken,
-      appSecret: creds.appSecret,
-      verifyToken: 'my-verify-token',
-    },
-  });
-  if (!res.ok()) throw new Error(`cloud-instances → ${res.status()} ${await res.text()}`);
-  return ((await res.json()) as { sessionId: string }).sessionId;
+  for (const phoneNumberId of creds.morePhoneNumberIds) {
+    const res = await request.post('/api/cloud-instances', {
+      headers: { authorization: `Bearer ${token}` },
+      data: {
+        sessionName,
+        phoneNumberId,
+        wabaId: creds.wabaId,
+        accessToken: creds.accessToken,
+        appSecret: creds.appSecret,
+        verifyToken: 'my-verify-token',
+      },
+    });
+    if (res.status() === 409) continue;
+    if (!res.ok()) throw new Error(`cloud-instances → ${res.status()} ${await res.text()}`);
+    return ((await res.json()) as { sessionId: string }).sessionId;
+  }
+  throw new Error('every spare Cloud API number of the fake is connected');
 }

@@ -7,14 +7,14 @@ import { startFakeGraphApi } from './graph-api.ts';
  * API; FAKE_GRAPH_CONTROL_PORT: a control port where a test says where the webhooks go
  * (`POST /webhook {"url": …}`), as a user registers the callback URL in Meta's App Dashboard.
  */
+/** Spare phone number IDs of the account: each spec that connects its own takes the next free one. */
+const SPARE_NUMBERS = Array.from({ length: 8 }, (_, i) => String(106540352242931 + i));
+
 const fake = await startFakeGraphApi({
   port: Number(process.env.FAKE_GRAPH_PORT),
   // Other numbers of the same business account, for the specs that connect a Cloud API account of
   // their own beside the one cloud.spec.ts connects (a phone number ID is connected once).
-  morePhoneNumbers: [
-    { id: '106540352242931', display_phone_number: '+91 98000 15931' },
-    { id: '106540352242932', display_phone_number: '+91 98000 15932' },
-  ],
+  morePhoneNumbers: SPARE_NUMBERS.map((id, i) => ({ id, display_phone_number: `+91 98000 159${31 + i}` })),
   // Meta's template management page: name, language, category, status, components.
   templates: [
     {
@@ -59,7 +59,7 @@ const control = http.createServer((req, res) => {
         wabaId: fake.wabaId,
         accessToken: fake.accessToken,
         appSecret: fake.appSecret,
-        morePhoneNumberIds: ['106540352242931', '106540352242932'],
+        morePhoneNumberIds: SPARE_NUMBERS,
         sends: fake.sends.length,
       }),
     );
