@@ -11,6 +11,7 @@ import {
 } from '../fixtures.ts';
 import { axeAnalyze } from './support/axe.ts';
 import { connectCloudAccount } from './support/cloud.ts';
+import { importContactList } from './support/contacts.ts';
 import { finishedJobs, sendIndividual } from './support/jobs.ts';
 
 /**
@@ -352,6 +353,20 @@ function expectOneOwnHeadingOne(h1s: Record<string, string[]>): void {
   expect(new Set(texts).size, texts.join(', ')).toBe(texts.length);
 }
 
+/** Each of `paths` opened and measured: no serious violation, and (signed in) one H1 of its own each. */
+async function expectPagesClean(page: Page, paths: readonly string[], headings = true): Promise<void> {
+  const found: Record<string, string[]> = {};
+  const h1s: Record<string, string[]> = {};
+  for (const path of paths) {
+    await open(page, path);
+    const v = await seriousViolations(page);
+    if (v.length) found[path] = v;
+    h1s[path] = await page.locator('h1').allTextContents();
+  }
+  expect(found).toEqual({});
+  if (headings) expectOneOwnHeadingOne(h1s);
+}
+
 /** Opens a page and waits until it has drawn its content (its loaders gone). */
 async function open(page: Page, path: string): Promise<void> {
   await page.goto(`/#${path}`);
@@ -375,17 +390,7 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
       content: 'Weekend offer',
       scheduleTime: new Date(Date.now() + 6 * 3_600_000).toISOString(),
     });
-    await request.post('/api/contact-lists/import', {
-      headers: { authorization: `Bearer ${token}` },
-      multipart: {
-        name: 'Regulars',
-        file: {
-          name: 'regulars.csv',
-          mimeType: 'text/csv',
-          buffer: Buffer.from('Name,Phone\nRavi,919800022222\n'),
-        },
-      },
-    });
+    await importContactList(request, token, 'Regulars', 'Name,Phone\nRavi,919800022222\n');
   });
 
   for (const size of SIZES) {
@@ -393,13 +398,7 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
       test.use({ viewport: { width: size.width, height: size.height } });
 
       test('public pages', async ({ page }) => {
-        const found: Record<string, string[]> = {};
-        for (const path of PUBLIC) {
-          await open(page, path);
-          const v = await seriousViolations(page);
-          if (v.length) found[path] = v;
-        }
-        expect(found).toEqual({});
+        await expectPagesClean(page, PUBLIC, false);
       });
 
       test('a user’s pages', async ({ page, request }) => {
@@ -407,16 +406,7 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
         // over the minute on a busy machine (stop 33's second CI run), as the dialogs were.
         test.setTimeout(180_000);
         await signInByStorage(page, request, user.username, user.password);
-        const found: Record<string, string[]> = {};
-        const h1s: Record<string, string[]> = {};
-        for (const path of USER) {
-          await open(page, path);
-          const v = await seriousViolations(page);
-          if (v.length) found[path] = v;
-          h1s[path] = await page.locator('h1').allTextContents();
-        }
-        expect(found).toEqual({});
-        expectOneOwnHeadingOne(h1s);
+        await expectPagesClean(page, USER);
       });
 
       test('a user’s dialogs, open', async ({ page, request }) => {
@@ -452,16 +442,7 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
         // Measured by axe page by page as the user's: 52 s of its 60 in stop 33's second CI run.
         test.setTimeout(180_000);
         await signInByStorage(page, request, ADMIN.username, ADMIN.password);
-        const found: Record<string, string[]> = {};
-        const h1s: Record<string, string[]> = {};
-        for (const path of ADMIN_PAGES) {
-          await open(page, path);
-          const v = await seriousViolations(page);
-          if (v.length) found[path] = v;
-          h1s[path] = await page.locator('h1').allTextContents();
-        }
-        expect(found).toEqual({});
-        expectOneOwnHeadingOne(h1s);
+        await expectPagesClean(page, ADMIN_PAGES);
       });
     });
   }

@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
 import { PNG_1X1, userWithSession } from './messaging-helpers.ts';
+import { uploadList } from './support/bulk.ts';
 import { numbers } from './support/customer.ts';
 
 /** Nothing typed is lost: Group and Bulk Messaging keep a draft per page and user in the browser. */
@@ -68,13 +69,7 @@ test('Bulk Messaging: leaving with 150 ticked numbers asks first; Back brings th
 }) => {
   await userWithSession(page, request, { credits: 200 });
   await page.goto('/#/bulkmessage');
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Upload CSV' }).click();
-  await (await chooser).setFiles({
-    name: 'customers.csv',
-    mimeType: 'text/csv',
-    buffer: Buffer.from(`phone\n${numbers(601, 150).join('\n')}\n`),
-  });
+  await uploadList(page, 'customers.csv', `phone\n${numbers(601, 150).join('\n')}\n`);
   await page
     .getByRole('table', { name: 'Select Phone Numbers' })
     .getByRole('checkbox', { name: 'Select All' })

@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { apiLogin, createLinkedSession, createUser, expect, signInByStorage, test } from '../fixtures.ts';
 import { connectCloudAccount } from './support/cloud.ts';
+import { importContactList } from './support/contacts.ts';
 import { jobsOf } from './support/jobs.ts';
 
 /** Dead ends and rough edges of a paying customer's first week: each fixed where the user meets it. */
@@ -86,18 +87,7 @@ test('pickers offer only the accounts that can do the page’s action; Instances
 test('at 360 px every contact list shows its actions on screen', async ({ page, request }) => {
   const user = await createUser(request);
   const { token } = await apiLogin(request, user.username, user.password);
-  const imported = await request.post('/api/contact-lists/import', {
-    headers: { authorization: `Bearer ${token}` },
-    multipart: {
-      name: 'Regulars',
-      file: {
-        name: 'regulars.csv',
-        mimeType: 'text/csv',
-        buffer: Buffer.from('Name,Phone\nRavi,919800022222\n'),
-      },
-    },
-  });
-  expect(imported.ok()).toBe(true);
+  await importContactList(request, token, 'Regulars', 'Name,Phone\nRavi,919800022222\n');
   await page.setViewportSize(PHONE);
   await signInByStorage(page, request, user.username, user.password);
   await page.goto('/#/contacts');
@@ -113,17 +103,7 @@ test('the Status tab schedules with the day-first picker used everywhere else', 
   const user = await createUser(request, { credits: 5 });
   await createLinkedSession(request, user, { phoneNumber: '919800077721' });
   const { token } = await signInByStorage(page, request, user.username, user.password);
-  expect(
-    (
-      await request.post('/api/contact-lists/import', {
-        headers: { authorization: `Bearer ${token}` },
-        multipart: {
-          name: 'Regulars',
-          file: { name: 'r.csv', mimeType: 'text/csv', buffer: Buffer.from('phone\n9800000081\n') },
-        },
-      })
-    ).ok(),
-  ).toBe(true);
+  await importContactList(request, token, 'Regulars', 'phone\n9800000081\n');
   await page.goto('/#/bulkmessage');
   await page.getByRole('tab', { name: 'Status' }).click();
   const tab = page.getByRole('tabpanel', { name: 'Status' });
