@@ -1,6 +1,6 @@
 import { apiLogin, expect, linkedUserForFile, test } from '../fixtures.ts';
 
-/** Channels (issue 31 part 2) through the simulator: create, add by link, post now and scheduled. */
+/** Channels through the simulator: create, add by link, post now and scheduled. */
 test.describe('Channels', () => {
   const shared = linkedUserForFile({ credits: 5, phoneNumber: '919811100301' });
 

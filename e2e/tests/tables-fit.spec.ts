@@ -4,7 +4,7 @@ import { userWithSession } from './messaging-helpers.ts';
 import { sendApi } from './support/customer.ts';
 import { interceptPrint, printed } from './support/print.ts';
 
-/** Issue 18, items 4, 5, 10 (MIS dates) and 12: tables that fit, scheduled jobs, print views. */
+/** 5, 10 (MIS dates) and 12: tables that fit, scheduled jobs, print views. */
 
 const TZ = 'Asia/Kolkata';
 test.use({ timezoneId: TZ, locale: 'en-IN' });

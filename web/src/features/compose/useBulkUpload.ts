@@ -51,7 +51,7 @@ export function useBulkUpload<Ticks>(opts: {
     resetRef.current?.();
     setError(null);
     setErrorWhy(null);
-    // .xlsx too: the dashboard's 'Import from Excel' leads here (issue 18).
+    // .xlsx too: the dashboard's 'Import from Excel' leads here.
     if (!/\.(csv|xlsx)$/i.test(next.name)) {
       setError('Please upload a CSV file');
       setErrorWhy(`“${next.name}” is neither a .csv nor an Excel .xlsx file; the button takes either.`);

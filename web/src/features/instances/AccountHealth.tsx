@@ -28,7 +28,7 @@ export function signalsText(h: SessionHealthResponse): string {
 }
 
 /**
- * The account's health (issue 26): its score and state, and why, in words under the badge (a
+ * The account's health: its score and state, and why, in words under the badge (a
  * tooltip is out of reach on a phone and for the keyboard). A pause's reason is already shown by
  * the session's status (SessionStatusReason), so it is not repeated.
  */
