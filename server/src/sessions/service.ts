@@ -24,9 +24,9 @@ import {
   listSessionsOfUser,
   markQrServed,
   newSessionId,
-  sessionOfUserByPhone,
   type SessionCommand,
   type SessionRow,
+  sessionOfUserByPhone,
   updateSession,
 } from './repository.ts';
 import { liftSendPause } from './send-pause.ts';

@@ -175,7 +175,8 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     expect(twin.statusCode).toBe(409);
     expect(twin.json()).toEqual({
       success: false,
-      message: '919811122233 is already linked in Instances as “Shop phone”. Use that instance, or terminate it first.',
+      message:
+        '919811122233 is already linked in Instances as “Shop phone”. Use that instance, or terminate it first.',
     });
     expect((await get(token, '/api/sessions')).json().sessions).toHaveLength(1);
     // Another user may link that number (a shop's phone moved to a new owner's console).
