@@ -148,3 +148,25 @@ export async function saveScreenshot(page: Page, name: string, options: { fullPa
   const dir = process.env.SCREENSHOTS_DIR;
   if (dir) await page.screenshot({ path: path.join(dir, name), ...options });
 }
+
+/**
+ * One user with a linked simulator session shared by the tests of the describe that calls this
+ * (made in its beforeAll): `linked.user`, `linked.sessionId`, and `linked.signIn(page, request)`.
+ */
+export function linkedUserForFile(opts: { credits: number; phoneNumber: string }) {
+  const made: { user?: TestUser; sessionId?: string } = {};
+  test.beforeAll(async ({ request }) => {
+    made.user = await createUser(request, { credits: opts.credits });
+    made.sessionId = await createLinkedSession(request, made.user, { phoneNumber: opts.phoneNumber });
+  });
+  return {
+    get user(): TestUser {
+      return made.user!;
+    },
+    get sessionId(): string {
+      return made.sessionId!;
+    },
+    signIn: (page: Page, request: APIRequestContext) =>
+      signInByStorage(page, request, made.user!.username, made.user!.password),
+  };
+}

@@ -6,6 +6,9 @@ export const MAX_INSTANCES_MULTI = 10;
 export const INSTANCE_LIMIT_TEXTS = {
   onlyOne: 'Only one instance is allowed. Please remove the existing instance first.',
   maxMulti: `You can have at most ${MAX_INSTANCES_MULTI} instances. Please remove an existing instance first.`,
+  /** One phone, one instance: a second link of it would send every job twice from one number. */
+  alreadyLinked: (phone: string, sessionName: string) =>
+    `${phone} is already linked in Instances as “${sessionName}”. Use that instance, or terminate it first.`,
 } as const;
 
 /** The limit text once a user has `count` instances, or null while they may add one. */

@@ -20,14 +20,17 @@ export const STATUS_FONTS = [
 export type StatusFont = (typeof STATUS_FONTS)[number]['value'];
 export const STATUS_FONT_VALUES: readonly number[] = STATUS_FONTS.map((f) => f.value);
 
-/** The swatches the compose tab offers (any #RRGGBB is accepted by the API). */
+/**
+ * The swatches the compose tab offers (any #RRGGBB is accepted by the API): WhatsApp's status
+ * colours darkened until its white text reads at 4.5:1 (WCAG AA), on the preview and on the phone.
+ */
 export const STATUS_COLOURS = [
-  '#FF7A00',
-  '#25D366',
-  '#128C7E',
-  '#34B7F1',
+  '#B85800',
+  '#17833F',
+  '#118174',
+  '#237CA4',
   '#7E57C2',
-  '#E53935',
+  '#D73632',
   '#424242',
 ] as const;
 

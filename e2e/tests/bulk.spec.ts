@@ -1,19 +1,10 @@
 import { expect, test } from '../fixtures.ts';
 import { balanceBubble, ledger, userWithSession } from './messaging-helpers.ts';
+import { uploadList } from './support/bulk.ts';
 
 const banner = (page: import('@playwright/test').Page) => page.getByRole('status', { name: 'Status' });
 const contactsTable = (page: import('@playwright/test').Page) =>
   page.getByRole('table', { name: 'Select Phone Numbers' });
-
-async function uploadCsv(page: import('@playwright/test').Page, name: string, content: string | Buffer) {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Upload CSV' }).click();
-  await (await chooser).setFiles({
-    name,
-    mimeType: 'text/csv',
-    buffer: typeof content === 'string' ? Buffer.from(content, 'utf8') : content,
-  });
-}
 
 test('a CSV with a BOM, CRLF, a header, quotes, spaces, dashes and a duplicate gives the right numbers', async ({
   page,
@@ -25,7 +16,7 @@ test('a CSV with a BOM, CRLF, a header, quotes, spaces, dashes and a duplicate g
   await expect(page.getByText('Click below to upload the List of Phone Numbers')).toBeVisible();
   await expect(page.getByText('No contacts uploaded')).toBeVisible();
 
-  await uploadCsv(page, 'numbers.txt', '9876543210\n');
+  await uploadList(page, 'numbers.txt', '9876543210\n');
   await expect(page.getByRole('alert')).toHaveText('Please upload a CSV file');
   await expect(page.getByText('No contacts uploaded')).toBeVisible();
 
@@ -38,7 +29,7 @@ test('a CSV with a BOM, CRLF, a header, quotes, spaces, dashes and a duplicate g
     '9876543210,Asha again\r\n' +
     '12345,Too short\r\n' +
     '(44) 7911-123456,London\r\n';
-  await uploadCsv(page, 'contacts.csv', csv);
+  await uploadList(page, 'contacts.csv', csv);
   await expect(page.getByRole('status', { name: 'Upload result' })).toHaveText(
     'contacts.csv: 4 phone numbers loaded. Skipped 3 lines: 1 without a number (header or text), 1 invalid (not a phone number), 1 duplicate.',
   );
@@ -67,7 +58,7 @@ test('the contacts credit-limit banner and the limit on a list longer than the b
 }) => {
   await userWithSession(page, request, { credits: 2 });
   await page.goto('/#/bulkmessage');
-  await uploadCsv(page, 'list.csv', '919800000011\n919800000012\n919800000013\n');
+  await uploadList(page, 'list.csv', '919800000011\n919800000012\n919800000013\n');
   const table = contactsTable(page);
   await expect(table.getByRole('checkbox', { name: 'Select All' })).toBeDisabled();
   await expect(
@@ -90,7 +81,7 @@ test('a bulk send with a number that times out ends partly sent; Retry Failed ap
   const { user } = await userWithSession(page, request, { credits: 10 });
   await page.goto('/#/bulkmessage');
   await expect(balanceBubble(page)).toHaveText('Balance: 10');
-  await uploadCsv(page, 'mixed.csv', 'phone\n919800000021\n917040110001\n919800000022\n');
+  await uploadList(page, 'mixed.csv', 'phone\n919800000021\n917040110001\n919800000022\n');
   const table = contactsTable(page);
   await table.getByRole('checkbox', { name: 'Select All' }).check();
   await expect(page.getByText('3 of 3 selected')).toBeVisible();

@@ -1,28 +1,14 @@
-import {
-  apiLogin,
-  createLinkedSession,
-  createUser,
-  expect,
-  signInByStorage,
-  type TestUser,
-  test,
-} from '../fixtures.ts';
+import { apiLogin, expect, linkedUserForFile, test } from '../fixtures.ts';
 
 /** Channels through the simulator: create, add by link, post now and scheduled. */
 test.describe('Channels', () => {
-  let user: TestUser;
-  let sessionId: string;
-
-  test.beforeAll(async ({ request }) => {
-    user = await createUser(request, { credits: 5 });
-    sessionId = await createLinkedSession(request, user, { phoneNumber: '919811100301' });
-  });
+  const shared = linkedUserForFile({ credits: 5, phoneNumber: '919811100301' });
 
   test('creates and adds channels, lists their followers, and posts to one now and at a time', async ({
     page,
     request,
   }) => {
-    await signInByStorage(page, request, user.username, user.password);
+    await shared.signIn(page, request);
     // The page's own notice (the demo banner is a status too, outside the page).
     const notice = page.getByRole('main').getByRole('status');
     await page.goto('/#/dashboard');
@@ -55,9 +41,11 @@ test.describe('Channels', () => {
     await expect(notice).toHaveText('Channel added: Channel 0029VaNews01');
 
     // The follower count the page shows is the one the server holds.
-    const { token } = await apiLogin(request, user.username, user.password);
+    const { token } = await apiLogin(request, shared.user.username, shared.user.password);
     const headers = { authorization: `Bearer ${token}` };
-    const listed = (await (await request.get(`/api/session/${sessionId}/channels`, { headers })).json()) as {
+    const listed = (await (
+      await request.get(`/api/session/${shared.sessionId}/channels`, { headers })
+    ).json()) as {
       channels: { channelId: string; name: string; followers: number }[];
     };
     const news = listed.channels.find((c) => c.name === 'Channel 0029VaNews01')!;
@@ -75,7 +63,7 @@ test.describe('Channels', () => {
     await expect
       .poll(async () => {
         const outbox = (await (
-          await request.get(`/api/simulator/sessions/${sessionId}/outbox`, { headers })
+          await request.get(`/api/simulator/sessions/${shared.sessionId}/outbox`, { headers })
         ).json()) as { messages: { chatId: string; text: string | null }[] };
         return outbox.messages.filter((m) => m.chatId === deal.channelId).map((m) => m.text);
       })
@@ -102,7 +90,7 @@ test.describe('Channels', () => {
     await expect(page.getByText('Daily Deals (Channel)')).toBeVisible();
 
     // Two posts, one credit each.
-    const again = await apiLogin(request, user.username, user.password);
+    const again = await apiLogin(request, shared.user.username, shared.user.password);
     expect((again.user.credits as { user_credits: number }).user_credits).toBe(3);
   });
 });

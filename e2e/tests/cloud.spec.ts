@@ -1,4 +1,5 @@
 import { createUser, expect, signInByStorage, test } from '../fixtures.ts';
+import { uploadList } from './support/bulk.ts';
 
 /**
  * A Cloud API account end to end, against the fake Graph API that playwright.config.ts
@@ -44,13 +45,7 @@ test('connect a Cloud API number, send a template mapped to each contact’s nam
   expect((await request.post(`${CONTROL}/webhook`, { data: { url: webhook } })).ok()).toBe(true);
 
   await page.goto('/#/bulkmessage');
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Upload CSV' }).click();
-  await (await chooser).setFiles({
-    name: 'customers.csv',
-    mimeType: 'text/csv',
-    buffer: Buffer.from('Phone Number,Name\n919811100081,Asha\n919811100082,Ravi\n', 'utf8'),
-  });
+  await uploadList(page, 'customers.csv', 'Phone Number,Name\n919811100081,Asha\n919811100082,Ravi\n');
   const contacts = page.getByRole('table', { name: 'Select Phone Numbers' });
   await contacts.getByRole('checkbox', { name: 'Select All' }).check();
   await expect(page.getByText('2 of 2 selected')).toBeVisible();

@@ -8,6 +8,7 @@ import {
   signInByStorage,
   test,
 } from '../fixtures.ts';
+import { jobStatus } from './support/customer.ts';
 
 const card = (page: import('@playwright/test').Page, name: string) => page.getByRole('group', { name });
 
@@ -62,15 +63,7 @@ test('the figures are real: groups of the linked session, members, sent messages
   expect(sent.ok()).toBe(true);
   const { jobId } = (await sent.json()) as { jobId: string };
   await expect
-    .poll(
-      async () =>
-        (
-          (await (await request.get(`/api/message-jobs-details/${jobId}`, { headers })).json()) as {
-            job: { status: string };
-          }
-        ).job.status,
-      { timeout: 20_000 },
-    )
+    .poll(async () => (await jobStatus(request, headers, jobId)).status, { timeout: 20_000 })
     .toBe('completed');
 
   await signInByStorage(page, request, user.username, user.password);

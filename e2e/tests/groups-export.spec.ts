@@ -1,14 +1,7 @@
 import fs from 'node:fs';
 import Papa from 'papaparse';
-import {
-  createLinkedSession,
-  createUser,
-  expect,
-  signInByStorage,
-  type TestUser,
-  test,
-} from '../fixtures.ts';
-import { FORMULA_NAME, groupDate, groupsOf, MARKUP_NAME, TZ, table } from './support/groups.ts';
+import { expect, linkedUserForFile, test } from '../fixtures.ts';
+import { FORMULA_NAME, groupDate, MARKUP_NAME, signInForGroups, TZ, table } from './support/groups.ts';
 import { interceptPrint, printed, printedTable } from './support/print.ts';
 
 test.use({ timezoneId: TZ });
@@ -28,20 +21,13 @@ const EXPORT_COLUMNS = [
 ];
 
 test.describe('Group List exports', () => {
-  let user: TestUser;
-  let sessionId: string;
-
-  test.beforeAll(async ({ request }) => {
-    user = await createUser(request, { credits: 10 });
-    sessionId = await createLinkedSession(request, user, { phoneNumber: '919811100001' });
-  });
+  const shared = linkedUserForFile({ credits: 10, phoneNumber: '919811100001' });
 
   test('the CSV file has the spec columns, the fixed values and the names kept harmless', async ({
     page,
     request,
   }) => {
-    const { token } = await signInByStorage(page, request, user.username, user.password);
-    const groups = await groupsOf(request, token, sessionId);
+    const { token, groups } = await signInForGroups(shared, page, request);
     await page.goto('/#/groups');
     await expect(table(page)).toBeVisible();
     const [download] = await Promise.all([
@@ -78,8 +64,7 @@ test.describe('Group List exports', () => {
     request,
   }) => {
     await interceptPrint(page);
-    const { token } = await signInByStorage(page, request, user.username, user.password);
-    const groups = await groupsOf(request, token, sessionId);
+    const { token, groups } = await signInForGroups(shared, page, request);
     await page.goto('/#/groups');
     await expect(table(page)).toBeVisible();
     const popup = page.waitForEvent('popup');

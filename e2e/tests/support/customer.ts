@@ -1,5 +1,6 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { expect } from '../../fixtures.ts';
+import { uploadList } from './bulk.ts';
 
 /** What the paying-customer specs share: pictures for the note, a CSV upload, sends by the API, a job's status, the phone's viewport. */
 
@@ -13,15 +14,8 @@ export async function shot(page: Page, item: number, fullPage = false) {
     await page.screenshot({ path: `${dir}/${process.env.SHOTS_PHASE ?? 'after'}-${item}.png`, fullPage });
 }
 
-export async function uploadCsv(page: Page, content: string) {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Upload CSV' }).click();
-  await (await chooser).setFiles({
-    name: 'customers.csv',
-    mimeType: 'text/csv',
-    buffer: Buffer.from(content),
-  });
-}
+/** Uploads `content` on the bulk page as customers.csv. */
+export const uploadCsv = (page: Page, content: string) => uploadList(page, 'customers.csv', content);
 
 export async function sendApi(
   request: APIRequestContext,

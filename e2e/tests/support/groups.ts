@@ -54,5 +54,18 @@ export async function groupsOf(
   return ((await res.json()) as { groups: GroupChat[] }).groups;
 }
 
+/** Signs `shared`'s user in on `page` and reads the groups of its session. */
+export async function signInForGroups(
+  shared: {
+    sessionId: string;
+    signIn: (page: Page, request: APIRequestContext) => Promise<{ token: string }>;
+  },
+  page: Page,
+  request: APIRequestContext,
+): Promise<{ token: string; groups: GroupChat[] }> {
+  const { token } = await shared.signIn(page, request);
+  return { token, groups: await groupsOf(request, token, shared.sessionId) };
+}
+
 /** The Group List's table. */
 export const table = (page: Page) => page.getByRole('table', { name: 'Group chats' });

@@ -10,6 +10,7 @@ export type Job = {
   results: { success: number; failed: number; delivered: number; read: number };
   delivery: { delivered: number; read: number; replied: number; undelivered: number };
   createdAt: string;
+  scheduledTime: string | null;
   messageContent: string;
   mediaMime: string | null;
   fileName: string | null;

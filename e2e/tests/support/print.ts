@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test';
+import { expect } from '../../fixtures.ts';
 
 export type PrintRecord = { html: string; printedAt: number; closedAt?: number };
 
@@ -49,4 +50,16 @@ export async function printedTable(
     const markup = doc.querySelectorAll('td *, th *, script').length;
     return { title: doc.querySelector('h1')?.textContent ?? '', rows, markup };
   }, html);
+}
+
+/** With nothing listed, CSV and PDF/Print each say so in an alert (and nothing is exported). */
+export async function expectNothingToExport(page: Page): Promise<void> {
+  const alerts: string[] = [];
+  page.on('dialog', async (d) => {
+    alerts.push(d.message());
+    await d.dismiss();
+  });
+  await page.getByRole('button', { name: 'CSV' }).click();
+  await page.getByRole('button', { name: 'PDF/Print' }).click();
+  await expect.poll(() => alerts).toEqual(['No data to export', 'No data to print']);
 }

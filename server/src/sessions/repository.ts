@@ -35,6 +35,20 @@ export async function countSessionsOfUser(db: Db, userId: string): Promise<numbe
   return row?.n ?? 0;
 }
 
+/** The user's instance of `phoneNumber`, if there is one. */
+export async function sessionOfUserByPhone(
+  db: Db,
+  userId: string,
+  phoneNumber: string,
+): Promise<Pick<SessionRow, 'sessionId' | 'sessionName'> | undefined> {
+  const [row] = await db
+    .select({ sessionId: waSessions.sessionId, sessionName: waSessions.sessionName })
+    .from(waSessions)
+    .where(and(eq(waSessions.userId, userId), eq(waSessions.phoneNumber, phoneNumber)))
+    .limit(1);
+  return row;
+}
+
 export async function findSession(db: Db, sessionId: string): Promise<SessionRow | undefined> {
   const [row] = await db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
   return row;

@@ -26,6 +26,7 @@ import {
   newSessionId,
   type SessionCommand,
   type SessionRow,
+  sessionOfUserByPhone,
   updateSession,
 } from './repository.ts';
 import { liftSendPause } from './send-pause.ts';
@@ -96,6 +97,9 @@ export async function createInstance(
   const proxy = input.proxy ? sealProxy(ctx.config.secretKey, sessionId, parseProxyUrl(input.proxy)) : null;
   await ctx.db.transaction(async (tx) => {
     await assertRoomForInstance(tx, user.id);
+    // Under the user's row lock: two Add Instance clicks of one number cannot both pass.
+    const twin = await sessionOfUserByPhone(tx, user.id, digits);
+    if (twin) throw conflict(INSTANCE_LIMIT_TEXTS.alreadyLinked(digits, twin.sessionName));
     await insertNewSession(tx, {
       sessionId,
       userId: user.id,

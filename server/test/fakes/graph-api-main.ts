@@ -7,8 +7,14 @@ import { approvedTemplate, startFakeGraphApi } from './graph-api.ts';
  * API; FAKE_GRAPH_CONTROL_PORT: a control port where a test says where the webhooks go
  * (`POST /webhook {"url": …}`), as a user registers the callback URL in Meta's App Dashboard.
  */
+/** Spare phone number IDs of the account: each spec that connects its own takes the next free one. */
+const SPARE_NUMBERS = Array.from({ length: 8 }, (_, i) => String(106540352242931 + i));
+
 const fake = await startFakeGraphApi({
   port: Number(process.env.FAKE_GRAPH_PORT),
+  // Other numbers of the same business account, for the specs that connect a Cloud API account of
+  // their own beside the one cloud.spec.ts connects (a phone number ID is connected once).
+  morePhoneNumbers: SPARE_NUMBERS.map((id, i) => ({ id, display_phone_number: `+91 98000 159${31 + i}` })),
   // Meta's template management page: name, language, category, status, components.
   templates: [
     approvedTemplate('order_update', 'en_US', 'UTILITY', 'Hello {{1}}, your order {{2}} has shipped.'),
@@ -38,6 +44,7 @@ const control = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
         ...credentials(),
+        morePhoneNumberIds: SPARE_NUMBERS,
         sends: fake.sends.length,
       }),
     );

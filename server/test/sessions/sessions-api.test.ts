@@ -163,6 +163,28 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     for (const s of sessions) await post(token, `/api/session/${s.sessionId}/terminate`);
   });
 
+  it('refuses a second instance of a number the user has already linked, naming where it is', async () => {
+    const user = await buildUser(t, { isMultisessionSupported: true });
+    const token = await loginToken(t.app, user.username);
+    await createInstance(t, token, { phoneNumber: '919811122233', sessionName: 'Shop phone' });
+    // The same number typed another way ('+91 98111-22233') is the same phone.
+    const twin = await post(token, '/api/create-instance', {
+      phoneNumber: '+91 98111-22233',
+      sessionName: 'Shop phone again',
+    });
+    expect(twin.statusCode).toBe(409);
+    expect(twin.json()).toEqual({
+      success: false,
+      message:
+        '919811122233 is already linked in Instances as “Shop phone”. Use that instance, or terminate it first.',
+    });
+    expect((await get(token, '/api/sessions')).json().sessions).toHaveLength(1);
+    // Another user may link that number (a shop's phone moved to a new owner's console).
+    const other = await buildUser(t);
+    const otherToken = await loginToken(t.app, other.username);
+    await createInstance(t, otherToken, { phoneNumber: '919811122233', sessionName: 'Mine' });
+  });
+
   it('restart keeps a connected session, reconnects a dropped one and starts a new QR after logout', async () => {
     const user = await buildUser(t);
     const token = await loginToken(t.app, user.username);

@@ -6,12 +6,13 @@ import { Link } from 'react-router-dom';
  * The spec's 'No active session found' with the one click that fixes it (a new
  * user saw zeros and nothing said 'link WhatsApp first').
  */
-export function NoSessionAlert() {
+export function NoSessionAlert(props: { why?: string }) {
   return (
     <Alert color="yellow" variant="light" role="status" aria-label="No linked WhatsApp">
       <Group gap="xs" wrap="wrap">
         <Text size="sm" inherit>
           {TEXTS.noSessionConnect}
+          {props.why ? ` ${props.why}` : ''}
         </Text>
         <Anchor component={Link} to="/instances" size="sm" fw={600}>
           Link {SERVICE_NAME} in Instances

@@ -1,5 +1,5 @@
-import { ActionIcon, CopyButton, Group, Text } from '@mantine/core';
-import { IconCheck, IconCopy } from '@tabler/icons-react';
+import { Group, Text } from '@mantine/core';
+import { CopyIconButton } from './CopyIconButton.tsx';
 
 /** A job id as tables show it: its first 8 characters (tables that fit). */
 export const shortJobId = (id: string): string => id.slice(0, 8);
@@ -24,20 +24,7 @@ export function JobId(props: { id: string }) {
       >
         {short}
       </Text>
-      <CopyButton value={props.id}>
-        {({ copied, copy }) => (
-          <ActionIcon
-            size="sm"
-            variant="subtle"
-            color={copied ? 'teal' : 'gray'}
-            onClick={copy}
-            aria-label={`Copy job ID ${short}`}
-            title={copied ? 'Copied' : 'Copy the full job ID'}
-          >
-            {copied ? <IconCheck size={14} aria-hidden /> : <IconCopy size={14} aria-hidden />}
-          </ActionIcon>
-        )}
-      </CopyButton>
+      <CopyIconButton value={props.id} label={`Copy job ID ${short}`} title="Copy the full job ID" />
     </Group>
   );
 }

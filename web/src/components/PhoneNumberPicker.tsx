@@ -13,6 +13,8 @@ export function PhoneNumberPicker(props: {
   value: string | null;
   onChange: (sessionId: string | null) => void;
   label?: string;
+  /** Accounts left out because they cannot do the page's action, and why (under the picker). */
+  leftOut?: { count: number; why: string };
 }) {
   const cc = useMeta().data?.defaultCountryCode ?? DEFAULT_COUNTRY_CODE;
   return (
@@ -27,6 +29,37 @@ export function PhoneNumberPicker(props: {
       onChange={props.onChange}
       allowDeselect={false}
       maw={360}
+      description={
+        props.leftOut && props.leftOut.count > 0
+          ? `${props.leftOut.count} account${props.leftOut.count === 1 ? ' is' : 's are'} not listed: ${props.leftOut.why}`
+          : undefined
+      }
+    />
+  );
+}
+
+/**
+ * The page's account picker (multi-session users only): the accounts `useCurrentSession` offers,
+ * and under it how many it left out and `why` (they cannot do the page's action).
+ */
+export function CurrentSessionPicker(props: {
+  current: {
+    multi: boolean;
+    sessions: Session[];
+    sessionId: string | null;
+    choose: (id: string | null) => void;
+    unable: number;
+  };
+  why?: string;
+}) {
+  const { current } = props;
+  if (!current.multi || current.sessions.length === 0) return null;
+  return (
+    <PhoneNumberPicker
+      sessions={current.sessions}
+      value={current.sessionId}
+      onChange={current.choose}
+      leftOut={props.why ? { count: current.unable, why: props.why } : undefined}
     />
   );
 }

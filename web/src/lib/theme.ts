@@ -48,7 +48,11 @@ const variantColorResolver: VariantColorsResolver = (input) => {
 
 /** Dimmed text (hints, captions, empty states) at AA: Mantine's gray 6 is 3.3:1 on white. */
 const cssVariablesResolver: CSSVariablesResolver = (theme) => {
-  const light: Record<string, string> = { '--mantine-color-dimmed': theme.colors.gray[7]! };
+  const light: Record<string, string> = {
+    '--mantine-color-dimmed': theme.colors.gray[7]!,
+    // Placeholders ("Choose a file") in Mantine's gray 5 were 2.07:1 on white.
+    '--mantine-color-placeholder': readableOn(theme.colors.gray[6]!, '#ffffff'),
+  };
   // The light tints that components read as variables (NavLink's active item, light text such
   // as c="var(--mantine-color-green-light-color)"), like the resolver above.
   const tint = (prefix: string, shades: readonly string[]) => {
@@ -63,6 +67,8 @@ const cssVariablesResolver: CSSVariablesResolver = (theme) => {
   };
   for (const [name, shades] of Object.entries(theme.colors)) tint(`color-${name}`, shades);
   tint('primary-color', theme.colors[theme.primaryColor]!);
+  // Links sit on table rows too: a striped or hovered row is gray 1-2 (teal 9 on a stripe was 4.49:1).
+  light['--mantine-color-anchor'] = readableOn(theme.colors[theme.primaryColor]![9]!, theme.colors.gray[2]!);
   return { variables: {}, light, dark: {} };
 };
 

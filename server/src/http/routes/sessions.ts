@@ -42,7 +42,7 @@ export function registerSessionRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['sessions'],
         body: CreateInstanceBody,
-        response: { 200: CreateInstanceResponse, ...errors },
+        response: { 200: CreateInstanceResponse, ...errors, 409: ErrorResponse },
       },
     },
     async (request) => {

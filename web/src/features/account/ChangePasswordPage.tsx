@@ -1,7 +1,8 @@
-import { Alert, Button, Card, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Card, PasswordInput, Stack, Text, Title } from '@mantine/core';
 import { IconLock } from '@tabler/icons-react';
 import { TWO_FACTOR_MESSAGES } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
+import { CodeInput } from '../../components/CodeInput.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { messageOf } from '../../lib/api.ts';
 import { storage } from '../../lib/storage.ts';
@@ -88,17 +89,7 @@ export default function ChangePasswordPage() {
             error={mismatch ? PASSWORDS_DIFFER : undefined}
             required
           />
-          {askCode && (
-            <TextInput
-              label="Two-factor code"
-              value={code}
-              onChange={(e) => setCode(e.currentTarget.value)}
-              autoComplete="one-time-code"
-              inputMode="numeric"
-              maxLength={64}
-              required
-            />
-          )}
+          {askCode && <CodeInput value={code} onValue={setCode} />}
           <Button type="submit" leftSection={<IconLock size={16} aria-hidden />} loading={change.isPending}>
             Change password
           </Button>

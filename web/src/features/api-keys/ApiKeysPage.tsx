@@ -14,6 +14,7 @@ import {
 import { IconKey } from '@tabler/icons-react';
 import { API_KEY_REVOKE_REASONS, TWO_FACTOR_MESSAGES } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
+import { CodeInput } from '../../components/CodeInput.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { ListTable } from '../../components/ListTable.tsx';
 import { SecretOnce } from '../../components/SecretOnce.tsx';
@@ -98,18 +99,7 @@ export default function ApiKeysPage() {
             miw={200}
             required
           />
-          {askCode && (
-            <TextInput
-              label="Two-factor code"
-              value={code}
-              onChange={(e) => setCode(e.currentTarget.value)}
-              autoComplete="one-time-code"
-              inputMode="numeric"
-              maxLength={64}
-              miw={160}
-              required
-            />
-          )}
+          {askCode && <CodeInput value={code} onValue={setCode} miw={160} />}
           <Button type="submit" leftSection={<IconKey size={16} aria-hidden />} loading={create.isPending}>
             Create key
           </Button>

@@ -1,7 +1,8 @@
-import { Alert, Anchor, Button, Group, Loader, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, Loader, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { AuthCard } from './AuthCard.tsx';
 import { useMeta } from './api/get-meta.ts';
 import { defaultDeps, SignInError, signInFlow, TwoFactorNeeded } from './sign-in.ts';
@@ -59,11 +60,7 @@ export default function LoginPage() {
     <AuthCard title="Welcome Back" subtitle="Sign in to your messaging console">
       <form onSubmit={submit} noValidate>
         <Stack gap="md">
-          {error && (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          )}
+          <ErrorAlert error={error} />
           <TextInput
             label="Username"
             autoComplete="username"

@@ -1,10 +1,11 @@
-import { Alert, Anchor, Badge, Button, Card, Center, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Card, Center, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import { IconPlus, IconRefresh, IconSend } from '@tabler/icons-react';
-import type { Channel } from '@wa/contract';
+import { CHANNEL_TEXTS, type Channel } from '@wa/contract';
 import { type ReactNode, useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
-import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
+import { NoticeAlert } from '../../components/NoticeAlert.tsx';
+import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
 import { messageOf } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
@@ -69,17 +70,7 @@ function Channels({ sessionId }: { sessionId: string }) {
           Refresh
         </Button>
       </Group>
-      {notice && (
-        <Alert
-          color="green"
-          role="status"
-          withCloseButton
-          closeButtonLabel="Dismiss"
-          onClose={() => setNotice(null)}
-        >
-          {notice}
-        </Alert>
-      )}
+      <NoticeAlert notice={notice} onClose={() => setNotice(null)} />
       <ErrorAlert
         error={channels.error ? messageOf(channels.error) : refresh.error ? messageOf(refresh.error) : null}
       />
@@ -124,20 +115,19 @@ function Channels({ sessionId }: { sessionId: string }) {
 
 /** /channels: the channels (newsletters) of the chosen account, with followers; create, add, post. */
 export default function ChannelsPage() {
-  const current = useCurrentSession();
+  const current = useCurrentSession('channels');
   let body: ReactNode;
   if (current.loading) body = <Loader size="sm" />;
   else if (current.error) body = <ErrorAlert error={`Error fetching sessions: ${current.error.message}`} />;
-  else if (!current.sessionId) body = <NoSessionAlert />;
+  else if (!current.sessionId)
+    body = <NoSessionAlert why={current.unable > 0 ? CHANNEL_TEXTS.linkedOnly : undefined} />;
   else body = <Channels sessionId={current.sessionId} />;
   return (
     <Stack gap="md">
       <Title order={1} size="h2">
         Channels
       </Title>
-      {current.multi && current.sessions.length > 0 && (
-        <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
-      )}
+      <CurrentSessionPicker current={current} why={CHANNEL_TEXTS.linkedOnly} />
       {body}
     </Stack>
   );

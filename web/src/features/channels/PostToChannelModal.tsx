@@ -5,6 +5,7 @@ import { AppModal } from '../../components/AppModal.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
 import { messageOf } from '../../lib/api.ts';
+import { todayValue, toLocalDateTime } from '../../lib/date-text.ts';
 import { type ChannelPost, usePostToChannel } from './api/channels.ts';
 
 type Kind = 'text' | 'image' | 'poll';
@@ -16,8 +17,6 @@ const fileBase64 = (file: File) =>
     reader.onerror = () => reject(reader.error);
     reader.readAsDataURL(file);
   });
-
-const today = () => new Date().toLocaleDateString('en-CA');
 
 /** 'Post': text, an image with a caption, or a poll to one channel, now or at a time; one credit. */
 export function PostToChannelModal(props: {
@@ -56,7 +55,7 @@ export function PostToChannelModal(props: {
         content: { pollName: text, pollOptions: optionList, options: { allowMultipleAnswers: false } },
       };
     else post = { type: 'string', content: text };
-    const scheduleTime = when ? new Date(when.replace(' ', 'T')).toISOString() : null;
+    const scheduleTime = when ? new Date(toLocalDateTime(when)).toISOString() : null;
     postTo.mutate(
       { channelId: props.channel.channelId, post, scheduleTime },
       {
@@ -117,7 +116,7 @@ export function PostToChannelModal(props: {
           description="Leave empty to post now"
           calendarLabel="Pick the day of the post"
           withTime
-          minDate={today()}
+          minDate={todayValue()}
           value={when}
           onChange={setWhen}
         />

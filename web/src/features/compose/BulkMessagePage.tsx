@@ -1,17 +1,10 @@
-import { Alert, Button, FileButton, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, FileButton, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { IconFileSpreadsheet } from '@tabler/icons-react';
 import { withDerivedFields } from '@wa/contract';
-import { useMemo, useRef, useState } from 'react';
-import { BalanceBubble } from '../../components/BalanceBubble.tsx';
-import { NoCreditsNote, NoSessionAlert } from '../../components/FirstRunNotices.tsx';
-import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
+import { useMemo, useState } from 'react';
+import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
+import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
-import {
-  CsvReadError,
-  describePhoneColumn,
-  describeSkipped,
-  readContactsCsv,
-} from '../../lib/csv-contacts.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
 import { useMeta } from '../auth/api/get-meta.ts';
@@ -20,11 +13,12 @@ import { useContactLists } from '../contacts/api/get-contact-lists.ts';
 import { AlsoSendFrom, sharingSessionIds } from './AlsoSendFrom.tsx';
 import { useCreditPrices } from './api/credit-prices.ts';
 import { useListRecipients } from './api/list-recipients.ts';
-import { type BulkUpload, fieldsOfFirst, uploadTarget } from './bulk-recipients.ts';
+import { fieldsOfFirst, uploadTarget } from './bulk-recipients.ts';
 import { CloudTemplateSend } from './CloudTemplateSend.tsx';
-import { ComposeArea } from './ComposeArea.tsx';
+import { ComposeArea, composeAreaProps } from './ComposeArea.tsx';
 import { ConfirmSendModal } from './ConfirmSendModal.tsx';
 import { ContactListPicker } from './ContactListPicker.tsx';
+import { isEmptyCompose } from './compose-form.ts';
 import { FieldInserter } from './FieldInserter.tsx';
 import { ListRecipients } from './ListRecipients.tsx';
 import { PersonalisedPreview, type PreviewRecipient } from './PersonalisedPreview.tsx';
@@ -34,9 +28,12 @@ import { ScheduleModal } from './ScheduleModal.tsx';
 import { SendButtons } from './SendButtons.tsx';
 import { SendForecast } from './SendForecast.tsx';
 import { SendingProgress } from './SendingProgress.tsx';
+import { SendPageTop } from './SendPageTop.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
 import { StatusCompose } from './StatusCompose.tsx';
 import { affordable, kindsOf, priceText, sendCredits } from './send-cost.ts';
+import { useBulkUpload } from './useBulkUpload.ts';
+import { useDraft } from './useDraft.ts';
 import { useSendFlow } from './useSendFlow.ts';
 import { useSendForecast } from './useSendForecast.ts';
 
@@ -71,13 +68,23 @@ function BulkMessageForm() {
   const balance = useBalance();
   const current = useCurrentSession();
   const lists = useContactLists();
-  const [upload, setUpload] = useState<BulkUpload | null>(null);
-  const [reading, setReading] = useState(false);
-  const [uploadError, setUploadError] = useState<string | null>(null);
-  /** What was wrong with the refused file, beside the spec's 'Please upload a CSV file'. */
-  const [uploadErrorWhy, setUploadErrorWhy] = useState<string | null>(null);
   /** The upload's rows that are ticked (a bitmap: the numbers stay out of React state). */
   const [rows, setRows] = useState(() => RowBits.none(0));
+  const {
+    upload,
+    file: uploadFile,
+    reading,
+    error: uploadError,
+    errorWhy: uploadErrorWhy,
+    resetRef: resetFileInput,
+    ...uploads
+  } = useBulkUpload<ReturnType<RowBits['toStored']>>({
+    countryCode: meta.data?.defaultCountryCode,
+    onLoaded: (count, ticks) => {
+      setRows(ticks && ticks.bits.length === count ? RowBits.fromStored(ticks) : RowBits.none(count));
+      flow.clearResult();
+    },
+  });
   const [listIds, setListIds] = useState<string[]>([]);
   const [alsoFrom, setAlsoFrom] = useState<string[]>([]);
   // Credits per recipient of each sharing account's kind: the selection stops at what the balance pays.
@@ -89,8 +96,6 @@ function BulkMessageForm() {
   const perAccount = kinds.map((k) => prices[k]);
   const payable = affordable(balance, perAccount);
   const [statusTab, setStatusTab] = useState(false);
-  /** Lets the same file be picked again after a change on disk. */
-  const resetFileInput = useRef<() => void>(null);
 
   const chosenLists = useMemo(
     () => (lists.data?.lists ?? []).filter((l) => listIds.includes(l.id)),
@@ -161,52 +166,53 @@ function BulkMessageForm() {
         ? flow.compose.caption
         : flow.compose.pollQuestion;
 
-  const onFile = async (file: File | null) => {
-    if (!file) return;
-    resetFileInput.current?.();
-    setUploadError(null);
-    setUploadErrorWhy(null);
-    // .xlsx too: the dashboard's 'Import from Excel' leads here.
-    if (!/\.(csv|xlsx)$/i.test(file.name)) {
-      setUploadError('Please upload a CSV file');
-      setUploadErrorWhy(`“${file.name}” is neither a .csv nor an Excel .xlsx file; the button takes either.`);
-      return;
-    }
-    setReading(true);
-    try {
-      const parsed = await readContactsCsv(file, meta.data?.defaultCountryCode);
-      setUpload({
-        fileName: file.name,
-        numbers: parsed.numbers,
-        fieldKeys: parsed.fieldKeys,
-        fieldColumns: parsed.fieldColumns,
-        skippedText: describeSkipped(parsed.skipped),
-        columnText: describePhoneColumn(parsed.phoneColumn),
-      });
-      setRows(RowBits.none(parsed.numbers.length));
-      flow.clearResult();
-    } catch (err) {
-      setUploadError(err instanceof CsvReadError ? err.message : 'Error processing the CSV file');
-    } finally {
-      setReading(false);
-    }
-  };
+  // The message, the uploaded file (kept as the file itself), the ticks and the lists survive a
+  // link, Back and a reload (kept per user in this browser).
+  const draftValue = useMemo(
+    () => ({
+      compose: flow.compose,
+      sessionId: current.sessionId,
+      file: uploadFile,
+      rows: rows.toStored(),
+      listIds,
+      alsoFrom,
+    }),
+    [flow.compose, current.sessionId, uploadFile, rows, listIds, alsoFrom],
+  );
+  const draft = useDraft({
+    page: 'bulkmessage',
+    ready: !current.loading,
+    value: draftValue,
+    isEmpty: (d) => isEmptyCompose(d.compose) && d.rows.size === 0 && d.listIds.length === 0,
+    restore: async (d) => {
+      flow.dispatch({ type: 'restore', state: d.compose });
+      if (d.sessionId && current.sessions.some((s) => s.sessionId === d.sessionId))
+        current.choose(d.sessionId);
+      setListIds(d.listIds);
+      setAlsoFrom(d.alsoFrom);
+      if (d.file) await uploads.load(d.file, d.rows);
+    },
+  });
 
   const noSession = !current.loading && !current.error && current.sessions.length === 0;
   const optedOut = flow.optedOut;
 
   return (
     <Stack gap="md">
-      <Group justify="space-between" wrap="wrap" gap="sm">
-        <Title order={1} size="h2">
-          Send Bulk Message
-        </Title>
-        <BalanceBubble />
-      </Group>
-      <NoCreditsNote balance={balance} />
-      {current.multi && current.sessions.length > 0 && (
-        <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
-      )}
+      <SendPageTop
+        title="Send Bulk Message"
+        balance={balance}
+        draft={draft}
+        onDiscard={() => {
+          flow.dispatch({ type: 'reset' });
+          uploads.clear();
+          setRows(RowBits.none(0));
+          setListIds([]);
+          setAlsoFrom([]);
+        }}
+        selected={flow.busy ? 0 : selectedCount}
+      />
+      <CurrentSessionPicker current={current} />
       <AlsoSendFrom
         sessions={current.sessions}
         current={current.sessionId}
@@ -220,7 +226,7 @@ function BulkMessageForm() {
           <Stack gap="xs" align="flex-start">
             <Text fw={500}>Click below to upload the List of Phone Numbers</Text>
             <FileButton
-              onChange={onFile}
+              onChange={uploads.choose}
               accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
               disabled={flow.busy}
               resetRef={resetFileInput}
@@ -302,12 +308,7 @@ function BulkMessageForm() {
       ) : (
         <>
           <ComposeArea
-            state={flow.compose}
-            dispatch={flow.dispatch}
-            onKindChange={flow.changeKind}
-            onFileError={flow.fileError}
-            error={flow.fieldError}
-            disabled={flow.busy}
+            {...composeAreaProps(flow)}
             statusTab={current.sessionId ? <StatusCompose sessionId={current.sessionId} /> : undefined}
             onStatusTab={setStatusTab}
             footer={

@@ -26,21 +26,24 @@ import {
 } from './compose-form.ts';
 import { focusIntoView } from './into-view.ts';
 import { checkFileSize, isImage } from './media.ts';
+import { useFileUrl } from './useFileUrl.ts';
 
-/** An object URL for an image file, revoked when the file changes. */
-function usePreviewUrl(file: File | null): string | null {
-  const [url, setUrl] = useState<string | null>(null);
-  useEffect(() => {
-    if (!file || !isImage(file)) {
-      setUrl(null);
-      return;
-    }
-    const u = URL.createObjectURL(file);
-    setUrl(u);
-    return () => URL.revokeObjectURL(u);
-  }, [file]);
-  return url;
-}
+/** The compose area's props that come from the page's send flow. */
+export const composeAreaProps = (flow: {
+  compose: ComposeState;
+  dispatch: Dispatch<ComposeAction>;
+  changeKind: (kind: MessageKind) => void;
+  fileError: (text: string) => void;
+  fieldError: FieldProblem | null;
+  busy: boolean;
+}) => ({
+  state: flow.compose,
+  dispatch: flow.dispatch,
+  onKindChange: flow.changeKind,
+  onFileError: flow.fileError,
+  error: flow.fieldError,
+  disabled: flow.busy,
+});
 
 /**
  * The compose area of both send pages: Text Message, Media Message and Poll
@@ -64,7 +67,7 @@ export function ComposeArea(props: {
 }) {
   const { state, dispatch, disabled, error } = props;
   const [statusShown, setStatusShown] = useState(false);
-  const preview = usePreviewUrl(state.file);
+  const preview = useFileUrl(state.file && isImage(state.file) ? state.file : null);
   const controls = useRef<Partial<Record<ComposeField, HTMLElement | null>>>({});
   const errorOf = (field: ComposeField) => (error?.field === field ? error.text : undefined);
   useEffect(() => {

@@ -1,24 +1,27 @@
-import { Alert, Group, Stack, Title } from '@mantine/core';
+import { Alert, Stack } from '@mantine/core';
+import { CLOUD_TEXTS } from '@wa/contract';
 import { useMemo, useState } from 'react';
-import { BalanceBubble } from '../../components/BalanceBubble.tsx';
-import { NoCreditsNote, NoSessionAlert } from '../../components/FirstRunNotices.tsx';
-import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
+import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
+import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
 import { errorText } from '../../lib/api.ts';
 import { useBalance, useUserDetails } from '../auth/api/get-user-details.ts';
 import { useChannels } from '../channels/api/channels.ts';
 import { useGroupsList } from '../groups/api/get-groups-list.ts';
 import { useCreditPrices } from './api/credit-prices.ts';
-import { ComposeArea } from './ComposeArea.tsx';
+import { ComposeArea, composeAreaProps } from './ComposeArea.tsx';
 import { ConfirmSendModal } from './ConfirmSendModal.tsx';
+import { isEmptyCompose } from './compose-form.ts';
 import { allSelected, toggleAll, toggleOne } from './credit-limit.ts';
 import { RecipientTable, type RowSelection } from './RecipientTable.tsx';
 import { ScheduleModal } from './ScheduleModal.tsx';
 import { SendButtons } from './SendButtons.tsx';
 import { SendForecast } from './SendForecast.tsx';
 import { SendingProgress } from './SendingProgress.tsx';
+import { SendPageTop } from './SendPageTop.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
 import { affordable, kindsOf, priceText, sendCredits } from './send-cost.ts';
+import { useDraft } from './useDraft.ts';
 import { useSendFlow } from './useSendFlow.ts';
 import { useSendForecast } from './useSendForecast.ts';
 
@@ -26,7 +29,7 @@ import { useSendForecast } from './useSendForecast.ts';
 export default function ComposePage() {
   useUserDetails();
   const balance = useBalance();
-  const current = useCurrentSession();
+  const current = useCurrentSession('groups');
   // Credits per recipient of this account's kind: the selection stops at what the balance pays.
   const prices = useCreditPrices();
   const kinds = kindsOf(current.sessions, [current.sessionId]);
@@ -71,23 +74,44 @@ export default function ComposePage() {
     onSelectionReset: () => setSelected(new Set()),
   });
 
+  // The message and the ticked groups survive a link, Back and a reload (kept per user in this browser).
+  const draftValue = useMemo(
+    () => ({ compose: flow.compose, sessionId: current.sessionId, selected: [...selected] }),
+    [flow.compose, current.sessionId, selected],
+  );
+  const draft = useDraft({
+    page: 'compose',
+    ready: !current.loading,
+    value: draftValue,
+    isEmpty: (d) => isEmptyCompose(d.compose) && d.selected.length === 0,
+    restore: (d) => {
+      flow.dispatch({ type: 'restore', state: d.compose });
+      if (d.sessionId && current.sessions.some((s) => s.sessionId === d.sessionId)) {
+        current.choose(d.sessionId);
+        setShownSession(d.sessionId);
+        setSelected(new Set(d.selected));
+      }
+    },
+  });
+
   const forecast = useSendForecast(current.sessionId, selectedIds.length, 'groups');
   const noSession = !current.loading && !current.error && current.sessions.length === 0;
 
   return (
     <Stack gap="md">
-      <Group justify="space-between" wrap="wrap" gap="sm">
-        <Title order={1} size="h2">
-          Send Group Message
-        </Title>
-        <BalanceBubble />
-      </Group>
-      <NoCreditsNote balance={balance} />
-      {current.multi && current.sessions.length > 0 && (
-        <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
-      )}
+      <SendPageTop
+        title="Send Group Message"
+        selected={flow.busy ? 0 : selectedIds.length}
+        balance={balance}
+        draft={draft}
+        onDiscard={() => {
+          setSelected(new Set());
+          flow.dispatch({ type: 'reset' });
+        }}
+      />
+      <CurrentSessionPicker current={current} why={CLOUD_TEXTS.groupsLinkedOnly} />
       {noSession ? (
-        <NoSessionAlert />
+        <NoSessionAlert why={current.unable > 0 ? CLOUD_TEXTS.groupsLinkedOnly : undefined} />
       ) : (
         <>
           {(current.error || groups.error) && (
@@ -112,14 +136,7 @@ export default function ComposePage() {
             emptyText="No groups found"
             disabled={flow.busy}
           />
-          <ComposeArea
-            state={flow.compose}
-            dispatch={flow.dispatch}
-            onKindChange={flow.changeKind}
-            onFileError={flow.fileError}
-            error={flow.fieldError}
-            disabled={flow.busy}
-          />
+          <ComposeArea {...composeAreaProps(flow)} />
           <SendForecast text={forecast} />
           <SendButtons
             selectedCount={selectedIds.length}

@@ -1,7 +1,8 @@
-import { Alert, Badge, Button, Group, Paper, Progress, SimpleGrid, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, Paper, Progress, SimpleGrid, Text, Title } from '@mantine/core';
 import { IconPlayerPause, IconPlayerPlay } from '@tabler/icons-react';
 import { isPausable, type MessageJob } from '@wa/contract';
 import { useEffect, useRef, useState } from 'react';
+import { NoticeAlert } from '../../components/NoticeAlert.tsx';
 import { errorText } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
 import { formatNumber } from '../../lib/format.ts';
@@ -111,19 +112,7 @@ export function SendingProgress({ job }: { job: ProgressView }) {
           Elapsed: <b>{Math.round(job.elapsedTimeMs / 1000)} seconds</b>
         </Text>
       </SimpleGrid>
-      {notice && (
-        <Alert
-          mt="sm"
-          p="xs"
-          color={notice.color}
-          role={notice.color === 'red' ? 'alert' : 'status'}
-          withCloseButton
-          onClose={() => setNotice(null)}
-          closeButtonLabel="Dismiss"
-        >
-          {notice.text}
-        </Alert>
-      )}
+      <NoticeAlert mt="sm" p="xs" notice={notice} onClose={() => setNotice(null)} />
     </Paper>
   );
 }

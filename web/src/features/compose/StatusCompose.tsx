@@ -10,7 +10,6 @@ import {
   Stack,
   Text,
   Textarea,
-  TextInput,
 } from '@mantine/core';
 import { IconCheck, IconUpload } from '@tabler/icons-react';
 import {
@@ -21,29 +20,17 @@ import {
   STATUS_TEXTS,
   type StatusSendBody,
 } from '@wa/contract';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
+import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
+import { todayValue, toLocalDateTime } from '../../lib/date-text.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { useContactLists } from '../contacts/api/get-contact-lists.ts';
 import { usePostStatus, useStatusAudience } from './api/post-status.ts';
 import { ContactListPicker } from './ContactListPicker.tsx';
 import { checkFileSize, readFileBase64 } from './media.ts';
 import { StatusPreview } from './StatusPreview.tsx';
-
-/** An object URL for the chosen file, revoked when it changes. */
-function useFileUrl(file: File | null): string | null {
-  const [url, setUrl] = useState<string | null>(null);
-  useEffect(() => {
-    if (!file) {
-      setUrl(null);
-      return;
-    }
-    const u = URL.createObjectURL(file);
-    setUrl(u);
-    return () => URL.revokeObjectURL(u);
-  }, [file]);
-  return url;
-}
+import { useFileUrl } from './useFileUrl.ts';
 
 /**
  * The Status tab of Bulk Messaging: a text on a colour in a font, or an image or a
@@ -78,7 +65,7 @@ export function StatusCompose(props: { sessionId: string }) {
         ...(kind === 'text' ? { backgroundColor: colour, font } : {}),
         ...(kind === 'media' && file ? { data: await readFileBase64(file), mime: file.type } : {}),
         audience: audience === 'lists' ? { contactListIds: listIds } : { everyoneMessaged: true },
-        ...(scheduleAt ? { scheduleTime: new Date(scheduleAt).toISOString() } : {}),
+        ...(scheduleAt ? { scheduleTime: new Date(toLocalDateTime(scheduleAt)).toISOString() } : {}),
       };
       const answer = await poster.mutateAsync({
         sessionId: props.sessionId,
@@ -194,13 +181,14 @@ export function StatusCompose(props: { sessionId: string }) {
             disabled={busy}
           />
         )}
-        <TextInput
-          type="datetime-local"
+        <ScheduleDateField
           label="Schedule (optional)"
           description="Leave empty to post now"
+          calendarLabel="Pick the day of the status"
+          withTime
+          minDate={todayValue()}
           value={scheduleAt}
-          onChange={(e) => setScheduleAt(e.currentTarget.value)}
-          disabled={busy}
+          onChange={setScheduleAt}
         />
         <Text size="xs" c="dimmed">
           {STATUS_TEXTS.seenBySavers}. One credit per person in the audience.

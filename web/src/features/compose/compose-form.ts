@@ -37,7 +37,9 @@ export type ComposeAction =
   | { type: 'addPollOption' }
   | { type: 'removePollOption'; index: number }
   | { type: 'allowMultipleAnswers'; value: boolean }
-  | { type: 'reset' };
+  | { type: 'reset' }
+  /** A saved draft, as it was. */
+  | { type: 'restore'; state: ComposeState };
 
 export function composeReducer(state: ComposeState, action: ComposeAction): ComposeState {
   switch (action.type) {
@@ -68,8 +70,18 @@ export function composeReducer(state: ComposeState, action: ComposeAction): Comp
       return { ...state, allowMultipleAnswers: action.value };
     case 'reset':
       return emptyCompose(state.kind);
+    case 'restore':
+      return action.state;
   }
 }
+
+/** Nothing typed, attached or filled in. */
+export const isEmptyCompose = (s: ComposeState): boolean =>
+  !s.text.trim() &&
+  !s.file &&
+  !s.caption.trim() &&
+  !s.pollQuestion.trim() &&
+  s.pollOptions.every((o) => !o.trim());
 
 const filledOptions = (options: string[]) => options.map((o) => o.trim()).filter((o) => o.length > 0);
 

@@ -17,6 +17,15 @@ export class RowBits {
     return new RowBits(new Uint8Array(length), 0);
   }
 
+  /** The bytes and the count, as a draft keeps them. */
+  toStored(): { bits: Uint8Array; size: number } {
+    return { bits: this.bits, size: this.size };
+  }
+
+  static fromStored(stored: { bits: Uint8Array; size: number }): RowBits {
+    return new RowBits(stored.bits, stored.size);
+  }
+
   get length(): number {
     return this.bits.length;
   }

@@ -1,6 +1,6 @@
 import { Badge, Button, Group, Table, Text } from '@mantine/core';
 import type { ContactListSummary } from '@wa/contract';
-import { ListTable } from '../../components/ListTable.tsx';
+import { ListTable, RowCard } from '../../components/ListTable.tsx';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 
 const COLUMNS = [
@@ -23,6 +23,67 @@ export function ContactListsTable(props: {
   exportingId: string | null;
   onDelete: (list: ContactListSummary) => void;
 }) {
+  const fields = (l: ContactListSummary) => (
+    <Group gap={4}>
+      {l.fields.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          None
+        </Text>
+      ) : (
+        l.fields.map((f) => (
+          <Badge key={f} variant="light" color="gray" tt="none" maw="none">
+            {f}
+          </Badge>
+        ))
+      )}
+    </Group>
+  );
+  const consent = (l: ContactListSummary) =>
+    l.consent ? (
+      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+        {l.consent.purpose ?? 'Not stated'}
+        <Text span size="xs" c="dimmed" display="block">
+          {l.consent.source === 'group'
+            ? `From group ${l.consent.groupName ?? ''}`
+            : `${l.consent.fileName ?? 'Import'}, by ${l.consent.by}, ${formatDateTime(l.consent.at)}`}
+        </Text>
+      </Text>
+    ) : (
+      <Text size="sm" c="dimmed">
+        Not recorded
+      </Text>
+    );
+  const actions = (l: ContactListSummary, wrap: 'wrap' | 'nowrap') => (
+    <Group gap="xs" wrap={wrap}>
+      <Button
+        size="xs"
+        variant={props.openId === l.id ? 'filled' : 'light'}
+        aria-label={`View contacts of ${l.name}`}
+        onClick={() => props.onOpen(l)}
+      >
+        View
+      </Button>
+      <Button
+        size="xs"
+        variant="light"
+        // The name begins with the words shown (WCAG 2.5.3, label in name).
+        aria-label={`Export CSV: ${l.name}`}
+        loading={props.exportingId === l.id}
+        onClick={() => props.onExport(l)}
+      >
+        Export CSV
+      </Button>
+      <Button
+        size="xs"
+        variant="light"
+        color="red"
+        aria-label={`Delete ${l.name}`}
+        onClick={() => props.onDelete(l)}
+      >
+        Delete
+      </Button>
+    </Group>
+  );
   return (
     <ListTable
       label="Contact lists"
@@ -34,6 +95,21 @@ export function ContactListsTable(props: {
       empty="No contact lists yet. Import a CSV or Excel file to create one."
       minWidth={900}
       highlightOnHover
+      // Below 768 px each list is a card with its actions under it (at 360 px the table's
+      // Actions column was off screen).
+      card={(l) => (
+        <RowCard
+          title={l.name}
+          fields={[
+            { label: 'Contacts', value: formatNumber(l.count) },
+            { label: 'Opted out', value: formatNumber(l.optedOut) },
+            { label: 'Fields', value: fields(l) },
+            { label: 'Consent', value: consent(l) },
+            { label: 'Created', value: formatDateTime(l.createdAt) },
+          ]}
+          actions={actions(l, 'wrap')}
+        />
+      )}
       cells={(l) => (
         <>
           <Table.Td miw={140}>
@@ -43,69 +119,10 @@ export function ContactListsTable(props: {
           </Table.Td>
           <Table.Td ta="right">{formatNumber(l.count)}</Table.Td>
           <Table.Td ta="right">{formatNumber(l.optedOut)}</Table.Td>
-          <Table.Td>
-            <Group gap={4}>
-              {l.fields.length === 0 ? (
-                <Text size="sm" c="dimmed">
-                  None
-                </Text>
-              ) : (
-                l.fields.map((f) => (
-                  <Badge key={f} variant="light" color="gray" tt="none" maw="none">
-                    {f}
-                  </Badge>
-                ))
-              )}
-            </Group>
-          </Table.Td>
-          <Table.Td maw={220}>
-            {l.consent ? (
-              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                {l.consent.purpose ?? 'Not stated'}
-                <Text span size="xs" c="dimmed" display="block">
-                  {l.consent.source === 'group'
-                    ? `From group ${l.consent.groupName ?? ''}`
-                    : `${l.consent.fileName ?? 'Import'}, by ${l.consent.by}, ${formatDateTime(l.consent.at)}`}
-                </Text>
-              </Text>
-            ) : (
-              <Text size="sm" c="dimmed">
-                Not recorded
-              </Text>
-            )}
-          </Table.Td>
+          <Table.Td>{fields(l)}</Table.Td>
+          <Table.Td maw={220}>{consent(l)}</Table.Td>
           <Table.Td>{formatDateTime(l.createdAt)}</Table.Td>
-          <Table.Td>
-            <Group gap="xs" wrap="nowrap">
-              <Button
-                size="xs"
-                variant={props.openId === l.id ? 'filled' : 'light'}
-                aria-label={`View contacts of ${l.name}`}
-                onClick={() => props.onOpen(l)}
-              >
-                View
-              </Button>
-              <Button
-                size="xs"
-                variant="light"
-                // The name begins with the words shown (WCAG 2.5.3, label in name).
-                aria-label={`Export CSV: ${l.name}`}
-                loading={props.exportingId === l.id}
-                onClick={() => props.onExport(l)}
-              >
-                Export CSV
-              </Button>
-              <Button
-                size="xs"
-                variant="light"
-                color="red"
-                aria-label={`Delete ${l.name}`}
-                onClick={() => props.onDelete(l)}
-              >
-                Delete
-              </Button>
-            </Group>
-          </Table.Td>
+          <Table.Td>{actions(l, 'nowrap')}</Table.Td>
         </>
       )}
     />

@@ -97,7 +97,12 @@ export function OptOutsSection() {
           )}
         </Stack>
         {added && (
-          <Text size="sm" c="green.8" role="status" aria-label="Opt-out result">
+          <Text
+            size="sm"
+            c="var(--mantine-color-green-light-color)"
+            role="status"
+            aria-label="Opt-out result"
+          >
             {added}
           </Text>
         )}

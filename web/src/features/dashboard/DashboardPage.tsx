@@ -28,6 +28,7 @@ import { Link } from 'react-router-dom';
 import { NoCreditsNote, NoSessionAlert } from '../../components/FirstRunNotices.tsx';
 import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
+import { can } from '../../lib/capabilities.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
 import { useBalance, useUserDetails } from '../auth/api/get-user-details.ts';
@@ -109,7 +110,10 @@ export default function DashboardPage() {
   useUserDetails();
   const balance = useBalance();
   const current = useCurrentSession();
-  const groups = useGroupsOfAccounts(current.sessions.map((s) => s.sessionId));
+  // Total Groups counts the groups of the accounts that have groups (not a Cloud API number's).
+  const groups = useGroupsOfAccounts(
+    current.sessions.filter((s) => can(s, 'groups')).map((s) => s.sessionId),
+  );
   const dashboard = useDashboard(current.sessionId, !current.loading);
   const bulkEnabled = storage.isBulkEnabled();
 

@@ -1,9 +1,9 @@
 import { Alert, Button, Card, Center, Group, Loader, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconFileTypeCsv, IconPrinter, IconSearch } from '@tabler/icons-react';
-import type { GroupChat } from '@wa/contract';
+import { CLOUD_TEXTS, type GroupChat } from '@wa/contract';
 import { type ReactNode, useMemo, useState } from 'react';
 import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
-import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
+import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
 import { ApiError } from '../../lib/api.ts';
 import { exportCsv, printTable } from '../../lib/export.ts';
@@ -36,7 +36,7 @@ const Loading = () => (
 
 /** /groups: every group of the chosen session, searchable, exportable, with its details. */
 export default function GroupsPage() {
-  const current = useCurrentSession();
+  const current = useCurrentSession('groups');
   const chats = useGroupChats(current.sessionId);
   const [search, setSearch] = useState('');
   const [openId, setOpenId] = useState<string | null>(null);
@@ -54,7 +54,8 @@ export default function GroupsPage() {
         {`Error fetching sessions: ${current.error.message}`}
       </Alert>
     );
-  else if (!current.sessionId) body = <NoSessionAlert />;
+  else if (!current.sessionId)
+    body = <NoSessionAlert why={current.unable > 0 ? CLOUD_TEXTS.groupsLinkedOnly : undefined} />;
   else
     body = (
       <Card withBorder padding="sm" radius="md">
@@ -118,9 +119,7 @@ export default function GroupsPage() {
       <Title order={1} size="h2">
         Group List
       </Title>
-      {current.multi && current.sessions.length > 0 && (
-        <PhoneNumberPicker sessions={current.sessions} value={current.sessionId} onChange={current.choose} />
-      )}
+      <CurrentSessionPicker current={current} why={CLOUD_TEXTS.groupsLinkedOnly} />
       {body}
       <GroupDetails group={open} sessionId={current.sessionId} onClose={() => setOpenId(null)} />
     </Stack>

@@ -1,5 +1,6 @@
-import { Badge, Code, CopyButton, Group, Stack, Text, UnstyledButton } from '@mantine/core';
+import { Badge, Code, Group, Stack, Text } from '@mantine/core';
 import type { Session } from '@wa/contract';
+import { CopyIconButton } from '../../components/CopyIconButton.tsx';
 
 const QUALITY_COLOR: Record<string, string> = { GREEN: 'green', YELLOW: 'yellow', RED: 'red' };
 
@@ -48,15 +49,16 @@ export function AccountKind({ session: s }: { session: Session }) {
       <Text size="xs" c="dimmed">
         Limit: {tierLabel(s.messagingLimitTier)}
       </Text>
-      <CopyButton value={webhook}>
-        {({ copied, copy }) => (
-          <UnstyledButton onClick={copy} aria-label={`Copy the webhook URL of ${s.sessionName}`}>
-            <Text size="xs">
-              Webhook: <Code>{copied ? 'copied' : webhook}</Code>
-            </Text>
-          </UnstyledButton>
-        )}
-      </CopyButton>
+      <Group gap={2} wrap="nowrap" align="flex-start">
+        <Text size="xs">
+          Webhook: <Code style={{ wordBreak: 'break-all' }}>{webhook}</Code>
+        </Text>
+        <CopyIconButton
+          value={webhook}
+          label={`Copy the webhook URL of ${s.sessionName}`}
+          title="Copy the webhook URL"
+        />
+      </Group>
     </Stack>
   );
 }

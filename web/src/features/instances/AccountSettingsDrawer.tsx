@@ -124,6 +124,32 @@ function PolicyFormView(props: { sessionId: string; initial: SessionPolicyRespon
     setSaved(false);
   };
 
+  /** A whole number per local day, or empty for no limit. */
+  const perDay = (key: 'dailyLimit' | 'newContactsPerDay') => ({
+    placeholder: 'No limit',
+    clampBehavior: 'none' as const,
+    allowDecimal: false,
+    allowNegative: false,
+    min: 1,
+    max: POLICY_LIMITS[key],
+    thousandSeparator: ',',
+    value: form[key],
+    onChange: (v: string | number) => set(key, v === '' ? '' : Number(v)),
+    error: problems[key],
+  });
+  /** A pause in seconds, to the tenth. */
+  const seconds = (key: 'delayMinS' | 'delayMaxS', problem: 'delayMinMs' | 'delayMaxMs') => ({
+    clampBehavior: 'none' as const,
+    decimalScale: 1,
+    allowNegative: false,
+    min: 0,
+    max: POLICY_LIMITS.delayMaxMs / 1000,
+    step: 0.5,
+    value: form[key],
+    onChange: (v: string | number) => set(key, v === '' ? '' : Number(v)),
+    error: problems[problem],
+  });
+
   const submit = (event: React.FormEvent) => {
     event.preventDefault();
     setSaved(false);
@@ -155,16 +181,7 @@ function PolicyFormView(props: { sessionId: string; initial: SessionPolicyRespon
         <NumberInput
           label="Daily limit"
           description="Messages of this account per local day; empty for no limit"
-          placeholder="No limit"
-          clampBehavior="none"
-          allowDecimal={false}
-          allowNegative={false}
-          min={1}
-          max={POLICY_LIMITS.dailyLimit}
-          thousandSeparator=","
-          value={form.dailyLimit}
-          onChange={(v) => set('dailyLimit', v === '' ? '' : Number(v))}
-          error={problems.dailyLimit}
+          {...perDay('dailyLimit')}
         />
         <Switch
           label="Warm-up"
@@ -176,16 +193,7 @@ function PolicyFormView(props: { sessionId: string; initial: SessionPolicyRespon
         <NumberInput
           label="New contacts per day"
           description="Numbers this account has never messaged, per local day; empty for no limit. One-to-one sends wait once it is reached. On by default (50) while warm-up is on"
-          placeholder="No limit"
-          clampBehavior="none"
-          allowDecimal={false}
-          allowNegative={false}
-          min={1}
-          max={POLICY_LIMITS.newContactsPerDay}
-          thousandSeparator=","
-          value={form.newContactsPerDay}
-          onChange={(v) => set('newContactsPerDay', v === '' ? '' : Number(v))}
-          error={problems.newContactsPerDay}
+          {...perDay('newContactsPerDay')}
         />
         <Switch
           label="Quiet hours"
@@ -222,30 +230,8 @@ function PolicyFormView(props: { sessionId: string; initial: SessionPolicyRespon
           nothingFoundMessage="No such time zone"
         />
         <Group grow align="flex-start">
-          <NumberInput
-            label="Pause from (seconds)"
-            clampBehavior="none"
-            decimalScale={1}
-            allowNegative={false}
-            min={0}
-            max={POLICY_LIMITS.delayMaxMs / 1000}
-            step={0.5}
-            value={form.delayMinS}
-            onChange={(v) => set('delayMinS', v === '' ? '' : Number(v))}
-            error={problems.delayMinMs}
-          />
-          <NumberInput
-            label="Pause to (seconds)"
-            clampBehavior="none"
-            decimalScale={1}
-            allowNegative={false}
-            min={0}
-            max={POLICY_LIMITS.delayMaxMs / 1000}
-            step={0.5}
-            value={form.delayMaxS}
-            onChange={(v) => set('delayMaxS', v === '' ? '' : Number(v))}
-            error={problems.delayMaxMs}
-          />
+          <NumberInput label="Pause from (seconds)" {...seconds('delayMinS', 'delayMinMs')} />
+          <NumberInput label="Pause to (seconds)" {...seconds('delayMaxS', 'delayMaxMs')} />
         </Group>
         <Switch
           label="Typing indicator"

@@ -1,7 +1,8 @@
-import { Alert, Button, Group, Stack, TextInput } from '@mantine/core';
+import { Button, Group, Stack, TextInput } from '@mantine/core';
 import { checkPhone } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { ApiError } from '../../lib/api.ts';
 import { DEFAULT_COUNTRY_CODE } from '../../lib/csv-contacts.ts';
 import { useMeta } from '../auth/api/get-meta.ts';
@@ -67,11 +68,7 @@ export function AddInstanceModal(props: {
     <AppModal opened={props.opened} onClose={close} title="Add New Instance">
       <form onSubmit={submit} noValidate>
         <Stack gap="md">
-          {error && (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          )}
+          <ErrorAlert error={error} />
           <TextInput
             label="Phone Number"
             placeholder="With country code, e.g. 919876543210"

@@ -1,15 +1,11 @@
-import { Alert, Badge, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
-import {
-  IconPlayerPlay,
-  IconPlus,
-  IconQrcode,
-  IconRefresh,
-  IconSettings,
-  IconTrash,
-} from '@tabler/icons-react';
+import { Alert, Badge, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { IconPlayerPlay, IconPlus, IconQrcode, IconSettings, IconTrash } from '@tabler/icons-react';
 import { instanceLimitText, type Session } from '@wa/contract';
 import { useState } from 'react';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { ListTable, RowCard } from '../../components/ListTable.tsx';
+import { NoticeAlert } from '../../components/NoticeAlert.tsx';
+import { PageHeader, RefreshButton } from '../../components/PageHeader.tsx';
 import { ApiError } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
@@ -28,12 +24,12 @@ import { SessionStatusBadge } from './SessionStatusBadge.tsx';
 import { SessionStatusReason } from './SessionStatusReason.tsx';
 import { TerminateModal } from './TerminateModal.tsx';
 
+// The kind sits under the phone number and the session id under the name: eight columns with a
+// Cloud API row's webhook URL pushed Created and Actions out of a 1280 px window.
 const COLUMNS = [
   { header: '#' },
   { header: 'Session Name' },
   { header: 'Phone Number' },
-  { header: 'Kind' },
-  { header: 'Session ID' },
   { header: 'Status' },
   { header: 'Created' },
   { header: 'Actions' },
@@ -148,76 +144,59 @@ export default function InstancesPage() {
 
   return (
     <Stack gap="md">
-      <Group justify="space-between" wrap="wrap" gap="sm">
-        <Title order={1} size="h2">
-          Instances{' '}
-          <Badge
-            size="lg"
-            variant="light"
-            color="gray"
-            component="span"
-            aria-label={`${list.length} instances`}
-          >
-            {formatNumber(list.length)}
-          </Badge>
-        </Title>
-        <Group gap="sm">
-          <Button
-            variant="default"
-            leftSection={<IconRefresh size={16} aria-hidden />}
-            onClick={() => {
-              setNotice(null);
-              void sessions.refetch();
-            }}
-            loading={sessions.isFetching}
-          >
-            Refresh
-          </Button>
-          <Button
-            leftSection={<IconPlus size={16} aria-hidden />}
-            onClick={() => {
-              setNotice(null);
-              setAdding(true);
-            }}
-            disabled={!!limitText || sessions.isLoading}
-          >
-            ADD NEW
-          </Button>
-          <Button
-            variant="light"
-            leftSection={<IconPlus size={16} aria-hidden />}
-            onClick={() => {
-              setNotice(null);
-              setAddingCloud(true);
-            }}
-            disabled={!!limitText || sessions.isLoading}
-          >
-            Connect Cloud API
-          </Button>
-        </Group>
-      </Group>
+      <PageHeader
+        title={
+          <>
+            Instances{' '}
+            <Badge
+              size="lg"
+              variant="light"
+              color="gray"
+              component="span"
+              aria-label={`${list.length} instances`}
+            >
+              {formatNumber(list.length)}
+            </Badge>
+          </>
+        }
+      >
+        <RefreshButton
+          loading={sessions.isFetching}
+          onClick={() => {
+            setNotice(null);
+            void sessions.refetch();
+          }}
+        />
+        <Button
+          leftSection={<IconPlus size={16} aria-hidden />}
+          onClick={() => {
+            setNotice(null);
+            setAdding(true);
+          }}
+          disabled={!!limitText || sessions.isLoading}
+        >
+          ADD NEW
+        </Button>
+        <Button
+          variant="light"
+          leftSection={<IconPlus size={16} aria-hidden />}
+          onClick={() => {
+            setNotice(null);
+            setAddingCloud(true);
+          }}
+          disabled={!!limitText || sessions.isLoading}
+        >
+          Connect Cloud API
+        </Button>
+      </PageHeader>
 
       {limitText && (
         <Alert color="yellow" role="note">
           {limitText}
         </Alert>
       )}
-      {notice && (
-        <Alert
-          color={notice.color}
-          role={notice.color === 'red' ? 'alert' : 'status'}
-          withCloseButton
-          onClose={() => setNotice(null)}
-          closeButtonLabel="Dismiss"
-        >
-          {notice.text}
-        </Alert>
-      )}
-      {sessions.isError && (
-        <Alert color="red" role="alert">
-          {sessions.error.message}
-        </Alert>
-      )}
+      <NoticeAlert notice={notice} onClose={() => setNotice(null)} />
+      <ErrorAlert error={sessions.error?.message} />
 
       <ListTable
         label="Instances"
@@ -227,7 +206,7 @@ export default function InstancesPage() {
         loading={sessions.isLoading}
         loadingLabel="Loading instances"
         empty="No instances yet. Add one with ADD NEW and scan its QR code with WhatsApp."
-        minWidth={900}
+        minWidth={760}
         highlightOnHover
         card={(s, i) => (
           <RowCard
@@ -261,24 +240,26 @@ export default function InstancesPage() {
         cells={(s, i) => (
           <>
             <Table.Td>{i + 1}</Table.Td>
-            <Table.Td>{s.sessionName}</Table.Td>
-            <Table.Td>{s.phoneNumber}</Table.Td>
-            <Table.Td miw={180}>
-              <AccountKind session={s} />
-            </Table.Td>
             <Table.Td>
-              <Text size="sm" ff="monospace" maw={170} style={{ wordBreak: 'break-all' }}>
+              {s.sessionName}
+              <Text size="xs" c="dimmed" ff="monospace" maw={170} style={{ wordBreak: 'break-all' }}>
                 {s.sessionId}
               </Text>
+            </Table.Td>
+            <Table.Td miw={180} maw={260}>
+              <Text size="sm" mb={4}>
+                {s.phoneNumber}
+              </Text>
+              <AccountKind session={s} />
             </Table.Td>
             <Table.Td miw={140}>
               <SessionStatusBadge status={s.status} />
               <SessionStatusReason session={s} />
               <AccountHealth sessionId={s.sessionId} />
             </Table.Td>
-            <Table.Td>{formatDateTime(s.createdAt)}</Table.Td>
+            <Table.Td miw={100}>{formatDateTime(s.createdAt)}</Table.Td>
             <Table.Td>
-              <Group gap="xs" wrap="wrap" maw={280}>
+              <Group gap="xs" wrap="wrap" maw={200}>
                 {actions(s)}
               </Group>
             </Table.Td>

@@ -1,6 +1,7 @@
-import { Alert, Button, Group, Stack, Text } from '@mantine/core';
+import { Stack, Text } from '@mantine/core';
 import type { Session } from '@wa/contract';
 import { AppModal } from '../../components/AppModal.tsx';
+import { DangerActions } from '../../components/DangerActions.tsx';
 
 /** 'Confirm Termination' of one session. */
 export function TerminateModal(props: {
@@ -17,19 +18,7 @@ export function TerminateModal(props: {
           Are you sure you want to terminate the session <b>{props.session?.sessionName}</b> (
           {props.session?.phoneNumber})? The WhatsApp account is unlinked and the session is removed.
         </Text>
-        {props.error && (
-          <Alert color="red" role="alert">
-            {props.error}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={props.onCancel}>
-            Cancel
-          </Button>
-          <Button color="red" loading={props.busy} onClick={props.onConfirm}>
-            Terminate
-          </Button>
-        </Group>
+        <DangerActions label="Terminate" undoable {...props} />
       </Stack>
     </AppModal>
   );

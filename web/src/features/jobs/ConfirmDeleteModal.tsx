@@ -1,5 +1,6 @@
-import { Alert, Button, Code, Group, Stack, Text } from '@mantine/core';
+import { Code, Stack, Text } from '@mantine/core';
 import { AppModal } from '../../components/AppModal.tsx';
+import { DangerActions } from '../../components/DangerActions.tsx';
 import { formatNumber } from '../../lib/format.ts';
 
 /** 'Confirm Delete'. */
@@ -58,22 +59,7 @@ export function ConfirmDeleteModal(props: {
               : `Its ${formatNumber(props.unsent)} unsent messages hold ${formatNumber(props.unsent)} credits: they are refunded.`}
           </Text>
         )}
-        <Text size="sm" c="red.8">
-          This action cannot be undone.
-        </Text>
-        {props.error && (
-          <Alert color="red" variant="light" role="alert">
-            {props.error}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={props.onCancel} disabled={props.busy}>
-            Cancel
-          </Button>
-          <Button color="red" onClick={props.onConfirm} loading={props.busy}>
-            Delete
-          </Button>
-        </Group>
+        <DangerActions label="Delete" {...props} />
       </Stack>
     </AppModal>
   );

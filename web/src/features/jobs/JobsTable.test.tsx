@@ -1,22 +1,13 @@
 import { MantineProvider } from '@mantine/core';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import type { MessageJob } from '@wa/contract';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { giveBoxesASize } from '../../testing/layout.ts';
 import { JobsTable } from './JobsTable.tsx';
 
 afterEach(cleanup);
 
-const saved = ['clientHeight', 'clientWidth'].map(
-  (k) => [k, Object.getOwnPropertyDescriptor(HTMLElement.prototype, k)] as const,
-);
-beforeAll(() => {
-  // jsdom lays nothing out: give the scroll box a size.
-  Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 600 });
-  Object.defineProperty(HTMLElement.prototype, 'clientWidth', { configurable: true, get: () => 1000 });
-});
-afterAll(() => {
-  for (const [k, d] of saved) if (d) Object.defineProperty(HTMLElement.prototype, k, d);
-});
+giveBoxesASize();
 
 const job = (i: number, over: Partial<MessageJob> = {}): MessageJob => ({
   id: `job-${i}`,

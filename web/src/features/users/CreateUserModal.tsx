@@ -1,9 +1,10 @@
-import { Button, Group, NumberInput, PasswordInput, Stack, Switch, TextInput } from '@mantine/core';
+import { Button, Group, NumberInput, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { messageOf } from '../../lib/api.ts';
 import { useCreateUser } from './api/create-user.ts';
+import { UserFlagSwitches } from './UserFlagSwitches.tsx';
 
 /** Mirrors the server's checks (contract RegisterBody) so that mistakes show beside the field. */
 function checkNewUser(f: { name: string; username: string; password: string }) {
@@ -125,16 +126,7 @@ export function CreateUserModal(props: {
             value={credits}
             onChange={setCredits}
           />
-          <Switch
-            label="Bulk messaging enabled"
-            checked={bulk}
-            onChange={(e) => setBulk(e.currentTarget.checked)}
-          />
-          <Switch
-            label="Multi-session supported"
-            checked={multi}
-            onChange={(e) => setMulti(e.currentTarget.checked)}
-          />
+          <UserFlagSwitches bulk={bulk} onBulk={setBulk} multi={multi} onMulti={setMulti} />
           <Group justify="flex-end" mt="sm">
             <Button variant="default" onClick={close}>
               Cancel

@@ -6,6 +6,7 @@ import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { messageOf } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useUpdateUser } from './api/update-user.ts';
+import { UserFlagSwitches } from './UserFlagSwitches.tsx';
 
 /** Edit a user: name, flags, disabled, a new password. */
 export function EditUserModal(props: {
@@ -77,16 +78,7 @@ export function EditUserModal(props: {
             onChange={(e) => setName(e.currentTarget.value)}
             error={fieldErrors.name}
           />
-          <Switch
-            label="Bulk messaging enabled"
-            checked={bulk}
-            onChange={(e) => setBulk(e.currentTarget.checked)}
-          />
-          <Switch
-            label="Multi-session supported"
-            checked={multi}
-            onChange={(e) => setMulti(e.currentTarget.checked)}
-          />
+          <UserFlagSwitches bulk={bulk} onBulk={setBulk} multi={multi} onMulti={setMulti} />
           <Switch
             label={CONSENT_TEXTS.setting}
             description="Numbers on none of the user's lists with recorded consent are left out of sends, not charged"

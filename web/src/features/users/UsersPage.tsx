@@ -1,8 +1,11 @@
-import { Alert, Badge, Button, Group, List, Stack, Table, Text, Title } from '@mantine/core';
-import { IconCoins, IconEdit, IconListDetails, IconRefresh, IconUserPlus } from '@tabler/icons-react';
+import { Alert, Badge, Button, Group, List, Stack, Table, Text } from '@mantine/core';
+import { IconCoins, IconEdit, IconListDetails, IconUserPlus } from '@tabler/icons-react';
 import type { ManagedUser } from '@wa/contract';
 import { useState } from 'react';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { ListTable, RowCard } from '../../components/ListTable.tsx';
+import { NoticeAlert } from '../../components/NoticeAlert.tsx';
+import { PageHeader, RefreshButton } from '../../components/PageHeader.tsx';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { useManagedUsers } from './api/get-users.ts';
 import { CreateUserModal } from './CreateUserModal.tsx';
@@ -88,47 +91,21 @@ export default function UsersPage() {
 
   return (
     <Stack gap="md">
-      <Group justify="space-between" wrap="wrap" gap="sm">
-        <Title order={1} size="h2">
-          Manage Users
-        </Title>
-        <Group gap="sm">
-          <Button
-            variant="default"
-            leftSection={<IconRefresh size={16} aria-hidden />}
-            loading={users.isFetching}
-            onClick={() => void users.refetch()}
-          >
-            Refresh
-          </Button>
-          <Button
-            leftSection={<IconUserPlus size={16} aria-hidden />}
-            onClick={() => {
-              setNotice(null);
-              setCreating(true);
-            }}
-          >
-            Add User
-          </Button>
-        </Group>
-      </Group>
-
-      {notice && (
-        <Alert
-          color="green"
-          role="status"
-          withCloseButton
-          closeButtonLabel="Dismiss"
-          onClose={() => setNotice(null)}
+      <PageHeader title="Manage Users">
+        <RefreshButton loading={users.isFetching} onClick={() => void users.refetch()} />
+        <Button
+          leftSection={<IconUserPlus size={16} aria-hidden />}
+          onClick={() => {
+            setNotice(null);
+            setCreating(true);
+          }}
         >
-          {notice}
-        </Alert>
-      )}
-      {users.isError && (
-        <Alert color="red" role="alert">
-          {users.error.message}
-        </Alert>
-      )}
+          Add User
+        </Button>
+      </PageHeader>
+
+      <NoticeAlert notice={notice} onClose={() => setNotice(null)} />
+      <ErrorAlert error={users.error?.message} />
 
       {pending.length > 0 && (
         <Alert
