@@ -1,7 +1,7 @@
 import type { SendBody, SendResponse } from '@wa/contract';
 import { CONSENT_TEXTS, isChannelJid, jidUser, SPREAD_TEXTS } from '@wa/contract';
 import { channelNames } from '../../channels/repository.ts';
-import { leftOutOfSend } from '../../contacts/left-out.ts';
+import { type Skipped, sendableRecipients } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
 import { readCreditPrices } from '../../credits/prices.ts';
@@ -66,8 +66,7 @@ export async function acceptSend(
     await authorizeGroups(ctx.db, user, 'act', sessionId, chatIds, MESSAGES.noSession);
 
   let chatNames: Array<string | null>;
-  let optedOut: string[] = [];
-  let noConsent: string[] = [];
+  let skipped: Skipped['skipped'];
   let contents: string[] | null;
   if (audience === 'groups') {
     const subjects = await groupSubjects(ctx.db, sessionId, chatIds);
@@ -79,16 +78,13 @@ export async function acceptSend(
     });
   } else {
     // Opted-out (or erased) numbers, and without consent when the user must have it, are left
-    // out before anything is reserved (DECISIONS.md, Opt-outs; issue 31).
-    const numbers = chatIds.map(jidUser);
-    const out = await leftOutOfSend(ctx.db, ctx.config.secretKey, user, numbers);
-    if (out.optedOut.size > 0 || out.noConsent.size > 0) {
-      optedOut = numbers.filter((n) => out.optedOut.has(n));
-      noConsent = numbers.filter((n) => out.noConsent.has(n));
-      chatIds = chatIds.filter((_, i) => !out.optedOut.has(numbers[i]!) && !out.noConsent.has(numbers[i]!));
-      if (chatIds.length === 0)
-        throw badRequest(noConsent.length > 0 ? CONSENT_TEXTS.noneHasConsent : JOB_MESSAGES.allOptedOut);
-    }
+    // out before anything is reserved.
+    const sendable = await sendableRecipients(ctx.db, ctx.config.secretKey, user, chatIds, {
+      optedOut: JOB_MESSAGES.allOptedOut,
+      noConsent: CONSENT_TEXTS.noneHasConsent,
+    });
+    chatIds = sendable.chatIds;
+    skipped = sendable.skipped;
     // A number is its own name: the API shows the digits (present.ts), nothing to store.
     chatNames = chatIds.map(() => null);
     const fieldsOf = individuals!.fieldsOf;
@@ -110,9 +106,7 @@ export async function acceptSend(
       : `Message sending initiated for ${n} ${noun}`,
     totalChats: n,
     jobId,
-    ...(optedOut.length > 0 || noConsent.length > 0
-      ? { skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) } }
-      : {}),
+    ...(skipped ? { skipped } : {}),
   };
   // Spread over accounts: by what each may still send today, or cold numbers to the Cloud account.
   const split = accounts.length > 1 ? await routeRecipients(ctx, accounts, chatIds, body) : [];

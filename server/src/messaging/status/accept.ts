@@ -1,6 +1,5 @@
 import {
   isStatusColour,
-  jidUser,
   normaliseMime,
   SEND_TEXTS,
   type SendResponse,
@@ -9,7 +8,7 @@ import {
   STATUS_TEXTS,
   type StatusSendBody,
 } from '@wa/contract';
-import { leftOutOfSend } from '../../contacts/left-out.ts';
+import { sendableRecipients } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
 import { readCreditPrices } from '../../credits/prices.ts';
@@ -96,12 +95,11 @@ export async function acceptStatus(
     : await listMembers(ctx.db, user, lists, ctx.config.defaultCountryCode);
   if (chatIds.length === 0)
     throw badRequest(everyone ? STATUS_TEXTS.nobodyMessaged : STATUS_TEXTS.emptyAudience);
-  const numbers = chatIds.map(jidUser);
-  const out = await leftOutOfSend(ctx.db, ctx.config.secretKey, user, numbers);
-  const optedOut = numbers.filter((n) => out.optedOut.has(n));
-  const noConsent = numbers.filter((n) => out.noConsent.has(n));
-  chatIds = chatIds.filter((_, i) => !out.optedOut.has(numbers[i]!) && !out.noConsent.has(numbers[i]!));
-  if (chatIds.length === 0) throw badRequest(STATUS_TEXTS.emptyAudience);
+  const sendable = await sendableRecipients(ctx.db, ctx.config.secretKey, user, chatIds, {
+    optedOut: STATUS_TEXTS.emptyAudience,
+    noConsent: STATUS_TEXTS.emptyAudience,
+  });
+  chatIds = sendable.chatIds;
 
   const jobId = newId();
   const n = chatIds.length;
@@ -117,9 +115,7 @@ export async function acceptStatus(
     totalChats: n,
     jobId,
     creditsCharged: n * price,
-    ...(optedOut.length > 0 || noConsent.length > 0
-      ? { skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) } }
-      : {}),
+    ...(sendable.skipped ? { skipped: sendable.skipped } : {}),
   };
   const repeated = await ctx.db.transaction(async (tx) => {
     if (idempotency) {
