@@ -179,6 +179,7 @@ const EnvSchema = z.object({
   LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'json or pretty' }).optional(),
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   ALLOW_PRIVATE_WEBHOOKS: bool.default(false),
+  ALLOW_PRIVATE_PROXIES: bool.default(false),
   WEBHOOK_RETRY_BASE_MS: int(100, 3_600_000).default(10_000),
   WEBHOOK_TIMEOUT_MS: int(1000, 60_000).default(5000),
   /** Replies that opt a number out (DECISIONS.md, Opt-outs), comma-separated, any case. */
@@ -264,6 +265,8 @@ export type Config = {
   metricsToken: string | undefined;
   /** Lets webhooks point at private and loopback addresses (tests, a receiver on the same host). */
   allowPrivateWebhooks: boolean;
+  /** Lets an account's proxy be at a private or loopback address (a proxy on this host or network). */
+  allowPrivateProxies: boolean;
   /** The first retry of a failed webhook call waits this long, doubling each time (at most an hour). */
   webhookRetryBaseMs: number;
   /** How long a webhook call may take to answer; its rows are claimed for three times that. */
@@ -357,6 +360,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: e.LOG_FORMAT,
     metricsToken: e.METRICS_TOKEN,
     allowPrivateWebhooks: e.ALLOW_PRIVATE_WEBHOOKS,
+    allowPrivateProxies: e.ALLOW_PRIVATE_PROXIES,
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     optOutKeywords: e.OPT_OUT_KEYWORDS,
