@@ -6,6 +6,7 @@ import {
   normaliseMime,
   PHONE_TEXTS,
   type Poll,
+  parseDateInput,
   phoneOrNull,
   pollLimitProblem,
   pollOfValue,
@@ -147,15 +148,18 @@ export function composeSend(
     };
   }
 
-  let scheduledAt: Date | null = null;
-  if (body.scheduleTime != null && body.scheduleTime.trim() !== '') {
-    const at = new Date(body.scheduleTime);
-    if (Number.isNaN(at.getTime()) || at.getTime() <= now.getTime()) {
-      throw badRequest(SEND_TEXTS.badScheduleTime);
-    }
-    scheduledAt = at;
-  }
-  return { chatIds, message, scheduledAt };
+  return { chatIds, message, scheduledAt: scheduleTimeOf(body.scheduleTime, now) };
+}
+
+/**
+ * A schedule time (sends, Status posts, a job's edit or move): null when none is given, else a
+ * date after `now` (parseDateInput's bounds), or the send's 400.
+ */
+export function scheduleTimeOf(raw: string | null | undefined, now = new Date()): Date | null {
+  if (raw == null || raw.trim() === '') return null;
+  const at = parseDateInput(raw);
+  if (!at || at.getTime() <= now.getTime()) throw badRequest(SEND_TEXTS.badScheduleTime);
+  return at;
 }
 
 /** What the job stores as its content: the text, the caption, or the poll's JSON text (spec section 3). */

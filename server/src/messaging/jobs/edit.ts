@@ -17,7 +17,7 @@ import { authorizeGroups, authorizeJob } from '../../policy/access.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { personalise } from '../accept/personalise.ts';
 import { insertRecipients } from '../accept/repository.ts';
-import { type ComposedMessage, recipientsOf } from '../compose.ts';
+import { type ComposedMessage, recipientsOf, scheduleTimeOf } from '../compose.ts';
 import { assertOwnerMaySend } from '../engine/rules.ts';
 import { JOB_MESSAGES } from '../messages.ts';
 import * as repo from './repository.ts';
@@ -42,12 +42,8 @@ export async function editJob(
   if (body.scheduleTime === undefined && body.content === undefined && body.chatIds === undefined)
     throw badRequest(RESCHEDULE_TEXTS.nothingToEdit);
   if (job.seriesId) throw badRequest(RESCHEDULE_TEXTS.series);
-  let at: Date | null = null;
-  if (body.scheduleTime !== undefined) {
-    at = new Date(body.scheduleTime);
-    if (Number.isNaN(at.getTime()) || at.getTime() <= Date.now())
-      throw badRequest(SEND_TEXTS.badScheduleTime);
-  }
+  const at = body.scheduleTime === undefined ? null : scheduleTimeOf(body.scheduleTime);
+  if (body.scheduleTime !== undefined && !at) throw badRequest(SEND_TEXTS.badScheduleTime);
   const audience = job.audience as 'groups' | 'individuals';
   if (body.content !== undefined) {
     if (job.messageType === 'poll') throw badRequest(RESCHEDULE_TEXTS.poll);

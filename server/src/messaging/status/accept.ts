@@ -19,7 +19,7 @@ import { signal } from '../../signals.ts';
 import type { UserRow } from '../../users/repository.ts';
 import * as idem from '../accept/idempotency.ts';
 import * as acceptRepo from '../accept/repository.ts';
-import { decodeMedia } from '../compose.ts';
+import { decodeMedia, scheduleTimeOf } from '../compose.ts';
 import { assertOwnerMaySend } from '../engine/rules.ts';
 import { mediaToSend } from '../media-kind.ts';
 import { everyoneMessaged, listMembers } from './audience.ts';
@@ -53,14 +53,6 @@ async function composeStatus(body: StatusSendBody): Promise<Composed> {
   return { type: 'media', caption: body.content ?? '', mime, data: bytes };
 }
 
-function scheduleOf(raw: string | null | undefined, now = new Date()): Date | null {
-  if (raw == null || raw.trim() === '') return null;
-  const at = new Date(raw);
-  if (Number.isNaN(at.getTime()) || at.getTime() <= now.getTime())
-    throw badRequest(SEND_TEXTS.badScheduleTime);
-  return at;
-}
-
 /**
  * Accepts a Status post (issue 31) as a job like any other (`messageType: 'status'`): one
  * recipient, and one credit, per audience member, opted-out (and, with the consent setting,
@@ -88,7 +80,7 @@ export async function acceptStatus(
   if (lists.length > 0 && everyone) throw badRequest(STATUS_TEXTS.bothAudiences);
   if (lists.length === 0 && !everyone) throw badRequest(STATUS_TEXTS.noAudience);
   const post = await composeStatus(body);
-  const scheduledAt = scheduleOf(body.scheduleTime);
+  const scheduledAt = scheduleTimeOf(body.scheduleTime);
 
   let chatIds = everyone
     ? await everyoneMessaged(ctx.db, sessionId)
