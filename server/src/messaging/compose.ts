@@ -66,6 +66,25 @@ export function recipientsOf(body: SendBody, audience: Audience, defaultCallingC
   return [...seen];
 }
 
+/**
+ * `recipientsOf` over a long list in slices, giving the event loop back between them, so that
+ * parsing 200,000 numbers never holds other requests (a health check) for more than a slice.
+ */
+export async function recipientsYielding(
+  chatIds: string[],
+  audience: Audience,
+  defaultCallingCode: string,
+  slice = 2000,
+): Promise<string[]> {
+  const seen = new Set<string>();
+  for (let i = 0; i < chatIds.length; i += slice) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const id of recipientsOf({ chatIds: chatIds.slice(i, i + slice) }, audience, defaultCallingCode))
+      seen.add(id);
+  }
+  return [...seen];
+}
+
 const DATA_URL = /^data:([^;,]*)(;[^,]*)?,/;
 
 /** Decodes the base64 body (plain or a `data:` URL); refuses files over 16 MB before decoding them. */

@@ -50,9 +50,7 @@ export async function acceptSend(
   // Credits per recipient of each account's kind (issue 30): what each recipient is charged.
   const prices = await readCreditPrices(ctx.db);
   const priceOf = accounts.map((a) => prices[a.kind]);
-  // Cheap before costly: the balance against the count of ids as given, before parsing them.
-  if ((await acceptRepo.creditsOf(ctx.db, user.id)) < leastRecipients(body, audience) * Math.min(...priceOf))
-    throw paymentRequired(MESSAGES.creditShort);
+  await assertCreditsForIds(ctx, user, body, audience, Math.min(...priceOf));
   const cc = ctx.config.defaultCountryCode;
   const individuals = audience === 'individuals' ? await gatherIndividuals(ctx.db, user, body, cc) : null;
   const composed = composeSend(individuals ? { ...body, chatIds: individuals.chatIds } : body, audience, cc);
@@ -198,6 +196,18 @@ function groupsNoun(chatIds: string[]): string {
   if (channels === 0) return one ? 'group' : 'groups';
   if (channels === chatIds.length) return one ? 'channel' : 'channels';
   return 'groups and channels';
+}
+
+/** Cheap before costly: the balance against the count of ids as given, before parsing them (402). */
+export async function assertCreditsForIds(
+  ctx: AppContext,
+  user: UserRow,
+  body: SendBody,
+  audience: Audience,
+  leastPrice: number,
+): Promise<void> {
+  if ((await acceptRepo.creditsOf(ctx.db, user.id)) < leastRecipients(body, audience) * leastPrice)
+    throw paymentRequired(MESSAGES.creditShort);
 }
 
 /**
