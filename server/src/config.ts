@@ -150,6 +150,7 @@ const EnvSchema = z.object({
   FAILOVER_AFTER_MS: int(0, 86_400_000).default(120_000),
   SEND_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
   UNDELIVERED_AFTER_MS: int(1000, 30 * 86_400_000).default(86_400_000),
+  ERASURE_COMPACT_MS: int(1000, 30 * 86_400_000).default(86_400_000),
   RATE_LIMIT_PAUSE_MS: int(1000, 3_600_000).default(60_000),
   RESTRICTION_RETRY_MS: int(1000, 86_400_000).default(15 * 60_000),
   LOOKUP_BATCH_SIZE: int(1, 500).default(50),
@@ -242,6 +243,8 @@ export type Config = {
   healthCoolingMs: number;
   /** A sent message with no delivery receipt this long after its send is undelivered (issue 26). */
   undeliveredAfterMs: number;
+  /** Within this long after an erasure, the tables that held the number are rewritten and the WAL moved past it. */
+  erasureCompactMs: number;
   /** How long an account sends nothing after WhatsApp answers 429 rate-overlimit. */
   rateLimitPauseMs: number;
   /** A 463 with no end given: new chats are tried again after this, doubled per 463 in a row, up to 32 times it. */
@@ -344,6 +347,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     healthCheckMs: e.HEALTH_CHECK_MS,
     healthCoolingMs: e.HEALTH_COOLING_MS,
     undeliveredAfterMs: e.UNDELIVERED_AFTER_MS,
+    erasureCompactMs: e.ERASURE_COMPACT_MS,
     rateLimitPauseMs: e.RATE_LIMIT_PAUSE_MS,
     restrictionRetryMs: e.RESTRICTION_RETRY_MS,
     lookupBatches: { size: e.LOOKUP_BATCH_SIZE, spacingMs: e.LOOKUP_SPACING_MS },

@@ -1043,6 +1043,8 @@ export const erasures = pgTable(
     token: text('token').notNull(),
     actorId: text('actor_id'),
     at: ts('at').notNull().defaultNow(),
+    /** When the tables that held the number were rewritten and the WAL moved past it (erasure-compaction.ts). */
+    compactedAt: ts('compacted_at'),
   },
   (t) => [primaryKey({ columns: [t.userId, t.token] })],
 );
