@@ -10,7 +10,7 @@ export function assertMaySetPrices(admin: { role: string; managedBy: string | nu
 }
 
 /**
- * An admin sets the credits per recipient of a kind of account (issue 30). Recipients already
+ * An admin sets the credits per recipient of a kind of account. Recipients already
  * accepted keep the price they were charged; the change applies to sends (and retries) after it.
  */
 export async function setCreditPricesAsAdmin(
