@@ -81,6 +81,8 @@ export default defineConfig({
             DATA_DIR: dataDir,
             WEB_DIST_DIR: webDir,
             WA_PROVIDER: 'simulator',
+            // proxy.spec tests a proxy on this host (loopback): refused without it.
+            ALLOW_PRIVATE_PROXIES: 'true',
             SEND_DELAY_MIN_MS: '0',
             SEND_DELAY_MAX_MS: '0',
             // The simulated phone scans 1 s after the QR is served (at 1 s): linked at about 2 s,

@@ -85,7 +85,36 @@ export const CloudPrice = z.object({
   priceUnits: z.number().int().min(0).max(10_000_000),
 });
 export const CloudPricesResponse = z.object({ success: z.literal(true), prices: z.array(CloudPrice) });
-export const CloudPricesBody = z.object({ prices: z.array(CloudPrice).min(1).max(10) });
+
+/** The categories Meta prices a message by (`pricing.category` of its status webhooks). */
+export const CLOUD_PRICE_CATEGORIES = [
+  'marketing',
+  'marketing_lite',
+  'utility',
+  'authentication',
+  'authentication_international',
+  'service',
+  'referral_conversion',
+] as const;
+export const CloudPricesBody = z.object({
+  prices: z
+    .array(
+      CloudPrice.extend({
+        category: z
+          .string()
+          .max(40)
+          .trim()
+          .toLowerCase()
+          .pipe(
+            z.enum(CLOUD_PRICE_CATEGORIES, {
+              error: `The category must be one of Meta's: ${CLOUD_PRICE_CATEGORIES.join(', ')}`,
+            }),
+          ),
+      }),
+    )
+    .min(1)
+    .max(CLOUD_PRICE_CATEGORIES.length),
+});
 
 /** `POST /api/session/:sessionId/cost-estimate`: what a template send to `recipients` numbers would cost. */
 export const CostEstimateBody = z.object({

@@ -64,6 +64,8 @@ export const PersonalData = z.object({
       deliveredAt: z.string().nullable(),
       readAt: z.string().nullable(),
       error: z.string().nullable(),
+      /** The person's reply to this message, as Job Details shows it. */
+      reply: z.object({ text: z.string().nullable(), at: z.string() }).nullable(),
     }),
   ),
   /** The number was erased before: nothing is held but the keyed token that keeps it left out. */

@@ -15,6 +15,15 @@ const price = z
 export const CreditPrices = z.object({ linked: price, cloud: price });
 export type CreditPrices = z.infer<typeof CreditPrices>;
 
+/**
+ * Who may change prices that apply to every user (credits per kind, Meta's prices per category):
+ * a top-level admin (one no other admin manages: the first admin or one made with the CLI). An
+ * admin made by another admin manages only their own users and gets 403 with this text.
+ */
+export const PRICE_TEXTS = {
+  topLevelOnly: 'Only a top-level admin may change prices that apply to every user',
+} as const;
+
 /** What a recipient costs when no admin has set a price. */
 export const DEFAULT_CREDIT_PRICES: CreditPrices = { linked: 1, cloud: 1 };
 

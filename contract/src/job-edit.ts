@@ -28,7 +28,7 @@ export const EditJobResponse = z.object({
   total: z.number().int(),
   /** Credits charged (positive) or refunded (negative) by the edit. */
   creditsCharged: z.number().int(),
-  skipped: z.object({ optedOut: z.array(z.string()) }).optional(),
+  skipped: z.object({ optedOut: z.array(z.string()), noConsent: z.array(z.string()).optional() }).optional(),
 });
 export type EditJobResponse = z.infer<typeof EditJobResponse>;
 

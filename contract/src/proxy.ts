@@ -6,6 +6,7 @@ export const PROXY_TEXTS = {
   invalid: 'Give the proxy as socks5://user:password@host:port or http://user:password@host:port',
   needsKey: 'A proxy needs SECRET_KEY: it is stored encrypted',
   notSet: 'This account has no proxy',
+  privateAddress: 'The proxy must be at a public address',
   echoUnset: 'Reaches WhatsApp through the proxy (exit address not checked: PROXY_ECHO_URL is not set)',
 } as const;
 

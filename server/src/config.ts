@@ -150,6 +150,7 @@ const EnvSchema = z.object({
   FAILOVER_AFTER_MS: int(0, 86_400_000).default(120_000),
   SEND_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
   UNDELIVERED_AFTER_MS: int(1000, 30 * 86_400_000).default(86_400_000),
+  ERASURE_COMPACT_MS: int(1000, 30 * 86_400_000).default(86_400_000),
   RATE_LIMIT_PAUSE_MS: int(1000, 3_600_000).default(60_000),
   RESTRICTION_RETRY_MS: int(1000, 86_400_000).default(15 * 60_000),
   LOOKUP_BATCH_SIZE: int(1, 500).default(50),
@@ -179,6 +180,7 @@ const EnvSchema = z.object({
   LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'json or pretty' }).optional(),
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   ALLOW_PRIVATE_WEBHOOKS: bool.default(false),
+  ALLOW_PRIVATE_PROXIES: bool.default(false),
   WEBHOOK_RETRY_BASE_MS: int(100, 3_600_000).default(10_000),
   WEBHOOK_TIMEOUT_MS: int(1000, 60_000).default(5000),
   /** Replies that opt a number out (docs/decisions.md, Opt-outs), comma-separated, any case. */
@@ -241,6 +243,8 @@ export type Config = {
   healthCoolingMs: number;
   /** A sent message with no delivery receipt this long after its send is undelivered. */
   undeliveredAfterMs: number;
+  /** Within this long after an erasure, the tables that held the number are rewritten and the WAL moved past it. */
+  erasureCompactMs: number;
   /** How long an account sends nothing after WhatsApp answers 429 rate-overlimit. */
   rateLimitPauseMs: number;
   /** A 463 with no end given: new chats are tried again after this, doubled per 463 in a row, up to 32 times it. */
@@ -264,6 +268,8 @@ export type Config = {
   metricsToken: string | undefined;
   /** Lets webhooks point at private and loopback addresses (tests, a receiver on the same host). */
   allowPrivateWebhooks: boolean;
+  /** Lets an account's proxy be at a private or loopback address (a proxy on this host or network). */
+  allowPrivateProxies: boolean;
   /** The first retry of a failed webhook call waits this long, doubling each time (at most an hour). */
   webhookRetryBaseMs: number;
   /** How long a webhook call may take to answer; its rows are claimed for three times that. */
@@ -341,6 +347,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     healthCheckMs: e.HEALTH_CHECK_MS,
     healthCoolingMs: e.HEALTH_COOLING_MS,
     undeliveredAfterMs: e.UNDELIVERED_AFTER_MS,
+    erasureCompactMs: e.ERASURE_COMPACT_MS,
     rateLimitPauseMs: e.RATE_LIMIT_PAUSE_MS,
     restrictionRetryMs: e.RESTRICTION_RETRY_MS,
     lookupBatches: { size: e.LOOKUP_BATCH_SIZE, spacingMs: e.LOOKUP_SPACING_MS },
@@ -357,6 +364,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: e.LOG_FORMAT,
     metricsToken: e.METRICS_TOKEN,
     allowPrivateWebhooks: e.ALLOW_PRIVATE_WEBHOOKS,
+    allowPrivateProxies: e.ALLOW_PRIVATE_PROXIES,
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     optOutKeywords: e.OPT_OUT_KEYWORDS,

@@ -2,6 +2,7 @@ import { chatIdOfPhone, isPhoneJid } from '@wa/contract';
 import type { AppContext } from './context.ts';
 import { type DispatcherOptions, startDispatcher } from './messaging/engine/dispatcher.ts';
 import { reply } from './messaging/engine/transitions.ts';
+import { startErasureCompaction } from './messaging/erasure-compaction.ts';
 import { compactJobStats } from './messaging/jobs/repository.ts';
 import { takeOptOutReply } from './messaging/opt-outs.ts';
 import { startSessionRunner } from './sessions/runner.ts';
@@ -65,10 +66,12 @@ export async function startEngine(ctx: AppContext, options: EngineOptions = {}):
     compactJobStats(ctx.db).catch((err: unknown) => ctx.log.error({ err }, 'folding job_stats failed'));
   }, COMPACT_STATS_MS);
   compact.unref();
+  const stopErasureCompaction = startErasureCompaction(ctx);
   return {
     runtime,
     stop: async () => {
       clearInterval(compact);
+      stopErasureCompaction();
       await webhooks.stop();
       await dispatcher.stop();
       await runtime.stop();

@@ -9,12 +9,14 @@ const SECRET_FIELDS =
 
 /**
  * Every log line is scrubbed before it is written: password hashes, bearer tokens, secret-named
- * JSON fields (auth state, codes) and a failed query's parameters never reach the log.
+ * JSON fields (auth state, codes), Meta's webhook verify token in a logged URL and a failed
+ * query's parameters never reach the log.
  */
 export function scrubLogLine(line: string): string {
   return line
     .replace(/\$argon2[a-z]*\$[^"\s\\,]*/g, '[redacted]')
     .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1[redacted]')
+    .replace(/(hub(?:\.|%2e)verify_token=)[^&"\s\\]*/gi, '$1[redacted]')
     .replace(new RegExp(`("(?:${SECRET_FIELDS})":)"(?:[^"\\\\]|\\\\.)*"`, 'g'), '$1"[redacted]"')
     .replace(/(params: )(?:[^"\\]|\\.)*/g, '$1[redacted]');
 }

@@ -9,7 +9,7 @@ import {
   TWO_FACTOR_MESSAGES,
 } from '@wa/contract';
 import { and, eq, gt, isNull } from 'drizzle-orm';
-import { recordAudit } from '../audit/record.ts';
+import { recordAudit, recordCounted } from '../audit/record.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { authTokens, passwordResetRequests } from '../db/schema.ts';
@@ -26,7 +26,7 @@ import {
   type UserRow,
 } from '../users/repository.ts';
 import { createUser, setPassword } from '../users/service.ts';
-import { reserveLoginAttempt } from './throttle.ts';
+import { LOGIN_WINDOW_MS, reserveLoginAttempt } from './throttle.ts';
 import { isTwoFactorOn, verifySecondFactor } from './two-factor.ts';
 
 export type AuthUser = Pick<
@@ -45,8 +45,9 @@ export async function signedInUser(db: Db, user: UserRow & { ownOnly?: boolean }
  * attempt is counted before the password is checked (auth/throttle.ts) and forgiven on success,
  * so parallel guesses cannot outrun the limit. With two-factor sign-in on, the password alone
  * answers 401 `twoFactor: true` so that the page asks for the code. A sign-in is audited with its
- * token; a refusal (401, 403, 429) as 'auth.login-failed' before the answer leaves, except the
- * first step of a two-factor sign-in, which is no failure.
+ * token; a refusal (401, 403) as 'auth.login-failed' before the answer leaves, except the
+ * first step of a two-factor sign-in, which is no failure; refusals by the throttle (429) are
+ * counted in one such line per account and address in the throttle's window.
  */
 export async function login(db: Db, config: Config, body: LoginBody, ip: string): Promise<LoginResponse> {
   try {
@@ -59,13 +60,17 @@ export async function login(db: Db, config: Config, body: LoginBody, ip: string)
     ) {
       const username = body.username.slice(0, 100);
       const user = username ? await findUserByUsername(db, username) : undefined;
-      await recordAudit(db, {
+      const line = {
         actor: { id: null, username },
         action: 'auth.login-failed',
         targetUserId: user?.id ?? null,
         details: { reason: err.message },
         ip,
-      });
+      };
+      // A refused attempt checked no secret: counted in one line per window, not a line each.
+      if (err.status === 429)
+        await recordCounted(db, { ...line, details: { reason: 'Too many login attempts' } }, LOGIN_WINDOW_MS);
+      else await recordAudit(db, line);
     }
     throw err;
   }

@@ -1,4 +1,6 @@
+import { jidUser } from '@wa/contract';
 import type { Db } from '../db/client.ts';
+import { badRequest } from '../errors.ts';
 import { withoutConsentAmong } from './consent.ts';
 import { erasedAmong } from './erasure-token.ts';
 import { optedOutAmong } from './service.ts';
@@ -19,4 +21,34 @@ export async function leftOutOfSend(
   if (!user.consentRequired) return { optedOut, noConsent: new Set() };
   const rest = numbers.filter((n) => !optedOut.has(n));
   return { optedOut, noConsent: await withoutConsentAmong(db, user.id, rest) };
+}
+
+/** The numbers a send left out, as its answer lists them (`skipped`), or nothing when none was. */
+export type Skipped = { skipped?: { optedOut: string[]; noConsent?: string[] } };
+
+/**
+ * The one-to-one chat ids among `chatIds` that may receive a message of `user` (every path that
+ * adds recipients: a send, a Status post, a job's edit), which of them to keep, and the numbers
+ * left out by `leftOutOfSend`. When none is left, a 400 with `empty`'s text for why.
+ */
+export async function sendableRecipients(
+  db: Db,
+  secretKey: Buffer | undefined,
+  user: { id: string; consentRequired: boolean },
+  chatIds: string[],
+  empty: { optedOut: string; noConsent: string },
+): Promise<{ chatIds: string[]; keep: boolean[] } & Skipped> {
+  const numbers = chatIds.map(jidUser);
+  const out = await leftOutOfSend(db, secretKey, user, numbers);
+  const keep = numbers.map((n) => !out.optedOut.has(n) && !out.noConsent.has(n));
+  const kept = chatIds.filter((_, i) => keep[i]);
+  const optedOut = numbers.filter((n) => out.optedOut.has(n));
+  const noConsent = numbers.filter((n) => out.noConsent.has(n));
+  if (kept.length === 0) throw badRequest(noConsent.length > 0 ? empty.noConsent : empty.optedOut);
+  if (optedOut.length === 0 && noConsent.length === 0) return { chatIds: kept, keep };
+  return {
+    chatIds: kept,
+    keep,
+    skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) },
+  };
 }

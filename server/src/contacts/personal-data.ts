@@ -17,7 +17,7 @@ export function phoneOf(cell: string, defaultCallingCode: string): string {
 /**
  * Everything the user holds about one number (a data request under the DPDP Act):
  * its list entries with their fields and consent, its opt-out, and every message of the user's
- * jobs to it. Messages are found through the user's jobs (recipients have no index by chat id).
+ * jobs to it with the person's reply. Messages are found through the user's jobs (recipients have no index by chat id).
  */
 export async function personalData(
   db: Db,
@@ -59,10 +59,13 @@ export async function personalData(
     delivered_at: Date | string | null;
     read_at: Date | string | null;
     error: string | null;
+    reply_text: string | null;
+    replied_at: Date | string | null;
   }>(
     db,
     sql`SELECT r.job_id, r.session_id, j.message_type, j.created_at, r.status, r.content,
-               j.content AS job_content, r.sent_at, r.delivered_at, r.read_at, r.error
+               j.content AS job_content, r.sent_at, r.delivered_at, r.read_at, r.error,
+               r.reply_text, r.replied_at
         FROM message_jobs j JOIN message_job_recipients r ON r.job_id = j.id
         WHERE j.user_id = ${userId} AND r.chat_id = ${`${phone}@s.whatsapp.net`}
         ORDER BY j.created_at, r.id`,
@@ -99,12 +102,13 @@ export async function personalData(
       deliveredAt: iso(m.delivered_at),
       readAt: iso(m.read_at),
       error: m.error,
+      reply: m.replied_at === null ? null : { text: m.reply_text, at: iso(m.replied_at)! },
     })),
     erased: (await erasedAmong(db, secretKey, userId, [phone])).size > 0,
   };
 }
 
-/** The same as one CSV file: a row per list entry, opt-out and message. */
+/** The same as one CSV file: a row per list entry, opt-out, message and reply. */
 export function personalDataCsv(data: PersonalData): string {
   const lines = [csvLine(['record', 'id', 'name', 'detail', 'status', 'at'])];
   for (const l of data.lists) {
@@ -144,6 +148,7 @@ export function personalDataCsv(data: PersonalData): string {
         m.error ? `${m.status}: ${m.error}` : m.status,
         m.sentAt ?? m.createdAt,
       ]),
+      ...(m.reply ? [csvLine(['reply', m.jobId, '', m.reply.text ?? '', 'replied', m.reply.at])] : []),
     );
   if (data.erased) lines.push(csvLine(['erased', '', '', '', 'erased', '']));
   return `${CSV_BOM}${lines.join('')}`;

@@ -26,6 +26,7 @@ import { lockListsOf } from './list-lock.ts';
 export const CONTACT_MESSAGES = {
   notATable: TEXTS.notATable,
   nameRequired: 'List name is required',
+  nameTooLong: 'List name must be at most 200 characters',
   invalidNumber: PHONE_TEXTS.invalid,
   optOutNotFound: 'Number is not on the opt-out list',
   groupNotFound: 'Group not found',

@@ -93,6 +93,10 @@ export async function openPglite(
     // a 1,000,000-contact import held every other request 100-280 ms at each one.
     '-c',
     'wal_init_zero=off',
+    // A used WAL file is removed, not renamed for reuse with its old contents: once the WAL has
+    // moved past an erasure, no file in the data directory holds the erased number.
+    '-c',
+    'wal_recycle=off',
   ];
   const client = await PGlite.create(dataDir, {
     startParams,

@@ -92,6 +92,16 @@ export const recoveryCodes = pgTable(
  * (`user:<lower name>`) and per client address (`ip:<address>`), in the database so that
  * every process sees the same count.
  */
+/**
+ * Requests per user and kind in the current window (sends, send estimates): one row per key,
+ * counted by every node against one database, so a limit holds across routes and processes.
+ */
+export const rateCounters = pgTable('rate_counters', {
+  key: text('key').primaryKey(),
+  windowStart: ts('window_start').notNull(),
+  count: integer('count').notNull(),
+});
+
 export const loginFailures = pgTable(
   'login_failures',
   {
@@ -1033,6 +1043,8 @@ export const erasures = pgTable(
     token: text('token').notNull(),
     actorId: text('actor_id'),
     at: ts('at').notNull().defaultNow(),
+    /** When the tables that held the number were rewritten and the WAL moved past it (erasure-compaction.ts). */
+    compactedAt: ts('compacted_at'),
   },
   (t) => [primaryKey({ columns: [t.userId, t.token] })],
 );

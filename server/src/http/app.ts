@@ -23,6 +23,7 @@ import { errorHandler } from './errors.ts';
 import { jsonShapeProblem } from './json-guard.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { App, RouteInfo } from './types.ts';
+import { enforceUserLimits } from './user-limit.ts';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -173,6 +174,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     request.token = token;
     request.viaApiKey = viaApiKey;
   });
+
+  enforceUserLimits(app, ctx);
 
   // The raw body's shape is checked before it is parsed (json-guard.ts); the parser is Fastify's own.
   const parseJson = app.getDefaultJsonParser('error', 'error');

@@ -33,6 +33,8 @@ declare module 'fastify' {
     admin?: boolean;
     /** Needs a password sign-in: a `wak_` API key is refused (403). */
     noApiKey?: boolean;
+    /** Requests per user in a window, shared by the routes of one name and by every node (user-limit.ts). */
+    userLimit?: { name: string; max: number; windowMs: number };
   }
 }
 

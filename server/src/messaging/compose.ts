@@ -6,6 +6,7 @@ import {
   normaliseMime,
   PHONE_TEXTS,
   type Poll,
+  parseDateInput,
   phoneOrNull,
   pollLimitProblem,
   pollOfValue,
@@ -61,6 +62,25 @@ export function recipientsOf(body: SendBody, audience: Audience, defaultCallingC
       id = chat;
     }
     seen.add(id);
+  }
+  return [...seen];
+}
+
+/**
+ * `recipientsOf` over a long list in slices, giving the event loop back between them, so that
+ * parsing 200,000 numbers never holds other requests (a health check) for more than a slice.
+ */
+export async function recipientsYielding(
+  chatIds: string[],
+  audience: Audience,
+  defaultCallingCode: string,
+  slice = 2000,
+): Promise<string[]> {
+  const seen = new Set<string>();
+  for (let i = 0; i < chatIds.length; i += slice) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const id of recipientsOf({ chatIds: chatIds.slice(i, i + slice) }, audience, defaultCallingCode))
+      seen.add(id);
   }
   return [...seen];
 }
@@ -147,15 +167,18 @@ export function composeSend(
     };
   }
 
-  let scheduledAt: Date | null = null;
-  if (body.scheduleTime != null && body.scheduleTime.trim() !== '') {
-    const at = new Date(body.scheduleTime);
-    if (Number.isNaN(at.getTime()) || at.getTime() <= now.getTime()) {
-      throw badRequest(SEND_TEXTS.badScheduleTime);
-    }
-    scheduledAt = at;
-  }
-  return { chatIds, message, scheduledAt };
+  return { chatIds, message, scheduledAt: scheduleTimeOf(body.scheduleTime, now) };
+}
+
+/**
+ * A schedule time (sends, Status posts, a job's edit or move): null when none is given, else a
+ * date after `now` (parseDateInput's bounds), or the send's 400.
+ */
+export function scheduleTimeOf(raw: string | null | undefined, now = new Date()): Date | null {
+  if (raw == null || raw.trim() === '') return null;
+  const at = parseDateInput(raw);
+  if (!at || at.getTime() <= now.getTime()) throw badRequest(SEND_TEXTS.badScheduleTime);
+  return at;
 }
 
 /** What the job stores as its content: the text, the caption, or the poll's JSON text. */

@@ -16,7 +16,8 @@ const wholeNumber = (phone: string) => `([^0-9]|^)${phone}([^0-9]|$)`;
  * queued recipients fail 'Erased' (refunded); in past jobs the chat id becomes the token, and
  * the name, personalised text, reply and the stored WhatsApp message go, while every counter
  * stays, so totals and reports add up. Audit and webhook rows that name the number get the
- * token instead. Backups made before keep the number (docs/api.md, "Consent and data requests").
+ * token instead. The old row versions go off the disk at the next compaction
+ * (erasure-compaction.ts); backups made before keep the number (docs/api.md, "Consent and data requests").
  */
 export async function erasePerson(
   ctx: AppContext,

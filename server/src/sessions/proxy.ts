@@ -8,6 +8,7 @@ import { authorizeSession } from '../policy/access.ts';
 import { signal } from '../signals.ts';
 import { type ProxySettings, proxyDispatcher, proxyHttpAgent } from '../transport/baileys/proxy.ts';
 import type { UserRow } from '../users/repository.ts';
+import { addressesOf, isPublicAddress } from '../webhooks/address.ts';
 import { type SessionRow, updateSession } from './repository.ts';
 
 const SCHEMES = new Set(['socks5', 'socks5h', 'http']);
@@ -33,8 +34,8 @@ export function parseProxyUrl(text: string): ProxySettings {
     url.hash !== ''
   )
     throw badRequest(PROXY_TEXTS.invalid);
-  const username = url.username ? decodeURIComponent(url.username) : undefined;
-  const password = url.password ? decodeURIComponent(url.password) : undefined;
+  const username = url.username ? decodedOr400(url.username) : undefined;
+  const password = url.password ? decodedOr400(url.password) : undefined;
   if ((username?.length ?? 0) > 255 || (password?.length ?? 0) > 255) throw badRequest(PROXY_TEXTS.invalid);
   return {
     scheme: scheme as ProxySettings['scheme'],
@@ -43,6 +44,27 @@ export function parseProxyUrl(text: string): ProxySettings {
     ...(username !== undefined ? { username } : {}),
     ...(password !== undefined ? { password } : {}),
   };
+}
+
+/** A percent-encoded part of the URL; a bad escape (`%ZZ`) is the form's 400, not a URIError. */
+function decodedOr400(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw badRequest(PROXY_TEXTS.invalid);
+  }
+}
+
+/**
+ * 'Test proxy' dials the proxy from this server at once and says how it answered: at a loopback
+ * or private address that is a port scan of the server's own network. Refused as webhooks are,
+ * unless the operator allows it (ALLOW_PRIVATE_PROXIES); a name is judged by every address it has.
+ */
+async function assertPublicProxy(ctx: AppContext, p: ProxySettings): Promise<void> {
+  if (ctx.config.allowPrivateProxies) return;
+  const addresses = await addressesOf(p.host).catch(() => []);
+  if (addresses.length === 0 || !addresses.every(isPublicAddress))
+    throw badRequest(PROXY_TEXTS.privateAddress);
 }
 
 export const presentProxy = (p: ProxySettings | null): ProxyInfo | null =>
@@ -107,6 +129,7 @@ export async function testSessionProxy(
   const row = await authorizeSession(ctx.db, user, 'act', sessionId);
   const settings = url ? parseProxyUrl(url) : proxyOf(ctx.config.secretKey, row);
   if (!settings) throw badRequest(PROXY_TEXTS.notSet);
+  await assertPublicProxy(ctx, settings);
   const target = whatsappEndpoint(ctx.config.waWsUrl);
   // The proxy resolves WhatsApp's name itself here (socks5h): the test is of the proxy, not of this server's DNS.
   const agent = proxyHttpAgent(settings.scheme === 'socks5' ? { ...settings, scheme: 'socks5h' } : settings);
@@ -119,10 +142,16 @@ export async function testSessionProxy(
         agent,
         timeout: TEST_TIMEOUT_MS,
       });
+      // An HTTP proxy that refuses the CONNECT answers in WhatsApp's place: its status is not a reach.
+      let refused: Error | null = null;
+      request.on('proxyConnect', (connect: { statusCode: number }) => {
+        if (connect.statusCode !== 200) refused = new Error(`CONNECT answered ${connect.statusCode}`);
+      });
       // Any answer (a WebSocket endpoint answers a plain GET with an error status) means reached.
       request.on('response', (res) => {
         res.resume();
-        resolve();
+        if (refused) reject(refused);
+        else resolve();
       });
       request.on('timeout', () => request.destroy(new Error('Proxy connection timed out')));
       request.on('error', reject);

@@ -1,5 +1,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Webhooks must not become a way to reach the server's own network (SSRF): loopback, private,
@@ -31,6 +32,8 @@ for (const [address, prefix] of [
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
+  // Teredo: the IPv4 address inside is obfuscated and reached through a relay.
+  ['2001::', 32],
   ['2001:db8::', 32],
   ['fc00::', 7],
   ['fe80::', 10],
@@ -44,12 +47,26 @@ export function isPublicAddress(address: string): boolean {
   const family = net.isIP(address);
   if (family === 0) return false;
   if (family === 6) {
-    // An IPv4 address written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address.
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return isPublicAddress(mapped[1]!);
+    // An IPv4 address written as IPv6 is judged as the IPv4 address.
+    const inside = embeddedIPv4(address);
+    if (inside) return isPublicAddress(inside);
     return !blocked.check(address, 'ipv6');
   }
   return !blocked.check(address, 'ipv4');
+}
+
+/**
+ * The IPv4 address that an IPv6 one carries to a gateway: mapped (::ffff:a.b.c.d), translated
+ * (::ffff:0:a.b.c.d, a SIIT translator) or 6to4 (2002:aabb:ccdd::), in any spelling.
+ */
+function embeddedIPv4(address: string): string | null {
+  const p = ipaddr.IPv6.parse(address.replace(/%.*$/, '')).parts;
+  const ipv4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  const zeros = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && p[5] === 0xffff) return ipv4(p[6]!, p[7]!);
+  if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0) return ipv4(p[6]!, p[7]!);
+  if (p[0] === 0x2002) return ipv4(p[1]!, p[2]!);
+  return null;
 }
 
 /** Every address a host name stands for (an IP literal stands for itself). */

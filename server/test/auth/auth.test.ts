@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { ensureAdmin } from '../../src/auth/service.ts';
 import { ledgerSum } from '../../src/credits/credits.ts';
+import { queryRows } from '../../src/db/client.ts';
 import { authTokens } from '../../src/db/schema.ts';
 import {
   bearer,
@@ -122,6 +123,15 @@ describe.each(DB_KINDS)('sign-in on %s', (kind) => {
       payload: { username: user.username, password: user.password },
     });
     expect(right.statusCode).toBe(429);
+    // 5 wrong passwords are 5 lines; the 3 throttled attempts are one line that counts them
+    const lines = await queryRows<{ details: Record<string, unknown> }>(
+      t.db,
+      sql`SELECT details FROM audit_log WHERE action = 'auth.login-failed' AND actor = ${user.username} ORDER BY id`,
+    );
+    expect(lines.map((l) => l.details)).toEqual([
+      ...Array.from({ length: 5 }, () => ({ reason: 'Invalid username or password' })),
+      { reason: 'Too many login attempts', attempts: 3 },
+    ]);
     // another username from the same IP is not affected
     const other = await buildUser(t);
     expect(await loginToken(t.app, other.username)).toBeTruthy();

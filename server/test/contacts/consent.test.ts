@@ -245,13 +245,19 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
     expect(answers()).toHaveLength(1);
   });
 
-  it('a data request gives lists, consent, opt-out and messages as JSON and CSV; erasure keeps totals and leaves the number out', async () => {
+  it('a data request gives lists, consent, opt-out, messages and replies as JSON and CSV; erasure keeps totals and leaves the number out', async () => {
     const { user, token, sessionId } = await linkedSession(t, { credits: 10, track: users });
     await importList(token, 'phone,name\n9800018001,=cmd()\n9800018002,Ravi\n', {
       consentConfirmed: 'true',
       consentPurpose: 'Order updates',
     });
     const jobId = (await send(token, sessionId, ['919800018001', '919800018002'])).json().jobId as string;
+    // The person's reply, where Job Details reads it.
+    const repliedAt = new Date('2026-01-05T10:00:00Z');
+    await t.db.execute(
+      sql`UPDATE message_job_recipients SET reply_text = 'Send the catalogue', replied_at = ${repliedAt.toISOString()}::timestamptz
+          WHERE job_id = ${jobId} AND chat_id = '919800018001@s.whatsapp.net'`,
+    );
     const got = await t.app.inject({
       method: 'GET',
       url: '/api/contacts/by-phone/9800018001',
@@ -270,7 +276,14 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
           consent: { purpose: 'Order updates', fileName: 'customers.csv' },
         },
       ],
-      messages: [{ jobId, status: 'queued', content: 'Offer' }],
+      messages: [
+        {
+          jobId,
+          status: 'queued',
+          content: 'Offer',
+          reply: { text: 'Send the catalogue', at: repliedAt.toISOString() },
+        },
+      ],
     });
     const csv = await t.app.inject({
       method: 'GET',
@@ -279,6 +292,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
     });
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(csv.body).toContain('name==cmd()');
+    expect(csv.body).toContain(`reply,${jobId},,Send the catalogue,replied,${repliedAt.toISOString()}`);
     // No cell begins like a formula (docs/decisions.md, Exports).
     expect(csv.body).not.toMatch(/(^|,)[=+\-@]/m);
     expect(csv.body.split('\r\n')[0]).toBe('\uFEFFrecord,id,name,detail,status,at');

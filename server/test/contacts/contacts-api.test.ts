@@ -164,7 +164,7 @@ describe.each(DB_KINDS)('contact lists and opt-outs on %s', (kind) => {
     });
   });
 
-  it('refuses what is not a table; the owner deletes a list', async () => {
+  it('refuses what is not a table and a 70,000-character name; the owner deletes a list', async () => {
     const { token } = await signedIn();
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d, 1, 2, 3]);
     for (const form of [
@@ -176,6 +176,9 @@ describe.each(DB_KINDS)('contact lists and opt-outs on %s', (kind) => {
       expect(res.json()).toEqual({ success: false, message: 'Error processing the file' });
       expect(res.statusCode).toBe(400);
     }
+    const long = await post(token, upload('phone\n9800015838\n', 'a.csv', { name: 'L'.repeat(70_000) }));
+    expect(long.json()).toEqual({ success: false, message: 'List name must be at most 200 characters' });
+    expect(long.statusCode).toBe(400);
     const lists = await t.app.inject({ method: 'GET', url: '/api/contact-lists', headers: bearer(token) });
     expect(lists.json().lists).toEqual([]);
 

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { creditLedger } from '../../src/db/schema.ts';
 import { balanceOf, expectLedgerChain, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
@@ -7,7 +7,7 @@ import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
 // A job that has not started can be edited (time, text, recipients); the
 // credits held follow the recipients exactly, each change with its ledger row.
 describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
-  const { t } = appWithEngine(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
+  const { t } = appWithEngine(kind, { SIMULATOR_LINK_AFTER_MS: '3600000', SECRET_KEY: 'cd'.repeat(32) });
   const account = (credits: number) => linkedSession(t, { credits });
 
   async function send(token: string, sessionId: string, payload: object) {
@@ -144,6 +144,51 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
     const started = await edit(token, now, { content: 'Too late' });
     expect(started.statusCode).toBe(409);
     expect(started.json().message).toBe('Only a scheduled or paused job that has not started can be edited');
+    await expectLedgerChain(t.db, user.id);
+  });
+
+  it('new recipients pass the rules of a new send: an erased or opted-out number is left out, and without consent when the user must have it', async () => {
+    const { user, token, sessionId } = await account(10);
+    const jobId = await send(token, sessionId, {
+      chatIds: ['919800098101', '919800098102'],
+      content: 'Offer',
+      scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    const erased = await t.app.inject({
+      method: 'DELETE',
+      url: '/api/contacts/by-phone/919800098103',
+      headers: bearer(token),
+    });
+    expect(erased.statusCode, erased.body).toBe(200);
+    const optOut = await t.app.inject({
+      method: 'POST',
+      url: '/api/opt-outs',
+      headers: bearer(token),
+      payload: { phoneNumbers: ['919800098104'] },
+    });
+    expect(optOut.statusCode, optOut.body).toBe(200);
+
+    const res = await edit(token, jobId, { chatIds: ['919800098101', '919800098103', '919800098104'] });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      total: 1,
+      creditsCharged: -1,
+      skipped: { optedOut: ['919800098103', '919800098104'] },
+    });
+    const held = async () => (await recipientsOf(t.db, jobId)).map((r) => r.chatId);
+    expect(await held()).toEqual(['919800098101@s.whatsapp.net']);
+    expect(await balanceOf(t.db, user.id)).toBe(9);
+
+    const onlyErased = await edit(token, jobId, { chatIds: ['919800098103'] });
+    expect(onlyErased.statusCode).toBe(400);
+    expect(onlyErased.json().message).toBe('Every recipient has opted out');
+
+    await t.db.execute(sql`UPDATE users SET consent_required = true WHERE id = ${user.id}`);
+    const noConsent = await edit(token, jobId, { chatIds: ['919800098101', '919800098105'] });
+    expect(noConsent.statusCode).toBe(400);
+    expect(noConsent.json().message).toBe('No recipient has consent to receive messages');
+    expect(await held()).toEqual(['919800098101@s.whatsapp.net']);
+    expect(await balanceOf(t.db, user.id)).toBe(9);
     await expectLedgerChain(t.db, user.id);
   });
 });

@@ -1,11 +1,14 @@
 import crypto from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { createContext } from '../../src/context.ts';
 import { messageJobSeries } from '../../src/db/schema.ts';
 import { MESSAGES } from '../../src/errors.ts';
-import { SEND_ROUTE_CONFIG } from '../../src/http/routes/send.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { ESTIMATE_ROUTE_CONFIG, SEND_ROUTE_CONFIG } from '../../src/http/routes/send.ts';
+import type { App } from '../../src/http/types.ts';
 
-const SEND_RATE_LIMIT = SEND_ROUTE_CONFIG.rateLimit;
+const SEND_RATE_LIMIT = SEND_ROUTE_CONFIG.userLimit;
 
 import { JOB_MESSAGES, MAX_ACTIVE_SERIES } from '../../src/messaging/messages.ts';
 import { buildSession } from '../fakes/messaging.ts';
@@ -19,15 +22,15 @@ describe.each(DB_KINDS)('what a send checks first, and how often, on %s', (kind)
   async function sender(credits: number) {
     const { user, token } = await account(t, { credits });
     const sessionId = await buildSession(t, user.id, { ownerNode: t.ctx.nodeId });
-    type Route = 'sendBulkMessage' | 'sendIndividualMessage';
-    const sendTo = (session: string, route: Route, payload: object) =>
-      t.app.inject({
+    type Route = 'sendBulkMessage' | 'sendIndividualMessage' | 'sendStatus';
+    const sendTo = (session: string, route: Route, payload: object, app: App = t.app) =>
+      app.inject({
         method: 'POST',
         url: `/api/session/${session}/${route}`,
         headers: bearer(token),
         payload,
       });
-    const send = (route: Route, payload: object) => sendTo(sessionId, route, payload);
+    const send = (route: Route, payload: object, app: App = t.app) => sendTo(sessionId, route, payload, app);
     return { user, send, sendTo };
   }
 
@@ -69,19 +72,51 @@ describe.each(DB_KINDS)('what a send checks first, and how often, on %s', (kind)
     expect([fits.statusCode, fits.json().message]).toEqual([400, 'Invalid phone number: 12']);
   });
 
-  it(`answers 429 after ${SEND_RATE_LIMIT.max} sends a minute from one user to one route; another user goes on`, async () => {
+  it(`answers 429 after ${SEND_RATE_LIMIT.max} sends a minute from one user over every send route and node; another user goes on`, async () => {
     const { send } = await sender(0);
+    // A second node on the same database (its own app, its own process memory).
+    const node2 = await buildApp(createContext(t.ctx.config, t.ctx.database, 'node-2'));
+    await node2.ready();
+    try {
+      const codes: number[] = [];
+      const routes = ['sendBulkMessage', 'sendIndividualMessage', 'sendStatus'] as const;
+      const bodies = {
+        sendBulkMessage: { chatIds: [GROUP], content: 'Hi' },
+        sendIndividualMessage: { chatIds: ['919800000001'], content: 'Hi' },
+        sendStatus: { type: 'text', content: 'Hi', audience: { everyoneMessaged: true } },
+      };
+      for (let i = 0; i < SEND_RATE_LIMIT.max; i++) {
+        const route = routes[i % 3]!;
+        codes.push((await send(route, bodies[route], i % 2 === 0 ? t.app : node2)).statusCode);
+      }
+      expect(codes.every((c) => c !== 429)).toBe(true);
+      for (const route of routes)
+        for (const app of [t.app, node2]) {
+          const over = await send(route, bodies[route], app);
+          expect(over.statusCode, route).toBe(429);
+          expect(over.json().message).toMatch(/^Rate limit exceeded, retry in \d+ seconds$/);
+        }
+      const other = await sender(0);
+      expect((await other.send('sendBulkMessage', { chatIds: [GROUP], content: 'Hi' })).statusCode).toBe(402);
+    } finally {
+      await node2.close();
+    }
+  });
+
+  it('send-estimate is bounded as a send: refused on the balance before parsing, and its own 120 a minute per user', async () => {
+    const { sendTo, user } = await sender(2);
+    const sessionId = await buildSession(t, user.id, { ownerNode: t.ctx.nodeId });
+    const estimate = (chatIds: string[]) =>
+      sendTo(sessionId, 'send-estimate' as 'sendIndividualMessage', { chatIds, content: 'Hi' });
+    const many = Array.from({ length: 200_000 }, (_, i) => `9198${String(i).padStart(8, '0')}`);
+    const short = await estimate(many);
+    expect([short.statusCode, short.json().message]).toEqual([402, MESSAGES.creditShort]);
     const codes: number[] = [];
-    for (let i = 0; i <= SEND_RATE_LIMIT.max; i++)
-      codes.push((await send('sendBulkMessage', { chatIds: [GROUP], content: 'Hi' })).statusCode);
-    expect(codes.slice(0, SEND_RATE_LIMIT.max).every((c) => c === 402)).toBe(true);
-    expect(codes.at(-1)).toBe(429);
-    // Each send route has its own allowance.
-    expect(
-      (await send('sendIndividualMessage', { chatIds: ['919800000001'], content: 'Hi' })).statusCode,
-    ).toBe(402);
-    const other = await sender(0);
-    expect((await other.send('sendBulkMessage', { chatIds: [GROUP], content: 'Hi' })).statusCode).toBe(402);
+    for (let i = 1; i < ESTIMATE_ROUTE_CONFIG.userLimit.max; i++)
+      codes.push((await estimate(['919800000001'])).statusCode);
+    expect(codes.every((c) => c === 200)).toBe(true);
+    const over = await estimate(['919800000001']);
+    expect(over.statusCode).toBe(429);
   });
 
   it(`refuses a repeating send beyond ${MAX_ACTIVE_SERIES} active series; an ended one frees its place`, async () => {

@@ -110,6 +110,36 @@ describe.each(DB_KINDS)('users and credits faults (%s)', (kind) => {
     });
   });
 
+  describe("the access log and Meta's verify token", () => {
+    it("writes the webhook's URL with hub.verify_token redacted, in either spelling", async () => {
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk, _enc, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      });
+      const logged = await buildApp({
+        ...t.ctx,
+        log: createLogger({ logLevel: 'info', logFormat: 'json' }, sink),
+      });
+      await logged.ready();
+      try {
+        for (const key of ['hub.verify_token', 'hub%2Everify_token'])
+          await logged.inject({
+            method: 'GET',
+            url: `/api/cloud/webhook/nobody_1?hub.mode=subscribe&${key}=Sup3rSecretVerify&hub.challenge=42`,
+          });
+        const written = lines.join('');
+        expect(written).toContain('/api/cloud/webhook/nobody_1');
+        expect(written).toContain('verify_token=[redacted]');
+        expect(written).not.toContain('Sup3rSecretVerify');
+      } finally {
+        await logged.close();
+      }
+    });
+  });
+
   describe('credits beyond 32 bits', () => {
     it('takes a third grant of 1e9, and refuses a balance above the maximum with 400', async () => {
       const admin = await buildAdmin(t);

@@ -1,3 +1,6 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
@@ -9,6 +12,7 @@ const INVALID = 'Give the proxy as socks5://user:password@host:port or http://us
 describe.each(DB_KINDS)('a proxy per account on %s', (kind) => {
   const t = testAppFor(kind, { SECRET_KEY: 'cd'.repeat(32) });
   const bare = testAppFor(kind);
+  const local = testAppFor(kind, { ALLOW_PRIVATE_PROXIES: 'true' });
 
   const put = (app: TestApp, token: string, sessionId: string, url: string | null) =>
     app.app.inject({
@@ -85,19 +89,76 @@ describe.each(DB_KINDS)('a proxy per account on %s', (kind) => {
     expect(removed.json()).toMatchObject({ proxy: null, message: 'Proxy removed' });
   });
 
-  it('a test of a proxy that refuses says so', async () => {
-    const user = await buildUser(t);
-    const token = await loginToken(t.app, user.username);
-    const sessionId = await createInstance(t, token, { phoneNumber: '+91 98765 43303', sessionName: 'Shop' });
-    const res = await t.app.inject({
+  const testProxy = async (app: TestApp, url: string) => {
+    const user = await buildUser(app);
+    const token = await loginToken(app.app, user.username);
+    const sessionId = await createInstance(app, token, {
+      phoneNumber: '+91 98765 43303',
+      sessionName: 'Shop',
+    });
+    return app.app.inject({
       method: 'POST',
       url: `/api/session/${sessionId}/proxy/test`,
       headers: bearer(token),
-      payload: { url: 'socks5://127.0.0.1:1' },
+      payload: { url },
     });
+  };
+
+  it('a test of a proxy that refuses says so (a proxy on this host allowed by ALLOW_PRIVATE_PROXIES)', async () => {
+    const res = await testProxy(local, 'socks5://127.0.0.1:1');
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ ok: false, exitAddress: null });
     expect(res.json().message).toMatch(/^Proxy refused the connection \(127\.0\.0\.1:1\)/);
+  });
+
+  it('a test never dials a loopback or private address (no port scan of the server): 400 before any connection', async () => {
+    for (const url of [
+      'http://127.0.0.1:5432',
+      'socks5://localhost:5432',
+      'socks5://10.0.0.1:1080',
+      'http://[::ffff:0:127.0.0.1]:5432',
+      'http://[2002:7f00:1::]:5432',
+      'http://169.254.169.254:8080',
+    ]) {
+      const res = await testProxy(t, url);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().message).toBe('The proxy must be at a public address');
+    }
+  });
+
+  it('an HTTP proxy that answers 403 to CONNECT is a failure, not WhatsApp reached', async () => {
+    const refusing = http.createServer();
+    refusing.on('connect', (_req, socket: Duplex) => {
+      socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const { port } = refusing.address() as AddressInfo;
+    try {
+      const res = await testProxy(local, `http://127.0.0.1:${port}`);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ ok: false, exitAddress: null });
+      expect(res.json().message).toMatch(/CONNECT answered 403/);
+    } finally {
+      refusing.close();
+    }
+  });
+
+  it('a password with a bad percent escape is the form to use (400), not a 500', async () => {
+    const user = await buildUser(t);
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await createInstance(t, token, { phoneNumber: '+91 98765 43305', sessionName: 'Shop' });
+    for (const res of [
+      await put(t, token, sessionId, 'socks5://u:pa%ZZss@127.0.0.1:1'),
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/session/${sessionId}/proxy/test`,
+        headers: bearer(token),
+        payload: { url: 'socks5://u%E0%A4:p@127.0.0.1:1' },
+      }),
+    ]) {
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().message).toBe(INVALID);
+    }
   });
 
   it('without SECRET_KEY a proxy is refused, never stored in plain text', async () => {

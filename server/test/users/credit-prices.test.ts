@@ -5,7 +5,7 @@ import { failWhere } from '../../src/messaging/engine/transitions.ts';
 import { adminSettingPrices, useCloudApp } from '../fakes/cloud-rig.ts';
 import { balanceOf, expectLedgerChain, recipientsOf, retryJob, waitForJobEnd } from '../fakes/messaging.ts';
 import { connectedInstance, putPolicy } from '../fakes/sessions.ts';
-import { account, bearer, DB_KINDS, OPEN_POLICY } from '../helpers.ts';
+import { account, bearer, buildAdmin, DB_KINDS, loginToken, OPEN_POLICY } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 /**
@@ -59,6 +59,59 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     expect(audit?.details).toEqual({ before: { linked: 1, cloud: 3 }, after: { linked: 2, cloud: 3 } });
     const after = await t.app.inject({ method: 'GET', url: '/api/credit-prices', headers: bearer(a.token) });
     expect(after.json().prices).toEqual({ linked: 2, cloud: 3 });
+  });
+
+  it("prices for every user: a top-level admin's sign-in only (never an API key, never an admin another admin made); Meta's categories only; each change audited before and after", async () => {
+    const { t } = rig;
+    const top = await buildAdmin(t);
+    const topToken = await loginToken(t.app, top.username);
+    const made = await buildAdmin(t, { managedBy: top.id });
+    const madeToken = await loginToken(t.app, made.username);
+    const key = await t.app.inject({
+      method: 'POST',
+      url: '/api/api-keys',
+      headers: bearer(topToken),
+      payload: { name: 'Billing script', password: 'password123' },
+    });
+    expect(key.statusCode, key.body).toBe(200);
+    const keyToken = key.json().key as string;
+    const putCloud = (token: string, prices: unknown) =>
+      t.app.inject({ method: 'PUT', url: '/api/cloud/prices', headers: bearer(token), payload: { prices } });
+    const cloudRows = () =>
+      queryRows(t.db, sql`SELECT category, price_units FROM cloud_prices ORDER BY category`);
+    const before = await cloudRows();
+
+    for (const token of [keyToken, madeToken]) {
+      expect((await setPrices(token, { linked: 5 })).statusCode).toBe(403);
+      expect((await putCloud(token, [{ category: 'marketing', priceUnits: 1 }])).statusCode).toBe(403);
+    }
+    expect((await setPrices(madeToken, { linked: 5 })).json().message).toBe(
+      'Only a top-level admin may change prices that apply to every user',
+    );
+    const long = await putCloud(topToken, [{ category: 'x'.repeat(20_000), priceUnits: 1 }]);
+    expect(long.statusCode).toBe(400);
+    const unknown = await putCloud(topToken, [{ category: 'Shown to everyone', priceUnits: 1 }]);
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().message).toMatch(/The category must be one of Meta's: marketing/);
+    expect(await cloudRows()).toEqual(before);
+    expect(
+      await queryRows(
+        t.db,
+        sql`SELECT count(*)::int AS n FROM audit_log WHERE action LIKE '%prices' AND actor_id IN (${top.id}, ${made.id})`,
+      ),
+    ).toEqual([{ n: 0 }]);
+
+    const set = await putCloud(topToken, [{ category: ' Utility ', priceUnits: 1300 }]);
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json().prices).toContainEqual({ category: 'utility', priceUnits: 1300 });
+    const [audit] = await queryRows<{ actor: string; details: { before: unknown[]; after: unknown[] } }>(
+      t.db,
+      sql`SELECT actor, details FROM audit_log WHERE action = 'cloud.prices'`,
+    );
+    expect(audit!.actor).toBe(top.username);
+    expect(audit!.details.after).toContainEqual({ category: 'utility', priceUnits: 1300 });
+    expect(audit!.details.before).not.toContainEqual({ category: 'utility', priceUnits: 1300 });
+    await t.db.execute(sql`DELETE FROM audit_log WHERE action = 'cloud.prices'`);
   });
 
   it('a send reserves recipients × the price; a cancel after a price change refunds what was charged', async () => {

@@ -26,6 +26,12 @@ describe.each(DB_KINDS)('webhooks API on %s', (kind) => {
       'http://[64:ff9b::127.0.0.1]/hook',
       'http://[64:ff9b::a9fe:a9fe]/hook',
       'http://[64:ff9b:1::a00:1]/hook',
+      // Translated (::ffff:0:0/96), hex-mapped, 6to4 (2002::/16) and Teredo forms of loopback
+      'http://[::ffff:0:127.0.0.1]/hook',
+      'http://[::ffff:7f00:1]/hook',
+      'http://[2002:7f00:1::]/hook',
+      'http://[2002:a9fe:a9fe::1]/hook',
+      'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
       'http://0.0.0.0/hook',
     ]) {
       const res = await t.app.inject({

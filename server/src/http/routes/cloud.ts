@@ -12,7 +12,7 @@ import {
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { cloudPriceList, estimateCost, setCloudPrices } from '../../messaging/cloud/cost.ts';
+import { cloudPriceList, estimateCost, setCloudPricesAsAdmin } from '../../messaging/cloud/cost.ts';
 import { receiveWebhook, verifyWebhook, type WebhookAnswer } from '../../messaging/cloud/webhook.ts';
 import { createCloudInstance, listCloudTemplates } from '../../sessions/cloud/service.ts';
 import { type App, requireAdmin, requireUser } from '../types.ts';
@@ -88,12 +88,13 @@ export async function registerCloudRoutes(app: App, ctx: AppContext): Promise<vo
         body: CloudPricesBody,
         response: { 200: CloudPricesResponse, ...errors },
       },
+      // A signed-in admin only (never an API key): 403 before the body is read.
+      config: { admin: true },
     },
-    async (request) => {
-      requireAdmin(request);
-      await setCloudPrices(ctx.db, request.body.prices);
-      return { success: true as const, prices: await cloudPriceList(ctx.db) };
-    },
+    async (request) => ({
+      success: true as const,
+      prices: await setCloudPricesAsAdmin(ctx.db, requireAdmin(request), request.ip, request.body.prices),
+    }),
   );
 
   // Meta's webhook: public (Meta sends no bearer token), checked by the verify token (GET) and by

@@ -25,6 +25,7 @@ import { importContactList } from '../../contacts/import.ts';
 import { IMPORT_LIMITS, IMPORT_MESSAGES } from '../../contacts/import-limits.ts';
 import { assertRoomForList } from '../../contacts/list-lock.ts';
 import {
+  CONTACT_MESSAGES,
   contactsOfList,
   deleteContactList,
   exportContactList,
@@ -109,8 +110,12 @@ export async function registerContactRoutes(app: App, ctx: AppContext): Promise<
           const fields: Record<string, string> = {};
           let fileName: string | null = null;
           for await (const part of request.parts()) {
-            if (part.type === 'field') fields[part.fieldname] = String(part.value ?? '');
-            else if (part.fieldname === 'file' && !upload) {
+            if (part.type === 'field') {
+              fields[part.fieldname] = String(part.value ?? '');
+              // As long as a list made from a group may be named; refused before the file is read.
+              if (part.fieldname === 'name' && fields.name!.trim().length > 200)
+                throw badRequest(CONTACT_MESSAGES.nameTooLong);
+            } else if (part.fieldname === 'file' && !upload) {
               fileName = part.filename || null;
               upload = await spool(part.file);
             } else part.file.resume();

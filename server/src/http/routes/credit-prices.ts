@@ -30,10 +30,8 @@ export function registerCreditPriceRoutes(app: App, ctx: AppContext): void {
         body: CreditPricesBody,
         response: { 200: CreditPricesResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse },
       },
-      // A user who is not an admin learns nothing from the body's checks: 403 first.
-      preValidation: async (request) => {
-        requireAdmin(request);
-      },
+      // A signed-in admin only (never an API key), 403 before the body's checks.
+      config: { admin: true },
     },
     async (request) => {
       const admin = requireAdmin(request);

@@ -7,7 +7,6 @@ import {
   SendResponse,
   SessionIdParams,
 } from '@wa/contract';
-import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { estimateSend } from '../../messaging/accept/estimate.ts';
 import { acceptSend } from '../../messaging/accept/send.ts';
@@ -36,17 +35,16 @@ export const idempotencyKey = (request: { headers: { 'idempotency-key'?: string 
   request.headers['idempotency-key'];
 
 /**
- * Sends per user per minute, the same on each send route (texts, files, polls, Status; refused
- * ones count): checked before the body is read. Keyed by the signed-in user (the auth hook runs
- * first), else the address.
+ * Sends per user per minute, one allowance for every send route (texts, files, polls, groups,
+ * Status; refused ones count) on every node: checked before the body is read (http/user-limit.ts).
  */
-export const SEND_ROUTE_CONFIG = {
-  rateLimit: {
-    max: 120,
-    timeWindow: 60_000,
-    keyGenerator: (request: FastifyRequest) => `send:${request.user?.id ?? request.ip}`,
-  },
-};
+export const SEND_ROUTE_CONFIG = { userLimit: { name: 'send', max: 120, windowMs: 60_000 } };
+
+/**
+ * Send estimates per user per minute: the estimate parses and routes a send's recipients as the
+ * send does, so it is bounded as one, in an allowance of its own (the page asks one before each send).
+ */
+export const ESTIMATE_ROUTE_CONFIG = { userLimit: { name: 'send-estimate', max: 120, windowMs: 60_000 } };
 
 const ROUTES: Array<{ path: string; audience: Audience; summary: string }> = [
   { path: 'sendBulkMessage', audience: 'groups', summary: 'Send to groups (now or scheduled)' },
@@ -94,8 +92,9 @@ export function registerSendRoutes(app: App, ctx: AppContext): void {
           'What a send to phone numbers would do: its split over linked phones and Cloud API, credits, Meta’s charge',
         params: SessionIdParams,
         body: SendBody,
-        response: { 200: SendEstimateResponse, ...SEND_ERRORS },
+        response: { 200: SendEstimateResponse, ...SEND_ERRORS, 429: ErrorResponse },
       },
+      config: ESTIMATE_ROUTE_CONFIG,
     },
     async (request) => estimateSend(ctx, requireUser(request), request.params.sessionId, request.body),
   );

@@ -6,10 +6,10 @@ import { authorizeSession } from '../../policy/access.ts';
 import { findTemplate } from '../../sessions/cloud/templates.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { priceOf } from '../cloud/cost.ts';
-import { recipientsOf } from '../compose.ts';
+import { recipientsYielding } from '../compose.ts';
 import { gatherIndividuals } from './personalise.ts';
 import { routeRecipients } from './route.ts';
-import { sharingAccounts } from './send.ts';
+import { assertCreditsForIds, sharingAccounts } from './send.ts';
 
 /**
  * What a send to phone numbers would do before it is made: how many recipients go
@@ -26,11 +26,13 @@ export async function estimateSend(
   const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
   const accounts = await sharingAccounts(ctx, user, session, body, 'individuals');
   const cc = ctx.config.defaultCountryCode;
+  const prices = await readCreditPrices(ctx.db);
+  // Bounded as the send it estimates: short of credits for the ids as given, refused before parsing.
+  await assertCreditsForIds(ctx, user, body, 'individuals', Math.min(...accounts.map((a) => prices[a.kind])));
   const individuals = await gatherIndividuals(ctx.db, user, body, cc);
-  const chatIds = recipientsOf({ chatIds: individuals.chatIds }, 'individuals', cc);
+  const chatIds = await recipientsYielding(individuals.chatIds, 'individuals', cc);
   const split =
     accounts.length > 1 ? await routeRecipients(ctx, accounts, chatIds, body) : chatIds.map(() => 0);
-  const prices = await readCreditPrices(ctx.db);
   const kinds = split.map((i) => accounts[i]!.kind);
   const viaCloud = kinds.filter((k) => k === 'cloud').length;
   let metaCostUnits: number | null = null;

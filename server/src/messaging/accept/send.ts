@@ -1,7 +1,7 @@
 import type { SendBody, SendResponse } from '@wa/contract';
 import { CONSENT_TEXTS, isChannelJid, jidUser, SPREAD_TEXTS } from '@wa/contract';
 import { channelNames } from '../../channels/repository.ts';
-import { leftOutOfSend } from '../../contacts/left-out.ts';
+import { type Skipped, sendableRecipients } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
 import { readCreditPrices } from '../../credits/prices.ts';
@@ -50,9 +50,7 @@ export async function acceptSend(
   // Credits per recipient of each account's kind: what each recipient is charged.
   const prices = await readCreditPrices(ctx.db);
   const priceOf = accounts.map((a) => prices[a.kind]);
-  // Cheap before costly: the balance against the count of ids as given, before parsing them.
-  if ((await acceptRepo.creditsOf(ctx.db, user.id)) < leastRecipients(body, audience) * Math.min(...priceOf))
-    throw paymentRequired(MESSAGES.creditShort);
+  await assertCreditsForIds(ctx, user, body, audience, Math.min(...priceOf));
   const cc = ctx.config.defaultCountryCode;
   const individuals = audience === 'individuals' ? await gatherIndividuals(ctx.db, user, body, cc) : null;
   const composed = composeSend(individuals ? { ...body, chatIds: individuals.chatIds } : body, audience, cc);
@@ -66,8 +64,7 @@ export async function acceptSend(
     await authorizeGroups(ctx.db, user, 'act', sessionId, chatIds, MESSAGES.noSession);
 
   let chatNames: Array<string | null>;
-  let optedOut: string[] = [];
-  let noConsent: string[] = [];
+  let skipped: Skipped['skipped'];
   let contents: string[] | null;
   if (audience === 'groups') {
     const subjects = await groupSubjects(ctx.db, sessionId, chatIds);
@@ -80,15 +77,12 @@ export async function acceptSend(
   } else {
     // Opted-out (or erased) numbers, and without consent when the user must have it, are left
     // out before anything is reserved (docs/decisions.md, Opt-outs).
-    const numbers = chatIds.map(jidUser);
-    const out = await leftOutOfSend(ctx.db, ctx.config.secretKey, user, numbers);
-    if (out.optedOut.size > 0 || out.noConsent.size > 0) {
-      optedOut = numbers.filter((n) => out.optedOut.has(n));
-      noConsent = numbers.filter((n) => out.noConsent.has(n));
-      chatIds = chatIds.filter((_, i) => !out.optedOut.has(numbers[i]!) && !out.noConsent.has(numbers[i]!));
-      if (chatIds.length === 0)
-        throw badRequest(noConsent.length > 0 ? CONSENT_TEXTS.noneHasConsent : JOB_MESSAGES.allOptedOut);
-    }
+    const sendable = await sendableRecipients(ctx.db, ctx.config.secretKey, user, chatIds, {
+      optedOut: JOB_MESSAGES.allOptedOut,
+      noConsent: CONSENT_TEXTS.noneHasConsent,
+    });
+    chatIds = sendable.chatIds;
+    skipped = sendable.skipped;
     // A number is its own name: the API shows the digits (present.ts), nothing to store.
     chatNames = chatIds.map(() => null);
     const fieldsOf = individuals!.fieldsOf;
@@ -110,9 +104,7 @@ export async function acceptSend(
       : `Message sending initiated for ${n} ${noun}`,
     totalChats: n,
     jobId,
-    ...(optedOut.length > 0 || noConsent.length > 0
-      ? { skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) } }
-      : {}),
+    ...(skipped ? { skipped } : {}),
   };
   // Spread over accounts: by what each may still send today, or cold numbers to the Cloud account.
   const split = accounts.length > 1 ? await routeRecipients(ctx, accounts, chatIds, body) : [];
@@ -204,6 +196,18 @@ function groupsNoun(chatIds: string[]): string {
   if (channels === 0) return one ? 'group' : 'groups';
   if (channels === chatIds.length) return one ? 'channel' : 'channels';
   return 'groups and channels';
+}
+
+/** Cheap before costly: the balance against the count of ids as given, before parsing them (402). */
+export async function assertCreditsForIds(
+  ctx: AppContext,
+  user: UserRow,
+  body: SendBody,
+  audience: Audience,
+  leastPrice: number,
+): Promise<void> {
+  if ((await acceptRepo.creditsOf(ctx.db, user.id)) < leastRecipients(body, audience) * leastPrice)
+    throw paymentRequired(MESSAGES.creditShort);
 }
 
 /**

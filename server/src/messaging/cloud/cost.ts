@@ -1,6 +1,8 @@
 import { CLOUD_TEXTS, type CostEstimateResponse, costText, tierText } from '@wa/contract';
 import { asc, eq, sql } from 'drizzle-orm';
+import { recordAudit } from '../../audit/record.ts';
 import type { AppContext } from '../../context.ts';
+import { assertMaySetPrices } from '../../credits/price-settings.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import { cloudPrices } from '../../db/schema.ts';
 import { badRequest } from '../../errors.ts';
@@ -17,16 +19,32 @@ export async function cloudPriceList(db: Db): Promise<Array<{ category: string; 
     .orderBy(asc(cloudPrices.category));
 }
 
-export async function setCloudPrices(db: Db, prices: Array<{ category: string; priceUnits: number }>) {
-  for (const p of prices) {
-    await db
-      .insert(cloudPrices)
-      .values({ category: p.category.toLowerCase(), priceUnits: p.priceUnits })
-      .onConflictDoUpdate({
-        target: cloudPrices.category,
-        set: { priceUnits: p.priceUnits, updatedAt: new Date() },
-      });
-  }
+/**
+ * A top-level admin sets Meta's price of some categories (they apply to every user's estimates);
+ * each change is audited with the prices before and after, in the same transaction.
+ */
+export async function setCloudPricesAsAdmin(
+  db: Db,
+  admin: { id: string; username: string; role: string; managedBy: string | null },
+  ip: string | null,
+  prices: Array<{ category: string; priceUnits: number }>,
+): Promise<Array<{ category: string; priceUnits: number }>> {
+  assertMaySetPrices(admin);
+  return db.transaction(async (tx) => {
+    const before = await cloudPriceList(tx);
+    for (const p of prices) {
+      await tx
+        .insert(cloudPrices)
+        .values({ category: p.category, priceUnits: p.priceUnits })
+        .onConflictDoUpdate({
+          target: cloudPrices.category,
+          set: { priceUnits: p.priceUnits, updatedAt: new Date() },
+        });
+    }
+    const after = await cloudPriceList(tx);
+    await recordAudit(tx, { actor: admin, action: 'cloud.prices', details: { before, after }, ip });
+    return after;
+  });
 }
 
 /** The price of one delivered message of a category, in ten-thousandths of a rupee (0 when unknown). */

@@ -1,6 +1,12 @@
-import { type EditJobBody, type EditJobResponse, RESCHEDULE_TEXTS, SEND_TEXTS } from '@wa/contract';
+import {
+  CONSENT_TEXTS,
+  type EditJobBody,
+  type EditJobResponse,
+  RESCHEDULE_TEXTS,
+  SEND_TEXTS,
+} from '@wa/contract';
 import { sql } from 'drizzle-orm';
-import { optedOutAmong } from '../../contacts/service.ts';
+import { type Skipped, sendableRecipients } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { addCredits, debitCredits } from '../../credits/credits.ts';
 import { type AccountKind, readCreditPrices } from '../../credits/prices.ts';
@@ -11,7 +17,7 @@ import { authorizeGroups, authorizeJob } from '../../policy/access.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { personalise } from '../accept/personalise.ts';
 import { insertRecipients } from '../accept/repository.ts';
-import { type ComposedMessage, recipientsOf } from '../compose.ts';
+import { type ComposedMessage, recipientsOf, scheduleTimeOf } from '../compose.ts';
 import { assertOwnerMaySend } from '../engine/rules.ts';
 import { JOB_MESSAGES } from '../messages.ts';
 import * as repo from './repository.ts';
@@ -24,7 +30,7 @@ const PAUSED_DUE_DATE = new Date('9999-12-31T00:00:00Z');
  * whose recipients has left the queue. Owner only. In one transaction with the job locked (the
  * dispatcher cannot start it meanwhile): the recipients are replaced, the credits held follow
  * the recipients exactly (the difference charged, or refunded, each with its ledger row), the text
- * and the time change. Opted-out numbers are left out, as when a send is accepted.
+ * and the time change. New recipients pass the rules of a new send (sendableRecipients).
  */
 export async function editJob(
   ctx: AppContext,
@@ -36,12 +42,8 @@ export async function editJob(
   if (body.scheduleTime === undefined && body.content === undefined && body.chatIds === undefined)
     throw badRequest(RESCHEDULE_TEXTS.nothingToEdit);
   if (job.seriesId) throw badRequest(RESCHEDULE_TEXTS.series);
-  let at: Date | null = null;
-  if (body.scheduleTime !== undefined) {
-    at = new Date(body.scheduleTime);
-    if (Number.isNaN(at.getTime()) || at.getTime() <= Date.now())
-      throw badRequest(SEND_TEXTS.badScheduleTime);
-  }
+  const at = body.scheduleTime === undefined ? null : scheduleTimeOf(body.scheduleTime);
+  if (body.scheduleTime !== undefined && !at) throw badRequest(SEND_TEXTS.badScheduleTime);
   const audience = job.audience as 'groups' | 'individuals';
   if (body.content !== undefined) {
     if (job.messageType === 'poll') throw badRequest(RESCHEDULE_TEXTS.poll);
@@ -50,25 +52,24 @@ export async function editJob(
 
   // The new recipients, checked as a send checks them (outside the transaction: no lock held).
   let newChats: { chatIds: string[]; chatNames: Array<string | null> } | null = null;
-  let optedOut: string[] = [];
+  let skipped: Skipped['skipped'];
   if (body.chatIds !== undefined) {
     assertOwnerMaySend(user, audience);
     if (job.sessionIds && job.sessionIds.length > 1) throw badRequest(RESCHEDULE_TEXTS.spread);
-    let chatIds = recipientsOf({ chatIds: body.chatIds }, audience, ctx.config.defaultCountryCode);
+    const chatIds = recipientsOf({ chatIds: body.chatIds }, audience, ctx.config.defaultCountryCode);
     if (chatIds.length === 0) throw badRequest(SEND_TEXTS.noRecipients);
     if (audience === 'groups') {
       await authorizeGroups(ctx.db, user, 'act', job.sessionId, chatIds, MESSAGES.noSession);
       const subjects = await groupSubjects(ctx.db, job.sessionId, chatIds);
       newChats = { chatIds, chatNames: chatIds.map((id) => subjects.get(id) ?? null) };
     } else {
-      const numbers = chatIds.map((id) => id.split('@')[0]!);
-      const out = await optedOutAmong(ctx.db, user.id, numbers);
-      if (out.size > 0) {
-        optedOut = numbers.filter((n) => out.has(n));
-        chatIds = chatIds.filter((_, i) => !out.has(numbers[i]!));
-        if (chatIds.length === 0) throw badRequest(JOB_MESSAGES.allOptedOut);
-      }
-      newChats = { chatIds, chatNames: chatIds.map(() => null) };
+      // The rules of a new send: opted out, erased, and without consent when the user must have it.
+      const sendable = await sendableRecipients(ctx.db, ctx.config.secretKey, user, chatIds, {
+        optedOut: JOB_MESSAGES.allOptedOut,
+        noConsent: CONSENT_TEXTS.noneHasConsent,
+      });
+      skipped = sendable.skipped;
+      newChats = { chatIds: sendable.chatIds, chatNames: sendable.chatIds.map(() => null) };
     }
   }
 
@@ -174,6 +175,6 @@ export async function editJob(
     message: RESCHEDULE_TEXTS.edited,
     total: edited.total,
     creditsCharged: edited.delta,
-    ...(optedOut.length > 0 ? { skipped: { optedOut } } : {}),
+    ...(skipped ? { skipped } : {}),
   };
 }

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest, conflict } from '../../errors.ts';
 import { authorizeJob } from '../../policy/access.ts';
 import type { UserRow } from '../../users/repository.ts';
+import { scheduleTimeOf } from '../compose.ts';
 import * as transitions from '../engine/transitions.ts';
 import { lockJob } from './repository.ts';
 
@@ -18,8 +19,8 @@ export async function rescheduleJob(
   body: RescheduleJobBody,
 ): Promise<SuccessMessage> {
   const job = await authorizeJob(ctx.db, user, 'act', jobId);
-  const at = new Date(body.scheduleTime);
-  if (Number.isNaN(at.getTime()) || at.getTime() <= Date.now()) throw badRequest(SEND_TEXTS.badScheduleTime);
+  const at = scheduleTimeOf(body.scheduleTime);
+  if (!at) throw badRequest(SEND_TEXTS.badScheduleTime);
   if (job.seriesId) throw badRequest(RESCHEDULE_TEXTS.series);
   const moved = await ctx.db.transaction(
     async (tx) => (await lockJob(tx, job.id)) !== undefined && transitions.reschedule(tx, job.id, at),

@@ -1,4 +1,10 @@
-import { REPEAT_TEXTS, type RepeatEvery, type SendBody, type SuccessMessage } from '@wa/contract';
+import {
+  parseDateInput,
+  REPEAT_TEXTS,
+  type RepeatEvery,
+  type SendBody,
+  type SuccessMessage,
+} from '@wa/contract';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import { authorizeJob } from '../../policy/access.ts';
@@ -21,9 +27,8 @@ export function repeatOf(body: SendBody, scheduledAt: Date | null): Repeat | nul
   if (!scheduledAt) throw badRequest(REPEAT_TEXTS.needsSchedule);
   let until: Date | null = null;
   if (body.repeat.until != null && body.repeat.until.trim() !== '') {
-    until = new Date(body.repeat.until);
-    if (Number.isNaN(until.getTime()) || until.getTime() < scheduledAt.getTime())
-      throw badRequest(REPEAT_TEXTS.badUntil);
+    until = parseDateInput(body.repeat.until);
+    if (!until || until.getTime() < scheduledAt.getTime()) throw badRequest(REPEAT_TEXTS.badUntil);
   }
   return { every: body.repeat.every, until };
 }

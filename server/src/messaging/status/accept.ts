@@ -1,6 +1,5 @@
 import {
   isStatusColour,
-  jidUser,
   normaliseMime,
   SEND_TEXTS,
   type SendResponse,
@@ -9,7 +8,7 @@ import {
   STATUS_TEXTS,
   type StatusSendBody,
 } from '@wa/contract';
-import { leftOutOfSend } from '../../contacts/left-out.ts';
+import { sendableRecipients } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
 import { readCreditPrices } from '../../credits/prices.ts';
@@ -20,7 +19,7 @@ import { signal } from '../../signals.ts';
 import type { UserRow } from '../../users/repository.ts';
 import * as idem from '../accept/idempotency.ts';
 import * as acceptRepo from '../accept/repository.ts';
-import { decodeMedia } from '../compose.ts';
+import { decodeMedia, scheduleTimeOf } from '../compose.ts';
 import { assertOwnerMaySend } from '../engine/rules.ts';
 import { mediaToSend } from '../media-kind.ts';
 import { everyoneMessaged, listMembers } from './audience.ts';
@@ -54,14 +53,6 @@ async function composeStatus(body: StatusSendBody): Promise<Composed> {
   return { type: 'media', caption: body.content ?? '', mime, data: bytes };
 }
 
-function scheduleOf(raw: string | null | undefined, now = new Date()): Date | null {
-  if (raw == null || raw.trim() === '') return null;
-  const at = new Date(raw);
-  if (Number.isNaN(at.getTime()) || at.getTime() <= now.getTime())
-    throw badRequest(SEND_TEXTS.badScheduleTime);
-  return at;
-}
-
 /**
  * Accepts a Status post as a job like any other (`messageType: 'status'`): one
  * recipient, and one credit, per audience member, opted-out (and, with the consent setting,
@@ -89,19 +80,18 @@ export async function acceptStatus(
   if (lists.length > 0 && everyone) throw badRequest(STATUS_TEXTS.bothAudiences);
   if (lists.length === 0 && !everyone) throw badRequest(STATUS_TEXTS.noAudience);
   const post = await composeStatus(body);
-  const scheduledAt = scheduleOf(body.scheduleTime);
+  const scheduledAt = scheduleTimeOf(body.scheduleTime);
 
   let chatIds = everyone
     ? await everyoneMessaged(ctx.db, sessionId)
     : await listMembers(ctx.db, user, lists, ctx.config.defaultCountryCode);
   if (chatIds.length === 0)
     throw badRequest(everyone ? STATUS_TEXTS.nobodyMessaged : STATUS_TEXTS.emptyAudience);
-  const numbers = chatIds.map(jidUser);
-  const out = await leftOutOfSend(ctx.db, ctx.config.secretKey, user, numbers);
-  const optedOut = numbers.filter((n) => out.optedOut.has(n));
-  const noConsent = numbers.filter((n) => out.noConsent.has(n));
-  chatIds = chatIds.filter((_, i) => !out.optedOut.has(numbers[i]!) && !out.noConsent.has(numbers[i]!));
-  if (chatIds.length === 0) throw badRequest(STATUS_TEXTS.emptyAudience);
+  const sendable = await sendableRecipients(ctx.db, ctx.config.secretKey, user, chatIds, {
+    optedOut: STATUS_TEXTS.emptyAudience,
+    noConsent: STATUS_TEXTS.emptyAudience,
+  });
+  chatIds = sendable.chatIds;
 
   const jobId = newId();
   const n = chatIds.length;
@@ -117,9 +107,7 @@ export async function acceptStatus(
     totalChats: n,
     jobId,
     creditsCharged: n * price,
-    ...(optedOut.length > 0 || noConsent.length > 0
-      ? { skipped: { optedOut, ...(noConsent.length > 0 ? { noConsent } : {}) } }
-      : {}),
+    ...(sendable.skipped ? { skipped: sendable.skipped } : {}),
   };
   const repeated = await ctx.db.transaction(async (tx) => {
     if (idempotency) {

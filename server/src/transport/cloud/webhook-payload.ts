@@ -1,3 +1,4 @@
+import { parseDateInput } from '@wa/contract';
 import { z } from 'zod';
 
 /**
@@ -16,12 +17,12 @@ import { z } from 'zod';
  */
 
 const unixSeconds = z.union([z.string(), z.number()]).transform((v, ctx) => {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) {
+  const at = parseDateInput(Number(v) * 1000);
+  if (!at) {
     ctx.addIssue({ code: 'custom', message: 'a Unix timestamp in seconds' });
     return z.NEVER;
   }
-  return new Date(n * 1000);
+  return at;
 });
 
 export const webhookErrorSchema = z

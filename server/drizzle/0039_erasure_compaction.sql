@@ -1,0 +1,1 @@
+ALTER TABLE "erasures" ADD COLUMN "compacted_at" timestamp with time zone;
