@@ -31,9 +31,16 @@ const prekeyFetchFor = (account: { phone: string; lid: string }) => (node: Binar
       (u.attrs.jid ?? '').startsWith(p),
     ),
   );
-/** The message stanza of a one-to-one send to `phone`. */
-const messageTo = (phone: string) => (node: BinaryNode) =>
-  node.tag === 'message' && (node.attrs.to ?? '').startsWith(`${phone}@`);
+/**
+ * The message stanza of a one-to-one send to `phone`, by its number or (once rc14 mapped it, as
+ * the product addresses a contact whose LID is known) by its LID.
+ */
+const messageTo = (phone: string) => (node: BinaryNode) => {
+  const to = node.attrs.to ?? '';
+  return node.tag === 'message' && [phone, WORLD_LIDS.get(phone)].some((u) => u && to.startsWith(`${u}@`));
+};
+/** Each emulated account's LID by number (filled as the tests create them). */
+const WORLD_LIDS = new Map<string, string>();
 
 /**
  * Faults in the middle of sending, on the real rc14 socket: WhatsApp's 429 `rate-overlimit`, the
@@ -136,7 +143,7 @@ describe('faults while sending, through the real Baileys socket', () => {
   it('the socket cut mid-send: nothing is sent before the server’s ack; each cut message goes again after the reconnect under its id, arrives once, charged once', async () => {
     const own = '919800004080';
     const contacts = ['919812408001', '919812408002', '919812408003', '919812408004'];
-    for (const c of contacts) emulator.world.account(c);
+    for (const c of contacts) WORLD_LIDS.set(c, emulator.world.account(c).lid);
     const { sessionId } = await product.link(own, 'cut mid-send');
     const before = await product.credits();
     const text = 'Cut in the middle';

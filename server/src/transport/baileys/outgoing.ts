@@ -42,7 +42,7 @@ export class Outgoing {
     private readonly deps: {
       /** The open socket, or SendError not-connected. */
       requireOpen: () => BaileysSocket;
-      lifecycle: Pick<SocketLifecycle, 'generation' | 'me'>;
+      lifecycle: Pick<SocketLifecycle, 'generation' | 'me' | 'storedLid'>;
       restrictions: RestrictionTracker;
       caches: LookupCaches;
       lidTexts: HeldLidTexts;
@@ -83,6 +83,11 @@ export class Outgoing {
       // generateWAMessageFromContent sets from `ephemeralExpiration` (Utils/messages.js).
       ephemeralExpiration = group?.ephemeralDuration || undefined;
     }
+    // A contact whose LID is known is addressed by it, as a migrated chat is (whatsmeow send.go
+    // resolveSendTarget → migrateSendTargetToLID for a phone-number target once the account's
+    // chats moved to LIDs; Baileys #2683 reports 463 on phone-number sends to such contacts).
+    // The chat the user sees is still the number.
+    const address = isPhoneJid(chatId) ? ((await lifecycle.storedLid(chatId)) ?? chatId) : chatId;
     const messageId = options.messageId || generateMessageIDV2(sock.user?.id);
     // The server's ack for this id, awaited from before the stanza is written (acks.ts).
     const acked = acks.expect(messageId);
@@ -94,8 +99,8 @@ export class Outgoing {
       // prepareWAMessageMedia isNewsletter), which the media prepared once for chats would not.
       sent =
         message.kind === 'media' && !isChannelJid(chatId)
-          ? await this.relayMedia(sock, chatId, message, messageId, ephemeralExpiration)
-          : await sock.sendMessage(chatId, toBaileysContent(message), {
+          ? await this.relayMedia(sock, address, message, messageId, ephemeralExpiration)
+          : await sock.sendMessage(address, toBaileysContent(message), {
               messageId,
               ...(ephemeralExpiration ? { ephemeralExpiration } : {}),
             });
