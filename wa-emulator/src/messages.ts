@@ -6,9 +6,9 @@ import {
   normalizeMessageContent,
   type proto,
 } from 'baileys';
+import { refusalOf } from './acceptance.ts';
 import type { Connection } from './connection.ts';
 import type { WaEmulator } from './emulator.ts';
-import { refusalOf } from './acceptance.ts';
 import { channelPost } from './newsletters.ts';
 import type { Account, ReceivedMessage } from './world.ts';
 
