@@ -1,6 +1,6 @@
 import { WaEmulator } from '@wa/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { Product } from './product.ts';
 
 const CONTACT = '919811111111';
@@ -38,7 +38,7 @@ describe('faults on command, through the real Baileys socket', () => {
       content: 'Refused by the server',
     });
     expect(send.status, JSON.stringify(send.json)).toBe(200);
-    const job = await until(
+    const job = await waitFor(
       'the recipient to fail',
       async () => {
         const j = await product.job(send.json.jobId);
@@ -49,7 +49,7 @@ describe('faults on command, through the real Baileys socket', () => {
     );
     expect(job.details[0]!.error).toMatch(/error 463/);
     // The product asked until when (w:mex reach-out timelock) and shows it.
-    const session = await until(
+    const session = await waitFor(
       'the session paused until the timelock ends',
       async () => {
         const s = await product.session(sessionId);
@@ -83,7 +83,7 @@ describe('faults on command, through the real Baileys socket', () => {
       emulator.world.account(known).inbox.filter((m) => m.kind === 'chat' && m.text === text);
     // The first message goes to the number; rc14's device query maps its LID.
     await sendTo('Hello from the shop');
-    await until('the first message', async () => inbox('Hello from the shop').length === 1, 120_000, 250);
+    await waitFor('the first message', async () => inbox('Hello from the shop').length === 1, 120_000, 250);
     const knownLid = emulator.world.account(known).lid;
     const byLid = emulator.nextNode(
       (_c, n) => n.tag === 'message' && (n.attrs.to ?? '').startsWith(`${knownLid}@lid`),
@@ -91,7 +91,7 @@ describe('faults on command, through the real Baileys socket', () => {
     );
     const jobId = await sendTo('The offer');
     await byLid;
-    const job = await until(
+    const job = await waitFor(
       'the second message sent',
       async () => {
         const j = await product.job(jobId);
@@ -102,7 +102,7 @@ describe('faults on command, through the real Baileys socket', () => {
     );
     // The chat the user sees is still the number.
     expect(job.details[0]).toMatchObject({ chatId: `${known}@s.whatsapp.net`, error: null });
-    await until('the offer', async () => inbox('The offer').length === 1, 30_000, 250);
+    await waitFor('the offer', async () => inbox('The offer').length === 1, 30_000, 250);
   });
 
   it.each([[403, 'Banned: WhatsApp refused this account (403)']])(
@@ -119,7 +119,7 @@ describe('faults on command, through the real Baileys socket', () => {
   );
 
   it('stream error 440 (conflict, rc14 Socket/socket.js CB:stream:error → 440): the account connects again and sends; the fifth in a row leaves it down', async () => {
-    // Issue 26 fault 10: the credentials live only in the product's database, so a 440 is the old
+    // The credentials live only in the product's database, so a 440 is the old
     // owner's socket after the session's lease moved to another node; it lets go within a lease.
     const own = '919800000440';
     const { sessionId } = await product.link(own, 'stream 440');
@@ -128,14 +128,14 @@ describe('faults on command, through the real Baileys socket', () => {
     const reconnecting =
       'Opened elsewhere: another connection of this account replaced this one (440). Reconnecting.';
     await product.waitReason(sessionId, reconnecting);
-    await until('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
+    await waitFor('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
     await product.waitStatus(sessionId, 'CONNECTED');
     const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
       chatIds: [CONTACT],
       content: 'After the 440',
     });
     expect(send.status).toBe(200);
-    await until(
+    await waitFor(
       'the contact to get it',
       async () =>
         emulator.world.account(CONTACT).inbox.find((m) => m.text === 'After the 440' && m.from === own),
@@ -148,10 +148,14 @@ describe('faults on command, through the real Baileys socket', () => {
       expect(emulator.streamError(own, 440, conflict)).toBe(1);
       if (i === 5) break;
       await product.waitReason(sessionId, reconnecting);
-      await until(`login after 440 #${i}`, async () => {
-        const conns = emulator.connectionsOf(own);
-        return conns.length === 1 && conns[0] !== current;
-      });
+      await waitFor(
+        `login after 440 #${i}`,
+        async () => {
+          const conns = emulator.connectionsOf(own);
+          return conns.length === 1 && conns[0] !== current;
+        },
+        60_000,
+      );
       await product.waitStatus(sessionId, 'CONNECTED');
     }
     await product.waitReason(
@@ -186,14 +190,14 @@ describe('faults on command, through the real Baileys socket', () => {
     const own = '919800000408';
     const { sessionId } = await product.link(own, 'drop');
     expect(emulator.drop(own)).toBe(1);
-    await until('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
+    await waitFor('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
     await product.waitStatus(sessionId, 'CONNECTED');
     const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
       chatIds: [CONTACT],
       content: 'After the drop',
     });
     expect(send.status).toBe(200);
-    await until(
+    await waitFor(
       'the contact to get it',
       async () =>
         emulator.world.account(CONTACT).inbox.find((m) => m.text === 'After the drop' && m.from === own),
