@@ -207,7 +207,9 @@ export const RetryBody = z.object({
   includeDeliveryUnknown: z
     .boolean()
     .optional()
-    .describe('Also retry failures whose delivery is unknown (timed out, interrupted): a copy may arrive twice'),
+    .describe(
+      'Also retry failures whose delivery is unknown (timed out, interrupted): a copy may arrive twice',
+    ),
 });
 
 export const RetryResponse = z.object({
