@@ -196,8 +196,21 @@ export type JobDetailsQuery = z.infer<typeof JobDetailsQuery>;
 export const JobIdParams = z.object({ jobId: z.string().min(1).max(100) });
 export const UserIdPathParams = z.object({ userId: z.string().min(1).max(100) });
 
-/** Retries on `sessionId` when given (one of the user's sessions), else on the job's own session. */
-export const RetryBody = z.object({ sessionId: z.string().max(100).optional() });
+/**
+ * Retries on `sessionId` when given (one of the user's sessions), else on the job's own session.
+ * Recipients whose delivery is unknown (isDeliveryUnknownError: the send timed out or was
+ * interrupted, so WhatsApp may have the message) are retried only with `includeDeliveryUnknown`:
+ * the user accepts that a second copy may arrive.
+ */
+export const RetryBody = z.object({
+  sessionId: z.string().max(100).optional(),
+  includeDeliveryUnknown: z
+    .boolean()
+    .optional()
+    .describe(
+      'Also retry failures whose delivery is unknown (timed out, interrupted): a copy may arrive twice',
+    ),
+});
 
 export const RetryResponse = z.object({
   success: z.literal(true),

@@ -161,12 +161,12 @@ export class WaEmulator {
   }
 
   /**
-   * WhatsApp restricts the account from starting new chats until `until`: the next send is
-   * acked with error 463 and the reach-out timelock query (w:mex) answers active until then.
+   * WhatsApp restricts the account from starting new chats until `until`: a one-to-one send
+   * without the recipient's privacy token is acked with error 463 (acceptance.ts), chats that
+   * carry one go on, and the reach-out timelock query (w:mex) answers active until then.
    */
   restrictNewChats(phone: string, until: Date): void {
     this.world.account(phone).reachoutLockedUntil = until;
-    this.failNextSends(phone, 463);
   }
 
   /** The next `count` messages of this account are acked with `<ack error=code>` (e.g. 463) and go nowhere. */
@@ -216,6 +216,15 @@ export class WaEmulator {
    */
   dropOnNext(phone: string, match: (node: BinaryNode) => boolean, when: 'before' | 'after'): Promise<void> {
     return this.faults.addDrop(phone, match, when);
+  }
+
+  /**
+   * The next node of this account that `match` accepts is lost on the way: never acted on, never
+   * answered (no ack), the socket stays up. Resolves when it was lost. A sender then waits for an
+   * ack that never comes (whatsmeow send.go SendMessage waits on its context).
+   */
+  loseNext(phone: string, match: (node: BinaryNode) => boolean): Promise<void> {
+    return this.faults.addDrop(phone, match, 'lose');
   }
 
   takeSendFault(phone: string): number | undefined {
@@ -296,6 +305,11 @@ export class WaEmulator {
     for (const listener of [...this.listeners]) listener(conn, node);
     const phone = conn.account?.phone ?? '';
     const dropFault = this.faults.takeDrop(phone, node);
+    if (dropFault?.when === 'lose') {
+      this.log(`LOST ${node.tag} ${node.attrs.id ?? ''}`);
+      dropFault.done();
+      return;
+    }
     if (dropFault?.when === 'before') {
       this.log(`DROP before ${node.tag} ${node.attrs.id ?? ''}`);
       conn.drop();

@@ -1,7 +1,12 @@
 import type { BinaryNode } from 'baileys';
 
 type IqFault = { match: (iq: BinaryNode) => boolean; code: number; text: string };
-type DropFault = { match: (node: BinaryNode) => boolean; when: 'before' | 'after'; done: () => void };
+type DropFault = {
+  match: (node: BinaryNode) => boolean;
+  /** Cut the socket before or after acting on the node, or lose the node with the socket up. */
+  when: 'before' | 'after' | 'lose';
+  done: () => void;
+};
 
 /**
  * The faults a test ordered for an account (WaEmulator's failNextLogin, failNextSends,
@@ -14,7 +19,7 @@ export class Faults {
   private readonly sends = new Map<string, number[]>();
   /** Iqs answered with an error instead. */
   private readonly iqs = new Map<string, IqFault[]>();
-  /** Sockets cut when a matching node arrives. */
+  /** Sockets cut (or nodes lost) when a matching node arrives. */
   private readonly drops = new Map<string, DropFault[]>();
 
   addLogin(phone: string, attrs: Record<string, string>): void {

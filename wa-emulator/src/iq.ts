@@ -4,6 +4,7 @@ import {
   getBinaryNodeChild,
   getBinaryNodeChildBuffer,
   getBinaryNodeChildren,
+  jidDecode,
   S_WHATSAPP_NET,
 } from 'baileys';
 import type { Connection } from './connection.ts';
@@ -141,7 +142,9 @@ const HANDLERS: Record<string, Handler> = {
         tag: 'props',
         attrs: { protocol: '1', hash: 'emu-props-1' },
         content: [
-          { tag: 'prop', attrs: { name: 'privacy_token_sending_on_all_1_on_1_messages', value: 'false' } },
+          // On: rc14 carries a contact's privacy token in its one-to-one stanzas (Socket/chats.js
+          // fetchProps → serverProps.privacyTokenOn1to1; Socket/messages-send.js relayMessage).
+          { tag: 'prop', attrs: { name: 'privacy_token_sending_on_all_1_on_1_messages', value: 'true' } },
         ],
       },
     ]),
@@ -305,7 +308,10 @@ function usync(emulator: WaEmulator, iq: BinaryNode, sync: BinaryNode): BinaryNo
             { tag: 'key-index-list', attrs: { ts: String(Math.floor(Date.now() / 1000)) } },
           ],
         });
-      } else if (protocol === 'lid' && account)
+      } else if (protocol === 'lid' && account && jidDecode(asked)?.server !== 'lid')
+        // A user asked by phone number gets its LID; one asked by LID gets no `<lid>` (rc14's own
+        // LID query skips LIDs, Socket/socket.js pnFromLIDUSync: a LID echoed back as the
+        // "phone number" of a mapping is what Signal/lid-mapping.js rejects as invalid).
         content.push({ tag: 'lid', attrs: { val: `${account.lid}@lid` } });
     }
     out.push({

@@ -6,6 +6,7 @@ import {
   normalizeMessageContent,
   type proto,
 } from 'baileys';
+import { refusalOf } from './acceptance.ts';
 import type { Connection } from './connection.ts';
 import type { WaEmulator } from './emulator.ts';
 import { channelPost } from './newsletters.ts';
@@ -47,13 +48,15 @@ export async function relay(
   const to = node.attrs.to ?? '';
   if (!sender || !device) return;
   if (to.endsWith('@newsletter')) return channelPost(emulator, conn, node);
-  const fault = emulator.takeSendFault(sender.phone);
-  if (ack || fault)
-    conn.send({
-      tag: 'ack',
-      attrs: { class: 'message', id, from: to, t: now(), ...(fault ? { error: String(fault) } : {}) },
-    });
-  if (fault) return;
+  // The server acks only what it takes: a refused stanza is acked with its error code and goes
+  // nowhere (acceptance.ts; rc14 Socket/messages-recv.js handleBadAck).
+  const refusal = emulator.takeSendFault(sender.phone) ?? refusalOf(emulator, sender, node);
+  if (refusal) {
+    emulator.log(`REFUSED ${id} to ${to}: ${refusal}`);
+    conn.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t: now(), error: String(refusal) } });
+    return;
+  }
+  if (ack) conn.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t: now() } });
   const isGroup = to.endsWith('@g.us');
   const lidMode = isGroup && node.attrs.addressing_mode === 'lid';
   // A phone keeps one session per sending device, whichever address (PN or LID) a stanza uses;
@@ -154,6 +157,13 @@ async function relayStatus(
   }
 }
 
+/**
+ * A phone keeps a message once: a message sent again under the same id (after a socket cut
+ * before the server's ack, as whatsmeow request.go retryFrame sends an interrupted frame again)
+ * is the one it has. A client keys a message by its sender and id (WAProto MessageKey;
+ * rc14 Utils/event-buffer.js merges upserts of one key).
+ */
 function keep(account: Account, m: Omit<ReceivedMessage, 'text' | 'at'>): void {
+  if (account.inbox.some((k) => k.id === m.id && k.from === m.from && k.kind === m.kind)) return;
   account.inbox.push({ ...m, text: textOf(m.message), at: new Date() });
 }

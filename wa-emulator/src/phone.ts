@@ -331,7 +331,46 @@ export class Phone {
         content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }],
       });
     }
+    this.issueToken(to, from);
     return id;
+  }
+
+  /**
+   * After a one-to-one send the person's client gives the other its privacy token, once per
+   * 7-day bucket (rc14 Socket/messages-send.js relayMessage: issuePrivacyTokens after the send,
+   * when shouldSendNewTcToken, Utils/tc-token-utils.js), and the server hands it over as a
+   * `<notification type="privacy_token">` (Socket/messages-recv.js handlePrivacyTokenNotification:
+   * `<tokens><token type="trusted_contact" t>`, stored under the sender's LID, `sender_lid`).
+   */
+  private issueToken(to: string, from: string): void {
+    const holder = this.emulator.world.account(to);
+    if (this.emulator.world.privacyToken(this.account, holder)) return;
+    const token = this.emulator.world.issuePrivacyToken(this.account, holder);
+    const t = String(Math.floor(Date.now() / 1000));
+    for (const conn of this.emulator.connectionsOf(to))
+      conn.send({
+        tag: 'notification',
+        attrs: {
+          from,
+          type: 'privacy_token',
+          id: this.emulator.newId(),
+          t,
+          sender_lid: `${this.account.lid}@lid`,
+        },
+        content: [
+          {
+            tag: 'tokens',
+            attrs: {},
+            content: [
+              {
+                tag: 'token',
+                attrs: { jid: `${holder.phone}@s.whatsapp.net`, t, type: 'trusted_contact' },
+                content: token,
+              },
+            ],
+          },
+        ],
+      });
   }
 
   /** Unlinks companions from the phone ("Log out" in Linked devices): their sockets end with 401. */

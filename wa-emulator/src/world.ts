@@ -75,6 +75,20 @@ export class World {
   statusViewers: Set<string> | null = null;
   /** Channels (newsletters) by the user part of their JID (newsletters.ts). */
   readonly channels = new Map<string, Channel>();
+  /** Privacy tokens (tctoken) an account issued to another: `issuer>holder` → token. */
+  private readonly tokens = new Map<string, Buffer>();
+
+  /** The privacy token `issuer` gave `holder`, if any. */
+  privacyToken(issuer: Account, holder: Account): Buffer | undefined {
+    return this.tokens.get(`${issuer.phone}>${holder.phone}`);
+  }
+
+  /** `issuer` gives `holder` a privacy token (a new one each time, as a new timestamp bucket would). */
+  issuePrivacyToken(issuer: Account, holder: Account): Buffer {
+    const token = randomBytes(24);
+    this.tokens.set(`${issuer.phone}>${holder.phone}`, token);
+    return token;
+  }
 
   account(phone: string, pushName = `Emu ${phone.slice(-4)}`): Account {
     const digits = phone.replace(/\D/g, '');

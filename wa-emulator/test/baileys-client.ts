@@ -40,13 +40,21 @@ export function memoryAuth() {
 }
 
 /** One real rc14 socket against the emulator, with its connection updates recorded. */
-export function openSocket(emulator: WaEmulator, auth: ReturnType<typeof memoryAuth>) {
+export function openSocket(
+  emulator: WaEmulator,
+  auth: ReturnType<typeof memoryAuth>,
+  /** rc14's warnings and errors, one line each, when given. */
+  warnings?: string[],
+) {
   const updates: Partial<ConnectionState>[] = [];
+  const logger = warnings
+    ? pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) })
+    : pino({ level: process.env.EMU_BAILEYS_LOG ?? 'silent' });
   const sock = makeWASocket({
     waWebSocketUrl: emulator.url,
     auth,
     version: [2, 3000, 1043857760],
-    logger: pino({ level: process.env.EMU_BAILEYS_LOG ?? 'silent' }),
+    logger,
     markOnlineOnConnect: false,
     syncFullHistory: false,
   });
@@ -56,13 +64,13 @@ export function openSocket(emulator: WaEmulator, auth: ReturnType<typeof memoryA
 }
 
 /** A socket linked through a QR scan and logged in again after the 515 restart, open and past its offline notifications. */
-export async function linkedSocket(emulator: WaEmulator, phone: string) {
+export async function linkedSocket(emulator: WaEmulator, phone: string, warnings?: string[]) {
   const auth = memoryAuth();
-  const first = openSocket(emulator, auth);
+  const first = openSocket(emulator, auth, warnings);
   const qr = await waitFor('a QR', () => first.updates.find((u) => u.qr)?.qr);
   await emulator.phone(phone).scan(qr);
   await waitFor('the 515 close', () => first.updates.find((u) => u.connection === 'close'));
-  const second = openSocket(emulator, auth);
+  const second = openSocket(emulator, auth, warnings);
   await waitFor(
     'offline notifications',
     () => second.updates.find((u) => u.receivedPendingNotifications),

@@ -9,6 +9,9 @@ export const JOB_MESSAGES = {
     'This template job went through both kinds of account: its failed messages can be retried only on an account of the kind that sent them',
   nothingRetryable:
     'None of the failed messages can succeed on a retry (not on WhatsApp, opted out, or only admins may send to the group)',
+  /** Retry Failed without includeDeliveryUnknown, when only such failures are left. */
+  deliveryUnknownOnly: (n: number) =>
+    `${n === 1 ? 'This message' : `These ${n} messages`} may have arrived already (delivery unknown): retry with includeDeliveryUnknown to send ${n === 1 ? 'it' : 'them'} again, accepting that a second copy may arrive`,
   bulkDisabled: 'Bulk messaging is not enabled for your account',
   interrupted: 'Interrupted: delivery unknown',
   cancelled: 'Cancelled: job deleted',

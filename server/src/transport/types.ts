@@ -80,6 +80,8 @@ export type SendResult = {
   kept?: string;
 };
 
+export type SendOptions = { messageId?: string | null };
+
 /** Why a send failed. `permanent` failures are not worth waiting and retrying automatically. */
 export type SendErrorCode =
   | 'not-connected'
@@ -99,6 +101,11 @@ export class SendError extends Error {
     message: string,
     /** For a pause: when WhatsApp lifts the restriction, when it said. */
     readonly until: Date | null = null,
+    /**
+     * The id the message was given when it may have left (the socket closed before WhatsApp's
+     * ack): sent again, it keeps this id, so that WhatsApp can tell a copy it already took.
+     */
+    readonly messageId: string | null = null,
   ) {
     super(message);
   }
@@ -203,8 +210,12 @@ export interface Transport extends EventEmitter<TransportEventMap> {
   inviteCode(groupId: string): Promise<string | null>;
   /** Which of these phone numbers (digits) are on WhatsApp; returns their chat JIDs. */
   onWhatsApp(phoneNumbers: string[]): Promise<Map<string, string | null>>;
-  /** Sends one message; throws SendError. */
-  send(chatId: string, message: OutgoingMessage): Promise<SendResult>;
+  /**
+   * Sends one message; throws SendError. Resolves once WhatsApp took the message (its server's
+   * ack, where the kind of account has one). `messageId`: the id a send that may have left
+   * already had (SendError.messageId), to send it again under the same id.
+   */
+  send(chatId: string, message: OutgoingMessage, options?: SendOptions): Promise<SendResult>;
   /**
    * While a QR is shown: the code that links the session's phone number instead (WhatsApp →
    * Linked devices → Link with phone number). Asked of WhatsApp once per connection; later

@@ -38,7 +38,7 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
 
   const sentTo = (sock: FakeSocket, jid: string) => sock.sent.filter((m) => m.jid === jid).length;
 
-  it('records the canonical JID, keeps a receipt that came before the send was recorded, and fails + refunds a message WhatsApp refuses later', async () => {
+  it('records the canonical JID, keeps a receipt that came before the send was recorded, and fails + refunds a message the server acks with an error', async () => {
     const s = await connected('Receipts', 10);
     // Brazil's 9th digit: WhatsApp answers the number without it.
     s.sock.canonical['5511987654321'] = '551187654321@s.whatsapp.net';
@@ -71,26 +71,43 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
       ['919822222222@s.whatsapp.net', null],
     ]);
 
-    // WhatsApp refuses the second message after it was recorded sent (Socket/messages-recv.js
-    // handleBadAck): failed with the reason, counted failed instead of sent, refunded.
+    // WhatsApp's server acks the next message with error 479 (Socket/messages-recv.js
+    // handleBadAck): never sent, failed with the code and its cause, refunded.
     expect(await balanceOf(rig.t.db, s.user.id)).toBe(8);
-    s.sock.ev.emit('messages.update', [
-      {
-        key: { id: india!.messageId, remoteJid: india!.chatId, fromMe: true },
-        update: { status: 0, messageStubParameters: ['479'] },
-      },
-    ]);
-    await waitFor('the refusal', async () =>
-      (await recipientsOf(rig.t.db, jobId))[1]?.status === 'failed' ? true : null,
-    );
-    expect(await waitForJobEnd(rig.t.app, s.token, jobId)).toMatchObject({
+    s.sock.nextAckError = '479';
+    const refusedJob = await send(s, 'sendIndividualMessage', ['919822222223']);
+    expect(await waitForJobEnd(rig.t.app, s.token, refusedJob)).toMatchObject({
       status: 'failed',
-      results: { success: 1, failed: 1 },
+      results: { success: 0, failed: 1 },
     });
-    expect((await recipientsOf(rig.t.db, jobId))[1]).toMatchObject({
+    expect((await recipientsOf(rig.t.db, refusedJob))[0]).toMatchObject({
       status: 'failed',
-      error: 'WhatsApp refused the message (error 479)',
+      error: 'WhatsApp refused the message (error 479: stale devices or mixed addressing)',
     });
+    expect(await balanceOf(rig.t.db, s.user.id)).toBe(8);
+  });
+
+  it('no server ack before the socket closes: not sent, back in the queue, charged once, and sent again under the same message id after the reconnect', async () => {
+    const s = await connected('Unacked', 10);
+    const jid = '919844444401@s.whatsapp.net';
+    s.sock.holdAcks = true;
+    const jobId = await send(s, 'sendIndividualMessage', ['919844444401']);
+    await waitFor('the frame written', async () => (sentTo(s.sock, jid) === 1 ? true : null));
+    const firstId = s.sock.sentIds.at(-1)!;
+    // Written but not acked: not sent.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await recipientsOf(rig.t.db, jobId))[0]).toMatchObject({ status: 'sending', messageId: null });
+    const before = rig.socketsOf(s.sessionId).length;
+    s.sock.close(428, 'Connection Closed');
+    const next = await waitFor('the reconnect', async () => rig.socketsOf(s.sessionId)[before]);
+    next.user = s.sock.user;
+    next.open();
+    next.flushLogin();
+    const job = await waitForJobEnd(rig.t.app, s.token, jobId);
+    expect(job).toMatchObject({ status: 'completed', results: { success: 1, failed: 0 } });
+    expect(sentTo(next, jid)).toBe(1);
+    expect(next.sentIds.at(-1)).toBe(firstId);
+    expect((await recipientsOf(rig.t.db, jobId))[0]).toMatchObject({ status: 'sent', messageId: firstId });
     expect(await balanceOf(rig.t.db, s.user.id)).toBe(9);
   });
 

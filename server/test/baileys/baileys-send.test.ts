@@ -198,7 +198,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     expect(left.map((r) => r.messageId)).toEqual(['RECENT']);
   });
 
-  it('send: resolves without an ack; a later 463 is reported and pauses until the time WhatsApp gives; quota; receipts and last messages flow', async () => {
+  it('send: resolves on the server’s ack; a 463 ack refuses it and pauses until the time WhatsApp gives; quota; receipts and last messages flow', async () => {
     const { sessionId, first, index } = await start('Sender');
     const s2 = await pairAndOpen(sessionId, first, index);
     const transport = runner.transportFor(sessionId)!;
@@ -207,7 +207,8 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     const receipts: ReceiptUpdate[] = [];
     transport.on('receipt', (r) => receipts.push(r));
     const ok = await transport.send('919822222222@s.whatsapp.net', { kind: 'text', text: 'Hello' });
-    expect(ok.messageId).toBe(`3EB0FAKE${s2.sent.length}`);
+    // The id given to rc14's sendMessage, which the server acked (acks.ts).
+    expect(ok.messageId).toMatch(/^3EB0[0-9A-F]{18}$/);
     expect(s2.sent.at(-1)).toEqual({ jid: '919822222222@s.whatsapp.net', content: { text: 'Hello' } });
     s2.ev.emit('messages.update', [{ key: { id: ok.messageId, fromMe: true }, update: { status: 3 } }]);
     s2.ev.emit('message-receipt.update', [
@@ -240,8 +241,8 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
       .catch((e) => e);
     expect(notOn).toMatchObject({ code: 'not-on-whatsapp', message: 'Not on WhatsApp' });
 
-    // A send is done when sendMessage resolves: rc14 sends no SERVER_ACK (Utils/generics.js),
-    // so a send that waited for one took the full wait on every message.
+    // A send is done on the server's ack for its id; an ack with error 463 refuses it (the send
+    // rejects, no second 'send-failed'), and the transport asks until when.
     const failures: SendFailure[] = [];
     const quotas: QuotaUpdate[] = [];
     transport.on('send-failed', (f) => failures.push(f));
@@ -249,20 +250,16 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     const ends = Math.floor(Date.now() / 1000) + 3600;
     s2.reachout = { is_active: true, time_enforcement_ends: String(ends) };
     s2.nextAckError = '463';
-    const restricted = await transport.send('919833333333@s.whatsapp.net', { kind: 'text', text: 'x' });
-    expect(restricted.messageId).toBe(`3EB0FAKE${s2.sent.length}`);
-    // The 463 arrives after: reported for that message id, and the transport asks until when.
-    // Until WhatsApp answers, new chats wait the first growing pause (restrictions.ts); its answer replaces it.
-    await waitFor(
-      '463 reported',
-      async () => failures.length === 1 && quotas.some((q) => q.until?.getTime() === ends * 1000),
-      15_000,
-    );
-    expect(failures[0]).toEqual({
-      messageId: restricted.messageId,
+    const restricted = await transport
+      .send('919833333333@s.whatsapp.net', { kind: 'text', text: 'x' })
+      .catch((e: unknown) => e);
+    expect(restricted).toMatchObject({
       code: 'restricted',
-      reason: 'Paused: WhatsApp restricted this account from starting new chats (error 463)',
+      message: 'Paused: WhatsApp restricted this account from starting new chats (error 463)',
     });
+    // Until WhatsApp answers, new chats wait the first growing pause (restrictions.ts); its answer replaces it.
+    await waitFor('463 timelock', async () => quotas.some((q) => q.until?.getTime() === ends * 1000), 15_000);
+    expect(failures).toEqual([]);
     expect(s2.reachoutQueries).toBe(1);
     expect(quotas.at(-1)).toEqual({
       capped: true,
@@ -284,10 +281,20 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
       statusReason: 'Paused: WhatsApp restricted this account from starting new chats (error 463)',
     });
 
-    // The same error merged into our own buffered upsert (Utils/event-buffer.js) is seen as well, once.
-    const merged = await transport.send('919833333334@s.whatsapp.net', { kind: 'text', text: 'x' });
+    // A 479 ack: refused with its code and rc14's cause (handleBadAck smax-invalid).
+    s2.nextAckError = '479';
+    const stale = await transport
+      .send('919833333335@s.whatsapp.net', { kind: 'text', text: 'x' })
+      .catch((e: unknown) => e);
+    expect(stale).toMatchObject({
+      code: 'unknown',
+      message: 'WhatsApp refused the message (error 479: stale devices or mixed addressing)',
+    });
+
+    // An error of a message this transport did not send (another device of the account) merged
+    // into rc14's buffered upsert (Utils/event-buffer.js) is reported as well, once.
     const mergedError = {
-      key: { id: merged.messageId, remoteJid: '919833333334@s.whatsapp.net', fromMe: true },
+      key: { id: '3EB0OTHERDEVICE1', remoteJid: '919833333334@s.whatsapp.net', fromMe: true },
       status: 0,
       messageStubParameters: ['479'],
     };
@@ -295,8 +302,12 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     s2.ev.emit('messages.update', [
       { key: mergedError.key, update: { status: 0, messageStubParameters: ['479'] } },
     ]);
-    expect(failures.slice(1)).toEqual([
-      { messageId: merged.messageId, code: 'unknown', reason: 'WhatsApp refused the message (error 479)' },
+    expect(failures).toEqual([
+      {
+        messageId: '3EB0OTHERDEVICE1',
+        code: 'unknown',
+        reason: 'WhatsApp refused the message (error 479: stale devices or mixed addressing)',
+      },
     ]);
 
     // WhatsApp lifts the timelock (Socket/messages-recv.js handleReachoutTimelockNotification).

@@ -66,6 +66,45 @@ describe('faults on command, through the real Baileys socket', () => {
     expect(await product.credits()).toBe(before);
   });
 
+  it('a contact whose LID is known gets its next message addressed to its LID, as WhatsApp Web does', async () => {
+    const own = '919800000465';
+    const known = '919811146502';
+    emulator.world.account(known);
+    const { sessionId } = await product.link(own, 'LID addressing');
+    const sendTo = async (content: string) => {
+      const res = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+        chatIds: [known],
+        content,
+      });
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      return res.json.jobId as string;
+    };
+    const inbox = (text: string) =>
+      emulator.world.account(known).inbox.filter((m) => m.kind === 'chat' && m.text === text);
+    // The first message goes to the number; rc14's device query maps its LID.
+    await sendTo('Hello from the shop');
+    await waitFor('the first message', async () => inbox('Hello from the shop').length === 1, 120_000, 250);
+    const knownLid = emulator.world.account(known).lid;
+    const byLid = emulator.nextNode(
+      (_c, n) => n.tag === 'message' && (n.attrs.to ?? '').startsWith(`${knownLid}@lid`),
+      120_000,
+    );
+    const jobId = await sendTo('The offer');
+    await byLid;
+    const job = await waitFor(
+      'the second message sent',
+      async () => {
+        const j = await product.job(jobId);
+        return j.details[0]?.status === 'sent' ? j : null;
+      },
+      120_000,
+      500,
+    );
+    // The chat the user sees is still the number.
+    expect(job.details[0]).toMatchObject({ chatId: `${known}@s.whatsapp.net`, error: null });
+    await waitFor('the offer', async () => inbox('The offer').length === 1, 30_000, 250);
+  });
+
   it.each([[403, 'Banned: WhatsApp refused this account (403)']])(
     'stream error %i ends the session for good: %s',
     async (code, reason) => {

@@ -31,13 +31,20 @@ const prekeyFetchFor = (account: { phone: string; lid: string }) => (node: Binar
       (u.attrs.jid ?? '').startsWith(p),
     ),
   );
-/** The message stanza of a one-to-one send to `phone`. */
-const messageTo = (phone: string) => (node: BinaryNode) =>
-  node.tag === 'message' && (node.attrs.to ?? '').startsWith(`${phone}@`);
+/**
+ * The message stanza of a one-to-one send to `phone`, by its number or (once rc14 mapped it, as
+ * the product addresses a contact whose LID is known) by its LID.
+ */
+const messageTo = (phone: string) => (node: BinaryNode) => {
+  const to = node.attrs.to ?? '';
+  return node.tag === 'message' && [phone, WORLD_LIDS.get(phone)].some((u) => u && to.startsWith(`${u}@`));
+};
+/** Each emulated account's LID by number (filled as the tests create them). */
+const WORLD_LIDS = new Map<string, string>();
 
 /**
  * Faults in the middle of sending, on the real rc14 socket: WhatsApp's 429 `rate-overlimit`, the
- * socket cut mid-send, a slow media host. A 429 pauses
+ * socket cut mid-send, a message lost with no ack, a slow media host. A 429 pauses
  * the account and the recipient is tried again (never a failure); a send never goes out twice;
  * a send that outlasts SEND_TIMEOUT_MS is an outcome the user sees, not a hang.
  */
@@ -133,13 +140,18 @@ describe('faults while sending, through the real Baileys socket', () => {
     expect(await product.credits()).toBe(before - 2);
   });
 
-  it('the socket cut mid-send: nothing is sent twice; what had not left is sent after the reconnect, what had left stays sent', async () => {
+  it('the socket cut mid-send: nothing is sent before the server’s ack; each cut message goes again after the reconnect under its id, arrives once, charged once', async () => {
     const own = '919800004080';
     const contacts = ['919812408001', '919812408002', '919812408003', '919812408004'];
-    for (const c of contacts) emulator.world.account(c);
+    for (const c of contacts) WORLD_LIDS.set(c, emulator.world.account(c).lid);
     const { sessionId } = await product.link(own, 'cut mid-send');
     const before = await product.credits();
     const text = 'Cut in the middle';
+    const ids = new Map<string, string[]>();
+    const stop = emulator.watch((_c, n) => {
+      const to = contacts.find((c) => messageTo(c)(n));
+      if (to) ids.set(to, [...(ids.get(to) ?? []), n.attrs.id ?? '']);
+    });
     // 1. Cut while rc14 fetches the second contact's prekeys: its message never left.
     const cut1 = emulator.dropOnNext(own, prekeyFetchFor(emulator.world.account(contacts[1]!)), 'before');
     // 2. Cut right after the server relayed the third one, before its ack.
@@ -150,22 +162,39 @@ describe('faults while sending, through the real Baileys socket', () => {
     for (const cut of [cut1, cut2, cut3]) void cut.then(() => cuts++);
     const jobId = await send(sessionId, contacts, text);
     const job = await ended(jobId);
+    stop();
     expect(cuts).toBe(3);
     const byNumber = new Map(job.details.map((d) => [d.chatId.replace(/\D/g, ''), d]));
-    // Every recipient counts as sent: the first three reached their phones once (the second after
-    // the reconnect); the fourth left the product and was cut before the server relayed it (no
-    // receipt ever comes: Job Details shows it sent, never delivered).
+    // Every recipient is sent once the server acked it; each arrives once.
     for (const c of contacts) expect(byNumber.get(c), c).toMatchObject({ status: 'sent', error: null });
-    for (const c of contacts.slice(0, 3))
+    for (const c of contacts)
       await waitFor(`${c} to get it`, async () => received(c, text).length > 0, 30_000);
-    // (No receipt is asserted for the three that arrived: a receipt sent while the socket was
-    // down is lost here, the emulator keeps no offline queue, see README.)
     await new Promise((r) => setTimeout(r, 3000));
-    expect(contacts.map((c) => received(c, text).length)).toEqual([1, 1, 1, 0]);
-    expect(
-      (await product.job(jobId)).details.find((d) => d.chatId.includes(contacts[3]!))?.deliveredAt,
-    ).toBeNull();
+    expect(contacts.map((c) => received(c, text).length)).toEqual([1, 1, 1, 1]);
+    // The two stanzas cut before their ack went again under the same id (the phone that had the
+    // third one keeps one copy); the second one's stanza left only after the reconnect.
+    expect(ids.get(contacts[1]!)).toHaveLength(1);
+    for (const c of contacts.slice(2)) {
+      const sentIds = ids.get(c)!;
+      expect(sentIds, c).toHaveLength(2);
+      expect(new Set(sentIds).size, c).toBe(1);
+    }
     expect(await product.credits()).toBe(before - 4);
+  });
+
+  it('a message lost on the way with the socket up (no ack): "Send timed out: delivery unknown", refunded, nothing arrives', async () => {
+    const own = '919800004082';
+    const contact = '919812408201';
+    emulator.world.account(contact);
+    const { sessionId } = await product.link(own, 'lost frame');
+    const before = await product.credits();
+    const lost = emulator.loseNext(own, messageTo(contact));
+    const jobId = await send(sessionId, [contact], 'Lost on the way');
+    await lost;
+    const job = await ended(jobId, SEND_TIMEOUT_MS + 60_000);
+    expect(job.details[0]).toMatchObject({ status: 'failed', error: 'Send timed out: delivery unknown' });
+    expect(received(contact, 'Lost on the way')).toEqual([]);
+    expect(await product.credits()).toBe(before);
   });
 
   it('a slow media host: an upload slower than its timeout (3/4 of SEND_TIMEOUT_MS) fails before anything is sent, not "delivery unknown", and is refunded; within it, the image arrives', async () => {

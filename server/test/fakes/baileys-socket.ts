@@ -14,10 +14,16 @@ const DELIVERY_ACK = 3;
  */
 export class FakeSocket {
   readonly ev = new EventEmitter();
+  /** The socket's frames by rc14's `CB:` event names (Socket/socket.js): the server's acks. */
+  readonly ws = new EventEmitter();
+  /** The server acks no send until false again (the frame is lost, or the socket is cut first). */
+  holdAcks = false;
   ended = false;
   loggedOut = false;
   user: { id: string; lid?: string } | undefined;
   readonly sent: Array<{ jid: string; content: unknown }> = [];
+  /** The message id of each of `sent`, in order. */
+  readonly sentIds: string[] = [];
   groups: Record<string, GroupMetadata> = {};
   inviteCalls: Array<{ groupId: string; at: number }> = [];
   /** Groups asked one by one (groupMetadata). */
@@ -225,6 +231,7 @@ export class FakeSocket {
       throw Object.assign(new Error(failure.text), { data: failure.code, output: { statusCode: 500 } });
     }
     this.sent.push({ jid, content });
+    this.sentIds.push(id);
     this.sentAt.push(Date.now());
     const key = { id, remoteJid: jid, fromMe: true };
     // No SERVER_ACK: rc14 sets SERVER_ACK only from a receipt of type 'sender'
@@ -238,24 +245,28 @@ export class FakeSocket {
     }
     const ackError = this.nextAckError;
     this.nextAckError = null;
-    if (ackError) {
-      // Socket/messages-recv.js handleBadAck: an ack with an error attribute becomes
-      // messages.update status ERROR with messageStubParameters [error], after the send resolved.
-      // For 463 (NACK_REASONS.SenderReachoutTimelocked) the parameters carry
-      // ACCOUNT_RESTRICTED_TEXT (Utils/decode-wa-message.js) after the code.
-      setImmediate(() =>
-        this.emit('messages.update', [
-          {
-            key,
-            update: {
-              status: ERROR,
-              messageStubParameters:
-                ackError === '463' ? [ackError, 'Your account has been restricted'] : [ackError],
+    if (!this.holdAcks)
+      setImmediate(() => {
+        if (ackError)
+          // Socket/messages-recv.js handleBadAck, the first listener of an error ack: status ERROR
+          // with messageStubParameters [error]; for 463 (NACK_REASONS.SenderReachoutTimelocked)
+          // ACCOUNT_RESTRICTED_TEXT (Utils/decode-wa-message.js) follows the code.
+          this.emit('messages.update', [
+            {
+              key,
+              update: {
+                status: ERROR,
+                messageStubParameters:
+                  ackError === '463' ? [ackError, 'Your account has been restricted'] : [ackError],
+              },
             },
-          },
-        ]),
-      );
-    }
+          ]);
+        // The server's ack of the message stanza (`CB:ack,class:message`), with its error if any.
+        this.ws.emit('CB:ack,class:message', {
+          tag: 'ack',
+          attrs: { class: 'message', id, from: jid, ...(ackError ? { error: ackError } : {}) },
+        });
+      });
     return id;
   }
 
@@ -263,6 +274,7 @@ export class FakeSocket {
     const self = this;
     return {
       ev: this.ev as unknown as BaileysSocket['ev'],
+      ws: this.ws as unknown as BaileysSocket['ws'],
       get user() {
         return self.user as BaileysSocket['user'];
       },
@@ -296,8 +308,9 @@ export class FakeSocket {
           .map((n) => ({ jid: self.canonical[n] ?? `${n}@s.whatsapp.net`, exists: true }))
           .reverse();
       },
-      sendMessage: async (jid: string, content: unknown) => {
-        const id = await self.deliver(jid, content, `3EB0FAKE${self.sent.length + 1}`);
+      // Socket/messages-send.js sendMessage: the id given in the options, else a new one.
+      sendMessage: async (jid: string, content: unknown, options?: { messageId?: string }) => {
+        const id = await self.deliver(jid, content, options?.messageId ?? `3EB0FAKE${self.sent.length + 1}`);
         return { key: { id, remoteJid: jid, fromMe: true }, message: { conversation: 'x' } } as WAMessage;
       },
       // Socket/messages-send.js relayMessage: what sendMessage does after building the message.

@@ -53,13 +53,22 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
   it('counts only the failures a retry may fix, per job', async () => {
     const res = await ask('mixed,hopeless,done,unknown-job');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ success: true, retryable: { mixed: 2, hopeless: 0, done: 0 } });
+    expect(res.json()).toEqual({
+      success: true,
+      retryable: { mixed: 2, hopeless: 0, done: 0 },
+      // Of them, the one whose delivery is unknown: retried only when the user accepts a second copy.
+      deliveryUnknown: { mixed: 1, hopeless: 0, done: 0 },
+    });
   });
 
   it("leaves out another user's jobs; another user or an admin who does not manage the owner gets 404; no token 401", async () => {
     const other = await buildUser(t, { credits: 0 });
     const otherToken = await loginToken(t.app, other.username);
-    expect((await ask('mixed', otherToken, other.id)).json()).toEqual({ success: true, retryable: {} });
+    expect((await ask('mixed', otherToken, other.id)).json()).toEqual({
+      success: true,
+      retryable: {},
+      deliveryUnknown: {},
+    });
     expect((await ask('mixed', otherToken)).statusCode).toBe(404);
     expect(
       (
@@ -79,7 +88,7 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
     expect(res.json().message).toBe('At most 200 job ids at once');
   });
 
-  it('Retry Failed requeues and charges only the failures a retry may fix; the others stay failed', async () => {
+  it('Retry Failed requeues and charges only the failures a retry may fix; one whose delivery is unknown only when the user accepts a second copy; the others stay failed', async () => {
     const owner = await buildUser(t, { credits: 0 });
     await addCredits(t.db, owner.id, 10, 'grant');
     const ownerToken = await loginToken(t.app, owner.username);
@@ -99,30 +108,44 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
             ('retry-hopeless', ${sessionId}, '120363000000000011@g.us', 'failed', 'Only admins can send messages to this group'),
             ('retry-hopeless', ${sessionId}, '120363000000000012@g.us', 'failed', 'Not a member of this group')`,
     );
-    const retry = (jobId: string) => retryJob(t.app, ownerToken, jobId);
+    const retry = (jobId: string, payload: object = {}) => retryJob(t.app, ownerToken, jobId, payload);
+    const states = async () =>
+      (await recipientsOf(t.db, 'retry-mixed')).map((r) => [r.chatId.slice(0, 12), r.status, r.error]);
 
     const res = await retry('retry-mixed');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       success: true,
-      message: 'Retrying 2 failed messages',
-      retried: 2,
-      creditsCharged: 2,
+      message: 'Retrying 1 failed message',
+      retried: 1,
+      creditsCharged: 1,
     });
-    expect(
-      (await recipientsOf(t.db, 'retry-mixed')).map((r) => [r.chatId.slice(0, 12), r.status, r.error]),
-    ).toEqual([
+    expect(await states()).toEqual([
       ['919800000011', 'sent', null],
       ['919800000012', 'failed', 'Not on WhatsApp'],
       ['919800000013', 'failed', 'Opted out'],
       ['919800000014', 'queued', null],
-      ['919800000015', 'queued', null],
+      ['919800000015', 'failed', 'Interrupted: delivery unknown'],
     ]);
+    // Only the one whose delivery is unknown is left: not without the user's word.
+    const unconfirmed = await retry('retry-mixed');
+    expect(unconfirmed.statusCode).toBe(400);
+    expect(unconfirmed.json().message).toBe(
+      'This message may have arrived already (delivery unknown): retry with includeDeliveryUnknown to send it again, accepting that a second copy may arrive',
+    );
+    expect(await balanceOf(t.db, owner.id)).toBe(9);
+    const confirmed = await retry('retry-mixed', { includeDeliveryUnknown: true });
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+    expect(confirmed.json()).toMatchObject({ retried: 1, creditsCharged: 1 });
+    expect((await states())[4]).toEqual(['919800000015', 'queued', null]);
     expect(await jobRow(t.db, 'retry-mixed')).toMatchObject({ status: 'pending', failedCount: 2 });
-    // Two credits, not four: one 'retry' row of -2.
+    // Two credits, one per retried recipient.
     expect(await balanceOf(t.db, owner.id)).toBe(8);
     const rows = await t.db.select().from(creditLedger).where(eq(creditLedger.jobId, 'retry-mixed'));
-    expect(rows.map((r) => [r.reason, r.delta])).toEqual([['retry', -2]]);
+    expect(rows.map((r) => [r.reason, r.delta])).toEqual([
+      ['retry', -1],
+      ['retry', -1],
+    ]);
 
     // Nothing a retry may fix: 400, nothing charged, nothing requeued.
     const hopeless = await retry('retry-hopeless');

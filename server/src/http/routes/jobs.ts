@@ -85,7 +85,13 @@ export function registerJobRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) =>
-      retryJob(ctx, requireUser(request), request.params.jobId, request.body?.sessionId ?? undefined),
+      retryJob(
+        ctx,
+        requireUser(request),
+        request.params.jobId,
+        request.body?.sessionId ?? undefined,
+        request.body?.includeDeliveryUnknown ?? false,
+      ),
   );
 
   app.post(

@@ -50,7 +50,7 @@ export function claimCtes(sessionId: string, by: Claimer, limit: number, scope: 
           SET status = 'sending', lease_owner = ${by.nodeId}, lease_expires_at = now() + ${ms(by.leaseMs)},
               attempts = r.attempts + 1, updated_at = now()
           FROM due WHERE r.id = due.id
-          RETURNING r.id, r.job_id, r.chat_id, r.content
+          RETURNING r.id, r.job_id, r.chat_id, r.content, r.message_id
         ), started AS (
           -- Skips a job row another transaction holds (a delete, a retry, which lock the job before
           -- its recipients): waiting here, with recipients locked, could deadlock with them. The
@@ -139,7 +139,7 @@ export function recordAndClaimBatch(
           SET status = 'sending', lease_owner = ${by.nodeId}, lease_expires_at = now() + ${ms(by.leaseMs)},
               attempts = q.attempts + 1, updated_at = now()
           FROM due WHERE q.id = due.id
-          RETURNING q.id, q.job_id, q.chat_id, q.content, q.session_id
+          RETURNING q.id, q.job_id, q.chat_id, q.content, q.message_id, q.session_id
         ), started AS (
           -- As in claimCtes: a job row another transaction holds is skipped, and so is one this
           -- statement already updates (counted); its first outcome marks it processing.
@@ -152,5 +152,5 @@ export function recordAndClaimBatch(
             FOR NO KEY UPDATE SKIP LOCKED)
           RETURNING j.id
         )
-        SELECT id::text AS id, job_id, chat_id, content, session_id FROM claimed`;
+        SELECT id::text AS id, job_id, chat_id, content, message_id, session_id FROM claimed`;
 }

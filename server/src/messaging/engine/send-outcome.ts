@@ -46,7 +46,7 @@ export async function attemptSend(
       message.kind === 'template' && transport.capabilities?.templates !== true
         ? { kind: 'text' as const, text: r.content ?? '' }
         : withContent(message, r.content);
-    sending = transport.send(r.chatId, outgoing);
+    sending = transport.send(r.chatId, outgoing, { messageId: r.messageId ?? null });
     const sent = await withTimeout(sending, deps.sendTimeoutMs);
     endTimer();
     return { sent };
@@ -71,9 +71,11 @@ export async function attemptSend(
       return { next: null };
     }
     if (err instanceof SendError && err.retriesLater) {
-      // The transport refused before sending anything (not connected, or WhatsApp's 429):
+      // The transport refused before sending anything (not connected, or WhatsApp's 429), or the
+      // socket closed before WhatsApp acked the message (not sent: it goes again under its id):
       // the recipient waits.
-      await store.release([r.id]);
+      if (err.messageId) await store.releaseUnacked(r.id, err.messageId);
+      else await store.release([r.id]);
       if (err.code === 'rate-limited')
         await store.noteRateLimited(sessionId).catch((e) => log.warn({ err: e, sessionId }, 'noting a 429'));
       return 'session-down';

@@ -45,6 +45,11 @@ export interface DispatchStore extends PolicySource {
   failSent(sessionId: string, messageId: string, reason: string): Promise<boolean>;
   /** Puts claimed recipients that were never handed to the transport back in the queue. */
   release(recipientIds: number[]): Promise<void>;
+  /**
+   * The socket closed before WhatsApp acked the recipient's message: back in the queue, not
+   * sent and not charged again, to go again under the same `messageId`.
+   */
+  releaseUnacked(recipientId: number, messageId: string): Promise<void>;
   /** Claimed recipients never sent go back in the queue, due at `until` (the transport said when). */
   defer(recipientIds: number[], until: Date): Promise<void>;
   /** Meta's 131049: the recipient waits until `until` (a limited number of times), then fails. */

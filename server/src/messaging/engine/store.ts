@@ -176,6 +176,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     release(recipientIds) {
       return t.release(db, by, recipientIds);
     },
+    releaseUnacked: (recipientId, messageId) => t.releaseUnacked(db, by, recipientId, messageId),
     defer: (recipientIds, until) => cloud.defer(db, by, recipientIds, until),
     retryLater: (recipientId, until, title) => cloud.retryLater(db, by, recipientId, until, title),
 

@@ -21,19 +21,36 @@ import { forbiddenReason, holdQueued, hotRows, jobCounters, ownerForbidden, PAUS
 export { reassign } from './failover.ts';
 
 /** `content`: this recipient's own text when the job is personalised (else null). */
-export type ClaimedRecipient = { id: number; jobId: string; chatId: string; content: string | null };
+/**
+ * `messageId`: the id of an earlier attempt the socket cut before WhatsApp's ack (releaseUnacked):
+ * the send goes again under it.
+ */
+export type ClaimedRecipient = {
+  id: number;
+  jobId: string;
+  chatId: string;
+  content: string | null;
+  messageId?: string | null;
+};
 /** A send the transport finished: `kept` is its copy of the message (SendResult.kept). */
 export type SentMessage = { messageId: string; sentTo?: string | null; kept?: string };
 export type FailedGroup = { jobId: string; userId: string; count: number };
 /** Who is claiming: the node written in leases, and how long a lease lasts. */
 export type Claimer = { nodeId: string; leaseMs: number };
 
-type ClaimRow = { id: number | string; job_id: string; chat_id: string; content: string | null };
+type ClaimRow = {
+  id: number | string;
+  job_id: string;
+  chat_id: string;
+  content: string | null;
+  message_id?: string | null;
+};
 const toClaimed = (r: ClaimRow): ClaimedRecipient => ({
   id: Number(r.id),
   jobId: r.job_id,
   chatId: r.chat_id,
   content: r.content,
+  messageId: r.message_id ?? null,
 });
 
 /**
@@ -51,7 +68,7 @@ export async function claim(
     db,
     `wa_claim_due_recipients_${scope}`,
     sql`WITH ${claimCtes(sessionId, by, limit, scope)}
-        SELECT id, job_id, chat_id, content FROM claimed ORDER BY id`,
+        SELECT id, job_id, chat_id, content, message_id FROM claimed ORDER BY id`,
   );
   return rows.map(toClaimed);
 }
@@ -252,6 +269,25 @@ export async function release(db: Db, by: Claimer, recipientIds: number[]): Prom
 }
 
 /**
+ * releaseUnacked: a recipient whose message the socket cut before WhatsApp's ack goes back in the
+ * queue, not sent and not charged again, keeping the message's id: the next attempt sends it
+ * under that id, so that WhatsApp can tell a copy it already took.
+ */
+export async function releaseUnacked(
+  db: Db,
+  by: Claimer,
+  recipientId: number,
+  messageId: string,
+): Promise<void> {
+  await db.execute(
+    sql`UPDATE message_job_recipients
+        SET status = 'queued', message_id = ${messageId}, lease_owner = NULL, lease_expires_at = NULL,
+            attempts = greatest(attempts - 1, 0), updated_at = now()
+        WHERE id = ${recipientId} AND status = 'sending' AND lease_owner = ${by.nodeId}`,
+  );
+}
+
+/**
  * requeue: a locked job's failed recipients are queued again on `sessionId` (their credits were
  * reserved by the caller), and the job reopens: its failed count drops, a finished job is pending
  * again, a spread job adds the account. `price`: the credits each was charged again. A paused job's requeued recipients wait for its resume.
@@ -269,6 +305,7 @@ export async function requeue(
     sql`WITH r AS (
           UPDATE message_job_recipients
           SET status = 'queued', error = NULL, failed_at = NULL, session_id = ${sessionId}, price = ${price},
+              message_id = NULL,
               due_at = CASE WHEN (SELECT status FROM message_jobs WHERE id = ${jobId}) = 'paused'
                             THEN ${PAUSED_DUE} ELSE now() END,
               lease_owner = NULL, lease_expires_at = NULL, updated_at = now()

@@ -24,6 +24,7 @@ export async function retryJob(
   user: UserRow,
   jobId: string,
   sessionId: string | undefined,
+  includeDeliveryUnknown = false,
 ): Promise<RetryResponse> {
   const job = await authorizeJob(ctx.db, user, 'act', jobId);
   // The flag is read again: an admin may have revoked it since the job was accepted.
@@ -36,7 +37,10 @@ export async function retryJob(
     const locked = await repo.lockJob(tx, jobId);
     if (!locked) throw notFound(JOB_MESSAGES.jobNotFound);
     // Only failures a retry may fix are queued and charged: 'Not on WhatsApp' would fail again.
-    const only = repo.retryableError(sql`error`);
+    // Those whose delivery is unknown may have arrived: only when the user accepts a second copy.
+    const only = includeDeliveryUnknown
+      ? repo.retryableError(sql`error`)
+      : sql`(${repo.retryableError(sql`error`)} AND NOT ${repo.deliveryUnknownError(sql`error`)})`;
     const { failed, retryable } = await repo.countFailedAndRetryable(tx, jobId, only);
     // A template job over both kinds: a phone's recipient holds the template's text, a Cloud
     // one its values; neither may be sent by the other kind.
@@ -49,6 +53,14 @@ export async function retryJob(
       if ((other?.n ?? 0) > 0) throw badRequest(JOB_MESSAGES.retryOtherKind);
     }
     if (failed === 0) throw badRequest(JOB_MESSAGES.nothingToRetry);
+    if (retryable === 0 && !includeDeliveryUnknown) {
+      const { retryable: unknown } = await repo.countFailedAndRetryable(
+        tx,
+        jobId,
+        repo.deliveryUnknownError(sql`error`),
+      );
+      if (unknown > 0) throw badRequest(JOB_MESSAGES.deliveryUnknownOnly(unknown));
+    }
     if (retryable === 0) throw badRequest(JOB_MESSAGES.nothingRetryable);
     const balance = await debitCredits(tx, user.id, retryable * price, 'retry', { jobId, actorId: user.id });
     if (balance === null) throw paymentRequired(MESSAGES.creditShort);

@@ -1,4 +1,4 @@
-import { NON_RETRYABLE_ERRORS } from '@wa/contract';
+import { DELIVERY_UNKNOWN_MARK, NON_RETRYABLE_ERRORS } from '@wa/contract';
 import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { type Db, queryRows } from '../../db/client.ts';
@@ -233,6 +233,10 @@ export async function findMedia(db: Db, id: string) {
 export const retryableError = (error: SQL): SQL =>
   sql`(${error} IS NOT NULL AND ${error} <> ALL(${sql.param([...NON_RETRYABLE_ERRORS])}::text[]))`;
 
+/** contract's isDeliveryUnknownError in SQL: WhatsApp may have the message (a retry may send a second copy). */
+export const deliveryUnknownError = (error: SQL): SQL =>
+  sql`(strpos(lower(${error}), ${DELIVERY_UNKNOWN_MARK}) > 0)`;
+
 /** The job's failed recipients, and of them those matching `retryable` (a retry may fix them). */
 export async function countFailedAndRetryable(
   db: Db,
@@ -251,24 +255,31 @@ export async function countFailedAndRetryable(
 
 /**
  * Of the jobs `jobIds` of `userId`, how many failed recipients a retry may fix, by job id: a
- * failure such as 'Not on WhatsApp' (NON_RETRYABLE_ERRORS) fails again. Other users' jobs are
- * absent. recipients_job_idx serves each job's recipients.
+ * failure such as 'Not on WhatsApp' (NON_RETRYABLE_ERRORS) fails again; and of them, how many
+ * have their delivery unknown (retried only when the user accepts a second copy). Other users'
+ * jobs are absent. recipients_job_idx serves each job's recipients.
  */
 export async function countRetryable(
   db: Db,
   userId: string,
   jobIds: string[],
-): Promise<Record<string, number>> {
-  const rows = await queryRows<{ id: string; n: number }>(
+): Promise<{ retryable: Record<string, number>; deliveryUnknown: Record<string, number> }> {
+  const rows = await queryRows<{ id: string; n: number; unknown: number }>(
     db,
     sql`SELECT j.id, count(r.id) FILTER (
           WHERE r.status = 'failed' AND r.error IS NOT NULL
-            AND ${retryableError(sql`r.error`)})::int AS n
+            AND ${retryableError(sql`r.error`)})::int AS n,
+          count(r.id) FILTER (
+          WHERE r.status = 'failed' AND r.error IS NOT NULL
+            AND ${deliveryUnknownError(sql`r.error`)})::int AS unknown
         FROM message_jobs j LEFT JOIN message_job_recipients r ON r.job_id = j.id
         WHERE j.user_id = ${userId} AND j.id = ANY(${sql.param(jobIds)}::text[])
         GROUP BY j.id`,
   );
-  return Object.fromEntries(rows.map((r) => [r.id, r.n]));
+  return {
+    retryable: Object.fromEntries(rows.map((r) => [r.id, r.n])),
+    deliveryUnknown: Object.fromEntries(rows.map((r) => [r.id, r.unknown])),
+  };
 }
 
 /** Recipients of the job a node is sending right now (and whether their lease ran out). */

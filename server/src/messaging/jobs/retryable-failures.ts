@@ -21,6 +21,6 @@ export async function retryableFailures(
   await authorizeUser(ctx.db, viewer, 'read', userId);
   const jobIds = [...new Set(jobIdsText.split(',').map((s) => s.trim()))].filter(Boolean);
   if (jobIds.length > MAX_JOBS) throw badRequest(`At most ${MAX_JOBS} job ids at once`);
-  if (jobIds.length === 0) return { success: true, retryable: {} };
-  return { success: true, retryable: await countRetryable(ctx.db, userId, jobIds) };
+  if (jobIds.length === 0) return { success: true, retryable: {}, deliveryUnknown: {} };
+  return { success: true, ...(await countRetryable(ctx.db, userId, jobIds)) };
 }

@@ -8,7 +8,7 @@ import { takeBootstrap } from './history.ts';
 import type { HeldLidTexts } from './lid-texts.ts';
 import type { SocketLifecycle } from './lifecycle.ts';
 import type { RestrictionTracker } from './restrictions.ts';
-import { RESTRICTED_463 } from './send.ts';
+import { ackRefusal, RESTRICTED_463 } from './send.ts';
 import type { BaileysSocket } from './socket.ts';
 import { statusViews } from './status.ts';
 
@@ -33,6 +33,8 @@ export class SocketEvents {
       restrictions: RestrictionTracker;
       chats: ChatEvents;
       lidTexts: HeldLidTexts;
+      /** A message whose send awaits (or had) its server ack: that send reports the refusal (acks.ts). */
+      ownsOutcome: (messageId: string) => boolean;
     },
   ) {}
 
@@ -101,8 +103,10 @@ export class SocketEvents {
   private sendError(generation: number, messageId: string, code: string | undefined): void {
     if (this.failedIds.has(messageId)) return;
     this.failedIds.set(messageId, true);
+    // A send that awaits (or had) this message's server ack reports the refusal itself (acks.ts).
+    const reported = this.deps.ownsOutcome(messageId);
     if (code === '463') {
-      this.out.emit('send-failed', { messageId, code: 'restricted', reason: RESTRICTED_463 });
+      if (!reported) this.out.emit('send-failed', { messageId, code: 'restricted', reason: RESTRICTED_463 });
       const { lifecycle, restrictions, log, sessionId } = this.deps;
       // Asked once the growing pause is counted (a write), so that WhatsApp's answer comes after it.
       void restrictions
@@ -118,10 +122,8 @@ export class SocketEvents {
         });
       return;
     }
-    this.out.emit('send-failed', {
-      messageId,
-      code: 'unknown',
-      reason: `WhatsApp refused the message (error ${code ?? 'unknown'})`,
-    });
+    if (reported) return;
+    const refusal = ackRefusal(code);
+    this.out.emit('send-failed', { messageId, code: 'unknown', reason: refusal.message });
   }
 }

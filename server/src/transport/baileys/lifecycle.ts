@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import {
   type ConnectionState,
+  jidDecode,
   makeCacheableSignalKeyStore,
   makeWASocket,
   type SignalKeyStore,
@@ -148,6 +149,17 @@ export class SocketLifecycle {
   get me(): { id: string; lid: string | null } {
     const me = this.socket?.user ?? this.auth?.state.creds.me;
     return { id: me?.id ?? '', lid: me?.lid ?? this.auth?.state.creds.me?.lid ?? null };
+  }
+
+  /**
+   * The LID rc14 has stored for a phone-number JID (Signal/lid-mapping.js storeLIDPNMappings:
+   * `lid-mapping` keys, pn user → LID user), without asking WhatsApp; null when none is known.
+   */
+  async storedLid(pnJid: string): Promise<string | null> {
+    const user = jidDecode(pnJid)?.user;
+    if (!user || !this.keyStore) return null;
+    const lid = (await this.keyStore.get('lid-mapping', [user]))[user];
+    return typeof lid === 'string' && lid ? `${lid}@lid` : null;
   }
 
   requireOpen(): BaileysSocket | null {

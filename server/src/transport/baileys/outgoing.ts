@@ -1,7 +1,14 @@
 import { FAILURE_TEXTS, isChannelJid, isGroupJid, isPhoneJid, jidUser } from '@wa/contract';
 import { BufferJSON, generateMessageIDV2, generateWAMessageFromContent, type WAMessage } from 'baileys';
 import { LRUCache } from 'lru-cache';
-import { type OutgoingMessage, SendError, type SendResult, type StatusPost } from '../types.ts';
+import {
+  type OutgoingMessage,
+  SendError,
+  type SendOptions,
+  type SendResult,
+  type StatusPost,
+} from '../types.ts';
+import type { ServerAcks } from './acks.ts';
 import type { ChatEvents } from './chats.ts';
 import { toBaileysContent } from './content.ts';
 import type { FreshGroups } from './fresh-groups.ts';
@@ -35,13 +42,14 @@ export class Outgoing {
     private readonly deps: {
       /** The open socket, or SendError not-connected. */
       requireOpen: () => BaileysSocket;
-      lifecycle: Pick<SocketLifecycle, 'generation' | 'me'>;
+      lifecycle: Pick<SocketLifecycle, 'generation' | 'me' | 'storedLid'>;
       restrictions: RestrictionTracker;
       caches: LookupCaches;
       lidTexts: HeldLidTexts;
       groups: FreshGroups;
       media: PreparedMedia;
       chats: Pick<ChatEvents, 'lastMessage'>;
+      acks: ServerAcks;
     },
   ) {}
 
@@ -50,8 +58,8 @@ export class Outgoing {
     return this.copies.get(messageId);
   }
 
-  async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
-    const { restrictions, caches, lidTexts, groups, lifecycle } = this.deps;
+  async send(chatId: string, message: OutgoingMessage, options: SendOptions = {}): Promise<SendResult> {
+    const { restrictions, caches, lidTexts, groups, lifecycle, acks } = this.deps;
     const sock = this.deps.requireOpen();
     if (restrictions.isRateLimited) throw new SendError('rate-limited', RATE_LIMITED);
     let ephemeralExpiration: number | undefined;
@@ -75,7 +83,15 @@ export class Outgoing {
       // generateWAMessageFromContent sets from `ephemeralExpiration` (Utils/messages.js).
       ephemeralExpiration = group?.ephemeralDuration || undefined;
     }
-    const messageId = generateMessageIDV2(sock.user?.id);
+    // A contact whose LID is known is addressed by it, as a migrated chat is (whatsmeow send.go
+    // resolveSendTarget → migrateSendTargetToLID for a phone-number target once the account's
+    // chats moved to LIDs; Baileys #2683 reports 463 on phone-number sends to such contacts).
+    // The chat the user sees is still the number.
+    const address = isPhoneJid(chatId) ? ((await lifecycle.storedLid(chatId)) ?? chatId) : chatId;
+    const messageId = options.messageId || generateMessageIDV2(sock.user?.id);
+    // The server's ack for this id, awaited from before the stanza is written (acks.ts).
+    const acked = acks.expect(messageId);
+    acked.catch(() => {});
     let sent: WAMessage | undefined;
     try {
       // A channel post is plaintext with its media uploaded raw: rc14's sendMessage does both for a
@@ -83,20 +99,25 @@ export class Outgoing {
       // prepareWAMessageMedia isNewsletter), which the media prepared once for chats would not.
       sent =
         message.kind === 'media' && !isChannelJid(chatId)
-          ? await this.relayMedia(sock, chatId, message, messageId, ephemeralExpiration)
-          : await sock.sendMessage(chatId, toBaileysContent(message), {
+          ? await this.relayMedia(sock, address, message, messageId, ephemeralExpiration)
+          : await sock.sendMessage(address, toBaileysContent(message), {
               messageId,
               ...(ephemeralExpiration ? { ephemeralExpiration } : {}),
             });
     } catch (err) {
-      await this.refused(err);
+      acks.forget(messageId);
+      await this.refused(err, messageId);
     }
-    if (!sent?.key.id) throw new SendError('unknown', 'WhatsApp did not accept the message');
-    // Sent: rc14 sends no ack of the server (SERVER_ACK comes from the phone's receipt), so
-    // waiting for one only delayed every send. A later refusal arrives as an error status.
+    if (!sent?.key.id) {
+      acks.forget(messageId);
+      throw new SendError('unknown', 'WhatsApp did not accept the message');
+    }
     // Kept (by the engine, with the outcome) for retry requests and to decrypt poll votes (getMessage).
     const kept = sent.message ? JSON.stringify(sent.message, BufferJSON.replacer) : undefined;
     if (kept) this.copies.set(sent.key.id, kept);
+    // Sent once the server acked it; refused with its error code; not sent when the socket closed
+    // first (the recipient waits for the reconnect and goes again under this id).
+    await acked.catch((err) => this.refused(err, messageId));
     return { messageId: sent.key.id, chatId, kept };
   }
 
@@ -111,8 +132,11 @@ export class Outgoing {
    * A send WhatsApp or the socket refused, as a SendError; a 429 pauses the account's sends, a
    * 463 its new chats until the end restrictions.ts sets.
    */
-  private async refused(err: unknown): Promise<never> {
-    const error = sendErrorOf(err);
+  private async refused(err: unknown, messageId?: string): Promise<never> {
+    const error = err instanceof SendError ? err : sendErrorOf(err);
+    // A socket gone under the send: the message may have left; it goes again under its id.
+    if (error.code === 'not-connected' && messageId && !error.messageId)
+      throw new SendError(error.code, error.message, null, messageId);
     if (error.code === 'rate-limited') this.deps.restrictions.rateLimited();
     if (error.code === 'restricted')
       throw new SendError(error.code, error.message, await this.deps.restrictions.restricted463());

@@ -24,6 +24,19 @@ export function sendErrorOf(err: unknown): SendError {
 }
 
 /**
+ * A message the server acked with an `error` code, as the failure it is: 463 restricts new chats
+ * and 429 slows the account (sendErrorOf); 479 is rc14's `smax-invalid` (Socket/messages-recv.js
+ * handleBadAck: "stanza rejected by server — likely stale device session or malformed
+ * addressing"); any other code is shown with its number.
+ */
+export function ackRefusal(code: string | undefined): SendError {
+  const known = sendErrorOf({ data: Number(code) });
+  if (known.code !== 'unknown') return known;
+  const cause = code === '479' ? ': stale devices or mixed addressing' : '';
+  return new SendError('unknown', `WhatsApp refused the message (error ${code ?? 'unknown'}${cause})`);
+}
+
+/**
  * The socket died under the send before any of it was taken: rc14 rejects a query waiting on the
  * closed socket with the WebSocket's close code itself, a number (Socket/socket.js
  * waitForMessage: the client's 'close' event passes (code, reason) to `onErr`), and a frame

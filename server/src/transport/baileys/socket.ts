@@ -21,6 +21,7 @@ import { type ProxySettings, proxiedSocketConfig } from './proxy.ts';
 export type BaileysSocket = Pick<
   ReturnType<typeof makeWASocket>,
   | 'ev'
+  | 'ws'
   | 'end'
   | 'logout'
   | 'user'

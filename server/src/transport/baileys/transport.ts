@@ -6,6 +6,7 @@ import {
   type OutgoingMessage,
   type PairingCode,
   SendError,
+  type SendOptions,
   type SendResult,
   type StatusPost,
   type Transport,
@@ -14,6 +15,7 @@ import {
   type TransportSession,
   type TransportState,
 } from '../types.ts';
+import { ServerAcks } from './acks.ts';
 import { BaileysChannels } from './channels.ts';
 import { ChatEvents } from './chats.ts';
 import { SocketEvents } from './events.ts';
@@ -92,6 +94,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private readonly groups: FreshGroups;
   private readonly events: SocketEvents;
   private readonly outgoing: Outgoing;
+  /** The server's ack of each message sent (acks.ts). */
+  private readonly acks = new ServerAcks();
   private readonly phoneDigits: string;
   private readonly invites: InviteCodes;
   /** Channels (newsletters) through rc14's Socket/newsletter.js. */
@@ -152,13 +156,19 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       stableAfterMs: deps.stableAfterMs ?? 60_000,
       pendingNotificationsWaitMs: deps.pendingNotificationsWaitMs ?? 30_000,
       loginSpacingMs: deps.loginSpacingMs ?? 500,
-      listen: (sock, generation) => this.events.listen(sock, generation),
+      listen: (sock, generation) => {
+        this.events.listen(sock, generation);
+        this.acks.listen(sock);
+      },
       opened: (sock) =>
         void sock
           .fetchNewChatMessageCap()
           .then((info) => this.restrictions.noteQuota(info))
           .catch(() => {}),
-      dropped: () => this.chats.reset(),
+      dropped: () => {
+        this.chats.reset();
+        this.acks.closed();
+      },
       wiped: () => this.caches.clear(),
     });
     this.chats = new ChatEvents(this, {
@@ -175,10 +185,16 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       chats: this.chats,
       lidTexts: this.lidTexts,
     };
-    this.events = new SocketEvents(this, { sessionId: this.sessionId, log: deps.log, ...parts });
+    this.events = new SocketEvents(this, {
+      sessionId: this.sessionId,
+      log: deps.log,
+      ...parts,
+      ownsOutcome: (id) => this.acks.owns(id),
+    });
     this.outgoing = new Outgoing({
       ...parts,
       requireOpen: () => this.requireOpen(),
+      acks: this.acks,
       caches: this.caches,
       groups: this.groups,
       media: new PreparedMedia(deps.log, deps.mediaUploadTimeoutMs ?? 60_000),
@@ -225,8 +241,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   }
 
   /** A message to a chat, group or channel (outgoing.ts). */
-  send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
-    return this.outgoing.send(chatId, message);
+  send(chatId: string, message: OutgoingMessage, options?: SendOptions): Promise<SendResult> {
+    return this.outgoing.send(chatId, message, options);
   }
 
   /** One Status to `audience` (outgoing.ts, status.ts); refused as a send is. */
