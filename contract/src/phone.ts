@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { numberOfAttempt } from './phone-plan.ts';
 
 /**
  * The one phone rule of DECISIONS.md (Phone numbers), shared by the server's contact import and
@@ -12,6 +12,7 @@ export type PhoneParse = { number: string } | { reason: 'empty' | 'invalid' };
 const MULTI = ':::';
 /** A spreadsheet that stored the number as a float writes `919800015838.0` or `9.19800015838E+11`. */
 const FLOAT_TAIL = /\.0+$/;
+const PLAIN_DIGITS = /^[0-9]+$/;
 const EXPONENT = /^[0-9](\.[0-9]+)?e\+?[0-9]+$/i;
 
 /** Marks a spreadsheet or a phone's export leaves in a cell: bidi controls, zero-width, BOM. */
@@ -49,7 +50,8 @@ export function firstNumberOfCell(cell: string): string {
  * are handled; a number written with its country code but no `+` is accepted too.
  */
 export function parsePhone(cell: string, defaultCallingCode: string): PhoneParse {
-  let text = normaliseCallingCode(firstNumberOfCell(cell));
+  // A cell of digits alone (most of them) has no layout to undo.
+  let text = PLAIN_DIGITS.test(cell) ? cell : normaliseCallingCode(firstNumberOfCell(cell));
   if (text === '') return { reason: 'empty' };
   if (EXPONENT.test(text)) {
     const value = Number(text);
@@ -65,8 +67,8 @@ export function parsePhone(cell: string, defaultCallingCode: string): PhoneParse
   const international = !text.startsWith('+') && digits.length >= 11 && !digits.startsWith('0');
   const attempts = international ? [`+${text}`, text] : [text];
   for (const attempt of attempts) {
-    const parsed = parsePhoneNumberFromString(attempt, { defaultCallingCode });
-    if (parsed?.isValid()) return { number: parsed.number.slice(1) };
+    const number = numberOfAttempt(attempt, defaultCallingCode);
+    if (number !== null) return { number };
   }
   return { reason: 'invalid' };
 }
