@@ -51,7 +51,8 @@ export function firstNumberOfCell(cell: string): string {
  */
 export function parsePhone(cell: string, defaultCallingCode: string): PhoneParse {
   // A cell of digits alone (most of them) has no layout to undo.
-  let text = PLAIN_DIGITS.test(cell) ? cell : normaliseCallingCode(firstNumberOfCell(cell));
+  if (PLAIN_DIGITS.test(cell)) return numberOfText(cell, cell, defaultCallingCode);
+  let text = normaliseCallingCode(firstNumberOfCell(cell));
   if (text === '') return { reason: 'empty' };
   if (EXPONENT.test(text)) {
     const value = Number(text);
@@ -60,17 +61,19 @@ export function parsePhone(cell: string, defaultCallingCode: string): PhoneParse
   } else {
     text = text.replace(FLOAT_TAIL, '');
   }
+  return numberOfText(text, text.replace(/[^0-9]/g, ''), defaultCallingCode);
+}
+
+/** `text` (its `digits` alone given too) as libphonenumber-js reads it by the rule. */
+function numberOfText(text: string, digits: string, defaultCallingCode: string): PhoneParse {
   if (text.startsWith('00')) text = `+${text.slice(2)}`;
   // Eleven digits or more without `+` or a national `0` are most likely written with their
   // country code ('14155552671', '919800015838'): read them so first, then in the region.
-  const digits = text.replace(/[^0-9]/g, '');
   const international = !text.startsWith('+') && digits.length >= 11 && !digits.startsWith('0');
-  const attempts = international ? [`+${text}`, text] : [text];
-  for (const attempt of attempts) {
-    const number = numberOfAttempt(attempt, defaultCallingCode);
-    if (number !== null) return { number };
-  }
-  return { reason: 'invalid' };
+  const first = numberOfAttempt(international ? `+${text}` : text, defaultCallingCode);
+  if (first !== null) return { number: first };
+  const second = international ? numberOfAttempt(text, defaultCallingCode) : null;
+  return second === null ? { reason: 'invalid' } : { number: second };
 }
 
 /** The stored number of a cell, or null. */

@@ -1,7 +1,7 @@
 import type { SendBody, SendResponse } from '@wa/contract';
 import { CONSENT_TEXTS, isChannelJid, jidUser, SPREAD_TEXTS } from '@wa/contract';
 import { channelNames } from '../../channels/repository.ts';
-import { leftOutOfSend } from '../../contacts/left-out.ts';
+import { sendableChats } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
 import { readCreditPrices } from '../../credits/prices.ts';
@@ -50,8 +50,13 @@ export async function acceptSend(
   // Credits per recipient of each account's kind (issue 30): what each recipient is charged.
   const prices = await readCreditPrices(ctx.db);
   const priceOf = accounts.map((a) => prices[a.kind]);
-  // Cheap before costly: the balance against the count of ids as given, before parsing them.
-  if ((await acceptRepo.creditsOf(ctx.db, user.id)) < leastRecipients(body, audience) * Math.min(...priceOf))
+  // Cheap before costly: the balance against the count of ids as given, before parsing them
+  // (counted only when the ids as given, at most that many recipients, could cost more).
+  const credits = await acceptRepo.creditsOf(ctx.db, user.id);
+  const cheapest = Math.min(...priceOf);
+  const given =
+    (body.chatIds?.length ?? 0) + (audience === 'individuals' ? (body.recipients?.length ?? 0) : 0);
+  if (credits < given * cheapest && credits < leastRecipients(body, audience) * cheapest)
     throw paymentRequired(MESSAGES.creditShort);
   const cc = ctx.config.defaultCountryCode;
   const individuals = audience === 'individuals' ? await gatherIndividuals(ctx.db, user, body, cc) : null;
@@ -65,32 +70,28 @@ export async function acceptSend(
   if (audience === 'groups')
     await authorizeGroups(ctx.db, user, 'act', sessionId, chatIds, MESSAGES.noSession);
 
-  let chatNames: Array<string | null>;
+  /** Null for numbers: each is its own name. */
+  let chatNames: Array<string | null> | null;
   let optedOut: string[] = [];
   let noConsent: string[] = [];
   let contents: string[] | null;
   if (audience === 'groups') {
     const subjects = await groupSubjects(ctx.db, sessionId, chatIds);
     const channels = await channelNames(ctx.db, sessionId, chatIds.filter(isChannelJid));
-    chatNames = chatIds.map((id) => subjects.get(id) ?? channels.get(id) ?? null);
+    const names = chatIds.map((id) => subjects.get(id) ?? channels.get(id) ?? null);
+    chatNames = names;
     contents = personalise(message, chatIds, {
       available: ['group'],
-      of: (_, i) => ({ group: chatNames[i] ?? '' }),
+      of: (_, i) => ({ group: names[i] ?? '' }),
     });
   } else {
     // Opted-out (or erased) numbers, and without consent when the user must have it, are left
-    // out before anything is reserved (DECISIONS.md, Opt-outs; issue 31).
-    const numbers = chatIds.map(jidUser);
-    const out = await leftOutOfSend(ctx.db, ctx.config.secretKey, user, numbers);
-    if (out.optedOut.size > 0 || out.noConsent.size > 0) {
-      optedOut = numbers.filter((n) => out.optedOut.has(n));
-      noConsent = numbers.filter((n) => out.noConsent.has(n));
-      chatIds = chatIds.filter((_, i) => !out.optedOut.has(numbers[i]!) && !out.noConsent.has(numbers[i]!));
-      if (chatIds.length === 0)
-        throw badRequest(noConsent.length > 0 ? CONSENT_TEXTS.noneHasConsent : JOB_MESSAGES.allOptedOut);
-    }
+    // out before anything is reserved.
+    ({ chatIds, optedOut, noConsent } = await sendableChats(ctx.db, ctx.config.secretKey, user, chatIds));
+    if (chatIds.length === 0)
+      throw badRequest(noConsent.length > 0 ? CONSENT_TEXTS.noneHasConsent : JOB_MESSAGES.allOptedOut);
     // A number is its own name: the API shows the digits (present.ts), nothing to store.
-    chatNames = chatIds.map(() => null);
+    chatNames = null;
     const fieldsOf = individuals!.fieldsOf;
     const fields = { available: individuals!.available, of: (chatId: string) => fieldsOf.get(chatId) ?? {} };
     contents =
@@ -157,7 +158,7 @@ export async function acceptSend(
         anchorAt: scheduledAt!,
         chatIds,
         // A null name (a number: its digits are its name) is kept null in the array.
-        chatNames: chatNames as string[],
+        chatNames: (chatNames ?? chatIds.map(() => null)) as string[],
         contents,
       });
     await acceptRepo.insertJob(tx, {

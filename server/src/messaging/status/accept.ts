@@ -9,7 +9,7 @@ import {
   STATUS_TEXTS,
   type StatusSendBody,
 } from '@wa/contract';
-import { leftOutOfSend } from '../../contacts/left-out.ts';
+import { sendableChats } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
 import { readCreditPrices } from '../../credits/prices.ts';
@@ -96,11 +96,9 @@ export async function acceptStatus(
     : await listMembers(ctx.db, user, lists, ctx.config.defaultCountryCode);
   if (chatIds.length === 0)
     throw badRequest(everyone ? STATUS_TEXTS.nobodyMessaged : STATUS_TEXTS.emptyAudience);
-  const numbers = chatIds.map(jidUser);
-  const out = await leftOutOfSend(ctx.db, ctx.config.secretKey, user, numbers);
-  const optedOut = numbers.filter((n) => out.optedOut.has(n));
-  const noConsent = numbers.filter((n) => out.noConsent.has(n));
-  chatIds = chatIds.filter((_, i) => !out.optedOut.has(numbers[i]!) && !out.noConsent.has(numbers[i]!));
+  let optedOut: string[];
+  let noConsent: string[];
+  ({ chatIds, optedOut, noConsent } = await sendableChats(ctx.db, ctx.config.secretKey, user, chatIds));
   if (chatIds.length === 0) throw badRequest(STATUS_TEXTS.emptyAudience);
 
   const jobId = newId();
@@ -152,7 +150,7 @@ export async function acceptStatus(
       tx,
       { jobId, sessionId, dueAt: scheduledAt ?? now, price },
       chatIds,
-      chatIds.map(() => null),
+      null,
     );
     if (idempotency) await idem.saveIdempotentAnswer(tx, user.id, idempotency.key, answer);
     return null;
