@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contactsXlsx, wideCsv } from '../fakes/big-uploads.ts';
+import { contactsXlsx, longCellsCsv, wideCsv } from '../fakes/big-uploads.ts';
 import { createPostgresDatabaseUrl } from '../helpers.ts';
 import { recordFigure } from './figures.ts';
 import {
@@ -20,7 +20,7 @@ import {
 
 /**
  * Issue 27 item 3: uploads made to exhaust the server (an .xlsx that inflates to 178 MB, a CSV
- * 50,000 columns wide). A real server process on each database; while each upload runs,
+ * 50,000 columns wide, 49 MB of long cells inside every limit). A real server process on each database; while each upload runs,
  * `/healthz` is polled one request after another and the process's resident memory sampled
  * from /proc. Each upload must end in a clear 400 or a bounded import with nothing half-written.
  */
@@ -146,6 +146,11 @@ describe.each(DB_KINDS)('import bombs on %s: a real server stays responsive and 
 
   const cases = [
     { label: 'CSV 50,000 columns x 60 rows', name: 'wide.csv', make: () => wideCsv(50_000, 60) },
+    {
+      label: 'CSV 199 columns of 990 characters x 250 rows',
+      name: 'long-cells.csv',
+      make: () => longCellsCsv(199, 990, 250, 37),
+    },
     { label: 'xlsx 400,000 rows', name: 'rows400k.xlsx', make: () => contactsXlsx(400_000, 400) },
     { label: 'xlsx 1,000,000 rows', name: 'rows1m.xlsx', make: () => contactsXlsx(1_000_000, 1000) },
   ];
