@@ -1,6 +1,5 @@
 import {
   isStatusColour,
-  jidUser,
   normaliseMime,
   SEND_TEXTS,
   type SendResponse,
