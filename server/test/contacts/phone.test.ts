@@ -9,7 +9,11 @@ import {
   sheetCellText,
 } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
-import { libraryNumberOfAttempt, numberOfAttempt, plainDigitsNumber } from '../../../contract/src/phone-plan.ts';
+import {
+  libraryNumberOfAttempt,
+  numberOfAttempt,
+  plainDigitsNumber,
+} from '../../../contract/src/phone-plan.ts';
 
 // The one phone rule (contract/src/phone.ts) and the table detection of contract/src/table.ts.
 describe('parsePhone', () => {

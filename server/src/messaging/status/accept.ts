@@ -90,14 +90,12 @@ export async function acceptStatus(
   const post = await composeStatus(body);
   const scheduledAt = scheduleOf(body.scheduleTime);
 
-  let chatIds = everyone
+  const audience = everyone
     ? await everyoneMessaged(ctx.db, sessionId)
     : await listMembers(ctx.db, user, lists, ctx.config.defaultCountryCode);
-  if (chatIds.length === 0)
+  if (audience.length === 0)
     throw badRequest(everyone ? STATUS_TEXTS.nobodyMessaged : STATUS_TEXTS.emptyAudience);
-  let optedOut: string[];
-  let noConsent: string[];
-  ({ chatIds, optedOut, noConsent } = await sendableChats(ctx.db, ctx.config.secretKey, user, chatIds));
+  const { chatIds, optedOut, noConsent } = await sendableChats(ctx.db, ctx.config.secretKey, user, audience);
   if (chatIds.length === 0) throw badRequest(STATUS_TEXTS.emptyAudience);
 
   const jobId = newId();
