@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { numberOfAttempt } from './phone-plan.ts';
 
 /**
  * The one phone rule of docs/decisions.md (Phone numbers), shared by the server's contact import and
@@ -12,6 +12,7 @@ export type PhoneParse = { number: string } | { reason: 'empty' | 'invalid' };
 const MULTI = ':::';
 /** A spreadsheet that stored the number as a float writes `919800015838.0` or `9.19800015838E+11`. */
 const FLOAT_TAIL = /\.0+$/;
+const PLAIN_DIGITS = /^[0-9]+$/;
 const EXPONENT = /^[0-9](\.[0-9]+)?e\+?[0-9]+$/i;
 
 /** Marks a spreadsheet or a phone's export leaves in a cell: bidi controls, zero-width, BOM. */
@@ -49,6 +50,8 @@ export function firstNumberOfCell(cell: string): string {
  * are handled; a number written with its country code but no `+` is accepted too.
  */
 export function parsePhone(cell: string, defaultCallingCode: string): PhoneParse {
+  // A cell of digits alone (most of them) has no layout to undo.
+  if (PLAIN_DIGITS.test(cell)) return numberOfText(cell, cell, defaultCallingCode);
   let text = normaliseCallingCode(firstNumberOfCell(cell));
   if (text === '') return { reason: 'empty' };
   if (EXPONENT.test(text)) {
@@ -58,17 +61,19 @@ export function parsePhone(cell: string, defaultCallingCode: string): PhoneParse
   } else {
     text = text.replace(FLOAT_TAIL, '');
   }
+  return numberOfText(text, text.replace(/[^0-9]/g, ''), defaultCallingCode);
+}
+
+/** `text` (its `digits` alone given too) as libphonenumber-js reads it by the rule. */
+function numberOfText(text: string, digits: string, defaultCallingCode: string): PhoneParse {
   if (text.startsWith('00')) text = `+${text.slice(2)}`;
   // Eleven digits or more without `+` or a national `0` are most likely written with their
   // country code ('14155552671', '919800015838'): read them so first, then in the region.
-  const digits = text.replace(/[^0-9]/g, '');
   const international = !text.startsWith('+') && digits.length >= 11 && !digits.startsWith('0');
-  const attempts = international ? [`+${text}`, text] : [text];
-  for (const attempt of attempts) {
-    const parsed = parsePhoneNumberFromString(attempt, { defaultCallingCode });
-    if (parsed?.isValid()) return { number: parsed.number.slice(1) };
-  }
-  return { reason: 'invalid' };
+  const first = numberOfAttempt(international ? `+${text}` : text, defaultCallingCode);
+  if (first !== null) return { number: first };
+  const second = international ? numberOfAttempt(text, defaultCallingCode) : null;
+  return second === null ? { reason: 'invalid' } : { number: second };
 }
 
 /** The stored number of a cell, or null. */

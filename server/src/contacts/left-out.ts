@@ -8,7 +8,7 @@ import { optedOutAmong } from './service.ts';
 /**
  * What a one-to-one send leaves out before credits are reserved: numbers that opted out or were
  * erased (both count as opted out), and, when the user must send only with consent, those
- * without it.
+ * without it. Each check is one look-up over the whole set of numbers.
  */
 export async function leftOutOfSend(
   db: Db,
@@ -19,7 +19,7 @@ export async function leftOutOfSend(
   const optedOut = await optedOutAmong(db, user.id, numbers);
   for (const n of await erasedAmong(db, secretKey, user.id, numbers)) optedOut.add(n);
   if (!user.consentRequired) return { optedOut, noConsent: new Set() };
-  const rest = numbers.filter((n) => !optedOut.has(n));
+  const rest = optedOut.size === 0 ? numbers : numbers.filter((n) => !optedOut.has(n));
   return { optedOut, noConsent: await withoutConsentAmong(db, user.id, rest) };
 }
 
@@ -28,8 +28,9 @@ export type Skipped = { skipped?: { optedOut: string[]; noConsent?: string[] } }
 
 /**
  * The one-to-one chat ids among `chatIds` that may receive a message of `user` (every path that
- * adds recipients: a send, a Status post, a job's edit), which of them to keep, and the numbers
- * left out by `leftOutOfSend`. When none is left, a 400 with `empty`'s text for why.
+ * adds recipients: a send, a Status post, a job's edit), which of them to keep (null when all
+ * are), and the numbers left out by `leftOutOfSend`, worked out per set. When none is left, a 400
+ * with `empty`'s text for why.
  */
 export async function sendableRecipients(
   db: Db,
@@ -37,15 +38,18 @@ export async function sendableRecipients(
   user: { id: string; consentRequired: boolean },
   chatIds: string[],
   empty: { optedOut: string; noConsent: string },
-): Promise<{ chatIds: string[]; keep: boolean[] } & Skipped> {
+): Promise<{ chatIds: string[]; keep: boolean[] | null } & Skipped> {
   const numbers = chatIds.map(jidUser);
   const out = await leftOutOfSend(db, secretKey, user, numbers);
+  if (out.optedOut.size === 0 && out.noConsent.size === 0) {
+    if (chatIds.length === 0) throw badRequest(empty.optedOut);
+    return { chatIds, keep: null };
+  }
   const keep = numbers.map((n) => !out.optedOut.has(n) && !out.noConsent.has(n));
   const kept = chatIds.filter((_, i) => keep[i]);
   const optedOut = numbers.filter((n) => out.optedOut.has(n));
   const noConsent = numbers.filter((n) => out.noConsent.has(n));
   if (kept.length === 0) throw badRequest(noConsent.length > 0 ? empty.noConsent : empty.optedOut);
-  if (optedOut.length === 0 && noConsent.length === 0) return { chatIds: kept, keep };
   return {
     chatIds: kept,
     keep,

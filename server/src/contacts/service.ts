@@ -350,8 +350,9 @@ export async function optedOutAmong(db: Db, userId: string, numbers: string[]): 
     sql`SELECT phone_number AS n FROM opt_outs WHERE user_id = ${userId} LIMIT ${numbers.length + 1}`,
   );
   if (all.length <= numbers.length) {
-    const wanted = new Set(numbers);
-    return new Set(all.map((r) => r.n).filter((n) => wanted.has(n)));
+    // The (short) list as a set, the send's numbers looked up in it.
+    const listed = new Set(all.map((r) => r.n));
+    return listed.size === 0 ? listed : new Set(numbers.filter((n) => listed.has(n)));
   }
   const rows = await queryRows<{ n: string }>(
     db,

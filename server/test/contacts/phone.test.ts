@@ -9,6 +9,11 @@ import {
   sheetCellText,
 } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
+import {
+  libraryNumberOfAttempt,
+  numberOfAttempt,
+  plainDigitsNumber,
+} from '../../../contract/src/phone-plan.ts';
 
 // The one phone rule (contract/src/phone.ts) and the table detection of contract/src/table.ts.
 describe('parsePhone', () => {
@@ -218,5 +223,75 @@ describe('detectColumns', () => {
   it('field keys are lower-case with underscores', () => {
     expect(fieldKey(' Home City ')).toBe('home_city');
     expect(fieldKey('E-mail')).toBe('email');
+  });
+});
+
+describe('the phone rule on plain digits', () => {
+  // A small generator with a seed, so that a failure names an input that fails again.
+  const random = (seed: number) => () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed / 2_147_483_648;
+  };
+  const CODES = [
+    '91',
+    '1',
+    '44',
+    '49',
+    '55',
+    '971',
+    '62',
+    '234',
+    '7',
+    '86',
+    '880',
+    '92',
+    '27',
+    '61',
+    '33',
+    '52',
+    '54',
+    '81',
+    '20',
+    '966',
+    '39',
+  ];
+
+  it('reads every attempt as libphonenumber-js does, and decides many plain numbers itself', () => {
+    const next = random(43);
+    const digits = (n: number) => Array.from({ length: n }, () => Math.floor(next() * 10)).join('');
+    let decided = 0;
+    let tried = 0;
+    const mismatches: string[] = [];
+    for (const defaultCode of CODES) {
+      for (let i = 0; i < 3000; i++) {
+        const code = CODES[Math.floor(next() * CODES.length)]!;
+        const shape = i % 4;
+        const attempt =
+          shape === 0
+            ? `+${code}${digits(4 + Math.floor(next() * 11))}`
+            : shape === 1
+              ? `+${digits(6 + Math.floor(next() * 12))}`
+              : shape === 2
+                ? `${1 + Math.floor(next() * 9)}${digits(5 + Math.floor(next() * 11))}`
+                : `${defaultCode}${digits(6 + Math.floor(next() * 8))}`;
+        const fast = plainDigitsNumber(attempt, defaultCode);
+        const library = libraryNumberOfAttempt(attempt, defaultCode);
+        tried++;
+        if (fast === undefined) continue;
+        decided++;
+        if (fast !== library) mismatches.push(`${attempt} in ${defaultCode}: ${fast} against ${library}`);
+        expect(numberOfAttempt(attempt, defaultCode)).toBe(library);
+      }
+    }
+    expect(mismatches.slice(0, 10)).toEqual([]);
+    // Numbering plans shared by several countries (1, 7, 44, 61, 39) and national prefixes go to the library.
+    expect(decided / tried, `${decided} of ${tried}`).toBeGreaterThan(0.4);
+  });
+
+  it('decides an Indian mobile number written with or without its code', () => {
+    expect(plainDigitsNumber('+919800015838', '91')).toBe('919800015838');
+    expect(plainDigitsNumber('9800015838', '91')).toBe('919800015838');
+    expect(plainDigitsNumber('+91523456789', '91')).toBe(libraryNumberOfAttempt('+91523456789', '91'));
+    expect(plainDigitsNumber('+91523456789', '91')).toBeNull();
   });
 });

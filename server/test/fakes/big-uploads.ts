@@ -39,3 +39,28 @@ export function wideCsv(columns: number, lines: number): Buffer {
     'utf8',
   );
 }
+
+/**
+ * A CSV inside every import limit that is heavy in text: a header, then `lines` rows of a phone
+ * number and `columns - 1` cells of `cellChars` letters each (199 × 990 × 250: 49 MB).
+ */
+export function longCellsCsv(columns: number, cellChars: number, lines: number, seed: number): Buffer {
+  const rand = seeded(seed);
+  const letters = 'abcdefghijklmnopqrstuvwxyz ';
+  // One long run of text; each cell is a slice of it starting at a random place.
+  const text = Array.from(
+    { length: cellChars * 64 },
+    () => letters[Math.floor(rand() * letters.length)],
+  ).join('');
+  const header = ['phone', ...Array.from({ length: columns - 1 }, (_, i) => `note ${i + 1}`)].join(',');
+  const parts = [Buffer.from(`${header}\n`)];
+  for (let r = 0; r < lines; r++) {
+    const cells = [String(9_800_000_000 + r)];
+    for (let c = 1; c < columns; c++) {
+      const at = Math.floor(rand() * (text.length - cellChars));
+      cells.push(text.slice(at, at + cellChars));
+    }
+    parts.push(Buffer.from(`${cells.join(',')}\n`));
+  }
+  return Buffer.concat(parts);
+}

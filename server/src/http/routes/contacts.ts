@@ -129,6 +129,7 @@ export async function registerContactRoutes(app: App, ctx: AppContext): Promise<
               name: fields.name ?? '',
               phoneColumn: fields.phoneColumn,
               rows: rowsOfFile(upload.path),
+              embedded: ctx.database.kind === 'pglite',
               consent: confirmed && {
                 purpose: confirmed.purpose,
                 fileName,

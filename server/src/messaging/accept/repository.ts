@@ -20,18 +20,23 @@ export async function insertJob(db: Db, values: typeof messageJobs.$inferInsert)
  * Inserts every recipient of a job in one `INSERT ... SELECT FROM unnest(...)` statement: a
  * `.values()` of 100k rows would pass the 65,535 bind-parameter limit (STACK.md). `job.price`:
  * the credits each recipient was charged, or each one's own (`number[]`, a spread over kinds).
+ * `chatNames`: null when no recipient has a name (numbers: each is its own).
  * `sessionOf`: each recipient's account when the job is spread over several (else the job's session).
  */
 export async function insertRecipients(
   db: Db,
   job: { jobId: string; sessionId: string; dueAt: Date; price: number | number[] },
   chatIds: string[],
-  chatNames: Array<string | null>,
+  chatNames: Array<string | null> | null,
   contents: string[] | null = null,
   sessionOf: string[] | null = null,
 ): Promise<void> {
-  const arrays = [sql`${sql.param(chatIds)}::text[]`, sql`${sql.param(chatNames)}::text[]`];
-  const names = ['chat_id', 'chat_name'];
+  const arrays = [sql`${sql.param(chatIds)}::text[]`];
+  const names = ['chat_id'];
+  if (chatNames !== null) {
+    arrays.push(sql`${sql.param(chatNames)}::text[]`);
+    names.push('chat_name');
+  }
   if (contents !== null) {
     arrays.push(sql`${sql.param(contents)}::text[]`);
     names.push('content');
@@ -47,9 +52,10 @@ export async function insertRecipients(
   const session = sessionOf ? sql`coalesce(c.session_id, ${job.sessionId})` : sql`${job.sessionId}`;
   const price = Array.isArray(job.price) ? sql`c.price` : sql`${job.price}::int`;
   const content = contents === null ? sql`NULL` : sql`c.content`;
+  const chatName = chatNames === null ? sql`NULL` : sql`c.chat_name`;
   await db.execute(
     sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, content, price, due_at)
-        SELECT ${job.jobId}, ${session}, c.chat_id, c.chat_name, ${content}, ${price}, ${job.dueAt}::timestamptz
+        SELECT ${job.jobId}, ${session}, c.chat_id, ${chatName}, ${content}, ${price}, ${job.dueAt}::timestamptz
         FROM unnest(${sql.join(arrays, sql`, `)}) AS c(${sql.raw(names.join(', '))})`,
   );
 }

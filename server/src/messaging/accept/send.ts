@@ -63,16 +63,18 @@ export async function acceptSend(
   if (audience === 'groups')
     await authorizeGroups(ctx.db, user, 'act', sessionId, chatIds, MESSAGES.noSession);
 
-  let chatNames: Array<string | null>;
+  /** Null for numbers: each is its own name. */
+  let chatNames: Array<string | null> | null;
   let skipped: Skipped['skipped'];
   let contents: string[] | null;
   if (audience === 'groups') {
     const subjects = await groupSubjects(ctx.db, sessionId, chatIds);
     const channels = await channelNames(ctx.db, sessionId, chatIds.filter(isChannelJid));
-    chatNames = chatIds.map((id) => subjects.get(id) ?? channels.get(id) ?? null);
+    const names = chatIds.map((id) => subjects.get(id) ?? channels.get(id) ?? null);
+    chatNames = names;
     contents = personalise(message, chatIds, {
       available: ['group'],
-      of: (_, i) => ({ group: chatNames[i] ?? '' }),
+      of: (_, i) => ({ group: names[i] ?? '' }),
     });
   } else {
     // Opted-out (or erased) numbers, and without consent when the user must have it, are left
@@ -84,7 +86,7 @@ export async function acceptSend(
     chatIds = sendable.chatIds;
     skipped = sendable.skipped;
     // A number is its own name: the API shows the digits (present.ts), nothing to store.
-    chatNames = chatIds.map(() => null);
+    chatNames = null;
     const fieldsOf = individuals!.fieldsOf;
     const fields = { available: individuals!.available, of: (chatId: string) => fieldsOf.get(chatId) ?? {} };
     contents =
@@ -149,7 +151,7 @@ export async function acceptSend(
         anchorAt: scheduledAt!,
         chatIds,
         // A null name (a number: its digits are its name) is kept null in the array.
-        chatNames: chatNames as string[],
+        chatNames: (chatNames ?? chatIds.map(() => null)) as string[],
         contents,
       });
     await acceptRepo.insertJob(tx, {
@@ -206,7 +208,12 @@ export async function assertCreditsForIds(
   audience: Audience,
   leastPrice: number,
 ): Promise<void> {
-  if ((await acceptRepo.creditsOf(ctx.db, user.id)) < leastRecipients(body, audience) * leastPrice)
+  // Cheap before costly: the ids as given are at most that many recipients, so the distinct ones
+  // are counted only when the ids as given could cost more than the balance.
+  const credits = await acceptRepo.creditsOf(ctx.db, user.id);
+  const given =
+    (body.chatIds?.length ?? 0) + (audience === 'individuals' ? (body.recipients?.length ?? 0) : 0);
+  if (credits < given * leastPrice && credits < leastRecipients(body, audience) * leastPrice)
     throw paymentRequired(MESSAGES.creditShort);
 }
 

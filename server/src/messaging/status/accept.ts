@@ -82,16 +82,15 @@ export async function acceptStatus(
   const post = await composeStatus(body);
   const scheduledAt = scheduleTimeOf(body.scheduleTime);
 
-  let chatIds = everyone
+  const audience = everyone
     ? await everyoneMessaged(ctx.db, sessionId)
     : await listMembers(ctx.db, user, lists, ctx.config.defaultCountryCode);
-  if (chatIds.length === 0)
+  if (audience.length === 0)
     throw badRequest(everyone ? STATUS_TEXTS.nobodyMessaged : STATUS_TEXTS.emptyAudience);
-  const sendable = await sendableRecipients(ctx.db, ctx.config.secretKey, user, chatIds, {
+  const { chatIds, skipped } = await sendableRecipients(ctx.db, ctx.config.secretKey, user, audience, {
     optedOut: STATUS_TEXTS.emptyAudience,
     noConsent: STATUS_TEXTS.emptyAudience,
   });
-  chatIds = sendable.chatIds;
 
   const jobId = newId();
   const n = chatIds.length;
@@ -107,7 +106,7 @@ export async function acceptStatus(
     totalChats: n,
     jobId,
     creditsCharged: n * price,
-    ...(sendable.skipped ? { skipped: sendable.skipped } : {}),
+    ...(skipped ? { skipped } : {}),
   };
   const repeated = await ctx.db.transaction(async (tx) => {
     if (idempotency) {
@@ -140,7 +139,7 @@ export async function acceptStatus(
       tx,
       { jobId, sessionId, dueAt: scheduledAt ?? now, price },
       chatIds,
-      chatIds.map(() => null),
+      null,
     );
     if (idempotency) await idem.saveIdempotentAnswer(tx, user.id, idempotency.key, answer);
     return null;
