@@ -121,6 +121,8 @@ export function composeSend(
     const parsed = TemplateContent.safeParse(body.content);
     if (!parsed.success) throw badRequest(CLOUD_TEXTS.templateBody);
     const { name, language, parameters } = parsed.data;
+    const empty = parameters.findIndex((p) => !p.trim());
+    if (empty >= 0) throw badRequest(CLOUD_TEXTS.emptyParameter(name, empty + 1));
     message = { type: 'template', template: { name, language, category: '', parameters } };
   } else if (type === 'media') {
     if (!body.data) throw badRequest(SEND_TEXTS.noFile);
