@@ -6,14 +6,16 @@ import {
   normaliseMime,
   PHONE_TEXTS,
   type Poll,
+  parseStoredTemplate,
   phoneOrNull,
   pollLimitProblem,
   pollOfValue,
   SEND_TEXTS,
   type SendBody,
+  type StoredPoll,
+  type StoredTemplate,
   TemplateContent,
 } from '@wa/contract';
-import type { StoredPoll, StoredTemplate } from '../db/schema.ts';
 import { badRequest, tooLarge } from '../errors.ts';
 import type { OutgoingMessage } from '../transport/types.ts';
 import { mediaToSend } from './media-kind.ts';
@@ -184,7 +186,8 @@ export async function outgoingMessage(
 ): Promise<OutgoingMessage | null> {
   if (job.messageType === 'text') return { kind: 'text', text: job.content };
   if (job.messageType === 'template') {
-    const t = JSON.parse(job.content) as StoredTemplate;
+    const t = parseStoredTemplate(job.content);
+    if (!t) throw new Error(`job content is no stored template: ${job.content.slice(0, 80)}`);
     return {
       kind: 'template',
       name: t.name,

@@ -102,7 +102,8 @@ export function personaliseTemplate(
     const values = parsed.map((parts) => renderTemplate(parts, fields.of(chatId, i), randomInt));
     // A value whose fields are empty for this recipient would reach them as nothing.
     const empty = values.findIndex((v) => !v.trim());
-    if (empty >= 0) throw badRequest(CLOUD_TEXTS.emptyParameterFor(template.name, empty + 1, jidUser(chatId)));
+    if (empty >= 0)
+      throw badRequest(CLOUD_TEXTS.emptyParameterFor(template.name, empty + 1, jidUser(chatId)));
     return JSON.stringify(values);
   });
 }

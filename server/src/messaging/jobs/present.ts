@@ -1,4 +1,4 @@
-import { isPausable, type JobDetail, type MessageJob } from '@wa/contract';
+import { isPausable, type JobDetail, type MessageJob, metaCategoryOf } from '@wa/contract';
 import type { SeriesRow } from '../series/repository.ts';
 import type { JobRow, RecipientRow } from './repository.ts';
 
@@ -63,19 +63,13 @@ export function presentJob(
         }
       : {}),
     ...(row.messageType === 'template'
-      ? { templateCategory: templateCategoryOf(row.content), costUnits: costs?.get(row.id) ?? 0 }
+      ? {
+          templateCategory:
+            metaCategoryOf({ messageType: row.messageType, messageContent: row.content }) ?? '',
+          costUnits: costs?.get(row.id) ?? 0,
+        }
       : {}),
   };
-}
-
-/** A template job's category, from its stored template (StoredTemplate), as Meta's pricing names it: 'utility'. */
-function templateCategoryOf(content: string): string {
-  try {
-    const category = (JSON.parse(content) as { category?: unknown }).category;
-    return typeof category === 'string' ? category.toLowerCase() : '';
-  } catch {
-    return '';
-  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { contentPreview, type MessageJob, parsePoll } from '@wa/contract';
+import { contentPreview, type MessageJob, messageText, parsePoll, reportExportRow } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import { mediaView } from './media.ts';
 import { parseDay, rangeBounds, rangeText } from './report-range.ts';
@@ -48,6 +48,39 @@ describe('previews', () => {
       false,
     );
     expect(parsePoll('not json')).toBeNull();
+  });
+});
+
+describe('a template job', () => {
+  const stored = (over: object = {}) =>
+    JSON.stringify({
+      name: 'diwali_sale',
+      language: 'en',
+      category: 'MARKETING',
+      parameters: ['{{name|Customer}}', '20%'],
+      bodyText: 'Hello {{1}}, {{2}} off this Diwali!',
+      ...over,
+    });
+
+  it('shows its name and filled text on every screen and in the CSV, never its JSON', () => {
+    const t = job({
+      messageType: 'template',
+      messageContent: stored(),
+      templateCategory: 'marketing',
+      costUnits: 8631,
+    });
+    expect(messageText(t)).toBe('diwali_sale: Hello {{name|Customer}}, 20% off this Diwali!');
+    expect(contentPreview(t)).toBe('diwali_sale: He...');
+    const row = reportExportRow(t, () => 'd');
+    expect(row[7]).toBe('diwali_sale: He...');
+    expect(row[13]).toBe('diwali_sale: Hello {{name|Customer}}, 20% off this Diwali!');
+    expect(row.slice(14)).toEqual(['marketing', '0.8631']);
+    expect(row.join(' ')).not.toContain('{"');
+  });
+
+  it('without its body (jobs stored before the body was kept) shows the name and each value', () => {
+    const t = job({ messageType: 'template', messageContent: stored({ bodyText: undefined }) });
+    expect(messageText(t)).toBe('diwali_sale (en): {{1}} = {{name|Customer}}, {{2}} = 20%');
   });
 });
 
