@@ -147,7 +147,30 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
     const { token, sessionId } = await owner(52, '919630002004');
     await put(token, sessionId, { ...POLICY, warmUp: true });
     // Linked today: day 1, 50 a day.
-    expect((await get(token, sessionId)).json().today.warmUpLimit).toBe(50);
+    const answer = (await get(token, sessionId)).json();
+    expect(answer.today.warmUpLimit).toBe(50);
+    // The coming days' caps, for a forecast of a large send: days 2-3 50, 4-7 150, 8-14 400, then none.
+    const days = answer.nextDays as Array<{ startsAt: string; warmUpLimit: number | null }>;
+    expect(days.map((d) => d.warmUpLimit)).toEqual([
+      50,
+      50,
+      150,
+      150,
+      150,
+      150,
+      400,
+      400,
+      400,
+      400,
+      400,
+      400,
+      400,
+      null,
+      null,
+    ]);
+    expect(days[0]!.startsAt).toBe(answer.today.resetsAt);
+    // Asia/Kolkata has no summer time: one local midnight a day apart.
+    expect(Date.parse(days[14]!.startsAt) - Date.parse(days[0]!.startsAt)).toBe(14 * 86_400_000);
     const jobId = await send(token, sessionId, numbers(52, 200));
     const held = await waitFor('the warm-up cap', async () => {
       const j = await details(token, jobId);
