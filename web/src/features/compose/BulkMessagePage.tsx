@@ -3,6 +3,7 @@ import { IconFileSpreadsheet } from '@tabler/icons-react';
 import { withDerivedFields } from '@wa/contract';
 import { useMemo, useRef, useState } from 'react';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
+import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
 import { NoCreditsNote, NoSessionAlert } from '../../components/FirstRunNotices.tsx';
 import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
@@ -23,7 +24,6 @@ import { useListRecipients } from './api/list-recipients.ts';
 import { type BulkUpload, fieldsOfFirst, uploadTarget } from './bulk-recipients.ts';
 import { CloudTemplateSend } from './CloudTemplateSend.tsx';
 import { ComposeArea } from './ComposeArea.tsx';
-import { ConfirmSendModal } from './ConfirmSendModal.tsx';
 import { ContactListPicker } from './ContactListPicker.tsx';
 import { FieldInserter } from './FieldInserter.tsx';
 import { ListRecipients } from './ListRecipients.tsx';
@@ -36,7 +36,8 @@ import { SendForecast } from './SendForecast.tsx';
 import { SendingProgress } from './SendingProgress.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
 import { StatusCompose } from './StatusCompose.tsx';
-import { affordable, kindsOf, priceText, sendCredits } from './send-cost.ts';
+import { affordable, chargeShares, kindsOf } from './send-cost.ts';
+import { useCharge } from './useCharge.ts';
 import { useSendFlow } from './useSendFlow.ts';
 import { useSendForecast } from './useSendForecast.ts';
 
@@ -154,6 +155,12 @@ function BulkMessageForm() {
       ? current.sessionId
       : null;
   const forecast = useSendForecast(current.sessionId, selectedCount, 'individuals');
+  const charge = useCharge({
+    sessionId: current.sessionId,
+    count: selectedCount,
+    audience: 'individuals',
+    shares: chargeShares(kinds, prices, selectedCount),
+  });
   const template =
     flow.compose.kind === 'text'
       ? flow.compose.text
@@ -285,8 +292,7 @@ function BulkMessageForm() {
         <CloudTemplateSend
           sessionId={cloudSession}
           selectedCount={selectedCount}
-          balance={balance}
-          credits={sendCredits(selectedCount, perAccount)}
+          charge={charge}
           sessionIds={sharingSessionIds(current.sessionId, alsoFrom, current.sessions)}
           withPhones={kinds.includes('linked')}
           recipients={preview}
@@ -365,17 +371,16 @@ function BulkMessageForm() {
         state={flow.compose}
         recipientCount={selectedCount}
         recipientLabel="Contacts"
-        balance={balance}
-        credits={sendCredits(selectedCount, perAccount)}
+        charge={charge}
         onSchedule={flow.schedule}
       />
-      <ConfirmSendModal
+      {/* Fewer is offered for uploaded numbers: contact lists are sent whole. */}
+      <ChargeConfirmModal
         {...flow.confirmModal}
-        count={selectedCount}
-        balance={balance}
-        credits={sendCredits(selectedCount, perAccount)}
-        priceText={priceText(kinds, prices)}
-        forecast={forecast}
+        action="Send Now"
+        charge={charge}
+        fewer={listIds.length === 0}
+        askAgain
       />
     </Stack>
   );

@@ -1,6 +1,7 @@
 import { Alert, Group, Stack, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
+import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
 import { NoCreditsNote, NoSessionAlert } from '../../components/FirstRunNotices.tsx';
 import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
@@ -10,7 +11,6 @@ import { useChannels } from '../channels/api/channels.ts';
 import { useGroupsList } from '../groups/api/get-groups-list.ts';
 import { useCreditPrices } from './api/credit-prices.ts';
 import { ComposeArea } from './ComposeArea.tsx';
-import { ConfirmSendModal } from './ConfirmSendModal.tsx';
 import { allSelected, toggleAll, toggleOne } from './credit-limit.ts';
 import { RecipientTable, type RowSelection } from './RecipientTable.tsx';
 import { ScheduleModal } from './ScheduleModal.tsx';
@@ -18,7 +18,8 @@ import { SendButtons } from './SendButtons.tsx';
 import { SendForecast } from './SendForecast.tsx';
 import { SendingProgress } from './SendingProgress.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
-import { affordable, kindsOf, priceText, sendCredits } from './send-cost.ts';
+import { affordable, chargeShares, kindsOf } from './send-cost.ts';
+import { useCharge } from './useCharge.ts';
 import { useSendFlow } from './useSendFlow.ts';
 import { useSendForecast } from './useSendForecast.ts';
 
@@ -72,6 +73,12 @@ export default function ComposePage() {
   });
 
   const forecast = useSendForecast(current.sessionId, selectedIds.length, 'groups');
+  const charge = useCharge({
+    sessionId: current.sessionId,
+    count: selectedIds.length,
+    audience: 'groups',
+    shares: chargeShares(kinds, prices, selectedIds.length),
+  });
   const noSession = !current.loading && !current.error && current.sessions.length === 0;
 
   return (
@@ -137,18 +144,10 @@ export default function ComposePage() {
         state={flow.compose}
         recipientCount={selectedIds.length}
         recipientLabel="Groups"
-        balance={balance}
-        credits={sendCredits(selectedIds.length, perAccount)}
+        charge={charge}
         onSchedule={flow.schedule}
       />
-      <ConfirmSendModal
-        {...flow.confirmModal}
-        count={selectedIds.length}
-        balance={balance}
-        credits={sendCredits(selectedIds.length, perAccount)}
-        priceText={priceText(kinds, prices)}
-        forecast={forecast}
-      />
+      <ChargeConfirmModal {...flow.confirmModal} action="Send Now" charge={charge} askAgain />
     </Stack>
   );
 }

@@ -1,0 +1,33 @@
+import type { Charge } from '../../components/charge/ChargeSummary.tsx';
+import type { ChargeShare } from '../../components/charge/charge-lines.ts';
+import { type PlanAudience, sendPlan } from '../../lib/send-plan.ts';
+import { useBalance } from '../auth/api/get-user-details.ts';
+import { useSessionToday } from '../instances/api/get-session-policy.ts';
+
+/**
+ * The charge of a send of `count` recipients from `sessionId`'s account: the balance now, the
+ * send day by day under the account's caps and its pace, and why it waits now.
+ */
+export function useCharge(opts: {
+  sessionId: string | null;
+  count: number;
+  audience: PlanAudience;
+  shares: readonly ChargeShare[];
+  metaCharge?: string | null;
+  startsAt?: string | null;
+  notes?: readonly string[];
+}): Charge {
+  const balance = useBalance();
+  const policy = useSessionToday(opts.sessionId).data;
+  return {
+    recipients: opts.count,
+    shares: opts.shares,
+    balance,
+    metaCharge: opts.metaCharge ?? null,
+    plan: sendPlan(opts.count, opts.audience, policy),
+    pace: policy ? { delayMinMs: policy.policy.delayMinMs, delayMaxMs: policy.policy.delayMaxMs } : null,
+    startsAt: opts.startsAt ?? null,
+    holding: opts.startsAt ? null : (policy?.holding ?? null),
+    notes: opts.notes ?? [],
+  };
+}
