@@ -26,6 +26,8 @@ export type Charge = {
   startsAt?: string | null;
   /** Why the account waits now. */
   holding?: string | null;
+  /** One post that many see (a Status, a channel post): no day-by-day plan, no pace. */
+  single?: boolean;
   /** What else the user should know before paying: left out numbers, a job that will wait. */
   notes?: readonly string[];
 };
@@ -68,6 +70,7 @@ export function ChargeSummary(props: { charge: Charge; count: number; onCount?: 
           pace: charge.pace ?? null,
           startsAt: charge.startsAt ?? null,
           holding: charge.holding ?? null,
+          single: charge.single ?? false,
         })}
         {runs.length > 0 && (
           <List size="sm" mt={4} aria-label="Messages per day">

@@ -88,6 +88,8 @@ export function lastGoesText(opts: {
   pace: Pace | null;
   startsAt?: string | null;
   holding?: string | null;
+  /** One post that many see (a Status, a channel post): it goes as one message. */
+  single?: boolean;
 }): string {
   const { count, plan, pace } = opts;
   const start = opts.startsAt
@@ -95,6 +97,7 @@ export function lastGoesText(opts: {
     : opts.holding
       ? `${opts.holding}: the send starts then. `
       : '';
+  if (opts.single) return `${start}It goes ${opts.startsAt ? 'then' : 'now'}, as one post`;
   const last = plan ? lastDay(plan) : null;
   if (plan && plan.unplanned > 0)
     return `${start}${formatNumber(plan.unplanned)} have no day yet (${plan.reason}): they go as the account's caps allow`;

@@ -10,8 +10,12 @@ import {
 import { useState } from 'react';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
 import type { Charge } from '../../components/charge/ChargeSummary.tsx';
+import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
+import { useInvalidate } from '../../lib/mutation.ts';
+import { userDetailsKeys } from '../auth/api/get-user-details.ts';
+import { messageJobKeys } from '../jobs/api/keys.ts';
 import { useCostEstimate } from './api/cost-estimate.ts';
 import { useCreditPrices } from './api/credit-prices.ts';
 import { useSendEstimate } from './api/send-estimate.ts';
@@ -66,6 +70,7 @@ export function CloudTemplateSend(props: {
   /** A value refused on the page, shown beside its input. */
   const [valueError, setValueError] = useState<{ index: number; text: string } | null>(null);
   const prices = useCreditPrices();
+  const invalidate = useInvalidate();
   /** coldToCloud (issue 30): numbers the phones have chatted with go through them, the rest through Cloud. */
   const [cold, setCold] = useState(true);
   const template = approved.find((t) => `${t.name}|${t.language}` === chosen) ?? null;
@@ -118,7 +123,8 @@ export function CloudTemplateSend(props: {
     setValueError(problem);
     if (problem) return setBanner({ color: 'red', text: problem.text });
     setBanner(null);
-    setConfirming(true);
+    if (needsConfirmation(props.selectedCount)) setConfirming(true);
+    else void send();
   };
 
   const send = async () => {
@@ -135,6 +141,8 @@ export function CloudTemplateSend(props: {
         res.creditsCharged === undefined ? '' : ` · ${formatNumber(res.creditsCharged)} credits`;
       setBanner({ color: 'green', text: `${res.message} (job ${res.jobId})${split}${credits}` });
       setConfirming(false);
+      // The credits were taken: every balance on screen and the jobs are read again.
+      void invalidate([userDetailsKeys.all, messageJobKeys.all]);
       props.onSent();
     } catch (err) {
       setConfirming(false);

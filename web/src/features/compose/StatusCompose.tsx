@@ -22,13 +22,17 @@ import {
   type StatusSendBody,
 } from '@wa/contract';
 import { useEffect, useState } from 'react';
+import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
+import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { useContactLists } from '../contacts/api/get-contact-lists.ts';
+import { useCreditPrices } from './api/credit-prices.ts';
 import { usePostStatus, useStatusAudience } from './api/post-status.ts';
 import { ContactListPicker } from './ContactListPicker.tsx';
 import { checkFileSize, readFileBase64 } from './media.ts';
 import { StatusPreview } from './StatusPreview.tsx';
+import { useCharge } from './useCharge.ts';
 
 /** An object URL for the chosen file, revoked when it changes. */
 function useFileUrl(file: File | null): string | null {
@@ -66,8 +70,27 @@ export function StatusCompose(props: { sessionId: string }) {
   const everyone = useStatusAudience(props.sessionId);
   const mediaUrl = useFileUrl(file);
   const poster = usePostStatus();
+  const prices = useCreditPrices();
+  const [confirming, setConfirming] = useState(false);
+  // Who sees it, as the server counts them: opted-out contacts are left out and not charged.
+  const viewers =
+    audience === 'everyone'
+      ? (everyone.data?.everyoneMessaged ?? 0)
+      : (lists.data?.lists ?? [])
+          .filter((l) => listIds.includes(l.id))
+          .reduce((n, l) => n + l.count - l.optedOut, 0);
+  const charge = useCharge({
+    sessionId: props.sessionId,
+    count: viewers,
+    audience: 'groups',
+    single: true,
+    shares: [{ kind: 'linked', price: prices.linked, recipients: viewers }],
+    startsAt: scheduleAt ? new Date(scheduleAt).toLocaleString('en-IN') : null,
+    notes: [`${STATUS_TEXTS.seenBySavers}. Opted-out numbers are left out and not charged.`],
+  });
 
   const submit = async () => {
+    setConfirming(false);
     setError(null);
     setResult(null);
     setBusy(true);
@@ -206,7 +229,10 @@ export function StatusCompose(props: { sessionId: string }) {
           {STATUS_TEXTS.seenBySavers}. One credit per person in the audience.
         </Text>
         <Group>
-          <Button onClick={() => void submit()} loading={busy}>
+          <Button
+            onClick={() => (needsConfirmation(viewers) ? setConfirming(true) : void submit())}
+            loading={busy}
+          >
             {scheduleAt ? 'Schedule status' : 'Post status'}
           </Button>
         </Group>
@@ -215,6 +241,14 @@ export function StatusCompose(props: { sessionId: string }) {
             {error}
           </Alert>
         )}
+        <ChargeConfirmModal
+          opened={confirming}
+          title="Confirm Status post"
+          action={scheduleAt ? 'Schedule status' : 'Post status'}
+          charge={charge}
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => void submit()}
+        />
         {result && (
           <Alert color="green" variant="light" role="status" aria-label="Status result">
             {result.message}

@@ -16,6 +16,8 @@ export function useCharge(opts: {
   metaCharge?: string | null;
   startsAt?: string | null;
   notes?: readonly string[];
+  /** One post that many see (a Status, a channel post). */
+  single?: boolean;
 }): Charge {
   const balance = useBalance();
   const policy = useSessionToday(opts.sessionId).data;
@@ -24,8 +26,12 @@ export function useCharge(opts: {
     shares: opts.shares,
     balance,
     metaCharge: opts.metaCharge ?? null,
-    plan: sendPlan(opts.count, opts.audience, policy),
-    pace: policy ? { delayMinMs: policy.policy.delayMinMs, delayMaxMs: policy.policy.delayMaxMs } : null,
+    plan: opts.single ? null : sendPlan(opts.count, opts.audience, policy),
+    pace:
+      policy && !opts.single
+        ? { delayMinMs: policy.policy.delayMinMs, delayMaxMs: policy.policy.delayMaxMs }
+        : null,
+    single: opts.single ?? false,
     startsAt: opts.startsAt ?? null,
     holding: opts.startsAt ? null : (policy?.holding ?? null),
     notes: opts.notes ?? [],

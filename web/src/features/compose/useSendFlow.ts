@@ -216,6 +216,8 @@ export function useSendFlow(opts: {
       setLastJobId(res.jobId);
       setOptedOut(res.skipped?.optedOut ?? []);
       setNoConsent(res.skipped?.noConsent ?? []);
+      // The credits were taken on acceptance: the balance shows it now, not when the job ends.
+      refreshBalance();
       // The bulk page says so as soon as the job is accepted (and again when it completes).
       if (opts.audience === 'individuals') setBanner({ color: 'blue', text: SENDING_TEXTS.bulkInitiated });
       setActive({
