@@ -4,11 +4,11 @@ import { useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
 import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
+import { useCharge } from '../../components/charge/useCharge.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
 import { messageOf } from '../../lib/api.ts';
 import { useCreditPrices } from '../compose/api/credit-prices.ts';
-import { useCharge } from '../compose/useCharge.ts';
 import { type ChannelPost, usePostToChannel } from './api/channels.ts';
 
 type Kind = 'text' | 'image' | 'poll';

@@ -4,6 +4,7 @@ import { withDerivedFields } from '@wa/contract';
 import { useMemo, useRef, useState } from 'react';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
+import { useCharge } from '../../components/charge/useCharge.ts';
 import { NoCreditsNote, NoSessionAlert } from '../../components/FirstRunNotices.tsx';
 import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
@@ -37,7 +38,6 @@ import { SendingProgress } from './SendingProgress.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
 import { StatusCompose } from './StatusCompose.tsx';
 import { affordable, chargeShares, kindsOf } from './send-cost.ts';
-import { useCharge } from './useCharge.ts';
 import { useSendFlow } from './useSendFlow.ts';
 import { useSendForecast } from './useSendForecast.ts';
 

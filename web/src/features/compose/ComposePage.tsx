@@ -2,6 +2,7 @@ import { Alert, Group, Stack, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
+import { useCharge } from '../../components/charge/useCharge.ts';
 import { NoCreditsNote, NoSessionAlert } from '../../components/FirstRunNotices.tsx';
 import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
@@ -19,7 +20,6 @@ import { SendForecast } from './SendForecast.tsx';
 import { SendingProgress } from './SendingProgress.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
 import { affordable, chargeShares, kindsOf } from './send-cost.ts';
-import { useCharge } from './useCharge.ts';
 import { useSendFlow } from './useSendFlow.ts';
 import { useSendForecast } from './useSendForecast.ts';
 

@@ -24,6 +24,7 @@ import {
 import { useEffect, useState } from 'react';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
 import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
+import { useCharge } from '../../components/charge/useCharge.ts';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { useContactLists } from '../contacts/api/get-contact-lists.ts';
@@ -32,7 +33,6 @@ import { usePostStatus, useStatusAudience } from './api/post-status.ts';
 import { ContactListPicker } from './ContactListPicker.tsx';
 import { checkFileSize, readFileBase64 } from './media.ts';
 import { StatusPreview } from './StatusPreview.tsx';
-import { useCharge } from './useCharge.ts';
 
 /** An object URL for the chosen file, revoked when it changes. */
 function useFileUrl(file: File | null): string | null {

@@ -1,9 +1,5 @@
 import type { CreditPrices, Session } from '@wa/contract';
-import type { ChargeShare } from '../../components/charge/charge-lines.ts';
-
-/** The kind of account a session is for its price: a Cloud API number, or a linked phone. */
-export const priceKind = (s: Pick<Session, 'kind'> | undefined): keyof CreditPrices =>
-  s?.kind === 'cloud' ? 'cloud' : 'linked';
+import { type ChargeShare, priceKind } from '../../components/charge/charge-lines.ts';
 
 export type PriceKind = keyof CreditPrices;
 

@@ -1,8 +1,8 @@
-import type { Charge } from '../../components/charge/ChargeSummary.tsx';
-import type { ChargeShare } from '../../components/charge/charge-lines.ts';
+import { useBalance } from '../../features/auth/api/get-user-details.ts';
+import { useSessionToday } from '../../features/instances/api/get-session-policy.ts';
 import { type PlanAudience, sendPlan } from '../../lib/send-plan.ts';
-import { useBalance } from '../auth/api/get-user-details.ts';
-import { useSessionToday } from '../instances/api/get-session-policy.ts';
+import type { Charge } from './ChargeSummary.tsx';
+import type { ChargeShare } from './charge-lines.ts';
 
 /**
  * The charge of a send of `count` recipients from `sessionId`'s account: the balance now, the
