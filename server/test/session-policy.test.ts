@@ -144,7 +144,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
   });
 
   it('caps one-to-one chats of a new account by the warm-up table', async () => {
-    const { token, sessionId } = await owner(52, '919630002004');
+    const { token, sessionId } = await owner(54, '919630002004');
     await put(token, sessionId, { ...POLICY, warmUp: true });
     // Linked today: day 1, 50 a day.
     const answer = (await get(token, sessionId)).json();
@@ -177,6 +177,29 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
       return j.statusReason ? j : null;
     });
     expect(held.statusReason).toBe('Waiting: warm-up limit of 50 messages a day reached, resumes at 00:00');
+    // Groups are not capped by the warm-up: a group job of the account gives no such reason, nor
+    // does a scheduled one (it waits for its time).
+    const groups = (
+      await t.app.inject({ method: 'GET', url: `/api/groupsList/${sessionId}`, headers: bearer(token) })
+    ).json().groups as { groupId: string }[];
+    const toGroup = async (payload: Record<string, unknown>) =>
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/api/session/${sessionId}/sendBulkMessage`,
+          headers: bearer(token),
+          payload: { chatIds: [groups[0]!.groupId], ...payload },
+        })
+      ).json().jobId as string;
+    const later = await toGroup({
+      content: 'Later',
+      scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    const nowJob = await toGroup({ content: 'Now' });
+    expect((await details(token, later)).statusReason).toBeNull();
+    expect((await details(token, nowJob)).statusReason).toBeNull();
+    expect((await waitForJobEnd(t.app, token, nowJob)).results.success).toBe(1);
+    expect((await details(token, jobId)).statusReason).toBe(held.statusReason);
     await pastSessionWait(t, users);
     expect((await details(token, jobId)).results).toMatchObject({ success: 50, failed: 0 });
 

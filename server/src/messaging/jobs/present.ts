@@ -1,4 +1,5 @@
 import { isPausable, type JobDetail, type MessageJob, metaCategoryOf } from '@wa/contract';
+import { holdsOneToOneOnly } from '../limits/allowance.ts';
 import type { SeriesRow } from '../series/repository.ts';
 import type { JobRow, RecipientRow } from './repository.ts';
 
@@ -78,9 +79,14 @@ export function presentJob(
  * them is held (the first one's reason), since otherwise the job still moves.
  */
 function holdOf(row: JobRow, holds: Map<string, string> | undefined): string | null {
-  const reasons = (row.sessionIds ?? [row.sessionId]).map(
-    (id) => holds?.get(id) ?? (row.audience === 'individuals' ? holds?.get(`${id}@direct`) : undefined),
-  );
+  // A scheduled job waits for its time, not for its account's caps of today.
+  if (row.status === 'scheduled') return null;
+  const reasons = (row.sessionIds ?? [row.sessionId]).map((id) => {
+    const hold = holds?.get(id);
+    // The warm-up and the new-contact cap hold one-to-one chats only: a group job goes on.
+    if (hold !== undefined && (row.audience === 'individuals' || !holdsOneToOneOnly(hold))) return hold;
+    return row.audience === 'individuals' ? holds?.get(`${id}@direct`) : undefined;
+  });
   return reasons.every((r) => r !== undefined) ? (reasons[0] ?? null) : null;
 }
 
