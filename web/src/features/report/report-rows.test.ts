@@ -1,8 +1,15 @@
-import { contentPreview, type MessageJob, messageText, parsePoll, reportExportRow } from '@wa/contract';
+import {
+  contentPreview,
+  type MessageJob,
+  messageText,
+  parsePoll,
+  REPORT_EXPORT_HEADERS,
+  reportExportRow,
+} from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import { mediaView } from './media.ts';
 import { parseDay, rangeBounds, rangeText } from './report-range.ts';
-import { reportRows } from './report-rows.ts';
+import { printedReport } from './report-rows.ts';
 
 const job = (over: Partial<MessageJob>): MessageJob => ({
   id: 'job1',
@@ -97,13 +104,26 @@ describe('date range', () => {
   });
 });
 
-describe('reportRows', () => {
-  it('gives the columns of mis_report.csv', () => {
-    const [row] = reportRows([job({ messageContent: 'A long message for everyone' })]);
-    expect(row).toHaveLength(8);
+describe('the print view', () => {
+  it('shows what mis_report.csv has: its columns, status, receipts, the whole content, and the totals line', () => {
+    const printed = printedReport([
+      job({
+        messageContent: 'A long message for everyone',
+        delivery: { delivered: 2, read: 1, replied: 0, undelivered: 0 },
+      }),
+      job({ id: 'job2', status: 'failed', results: { success: 0, failed: 3, delivered: 0, read: 0 } }),
+    ]);
+    expect(printed.headers).toEqual(REPORT_EXPORT_HEADERS);
+    expect(printed.rows).toHaveLength(3);
+    const [row, , totals] = printed.rows;
+    expect(row).toHaveLength(REPORT_EXPORT_HEADERS.length);
     expect(row!.slice(0, 5)).toEqual(['job1', '919800000001', 3, 2, 1]);
     expect(row![6]).toBe('text');
     expect(row![7]).toBe('A long message ...');
+    expect(row!.slice(8, 14)).toEqual(['completed', 2, 1, 0, 0, 'A long message for everyone']);
+    expect(totals!.slice(0, 5)).toEqual(['Total', '', 6, 2, 4]);
+    expect(totals![9]).toBe('2 (100.0%)');
+    expect(printedReport([]).rows).toEqual([]);
   });
 });
 
