@@ -86,6 +86,32 @@ test('a big send on a warming account says the day its last message goes, day by
   expect(sends).toEqual([-4, -46]);
 });
 
+test('an uploaded number that opted out is marked in the list and left out of the confirmation', async ({
+  page,
+  request,
+}) => {
+  const u = await userWithSession(page, request, { credits: 10 });
+  const [a, b, c] = numbers(301, 3);
+  const out = await request.post('/api/opt-outs', { headers: u.headers, data: { phoneNumbers: [b] } });
+  expect(out.ok(), await out.text()).toBe(true);
+  await page.goto('/#/bulkmessage');
+  await uploadCsv(page, `phone\n${a}\n${b}\n${c}\n`);
+  const table = page.getByRole('table', { name: 'Select Phone Numbers' });
+  await expect(table.getByText(`${b} (opted out: not sent, not charged)`)).toBeVisible();
+  await table.getByRole('checkbox', { name: 'Select All' }).check();
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Fresh stock');
+  await page.getByRole('button', { name: 'Send Now' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Confirm send' });
+  await expect(confirm).toContainText('2 recipients · 2 credits · balance after 8');
+  await expect(confirm).toContainText('1 opted-out ticked: left out, not charged.');
+  await shot(page, 103);
+  await confirm.getByRole('button', { name: 'Send Now' }).click();
+  await expect(page.getByRole('status', { name: 'Status' })).toContainText('2 sent, 0 failed', {
+    timeout: 30_000,
+  });
+  await expect(balanceBubble(page)).toHaveText('Balance: 8');
+});
+
 test('Retry Failed says what it takes and that the job goes back to sending, and takes nothing when cancelled', async ({
   page,
   request,

@@ -38,6 +38,7 @@ import { SendingProgress } from './SendingProgress.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
 import { StatusCompose } from './StatusCompose.tsx';
 import { affordable, chargeShares, kindsOf } from './send-cost.ts';
+import { useOptedOutRows } from './useOptedOutRows.ts';
 import { useSendFlow } from './useSendFlow.ts';
 import { useSendForecast } from './useSendForecast.ts';
 
@@ -101,11 +102,13 @@ function BulkMessageForm() {
   const listCount = chosenLists.reduce((n, l) => n + l.count - l.optedOut, 0);
   const listContacts = useListRecipients(listIds);
   const numbers = upload?.numbers ?? [];
+  // Uploaded numbers that opted out are marked, and left out of the counts as the server leaves them out.
+  const optedOutRows = useOptedOutRows(numbers, rows);
 
   const flow = useSendFlow({
     audience: 'individuals',
     sessionId: current.sessionId,
-    selectedCount: rows.size + listCount,
+    selectedCount: rows.size - optedOutRows.ticked + listCount,
     target: () => ({
       ...uploadTarget(upload, rows),
       contactListIds: listIds,
@@ -148,7 +151,7 @@ function BulkMessageForm() {
     else if (c.kind === 'media') flow.dispatch({ type: 'caption', value: c.caption + token });
     else flow.dispatch({ type: 'pollQuestion', value: c.pollQuestion + token });
   };
-  const selectedCount = rows.size + listCount;
+  const selectedCount = rows.size - optedOutRows.ticked + listCount;
   // A Cloud API account sends approved templates (issue 30): the template picker replaces the text box.
   const cloudSession =
     current.sessions.find((x) => x.sessionId === current.sessionId)?.kind === 'cloud'
@@ -160,6 +163,7 @@ function BulkMessageForm() {
     count: selectedCount,
     audience: 'individuals',
     shares: chargeShares(kinds, prices, selectedCount),
+    notes: optedOutRows.ticked > 0 ? [`${optedOutRows.ticked} opted-out ticked: left out, not charged.`] : [],
   });
   const template =
     flow.compose.kind === 'text'
@@ -280,6 +284,7 @@ function BulkMessageForm() {
           nameHeader="Phone Number"
           kind="contacts"
           ids={numbers}
+          names={optedOutRows.names}
           selection={rows.view(payable, setRows)}
           balance={payable}
           loading={reading}
