@@ -1,4 +1,5 @@
 import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
@@ -41,27 +42,29 @@ afterEach(cleanup);
 
 function renderSend(withPhones: boolean, recipients: PreviewRecipient[] = []) {
   render(
-    <MantineProvider>
-      <CloudTemplateSend
-        sessionId="919800015838_cl"
-        selectedCount={3}
-        charge={{
-          recipients: 3,
-          balance: 20,
-          shares: withPhones
-            ? [
-                { kind: 'cloud', price: 2, recipients: null },
-                { kind: 'linked', price: 1, recipients: null },
-              ]
-            : [{ kind: 'cloud', price: 2, recipients: 3 }],
-        }}
-        sessionIds={withPhones ? ['919800015838_cl', '919700000001_ph'] : undefined}
-        withPhones={withPhones}
-        target={() => ({ chatIds: ['919811300001', '919811300002', '919811300003'] })}
-        recipients={recipients}
-        onSent={() => {}}
-      />
-    </MantineProvider>,
+    <QueryClientProvider client={new QueryClient()}>
+      <MantineProvider>
+        <CloudTemplateSend
+          sessionId="919800015838_cl"
+          selectedCount={3}
+          charge={{
+            recipients: 3,
+            balance: 20,
+            shares: withPhones
+              ? [
+                  { kind: 'cloud', price: 2, recipients: null },
+                  { kind: 'linked', price: 1, recipients: null },
+                ]
+              : [{ kind: 'cloud', price: 2, recipients: 3 }],
+          }}
+          sessionIds={withPhones ? ['919800015838_cl', '919700000001_ph'] : undefined}
+          withPhones={withPhones}
+          target={() => ({ chatIds: ['919811300001', '919811300002', '919811300003'] })}
+          recipients={recipients}
+          onSent={() => {}}
+        />
+      </MantineProvider>
+    </QueryClientProvider>,
   );
 }
 
