@@ -4,7 +4,7 @@ import { balanceBubble, userWithSession } from './messaging-helpers.ts';
 // A Status post takes a credit per viewer: it is confirmed like every charge.
 test.use({ confirmSends: true });
 
-test('Status (issue 31): the Status tab previews the colour and font, posts to a contact list through the simulator, and Jobs shows it viewed by 2 of 3', async ({
+test('Status: the Status tab previews the colour and font, posts to a contact list through the simulator, and Jobs shows it viewed by 2 of 3', async ({
   page,
   request,
 }) => {

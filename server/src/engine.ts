@@ -25,7 +25,7 @@ const COMPACT_STATS_MS = 60_000;
  */
 export function takeReplies(ctx: AppContext, runtime: SessionRuntime): () => void {
   const onIncoming: (...args: SessionRuntimeEvents['incoming']) => void = (sessionId, userId, message) => {
-    // A reply to the account's latest send to that number within 7 days (issue 26); a STOP too.
+    // A reply to the account's latest send to that number within 7 days; a STOP too.
     if (isPhoneJid(message.from))
       reply(ctx.db, sessionId, message.from, message.text).catch((err: unknown) =>
         ctx.log.error({ err, sessionId }, 'recording a reply failed'),
@@ -34,7 +34,7 @@ export function takeReplies(ctx: AppContext, runtime: SessionRuntime): () => voi
       .then(async (result) => {
         if (!result?.added) return;
         ctx.log.info({ sessionId, from: message.from }, 'opt-out keyword received: number opted out');
-        // The user's one answer to a new opt-out (issue 31): not a job, not charged.
+        // The user's one answer to a new opt-out: not a job, not charged.
         const transport = result.confirmation ? runtime.transportFor(sessionId) : undefined;
         const to = message.from.includes('@') ? message.from : chatIdOfPhone(message.from);
         if (transport) await transport.send(to, { kind: 'text', text: result.confirmation! });

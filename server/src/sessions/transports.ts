@@ -48,7 +48,7 @@ export function groupLookup(ctx: AppContext, sessionId: string): GroupLookup {
 /** Builds the transport `config.waProvider` names for one session; Baileys is loaded only when used. */
 export async function createTransport(ctx: AppContext, session: TransportSession): Promise<Transport> {
   const log = ctx.log.child({ sessionId: session.sessionId });
-  // A Cloud API number (issue 30) whatever WA_PROVIDER says: its transport talks to the Graph API.
+  // A Cloud API number whatever WA_PROVIDER says: its transport talks to the Graph API.
   const cloud = await cloudCredentials(ctx.db, ctx.config.secretKey, session.sessionId);
   if (cloud) return cloudTransport(ctx, session, cloud, log);
   const auth = createDbAuthStore(ctx.db, session.sessionId, ctx.config.secretKey);
@@ -65,7 +65,7 @@ export async function createTransport(ctx: AppContext, session: TransportSession
   }
   const { BaileysTransport } = await import('../transport/baileys/transport.ts');
   const { waEndpoint } = await import('../transport/baileys/endpoint.ts');
-  // The account's own proxy (issue 31): read for each new transport, so a change takes effect at once.
+  // The account's own proxy: read for each new transport, so a change takes effect at once.
   const [row] = await ctx.db
     .select({ sessionId: waSessions.sessionId, proxy: waSessions.proxy })
     .from(waSessions)

@@ -4,7 +4,7 @@ import { type Db, queryRows } from '../../db/client.ts';
 import { type Claimer, fail, failWhere } from './transitions.ts';
 
 /**
- * The Cloud API's own transitions of a recipient (issue 30), beside transitions.ts and in its
+ * The Cloud API's own transitions of a recipient, beside transitions.ts and in its
  * manner: one statement each, jobs locked before their recipients.
  */
 

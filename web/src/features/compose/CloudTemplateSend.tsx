@@ -44,7 +44,7 @@ export function templateValueProblem(
 }
 
 /**
- * The bulk page through a Cloud API account (issue 30): pick an approved template, map each
+ * The bulk page through a Cloud API account: pick an approved template, map each
  * `{{n}}` of its body to a contact field (`{{name}}`) or a fixed text, see each recipient's
  * message and Meta's charge before sending.
  */
@@ -71,7 +71,7 @@ export function CloudTemplateSend(props: {
   const [valueError, setValueError] = useState<{ index: number; text: string } | null>(null);
   const prices = useCreditPrices();
   const invalidate = useInvalidate();
-  /** coldToCloud (issue 30): numbers the phones have chatted with go through them, the rest through Cloud. */
+  /** coldToCloud: numbers the phones have chatted with go through them, the rest through Cloud. */
   const [cold, setCold] = useState(true);
   const template = approved.find((t) => `${t.name}|${t.language}` === chosen) ?? null;
   const cost = useCostEstimate(

@@ -36,7 +36,7 @@ export function repeatChoice(
 }
 
 /**
- * The Schedule Message modal (spec section 2): a local date-and-time input (en-IN, day first;
+ * The Schedule Message modal: a local date-and-time input (en-IN, day first;
  * days before today are not offered, and a time not later than now is refused), the summary, and
  * the two schedule checks shown inside the modal; beyond the spec, a repeat choice (every day,
  * week or month, until an optional date).
