@@ -115,6 +115,23 @@ export function planRuns(plan: SendPlan): string[] {
   );
 }
 
+/** The first `count` messages of a plan (the user chose to send fewer): its days cut where they end. */
+export function firstOfPlan(plan: SendPlan, count: number): SendPlan {
+  const days: PlanDay[] = [];
+  let left = count;
+  for (const d of plan.days) {
+    if (left <= 0) break;
+    days.push({ ...d, count: Math.min(d.count, left) });
+    left -= d.count;
+  }
+  const spread = days.length > 1 || days.some((d) => d.startsAt !== null);
+  return {
+    days,
+    reason: spread ? plan.reason : null,
+    unplanned: Math.max(0, Math.min(plan.unplanned, left)),
+  };
+}
+
 /** How many go by the end of today (what 'Send only what goes today' picks). */
 export const todayCount = (plan: SendPlan): number =>
   plan.days.filter((d) => d.startsAt === null).reduce((n, d) => n + d.count, 0);

@@ -1,7 +1,7 @@
 import { Alert, Button, Group, List, NumberInput, Stack, Text } from '@mantine/core';
 import { IconHourglass } from '@tabler/icons-react';
 import { formatNumber } from '../../lib/format.ts';
-import { planRuns, type SendPlan, todayCount } from '../../lib/send-plan.ts';
+import { firstOfPlan, planRuns, type SendPlan, todayCount } from '../../lib/send-plan.ts';
 import {
   type ChargeShare,
   costLine,
@@ -40,7 +40,9 @@ export type Charge = {
 export function ChargeSummary(props: { charge: Charge; count: number; onCount?: (n: number) => void }) {
   const { charge, count } = props;
   const credits = creditsOf(count, charge.shares);
-  const runs = charge.plan && charge.plan.days.length > 1 ? planRuns(charge.plan) : [];
+  // The day-by-day plan of what is sent: fewer than all when the user chose so.
+  const plan = charge.plan ? firstOfPlan(charge.plan, count) : null;
+  const runs = plan && plan.days.length > 1 ? planRuns(plan) : [];
   const today = charge.plan ? todayCount(charge.plan) : 0;
   return (
     <Stack gap="xs" role="group" aria-label="Cost">
@@ -66,7 +68,7 @@ export function ChargeSummary(props: { charge: Charge; count: number; onCount?: 
       >
         {lastGoesText({
           count,
-          plan: charge.plan ?? null,
+          plan,
           pace: charge.pace ?? null,
           startsAt: charge.startsAt ?? null,
           holding: charge.holding ?? null,

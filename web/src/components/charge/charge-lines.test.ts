@@ -1,6 +1,6 @@
 import type { SessionPolicyResponse } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
-import { planRuns, sendPlan, todayCount } from '../../lib/send-plan.ts';
+import { firstOfPlan, lastDay, planRuns, sendPlan, todayCount } from '../../lib/send-plan.ts';
 import { costLine, creditsOf, lastGoesText, shareLines } from './charge-lines.ts';
 
 const day = (i: number, warmUpLimit: number | null, newContactsLimit: number | null = null) => ({
@@ -61,6 +61,11 @@ describe('when the last message goes', () => {
     expect(plan.reason).toBe('warm-up: 25 a day');
     const text = lastGoesText({ count: 2000, plan, pace: null });
     expect(text).toMatch(/^The last message is expected to go on Tue, 16 Feb, 2027 \(warm-up: 25 a day\)$/);
+    // Sending only what goes today: all go now.
+    const fewer = firstOfPlan(plan, 10);
+    expect(lastDay(fewer)).toBeNull();
+    expect(lastGoesText({ count: 10, plan: fewer, pace: null })).toBe('All go now, one after another');
+    expect(firstOfPlan(plan, 60).days.map((d) => d.count)).toEqual([10, 25, 25]);
     expect(planRuns(plan)).toEqual([
       'today: 10',
       'Sun, 29 Nov, 2026 to Mon, 15 Feb, 2027: 25 a day (1,975)',
