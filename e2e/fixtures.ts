@@ -90,7 +90,7 @@ export async function loginViaUi(page: Page, username: string, password: string)
 /**
  * `confirmSends` (default false): whether Send Now asks 'Confirm send' first, as it does for a
  * new user. The specs that are not about it turn it off the way a user does (the preference
- * kept in the browser, see web/src/features/compose/confirm-pref.ts).
+ * kept in the browser, see web/src/components/charge/confirm-pref.ts).
  */
 export const test = base.extend<{ confirmSends: boolean }>({
   confirmSends: [false, { option: true }],

@@ -44,6 +44,12 @@ export const CLOUD_TEXTS = {
   templateNeedsCloud: 'Templates are sent through a Cloud API account',
   cloudNeedsTemplate: 'A Cloud API account sends approved templates: choose a template',
   templateBody: 'content must be { name, language, parameters: [...] }',
+  /** A variable with no value would be sent as nothing ("Hello , our sale…"): refused before any credit is taken. */
+  emptyParameter: (name: string, n: number) =>
+    `Template ${name}: {{${n}}} has no value; give every variable a value`,
+  /** A value made of fields that are empty for one recipient. */
+  emptyParameterFor: (name: string, n: number, phone: string) =>
+    `Template ${name}: {{${n}}} would be empty for ${phone}; give the field a value or a fallback, such as {{name|Customer}}`,
   /** 131049 recipients wait a day (Meta's per-user marketing limit); after two such waits they fail. */
   retriedOut: 'Not delivered by Meta after 3 tries (per-user marketing limit)',
   /** Meta's customer service window: free-form messages only within 24 h of the number's last message. */

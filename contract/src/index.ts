@@ -13,6 +13,7 @@ export * from './job-edit.ts';
 export * from './job-outcome.ts';
 export * from './job-status.ts';
 export * from './jobs.ts';
+export * from './message.ts';
 export * from './messaging.ts';
 export * from './operations.ts';
 export * from './phone.ts';

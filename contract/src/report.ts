@@ -6,7 +6,7 @@
 import { rupeesText } from './cloud.ts';
 import { type Cell, csvLine } from './csv.ts';
 import type { MessageJob } from './jobs.ts';
-import { parsePoll } from './poll.ts';
+import { messageText } from './message.ts';
 
 export const REPORT_CSV_FILE = 'mis_report.csv';
 
@@ -33,11 +33,8 @@ export const phoneOfSession = (sessionId: string): string => sessionId.split('_'
 
 type ContentOf = Pick<MessageJob, 'messageType' | 'messageContent'>;
 
-/** The words a preview is cut from: the text, the caption, or the poll's question. */
-export function contentText(job: ContentOf): string {
-  if (job.messageType === 'poll') return parsePoll(job.messageContent)?.pollName ?? job.messageContent;
-  return job.messageContent;
-}
+/** The words a preview is cut from: the text, the caption, the poll's question, the template's text. */
+export const contentText = (job: ContentOf): string => messageText({ ...job, fileName: null });
 
 export const contentPreview = (job: ContentOf): string => cut(contentText(job));
 

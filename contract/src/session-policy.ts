@@ -10,6 +10,8 @@ export const POLICY_LIMITS = {
 /** Numbers an account never messaged, a day, when its policy does not say and warm-up is on (docs/configuration.md, "Per account: the sending policy"). */
 export const DEFAULT_NEW_CONTACTS_PER_DAY = 50;
 export const DEFAULT_TIMEZONE = 'Asia/Kolkata';
+/** How many coming days a policy answer gives the caps of: past the warm-up's last step (day 15). */
+export const FORECAST_DAYS = 15;
 
 /**
  * Warm-up: one-to-one messages per local day by days since the account was linked (day 1 is the
@@ -105,6 +107,21 @@ export const SessionPolicyResponse = z.object({
     /** The next local midnight, ISO. */
     resetsAt: z.string(),
   }),
+  /**
+   * The caps of the coming local days, from tomorrow (FORECAST_DAYS of them; the last one's go on
+   * after it): what a forecast of a large send counts day by day. Null: no cap that day.
+   */
+  nextDays: z
+    .array(
+      z.object({
+        /** The local midnight the day starts at, ISO. */
+        startsAt: z.string(),
+        limit: z.number().int().nullable(),
+        warmUpLimit: z.number().int().nullable(),
+        newContactsLimit: z.number().int().nullable(),
+      }),
+    )
+    .optional(),
   /** Why the account's recipients wait now, e.g. 'Waiting: quiet hours until 09:00' (null: they do not). */
   holding: z.string().nullable(),
 });

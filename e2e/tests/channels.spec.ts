@@ -2,6 +2,8 @@ import { apiLogin, expect, linkedUserForFile, test } from '../fixtures.ts';
 
 /** Channels through the simulator: create, add by link, post now and scheduled. */
 test.describe('Channels', () => {
+  // A post takes a credit: it is confirmed like every charge.
+  test.use({ confirmSends: true });
   const shared = linkedUserForFile({ credits: 5, phoneNumber: '919811100301' });
 
   test('creates and adds channels, lists their followers, and posts to one now and at a time', async ({
@@ -58,6 +60,11 @@ test.describe('Channels', () => {
     const post = page.getByRole('dialog', { name: 'Post to Daily Deals' });
     await post.getByLabel('Message').fill('Good morning, today only: 20% off');
     await post.getByRole('button', { name: 'Post now (1 credit)' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Confirm post to Daily Deals' });
+    await expect(confirm).toContainText('1 recipient · 1 credit · balance after 4');
+    await expect(confirm).toContainText('Linked phone: 1 × 1 credit = 1 credit');
+    await expect(confirm).toContainText('It goes now, as one post');
+    await confirm.getByRole('button', { name: 'Post now' }).click();
     await expect(notice).toHaveText('Message sending initiated for 1 channel');
     const deal = listed.channels.find((c) => c.name === 'Daily Deals')!;
     await expect
@@ -81,6 +88,10 @@ test.describe('Channels', () => {
     await poll.getByLabel('Schedule (optional)').fill('31/12/2030, 09:30 am');
     await poll.getByLabel('Schedule (optional)').press('Tab');
     await poll.getByRole('button', { name: 'Schedule post (1 credit)' }).click();
+    const scheduled = page.getByRole('dialog', { name: 'Confirm post to Channel 0029VaNews01' });
+    await expect(scheduled).toContainText('balance after 3');
+    await expect(scheduled).toContainText(/Starts .*2030.*\. It goes then, as one post/);
+    await scheduled.getByRole('button', { name: 'Schedule post' }).click();
     await expect(notice).toContainText('Message scheduled for 1 channel at 2030-12-31T');
     // Group Messaging's picker lists the channels after the groups.
     await page

@@ -8,6 +8,9 @@ import { uploadList } from './support/bulk.ts';
  */
 const CONTROL = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3100) + 501}`;
 
+// A template send is confirmed like every charge.
+test.use({ confirmSends: true });
+
 test('connect a Cloud API number, send a template mapped to each contact’s name, see it delivered and read with Meta’s charge', async ({
   page,
   request,
@@ -53,6 +56,12 @@ test('connect a Cloud API number, send a template mapped to each contact’s nam
   await page.getByRole('option', { name: 'order_update (en_US, utility)' }).click();
   await expect(page.getByText('Hello {{1}}, your order {{2}} has shipped.')).toBeVisible();
   await page.getByRole('textbox', { name: '{{1}}' }).fill('{{name}}');
+  // A variable left empty would reach the customers as nothing ('Hello , your order'): refused on the page.
+  await page.getByRole('button', { name: 'Send template to 2' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'Template order_update:' })).toHaveText(
+    'Template order_update: {{2}} has no value; give every variable a value',
+  );
+  await expect(page.getByRole('dialog')).toHaveCount(0);
   await page.getByRole('textbox', { name: '{{2}}' }).fill('A-1001');
   const preview = page.getByRole('table', { name: 'Preview per recipient' });
   await expect(preview.getByRole('row').filter({ hasText: '919811100081' })).toContainText(
@@ -66,6 +75,18 @@ test('connect a Cloud API number, send a template mapped to each contact’s nam
     "≈ ₹0.23 at Meta's utility rate for 2 recipients",
   );
   await page.getByRole('button', { name: 'Send template to 2' }).click();
+  // The confirmation: credits per kind of account, Meta's charge, the balance after, each recipient's text.
+  const confirm = page.getByRole('dialog', { name: 'Send template order_update' });
+  await expect(confirm).toContainText('2 recipients · 2 credits · balance after 8');
+  await expect(confirm).toContainText('Cloud API account: 2 × 1 credit = 2 credits');
+  await expect(confirm.getByLabel("Meta's charge")).toHaveText("Meta's estimated charge: ≈ ₹0.23 (utility)");
+  await expect(confirm.getByRole('row').filter({ hasText: '919811100082' })).toContainText(
+    'Hello Ravi, your order A-1001 has shipped.',
+  );
+  await expect(page.getByLabel('Account Balance')).toHaveText('Balance: 10');
+  await confirm.getByRole('button', { name: 'Send template to 2' }).click();
+  // Every balance on screen follows the charge at once.
+  await expect(page.getByLabel('Account Balance')).toHaveText('Balance: 8');
   const sent = page
     .getByRole('status')
     .filter({ hasText: /Message sending initiated for 2 contacts \(job / });
@@ -98,7 +119,7 @@ test('connect a Cloud API number, send a template mapped to each contact’s nam
       });
   }).toPass({ timeout: 30_000 });
   await expect(dialog).toContainText('Template order_update (en_US)');
-  await expect(dialog).toContainText('{{1}} → {{name}}');
+  await expect(dialog).toContainText('order_update: Hello {{name}}, your order A-1001 has shipped.');
   await expect(dialog).toContainText("Meta's charge for the delivered messages: ₹0.23");
   await page.keyboard.press('Escape');
 
@@ -106,4 +127,18 @@ test('connect a Cloud API number, send a template mapped to each contact’s nam
   await page.goto('/#/reports');
   const report = page.getByRole('row').filter({ hasText: jobId.slice(0, 8) });
   await expect(report.getByLabel("Meta's charge")).toHaveText('utility · ₹0.23');
+  // The template's name and text, never its stored JSON, in the report, Message Jobs and on the Dashboard.
+  await expect(report).toContainText('order_update: H...');
+  await expect(report).not.toContainText('{"');
+  await page.goto('/#/jobs');
+  const jobRow = jobs.getByRole('row').filter({ hasText: jobId.slice(0, 8) });
+  await expect(jobRow).toContainText('order_update: Hello {{name}}, your order A-1001 has shipped.');
+  await expect(jobRow).not.toContainText('{"');
+  await page.goto('/#/dashboard');
+  await expect(
+    page
+      .getByRole('listitem')
+      .filter({ hasText: 'order_update: Hello {{name}}, your order A-1001 has shipped.' }),
+  ).toBeVisible();
+  await expect(page.getByText('{"name"')).toHaveCount(0);
 });

@@ -157,11 +157,34 @@ test.describe('MIS Report exports', () => {
     const table = await printedTable(page, record!.html);
     expect(table.title).toBe('MIS Report');
     expect(table.markup).toBe(0);
-    expect(table.rows[0]).toEqual(REPORT_HEADERS);
-    expect(table.rows.find((r) => r[0] === ids.tricky)?.[7]).toBe('=SUM(A1) "q", <...');
+    // What the CSV has: its columns, each job's status, receipts and whole content, and the totals line.
+    expect(table.rows[0]).toEqual([
+      ...REPORT_HEADERS,
+      'Status',
+      'Delivered',
+      'Read',
+      'Replied',
+      'Undelivered',
+      'Content',
+      'Meta Category',
+      'Meta Cost (INR)',
+    ]);
+    const tricky = table.rows.find((r) => r[0] === ids.tricky)!;
+    expect(tricky[7]).toBe('=SUM(A1) "q", <...');
+    expect(tricky[13]).toBe(TRICKY_TEXT);
+    const shown = await jobsOf(request, token, user.id);
+    for (const job of shown) expect(table.rows.find((r) => r[0] === job.id)?.[8], job.id).toBe(job.status);
+    expect(table.rows.find((r) => r[0] === ids.long)?.[13]).toBe(LONG_TEXT);
+    expect(table.rows.at(-1)!.slice(0, 5)).toEqual([
+      'Total',
+      '',
+      String(shown.reduce((n, j) => n + j.progress.total, 0)),
+      String(shown.reduce((n, j) => n + j.results.success, 0)),
+      String(shown.reduce((n, j) => n + j.results.failed, 0)),
+    ]);
     expect(
       table.rows
-        .slice(1)
+        .slice(1, -1)
         .map((r) => r[0])
         .sort(),
     ).toEqual(jobs.map((j) => j.id).sort());

@@ -1,6 +1,9 @@
 import { expect, test } from '../fixtures.ts';
 import { balanceBubble, userWithSession } from './messaging-helpers.ts';
 
+// A Status post takes a credit per viewer: it is confirmed like every charge.
+test.use({ confirmSends: true });
+
 test('Status: the Status tab previews the colour and font, posts to a contact list through the simulator, and Jobs shows it viewed by 2 of 3', async ({
   page,
   request,
@@ -44,6 +47,12 @@ test('Status: the Status tab previews the colour and font, posts to a contact li
   await page.getByRole('option', { name: 'Regulars (3)' }).click();
   await page.keyboard.press('Escape');
   await page.getByRole('button', { name: 'Post status' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Confirm Status post' });
+  await expect(confirm).toContainText('3 recipients · 3 credits · balance after 7');
+  await expect(confirm).toContainText('It goes now, as one post');
+  // Nothing is taken before the user says yes.
+  await expect(balanceBubble(page)).toHaveText('Balance: 10');
+  await confirm.getByRole('button', { name: 'Post status' }).click();
   await expect(page.getByRole('status', { name: 'Status result' })).toHaveText(
     'Status posting initiated for 3 contacts',
   );

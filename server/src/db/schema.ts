@@ -1,4 +1,4 @@
-import type { StoredPoll } from '@wa/contract';
+import type { StoredPoll, StoredTemplate } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -431,7 +431,7 @@ export const media = pgTable('media', {
   createdAt: ts('created_at').notNull().defaultNow(),
 });
 
-export type { StoredPoll };
+export type { StoredPoll, StoredTemplate };
 
 export const messageJobs = pgTable(
   'message_jobs',
@@ -928,18 +928,6 @@ export const optOuts = pgTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.phoneNumber] })],
 );
-
-/** A Cloud API template send as the job stores it (content): parameters unrendered, as the user wrote them. */
-export type StoredTemplate = {
-  name: string;
-  language: string;
-  category: string;
-  parameters: string[];
-  /** A NAMED template's variable names, in the order of `parameters`. */
-  parameterNames?: string[];
-  /** The template's body: a linked phone sharing the job sends it as text, its variables filled. */
-  bodyText?: string;
-};
 
 /**
  * A Cloud API account's credentials and what Meta last said of its number (one row per session

@@ -7,14 +7,16 @@ import {
   PHONE_TEXTS,
   type Poll,
   parseDateInput,
+  parseStoredTemplate,
   phoneOrNull,
   pollLimitProblem,
   pollOfValue,
   SEND_TEXTS,
   type SendBody,
+  type StoredPoll,
+  type StoredTemplate,
   TemplateContent,
 } from '@wa/contract';
-import type { StoredPoll, StoredTemplate } from '../db/schema.ts';
 import { badRequest, tooLarge } from '../errors.ts';
 import type { OutgoingMessage } from '../transport/types.ts';
 import { mediaToSend } from './media-kind.ts';
@@ -141,6 +143,8 @@ export function composeSend(
     const parsed = TemplateContent.safeParse(body.content);
     if (!parsed.success) throw badRequest(CLOUD_TEXTS.templateBody);
     const { name, language, parameters } = parsed.data;
+    const empty = parameters.findIndex((p) => !p.trim());
+    if (empty >= 0) throw badRequest(CLOUD_TEXTS.emptyParameter(name, empty + 1));
     message = { type: 'template', template: { name, language, category: '', parameters } };
   } else if (type === 'media') {
     if (!body.data) throw badRequest(SEND_TEXTS.noFile);
@@ -205,7 +209,8 @@ export async function outgoingMessage(
 ): Promise<OutgoingMessage | null> {
   if (job.messageType === 'text') return { kind: 'text', text: job.content };
   if (job.messageType === 'template') {
-    const t = JSON.parse(job.content) as StoredTemplate;
+    const t = parseStoredTemplate(job.content);
+    if (!t) throw new Error(`job content is no stored template: ${job.content.slice(0, 80)}`);
     return {
       kind: 'template',
       name: t.name,

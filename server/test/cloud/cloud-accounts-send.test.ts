@@ -116,6 +116,36 @@ describe.each(DB_KINDS)('Sending through a Cloud API account on %s', (kind) => {
     expect(await t.db.select().from(messageJobs).where(eq(messageJobs.userId, a.user.id))).toEqual([]);
   });
 
+  it('refuses a template with a value that is empty, or empty for one recipient, naming the variable; nothing is charged', async () => {
+    const { t, post, cloudAccount } = rig;
+    const a = await cloudAccount(10);
+    const send = (payload: unknown) =>
+      post(a.token, `/api/session/${a.sessionId}/sendIndividualMessage`, payload);
+    const blank = await send({
+      type: 'template',
+      content: { name: 'diwali_offer', language: 'en', parameters: ['  ', '20%'] },
+      chatIds: ['919811100031', '919811100032'],
+    });
+    expect(blank.statusCode).toBe(400);
+    expect(blank.json().message).toBe(
+      'Template diwali_offer: {{1}} has no value; give every variable a value',
+    );
+    const forOne = await send({
+      type: 'template',
+      content: { name: 'diwali_offer', language: 'en', parameters: ['{{name}}', '20%'] },
+      recipients: [
+        { chatId: '919811100031', fields: { name: 'Asha' } },
+        { chatId: '919811100032', fields: { name: '' } },
+      ],
+    });
+    expect(forOne.statusCode).toBe(400);
+    expect(forOne.json().message).toBe(
+      'Template diwali_offer: {{1}} would be empty for 919811100032; give the field a value or a fallback, such as {{name|Customer}}',
+    );
+    expect(await balanceOf(t.db, a.user.id)).toBe(10);
+    expect(await t.db.select().from(messageJobs).where(eq(messageJobs.userId, a.user.id))).toEqual([]);
+  });
+
   it('shows the cost before sending', async () => {
     const { post, cloudAccount } = rig;
     const a = await cloudAccount(10);

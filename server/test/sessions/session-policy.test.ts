@@ -145,16 +145,62 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
   });
 
   it('caps one-to-one chats of a new account by the warm-up table', async () => {
-    const { token, sessionId } = await owner(52, '919630002004');
+    const { token, sessionId } = await owner(54, '919630002004');
     await put(token, sessionId, { ...POLICY, warmUp: true });
     // Linked today: day 1, 50 a day.
-    expect((await get(token, sessionId)).json().today.warmUpLimit).toBe(50);
+    const answer = (await get(token, sessionId)).json();
+    expect(answer.today.warmUpLimit).toBe(50);
+    // The coming days' caps, for a forecast of a large send: days 2-3 50, 4-7 150, 8-14 400, then none.
+    const days = answer.nextDays as Array<{ startsAt: string; warmUpLimit: number | null }>;
+    expect(days.map((d) => d.warmUpLimit)).toEqual([
+      50,
+      50,
+      150,
+      150,
+      150,
+      150,
+      400,
+      400,
+      400,
+      400,
+      400,
+      400,
+      400,
+      null,
+      null,
+    ]);
+    expect(days[0]!.startsAt).toBe(answer.today.resetsAt);
+    // Asia/Kolkata has no summer time: one local midnight a day apart.
+    expect(Date.parse(days[14]!.startsAt) - Date.parse(days[0]!.startsAt)).toBe(14 * 86_400_000);
     const jobId = await send(token, sessionId, numbers(52, 200));
     const held = await waitFor('the warm-up cap', async () => {
       const j = await details(token, jobId);
       return j.statusReason ? j : null;
     });
     expect(held.statusReason).toBe('Waiting: warm-up limit of 50 messages a day reached, resumes at 00:00');
+    // Groups are not capped by the warm-up: a group job of the account gives no such reason, nor
+    // does a scheduled one (it waits for its time).
+    const groups = (
+      await t.app.inject({ method: 'GET', url: `/api/groupsList/${sessionId}`, headers: bearer(token) })
+    ).json().groups as { groupId: string }[];
+    const toGroup = async (payload: Record<string, unknown>) =>
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/api/session/${sessionId}/sendBulkMessage`,
+          headers: bearer(token),
+          payload: { chatIds: [groups[0]!.groupId], ...payload },
+        })
+      ).json().jobId as string;
+    const later = await toGroup({
+      content: 'Later',
+      scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    const nowJob = await toGroup({ content: 'Now' });
+    expect((await details(token, later)).statusReason).toBeNull();
+    expect((await details(token, nowJob)).statusReason).toBeNull();
+    expect((await waitForJobEnd(t.app, token, nowJob)).results.success).toBe(1);
+    expect((await details(token, jobId)).statusReason).toBe(held.statusReason);
     await pastSessionWait(t, users);
     expect((await details(token, jobId)).results).toMatchObject({ success: 50, failed: 0 });
 

@@ -1,8 +1,10 @@
 import { randomInt } from 'node:crypto';
 import {
+  CLOUD_TEXTS,
   chatIdOfPhone,
   fieldKey,
   isPersonalised,
+  jidUser,
   parseTemplate,
   renderTemplate,
   type SendBody,
@@ -86,19 +88,24 @@ function templateOf(message: ComposedMessage): string {
  * null when no value has a variable or spintax. Each recipient's values are stored as a JSON array.
  */
 export function personaliseTemplate(
-  parameters: readonly string[],
+  template: { name: string; parameters: readonly string[] },
   chatIds: readonly string[],
   fields: { available: readonly string[]; of: (chatId: string, i: number) => Record<string, string> },
 ): string[] | null {
-  const parsed = parameters.map((p) => parseTemplate(p));
+  const parsed = template.parameters.map((p) => parseTemplate(p));
   if (!parsed.some(isPersonalised)) return null;
   for (const parts of parsed) {
     const unknown = unknownFieldMessage(parts, fields.available);
     if (unknown) throw badRequest(unknown);
   }
-  return chatIds.map((chatId, i) =>
-    JSON.stringify(parsed.map((parts) => renderTemplate(parts, fields.of(chatId, i), randomInt))),
-  );
+  return chatIds.map((chatId, i) => {
+    const values = parsed.map((parts) => renderTemplate(parts, fields.of(chatId, i), randomInt));
+    // A value whose fields are empty for this recipient would reach them as nothing.
+    const empty = values.findIndex((v) => !v.trim());
+    if (empty >= 0)
+      throw badRequest(CLOUD_TEXTS.emptyParameterFor(template.name, empty + 1, jidUser(chatId)));
+    return JSON.stringify(values);
+  });
 }
 
 /**

@@ -74,6 +74,7 @@ export function templateContents(
   n: number,
 ): string[] | null {
   if (message.type !== 'template' || message.template.bodyText === undefined) return contents;
+  if (!Array.from({ length: n }, (_, i) => kindOf(i)).includes('linked')) return contents;
   const { bodyText, parameters, parameterNames } = message.template;
   return Array.from({ length: n }, (_, i) => {
     const own = contents?.[i];

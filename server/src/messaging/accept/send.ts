@@ -91,7 +91,7 @@ export async function acceptSend(
     const fields = { available: individuals!.available, of: (chatId: string) => fieldsOf.get(chatId) ?? {} };
     contents =
       message.type === 'template'
-        ? personaliseTemplate(message.template.parameters, chatIds, fields)
+        ? personaliseTemplate(message.template, chatIds, fields)
         : personalise(message, chatIds, fields);
   }
 

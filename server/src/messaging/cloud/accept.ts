@@ -44,7 +44,9 @@ export async function checkKindOfSend(
       category: template.category,
       parameters,
       ...(template.named ? { parameterNames: template.parameters } : {}),
-      ...(cloud.length < accounts.length ? { bodyText: template.bodyText } : {}),
+      // Kept for every template job: the screens and the CSV show its text filled, and linked
+      // phones sharing the job send it as text.
+      bodyText: template.bodyText,
     };
   }
   return { type: 'template', template: filled };

@@ -1,4 +1,5 @@
-import { isPausable, type JobDetail, type MessageJob } from '@wa/contract';
+import { isPausable, type JobDetail, type MessageJob, metaCategoryOf } from '@wa/contract';
+import { holdsOneToOneOnly } from '../limits/allowance.ts';
 import type { SeriesRow } from '../series/repository.ts';
 import type { JobRow, RecipientRow } from './repository.ts';
 
@@ -63,19 +64,13 @@ export function presentJob(
         }
       : {}),
     ...(row.messageType === 'template'
-      ? { templateCategory: templateCategoryOf(row.content), costUnits: costs?.get(row.id) ?? 0 }
+      ? {
+          templateCategory:
+            metaCategoryOf({ messageType: row.messageType, messageContent: row.content }) ?? '',
+          costUnits: costs?.get(row.id) ?? 0,
+        }
       : {}),
   };
-}
-
-/** A template job's category, from its stored template (StoredTemplate), as Meta's pricing names it: 'utility'. */
-function templateCategoryOf(content: string): string {
-  try {
-    const category = (JSON.parse(content) as { category?: unknown }).category;
-    return typeof category === 'string' ? category.toLowerCase() : '';
-  } catch {
-    return '';
-  }
 }
 
 /**
@@ -84,9 +79,14 @@ function templateCategoryOf(content: string): string {
  * them is held (the first one's reason), since otherwise the job still moves.
  */
 function holdOf(row: JobRow, holds: Map<string, string> | undefined): string | null {
-  const reasons = (row.sessionIds ?? [row.sessionId]).map(
-    (id) => holds?.get(id) ?? (row.audience === 'individuals' ? holds?.get(`${id}@direct`) : undefined),
-  );
+  // A scheduled job waits for its time, not for its account's caps of today.
+  if (row.status === 'scheduled') return null;
+  const reasons = (row.sessionIds ?? [row.sessionId]).map((id) => {
+    const hold = holds?.get(id);
+    // The warm-up and the new-contact cap hold one-to-one chats only: a group job goes on.
+    if (hold !== undefined && (row.audience === 'individuals' || !holdsOneToOneOnly(hold))) return hold;
+    return row.audience === 'individuals' ? holds?.get(`${id}@direct`) : undefined;
+  });
   return reasons.every((r) => r !== undefined) ? (reasons[0] ?? null) : null;
 }
 

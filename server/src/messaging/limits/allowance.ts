@@ -90,6 +90,13 @@ export type ClaimScope = 'all' | 'groups' | 'known';
  * What the account may send now: everything, a narrower scope (with the reason shown on its jobs
  * while what is left out waits), or nothing until a time.
  */
+/** The first words of the reasons of holds that only one-to-one chats wait for (scope 'groups' or 'known'). */
+const ONE_TO_ONE_HOLDS = ['Waiting: warm-up limit', 'Waiting: new-contact limit'] as const;
+
+/** Whether a hold's reason (as `decide` words it) keeps only one-to-one chats waiting: groups go on. */
+export const holdsOneToOneOnly = (reason: string): boolean =>
+  ONE_TO_ONE_HOLDS.some((p) => reason.startsWith(p));
+
 export type SendDecision =
   | { kind: 'open'; scope: 'all' }
   | { kind: 'open'; scope: 'groups' | 'known'; reason: string; until: Date }
@@ -125,7 +132,7 @@ export function decide(
     return {
       kind: 'open',
       scope: 'groups',
-      reason: `Waiting: warm-up limit of ${caps.warmUp} messages a day${note} reached, resumes at 00:00`,
+      reason: `${ONE_TO_ONE_HOLDS[0]} of ${caps.warmUp} messages a day${note} reached, resumes at 00:00`,
       until: midnight(),
     };
   }
@@ -134,7 +141,7 @@ export function decide(
     return {
       kind: 'open',
       scope: 'known',
-      reason: `Waiting: new-contact limit of ${caps.newContacts} a day${note} reached, resumes at 00:00`,
+      reason: `${ONE_TO_ONE_HOLDS[1]} of ${caps.newContacts} a day${note} reached, resumes at 00:00`,
       until: midnight(),
     };
   }

@@ -1,4 +1,4 @@
-import type { SessionPolicy, SessionPolicyResponse } from '@wa/contract';
+import { FORECAST_DAYS, type SessionPolicy, type SessionPolicyResponse } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
 import { MESSAGES } from '../../errors.ts';
 import { authorizeSession } from '../../policy/access.ts';
@@ -50,6 +50,19 @@ async function present(ctx: AppContext, sessionId: string): Promise<SessionPolic
   const sent = await countSentSince(ctx.db, sessionId, localDayStart(now, policy.timezone), true);
   const caps = capsToday(policy, linkedAt, now, health);
   const holding = (await holdsOf(ctx.db, [sessionId])).get(sessionId) ?? null;
+  const resetsAt = nextLocalTime(now, policy.timezone, '00:00');
+  // The caps of each coming day, as the engine will find them then (the health as it is now).
+  const nextDays: NonNullable<SessionPolicyResponse['nextDays']> = [];
+  for (let day = resetsAt; nextDays.length < FORECAST_DAYS; ) {
+    const c = capsToday(policy, linkedAt, day, health);
+    nextDays.push({
+      startsAt: day.toISOString(),
+      limit: c.daily,
+      warmUpLimit: c.warmUp,
+      newContactsLimit: c.newContacts,
+    });
+    day = nextLocalTime(new Date(day.getTime() + 60_000), policy.timezone, '00:00');
+  }
   return {
     success: true,
     policy,
@@ -61,8 +74,9 @@ async function present(ctx: AppContext, sessionId: string): Promise<SessionPolic
       newContactsSent: sent.newContacts,
       newContactsLimit: caps.newContacts,
       ...(health ? { health: health.state } : {}),
-      resetsAt: nextLocalTime(now, policy.timezone, '00:00').toISOString(),
+      resetsAt: resetsAt.toISOString(),
     },
+    nextDays,
     holding,
   };
 }

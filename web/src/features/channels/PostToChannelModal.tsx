@@ -2,10 +2,14 @@ import { Button, FileInput, SegmentedControl, Stack, Textarea, TextInput } from 
 import type { Channel } from '@wa/contract';
 import { useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
+import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
+import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
+import { useCharge } from '../../components/charge/useCharge.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
 import { messageOf } from '../../lib/api.ts';
 import { todayValue, toLocalDateTime } from '../../lib/date-text.ts';
+import { useCreditPrices } from '../compose/api/credit-prices.ts';
 import { type ChannelPost, usePostToChannel } from './api/channels.ts';
 
 type Kind = 'text' | 'image' | 'poll';
@@ -31,6 +35,17 @@ export function PostToChannelModal(props: {
   const [options, setOptions] = useState('');
   const [when, setWhen] = useState('');
   const postTo = usePostToChannel(props.sessionId);
+  const [confirming, setConfirming] = useState(false);
+  const prices = useCreditPrices();
+  // A channel post is one message, from a linked phone.
+  const charge = useCharge({
+    sessionId: props.sessionId,
+    count: 1,
+    audience: 'groups',
+    shares: [{ kind: 'linked', price: prices.linked, recipients: 1 }],
+    startsAt: when ? new Date(when.replace(' ', 'T')).toLocaleString('en-IN') : null,
+    single: true,
+  });
   const optionList = options
     .split('\n')
     .map((o) => o.trim())
@@ -39,6 +54,7 @@ export function PostToChannelModal(props: {
     kind === 'image' ? !!file : kind === 'poll' ? !!text.trim() && optionList.length >= 2 : !!text.trim();
 
   const submit = async () => {
+    setConfirming(false);
     if (!props.channel) return;
     let post: ChannelPost;
     if (kind === 'image' && file)
@@ -120,9 +136,21 @@ export function PostToChannelModal(props: {
           value={when}
           onChange={setWhen}
         />
-        <Button onClick={() => void submit()} loading={postTo.isPending} disabled={!ready}>
+        <Button
+          onClick={() => (needsConfirmation(1) ? setConfirming(true) : void submit())}
+          loading={postTo.isPending}
+          disabled={!ready}
+        >
           {when ? 'Schedule post (1 credit)' : 'Post now (1 credit)'}
         </Button>
+        <ChargeConfirmModal
+          opened={confirming}
+          title={`Confirm post to ${props.channel?.name ?? ''}`}
+          action={when ? 'Schedule post' : 'Post now'}
+          charge={charge}
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => void submit()}
+        />
       </Stack>
     </AppModal>
   );

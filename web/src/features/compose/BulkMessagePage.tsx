@@ -2,6 +2,8 @@ import { Alert, Button, FileButton, Paper, SimpleGrid, Stack, Text, Title } from
 import { IconFileSpreadsheet } from '@tabler/icons-react';
 import { withDerivedFields } from '@wa/contract';
 import { useMemo, useState } from 'react';
+import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
+import { useCharge } from '../../components/charge/useCharge.ts';
 import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
 import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
@@ -16,7 +18,6 @@ import { useListRecipients } from './api/list-recipients.ts';
 import { fieldsOfFirst, uploadTarget } from './bulk-recipients.ts';
 import { CloudTemplateSend } from './CloudTemplateSend.tsx';
 import { ComposeArea, composeAreaProps } from './ComposeArea.tsx';
-import { ConfirmSendModal } from './ConfirmSendModal.tsx';
 import { ContactListPicker } from './ContactListPicker.tsx';
 import { isEmptyCompose } from './compose-form.ts';
 import { FieldInserter } from './FieldInserter.tsx';
@@ -31,9 +32,10 @@ import { SendingProgress } from './SendingProgress.tsx';
 import { SendPageTop } from './SendPageTop.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
 import { StatusCompose } from './StatusCompose.tsx';
-import { affordable, kindsOf, priceText, sendCredits } from './send-cost.ts';
+import { affordable, chargeShares, kindsOf } from './send-cost.ts';
 import { useBulkUpload } from './useBulkUpload.ts';
 import { useDraft } from './useDraft.ts';
+import { useOptedOutRows } from './useOptedOutRows.ts';
 import { useSendFlow } from './useSendFlow.ts';
 import { useSendForecast } from './useSendForecast.ts';
 
@@ -105,11 +107,13 @@ function BulkMessageForm() {
   const listCount = chosenLists.reduce((n, l) => n + l.count - l.optedOut, 0);
   const listContacts = useListRecipients(listIds);
   const numbers = upload?.numbers ?? [];
+  // Uploaded numbers that opted out are marked, and left out of the counts as the server leaves them out.
+  const optedOutRows = useOptedOutRows(numbers, rows);
 
   const flow = useSendFlow({
     audience: 'individuals',
     sessionId: current.sessionId,
-    selectedCount: rows.size + listCount,
+    selectedCount: rows.size - optedOutRows.ticked + listCount,
     target: () => ({
       ...uploadTarget(upload, rows),
       contactListIds: listIds,
@@ -152,13 +156,20 @@ function BulkMessageForm() {
     else if (c.kind === 'media') flow.dispatch({ type: 'caption', value: c.caption + token });
     else flow.dispatch({ type: 'pollQuestion', value: c.pollQuestion + token });
   };
-  const selectedCount = rows.size + listCount;
+  const selectedCount = rows.size - optedOutRows.ticked + listCount;
   // A Cloud API account sends approved templates: the template picker replaces the text box.
   const cloudSession =
     current.sessions.find((x) => x.sessionId === current.sessionId)?.kind === 'cloud'
       ? current.sessionId
       : null;
   const forecast = useSendForecast(current.sessionId, selectedCount, 'individuals');
+  const charge = useCharge({
+    sessionId: current.sessionId,
+    count: selectedCount,
+    audience: 'individuals',
+    shares: chargeShares(kinds, prices, selectedCount),
+    notes: optedOutRows.ticked > 0 ? [`${optedOutRows.ticked} opted-out ticked: left out, not charged.`] : [],
+  });
   const template =
     flow.compose.kind === 'text'
       ? flow.compose.text
@@ -279,6 +290,7 @@ function BulkMessageForm() {
           nameHeader="Phone Number"
           kind="contacts"
           ids={numbers}
+          names={optedOutRows.names}
           selection={rows.view(payable, setRows)}
           balance={payable}
           loading={reading}
@@ -291,8 +303,7 @@ function BulkMessageForm() {
         <CloudTemplateSend
           sessionId={cloudSession}
           selectedCount={selectedCount}
-          balance={balance}
-          credits={sendCredits(selectedCount, perAccount)}
+          charge={charge}
           sessionIds={sharingSessionIds(current.sessionId, alsoFrom, current.sessions)}
           withPhones={kinds.includes('linked')}
           recipients={preview}
@@ -366,17 +377,16 @@ function BulkMessageForm() {
         state={flow.compose}
         recipientCount={selectedCount}
         recipientLabel="Contacts"
-        balance={balance}
-        credits={sendCredits(selectedCount, perAccount)}
+        charge={charge}
         onSchedule={flow.schedule}
       />
-      <ConfirmSendModal
+      {/* Fewer is offered for uploaded numbers: contact lists are sent whole. */}
+      <ChargeConfirmModal
         {...flow.confirmModal}
-        count={selectedCount}
-        balance={balance}
-        credits={sendCredits(selectedCount, perAccount)}
-        priceText={priceText(kinds, prices)}
-        forecast={forecast}
+        action="Send Now"
+        charge={charge}
+        fewer={listIds.length === 0}
+        askAgain
       />
     </Stack>
   );

@@ -1,10 +1,12 @@
 import { MantineProvider } from '@mantine/core';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const api = vi.hoisted(() => ({ sendMessage: vi.fn() }));
 vi.mock('./api/send-message.ts', () => ({ sendMessage: api.sendMessage }));
 vi.mock('./api/cost-estimate.ts', () => ({ useCostEstimate: () => ({ data: undefined }) }));
+vi.mock('./api/credit-prices.ts', () => ({ useCreditPrices: () => ({ linked: 1, cloud: 2 }) }));
 const estimate = vi.hoisted(() => ({ body: vi.fn() }));
 vi.mock('./api/send-estimate.ts', () => ({
   useSendEstimate: (_s: string, _k: unknown[], body: (() => unknown) | null) => {
@@ -34,24 +36,35 @@ vi.mock('./api/templates.ts', () => ({
 }));
 
 import { CloudTemplateSend } from './CloudTemplateSend.tsx';
+import type { PreviewRecipient } from './PersonalisedPreview.tsx';
 
 afterEach(cleanup);
 
-function renderSend(withPhones: boolean) {
+function renderSend(withPhones: boolean, recipients: PreviewRecipient[] = []) {
   render(
-    <MantineProvider>
-      <CloudTemplateSend
-        sessionId="919800015838_cl"
-        selectedCount={3}
-        balance={20}
-        credits={{ min: 3, max: 6 }}
-        sessionIds={withPhones ? ['919800015838_cl', '919700000001_ph'] : undefined}
-        withPhones={withPhones}
-        target={() => ({ chatIds: ['919811300001', '919811300002', '919811300003'] })}
-        recipients={[]}
-        onSent={() => {}}
-      />
-    </MantineProvider>,
+    <QueryClientProvider client={new QueryClient()}>
+      <MantineProvider>
+        <CloudTemplateSend
+          sessionId="919800015838_cl"
+          selectedCount={3}
+          charge={{
+            recipients: 3,
+            balance: 20,
+            shares: withPhones
+              ? [
+                  { kind: 'cloud', price: 2, recipients: null },
+                  { kind: 'linked', price: 1, recipients: null },
+                ]
+              : [{ kind: 'cloud', price: 2, recipients: 3 }],
+          }}
+          sessionIds={withPhones ? ['919800015838_cl', '919700000001_ph'] : undefined}
+          withPhones={withPhones}
+          target={() => ({ chatIds: ['919811300001', '919811300002', '919811300003'] })}
+          recipients={recipients}
+          onSent={() => {}}
+        />
+      </MantineProvider>
+    </QueryClientProvider>,
   );
 }
 
@@ -73,7 +86,6 @@ describe('Bulk Messaging through a Cloud API account with linked phones beside i
     });
     renderSend(true);
     await chooseTemplate();
-    expect(screen.getByText('3 recipients · 3–6 credits · balance after 14–17')).toBeInTheDocument();
     // Before sending: the split the server would make, its credits and Meta's charge.
     expect(screen.getByRole('status', { name: 'Split of the send' })).toHaveTextContent(
       "1 through the phones, 2 through the Cloud API · 5 credits · ≈ ₹0.23 at Meta's rate",
@@ -84,6 +96,16 @@ describe('Bulk Messaging through a Cloud API account with linked phones beside i
     });
     expect(cold).toBeChecked();
     fireEvent.click(screen.getByRole('button', { name: 'Send template to 3' }));
+    // The confirmation first, with the server's split priced per kind and Meta's charge; nothing sent yet.
+    const dialog = await screen.findByRole('dialog', { name: 'Send template order_update' });
+    expect(within(dialog).getByText('3 recipients · 5 credits · balance after 15')).toBeInTheDocument();
+    expect(within(dialog).getByText('Linked phone: 1 × 1 credit = 1 credit')).toBeInTheDocument();
+    expect(within(dialog).getByText('Cloud API account: 2 × 2 credits = 4 credits')).toBeInTheDocument();
+    expect(within(dialog).getByLabelText("Meta's charge")).toHaveTextContent(
+      "Meta's estimated charge: ≈ ₹0.23",
+    );
+    expect(api.sendMessage).not.toHaveBeenCalled();
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Send template to 3' }));
     await waitFor(() => expect(api.sendMessage).toHaveBeenCalledTimes(1));
     expect(api.sendMessage.mock.calls[0]![2]).toMatchObject({
       sessionIds: ['919800015838_cl', '919700000001_ph'],
@@ -96,6 +118,32 @@ describe('Bulk Messaging through a Cloud API account with linked phones beside i
         'Message sending initiated for 3 contacts (job job-1) · 1 through the phones, 2 through the Cloud API · 5 credits',
       ),
     ).toBeInTheDocument();
+  });
+
+  it('refuses an empty value, and one empty for a recipient of the preview, before any confirmation', async () => {
+    api.sendMessage.mockClear();
+    renderSend(false, [
+      { phoneNumber: '919811300001', fields: { name: 'Asha' } },
+      { phoneNumber: '919811300002', fields: { name: '' } },
+    ]);
+    await chooseTemplate();
+    const value = screen.getByRole('textbox', { name: '{{1}}' });
+    fireEvent.change(value, { target: { value: ' ' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Send template to 3' }));
+    expect(screen.getByRole('alert')).toHaveTextContent(
+      'Template order_update: {{1}} has no value; give every variable a value',
+    );
+    fireEvent.change(value, { target: { value: '{{name}}' } });
+    // Each recipient's filled template, the empty one marked.
+    const preview = screen.getByRole('table', { name: 'Preview per recipient' });
+    expect(within(preview).getByText('Your order Asha has shipped.')).toBeInTheDocument();
+    expect(within(preview).getByText('Your order ⚠ empty has shipped.')).toBeInTheDocument();
+    fireEvent.click(screen.getByRole('button', { name: 'Send template to 3' }));
+    expect(screen.getByRole('alert')).toHaveTextContent(
+      'Template order_update: {{1}} would be empty for 919811300002; give the field a value or a fallback, such as {{name|Customer}}',
+    );
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(api.sendMessage).not.toHaveBeenCalled();
   });
 
   it('leaves the choice out with no phone sharing the send', async () => {

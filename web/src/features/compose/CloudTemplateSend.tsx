@@ -1,19 +1,46 @@
 import { Alert, Button, Checkbox, Select, Stack, Table, Text, TextInput } from '@mantine/core';
-import { CLOUD_TEXTS, formatRupees, parseTemplate, renderTemplate, type SendBody } from '@wa/contract';
+import {
+  CLOUD_TEXTS,
+  formatRupees,
+  parseTemplate,
+  renderTemplate,
+  type SendBody,
+  templateBodyText,
+} from '@wa/contract';
 import { useState } from 'react';
+import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
+import type { Charge } from '../../components/charge/ChargeSummary.tsx';
+import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
+import { useInvalidate } from '../../lib/mutation.ts';
+import { userDetailsKeys } from '../auth/api/get-user-details.ts';
+import { messageJobKeys } from '../jobs/api/keys.ts';
 import { useCostEstimate } from './api/cost-estimate.ts';
+import { useCreditPrices } from './api/credit-prices.ts';
 import { useSendEstimate } from './api/send-estimate.ts';
 import { sendMessage } from './api/send-message.ts';
 import { useTemplates } from './api/templates.ts';
 import type { PreviewRecipient } from './PersonalisedPreview.tsx';
-import { costLine } from './send-forecast.ts';
 import type { SendTarget } from './useSendFlow.ts';
 
-/** The body of a template with its `{{n}}` replaced by this recipient's values. */
-function renderBody(body: string, values: string[]): string {
-  return body.replace(/\{\{\s*([0-9]+)\s*\}\}/g, (m, n: string) => values[Number(n) - 1] ?? m);
+/**
+ * The first problem with a template's values, as the server words it: a value left empty, or
+ * one whose fields are empty for a recipient of the preview (the server checks every recipient).
+ */
+export function templateValueProblem(
+  name: string,
+  values: readonly string[],
+  rendered: readonly { phoneNumber: string; values: string[] }[],
+): { index: number; text: string } | null {
+  const empty = values.findIndex((v) => !v.trim());
+  if (empty >= 0) return { index: empty, text: CLOUD_TEXTS.emptyParameter(name, empty + 1) };
+  for (const r of rendered) {
+    const blank = r.values.findIndex((v) => !v.trim());
+    if (blank >= 0)
+      return { index: blank, text: CLOUD_TEXTS.emptyParameterFor(name, blank + 1, r.phoneNumber) };
+  }
+  return null;
 }
 
 /**
@@ -24,9 +51,8 @@ function renderBody(body: string, values: string[]): string {
 export function CloudTemplateSend(props: {
   sessionId: string;
   selectedCount: number;
-  /** The balance now and what the recipients cost at their accounts' prices. */
-  balance: number;
-  credits: { min: number; max: number };
+  /** What the send costs and when it goes, at the accounts' prices; the split and Meta's charge are added here. */
+  charge: Charge;
   /** More accounts sharing the send ('Also send from', the body's sessionIds) and whether a linked phone is among them. */
   sessionIds?: string[];
   withPhones: boolean;
@@ -40,6 +66,11 @@ export function CloudTemplateSend(props: {
   const [values, setValues] = useState<string[]>([]);
   const [banner, setBanner] = useState<{ color: string; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  /** A value refused on the page, shown beside its input. */
+  const [valueError, setValueError] = useState<{ index: number; text: string } | null>(null);
+  const prices = useCreditPrices();
+  const invalidate = useInvalidate();
   /** coldToCloud: numbers the phones have chatted with go through them, the rest through Cloud. */
   const [cold, setCold] = useState(true);
   const template = approved.find((t) => `${t.name}|${t.language}` === chosen) ?? null;
@@ -65,11 +96,39 @@ export function CloudTemplateSend(props: {
   ).data;
   const rendered = (fields: Readonly<Record<string, string>>) =>
     values.map((v) => renderTemplate(parseTemplate(v), fields, () => 0));
+  const previews = props.recipients.map((r) => ({ phoneNumber: r.phoneNumber, values: rendered(r.fields) }));
+  const metaUnits = split ? split.metaCostUnits : (cost.data?.costUnits ?? null);
+  const charge: Charge = {
+    ...props.charge,
+    shares: split
+      ? (
+          [
+            { kind: 'linked', price: prices.linked, recipients: split.viaPhones },
+            { kind: 'cloud', price: prices.cloud, recipients: split.viaCloud },
+          ] as const
+        ).filter((s) => s.recipients > 0)
+      : props.charge.shares,
+    metaCharge:
+      metaUnits === null
+        ? null
+        : `≈ ${formatRupees(metaUnits)}${cost.data && !split ? ` (${cost.data.category.toLowerCase()})` : ''}`,
+  };
 
-  const send = async () => {
+  /** The checks, then the confirmation with the cost and each recipient's message. */
+  const confirm = () => {
     if (!template) return setBanner({ color: 'red', text: CLOUD_TEXTS.cloudNeedsTemplate });
     if (props.selectedCount === 0)
       return setBanner({ color: 'red', text: 'Please select at least one contact' });
+    const problem = templateValueProblem(template.name, values, previews);
+    setValueError(problem);
+    if (problem) return setBanner({ color: 'red', text: problem.text });
+    setBanner(null);
+    if (needsConfirmation(props.selectedCount)) setConfirming(true);
+    else void send();
+  };
+
+  const send = async () => {
+    if (!template) return;
     setBusy(true);
     setBanner(null);
     try {
@@ -81,13 +140,41 @@ export function CloudTemplateSend(props: {
       const credits =
         res.creditsCharged === undefined ? '' : ` · ${formatNumber(res.creditsCharged)} credits`;
       setBanner({ color: 'green', text: `${res.message} (job ${res.jobId})${split}${credits}` });
+      setConfirming(false);
+      // The credits were taken: every balance on screen and the jobs are read again.
+      void invalidate([userDetailsKeys.all, messageJobKeys.all]);
       props.onSent();
     } catch (err) {
+      setConfirming(false);
       setBanner({ color: 'red', text: errorText(err, 'Error sending message', 'Error sending message') });
     } finally {
       setBusy(false);
     }
   };
+
+  const previewTable = template && previews.length > 0 && (
+    <Table aria-label="Preview per recipient">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Phone Number</Table.Th>
+          <Table.Th>Message</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {previews.map((r) => (
+          <Table.Tr key={r.phoneNumber}>
+            <Table.Td>{r.phoneNumber}</Table.Td>
+            <Table.Td style={{ whiteSpace: 'pre-wrap' }}>
+              {templateBodyText(
+                template.bodyText,
+                r.values.map((v) => v || '⚠ empty'),
+              )}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
 
   return (
     <Stack gap="sm">
@@ -118,35 +205,15 @@ export function CloudTemplateSend(props: {
               label={`{{${i + 1}}}`}
               description="A contact field such as {{name}}, or a fixed text"
               value={v}
+              error={valueError?.index === i ? valueError.text : undefined}
               onChange={(e) => {
                 const value = e.currentTarget.value;
+                setValueError(null);
                 setValues((all) => all.map((x, k) => (k === i ? value : x)));
               }}
             />
           ))}
-          {props.recipients.length > 0 && (
-            <Table aria-label="Preview per recipient">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Phone Number</Table.Th>
-                  <Table.Th>Message</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {props.recipients.map((r) => (
-                  <Table.Tr key={r.phoneNumber}>
-                    <Table.Td>{r.phoneNumber}</Table.Td>
-                    <Table.Td>{renderBody(template.bodyText, rendered(r.fields))}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          )}
-          {props.selectedCount > 0 && (
-            <Text fw={600} size="sm">
-              {costLine(props.selectedCount, props.balance, props.credits)}
-            </Text>
-          )}
+          {previewTable}
           {split && (
             <Alert color="blue" variant="light" role="status" aria-label="Split of the send">
               {formatNumber(split.viaPhones)} through the phones, {formatNumber(split.viaCloud)} through the
@@ -169,9 +236,20 @@ export function CloudTemplateSend(props: {
           label="Numbers the phones have chatted with go through the phones (as the template's text); the others through the Cloud API account"
         />
       )}
-      <Button onClick={() => void send()} loading={busy} disabled={!template}>
-        Send template to {formatNumber(props.selectedCount)}
+      <Button onClick={confirm} loading={busy} disabled={!template || props.selectedCount === 0}>
+        {props.selectedCount > 0 ? `Send template to ${formatNumber(props.selectedCount)}` : 'Send template'}
       </Button>
+      <ChargeConfirmModal
+        opened={confirming}
+        title={`Send template ${template?.name ?? ''}`}
+        action={`Send template to ${formatNumber(props.selectedCount)}`}
+        charge={charge}
+        busy={busy}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => void send()}
+      >
+        {previewTable}
+      </ChargeConfirmModal>
       {banner && (
         <Alert color={banner.color} role={banner.color === 'red' ? 'alert' : 'status'}>
           {banner.text}

@@ -1,6 +1,8 @@
 import { Alert, Stack } from '@mantine/core';
 import { CLOUD_TEXTS } from '@wa/contract';
 import { useMemo, useState } from 'react';
+import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
+import { useCharge } from '../../components/charge/useCharge.ts';
 import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
 import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
@@ -10,7 +12,6 @@ import { useChannels } from '../channels/api/channels.ts';
 import { useGroupsList } from '../groups/api/get-groups-list.ts';
 import { useCreditPrices } from './api/credit-prices.ts';
 import { ComposeArea, composeAreaProps } from './ComposeArea.tsx';
-import { ConfirmSendModal } from './ConfirmSendModal.tsx';
 import { isEmptyCompose } from './compose-form.ts';
 import { allSelected, toggleAll, toggleOne } from './credit-limit.ts';
 import { RecipientTable, type RowSelection } from './RecipientTable.tsx';
@@ -20,7 +21,7 @@ import { SendForecast } from './SendForecast.tsx';
 import { SendingProgress } from './SendingProgress.tsx';
 import { SendPageTop } from './SendPageTop.tsx';
 import { StatusBanner } from './StatusBanner.tsx';
-import { affordable, kindsOf, priceText, sendCredits } from './send-cost.ts';
+import { affordable, chargeShares, kindsOf } from './send-cost.ts';
 import { useDraft } from './useDraft.ts';
 import { useSendFlow } from './useSendFlow.ts';
 import { useSendForecast } from './useSendForecast.ts';
@@ -95,6 +96,12 @@ export default function ComposePage() {
   });
 
   const forecast = useSendForecast(current.sessionId, selectedIds.length, 'groups');
+  const charge = useCharge({
+    sessionId: current.sessionId,
+    count: selectedIds.length,
+    audience: 'groups',
+    shares: chargeShares(kinds, prices, selectedIds.length),
+  });
   const noSession = !current.loading && !current.error && current.sessions.length === 0;
 
   return (
@@ -154,18 +161,10 @@ export default function ComposePage() {
         state={flow.compose}
         recipientCount={selectedIds.length}
         recipientLabel="Groups"
-        balance={balance}
-        credits={sendCredits(selectedIds.length, perAccount)}
+        charge={charge}
         onSchedule={flow.schedule}
       />
-      <ConfirmSendModal
-        {...flow.confirmModal}
-        count={selectedIds.length}
-        balance={balance}
-        credits={sendCredits(selectedIds.length, perAccount)}
-        priceText={priceText(kinds, prices)}
-        forecast={forecast}
-      />
+      <ChargeConfirmModal {...flow.confirmModal} action="Send Now" charge={charge} askAgain />
     </Stack>
   );
 }

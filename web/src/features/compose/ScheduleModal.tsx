@@ -2,12 +2,12 @@ import { Alert, Button, Group, Select, Stack, Text } from '@mantine/core';
 import { REPEAT_TEXTS, type RepeatEvery, repeatText, type SendBody } from '@wa/contract';
 import { useEffect, useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
+import { type Charge, ChargeSummary } from '../../components/charge/ChargeSummary.tsx';
 import { FieldList } from '../../components/ListTable.tsx';
 import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
 import { todayValue, toLocalDateTime } from '../../lib/date-text.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { type ComposeState, summaryText, TYPE_LABEL, validateScheduleTime } from './compose-form.ts';
-import { costLine } from './send-forecast.ts';
 
 const REPEAT_CHOICES = [
   { value: 'none', label: 'Does not repeat' },
@@ -47,10 +47,8 @@ export function ScheduleModal(props: {
   state: ComposeState;
   recipientCount: number;
   recipientLabel: string;
-  /** The balance now: the summary gives the cost and the balance after. */
-  balance: number;
-  /** What the recipients cost at the price of their accounts' kinds (default one each). */
-  credits?: { min: number; max: number };
+  /** What the send costs and when it goes: the same confirmation as Send Now's. */
+  charge: Charge;
   busy: boolean;
   /** An error from the server, shown inside the modal. */
   serverError: string | null;
@@ -163,14 +161,21 @@ export function ScheduleModal(props: {
               : []),
           ]}
         />
-        <Stack gap={4} role="group" aria-label="Cost">
-          <Text fw={600} size="sm">
-            {costLine(props.recipientCount, props.balance, props.credits)}
-          </Text>
-          <Text size="sm">
-            The credits are held now and refunded if you delete the job before it is sent.
-          </Text>
-        </Stack>
+        <ChargeSummary
+          count={props.recipientCount}
+          charge={{
+            ...props.charge,
+            startsAt: local ? formatDateTime(new Date(local)) : null,
+            notes: [
+              'The credits are held now and refunded if you delete the job before it is sent.',
+              ...(chosen.repeat
+                ? [
+                    'Each repeat is a job of its own: it takes its credits when it is made, at the same count.',
+                  ]
+                : []),
+            ],
+          }}
+        />
         {shownError && (
           <Alert color="red" variant="light" role="alert">
             {shownError}

@@ -21,11 +21,15 @@ import {
   type StatusSendBody,
 } from '@wa/contract';
 import { useState } from 'react';
+import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
+import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
+import { useCharge } from '../../components/charge/useCharge.ts';
 import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { todayValue, toLocalDateTime } from '../../lib/date-text.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { useContactLists } from '../contacts/api/get-contact-lists.ts';
+import { useCreditPrices } from './api/credit-prices.ts';
 import { usePostStatus, useStatusAudience } from './api/post-status.ts';
 import { ContactListPicker } from './ContactListPicker.tsx';
 import { checkFileSize, readFileBase64 } from './media.ts';
@@ -53,8 +57,27 @@ export function StatusCompose(props: { sessionId: string }) {
   const everyone = useStatusAudience(props.sessionId);
   const mediaUrl = useFileUrl(file);
   const poster = usePostStatus();
+  const prices = useCreditPrices();
+  const [confirming, setConfirming] = useState(false);
+  // Who sees it, as the server counts them: opted-out contacts are left out and not charged.
+  const viewers =
+    audience === 'everyone'
+      ? (everyone.data?.everyoneMessaged ?? 0)
+      : (lists.data?.lists ?? [])
+          .filter((l) => listIds.includes(l.id))
+          .reduce((n, l) => n + l.count - l.optedOut, 0);
+  const charge = useCharge({
+    sessionId: props.sessionId,
+    count: viewers,
+    audience: 'groups',
+    single: true,
+    shares: [{ kind: 'linked', price: prices.linked, recipients: viewers }],
+    startsAt: scheduleAt ? new Date(scheduleAt).toLocaleString('en-IN') : null,
+    notes: [`${STATUS_TEXTS.seenBySavers}. Opted-out numbers are left out and not charged.`],
+  });
 
   const submit = async () => {
+    setConfirming(false);
     setError(null);
     setResult(null);
     setBusy(true);
@@ -194,7 +217,10 @@ export function StatusCompose(props: { sessionId: string }) {
           {STATUS_TEXTS.seenBySavers}. One credit per person in the audience.
         </Text>
         <Group>
-          <Button onClick={() => void submit()} loading={busy}>
+          <Button
+            onClick={() => (needsConfirmation(viewers) ? setConfirming(true) : void submit())}
+            loading={busy}
+          >
             {scheduleAt ? 'Schedule status' : 'Post status'}
           </Button>
         </Group>
@@ -203,6 +229,14 @@ export function StatusCompose(props: { sessionId: string }) {
             {error}
           </Alert>
         )}
+        <ChargeConfirmModal
+          opened={confirming}
+          title="Confirm Status post"
+          action={scheduleAt ? 'Schedule status' : 'Post status'}
+          charge={charge}
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => void submit()}
+        />
         {result && (
           <Alert color="green" variant="light" role="status" aria-label="Status result">
             {result.message}

@@ -1,6 +1,6 @@
 import type { Session } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
-import { affordable, kindsOf, priceText, sendCredits } from './send-cost.ts';
+import { affordable, chargeShares, kindsOf } from './send-cost.ts';
 
 const session = (sessionId: string, kind: Session['kind']) => ({ sessionId, kind }) as Session;
 const sessions = [
@@ -14,22 +14,19 @@ describe('what a send costs by the kinds of its accounts', () => {
     expect(kindsOf(sessions, ['phone_1', 'cloud_1', 'phone_2'])).toEqual(['linked', 'cloud', 'linked']);
     expect(kindsOf(sessions, [null])).toEqual(['linked']);
   });
-  it('is exact over one kind and a range over kinds of different prices', () => {
-    expect(sendCredits(4, [2])).toEqual({ min: 8, max: 8 });
-    expect(sendCredits(4, [1, 3])).toEqual({ min: 4, max: 12 });
+  it('gives one share per kind: every recipient when one kind sends, the server’s split over kinds', () => {
+    const prices = { linked: 1, cloud: 3 };
+    expect(chargeShares(['linked', 'linked'], prices, 4)).toEqual([
+      { kind: 'linked', price: 1, recipients: 4 },
+    ]);
+    expect(chargeShares(['linked', 'cloud'], prices, 4)).toEqual([
+      { kind: 'linked', price: 1, recipients: null },
+      { kind: 'cloud', price: 3, recipients: null },
+    ]);
   });
   it('lets the selection grow only as far as the balance pays at the dearest price', () => {
     expect(affordable(10, [3])).toBe(3);
     expect(affordable(10, [1, 4])).toBe(2);
     expect(affordable(10, [1])).toBe(10);
-  });
-  it('says the price in words', () => {
-    const prices = { linked: 1, cloud: 3 };
-    expect(priceText(['linked'], prices)).toBe('Each recipient costs one credit');
-    expect(priceText(['cloud'], prices)).toBe('Each recipient costs 3 credits');
-    expect(priceText(['linked', 'cloud'], prices)).toBe(
-      'Each recipient costs one credit through a linked phone and 3 credits through a Cloud API account',
-    );
-    expect(priceText(['linked', 'cloud'], { linked: 2, cloud: 2 })).toBe('Each recipient costs 2 credits');
   });
 });

@@ -41,18 +41,3 @@ export function sendForecast(
   }
   return policy.holding ? `${policy.holding}: the send starts then` : null;
 }
-
-/**
- * '3 recipients · 3 credits · balance after 7'; `credits`: what they cost (one each by
- * default; a range over kinds of different prices: '3 recipients · 3–9 credits · balance after 1–7').
- */
-export function costLine(
-  count: number,
-  balance: number,
-  credits: { min: number; max: number } = { min: count, max: count },
-): string {
-  const recipients = `${formatNumber(count)} recipient${count === 1 ? '' : 's'}`;
-  if (credits.min === credits.max)
-    return `${recipients} · ${formatNumber(credits.min)} credit${credits.min === 1 ? '' : 's'} · balance after ${formatNumber(balance - credits.min)}`;
-  return `${recipients} · ${formatNumber(credits.min)}–${formatNumber(credits.max)} credits · balance after ${formatNumber(balance - credits.max)}–${formatNumber(balance - credits.min)}`;
-}

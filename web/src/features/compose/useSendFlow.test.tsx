@@ -17,8 +17,8 @@ vi.mock('../auth/api/get-user-details.ts', async (importOriginal) => {
   };
 });
 
+import { needsConfirmation, setConfirmSendsFrom } from '../../components/charge/confirm-pref.ts';
 import { ApiError } from '../../lib/api.ts';
-import { needsConfirmation, setConfirmSendsFrom } from './confirm-pref.ts';
 import { JOB_POLL_MS, useSendFlow } from './useSendFlow.ts';
 
 const job = (status: string, success: number, failed: number) => ({
@@ -78,7 +78,7 @@ describe('useSendFlow', () => {
     expect(result.current.confirmModal.opened).toBe(false);
     expect(api.sendMessage).not.toHaveBeenCalled();
     await act(() => result.current.sendNow());
-    await act(async () => result.current.confirmModal.onConfirm());
+    await act(async () => result.current.confirmModal.onConfirm(2));
     expect(api.sendMessage).toHaveBeenCalledTimes(1);
     // Two recipients, below the chosen 3: no question.
     expect(needsConfirmation(2)).toBe(true);

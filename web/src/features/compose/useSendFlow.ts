@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { normaliseMime, type SendBody } from '@wa/contract';
 import { type Dispatch, useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useInvalidate } from '../../lib/mutation.ts';
@@ -21,10 +22,20 @@ import {
   type MessageKind,
   validateSend,
 } from './compose-form.ts';
-import { needsConfirmation } from './confirm-pref.ts';
 import { readFileBase64 } from './media.ts';
 import type { ProgressView } from './SendingProgress.tsx';
 import { isFinal, resultBanner, SENDING_TEXTS, type SendBanner } from './send-result.ts';
+
+/**
+ * The first `limit` recipients of a target (numbers given one by one, then rows with fields);
+ * contact lists are sent whole, so a page offers fewer only without them.
+ */
+export function firstOf(target: SendTarget, limit: number | null): SendTarget {
+  if (limit === null) return target;
+  const chatIds = (target.chatIds ?? []).slice(0, limit);
+  const recipients = (target.recipients ?? []).slice(0, Math.max(0, limit - chatIds.length));
+  return { ...target, chatIds, ...(target.recipients ? { recipients } : {}) };
+}
 
 /** The body with its recipients; empty lists are left out. */
 function withTarget(body: SendBody, target: SendTarget): SendBody {
@@ -181,7 +192,8 @@ export function useSendFlow(opts: {
     await send();
   };
 
-  const send = async () => {
+  /** `limit`: the user chose to send to the first N only (the confirmation's 'send fewer'). */
+  const send = async (limit: number | null = null) => {
     if (busy || !opts.sessionId) return;
     const key = newIdempotencyKey();
     setBusy(true);
@@ -196,11 +208,16 @@ export function useSendFlow(opts: {
       return;
     }
     try {
-      const body = withTarget(buildSendBody(compose, [], opts.audience, media), opts.target());
+      const body = withTarget(
+        buildSendBody(compose, [], opts.audience, media),
+        firstOf(opts.target(), limit),
+      );
       const res = await sendMessage(opts.sessionId, opts.audience, body, key);
       setLastJobId(res.jobId);
       setOptedOut(res.skipped?.optedOut ?? []);
       setNoConsent(res.skipped?.noConsent ?? []);
+      // The credits were taken on acceptance: the balance shows it now, not when the job ends.
+      refreshBalance();
       // The bulk page says so as soon as the job is accepted (and again when it completes).
       if (opts.audience === 'individuals') setBanner({ color: 'blue', text: SENDING_TEXTS.bulkInitiated });
       setActive({
@@ -289,9 +306,9 @@ export function useSendFlow(opts: {
     confirmModal: {
       opened: confirmOpen,
       onCancel: () => setConfirmOpen(false),
-      onConfirm: () => {
+      onConfirm: (count: number) => {
         setConfirmOpen(false);
-        void send();
+        void send(count < opts.selectedCount ? count : null);
       },
     },
     scheduleModal: {

@@ -22,7 +22,7 @@ import {
   IconUsersPlus,
   IconWallet,
 } from '@tabler/icons-react';
-import { contentText, type MessageJob } from '@wa/contract';
+import { MESSAGE_KIND_LABEL, type MessageJob, messageText } from '@wa/contract';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { NoCreditsNote, NoSessionAlert } from '../../components/FirstRunNotices.tsx';
@@ -59,20 +59,6 @@ const icon = (Icon: typeof IconSend, color: string) => (
   </ThemeIcon>
 );
 
-const TYPE_LABEL: Record<MessageJob['messageType'], string> = {
-  text: 'Text',
-  media: 'Media',
-  poll: 'Poll',
-  template: 'Template',
-  status: 'Status',
-};
-
-/** A line of the job's content: the text or caption, or the poll's question. */
-function preview(job: MessageJob): string {
-  if (job.messageType === 'poll') return contentText(job);
-  return job.messageContent || (job.fileName ?? '');
-}
-
 function RecentJob({ job }: { job: MessageJob }) {
   const one = job.progress.total === 1;
   const who = job.audience === 'groups' ? (one ? 'group' : 'groups') : one ? 'contact' : 'contacts';
@@ -82,10 +68,10 @@ function RecentJob({ job }: { job: MessageJob }) {
         <Stack gap={2} style={{ minWidth: 0, flex: 1 }}>
           <Text size="sm" fw={600}>
             {job.isScheduled ? 'Scheduled ' : ''}
-            {TYPE_LABEL[job.messageType]} to {formatNumber(job.progress.total)} {who}
+            {MESSAGE_KIND_LABEL[job.messageType]} to {formatNumber(job.progress.total)} {who}
           </Text>
           <Text size="sm" c="dimmed" lineClamp={1}>
-            {preview(job) || '—'}
+            {messageText(job) || '—'}
           </Text>
           {job.isScheduled && job.scheduledTime && (
             <Text size="xs" c="violet.8" fw={600}>

@@ -7,6 +7,8 @@ import {
   type JobWithDetails,
   jidUser,
   parsePoll,
+  parseStoredTemplate,
+  templateText,
   viewedByText,
 } from '@wa/contract';
 import { AppModal } from '../../components/AppModal.tsx';
@@ -33,18 +35,17 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
 function MessageContent({ job }: { job: JobWithDetails }) {
   if (job.messageType === 'template') {
     // A Cloud API template send: its name, language and values, and Meta's charge so far.
-    const t = parseTemplate(job.messageContent);
+    const t = parseStoredTemplate(job.messageContent);
     return (
       <Stack gap={2}>
         <Text size="sm" fw={500}>
           Template {t?.name ?? ''} ({t?.language ?? ''})
         </Text>
-        {t?.parameters.map((p, i) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: values may repeat
-          <Text key={i} size="sm">
-            {`{{${i + 1}}}`} → {p}
+        {t && (
+          <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+            {templateText(t)}
           </Text>
-        ))}
+        )}
         {job.costUnits != null && (
           <Text size="xs" c="dimmed">
             Meta's charge for the delivered messages: {formatRupees(job.costUnits)}
@@ -86,20 +87,6 @@ function MessageContent({ job }: { job: JobWithDetails }) {
       </Text>
     </Stack>
   );
-}
-
-/** The stored template of a Cloud API job: `{ name, language, parameters }` as JSON text. */
-function parseTemplate(content: string): { name: string; language: string; parameters: string[] } | null {
-  try {
-    const v = JSON.parse(content) as { name?: unknown; language?: unknown; parameters?: unknown };
-    if (typeof v.name !== 'string' || typeof v.language !== 'string') return null;
-    const parameters = Array.isArray(v.parameters)
-      ? v.parameters.filter((p): p is string => typeof p === 'string')
-      : [];
-    return { name: v.name, language: v.language, parameters };
-  } catch {
-    return null;
-  }
 }
 
 const ROW = 37;

@@ -5,12 +5,17 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { MessageJob } from '@wa/contract';
 import { useMemo, useRef, useState } from 'react';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
+import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
+import { priceKind } from '../../components/charge/charge-lines.ts';
+import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
+import { useCharge } from '../../components/charge/useCharge.ts';
 import { errorText } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { useInvalidate } from '../../lib/mutation.ts';
 import { storage } from '../../lib/storage.ts';
 import { useBalance, userDetailsQuery } from '../auth/api/get-user-details.ts';
+import { useCreditPrices } from '../compose/api/credit-prices.ts';
 import { useSessions } from '../instances/api/get-sessions.ts';
 import { useCancelSeries } from './api/cancel-series.ts';
 import { useDeleteJob } from './api/delete-job.ts';
@@ -107,13 +112,33 @@ export default function JobsPage() {
     queryClient.fetchQuery(userDetailsQuery()).catch((err) => console.error('Balance refresh failed', err));
   };
 
-  const retry = (job: Pick<MessageJob, 'id' | 'sessionId' | 'results'>) => {
+  /** A retry waiting for the user's yes: the job, the account that retries it, how many it retries. */
+  const [retrying, setRetrying] = useState<{
+    job: Pick<MessageJob, 'id' | 'audience'>;
+    sessionId: string;
+    count: number;
+  } | null>(null);
+  const prices = useCreditPrices();
+  const retrySession = (sessions.data ?? []).find((s) => s.sessionId === retrying?.sessionId);
+  const retryPrice = prices[priceKind(retrySession)];
+  const retryCharge = useCharge({
+    sessionId: retrying?.sessionId ?? null,
+    count: retrying?.count ?? 0,
+    audience: retrying?.job.audience ?? 'individuals',
+    shares: [{ kind: priceKind(retrySession), price: retryPrice, recipients: retrying?.count ?? 0 }],
+    notes: [
+      'The job goes back to sending: its failed messages that a retry can fix are sent again, and it finishes again when they have gone.',
+    ],
+  });
+  const fail = (text: string) => {
+    if (viewId) setRetryError(text);
+    else setBanner({ color: 'red', text });
+  };
+
+  /** Retry Failed: the checks, then the confirmation of what it takes and when it goes. */
+  const retry = (job: Pick<MessageJob, 'id' | 'sessionId' | 'results' | 'audience'>) => {
     const list = sessions.data ?? [];
     const refusal = retryRefusal(job.results.failed, balance, list.length > 0);
-    const fail = (text: string) => {
-      if (viewId) setRetryError(text);
-      else setBanner({ color: 'red', text });
-    };
     if (refusal) return fail(refusal);
     // The job's own session when it still exists, else the one the user works on.
     const sessionId =
@@ -121,6 +146,13 @@ export default function JobsPage() {
       list.find((s) => s.sessionId === storage.currentSessionId())?.sessionId ??
       list[0].sessionId;
     setRetryError(null);
+    const count = retryable[job.id] ?? job.results.failed;
+    if (needsConfirmation(count)) setRetrying({ job, sessionId, count });
+    else runRetry(job, sessionId);
+  };
+
+  const runRetry = (job: Pick<MessageJob, 'id'>, sessionId: string) => {
+    setRetrying(null);
     retryCall.mutate(
       { jobId: job.id, sessionId },
       {
@@ -265,6 +297,14 @@ export default function JobsPage() {
           </Group>
         )}
       </Paper>
+      <ChargeConfirmModal
+        opened={retrying !== null}
+        title="Confirm retry"
+        action="Retry Failed"
+        charge={retryCharge}
+        onCancel={() => setRetrying(null)}
+        onConfirm={() => retrying && runRetry(retrying.job, retrying.sessionId)}
+      />
       <JobDetailsModal
         jobId={viewId}
         onClose={() => setViewId(null)}

@@ -1,11 +1,11 @@
 import {
   ACTIVE_JOB_STATUSES,
-  contentText,
   isPausable,
   isResumable,
   type JobDetail,
   type JobsSummary,
   type MessageJob,
+  messageText,
   rateText,
   repeatText,
   TEXTS,
@@ -109,8 +109,7 @@ export function repeatLabel(job: Pick<MessageJob, 'repeat'>): string | null {
 
 /** A line of the job's message: the text or caption, the poll's question, or the file's name. */
 export function messagePreview(job: Pick<MessageJob, 'messageType' | 'messageContent' | 'fileName'>): string {
-  const text = contentText(job).replace(/\s+/g, ' ').trim();
-  return text || job.fileName || '';
+  return messageText(job).replace(/\s+/g, ' ').trim();
 }
 
 /** When a scheduled job is (or was) to be sent, in the browser's zone; null for a job sent at once. */

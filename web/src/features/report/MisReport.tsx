@@ -23,7 +23,6 @@ import {
   PREVIEW_LENGTH,
   phoneOfSession,
   REPORT_CSV_FILE,
-  REPORT_HEADERS,
   rateText,
   viewedByText,
 } from '@wa/contract';
@@ -48,7 +47,7 @@ import {
   rangeText,
   reversedText,
 } from './report-range.ts';
-import { reportRows } from './report-rows.ts';
+import { printedReport } from './report-rows.ts';
 
 /** Most telling first: which job, when, what, how it went; the account last. */
 const COLUMNS = [
@@ -162,7 +161,10 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
             <Button
               variant="light"
               leftSection={<IconPrinter size={18} />}
-              onClick={() => printTable('MIS Report', REPORT_HEADERS, reportRows(list), rangeText(range))}
+              onClick={() => {
+                const printed = printedReport(list);
+                printTable('MIS Report', printed.headers, printed.rows, rangeText(range));
+              }}
             >
               PDF/Print
             </Button>

@@ -1,8 +1,15 @@
-import { contentPreview, type MessageJob, parsePoll } from '@wa/contract';
+import {
+  contentPreview,
+  type MessageJob,
+  messageText,
+  parsePoll,
+  REPORT_EXPORT_HEADERS,
+  reportExportRow,
+} from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import { mediaView } from './media.ts';
 import { parseDay, rangeBounds, rangeText } from './report-range.ts';
-import { reportRows } from './report-rows.ts';
+import { printedReport } from './report-rows.ts';
 
 const job = (over: Partial<MessageJob>): MessageJob => ({
   id: 'job1',
@@ -51,6 +58,39 @@ describe('previews', () => {
   });
 });
 
+describe('a template job', () => {
+  const stored = (over: object = {}) =>
+    JSON.stringify({
+      name: 'diwali_sale',
+      language: 'en',
+      category: 'MARKETING',
+      parameters: ['{{name|Customer}}', '20%'],
+      bodyText: 'Hello {{1}}, {{2}} off this Diwali!',
+      ...over,
+    });
+
+  it('shows its name and filled text on every screen and in the CSV, never its JSON', () => {
+    const t = job({
+      messageType: 'template',
+      messageContent: stored(),
+      templateCategory: 'marketing',
+      costUnits: 8631,
+    });
+    expect(messageText(t)).toBe('diwali_sale: Hello {{name|Customer}}, 20% off this Diwali!');
+    expect(contentPreview(t)).toBe('diwali_sale: He...');
+    const row = reportExportRow(t, () => 'd');
+    expect(row[7]).toBe('diwali_sale: He...');
+    expect(row[13]).toBe('diwali_sale: Hello {{name|Customer}}, 20% off this Diwali!');
+    expect(row.slice(14)).toEqual(['marketing', '0.8631']);
+    expect(row.join(' ')).not.toContain('{"');
+  });
+
+  it('without its body (jobs stored before the body was kept) shows the name and each value', () => {
+    const t = job({ messageType: 'template', messageContent: stored({ bodyText: undefined }) });
+    expect(messageText(t)).toBe('diwali_sale (en): {{1}} = {{name|Customer}}, {{2}} = 20%');
+  });
+});
+
 describe('date range', () => {
   it('sends the start of the From day and the end of the To day, in local time', () => {
     const b = rangeBounds({ from: '2026-11-20', to: '2026-11-21' });
@@ -64,13 +104,26 @@ describe('date range', () => {
   });
 });
 
-describe('reportRows', () => {
-  it('gives the columns of mis_report.csv', () => {
-    const [row] = reportRows([job({ messageContent: 'A long message for everyone' })]);
-    expect(row).toHaveLength(8);
+describe('the print view', () => {
+  it('shows what mis_report.csv has: its columns, status, receipts, the whole content, and the totals line', () => {
+    const printed = printedReport([
+      job({
+        messageContent: 'A long message for everyone',
+        delivery: { delivered: 2, read: 1, replied: 0, undelivered: 0 },
+      }),
+      job({ id: 'job2', status: 'failed', results: { success: 0, failed: 3, delivered: 0, read: 0 } }),
+    ]);
+    expect(printed.headers).toEqual(REPORT_EXPORT_HEADERS);
+    expect(printed.rows).toHaveLength(3);
+    const [row, , totals] = printed.rows;
+    expect(row).toHaveLength(REPORT_EXPORT_HEADERS.length);
     expect(row!.slice(0, 5)).toEqual(['job1', '919800000001', 3, 2, 1]);
     expect(row![6]).toBe('text');
     expect(row![7]).toBe('A long message ...');
+    expect(row!.slice(8, 14)).toEqual(['completed', 2, 1, 0, 0, 'A long message for everyone']);
+    expect(totals!.slice(0, 5)).toEqual(['Total', '', 6, 2, 4]);
+    expect(totals![9]).toBe('2 (100.0%)');
+    expect(printedReport([]).rows).toEqual([]);
   });
 });
 

@@ -20,7 +20,12 @@ export const userDetailsQuery = () =>
 
 export const useUserDetails = () => useQuery(userDetailsQuery());
 
-/** The stored balance, re-rendering when it changes. */
+/**
+ * The stored balance, re-rendering when it changes. It also watches GET /api/userDetails, so
+ * that wherever a balance is shown, a mutation that charges or refunds (each invalidates
+ * `userDetailsKeys.all`) reads it again; an unwatched query would only be marked stale.
+ */
 export function useBalance(): number {
+  useQuery({ ...userDetailsQuery(), notifyOnChangeProps: [] });
   return useSyncExternalStore(subscribeStorage, storage.credits);
 }

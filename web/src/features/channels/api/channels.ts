@@ -8,6 +8,8 @@ import type {
 } from '@wa/contract';
 import { apiFetch } from '../../../lib/api.ts';
 import { useApiMutation } from '../../../lib/mutation.ts';
+import { userDetailsKeys } from '../../auth/api/get-user-details.ts';
+import { messageJobKeys } from '../../jobs/api/keys.ts';
 
 export const channelKeys = { list: (sessionId: string | null) => ['channels', sessionId] as const };
 
@@ -60,5 +62,6 @@ export const usePostToChannel = (sessionId: string) =>
           ...(vars.scheduleTime ? { scheduleTime: vars.scheduleTime } : {}),
         },
       }),
-    [['messageJobs']],
+    // The post is a job, and it took a credit.
+    [messageJobKeys.all, userDetailsKeys.all],
   );
