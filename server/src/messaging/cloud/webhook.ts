@@ -1,16 +1,14 @@
 import { chatIdOfPhone } from '@wa/contract';
-import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
-import { queryRows } from '../../db/client.ts';
 import { cloudCredentials } from '../../sessions/cloud/accounts.ts';
 import { openServiceWindow } from '../../sessions/cloud/service-windows.ts';
 import { findSession } from '../../sessions/repository.ts';
 import { RETRY_AFTER_MS } from '../../transport/cloud/transport.ts';
 import { type CloudStatusEvent, parseWebhook } from '../../transport/cloud/webhook-events.ts';
 import { answerVerification, checkWebhookSignature } from '../../transport/cloud/webhook-signature.ts';
-import { recordPricing, retrySent } from '../engine/cloud-transitions.ts';
+import { failByStatus, failureStanding, recordPricing, retrySent } from '../engine/cloud-transitions.ts';
 import { applyReceipts } from '../engine/receipts.ts';
-import { failWhere, reply } from '../engine/transitions.ts';
+import { reply } from '../engine/transitions.ts';
 import { receiveReply } from '../opt-outs.ts';
 
 export type WebhookAnswer = { status: number; body: string };
@@ -110,14 +108,15 @@ const EARLY_MS = 10 * 60_000;
 /**
  * A `failed` status: 131049 (Meta's per-user marketing limit) waits a day and is sent again (twice
  * at most); anything else fails the recipient with Meta's title, refunded. Only a recipient still
- * counted sent changes (a repeat of the same failure finds it failed or waiting already). Returns
- * whether the status was applied or had been already; false when no recipient has the message id
- * (the send not recorded yet: Meta is asked to deliver it again).
+ * counted sent without a receipt changes (engine/cloud-transitions.ts, failable); a repeat of the
+ * same failure, or a failure after delivered or read, changes nothing. Returns whether the status
+ * was applied or had nothing left to change; false when no recipient has the message id (the send
+ * not recorded yet: Meta is asked to deliver it again).
  *
  * The transition and the send's own record race: the transition can read the recipient while it
  * is still 'sending' (or skip its row while the record holds it) and match nothing, and the record
- * commits a moment later. So the outcome is read after the transition: a recipient still 'sent'
- * with this message id means the transition missed it, and it runs again.
+ * commits a moment later. So the standing is read after the transition: a recipient still failable
+ * means the transition missed it, and it runs again.
  */
 async function applyFailure(ctx: AppContext, sessionId: string, e: CloudStatusEvent): Promise<boolean> {
   const error = e.errors[0];
@@ -125,34 +124,15 @@ async function applyFailure(ctx: AppContext, sessionId: string, e: CloudStatusEv
   const transition = () =>
     error?.errorClass === 'retryAfter24h'
       ? retrySent(ctx.db, sessionId, e.messageId, new Date(Date.now() + RETRY_AFTER_MS))
-      : ctx.db
-          .transaction((tx) =>
-            failWhere(
-              tx,
-              sql`r.session_id = ${sessionId} AND r.message_id = ${e.messageId} AND r.status = 'sent'`,
-              reason,
-              reason,
-              1,
-            ),
-          )
-          .then((failed) => failed.length > 0);
+      : failByStatus(ctx.db, sessionId, e.messageId, reason);
   for (let attempt = 0; attempt < FAILURE_ATTEMPTS; attempt++) {
     if (await transition()) return true;
-    const status = await statusOf(ctx, sessionId, e.messageId);
-    if (status === null) return false;
-    if (status !== 'sent') return true;
+    const standing = await failureStanding(ctx.db, sessionId, e.messageId);
+    if (standing === null) return false;
+    if (standing === 'settled') return true;
   }
   return false;
 }
 
 /** Runs of a failure's transition that may find its recipient just recorded sent. */
 const FAILURE_ATTEMPTS = 3;
-
-/** The status of the recipient with this message id, or null when none has it (yet). */
-async function statusOf(ctx: AppContext, sessionId: string, messageId: string): Promise<string | null> {
-  const rows = await queryRows<{ status: string }>(
-    ctx.db,
-    sql`SELECT status FROM message_job_recipients WHERE session_id = ${sessionId} AND message_id = ${messageId} LIMIT 1`,
-  );
-  return rows[0]?.status ?? null;
-}

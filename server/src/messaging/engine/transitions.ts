@@ -24,7 +24,8 @@ export { reassign } from './failover.ts';
 export type ClaimedRecipient = { id: number; jobId: string; chatId: string; content: string | null };
 /** A send the transport finished: `kept` is its copy of the message (SendResult.kept). */
 export type SentMessage = { messageId: string; sentTo?: string | null; kept?: string };
-export type FailedGroup = { jobId: string; userId: string; count: number };
+/** `credits`: what the recipients that failed were refunded. */
+export type FailedGroup = { jobId: string; userId: string; count: number; credits: number };
 /** Who is claiming: the node written in leases, and how long a lease lasts. */
 export type Claimer = { nodeId: string; leaseMs: number };
 
@@ -133,7 +134,7 @@ export async function failWhere(
   await db.execute(
     sql`SELECT id FROM message_jobs WHERE id = ANY(${sql.param(jobIds)}::text[]) ORDER BY id FOR UPDATE`,
   );
-  const rows = await queryRows<{ job_id: string; user_id: string; n: number }>(
+  const rows = await queryRows<{ job_id: string; user_id: string; n: number; credits: number | string }>(
     db,
     sql`WITH picked AS (
           SELECT r.id, r.status = 'sent' AS was_sent FROM message_job_recipients r
@@ -154,9 +155,9 @@ export async function failWhere(
           FROM per_job p WHERE j.id = p.job_id
           RETURNING j.id AS job_id, j.user_id, p.n, p.credits
         ), ${refundCtes('jobs', note)}
-        SELECT job_id, user_id, n FROM jobs`,
+        SELECT job_id, user_id, n, credits FROM jobs`,
   );
-  return rows.map((r) => ({ jobId: r.job_id, userId: r.user_id, count: Number(r.n) }));
+  return rows.map((r) => ({ jobId: r.job_id, userId: r.user_id, count: Number(r.n), credits: Number(r.credits) }));
 }
 
 /** failWhere, slice by slice, each in its own transaction, until nothing is left. */

@@ -1,0 +1,96 @@
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { auditLog, creditLedger } from '../src/db/schema.ts';
+import { useCloudApp } from './fakes/cloud-rig.ts';
+import { messagesEnvelope, signature, statusesOf } from './fakes/graph-api-payloads.ts';
+import { balanceOf, jobRow, recipientsOf, waitFor } from './fakes/messaging.ts';
+import { DB_KINDS } from './helpers.ts';
+
+/** A Cloud status never moves a recipient backwards, and what a webhook refunds is audited. */
+describe.each(DB_KINDS)('Cloud statuses in order on %s', (kind) => {
+  const rig = useCloudApp(kind);
+
+  /** Posts one status for `messageId`, signed with the account's app secret as its owner could. */
+  async function signedStatus(sessionId: string, status: Record<string, unknown>) {
+    const { t, fake } = rig;
+    const body = JSON.stringify(
+      messagesEnvelope(fake.wabaId, { id: fake.phoneNumberId, display: '919800015838' }, { statuses: [status] }),
+    );
+    return t.app.inject({
+      method: 'POST',
+      url: `/api/cloud/webhook/${sessionId}`,
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature(body, fake.appSecret) },
+      payload: body,
+    });
+  }
+
+  async function sendOne(a: { token: string; sessionId: string }, chatId: string) {
+    const res = await rig.post(a.token, `/api/session/${a.sessionId}/sendIndividualMessage`, {
+      type: 'template',
+      content: { name: 'order_update', language: 'en_US', parameters: ['A-1001'] },
+      chatIds: [chatId],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().jobId as string;
+  }
+
+  const failedStatus = (messageId: string, to: string) =>
+    statusesOf({ id: messageId, to, category: 'utility' }, 131026, Math.floor(Date.now() / 1000), false)[0]!;
+
+  it('a signed failed status for a message delivered and read changes nothing and refunds nothing', async () => {
+    const { t } = rig;
+    const a = await rig.cloudAccount(10);
+    const jobId = await sendOne(a, '919811100021');
+    await waitFor('delivered and read', async () => {
+      const [r] = await recipientsOf(t.db, jobId);
+      const job = await jobRow(t.db, jobId);
+      return r?.readAt && job?.status === 'completed';
+    });
+    const [before] = await recipientsOf(t.db, jobId);
+    const jobBefore = await jobRow(t.db, jobId);
+    const balance = await balanceOf(t.db, a.user.id);
+
+    const res = await signedStatus(a.sessionId, failedStatus(before!.messageId!, '919811100021'));
+    expect(res.statusCode).toBe(200);
+
+    const [after] = await recipientsOf(t.db, jobId);
+    expect(after).toMatchObject({ status: 'sent', error: null });
+    expect(after!.deliveredAt).toEqual(before!.deliveredAt);
+    expect(after!.readAt).toEqual(before!.readAt);
+    expect(await jobRow(t.db, jobId)).toMatchObject({
+      status: jobBefore!.status,
+      sentCount: 1,
+      failedCount: 0,
+    });
+    expect(await balanceOf(t.db, a.user.id)).toBe(balance);
+    const refunds = await t.db.select().from(creditLedger).where(eq(creditLedger.userId, a.user.id));
+    expect(refunds.filter((l) => l.reason === 'refund')).toEqual([]);
+  });
+
+  it('a late failure after a sent without receipts is kept, refunded, and the refund is audited', async () => {
+    const { t, fake } = rig;
+    const a = await rig.cloudAccount(10);
+    // Meta accepts the send and says nothing more (the phone is off): no delivered, no read.
+    fake.state.webhook = undefined;
+    const jobId = await sendOne(a, '919811100022');
+    await waitFor('sent', async () => (await recipientsOf(t.db, jobId))[0]?.status === 'sent');
+    const [sent] = await recipientsOf(t.db, jobId);
+    const balance = await balanceOf(t.db, a.user.id);
+
+    const res = await signedStatus(a.sessionId, failedStatus(sent!.messageId!, '919811100022'));
+    expect(res.statusCode).toBe(200);
+
+    expect((await recipientsOf(t.db, jobId))[0]).toMatchObject({ status: 'failed', error: 'Message undeliverable' });
+    expect(await balanceOf(t.db, a.user.id)).toBe(balance + 1);
+    const audit = await t.db.select().from(auditLog).where(eq(auditLog.targetUserId, a.user.id));
+    const refunds = audit.filter((l) => l.action === 'credits.webhook-refund');
+    expect(refunds).toHaveLength(1);
+    expect(refunds[0]!.details).toMatchObject({
+      sessionId: a.sessionId,
+      messageId: sent!.messageId,
+      jobId,
+      credits: 1,
+      reason: 'Message undeliverable',
+    });
+  });
+});
