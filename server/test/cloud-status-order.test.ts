@@ -14,7 +14,11 @@ describe.each(DB_KINDS)('Cloud statuses in order on %s', (kind) => {
   async function signedStatus(sessionId: string, status: Record<string, unknown>) {
     const { t, fake } = rig;
     const body = JSON.stringify(
-      messagesEnvelope(fake.wabaId, { id: fake.phoneNumberId, display: '919800015838' }, { statuses: [status] }),
+      messagesEnvelope(
+        fake.wabaId,
+        { id: fake.phoneNumberId, display: '919800015838' },
+        { statuses: [status] },
+      ),
     );
     return t.app.inject({
       method: 'POST',
@@ -80,7 +84,10 @@ describe.each(DB_KINDS)('Cloud statuses in order on %s', (kind) => {
     const res = await signedStatus(a.sessionId, failedStatus(sent!.messageId!, '919811100022'));
     expect(res.statusCode).toBe(200);
 
-    expect((await recipientsOf(t.db, jobId))[0]).toMatchObject({ status: 'failed', error: 'Message undeliverable' });
+    expect((await recipientsOf(t.db, jobId))[0]).toMatchObject({
+      status: 'failed',
+      error: 'Message undeliverable',
+    });
     expect(await balanceOf(t.db, a.user.id)).toBe(balance + 1);
     const audit = await t.db.select().from(auditLog).where(eq(auditLog.targetUserId, a.user.id));
     const refunds = audit.filter((l) => l.action === 'credits.webhook-refund');

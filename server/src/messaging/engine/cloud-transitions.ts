@@ -137,7 +137,13 @@ export async function retrySent(db: Db, sessionId: string, messageId: string, un
 }
 
 /** One audit line per job a status webhook refunded credits to. */
-async function auditRefunds(db: Db, sessionId: string, messageId: string, reason: string, failed: FailedGroup[]) {
+async function auditRefunds(
+  db: Db,
+  sessionId: string,
+  messageId: string,
+  reason: string,
+  failed: FailedGroup[],
+) {
   for (const g of failed) {
     if (g.credits <= 0) continue;
     await recordAudit(db, {

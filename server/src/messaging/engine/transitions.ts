@@ -157,7 +157,12 @@ export async function failWhere(
         ), ${refundCtes('jobs', note)}
         SELECT job_id, user_id, n, credits FROM jobs`,
   );
-  return rows.map((r) => ({ jobId: r.job_id, userId: r.user_id, count: Number(r.n), credits: Number(r.credits) }));
+  return rows.map((r) => ({
+    jobId: r.job_id,
+    userId: r.user_id,
+    count: Number(r.n),
+    credits: Number(r.credits),
+  }));
 }
 
 /** failWhere, slice by slice, each in its own transaction, until nothing is left. */
