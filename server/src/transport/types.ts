@@ -284,3 +284,24 @@ export type GroupLookup = (groupId: string) => Promise<CachedGroup | undefined>;
 
 /** The session a transport is built for. */
 export type TransportSession = { sessionId: string; phoneNumber: string };
+
+/**
+ * What comes back from an account, whatever its kind, as every provider reports it: by socket
+ * (a linked phone's transport events) or by webhook (a Cloud API number's inbound adapter). The
+ * engine takes these through one door (messaging/engine/outcomes.ts).
+ */
+export type AccountOutcome =
+  /** The recipient's phone took the message, or its person read it (a Status view names `by`). */
+  | { type: 'receipt'; receipt: ReceiptUpdate }
+  /**
+   * WhatsApp refused a message after the send had resolved. `retryAt`: not a failure, the
+   * recipient waits until then and is sent again (the Cloud API's per-user marketing limit).
+   */
+  | { type: 'refused'; messageId: string; reason: string; retryAt: Date | null }
+  /** What the message is charged as (a Cloud API number's pricing), and whether it was delivered. */
+  | { type: 'priced'; messageId: string; category: string; billable: boolean | null; delivered: boolean }
+  /**
+   * Someone wrote to the account in a one-to-one chat (`text` null: media or another kind of
+   * message); `at`: when, when the provider says (else: now).
+   */
+  | { type: 'incoming'; message: Omit<IncomingText, 'text'> & { text: string | null; at?: Date } };

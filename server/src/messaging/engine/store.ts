@@ -12,6 +12,7 @@ import { statusPostOf } from '../status/post.ts';
 import { batcher } from './batching.ts';
 import * as cloud from './cloud-transitions.ts';
 import { applyReceipts } from './receipts.ts';
+import { refuse } from './refusals.ts';
 import { hotRows, ms, sendPausedNow as pausedNow } from './rules.ts';
 import * as status from './status-transitions.ts';
 import type { ClaimedRecipient, DispatchStore, SentMessage, SweepsDue } from './store-port.ts';
@@ -160,18 +161,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       return t.fail(db, by, recipientId, error);
     },
 
-    async failSent(sessionId, messageId, reason) {
-      const groups = await db.transaction((tx) =>
-        t.failWhere(
-          tx,
-          sql`r.session_id = ${sessionId} AND r.message_id = ${messageId} AND r.status = 'sent'`,
-          reason,
-          reason,
-          10,
-        ),
-      );
-      return groups.length > 0;
-    },
+    failSent: (sessionId, messageId, reason) => refuse(db, sessionId, messageId, reason, 10),
 
     release(recipientIds) {
       return t.release(db, by, recipientIds);

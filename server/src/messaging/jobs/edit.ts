@@ -12,6 +12,7 @@ import type { UserRow } from '../../users/repository.ts';
 import { personalise } from '../accept/personalise.ts';
 import { insertRecipients } from '../accept/repository.ts';
 import { type ComposedMessage, recipientsOf } from '../compose.ts';
+import { rewrite } from '../engine/job-transitions.ts';
 import { assertOwnerMaySend } from '../engine/rules.ts';
 import { JOB_MESSAGES } from '../messages.ts';
 import * as repo from './repository.ts';
@@ -153,7 +154,7 @@ export async function editJob(
     const scheduledAt = at ?? locked.scheduledAt;
     const status = at ? 'scheduled' : locked.status;
     const dueAt = status === 'paused' ? PAUSED_DUE_DATE : (scheduledAt ?? new Date());
-    await tx.execute(sql`DELETE FROM message_job_recipients WHERE job_id = ${jobId}`);
+    await rewrite(tx, jobId, { content: text, total: chats.chatIds.length, status, scheduledAt });
     await insertRecipients(
       tx,
       { jobId, sessionId: locked.sessionId, dueAt, price: prices },
@@ -161,11 +162,6 @@ export async function editJob(
       chats.chatNames,
       contents,
       sessionOf,
-    );
-    await tx.execute(
-      sql`UPDATE message_jobs SET content = ${text}, total = ${chats.chatIds.length}, status = ${status},
-            scheduled_at = ${scheduledAt?.toISOString() ?? null}::timestamptz, is_scheduled = ${scheduledAt !== null}, status_reason = NULL
-          WHERE id = ${jobId}`,
     );
     return { delta, total: chats.chatIds.length };
   });

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { auditLog, creditLedger } from '../src/db/schema.ts';
+import { auditLog, creditLedger, optOuts, users } from '../src/db/schema.ts';
 import { useCloudApp } from './fakes/cloud-rig.ts';
 import { messagesEnvelope, signature, statusesOf } from './fakes/graph-api-payloads.ts';
 import { balanceOf, jobRow, recipientsOf, waitFor } from './fakes/messaging.ts';
@@ -99,5 +99,55 @@ describe.each(DB_KINDS)('Cloud statuses in order on %s', (kind) => {
       credits: 1,
       reason: 'Message undeliverable',
     });
+  });
+});
+
+/** What a person writes to a Cloud API number takes the same road as on a linked phone. */
+describe.each(DB_KINDS)('A Cloud API number’s incoming messages on %s', (kind) => {
+  const rig = useCloudApp(kind);
+
+  it('a STOP opts the number out and, with the confirmation on, is answered once as on a linked phone', async () => {
+    const { t, fake } = rig;
+    const a = await rig.cloudAccount(10);
+    await t.db.update(users).set({ optOutConfirm: true }).where(eq(users.id, a.user.id));
+    const from = '919811100031';
+    const stop = (id: string) =>
+      JSON.stringify(
+        messagesEnvelope(
+          fake.wabaId,
+          { id: fake.phoneNumberId, display: '919800015838' },
+          {
+            contacts: [{ profile: { name: 'Asha' }, wa_id: from }],
+            messages: [
+              {
+                from,
+                id,
+                timestamp: String(Math.floor(Date.now() / 1000)),
+                type: 'text',
+                text: { body: 'STOP' },
+              },
+            ],
+          },
+        ),
+      );
+    for (const id of ['wamid.in.1', 'wamid.in.2']) {
+      const body = stop(id);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/cloud/webhook/${a.sessionId}`,
+        headers: {
+          'content-type': 'application/json',
+          'x-hub-signature-256': signature(body, fake.appSecret),
+        },
+        payload: body,
+      });
+      expect(res.statusCode).toBe(200);
+    }
+    const out = await t.db.select().from(optOuts).where(eq(optOuts.userId, a.user.id));
+    expect(out.map((o) => [o.phoneNumber, o.source])).toEqual([[from, 'reply']]);
+    // One answer, to the number that wrote, inside the window its message opened; none for the repeat.
+    expect(fake.sends.filter((s) => s.to === from).map((s) => [s.body.type, s.body.text?.body])).toEqual([
+      ['text', 'You will not receive more messages from us.'],
+    ]);
   });
 });
