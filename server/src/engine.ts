@@ -3,6 +3,7 @@ import type { AppContext } from './context.ts';
 import { type DispatcherOptions, startDispatcher } from './messaging/engine/dispatcher.ts';
 import { compactJobStats } from './messaging/jobs/repository.ts';
 import { takeOutcomes } from './messaging/outcomes.ts';
+import { startDueOccurrences } from './messaging/series/occurrences.ts';
 import { startSessionRunner } from './sessions/runner.ts';
 import type { SessionRuntime, SessionRuntimeEvents } from './sessions/runtime.ts';
 import { type DelivererOptions, WebhookDeliverer } from './webhooks/deliverer.ts';
@@ -49,7 +50,7 @@ export type EngineOptions = {
 export async function startEngine(ctx: AppContext, options: EngineOptions = {}): Promise<Engine> {
   const runtime = await startSessionRunner(ctx);
   const stopReplies = takeReplies(ctx, runtime);
-  const dispatcher = await startDispatcher(ctx, runtime, options.dispatcher);
+  const dispatcher = await startDispatcher(ctx, runtime, { ...options.dispatcher, startDueOccurrences });
   const webhooks = new WebhookDeliverer(ctx, options.webhooks).start();
   const compact = setInterval(() => {
     compactJobStats(ctx.db).catch((err: unknown) => ctx.log.error({ err }, 'folding job_stats failed'));

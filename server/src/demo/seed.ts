@@ -14,8 +14,9 @@ import {
 } from '../db/schema.ts';
 import { newId, sha256 } from '../ids.ts';
 import { acceptSend } from '../messaging/accept/send.ts';
+import type { Claimer } from '../messaging/engine/claim.ts';
 import { backdate } from '../messaging/engine/job-transitions.ts';
-import { type Claimer, failWhere, recordSent } from '../messaging/engine/transitions.ts';
+import { failWhere, recordSent } from '../messaging/engine/transitions.ts';
 import { acceptStatus } from '../messaging/status/accept.ts';
 import { createInstance } from '../sessions/service.ts';
 import { simulatorAction } from '../sessions/simulator-orders.ts';

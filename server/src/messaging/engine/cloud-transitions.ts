@@ -1,7 +1,8 @@
 import { CLOUD_TEXTS } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
-import { type Claimer, fail } from './transitions.ts';
+import type { Claimer } from './claim.ts';
+import { fail } from './transitions.ts';
 
 /**
  * The Cloud API's own transitions of a recipient (issue 30), beside transitions.ts and in its

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { recordAudit } from '../../audit/record.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import { CLOUD_RETRIES_MAX } from './cloud-transitions.ts';
+import { reopenJob } from './rules.ts';
 import { type FailedGroup, failWhere } from './transitions.ts';
 
 /**
@@ -97,10 +98,8 @@ export async function retrySent(
             WHERE ${failable(sessionId, messageId)} AND r.cloud_retries < ${CLOUD_RETRIES_MAX}
             RETURNING r.id, r.job_id
           ), reopened AS (
-            UPDATE message_jobs j SET sent_count = j.sent_count - 1,
-              status = CASE WHEN j.status IN ('completed', 'failed') THEN 'processing' ELSE j.status END,
-              finished_at = NULL
-            WHERE j.id = (SELECT job_id FROM r)
+            UPDATE message_jobs SET sent_count = sent_count - 1, ${reopenJob('processing')}
+            WHERE id = (SELECT job_id FROM r)
             RETURNING j.id
           ) SELECT job_id FROM r`,
     );

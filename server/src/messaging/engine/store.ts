@@ -8,9 +8,10 @@ import { outgoingMessage } from '../compose.ts';
 import type { ClaimScope } from '../limits/allowance.ts';
 import { countSentSince, findPolicy, setHold } from '../limits/repository.ts';
 import { DISPATCH_MESSAGES } from '../messages.ts';
-import { statusPostOf } from '../status/post.ts';
 import { batcher } from './batching.ts';
+import type { Claimer } from './claim.ts';
 import * as cloud from './cloud-transitions.ts';
+import { statusPostOf } from './dispatch-message.ts';
 import { applyReceipts } from './receipts.ts';
 import { refuse } from './refusals.ts';
 import { hotRows, ms, sendPausedNow as pausedNow } from './rules.ts';
@@ -54,7 +55,7 @@ const waitsOnDownAccount = sql`EXISTS (
 /** The store over the database, for one node (`nodeId` is the owner written in leases). */
 export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): DispatchStore {
   type TickCall = { sent?: { id: number } & SentMessage; claimFor?: string; scope?: ClaimScope };
-  const by: t.Claimer = { nodeId, leaseMs };
+  const by: Claimer = { nodeId, leaseMs };
   const runTick = async (calls: TickCall[]): Promise<Array<ClaimedRecipient | null>> => {
     const claimFor = calls.flatMap((c) =>
       c.claimFor ? [{ sessionId: c.claimFor, scope: c.scope ?? 'all' }] : [],

@@ -1,11 +1,18 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { refundCtes } from '../../credits/credits.ts';
 import { type Db, queryRows } from '../../db/client.ts';
-import { isFinishedJob } from '../../db/vocabulary-sql.ts';
 import type { ClaimScope } from '../limits/allowance.ts';
 import { DISPATCH_MESSAGES, JOB_MESSAGES } from '../messages.ts';
-import { claimCtes, recordAndClaimBatch } from './claim.ts';
-import { forbiddenReason, holdQueued, hotRows, jobCounters, ownerForbidden, PAUSED_DUE } from './rules.ts';
+import { type Claimer, claimCtes, recordAndClaimBatch, type SentMessage } from './claim.ts';
+import {
+  forbiddenReason,
+  holdQueued,
+  hotRows,
+  jobCounters,
+  ownerForbidden,
+  PAUSED_DUE,
+  reopenJob,
+} from './rules.ts';
 
 /**
  * Every change of a recipient's state, and of its job's counters and status, as a named
@@ -22,12 +29,8 @@ export { reassign } from './failover.ts';
 
 /** `content`: this recipient's own text when the job is personalised (else null). */
 export type ClaimedRecipient = { id: number; jobId: string; chatId: string; content: string | null };
-/** A send the transport finished: `kept` is its copy of the message (SendResult.kept). */
-export type SentMessage = { messageId: string; sentTo?: string | null; kept?: string };
 /** `credits`: what the recipients that failed were refunded. */
 export type FailedGroup = { jobId: string; userId: string; count: number; credits: number };
-/** Who is claiming: the node written in leases, and how long a lease lasts. */
-export type Claimer = { nodeId: string; leaseMs: number };
 
 type ClaimRow = { id: number | string; job_id: string; chat_id: string; content: string | null };
 const toClaimed = (r: ClaimRow): ClaimedRecipient => ({
@@ -286,8 +289,7 @@ export async function requeue(
           UPDATE message_jobs SET failed_count = failed_count - (SELECT n FROM c), session_id = ${sessionId},
             session_ids = CASE WHEN session_ids IS NULL OR ${sessionId} = ANY(session_ids) THEN session_ids
                                ELSE session_ids || ARRAY[${sessionId}]::text[] END,
-            status = CASE WHEN ${isFinishedJob(sql.raw('status'))} THEN 'pending' ELSE status END,
-            finished_at = NULL, waiting_since = NULL
+            ${reopenJob('pending')}, waiting_since = NULL
           WHERE id = ${jobId} AND (SELECT n FROM c) > 0
           RETURNING 1
         ) SELECT n FROM c`,

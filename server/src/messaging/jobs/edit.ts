@@ -1,9 +1,15 @@
-import { type EditJobBody, type EditJobResponse, RESCHEDULE_TEXTS, SEND_TEXTS } from '@wa/contract';
+import {
+  type AccountKind,
+  type EditJobBody,
+  type EditJobResponse,
+  RESCHEDULE_TEXTS,
+  SEND_TEXTS,
+} from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { optedOutAmong } from '../../contacts/service.ts';
 import type { AppContext } from '../../context.ts';
 import { addCredits, debitCredits } from '../../credits/credits.ts';
-import { type AccountKind, readCreditPrices } from '../../credits/prices.ts';
+import { readCreditPrices } from '../../credits/prices.ts';
 import { queryRows } from '../../db/client.ts';
 import { badRequest, conflict, MESSAGES, paymentRequired } from '../../errors.ts';
 import { groupSubjects } from '../../groups/repository.ts';
