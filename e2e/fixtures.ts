@@ -104,7 +104,7 @@ export { expect };
 
 /**
  * Signs in without the login page: stores what the login call returns in sessionStorage
- * (the keys of spec section 3) before the app loads, once per tab. Then `page.goto('/#/route')`.
+ * (the keys the product keeps to the letter) before the app loads, once per tab. Then `page.goto('/#/route')`.
  */
 export async function signInByStorage(
   page: Page,

@@ -30,7 +30,7 @@ export default defineConfig({
   testIgnore: hasChromium ? [] : ['**/*'],
   // Two workers, a spec file each (its tests in order): each test makes its own users, and most
   // of a test's time is waiting on the app, so two at once took 20.7 min at load 10 where one took
-  // 23.7 min in CI at load 3–4 (stop 33). E2E_WORKERS=1 for a run in one line.
+  // 23.7 min in CI at load 3–4. E2E_WORKERS=1 for a run in one line.
   fullyParallel: false,
   workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,

@@ -38,7 +38,7 @@ function inForeground([name, [cmd, ...args]]) {
 /**
  * The lines that name a failing test or file (vitest's `FAIL` and `×`, Playwright's `✘`), kept
  * per suite and printed again at the very end: CI keeps only the tail of a 40-minute log, and a
- * suite's failure scrolled out of it otherwise (stop 32 could not say which server test failed).
+ * suite's failure scrolled out of it otherwise.
  */
 const failures = [];
 function failureLines(suite) {
@@ -79,7 +79,7 @@ function inBackground([name, [cmd, ...args]]) {
 // in 474 s), and the web suite's 35 s fall while Playwright builds the web app and starts the
 // server. Beside the browser, the emulator passed in 740 s and the browser suite in 18.1 min at
 // load 6-7 with other work on the machine (18.4 min alone at that load); in CI, nothing else
-// running, browser 13.6 min and emulator 466 s. Until stop 33 the emulator ran beside the browser's
+// running, browser 13.6 min and emulator 466 s. Before, the emulator ran beside the browser's
 // *two* workers, at load 9-10, and five browser tests ran out of time.
 const results = [await inForeground(server)];
 if (hasBrowser) {

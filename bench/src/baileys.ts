@@ -1,5 +1,5 @@
 /**
- * The Baileys rows of `npm run bench` (issue 26): the real rc14 socket through the product's
+ * The Baileys rows of `npm run bench`: the real rc14 socket through the product's
  * transport against the wire emulator (wa-emulator/), each probe in its own Node process with
  * --expose-gc (server/test/emulator/*-probe.ts), no database.
  *  - memory per linked socket: 50 accounts in one process, idle and after one send each;

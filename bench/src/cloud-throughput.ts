@@ -1,6 +1,6 @@
 /**
  * One Cloud API account sending to 10,000 numbers against the fake Graph API answering in 50 ms
- * (issue 30's bench row): the product's CloudTransport (its Graph client over real HTTP, its
+ * (a bench row): the product's CloudTransport (its Graph client over real HTTP, its
  * throughput limiter and tier counter) driven by as many concurrent senders as its capability
  * says, as the engine's lanes do (a linked phone sends one at a time; a Cloud number does not).
  * Prints the achieved rate and the busiest 1 s window, which must never exceed 80.

@@ -352,7 +352,7 @@ async function main() {
     const bl = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(bw[i]!)).join(' | ')} |`;
     console.log([bl(bh), `|${bw.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...bt.map(bl), ''].join('\n'));
   }
-  // The Cloud API row (issue 30): one number's throughput, the same on either database.
+  // The Cloud API row: one number's throughput, the same on either database.
   if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === 'cloud') {
     const { cloudThroughputTable } = await import('./cloud-throughput.ts');
     console.log(`${await cloudThroughputTable()}\n`);

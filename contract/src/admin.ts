@@ -11,9 +11,9 @@ export const ManagedUser = z.object({
   is_multisession_supported: Flag,
   credits: z.number().int(),
   disabled: z.boolean(),
-  /** 'Send one-to-one only to contacts with consent' (issue 31). */
+  /** 'Send one-to-one only to contacts with consent'. */
   consent_required: z.boolean().optional(),
-  /** Answer an opt-out once, in the person's language (issue 31). */
+  /** Answer an opt-out once, in the person's language. */
   opt_out_confirm: z.boolean().optional(),
   createdAt: z.string(),
   /** Time of the newest password-reset request not yet handled, if any. */

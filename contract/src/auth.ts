@@ -12,7 +12,7 @@ export type LoginBody = z.infer<typeof LoginBody>;
 export const AdminUserRef = z.object({
   user_id: z.string(),
   username: z.string(),
-  /** The user's name, beside the username in the admin's pickers (issue 29 item 10); added to the spec's shape. */
+  /** The user's name, beside the username in the admin's pickers; added to the spec's shape. */
   name: z.string().optional(),
 });
 export type AdminUserRef = z.infer<typeof AdminUserRef>;
@@ -29,7 +29,7 @@ export const UserSetting = z.object({
 });
 export type UserSetting = z.infer<typeof UserSetting>;
 
-/** The user as the sign-in response carries it (spec section 3). */
+/** The user as the sign-in response carries it. */
 export const SignedInUser = z.object({
   id: z.string(),
   name: z.string(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// Channels (WhatsApp newsletters) an account owns or administers (issue 31 part 2).
+// Channels (WhatsApp newsletters) an account owns or administers.
 
 /** A channel's chat id: `<digits>@newsletter` (rc14 WABinary/jid-utils.js isJidNewsletter). */
 export const CHANNEL_JID_SUFFIX = '@newsletter';

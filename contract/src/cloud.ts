@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Cloud API accounts (issue 30): a number on Meta's WhatsApp Business Platform, connected with its
+ * Cloud API accounts: a number on Meta's WhatsApp Business Platform, connected with its
  * ids and tokens, sending approved templates. Shared by the server and the web app.
  */
 
@@ -108,7 +108,7 @@ const count = new Intl.NumberFormat('en-IN');
 
 /**
  * A template's body with its variables (`{{1}}`, or a NAMED template's `{{first_name}}`) replaced
- * by one recipient's values: what a linked phone sends in place of the template (issue 30).
+ * by one recipient's values: what a linked phone sends in place of the template.
  */
 export function templateBodyText(
   bodyText: string,

@@ -7,7 +7,7 @@ export type ErrorResponse = z.infer<typeof ErrorResponse>;
 export const SuccessMessage = z.object({ success: z.boolean(), message: z.string() });
 export type SuccessMessage = z.infer<typeof SuccessMessage>;
 
-/** The two user flags travel as 1 or 0 on the wire (spec section 3). */
+/** The two user flags travel as 1 or 0 on the wire. */
 export const Flag = z.union([z.literal(0), z.literal(1)]);
 export type Flag = z.infer<typeof Flag>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// Consent and withdrawal (issue 31; India's DPDP Act asks for consent that can be shown).
+// Consent and withdrawal (India's DPDP Act asks for consent that can be shown).
 
 /** The import's confirmation, as the web import form words it. */
 export const CONSENT_TEXTS = {

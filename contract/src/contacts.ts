@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConsentGrant } from './consent.ts';
 
-// Contact lists and opt-outs (issue 15), shapes as the issue gives them.
+// Contact lists and opt-outs, shapes as the issue gives them.
 
 export const ContactListSummary = z.object({
   id: z.string(),
@@ -10,7 +10,7 @@ export const ContactListSummary = z.object({
   optedOut: z.number(),
   fields: z.array(z.string()),
   createdAt: z.string(),
-  /** Where its numbers' consent came from (issue 31); null: none recorded. */
+  /** Where its numbers' consent came from; null: none recorded. */
   consent: ConsentGrant.nullable().optional(),
 });
 export type ContactListSummary = z.infer<typeof ContactListSummary>;
@@ -60,7 +60,7 @@ export const OptOut = z.object({
   phoneNumber: z.string(),
   source: OptOutSource,
   createdAt: z.string(),
-  /** For a reply: the opt-out word it matched, its language and the message as received (issue 31). */
+  /** For a reply: the opt-out word it matched, its language and the message as received. */
   keyword: z.string().nullable().optional(),
   language: z.string().nullable().optional(),
   message: z.string().nullable().optional(),
@@ -86,7 +86,7 @@ export const GroupMembersListBody = z.object({
   groupId: z.string().max(200),
   /** The list's name; the group's name when left out. */
   name: z.string().trim().max(200).optional(),
-  /** What the members agreed to receive, kept with the group as the source of consent (issue 31). */
+  /** What the members agreed to receive, kept with the group as the source of consent. */
   purpose: z.string().trim().max(200, 'Purpose is too long (max 200 characters)').optional(),
 });
 export type GroupMembersListBody = z.infer<typeof GroupMembersListBody>;

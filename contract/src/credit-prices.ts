@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Credits per recipient for each kind of account (issue 30: "Credits stay 1 per recipient (an
+ * Credits per recipient for each kind of account ("Credits stay 1 per recipient (an
  * admin may set a different credit price per kind of account)"). Whole numbers, at least 1.
  */
 export const CREDIT_PRICE_MAX = 1000;
@@ -36,7 +36,7 @@ export function creditsFor(counts: { linked: number; cloud: number }, prices: Cr
 }
 
 /**
- * POST /api/session/:sessionId/send-estimate (issue 30): the split a send (the body of
+ * POST /api/session/:sessionId/send-estimate: the split a send (the body of
  * sendIndividualMessage) would have over linked phones and Cloud API accounts, its credits, and
  * Meta's charge for the Cloud share of a template (ten-thousandths of a rupee; null otherwise).
  * Opted-out numbers are not left out here: the send itself leaves them out and does not charge them.

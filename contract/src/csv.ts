@@ -189,7 +189,7 @@ export function readCsvRows(
 // Writing: exports
 
 /**
- * CSV exports, the same in the browser and on the server (DECISIONS.md, "exports"): UTF-8 with a
+ * CSV exports, the same in the browser and on the server (docs/decisions.md, Exports): UTF-8 with a
  * BOM, RFC 4180 quoting (also of cells with `;` or a tab, and of every defused cell), CRLF, and
  * cells that a spreadsheet would run as a formula defused with a leading `'`.
  */
@@ -206,7 +206,7 @@ export function guardFormula(value: string): string {
 /**
  * One CSV field: guarded, then quoted when it holds a comma, a quote, CR or LF (RFC 4180), a
  * semicolon or a tab (the list separator of spreadsheets in many regions: a bare `a;=1+1` would
- * split there and run `=1+1`), or when it was guarded (issue 27).
+ * split there and run `=1+1`), or when it was guarded.
  */
 export function csvField(value: Cell): string {
   if (value === null || value === undefined) return '';

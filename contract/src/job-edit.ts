@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * PATCH /api/message-jobs-details/:jobId: moves a scheduled job that has not started to another
- * time (issue 29, item 7). With `content` or `chatIds` too, edits it (see EditJobBody).
+ * time. With `content` or `chatIds` too, edits it (see EditJobBody).
  */
 export const RescheduleJobBody = z.object({ scheduleTime: z.string().min(1).max(100) });
 export type RescheduleJobBody = z.infer<typeof RescheduleJobBody>;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FAILURE_TEXTS } from './texts.ts';
 
 /**
- * Failure texts that a retry cannot fix (issue 29): the same recipient fails the same way, and a
+ * Failure texts that a retry cannot fix: the same recipient fails the same way, and a
  * retry would only reserve credits again. Every other failure (the session was down, delivery
  * unknown after a crash, a time-out) may succeed on a retry.
  */

@@ -47,7 +47,7 @@ export const MessageJob = z.object({
     read: z.number().int(),
   }),
   /**
-   * Beyond the spec (issue 26): what became of the sent messages. `delivered` and `read` as in
+   * Beyond the spec: what became of the sent messages. `delivered` and `read` as in
    * `results`; `replied`: recipients who wrote back within 7 days of their send; `undelivered`:
    * sent, with no delivery receipt within UNDELIVERED_AFTER_MS (a later receipt moves it to delivered).
    */
@@ -58,7 +58,7 @@ export const MessageJob = z.object({
   messageContent: z.string(),
   mediaMime: z.string().nullable(),
   fileName: z.string().nullable(),
-  /** A text status's background colour and font (issue 31); absent for other jobs. */
+  /** A text status's background colour and font; absent for other jobs. */
   statusStyle: StatusStyle.nullish(),
   /**
    * The series this job is an occurrence of (beyond the spec): how often, until when, and
@@ -72,7 +72,7 @@ export const MessageJob = z.object({
       active: z.boolean(),
     })
     .nullish(),
-  /** Cloud API template jobs (issue 30): the template's category as Meta names it (marketing, utility, authentication). */
+  /** Cloud API template jobs: the template's category as Meta names it (marketing, utility, authentication). */
   templateCategory: z.string().optional(),
   /** Cloud API template jobs: Meta's charge for the messages delivered so far, in ten-thousandths of a rupee. */
   costUnits: z.number().int().nullable().optional(),
@@ -151,11 +151,11 @@ export const JobDetail = z.object({
   content: z.string().optional(),
   /** Beyond the spec: the account that sends (or sent) this message (always given by the server). */
   sessionId: z.string().optional(),
-  /** Cloud API recipients: Meta's `pricing.category` once a status carried it (issue 30). */
+  /** Cloud API recipients: Meta's `pricing.category` once a status carried it. */
   pricingCategory: z.string().nullable().optional(),
   /** Cloud API recipients: Meta's charge for it once delivered, in ten-thousandths of a rupee. */
   costUnits: z.number().int().nullable().optional(),
-  /** Beyond the spec (issue 26): the contact's first reply within 7 days of the send, and its text. */
+  /** Beyond the spec: the contact's first reply within 7 days of the send, and its text. */
   repliedAt: z.string().nullable().optional(),
   replyText: z.string().nullable().optional(),
   /** Beyond the spec: when the message was declared undelivered (no delivery receipt in time), and why where known. */
@@ -170,7 +170,7 @@ export const JobWithDetails = MessageJob.extend({
   details: z.array(JobDetail),
   /** How many recipients the job has in all (`details` may be a page of them). */
   detailsTotal: z.number().int(),
-  /** Cloud API jobs: what Meta charges for the delivered messages, in ten-thousandths of a rupee (issue 30). */
+  /** Cloud API jobs: what Meta charges for the delivered messages, in ten-thousandths of a rupee. */
   costUnits: z.number().int().nullable().optional(),
 });
 export type JobWithDetails = z.infer<typeof JobWithDetails>;
@@ -204,7 +204,7 @@ export const RetryResponse = z.object({
   message: z.string(),
   /** How many failed recipients were queued again (and charged). */
   retried: z.number().int(),
-  /** The credits reserved for them: at the price of the retrying account's kind (issue 30). */
+  /** The credits reserved for them: at the price of the retrying account's kind. */
   creditsCharged: z.number().int().optional(),
 });
 export type RetryResponse = z.infer<typeof RetryResponse>;

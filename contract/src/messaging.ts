@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { TemplateContent } from './cloud.ts';
 
-/** Largest media file the product accepts (DECISIONS.md), and the text that refuses a larger one. */
+/** Largest media file the product accepts (docs/decisions.md, Media), and the text that refuses a larger one. */
 export const MAX_MEDIA_BYTES = 16 * 1024 * 1024;
 export const FILE_TOO_LARGE = 'File is too large (max 16 MB)';
 
 /**
- * Media normalisation of spec section 5 and DECISIONS.md, the label the web shows and
+ * Media normalisation (docs/decisions.md, Media), the label the web shows and
  * `mediaMime` reports: images are jpeg unless png or gif, videos mp4, audio mp3 (`audio/mpeg`),
  * anything else a generic binary type. What is sent is decided from the bytes (server).
  */
@@ -18,7 +18,7 @@ export function normaliseMime(mime: string | null | undefined): string {
   return 'application/octet-stream';
 }
 
-/** The send validation texts of spec section 5 (and 'File is too large'), for the page and the server. */
+/** The send validation texts of the specification (and 'File is too large'), for the page and the server. */
 /** Why a send's `sessionIds` is refused (400). */
 export const SPREAD_TEXTS = {
   groups:
@@ -40,7 +40,7 @@ export const SEND_TEXTS = {
   fileTooLarge: FILE_TOO_LARGE,
 } as const;
 
-/** Poll limits of DECISIONS.md (Polls): WhatsApp accepts at most 12 options. */
+/** Poll limits of docs/decisions.md (Polls): WhatsApp accepts at most 12 options. */
 export const POLL_LIMITS = { maxOptions: 12, questionLength: 255, optionLength: 100 } as const;
 export const POLL_TEXTS = {
   tooManyOptions: `A poll can have at most ${POLL_LIMITS.maxOptions} options`,
@@ -64,7 +64,7 @@ export function pollLimitProblem(question: string, options: readonly string[]): 
 }
 
 /** The spec's send types; 'text' is accepted as another name for 'string'. */
-/** 'template': an approved template of a Cloud API account (issue 30). */
+/** 'template': an approved template of a Cloud API account. */
 export const SendType = z.enum(['string', 'text', 'media', 'poll', 'template']);
 export type SendType = z.infer<typeof SendType>;
 
@@ -93,7 +93,7 @@ export function repeatText(every: RepeatEvery, until: string | null): string {
 }
 
 /**
- * The send payload of spec section 3. It is parsed loosely here (types only) so that the
+ * The send payload of the specification (docs/decisions.md, Kept to the letter). It is parsed loosely here (types only) so that the
  * server can give the spec's validation messages in the spec's order.
  */
 export const SendBody = z.object({
@@ -127,7 +127,7 @@ export const SendBody = z.object({
    */
   sessionIds: z.array(z.string().max(100)).max(10).nullish(),
   /**
-   * With `sessionIds` mixing linked phones and Cloud API accounts (issue 30): each number a linked
+   * With `sessionIds` mixing linked phones and Cloud API accounts: each number a linked
    * phone of the job has messaged before goes through that phone, every other ('cold') number
    * through the Cloud API account(s), instead of the split by allowance.
    */
@@ -162,17 +162,17 @@ export const SendResponse = z.object({
   jobId: z.string(),
   /**
    * Credits reserved for the job: each recipient at the price of the kind of account that sends it
-   * (an admin's price per kind, issue 30; 1 each by default). A repeating send reserves each
+   * (an admin's price per kind; 1 each by default). A repeating send reserves each
    * occurrence when it starts: 0 here.
    */
   creditsCharged: z.number().int().optional(),
-  /** A job over linked phones and Cloud API accounts: how many recipients go through each kind (issue 30). */
+  /** A job over linked phones and Cloud API accounts: how many recipients go through each kind. */
   split: z.object({ viaPhones: z.number().int(), viaCloud: z.number().int() }).optional(),
-  /** Numbers left out because they opted out: not charged (DECISIONS.md, Opt-outs). */
+  /** Numbers left out because they opted out: not charged (docs/decisions.md, Opt-outs). */
   skipped: z
     .object({
       optedOut: z.array(z.string()),
-      /** Left out for want of consent ('Send one-to-one only to contacts with consent', issue 31). */
+      /** Left out for want of consent ('Send one-to-one only to contacts with consent'). */
       noConsent: z.array(z.string()).optional(),
     })
     .optional(),

@@ -148,7 +148,7 @@ export const OverviewUser = z.object({
   accountsTotal: z.number().int(),
   lastSignInAt: z.string().nullable(),
   /**
-   * Beyond the first overview (issue 26): this month's jobs' sent messages and what became of
+   * Beyond the first overview: this month's jobs' sent messages and what became of
    * them (delivered, read, replied, undelivered); rates are these ÷ sent.
    */
   deliveryThisMonth: z.object({

@@ -1,7 +1,7 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 
 /**
- * The one phone rule of DECISIONS.md (Phone numbers), shared by the server's contact import and
+ * The one phone rule of docs/decisions.md (Phone numbers), shared by the server's contact import and
  * the web's bulk page: numbers people type or upload are parsed with libphonenumber-js, the
  * default region given by DEFAULT_COUNTRY_CODE (a calling code such as '91'), and kept as
  * country code + digits ('919800015838').
@@ -22,7 +22,7 @@ const BRACKETED_CODE = /^[([]\s*(?:\+|00)\s*([1-9][0-9]{0,2})\s*[)\]]\s*[-.]?\s*
 /**
  * Every layout of the calling code that spreadsheets produce, as `+<code> <rest>`: a cell forced
  * to text (`'+91…`, `="+91…"`), full-width digits and plus, no-break spaces, and the code in
- * brackets with `+` or `00` (issue 29: '(0091) 98000 15838' was refused).
+ * brackets with `+` or `00` ('(0091) 98000 15838' was refused).
  */
 export function normaliseCallingCode(text: string): string {
   let t = text

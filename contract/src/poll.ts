@@ -1,6 +1,6 @@
 /**
  * A poll as a job keeps it: its content is the JSON text of
- * `{ pollName, pollOptions, options: { allowMultipleAnswers } }` (spec section 3). One reader for
+ * `{ pollName, pollOptions, options: { allowMultipleAnswers } }`. One reader for
  * the server's send (which also takes the object itself) and the web's job and report views.
  */
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// A proxy per account (issue 31).
+// A proxy per account.
 
 export const PROXY_TEXTS = {
   invalid: 'Give the proxy as socks5://user:password@host:port or http://user:password@host:port',

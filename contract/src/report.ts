@@ -1,5 +1,5 @@
 /**
- * The MIS report's rows (spec section 9), the same in the browser's table and print view and in
+ * The MIS report's rows (docs/decisions.md, Kept to the letter), the same in the browser's table and print view and in
  * the server's `mis_report.csv` export.
  */
 
@@ -10,7 +10,7 @@ import { parsePoll } from './poll.ts';
 
 export const REPORT_CSV_FILE = 'mis_report.csv';
 
-/** Spec section 9: the columns of mis_report.csv (the print view shows the same). */
+/** The columns of mis_report.csv (the print view shows the same). */
 export const REPORT_HEADERS = [
   'Job ID',
   'Phone Number',
@@ -22,7 +22,7 @@ export const REPORT_HEADERS = [
   'Content Preview',
 ] as const;
 
-/** Spec section 9: content previews are cut at 15 characters. */
+/** Content previews are cut at 15 characters. */
 export const PREVIEW_LENGTH = 15;
 
 export const cut = (text: string): string =>
@@ -60,7 +60,7 @@ export const reportHeaderLine = (): string => csvLine(REPORT_HEADERS);
 
 /**
  * The export's columns: the spec's eight first, as they are, then what a reader of the file
- * needs that the table's preview leaves out (issue 29, item 8): how each job ended, its receipts
+ * needs that the table's preview leaves out: how each job ended, its receipts
  * and the whole content (the 15-character cut is the table's preview, not the file's).
  */
 export const REPORT_EXPORT_HEADERS = [
@@ -71,14 +71,14 @@ export const REPORT_EXPORT_HEADERS = [
   'Replied',
   'Undelivered',
   'Content',
-  // Cloud API template jobs (issue 30): the template's category and Meta's charge for what was delivered.
+  // Cloud API template jobs: the template's category and Meta's charge for what was delivered.
   'Meta Category',
   'Meta Cost (INR)',
 ] as const;
 
 /**
  * A share of the sent messages in percent with one decimal (delivered, read, replied or
- * undelivered ÷ sent), or null when nothing was sent (issue 26).
+ * undelivered ÷ sent), or null when nothing was sent.
  */
 export function rateOfSent(count: number, sent: number): number | null {
   return sent > 0 ? Math.round((count * 1000) / sent) / 10 : null;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * An account's health (issue 26 part 3): a score from 0 to 100 over a sliding window, what it was
- * read from, and what the circuit breaker does with it (README, "Account health").
+ * An account's health: a score from 0 to 100 over a sliding window, what it was
+ * read from, and what the circuit breaker does with it (docs/accounts.md, "Account health and the circuit breaker").
  */
 
 /** At or above: good. Below: the account slows (pauses doubled, daily caps halved). */

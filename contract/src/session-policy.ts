@@ -1,13 +1,13 @@
 import { z } from 'zod';
 
-/** The sending policy of one account (DECISIONS.md, sending policy per account). */
+/** The sending policy of one account (docs/decisions.md, Sending policy per account). */
 
 export const POLICY_LIMITS = {
   delayMaxMs: 600_000,
   dailyLimit: 100_000,
   newContactsPerDay: 100_000,
 } as const;
-/** Numbers an account never messaged, a day, when its policy does not say and warm-up is on (README). */
+/** Numbers an account never messaged, a day, when its policy does not say and warm-up is on (docs/configuration.md, "Per account: the sending policy"). */
 export const DEFAULT_NEW_CONTACTS_PER_DAY = 50;
 export const DEFAULT_TIMEZONE = 'Asia/Kolkata';
 
@@ -91,7 +91,7 @@ export const SessionPolicyResponse = z.object({
   today: z.object({
     /** Messages of the account since the start of its local day. */
     sent: z.number().int(),
-    /** Of them, one-to-one messages (what the warm-up counts); issue 29's forecast before a send. */
+    /** Of them, one-to-one messages (what the warm-up counts), for the forecast before a send. */
     oneToOneSent: z.number().int().optional(),
     /** The daily limit (null: none). */
     limit: z.number().int().nullable(),
@@ -100,7 +100,7 @@ export const SessionPolicyResponse = z.object({
     /** Numbers messaged today that the account had never messaged before, and the cap on them (null: none). */
     newContactsSent: z.number().int().optional(),
     newContactsLimit: z.number().int().nullable().optional(),
-    /** The account's health lowers its caps (watch: halved); issue 26. */
+    /** The account's health lowers its caps (watch: halved). */
     health: z.enum(['good', 'watch', 'paused']).optional(),
     /** The next local midnight, ISO. */
     resetsAt: z.string(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AccountCapabilities, SessionKind } from './accounts.ts';
 
-/** Instance limits of DECISIONS.md: one for a single-session user, ten for a multi-session user. */
+/** Instance limits (docs/decisions.md, Accounts per user): one for a single-session user, ten for a multi-session user. */
 export const MAX_INSTANCES_MULTI = 10;
 export const INSTANCE_LIMIT_TEXTS = {
   onlyOne: 'Only one instance is allowed. Please remove the existing instance first.',
@@ -14,7 +14,7 @@ export function instanceLimitText(count: number, multi: boolean): string | null 
   return count >= MAX_INSTANCES_MULTI ? INSTANCE_LIMIT_TEXTS.maxMulti : null;
 }
 
-/** Status values of spec section 4; the page shows any other value as unknown. */
+/** Status values of the specification; the page shows any other value as unknown. */
 export const SessionStatus = z.enum(['CONNECTED', 'DISCONNECTED', 'PENDING']);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
@@ -35,10 +35,10 @@ export const Session = z.object({
   sendPaused: z.boolean(),
   /** When WhatsApp lifts the restriction (ISO time), when it said; null otherwise. */
   sendPausedUntil: z.string().nullable(),
-  /** It connects through its own proxy (issue 31; GET /api/session/:sessionId/proxy shows which). */
+  /** It connects through its own proxy (GET /api/session/:sessionId/proxy shows which). */
   hasProxy: z.boolean().optional(),
   createdAt: z.string(),
-  /** Beyond the spec (issue 30): a linked phone ('baileys', or 'simulator' on a simulated network) or a Cloud API number. */
+  /** Beyond the spec: a linked phone ('baileys', or 'simulator' on a simulated network) or a Cloud API number. */
   kind: SessionKind.optional(),
   /** Beyond the spec: what the account can do (pages offer only what it can). */
   capabilities: AccountCapabilities.optional(),
@@ -65,7 +65,7 @@ export const CreateInstanceBody = z.object({
     .trim()
     .min(1, 'Please enter a session name')
     .max(100),
-  /** The account's proxy from the start (issue 31): `socks5://user:pass@host:port` or `http://…`. */
+  /** The account's proxy from the start: `socks5://user:pass@host:port` or `http://…`. */
   proxy: z.string().trim().max(600).optional(),
 });
 export type CreateInstanceBody = z.infer<typeof CreateInstanceBody>;
@@ -86,7 +86,7 @@ export type StatusResponse = z.infer<typeof StatusResponse>;
 
 export const RestartResponse = z.object({ success: z.boolean(), message: z.string(), status: SessionStatus });
 
-/** Group as the compose page and the groups list call return it (spec section 3). */
+/** Group as the compose page and the groups list call return it. */
 export const GroupSummary = z.object({
   groupId: z.string(),
   groupName: z.string(),
@@ -122,7 +122,7 @@ export const LastMessage = z.object({
 });
 export type LastMessage = z.infer<typeof LastMessage>;
 
-/** Group as the Group List page's call returns it (spec section 3). */
+/** Group as the Group List page's call returns it. */
 export const GroupChat = z.object({
   groupId: z.string(),
   groupName: z.string(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// Status posts (issue 31, part 1): a text on a coloured background, an image or a video with a
+// Status posts: a text on a coloured background, an image or a video with a
 // caption, to an audience of contact lists or everyone the account has messaged.
 
 /**

@@ -2,7 +2,7 @@ import { phoneOrNull } from './phone.ts';
 
 /**
  * The columns of an uploaded table (a CSV's or an .xlsx sheet's rows), found the same way by the
- * server's contact import and the web's bulk page and contacts preview (DECISIONS.md, issue 15).
+ * server's contact import and the web's bulk page and contacts preview (docs/decisions.md, Phone numbers).
  */
 
 /** One spreadsheet cell as text, as the import and the bulk page read an .xlsx (numbers as written). */
@@ -17,7 +17,7 @@ const PHONE_HEADER =
 /** Header words that name the person (the `name` field). */
 const NAME_HEADER = /^(name|full\s*name|display\s*name|contact\s*name|नाम|पूरा\s*नाम)$/i;
 
-/** A field key from a header: lower-case, spaces → `_`, only letters, digits and `_` (DECISIONS.md). */
+/** A field key from a header: lower-case, spaces → `_`, only letters, digits and `_` (docs/decisions.md, Personalised text). */
 export function fieldKey(header: string): string {
   return header
     .trim()
@@ -38,7 +38,7 @@ export type TableColumns = {
 };
 
 /**
- * Finds the columns of a table from its first rows (DECISIONS.md, issue 15): the phone column
+ * Finds the columns of a table from its first rows (docs/decisions.md, Phone numbers): the phone column
  * by its header — among several such headers the one whose values parse as numbers — or else by
  * its content; `preferred` (a header or a 0-based index as text) wins when it names a column.
  */

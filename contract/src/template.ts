@@ -1,5 +1,5 @@
 /**
- * Personalised text (DECISIONS.md, "Personalised text"), the same in the browser's preview and in
+ * Personalised text (docs/decisions.md, Personalised text), the same in the browser's preview and in
  * the server's acceptance: `{{field}}` inserts a recipient's field, `{{field|fallback}}` the
  * fallback when the field is empty, and `{a|b|c}` (spintax) picks one variant per recipient. Only
  * `{{` + a field name (letters, digits, `_`) + an optional `|fallback` + `}}` is a variable; only
@@ -64,8 +64,8 @@ export const templateFields = (parts: readonly TemplatePart[]): string[] => [
 ];
 
 /**
- * `{{first_name}}`, derived from `name` when a recipient has no field of that name (issue 29:
- * `{{name}}` put 'Kumar, Arjun' in): the part after a comma ('Kumar, Arjun' → 'Arjun'), else the
+ * `{{first_name}}`, derived from `name` when a recipient has no field of that name (so that
+ * `{{first_name}}` does not put 'Kumar, Arjun' in): the part after a comma ('Kumar, Arjun' → 'Arjun'), else the
  * first word ('Priya Sharma' → 'Priya').
  */
 export const FIRST_NAME_FIELD = 'first_name';

@@ -6,13 +6,13 @@ import { SERVICE_NAME } from './common.ts';
  * the code that shows them.
  */
 export const TEXTS = {
-  /** Spec section 5: a send or a retry with no linked account. */
+  /** A send or a retry with no linked account. */
   noSession: 'No active session found',
-  /** Spec section 2: the send pages with no linked account. */
+  /** The send pages with no linked account. */
   noSessionConnect: `No active session found. Please connect ${SERVICE_NAME} first.`,
-  /** Spec section 5: a send that costs more credits than the balance holds. */
+  /** A send that costs more credits than the balance holds. */
   creditShort: 'Your Credit Balance is lower than the message count',
-  /** Spec section 8: a sign-in with a wrong username or password. */
+  /** A sign-in with a wrong username or password. */
   invalidLogin: 'Invalid username or password',
   /** An upload that is neither a CSV nor an .xlsx (contacts import and its preview). */
   notATable: 'Error processing the file',

@@ -35,7 +35,7 @@ export const MessageStatusPayload = z
     status: z.enum(['sent', 'delivered', 'read', 'failed', 'replied', 'undelivered']),
     /** Why it failed, or why it stayed undelivered (null when not known, and for other statuses). */
     error: z.string().nullable(),
-    /** The contact's reply, for 'replied' (issue 26; null or absent otherwise). */
+    /** The contact's reply, for 'replied' (null or absent otherwise). */
     reply: z.string().nullable().optional(),
     at: Utc,
   })

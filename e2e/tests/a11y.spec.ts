@@ -13,7 +13,7 @@ import { axeAnalyze } from './support/axe.ts';
 import { finishedJobs, sendIndividual } from './support/jobs.ts';
 
 /**
- * WCAG 2.1 AA (issue 18, items 8-9): axe-core on every page, signed in as each role, at the
+ * WCAG 2.1 AA: axe-core on every page, signed in as each role, at the
  * desktop and the phone size. A serious or critical violation fails the test, named with the
  * elements it was found on.
  */
@@ -39,7 +39,7 @@ const USER = [
 const ADMIN_PAGES = ['/adminDashboard', '/users'];
 
 /**
- * Every dialog a user opens (issue 29): the page it is on and how it is opened. Each is checked
+ * Every dialog a user opens: the page it is on and how it is opened. Each is checked
  * open, at both sizes.
  */
 type DialogCase = { name: string; path: string; open: (page: Page) => Promise<void> };
@@ -281,7 +281,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
 }
 
 /**
- * Each page's H1s (issue 18, item 8: every page had the header's 'Messaging Dashboard' as its
+ * Each page's H1s (every page had the header's 'Messaging Dashboard' as its
  * only H1): one per page, its own words.
  */
 function expectOneOwnHeadingOne(h1s: Record<string, string[]>): void {
@@ -306,7 +306,7 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
     const { token } = await apiLogin(request, user.username, user.password);
     await sendIndividual(request, token, session, { content: 'Diwali offer: 20% off this week' });
     await finishedJobs(request, token, user.id);
-    // A scheduled job: Edit and its dialog (issue 29, item 7).
+    // A scheduled job: Edit and its dialog.
     await sendIndividual(request, token, session, {
       content: 'Weekend offer',
       scheduleTime: new Date(Date.now() + 6 * 3_600_000).toISOString(),
@@ -340,7 +340,7 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
 
       test('a user’s pages', async ({ page, request }) => {
         // Every page of a user (Channels and Status made them more) opened and measured by axe:
-        // over the minute on a busy machine (stop 33's second CI run), as the dialogs were.
+        // over the minute on a busy machine (a second CI run), as the dialogs were.
         test.setTimeout(180_000);
         await signInByStorage(page, request, user.username, user.password);
         const found: Record<string, string[]> = {};
@@ -363,7 +363,7 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
       });
 
       test('an admin’s dialogs, open', async ({ page, request }) => {
-        // Each dialog opened and measured by axe: a minute on a busy machine (stop 33's run).
+        // Each dialog opened and measured by axe: a minute on a busy machine (a CI run).
         test.setTimeout(180_000);
         await signInByStorage(page, request, ADMIN.username, ADMIN.password);
         expect(await dialogViolations(page, ADMIN_DIALOGS)).toEqual({});
@@ -379,7 +379,7 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
       });
 
       test('an admin’s pages', async ({ page, request }) => {
-        // Measured by axe page by page as the user's: 52 s of its 60 in stop 33's second CI run.
+        // Measured by axe page by page as the user's: 52 s of its 60 in a second CI run.
         test.setTimeout(180_000);
         await signInByStorage(page, request, ADMIN.username, ADMIN.password);
         const found: Record<string, string[]> = {};

@@ -54,7 +54,7 @@ test.describe('Admin page', () => {
 
     const picker = page.getByRole('combobox', { name: 'User' });
     await picker.click();
-    // Name and username (issue 29 item 10: the username alone was shown).
+    // Name and username (the username alone was shown).
     await page.getByRole('option', { name: `Alice (${alice.username})`, exact: true }).click();
     await expect(page.getByRole('heading', { name: 'MIS Report' })).toBeVisible();
     await expect(page.getByText('2 jobs')).toBeVisible();

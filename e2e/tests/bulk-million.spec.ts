@@ -7,7 +7,7 @@ import { userWithSession } from './messaging-helpers.ts';
 import { observeLongTasks } from './support/long-tasks.ts';
 
 /**
- * A measurement, not a timed test (issue 15 §4): the longest main-thread block while a
+ * A measurement, not a timed test: the longest main-thread block while a
  * 1,000,000-line CSV with a header loads on the bulk page, a row is ticked, Select All is used
  * and a personalised text is previewed. Run it alone: MEASURE_LONGTASKS=1 npx playwright test
  * tests/bulk-million.spec.ts. It prints the figure; the functional steps are asserted.

@@ -133,7 +133,7 @@ test('a user without bulk messaging is told so with no form, and the server refu
 }) => {
   const { sessionId, headers } = await userWithSession(page, request, { credits: 5, bulk: false });
   await page.goto('/#/bulkmessage');
-  // Issue 18: the notice first, in view, and no form to fill in for nothing.
+  // The notice first, in view, and no form to fill in for nothing.
   await expect(page.getByText('Bulk messaging is not enabled for your account')).toBeInViewport();
   await expect(page.getByRole('button', { name: 'Upload CSV' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Send Now' })).toHaveCount(0);

@@ -3,7 +3,7 @@ import { expect, test } from '../fixtures.ts';
 import { ANNOUNCE_ONLY, groupNames, userWithSession } from './messaging-helpers.ts';
 import { sendIndividual } from './support/jobs.ts';
 
-// Issue 29, items 7 and 8: the schedule picker (time picked, month not stuck) and the MIS
+// The schedule picker (time picked, month not stuck) and the MIS
 // Report's range (quick ranges, a reversed range said), one calendar look (Monday first).
 
 const p2 = (n: number) => String(n).padStart(2, '0');

@@ -1,6 +1,6 @@
 import { createUser, expect, loginViaUi, test } from '../fixtures.ts';
 
-// Issue 29 (D): a user changes their own password from the avatar menu; the API ends every
+// A user changes their own password from the avatar menu; the API ends every
 // other sign-in and key, and this browser goes on with the new token it answers.
 test.describe('Own password change', () => {
   for (const size of [

@@ -8,7 +8,7 @@ import {
   test,
 } from '../fixtures.ts';
 
-/** Channels (issue 31 part 2) through the simulator: create, add by link, post now and scheduled. */
+/** Channels through the simulator: create, add by link, post now and scheduled. */
 test.describe('Channels', () => {
   let user: TestUser;
   let sessionId: string;

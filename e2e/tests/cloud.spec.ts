@@ -1,7 +1,7 @@
 import { createUser, expect, signInByStorage, test } from '../fixtures.ts';
 
 /**
- * A Cloud API account end to end (issue 30), against the fake Graph API that playwright.config.ts
+ * A Cloud API account end to end, against the fake Graph API that playwright.config.ts
  * starts beside the product (server/test/fakes/graph-api-main.ts: Meta's documented requests,
  * answers and signed status webhooks).
  */

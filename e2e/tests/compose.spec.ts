@@ -11,7 +11,7 @@ import {
 const banner = (page: import('@playwright/test').Page) => page.getByRole('status', { name: 'Status' });
 const groupsTable = (page: import('@playwright/test').Page) =>
   page.getByRole('table', { name: 'Select Groups' });
-/** A problem with the message, shown beside its control (issue 18), not in the banner. */
+/** A problem with the message, shown beside its control, not in the banner. */
 const problem = (page: import('@playwright/test').Page, text: string) =>
   page.getByText(text, { exact: true });
 
@@ -73,7 +73,7 @@ test('validation messages come in the spec order, the schedule modal gives its t
   await dialog.getByRole('button', { name: 'Schedule Message' }).click();
   await expect(dialog.getByRole('alert')).toHaveText('Please select a schedule time');
   const input = dialog.getByLabel('Schedule time');
-  // Typed the en-IN way, day first (issue 18); an ISO value is read too.
+  // Typed the en-IN way, day first; an ISO value is read too.
   await expect(input).toHaveAttribute('placeholder', 'DD/MM/YYYY, hh:mm am');
   await input.fill(localInputValue(new Date(Date.now() - 60 * 60_000)));
   await dialog.getByRole('button', { name: 'Schedule Message' }).click();
@@ -160,7 +160,7 @@ test('poll options start at two, grow to 12 and are removable only above two; du
   await expect(options).toHaveCount(2);
   await expect(page.getByRole('button', { name: /^Remove option/ })).toHaveCount(0);
 
-  // WhatsApp takes at most 12 options (DECISIONS.md, Polls): 'Add Option' is disabled there.
+  // WhatsApp takes at most 12 options (docs/decisions.md, Polls): 'Add Option' is disabled there.
   const add = page.getByRole('button', { name: 'Add Option' });
   for (let i = 0; i < 10; i++) await add.click();
   await expect(options).toHaveCount(12);
@@ -318,7 +318,7 @@ test('a send that fails for a group gives the failure text with the retry hint',
   await expect(banner(page)).toContainText(
     'Message sending failed. Successfully sent to 1 groups. Failed for 1 groups. You can retry failed messages from the Jobs page.',
   );
-  // The counts beside the spec's words (issue 18).
+  // The counts beside the spec's words.
   await expect(banner(page)).toContainText('1 sent, 1 failed — Retry Failed in Message Jobs');
   // One credit spent, the failed one refunded.
   await expect(balanceBubble(page)).toHaveText('Balance: 4');

@@ -8,7 +8,7 @@ async function chooseFile(page: Page, name: string, content: string) {
   await (await chooser).setFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(content, 'utf8') });
 }
 
-test('consent (issue 31): an import confirmed with its purpose, a send that leaves out numbers without consent, a Hindi opt-out, a data request and an erasure', async ({
+test('consent: an import confirmed with its purpose, a send that leaves out numbers without consent, a Hindi opt-out, a data request and an erasure', async ({
   page,
   request,
 }) => {

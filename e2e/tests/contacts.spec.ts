@@ -153,7 +153,7 @@ test('a phone contacts export in Excel: preview, import counts, contacts, search
   await expect(optOutTable).toContainText('No one has opted out.');
   await optOuts.getByRole('textbox', { name: 'Numbers to opt out' }).fill('098765 43212\n12345');
   await optOuts.getByRole('button', { name: 'Add to opt-outs' }).click();
-  // The good line is added and the bad one listed (issue 29, item 10: one bad line no longer
+  // The good line is added and the bad one listed (one bad line no longer
   // refuses the whole paste).
   await expect(optOuts.getByRole('alert')).toHaveText('Not added, not phone numbers (1): 12345');
   await expect(optOuts.getByRole('status', { name: 'Opt-out result' })).toHaveText('1 number opted out');

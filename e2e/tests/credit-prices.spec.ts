@@ -1,7 +1,7 @@
 import { ADMIN, createUser, expect, signInByStorage, test } from '../fixtures.ts';
 
 /**
- * Issue 30: an admin sets the credits per recipient of each kind of account on the admin
+ * An admin sets the credits per recipient of each kind of account on the admin
  * dashboard's Settings tab. Only the Cloud API price is changed (and put back): the specs running
  * beside this one send through linked phones at 1 credit each, and none asserts a Cloud balance.
  */

@@ -4,7 +4,7 @@ import { userWithSession } from './messaging-helpers.ts';
 import { type Job, jobsOf, sendIndividual } from './support/jobs.ts';
 
 /**
- * Issue 26, delivery truth as a user sees it. The simulator's contacts (server/src/transport/
+ * Delivery truth as a user sees it. The simulator's contacts (server/src/transport/
  * simulator): 919844410002 confirms delivery, then reads; 919844410003 confirms delivery and does
  * not read (its phone shares no read receipts); 919844410001 never confirms (a number ending 0001),
  * so it goes undelivered after UNDELIVERED_AFTER_MS (15 s on the browser tests' server). The second

@@ -4,7 +4,7 @@ import { ADMIN, createUser, expect, signInByStorage, test } from '../fixtures.ts
 import { ANNOUNCE_ONLY, groupNames, localInputValue, userWithSession } from './messaging-helpers.ts';
 import { axeAnalyze } from './support/axe.ts';
 
-// Issue 18, "Feedback in view": what an action says is shown where the user is looking.
+// What an action says is shown where the user is looking.
 
 const PHONE = { width: 360, height: 740 };
 const banner = (page: Page) => page.getByRole('status', { name: 'Status' });
@@ -116,7 +116,7 @@ test.describe('at 360 × 740', () => {
     await result.getByRole('button', { name: 'View All Jobs' }).click();
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole('tab', { name: 'Failed' }).click();
-    // The announce-only group would refuse again: no Retry Failed for it (issue 29).
+    // The announce-only group would refuse again: no Retry Failed for it.
     const table = page.getByRole('table', { name: 'Message jobs' });
     await expect(table.getByText('Partly sent', { exact: true })).toBeVisible();
     await expect(table.getByRole('button', { name: 'Retry Failed' })).toHaveCount(0);

@@ -1,6 +1,6 @@
 import { apiLogin, createUser, expect, signInByStorage, test } from '../fixtures.ts';
 
-// Issue 29, item 9: a new user is led to link WhatsApp first, told how to get credits, and can
+// A new user is led to link WhatsApp first, told how to get credits, and can
 // try a webhook before a real event.
 
 test('a new user with no linked WhatsApp and no credits is led to Instances and told to ask the admin', async ({

@@ -8,9 +8,9 @@ import { userWithSession } from './messaging-helpers.ts';
 import { observeLongTasks } from './support/long-tasks.ts';
 
 /**
- * Issue 8, item 5 (the CSV part): hostile files on the Send Bulk Message page. Formula cells
+ * Hostile files on the Send Bulk Message page. Formula cells
  * and markup are never run or rendered, a 1-million-line file loads without a main-thread task
- * over 200 ms (it is parsed in a Web Worker, issue 28 §4) and the page answers after it, and
+ * over 200 ms (it is parsed in a Web Worker) and the page answers after it, and
  * binary data named .csv ends in a clear message. Figures go to the console.
  */
 
@@ -131,7 +131,7 @@ test('binary data named .csv ends in a clear message, and the page still answers
 });
 
 /**
- * Issue 28 §4 asks for no main-thread task over 200 ms while the bulk page reads a million lines
+ * No main-thread task over 200 ms while the bulk page reads a million lines
  * (it froze 2 s before the worker and the fixed-row table). On a quiet machine the longest is
  * 150–190 ms; on CI's 2 cores beside the emulator suite one task (the list's hand-over and first
  * draw, with its garbage collection) measured 230–280 ms. The test holds the page to 400 ms, which

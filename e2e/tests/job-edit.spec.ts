@@ -2,7 +2,7 @@ import { expect, test } from '../fixtures.ts';
 import { balanceBubble, ledger, localInputValue, userWithSession } from './messaging-helpers.ts';
 import { sendIndividual } from './support/jobs.ts';
 
-// Issue 29, item 7: a scheduled job that has not started can be edited (time, text, recipients);
+// A scheduled job that has not started can be edited (time, text, recipients);
 // the credits held follow the recipients, each change a ledger row.
 for (const size of [
   { width: 1280, height: 800, more: true },

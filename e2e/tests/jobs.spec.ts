@@ -137,7 +137,7 @@ test('the jobs table, its filters and the Job Details modal', async ({ page, req
   await expect(bad).toContainText('N/A');
   await expect(bad).toContainText('Send timed out: delivery unknown');
   // A sent recipient shows how far it got: the simulator's phone confirms delivery, then reading,
-  // a moment apart (issue 26).
+  // a moment apart.
   await expect(recipients.getByRole('row').filter({ hasText: '919800000033' })).toContainText(
     /delivered|read/,
   );

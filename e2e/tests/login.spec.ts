@@ -113,7 +113,7 @@ test('sign up creates an account that can sign in', async ({ page }) => {
   await page.getByRole('link', { name: 'Go to login' }).click();
   await loginViaUi(page, username, 'kavya-pass-1');
   await expect(page).toHaveURL(/#\/dashboard$/);
-  // A new account starts with no credits and no bulk messaging (DECISIONS.md).
+  // A new account starts with no credits and no bulk messaging (docs/decisions.md, Sign-up and password resets).
   await expect(page.getByRole('group', { name: 'Account Balance' })).toHaveText('Account Balance0');
   await expect(
     page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Bulk Messaging' }),

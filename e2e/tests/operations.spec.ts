@@ -39,7 +39,7 @@ test.describe('Admin overview, audit log and API keys', () => {
       '1',
       '1',
       '0.0%',
-      // Delivered and replied, of the month's sent (issue 26): the simulator's phone confirms
+      // Delivered and replied, of the month's sent: the simulator's phone confirms
       // delivery a moment after the send.
       /^(0\.0|100\.0)%$/,
       '0.0%',
@@ -58,7 +58,7 @@ test.describe('Admin overview, audit log and API keys', () => {
     const audit = page.getByRole('table', { name: 'Audit log' });
     const created = audit.getByRole('row', { name: new RegExp(`Created the user ${asha.username}`) });
     await expect(created).toContainText(ADMIN.username);
-    // The details in words (issue 29 item 10): 'Username: …', not the API's field names.
+    // The details in words: 'Username: …', not the API's field names.
     await expect(created).toContainText(`Username: ${asha.username}`);
     await expect(created).not.toContainText(/is_bulk_messaging_enabled|is_multisession_supported/);
     await expect(

@@ -11,7 +11,7 @@ import {
 } from './support/customer.ts';
 
 /**
- * Issue 29, item 5: the console as a paying customer uses it on a phone (360 × 740; items 1-4:
+ * The console as a paying customer uses it on a phone (360 × 740:
  * paying-customer.spec.ts). SHOTS_DIR + SHOTS_PHASE (before | after) save the pictures of the note.
  */
 test.use({ timezoneId: 'Asia/Kolkata', locale: 'en-IN', confirmSends: true });

@@ -3,7 +3,7 @@ import { ANNOUNCE_ONLY, balanceBubble, userWithSession } from './messaging-helpe
 import { jobStatus, numbers, sendApi, shot, uploadCsv } from './support/customer.ts';
 
 /**
- * Issue 29, items 1-4: the console as a paying customer uses it, at 1280 × 800 (item 5, on a
+ * The console as a paying customer uses it, at 1280 × 800 (on a
  * phone: paying-customer-phone.spec.ts). SHOTS_DIR + SHOTS_PHASE (before | after) save the
  * pictures of the note.
  */

@@ -4,7 +4,7 @@ import { xlsxOf } from '../../server/test/fakes/xlsx.ts';
 import { createUser, expect, signInByStorage, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
 
-// Issue 18 items 6 and 7: phone numbers as people write them, on the bulk page and in Add Instance.
+// Phone numbers as people write them, on the bulk page and in Add Instance.
 
 async function upload(page: Page, name: string, buffer: Buffer, mimeType: string) {
   const chooser = page.waitForEvent('filechooser');

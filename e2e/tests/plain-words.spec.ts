@@ -3,7 +3,7 @@ import { createUser, expect, signInByStorage, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
 import { finishedJobs, sendIndividual } from './support/jobs.ts';
 
-// Issue 29, item 6: the spec's texts stay to the letter; around them the page says what happened.
+// The spec's texts stay to the letter; around them the page says what happened.
 
 async function upload(page: Page, name: string, content: string) {
   const chooser = page.waitForEvent('filechooser');

@@ -1,7 +1,7 @@
 import { expect, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
 
-test('a proxy per account (issue 31): set in Account settings without showing the password back, tested, removed', async ({
+test('a proxy per account: set in Account settings without showing the password back, tested, removed', async ({
   page,
   request,
 }) => {

@@ -54,7 +54,7 @@ test.describe('MIS Report exports', () => {
     const parsed = Papa.parse<string[]>(text.slice(1), { skipEmptyLines: true });
     expect(parsed.errors).toEqual([]);
     const [header, ...lines] = parsed.data;
-    // The spec's columns first, then status, receipts and the whole content (issue 29, item 8).
+    // The spec's columns first, then status, receipts and the whole content.
     expect(header).toEqual([
       ...REPORT_HEADERS,
       'Status',
@@ -131,7 +131,7 @@ test.describe('MIS Report exports', () => {
         String(job.delivery.replied),
         String(job.delivery.undelivered),
         full[job.id],
-        // Not Cloud API template jobs: no category, no charge (issue 30).
+        // Not Cloud API template jobs: no category, no charge.
         '',
         '',
       ]);

@@ -97,7 +97,7 @@ test("the Account settings drawer saves the account's policy, shows the contract
   await drawer.getByLabel('Pause to (seconds)').fill('8');
   await drawer.getByLabel('Daily limit').fill('0');
   await drawer.getByRole('button', { name: 'Save settings' }).click();
-  // The form's own words (issue 29, item 6), not the API's field names.
+  // The form's own words, not the API's field names.
   await expect(drawer.getByText('Pause from must not be longer than Pause to')).toBeVisible();
   await expect(
     drawer.getByText('Daily limit must be a whole number from 1 to 100,000 (leave it empty for no limit)'),

@@ -145,7 +145,7 @@ test.describe('header and sidebar', () => {
     await page.getByRole('button', { name: 'Account menu' }).click();
     await page.getByRole('menuitem', { name: 'Admin page' }).click();
     await expect(page).toHaveURL(/#\/adminDashboard$/);
-    // The Admin page links Manage Users itself (issue 18: it was reachable only from the menu).
+    // The Admin page links Manage Users itself (it was reachable only from the menu).
     await page.getByRole('link', { name: 'Manage Users' }).click();
     await expect(page).toHaveURL(/#\/users$/);
     await expect(page).toHaveTitle('Manage Users · WhatsApp Bulk Messaging Console');

@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { ADMIN, createUser, expect, signInByStorage, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
 
-// Issue 29, item 10: the smaller ones, each at the size it was seen (1280 × 800 unless said).
+// The smaller ones, each at the size it was seen (1280 × 800 unless said).
 
 async function upload(page: Page, name: string, content: string) {
   const chooser = page.waitForEvent('filechooser');

@@ -1,7 +1,7 @@
 import { expect, test } from '../fixtures.ts';
 import { balanceBubble, userWithSession } from './messaging-helpers.ts';
 
-test('Status (issue 31): the Status tab previews the colour and font, posts to a contact list through the simulator, and Jobs shows it viewed by 2 of 3', async ({
+test('Status: the Status tab previews the colour and font, posts to a contact list through the simulator, and Jobs shows it viewed by 2 of 3', async ({
   page,
   request,
 }) => {

@@ -3,7 +3,7 @@ import { ADMIN, createUser, expect, saveScreenshot, signInByStorage, test } from
 import { userWithSession } from './messaging-helpers.ts';
 import { interceptPrint, printed } from './support/print.ts';
 
-/** Issue 18, items 4, 5, 10 (MIS dates) and 12: tables that fit, scheduled jobs, print views. */
+/** 5, 10 (MIS dates) and 12: tables that fit, scheduled jobs, print views. */
 
 const TZ = 'Asia/Kolkata';
 test.use({ timezoneId: TZ, locale: 'en-IN' });

@@ -47,7 +47,7 @@ test('two-factor sign-in: set up from the avatar menu, sign in with the code, tu
   await codeField.fill('123456' === codeFor(secret) ? '654321' : '123456');
   await page.getByRole('button', { name: 'Login' }).click();
   await expect(page.getByRole('alert')).toHaveText('The code is not valid. Please try again.');
-  // The code that turned it on is spent (a code is used once, issue 27 item 5): the next 30 s
+  // The code that turned it on is spent (a code is used once): the next 30 s
   // step's code, which the server accepts one step either side.
   await codeField.fill(codeFor(secret, 30_000));
   await page.getByRole('button', { name: 'Login' }).click();

@@ -22,7 +22,7 @@ const HELP = `Operator commands (they use the same DATABASE_URL / DATA_DIR as th
 
   npm run cli -- backup --out FILE
       Writes the embedded database (DATA_DIR) and the key file beside it into one file.
-      Stop the server first. On PostgreSQL use pg_dump (see the README).
+      Stop the server first. On PostgreSQL use pg_dump (see docs/operations.md, Backups).
 
   npm run cli -- restore --in FILE
       Replaces the embedded database with a backup; what was there is moved to

@@ -121,7 +121,7 @@ const EnvSchema = z.object({
     .regex(/^2\.3000\.[1-9][0-9]{0,11}$/, 'a WhatsApp Web version such as 2.3000.1043857760')
     .optional(),
   WA_WS_URL: waWsUrl.optional(),
-  /** 'Test proxy' asks this URL (answering JSON { ip }) through the proxy for the exit address (issue 31). */
+  /** 'Test proxy' asks this URL (answering JSON { ip }) through the proxy for the exit address. */
   PROXY_ECHO_URL: z.url().optional(),
   WA_EMULATOR_ROOT_KEY: z
     .string()
@@ -145,7 +145,7 @@ const EnvSchema = z.object({
     .default('91'),
   SEND_DELAY_MIN_MS: int(0, 3_600_000).default(3000),
   SEND_DELAY_MAX_MS: int(0, 3_600_000).default(8000),
-  /** Warm-up of new accounts (DECISIONS.md): on with the real provider, off with the simulator, unless set. */
+  /** Warm-up of new accounts (docs/decisions.md, Sending policy per account): on with the real provider, off with the simulator, unless set. */
   WARM_UP_DEFAULT: bool.optional(),
   SESSION_WAIT_MS: int(0, 86_400_000).default(600_000),
   FAILOVER_AFTER_MS: int(0, 86_400_000).default(120_000),
@@ -155,7 +155,7 @@ const EnvSchema = z.object({
   RESTRICTION_RETRY_MS: int(1000, 86_400_000).default(15 * 60_000),
   LOOKUP_BATCH_SIZE: int(1, 500).default(50),
   LOOKUP_SPACING_MS: int(0, 600_000).default(3000),
-  /** How often a node scores the health of the accounts it drives (issue 26: the breaker acts then). */
+  /** How often a node scores the health of the accounts it drives (the breaker acts then). */
   HEALTH_CHECK_MS: int(1000, 3_600_000).default(60_000),
   /** How long the breaker's pause lasts unless the user resumes sooner. */
   HEALTH_COOLING_MS: int(60_000, 7 * 86_400_000).default(86_400_000),
@@ -182,7 +182,7 @@ const EnvSchema = z.object({
   ALLOW_PRIVATE_WEBHOOKS: bool.default(false),
   WEBHOOK_RETRY_BASE_MS: int(100, 3_600_000).default(10_000),
   WEBHOOK_TIMEOUT_MS: int(1000, 60_000).default(5000),
-  /** Replies that opt a number out (DECISIONS.md, Opt-outs), comma-separated, any case. */
+  /** Replies that opt a number out (docs/decisions.md, Opt-outs), comma-separated, any case. */
   OPT_OUT_KEYWORDS: z
     .string()
     .default('STOP,UNSUBSCRIBE,STOP ALL')
@@ -240,7 +240,7 @@ export type Config = {
   /** HEALTH_CHECK_MS and HEALTH_COOLING_MS: the account-health check's period and the breaker's pause. */
   healthCheckMs: number;
   healthCoolingMs: number;
-  /** A sent message with no delivery receipt this long after its send is undelivered (issue 26). */
+  /** A sent message with no delivery receipt this long after its send is undelivered. */
   undeliveredAfterMs: number;
   /** How long an account sends nothing after WhatsApp answers 429 rate-overlimit. */
   rateLimitPauseMs: number;

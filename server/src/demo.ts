@@ -28,11 +28,11 @@ const config: Config = {
   dataDir: base.demoDataDir,
   demo: true,
   adminPassword: base.adminPassword ?? 'admin-demo-2026',
-  // DECISIONS.md: the demo sends without the anti-ban pause.
+  // docs/decisions.md, Sending pace: the demo sends without the anti-ban pause.
   sendDelayMinMs: 0,
   sendDelayMaxMs: 0,
   // The demo runs on one's own machine: a receiver there (http://localhost:…) may be tried
-  // (issue 29: public names do not resolve here and private addresses were refused).
+  // (public names do not resolve here and private addresses were refused).
   allowPrivateWebhooks: true,
 };
 

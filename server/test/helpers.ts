@@ -50,7 +50,7 @@ export async function openTestDatabase(kind: DbKind): Promise<Database> {
  * A DATA_DIR whose embedded database exists already (migrated, no rows): a copy of the run's
  * template directory (test-templates.ts) at DATA_DIR/pglite, for tests that start server
  * processes on PGlite. A new data directory costs the process its initdb, about 8 s of CPU;
- * pglite-settings and secrets (fault 9) still start on new ones.
+ * pglite-settings and secrets still start on new ones.
  */
 export function seedPgliteDataDir(dataDir: string): void {
   const template = process.env.PGLITE_TEMPLATE_DIR;

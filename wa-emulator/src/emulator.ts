@@ -56,7 +56,7 @@ export class WaEmulator {
     this.certChain = makeCertChain(this.root, this.serverStatic);
     wss.on('connection', (ws, req) => {
       // Where each socket came from: a product behind a proxy shows the proxy's exit address
-      // (issue 31; rc14's WebSocket takes the `agent`, Socket/Client/websocket.js).
+      // (rc14's WebSocket takes the `agent`, Socket/Client/websocket.js).
       this.peers.push(req.socket.remoteAddress ?? '');
       const conn = new Connection(ws, new NoiseResponder(this.serverStatic, this.certChain), {
         login: (c, payload) =>

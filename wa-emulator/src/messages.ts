@@ -109,7 +109,7 @@ export async function relay(
 }
 
 /**
- * A Status post (issue 31), answering rc14's Socket/messages-send.js relayMessage `isStatus`: no
+ * A Status post, answering rc14's Socket/messages-send.js relayMessage `isStatus`: no
  * group metadata, the audience is `statusJidList` (whose devices rc14 asked by usync, iq.ts), the
  * body is one `skmsg` under the sender key of 'status@broadcast', and that key goes pairwise to
  * every device (sender-key memory is skipped for a status). Each phone takes the key from its

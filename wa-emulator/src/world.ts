@@ -41,7 +41,7 @@ export type ReceivedMessage = {
   chat: string;
   /**
    * 'chat' to this phone, 'group', 'sent' (a copy of what another device of the same account
-   * sent), or 'status' (a Status post of a contact, issue 31).
+   * sent), or 'status' (a Status post of a contact).
    */
   kind: 'chat' | 'group' | 'sent' | 'status';
   message: proto.IMessage;

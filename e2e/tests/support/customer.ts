@@ -1,9 +1,9 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { expect } from '../../fixtures.ts';
 
-/** What the paying-customer specs (issue 29) share: pictures for the note, a CSV upload, sends by the API, a job's status, the phone's viewport. */
+/** What the paying-customer specs share: pictures for the note, a CSV upload, sends by the API, a job's status, the phone's viewport. */
 
-/** The phone size issue 29 saw the problems at. */
+/** The phone size a paying customer uses. */
 export const PHONE = { width: 360, height: 740 };
 
 /** With SHOTS_DIR (and SHOTS_PHASE before | after), saves the picture of item `item` for the note. */

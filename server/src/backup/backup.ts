@@ -25,7 +25,7 @@ const databaseDir = (config: Pick<Config, 'dataDir'>) => path.join(config.dataDi
 function refuseUnlessEmbeddedAndStopped(config: Pick<Config, 'dataDir' | 'databaseUrl'>, verb: string) {
   if (config.databaseUrl)
     throw new BackupError(
-      `DATABASE_URL is set: ${verb} PostgreSQL with its own tools (pg_dump / pg_restore, see the README)`,
+      `DATABASE_URL is set: ${verb} PostgreSQL with its own tools (pg_dump / pg_restore, see docs/operations.md)`,
     );
   const pid = runningServerPid(config.dataDir);
   if (pid !== null)

@@ -6,7 +6,7 @@ import { badRequest } from '../errors.ts';
 import { newId } from '../ids.ts';
 
 /**
- * Consent records (issue 31). A grant row describes one confirmation (an import the user said
+ * Consent records. A grant row describes one confirmation (an import the user said
  * the people agreed to, or a group the numbers came from); each contact row points at its grant,
  * so a 1,000,000-row import adds one row here and one column there.
  */

@@ -14,7 +14,7 @@ function erasureKey(secretKey: Buffer): Buffer {
 }
 
 /**
- * The token that stands for an erased number of one user (issue 31): an HMAC keyed from
+ * The token that stands for an erased number of one user: an HMAC keyed from
  * SECRET_KEY, so it cannot be reversed or tried against the ~10^12 numbers without the key,
  * and differs per user. 128 bits in hex.
  */

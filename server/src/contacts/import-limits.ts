@@ -1,8 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
- * What one contact import may take (issue 27): a file is refused with a 400 that says which
- * limit it passed, before the limit's worth of work is done. The README's "Contact lists"
+ * What one contact import may take: a file is refused with a 400 that says which
+ * limit it passed, before the limit's worth of work is done. docs/api.md's "Contact lists and imports"
  * section lists them.
  */
 export const IMPORT_LIMITS = {

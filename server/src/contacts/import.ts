@@ -35,7 +35,7 @@ const BATCH_CHARS = 8 * 1024 * 1024;
 const TAG_SEPARATOR = '\u001f';
 
 /**
- * Imports a table as a new list (DECISIONS.md Phone numbers, issue 15): columns detected from
+ * Imports a table as a new list (docs/decisions.md, Phone numbers): columns detected from
  * the first rows, numbers parsed, invalid and empty ones counted, duplicates merged; rows are
  * written in batches inside one transaction, so a refused file leaves nothing behind. Reading
  * stops at the first row past the limits (IMPORT_LIMITS), and the rows are never all in memory.
@@ -47,7 +47,7 @@ export async function importContactList(
     name: string;
     phoneColumn?: string;
     rows: AsyncIterable<string[]>;
-    /** The user confirmed that the people agreed, and for what (issue 31); null: not confirmed. */
+    /** The user confirmed that the people agreed, and for what; null: not confirmed. */
     consent?: { purpose: string; fileName: string | null; by: { id: string; username: string } } | null;
   },
   defaultCallingCode: string,

@@ -6,7 +6,7 @@ import { IMPORT_LIMITS, IMPORT_MESSAGES } from './import-limits.ts';
 /**
  * Takes the user's contact-list lock for this transaction and checks there is room for one more
  * list: imports and group saves of one user run one at a time, on every node, and the list
- * limit holds under concurrency (issue 27).
+ * limit holds under concurrency.
  */
 export async function lockListsOf(tx: Db, userId: string): Promise<void> {
   const [lock] = await queryRows<{ ok: boolean }>(

@@ -1,11 +1,11 @@
 /**
- * Opt-out words in India's main languages (issue 31), on top of OPT_OUT_KEYWORDS: each in its
+ * Opt-out words in India's main languages, on top of OPT_OUT_KEYWORDS: each in its
  * script and in the Latin spellings people type. Whole messages only. Left out on purpose, since
  * they are ordinary replies and a false opt-out silently loses a customer: bare "no" (नहीं, nahi,
  * না, వద్దు, வேண்டாம், ಬೇಡ, വേണ്ട, ਨਹੀਂ, نہیں), "wait"/"enough" (रुको, ruko, बस, bas, থাক), bare
  * "closed" (बंद, band, বন্ধ, બંધ, بند: a shop's "band hai"), "ok" words and emoji.
  * These lists were written from knowledge, not by native speakers: each needs a native reading
- * (docs/reach-and-consent-design.md §3.3).
+ * (docs/reach-and-consent-design.md).
  */
 export const OPT_OUT_WORDS: ReadonlyArray<{ language: string; words: readonly string[] }> = [
   {

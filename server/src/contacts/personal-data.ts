@@ -7,7 +7,7 @@ import { presentGrant } from './consent.ts';
 import { erasedAmong } from './erasure-token.ts';
 import { CONTACT_MESSAGES } from './service.ts';
 
-/** A number as the user typed it, in the stored form (DECISIONS.md, Phone numbers). */
+/** A number as the user typed it, in the stored form (docs/decisions.md, Phone numbers). */
 export function phoneOf(cell: string, defaultCallingCode: string): string {
   const parsed = parsePhone(cell, defaultCallingCode);
   if (!('number' in parsed)) throw badRequest(CONTACT_MESSAGES.invalidNumber(cell));
@@ -15,7 +15,7 @@ export function phoneOf(cell: string, defaultCallingCode: string): string {
 }
 
 /**
- * Everything the user holds about one number (issue 31, a data request under the DPDP Act):
+ * Everything the user holds about one number (a data request under the DPDP Act):
  * its list entries with their fields and consent, its opt-out, and every message of the user's
  * jobs to it. Messages are found through the user's jobs (recipients have no index by chat id).
  */

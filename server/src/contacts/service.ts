@@ -52,7 +52,7 @@ export async function listOptOuts(db: Db, userId: string): Promise<OptOut[]> {
   }));
 }
 
-/** What a reply's opt-out keeps (issue 31): the word it matched and the message as received. */
+/** What a reply's opt-out keeps: the word it matched and the message as received. */
 export type OptOutDetail = {
   keyword: string;
   language: string;
@@ -266,7 +266,7 @@ export async function* exportContactList(db: Db, actor: Actor, listId: string): 
 }
 
 /**
- * 'Save members as a contact list' (issue 15): a new list of the user's own, holding the group's
+ * 'Save members as a contact list': a new list of the user's own, holding the group's
  * members as the account last fetched them, in the group's order, admins with the field
  * `role`. The account's own number is left out; members known only by a hidden id (`@lid`) or
  * not valid as a number are counted as skipped.
@@ -303,7 +303,7 @@ export async function saveGroupMembersAsList(
     await lockListsOf(tx, session.userId);
     // The list belongs to the session's owner (an ADMIN acting on a managed user's session saves it there).
     await tx.insert(contactLists).values({ id: listId, userId: session.userId, name, fields: ['role'] });
-    // Where these numbers came from (issue 31): the group, and the purpose when the user gave one.
+    // Where these numbers came from: the group, and the purpose when the user gave one.
     const purpose = input.purpose?.trim() || null;
     const consentGrantId = await insertGrant(tx, {
       userId: session.userId,

@@ -6,7 +6,7 @@ import { attribute, decodeXmlText, XmlScanner, XmlTooLarge } from './xml-scanner
 import { type ZipEntry, ZipEntryTooLarge, ZipError, zipEntries, zipEntryBytes } from './zip-entries.ts';
 
 /**
- * The first sheet of an .xlsx on disk as rows of text, read as it inflates (issue 27): the sheet
+ * The first sheet of an .xlsx on disk as rows of text, read as it inflates: the sheet
  * is never whole in memory, reading stops when the caller stops, and a cell past the column
  * limit or longer than the cell limit ends it at once. Cells read as read-excel-file read them
  * before (numbers as written, dates as ISO timestamps, booleans as true/false).

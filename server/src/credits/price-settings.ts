@@ -4,7 +4,7 @@ import type { Db } from '../db/client.ts';
 import { readCreditPrices, writeCreditPrices } from './prices.ts';
 
 /**
- * An admin sets the credits per recipient of a kind of account (issue 30). Recipients already
+ * An admin sets the credits per recipient of a kind of account. Recipients already
  * accepted keep the price they were charged; the change applies to sends (and retries) after it.
  */
 export async function setCreditPricesAsAdmin(

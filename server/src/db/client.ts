@@ -90,7 +90,7 @@ export async function openPglite(
     '-c',
     `shared_buffers=${options.sharedBuffers ?? PGLITE_SHARED_BUFFERS_DEFAULT}`,
     // A new 16 MB WAL file is otherwise zero-filled by a synchronous write on the event loop:
-    // a 1,000,000-contact import held every other request 100-280 ms at each one (issue 27).
+    // a 1,000,000-contact import held every other request 100-280 ms at each one.
     '-c',
     'wal_init_zero=off',
   ];

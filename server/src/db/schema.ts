@@ -47,9 +47,9 @@ export const users = pgTable(
     totpLastStep: bigint('totp_last_step', { mode: 'number' }),
     /** When two-factor sign-in was turned on; null: off (a secret without it is a set-up in progress). */
     totpEnabledAt: ts('totp_enabled_at'),
-    /** 'Send one-to-one only to contacts with consent' (issue 31, set by the managing admin). */
+    /** 'Send one-to-one only to contacts with consent' (set by the managing admin). */
     consentRequired: boolean('consent_required').notNull().default(false),
-    /** Answer an opt-out once, in the language of the word the person wrote (issue 31). */
+    /** Answer an opt-out once, in the language of the word the person wrote. */
     optOutConfirm: boolean('opt_out_confirm').notNull().default(false),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
@@ -157,20 +157,20 @@ export const waSessions = pgTable(
     /** Why the session is not usable, in words; also set while WhatsApp's quota pauses its queue. */
     statusReason: text('status_reason'),
     /**
-     * The account's proxy (issue 31): JSON { scheme, host, port, username?, password? } encrypted
+     * The account's proxy: JSON { scheme, host, port, username?, password? } encrypted
      * with the secret key, bound to this session (db/secrets.ts sessionProxyContext); null: direct.
      */
     proxy: text('proxy'),
     /**
      * True while WhatsApp restricts the account's new one-to-one chats (error 463, the CAPPED
-     * new-chat quota): its `@s.whatsapp.net` sends wait, group sends go on (DECISIONS.md).
+     * new-chat quota): its `@s.whatsapp.net` sends wait, group sends go on (docs/decisions.md, Sending pace).
      */
     sendPaused: boolean('send_paused').notNull().default(false),
     /** When that restriction ends, as WhatsApp gave it; null when it gave none (then only Resume sending lifts it). */
     sendPausedUntil: ts('send_paused_until'),
     /**
      * Errors 463 with no end given, in a row (a day without one starts again), and the latest's
-     * time: new chats are tried again after a pause that doubles with each (issue 26 fault 9),
+     * time: new chats are tried again after a pause that doubles with each,
      * counted here so that another node, or this one after a restart, goes on growing it.
      */
     restrictionSteps: integer('restriction_steps').notNull().default(0),
@@ -199,7 +199,7 @@ export const waSessions = pgTable(
      * An order from the API to whichever node drives the session (restart, or the simulator's
      * link / disconnect / logout), taken and cleared by that node; `command_at` tells orders apart.
      */
-    /** `reconnect`: a new socket even when connected (its proxy changed, issue 31). */
+    /** `reconnect`: a new socket even when connected (its proxy changed). */
     command: text('command', { enum: ['restart', 'terminate', 'link', 'disconnect', 'logout', 'reconnect'] }),
     commandAt: ts('command_at'),
     /**
@@ -234,7 +234,7 @@ export const waSessions = pgTable(
 );
 
 /**
- * An account's sending policy (DECISIONS.md, sending policy per account). No row: the defaults.
+ * An account's sending policy (docs/decisions.md, Sending policy per account). No row: the defaults.
  * A null `warm_up` or delay follows the server's settings. `held_*` is what the account's loop
  * last decided: why its recipients wait and until when (shown on its jobs).
  */
@@ -251,7 +251,7 @@ export const sessionPolicies = pgTable('session_policies', {
   delayMaxMs: integer('delay_max_ms'),
   typing: boolean('typing').notNull().default(true),
   /**
-   * Numbers the account has never messaged, per local day (issue 26): null follows the default
+   * Numbers the account has never messaged, per local day: null follows the default
    * (on while warm-up is on), 0 is no cap chosen by the user.
    */
   newContactsPerDay: integer('new_contacts_per_day'),
@@ -311,7 +311,7 @@ export const waGroups = pgTable(
 );
 
 /**
- * Channels (WhatsApp newsletters) the account owns or administers (issue 31). rc14 has no call
+ * Channels (WhatsApp newsletters) the account owns or administers. rc14 has no call
  * that lists them, so this is what the account learned: channels created or added here, re-read
  * on a refresh (newsletterMetadata, with the follower count).
  */
@@ -381,7 +381,7 @@ export const waSentMessages = pgTable(
 );
 
 /**
- * What WhatsApp answered when asked whether a number is on it (issue 26 fault 3): shared by every
+ * What WhatsApp answered when asked whether a number is on it: shared by every
  * node and account, so that a job's numbers are asked in batches once, not one query per send.
  * `jid` null: not on WhatsApp. Trusted until `expires_at` (a day for yes, an hour for no).
  */
@@ -393,8 +393,8 @@ export const waNumberLookups = pgTable('wa_number_lookups', {
 });
 
 /**
- * Texts written to an account from a LID that no stored mapping turns into a number (issue 26
- * fault 4): kept until a send to a number resolves that LID (or rc14 learns the mapping), then
+ * Texts written to an account from a LID that no stored mapping turns into a number:
+ * kept until a send to a number resolves that LID (or rc14 learns the mapping), then
  * reported as the number's own, so that a STOP is not lost.
  */
 export const waLidTexts = pgTable(
@@ -439,7 +439,7 @@ export const messageJobs = pgTable(
     sessionIds: text('session_ids').array(),
     audience: text('audience', { enum: ['groups', 'individuals'] }).notNull(),
     messageType: text('message_type', { enum: ['text', 'media', 'poll', 'template', 'status'] }).notNull(),
-    /** A text status's background colour and font (issue 31); null for everything else. */
+    /** A text status's background colour and font; null for everything else. */
     statusStyle: jsonb('status_style').$type<{ backgroundColor: string; font: number } | null>(),
     /** Text, caption, for polls the JSON text of the poll, for Cloud API templates the JSON of StoredTemplate. */
     content: text('content').notNull(),
@@ -611,7 +611,7 @@ export const messageJobRecipients = pgTable(
     failedAt: ts('failed_at'),
     /**
      * In no index, key or predicate: a receipt's update (delivered_at, read_at, updated_at) then
-     * changes no indexed column and is a HOT update, in place (issue 28).
+     * changes no indexed column and is a HOT update, in place.
      */
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -623,7 +623,7 @@ export const messageJobRecipients = pgTable(
     index('recipients_session_sent_idx').on(t.sessionId, t.sentAt).where(sql`${t.status} = 'sent'`),
     // Partial: rows are inserted without a message id, so the bulk insert does not maintain this index.
     index('recipients_message_idx').on(t.sessionId, t.messageId).where(sql`${t.messageId} IS NOT NULL`),
-    // An incoming message finds the account's latest send to that number (replies, issue 26), and
+    // An incoming message finds the account's latest send to that number (replies), and
     // whether the account has messaged a number before (newContactsPerDay, account health).
     index('recipients_session_chat_sent_idx')
       .on(t.sessionId, t.chatId, t.sentAt)
@@ -643,7 +643,7 @@ export const messageJobRecipients = pgTable(
  * How far the undelivered sweep (messaging/engine/delivery.ts) has read each account's sent
  * messages: those sent at or before `swept_to` were looked at once, past the deadline, and made
  * undelivered if no receipt had come. The sweep reads on from here through the recipients' own
- * (session_id, sent_at) index, so recording a send writes nothing for it (issue 28: a row per
+ * (session_id, sent_at) index, so recording a send writes nothing for it (a row per
  * send in a table of its own cost a fifth of the dispatch rate). A send recorded with a time
  * before the mark (sent after all) moves the mark back. No foreign key: the sends of a deleted
  * account still become undelivered.
@@ -654,7 +654,7 @@ export const undeliveredSweeps = pgTable('undelivered_sweeps', {
 });
 
 /**
- * What an account's health reads beside its recipients (issue 26 part 3): disconnects with their
+ * What an account's health reads beside its recipients: disconnects with their
  * reason, WhatsApp's restrictions (463, reach-out timelock, CAPPED quota) and 429s, and the
  * breaker's own pauses. Kept a week (the health window is a day).
  */
@@ -827,7 +827,7 @@ export const idempotencyKeys = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.key] })],
 );
 
-/** A user's kept contact lists (issue 15): imported from CSV or Excel, or saved from a group. */
+/** A user's kept contact lists: imported from CSV or Excel, or saved from a group. */
 export const contactLists = pgTable(
   'contact_lists',
   {
@@ -844,7 +844,7 @@ export const contactLists = pgTable(
 );
 
 /**
- * Where consent came from (issue 31, India's DPDP Act): the user confirmed, at import, that the
+ * Where consent came from (India's DPDP Act): the user confirmed, at import, that the
  * people of a file agreed to receive messages and for what purpose; or the numbers came from a
  * group. Kept when the list or a person is erased: it describes the confirmation, not a person.
  */
@@ -898,7 +898,7 @@ export const contacts = pgTable(
   ],
 );
 
-/** Numbers a user must not message any more (DECISIONS.md, Opt-outs). */
+/** Numbers a user must not message any more (docs/decisions.md, Opt-outs). */
 export const optOuts = pgTable(
   'opt_outs',
   {
@@ -927,7 +927,7 @@ export type StoredTemplate = {
   parameters: string[];
   /** A NAMED template's variable names, in the order of `parameters`. */
   parameterNames?: string[];
-  /** The template's body: a linked phone sharing the job sends it as text, its variables filled (issue 30). */
+  /** The template's body: a linked phone sharing the job sends it as text, its variables filled. */
   bodyText?: string;
 };
 
@@ -992,7 +992,7 @@ export const cloudPrices = pgTable('cloud_prices', {
 });
 
 /**
- * Credits per recipient for each kind of account (issue 30), set by an admin; a kind without a
+ * Credits per recipient for each kind of account, set by an admin; a kind without a
  * row costs 1. Each recipient keeps the price it was charged (message_job_recipients.price).
  */
 export const creditPrices = pgTable('credit_prices', {
@@ -1021,7 +1021,7 @@ export const cloudServiceWindows = pgTable(
 );
 
 /**
- * Numbers a user erased (issue 31): only a keyed hash of the number is kept (contacts/erasure.ts),
+ * Numbers a user erased: only a keyed hash of the number is kept (contacts/erasure.ts),
  * so new sends still leave the person out without the number being held.
  */
 export const erasures = pgTable(

@@ -5,7 +5,7 @@ import { findSession } from '../sessions/repository.ts';
 import type { UserRow } from '../users/repository.ts';
 
 /**
- * The demo's channel (issue 31): created through the linked account as a user would, and one post
+ * The demo's channel: created through the linked account as a user would, and one post
  * to it (a job of one recipient, one credit) that the engine sends at once.
  */
 export async function seedChannelDemo(ctx: AppContext, shop: UserRow, sessionId: string): Promise<void> {

@@ -5,7 +5,7 @@ import { cloudAccounts } from '../db/schema.ts';
 import { type FakeGraphApi, type FakeTemplate, startFakeGraphApi } from '../transport/simulator/graph-api.ts';
 
 /**
- * The demo's Cloud API number (issue 30) and the simulated Graph API it lives on. `npm run demo`
+ * The demo's Cloud API number and the simulated Graph API it lives on. `npm run demo`
  * starts that API on a loopback port and points CLOUD_API_BASE_URL at it, so the demo's Cloud
  * account runs the product's own Cloud code: the connect checks the number and reads the
  * templates (`GET /{phone-number-id}`, `GET /{waba-id}/message_templates`), sends are `POST

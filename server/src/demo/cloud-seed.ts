@@ -15,7 +15,7 @@ export type DemoCloud = { graph: FakeGraphApi; webhookBase: string };
 export const CLOUD_CAMPAIGN_KEPT = 7;
 
 /**
- * The demo's Cloud API account (issue 30), made as a user makes one: connected with the ids and
+ * The demo's Cloud API account, made as a user makes one: connected with the ids and
  * secrets from Meta's App Dashboard (the product asks the simulated Meta for the number and its
  * templates), its callback URL registered, then a marketing template sent to the regular
  * customers, `{{1}}` their name, and to one number Meta cannot deliver to. The engine sends it

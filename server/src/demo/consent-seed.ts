@@ -5,7 +5,7 @@ import { newId } from '../ids.ts';
 const NAMES = ['Asha', 'Ravi', 'Meena', 'Imran', 'Priya', 'Suresh', 'Lakshmi', 'Arjun'];
 
 /**
- * The demo's consent records (issue 31): a list imported with the user's confirmation and its
+ * The demo's consent records: a list imported with the user's confirmation and its
  * purpose, and a customer who opted out by writing 'बंद करो' (kept with the word and message).
  */
 export async function seedConsentDemo(

@@ -119,7 +119,7 @@ async function writeHistoryJob(
     // Claimed by the seed's own "node", with the error the send will meet.
     const rows = job.recipients.map((r, i) => {
       const sentAt = r.error ? null : new Date(createdAt.getTime() + (i + 1) * 5_500);
-      // Realistic rates of a retail send (issue 26): about 95% of the sent messages delivered, 60%
+      // Realistic rates of a retail send: about 95% of the sent messages delivered, 60%
       // read, a few percent replied; the rest had no receipt a day later: undelivered.
       const deliveredAt = sentAt && rand() < 0.95 ? new Date(sentAt.getTime() + 1_500) : null;
       const readAt = deliveredAt && rand() < 0.63 ? new Date(deliveredAt.getTime() + 600_000) : null;
@@ -357,7 +357,7 @@ export async function seedDemo(ctx: AppContext, cloud?: DemoCloud): Promise<bool
     },
     'groups',
   );
-  // A Status to the regular customers (issue 31): posted as the demo starts; the simulated
+  // A Status to the regular customers: posted as the demo starts; the simulated
   // viewers' receipts make its 'Viewed by N of M'.
   const [regulars] = await ctx.db
     .select({ id: contactLists.id })

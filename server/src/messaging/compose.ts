@@ -24,7 +24,7 @@ export type ComposedMessage =
   | { type: 'text'; text: string }
   | { type: 'media'; caption: string; mime: string; data: Buffer; fileName: string | null }
   | { type: 'poll'; poll: StoredPoll }
-  /** A Cloud API template (issue 30); the category and names are filled from the account's synced template. */
+  /** A Cloud API template; the category and names are filled from the account's synced template. */
   | { type: 'template'; template: StoredTemplate };
 
 export type ComposedSend = {
@@ -34,7 +34,7 @@ export type ComposedSend = {
 };
 
 /**
- * An individual recipient as a chat id: `<digits>@s.whatsapp.net` (DECISIONS.md, Phone numbers).
+ * An individual recipient as a chat id: `<digits>@s.whatsapp.net` (docs/decisions.md, Phone numbers).
  * A bare number follows the phone rule ('09800015838' → 919800015838); a JID, or a number the
  * rule does not know, keeps the plain 6–15-digit check the API always had. Null when it is no number.
  */
@@ -158,7 +158,7 @@ export function composeSend(
   return { chatIds, message, scheduledAt };
 }
 
-/** What the job stores as its content: the text, the caption, or the poll's JSON text (spec section 3). */
+/** What the job stores as its content: the text, the caption, or the poll's JSON text. */
 export function storedContent(message: ComposedMessage): string {
   if (message.type === 'text') return message.text;
   if (message.type === 'media') return message.caption;

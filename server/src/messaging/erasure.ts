@@ -12,12 +12,12 @@ import { failWhere } from './engine/transitions.ts';
 const wholeNumber = (phone: string) => `([^0-9]|^)${phone}([^0-9]|$)`;
 
 /**
- * Erases a number from what the user holds (issue 31, DPDP Act), in one transaction: its list
+ * Erases a number from what the user holds (DPDP Act), in one transaction: its list
  * entries go; its opt-out becomes a keyed token (`erasures`), so new sends still leave it out;
  * queued recipients fail 'Erased' (refunded); in past jobs the chat id becomes the token, and
  * the name, personalised text, reply and the stored WhatsApp message go, while every counter
  * stays, so totals and reports add up. Audit and webhook rows that name the number get the
- * token instead. Backups made before keep the number (README).
+ * token instead. Backups made before keep the number (docs/api.md, "Consent and data requests").
  */
 export async function erasePerson(
   ctx: AppContext,

@@ -22,7 +22,7 @@ const PLAYABLE: Record<string, { as: Exclude<MediaKind, 'document'>; mime: strin
 export type MediaToSend = { as: MediaKind; mime: string; fileName: string | null };
 
 /**
- * How a file goes out, decided from its bytes (DECISIONS.md, media): the label the web showed
+ * How a file goes out, decided from its bytes (docs/decisions.md, Media): the label the web showed
  * (`labelMime`) and the type the upload claimed only count when the bytes say nothing.
  */
 export async function mediaToSend(

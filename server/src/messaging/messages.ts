@@ -4,7 +4,7 @@ export const JOB_MESSAGES = {
   jobNotFound: 'Job not found',
   userNotFound: 'User not found',
   nothingToRetry: 'No failed messages to retry',
-  /** A template job over both kinds (issue 30): a phone's recipient holds text, a Cloud one the template's values. */
+  /** A template job over both kinds: a phone's recipient holds text, a Cloud one the template's values. */
   retryOtherKind:
     'This template job went through both kinds of account: its failed messages can be retried only on an account of the kind that sent them',
   nothingRetryable:
@@ -33,13 +33,13 @@ export const DISPATCH_MESSAGES = {
   sendTimedOut: 'Send timed out: delivery unknown',
 } as const;
 
-/** What a Status job's recipients fail with (issue 31). */
+/** What a Status job's recipients fail with. */
 export const STATUS_MESSAGES = {
   cannotPost: 'This account cannot post a Status',
 } as const;
 
 /**
- * Why a sent message stayed undelivered, where the engine knows (issue 26): kept on the recipient
+ * Why a sent message stayed undelivered, where the engine knows: kept on the recipient
  * (undelivered_reason); null when nothing tells why (the phone is off, or the message is lost).
  */
 export const UNDELIVERED_REASONS = {

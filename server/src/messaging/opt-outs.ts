@@ -10,7 +10,7 @@ import { JOB_MESSAGES } from './messages.ts';
 
 /**
  * Puts numbers on the user's opt-out list and, in the same transaction, fails 'Opted out' (and
- * refunds) their recipients still queued in the user's jobs (DECISIONS.md, Opt-outs). A message
+ * refunds) their recipients still queued in the user's jobs (docs/decisions.md, Opt-outs). A message
  * already handed to WhatsApp is not called back. Returns the numbers newly added.
  */
 export async function optOut(

@@ -136,7 +136,7 @@ export async function authorizeGroups(
   const wanted = [...new Set(groupIds)];
   if (wanted.length === 0) return;
   const known = new Set<string>();
-  // Channels the account administers may go beside its groups (issue 31).
+  // Channels the account administers may go beside its groups.
   const channels = wanted.filter(isChannelJid);
   if (channels.length > 0) {
     const rows = await db

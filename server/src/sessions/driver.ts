@@ -117,7 +117,7 @@ export class SessionDriver implements SyncedSession {
     transport.on('quota', (q) =>
       this.run('quota', async () => {
         // One-to-one sends pause until the time WhatsApp gives (or the user resumes); when
-        // WhatsApp says the restriction is over, they go on (DECISIONS.md, sending pace).
+        // WhatsApp says the restriction is over, they go on (docs/decisions.md, Sending pace).
         if (q.capped) {
           // A new restriction counts against the account's health once (not each later word on its end).
           const before = await findSession(db, this.sessionId);

@@ -3,7 +3,7 @@ import { type Db, queryRows } from '../db/client.ts';
 import { waSessions } from '../db/schema.ts';
 
 /**
- * The account's pause of one-to-one sends (error 463, WhatsApp's new-chat cap; DECISIONS.md,
+ * The account's pause of one-to-one sends (error 463, WhatsApp's new-chat cap; docs/decisions.md,
  * sending pace): the only writer of `send_paused`. The engine pauses on a refused send, the
  * session's quota events pause and lift it, the user lifts it, and the sweep lifts the pauses
  * whose time has come. Group sends go on while it holds.
@@ -65,7 +65,7 @@ export async function liftEndedPauses(db: Db): Promise<string[]> {
 }
 
 /**
- * The circuit breaker's pause (sessions/health, issue 26): as pauseSending, but only when nothing
+ * The circuit breaker's pause (sessions/health): as pauseSending, but only when nothing
  * pauses the account now, so that a restriction WhatsApp gave keeps its own reason and end.
  * True when it paused.
  */

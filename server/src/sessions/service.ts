@@ -89,12 +89,12 @@ export async function createInstance(
   user: UserRow,
   input: { phoneNumber: string; sessionName: string; proxy?: string },
 ): Promise<{ sessionId: string }> {
-  // The phone rule (DECISIONS.md, Phone numbers): '9123456780' is stored as 919123456780.
+  // The phone rule (docs/decisions.md, Phone numbers): '9123456780' is stored as 919123456780.
   const phone = checkPhone(input.phoneNumber, ctx.config.defaultCountryCode);
   if ('error' in phone) throw badRequest(phone.error);
   const digits = phone.number;
   const sessionId = newSessionId(digits);
-  // A proxy given at creation is checked and sealed before anything is stored (issue 31).
+  // A proxy given at creation is checked and sealed before anything is stored.
   const proxy = input.proxy ? sealProxy(ctx.config.secretKey, sessionId, parseProxyUrl(input.proxy)) : null;
   await ctx.db.transaction(async (tx) => {
     await assertRoomForInstance(tx, user.id);
@@ -204,7 +204,7 @@ export async function pairingCode(
 }
 
 /**
- * DECISIONS.md: a CONNECTED session stays connected (a running job is never interrupted); a
+ * docs/decisions.md, Restart: a CONNECTED session stays connected (a running job is never interrupted); a
  * disconnected one reconnects from its stored credentials; one without credentials starts a new QR.
  */
 export async function restartSession(ctx: AppContext, user: UserRow, sessionId: string) {
@@ -272,7 +272,7 @@ export async function waitForCommandTaken(ctx: AppContext, sessionId: string, at
 
 /**
  * Lifts a pause set by WhatsApp's limits (error 463 or the new-chat quota) before the time
- * WhatsApp gave (DECISIONS.md): the user decides the account may send again.
+ * WhatsApp gave (docs/decisions.md, Sending pace): the user decides the account may send again.
  */
 export async function resumeSending(ctx: AppContext, user: UserRow, sessionId: string) {
   const row = await authorizeSession(ctx.db, user, 'act', sessionId);

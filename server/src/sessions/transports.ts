@@ -61,7 +61,7 @@ export function simulatorTransport(ctx: AppContext, session: TransportSession): 
 export async function baileysTransport(ctx: AppContext, session: TransportSession): Promise<Transport> {
   const { BaileysTransport } = await import('../transport/baileys/transport.ts');
   const { waEndpoint } = await import('../transport/baileys/endpoint.ts');
-  // The account's own proxy (issue 31): read for each new transport, so a change takes effect at once.
+  // The account's own proxy: read for each new transport, so a change takes effect at once.
   const [row] = await ctx.db
     .select({ sessionId: waSessions.sessionId, proxy: waSessions.proxy })
     .from(waSessions)

@@ -1,7 +1,6 @@
 /**
  * What the Baileys transport keeps in the database beside its credentials (its storage ports,
- * baileys/socket.ts): WhatsApp's answers about numbers, shared by every node and account (issue 26
- * fault 3), and texts from LIDs no mapping resolves yet (fault 4).
+ * baileys/socket.ts): WhatsApp's answers about numbers, shared by every node and account, and texts from LIDs no mapping resolves yet.
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';

@@ -1,5 +1,5 @@
 /**
- * The growing pause of an account's 463s (issue 26 fault 9), kept in its wa_sessions row: the
+ * The growing pause of an account's 463s, kept in its wa_sessions row: the
  * Baileys transport's storage port (baileys/restrictions.ts), so that the node that takes the
  * account over, or this one after a restart, goes on from the count the last one reached.
  */

@@ -138,7 +138,7 @@ export type ReceiptUpdate = {
   by?: string;
 };
 
-/** A Status post (issue 31): a text on a coloured background, or an image or a video with a caption. */
+/** A Status post: a text on a coloured background, or an image or a video with a caption. */
 export type StatusPost =
   | { kind: 'text'; text: string /** #RRGGBB */; backgroundColor: string; font: number }
   | { kind: 'media'; as: 'image' | 'video'; mime: string; data: Buffer; caption: string };
@@ -165,7 +165,7 @@ export type SendFailure = {
 };
 
 /**
- * What a transport learned of why messages the account sent may never arrive (issue 26): numbers
+ * What a transport learned of why messages the account sent may never arrive: numbers
  * WhatsApp answers are not on it (their chat JIDs), or messages the recipient could not decrypt
  * after WhatsApp's retries, which the transport has given up answering.
  */
@@ -225,7 +225,7 @@ export interface Transport extends EventEmitter<TransportEventMap> {
   readonly simulated?: SimulatedNetwork;
   /** What this kind of account can do (its provider's capabilities). */
   readonly capabilities: TransportCapabilities;
-  /** Channels (newsletters), present when this kind of account has them (issue 31); posts go through `send`. */
+  /** Channels (newsletters), present when this kind of account has them; posts go through `send`. */
   readonly channels?: TransportChannels;
 }
 

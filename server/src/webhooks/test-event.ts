@@ -5,7 +5,7 @@ import { callWebhook } from './deliverer.ts';
 import type { WebhookEvent } from './repository.ts';
 
 /**
- * 'Send test event' (issue 29, item 9): one signed call to the webhook now, answered with its
+ * 'Send test event': one signed call to the webhook now, answered with its
  * outcome, so a receiver can be checked before a real event is owed. It is not a delivery: not
  * queued, not retried, not in the attempts list.
  */

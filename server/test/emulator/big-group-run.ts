@@ -1,7 +1,7 @@
 import { iqKey, type WaEmulator } from '@wa/emulator';
 import { getBinaryNodeChild, getBinaryNodeChildren } from 'baileys';
 import type { BaileysTransport } from '../../src/transport/baileys/transport.ts';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { linkedTransport } from './transport-rig.ts';
 
 /**
@@ -50,7 +50,7 @@ export async function firstSendToBigGroup(
   const { messageId } = await send;
   const relayMs = Date.now() - startedAt;
   const others = group.members.filter((m) => m.phone !== own);
-  await until(
+  await waitFor(
     'every member to decrypt it',
     async () => others.every((m) => emulator.world.account(m.phone).inbox.some((x) => x.id === messageId)),
     240_000,

@@ -8,7 +8,7 @@ const SEND_TIMEOUT_MS = 2000;
 const MEMBERS = 1500;
 
 /**
- * Issue 26 fault 2: the first send to a group of 1,500 members (device lookups and 1,500 pairwise
+ * The first send to a group of 1,500 members (device lookups and 1,500 pairwise
  * sender-key copies, rc14 Socket/messages-send.js relayMessage) outlasts SEND_TIMEOUT_MS; the
  * relay goes on inside rc14 and the message arrives. Prints the figures of the bench row (time,
  * key fetches).

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { WaEmulator } from '@wa/emulator';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { Product } from './product.ts';
 
 const OWN = '919811100201';
 const OTHER = '919811100202';
 
 /**
- * Issue 31 part 2 through the product on the real rc14 socket: a channel is created
+ * Channels through the product on the real rc14 socket: a channel is created
  * (Socket/newsletter.js newsletterCreate), added by its link and re-read with its follower count
  * (newsletterMetadata), and posted to as a job of one recipient (relayMessage's plaintext branch).
  */
@@ -34,7 +34,7 @@ describe('channels, against the emulator', () => {
     const res = await product.call('POST', `/api/session/${sessionId}/sendBulkMessage`, payload);
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     const jobId = res.json.jobId as string;
-    return until(
+    return waitFor(
       'the post sent',
       async () => {
         const job = await product.job(jobId);

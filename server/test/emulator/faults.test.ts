@@ -1,6 +1,6 @@
 import { WaEmulator } from '@wa/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { Product } from './product.ts';
 
 const CONTACT = '919811111111';
@@ -38,7 +38,7 @@ describe('faults on command, through the real Baileys socket', () => {
       content: 'Refused by the server',
     });
     expect(send.status, JSON.stringify(send.json)).toBe(200);
-    const job = await until(
+    const job = await waitFor(
       'the recipient to fail',
       async () => {
         const j = await product.job(send.json.jobId);
@@ -49,7 +49,7 @@ describe('faults on command, through the real Baileys socket', () => {
     );
     expect(job.details[0]!.error).toMatch(/error 463/);
     // The product asked until when (w:mex reach-out timelock) and shows it.
-    const session = await until(
+    const session = await waitFor(
       'the session paused until the timelock ends',
       async () => {
         const s = await product.session(sessionId);
@@ -80,7 +80,7 @@ describe('faults on command, through the real Baileys socket', () => {
   );
 
   it('stream error 440 (conflict, rc14 Socket/socket.js CB:stream:error → 440): the account connects again and sends; the fifth in a row leaves it down', async () => {
-    // Issue 26 fault 10: the credentials live only in the product's database, so a 440 is the old
+    // The credentials live only in the product's database, so a 440 is the old
     // owner's socket after the session's lease moved to another node; it lets go within a lease.
     const own = '919800000440';
     const { sessionId } = await product.link(own, 'stream 440');
@@ -89,14 +89,14 @@ describe('faults on command, through the real Baileys socket', () => {
     const reconnecting =
       'Opened elsewhere: another connection of this account replaced this one (440). Reconnecting.';
     await product.waitReason(sessionId, reconnecting);
-    await until('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
+    await waitFor('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
     await product.waitStatus(sessionId, 'CONNECTED');
     const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
       chatIds: [CONTACT],
       content: 'After the 440',
     });
     expect(send.status).toBe(200);
-    await until(
+    await waitFor(
       'the contact to get it',
       async () =>
         emulator.world.account(CONTACT).inbox.find((m) => m.text === 'After the 440' && m.from === own),
@@ -109,10 +109,14 @@ describe('faults on command, through the real Baileys socket', () => {
       expect(emulator.streamError(own, 440, conflict)).toBe(1);
       if (i === 5) break;
       await product.waitReason(sessionId, reconnecting);
-      await until(`login after 440 #${i}`, async () => {
-        const conns = emulator.connectionsOf(own);
-        return conns.length === 1 && conns[0] !== current;
-      });
+      await waitFor(
+        `login after 440 #${i}`,
+        async () => {
+          const conns = emulator.connectionsOf(own);
+          return conns.length === 1 && conns[0] !== current;
+        },
+        60_000,
+      );
       await product.waitStatus(sessionId, 'CONNECTED');
     }
     await product.waitReason(
@@ -147,14 +151,14 @@ describe('faults on command, through the real Baileys socket', () => {
     const own = '919800000408';
     const { sessionId } = await product.link(own, 'drop');
     expect(emulator.drop(own)).toBe(1);
-    await until('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
+    await waitFor('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
     await product.waitStatus(sessionId, 'CONNECTED');
     const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
       chatIds: [CONTACT],
       content: 'After the drop',
     });
     expect(send.status).toBe(200);
-    await until(
+    await waitFor(
       'the contact to get it',
       async () =>
         emulator.world.account(CONTACT).inbox.find((m) => m.text === 'After the drop' && m.from === own),

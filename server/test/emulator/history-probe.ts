@@ -1,5 +1,5 @@
 /**
- * The memory of one INITIAL_BOOTSTRAP history (issue 26 fault 8; bench/src/baileys.ts runs `node
+ * The memory of one INITIAL_BOOTSTRAP history (bench/src/baileys.ts runs `node
  * --expose-gc --import tsx test/emulator/history-probe.ts`): the live memory it adds (heap and
  * Buffers, after a full collection) at its peak, read
  * as rc14 reads it (Utils/history.js: inflated whole, HistorySync.decode, processHistoryMessage)

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WaEmulator } from '@wa/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, seeded, until } from '../reliability/support/server-process.ts';
+import { api, seeded } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { Product } from './product.ts';
 
 const OWN = '919800009000';
@@ -81,7 +82,7 @@ describe('kill loop on the real Baileys socket: SIGKILL mid-job, restart, go on'
     for (; kills < KILLS; kills++) {
       // Killed while it sends: 0.5-3 s after this process's first message arrived.
       const before = inboxCount();
-      await until(
+      await waitFor(
         'a message of this run',
         async () => inboxCount() > before || (await allEnded()),
         120_000,
@@ -97,7 +98,7 @@ describe('kill loop on the real Baileys socket: SIGKILL mid-job, restart, go on'
       reconnectMs.push(Date.now() - t0);
     }
 
-    const jobs = await until(
+    const jobs = await waitFor(
       'both jobs to end',
       async () => {
         const all = await Promise.all(jobIds.map((id) => product.job(id)));

@@ -1,6 +1,6 @@
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { productOnEmulator } from './emulator-rig.ts';
 
 const OWN = '919800000001';
@@ -46,13 +46,13 @@ describe('the product on the real Baileys socket, against the emulator', () => {
     expect(created.status).toBe(200);
     sessionId = created.json.sessionId;
 
-    const png = await until('the QR image', () => product.qrPng(sessionId), 120_000, 500);
+    const png = await waitFor('the QR image', () => product.qrPng(sessionId), 120_000, 500);
     deviceId = (await emulator.phone(OWN).scanPng(png)).id;
     await product.waitStatus(sessionId, 'CONNECTED');
     expect((await product.call('GET', `/api/${sessionId}/status`)).json.connected).toBe(true);
 
     // The emulator's groups, with admins, invite link (admin only) and members.
-    const groups = await until(
+    const groups = await waitFor(
       'both groups with the invite link',
       async () => {
         const res = await product.call('GET', `/api/groupChats/${sessionId}`);
@@ -88,7 +88,7 @@ describe('the product on the real Baileys socket, against the emulator', () => {
     });
     expect(send.status, JSON.stringify(send.json)).toBe(200);
     const jobId: string = send.json.jobId;
-    const job = await until(
+    const job = await waitFor(
       'the job to finish with every read time',
       async () => {
         const j = await product.job(jobId);
@@ -126,7 +126,7 @@ describe('the product on the real Baileys socket, against the emulator', () => {
     });
     expect(send.status, JSON.stringify(send.json)).toBe(200);
     const jobId: string = send.json.jobId;
-    const job = await until(
+    const job = await waitFor(
       'the poll job to finish',
       async () => {
         const j = await product.job(jobId);
@@ -140,7 +140,7 @@ describe('the product on the real Baileys socket, against the emulator', () => {
     );
     for (const group of [pnGroup!, lidGroup!]) {
       for (const member of group.members.filter((m) => m.phone !== OWN)) {
-        const got = await until(
+        const got = await waitFor(
           `${member.phone} to decrypt the poll in ${group.subject}`,
           async () => emulator.world.account(member.phone).inbox.find((m) => m.chat === `${group.id}@g.us`),
           30_000,
@@ -166,7 +166,7 @@ describe('the product on the real Baileys socket, against the emulator', () => {
       content: 'Caption ✓',
     });
     expect(send.status, JSON.stringify(send.json)).toBe(200);
-    const job = await until(
+    const job = await waitFor(
       'the image job to finish',
       async () => {
         const j = await product.job(send.json.jobId);
@@ -181,7 +181,7 @@ describe('the product on the real Baileys socket, against the emulator', () => {
     ]);
     for (const group of [pnGroup!, lidGroup!]) {
       for (const member of group.members.filter((m) => m.phone !== OWN)) {
-        const got = await until(
+        const got = await waitFor(
           `${member.phone} to get the image in ${group.subject}`,
           async () =>
             emulator.world
@@ -218,7 +218,7 @@ describe('the product on the real Baileys socket, against the emulator', () => {
     await product.waitStatus(sessionId, 'DISCONNECTED');
     const restarted = await product.call('POST', `/api/session/${sessionId}/restart`);
     expect(restarted.status).toBe(200);
-    const again = await until('a new QR after the unlink', () => product.qrPng(sessionId), 120_000, 500);
+    const again = await waitFor('a new QR after the unlink', () => product.qrPng(sessionId), 120_000, 500);
     expect(again.length).toBeGreaterThan(0);
   });
 

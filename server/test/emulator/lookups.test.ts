@@ -1,7 +1,7 @@
 import { type Connection, iqKey, WaEmulator } from '@wa/emulator';
 import { type BinaryNode, getBinaryNodeChild } from 'baileys';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { Product } from './product.ts';
 
 const BATCH = 5;
@@ -14,7 +14,7 @@ const isNumberLookup = (node: BinaryNode) =>
   !!getBinaryNodeChild(getBinaryNodeChild(getBinaryNodeChild(node, 'usync'), 'query'), 'contact');
 
 /**
- * Issue 26 faults 3, 4 and 8 through the product on the real rc14 socket: a job's numbers are
+ * Number lookups, LID texts and the history bootstrap through the product on the real rc14 socket: a job's numbers are
  * asked in spaced batches, their answers shared by every account of the database; a STOP from a
  * contact known only by its LID is kept and stops the first send to that contact's number; the
  * history bootstrap, read in pieces, still gives the LID mappings.
@@ -50,7 +50,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     return res.json.jobId as string;
   };
   const finished = (jobId: string) =>
-    until(
+    waitFor(
       'the job to finish',
       async () => {
         const job = await product.job(jobId);
@@ -60,7 +60,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
       500,
     );
 
-  it('fault 3: a job of 12 numbers makes ceil(12 / 5) = 3 spaced lookups, not 12; the answers serve another account with none', async () => {
+  it('a job of 12 numbers makes ceil(12 / 5) = 3 spaced lookups, not 12; the answers serve another account with none', async () => {
     const own = '919800030001';
     const other = '919800030002';
     const on = Array.from({ length: 9 }, (_, i) => `91983003${String(i + 1).padStart(4, '0')}`);
@@ -85,7 +85,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     expect(lookups.filter((l) => l.phone === other)).toHaveLength(0);
   });
 
-  it('fault 4: a STOP from a contact known only by its LID opts the number out at the first send to it, which does not go', async () => {
+  it('a STOP from a contact known only by its LID opts the number out at the first send to it, which does not go', async () => {
     const own = '919800040001';
     const lidOnly = '919840040001';
     const friend = '919840040002';
@@ -108,7 +108,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     expect(byNumber).toEqual({ [lidOnly]: ['failed', 'Opted out'], [friend]: ['sent', null] });
     expect(emulator.world.account(lidOnly).inbox).toEqual([]);
     expect(emulator.world.account(friend).inbox.map((m) => m.text)).toEqual(['After the STOP']);
-    const list = await until(
+    const list = await waitFor(
       'the opt-out',
       async () => ((await optOuts()).some((o) => o.phoneNumber === lidOnly) ? optOuts() : null),
       30_000,
@@ -119,7 +119,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     expect(await product.credits()).toBe(credits - 1);
   });
 
-  it('fault 8: the INITIAL_BOOTSTRAP, read in pieces, gives the LID mappings: a STOP from a LID it lists opts that number out at once', async () => {
+  it('the INITIAL_BOOTSTRAP, read in pieces, gives the LID mappings: a STOP from a LID it lists opts that number out at once', async () => {
     const own = '919800080001';
     const contact = '919840080001';
     emulator.world.account(contact);
@@ -129,7 +129,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
       .sendBootstrap([{ phone: contact, lid: emulator.world.account(contact).lid, name: 'Known contact' }]);
     await new Promise((r) => setTimeout(r, 2000));
     await emulator.phone(contact).say(own, 'STOP', { fromLid: true });
-    const list = await until(
+    const list = await waitFor(
       'the opt-out',
       async () => {
         const rows = (await product.call('GET', '/api/opt-outs')).json.optOuts as { phoneNumber: string }[];

@@ -1,12 +1,12 @@
 /**
- * Memory per linked real socket (issue 26's bench row: bench/src/baileys.ts runs `node --expose-gc
+ * Memory per linked real socket (the bench row of bench/src/baileys.ts runs `node --expose-gc
  * --import tsx test/emulator/memory-probe.ts`): N accounts linked through the emulator in one
  * process, heap and RSS after a forced GC, idle and after one send each. The emulator runs in the
  * same process: its side of each account (keys, connection) is counted too, so this is an upper
  * bound of the product's own cost.
  */
 import { WaEmulator } from '@wa/emulator';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { linkedTransport } from './transport-rig.ts';
 
 const N = Number(process.env.ACCOUNTS ?? 50);
@@ -36,7 +36,7 @@ await Promise.all(
     transport.send(`${contacts[i]}@s.whatsapp.net`, { kind: 'text', text: 'Hello' }),
   ),
 );
-await until(
+await waitFor(
   'every contact',
   async () => contacts.every((c) => emulator.world.account(c).inbox.length > 0),
   120_000,

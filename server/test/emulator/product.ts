@@ -9,8 +9,8 @@ import {
   killHard,
   type ServerProcess,
   startServer,
-  until,
 } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 
 /**
  * The product as a real process on the real Baileys socket (WA_PROVIDER=baileys), pointed at
@@ -96,7 +96,7 @@ export class Product {
     });
     if (created.status !== 200) throw new Error(`instance not created: ${JSON.stringify(created.json)}`);
     const sessionId: string = created.json.sessionId;
-    const png = await until('the QR image', () => this.qrPng(sessionId), 120_000, 500);
+    const png = await waitFor('the QR image', () => this.qrPng(sessionId), 120_000, 500);
     const deviceId = (await this.emulator.phone(phone).scanPng(png)).id;
     await this.waitStatus(sessionId, 'CONNECTED');
     return { sessionId, deviceId };
@@ -106,7 +106,7 @@ export class Product {
   async waitReason(sessionId: string, reason: string): Promise<void> {
     let last: string | null | undefined;
     try {
-      await until(
+      await waitFor(
         `session ${sessionId}: ${reason}`,
         async () => {
           last = (await this.session(sessionId))?.statusReason;
@@ -180,7 +180,7 @@ export class Product {
   }
 
   waitStatus(sessionId: string, status: string, ms = 120_000) {
-    return until(
+    return waitFor(
       `session ${sessionId} ${status}`,
       async () => ((await this.session(sessionId))?.status === status ? true : null),
       ms,

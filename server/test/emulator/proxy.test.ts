@@ -2,14 +2,14 @@ import { WaEmulator } from '@wa/emulator';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSocksProxy } from '../fakes/socks-proxy.ts';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { Product } from './product.ts';
 
 const OWN = '919800003101';
 const CONTACT = '919813310101';
 
 /**
- * A proxy per account (issue 31): the product (a real process on rc14's socket) links an account
+ * A proxy per account: the product (a real process on rc14's socket) links an account
  * whose proxy is a loopback SOCKS5 server dialling out from 127.0.0.2. The emulator sees the
  * WebSocket and the media upload come from 127.0.0.2; with the proxy stopped, the account shows
  * the proxy as the reason and never connects from 127.0.0.1 (direct).
@@ -62,7 +62,7 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
     });
     expect(JSON.stringify(shown.json)).not.toContain('s3cret');
 
-    const png = await until('the QR image', () => product.qrPng(sessionId), 120_000, 500);
+    const png = await waitFor('the QR image', () => product.qrPng(sessionId), 120_000, 500);
     await emulator.phone(OWN).scanPng(png);
     await product.waitStatus(sessionId, 'CONNECTED');
     expect(emulator.peers.length).toBeGreaterThan(0);
@@ -79,7 +79,7 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
       content: 'Via the proxy',
     });
     expect(sent.status, JSON.stringify(sent.json)).toBe(200);
-    await until(
+    await waitFor(
       'the image at the contact',
       async () => emulator.world.account(CONTACT).inbox.some((m) => m.text === 'Via the proxy') || null,
       60_000,
@@ -92,7 +92,7 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
     // The proxy dies: the account says so, and keeps trying through the proxy only.
     const peersBefore = emulator.peers.length;
     await proxy.stop();
-    await until(
+    await waitFor(
       'the proxy as the reason',
       async () => {
         const s = await product.session(sessionId);

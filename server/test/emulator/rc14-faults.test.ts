@@ -3,7 +3,7 @@ import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren } from 'bail
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BaileysTransport } from '../../src/transport/baileys/transport.ts';
 import type { UndeliveredCause } from '../../src/transport/types.ts';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { linkedTransport } from './transport-rig.ts';
 
 /** rc14's forced key fetch (Socket/messages-send.js assertSessions(jids, true)): `<user reason="identity">`. */
@@ -15,7 +15,7 @@ const identityFetches = (node: BinaryNode) =>
     : 0;
 
 /**
- * Faults found by reading rc14 (issue 26 part 1), each through the product's Baileys transport on
+ * Faults found by reading rc14, each through the product's Baileys transport on
  * the real rc14 socket against the emulator, in this process (its clock can be moved).
  */
 describe('rc14 faults, through the transport on the real socket', () => {
@@ -44,7 +44,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
   const members = (prefix: string, n: number) =>
     Array.from({ length: n }, (_, i) => `${prefix}${String(i + 1).padStart(2, '0')}`);
 
-  it('fault 1: a second send to a PN group 6 minutes later fetches no identity keys (device lists kept 24 h, not rc14’s 5 min)', async () => {
+  it('a second send to a PN group 6 minutes later fetches no identity keys (device lists kept 24 h, not rc14’s 5 min)', async () => {
     const own = '919800010001';
     const others = members('9198120101', 5);
     const group = emulator.world.addGroup({
@@ -61,7 +61,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
     });
     await transport.send(jid, { kind: 'text', text: 'First to the PN group' });
     for (const m of others)
-      await until(
+      await waitFor(
         `${m} to get the first`,
         async () => inboxOf(m, 'First to the PN group').length === 1,
         30_000,
@@ -75,7 +75,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
     vi.setSystemTime(Date.now() + 6 * 60_000);
     await transport.send(jid, { kind: 'text', text: 'Second, 6 minutes later' });
     for (const m of others)
-      await until(
+      await waitFor(
         `${m} to get the second`,
         async () => inboxOf(m, 'Second, 6 minutes later').length === 1,
         30_000,
@@ -85,7 +85,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
     expect(fetched).toBe(0);
   });
 
-  it('fault 6: a message to a disappearing-messages group disappears too (contextInfo.expiration is the group’s timer)', async () => {
+  it('a message to a disappearing-messages group disappears too (contextInfo.expiration is the group’s timer)', async () => {
     const own = '919800010006';
     const [member] = members('9198120106', 1);
     const week = 7 * 24 * 3600;
@@ -101,16 +101,20 @@ describe('rc14 faults, through the transport on the real socket', () => {
     });
     const { transport } = await link(own);
     await transport.send(`${group.id}@g.us`, { kind: 'text', text: 'Gone in a week' });
-    const [got] = await until('the member to get it', async () => {
-      const found = inboxOf(member!, 'Gone in a week');
-      return found.length ? found : null;
-    });
+    const [got] = await waitFor(
+      'the member to get it',
+      async () => {
+        const found = inboxOf(member!, 'Gone in a week');
+        return found.length ? found : null;
+      },
+      60_000,
+    );
     const inner =
       got!.message.extendedTextMessage ?? got!.message.ephemeralMessage?.message?.extendedTextMessage;
     expect(inner?.contextInfo?.expiration).toBe(week);
   });
 
-  it('fault 5: a member added while the account was offline gets the first group send after the reconnect', async () => {
+  it('a member added while the account was offline gets the first group send after the reconnect', async () => {
     const own = '919800010005';
     const [first, late] = members('9198120105', 2);
     const group = emulator.world.addGroup({
@@ -131,13 +135,13 @@ describe('rc14 faults, through the transport on the real socket', () => {
     expect(emulator.drop(own)).toBe(1);
     group.members.push({ phone: late!, admin: null });
     emulator.world.account(late!);
-    await until('the reconnect', async () => opened === 1 && transport.state === 'open', 60_000, 50);
+    await waitFor('the reconnect', async () => opened === 1 && transport.state === 'open', 60_000, 50);
     await transport.send(`${group.id}@g.us`, { kind: 'text', text: 'After growing' });
     for (const m of [first!, late!])
-      await until(`${m} to get it`, async () => inboxOf(m, 'After growing').length === 1, 30_000, 50);
+      await waitFor(`${m} to get it`, async () => inboxOf(m, 'After growing').length === 1, 30_000, 50);
   });
 
-  it('fault 11: a contact that keeps asking for a message again gets it at most twice, also across a reconnect (msgRetryCounterCache kept by the account); the retry given up is reported once, as the cause of its being undelivered', async () => {
+  it('a contact that keeps asking for a message again gets it at most twice, also across a reconnect (msgRetryCounterCache kept by the account); the retry given up is reported once, as the cause of its being undelivered', async () => {
     const own = '919800010011';
     const [contact] = members('9198120111', 1);
     emulator.world.account(contact!);
@@ -152,7 +156,12 @@ describe('rc14 faults, through the transport on the real socket', () => {
       kind: 'text',
       text: 'Ask again',
     });
-    await until('the contact to get it', async () => inboxOf(contact!, 'Ask again').length === 1, 30_000, 50);
+    await waitFor(
+      'the contact to get it',
+      async () => inboxOf(contact!, 'Ask again').length === 1,
+      30_000,
+      50,
+    );
     let resent = 0;
     const stop = emulator.watch((conn, node) => {
       if (conn.account?.phone === own && node.tag === 'message' && node.attrs.id === messageId) resent++;
@@ -166,12 +175,12 @@ describe('rc14 faults, through the transport on the real socket', () => {
     };
     await askThrice(1);
     // rc14 counts a retry twice (handleReceipt and sendMessagesAgain) against maxMsgRetryCount 5.
-    await until('two resends', async () => resent === 2, 30_000, 50);
+    await waitFor('two resends', async () => resent === 2, 30_000, 50);
     // The third retry receipt is the one rc14 no longer answers: the transport says so.
-    await until('the retries given up', async () => causes.length === 1, 30_000, 50);
+    await waitFor('the retries given up', async () => causes.length === 1, 30_000, 50);
     expect(causes).toEqual([{ cause: 'decrypt-gave-up', messageIds: [messageId] }]);
     expect(emulator.drop(own)).toBe(1);
-    await until('the reconnect', async () => opened === 1 && transport.state === 'open', 60_000, 50);
+    await waitFor('the reconnect', async () => opened === 1 && transport.state === 'open', 60_000, 50);
     await askThrice(4);
     await new Promise((r) => setTimeout(r, 1000));
     stop();
@@ -179,7 +188,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
     expect(causes).toHaveLength(1);
   });
 
-  it('fault 2: a message the account sent is sent again on a retry after a reconnect, though nothing stored its copy (a send past SEND_TIMEOUT_MS gets no outcome, so no copy from the engine)', async () => {
+  it('a message the account sent is sent again on a retry after a reconnect, though nothing stored its copy (a send past SEND_TIMEOUT_MS gets no outcome, so no copy from the engine)', async () => {
     const own = '919800010002';
     const [contact] = members('9198120102', 1);
     emulator.world.account(contact!);
@@ -189,20 +198,20 @@ describe('rc14 faults, through the transport on the real socket', () => {
       if (u.state === 'open') opened++;
     });
     const { messageId } = await transport.send(`${contact}@s.whatsapp.net`, { kind: 'text', text: 'Kept' });
-    await until('the contact to get it', async () => inboxOf(contact!, 'Kept').length === 1, 30_000, 50);
+    await waitFor('the contact to get it', async () => inboxOf(contact!, 'Kept').length === 1, 30_000, 50);
     // The storage port holds nothing: the engine keeps a copy only with an outcome.
     expect(copies.size).toBe(0);
     // rc14's own copy (MessageRetryManager) lives with its socket.
     expect(emulator.drop(own)).toBe(1);
-    await until('the reconnect', async () => opened === 1 && transport.state === 'open', 60_000, 50);
+    await waitFor('the reconnect', async () => opened === 1 && transport.state === 'open', 60_000, 50);
     let resent = 0;
     const stop = emulator.watch((conn, node) => {
       if (conn.account?.phone === own && node.tag === 'message' && node.attrs.id === messageId) resent++;
     });
     emulator.retryReceipt(own, { id: messageId, from: `${contact}@s.whatsapp.net`, count: 1 });
-    await until('the resend', async () => resent === 1, 30_000, 50);
+    await waitFor('the resend', async () => resent === 1, 30_000, 50);
     stop();
-    await until(
+    await waitFor(
       'the contact to get it again',
       async () => inboxOf(contact!, 'Kept').length === 2,
       30_000,
@@ -210,7 +219,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
     );
   });
 
-  it('fault 7: accounts that start together log in one after another, about 2 a second with jitter', async () => {
+  it('accounts that start together log in one after another, about 2 a second with jitter', async () => {
     const phones = members('9198000107', 4);
     const rigs = [];
     for (const p of phones) rigs.push(await link(p));
@@ -230,7 +239,7 @@ describe('rc14 faults, through the transport on the real socket', () => {
     });
     // A node starting: every account connects at once.
     await Promise.all(rigs.map(({ transport }) => transport.connect()));
-    await until('every login', async () => heard.size === phones.length, 30_000, 20);
+    await waitFor('every login', async () => heard.size === phones.length, 30_000, 20);
     stop();
     const times = [...started.values()].sort((a, b) => a - b);
     expect(times).toHaveLength(phones.length);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { productOnEmulator } from './emulator-rig.ts';
 
 const OWN = '919800000051';
@@ -39,7 +39,7 @@ describe('replies to the product, against the emulator', () => {
     // A text that is not a keyword changes nothing.
     await emulator.phone(QUIET).say(OWN, 'Who is this?');
     await emulator.phone(REPLIER).say(OWN, 'Stop');
-    const list = await until(
+    const list = await waitFor(
       'the opt-out',
       async () => {
         const rows = await optOuts();

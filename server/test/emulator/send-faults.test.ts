@@ -3,7 +3,7 @@ import { iqKey, WaEmulator } from '@wa/emulator';
 import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren } from 'baileys';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { Product } from './product.ts';
 
 /** SEND_TIMEOUT_MS of this product: short, so that a slow media host shows within the suite. */
@@ -37,7 +37,7 @@ const messageTo = (phone: string) => (node: BinaryNode) =>
 
 /**
  * Faults in the middle of sending, on the real rc14 socket: WhatsApp's 429 `rate-overlimit`, the
- * socket cut mid-send, a slow media host. Issue 12 items 6 and 11, issue 14 item 3: a 429 pauses
+ * socket cut mid-send, a slow media host. A 429 pauses
  * the account and the recipient is tried again (never a failure); a send never goes out twice;
  * a send that outlasts SEND_TIMEOUT_MS is an outcome the user sees, not a hang.
  */
@@ -73,7 +73,7 @@ describe('faults while sending, through the real Baileys socket', () => {
     return res.json.jobId as string;
   };
   const ended = (jobId: string, ms = 180_000) =>
-    until(
+    waitFor(
       `job ${jobId} to end`,
       async () => {
         const j = await product.job(jobId);
@@ -109,7 +109,7 @@ describe('faults while sending, through the real Baileys socket', () => {
         const text = `Rate limited once ${own}`;
         const started = Date.now();
         const jobId = await send(sessionId, [contact], text);
-        await until(`the 429 of ${own}`, async () => refused, 60_000);
+        await waitFor(`the 429 of ${own}`, async () => refused, 60_000);
         // Waiting, not failed: the recipient is still to be sent.
         await new Promise((r) => setTimeout(r, 5000));
         const waiting = await product.job(jobId);
@@ -125,7 +125,7 @@ describe('faults while sending, through the real Baileys socket', () => {
         expect(waited).toBeGreaterThanOrEqual(RATE_LIMIT_PAUSE_MS - 1000);
         // The setting reaches the account's transport (its default pause is 60 s).
         expect(waited).toBeLessThan(RATE_LIMIT_PAUSE_MS + 30_000);
-        await until(`${contact} to get it`, async () => received(contact, text).length === 1, 30_000);
+        await waitFor(`${contact} to get it`, async () => received(contact, text).length === 1, 30_000);
         await new Promise((r) => setTimeout(r, 1000));
         expect(received(contact, text)).toHaveLength(1);
       }),
@@ -157,7 +157,7 @@ describe('faults while sending, through the real Baileys socket', () => {
     // receipt ever comes: Job Details shows it sent, never delivered).
     for (const c of contacts) expect(byNumber.get(c), c).toMatchObject({ status: 'sent', error: null });
     for (const c of contacts.slice(0, 3))
-      await until(`${c} to get it`, async () => received(c, text).length > 0, 30_000);
+      await waitFor(`${c} to get it`, async () => received(c, text).length > 0, 30_000);
     // (No receipt is asserted for the three that arrived: a receipt sent while the socket was
     // down is lost here, the emulator keeps no offline queue, see README.)
     await new Promise((r) => setTimeout(r, 3000));
@@ -192,7 +192,7 @@ describe('faults while sending, through the real Baileys socket', () => {
 
     emulator.media.delayMs = SEND_TIMEOUT_MS + 7000;
     const slow = await ended(await sendImage('Too slow'));
-    // Issue 26 fault 2: the upload gives up before the send's own timeout (sessions/transports.ts),
+    // The upload gives up before the send's own timeout (sessions/transports.ts),
     // so the recipient fails with rc14's own words (Utils/messages-media.js getWAUploadToServer)
     // instead of a relay that might still go on.
     expect(slow.details[0]).toMatchObject({ status: 'failed', error: 'Media upload failed on all hosts' });
@@ -204,7 +204,7 @@ describe('faults while sending, through the real Baileys socket', () => {
     emulator.media.delayMs = 2000;
     const ok = await ended(await sendImage('Slow but in time'));
     expect(ok.details[0]).toMatchObject({ status: 'sent', error: null });
-    const got = await until('the image', async () => images('Slow but in time')[0], 30_000);
+    const got = await waitFor('the image', async () => images('Slow but in time')[0], 30_000);
     expect((await emulator.media.decrypt(got.message.imageMessage!, 'image')).equals(image)).toBe(true);
     expect(await product.credits()).toBe(before - 1);
     emulator.media.delayMs = 0;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 import { productOnEmulator } from './emulator-rig.ts';
 
 const OWN = '919800000061';
@@ -7,7 +7,7 @@ const VIEWERS = ['919811111161', '919811111162'];
 const QUIET = '919822222261';
 
 /**
- * Status posts on the real Baileys socket (issue 31): rc14 sends the post to status@broadcast
+ * Status posts on the real Baileys socket: rc14 sends the post to status@broadcast
  * with `statusJidList` (one skmsg, the sender key pairwise to every device); each phone of the
  * audience decrypts it; the viewers' read receipts come back naming them, and only their rows
  * count as viewed.
@@ -26,7 +26,7 @@ describe('a status post, against the emulator', () => {
 
   /** The post's job once every phone has it (delivered) and the two viewers have viewed it. */
   const viewedByTwo = (jobId: string, ms: number) =>
-    until(
+    waitFor(
       'the views',
       async () => {
         const j = await product.job(jobId);
@@ -45,7 +45,7 @@ describe('a status post, against the emulator', () => {
       content: 'Hello from the shop',
     });
     expect(hello.status, JSON.stringify(hello.json)).toBe(200);
-    await until(
+    await waitFor(
       'the messages sent',
       async () => ((await product.job(hello.json.jobId)).status === 'completed' ? true : null),
       60_000,
@@ -65,7 +65,7 @@ describe('a status post, against the emulator', () => {
     expect(await product.credits()).toBe(credits - 3);
 
     for (const phone of [...VIEWERS, QUIET]) {
-      const got = await until(
+      const got = await waitFor(
         `the status on ${phone}`,
         async () => emulator.world.account(phone).inbox.find((m) => m.kind === 'status') ?? null,
         60_000,
@@ -104,7 +104,7 @@ describe('a status post, against the emulator', () => {
         content: 'Open on Monday too',
       });
       expect(hello.status, JSON.stringify(hello.json)).toBe(200);
-      const texts = await until(
+      const texts = await waitFor(
         'the texts delivered and read',
         async () => {
           const j = await product.job(hello.json.jobId);

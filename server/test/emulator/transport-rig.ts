@@ -4,7 +4,7 @@ import pino from 'pino';
 import type { AuthEntry, AuthStore } from '../../src/transport/auth-store.ts';
 import { type BaileysOptions, BaileysTransport } from '../../src/transport/baileys/transport.ts';
 import type { CachedGroup, GroupInfo } from '../../src/transport/types.ts';
-import { until } from '../reliability/support/server-process.ts';
+import { waitFor } from '../wait.ts';
 
 /** An AuthStore in memory, kept across the transport's sockets like the database's. */
 function memoryAuthStore(sessionId: string): AuthStore {
@@ -63,9 +63,9 @@ export async function linkedTransport(
     if (u.state === 'qr') qr ??= u.qr;
   });
   await transport.connect();
-  const shown = await until('a QR', async () => qr, 60_000, 50);
+  const shown = await waitFor('a QR', async () => qr, 60_000, 50);
   await emulator.phone(phone).scan(shown);
-  await until('the transport open', async () => transport.state === 'open', 60_000, 50);
+  await waitFor('the transport open', async () => transport.state === 'open', 60_000, 50);
   // The session runner's first group sync (sessions/group-sync.ts).
   for (const g of await transport.fetchGroups()) groups.set(g.id, { ...g, isAdmin: isAdmin(g) });
   return { transport, groups, copies };

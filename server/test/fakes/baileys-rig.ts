@@ -15,9 +15,10 @@ import {
 import { restrictionSteps } from '../../src/transport/restriction-steps.ts';
 import { sentCopies } from '../../src/transport/sent-messages.ts';
 import { buildUser, createTestApp, type DbKind, late, loginToken, type TestApp } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 import { type FakeSocket, fakeSocketMaker } from './baileys-socket.ts';
 import { expectLedgerMatches } from './messaging.ts';
-import { createInstance, waitFor } from './sessions.ts';
+import { createInstance } from './sessions.ts';
 
 export const OWN_PN = '919876543210';
 export const OWN_LID = '201234567890123';
@@ -134,9 +135,9 @@ export async function baileysRig(
     const sessionId = await createInstance(t, token, { phoneNumber: OWN_PN, sessionName: name });
     // This session's first socket: a session of an earlier test may still be reconnecting.
     const first = await waitFor(
+      'first socket',
       async () => maker.sockets.find((s, i) => i >= from && sessionOf.get(s) === sessionId),
       15_000,
-      'first socket',
     );
     return { sessionId, first, index: maker.sockets.indexOf(first), token, user: created };
   }
@@ -144,15 +145,15 @@ export async function baileysRig(
   /** Pairs the first socket, restarts (515) and opens the second; resolves once CONNECTED. */
   async function pairAndOpen(sessionId: string, s1: FakeSocket, index: number): Promise<FakeSocket> {
     s1.ev.emit('connection.update', { qr: 'QR-REF-1' });
-    await waitFor(async () => (await row(sessionId)).qr === 'QR-REF-1', 15_000, 'QR in DB');
+    await waitFor('QR in DB', async () => (await row(sessionId)).qr === 'QR-REF-1', 15_000);
     // Pairing: WhatsApp gives the creds an identity, then asks for a restart (515).
     s1.pairSuccess({ id: `${OWN_PN}:7@s.whatsapp.net`, lid: `${OWN_LID}:7@lid` });
-    await waitFor(async () => (await row(sessionId)).hasCredentials, 15_000, 'creds saved');
+    await waitFor('creds saved', async () => (await row(sessionId)).hasCredentials, 15_000);
     s1.close(515, 'Stream Errored (restart required)');
     const s2 = await waitFor(
+      'new socket after 515',
       async () => socketsOf(sessionId).find((s) => maker.sockets.indexOf(s) > index),
       15_000,
-      'new socket after 515',
     );
     expect(s2).not.toBe(s1);
     expect(s2.config.auth.creds.me?.id).toBe(`${OWN_PN}:7@s.whatsapp.net`);
@@ -168,7 +169,7 @@ export async function baileysRig(
     expect((await row(sessionId)).status).not.toBe('CONNECTED');
     expect(runner.transportFor(sessionId)).toBeUndefined();
     s2.flushLogin();
-    await waitFor(async () => (await row(sessionId)).status === 'CONNECTED', 10_000, 'CONNECTED');
+    await waitFor('CONNECTED', async () => (await row(sessionId)).status === 'CONNECTED', 10_000);
     return s2;
   }
 

@@ -1,7 +1,7 @@
 import { seeded } from '../reliability/support/server-process.ts';
 import { xlsxOfSheetXml } from './xlsx.ts';
 
-/** Uploads made to exhaust an importer (issue 27): a sheet that inflates 20:1, a very wide CSV. */
+/** Uploads made to exhaust an importer: a sheet that inflates 20:1, a very wide CSV. */
 
 const CITIES = ['Pune', 'Goa', 'Delhi', 'Mumbai', 'Chennai', 'Kolkata', 'Jaipur', 'Surat'];
 

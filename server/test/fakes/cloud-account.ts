@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { bearer, type TestApp } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 import type { FakeGraphApi } from './graph-api.ts';
-import { waitFor } from './messaging.ts';
 
 /** The body of POST /api/cloud-instances with the fake's credentials (`over` changes some). */
 export function connectBody(fake: FakeGraphApi, over: Record<string, string> = {}) {

@@ -13,25 +13,13 @@ import {
   type TestApp,
 } from '../helpers.ts';
 import { connectCloudAccount } from './cloud-account.ts';
-import { type FakeGraphApi, type FakeTemplate, startFakeGraphApi } from './graph-api.ts';
+import { approvedTemplate, type FakeGraphApi, type FakeTemplate, startFakeGraphApi } from './graph-api.ts';
 import { expectLedgerMatches } from './messaging.ts';
 
 /** Template list entries as Meta's template management page shows them (name, language, category, status, components). */
 export const CLOUD_TEMPLATES: FakeTemplate[] = [
-  {
-    name: 'diwali_offer',
-    language: 'en',
-    category: 'MARKETING',
-    status: 'APPROVED',
-    components: [{ type: 'BODY', text: 'Hello {{1}}, {{2}} off this Diwali!' }],
-  },
-  {
-    name: 'order_update',
-    language: 'en_US',
-    category: 'UTILITY',
-    status: 'APPROVED',
-    components: [{ type: 'BODY', text: 'Your order {{1}} has shipped.' }],
-  },
+  approvedTemplate('diwali_offer', 'en', 'MARKETING', 'Hello {{1}}, {{2}} off this Diwali!'),
+  approvedTemplate('order_update', 'en_US', 'UTILITY', 'Your order {{1}} has shipped.'),
   {
     name: 'new_launch',
     language: 'en',

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { startFakeGraphApi } from './graph-api.ts';
+import { approvedTemplate, startFakeGraphApi } from './graph-api.ts';
 
 /**
  * The fake Graph API as a process of its own, for the browser tests (e2e/playwright.config.ts
@@ -11,21 +11,16 @@ const fake = await startFakeGraphApi({
   port: Number(process.env.FAKE_GRAPH_PORT),
   // Meta's template management page: name, language, category, status, components.
   templates: [
-    {
-      name: 'order_update',
-      language: 'en_US',
-      category: 'UTILITY',
-      status: 'APPROVED',
-      components: [{ type: 'BODY', text: 'Hello {{1}}, your order {{2}} has shipped.' }],
-    },
-    {
-      name: 'diwali_offer',
-      language: 'en',
-      category: 'MARKETING',
-      status: 'APPROVED',
-      components: [{ type: 'BODY', text: 'Hello {{1}}, 20% off this Diwali!' }],
-    },
+    approvedTemplate('order_update', 'en_US', 'UTILITY', 'Hello {{1}}, your order {{2}} has shipped.'),
+    approvedTemplate('diwali_offer', 'en', 'MARKETING', 'Hello {{1}}, 20% off this Diwali!'),
   ],
+});
+/** The credentials a test types into 'Connect Cloud API'. */
+const credentials = () => ({
+  phoneNumberId: fake.phoneNumberId,
+  wabaId: fake.wabaId,
+  accessToken: fake.accessToken,
+  appSecret: fake.appSecret,
 });
 const control = http.createServer((req, res) => {
   let raw = '';
@@ -36,23 +31,13 @@ const control = http.createServer((req, res) => {
     if (req.method === 'POST' && req.url === '/webhook') {
       const { url } = JSON.parse(raw) as { url: string };
       fake.state.webhook = { url, delayMs: 300, retryDelayMs: 200, maxAttempts: 20 };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          phoneNumberId: fake.phoneNumberId,
-          wabaId: fake.wabaId,
-          accessToken: fake.accessToken,
-          appSecret: fake.appSecret,
-        }),
-      );
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(credentials()));
       return;
     }
     // GET /: the credentials a test types into 'Connect Cloud API'.
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
-        phoneNumberId: fake.phoneNumberId,
-        wabaId: fake.wabaId,
-        accessToken: fake.accessToken,
-        appSecret: fake.appSecret,
+        ...credentials(),
         sends: fake.sends.length,
       }),
     );

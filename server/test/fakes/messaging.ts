@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { asc, eq, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
@@ -15,6 +14,7 @@ import {
 import type { App } from '../../src/http/types.ts';
 import { newId } from '../../src/ids.ts';
 import { account, bearer, type TestApp } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 import { createInstance } from './sessions.ts';
 
 /** A user who can sign in (`account`'s options) and a session of theirs (buildSession's row). */
@@ -137,21 +137,6 @@ export async function recipientsOf(db: Db, jobId: string) {
     .from(messageJobRecipients)
     .where(eq(messageJobRecipients.jobId, jobId))
     .orderBy(messageJobRecipients.id);
-}
-
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false>,
-  timeoutMs = 15_000,
-  everyMs = 25,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
 }
 
 /**

@@ -1,30 +1,7 @@
 import { expect } from 'vitest';
 import type { TestApp } from '../helpers.ts';
 import { bearer } from '../helpers.ts';
-
-/**
- * Polls `probe` until it returns a value that is not undefined/false, or fails after `timeoutMs`.
- * The default is generous: a wait only fails a test that is wrong, and CI's server suite runs
- * its files side by side on 2 cores (a status write took over 10 s there once).
- */
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined | false | null>,
-  timeoutMs = 30_000,
-  what = 'condition',
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < until) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false && v !== null) return v as T;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
+import { waitFor } from '../wait.ts';
 
 export async function createInstance(
   t: TestApp,
@@ -57,11 +34,11 @@ export async function connectedInstance(
 ): Promise<string> {
   const sessionId = await createInstance(t, token, { phoneNumber, sessionName: `S ${phoneNumber}` });
   await waitFor(
+    'first QR',
     async () =>
       (await t.app.inject({ method: 'GET', url: `/api/${sessionId}/QR`, headers: bearer(token) }))
         .statusCode === 200,
     5000,
-    'first QR',
   );
   const link = await t.app.inject({
     method: 'POST',
@@ -69,7 +46,7 @@ export async function connectedInstance(
     headers: bearer(token),
   });
   if (link.statusCode !== 200) throw new Error(`link: ${link.statusCode} ${link.body}`);
-  await waitFor(async () => (await statusOf(t, token, sessionId)).connected, 5000, 'CONNECTED');
+  await waitFor('CONNECTED', async () => (await statusOf(t, token, sessionId)).connected, 5000);
   return sessionId;
 }
 

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { waGroups } from '../../src/db/schema.ts';
 import { appWithEngine, bearer, buildUser, type DbKind, late, loginToken } from '../helpers.ts';
-import { waitFor } from './messaging.ts';
+import { waitFor } from '../wait.ts';
 import { connectedInstance } from './sessions.ts';
 
 export type ReceivedCall = {

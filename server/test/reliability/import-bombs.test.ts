@@ -19,7 +19,7 @@ import {
 } from './support/server-process.ts';
 
 /**
- * Issue 27 item 3: uploads made to exhaust the server (an .xlsx that inflates to 178 MB, a CSV
+ * Uploads made to exhaust the server (an .xlsx that inflates to 178 MB, a CSV
  * 50,000 columns wide). A real server process on each database; while each upload runs,
  * `/healthz` is polled one request after another and the process's resident memory sampled
  * from /proc. Each upload must end in a clear 400 or a bounded import with nothing half-written.

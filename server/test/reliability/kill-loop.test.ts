@@ -4,6 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabaseUrl } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 import { recordFigure } from './figures.ts';
 import {
   adminAndUser,
@@ -18,12 +19,11 @@ import {
   seeded,
   simulatorEnv,
   spawnServer,
-  until,
   waitReady,
 } from './support/server-process.ts';
 
 /**
- * Item 1: one real server process, killed with SIGKILL at seeded random moments, some of them during its
+ * One real server process, killed with SIGKILL at seeded random moments, some of them during its
  * start, while 10 jobs of 300 recipients run on two simulated sessions; restarted each time.
  * Then every job must end with every recipient sent or failed, no chat sent twice, and the
  * credits and the ledger exact.
@@ -158,7 +158,7 @@ describe('kill loop: SIGKILL a real server at random moments during 10 jobs', ()
     const s = server;
     let jobs: Job[] = [];
     try {
-      jobs = await until(
+      jobs = await waitFor(
         'every job to end',
         async () => {
           const all = await Promise.all(jobIds.map((id) => details(s, id)));

@@ -9,7 +9,7 @@ const LIMIT = 10;
 const IP_LIMIT = 50;
 
 /**
- * Issue 27 items 2 and 7: limits that must hold however many requests arrive at once. A sign-in
+ * Limits that must hold however many requests arrive at once. A sign-in
  * answered 401 had its password (or code) checked; one answered 429 did not.
  */
 describe.each(DB_KINDS)('limit races (%s)', (kind) => {

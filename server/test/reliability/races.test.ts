@@ -9,11 +9,12 @@ import { creditLedger, messageJobRecipients, messageJobs, users } from '../../sr
 import { type Engine, startEngine } from '../../src/engine.ts';
 import { connectedInstance } from '../fakes/sessions.ts';
 import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 import { recordFigure } from './figures.ts';
-import { readOutbox, until } from './support/server-process.ts';
+import { readOutbox } from './support/server-process.ts';
 
 /**
- * Item 3: sends, retries and deletes fired at once on the same jobs and the same balance,
+ * Sends, retries and deletes fired at once on the same jobs and the same balance,
  * through the HTTP API with the engine sending (simulator, zero pace). Each job's ledger rows
  * are set against what happened to its recipients (the outbox tells what was sent, even for a
  * job that was deleted since).
@@ -141,7 +142,7 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
 
     // Four jobs that end with failed recipients, to retry and delete later.
     const first = (await Promise.all([send(), send(), send(), send()])) as string[];
-    await until('first jobs to end', () => ended(first), 60_000, 50);
+    await waitFor('first jobs to end', () => ended(first), 60_000, 50);
 
     // Round after round, all at once: more sends than the balance covers, retries of the same
     // job, retries racing deletes of the same job, deletes of jobs still sending.
@@ -162,13 +163,13 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
       for (let i = 0; i < 3; i++) ops.push(retry(doomed), remove(doomed));
       await Promise.all(ops);
     }
-    await until('every job to end', () => ended([...jobChats.keys()]), 120_000, 100);
+    await waitFor('every job to end', () => ended([...jobChats.keys()]), 120_000, 100);
     await deletePaused([...jobChats.keys()]);
     // A last pass: every job still there retried at once, twice over, then all ended.
     const remaining: string[] = [];
     for (const id of jobChats.keys()) if ((await jobStatus(id)) !== undefined) remaining.push(id);
     await Promise.all(remaining.flatMap((id) => [retry(id), retry(id)]));
-    await until('retried jobs to end', () => ended(remaining), 120_000, 100);
+    await waitFor('retried jobs to end', () => ended(remaining), 120_000, 100);
     await deletePaused(remaining);
     sampling = false;
     await sampler;

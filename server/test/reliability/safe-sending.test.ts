@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
 import { creditLedger, messageJobRecipients, messageJobs, users, waSessions } from '../../src/db/schema.ts';
 import { OPEN_POLICY } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 import { recordFigure } from './figures.ts';
 import { type Node, nodesOnOnePostgres } from './support/nodes.ts';
 import {
@@ -14,11 +15,10 @@ import {
   killHard,
   linkedSession,
   readOutbox,
-  until,
 } from './support/server-process.ts';
 
 /**
- * Issue 14 item 6: the sending policy and job pauses under real processes on one PostgreSQL.
+ * The sending policy and job pauses under real processes on one PostgreSQL.
  * Each node writes its own outbox file: what left, when, by which node.
  */
 
@@ -79,7 +79,7 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
       );
       expect(resumed.json).toEqual({ success: true, message: 'Job resumed' });
     }
-    const job = await until(
+    const job = await waitFor(
       'the job to end',
       async () => {
         const j = await jobOf(jobId);
@@ -117,7 +117,7 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
     });
     expect(set.status, JSON.stringify(set.json)).toBe(200);
     const jobId = await send(nodes[0]!, sessionId, numbers(20, 1000));
-    const details = await until(
+    const details = await waitFor(
       'the waiting reason',
       async () => {
         const d = await api(nodes[1]!.server, 'GET', `/api/message-jobs-details/${jobId}?media=0`, token);
@@ -127,7 +127,7 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
       200,
     );
     expect(details.statusReason).toBe(`Waiting: quiet hours until ${hhmm(endsAt)}`);
-    const job = await until(
+    const job = await waitFor(
       'the job to end after the window',
       async () => {
         const j = await jobOf(jobId);
@@ -153,12 +153,12 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
     });
     expect(set.status, JSON.stringify(set.json)).toBe(200);
     const jobId = await send(nodes[1]!, sessionId, numbers(100, 2000));
-    await until('15 sent', async () => ((await jobOf(jobId)).sentCount >= 15 ? true : null), 60_000, 20);
+    await waitFor('15 sent', async () => ((await jobOf(jobId)).sentCount >= 15 ? true : null), 60_000, 20);
     const [row] = await database.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
     const victim = nodes.find((n) => row!.ownerNode?.includes(`-${n.server.child.pid}-`))!;
     const survivor = nodes.find((n) => n !== victim)!;
     await killHard(victim.server);
-    await until(
+    await waitFor(
       'the survivor drives the session',
       async () => {
         const [r] = await database.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
@@ -169,7 +169,7 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
       60_000,
       100,
     );
-    const held = await until(
+    const held = await waitFor(
       'the daily-limit hold',
       async () => {
         const d = await api(survivor.server, 'GET', `/api/message-jobs-details/${jobId}?media=0`, token);
@@ -207,13 +207,13 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
     expect(set.status, JSON.stringify(set.json)).toBe(200);
     const total = 300;
     const jobId = await send(alive[1]!, sessionId, numbers(total, 3000));
-    await until('50 sent', async () => ((await jobOf(jobId)).sentCount >= 50 ? true : null), 60_000, 20);
+    await waitFor('50 sent', async () => ((await jobOf(jobId)).sentCount >= 50 ? true : null), 60_000, 20);
     const [row] = await database.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
     const victim = alive.find((n) => row!.ownerNode?.includes(`-${n.server.child.pid}-`))!;
     const survivor = alive.find((n) => n !== victim)!;
     const atKill = (await jobOf(jobId)).sentCount;
     await killHard(victim.server);
-    const ended = await until(
+    const ended = await waitFor(
       'the job to end on the survivor',
       async () => {
         const d = await api(survivor.server, 'GET', `/api/message-jobs-details/${jobId}?media=0`, token);

@@ -17,10 +17,11 @@ import {
   loginToken,
   type TestApp,
 } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 import { recordFigure } from './figures.ts';
-import { readOutbox, until } from './support/server-process.ts';
+import { readOutbox } from './support/server-process.ts';
 
-/** Issue 16: a job's life cut short by its owner (delete, terminate) while the engine sends. */
+/** A job's life cut short by its owner (delete, terminate) while the engine sends. */
 describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
   const section = `jobs cut short (${kind})`;
   let t: TestApp;
@@ -73,7 +74,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
     };
     const doomed = await send('9174100');
     const kept = await send('9174200');
-    await until(
+    await waitFor(
       'the first sends of the doomed job',
       async () => count(await statuses(doomed), 'sent') > 0,
       30_000,
@@ -90,7 +91,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
       .from(messageJobs)
       .where(eq(messageJobs.id, kept));
     const stored = await t.db.select({ id: media.id }).from(media).where(eq(media.id, job!.mediaId!));
-    await until(
+    await waitFor(
       'the kept job to end',
       async () => {
         const rows = await statuses(kept);
@@ -123,7 +124,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
     const token = await loginToken(t.app, user.username);
     const sessionId = await connectedInstance(t, token, kind === 'pglite' ? '919730000011' : '919730000012');
     // Numbers starting TIMEOUT_PREFIX time out in the simulator: they fail, are refunded, and a
-    // retry may fix them (issue 29: 'Not on WhatsApp' is no longer retried). They go first, so
+    // retry may fix them ('Not on WhatsApp' is no longer retried). They go first, so
     // that the job's last 20 outcomes (the first pass's, then the retry's) are never mostly
     // failures: the auto-pause would hold the retry instead.
     const list = [
@@ -137,7 +138,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
       payload: { chatIds: list, content: 'retry me' },
     });
     const jobId = sent.json().jobId as string;
-    await until(
+    await waitFor(
       'the first pass to end',
       async () => {
         const rows = await statuses(jobId);
@@ -159,7 +160,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
     });
     expect(terminated.statusCode).toBeLessThan(500);
     const terminatedAt = Date.now();
-    const settled = await until(
+    const settled = await waitFor(
       'every recipient to end after the terminate',
       async () => {
         const rows = await statuses(jobId);
@@ -214,7 +215,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
       payload: { chatIds: list, content: 'disable me' },
     });
     const jobId = sent.json().jobId as string;
-    await until('the first sends', async () => count(await statuses(jobId), 'sent') >= 10, 30_000, 20);
+    await waitFor('the first sends', async () => count(await statuses(jobId), 'sent') >= 10, 30_000, 20);
     const disabled = await t.app.inject({
       method: 'PATCH',
       url: `/api/admin/users/${user.id}`,
@@ -224,7 +225,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
     expect(disabled.statusCode).toBe(200);
     // A send already handed over when the answer went out may finish within one send latency.
     const answeredAt = Date.now() + 20 + 50;
-    const rows = await until(
+    const rows = await waitFor(
       'every recipient to end',
       async () => {
         const r = await statuses(jobId);

@@ -14,7 +14,7 @@ import {
 } from '../helpers.ts';
 import { recordFigure } from './figures.ts';
 
-/** Issue 16: races and floods on sign-up, sign-in, instances and the balance. */
+/** Races and floods on sign-up, sign-in, instances and the balance. */
 describe.each(DB_KINDS)('security races (%s)', (kind) => {
   const section = `security races (${kind})`;
   let t: TestApp;

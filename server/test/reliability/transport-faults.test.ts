@@ -9,11 +9,12 @@ import { type Engine, startEngine } from '../../src/engine.ts';
 import { RESTRICTED_PREFIX } from '../../src/transport/simulator/numbers.ts';
 import { connectedInstance, statusOf } from '../fakes/sessions.ts';
 import { bearer, buildUser, createTestApp, loginToken, type TestApp } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 import { recordFigure } from './figures.ts';
-import { duplicateSends, readOutbox, until } from './support/server-process.ts';
+import { duplicateSends, readOutbox } from './support/server-process.ts';
 
 /**
- * Item 7: faults of the transport, through the real engine (session runner, simulator,
+ * Faults of the transport, through the real engine (session runner, simulator,
  * dispatcher) on an in-process app: connection drops mid-job, the phone unlinking the device,
  * and WhatsApp's error 463 (produced by the simulator for numbers starting with 999463).
  */
@@ -91,14 +92,19 @@ describe('transport faults through the engine and the simulator', () => {
       let waitedDuringOutage = 0;
       const outages: number[] = [];
       for (const at of [150, 400, 650]) {
-        await until(`${at} sent`, async () => outboxOf(r, sessionId).length >= at, 60_000, 20);
+        await waitFor(`${at} sent`, async () => outboxOf(r, sessionId).length >= at, 60_000, 20);
         const drop = await simulator(r, token, sessionId, 'disconnect');
         expect(drop.statusCode, drop.body).toBe(200);
         const down = Date.now();
-        await until('DISCONNECTED', async () => !(await statusOf(r.t, token, sessionId)).connected, 5000, 10);
+        await waitFor(
+          'DISCONNECTED',
+          async () => !(await statusOf(r.t, token, sessionId)).connected,
+          5000,
+          10,
+        );
         waitedDuringOutage +=
           (await recipients(r, jobId)).filter((x) => x.status === 'queued').length > 0 ? 1 : 0;
-        const up = await until(
+        const up = await waitFor(
           'reconnected',
           async () => {
             const row = await sessionRow(r, sessionId);
@@ -115,7 +121,7 @@ describe('transport faults through the engine and the simulator', () => {
           return t > down && t < up;
         }).length;
       }
-      const end = await until(
+      const end = await waitFor(
         'job end',
         async () => {
           const rs = await recipients(r, jobId);
@@ -168,20 +174,24 @@ describe('transport faults through the engine and the simulator', () => {
         (await r.t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).length,
       ).toBe(1);
       const jobId = await send(r, token, sessionId, numbers(N, 917_100_010_001));
-      await until('50 sent', async () => outboxOf(r, sessionId).length >= 50, 60_000, 10);
+      await waitFor('50 sent', async () => outboxOf(r, sessionId).length >= 50, 60_000, 10);
       const logout = await simulator(r, token, sessionId, 'logout');
       expect(logout.statusCode, logout.body).toBe(200);
       const at = Date.now();
-      const status = await until('DISCONNECTED', async () => {
-        const s = await statusOf(r.t, token, sessionId);
-        return s.status === 'DISCONNECTED' ? s : null;
-      });
+      const status = await waitFor(
+        'DISCONNECTED',
+        async () => {
+          const s = await statusOf(r.t, token, sessionId);
+          return s.status === 'DISCONNECTED' ? s : null;
+        },
+        60_000,
+      );
       const sentAtLogout = outboxOf(r, sessionId).length;
       const credsLeft = (await r.t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId)))
         .length;
       const row = await sessionRow(r, sessionId);
 
-      const end = await until(
+      const end = await waitFor(
         'pending recipients to fail',
         async () => {
           const rs = await recipients(r, jobId);
@@ -234,7 +244,7 @@ describe('transport faults through the engine and the simulator', () => {
       const chats = numbers(200, 917_100_020_001);
       chats[60] = `${RESTRICTED_PREFIX}000001`;
       const jobId = await send(r, token, sessionId, chats);
-      const paused = await until(
+      const paused = await waitFor(
         'paused',
         async () =>
           (await sessionRow(r, sessionId)).sendPaused ? await statusOf(r.t, token, sessionId) : null,
@@ -243,13 +253,13 @@ describe('transport faults through the engine and the simulator', () => {
       );
       // A second job on the paused session: accepted, held (not sent, not failed).
       const second = await send(r, token, sessionId, numbers(50, 917_100_030_001));
-      await until(
+      await waitFor(
         'the restricted send to be recorded',
         async () => ((await recipients(r, jobId)).some((x) => x.status === 'failed') ? true : null),
         60_000,
         100,
       );
-      // Held past SESSION_WAIT_MS (3 s): one-to-one sends wait for the restriction to end (DECISIONS.md).
+      // Held past SESSION_WAIT_MS (3 s): one-to-one sends wait for the restriction to end (docs/decisions.md, Sending pace).
       await new Promise((res) => setTimeout(res, 4000));
       const rows = [...(await recipients(r, jobId)), ...(await recipients(r, second))];
       const held = rows.filter((x) => x.status === 'queued').length;

@@ -4,19 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
 import { messageJobRecipients, messageJobs, users, waSessions } from '../../src/db/schema.ts';
 import { buildUser } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 import { recordFigure } from './figures.ts';
 import { type Node, nodesOnOnePostgres } from './support/nodes.ts';
-import {
-  api,
-  duplicateSends,
-  killHard,
-  type OutboxLine,
-  readOutbox,
-  until,
-} from './support/server-process.ts';
+import { api, duplicateSends, killHard, type OutboxLine, readOutbox } from './support/server-process.ts';
 
 /**
- * Item 2: two server processes on one PostgreSQL drive 10 sessions with jobs running; one is
+ * Two server processes on one PostgreSQL drive 10 sessions with jobs running; one is
  * killed with SIGKILL. Each node writes its own outbox file, so every message sent says which
  * node sent it: a session is driven by two nodes at once when both sent for it over
  * overlapping spans of time.
@@ -58,7 +52,7 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
       ids.push(res.json.sessionId as string);
     }
     const rows = () => db.select().from(waSessions).where(inArray(waSessions.sessionId, ids));
-    await until('QRs', async () => (await rows()).every((r) => r.qr && r.ownerNode), 30_000);
+    await waitFor('QRs', async () => (await rows()).every((r) => r.qr && r.ownerNode), 30_000);
     for (const [i, id] of ids.entries()) {
       const res = await api(
         nodes[(i + 1) % 2]!.server,
@@ -69,7 +63,7 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
       );
       expect(res.status, JSON.stringify(res.json)).toBe(200);
     }
-    await until('all CONNECTED', async () => (await rows()).every((r) => r.status === 'CONNECTED'), 30_000);
+    await waitFor('all CONNECTED', async () => (await rows()).every((r) => r.status === 'CONNECTED'), 30_000);
 
     const pidOf = (owner: string | null) => nodes.find((n) => owner?.includes(`-${n.server.child.pid}-`));
     // Sample the owners from here on: while both nodes live, no session changes hands.
@@ -102,7 +96,7 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
       jobIds.push(res.json.jobId as string);
     }
     const outboxLines = () => nodes.reduce((n, node) => n + readOutbox(node.outbox).lines.length, 0);
-    await until('a fifth sent', async () => outboxLines() >= initial / 5, 120_000, 50);
+    await waitFor('a fifth sent', async () => outboxLines() >= initial / 5, 120_000, 50);
 
     const owners = await rows();
     const counts = nodes.map((n) => owners.filter((r) => pidOf(r.ownerNode) === n).length);
@@ -114,7 +108,7 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
     const killedAt = Date.now();
     await killHard(victim.server);
 
-    const reconnectedMs = await until(
+    const reconnectedMs = await waitFor(
       'every session CONNECTED under the survivor',
       async () =>
         (await rows()).every(
@@ -129,7 +123,7 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
       60_000,
       20,
     );
-    const jobsEnded = await until(
+    const jobsEnded = await waitFor(
       'every job to end',
       async () => {
         const js = await db.select().from(messageJobs).where(inArray(messageJobs.id, jobIds));

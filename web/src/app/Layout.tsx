@@ -47,7 +47,7 @@ function skipToContent() {
 
 type NavItem = { to: string; label: string; icon: typeof IconSend; bulkOnly?: boolean };
 
-/** The sidebar of spec section 2, in the spec's order. */
+/** The sidebar of the specification, in the spec's order. */
 const NAV: NavItem[] = [
   { to: '/dashboard', label: 'Dashboard', icon: IconLayoutDashboard },
   { to: '/instances', label: 'Instances', icon: IconDeviceMobile },

@@ -1,7 +1,7 @@
 import { type ComponentType, useEffect, useState } from 'react';
 import { PageLoader } from './PageLoader.tsx';
 
-/** Lazily loaded script timeout (spec section 9). */
+/** Lazily loaded script timeout (docs/decisions.md, Kept to the letter). */
 const CHUNK_TIMEOUT_MS = 120_000;
 
 type Page = ComponentType & {

@@ -3,7 +3,7 @@ import { SERVICE_NAME, TEXTS } from '@wa/contract';
 import { Link } from 'react-router-dom';
 
 /**
- * The spec's 'No active session found' with the one click that fixes it (issue 29, item 9: a new
+ * The spec's 'No active session found' with the one click that fixes it (a new
  * user saw zeros and nothing said 'link WhatsApp first').
  */
 export function NoSessionAlert() {
@@ -21,7 +21,7 @@ export function NoSessionAlert() {
   );
 }
 
-/** At balance 0, how credits are had: the user's admin adds them (DECISIONS.md: sign-up gives 0). */
+/** At balance 0, how credits are had: the user's admin adds them (docs/decisions.md, Sign-up and password resets: sign-up gives 0). */
 export function NoCreditsNote(props: { balance: number }) {
   if (props.balance > 0) return null;
   return (

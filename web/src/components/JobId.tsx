@@ -1,7 +1,7 @@
 import { ActionIcon, CopyButton, Group, Text } from '@mantine/core';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
 
-/** A job id as tables show it: its first 8 characters (issue 18: tables that fit). */
+/** A job id as tables show it: its first 8 characters (tables that fit). */
 export const shortJobId = (id: string): string => id.slice(0, 8);
 
 /**

@@ -15,7 +15,7 @@ import type { Key, ReactNode } from 'react';
 import { KEYBOARD_SCROLL } from '../lib/a11y.ts';
 import { VirtualRows } from './ListTableVirtual.tsx';
 
-/** Below Mantine's `sm` breakpoint (768 px) lists are drawn as cards (issue 18). */
+/** Below Mantine's `sm` breakpoint (768 px) lists are drawn as cards. */
 export const SMALL_SCREEN = '(max-width: 47.99em)';
 
 export type CardField = { label: string; value: ReactNode };
@@ -50,7 +50,7 @@ export function FieldList(props: { fields: readonly CardField[]; label?: string;
 }
 
 /**
- * One row of a table drawn as a card below 768 px (issue 18): a title, every field as
+ * One row of a table drawn as a card below 768 px: a title, every field as
  * 'label: value' (a description list) and the row's actions, wrapping, at the bottom.
  */
 export function RowCard(props: { title: ReactNode; fields: readonly CardField[]; actions?: ReactNode }) {
@@ -80,7 +80,7 @@ export type VirtualOptions = {
   maxHeight?: string;
   /**
    * Columns share the box's width and their text wraps, so that no sideways scrolling is
-   * needed (issue 18: tables that fit at 1280 px); otherwise the table is as wide as its content.
+   * needed (tables that fit at 1280 px); otherwise the table is as wide as its content.
    */
   fit?: boolean;
   /**

@@ -10,7 +10,7 @@ type FixedRow = { key: string | number; index: number; start: number; end: numbe
 /**
  * The visible rows of a long list of rows of one height, from the scroll position alone. The
  * virtualizer keeps an offset object per row, built again whenever the count changes: for a
- * million-line upload that was the bulk page's longest main-thread task (issue 28 §4).
+ * million-line upload that was the bulk page's longest main-thread task.
  */
 function useFixedRows(
   count: number,

@@ -4,8 +4,8 @@ import { useMeta } from '../features/auth/api/get-meta.ts';
 import { DEFAULT_COUNTRY_CODE } from '../lib/csv-contacts.ts';
 
 /**
- * The reusable session dropdown: each session as 'name (number)' (spec section 2), the number as
- * country code + digits (DECISIONS.md, Phone numbers), also for a session stored before the rule
+ * The reusable session dropdown: each session as 'name (number)', the number as
+ * country code + digits (docs/decisions.md, Phone numbers), also for a session stored before the rule
  * ('9123456780' shows as 919123456780).
  */
 export function PhoneNumberPicker(props: {

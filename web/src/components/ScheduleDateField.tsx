@@ -9,7 +9,7 @@ import { AppDates, CALENDAR_LABELS } from '../lib/dates.tsx';
 const DEFAULT_TIME = '09:00:00';
 
 /**
- * A date (or date and time) typed the en-IN way, day first (`24/11/2026, 02:30 pm`; issue 18:
+ * A date (or date and time) typed the en-IN way, day first (`24/11/2026, 02:30 pm`:
  * the browser's own input showed mm/dd/yyyy), or whose day is picked in a calendar opened by the
  * button beside it. The calendar opens only from that button, so typing leaves the rest of the
  * modal in view. `value`: `YYYY-MM-DD HH:mm:ss` with a time, `YYYY-MM-DD` without, '' for none.
@@ -28,7 +28,7 @@ export function ScheduleDateField(props: {
   const [calendarOpen, setCalendarOpen] = useState(false);
   const pickedDay = useRef(false);
   // The month the calendar shows, held here: left to itself it stayed on the month of a past
-  // day once typed and cleared, every day disabled (issue 29, item 7).
+  // day once typed and cleared, every day disabled.
   const [shownMonth, setShownMonth] = useState(props.minDate);
   const toggleCalendar = () => {
     if (!calendarOpen) {

@@ -92,7 +92,7 @@ export async function apiBlobUrl(path: string, signal?: AbortSignal): Promise<st
 }
 
 /**
- * The text for a failed call (spec section 8): the server's message when it sent one, the
+ * The text for a failed call (docs/decisions.md, Kept to the letter): the server's message when it sent one, the
  * fallback for an HTTP error without one, and '{prefix}: {reason}' when the call never answered.
  */
 export function errorText(err: unknown, fallback: string, prefix: string): string {

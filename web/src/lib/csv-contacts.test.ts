@@ -86,7 +86,7 @@ describe('parseContactsCsv', () => {
       phoneColumn: 'Mobile Number',
     });
   });
-  it('loads a Name,Mobile file of numbers written as people write them, from the Mobile column (issue 18)', () => {
+  it('loads a Name,Mobile file of numbers written as people write them, from the Mobile column', () => {
     const csv =
       'Name,Mobile\r\nAsha,09800015838\r\nRavi,0091 98000 15839\r\nMeena,919800015840.0\r\nGeeta,98000 15841\r\n';
     const result = parseContactsCsv(csv);

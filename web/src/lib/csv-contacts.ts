@@ -8,7 +8,7 @@ import {
   sheetCellText,
 } from '@wa/contract';
 
-/** `DEFAULT_COUNTRY_CODE` of DECISIONS.md until /api/meta answers: numbers without a country code are Indian. */
+/** `DEFAULT_COUNTRY_CODE` (docs/decisions.md, Phone numbers) until /api/meta answers: numbers without a country code are Indian. */
 export const DEFAULT_COUNTRY_CODE = '91';
 
 export type CsvContacts = {
@@ -30,7 +30,7 @@ const SAMPLE_ROWS = 50;
 /**
  * The number in one CSV cell, or why it is not one: 'noDigits' (a header such as `phone`),
  * 'invalid' (not a number libphonenumber-js accepts). The rule is contract/phone.ts's, the
- * one the server's contact import uses (DECISIONS.md, Phone numbers).
+ * one the server's contact import uses (docs/decisions.md, Phone numbers).
  */
 export function cleanPhoneNumber(
   cell: string,
@@ -42,7 +42,7 @@ export function cleanPhoneNumber(
 }
 
 /**
- * Reads an uploaded CSV as DECISIONS.md says: the number of each non-empty line, trimmed and
+ * Reads an uploaded CSV as docs/decisions.md, CSV upload says: the number of each non-empty line, trimmed and
  * cleaned, from the phone column (see `contactsOfRows`); header and invalid lines skipped and
  * counted; duplicates removed; a header's other columns kept as fields for `{{field}}`. The rows
  * are read by contract/csv.ts, the reader of the server's contact import (quoted fields, CRLF,
@@ -57,7 +57,7 @@ export function parseContactsCsv(text: string, countryCode = DEFAULT_COUNTRY_COD
   for (const row of reader.end()) rows.push(row);
   // A quote opened inside a cell and closed lines later (`=HYPERLINK("a","b"),x` then `5" TV`)
   // would make one field of the lines between, hiding their numbers without a word: then each
-  // line is read on its own, as DECISIONS.md says (the first column of each non-empty line).
+  // line is read on its own, as docs/decisions.md, CSV upload says (the first column of each non-empty line).
   return contactsOfRows(reader.strayQuote ? firstCellOfEachLine(text, delimiter) : rows, countryCode);
 }
 
@@ -90,7 +90,7 @@ export function contactsOfRows(rows: string[][], countryCode = DEFAULT_COUNTRY_C
   for (const row of rows) {
     const cell = row[phoneColumn] ?? '';
     if (header && row.some((c) => c.trim() !== '')) {
-      // The header row: a line without a number, as DECISIONS.md counts it.
+      // The header row: a line without a number, as docs/decisions.md, CSV upload counts it.
       header = false;
       skipped.noDigits++;
       continue;
@@ -259,7 +259,7 @@ export const NUMBERS_PER_MESSAGE = 20_000;
 
 /**
  * What the worker posts: the numbers and each field's values in parts of NUMBERS_PER_MESSAGE, then
- * the rest. One message with a million numbers took the page ~400 ms to receive (issue 28 §4).
+ * the rest. One message with a million numbers took the page ~400 ms to receive.
  */
 export type WorkerMessage =
   | { kind: 'numbers'; numbers: string }

@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import './dates.css';
 
 /**
- * One calendar for the whole app (issue 29, item 8): en-IN, weeks from Monday, Sunday the
+ * One calendar for the whole app: en-IN, weeks from Monday, Sunday the
  * weekend. dates.css draws weekends and other months' days at AA contrast.
  */
 export const DATES_SETTINGS: DatesProviderSettings = { locale: 'en-in', firstDayOfWeek: 1, weekendDays: [0] };

@@ -1,5 +1,5 @@
 /**
- * CSV and print exports (DECISIONS.md, "exports"): CSV in UTF-8 with a BOM and RFC 4180
+ * CSV and print exports (docs/decisions.md, Exports): CSV in UTF-8 with a BOM and RFC 4180
  * quoting, cells that a spreadsheet would run as a formula are defused with a leading `'`,
  * and print views escape every text they show.
  */
@@ -8,11 +8,11 @@ import { type Cell, csvField, guardFormula, toCsv } from '@wa/contract';
 
 export { type Cell, csvField, guardFormula, toCsv };
 
-/** Spec section 5: the alerts shown instead of an empty export. */
+/** The alerts shown instead of an empty export. */
 export const NO_DATA_TO_EXPORT = 'No data to export';
 export const NO_DATA_TO_PRINT = 'No data to print';
 
-/** How long the print window stays open after printing (spec section 9: about 500 ms). */
+/** How long the print window stays open after printing (about 500 ms). */
 export const PRINT_CLOSE_DELAY_MS = 500;
 
 /** Saves a file through a temporary link (no server round trip). */

@@ -12,7 +12,7 @@ export const formatDateTime = (iso: string | Date | null | undefined): string =>
   return Number.isNaN(d.getTime()) ? '' : d.toLocaleString('en-IN');
 };
 
-/** Group dates: `DD-MM-YYYY hh:mm AM/PM` with the real AM or PM (DECISIONS.md). */
+/** Group dates: `DD-MM-YYYY hh:mm AM/PM` with the real AM or PM (docs/decisions.md, Groups). */
 export const formatGroupDate = (iso: string | Date | null | undefined): string => {
   if (!iso) return '';
   const d = typeof iso === 'string' ? new Date(iso) : iso;
@@ -22,7 +22,7 @@ export const formatGroupDate = (iso: string | Date | null | undefined): string =
   return `${pad(d.getDate())}-${pad(d.getMonth() + 1)}-${d.getFullYear()} ${pad(h12)}:${pad(d.getMinutes())} ${h < 12 ? 'AM' : 'PM'}`;
 };
 
-/** File size in KB with 2 decimals (spec section 9). */
+/** File size in KB with 2 decimals (docs/decisions.md, Kept to the letter). */
 export const formatKB = (bytes: number): string => `${(bytes / 1024).toFixed(2)} KB`;
 
 /** Elapsed time rounded to seconds. */

@@ -1,7 +1,7 @@
 import type { MessageJob } from '@wa/contract';
 import { formatNumber } from './format.ts';
 
-/** What a job's badge says: the API's status, told apart where it hides something (issue 29). */
+/** What a job's badge says: the API's status, told apart where it hides something. */
 export type JobBadgeKind = MessageJob['status'] | 'waiting' | 'partly';
 
 export type JobBadgeView = {

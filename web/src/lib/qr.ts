@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 
 /**
- * QR images of group links, generated in the browser (DECISIONS.md: no third-party service;
+ * QR images of group links, generated in the browser (docs/decisions.md, Groups: no third-party service;
  * size 200, error correction M, colours configurable).
  */
 export type QrOptions = { size?: number; dark?: string; light?: string };

@@ -1,5 +1,5 @@
 /**
- * The browser session's storage (sessionStorage), with exactly the keys of spec section 3.
+ * The browser session's storage (sessionStorage), with exactly the keys of the specification (docs/decisions.md, Kept to the letter).
  * Components read through these helpers, never sessionStorage directly.
  */
 export const KEYS = {
@@ -49,7 +49,7 @@ export const storage = {
   isAdmin: () => get(KEYS.userRole) === 'ADMIN',
   credits: () => Number(get(KEYS.userCreditsAvailable) ?? 0),
   isBulkEnabled: () => get(KEYS.isBulkMessagingEnabled) === '1',
-  /** '1' means multi-session (spec section 3). */
+  /** '1' means multi-session. */
   isMultiSession: () => get(KEYS.isMultiSessionEnabled) === '1',
   sessions: () => getJson<StoredSession[]>(KEYS.sessionsArray, []),
   currentSessionId: () => get(KEYS.currentSessionId),
@@ -77,7 +77,7 @@ export const storage = {
     set(KEYS.AdminUsers, JSON.stringify(list));
     changed();
   },
-  /** Stores the signed-in user as the login response gives it (spec section 4, step 1). */
+  /** Stores the signed-in user as the login response gives it. */
   signIn(
     token: string,
     user: {

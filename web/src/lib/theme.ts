@@ -22,7 +22,7 @@ export function readableOn(color: string, against: string): string {
 }
 
 /**
- * Mantine's colours for each variant, made AA (issue 18: white on teal was 2.55:1, the light
+ * Mantine's colours for each variant, made AA (white on teal was 2.55:1, the light
  * badges 2.4-4.3:1): a filled control keeps white text on a shade dark enough for it; a light
  * one puts its colour's darkest shade (darkened until readable) on the lightest tint.
  */
@@ -56,7 +56,7 @@ const cssVariablesResolver: CSSVariablesResolver = (theme) => {
     light[`--mantine-${prefix}-light-hover`] = shades[1]!;
     light[`--mantine-${prefix}-light-color`] = readableOn(shades[9]!, shades[1]!);
     // Filled controls under the pointer: Mantine takes the next shade, and from shade 9 that is
-    // the lighter 8 (white on teal 8 was 3.94:1, issue 29); darker instead, like the resolver.
+    // the lighter 8 (white on teal 8 was 3.94:1); darker instead, like the resolver.
     const filled = readableOn(shades[9]!, '#ffffff');
     light[`--mantine-${prefix}-filled`] = filled;
     light[`--mantine-${prefix}-filled-hover`] = darken(filled, 0.1);

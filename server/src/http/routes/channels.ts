@@ -44,7 +44,7 @@ async function orderedChannel(ctx: AppContext, user: UserRow, sessionId: string,
 }
 
 /**
- * Channels (newsletters) of an account (issue 31): listed from what the account learned (rc14 has
+ * Channels (newsletters) of an account: listed from what the account learned (rc14 has
  * no call that lists them), created, added by link, refreshed. Posts are sends: a channel id goes
  * with group ids to `sendBulkMessage`.
  */

@@ -22,7 +22,7 @@ const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404
 /** Meta calls the webhook for every status of every message: generous, but not unbounded. */
 const WEBHOOK_RATE_LIMIT = { max: 6000, timeWindow: 60_000 };
 
-/** Cloud API accounts (issue 30): connect, templates, cost, prices, and Meta's webhook. */
+/** Cloud API accounts: connect, templates, cost, prices, and Meta's webhook. */
 export async function registerCloudRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/cloud-instances',

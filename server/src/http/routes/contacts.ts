@@ -61,7 +61,7 @@ async function spool(
   }
 }
 
-/** Contact lists and the opt-out list of the signed-in user (issue 15). */
+/** Contact lists and the opt-out list of the signed-in user. */
 export async function registerContactRoutes(app: App, ctx: AppContext): Promise<void> {
   const cc = ctx.config.defaultCountryCode;
   /** Users whose import runs in this process (the database lock covers the other nodes). */

@@ -4,7 +4,7 @@ import { setCreditPricesAsAdmin } from '../../credits/price-settings.ts';
 import { readCreditPrices } from '../../credits/prices.ts';
 import { type App, requireAdmin, requireUser } from '../types.ts';
 
-/** Credits per recipient for each kind of account (issue 30): read by everyone signed in, set by an admin. */
+/** Credits per recipient for each kind of account: read by everyone signed in, set by an admin. */
 export function registerCreditPriceRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/api/credit-prices',

@@ -30,7 +30,7 @@ async function groupsSource(
   refresh: boolean,
 ): Promise<GroupsSource> {
   const session = await authorizeSession(ctx.db, user, 'act', sessionId);
-  // A Cloud API number has no groups (issue 30): the pages say so instead of waiting for a fetch.
+  // A Cloud API number has no groups: the pages say so instead of waiting for a fetch.
   if (!capabilitiesOf(ctx.config, session.kind).groups) throw badRequest(CLOUD_TEXTS.groupsLinkedOnly);
   const connected = effectiveStatus(session) === 'CONNECTED';
   if (refresh && connected && (await requestGroupsRefresh(ctx.db, sessionId, GROUPS_REFRESH_MIN_GAP_MS)))

@@ -8,7 +8,7 @@ import { type App, requireUser } from '../types.ts';
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 
 /**
- * A person's data on request, and its erasure (issue 31; India's DPDP Act): what the signed-in
+ * A person's data on request, and its erasure (India's DPDP Act): what the signed-in
  * user holds about one number. Both are in the audit log, by the number's last four digits.
  */
 export function registerPersonalDataRoutes(app: App, ctx: AppContext): void {

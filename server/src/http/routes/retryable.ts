@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { retryableFailures } from '../../messaging/jobs/retryable-failures.ts';
 import { type App, requireUser } from '../types.ts';
 
-/** Whether a retry may fix a job's failures (issue 29): the Jobs page offers Retry Failed by it. */
+/** Whether a retry may fix a job's failures: the Jobs page offers Retry Failed by it. */
 export function registerRetryableRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/api/message-jobs/:userId/retryable',

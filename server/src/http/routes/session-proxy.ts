@@ -13,7 +13,7 @@ import { type App, requireUser } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 
-/** An account's proxy (issue 31): shown without its password, set, removed, tested. */
+/** An account's proxy: shown without its password, set, removed, tested. */
 export function registerSessionProxyRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/api/session/:sessionId/proxy',

@@ -11,7 +11,7 @@ import { acceptStatus, statusAudienceCount } from '../../messaging/status/accept
 import { type App, requireUser } from '../types.ts';
 import { idempotencyKey, SEND_BODY_LIMIT, SEND_ERRORS, SEND_ROUTE_CONFIG } from './send.ts';
 
-/** Status posts (issue 31): a job to an audience of contact lists or everyone the account has messaged. */
+/** Status posts: a job to an audience of contact lists or everyone the account has messaged. */
 export function registerStatusRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/session/:sessionId/sendStatus',

@@ -13,7 +13,7 @@ import { routeRecipients } from './route.ts';
 import { sharingAccounts } from './send.ts';
 
 /**
- * What a send to phone numbers would do before it is made (issue 30): how many recipients go
+ * What a send to phone numbers would do before it is made: how many recipients go
  * through the linked phones and through the Cloud API accounts (the split the send itself makes,
  * `coldToCloud` included), their credits at each kind's price, and Meta's charge for the Cloud
  * share of a template at its category's rate.

@@ -82,7 +82,7 @@ function templateOf(message: ComposedMessage): string {
 }
 
 /**
- * A template's body values for each recipient (issue 30), each value personalised like a text;
+ * A template's body values for each recipient, each value personalised like a text;
  * null when no value has a variable or spintax. Each recipient's values are stored as a JSON array.
  */
 export function personaliseTemplate(
@@ -103,7 +103,7 @@ export function personaliseTemplate(
 
 /**
  * Each recipient's own text when the message has variables or spintax (rendered once, here, at
- * acceptance: DECISIONS.md, Personalised text), else null. An unknown field refuses the send.
+ * acceptance: docs/decisions.md, Personalised text), else null. An unknown field refuses the send.
  * Group sends know one field, `{{group}}`, the group's name.
  */
 export function personalise(

@@ -11,7 +11,7 @@ import { remainingAllowanceToday, splitByAllowance } from './spread.ts';
 
 /**
  * Which account (an index into `accounts`) sends each recipient of a job spread over several: by
- * what each may still send today (a down one: nothing), or with `coldToCloud` (issue 30) each
+ * what each may still send today (a down one: nothing), or with `coldToCloud` each
  * number a linked phone of the job has messaged before through that phone (the test of the
  * new-contact cap: a sent recipient of that account and chat) and the rest through the Cloud API
  * accounts, split between them by allowance.
@@ -66,7 +66,7 @@ async function knownByPhones(ctx: AppContext, sessionIds: string[], chatIds: str
 }
 
 /**
- * The recipients' own contents of a template job that linked phones share (issue 30): a phone's
+ * The recipients' own contents of a template job that linked phones share: a phone's
  * recipient gets the template's body with its values as text; a Cloud recipient keeps its values
  * (a JSON array) or, when not personalised, the job's. Null when no phone shares the job.
  */

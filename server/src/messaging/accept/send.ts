@@ -48,7 +48,7 @@ export async function acceptSend(
     const previous = await idem.findIdempotentAnswer(ctx.db, user.id, idempotency.key);
     if (previous) return idem.replay(previous, idempotency.requestHash);
   }
-  // Credits per recipient of each account's kind (issue 30): what each recipient is charged.
+  // Credits per recipient of each account's kind: what each recipient is charged.
   const prices = await readCreditPrices(ctx.db);
   const priceOf = accounts.map((a) => prices[a.kind]);
   // Cheap before costly: the balance against the count of ids as given, before parsing them.
@@ -58,7 +58,7 @@ export async function acceptSend(
   const individuals = audience === 'individuals' ? await gatherIndividuals(ctx.db, user, body, cc) : null;
   const composed = composeSend(individuals ? { ...body, chatIds: individuals.chatIds } : body, audience, cc);
   const { scheduledAt } = composed;
-  // Cloud API accounts send approved templates; templates go only through them (issue 30).
+  // Cloud API accounts send approved templates; templates go only through them.
   const message = await checkKindOfSend(ctx, accounts, composed.message, audience);
   const repeat = repeatOf(body, scheduledAt);
   let { chatIds } = composed;
@@ -80,7 +80,7 @@ export async function acceptSend(
     });
   } else {
     // Opted-out (or erased) numbers, and without consent when the user must have it, are left
-    // out before anything is reserved (DECISIONS.md, Opt-outs; issue 31).
+    // out before anything is reserved (docs/decisions.md, Opt-outs).
     const numbers = chatIds.map(jidUser);
     const out = await leftOutOfSend(ctx.db, ctx.config.secretKey, user, numbers);
     if (out.optedOut.size > 0 || out.noConsent.size > 0) {
@@ -119,7 +119,7 @@ export async function acceptSend(
   const split = accounts.length > 1 ? await routeRecipients(ctx, accounts, chatIds, body) : [];
   const byKind = splitByKind(ctx.config, accounts, split);
   if (byKind) answer.split = byKind;
-  // A template that linked phones share: their recipients get its body as text (issue 30).
+  // A template that linked phones share: their recipients get its body as text.
   if (audience === 'individuals')
     contents = templateContents(
       message,
@@ -203,7 +203,7 @@ export async function acceptSend(
   return answer;
 }
 
-/** What a group send goes to, in words: groups, channels (issue 31), or both. */
+/** What a group send goes to, in words: groups, channels, or both. */
 function groupsNoun(chatIds: string[]): string {
   const channels = chatIds.filter(isChannelJid).length;
   const one = chatIds.length === 1;

@@ -4,7 +4,7 @@ import { localDayStart } from '../limits/clock.ts';
 import { countSentSince, findPolicy } from '../limits/repository.ts';
 
 /**
- * Spreading one job over several accounts (issue 14, item 4): the recipients are split when the
+ * Spreading one job over several accounts: the recipients are split when the
  * job is accepted, in proportion to what each account may still send today.
  */
 

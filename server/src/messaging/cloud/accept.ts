@@ -8,7 +8,7 @@ import type { SessionRow } from '../../sessions/repository.ts';
 import type { Audience, ComposedMessage } from '../compose.ts';
 
 /**
- * What a send may be for the kinds of its accounts (issue 30): a Cloud API account sends one-to-one
+ * What a send may be for the kinds of its accounts: a Cloud API account sends one-to-one
  * messages only, templates or (inside the 24-hour window) texts; a template goes only through Cloud
  * API accounts (linked phones sharing the job send its body as text), must be APPROVED on each of them, and has one value per body variable. Returns the
  * message with the template's category and variable names filled in.
@@ -30,7 +30,7 @@ export async function checkKindOfSend(
     return message;
   }
   const cloud = accounts.filter((_, i) => can[i]!.templates);
-  // Linked phones sharing the job send the template's body as text (issue 30); a Cloud account must be one of them.
+  // Linked phones sharing the job send the template's body as text; a Cloud account must be one of them.
   if (cloud.length === 0) throw badRequest(CLOUD_TEXTS.templateNeedsCloud);
   const { name, language, parameters } = message.template;
   let filled = message.template;

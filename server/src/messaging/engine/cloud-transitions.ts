@@ -5,7 +5,7 @@ import type { Claimer } from './claim.ts';
 import { fail } from './transitions.ts';
 
 /**
- * The Cloud API's own transitions of a recipient (issue 30), beside transitions.ts and in its
+ * The Cloud API's own transitions of a recipient, beside transitions.ts and in its
  * manner: one statement each, jobs locked before their recipients.
  */
 

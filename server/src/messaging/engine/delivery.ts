@@ -7,7 +7,7 @@ import type { SentMessage } from './claim.ts';
 import { jobCounters, ms } from './rules.ts';
 
 /**
- * The transitions of a recipient after its send (issue 26, delivery truth): undelivered when no
+ * The transitions of a recipient after its send (delivery truth): undelivered when no
  * delivery receipt came in time, replied when the contact wrote back, and sent after all when a
  * send the engine gave up on (time-out, lost node) turns out to have reached WhatsApp. Each is one
  * statement with its counters (and refund reversal); receipts are applied in receipts.ts.

@@ -137,7 +137,7 @@ export async function startDispatcher(
       log.error({ err }, 'recording receipts failed');
       return [] as SessionReceipt[];
     });
-    // First seen unmatched: a receipt for a send that timed out (fault 2) makes it sent after all
+    // First seen unmatched: a receipt for a send that timed out makes it sent after all
     // (the transport's copy names the chat), and then applies.
     const fresh = left.filter((r) => !since.has(r));
     if (fresh.length > 0) {

@@ -7,7 +7,7 @@ import { ms, sendPausedNow as pausedNow } from './rules.ts';
  * reassign: the failover of jobs spread over accounts (FAILOVER_AFTER_MS), up to `limit` recipients per
  * statement. An account is down since its status last changed (or, still marked CONNECTED,
  * since its lease ran out); one whose one-to-one chats are restricted for longer than the
- * threshold leaves too. Targets: the job's accounts of the same kind (issue 30: a linked phone's
+ * threshold leaves too. Targets: the job's accounts of the same kind (a linked phone's
  * recipient of a template job holds the template's text, a Cloud one its values; a cold number
  * must not move to a phone), of the job's user, that can send and are not restricted, in the
  * job's order. Only `queued` rows are locked and moved (SKIP LOCKED: a

@@ -37,7 +37,7 @@ export async function applyReceipts(db: Db, receipts: SessionReceipt[]): Promise
   // Each receipt finds its recipients once (`matched`), by one probe of the message index per
   // receipt (a lateral join, whatever the statistics say): joined as a set, the planner chose
   // three full scans of that index per batch when its statistics were older than the sends
-  // (issue 28: a batch then cost as much as the table is large, not as the batch is).
+  // (a batch then cost as much as the table is large, not as the batch is).
   // The answer: the receipts no recipient matched (not recorded yet).
   const unmatched = await queryRows<{ i: number }>(
     db,

@@ -121,7 +121,7 @@ function finishing(d: Required<Deltas>) {
 /**
  * The SET list of an update of job `j` that adds outcomes to its counters, with everything that
  * follows from them: the finishing rule; `starts` (a send outcome: a pending or scheduled job is
- * now processing); `outcome`: the transport's outcomes feed the auto-pause window (DECISIONS.md:
+ * now processing); `outcome`: the transport's outcomes feed the auto-pause window (docs/decisions.md, Sending policy per account:
  * a running job with 20 outcomes or more pauses itself when more than half of its last 20 failed).
  */
 export function jobCounters(deltas: Deltas, opts: { starts?: boolean; outcome?: boolean } = {}): SQL {

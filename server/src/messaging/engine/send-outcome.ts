@@ -40,7 +40,7 @@ export async function attemptSend(
   const endTimer = deps.metrics.sendDuration.startTimer();
   let sending: Promise<SendResult> | undefined;
   try {
-    // An account that cannot send templates (a linked phone sharing a template job, issue 30) sends
+    // An account that cannot send templates (a linked phone sharing a template job) sends
     // the recipient's text: the template's body with its values, rendered at acceptance.
     const outgoing =
       message.kind === 'template' && transport.capabilities?.templates !== true
@@ -140,7 +140,7 @@ export async function recordFailure(
 }
 
 /**
- * A send that timed out goes on inside the transport (issue 26, fault 2): when it resolves after
+ * A send that timed out goes on inside the transport: when it resolves after
  * all, WhatsApp took the message, so the recipient recorded failed (and refunded) becomes sent,
  * its refund reversed, in one statement (sentAfterAll). After the failure is recorded.
  */

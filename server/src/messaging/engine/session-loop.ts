@@ -25,7 +25,7 @@ export type SessionLoopDeps = OutcomeDeps & {
   ended(loop: SessionLoop): void;
 };
 
-/** The longest "typing…" before a text (DECISIONS.md: 1-5 s by length). */
+/** The longest "typing…" before a text (docs/decisions.md, Sending pace: 1-5 s by length). */
 const TYPING_MAX_MS = 5000;
 
 /**

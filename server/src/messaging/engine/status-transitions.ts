@@ -6,7 +6,7 @@ import type { ClaimedRecipient, FailedGroup } from './transitions.ts';
 import * as t from './transitions.ts';
 
 /**
- * The statements of a Status post (issue 31): one WhatsApp send for many recipients of one job,
+ * The statements of a Status post: one WhatsApp send for many recipients of one job,
  * each recipient still claimed (`sending`, with this node's lease) before the post, so that none
  * is posted to twice.
  */

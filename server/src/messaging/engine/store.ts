@@ -35,7 +35,7 @@ const canSend = (sessionId: SQL) => sql`EXISTS (SELECT 1 FROM wa_sessions s WHER
 /**
  * Job `j` has due recipients on an account that cannot send (each recipient's own account counts:
  * a job may be spread over several). Recipients held by WhatsApp's restriction of new chats (463,
- * CAPPED) wait without a clock: they resume with it (DECISIONS.md).
+ * CAPPED) wait without a clock: they resume with it (docs/decisions.md, Sending pace).
  *
  * The job's accounts that cannot send are found first (OFFSET 0 keeps that subquery apart), and
  * only theirs are probed for due recipients: planned as one join, the probe of every job's queue

@@ -378,7 +378,7 @@ export async function startOccurrence(
   );
 }
 
-/** After the send (issue 26): undelivered and its cause, replied, and sent after all (engine/delivery.ts). */
+/** After the send: undelivered and its cause, replied, and sent after all (engine/delivery.ts). */
 export {
   markNewAccounts,
   noteUndeliveredCause,

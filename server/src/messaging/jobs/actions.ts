@@ -30,7 +30,7 @@ export async function retryJob(
   assertOwnerMaySend(user, job.audience);
   const target = sessionId?.trim() || job.sessionId;
   const account = await authorizeSession(ctx.db, user, 'act', target, MESSAGES.noSession);
-  // Each recipient is charged again at the price of the account that sends it now (issue 30).
+  // Each recipient is charged again at the price of the account that sends it now.
   const price = priceOfKind(await readCreditPrices(ctx.db), account.kind);
   const retried = await ctx.db.transaction(async (tx) => {
     const locked = await repo.lockJob(tx, jobId);
@@ -39,7 +39,7 @@ export async function retryJob(
     const only = repo.retryableError(sql`error`);
     const { failed, retryable } = await repo.countFailedAndRetryable(tx, jobId, only);
     // A template job over both kinds: a phone's recipient holds the template's text, a Cloud
-    // one its values; neither may be sent by the other kind (issue 30).
+    // one its values; neither may be sent by the other kind.
     if (locked.messageType === 'template') {
       const [other] = await queryRows<{ n: number }>(
         tx,

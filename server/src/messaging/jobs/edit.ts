@@ -27,7 +27,7 @@ import * as repo from './repository.ts';
 const PAUSED_DUE_DATE = new Date('9999-12-31T00:00:00Z');
 
 /**
- * Edits a job that has not started (issue 29, item 7): a scheduled one, or a paused one none of
+ * Edits a job that has not started: a scheduled one, or a paused one none of
  * whose recipients has left the queue. Owner only. In one transaction with the job locked (the
  * dispatcher cannot start it meanwhile): the recipients are replaced, the credits held follow
  * the recipients exactly (the difference charged, or refunded, each with its ledger row), the text
@@ -134,7 +134,7 @@ export async function editJob(
     }
 
     // A recipient kept keeps its account and the price it was charged; a new one is charged the
-    // price of the job's account's kind now; one removed gets back what it was charged (issue 30).
+    // price of the job's account's kind now; one removed gets back what it was charged.
     const kept = new Map(current.map((r) => [r.chat_id, r]));
     const [account] = await queryRows<{ kind: AccountKind }>(
       tx,

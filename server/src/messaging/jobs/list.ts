@@ -91,7 +91,7 @@ export function holdsOfJobs(ctx: AppContext, rows: repo.JobRow[]): Promise<Map<s
   return holdsOf(ctx.db, [...new Set(sessions)]);
 }
 
-/** Meta's charge so far of the Cloud API template jobs among these, by id (issue 30). */
+/** Meta's charge so far of the Cloud API template jobs among these, by id. */
 export function costsOfJobs(ctx: AppContext, rows: repo.JobRow[]): Promise<Map<string, number>> {
   return repo.jobsCostUnits(
     ctx.db,

@@ -5,7 +5,7 @@ import type { JobRow, RecipientRow } from './repository.ts';
 const iso = (d: Date | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
 
 /**
- * A job row as the API shows it (spec section 3). `holds`: why accounts' recipients wait now
+ * A job row as the API shows it. `holds`: why accounts' recipients wait now
  * (quiet hours, a daily limit), shown as the reason of their jobs that still have work.
  */
 export function presentJob(

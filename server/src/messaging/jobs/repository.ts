@@ -303,7 +303,7 @@ export async function messageFigures(db: Db, userId: string): Promise<{ sent: nu
   return { sent: row?.sent ?? 0, delivered: row?.delivered ?? 0 };
 }
 
-/** Cloud API jobs: what Meta charges for the delivered messages, in ten-thousandths of a rupee (issue 30). */
+/** Cloud API jobs: what Meta charges for the delivered messages, in ten-thousandths of a rupee. */
 export async function jobCostUnits(db: Db, jobId: string): Promise<number> {
   const [row] = await db
     .select({ n: sql<string | number | null>`sum(${messageJobRecipients.costUnits})` })

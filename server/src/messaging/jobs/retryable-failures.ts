@@ -8,7 +8,7 @@ import { countRetryable } from './repository.ts';
 const MAX_JOBS = 200;
 
 /**
- * Of the given jobs of `userId`, how many failed recipients a retry may fix (issue 29): failures
+ * Of the given jobs of `userId`, how many failed recipients a retry may fix: failures
  * such as 'Not on WhatsApp' fail again, so the web app offers Retry Failed only when this is
  * above 0. Jobs of other users are left out (absent from the answer).
  */

@@ -55,7 +55,7 @@ export const WATCH_DAILY_LIMIT = 200;
 const halve = (n: number) => Math.ceil(n / 2);
 
 /**
- * The caps that apply today: the policy's, and on watch (README, "Account health") the daily
+ * The caps that apply today: the policy's, and on watch (docs/accounts.md, "Account health and the circuit breaker") the daily
  * limit, the warm-up's cap and the new-contact cap halved (a daily limit of WATCH_DAILY_LIMIT
  * when there is none).
  */
@@ -217,7 +217,7 @@ export class SendGate {
    */
   noteSent(chatId: string): void {
     this.sent.all += 1;
-    // A channel post is no one-to-one chat either (issue 31).
+    // A channel post is no one-to-one chat either.
     if (isGroupJid(chatId) || isChannelJid(chatId)) return;
     this.sent.oneToOne += 1;
     if (this.policy.newContactsPerDay === null) return;

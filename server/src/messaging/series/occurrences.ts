@@ -15,7 +15,7 @@ import { JOB_MESSAGES } from '../messages.ts';
 import * as series from './repository.ts';
 
 /**
- * The engine's side of repeating sends (issue 14, item 5): when an occurrence's time comes, the
+ * The engine's side of repeating sends: when an occurrence's time comes, the
  * dispatcher's sweep reserves its credits and queues its recipients, or records it failed with the
  * usual 402 text when the balance is short, and adds the occurrence after it. What the API does
  * with a series (accepting its repeat, cancelling it) is in recurring.ts.
@@ -80,7 +80,7 @@ export async function startDueOccurrences(ctx: AppContext, max = 50): Promise<nu
       let contents: Array<string | null> | null = s.contents;
       if (s.audience === 'individuals') {
         // Numbers that opted out or were erased since the series was accepted, and without
-        // consent when the user must have it, are left out (DECISIONS.md, Opt-outs; issue 31).
+        // consent when the user must have it, are left out (docs/decisions.md, Opt-outs).
         const [owner] = await queryRows<{ consent_required: boolean }>(
           tx,
           sql`SELECT consent_required FROM users WHERE id = ${s.userId}`,
@@ -106,7 +106,7 @@ export async function startDueOccurrences(ctx: AppContext, max = 50): Promise<nu
       if (n === 0) {
         await startOccurrence(tx, job.id, 0, JOB_MESSAGES.allOptedOut);
       } else {
-        // At the price of the account's kind when the occurrence starts (issue 30).
+        // At the price of the account's kind when the occurrence starts.
         const [account] = await queryRows<{ kind: AccountKind }>(
           tx,
           sql`SELECT kind FROM wa_sessions WHERE session_id = ${job.sessionId}`,

@@ -7,7 +7,7 @@ import * as repo from '../jobs/repository.ts';
 import * as series from './repository.ts';
 
 /**
- * Repeating sends (issue 14, item 5). A series keeps the recipients (rendered at acceptance) and
+ * Repeating sends. A series keeps the recipients (rendered at acceptance) and
  * the rhythm; each occurrence is its own job. The next occurrence exists as a scheduled job
  * awaiting its start (nothing reserved, no recipients); the dispatcher's sweep starts it when its
  * time comes (occurrences.ts). Here: what the API does with a series.

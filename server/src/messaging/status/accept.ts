@@ -64,7 +64,7 @@ function scheduleOf(raw: string | null | undefined, now = new Date()): Date | nu
 }
 
 /**
- * Accepts a Status post (issue 31) as a job like any other (`messageType: 'status'`): one
+ * Accepts a Status post as a job like any other (`messageType: 'status'`): one
  * recipient, and one credit, per audience member, opted-out (and, with the consent setting,
  * unconsented) numbers left out and not charged; all reserved and inserted in one transaction.
  */
@@ -108,7 +108,7 @@ export async function acceptStatus(
   const n = chatIds.length;
   const noun = n === 1 ? 'contact' : 'contacts';
   const mediaId = post.type === 'media' ? sha256(post.data) : null;
-  // Each contact at the price of the account's kind (issue 30).
+  // Each contact at the price of the account's kind.
   const price = (await readCreditPrices(ctx.db))[session.kind];
   const answer: SendResponse = {
     success: true,

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 
 /**
- * Customer service windows of Cloud API accounts (issue 30). Meta, "Service messages"
+ * Customer service windows of Cloud API accounts. Meta, "Service messages"
  * (developers.facebook.com/documentation/business-messaging/whatsapp/messages/send-messages):
  * "When a WhatsApp user messages you or calls you, a 24-hour timer called a customer service
  * window starts. If the user messages or calls you again before the timer expires, the timer

@@ -5,7 +5,7 @@ import { cloudAccounts, cloudTemplates } from '../../db/schema.ts';
 import { type GraphTemplate, summarizeTemplate } from '../../transport/cloud/templates.ts';
 import { type CloudCredentials, cloudCredentials, graphClient } from './accounts.ts';
 
-/** Templates are asked of Meta at most once a minute per account (issue 30). */
+/** Templates are asked of Meta at most once a minute per account. */
 export const TEMPLATE_SYNC_MS = 60_000;
 
 export type TemplateRow = typeof cloudTemplates.$inferSelect;

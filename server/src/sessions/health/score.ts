@@ -1,7 +1,7 @@
 import { HEALTH_PAUSE_BELOW, HEALTH_WATCH_BELOW, type HealthSignals, type HealthState } from '@wa/contract';
 
 /**
- * An account's health score, from the signals of its window (README, "Account health"): 100
+ * An account's health score, from the signals of its window (docs/accounts.md, "Account health and the circuit breaker"): 100
  * less a penalty per signal, each a ramp from where it starts to matter to its worst, capped.
  * The worst rates alone take the score below the pause threshold; a single moderate one only
  * into watch. Pure: the tables of score.test.ts are its specification.
@@ -92,7 +92,7 @@ export function breakerTrips(score: number, pausedNow: boolean): boolean {
 
 const PROTECT_PREFIX = 'Paused to protect this account: ';
 
-/** The pause's text shown to the user (issue 26). */
+/** The pause's text shown to the user. */
 export function protectReason(reason: string | null): string {
   const why = reason ?? 'its health score is too low';
   // The reason reads on after the colon: lower-case, except a name (WhatsApp).

@@ -10,7 +10,7 @@ import { findHealth, type HealthRow, readSignals, recordAccountEvent, saveHealth
 import { breakerTrips, protectReason, scoreHealth, stateOf } from './score.ts';
 
 /**
- * An account's health and its circuit breaker (issue 26 part 3; README, "Account health"). The
+ * An account's health and its circuit breaker (docs/accounts.md, "Account health and the circuit breaker"). The
  * node that drives an account evaluates it every HEALTH_CHECK_MS: below the pause threshold its
  * one-to-one sends pause (sessions/send-pause.ts, the pause's one writer) for HEALTH_COOLING_MS
  * or until the user resumes; the window then starts again, so the evidence that tripped the

@@ -19,7 +19,7 @@ export function toBaileysContent(message: OutgoingMessage): AnyMessageContent {
         },
       };
     case 'template':
-      // Templates are a Cloud API feature (issue 30); acceptance never routes one to a linked phone.
+      // Templates are a Cloud API feature; acceptance never routes one to a linked phone.
       throw new SendError('invalid', 'Templates are sent through a Cloud API account');
     case 'media': {
       const caption = message.caption || undefined;

@@ -5,7 +5,7 @@ import { toGroupInfo } from './mapping.ts';
 import type { BaileysSocket } from './socket.ts';
 
 /**
- * The group as a send must see it (issue 26 fault 5): the session's cache, read again from
+ * The group as a send must see it: the session's cache, read again from
  * WhatsApp first when the current socket has not read it (events missed while offline) or not for
  * `freshMs`, so that members added meanwhile get the sender key and can decrypt.
  */

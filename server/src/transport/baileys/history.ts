@@ -5,7 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { BaileysSocket } from './socket.ts';
 
 /**
- * The INITIAL_BOOTSTRAP history, read in pieces (issue 26 fault 8). rc14 downloads it, inflates it
+ * The INITIAL_BOOTSTRAP history, read in pieces. rc14 downloads it, inflates it
  * whole into one buffer and decodes every conversation with every message
  * (Utils/history.js downloadHistory, processHistoryMessage): for a busy phone hundreds of MB at
  * link time, several accounts linking at once stacking the spikes. The product keeps only what

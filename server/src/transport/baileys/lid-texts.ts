@@ -7,7 +7,7 @@ const lidUser = (jid: string) => jid.split('@')[0]!.split(':')[0]!;
 const pnUser = (jid: string) => jid.split('@')[0]!.split(':')[0]!;
 
 /**
- * Texts from contacts known only by their LID (issue 26 fault 4). rc14 reports a chat addressed by
+ * Texts from contacts known only by their LID. rc14 reports a chat addressed by
  * LID with `remoteJidAlt` the number when the stanza carried it (Utils/decode-wa-message.js,
  * sender_pn), or its LID mapping store knows it (Signal/lid-mapping.js getPNForLID); otherwise no
  * query turns a LID into a number (rc14's USync `lid` protocol answers the other way: number →

@@ -66,7 +66,7 @@ function countingRetries(counts: CacheStore, givenUp: (messageId: string) => voi
 /**
  * What one account looked up, kept across its sockets (a reconnect must not forget it):
  * - `onWhatsApp` answers (digits → chat JID, '' when not on WhatsApp), trusted for their TTL, in
- *   memory and in the store all nodes share (issue 26 fault 3: one query per recipient, inline, is
+ *   memory and in the store all nodes share (one query per recipient, inline, is
  *   the scraping signal; a job's numbers are asked `batches.size` at a time, spaced);
  * - `devices`, rc14's `userDevicesCache`: without one, rc14 keeps device lists 5 minutes per
  *   socket (Socket/messages-send.js getUSyncDevices), and every miss answers LIDs that it then

@@ -5,7 +5,7 @@ import { HttpsProxyAgent } from 'https-proxy-agent';
 import { SocksProxyAgent } from 'socks-proxy-agent';
 import { type Dispatcher, ProxyAgent, Socks5ProxyAgent } from 'undici';
 
-/** An account's proxy (issue 31): SOCKS5 (`socks5h`: the proxy resolves names) or HTTP CONNECT. */
+/** An account's proxy: SOCKS5 (`socks5h`: the proxy resolves names) or HTTP CONNECT. */
 export type ProxySettings = {
   scheme: 'socks5' | 'socks5h' | 'http';
   host: string;

@@ -106,7 +106,7 @@ let loginQueue: Promise<void> = Promise.resolve();
 /**
  * Waits for this process's next login slot: logins `spacingMs` apart on average (0.5 to 1.5
  * times, jittered), so that a node that starts with many accounts does not log them all in at
- * once (WhatsApp sees a burst of logins from one address; issue 26 fault 7). Each gap is counted
+ * once (WhatsApp sees a burst of logins from one address). Each gap is counted
  * from when the previous login really started, so a timer that fires late on a busy machine
  * never lets the next login follow it closer than half the spacing. Reconnects keep their own
  * backoff.
@@ -147,7 +147,7 @@ export function detach(sock: BaileysSocket): void {
 /**
  * The history syncs rc14 processes: push names and the small ones; not RECENT or FULL, and not
  * the INITIAL_BOOTSTRAP, which history.ts reads in pieces for its LID ↔ number mappings (rc14
- * inflates it whole: issue 26 fault 8). With RECENT refused, rc14 goes Online at once after the
+ * inflates it whole). With RECENT refused, rc14 goes Online at once after the
  * offline notifications (Socket/chats.js): accepting it held every event of a first connection in
  * its buffer for up to 20 s waiting for a history notification, so an error 463 on a first send
  * came after the ack wait and the recipient was recorded as sent (found by the emulator suite).

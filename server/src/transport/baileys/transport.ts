@@ -46,7 +46,7 @@ export type BaileysOptions = {
   version?: WaVersion;
   /** WA_WS_URL (endpoint.ts): where the socket connects instead of WhatsApp. */
   waWebSocketUrl?: string;
-  /** The account's proxy (issue 31, proxy.ts). */
+  /** The account's proxy (proxy.ts). */
   proxy?: ProxySettings;
   /** Where the latest WhatsApp Web version comes from (tests replace it). */
   versions?: VersionSource;
@@ -122,7 +122,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       deps.lookupBatches ?? { size: 50, spacingMs: 3000 },
       {
         answered: (sock, jids) => this.lidTexts.resolveBatch(sock, jids),
-        // Why earlier sends may never arrive (issue 26): the engine keeps it on their recipients.
+        // Why earlier sends may never arrive: the engine keeps it on their recipients.
         missing: (chatIds) => this.emit('undelivered-cause', { cause: 'not-on-whatsapp', chatIds }),
         retriesGivenUp: (messageId) =>
           this.emit('undelivered-cause', { cause: 'decrypt-gave-up', messageIds: [messageId] }),

@@ -24,7 +24,7 @@
  * - `auth`: 190 (and Graph's other token codes): the account's token no longer works; the
  *   account goes DISCONNECTED with Meta's text, its recipients wait.
  * - `network`: no answer from Meta (refused, reset, timed out). For a POST /messages the message
- *   may or may not have gone: never resent automatically (DECISIONS.md, crash mid-send).
+ *   may or may not have gone: never resent automatically (docs/decisions.md, Crash mid-send).
  */
 export type GraphErrorClass = 'retryAfter24h' | 'backoff' | 'final' | 'auth' | 'network';
 

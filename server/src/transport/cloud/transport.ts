@@ -58,7 +58,7 @@ export type CloudTransportOptions = {
 };
 
 /**
- * A Cloud API number as a Transport (issue 30): no socket; "open" means Meta answers `GET
+ * A Cloud API number as a Transport: no socket; "open" means Meta answers `GET
  * /{phone-number-id}` with the account's token. Sends are `POST /{phone-number-id}/messages`,
  * paced by the number's throughput (throughput-limiter.ts) and held to its messaging limit tier
  * (tier-counter.ts); statuses and replies arrive by webhook (the route, not this class).

@@ -20,7 +20,7 @@ export function signWebhookBody(rawBody: Buffer | string, appSecret: string): st
 
 /**
  * Whether a webhook call is Meta's, compared in constant time. Anything but 'ok' is answered 401
- * and changes nothing (issue 30).
+ * and changes nothing.
  */
 export function checkWebhookSignature(
   rawBody: Buffer | string,

@@ -8,7 +8,7 @@ import { SendError } from '../types.ts';
 export const RESTRICTED_PREFIX = '999463';
 /**
  * Numbers starting with these digits (a valid Indian range, so a CSV keeps them) time out: a
- * failure that a retry may fix (issue 29: the web offers Retry Failed only for such failures);
+ * failure that a retry may fix (the web offers Retry Failed only for such failures);
  * the simulator fails them every time.
  */
 export const TIMEOUT_PREFIX = '917040';

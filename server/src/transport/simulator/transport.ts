@@ -213,7 +213,7 @@ export class SimulatorTransport
     } else if (!isLidJid(chatId)) {
       throw new SendError('invalid', `Invalid chat id: ${chatId}`);
     }
-    // Templates are a Cloud API feature (issue 30); acceptance never routes one to a linked phone.
+    // Templates are a Cloud API feature; acceptance never routes one to a linked phone.
     if (message.kind === 'template')
       throw new SendError('invalid', 'Templates are sent through a Cloud API account');
     if (message.kind === 'poll' && message.options.length < 2)

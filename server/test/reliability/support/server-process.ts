@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serverArgs } from '../../server-build.ts';
+import { waitFor } from '../../wait.ts';
 
 /**
  * Real server processes (reliability suite, and the server suite's crash tests): the run's
@@ -135,28 +136,6 @@ export async function api<T = any>(
   return { status: res.status, json };
 }
 
-/** Polls `probe` until it gives a truthy value; probe errors count as "not yet". */
-export async function until<T>(
-  what: string,
-  probe: () => Promise<T | null | undefined | false>,
-  ms = 60_000,
-  everyMs = 100,
-): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end)
-      throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await sleep(everyMs);
-  }
-}
-
 /** A seeded generator (mulberry32), so that a failing run can be replayed with its seed. */
 export function seeded(seed: number): () => number {
   let a = seed >>> 0;
@@ -246,17 +225,19 @@ export async function linkedSession(
   if (instance.status !== 200)
     throw new Error(`create-instance: ${instance.status} ${JSON.stringify(instance.json)}`);
   const sessionId = instance.json.sessionId as string;
-  await until(
+  await waitFor(
     'QR',
     async () =>
       (await fetch(`${server.url}/api/${sessionId}/QR`, { headers: { authorization: `Bearer ${token}` } }))
         .status === 200,
+    60_000,
   );
   const link = await api(server, 'POST', `/api/simulator/sessions/${sessionId}/link`, token, {});
   if (link.status !== 200) throw new Error(`link: ${link.status} ${JSON.stringify(link.json)}`);
-  await until(
+  await waitFor(
     'CONNECTED',
     async () => (await api(server, 'GET', `/api/${sessionId}/status`, token)).json.connected,
+    60_000,
   );
   return sessionId;
 }

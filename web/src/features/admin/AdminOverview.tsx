@@ -21,7 +21,7 @@ const OVERVIEW_COLUMNS = [
 const percent = (rate: number | null) => (rate === null ? '–' : `${(rate * 100).toFixed(1)}%`);
 
 type Delivery = { sent: number; delivered: number; read: number; replied: number; undelivered: number };
-/** A share of this month's sent messages (issue 26). */
+/** A share of this month's sent messages. */
 const ofSent = (d: Delivery, k: Exclude<keyof Delivery, 'sent'>) => rateText(d[k], d.sent);
 
 function Figure({ label, value }: { label: string; value: string }) {

@@ -5,7 +5,7 @@ import { errorText } from '../../lib/api.ts';
 import { useAdminCreditPrices, useSetCreditPrices } from './api/credit-prices.ts';
 
 /**
- * Credits per recipient for each kind of account (issue 30): a linked phone and a Cloud API
+ * Credits per recipient for each kind of account: a linked phone and a Cloud API
  * number may cost differently. A change applies to sends after it; a job already accepted keeps,
  * and refunds, what it was charged.
  */

@@ -15,7 +15,7 @@ export function MessagesChart({ days }: { days: Day[] }) {
   const max = Math.max(1, ...days.map((d) => d.sent + d.failed));
   const total = days.reduce((n, d) => n + d.sent, 0);
   const failed = days.reduce((n, d) => n + d.failed, 0);
-  // The bars share the card's whole width (issue 29: 30 fixed bars filled 45 % of it).
+  // The bars share the card's whole width (30 fixed bars filled 45 % of it).
   const { ref, width: measured } = useElementSize();
   const width = Math.max(AXIS + days.length * 4, measured || FALLBACK_WIDTH);
   const step = (width - AXIS) / Math.max(1, days.length);

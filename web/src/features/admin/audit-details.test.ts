@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { auditDetails } from './audit-details.ts';
 
-describe('audit details in words (issue 29 item 10)', () => {
+describe('audit details in words', () => {
   it('labels the API field names and speaks the 0/1 flags', () => {
     expect(
       auditDetails({

@@ -1,6 +1,6 @@
 import type { AuditEntry } from '@wa/contract';
 
-/** The audit details' field names in words (issue 29 item 10: they showed as `is_bulk_messaging_enabled`). */
+/** The audit details' field names in words (they showed as `is_bulk_messaging_enabled`). */
 const FIELD_LABELS: Record<string, string> = {
   username: 'Username',
   name: 'Name',
@@ -37,7 +37,7 @@ const words = (key: string) => {
 const value = (key: string, v: unknown): string => {
   if (v === null || v === undefined) return '–';
   if (typeof v === 'boolean') return v ? 'Yes' : 'No';
-  // The API's flags are 0/1 (spec section 3).
+  // The API's flags are 0/1.
   if ((key.startsWith('is_') || key === 'bulk' || key === 'multi') && (v === 0 || v === 1))
     return v ? 'Yes' : 'No';
   if (Array.isArray(v))

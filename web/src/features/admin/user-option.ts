@@ -1,6 +1,6 @@
 /**
- * A managed user in the admin's pickers: 'Name (username)', searchable by either (issue 29 item
- * 10: usernames alone were shown); the username alone when the name is not known (a list stored
+ * A managed user in the admin's pickers: 'Name (username)', searchable by either (a username
+ * alone does not say who it is); the username alone when the name is not known (a list stored
  * before names were sent).
  */
 export const userOption = (u: { user_id: string; username: string; name?: string }) => ({

@@ -5,7 +5,7 @@ import { messageOf } from '../../lib/api.ts';
 import { AuthCard } from './AuthCard.tsx';
 import { useForgotPassword } from './api/forgot-password.ts';
 
-/** Records a reset request that the user's admin sees in Manage Users (DECISIONS.md). */
+/** Records a reset request that the user's admin sees in Manage Users (docs/decisions.md, Sign-up and password resets). */
 export default function ForgotPasswordPage() {
   const [username, setUsername] = useState('');
   const [fieldError, setFieldError] = useState<string | null>(null);

@@ -2,7 +2,7 @@ import { type LoginResponse, type SessionsResponse, TWO_FACTOR_MESSAGES } from '
 import { ApiError, apiFetch } from '../../lib/api.ts';
 import { storage } from '../../lib/storage.ts';
 
-/** Spec section 9: the sessions call is raced against 10 s; the redirect follows 1 s later. */
+/** The sessions call is raced against 10 s; the redirect follows 1 s later. */
 export const SESSIONS_TIMEOUT_MS = 10_000;
 export const REDIRECT_DELAY_MS = 1_000;
 
@@ -12,7 +12,7 @@ export const STATUS = {
   networkError: 'Network error or server unavailable. Redirecting to dashboard...',
 } as const;
 
-/** The page shows this when sign-in itself fails (spec section 8). */
+/** The page shows this when sign-in itself fails (docs/decisions.md, Kept to the letter). */
 export class SignInError extends Error {}
 
 /** Two-factor sign-in is on: the page asks for the code (the message says why: none, or a wrong one). */
@@ -59,7 +59,7 @@ async function withTimeout<T>(ms: number, call: (signal: AbortSignal) => Promise
 }
 
 /**
- * The sign-in flow of spec section 4: sign in and store the user; ADMIN goes to
+ * The sign-in flow of the specification: sign in and store the user; ADMIN goes to
  * /adminDashboard; anyone else has every session restarted (the sessions call raced against
  * 10 s) and goes to /dashboard 1 s after, whatever happened to the sessions.
  * Throws `SignInError` with the spec's text when the sign-in itself fails.

@@ -45,8 +45,8 @@ const PREVIEW_COUNT = 3;
 const OPTED_OUT_SHOWN = 10;
 
 /**
- * Send Bulk Message (/bulkmessage, spec section 2). Without the bulk messaging flag the page says
- * so and shows no form: the server would refuse every send (issue 18).
+ * Send Bulk Message (/bulkmessage). Without the bulk messaging flag the page says
+ * so and shows no form: the server would refuse every send.
  */
 export default function BulkMessagePage() {
   if (!storage.isBulkEnabled()) {
@@ -80,7 +80,7 @@ function BulkMessageForm() {
   const [rows, setRows] = useState(() => RowBits.none(0));
   const [listIds, setListIds] = useState<string[]>([]);
   const [alsoFrom, setAlsoFrom] = useState<string[]>([]);
-  // Credits per recipient of each sharing account's kind (issue 30): the selection stops at what the balance pays.
+  // Credits per recipient of each sharing account's kind: the selection stops at what the balance pays.
   const prices = useCreditPrices();
   const kinds = kindsOf(current.sessions, [
     current.sessionId,
@@ -148,7 +148,7 @@ function BulkMessageForm() {
     else flow.dispatch({ type: 'pollQuestion', value: c.pollQuestion + token });
   };
   const selectedCount = rows.size + listCount;
-  // A Cloud API account sends approved templates (issue 30): the template picker replaces the text box.
+  // A Cloud API account sends approved templates: the template picker replaces the text box.
   const cloudSession =
     current.sessions.find((x) => x.sessionId === current.sessionId)?.kind === 'cloud'
       ? current.sessionId
@@ -166,7 +166,7 @@ function BulkMessageForm() {
     resetFileInput.current?.();
     setUploadError(null);
     setUploadErrorWhy(null);
-    // .xlsx too: the dashboard's 'Import from Excel' leads here (issue 18).
+    // .xlsx too: the dashboard's 'Import from Excel' leads here.
     if (!/\.(csv|xlsx)$/i.test(file.name)) {
       setUploadError('Please upload a CSV file');
       setUploadErrorWhy(`“${file.name}” is neither a .csv nor an Excel .xlsx file; the button takes either.`);
@@ -337,7 +337,7 @@ function BulkMessageForm() {
           )}
         </>
       )}
-      {/* Results and refusals beside the buttons, where the progress panel shows (issue 18). */}
+      {/* Results and refusals beside the buttons, where the progress panel shows. */}
       <StatusBanner banner={flow.banner} jobExists={flow.jobExists} focusKey={flow.bannerFocus} />
       {optedOut.length > 0 && (
         <Alert color="yellow" variant="light" role="status" aria-label="Opted-out numbers">

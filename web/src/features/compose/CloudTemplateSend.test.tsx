@@ -61,7 +61,7 @@ async function chooseTemplate() {
   fireEvent.change(screen.getByRole('textbox', { name: '{{1}}' }), { target: { value: 'A-7' } });
 }
 
-describe('Bulk Messaging through a Cloud API account with linked phones beside it (issue 30)', () => {
+describe('Bulk Messaging through a Cloud API account with linked phones beside it', () => {
   it('sends cold numbers through Cloud by default, and shows the split and the credits of the answer', async () => {
     api.sendMessage.mockResolvedValueOnce({
       success: true,

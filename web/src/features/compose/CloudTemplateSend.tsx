@@ -17,14 +17,14 @@ function renderBody(body: string, values: string[]): string {
 }
 
 /**
- * The bulk page through a Cloud API account (issue 30): pick an approved template, map each
+ * The bulk page through a Cloud API account: pick an approved template, map each
  * `{{n}}` of its body to a contact field (`{{name}}`) or a fixed text, see each recipient's
  * message and Meta's charge before sending.
  */
 export function CloudTemplateSend(props: {
   sessionId: string;
   selectedCount: number;
-  /** The balance now and what the recipients cost at their accounts' prices (issue 30). */
+  /** The balance now and what the recipients cost at their accounts' prices. */
   balance: number;
   credits: { min: number; max: number };
   /** More accounts sharing the send ('Also send from', the body's sessionIds) and whether a linked phone is among them. */
@@ -40,7 +40,7 @@ export function CloudTemplateSend(props: {
   const [values, setValues] = useState<string[]>([]);
   const [banner, setBanner] = useState<{ color: string; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
-  /** coldToCloud (issue 30): numbers the phones have chatted with go through them, the rest through Cloud. */
+  /** coldToCloud: numbers the phones have chatted with go through them, the rest through Cloud. */
   const [cold, setCold] = useState(true);
   const template = approved.find((t) => `${t.name}|${t.language}` === chosen) ?? null;
   const cost = useCostEstimate(

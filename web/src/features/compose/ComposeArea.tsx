@@ -43,7 +43,7 @@ function usePreviewUrl(file: File | null): string | null {
 }
 
 /**
- * The compose area of both send pages (spec section 2): Text Message, Media Message and Poll
+ * The compose area of both send pages: Text Message, Media Message and Poll
  * tabs. Changing the tab changes the type, which clears the form (the page clears its message).
  * A problem with the message (`error`) is shown beside its control, which takes the focus.
  */
@@ -58,7 +58,7 @@ export function ComposeArea(props: {
   disabled?: boolean;
   /** Shown under the tabs (the bulk page's personalised preview). */
   footer?: ReactNode;
-  /** A 'Status' tab with this content (issue 31): its own form; `onStatusTab` says when it shows. */
+  /** A 'Status' tab with this content: its own form; `onStatusTab` says when it shows. */
   statusTab?: ReactNode;
   onStatusTab?: (shown: boolean) => void;
 }) {

@@ -22,18 +22,18 @@ import { affordable, kindsOf, priceText, sendCredits } from './send-cost.ts';
 import { useSendFlow } from './useSendFlow.ts';
 import { useSendForecast } from './useSendForecast.ts';
 
-/** Send Group Message (/compose, spec section 2). */
+/** Send Group Message (/compose). */
 export default function ComposePage() {
   useUserDetails();
   const balance = useBalance();
   const current = useCurrentSession();
-  // Credits per recipient of this account's kind (issue 30): the selection stops at what the balance pays.
+  // Credits per recipient of this account's kind: the selection stops at what the balance pays.
   const prices = useCreditPrices();
   const kinds = kindsOf(current.sessions, [current.sessionId]);
   const perAccount = kinds.map((k) => prices[k]);
   const payable = affordable(balance, perAccount);
   const groups = useGroupsList(current.sessionId);
-  // Channels the account administers go beside its groups (issue 31), after them.
+  // Channels the account administers go beside its groups, after them.
   const channels = useChannels(current.sessionId).data?.channels;
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
   const [shownSession, setShownSession] = useState(current.sessionId);
@@ -127,7 +127,7 @@ export default function ComposePage() {
             onSendNow={flow.sendNow}
             onSchedule={flow.openSchedule}
           />
-          {/* Results and refusals beside the buttons, where the progress panel shows (issue 18). */}
+          {/* Results and refusals beside the buttons, where the progress panel shows. */}
           <StatusBanner banner={flow.banner} jobExists={flow.jobExists} focusKey={flow.bannerFocus} />
           {flow.progress && <SendingProgress job={flow.progress} />}
         </>

@@ -7,14 +7,14 @@ import type { SendCredits } from './send-cost.ts';
 import { costLine } from './send-forecast.ts';
 
 /**
- * 'Confirm send' before Send Now spends credits (issue 29): recipients, credits and the balance
+ * 'Confirm send' before Send Now spends credits: recipients, credits and the balance
  * after, what the account's policy will do, and a way to stop asking for small sends.
  */
 export function ConfirmSendModal(props: {
   opened: boolean;
   count: number;
   balance: number;
-  /** What the recipients cost at the price of their accounts' kinds (issue 30), and that price in words. */
+  /** What the recipients cost at the price of their accounts' kinds, and that price in words. */
   credits: SendCredits;
   priceText: string;
   forecast: string | null;

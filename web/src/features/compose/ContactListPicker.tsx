@@ -2,7 +2,7 @@ import { MultiSelect } from '@mantine/core';
 import type { ContactListSummary } from '@wa/contract';
 import { formatNumber } from '../../lib/format.ts';
 
-/** 'Contact lists' beside the CSV upload (issue 15): the user's saved lists receive the message too. */
+/** 'Contact lists' beside the CSV upload: the user's saved lists receive the message too. */
 export function ContactListPicker(props: {
   lists: readonly ContactListSummary[];
   loading: boolean;

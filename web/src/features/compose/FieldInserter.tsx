@@ -2,7 +2,7 @@ import { Button, Group, Text, TextInput } from '@mantine/core';
 import { FIRST_NAME_FIELD } from '@wa/contract';
 import { useState } from 'react';
 
-/** `{{field}}`, or `{{field|fallback}}` when a fallback is given (DECISIONS.md, Personalised text). */
+/** `{{field}}`, or `{{field|fallback}}` when a fallback is given (docs/decisions.md, Personalised text). */
 export const fieldToken = (field: string, fallback: string): string => {
   const f = fallback.replace(/[{}|]/g, '').trim();
   return f ? `{{${field}|${f}}}` : `{{${field}}}`;
@@ -10,7 +10,7 @@ export const fieldToken = (field: string, fallback: string): string => {
 
 /**
  * 'Insert {{first_name}}' and the recipients' other fields, with a fallback for a blank field
- * (issue 29: `{{name}}` put 'Kumar, Arjun' into a greeting).
+ * (`{{name}}` put 'Kumar, Arjun' into a greeting).
  */
 export function FieldInserter(props: {
   fields: readonly string[];

@@ -12,7 +12,7 @@ export function listReceiversText(lists: readonly Pick<ContactListSummary, 'coun
 }
 
 /**
- * Who a send to contact lists reaches (issue 29: the table said '0 of 0 selected' while a list
+ * Who a send to contact lists reaches (the table said '0 of 0 selected' while a list
  * was chosen): the count, and the lists' first contacts with the opted-out ones marked.
  */
 export function ListRecipients(props: {

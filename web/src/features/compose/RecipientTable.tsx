@@ -27,7 +27,7 @@ const MAX_HEIGHT = 440;
 
 /**
  * The Select / name table of both send pages, with Select All, 'N of M selected' and the
- * credit-limit rules of DECISIONS.md. Only the visible rows are rendered, so 5,000 rows stay smooth;
+ * credit-limit rules of docs/decisions.md (Credits). Only the visible rows are rendered, so 5,000 rows stay smooth;
  * rows are given as plain arrays (no object per row: a CSV may hold a million numbers).
  */
 export function RecipientTable(props: {

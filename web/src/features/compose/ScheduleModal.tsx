@@ -36,7 +36,7 @@ export function repeatChoice(
 }
 
 /**
- * The Schedule Message modal (spec section 2): a local date-and-time input (en-IN, day first;
+ * The Schedule Message modal: a local date-and-time input (en-IN, day first;
  * days before today are not offered, and a time not later than now is refused), the summary, and
  * the two schedule checks shown inside the modal; beyond the spec, a repeat choice (every day,
  * week or month, until an optional date).
@@ -47,9 +47,9 @@ export function ScheduleModal(props: {
   state: ComposeState;
   recipientCount: number;
   recipientLabel: string;
-  /** The balance now: the summary gives the cost and the balance after (issue 29). */
+  /** The balance now: the summary gives the cost and the balance after. */
   balance: number;
-  /** What the recipients cost at the price of their accounts' kinds (issue 30; default one each). */
+  /** What the recipients cost at the price of their accounts' kinds (default one each). */
   credits?: { min: number; max: number };
   busy: boolean;
   /** An error from the server, shown inside the modal. */

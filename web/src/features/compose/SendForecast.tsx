@@ -1,7 +1,7 @@
 import { Alert } from '@mantine/core';
 import { IconHourglass } from '@tabler/icons-react';
 
-/** What the account's policy will do to this send, before it is made (issue 29). */
+/** What the account's policy will do to this send, before it is made. */
 export function SendForecast({ text }: { text: string | null }) {
   if (!text) return null;
   return (

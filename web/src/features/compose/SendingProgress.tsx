@@ -20,7 +20,7 @@ export type ProgressView = Pick<MessageJob, 'status' | 'progress' | 'results' | 
 /** A job that runs or waits for its turn can be paused; a paused one resumed (as on the Jobs page). */
 
 /**
- * The Sending Progress panel shown while a job sent with Send Now runs (spec section 2), with
+ * The Sending Progress panel shown while a job sent with Send Now runs, with
  * Pause / Resume. It appears when a send starts and is then brought into view and focused (the
  * Send Now button the focus was on is disabled meanwhile).
  */

@@ -5,9 +5,9 @@ import { focusIntoView } from './into-view.ts';
 import type { SendBanner } from './send-result.ts';
 
 /**
- * The page's status banner; once a job exists it carries 'View All Jobs' (spec section 2). It sits
+ * The page's status banner; once a job exists it carries 'View All Jobs'. It sits
  * beside the send buttons, and each change of `focusKey` brings it into view and focuses it, so a
- * result is read where the user is looking (issue 18).
+ * result is read where the user is looking.
  */
 export function StatusBanner({
   banner,

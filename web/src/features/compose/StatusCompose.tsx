@@ -46,7 +46,7 @@ function useFileUrl(file: File | null): string | null {
 }
 
 /**
- * The Status tab of Bulk Messaging (issue 31): a text on a colour in a font, or an image or a
+ * The Status tab of Bulk Messaging: a text on a colour in a font, or an image or a
  * video with a caption, to contact lists or everyone the account has messaged; now or at a time.
  * One credit per person in the audience; the post becomes a job like any other.
  */

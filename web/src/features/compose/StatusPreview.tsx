@@ -2,7 +2,7 @@ import { Box, Image, Text } from '@mantine/core';
 import { STATUS_FONTS } from '@wa/contract';
 
 /**
- * How the Status looks on a phone (issue 31): a text full-bleed on its colour in its font, or the
+ * How the Status looks on a phone: a text full-bleed on its colour in its font, or the
  * image or video with its caption below.
  */
 export function StatusPreview(props: {

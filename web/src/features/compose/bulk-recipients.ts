@@ -28,7 +28,7 @@ export function fieldsOfFirst(upload: BulkUpload, indices: readonly number[]): R
 const chatIdOf = chatIdOfPhone;
 
 /**
- * The selected numbers of an upload as the send body wants them (issue 15): a CSV with a header
+ * The selected numbers of an upload as the send body wants them: a CSV with a header
  * sends its columns as `recipients: [{ chatId, fields }]`, a plain list of numbers as `chatIds`.
  * Runs once, when the send is made.
  */

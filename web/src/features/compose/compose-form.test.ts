@@ -65,7 +65,7 @@ describe('validateSend', () => {
       validateSend({ ...emptyCompose('poll'), pollQuestion: 'Q', pollOptions: ['A', '', 'B'] }, 1),
     ).toBeNull();
   });
-  it('then the poll limits of DECISIONS.md, with its texts', () => {
+  it('then the poll limits of docs/decisions.md (Polls), with its texts', () => {
     const poll = (pollQuestion: string, pollOptions: string[]) => ({
       ...emptyCompose('poll'),
       pollQuestion,

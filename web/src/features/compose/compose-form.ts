@@ -1,6 +1,6 @@
 import { POLL_LIMITS, POLL_TEXTS, pollLimitProblem, SEND_TEXTS, type SendBody } from '@wa/contract';
 
-/** The three tabs of the compose area; the send type value for text is 'string' (spec section 3). */
+/** The three tabs of the compose area; the send type value for text is 'string'. */
 export type MessageKind = 'text' | 'media' | 'poll';
 
 export type ComposeState = {
@@ -9,7 +9,7 @@ export type ComposeState = {
   file: File | null;
   caption: string;
   pollQuestion: string;
-  /** Starts with two empty options; at most 12 (DECISIONS.md, Polls). */
+  /** Starts with two empty options; at most 12 (docs/decisions.md, Polls). */
   pollOptions: string[];
   allowMultipleAnswers: boolean;
 };
@@ -27,7 +27,7 @@ export const emptyCompose = (kind: MessageKind = 'text'): ComposeState => ({
 });
 
 export type ComposeAction =
-  /** Changing type clears the text, file, poll entries (spec section 4). */
+  /** Changing type clears the text, file, poll entries. */
   | { type: 'kind'; kind: MessageKind }
   | { type: 'text'; value: string }
   | { type: 'file'; file: File | null }
@@ -57,7 +57,7 @@ export function composeReducer(state: ComposeState, action: ComposeAction): Comp
         pollOptions: state.pollOptions.map((o, i) => (i === action.index ? action.value : o)),
       };
     case 'addPollOption':
-      // WhatsApp takes at most 12 options (DECISIONS.md, Polls): the button is disabled there too.
+      // WhatsApp takes at most 12 options (docs/decisions.md, Polls): the button is disabled there too.
       if (state.pollOptions.length >= POLL_LIMITS.maxOptions) return state;
       return { ...state, pollOptions: [...state.pollOptions, ''] };
     case 'removePollOption':
@@ -74,8 +74,8 @@ export function composeReducer(state: ComposeState, action: ComposeAction): Comp
 const filledOptions = (options: string[]) => options.map((o) => o.trim()).filter((o) => o.length > 0);
 
 /**
- * Checks 1–4 of spec section 5 (recipients, then the content of the chosen type), then the poll
- * limits of DECISIONS.md; null when all pass.
+ * Checks 1–4 of the specification (recipients, then the content of the chosen type), then the poll
+ * limits of docs/decisions.md (Polls); null when all pass.
  */
 export function validateSend(state: ComposeState, selectedCount: number): string | null {
   if (selectedCount < 1) return SEND_TEXTS.noRecipients;
@@ -93,7 +93,7 @@ export function validateSend(state: ComposeState, selectedCount: number): string
 /** A control of the compose area that a problem can be shown beside. */
 export type ComposeField = 'text' | 'file' | 'pollQuestion' | 'pollOptions';
 
-/** A problem shown beside its control (issue 18: not in a banner off screen). */
+/** A problem shown beside its control (not in a banner off screen). */
 export type FieldProblem = { field: ComposeField; text: string };
 
 const PROBLEM_FIELD: Record<string, ComposeField> = {
@@ -125,7 +125,7 @@ export type Audience = 'groups' | 'individuals';
 export type MediaPayload = { mime: string; data: string; fileName: string };
 
 /**
- * The send payload of spec section 3. For individuals only a poll sets a type (the server
+ * The send payload of the specification (docs/decisions.md, Kept to the letter). For individuals only a poll sets a type (the server
  * infers media from `data`); blank poll options are dropped.
  */
 export function buildSendBody(
@@ -168,7 +168,7 @@ export const TYPE_LABEL: Record<MessageKind, string> = {
   poll: 'Poll',
 };
 
-/** The first 50 characters, with an ellipsis when longer (schedule summary, spec section 9). */
+/** The first 50 characters, with an ellipsis when longer (schedule summary). */
 export function truncate(text: string, max = 50): string {
   return text.length > max ? `${text.slice(0, max)}...` : text;
 }

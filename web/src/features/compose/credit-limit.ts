@@ -1,5 +1,5 @@
 /**
- * The credit limit of DECISIONS.md: one credit per recipient, and a user may select exactly as
+ * The credit limit (docs/decisions.md, Credits): one credit per recipient, and a user may select exactly as
  * many recipients as their balance.
  */
 export type CreditLimit = {
@@ -31,7 +31,7 @@ export function toggleOne(selected: ReadonlySet<string>, id: string, balance: nu
 }
 
 /**
- * Select All (spec section 4): ticking selects every listed row (only allowed when the list fits
+ * Select All: ticking selects every listed row (only allowed when the list fits
  * the balance); unticking clears the selection only when everything was selected.
  */
 export function toggleAll(

@@ -1,6 +1,6 @@
 /**
  * Focuses an element that shows feedback and brings it to the middle of the view (smoothly
- * unless the user asked for less motion), so it is read where the user is looking (issue 18).
+ * unless the user asked for less motion), so it is read where the user is looking.
  * A control whose problem is written further down (the poll's options, with the problem under
  * the last of up to 12) is brought into view together with that problem: the problem's text at
  * the bottom of the view when both fit, the problem itself in the middle when they do not.

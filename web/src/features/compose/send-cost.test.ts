@@ -9,7 +9,7 @@ const sessions = [
   session('phone_2', 'baileys'),
 ];
 
-describe('what a send costs by the kinds of its accounts (issue 30)', () => {
+describe('what a send costs by the kinds of its accounts', () => {
   it('reads each account’s kind: a Cloud API number, or a linked phone (Baileys or the simulator)', () => {
     expect(kindsOf(sessions, ['phone_1', 'cloud_1', 'phone_2'])).toEqual(['linked', 'cloud', 'linked']);
     expect(kindsOf(sessions, [null])).toEqual(['linked']);

@@ -51,7 +51,7 @@ describe('costLine', () => {
     expect(costLine(1, 1)).toBe('1 recipient · 1 credit · balance after 0');
     expect(costLine(120000, 250000)).toBe('1,20,000 recipients · 1,20,000 credits · balance after 1,30,000');
   });
-  it('gives the credits at the price of the accounts, or their range over kinds of different prices (issue 30)', () => {
+  it('gives the credits at the price of the accounts, or their range over kinds of different prices', () => {
     expect(costLine(3, 10, { min: 6, max: 6 })).toBe('3 recipients · 6 credits · balance after 4');
     expect(costLine(3, 20, { min: 3, max: 9 })).toBe('3 recipients · 3–9 credits · balance after 11–17');
   });

@@ -9,7 +9,7 @@ const clock = (iso: string) =>
   );
 
 /**
- * What the account's policy will do to a send of `count` recipients now (issue 29: 120 numbers
+ * What the account's policy will do to a send of `count` recipients now (120 numbers
  * stopped at 46 with no warning): '46 today, the rest from tomorrow 00:00 (warm-up: 50 a day)',
  * or why the account waits now; null when everything may go today. The warm-up counts one-to-one
  * messages only; the daily limit every message. Recipients already queued by other jobs are not
@@ -43,7 +43,7 @@ export function sendForecast(
 }
 
 /**
- * '3 recipients · 3 credits · balance after 7' (issue 29); `credits`: what they cost (one each by
+ * '3 recipients · 3 credits · balance after 7'; `credits`: what they cost (one each by
  * default; a range over kinds of different prices: '3 recipients · 3–9 credits · balance after 1–7').
  */
 export function costLine(

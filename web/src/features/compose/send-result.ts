@@ -15,7 +15,7 @@ export const SENDING_TEXTS = {
 export type SendBanner = Banner & { detail?: string };
 
 /**
- * The counts beside the spec's words (issue 18: 19 of 20 sent read as a plain failure), and where
+ * The counts beside the spec's words (19 of 20 sent read as a plain failure), and where
  * the failed ones can be sent again.
  */
 export function countsText(results: Pick<MessageJob['results'], 'success' | 'failed'>): string {
@@ -24,7 +24,7 @@ export function countsText(results: Pick<MessageJob['results'], 'success' | 'fai
 }
 
 /**
- * The finished job's outcome in words (issue 29: the spec's 'Message sending Initiated' stood
+ * The finished job's outcome in words (the spec's 'Message sending Initiated' stood
  * alone beside the counts of a job that had already finished).
  */
 export function outcomeText(results: Pick<MessageJob['results'], 'success' | 'failed'>): string {
@@ -39,7 +39,7 @@ export function outcomeText(results: Pick<MessageJob['results'], 'success' | 'fa
 }
 
 /**
- * The result message once the job is completed or failed (spec section 4), the spec's words kept
+ * The result message once the job is completed or failed, the spec's words kept
  * as they are. A job that failed for some recipients only is shown as a partial success (yellow),
  * not as a failure.
  */

@@ -35,7 +35,7 @@ function withTarget(body: SendBody, target: SendTarget): SendBody {
   return out;
 }
 
-/** Job poll after Send Now (spec section 9). */
+/** Job poll after Send Now (docs/decisions.md, Kept to the letter). */
 export const JOB_POLL_MS = 2_000;
 
 type ActiveJob = { id: string; view: ProgressView };
@@ -44,7 +44,7 @@ type ActiveJob = { id: string; view: ProgressView };
 export type SendTarget = Pick<SendBody, 'chatIds' | 'recipients' | 'contactListIds' | 'sessionIds'>;
 
 /**
- * The sending logic both send pages share (spec section 4): validation in the spec's order,
+ * The sending logic both send pages share: validation in the spec's order,
  * Send Now with the 2-second job poll and its result message, and scheduling. A problem with
  * the message is shown beside its control (`fieldError`); the rest in the banner beside the
  * send buttons, which takes the focus (`bannerFocus` counts the times it should).
@@ -73,7 +73,7 @@ export function useSendFlow(opts: {
   const [scheduling, setScheduling] = useState(false);
   /** Numbers the last send left out because they opted out (not charged). */
   const [optedOut, setOptedOut] = useState<string[]>([]);
-  /** Left out for want of consent ('Send one-to-one only to contacts with consent', issue 31). */
+  /** Left out for want of consent ('Send one-to-one only to contacts with consent'). */
   const [noConsent, setNoConsent] = useState<string[]>([]);
   const [confirmOpen, setConfirmOpen] = useState(false);
 
@@ -92,7 +92,7 @@ export function useSendFlow(opts: {
   }, []);
 
   const refreshBalance = useCallback(() => {
-    // Balance fetch failures are only logged (spec section 8).
+    // Balance fetch failures are only logged (docs/decisions.md, Kept to the letter).
     queryClient.fetchQuery(userDetailsQuery()).catch((err) => console.error('Balance refresh failed', err));
     // The jobs, and today's count against the account's limits for the next send's forecast.
     void invalidate([messageJobKeys.all, policyKeys.all]);
@@ -124,7 +124,7 @@ export function useSendFlow(opts: {
         }
       } catch (err) {
         if (stopped) return;
-        // Polling errors are only logged; polling goes on (spec section 4).
+        // Polling errors are only logged; polling goes on.
         console.error('Polling the job failed', err);
       }
       timer = setTimeout(tick, JOB_POLL_MS);
@@ -171,7 +171,7 @@ export function useSendFlow(opts: {
     return true;
   };
 
-  /** Send Now: after the checks, the confirmation with the cost (issue 29) unless turned off for this size. */
+  /** Send Now: after the checks, the confirmation with the cost unless turned off for this size. */
   const sendNow = async () => {
     if (busy || !check() || !opts.sessionId) return;
     if (needsConfirmation(opts.selectedCount)) {
@@ -220,14 +220,14 @@ export function useSendFlow(opts: {
     }
   };
 
-  /** Opening the schedule modal runs the content checks first (spec section 5). */
+  /** Opening the schedule modal runs the content checks first (docs/decisions.md, Kept to the letter). */
   const openSchedule = () => {
     if (busy || !check()) return;
     setScheduleError(null);
     setScheduleOpen(true);
   };
 
-  /** `repeat`: the schedule modal's repeat choice (issue 14: each occurrence its own job). */
+  /** `repeat`: the schedule modal's repeat choice (each occurrence its own job). */
   const schedule = async (localValue: string, repeat: SendBody['repeat'] = null) => {
     if (!opts.sessionId) return;
     const at = new Date(localValue);
@@ -247,7 +247,7 @@ export function useSendFlow(opts: {
       setNoConsent(res.skipped?.noConsent ?? []);
       setScheduleOpen(false);
       dispatch({ type: 'reset' });
-      // So the same message is not scheduled twice by accident (issue 18).
+      // So the same message is not scheduled twice by accident.
       resetSelection.current();
       announce({
         color: 'green',
@@ -275,7 +275,7 @@ export function useSendFlow(opts: {
     jobExists: lastJobId !== null,
     optedOut,
     noConsent,
-    /** Takes the last send's result off the page (a new list was uploaded: issue 29). */
+    /** Takes the last send's result off the page (a new list was uploaded). */
     clearResult: () => {
       if (busy) return;
       setBanner(null);

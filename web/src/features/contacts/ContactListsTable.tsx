@@ -13,7 +13,7 @@ const COLUMNS = [
   { header: 'Actions' },
 ];
 
-/** The user's contact lists (issue 15): name, contacts, opted out, fields, created, and actions. */
+/** The user's contact lists: name, contacts, opted out, fields, created, and actions. */
 export function ContactListsTable(props: {
   lists: readonly ContactListSummary[];
   loading: boolean;

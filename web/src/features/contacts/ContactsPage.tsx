@@ -14,7 +14,7 @@ import { ListContacts } from './ListContacts.tsx';
 import { OptOutsSection } from './OptOutsSection.tsx';
 import { PersonalDataSection } from './PersonalDataSection.tsx';
 
-/** Contacts (/contacts, issue 15): contact lists, their contacts, import and export, and the opt-out list. */
+/** Contacts (/contacts): contact lists, their contacts, import and export, and the opt-out list. */
 export default function ContactsPage() {
   const lists = useContactLists();
   const [importing, setImporting] = useState(false);

@@ -43,7 +43,7 @@ export function importSummary(r: ImportContactsResponse): string {
 }
 
 /**
- * Import a CSV or Excel file as a contact list (issue 15): the first rows with the detected phone
+ * Import a CSV or Excel file as a contact list: the first rows with the detected phone
  * column and the other columns as fields, another phone column if the guess is wrong, the list's
  * name, then the server's counts or its error.
  */
@@ -55,7 +55,7 @@ export function ImportModal(props: { opened: boolean; onClose: () => void }) {
   const [readError, setReadError] = useState<string | null>(null);
   const [phoneColumn, setPhoneColumn] = useState<string | null>(null);
   const [name, setName] = useState('');
-  // Never checked by default: the user states it for this file (issue 31, DPDP Act).
+  // Never checked by default: the user states it for this file (DPDP Act).
   const [agreed, setAgreed] = useState(false);
   const [purpose, setPurpose] = useState('');
   const [result, setResult] = useState<ImportContactsResponse | null>(null);

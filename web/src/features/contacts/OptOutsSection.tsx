@@ -28,7 +28,7 @@ export const numbersOf = (text: string) =>
     .filter((n) => n !== '');
 
 /**
- * The opt-out list (DECISIONS.md, Opt-outs): numbers that replied STOP or that the user added;
+ * The opt-out list (docs/decisions.md, Opt-outs): numbers that replied STOP or that the user added;
  * sends leave them out uncharged. Only the user takes a number off it.
  */
 export function OptOutsSection() {
@@ -37,7 +37,7 @@ export function OptOutsSection() {
   const remove = useRemoveOptOut();
   const [text, setText] = useState('');
   const [added, setAdded] = useState<string | null>(null);
-  /** Lines that are no phone number: left in the box and named, the rest added (issue 29). */
+  /** Lines that are no phone number: left in the box and named, the rest added. */
   const [bad, setBad] = useState<string[]>([]);
   const cc = useMeta().data?.defaultCountryCode ?? DEFAULT_COUNTRY_CODE;
   const list = optOuts.data?.optOuts ?? [];

@@ -13,7 +13,7 @@ import { useDownloadPersonalData, usePersonalData } from './api/personal-data.ts
 const plural = (n: number, one: string) => `${formatNumber(n)} ${one}${n === 1 ? '' : 's'}`;
 
 /**
- * Data requests (issue 31, India's DPDP Act): what is held about one number, shown and
+ * Data requests (India's DPDP Act): what is held about one number, shown and
  * downloaded (JSON or CSV), and its erasure after a confirmation. Each is in the audit log.
  */
 export function PersonalDataSection() {
@@ -26,7 +26,7 @@ export function PersonalDataSection() {
   const erase = useErasePerson();
   const checked = checkPhone(phone, cc);
   const valid = 'number' in checked;
-  // The number as the server keeps it (DECISIONS.md, Phone numbers): also the downloaded file's name.
+  // The number as the server keeps it (docs/decisions.md, Phone numbers): also the downloaded file's name.
   const number = 'number' in checked ? checked.number : phone.trim();
   const data: PersonalData | undefined = read.data;
 

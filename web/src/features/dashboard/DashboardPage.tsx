@@ -104,7 +104,7 @@ function RecentJob({ job }: { job: MessageJob }) {
   );
 }
 
-/** The user dashboard: real figures where the spec shows placeholders (DECISIONS.md). */
+/** The user dashboard: real figures where the spec shows placeholders (docs/decisions.md, Dashboard). */
 export default function DashboardPage() {
   useUserDetails();
   const balance = useBalance();

@@ -22,14 +22,14 @@ const COLUMNS = [
 ];
 
 const ACTIVE = (
-  // The whole word: a badge cuts its label to the cell ('AC…' at 1280 px, issue 29).
+  // The whole word: a badge cuts its label to the cell ('AC…' at 1280 px).
   <Badge color="green" variant="light" styles={{ label: { overflow: 'visible' } }}>
     Active
   </Badge>
 );
 
 /**
- * The Group List table: the ten columns of spec section 2, in the spec's order, fitting its box
+ * The Group List table: the ten columns of the specification, in the spec's order, fitting its box
  * at 1280 px (headers and dates wrap); below 768 px each group is a card. Only the rows in view
  * are drawn.
  */

@@ -86,7 +86,7 @@ describe('GroupsPage', () => {
     expect(
       await screen.findByText('No active session found. Please connect WhatsApp first.'),
     ).toBeInTheDocument();
-    // One click to where a WhatsApp is linked (issue 29, item 9).
+    // One click to where a WhatsApp is linked.
     expect(screen.getByRole('link', { name: 'Link WhatsApp in Instances' }).getAttribute('href')).toBe(
       '/instances',
     );

@@ -6,7 +6,7 @@ import { formatNumber } from '../../lib/format.ts';
 import { useSaveGroupMembers } from '../contacts/api/save-group-members.ts';
 
 /**
- * 'Save members as a contact list' (issue 15): the group's members become a contact list named
+ * 'Save members as a contact list': the group's members become a contact list named
  * after the group, with each member's role as a field, for the bulk page and the Contacts page.
  */
 export function SaveMembersButton(props: { sessionId: string; group: GroupChat }) {

@@ -2,11 +2,11 @@ import type { GroupChat, GroupParticipant } from '@wa/contract';
 import type { Cell } from '../../lib/export.ts';
 import { formatGroupDate } from '../../lib/format.ts';
 
-/** Spec section 5: the search applies from 3 characters. */
+/** The search applies from 3 characters. */
 export const SEARCH_MIN_LENGTH = 3;
 
 export const NOT_AN_ADMIN = 'Not An Admin';
-/** Shown where the call gave no value (spec section 3: placeholder defaults). */
+/** Shown where the call gave no value (placeholder defaults). */
 export const NOT_AVAILABLE = 'N/A';
 
 /** Case-insensitive substring match on the group name, only from 3 characters. */
@@ -38,7 +38,7 @@ export const sortedParticipants = (participants: readonly GroupParticipant[]) =>
 
 export const groupDate = (iso: string | null) => formatGroupDate(iso) || NOT_AVAILABLE;
 
-/** Spec section 9: the groups CSV file, named with the service and 'groups'. */
+/** The groups CSV file, named with the service and 'groups'. */
 export const GROUPS_CSV_FILE = 'WhatsApp_groups.csv';
 
 export const GROUPS_EXPORT_HEADERS = [

@@ -25,7 +25,7 @@ export function signalsText(h: SessionHealthResponse): string {
 }
 
 /**
- * The account's health (issue 26): its score and state, and why when it is not good. A pause's
+ * The account's health: its score and state, and why when it is not good. A pause's
  * reason is already shown by the session's status (SessionStatusReason), so it is not repeated.
  */
 export function AccountHealth({ sessionId }: { sessionId: string }) {

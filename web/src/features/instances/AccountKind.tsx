@@ -18,7 +18,7 @@ export function tierLabel(tier: string | null | undefined): string {
 }
 
 /**
- * Which kind of account a session is (issue 30): a linked phone, or a Cloud API number with
+ * Which kind of account a session is: a linked phone, or a Cloud API number with
  * Meta's quality rating, its messaging limit tier and the webhook URL to register with Meta.
  */
 export function AccountKind({ session: s }: { session: Session }) {

@@ -15,13 +15,13 @@ export function AddInstanceModal(props: {
 }) {
   const [phoneNumber, setPhoneNumber] = useState('');
   const [sessionName, setSessionName] = useState('');
-  /** Optional (issue 31): the account connects only through it. */
+  /** Optional: the account connects only through it. */
   const [proxy, setProxy] = useState('');
   const [errors, setErrors] = useState<{ phoneNumber?: string; sessionName?: string }>({});
   const [error, setError] = useState<string | null>(null);
   const create = useCreateInstance();
   const meta = useMeta();
-  // The phone rule of the server (DECISIONS.md, Phone numbers): '9123456780' is kept as 919123456780.
+  // The phone rule of the server (docs/decisions.md, Phone numbers): '9123456780' is kept as 919123456780.
   const phone = checkPhone(phoneNumber, meta.data?.defaultCountryCode ?? DEFAULT_COUNTRY_CODE);
   const stored = 'number' in phone && phone.number !== phoneNumber.trim() ? phone.number : null;
 

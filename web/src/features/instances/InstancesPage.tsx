@@ -80,7 +80,7 @@ export default function InstancesPage() {
   const connect = (s: Session) => {
     setNotice(null);
     const showQr = () => setQrFor({ sessionId: s.sessionId, name: s.sessionName });
-    // A session that is not waiting for a scan starts a new QR cycle first (DECISIONS.md, restart).
+    // A session that is not waiting for a scan starts a new QR cycle first (docs/decisions.md, Restart).
     if (s.status === 'PENDING') return showQr();
     restart.mutate(s.sessionId, {
       onSuccess: showQr,

@@ -15,7 +15,7 @@ function urlOf(v: { address: string; username: string; password: string }): stri
 }
 
 /**
- * An account's proxy (issue 31): SOCKS5 or HTTP, with a user and password stored encrypted. The
+ * An account's proxy: SOCKS5 or HTTP, with a user and password stored encrypted. The
  * connection, uploads and downloads of the account go through it; a dead proxy keeps the account
  * down with the reason on Instances, never direct. 'Test proxy' shows where it exits.
  */

@@ -8,7 +8,7 @@ import { sessionKeys } from './api/keys.ts';
 import { clock, PAIRING_TEXT, type PairingState, usePairingCode } from './usePairingCode.ts';
 import { QR_TEXT, useQrFlow } from './useQrFlow.ts';
 
-/** 'Connect WhatsApp': the QR flow of spec section 2 for one session. */
+/** 'Connect WhatsApp': the QR flow of the specification for one session. */
 export function QrModal(props: { session: { sessionId: string; name: string } | null; onClose: () => void }) {
   const invalidate = useInvalidate();
   // Linking changes the session's status: the list is read again once the modal closes.

@@ -1,7 +1,7 @@
 import { Badge } from '@mantine/core';
 import { SESSION_STATUS_COLOR } from '../../lib/theme.ts';
 
-/** CONNECTED, DISCONNECTED, PENDING, or unknown for any other value (spec section 4). */
+/** CONNECTED, DISCONNECTED, PENDING, or unknown for any other value. */
 export function SessionStatusBadge({ status }: { status: string }) {
   const known = status in SESSION_STATUS_COLOR;
   return (

@@ -2,7 +2,7 @@ import type { StatusResponse } from '@wa/contract';
 import { useEffect, useRef, useState } from 'react';
 import { ApiError, apiBlobUrl, apiFetch } from '../../lib/api.ts';
 
-/** The QR connection flow's timings (spec section 9). */
+/** The QR connection flow's timings (docs/decisions.md, Kept to the letter). */
 export const QR_TIMING = {
   initialWaitMs: 1_000,
   countdownSeconds: 15,
@@ -37,7 +37,7 @@ const initial: QrFlowState = {
 };
 
 /**
- * The QR connection flow of spec section 2 for `sessionId` (null: idle). Waits 1 s, fetches the
+ * The QR connection flow of the specification for `sessionId` (null: idle). Waits 1 s, fetches the
  * QR (3 retries 1 s apart, then the failure text), refreshes it every 15 s with a countdown,
  * polls the status every 3 s and, once connected, calls `onConnected` 3 s later.
  * `retry()` starts over after a failure.

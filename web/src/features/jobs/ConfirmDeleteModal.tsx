@@ -2,7 +2,7 @@ import { Alert, Button, Code, Group, Stack, Text } from '@mantine/core';
 import { AppModal } from '../../components/AppModal.tsx';
 import { formatNumber } from '../../lib/format.ts';
 
-/** 'Confirm Delete' (spec section 2). */
+/** 'Confirm Delete'. */
 export function ConfirmDeleteModal(props: {
   jobId: string | null;
   onCancel: () => void;
@@ -11,10 +11,10 @@ export function ConfirmDeleteModal(props: {
   error: string | null;
   /** The job is a repeating job's next occurrence: deleting it ends the series. */
   endsSeries?: boolean;
-  /** A line of the job's message and, for a scheduled job, when it is to be sent (issue 18). */
+  /** A line of the job's message and, for a scheduled job, when it is to be sent. */
   preview?: string;
   scheduledFor?: string | null;
-  /** Recipients not sent yet: each holds the credit reserved at acceptance (issue 29). */
+  /** Recipients not sent yet: each holds the credit reserved at acceptance. */
   unsent?: number;
 }) {
   return (

@@ -19,7 +19,7 @@ const fieldValue = (iso: string | null) => {
 };
 
 /**
- * 'Edit job' (issue 29, item 7): the time, the text (or a file's caption) and the recipients of a
+ * 'Edit job': the time, the text (or a file's caption) and the recipients of a
  * job that has not started. The credits held follow the recipients; the modal says how before
  * saving. `onSaved` gets the server's answer for the page's banner.
  */

@@ -32,7 +32,7 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
 
 function MessageContent({ job }: { job: JobWithDetails }) {
   if (job.messageType === 'template') {
-    // A Cloud API template send (issue 30): its name, language and values, and Meta's charge so far.
+    // A Cloud API template send: its name, language and values, and Meta's charge so far.
     const t = parseTemplate(job.messageContent);
     return (
       <Stack gap={2}>
@@ -114,7 +114,7 @@ export function sentToNumber(d: Pick<JobDetail, 'chatId' | 'sentTo'>): string | 
 /** The account that sent a message, as its phone number (a sessionId is `<phone>_<suffix>`). */
 export const accountNumber = (sessionId: string | undefined) => (sessionId ? sessionId.split('_')[0]! : '');
 
-/** The contact's reply: its time and text (issue 26). */
+/** The contact's reply: its time and text. */
 function Reply({ d }: { d: JobDetail }) {
   if (!d.repliedAt) return null;
   return (
@@ -164,7 +164,7 @@ export function RecipientsTable({
 }) {
   // Wide: a column for each receipt time and the reply; below 768 px they are lines of Sent At.
   // Below 768 px the cells wrap inside the full-screen modal: number, status and error in view
-  // without sideways scrolling (issue 29).
+  // without sideways scrolling.
   const small = useMediaQuery(SMALL_SCREEN, false, { getInitialValueInEffect: false });
   const columns = [
     { header: groups ? 'Group' : 'Phone Number' },
@@ -225,7 +225,7 @@ export function RecipientsTable({
   );
 }
 
-/** 'Job Details: {id}' with the fields of spec section 2 and the recipients table. */
+/** 'Job Details: {id}' with the fields of the specification and the recipients table. */
 export function JobDetailsModal(props: {
   jobId: string | null;
   onClose: () => void;

@@ -37,7 +37,7 @@ import {
 import { retryEndBanner, useRetryWatch } from './useRetryWatch.ts';
 
 /**
- * Message Jobs (/jobs, spec section 2). The server pages, filters and counts: each tab asks for
+ * Message Jobs (/jobs). The server pages, filters and counts: each tab asks for
  * its status and the search, one page of 100 at a time ('Load more jobs'), and the tabs' counts
  * come from the answer's summary. Jobs and balance refresh every 15001 ms.
  */

@@ -19,7 +19,7 @@ import {
   scheduledFor,
 } from './jobs-view.ts';
 
-/** What each control does, on hover and focus (issue 29, item 7: the three read alike). */
+/** What each control does, on hover and focus (the three read alike). */
 export const ACTION_HELP = {
   pause: 'Stops after the message being sent; the rest wait, still paid for, until you press Resume.',
   cancelSeries:
@@ -37,7 +37,7 @@ type Props = {
   onDelete: (job: MessageJob) => void;
   onPause: (job: MessageJob) => void;
   onResume: (job: MessageJob) => void;
-  /** Opens 'Edit job' for a job that has not started (issue 29, item 7). */
+  /** Opens 'Edit job' for a job that has not started. */
   onEdit?: (job: MessageJob) => void;
   /** Stops the series of a repeating job (its occurrence awaiting start goes). */
   onCancelSeries?: (job: MessageJob) => void;
@@ -74,7 +74,7 @@ function ResultsCell({ job }: { job: MessageJob }) {
       <Text size="xs" c="var(--mantine-color-red-light-color)" style={{ whiteSpace: 'nowrap' }}>
         Failed: {formatNumber(job.results.failed)}
       </Text>
-      {/* Beyond the spec (issue 26): what became of the sent messages, with their rates. */}
+      {/* Beyond the spec: what became of the sent messages, with their rates. */}
       {deliveryFigures(job).map((f) => (
         <Text key={f.label} size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
           {f.label}: {formatNumber(f.count)} ({f.rate})
@@ -221,7 +221,7 @@ const COLUMNS = ['Job ID', 'Phone Number', 'Type', 'Status', 'Progress', 'Result
 );
 
 /**
- * The jobs table of spec section 2, fitting its box at 1280 px (short ids, wrapping cells);
+ * The jobs table of the specification, fitting its box at 1280 px (short ids, wrapping cells);
  * below 768 px each job is a card with every field and action. Only the visible rows are drawn.
  */
 export function JobsTable(props: Props) {

@@ -11,7 +11,7 @@ import {
   TEXTS,
 } from '@wa/contract';
 
-/** The filter tabs of spec section 2; Active covers pending and processing (section 4), and paused. */
+/** The filter tabs of the specification; Active covers pending and processing, and paused. */
 export const JOB_FILTERS = [
   { value: 'all', label: 'All Jobs' },
   { value: 'active', label: 'Active' },
@@ -51,7 +51,7 @@ export const progressLabel = (job: Pick<MessageJob, 'progress'>): string =>
 
 /**
  * 'Retry Failed' is offered only for failed jobs with failures a retry may fix (`retryable`, from
- * the server; unknown yet: not offered): 'Not on WhatsApp' would only fail again (issue 29).
+ * the server; unknown yet: not offered): 'Not on WhatsApp' would only fail again.
  */
 export const canRetry = (
   job: Pick<MessageJob, 'status' | 'results'>,
@@ -64,7 +64,7 @@ export const jobsWithFailures = (jobs: readonly Pick<MessageJob, 'id' | 'status'
 
 export const CREDIT_SHORT = TEXTS.creditShort;
 
-/** Client-side refusal of a retry (spec section 5), or null when it may go to the server. */
+/** Client-side refusal of a retry (docs/decisions.md, Kept to the letter), or null when it may go to the server. */
 export function retryRefusal(failed: number, balance: number, hasSession: boolean): string | null {
   if (!hasSession) return TEXTS.noSession;
   if (failed > balance) return CREDIT_SHORT;
@@ -76,7 +76,7 @@ export const canPause = (job: Pick<MessageJob, 'status'>): boolean => isPausable
 export const canResume = (job: Pick<MessageJob, 'status'>): boolean => isResumable(job.status);
 
 /**
- * A job that has not started may be edited (issue 29, item 7): scheduled, or paused before its
+ * A job that has not started may be edited: scheduled, or paused before its
  * first message; not a poll, not an occurrence of a series (it moves with its series).
  */
 export const canEdit = (job: Pick<MessageJob, 'status' | 'progress' | 'repeat' | 'messageType'>): boolean =>
@@ -122,7 +122,7 @@ export function scheduledFor(
 }
 
 /**
- * What became of a job's sent messages (issue 26), each with its count and its rate of the sent
+ * What became of a job's sent messages, each with its count and its rate of the sent
  * messages: 'Delivered: 9 (90.0%)'. Empty until something was sent.
  */
 export function deliveryFigures(

@@ -6,7 +6,7 @@ import { useInvalidate } from '../../lib/mutation.ts';
 import { getJobDetails } from './api/get-job-details.ts';
 import { messageJobKeys } from './api/keys.ts';
 
-/** How often a retried job is read until it ends: the send pages' job poll (spec section 9). */
+/** How often a retried job is read until it ends: the send pages' job poll (docs/decisions.md, Kept to the letter). */
 export const RETRY_POLL_MS = 2_000;
 
 type EndedJob = Pick<MessageJob, 'id' | 'status' | 'results'>;
@@ -24,7 +24,7 @@ export function retryEndBanner(job: EndedJob): Banner {
 
 /**
  * Follows a retried job every 2 s until the retry is over, then calls `onEnd` with the job and
- * reloads the list, so 'Retrying N failed messages' does not outlive the retry (issue 18).
+ * reloads the list, so 'Retrying N failed messages' does not outlive the retry.
  * Returns the function that starts following a job.
  */
 export function useRetryWatch(onEnd: (job: EndedJob) => void): (jobId: string) => void {

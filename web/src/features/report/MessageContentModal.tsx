@@ -10,7 +10,7 @@ import { blobTypeOf, documentType, fileSize, type MediaView, mediaView } from '.
 
 export type ContentView = { job: MessageJob; mode: 'text' | 'poll' | 'media' };
 
-/** Spec section 9: the media preview is at most 500 px high. */
+/** The media preview is at most 500 px high. */
 const MEDIA_MAX_HEIGHT = 500;
 
 const IMAGE_TYPES = new Set([

@@ -50,7 +50,7 @@ import {
 } from './report-range.ts';
 import { reportRows } from './report-rows.ts';
 
-/** Most telling first (issue 18): which job, when, what, how it went; the account last. */
+/** Most telling first: which job, when, what, how it went; the account last. */
 const COLUMNS = [
   'Job ID',
   'Created Date',
@@ -63,11 +63,11 @@ const COLUMNS = [
   'Phone Number',
 ];
 
-/** Beyond the spec (issue 26): a receipt or reply figure with its rate of the sent messages. */
+/** Beyond the spec: a receipt or reply figure with its rate of the sent messages. */
 const withRate = (count: number, job: MessageJob) =>
   `${formatNumber(count)} (${rateText(count, job.results.success)})`;
 
-// A status's viewers come back as its read receipts (issue 31): 'Viewed by N of M'.
+// A status's viewers come back as its read receipts: 'Viewed by N of M'.
 const deliveryCells = (j: MessageJob) =>
   j.messageType === 'status'
     ? [{ label: 'Views', value: viewedByText(j.delivery.read, j.results.success) }]
@@ -78,7 +78,7 @@ const deliveryCells = (j: MessageJob) =>
         { label: 'Undelivered', value: withRate(j.delivery.undelivered, j) },
       ];
 
-/** A Cloud API template job (issue 30): its category and Meta's charge for what was delivered so far. */
+/** A Cloud API template job: its category and Meta's charge for what was delivered so far. */
 function CloudCost({ job }: { job: MessageJob }) {
   return (
     <Text size="xs" aria-label="Meta's charge">
@@ -114,13 +114,13 @@ function ContentCell(props: { job: MessageJob; onShow: (view: ContentView) => vo
 
 const phonesOf = (job: MessageJob) => (job.sessionIds ?? [job.sessionId]).map(phoneOfSession).join(', ');
 
-/** The one status vocabulary (issue 29): 'Partly sent' with '8 of 9 sent', not a red FAILED. */
+/** The one status vocabulary: 'Partly sent' with '8 of 9 sent', not a red FAILED. */
 function StatusBadge({ job }: { job: MessageJob }) {
   return <JobStatusBadge job={job} size="md" />;
 }
 
 /**
- * The MIS Report (spec section 2): the jobs of one user, filtered by From and To (both ends
+ * The MIS Report: the jobs of one user, filtered by From and To (both ends
  * inclusive) and a search, as a table read from the server a page at a time, a CSV file the
  * server writes, and a print view of the rows shown; refreshed every 15 s (see useReportJobs).
  */
@@ -274,7 +274,7 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
                   <Table.Td>
                     {formatNumber(j.results.success)}
                     {/* Delivered, read, replied and undelivered under the sent count, a line each
-                        (issue 26): columns of their own made the table scroll sideways at 1280 px.
+                       : columns of their own made the table scroll sideways at 1280 px.
                         The CSV and the cards keep them apart. */}
                     {deliveryCells(j).map((c) => (
                       <Text key={c.label} size="xs">

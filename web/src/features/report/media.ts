@@ -1,4 +1,4 @@
-/** What the 'Show Media' popup can show for a job's file (spec section 2, MIS Report). */
+/** What the 'Show Media' popup can show for a job's file (MIS Report). */
 export type MediaView =
   | { kind: 'none' }
   | { kind: 'invalid' }

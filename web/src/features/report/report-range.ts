@@ -7,7 +7,7 @@ const localDay = (ymd: string): Date | null => {
 };
 
 /**
- * Spec section 5: from-only is on or after the From day, to-only on or before the To day, both
+ * From-only is on or after the From day, to-only on or before the To day, both
  * inclusive together. Bounds are the start of From and the end of To, local time.
  */
 export function rangeBounds(range: DateRange): { from: Date | null; to: Date | null } {
@@ -17,7 +17,7 @@ export function rangeBounds(range: DateRange): { from: Date | null; to: Date | n
   return { from, to };
 }
 
-/** The From and To inputs show and take dates as en-IN writes them (issue 18, item 10). */
+/** The From and To inputs show and take dates as en-IN writes them. */
 export const DATE_FORMAT = 'DD/MM/YYYY';
 
 /** `dd/mm/yyyy` (or `d/m/yyyy`, with `/`, `-` or `.`) typed in a date input, as `YYYY-MM-DD`; null if not a day. */
@@ -78,7 +78,7 @@ export function quickRangeOf(range: DateRange, now = new Date()): QuickRange | n
   );
 }
 
-/** Said when From is after To (issue 29: a reversed range said only 'No jobs found'). */
+/** Said when From is after To (a reversed range said only 'No jobs found'). */
 export function reversedText(range: DateRange): string | null {
   if (!range.from || !range.to || range.from <= range.to) return null;
   return `From (${enIN(range.from)}) is after To (${enIN(range.to)}): no day is in this range. Swap the dates or change one of them.`;

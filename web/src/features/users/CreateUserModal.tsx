@@ -33,7 +33,7 @@ export function CreateUserModal(props: {
   const [error, setError] = useState<string | null>(null);
   const mutation = useCreateUser();
 
-  // After a refused submit, the messages follow the fields as they are corrected (issue 18: the
+  // After a refused submit, the messages follow the fields as they are corrected (the
   // password's stayed red after a valid one was typed).
   const recheck = (next: Partial<{ name: string; username: string; password: string }>) => {
     if (Object.keys(fieldErrors).length > 0)

@@ -4,7 +4,7 @@ import { messageOf } from '../../lib/api.ts';
 import { useSendTestEvent } from './api/send-test-event.ts';
 
 /**
- * 'Send test event' (issue 29, item 9): one signed call to the receiver now, and what it
+ * 'Send test event': one signed call to the receiver now, and what it
  * answered, so the URL and the signature check can be tried before a real event.
  */
 export function TestEventButton(props: { webhook: Webhook }) {

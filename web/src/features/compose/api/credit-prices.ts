@@ -2,7 +2,7 @@ import { queryOptions, useQuery } from '@tanstack/react-query';
 import { type CreditPrices, type CreditPricesResponse, DEFAULT_CREDIT_PRICES } from '@wa/contract';
 import { apiFetch } from '../../../lib/api.ts';
 
-/** GET /api/credit-prices: credits per recipient of a linked phone and of a Cloud API account (issue 30). */
+/** GET /api/credit-prices: credits per recipient of a linked phone and of a Cloud API account. */
 export const creditPricesQuery = () =>
   queryOptions({
     queryKey: ['credit-prices'] as const,

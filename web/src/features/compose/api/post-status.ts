@@ -4,7 +4,7 @@ import { apiFetch } from '../../../lib/api.ts';
 import { useApiMutation } from '../../../lib/mutation.ts';
 import { userDetailsKeys } from '../../auth/api/get-user-details.ts';
 
-/** POST /api/session/{sessionId}/sendStatus: a Status post as a job (issue 31). One `idempotencyKey` per click. */
+/** POST /api/session/{sessionId}/sendStatus: a Status post as a job. One `idempotencyKey` per click. */
 export function postStatus(
   sessionId: string,
   body: StatusSendBody,

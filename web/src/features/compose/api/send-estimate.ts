@@ -4,7 +4,7 @@ import { apiFetch } from '../../../lib/api.ts';
 
 /**
  * POST /api/session/{sessionId}/send-estimate: a send's split over linked phones and Cloud API
- * accounts, its credits and Meta's charge (issue 30). `key` says what the body depends on (the
+ * accounts, its credits and Meta's charge. `key` says what the body depends on (the
  * body itself may hold a large CSV).
  */
 export const sendEstimateQuery = (

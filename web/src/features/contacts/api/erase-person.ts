@@ -4,7 +4,7 @@ import { useApiMutation } from '../../../lib/mutation.ts';
 import { contactListKeys, optOutKeys } from './keys.ts';
 
 /**
- * DELETE /api/contacts/by-phone/:phone (issue 31): the number leaves every list and the opt-out
+ * DELETE /api/contacts/by-phone/:phone: the number leaves every list and the opt-out
  * list (a keyed token keeps it out of sends) and is replaced by that token in past jobs.
  */
 export const erasePerson = (phone: string) =>

@@ -5,7 +5,7 @@ import { contactListKeys, optOutKeys } from './keys.ts';
 
 /**
  * POST /api/contact-lists/import (multipart: file, name, optional phoneColumn, and the consent
- * the user confirmed with its purpose, issue 31).
+ * the user confirmed with its purpose).
  */
 export const importContactList = (v: {
   file: File;

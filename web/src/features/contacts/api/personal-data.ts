@@ -5,7 +5,7 @@ import { useApiMutation } from '../../../lib/mutation.ts';
 const byPhone = (phone: string) => `/api/contacts/by-phone/${encodeURIComponent(phone)}`;
 
 /**
- * GET /api/contacts/by-phone/:phone (issue 31): everything held about a number, read on demand
+ * GET /api/contacts/by-phone/:phone: everything held about a number, read on demand
  * (each read is in the audit log, so it is not a query that refetches by itself).
  */
 export const getPersonalData = (phone: string) => apiFetch<PersonalData>(byPhone(phone));

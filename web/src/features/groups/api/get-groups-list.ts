@@ -15,7 +15,7 @@ export const useGroupsList = (sessionId: string | null) => useQuery(groupsListQu
 
 /**
  * The groups of all the given accounts, each counted once (two linked accounts can be in the
- * same group): the dashboard's Total Groups (issue 18: it counted the first account's only).
+ * same group): the dashboard's Total Groups (it counted the first account's only).
  */
 export function useGroupsOfAccounts(sessionIds: string[]) {
   return useQueries({

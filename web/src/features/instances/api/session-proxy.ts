@@ -9,7 +9,7 @@ export const sessionProxyKeys = {
   of: (sessionId: string) => [...sessionKeys.all, 'proxy', sessionId] as const,
 };
 
-/** GET /api/session/{sessionId}/proxy: the account's proxy without its password (issue 31). */
+/** GET /api/session/{sessionId}/proxy: the account's proxy without its password. */
 export const sessionProxyQuery = (sessionId: string) =>
   queryOptions({
     queryKey: sessionProxyKeys.of(sessionId),

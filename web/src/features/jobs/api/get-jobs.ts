@@ -5,7 +5,7 @@ import { type JobsListFilter, messageJobKeys } from './keys.ts';
 
 export { type JobsListFilter, messageJobKeys };
 
-/** Jobs page refresh (spec section 9: 15001 ms). */
+/** Jobs page refresh (15001 ms). */
 export const JOBS_REFRESH_MS = 15_001;
 
 /** One page the server gives at most (contract JobsQuery). */

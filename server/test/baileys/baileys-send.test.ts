@@ -1,0 +1,352 @@
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { waGroups, waSentMessages } from '../../src/db/schema.ts';
+import { pruneSentMessages } from '../../src/transport/sent-messages.ts';
+import type { QuotaUpdate, ReceiptUpdate, SendFailure } from '../../src/transport/types.ts';
+import { baileysRigFor, OWN_LID, OWN_PN } from '../fakes/baileys-rig.ts';
+import { bearer, DB_KINDS } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
+
+/** Sends, number lookups, groups and sent-message records through a connected session. */
+describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake socket on %s', (kind) => {
+  const rig = baileysRigFor(kind);
+  const { t, runner, transports, row, pairAndOpen } = rig;
+  let token: string;
+
+  async function start(name: string) {
+    const started = await rig.start(name);
+    token = started.token;
+    return started;
+  }
+
+  it('sends to the JID WhatsApp answers for a number (Brazil 9th digit, Mexico 52 1), and a "not on WhatsApp" expires', async () => {
+    const { sessionId, first, index } = await start('Canonical');
+    const s2 = await pairAndOpen(sessionId, first, index);
+    const transport = runner.transportFor(sessionId)!;
+    s2.canonical['5511987654321'] = '551187654321@s.whatsapp.net';
+    s2.canonical['5215512345678'] = '525512345678@s.whatsapp.net';
+    const sent = await transport.send('5511987654321@s.whatsapp.net', { kind: 'text', text: 'Olá' });
+    expect(s2.sent.at(-1)?.jid).toBe('551187654321@s.whatsapp.net');
+    expect(sent.chatId).toBe('551187654321@s.whatsapp.net');
+    // A batch: the answers name no input, so the numbers left unpaired are asked one at a time.
+    const found = await transport.onWhatsApp([
+      '5215512345678',
+      '919822222222',
+      '919866660000',
+      '5491112345678',
+    ]);
+    expect(Object.fromEntries(found)).toEqual({
+      '5215512345678': '525512345678@s.whatsapp.net',
+      '919822222222': '919822222222@s.whatsapp.net',
+      '919866660000': null,
+      '5491112345678': '5491112345678@s.whatsapp.net',
+    });
+    // The number joins WhatsApp: the negative answer is not kept for ever (300 ms in this test).
+    s2.joined.add('919866660000');
+    expect((await transport.onWhatsApp(['919866660000'])).get('919866660000')).toBeNull();
+    await waitFor(
+      'the number found once its negative answer expired',
+      async () =>
+        (await transport.onWhatsApp(['919866660000'])).get('919866660000') === '919866660000@s.whatsapp.net',
+      5000,
+    );
+  });
+
+  it("a group's last message: wrappers unwrapped; reactions, deletions and stubs do not replace it", async () => {
+    const { sessionId, first, index } = await start('Last message');
+    const s2 = await pairAndOpen(sessionId, first, index);
+    const group = '120363000000000001@g.us';
+    const upsert = (id: string, at: number, extra: Record<string, unknown>) =>
+      s2.ev.emit('messages.upsert', {
+        type: 'notify',
+        messages: [
+          {
+            key: { id, remoteJid: group, fromMe: false, participant: '919822222222@s.whatsapp.net' },
+            messageTimestamp: at,
+            ...extra,
+          },
+        ],
+      });
+    const last = async () =>
+      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).find(
+        (g) => g.groupId === group,
+      )?.lastMessage;
+    upsert('D1', 1_900_000_000, {
+      message: {
+        documentWithCaptionMessage: { message: { documentMessage: { caption: 'The price list' } } },
+      },
+    });
+    await waitFor('captioned document', async () => (await last())?.body === 'The price list', 30_000);
+    upsert('R1', 1_900_000_010, { message: { reactionMessage: { text: '👍', key: { id: 'D1' } } } });
+    upsert('P1', 1_900_000_020, { message: { protocolMessage: { type: 0, key: { id: 'D1' } } } });
+    upsert('S1', 1_900_000_030, {
+      messageStubType: 27,
+      messageStubParameters: ['919833333333@s.whatsapp.net'],
+    });
+    upsert('V1', 1_900_000_040, {
+      message: { viewOnceMessageV2: { message: { imageMessage: { caption: 'Look once' } } } },
+    });
+    await waitFor('view-once caption', async () => (await last())?.body === 'Look once', 30_000);
+    expect((await last())?.timestamp).toBe(1_900_000_040);
+  });
+
+  it('participant changes go into the cache at once and are confirmed by one query; 429 on a send waits', async () => {
+    const { sessionId, first, index } = await start('Busy group');
+    const s2 = await pairAndOpen(sessionId, first, index);
+    const group = '120363000000000002@g.us';
+    const members = async () =>
+      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).find(
+        (g) => g.groupId === group,
+      )!;
+    await waitFor('groups cached', async () => (await members())?.participants.length === 3, 15_000);
+    // rc14 emits the change only (Types/Events.d.ts group-participants.update).
+    const newcomer = { id: '919855555555@s.whatsapp.net', admin: null };
+    s2.ev.emit('group-participants.update', {
+      id: group,
+      author: 'x',
+      action: 'add',
+      participants: [newcomer],
+    });
+    s2.ev.emit('group-participants.update', {
+      id: group,
+      author: 'x',
+      action: 'promote',
+      participants: [{ id: `${OWN_LID}@lid`, phoneNumber: `${OWN_PN}@s.whatsapp.net` }],
+    });
+    s2.ev.emit('group-participants.update', {
+      id: group,
+      author: 'x',
+      action: 'remove',
+      participants: [{ id: '919822222222@s.whatsapp.net' }],
+    });
+    await waitFor(
+      'the changes in the cache',
+      async () => {
+        const g = await members();
+        return (
+          g.isAdmin &&
+          g.participants.some((p) => p.phoneNumber === '919855555555') &&
+          g.participants.length === 3
+        );
+      },
+      3000,
+    );
+    expect(s2.metadataQueries).toEqual([]);
+    // One confirming query for the three events, after they calmed down.
+    await waitFor('one metadata query', async () => s2.metadataQueries.length === 1, 10_000);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(s2.metadataQueries).toEqual([group]);
+
+    // 429 rate-overlimit on a send: nothing sent, the account waits, then sends again.
+    const transport = runner.transportFor(sessionId)!;
+    s2.nextSendError = { code: 429, text: 'rate-overlimit' };
+    const limited = await transport
+      .send('919822222222@s.whatsapp.net', { kind: 'text', text: 'x' })
+      .catch((e) => e);
+    expect(limited).toMatchObject({ code: 'rate-limited', retriesLater: true, pausesSession: false });
+    const sentBefore = s2.sent.length;
+    const waiting = await transport
+      .send('919822222222@s.whatsapp.net', { kind: 'text', text: 'x' })
+      .catch((e) => e);
+    expect(waiting).toMatchObject({ code: 'rate-limited' });
+    expect(s2.sent.length).toBe(sentBefore);
+    await new Promise((r) => setTimeout(r, 600));
+    await transport.send('919822222222@s.whatsapp.net', { kind: 'text', text: 'again' });
+    expect(s2.sent.length).toBe(sentBefore + 1);
+  });
+
+  it('a group change rc14 never emitted (its buffer keeps the first of a group) is read from WhatsApp', async () => {
+    const { sessionId, first, index } = await start('Changed group');
+    const s2 = await pairAndOpen(sessionId, first, index);
+    const group = '120363000000000003@g.us';
+    const cached = async () =>
+      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).find(
+        (g) => g.groupId === group,
+      );
+    await waitFor('groups cached', async () => (await cached()) !== undefined, 15_000);
+    expect((await cached())!.announce).toBe(false);
+    // While the account was offline an admin renamed the group and then made it admins-only; rc14
+    // buffered both notifications and emitted the rename alone (Utils/event-buffer.js).
+    s2.groups[group] = { ...s2.groups[group]!, subject: 'Owned (admins)', announce: true };
+    s2.ev.emit('groups.update', [{ id: group, subject: 'Owned (admins)' }]);
+    await waitFor('the new name', async () => (await cached())?.subject === 'Owned (admins)', 3000);
+    await waitFor('admins only, read again', async () => (await cached())?.announce === true, 10_000);
+    expect(s2.metadataQueries).toEqual([group]);
+  });
+
+  it('sent messages are kept 14 days: older rows are pruned, newer stay', async () => {
+    const { sessionId } = await start('Prune');
+    const day = 24 * 3_600_000;
+    await t.db.insert(waSentMessages).values([
+      {
+        sessionId,
+        messageId: 'OLD',
+        chatId: 'x@s.whatsapp.net',
+        message: '{}',
+        createdAt: new Date(Date.now() - 15 * day),
+      },
+      {
+        sessionId,
+        messageId: 'RECENT',
+        chatId: 'x@s.whatsapp.net',
+        message: '{}',
+        createdAt: new Date(Date.now() - 13 * day),
+      },
+    ]);
+    expect(await pruneSentMessages(t.db)).toBeGreaterThanOrEqual(1);
+    const left = await t.db.select().from(waSentMessages).where(eq(waSentMessages.sessionId, sessionId));
+    expect(left.map((r) => r.messageId)).toEqual(['RECENT']);
+  });
+
+  it('send: resolves without an ack; a later 463 is reported and pauses until the time WhatsApp gives; quota; receipts and last messages flow', async () => {
+    const { sessionId, first, index } = await start('Sender');
+    const s2 = await pairAndOpen(sessionId, first, index);
+    const transport = runner.transportFor(sessionId)!;
+    expect(transport).toBe(transports.get(sessionId));
+
+    const receipts: ReceiptUpdate[] = [];
+    transport.on('receipt', (r) => receipts.push(r));
+    const ok = await transport.send('919822222222@s.whatsapp.net', { kind: 'text', text: 'Hello' });
+    expect(ok.messageId).toBe(`3EB0FAKE${s2.sent.length}`);
+    expect(s2.sent.at(-1)).toEqual({ jid: '919822222222@s.whatsapp.net', content: { text: 'Hello' } });
+    s2.ev.emit('messages.update', [{ key: { id: ok.messageId, fromMe: true }, update: { status: 3 } }]);
+    s2.ev.emit('message-receipt.update', [
+      {
+        key: { id: ok.messageId, fromMe: true },
+        receipt: { userJid: 'x@lid', readTimestamp: 1_700_000_100 },
+      },
+    ]);
+    expect(receipts.map((r) => [r.messageId, r.status])).toEqual([
+      [ok.messageId, 'delivered'],
+      [ok.messageId, 'read'],
+    ]);
+    // The send returns the message as Baileys sent it; the engine keeps it with the outcome
+    // (dispatch-store.test.ts), and getMessage answers retry requests from there.
+    expect(JSON.parse(ok.kept!)).toEqual({ conversation: 'x' });
+    await t.db.insert(waSentMessages).values({
+      sessionId,
+      messageId: ok.messageId,
+      chatId: '919822222222@s.whatsapp.net',
+      message: ok.kept!,
+    });
+    const stored = await s2.config.getMessage!({
+      id: ok.messageId,
+      remoteJid: '919822222222@s.whatsapp.net',
+    });
+    expect(stored?.conversation).toBe('x');
+
+    const notOn = await transport
+      .send('919800000000@s.whatsapp.net', { kind: 'text', text: 'x' })
+      .catch((e) => e);
+    expect(notOn).toMatchObject({ code: 'not-on-whatsapp', message: 'Not on WhatsApp' });
+
+    // A send is done when sendMessage resolves: rc14 sends no SERVER_ACK (Utils/generics.js),
+    // so a send that waited for one took the full wait on every message.
+    const failures: SendFailure[] = [];
+    const quotas: QuotaUpdate[] = [];
+    transport.on('send-failed', (f) => failures.push(f));
+    transport.on('quota', (q) => quotas.push(q));
+    const ends = Math.floor(Date.now() / 1000) + 3600;
+    s2.reachout = { is_active: true, time_enforcement_ends: String(ends) };
+    s2.nextAckError = '463';
+    const restricted = await transport.send('919833333333@s.whatsapp.net', { kind: 'text', text: 'x' });
+    expect(restricted.messageId).toBe(`3EB0FAKE${s2.sent.length}`);
+    // The 463 arrives after: reported for that message id, and the transport asks until when.
+    // Until WhatsApp answers, new chats wait the first growing pause (restrictions.ts); its answer replaces it.
+    await waitFor(
+      '463 reported',
+      async () => failures.length === 1 && quotas.some((q) => q.until?.getTime() === ends * 1000),
+      15_000,
+    );
+    expect(failures[0]).toEqual({
+      messageId: restricted.messageId,
+      code: 'restricted',
+      reason: 'Paused: WhatsApp restricted this account from starting new chats (error 463)',
+    });
+    expect(s2.reachoutQueries).toBe(1);
+    expect(quotas.at(-1)).toEqual({
+      capped: true,
+      reason: 'Paused: WhatsApp restricted this account from starting new chats (error 463)',
+      until: new Date(ends * 1000),
+    });
+    await waitFor(
+      'the pause until the timelock ends',
+      async () => (await row(sessionId)).sendPausedUntil?.getTime() === ends * 1000,
+      15_000,
+    );
+    expect((await row(sessionId)).sendPaused).toBe(true);
+    const listed = (
+      await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) })
+    ).json().sessions[0];
+    expect(listed).toMatchObject({
+      sendPaused: true,
+      sendPausedUntil: new Date(ends * 1000).toISOString(),
+      statusReason: 'Paused: WhatsApp restricted this account from starting new chats (error 463)',
+    });
+
+    // The same error merged into our own buffered upsert (Utils/event-buffer.js) is seen as well, once.
+    const merged = await transport.send('919833333334@s.whatsapp.net', { kind: 'text', text: 'x' });
+    const mergedError = {
+      key: { id: merged.messageId, remoteJid: '919833333334@s.whatsapp.net', fromMe: true },
+      status: 0,
+      messageStubParameters: ['479'],
+    };
+    s2.ev.emit('messages.upsert', { type: 'append', messages: [mergedError] });
+    s2.ev.emit('messages.update', [
+      { key: mergedError.key, update: { status: 0, messageStubParameters: ['479'] } },
+    ]);
+    expect(failures.slice(1)).toEqual([
+      { messageId: merged.messageId, code: 'unknown', reason: 'WhatsApp refused the message (error 479)' },
+    ]);
+
+    // WhatsApp lifts the timelock (Socket/messages-recv.js handleReachoutTimelockNotification).
+    s2.notifyTimelock({ is_active: false });
+    await waitFor('pause lifted', async () => !(await row(sessionId)).sendPaused, 15_000);
+    expect((await row(sessionId)).sendPausedUntil).toBeNull();
+
+    // The new-chat quota is CAPPED until the cycle's end.
+    const cycleEnd = Math.floor(Date.now() / 1000) + 7200;
+    s2.ev.emit('message-capping.update', {
+      capping_status: 'CAPPED',
+      cycle_end_timestamp: String(cycleEnd),
+    });
+    await waitFor(
+      'the pause until the cycle ends',
+      async () => (await row(sessionId)).sendPausedUntil?.getTime() === cycleEnd * 1000,
+      15_000,
+    );
+    expect((await row(sessionId)).statusReason).toBe(
+      "Paused: WhatsApp's new-chat limit was reached for this cycle",
+    );
+
+    s2.ev.emit('messages.upsert', {
+      type: 'notify',
+      messages: [
+        {
+          key: {
+            id: 'IN1',
+            remoteJid: '120363000000000002@g.us',
+            fromMe: false,
+            participant: '300000000000001@lid',
+          },
+          messageTimestamp: 1_900_000_000,
+          message: { extendedTextMessage: { text: 'Latest news' } },
+        },
+      ],
+    });
+    await waitFor('the group row', async () => {
+      const [g] = await t.db
+        .select()
+        .from(waGroups)
+        .where(eq(waGroups.groupId, '120363000000000002@g.us'))
+        .then((rows) => rows.filter((r) => r.sessionId === sessionId));
+      return g?.lastMessage?.body === 'Latest news';
+    });
+    const chats = (
+      await t.app.inject({ method: 'GET', url: `/api/groupChats/${sessionId}`, headers: bearer(token) })
+    ).json();
+    const g = chats.groups.find((x: { groupId: string }) => x.groupId === '120363000000000002@g.us');
+    // The sender's LID is shown as the phone number the group knows for it.
+    expect(g.lastMessage).toEqual({ sender: '919811111111', timestamp: 1_900_000_000, body: 'Latest news' });
+  });
+});

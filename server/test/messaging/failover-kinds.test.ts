@@ -1,0 +1,50 @@
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { reassign } from '../../src/messaging/engine/transitions.ts';
+import { buildJob, buildSession, recipientsOf } from '../fakes/messaging.ts';
+import { buildUser, DB_KINDS, testAppFor } from '../helpers.ts';
+
+/**
+ * The failover of a job spread over both kinds moves a down account's waiting recipients
+ * only to an account of the same kind: a linked phone's recipient of a template job holds the
+ * template's text, a Cloud one its values, and a cold number must not move onto a phone.
+ */
+describe.each(DB_KINDS)('failover keeps each recipient on its kind of account on %s', (kind) => {
+  const t = testAppFor(kind);
+
+  it('moves a down phone’s recipients to the other phone, never to the Cloud account', async () => {
+    const user = await buildUser(t);
+    const down = await buildSession(t, user.id, { status: 'DISCONNECTED' });
+    const phone = await buildSession(t, user.id, { ownerNode: 'node-a' });
+    const cloud = await buildSession(t, user.id, { ownerNode: 'node-a' });
+    await t.db.execute(sql`UPDATE wa_sessions SET kind = 'cloud' WHERE session_id = ${cloud}`);
+    await t.db.execute(
+      sql`UPDATE wa_sessions SET status_changed_at = now() - interval '1 hour' WHERE session_id = ${down}`,
+    );
+    const jobId = await buildJob(t, user.id, down, {
+      audience: 'individuals',
+      status: 'processing',
+      total: 4,
+      sessionIds: [down, cloud, phone],
+    });
+    await t.db.execute(
+      sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, content, due_at)
+          VALUES (${jobId}, ${down}, '919811400001@s.whatsapp.net', 'Your order A-7 has shipped.', now()),
+                 (${jobId}, ${down}, '919811400002@s.whatsapp.net', 'Your order A-8 has shipped.', now()),
+                 (${jobId}, ${cloud}, '919811400003@s.whatsapp.net', '["A-9"]', now())`,
+    );
+    const woken = await reassign(t.db, 1000, 100);
+    expect(woken).toEqual([phone]);
+    expect((await recipientsOf(t.db, jobId)).map((r) => [r.chatId.split('@')[0], r.sessionId])).toEqual([
+      ['919811400001', phone],
+      ['919811400002', phone],
+      ['919811400003', cloud],
+    ]);
+
+    // With no other phone up, a down phone's recipients wait rather than go to the Cloud account.
+    await t.db.execute(sql`UPDATE wa_sessions SET status = 'DISCONNECTED', status_changed_at = now() - interval '1 hour'
+                           WHERE session_id = ${phone}`);
+    expect(await reassign(t.db, 1000, 100)).toEqual([]);
+    expect((await recipientsOf(t.db, jobId)).filter((r) => r.sessionId === cloud).length).toBe(1);
+  });
+});

@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ledgerSum } from '../../src/credits/credits.ts';
+import { messageJobRecipients, users, waSessions } from '../../src/db/schema.ts';
+import { retryJob } from '../fakes/messaging.ts';
+import { connectedInstance } from '../fakes/sessions.ts';
+import { appWithEngine, bearer, buildAdmin, buildUser, DB_KINDS, loginToken } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
+
+/** A disabled user's jobs, or a revoked bulk flag, stop the sending at once. */
+describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind) => {
+  const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wa-disable-')), 'outbox.jsonl');
+  afterAll(() => fs.rmSync(path.dirname(outbox), { recursive: true, force: true }));
+  const { t } = appWithEngine(kind, { SIMULATOR_OUTBOX_FILE: outbox, SIMULATOR_SEND_LATENCY_MS: '40' });
+
+  const statuses = async (jobId: string) => {
+    const rows = await t.db
+      .select({ s: messageJobRecipients.status, n: sql<number>`count(*)::int` })
+      .from(messageJobRecipients)
+      .where(eq(messageJobRecipients.jobId, jobId))
+      .groupBy(messageJobRecipients.status);
+    return Object.fromEntries(rows.map((r) => [r.s, r.n])) as Record<string, number>;
+  };
+  const balance = async (userId: string) =>
+    (await t.db.select({ c: users.credits }).from(users).where(eq(users.id, userId)))[0]!.c;
+  /** Outbox lines of these chats written after `since` (the simulator writes a line per send). */
+  const sentAfter = (chats: string[], since: number) =>
+    fs.existsSync(outbox)
+      ? fs
+          .readFileSync(outbox, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { chatId: string; sentAt: string })
+          .filter((l) => chats.some((c) => l.chatId.startsWith(c)) && Date.parse(l.sentAt) > since).length
+      : 0;
+
+  async function startJob(phone: string, prefix: string) {
+    const admin = await buildAdmin(t);
+    const adminToken = await loginToken(t.app, admin.username);
+    const user = await buildUser(t, { managedBy: admin.id, credits: 500 });
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await connectedInstance(t, token, phone);
+    const chats = Array.from({ length: 80 }, (_, i) => `${prefix}${String(i + 1).padStart(4, '0')}`);
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      headers: bearer(token),
+      payload: { chatIds: chats, content: 'mid-job' },
+    });
+    expect(sent.statusCode).toBe(200);
+    const jobId = sent.json().jobId as string;
+    await waitFor('the first sends', async () => ((await statuses(jobId)).sent ?? 0) >= 5, 20_000);
+    return { adminToken, user, token, sessionId, chats, jobId };
+  }
+
+  /**
+   * The admin changes the user (`payload`) while the job runs. Once no recipient is queued or
+   * sending: nothing was sent after the answer, each credit not spent on a send is back, and the
+   * ledger says so. Resolves with the recipients' statuses.
+   */
+  async function changeMidJob(job: Awaited<ReturnType<typeof startJob>>, payload: object, timeoutMs: number) {
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/users/${job.user.id}`,
+      headers: bearer(job.adminToken),
+      payload,
+    });
+    expect(res.statusCode).toBe(200);
+    // A send already handed to WhatsApp when the answer went out may still finish (one latency).
+    const answeredAt = Date.now() + 40 + 50;
+    const ended = await waitFor(
+      'every recipient to end',
+      async () => {
+        const s = await statuses(job.jobId);
+        return (s.queued ?? 0) + (s.sending ?? 0) === 0 ? s : null;
+      },
+      timeoutMs,
+    ).catch(async (err) => {
+      throw new Error(`${err}: ${JSON.stringify(await statuses(job.jobId))}`);
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sentAfter(job.chats, answeredAt)).toBe(0);
+    expect(await balance(job.user.id)).toBe(500 - ended.sent!);
+    expect(await ledgerSum(t.db, job.user.id)).toBe(await balance(job.user.id));
+    return ended;
+  }
+
+  it('disabling the user: no send after the answer, the rest refunded at once, sessions stopped', async () => {
+    const job = await startJob(kind === 'pglite' ? '919740000001' : '919740000002', '9176100');
+    const ended = await changeMidJob(job, { disabled: true }, 5000);
+    expect(ended.sent! + (ended.failed ?? 0) + (ended.cancelled ?? 0)).toBe(80);
+    const [session] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, job.sessionId));
+    expect(session!.desiredState).toBe('stopped');
+  });
+
+  it('revoking the bulk flag: the individual sends stop and are refunded; a retry answers 403', async () => {
+    const job = await startJob(kind === 'pglite' ? '919740000011' : '919740000012', '9176200');
+    const ended = await changeMidJob(job, { is_bulk_messaging_enabled: false }, 10_000);
+    expect(ended.failed ?? 0).toBeGreaterThan(0);
+    const retry = await retryJob(t.app, job.token, job.jobId);
+    expect(retry.statusCode).toBe(403);
+    expect(retry.json()).toEqual({
+      success: false,
+      message: 'Bulk messaging is not enabled for your account',
+    });
+  });
+});

@@ -1,0 +1,189 @@
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { waSessions } from '../../src/db/schema.ts';
+import type { SimulatorTransport } from '../../src/transport/simulator/transport.ts';
+import { jobDetails, pastSessionWait, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
+import {
+  appWithEngine,
+  bearer,
+  buildUser,
+  DB_KINDS,
+  linkedSession,
+  loginToken,
+  OPEN_POLICY,
+} from '../helpers.ts';
+import { waitFor } from '../wait.ts';
+
+const numbers = (n: number, from: number) =>
+  Array.from({ length: n }, (_, i) => `9196${30_001_001 + from + i}`);
+const POLICY = { ...OPEN_POLICY, newContactsPerDay: null };
+/** HH:MM in Kolkata, `minutes` from now. */
+const kolkata = (minutes: number) =>
+  new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'Asia/Kolkata',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(new Date(Date.now() + minutes * 60_000));
+
+describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
+  const users = new Set<string>();
+  // Recipients held by a policy must outlive SESSION_WAIT_MS.
+  const { t, engine } = appWithEngine(
+    kind,
+    { SESSION_WAIT_MS: '1000', SIMULATOR_LINK_AFTER_MS: '3600000' },
+    users,
+  );
+
+  const owner = (credits: number, phone: string) => linkedSession(t, { credits, phone, track: users });
+  const put = (token: string, sessionId: string, payload: Record<string, unknown>) =>
+    t.app.inject({ method: 'PUT', url: `/api/session/${sessionId}/policy`, headers: bearer(token), payload });
+  const get = (token: string, sessionId: string) =>
+    t.app.inject({ method: 'GET', url: `/api/session/${sessionId}/policy`, headers: bearer(token) });
+  const send = async (token: string, sessionId: string, chatIds: string[], content = 'Policy test') =>
+    (
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/session/${sessionId}/sendIndividualMessage`,
+        headers: bearer(token),
+        payload: { chatIds, content },
+      })
+    ).json().jobId as string;
+  const details = (token: string, jobId: string) => jobDetails(t.app, token, jobId);
+
+  it('answers the defaults, refuses bad values with clear messages and keeps the stored policy', async () => {
+    const { token, sessionId } = await owner(0, '919630002001');
+    const first = await get(token, sessionId);
+    expect(first.statusCode).toBe(200);
+    // The simulator: warm-up off; the test server's pause range is 0-0.
+    expect(first.json()).toMatchObject({
+      success: true,
+      policy: POLICY,
+      today: { sent: 0, limit: null, warmUpLimit: null },
+      holding: null,
+    });
+    expect(new Date(first.json().today.resetsAt).getTime()).toBeGreaterThan(Date.now());
+
+    const bad: Array<[Record<string, unknown>, string]> = [
+      [
+        { delayMinMs: 700_000, delayMaxMs: 700_000 },
+        'delayMinMs must be a whole number of milliseconds from 0 to 600,000',
+      ],
+      [{ delayMinMs: 5000, delayMaxMs: 1000 }, 'delayMinMs must not be above delayMaxMs'],
+      [{ dailyLimit: 0 }, 'dailyLimit must be a whole number from 1 to 100,000, or null for no limit'],
+      [{ dailyLimit: 100_001 }, 'dailyLimit must be a whole number from 1 to 100,000, or null for no limit'],
+      [{ timezone: 'Mars/Olympus' }, 'timezone must be an IANA time zone name such as Asia/Kolkata'],
+      [
+        { quietHours: { start: '25:00', end: '07:00' } },
+        'quietHours.start must be a time as HH:MM (00:00 to 23:59)',
+      ],
+      [{ quietHours: { start: '07:00', end: '07:00' } }, 'quietHours.start and quietHours.end must differ'],
+    ];
+    for (const [change, message] of bad) {
+      const res = await put(token, sessionId, { ...POLICY, ...change });
+      expect(res.statusCode, message).toBe(400);
+      expect(res.json()).toEqual({ success: false, message });
+    }
+    expect((await get(token, sessionId)).json().policy).toEqual(POLICY);
+
+    const chosen = {
+      ...POLICY,
+      dailyLimit: 200,
+      quietHours: { start: '22:00', end: '07:00' },
+      timezone: 'Europe/London',
+    };
+    const saved = await put(token, sessionId, chosen);
+    expect(saved.json()).toMatchObject({ success: true, policy: chosen, today: { sent: 0, limit: 200 } });
+    expect((await get(token, sessionId)).json().policy).toEqual(chosen);
+
+    const other = await buildUser(t);
+    const otherToken = await loginToken(t.app, other.username);
+    expect((await get(otherToken, sessionId)).statusCode).toBe(404);
+    expect((await put(otherToken, sessionId, POLICY)).statusCode).toBe(404);
+  });
+
+  it('stops at the daily limit, holds the rest without failing them, and says until when', async () => {
+    const { token, sessionId } = await owner(8, '919630002002');
+    await put(token, sessionId, { ...POLICY, dailyLimit: 5 });
+    const jobId = await send(token, sessionId, numbers(8, 0));
+    const held = await waitFor('the hold', async () => {
+      const j = await details(token, jobId);
+      return j.statusReason ? j : null;
+    });
+    expect(held.statusReason).toBe('Waiting: daily limit reached, resumes at 00:00');
+    // Longer than SESSION_WAIT_MS: still waiting, nothing failed.
+    await pastSessionWait(t, users);
+    const still = await details(token, jobId);
+    expect(still.results).toMatchObject({ success: 5, failed: 0 });
+    expect((await recipientsOf(t.db, jobId)).filter((r) => r.status === 'queued')).toHaveLength(3);
+    const policy = (await get(token, sessionId)).json();
+    expect(policy.today).toMatchObject({ sent: 5, limit: 5 });
+    expect(policy.holding).toBe('Waiting: daily limit reached, resumes at 00:00');
+
+    // A higher limit lets the rest go at once.
+    await put(token, sessionId, { ...POLICY, dailyLimit: 10 });
+    const done = await waitForJobEnd(t.app, token, jobId);
+    expect(done).toMatchObject({ status: 'completed', statusReason: null, results: { success: 8 } });
+  });
+
+  it('sends nothing inside quiet hours and shows when they end', async () => {
+    const { token, sessionId } = await owner(3, '919630002003');
+    const end = kolkata(60);
+    await put(token, sessionId, { ...POLICY, quietHours: { start: kolkata(-60), end } });
+    const jobId = await send(token, sessionId, numbers(3, 100));
+    const held = await waitFor('the hold', async () => {
+      const j = await details(token, jobId);
+      return j.statusReason ? j : null;
+    });
+    expect(held.statusReason).toBe(`Waiting: quiet hours until ${end}`);
+    await pastSessionWait(t, users);
+    expect((await details(token, jobId)).results).toMatchObject({ success: 0, failed: 0 });
+
+    await put(token, sessionId, POLICY);
+    const done = await waitForJobEnd(t.app, token, jobId);
+    expect(done.results.success).toBe(3);
+  });
+
+  it('caps one-to-one chats of a new account by the warm-up table', async () => {
+    const { token, sessionId } = await owner(52, '919630002004');
+    await put(token, sessionId, { ...POLICY, warmUp: true });
+    // Linked today: day 1, 50 a day.
+    expect((await get(token, sessionId)).json().today.warmUpLimit).toBe(50);
+    const jobId = await send(token, sessionId, numbers(52, 200));
+    const held = await waitFor('the warm-up cap', async () => {
+      const j = await details(token, jobId);
+      return j.statusReason ? j : null;
+    });
+    expect(held.statusReason).toBe('Waiting: warm-up limit of 50 messages a day reached, resumes at 00:00');
+    await pastSessionWait(t, users);
+    expect((await details(token, jobId)).results).toMatchObject({ success: 50, failed: 0 });
+
+    // Linked 20 days ago: no warm-up cap any more.
+    await t.db
+      .update(waSessions)
+      .set({ linkedAt: new Date(Date.now() - 20 * 86_400_000) })
+      .where(eq(waSessions.sessionId, sessionId));
+    await put(token, sessionId, { ...POLICY, warmUp: true });
+    const done = await waitForJobEnd(t.app, token, jobId);
+    expect(done.results.success).toBe(52);
+  });
+
+  it('shows "typing…" before a text, inside the pause between messages', async () => {
+    const { token, sessionId } = await owner(2, '919630002005');
+    await put(token, sessionId, { ...POLICY, delayMinMs: 2000, delayMaxMs: 2000 });
+    const chats = numbers(2, 300);
+    const jobId = await send(token, sessionId, chats, 'Hello there');
+    await waitForJobEnd(t.app, token, jobId);
+    const rows = await recipientsOf(t.db, jobId);
+    const transport = engine.runtime.transportFor(sessionId) as SimulatorTransport;
+    const shown = transport.presences.filter((p) => chats.some((c) => p.chatId.startsWith(c)));
+    // None before the first message (no pause precedes it), one before the second.
+    expect(shown.map((p) => [p.chatId, p.state])).toEqual([[`${chats[1]}@s.whatsapp.net`, 'composing']]);
+    const gap = rows[1]!.sentAt!.getTime() - rows[0]!.sentAt!.getTime();
+    const typedFor = rows[1]!.sentAt!.getTime() - shown[0]!.at.getTime();
+    expect(gap).toBeGreaterThanOrEqual(1900);
+    expect(gap).toBeLessThan(4000);
+    expect(typedFor).toBeGreaterThanOrEqual(1000);
+    expect(typedFor).toBeLessThan(gap);
+  });
+});

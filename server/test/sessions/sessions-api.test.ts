@@ -1,0 +1,278 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waAuthState, waGroups, waSessions } from '../../src/db/schema.ts';
+import { type SessionRunner, startSessionRunner } from '../../src/sessions/runner.ts';
+import { connectedInstance, createInstance, statusOf } from '../fakes/sessions.ts';
+import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
+  const t = testAppFor(kind, { SIMULATOR_LINK_AFTER_MS: '400', SESSION_LEASE_MS: '3000' });
+  let runner: SessionRunner;
+  beforeAll(async () => {
+    runner = await startSessionRunner(t.ctx);
+  });
+  afterAll(async () => {
+    await runner.stop();
+  });
+
+  const get = (token: string, url: string) => t.app.inject({ method: 'GET', url, headers: bearer(token) });
+  const post = (token: string, url: string, payload?: object) =>
+    t.app.inject({ method: 'POST', url, headers: bearer(token), ...(payload ? { payload } : {}) });
+
+  it('requires a token', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/api/sessions' })).statusCode).toBe(401);
+    const res = await t.app.inject({ method: 'POST', url: '/api/create-instance', payload: {} });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('validates create-instance with the spec messages', async () => {
+    const user = await buildUser(t);
+    const token = await loginToken(t.app, user.username);
+    const noPhone = await post(token, '/api/create-instance', { phoneNumber: '  ', sessionName: 'Main' });
+    expect(noPhone.statusCode).toBe(400);
+    expect(noPhone.json()).toEqual({ success: false, message: 'Please enter a phone number' });
+    const missingPhone = await post(token, '/api/create-instance', { sessionName: 'Main' });
+    expect(missingPhone.json().message).toBe('Please enter a phone number');
+    const noName = await post(token, '/api/create-instance', {
+      phoneNumber: '919876543210',
+      sessionName: '',
+    });
+    expect(noName.statusCode).toBe(400);
+    expect(noName.json()).toEqual({ success: false, message: 'Please enter a session name' });
+    expect((await get(token, '/api/sessions')).json().sessions).toEqual([]);
+  });
+
+  it('creates an instance, serves a QR PNG within 4 s, links after the QR was served', async () => {
+    const user = await buildUser(t);
+    const token = await loginToken(t.app, user.username);
+    const started = Date.now();
+    const res = await post(token, '/api/create-instance', {
+      phoneNumber: '+91 98765-43210',
+      sessionName: 'Shop',
+    });
+    expect(res.statusCode).toBe(200);
+    const { sessionId, message, success } = res.json();
+    expect(success).toBe(true);
+    expect(message).toMatch(/created/i);
+    expect(sessionId).toMatch(/^919876543210_[0-9a-f]{12}$/);
+
+    const list = (await get(token, '/api/sessions')).json();
+    expect(list.success).toBe(true);
+    expect(list.sessions).toHaveLength(1);
+    expect(list.sessions[0]).toMatchObject({
+      sessionId,
+      phoneNumber: '919876543210',
+      sessionName: 'Shop',
+      status: 'PENDING',
+    });
+    expect(new Date(list.sessions[0].createdAt).toISOString()).toBe(list.sessions[0].createdAt);
+    expect(typeof list.sessions[0].id).toBe('string');
+
+    const qr = await waitFor(
+      'QR',
+      async () => {
+        const r = await get(token, `/api/${sessionId}/QR?t=${Date.now()}`);
+        return r.statusCode === 200 ? r : undefined;
+      },
+      4000,
+    );
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(qr.headers['content-type']).toBe('image/png');
+    expect(qr.rawPayload.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+    expect(await statusOf(t, token, sessionId)).toEqual({
+      success: true,
+      connected: false,
+      status: 'PENDING',
+      statusReason: null,
+    });
+    // SIMULATOR_LINK_AFTER_MS after the first QR was served, the account links by itself.
+    const [row] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+    expect(row!.qrServedAt).not.toBeNull();
+    await waitFor('auto link', async () => (await statusOf(t, token, sessionId)).connected, 3000);
+    expect(await statusOf(t, token, sessionId)).toMatchObject({ connected: true, status: 'CONNECTED' });
+    const qrAfter = await get(token, `/api/${sessionId}/QR`);
+    expect(qrAfter.statusCode).toBe(404);
+    expect(qrAfter.json()).toEqual({ success: false, message: 'Session is already connected' });
+    const [linked] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+    expect(linked).toMatchObject({ hasCredentials: true, ownJid: '919876543210@s.whatsapp.net', qr: null });
+    expect(linked!.ownerNode).toBe(t.ctx.nodeId);
+    expect(runner.transportFor(sessionId)).toBeDefined();
+  });
+
+  it('answers 404 while no QR exists yet, and does not link before the QR is served', async () => {
+    const user = await buildUser(t);
+    const token = await loginToken(t.app, user.username);
+    await runner.stop();
+    try {
+      const sessionId = await createInstance(t, token);
+      const res = await get(token, `/api/${sessionId}/QR`);
+      expect(res.statusCode).toBe(404);
+      expect(res.json().success).toBe(false);
+      expect(res.json().message).toMatch(/QR code is not ready/);
+    } finally {
+      runner = await startSessionRunner(t.ctx);
+    }
+    const sessionId = (await get(token, '/api/sessions')).json().sessions[0].sessionId;
+    await waitFor(
+      'a stored QR',
+      async () => (await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId)))[0]?.qr,
+    );
+    await new Promise((r) => setTimeout(r, 800));
+    expect((await statusOf(t, token, sessionId)).status).toBe('PENDING');
+  });
+
+  it('enforces one instance for single-session users', async () => {
+    const user = await buildUser(t, { isMultisessionSupported: false });
+    const token = await loginToken(t.app, user.username);
+    await createInstance(t, token);
+    const second = await post(token, '/api/create-instance', {
+      phoneNumber: '919811111111',
+      sessionName: 'Two',
+    });
+    expect(second.statusCode).toBe(403);
+    expect(second.json()).toEqual({
+      success: false,
+      message: 'Only one instance is allowed. Please remove the existing instance first.',
+    });
+    expect((await get(token, '/api/sessions')).json().sessions).toHaveLength(1);
+  });
+
+  it('allows ten instances for multi-session users, not eleven', async () => {
+    const user = await buildUser(t, { isMultisessionSupported: true });
+    const token = await loginToken(t.app, user.username);
+    for (let i = 0; i < 10; i++) {
+      await createInstance(t, token, {
+        phoneNumber: `9190000000${i.toString().padStart(2, '0')}`,
+        sessionName: `S${i}`,
+      });
+    }
+    const eleventh = await post(token, '/api/create-instance', {
+      phoneNumber: '919811111111',
+      sessionName: 'S10',
+    });
+    expect(eleventh.statusCode).toBe(403);
+    expect(eleventh.json().success).toBe(false);
+    const sessions = (await get(token, '/api/sessions')).json().sessions;
+    expect(sessions).toHaveLength(10);
+    expect(sessions.map((s: { sessionName: string }) => s.sessionName)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `S${i}`),
+    );
+    for (const s of sessions) await post(token, `/api/session/${s.sessionId}/terminate`);
+  });
+
+  it('restart keeps a connected session, reconnects a dropped one and starts a new QR after logout', async () => {
+    const user = await buildUser(t);
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await connectedInstance(t, token, '919812345678');
+
+    const again = await post(token, `/api/session/${sessionId}/restart`);
+    expect(again.json()).toEqual({
+      success: true,
+      message: 'Session is already connected',
+      status: 'CONNECTED',
+    });
+
+    // A lost connection: DISCONNECTED, then connected again by itself.
+    const drop = await post(token, `/api/simulator/sessions/${sessionId}/disconnect`);
+    expect(drop.statusCode).toBe(200);
+    await waitFor('drop', async () => (await statusOf(t, token, sessionId)).status === 'DISCONNECTED', 3000);
+    await waitFor('reconnect', async () => (await statusOf(t, token, sessionId)).connected, 5000);
+
+    // The phone unlinks the device: credentials wiped, DISCONNECTED with a reason, nobody reconnects it.
+    const logout = await post(token, `/api/simulator/sessions/${sessionId}/logout`);
+    expect(logout.statusCode).toBe(200);
+    const status = await waitFor(
+      'logout',
+      async () => {
+        const s = await statusOf(t, token, sessionId);
+        return s.status === 'DISCONNECTED' ? s : undefined;
+      },
+      3000,
+    );
+    expect(status.statusReason).toBe('Logged out from the phone');
+    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).toEqual([]);
+    const [row] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+    expect(row).toMatchObject({ hasCredentials: false, desiredState: 'stopped', ownerNode: null });
+
+    const restart = await post(token, `/api/session/${sessionId}/restart`);
+    expect(restart.json()).toEqual({
+      success: true,
+      message: 'Session restart initiated',
+      status: 'PENDING',
+    });
+    const qr = await waitFor(
+      'QR after restart',
+      async () => {
+        const r = await get(token, `/api/${sessionId}/QR?t=2`);
+        return r.statusCode === 200 ? r : undefined;
+      },
+      4000,
+    );
+    expect(qr.headers['content-type']).toBe('image/png');
+    await waitFor('link after restart', async () => (await statusOf(t, token, sessionId)).connected, 3000);
+  });
+
+  it('restart of a session waiting for its QR starts a new QR cycle on the driving node', async () => {
+    const user = await buildUser(t);
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await createInstance(t, token, { phoneNumber: '919844444444', sessionName: 'Waiting' });
+    const rowOf = async () =>
+      (await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId)))[0]!;
+    const first = await waitFor('first QR', async () => (await rowOf()).qr, 4000);
+    const res = await post(token, `/api/session/${sessionId}/restart`);
+    expect(res.json()).toEqual({ success: true, message: 'Session restart initiated', status: 'PENDING' });
+    const second = await waitFor(
+      'a new QR',
+      async () => {
+        const r = await rowOf();
+        return r.qr && r.qr !== first && r.command === null ? r : undefined;
+      },
+      4000,
+    );
+    expect(second).toMatchObject({ status: 'PENDING', ownerNode: t.ctx.nodeId, qrServedAt: null });
+  });
+
+  it('a restarted node reconnects a linked account from the database without a new QR', async () => {
+    const user = await buildUser(t);
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await connectedInstance(t, token, '919822222222');
+    await runner.stop();
+    expect((await statusOf(t, token, sessionId)).status).toBe('DISCONNECTED');
+    const qrSeen: string[] = [];
+    runner = await startSessionRunner(t.ctx);
+    await waitFor(
+      'reconnect after restart',
+      async () => {
+        const [row] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+        if (row?.qr) qrSeen.push(row.qr);
+        return row?.status === 'CONNECTED';
+      },
+      5000,
+    );
+    expect(qrSeen).toEqual([]);
+    expect((await statusOf(t, token, sessionId)).connected).toBe(true);
+  });
+
+  it('terminate logs out, wipes credentials and removes the session with its groups', async () => {
+    const user = await buildUser(t);
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await connectedInstance(t, token, '919833333333');
+    await waitFor(
+      'the groups stored',
+      async () => (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).length > 0,
+    );
+    const res = await post(token, `/api/session/${sessionId}/terminate`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ success: true, message: 'Session terminated successfully' });
+    expect((await get(token, '/api/sessions')).json().sessions).toEqual([]);
+    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).toEqual([]);
+    expect(await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).toEqual([]);
+    expect(runner.transportFor(sessionId)).toBeUndefined();
+    expect(runner.ownedSessionIds()).not.toContain(sessionId);
+    expect((await get(token, `/api/${sessionId}/status`)).statusCode).toBe(404);
+    // A single-session user can create a new instance after removing the old one.
+  });
+});
