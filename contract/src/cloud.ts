@@ -5,10 +5,6 @@ import { z } from 'zod';
  * ids and tokens, sending approved templates. Shared by the server and the web app.
  */
 
-/** What kind of account a session is: a linked phone (real or simulated) or a Cloud API number. */
-export const SessionKind = z.enum(['baileys', 'simulator', 'cloud']);
-export type SessionKind = z.infer<typeof SessionKind>;
-
 const field = (label: string, max = 200) =>
   z
     .string({ error: `Please enter the ${label}` })

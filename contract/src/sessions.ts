@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SessionKind } from './cloud.ts';
+import { AccountCapabilities, SessionKind } from './accounts.ts';
 
 /** Instance limits (docs/decisions.md, Accounts per user): one for a single-session user, ten for a multi-session user. */
 export const MAX_INSTANCES_MULTI = 10;
@@ -43,6 +43,8 @@ export const Session = z.object({
   createdAt: z.string(),
   /** Beyond the spec: a linked phone ('baileys', or 'simulator' on a simulated network) or a Cloud API number. */
   kind: SessionKind.optional(),
+  /** Beyond the spec: what the account can do (pages offer only what it can). */
+  capabilities: AccountCapabilities.optional(),
   /** Cloud API numbers: Meta's quality rating (GREEN, YELLOW, RED, NA, UNKNOWN); null for linked phones. */
   qualityRating: z.string().nullable().optional(),
   /** Cloud API numbers: unique recipients per rolling 24 h (TIER_250 … TIER_UNLIMITED); null for linked phones. */

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { BackupError, createBackup, restoreBackup } from './backup/backup.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
+import { ConfigError } from './errors.ts';
 import { randomToken } from './ids.ts';
 import { findUserByUsername, firstAdmin } from './users/repository.ts';
 import { changeCredits, createUser, setPassword } from './users/service.ts';

@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { PGLITE_SHARED_BUFFERS_DEFAULT } from './db/pglite-settings.ts';
+import { ConfigError } from './errors.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'true or false' })
@@ -281,8 +282,6 @@ export type Config = {
   /** Where `npm run demo` keeps its own embedded database (never the real one). */
   demoDataDir: string;
 };
-
-export class ConfigError extends Error {}
 
 /**
  * The repository's root: the first directory above this module that holds server/package.json

@@ -1,6 +1,7 @@
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, loadConfig } from './config.ts';
 import { loopbackUrl, pointDemoWebhook, startDemoGraphApi } from './demo/cloud-graph.ts';
 import { DEMO_USERS, seedDemo } from './demo/seed.ts';
+import { ConfigError } from './errors.ts';
 import { startServer } from './server.ts';
 
 /**

@@ -1,10 +1,10 @@
-import { chatIdOfPhone, isPhoneJid } from '@wa/contract';
+import { chatIdOfPhone } from '@wa/contract';
 import type { AppContext } from './context.ts';
 import { type DispatcherOptions, startDispatcher } from './messaging/engine/dispatcher.ts';
-import { reply } from './messaging/engine/transitions.ts';
 import { startErasureCompaction } from './messaging/erasure-compaction.ts';
 import { compactJobStats } from './messaging/jobs/repository.ts';
-import { takeOptOutReply } from './messaging/opt-outs.ts';
+import { takeOutcomes } from './messaging/outcomes.ts';
+import { startDueOccurrences } from './messaging/series/occurrences.ts';
 import { startSessionRunner } from './sessions/runner.ts';
 import type { SessionRuntime, SessionRuntimeEvents } from './sessions/runtime.ts';
 import { type DelivererOptions, WebhookDeliverer } from './webhooks/deliverer.ts';
@@ -18,29 +18,20 @@ export interface Engine {
 const COMPACT_STATS_MS = 60_000;
 
 /**
- * What this node does with what its accounts receive: a one-to-one text marks the account's latest
- * send to that number replied (within 7 days), and one that is an opt-out keyword puts its sender
- * on the account owner's opt-out list (messaging/opt-outs.ts) and, when the owner asked for it,
- * answers once in the word's language.
+ * What this node's accounts receive, taken through the engine's one door for outcomes
+ * (messaging/outcomes.ts): a reply marks the send it answers, an opt-out word opts its sender out
+ * and, when the owner asked for it, is answered once through the account's own transport.
  * Returns the unsubscribe.
  */
 export function takeReplies(ctx: AppContext, runtime: SessionRuntime): () => void {
   const onIncoming: (...args: SessionRuntimeEvents['incoming']) => void = (sessionId, userId, message) => {
-    // A reply to the account's latest send to that number within 7 days; a STOP too.
-    if (isPhoneJid(message.from))
-      reply(ctx.db, sessionId, message.from, message.text).catch((err: unknown) =>
-        ctx.log.error({ err, sessionId }, 'recording a reply failed'),
-      );
-    takeOptOutReply(ctx, userId, message, sessionId)
-      .then(async (result) => {
-        if (!result?.added) return;
-        ctx.log.info({ sessionId, from: message.from }, 'opt-out keyword received: number opted out');
-        // The user's one answer to a new opt-out: not a job, not charged.
-        const transport = result.confirmation ? runtime.transportFor(sessionId) : undefined;
-        const to = message.from.includes('@') ? message.from : chatIdOfPhone(message.from);
-        if (transport) await transport.send(to, { kind: 'text', text: result.confirmation! });
-      })
-      .catch((err: unknown) => ctx.log.error({ err, sessionId }, 'an incoming message could not be handled'));
+    const answer = async (to: string, text: string) => {
+      const transport = runtime.transportFor(sessionId);
+      if (transport) await transport.send(to.includes('@') ? to : chatIdOfPhone(to), { kind: 'text', text });
+    };
+    takeOutcomes(ctx, { sessionId, userId }, [{ type: 'incoming', message }], { by: null, answer }).catch(
+      (err: unknown) => ctx.log.error({ err, sessionId }, 'an incoming message could not be handled'),
+    );
   };
   runtime.on('incoming', onIncoming);
   return () => runtime.off('incoming', onIncoming);
@@ -60,7 +51,7 @@ export type EngineOptions = {
 export async function startEngine(ctx: AppContext, options: EngineOptions = {}): Promise<Engine> {
   const runtime = await startSessionRunner(ctx);
   const stopReplies = takeReplies(ctx, runtime);
-  const dispatcher = await startDispatcher(ctx, runtime, options.dispatcher);
+  const dispatcher = await startDispatcher(ctx, runtime, { ...options.dispatcher, startDueOccurrences });
   const webhooks = new WebhookDeliverer(ctx, options.webhooks).start();
   const compact = setInterval(() => {
     compactJobStats(ctx.db).catch((err: unknown) => ctx.log.error({ err }, 'folding job_stats failed'));

@@ -54,3 +54,6 @@ export const MESSAGES = {
   noSession: TEXTS.noSession,
   invalidLogin: TEXTS.invalidLogin,
 } as const;
+
+/** A setting (an environment variable, the key file) that keeps the server from starting, in words. */
+export class ConfigError extends Error {}

@@ -1,4 +1,5 @@
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, loadConfig } from './config.ts';
+import { ConfigError } from './errors.ts';
 import { startServer } from './server.ts';
 
 let config: Config;

@@ -1,21 +1,21 @@
-import { type CreditPrices, DEFAULT_CREDIT_PRICES } from '@wa/contract';
+import { AccountKind, type CreditPrices, DEFAULT_CREDIT_PRICES } from '@wa/contract';
 import type { Db } from '../db/client.ts';
 import { creditPrices } from '../db/schema.ts';
-
-/** A kind of account as wa_sessions.kind spells it. */
-export type AccountKind = 'linked' | 'cloud';
 
 /** The credits per recipient of each kind now (1 for a kind no admin has priced). */
 export async function readCreditPrices(db: Db): Promise<CreditPrices> {
   const rows = await db.select({ kind: creditPrices.kind, credits: creditPrices.credits }).from(creditPrices);
   const prices = { ...DEFAULT_CREDIT_PRICES };
-  for (const r of rows) if (r.kind === 'linked' || r.kind === 'cloud') prices[r.kind] = r.credits;
+  for (const r of rows) {
+    const kind = AccountKind.safeParse(r.kind);
+    if (kind.success) prices[kind.data] = r.credits;
+  }
   return prices;
 }
 
 /** Sets the price of the kinds given; the other keeps its own. */
 export async function writeCreditPrices(db: Db, prices: Partial<CreditPrices>): Promise<CreditPrices> {
-  for (const kind of ['linked', 'cloud'] as const) {
+  for (const kind of AccountKind.options) {
     const credits = prices[kind];
     if (credits === undefined) continue;
     await db

@@ -1,4 +1,4 @@
-import type { StoredPoll, StoredTemplate } from '@wa/contract';
+import type { AccountKind, StoredPoll, StoredTemplate } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -234,7 +234,7 @@ export const waSessions = pgTable(
      * 'linked': a phone linked as a device (Baileys, or the simulator under WA_PROVIDER=simulator);
      * 'cloud': a number on Meta's WhatsApp Cloud API (its credentials in cloud_accounts).
      */
-    kind: text('kind', { enum: ['linked', 'cloud'] })
+    kind: text('kind', { enum: ['linked', 'cloud'] as const satisfies readonly AccountKind[] })
       .notNull()
       .default('linked'),
     createdAt: ts('created_at').notNull().defaultNow(),

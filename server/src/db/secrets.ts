@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { and, eq, isNotNull, notLike, sql } from 'drizzle-orm';
-import { type Config, ConfigError } from '../config.ts';
+import { ConfigError } from '../errors.ts';
 import type { Db } from './client.ts';
 import { users, waAuthState, webhooks } from './schema.ts';
 
@@ -54,9 +54,12 @@ export const sealSecret = (key: Buffer | undefined, context: string, plain: stri
  * once in DATA_DIR with mode 0600. With DATABASE_URL every node needs the same key, so the real
  * provider refuses to start without it; the simulator's fake credentials stay plain.
  */
-export function resolveSecretKey(
-  config: Pick<Config, 'secretKey' | 'databaseUrl' | 'dataDir' | 'waProvider'>,
-): Buffer | undefined {
+export function resolveSecretKey(config: {
+  secretKey: Buffer | undefined;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  waProvider: string;
+}): Buffer | undefined {
   if (config.secretKey) return config.secretKey;
   if (config.databaseUrl) {
     if (config.waProvider === 'simulator') return undefined;

@@ -14,7 +14,9 @@ import {
 } from '../db/schema.ts';
 import { newId, sha256 } from '../ids.ts';
 import { acceptSend } from '../messaging/accept/send.ts';
-import { type Claimer, failWhere, recordSent } from '../messaging/engine/transitions.ts';
+import type { Claimer } from '../messaging/engine/claim.ts';
+import { backdate } from '../messaging/engine/job-transitions.ts';
+import { failWhere, recordSent } from '../messaging/engine/transitions.ts';
 import { acceptStatus } from '../messaging/status/accept.ts';
 import { createInstance } from '../sessions/service.ts';
 import { simulatorAction } from '../sessions/simulator-orders.ts';
@@ -161,23 +163,14 @@ async function writeHistoryJob(
       rows.length,
     );
     // Back to when it happened: the sends, the job's end, the ledger rows.
-    await tx.execute(
-      sql`UPDATE message_job_recipients r SET sent_at = t.sent_at, updated_at = ${finishedAt}::timestamptz,
-            failed_at = CASE WHEN r.failed_at IS NOT NULL THEN ${finishedAt}::timestamptz END
-          FROM unnest(${sql.param(ids.map((x) => Number(x.id)))}::bigint[],
-                      ${sql.param(rows.map((r) => r.sentAt?.toISOString() ?? null))}::timestamptz[]) AS t(id, sent_at)
-          WHERE r.id = t.id`,
-    );
-    await tx
-      .update(messageJobs)
-      .set({
-        finishedAt,
-        deliveredCount: rows.filter((r) => r.sentAt && r.row.deliveredAt).length,
-        readCount: rows.filter((r) => r.sentAt && r.row.readAt).length,
-        repliedCount: rows.filter((r) => r.sentAt && r.row.repliedAt).length,
-        undeliveredCount: rows.filter((r) => r.sentAt && r.row.undeliveredAt).length,
-      })
-      .where(eq(messageJobs.id, jobId));
+    const sentAts = rows.map((r) => r.sentAt);
+    const seen = (at: keyof (typeof rows)[number]['row']) => rows.filter((r) => r.sentAt && r.row[at]).length;
+    await backdate(tx, jobId, { ids: ids.map((x) => Number(x.id)), sentAt: sentAts }, finishedAt, {
+      delivered: seen('deliveredAt'),
+      read: seen('readAt'),
+      replied: seen('repliedAt'),
+      undelivered: seen('undeliveredAt'),
+    });
     await tx
       .update(creditLedger)
       .set({

@@ -5,6 +5,7 @@ import { erasureToken } from '../contacts/erasure-token.ts';
 import type { AppContext } from '../context.ts';
 import { queryRows } from '../db/client.ts';
 import { badRequest } from '../errors.ts';
+import { erase } from './engine/job-transitions.ts';
 import { failWhere } from './engine/transitions.ts';
 
 /** The digits of `phone` as a whole number inside a text (not part of a longer one). */
@@ -61,16 +62,7 @@ export async function erasePerson(
           WHERE r.chat_id = ${jid} AND ${ofUser}
             AND s.session_id = r.session_id AND s.message_id = r.message_id`,
     );
-    const messages = await queryRows<{ n: number }>(
-      tx,
-      sql`WITH changed AS (
-            UPDATE message_job_recipients r
-            SET chat_id = ${`${token}@erased`}, chat_name = NULL, sent_to = NULL, content = NULL,
-                reply_text = NULL, updated_at = now()
-            WHERE r.chat_id = ${jid} AND ${ofUser}
-            RETURNING 1)
-          SELECT count(*)::int AS n FROM changed`,
-    );
+    const messages = await erase(tx, jid, `${token}@erased`, ofUser);
     // Repeating sends keep their recipients for the next occurrence: the token takes the number's place there too.
     await tx.execute(
       sql`UPDATE message_job_series SET chat_ids = array_replace(chat_ids, ${jid}, ${`${token}@erased`})
@@ -93,7 +85,7 @@ export async function erasePerson(
       erased: true as const,
       token,
       lists: Number(lists[0]?.n ?? 0),
-      messages: Number(messages[0]?.n ?? 0),
+      messages,
     };
     await recordAudit(tx, {
       actor,

@@ -73,12 +73,3 @@ export async function takeOptOutReply(
     : null;
   return { added: true, confirmation };
 }
-
-/** True when the text was an opt-out word and its sender is now on the user's opt-out list. */
-export async function receiveReply(
-  ctx: AppContext,
-  userId: string,
-  message: { from: string; text: string; messageId?: string },
-): Promise<boolean> {
-  return (await takeOptOutReply(ctx, userId, message)) !== null;
-}

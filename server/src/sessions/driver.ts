@@ -345,9 +345,10 @@ export class SessionDriver implements SyncedSession {
    * once per connection) and stores it in the row, where every node's API reads it.
    */
   private async pair(): Promise<void> {
-    if (this.transport.state !== 'qr') return;
+    const transport = this.transport;
+    if (transport.state !== 'qr' || !transport.requestPairingCode) return;
     try {
-      const { code, expiresAt } = await this.transport.requestPairingCode();
+      const { code, expiresAt } = await transport.requestPairingCode();
       if (this.stopped) return;
       await updateOwnedSession(this.ctx.db, this.ctx.nodeId, this.sessionId, {
         pairingCode: code,
@@ -377,7 +378,7 @@ export class SessionDriver implements SyncedSession {
   async logout(): Promise<void> {
     if (!this.halt()) return;
     await this.transport
-      .logout()
+      .logout?.()
       .catch((err) => this.ctx.log.warn({ err, sessionId: this.sessionId }, 'logout did not reach WhatsApp'));
     await this.transport.close().catch(() => {});
     this.transport.removeAllListeners();

@@ -76,12 +76,14 @@ export class GroupSync {
    */
   async run(force = false): Promise<void> {
     const d = this.session;
-    if (this.syncing || d.stopped) return;
+    const { fetchGroups, inviteCode } = d.transport;
+    // An account without groups (capabilities.groups) has nothing to sync.
+    if (this.syncing || d.stopped || !fetchGroups || !inviteCode) return;
     if (!force && Date.now() - this.lastSync < GROUP_SYNC_MIN_INTERVAL_MS) return;
     this.syncing = true;
     const { db, nodeId } = this.ctx;
     try {
-      const groups = await d.transport.fetchGroups();
+      const groups = await fetchGroups.call(d.transport);
       if (d.stopped) return;
       await upsertGroups(db, d.sessionId, toCache(d, groups), { replaceAll: true });
       await updateOwnedSession(db, nodeId, d.sessionId, { groupsFetchedAt: new Date() });
@@ -91,7 +93,7 @@ export class GroupSync {
         if (d.stopped || !d.connected) return;
         if (!g.isAdmin || g.inviteCode) continue;
         try {
-          await setInviteCode(db, d.sessionId, g.groupId, await d.transport.inviteCode(g.groupId));
+          await setInviteCode(db, d.sessionId, g.groupId, await inviteCode.call(d.transport, g.groupId));
         } catch (err) {
           this.ctx.log.warn({ err, sessionId: d.sessionId, groupId: g.groupId }, 'invite code not available');
         }

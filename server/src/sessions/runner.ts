@@ -8,6 +8,7 @@ import type { Transport, TransportSession } from '../transport/types.ts';
 import { type DriverHost, errorText, NO_PAIRING, SessionDriver } from './driver.ts';
 import { accountsToEvaluate, pruneAccountEvents } from './health/repository.ts';
 import { evaluateHealth } from './health/service.ts';
+import { createTransport } from './providers.ts';
 import {
   claimFreeSessions,
   findSession,
@@ -19,7 +20,6 @@ import {
   updateOwnedSession,
 } from './repository.ts';
 import type { SessionRuntime, SessionRuntimeEvents } from './runtime.ts';
-import { createTransport } from './transports.ts';
 
 export type TransportBuilder = (ctx: AppContext, session: TransportSession) => Promise<Transport>;
 

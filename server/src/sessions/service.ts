@@ -15,6 +15,7 @@ import { authorizeSession } from '../policy/access.ts';
 import { signal } from '../signals.ts';
 import type { UserRow } from '../users/repository.ts';
 import { type CloudAccountRow, cloudAccountsOf } from './cloud/accounts.ts';
+import { type Provider, providerOf } from './providers.ts';
 import { parseProxyUrl, sealProxy } from './proxy.ts';
 import {
   countSessionsOfUser,
@@ -53,8 +54,8 @@ const pausedNow = (row: SessionRow, now = Date.now()) =>
 
 export function presentSession(
   row: SessionRow,
-  cloud?: Pick<CloudAccountRow, 'qualityRating' | 'messagingLimitTier' | 'verifiedName'>,
-  provider: 'baileys' | 'simulator' = 'baileys',
+  cloud: Pick<CloudAccountRow, 'qualityRating' | 'messagingLimitTier' | 'verifiedName'> | undefined,
+  provider: Provider,
 ): Session {
   return {
     id: row.id,
@@ -67,7 +68,8 @@ export function presentSession(
     sendPausedUntil: pausedNow(row) ? (row.sendPausedUntil?.toISOString() ?? null) : null,
     hasProxy: row.proxy !== null,
     createdAt: row.createdAt.toISOString(),
-    kind: row.kind === 'cloud' ? 'cloud' : provider,
+    kind: provider.id,
+    capabilities: provider.capabilities,
     qualityRating: cloud?.qualityRating ?? null,
     messagingLimitTier: cloud?.messagingLimitTier ?? null,
     verifiedName: cloud?.verifiedName ?? null,
@@ -78,9 +80,9 @@ export async function listSessions(ctx: AppContext, user: UserRow): Promise<Sess
   const rows = await listSessionsOfUser(ctx.db, user.id);
   const cloud = await cloudAccountsOf(
     ctx.db,
-    rows.filter((r) => r.kind === 'cloud').map((r) => r.sessionId),
+    rows.filter((r) => providerOf(ctx.config, r.kind).connect === 'credentials').map((r) => r.sessionId),
   );
-  return rows.map((r) => presentSession(r, cloud.get(r.sessionId), ctx.config.waProvider));
+  return rows.map((r) => presentSession(r, cloud.get(r.sessionId), providerOf(ctx.config, r.kind)));
 }
 
 export async function createInstance(

@@ -1,5 +1,4 @@
 import { eq, sql } from 'drizzle-orm';
-import type { FastifyBaseLogger } from 'fastify';
 import { matchOptOut } from '../contacts/opt-out-words.ts';
 import type { AppContext } from '../context.ts';
 import { queryRows } from '../db/client.ts';
@@ -13,7 +12,7 @@ import { restrictionSteps } from '../transport/restriction-steps.ts';
 import { sentCopies } from '../transport/sent-messages.ts';
 import { SimulatorTransport } from '../transport/simulator/transport.ts';
 import type { CachedGroup, GroupLookup, Transport, TransportSession } from '../transport/types.ts';
-import { type CloudCredentials, cloudCredentials, graphClient, recordPhoneInfo } from './cloud/accounts.ts';
+import { cloudCredentials, graphClient, recordPhoneInfo } from './cloud/accounts.ts';
 import { inServiceWindow } from './cloud/service-windows.ts';
 import { proxyOf } from './proxy.ts';
 
@@ -45,24 +44,21 @@ export function groupLookup(ctx: AppContext, sessionId: string): GroupLookup {
   };
 }
 
-/** Builds the transport `config.waProvider` names for one session; Baileys is loaded only when used. */
-export async function createTransport(ctx: AppContext, session: TransportSession): Promise<Transport> {
-  const log = ctx.log.child({ sessionId: session.sessionId });
-  // A Cloud API number whatever WA_PROVIDER says: its transport talks to the Graph API.
-  const cloud = await cloudCredentials(ctx.db, ctx.config.secretKey, session.sessionId);
-  if (cloud) return cloudTransport(ctx, session, cloud, log);
-  const auth = createDbAuthStore(ctx.db, session.sessionId, ctx.config.secretKey);
-  if (ctx.config.waProvider === 'simulator') {
-    const sim = ctx.config.simulator;
-    return new SimulatorTransport(session, {
-      auth,
-      log,
-      linkAfterMs: sim.linkAfterMs,
-      groups: sim.groups,
-      sendLatencyMs: sim.sendLatencyMs,
-      outboxFile: sim.outboxFile,
-    });
-  }
+/** A simulated linked phone's transport. */
+export function simulatorTransport(ctx: AppContext, session: TransportSession): Transport {
+  const sim = ctx.config.simulator;
+  return new SimulatorTransport(session, {
+    auth: createDbAuthStore(ctx.db, session.sessionId, ctx.config.secretKey),
+    log: ctx.log.child({ sessionId: session.sessionId }),
+    linkAfterMs: sim.linkAfterMs,
+    groups: sim.groups,
+    sendLatencyMs: sim.sendLatencyMs,
+    outboxFile: sim.outboxFile,
+  });
+}
+
+/** A linked phone's transport on the real network; Baileys is loaded only when used. */
+export async function baileysTransport(ctx: AppContext, session: TransportSession): Promise<Transport> {
   const { BaileysTransport } = await import('../transport/baileys/transport.ts');
   const { waEndpoint } = await import('../transport/baileys/endpoint.ts');
   // The account's own proxy: read for each new transport, so a change takes effect at once.
@@ -73,7 +69,7 @@ export async function createTransport(ctx: AppContext, session: TransportSession
   const proxy = row ? proxyOf(ctx.config.secretKey, row) : null;
   return new BaileysTransport(session, {
     storage: {
-      auth,
+      auth: createDbAuthStore(ctx.db, session.sessionId, ctx.config.secretKey),
       sentCopy: sentCopies(ctx.db, session.sessionId),
       numbers: numberStore(ctx.db, session.sessionId),
       lidTexts: lidTextStore(ctx.db, session.sessionId),
@@ -81,7 +77,7 @@ export async function createTransport(ctx: AppContext, session: TransportSession
     },
     lookupBatches: ctx.config.lookupBatches,
     isOptOut: (text) => matchOptOut(text, ctx.config.optOutKeywords) !== null,
-    log,
+    log: ctx.log.child({ sessionId: session.sessionId }),
     groups: groupLookup(ctx, session.sessionId),
     version: ctx.config.waVersion,
     // Below SEND_TIMEOUT_MS: an upload that outlasts the send's own time left the send running.
@@ -110,12 +106,10 @@ function tierPoolOf(ctx: AppContext): TierPool {
  * one WhatsApp Business Account share one messaging limit (tier-pool.ts: Meta sets it per
  * business portfolio since October 2025).
  */
-function cloudTransport(
-  ctx: AppContext,
-  session: TransportSession,
-  cloud: CloudCredentials,
-  log: FastifyBaseLogger,
-): Transport {
+export async function cloudTransport(ctx: AppContext, session: TransportSession): Promise<Transport> {
+  const cloud = await cloudCredentials(ctx.db, ctx.config.secretKey, session.sessionId);
+  if (!cloud) throw new Error(`No Cloud API credentials for ${session.sessionId}`);
+  const log = ctx.log.child({ sessionId: session.sessionId });
   return new CloudTransport(session, {
     client: graphClient(ctx.config, cloud.accessToken),
     phoneNumberId: cloud.phoneNumberId,

@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import type { AccountCapabilities, AccountKind, SessionKind } from '@wa/contract';
 
 /**
  * One linked WhatsApp account. Two implementations: Baileys (the real network) and the
@@ -203,11 +204,12 @@ export interface Transport extends EventEmitter<TransportEventMap> {
   connect(): Promise<void>;
   /** Closes the socket without unlinking the device (the node gives the session up). */
   close(): Promise<void>;
-  /** Unlinks the device and wipes the stored credentials. */
-  logout(): Promise<void>;
-  fetchGroups(): Promise<GroupInfo[]>;
+  /** Unlinks the device and wipes the stored credentials; absent when there is nothing to unlink (close is all). */
+  logout?(): Promise<void>;
+  /** The account's groups; absent when it has none (capabilities.groups). */
+  fetchGroups?(): Promise<GroupInfo[]>;
   /** The invite code of a group where the account is admin; null when it is not allowed. */
-  inviteCode(groupId: string): Promise<string | null>;
+  inviteCode?(groupId: string): Promise<string | null>;
   /** Which of these phone numbers (digits) are on WhatsApp; returns their chat JIDs. */
   onWhatsApp(phoneNumbers: string[]): Promise<Map<string, string | null>>;
   /**
@@ -219,11 +221,12 @@ export interface Transport extends EventEmitter<TransportEventMap> {
   /**
    * While a QR is shown: the code that links the session's phone number instead (WhatsApp →
    * Linked devices → Link with phone number). Asked of WhatsApp once per connection; later
-   * calls answer the same code. Throws when no linking is under way.
+   * calls answer the same code. Throws when no linking is under way. Absent when the account is
+   * not linked by a code (capabilities.pairing).
    */
-  requestPairingCode(): Promise<PairingCode>;
-  /** Shows "typing…" to the chat ('composing') or stops showing it ('paused'). */
-  presence(chatId: string, state: 'composing' | 'paused'): Promise<void>;
+  requestPairingCode?(): Promise<PairingCode>;
+  /** Shows "typing…" to the chat ('composing') or stops showing it ('paused'); absent when it cannot (capabilities.typing). */
+  presence?(chatId: string, state: 'composing' | 'paused'): Promise<void>;
   /**
    * One Status post to `audience` (phone-number JIDs); resolves when WhatsApp took it. Its views
    * come back as receipts with `by`. Absent when the account cannot post one (capabilities.status).
@@ -231,8 +234,8 @@ export interface Transport extends EventEmitter<TransportEventMap> {
   postStatus?(post: StatusPost, audience: string[]): Promise<SendResult>;
   /** Present only on a simulated network: the orders its API routes give it. */
   readonly simulated?: SimulatedNetwork;
-  /** What this kind of account can do; absent: a linked phone (groups, one send at a time, anti-ban pace). */
-  readonly capabilities?: TransportCapabilities;
+  /** What this kind of account can do (its provider's capabilities). */
+  readonly capabilities: TransportCapabilities;
   /** Channels (newsletters), present when this kind of account has them; posts go through `send`. */
   readonly channels?: TransportChannels;
 }
@@ -257,18 +260,8 @@ export interface TransportChannels {
   byInvite(code: string): Promise<ChannelInfo | null>;
 }
 
-/**
- * What only one kind of account can do (ARCHITECTURE.md principle 9): the engine and the pages ask
- * these instead of asking which transport runs.
- */
-export type TransportCapabilities = {
-  groups: boolean;
-  templates: boolean;
-  /** How many sends of the account may be in flight at once (a linked phone: 1). */
-  concurrentSends: number;
-  /** 'anti-ban': the policy's pauses, warm-up and typing; 'throughput': the transport paces itself (Cloud API). */
-  pace: 'anti-ban' | 'throughput';
-};
+/** What only one kind of account can do: the engine and the pages ask these instead of asking which transport runs. */
+export type TransportCapabilities = AccountCapabilities;
 
 /** What a person does to a simulated account (the simulator's link, disconnect and logout routes). */
 export interface SimulatedNetwork {
@@ -295,3 +288,37 @@ export type GroupLookup = (groupId: string) => Promise<CachedGroup | undefined>;
 
 /** The session a transport is built for. */
 export type TransportSession = { sessionId: string; phoneNumber: string };
+
+/**
+ * What comes back from an account, whatever its kind, as every provider reports it: by socket
+ * (a linked phone's transport events) or by webhook (a Cloud API number's inbound adapter). The
+ * engine takes these through one door (messaging/engine/outcomes.ts).
+ */
+export type AccountOutcome =
+  /** The recipient's phone took the message, or its person read it (a Status view names `by`). */
+  | { type: 'receipt'; receipt: ReceiptUpdate }
+  /**
+   * WhatsApp refused a message after the send had resolved. `retryAt`: not a failure, the
+   * recipient waits until then and is sent again (the Cloud API's per-user marketing limit).
+   */
+  | { type: 'refused'; messageId: string; reason: string; retryAt: Date | null }
+  /** What the message is charged as (a Cloud API number's pricing), and whether it was delivered. */
+  | { type: 'priced'; messageId: string; category: string; billable: boolean | null; delivered: boolean }
+  /**
+   * Someone wrote to the account in a one-to-one chat (`text` null: media or another kind of
+   * message); `at`: when, when the provider says (else: now).
+   */
+  | { type: 'incoming'; message: Omit<IncomingText, 'text'> & { text: string | null; at?: Date } };
+
+/**
+ * A kind of account's provider, as its own folder describes it: the kind it is stored and priced
+ * as, what it can do, and how it is connected ('link': a QR or a pairing code, `POST
+ * /api/create-instance`; 'credentials': ids and tokens, `POST /api/cloud-instances`). The table
+ * that adds its transport factory is sessions/providers.ts.
+ */
+export type ProviderDescriptor = {
+  id: SessionKind;
+  kind: AccountKind;
+  connect: 'link' | 'credentials';
+  capabilities: AccountCapabilities;
+};

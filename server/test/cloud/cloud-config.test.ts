@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { ConfigError } from '../../src/errors.ts';
 
 describe('CLOUD_API_BASE_URL', () => {
   it("defaults to Meta's Graph API at v23.0", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { receiveReply } from '../../src/messaging/opt-outs.ts';
+import { takeOptOutReply } from '../../src/messaging/opt-outs.ts';
 import { xlsxOf } from '../fakes/xlsx.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
@@ -265,10 +265,12 @@ describe.each(DB_KINDS)('opt-out replies on %s', (kind) => {
     const token = await loginToken(t.app, user.username);
     expect(t.ctx.config.optOutKeywords).toEqual(['STOP', 'UNSUBSCRIBE', 'STOP ALL', 'रोकें']);
     expect(
-      await receiveReply(t.ctx, user.id, { from: '919800015838@s.whatsapp.net', text: '  stop all ' }),
-    ).toBe(true);
-    expect(await receiveReply(t.ctx, user.id, { from: '919800015839', text: 'रोकें' })).toBe(true);
-    expect(await receiveReply(t.ctx, user.id, { from: '919800015840', text: 'please stop' })).toBe(false);
+      await takeOptOutReply(t.ctx, user.id, { from: '919800015838@s.whatsapp.net', text: '  stop all ' }),
+    ).toMatchObject({ added: true });
+    expect(await takeOptOutReply(t.ctx, user.id, { from: '919800015839', text: 'रोकें' })).toMatchObject({
+      added: true,
+    });
+    expect(await takeOptOutReply(t.ctx, user.id, { from: '919800015840', text: 'please stop' })).toBeNull();
     const list = (await t.app.inject({ method: 'GET', url: '/api/opt-outs', headers: bearer(token) })).json();
     expect(
       list.optOuts.map((o: { phoneNumber: string; source: string }) => [o.phoneNumber, o.source]).sort(),

@@ -3,7 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { waGroups } from '../../src/db/schema.ts';
-import { receiveReply } from '../../src/messaging/opt-outs.ts';
+import { takeOptOutReply } from '../../src/messaging/opt-outs.ts';
 import { balanceOf, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
 import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
@@ -207,9 +207,9 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
     const { jobId } = res.json();
     expect(await balanceOf(t.db, user.id)).toBe(7);
     await post(token, '/api/opt-outs', { phoneNumbers: ['+91 98000 15838'] });
-    expect(await receiveReply(t.ctx, user.id, { from: '919800015839@s.whatsapp.net', text: ' Stop ' })).toBe(
-      true,
-    );
+    expect(
+      await takeOptOutReply(t.ctx, user.id, { from: '919800015839@s.whatsapp.net', text: ' Stop ' }),
+    ).toMatchObject({ added: true });
     const rows = await recipientsOf(t.db, jobId);
     expect(rows.map((r) => [r.chatId.split('@')[0], r.status, r.error]).sort()).toEqual([
       ['919800015838', 'failed', 'Opted out'],

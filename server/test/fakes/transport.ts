@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { LINKED_PHONE_CAPABILITIES } from '@wa/contract';
 import type {
   GroupInfo,
   OutgoingMessage,
@@ -17,6 +18,7 @@ export type SentRecord = { chatId: string; message: OutgoingMessage; at: number;
  */
 export class FakeTransport extends EventEmitter<TransportEventMap> implements Transport {
   state: TransportState = 'open';
+  readonly capabilities = LINKED_PHONE_CAPABILITIES;
   readonly sent: SentRecord[] = [];
   /** Called before each send; may throw a SendError or wait. */
   behave: (chatId: string) => Promise<void> | void = (chatId) => {

@@ -168,7 +168,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     const failed = await t.db.transaction((tx) =>
       failWhere(tx, sql`r.job_id = ${jobId}`, 'Connection Closed', 'Connection Closed', 100),
     );
-    expect(failed).toEqual([{ jobId, userId: a.user.id, count: 2 }]);
+    expect(failed).toEqual([{ jobId, userId: a.user.id, count: 2, credits: 4 }]);
     expect(await balanceOf(t.db, a.user.id)).toBe(20);
 
     const retry = await retryJob(t.app, a.token, jobId);

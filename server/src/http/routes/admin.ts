@@ -12,11 +12,11 @@ import {
   UserIdParams,
   UserResponse,
 } from '@wa/contract';
-import { auditForAdmin } from '../../audit/service.ts';
 import type { AppContext } from '../../context.ts';
 import { failForbiddenWaiting } from '../../messaging/jobs/actions.ts';
 import { adminOverview } from '../../reports/admin-overview.ts';
 import { stopSessionsOfUser } from '../../sessions/service.ts';
+import { auditForAdmin } from '../../users/audit-log.ts';
 import {
   createUserForAdmin,
   grantCredits,

@@ -15,6 +15,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import { authorizeSession } from '../../policy/access.ts';
 import { type ChannelOrder, orderChannels } from '../../sessions/channel-orders.ts';
+import { capabilitiesOf } from '../../sessions/providers.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { type App, requireUser } from '../types.ts';
 
@@ -29,7 +30,7 @@ const errors = {
 /** The session whose channels these are (the owner's only); a Cloud API number has none. */
 async function channelSession(ctx: AppContext, user: UserRow, sessionId: string) {
   const session = await authorizeSession(ctx.db, user, 'act', sessionId);
-  if (session.kind === 'cloud') throw badRequest(CHANNEL_TEXTS.linkedOnly);
+  if (!capabilitiesOf(ctx.config, session.kind).channels) throw badRequest(CHANNEL_TEXTS.linkedOnly);
   return session;
 }
 

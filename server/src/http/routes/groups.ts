@@ -15,6 +15,7 @@ import {
   groupsList,
 } from '../../groups/service.ts';
 import { authorizeSession } from '../../policy/access.ts';
+import { capabilitiesOf } from '../../sessions/providers.ts';
 import { requestGroupsRefresh } from '../../sessions/repository.ts';
 import { effectiveStatus } from '../../sessions/service.ts';
 import { signal } from '../../signals.ts';
@@ -30,7 +31,7 @@ async function groupsSource(
 ): Promise<GroupsSource> {
   const session = await authorizeSession(ctx.db, user, 'act', sessionId);
   // A Cloud API number has no groups: the pages say so instead of waiting for a fetch.
-  if (session.kind === 'cloud') throw badRequest(CLOUD_TEXTS.groupsLinkedOnly);
+  if (!capabilitiesOf(ctx.config, session.kind).groups) throw badRequest(CLOUD_TEXTS.groupsLinkedOnly);
   const connected = effectiveStatus(session) === 'CONNECTED';
   if (refresh && connected && (await requestGroupsRefresh(ctx.db, sessionId, GROUPS_REFRESH_MIN_GAP_MS)))
     await signal(ctx, 'session-changed', sessionId);

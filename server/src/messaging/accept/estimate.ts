@@ -4,6 +4,7 @@ import { readCreditPrices } from '../../credits/prices.ts';
 import { MESSAGES } from '../../errors.ts';
 import { authorizeSession } from '../../policy/access.ts';
 import { findTemplate } from '../../sessions/cloud/templates.ts';
+import { capabilitiesOf } from '../../sessions/providers.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { priceOf } from '../cloud/cost.ts';
 import { recipientsYielding } from '../compose.ts';
@@ -34,10 +35,11 @@ export async function estimateSend(
   const split =
     accounts.length > 1 ? await routeRecipients(ctx, accounts, chatIds, body) : chatIds.map(() => 0);
   const kinds = split.map((i) => accounts[i]!.kind);
-  const viaCloud = kinds.filter((k) => k === 'cloud').length;
+  const viaCloud = kinds.filter((k) => capabilitiesOf(ctx.config, k).coldOutreach).length;
   let metaCostUnits: number | null = null;
   const content = body.content;
-  const cloud = accounts.find((a) => a.kind === 'cloud');
+  // Meta's charge, by the template's category on an account that sends templates.
+  const cloud = accounts.find((a) => capabilitiesOf(ctx.config, a.kind).templates);
   if (body.type === 'template' && cloud && content && typeof content === 'object' && 'language' in content) {
     const template = await findTemplate(ctx.db, cloud.sessionId, content.name, content.language);
     if (template) metaCostUnits = (await priceOf(ctx.db, template.category)) * viaCloud;

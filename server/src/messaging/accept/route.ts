@@ -1,8 +1,10 @@
 import { type SendBody, SPREAD_TEXTS, templateBodyText } from '@wa/contract';
 import { sql } from 'drizzle-orm';
+import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { queryRows } from '../../db/client.ts';
 import { badRequest } from '../../errors.ts';
+import { capabilitiesOf } from '../../sessions/providers.ts';
 import type { SessionRow } from '../../sessions/repository.ts';
 import type { ComposedMessage } from '../compose.ts';
 import { remainingAllowanceToday, splitByAllowance } from './spread.ts';
@@ -27,18 +29,19 @@ export async function routeRecipients(
       ),
     );
   if (body.coldToCloud !== true) return splitByAllowance(chatIds.length, await allowances());
-  const phones = accounts.flatMap((a, i) => (a.kind === 'linked' ? [i] : []));
-  const clouds = accounts.flatMap((a, i) => (a.kind === 'cloud' ? [i] : []));
+  const cold = (a: SessionRow) => capabilitiesOf(ctx.config, a.kind).coldOutreach;
+  const phones = accounts.flatMap((a, i) => (cold(a) ? [] : [i]));
+  const clouds = accounts.flatMap((a, i) => (cold(a) ? [i] : []));
   if (phones.length === 0 || clouds.length === 0) throw badRequest(SPREAD_TEXTS.coldNeedsBothKinds);
   const known = await knownByPhones(
     ctx,
     phones.map((i) => accounts[i]!.sessionId),
     chatIds,
   );
-  const cold = chatIds.filter((id) => !known.has(id));
+  const unknown = chatIds.filter((id) => !known.has(id));
   const each = await allowances();
   const coldSplit = splitByAllowance(
-    cold.length,
+    unknown.length,
     clouds.map((i) => each[i]!),
   );
   let next = 0;
@@ -69,25 +72,28 @@ async function knownByPhones(ctx: AppContext, sessionIds: string[], chatIds: str
  */
 export function templateContents(
   message: ComposedMessage,
-  kindOf: (i: number) => 'linked' | 'cloud',
+  sendsTemplate: (i: number) => boolean,
   contents: string[] | null,
   n: number,
 ): string[] | null {
   if (message.type !== 'template' || message.template.bodyText === undefined) return contents;
-  if (!Array.from({ length: n }, (_, i) => kindOf(i)).includes('linked')) return contents;
+  if (Array.from({ length: n }, (_, i) => sendsTemplate(i)).every(Boolean)) return contents;
   const { bodyText, parameters, parameterNames } = message.template;
   return Array.from({ length: n }, (_, i) => {
     const own = contents?.[i];
-    if (kindOf(i) === 'cloud') return own ?? JSON.stringify(parameters);
+    if (sendsTemplate(i)) return own ?? JSON.stringify(parameters);
     const values = own === undefined ? parameters : (JSON.parse(own) as string[]);
     return templateBodyText(bodyText, values, parameterNames);
   });
 }
 
-/** How many recipients go through each kind, for a job over both kinds (else undefined). */
-export function splitByKind(accounts: SessionRow[], split: number[]) {
-  if (!accounts.some((a) => a.kind === 'cloud') || !accounts.some((a) => a.kind === 'linked'))
-    return undefined;
-  const viaCloud = split.filter((i) => accounts[i]!.kind === 'cloud').length;
+/**
+ * How many recipients go through linked phones and how many through accounts made for cold
+ * contacts (Cloud API numbers), for a job over both (else undefined).
+ */
+export function splitByKind(config: Pick<Config, 'waProvider'>, accounts: SessionRow[], split: number[]) {
+  const cold = accounts.map((a) => capabilitiesOf(config, a.kind).coldOutreach);
+  if (!cold.includes(true) || !cold.includes(false)) return undefined;
+  const viaCloud = split.filter((i) => cold[i]).length;
   return { viaPhones: split.length - viaCloud, viaCloud };
 }

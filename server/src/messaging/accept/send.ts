@@ -9,6 +9,7 @@ import { badRequest, MESSAGES, paymentRequired } from '../../errors.ts';
 import { groupSubjects } from '../../groups/repository.ts';
 import { newId, sha256 } from '../../ids.ts';
 import { authorizeGroups, authorizeSession } from '../../policy/access.ts';
+import { capabilitiesOf } from '../../sessions/providers.ts';
 import type { SessionRow } from '../../sessions/repository.ts';
 import { signal } from '../../signals.ts';
 import type { UserRow } from '../../users/repository.ts';
@@ -38,7 +39,7 @@ export async function acceptSend(
   assertOwnerMaySend(user, audience);
   const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
   const accounts = await sharingAccounts(ctx, user, session, body, audience);
-  if (body.coldToCloud === true && !splitByKind(accounts, []))
+  if (body.coldToCloud === true && !splitByKind(ctx.config, accounts, []))
     throw badRequest(SPREAD_TEXTS.coldNeedsBothKinds);
   const idempotency =
     idempotencyKey === undefined ? null : idem.idempotencyOf(idempotencyKey, audience, sessionId, body);
@@ -110,11 +111,16 @@ export async function acceptSend(
   };
   // Spread over accounts: by what each may still send today, or cold numbers to the Cloud account.
   const split = accounts.length > 1 ? await routeRecipients(ctx, accounts, chatIds, body) : [];
-  const byKind = splitByKind(accounts, split);
+  const byKind = splitByKind(ctx.config, accounts, split);
   if (byKind) answer.split = byKind;
   // A template that linked phones share: their recipients get its body as text.
   if (audience === 'individuals')
-    contents = templateContents(message, (i) => accounts[split[i] ?? 0]!.kind, contents, chatIds.length);
+    contents = templateContents(
+      message,
+      (i) => capabilitiesOf(ctx.config, accounts[split[i] ?? 0]!.kind).templates,
+      contents,
+      chatIds.length,
+    );
   if (audience === 'individuals')
     await checkServiceWindows(ctx, accounts, message, chatIds, (i) => (accounts.length > 1 ? split[i]! : 0));
   // Each recipient at the price of the account that sends it; a spread over kinds adds each share.

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import { inServiceWindow } from '../../sessions/cloud/service-windows.ts';
 import { findTemplate, syncTemplatesIfStale } from '../../sessions/cloud/templates.ts';
+import { capabilitiesOf } from '../../sessions/providers.ts';
 import type { SessionRow } from '../../sessions/repository.ts';
 import type { Audience, ComposedMessage } from '../compose.ts';
 
@@ -18,13 +19,17 @@ export async function checkKindOfSend(
   message: ComposedMessage,
   audience: Audience,
 ): Promise<ComposedMessage> {
-  const cloud = accounts.filter((a) => a.kind === 'cloud');
-  if (cloud.length > 0 && audience === 'groups') throw badRequest(CLOUD_TEXTS.groupsLinkedOnly);
+  const can = accounts.map((a) => capabilitiesOf(ctx.config, a.kind));
+  if (audience === 'groups' && can.some((c) => !c.groups)) throw badRequest(CLOUD_TEXTS.groupsLinkedOnly);
   if (message.type !== 'template') {
-    if (cloud.length > 0 && (message.type === 'media' || message.type === 'poll'))
+    if (
+      (message.type === 'media' && can.some((c) => !c.media)) ||
+      (message.type === 'poll' && can.some((c) => !c.polls))
+    )
       throw badRequest(CLOUD_TEXTS.cloudNeedsTemplate);
     return message;
   }
+  const cloud = accounts.filter((_, i) => can[i]!.templates);
   // Linked phones sharing the job send the template's body as text; a Cloud account must be one of them.
   if (cloud.length === 0) throw badRequest(CLOUD_TEXTS.templateNeedsCloud);
   const { name, language, parameters } = message.template;
@@ -68,7 +73,7 @@ export async function checkServiceWindows(
 ): Promise<void> {
   if (message.type === 'template') return;
   for (const [a, account] of accounts.entries()) {
-    if (account.kind !== 'cloud') continue;
+    if (!capabilitiesOf(ctx.config, account.kind).serviceWindow) continue;
     const phones = chatIds.filter((_, i) => accountOf(i) === a).map(jidUser);
     const open = await inServiceWindow(ctx.db, account.sessionId, phones);
     const outside = phones.filter((p) => !open.has(p)).length;

@@ -2,7 +2,12 @@ import { type SQL, sql } from 'drizzle-orm';
 import { isPhoneChat } from '../../db/vocabulary-sql.ts';
 import type { ClaimScope } from '../limits/allowance.ts';
 import { jobCounters, ms, ownerMaySend, sendPausedNow as pausedNow } from './rules.ts';
-import type { Claimer } from './transitions.ts';
+
+/** Who is claiming: the node written in leases, and how long a lease lasts. */
+export type Claimer = { nodeId: string; leaseMs: number };
+
+/** A send the transport finished: `kept` is its copy of the message (SendResult.kept). */
+export type SentMessage = { messageId: string; sentTo?: string | null; kept?: string };
 
 /**
  * The statements of the claim and of recordSent (transitions.ts), the engine's hot path: one per

@@ -1,7 +1,8 @@
 import { CLOUD_TEXTS } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
-import { type Claimer, fail, failWhere } from './transitions.ts';
+import type { Claimer } from './claim.ts';
+import { fail } from './transitions.ts';
 
 /**
  * The Cloud API's own transitions of a recipient, beside transitions.ts and in its
@@ -41,49 +42,6 @@ export async function retryLater(db: Db, by: Claimer, recipientId: number, until
         RETURNING id`,
   );
   if (rows.length === 0) await fail(db, by, recipientId, CLOUD_TEXTS.retriedOut);
-}
-
-/**
- * retrySent (a `failed` status webhook with 131049 for a message counted sent): the recipient is
- * queued again for `until` (its sent count moves back; a finished job reopens), up to
- * CLOUD_RETRIES_MAX times; beyond that it fails and is refunded. Returns whether a recipient matched.
- */
-export async function retrySent(db: Db, sessionId: string, messageId: string, until: Date): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const jobs = await queryRows<{ job_id: string }>(
-      tx,
-      sql`SELECT job_id FROM message_job_recipients
-          WHERE session_id = ${sessionId} AND message_id = ${messageId} AND status = 'sent'`,
-    );
-    if (jobs.length === 0) return false;
-    await tx.execute(sql`SELECT id FROM message_jobs WHERE id = ${jobs[0]!.job_id} FOR UPDATE`);
-    const requeued = await queryRows<{ job_id: string }>(
-      tx,
-      sql`WITH r AS (
-            UPDATE message_job_recipients
-            SET status = 'queued', due_at = ${until.toISOString()}::timestamptz, cloud_retries = cloud_retries + 1,
-                sent_at = NULL, delivered_at = NULL, read_at = NULL, updated_at = now()
-            WHERE session_id = ${sessionId} AND message_id = ${messageId} AND status = 'sent'
-              AND cloud_retries < ${CLOUD_RETRIES_MAX}
-            RETURNING id, job_id
-          ), reopened AS (
-            UPDATE message_jobs j SET sent_count = j.sent_count - 1,
-              status = CASE WHEN j.status IN ('completed', 'failed') THEN 'processing' ELSE j.status END,
-              finished_at = NULL
-            WHERE j.id = (SELECT job_id FROM r)
-            RETURNING j.id
-          ) SELECT job_id FROM r`,
-    );
-    if (requeued.length > 0) return true;
-    const failed = await failWhere(
-      tx,
-      sql`r.session_id = ${sessionId} AND r.message_id = ${messageId} AND r.status = 'sent'`,
-      CLOUD_TEXTS.retriedOut,
-      CLOUD_TEXTS.retriedOut,
-      1,
-    );
-    return failed.length > 0;
-  });
 }
 
 /**

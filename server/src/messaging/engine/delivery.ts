@@ -3,8 +3,8 @@ import { reverseRefundCtes } from '../../credits/credits.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import type { UndeliveredCause } from '../../transport/types.ts';
 import { DISPATCH_MESSAGES, UNDELIVERED_REASONS } from '../messages.ts';
+import type { SentMessage } from './claim.ts';
 import { jobCounters, ms } from './rules.ts';
-import type { SentMessage } from './transitions.ts';
 
 /**
  * The transitions of a recipient after its send (delivery truth): undelivered when no

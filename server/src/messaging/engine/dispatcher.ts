@@ -2,7 +2,6 @@ import type { AppContext } from '../../context.ts';
 import type { SessionRuntime } from '../../sessions/runtime.ts';
 import { onSignal, signal } from '../../signals.ts';
 import type { QuotaUpdate, SendFailure, UndeliveredCause } from '../../transport/types.ts';
-import { startDueOccurrences } from '../series/occurrences.ts';
 import { SessionLoop } from './session-loop.ts';
 import { createDispatchStore, recipientLeaseMs } from './store.ts';
 import type { DispatchStore, Receipt, SessionReceipt } from './store-port.ts';
@@ -14,6 +13,11 @@ export type DispatcherOptions = {
   sweepMs?: number;
   /** How often the sweep starts due occurrences of repeating jobs (OCCURRENCE_CHECK_MS by default). */
   occurrenceCheckMs?: number;
+  /**
+   * Starts the due occurrences of repeating jobs (messaging/series, which composes the engine's
+   * transitions: given here so that the engine does not import what is built on it). None: no series.
+   */
+  startDueOccurrences?: (ctx: AppContext) => Promise<unknown>;
   /** The statements to run (the database's store by default). */
   store?: DispatchStore;
 };
@@ -203,7 +207,7 @@ export async function startDispatcher(
         }
         if (Date.now() - lastOccurrenceCheck >= occurrenceCheckMs) {
           lastOccurrenceCheck = Date.now();
-          await startDueOccurrences(ctx);
+          await options.startDueOccurrences?.(ctx);
         }
         // A missed `connected` event must not leave an owned session without its loop.
         for (const sessionId of runtime.ownedSessionIds()) ensureLoop(sessionId, false);

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { type Db, queryRows } from '../../db/client.ts';
+import { isFinishedJob } from '../../db/vocabulary-sql.ts';
 import { forbidden } from '../../errors.ts';
 import { JOB_MESSAGES } from '../messages.ts';
 
@@ -86,6 +87,14 @@ export const holdQueued = (jobs: SQL) =>
 // ---------------------------------------------------------------- counters, finishing, auto-pause
 
 type Delta = number | SQL;
+/**
+ * The SET of a job that has recipients to send again (a retry, a requeue after a late refusal): a
+ * finished job is `reopened` ('pending' before its next claim, 'processing' while it goes on) and
+ * no longer finished; an unfinished one keeps its status.
+ */
+export const reopenJob = (reopened: 'pending' | 'processing') =>
+  sql`status = CASE WHEN ${isFinishedJob(sql.raw('status'))} THEN ${reopened} ELSE status END, finished_at = NULL`;
+
 export type Deltas = { sent?: Delta; failed?: Delta; cancelled?: Delta };
 
 /** How many recent outcomes the auto-pause looks at, and how many of them failing pauses a job. */

@@ -1,7 +1,7 @@
 import type { Transport } from '../../transport/types.ts';
 import { type PolicyDefaults, type SendDecision, SendGate, typingMs } from '../limits/allowance.ts';
 import { DISPATCH_MESSAGES } from '../messages.ts';
-import type { DispatchMessage } from '../status/post.ts';
+import type { DispatchMessage } from './dispatch-message.ts';
 import {
   attemptSend,
   type OutcomeDeps,
@@ -271,7 +271,7 @@ export class SessionLoop {
       await recordFailure(deps, sessionId, r, DISPATCH_MESSAGES.contentMissing);
       return 'failed';
     }
-    if (message.kind === 'text' && this.gate.policy.typing) {
+    if (message.kind === 'text' && this.gate.policy.typing && transport.presence) {
       const ms = typingMs(message.text.length, pauseMs);
       if (ms > 0) {
         // "typing…" for the end of the pause; a failed presence update does not stop the send.

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
+import type { Claimer, SentMessage } from './claim.ts';
 import { ms } from './rules.ts';
-import type { ClaimedRecipient, Claimer, FailedGroup, SentMessage } from './transitions.ts';
+import type { ClaimedRecipient, FailedGroup } from './transitions.ts';
 import * as t from './transitions.ts';
 
 /**

@@ -1,7 +1,8 @@
 import type { UndeliveredCause } from '../../transport/types.ts';
 import type { ClaimScope, PolicySource } from '../limits/allowance.ts';
-import type { DispatchMessage } from '../status/post.ts';
-import type { ClaimedRecipient, FailedGroup, SentMessage } from './transitions.ts';
+import type { SentMessage } from './claim.ts';
+import type { DispatchMessage } from './dispatch-message.ts';
+import type { ClaimedRecipient, FailedGroup } from './transitions.ts';
 
 /**
  * The engine's data source (as listmonk's manager depends on its DataSource): every statement

@@ -8,10 +8,12 @@ import { outgoingMessage } from '../compose.ts';
 import type { ClaimScope } from '../limits/allowance.ts';
 import { countSentSince, findPolicy, setHold } from '../limits/repository.ts';
 import { DISPATCH_MESSAGES } from '../messages.ts';
-import { statusPostOf } from '../status/post.ts';
 import { batcher } from './batching.ts';
+import type { Claimer } from './claim.ts';
 import * as cloud from './cloud-transitions.ts';
+import { statusPostOf } from './dispatch-message.ts';
 import { applyReceipts } from './receipts.ts';
+import { refuse } from './refusals.ts';
 import { hotRows, ms, sendPausedNow as pausedNow } from './rules.ts';
 import * as status from './status-transitions.ts';
 import type { ClaimedRecipient, DispatchStore, SentMessage, SweepsDue } from './store-port.ts';
@@ -53,7 +55,7 @@ const waitsOnDownAccount = sql`EXISTS (
 /** The store over the database, for one node (`nodeId` is the owner written in leases). */
 export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): DispatchStore {
   type TickCall = { sent?: { id: number } & SentMessage; claimFor?: string; scope?: ClaimScope };
-  const by: t.Claimer = { nodeId, leaseMs };
+  const by: Claimer = { nodeId, leaseMs };
   const runTick = async (calls: TickCall[]): Promise<Array<ClaimedRecipient | null>> => {
     const claimFor = calls.flatMap((c) =>
       c.claimFor ? [{ sessionId: c.claimFor, scope: c.scope ?? 'all' }] : [],
@@ -160,18 +162,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       return t.fail(db, by, recipientId, error);
     },
 
-    async failSent(sessionId, messageId, reason) {
-      const groups = await db.transaction((tx) =>
-        t.failWhere(
-          tx,
-          sql`r.session_id = ${sessionId} AND r.message_id = ${messageId} AND r.status = 'sent'`,
-          reason,
-          reason,
-          10,
-        ),
-      );
-      return groups.length > 0;
-    },
+    failSent: (sessionId, messageId, reason) => refuse(db, sessionId, messageId, reason, 10),
 
     release(recipientIds) {
       return t.release(db, by, recipientIds);

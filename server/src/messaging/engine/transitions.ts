@@ -1,11 +1,18 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { refundCtes } from '../../credits/credits.ts';
 import { type Db, queryRows } from '../../db/client.ts';
-import { isFinishedJob } from '../../db/vocabulary-sql.ts';
 import type { ClaimScope } from '../limits/allowance.ts';
 import { DISPATCH_MESSAGES, JOB_MESSAGES } from '../messages.ts';
-import { claimCtes, recordAndClaimBatch } from './claim.ts';
-import { forbiddenReason, holdQueued, hotRows, jobCounters, ownerForbidden, PAUSED_DUE } from './rules.ts';
+import { type Claimer, claimCtes, recordAndClaimBatch, type SentMessage } from './claim.ts';
+import {
+  forbiddenReason,
+  holdQueued,
+  hotRows,
+  jobCounters,
+  ownerForbidden,
+  PAUSED_DUE,
+  reopenJob,
+} from './rules.ts';
 
 /**
  * Every change of a recipient's state, and of its job's counters and status, as a named
@@ -32,11 +39,8 @@ export type ClaimedRecipient = {
   content: string | null;
   messageId?: string | null;
 };
-/** A send the transport finished: `kept` is its copy of the message (SendResult.kept). */
-export type SentMessage = { messageId: string; sentTo?: string | null; kept?: string };
-export type FailedGroup = { jobId: string; userId: string; count: number };
-/** Who is claiming: the node written in leases, and how long a lease lasts. */
-export type Claimer = { nodeId: string; leaseMs: number };
+/** `credits`: what the recipients that failed were refunded. */
+export type FailedGroup = { jobId: string; userId: string; count: number; credits: number };
 
 type ClaimRow = {
   id: number | string;
@@ -150,7 +154,7 @@ export async function failWhere(
   await db.execute(
     sql`SELECT id FROM message_jobs WHERE id = ANY(${sql.param(jobIds)}::text[]) ORDER BY id FOR UPDATE`,
   );
-  const rows = await queryRows<{ job_id: string; user_id: string; n: number }>(
+  const rows = await queryRows<{ job_id: string; user_id: string; n: number; credits: number | string }>(
     db,
     sql`WITH picked AS (
           SELECT r.id, r.status = 'sent' AS was_sent FROM message_job_recipients r
@@ -171,9 +175,14 @@ export async function failWhere(
           FROM per_job p WHERE j.id = p.job_id
           RETURNING j.id AS job_id, j.user_id, p.n, p.credits
         ), ${refundCtes('jobs', note)}
-        SELECT job_id, user_id, n FROM jobs`,
+        SELECT job_id, user_id, n, credits FROM jobs`,
   );
-  return rows.map((r) => ({ jobId: r.job_id, userId: r.user_id, count: Number(r.n) }));
+  return rows.map((r) => ({
+    jobId: r.job_id,
+    userId: r.user_id,
+    count: Number(r.n),
+    credits: Number(r.credits),
+  }));
 }
 
 /** failWhere, slice by slice, each in its own transaction, until nothing is left. */
@@ -317,8 +326,7 @@ export async function requeue(
           UPDATE message_jobs SET failed_count = failed_count - (SELECT n FROM c), session_id = ${sessionId},
             session_ids = CASE WHEN session_ids IS NULL OR ${sessionId} = ANY(session_ids) THEN session_ids
                                ELSE session_ids || ARRAY[${sessionId}]::text[] END,
-            status = CASE WHEN ${isFinishedJob(sql.raw('status'))} THEN 'pending' ELSE status END,
-            finished_at = NULL, waiting_since = NULL
+            ${reopenJob('pending')}, waiting_since = NULL
           WHERE id = ${jobId} AND (SELECT n FROM c) > 0
           RETURNING 1
         ) SELECT n FROM c`,

@@ -1,4 +1,5 @@
 import {
+  type AccountKind,
   CONSENT_TEXTS,
   type EditJobBody,
   type EditJobResponse,
@@ -9,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import { type Skipped, sendableRecipients } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { addCredits, debitCredits } from '../../credits/credits.ts';
-import { type AccountKind, readCreditPrices } from '../../credits/prices.ts';
+import { readCreditPrices } from '../../credits/prices.ts';
 import { queryRows } from '../../db/client.ts';
 import { badRequest, conflict, MESSAGES, paymentRequired } from '../../errors.ts';
 import { groupSubjects } from '../../groups/repository.ts';
@@ -18,6 +19,7 @@ import type { UserRow } from '../../users/repository.ts';
 import { personalise } from '../accept/personalise.ts';
 import { insertRecipients } from '../accept/repository.ts';
 import { type ComposedMessage, recipientsOf, scheduleTimeOf } from '../compose.ts';
+import { rewrite } from '../engine/job-transitions.ts';
 import { assertOwnerMaySend } from '../engine/rules.ts';
 import { JOB_MESSAGES } from '../messages.ts';
 import * as repo from './repository.ts';
@@ -154,7 +156,7 @@ export async function editJob(
     const scheduledAt = at ?? locked.scheduledAt;
     const status = at ? 'scheduled' : locked.status;
     const dueAt = status === 'paused' ? PAUSED_DUE_DATE : (scheduledAt ?? new Date());
-    await tx.execute(sql`DELETE FROM message_job_recipients WHERE job_id = ${jobId}`);
+    await rewrite(tx, jobId, { content: text, total: chats.chatIds.length, status, scheduledAt });
     await insertRecipients(
       tx,
       { jobId, sessionId: locked.sessionId, dueAt, price: prices },
@@ -162,11 +164,6 @@ export async function editJob(
       chats.chatNames,
       contents,
       sessionOf,
-    );
-    await tx.execute(
-      sql`UPDATE message_jobs SET content = ${text}, total = ${chats.chatIds.length}, status = ${status},
-            scheduled_at = ${scheduledAt?.toISOString() ?? null}::timestamptz, is_scheduled = ${scheduledAt !== null}, status_reason = NULL
-          WHERE id = ${jobId}`,
     );
     return { delta, total: chats.chatIds.length };
   });

@@ -1,10 +1,10 @@
-import type { RepeatEvery } from '@wa/contract';
+import type { AccountKind, RepeatEvery } from '@wa/contract';
 import { jidUser } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { leftOutOfSend } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
-import { type AccountKind, readCreditPrices } from '../../credits/prices.ts';
+import { readCreditPrices } from '../../credits/prices.ts';
 import { queryRows } from '../../db/client.ts';
 import { MESSAGES } from '../../errors.ts';
 import { newId } from '../../ids.ts';

@@ -15,6 +15,7 @@ import { readCreditPrices } from '../../credits/prices.ts';
 import { badRequest, MESSAGES, paymentRequired } from '../../errors.ts';
 import { newId, sha256 } from '../../ids.ts';
 import { authorizeSession } from '../../policy/access.ts';
+import { capabilitiesOf } from '../../sessions/providers.ts';
 import { signal } from '../../signals.ts';
 import type { UserRow } from '../../users/repository.ts';
 import * as idem from '../accept/idempotency.ts';
@@ -67,7 +68,7 @@ export async function acceptStatus(
 ): Promise<SendResponse> {
   assertOwnerMaySend(user, 'individuals');
   const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
-  if (session.kind === 'cloud') throw badRequest(STATUS_TEXTS.cannotPost);
+  if (!capabilitiesOf(ctx.config, session.kind).status) throw badRequest(STATUS_TEXTS.cannotPost);
   // A repeat of the same post (a retry after a lost answer) answers the first job, as a send does.
   const idempotency =
     idempotencyKey === undefined ? null : idem.idempotencyOf(idempotencyKey, 'status', sessionId, body);

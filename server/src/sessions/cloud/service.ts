@@ -7,6 +7,7 @@ import { authorizeSession } from '../../policy/access.ts';
 import { signal } from '../../signals.ts';
 import { GraphApiError } from '../../transport/cloud/graph-errors.ts';
 import type { UserRow } from '../../users/repository.ts';
+import { capabilitiesOf } from '../providers.ts';
 import { insertNewSession, newSessionId } from '../repository.ts';
 import { assertRoomForInstance } from '../service.ts';
 import { graphClient, recordPhoneInfo, sealedAccount } from './accounts.ts';
@@ -80,7 +81,7 @@ export async function listCloudTemplates(
   sessionId: string,
 ): Promise<CloudTemplate[]> {
   const session = await authorizeSession(ctx.db, user, 'read', sessionId);
-  if (session.kind !== 'cloud') throw badRequest(CLOUD_TEXTS.templateNeedsCloud);
+  if (!capabilitiesOf(ctx.config, session.kind).templates) throw badRequest(CLOUD_TEXTS.templateNeedsCloud);
   await syncTemplatesIfStale(ctx, sessionId).catch((err: unknown) =>
     ctx.log.warn({ err, sessionId }, 'template sync failed: the stored list is answered'),
   );

@@ -27,6 +27,7 @@ import { type LookupBatches, LookupCaches } from './lookups.ts';
 import { toGroupInfo } from './mapping.ts';
 import { PreparedMedia } from './media.ts';
 import { Outgoing } from './outgoing.ts';
+import { BAILEYS_PROVIDER } from './provider.ts';
 import type { ProxySettings } from './proxy.ts';
 import { RestrictionTracker } from './restrictions.ts';
 import type { BaileysSocket, BaileysStorage, SocketMaker, VersionSource, WaVersion } from './socket.ts';
@@ -86,6 +87,7 @@ export type { BaileysSocket, BaileysStorage, SocketMaker, WaVersion } from './so
  */
 export class BaileysTransport extends EventEmitter<TransportEventMap> implements Transport {
   readonly sessionId: string;
+  readonly capabilities = BAILEYS_PROVIDER.capabilities;
   private readonly lifecycle: SocketLifecycle;
   private readonly restrictions: RestrictionTracker;
   private readonly caches: LookupCaches;

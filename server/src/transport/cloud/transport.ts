@@ -3,7 +3,6 @@ import { CLOUD_TEXTS } from '@wa/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   type OutgoingMessage,
-  type PairingCode,
   SendError,
   type SendResult,
   type Transport,
@@ -15,6 +14,7 @@ import {
 import type { GraphClient, PhoneNumberInfo } from './graph-client.ts';
 import { GraphApiError } from './graph-errors.ts';
 import { cloudRecipient } from './messages.ts';
+import { CLOUD_PROVIDER } from './provider.ts';
 import {
   createThroughputLimiter,
   DEFAULT_MESSAGES_PER_SECOND,
@@ -66,12 +66,7 @@ export type CloudTransportOptions = {
 export class CloudTransport extends EventEmitter<TransportEventMap> implements Transport {
   readonly sessionId: string;
   state: TransportState = 'connecting';
-  readonly capabilities: TransportCapabilities = {
-    groups: false,
-    templates: true,
-    concurrentSends: 8,
-    pace: 'throughput',
-  };
+  readonly capabilities: TransportCapabilities = CLOUD_PROVIDER.capabilities;
   private readonly limiter: ThroughputLimiter;
   /** The messaging limit's counter: the number's own, or the one its business account's numbers share. */
   private tier: SharedTier;
@@ -161,29 +156,10 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
     this.state = 'closed';
   }
 
-  /** Nothing to unlink at Meta: the account's row (and its secrets) are deleted by the session's terminate. */
-  async logout(): Promise<void> {
-    await this.close();
-  }
-
-  async fetchGroups() {
-    return [];
-  }
-
-  async inviteCode(): Promise<string | null> {
-    return null;
-  }
-
   /** The Cloud API has no contact check: every number is sent to; one not on WhatsApp fails as 131026 (refunded). */
   async onWhatsApp(phoneNumbers: string[]): Promise<Map<string, string | null>> {
     return new Map(phoneNumbers.map((p) => [p, `${p.replace(/\D/g, '')}@s.whatsapp.net`]));
   }
-
-  async requestPairingCode(): Promise<PairingCode> {
-    throw new SendError('invalid', 'A Cloud API account is not linked by a code');
-  }
-
-  async presence(): Promise<void> {}
 
   async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
     if (this.state !== 'open') throw new SendError('not-connected', 'The Cloud API account is not connected');

@@ -20,6 +20,7 @@ import { SimulatedConnection } from './connection.ts';
 import { readsMessages, type SimulatedGroup, simulatedGroups } from './network.ts';
 import { checkSimulatedNumber, confirmsDelivery, SIMULATED_463_REASON } from './numbers.ts';
 import { appendToOutbox, outboxRecord, simulatedMessageId } from './outbox.ts';
+import { SIMULATOR_PROVIDER } from './provider.ts';
 import { simulatedStatus, statusReceipts } from './status.ts';
 
 export type SimulatorOptions = {
@@ -54,6 +55,7 @@ export class SimulatorTransport
   implements Transport, SimulatedNetwork
 {
   readonly sessionId: string;
+  readonly capabilities = SIMULATOR_PROVIDER.capabilities;
   private readonly phone: string;
   private readonly connection: SimulatedConnection;
   private groupsCache: SimulatedGroup[] | null = null;

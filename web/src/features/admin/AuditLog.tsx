@@ -16,6 +16,7 @@ const ACTIONS: Record<string, string> = {
   'apikey.revoke': 'Revoked an API key',
   'webhook.create': 'Added a webhook',
   'webhook.delete': 'Deleted a webhook',
+  'credits.webhook-refund': 'Refunded by a Cloud API status',
 };
 
 const COLUMNS = [

@@ -1,8 +1,8 @@
 import type { AuditEntry } from '@wa/contract';
+import { aboutUser, auditPage, both, visibleToAdmin } from '../audit/repository.ts';
 import type { Db } from '../db/client.ts';
 import { type Actor, authorizeUser } from '../policy/access.ts';
-import { findUserById } from '../users/repository.ts';
-import { aboutUser, auditPage, both, visibleToAdmin } from './repository.ts';
+import { findUserById } from './repository.ts';
 
 /** The audit log as an admin may read it, newest first; `userId` narrows it to one user it manages (or itself). */
 export async function auditForAdmin(

@@ -1,0 +1,104 @@
+import { isPhoneJid } from '@wa/contract';
+import type { AppContext } from '../context.ts';
+import type { AccountOutcome } from '../transport/types.ts';
+import { recordPricing } from './engine/cloud-transitions.ts';
+import { applyReceipts } from './engine/receipts.ts';
+import { failureStanding, refuse, retrySent } from './engine/refusals.ts';
+import { reply } from './engine/transitions.ts';
+import { takeOptOutReply } from './opt-outs.ts';
+
+/** The account an outcome came back to. */
+export type OutcomeAccount = { sessionId: string; userId: string };
+
+/** Sends one text back to a person through the account (an opt-out's confirmation); not a job, not charged. */
+export type AnswerBack = (to: string, text: string) => Promise<void>;
+
+/**
+ * `by`: who reported the outcomes, for the audit of what they refund; null for the account's own
+ * transport on this node. `answer`: how to write back to a person.
+ */
+export type OutcomeSource = { by: string | null; answer: AnswerBack | null };
+
+/**
+ * The one door through which what comes back from any kind of account enters the engine: each
+ * provider reports the same outcomes (transport/types.ts AccountOutcome), and what follows each
+ * is written here once. Returns the outcomes about a message no recipient has yet (the send not
+ * recorded: the provider tries them again).
+ */
+export async function takeOutcomes(
+  ctx: AppContext,
+  account: OutcomeAccount,
+  outcomes: AccountOutcome[],
+  source: OutcomeSource,
+): Promise<AccountOutcome[]> {
+  const { sessionId } = account;
+  const receipts = outcomes.flatMap((o) => (o.type === 'receipt' ? [o] : []));
+  // delivered and read through the engine's one receipts statement: a read before its delivered
+  // sets both, a late delivered after read changes nothing, repeats change nothing.
+  const asReceipts = receipts.map((o) => ({ sessionId, ...o.receipt }));
+  const missed = new Set(await applyReceipts(ctx.db, asReceipts));
+  const unmatched: AccountOutcome[] = receipts.filter((_, i) => missed.has(asReceipts[i]!));
+  for (const o of outcomes) {
+    if (o.type === 'priced') await recordPricing(ctx.db, sessionId, o.messageId, o);
+    else if (o.type === 'refused') {
+      if (!(await takeRefusal(ctx, sessionId, o, source.by))) unmatched.push(o);
+    } else if (o.type === 'incoming') await takeIncoming(ctx, account, o.message, source.answer);
+  }
+  return unmatched;
+}
+
+/**
+ * A refusal after the send: the recipient fails and is refunded, or (`retryAt`) waits and is sent
+ * again. Only a recipient still counted sent without a receipt changes (engine/refusals.ts); a
+ * repeat, or a refusal after delivered or read, changes nothing. False when no recipient has the
+ * message id (the send not recorded yet).
+ *
+ * The transition and the send's own record race: the transition can read the recipient while it
+ * is still 'sending' (or skip its row while the record holds it) and match nothing, and the record
+ * commits a moment later. So the standing is read after the transition: a recipient still failable
+ * means the transition missed it, and it runs again.
+ */
+async function takeRefusal(
+  ctx: AppContext,
+  sessionId: string,
+  o: Extract<AccountOutcome, { type: 'refused' }>,
+  by: string | null,
+): Promise<boolean> {
+  const transition = () =>
+    o.retryAt
+      ? retrySent(ctx.db, sessionId, o.messageId, o.retryAt, by)
+      : refuse(ctx.db, sessionId, o.messageId, o.reason, REFUSED_MAX, by);
+  for (let attempt = 0; attempt < REFUSAL_ATTEMPTS; attempt++) {
+    if (await transition()) return true;
+    const standing = await failureStanding(ctx.db, sessionId, o.messageId);
+    if (standing === null) return false;
+    if (standing === 'settled') return true;
+  }
+  return false;
+}
+
+/** Runs of a refusal's transition that may find its recipient just recorded sent. */
+const REFUSAL_ATTEMPTS = 3;
+/** The most recipients one refused message id fails (a Status post is one id for its audience). */
+const REFUSED_MAX = 10;
+
+/**
+ * Someone wrote to the account: the account's latest send to that number within the reply window
+ * is marked replied (a message without text as ''), and a text that is an opt-out word puts its
+ * sender on the owner's opt-out list (messaging/opt-outs.ts) and, when the owner asked for it, is
+ * answered once in the word's language.
+ */
+async function takeIncoming(
+  ctx: AppContext,
+  account: OutcomeAccount,
+  message: Extract<AccountOutcome, { type: 'incoming' }>['message'],
+  answer: AnswerBack | null,
+): Promise<void> {
+  const { sessionId, userId } = account;
+  if (isPhoneJid(message.from)) await reply(ctx.db, sessionId, message.from, message.text ?? '', message.at);
+  if (message.text === null) return;
+  const result = await takeOptOutReply(ctx, userId, { ...message, text: message.text }, sessionId);
+  if (!result?.added) return;
+  ctx.log.info({ sessionId, from: message.from }, 'opt-out keyword received: number opted out');
+  if (result.confirmation && answer) await answer(message.from, result.confirmation);
+}

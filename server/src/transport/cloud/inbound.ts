@@ -1,0 +1,80 @@
+import { chatIdOfPhone } from '@wa/contract';
+import type { AccountOutcome } from '../types.ts';
+import { RETRY_AFTER_MS } from './transport.ts';
+import { type CloudEvent, parseWebhook } from './webhook-events.ts';
+import { checkWebhookSignature } from './webhook-signature.ts';
+
+/** What a Cloud API number's webhook needs of its account: its secret and its number's id. */
+export type CloudInboundAccount = { appSecret: string; phoneNumberId: string };
+
+export type CloudInbound =
+  | { ok: true; outcomes: AccountOutcome[] }
+  /** Signed by someone else, or not signed: refused, nothing changes. */
+  | { ok: false; status: 401 }
+  /** Signed, but not in Meta's shape: taken (a 4xx would make Meta repeat it forever) and logged. */
+  | { ok: false; status: 200; error: string };
+
+/**
+ * The Cloud API provider's inbound adapter: a `POST` to the account's webhook, checked by
+ * `X-Hub-Signature-256` over the raw bytes with the app secret, read as the outcomes every
+ * provider reports. Only events about this account's own number are kept. `now` is when the
+ * webhook arrived (a 131049 recipient waits a day from then).
+ */
+export function readCloudWebhook(
+  account: CloudInboundAccount,
+  raw: Buffer,
+  signatureHeader: string | undefined,
+  now = Date.now(),
+): CloudInbound {
+  if (checkWebhookSignature(raw, signatureHeader, account.appSecret) !== 'ok')
+    return { ok: false, status: 401 };
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.toString('utf8'));
+  } catch {
+    json = null;
+  }
+  const parsed = parseWebhook(json);
+  if (!parsed.ok) return { ok: false, status: 200, error: parsed.error };
+  const own = parsed.events.filter((e) => e.phoneNumberId === account.phoneNumberId);
+  return { ok: true, outcomes: own.flatMap((e) => outcomesOf(e, now)) };
+}
+
+function outcomesOf(e: CloudEvent, now: number): AccountOutcome[] {
+  if (e.kind === 'message') {
+    // Meta's timestamp is in whole seconds: the message came within the second after it, which
+    // may be the very second of the send it answers.
+    const at = new Date(e.at.getTime() + 999);
+    return [
+      {
+        type: 'incoming',
+        message: { from: chatIdOfPhone(e.from), text: e.text, messageId: e.messageId, at },
+      },
+    ];
+  }
+  const out: AccountOutcome[] = [];
+  const delivered = e.status === 'delivered' || e.status === 'read';
+  if (e.pricingCategory)
+    out.push({
+      type: 'priced',
+      messageId: e.messageId,
+      category: e.pricingCategory,
+      billable: e.billable,
+      delivered,
+    });
+  if (delivered)
+    out.push({
+      type: 'receipt',
+      receipt: { messageId: e.messageId, status: e.status as 'delivered' | 'read', at: e.at },
+    });
+  if (e.status === 'failed') {
+    const error = e.errors[0];
+    out.push({
+      type: 'refused',
+      messageId: e.messageId,
+      reason: error?.title ?? 'Failed (Meta gave no reason)',
+      retryAt: error?.errorClass === 'retryAfter24h' ? new Date(now + RETRY_AFTER_MS) : null,
+    });
+  }
+  return out;
+}
