@@ -100,7 +100,7 @@ export async function retrySent(
           ), reopened AS (
             UPDATE message_jobs SET sent_count = sent_count - 1, ${reopenJob('processing')}
             WHERE id = (SELECT job_id FROM r)
-            RETURNING j.id
+            RETURNING id
           ) SELECT job_id FROM r`,
     );
     if (requeued.length > 0) return true;
