@@ -224,7 +224,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
       a.token,
       a.sessionId,
       // A number that times out: a failure a retry may fix (a 'Not on WhatsApp' one is not retried),
-    // once the user accepts that a copy may arrive twice.
+      // once the user accepts that a copy may arrive twice.
       { chatIds: ['917040000001'], content: 'x' },
       'sendIndividualMessage',
     );
