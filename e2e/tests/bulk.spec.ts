@@ -103,6 +103,10 @@ test('a bulk send with a number that times out ends partly sent; Retry Failed ap
   await expect(row).toContainText('Success: 2');
   await expect(row).toContainText('Failed: 1');
   await row.getByRole('button', { name: 'Retry Failed' }).click();
+  // A time-out may have reached the phone: the retry asks before sending a second copy.
+  const confirm = page.getByRole('dialog', { name: 'Confirm retry' });
+  await confirm.getByRole('checkbox', { name: /Also send again the 1 whose delivery is unknown/ }).check();
+  await confirm.getByRole('button', { name: 'Retry Failed' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Retrying 1 failed message' })).toBeVisible();
 
   // The retry reserved one credit again (and refunds it when the number fails again).

@@ -139,6 +139,11 @@ test('Retry Failed says what it takes and that the job goes back to sending, and
   await expect(balanceBubble(page)).toHaveText('Balance: 8');
   await row.getByRole('button', { name: 'Retry Failed' }).click();
   const confirm = page.getByRole('dialog', { name: 'Confirm retry' });
+  // The time-out may have reached the phone: nothing is sent again until the user accepts a copy.
+  const copy = confirm.getByRole('checkbox', { name: /Also send again the 1 whose delivery is unknown/ });
+  await expect(copy).not.toBeChecked();
+  await expect(confirm).toContainText('0 recipients');
+  await copy.check();
   await expect(confirm).toContainText('1 recipient · 1 credit · balance after 7');
   await expect(confirm).toContainText('The job goes back to sending');
   await expect(confirm.getByRole('status', { name: 'When the last message goes' })).toHaveText(
@@ -150,6 +155,7 @@ test('Retry Failed says what it takes and that the job goes back to sending, and
   expect((await ledger(request, u.user.id)).filter((e) => e.reason === 'retry')).toEqual([]);
 
   await row.getByRole('button', { name: 'Retry Failed' }).click();
+  await copy.check();
   await confirm.getByRole('button', { name: 'Retry Failed' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Retrying 1 failed message' })).toBeVisible();
   await expect

@@ -1,4 +1,16 @@
-import { Alert, Badge, Button, Group, Paper, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Badge,
+  Button,
+  Checkbox,
+  Group,
+  Paper,
+  Stack,
+  Tabs,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconRefresh, IconSearch } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -20,7 +32,7 @@ import { useSessions } from '../instances/api/get-sessions.ts';
 import { useCancelSeries } from './api/cancel-series.ts';
 import { useDeleteJob } from './api/delete-job.ts';
 import { JOBS_REFRESH_MS, useJobsList } from './api/get-jobs.ts';
-import { useRetryable } from './api/get-retryable.ts';
+import { useDeliveryUnknown, useRetryable } from './api/get-retryable.ts';
 import { messageJobKeys } from './api/keys.ts';
 import { usePauseJob } from './api/pause-job.ts';
 import { useResumeJob } from './api/resume-job.ts';
@@ -102,10 +114,9 @@ export default function JobsPage() {
 
   const toDelete = shown.find((j) => j.id === deleteId);
   const withFailures = useMemo(() => jobsWithFailures(shown), [shown]);
-  const retryable = useRetryable(
-    userId,
-    viewId && !withFailures.includes(viewId) ? [...withFailures, viewId] : withFailures,
-  );
+  const askedJobs = viewId && !withFailures.includes(viewId) ? [...withFailures, viewId] : withFailures;
+  const retryable = useRetryable(userId, askedJobs);
+  const deliveryUnknown = useDeliveryUnknown(userId, askedJobs);
 
   const refreshAll = () => {
     void invalidate([messageJobKeys.all]);
@@ -117,15 +128,19 @@ export default function JobsPage() {
     job: Pick<MessageJob, 'id' | 'audience'>;
     sessionId: string;
     count: number;
+    /** Of `count`, the failures whose delivery is unknown: sent again only when `copyOk`. */
+    unknown: number;
   } | null>(null);
+  const [copyOk, setCopyOk] = useState(false);
+  const retryCount = retrying ? retrying.count - (copyOk ? 0 : retrying.unknown) : 0;
   const prices = useCreditPrices();
   const retrySession = (sessions.data ?? []).find((s) => s.sessionId === retrying?.sessionId);
   const retryPrice = prices[priceKind(retrySession)];
   const retryCharge = useCharge({
     sessionId: retrying?.sessionId ?? null,
-    count: retrying?.count ?? 0,
+    count: retryCount,
     audience: retrying?.job.audience ?? 'individuals',
-    shares: [{ kind: priceKind(retrySession), price: retryPrice, recipients: retrying?.count ?? 0 }],
+    shares: [{ kind: priceKind(retrySession), price: retryPrice, recipients: retryCount }],
     notes: [
       'The job goes back to sending: its failed messages that a retry can fix are sent again, and it finishes again when they have gone.',
     ],
@@ -147,14 +162,17 @@ export default function JobsPage() {
       list[0].sessionId;
     setRetryError(null);
     const count = retryable[job.id] ?? job.results.failed;
-    if (needsConfirmation(count)) setRetrying({ job, sessionId, count });
-    else runRetry(job, sessionId);
+    const unknown = deliveryUnknown[job.id] ?? 0;
+    setCopyOk(false);
+    // Failures whose delivery is unknown are asked about every time: a copy may arrive twice.
+    if (unknown > 0 || needsConfirmation(count)) setRetrying({ job, sessionId, count, unknown });
+    else runRetry(job, sessionId, false);
   };
 
-  const runRetry = (job: Pick<MessageJob, 'id'>, sessionId: string) => {
+  const runRetry = (job: Pick<MessageJob, 'id'>, sessionId: string, includeDeliveryUnknown: boolean) => {
     setRetrying(null);
     retryCall.mutate(
-      { jobId: job.id, sessionId },
+      { jobId: job.id, sessionId, includeDeliveryUnknown },
       {
         onSuccess: (res) => {
           setViewId(null);
@@ -303,8 +321,17 @@ export default function JobsPage() {
         action="Retry Failed"
         charge={retryCharge}
         onCancel={() => setRetrying(null)}
-        onConfirm={() => retrying && runRetry(retrying.job, retrying.sessionId)}
-      />
+        onConfirm={() => retrying && runRetry(retrying.job, retrying.sessionId, copyOk)}
+      >
+        {retrying && retrying.unknown > 0 && (
+          <Checkbox
+            checked={copyOk}
+            onChange={(e) => setCopyOk(e.currentTarget.checked)}
+            label={`Also send again the ${formatNumber(retrying.unknown)} whose delivery is unknown`}
+            description="WhatsApp may have them already: their people may get the message twice."
+          />
+        )}
+      </ChargeConfirmModal>
       <JobDetailsModal
         jobId={viewId}
         onClose={() => setViewId(null)}

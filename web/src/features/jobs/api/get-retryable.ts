@@ -28,3 +28,12 @@ export function useRetryable(userId: string | null, jobIds: readonly string[]): 
   const { data } = useQuery(retryableQuery(userId, first));
   return data?.retryable ?? {};
 }
+
+/**
+ * Job id → of its failures a retry may fix, those whose delivery is unknown (WhatsApp may have
+ * them already): a retry sends them only when the user accepts that a copy may arrive twice.
+ */
+export function useDeliveryUnknown(userId: string | null, jobIds: readonly string[]): Record<string, number> {
+  const { data } = useQuery(retryableQuery(userId, jobIds.slice(0, 200)));
+  return data?.deliveryUnknown ?? {};
+}

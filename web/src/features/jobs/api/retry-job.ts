@@ -5,13 +5,15 @@ import { userDetailsKeys } from '../../auth/api/get-user-details.ts';
 import { messageJobKeys } from './keys.ts';
 
 /** POST /api/message-jobs-details/{jobId}/retry: queues the failed recipients again (and charges them). */
-export const retryJob = (jobId: string, sessionId: string) =>
+/** `includeDeliveryUnknown`: also the failures whose delivery is unknown (a copy may arrive twice). */
+export const retryJob = (jobId: string, sessionId: string, includeDeliveryUnknown = false) =>
   apiFetch<RetryResponse>(`/api/message-jobs-details/${encodeURIComponent(jobId)}/retry`, {
     method: 'POST',
-    body: { sessionId },
+    body: { sessionId, ...(includeDeliveryUnknown ? { includeDeliveryUnknown } : {}) },
   });
 export const useRetryJob = () =>
   useApiMutation(
-    (v: { jobId: string; sessionId: string }) => retryJob(v.jobId, v.sessionId),
+    (v: { jobId: string; sessionId: string; includeDeliveryUnknown?: boolean }) =>
+      retryJob(v.jobId, v.sessionId, v.includeDeliveryUnknown),
     [messageJobKeys.all, userDetailsKeys.all],
   );
