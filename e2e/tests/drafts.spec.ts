@@ -101,11 +101,6 @@ test('Bulk Messaging: leaving with 150 ticked numbers asks first; Back brings th
   );
   await shot(page, 'draft-bulk-1280');
 
-  // Back from the page asks too (the selection is still large).
-  await page.evaluate(() => window.history.back());
-  await expect(ask).toBeVisible();
-  await ask.getByRole('button', { name: 'Stay' }).click();
-
   await page.getByRole('button', { name: 'Send Now' }).click();
   const confirm = page.getByRole('dialog', { name: 'Confirm send' });
   if (await confirm.isVisible()) await confirm.getByRole('button', { name: 'Send Now' }).click();

@@ -3,6 +3,7 @@ import type { Page } from '@playwright/test';
 import { ADMIN, createUser, expect, signInByStorage, test } from '../fixtures.ts';
 import { ANNOUNCE_ONLY, groupNames, localInputValue, userWithSession } from './messaging-helpers.ts';
 import { axeAnalyze } from './support/axe.ts';
+import { confirmRetryWithCopy } from './support/jobs.ts';
 
 // What an action says is shown where the user is looking.
 
@@ -131,6 +132,7 @@ test.describe('at 360 × 740', () => {
       await expect(table.getByRole('button', { name: 'Retry Failed' })).toBeVisible({ timeout: 2_000 });
     }).toPass({ timeout: 20_000 });
     await table.getByRole('button', { name: 'Retry Failed' }).click();
+    await confirmRetryWithCopy(page, 1);
     const retrying = page.getByRole('status').filter({ hasText: 'Retrying 1 failed message' });
     await expect(retrying).toBeVisible();
     // The number times out again: the retry ends and says how the job stands.

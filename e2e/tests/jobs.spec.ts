@@ -8,6 +8,7 @@ import {
   userWithSession,
 } from './messaging-helpers.ts';
 import { jobStatus } from './support/customer.ts';
+import { confirmRetryWithCopy } from './support/jobs.ts';
 
 const jobsTable = (page: Page) => page.getByRole('table', { name: 'Message jobs' });
 
@@ -135,6 +136,7 @@ test('the jobs table, its filters and the Job Details modal', async ({ page, req
     /delivered|read/,
   );
   await dialog.getByRole('button', { name: 'Retry Failed' }).click();
+  await confirmRetryWithCopy(page, 1);
   await expect(dialog).toHaveCount(0);
   await expect(page.getByRole('status').filter({ hasText: 'Retrying 1 failed message' })).toBeVisible();
 });

@@ -1,4 +1,4 @@
-import type { APIRequestContext } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
 import { expect } from '../../fixtures.ts';
 
 export type Job = {
@@ -80,4 +80,16 @@ export function silentWav(): string {
   b.write('data', 36);
   b.writeUInt32LE(samples, 40);
   return b.toString('base64');
+}
+
+/**
+ * Confirms a Retry Failed whose failures include a time-out: WhatsApp may have that message, so
+ * the retry sends it again only once the user accepts that a copy may arrive twice.
+ */
+export async function confirmRetryWithCopy(page: Page, count: number): Promise<void> {
+  const confirm = page.getByRole('dialog', { name: 'Confirm retry' });
+  await confirm
+    .getByRole('checkbox', { name: new RegExp(`Also send again the ${count} whose delivery is unknown`) })
+    .check();
+  await confirm.getByRole('button', { name: 'Retry Failed' }).click();
 }

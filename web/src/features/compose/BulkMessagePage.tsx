@@ -187,14 +187,16 @@ function BulkMessageForm() {
       rows: rows.toStored(),
       listIds,
       alsoFrom,
+      // A send under way ends the draft: what was typed has gone.
+      sending: flow.busy,
     }),
-    [flow.compose, current.sessionId, uploadFile, rows, listIds, alsoFrom],
+    [flow.compose, current.sessionId, uploadFile, rows, listIds, alsoFrom, flow.busy],
   );
   const draft = useDraft({
     page: 'bulkmessage',
     ready: !current.loading,
     value: draftValue,
-    isEmpty: (d) => isEmptyCompose(d.compose) && d.rows.size === 0 && d.listIds.length === 0,
+    isEmpty: (d) => d.sending || (isEmptyCompose(d.compose) && d.rows.size === 0 && d.listIds.length === 0),
     restore: async (d) => {
       flow.dispatch({ type: 'restore', state: d.compose });
       if (d.sessionId && current.sessions.some((s) => s.sessionId === d.sessionId))

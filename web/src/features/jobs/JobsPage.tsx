@@ -165,8 +165,11 @@ export default function JobsPage() {
     const unknown = deliveryUnknown[job.id] ?? 0;
     setCopyOk(false);
     // Failures whose delivery is unknown are asked about every time: a copy may arrive twice.
-    if (unknown > 0 || needsConfirmation(count)) setRetrying({ job, sessionId, count, unknown });
-    else runRetry(job, sessionId, false);
+    if (unknown > 0 || needsConfirmation(count)) {
+      // The confirmation takes the place of Job Details: one dialog at a time.
+      setViewId(null);
+      setRetrying({ job, sessionId, count, unknown });
+    } else runRetry(job, sessionId, false);
   };
 
   const runRetry = (job: Pick<MessageJob, 'id'>, sessionId: string, includeDeliveryUnknown: boolean) => {
