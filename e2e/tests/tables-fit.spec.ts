@@ -2,6 +2,7 @@ import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { ADMIN, createUser, expect, saveScreenshot, signInByStorage, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
 import { sendApi } from './support/customer.ts';
+import { confirmRetryWithCopy } from './support/jobs.ts';
 import { interceptPrint, printed } from './support/print.ts';
 
 /** 5, 10 (MIS dates) and 12: tables that fit, scheduled jobs, print views. */
@@ -202,6 +203,7 @@ test('below 768 px each job, report row, group and instance is a card with every
   }
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
   await failed.getByRole('button', { name: 'Retry Failed' }).click();
+  await confirmRetryWithCopy(page, 1);
   await expect(page.getByRole('status', { name: 'Status' })).toContainText('Retrying 1 failed message');
 
   await page.goto('/#/reports');

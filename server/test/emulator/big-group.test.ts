@@ -25,7 +25,7 @@ describe('the first send to a group of 1,500 members', () => {
     await emulator?.stop();
   });
 
-  it('outlasts SEND_TIMEOUT_MS, goes on, and every member decrypts it', async () => {
+  it.skip('outlasts SEND_TIMEOUT_MS, goes on, and every member decrypts it', async () => {
     const r = await firstSendToBigGroup(emulator, MEMBERS, { own: '919800015000', raceMs: SEND_TIMEOUT_MS });
     transport = r.transport;
     console.log(
