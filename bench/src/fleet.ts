@@ -283,14 +283,21 @@ export async function fleet(ctx: AppContext, url: string): Promise<FleetFigures>
     const afterTraffic = await owners(ctx);
 
     // A worker dies: its accounts wait for their leases to run out, then the others take them.
-    // A node's id holds its process id (context.ts), which names the killed worker's accounts.
-    const victim = workers[0]!;
-    const [victimNode] = await queryRows<{ owner_node: string; n: number }>(
+    // A node's id holds its process id (context.ts), which names each worker's accounts. The
+    // worker that drives the most dies: a small fleet can leave one worker with none, as each pass
+    // claims up to 50 free accounts.
+    const driven = await queryRows<{ owner_node: string; n: number }>(
       ctx.db,
       sql`SELECT owner_node, count(*)::int AS n FROM wa_sessions
-          WHERE owner_node LIKE ${`%-${victim.child.pid}-%`} GROUP BY owner_node`,
+          WHERE owner_node IS NOT NULL GROUP BY owner_node ORDER BY n DESC`,
     );
-    if (!victimNode) throw new Error(`worker 1 (pid ${victim.child.pid}) drives no account`);
+    const victimIndex = driven.length
+      ? workers.findIndex((w) => driven[0]!.owner_node.includes(`-${w.child.pid}-`))
+      : -1;
+    if (victimIndex < 0)
+      throw new Error(`no worker drives an account (owners: ${driven.map((d) => d.owner_node).join(', ')})`);
+    const victim = workers[victimIndex]!;
+    const victimNode = driven[0]!;
     const killedAt = Date.now();
     victim.child.kill('SIGKILL');
     await allConnected(ctx, 600_000, [victimNode.owner_node]);
@@ -302,7 +309,7 @@ export async function fleet(ctx: AppContext, url: string): Promise<FleetFigures>
       idle: `${idle.toFixed(1)} statements/s over ${WINDOW_MS / 1000} s; leases moved ${moved(atRest, afterIdle)}; all ${FLEET_ACCOUNTS.toLocaleString('en-IN')} connected in ${fmtS(connectMs)} (per worker: ${split.map((s) => s.n).join(', ')})`,
       traffic: `${busy.toFixed(1)} statements/s; ${(FLEET_SENDERS * FLEET_MESSAGES).toLocaleString('en-IN')} sent in ${fmtS(sendMs)}; leases moved ${moved(afterIdle, afterTraffic)}`,
       rss: `idle: ${fmtRss(idleRss)}; after the sends: ${fmtRss(busyRss)}`,
-      takeover: `${fmtS(takeoverMs)} from the kill until the ${victimNode.n.toLocaleString('en-IN')} accounts of worker 1 were connected by the others (leases of ${LEASE_MS / 1000} s)`,
+      takeover: `${fmtS(takeoverMs)} from the kill until the ${victimNode.n.toLocaleString('en-IN')} accounts of ${victim.name} were connected by the others (leases of ${LEASE_MS / 1000} s)`,
     };
   } finally {
     for (const p of all)
