@@ -27,7 +27,7 @@ const PER_USER = 10;
 /** The ports of the API process and the workers (each server listens, the workers for /readyz). */
 const BASE_PORT = Number(process.env.BENCH_FLEET_PORT ?? 3370);
 /** A lease's length in the processes (the product's default): a killed worker's accounts wait for it. */
-const LEASE_MS = 30_000;
+const LEASE_MS = size(30_000, 5_000);
 const STATS_SETTLE_MS = size(12_000, 1_500);
 const WINDOW_MS = size(60_000, 3_000);
 

@@ -1,11 +1,11 @@
 import {
-  addTransactionCapability,
   Curve,
   DEFAULT_CONNECTION_CONFIG,
   encodeWAMessage,
   generateSignalPubKey,
   initAuthCreds,
   proto,
+  type SignalKeyStoreWithTransaction,
   unpadRandomMax16,
 } from 'baileys';
 import pino from 'pino';
@@ -29,10 +29,18 @@ const silent = pino({ level: 'silent' });
  */
 export class SignalPeer {
   private readonly creds = initAuthCreds();
-  private readonly keys = addTransactionCapability(memoryKeyStore(), silent, {
-    maxCommitRetries: 1,
-    delayBetweenTriesMs: 0,
-  });
+  /**
+   * A phone's keys, with the `transaction` rc14's Signal/libsignal.js wraps each decryption in, run
+   * directly. rc14's own (Utils/auth-utils.js addTransactionCapability) holds an AsyncLocalStorage
+   * per store: with one per emulated phone, node's async_hooks copy every enabled storage into each
+   * new promise of the process, so a group of 1,500 phones made every later step 1,500 times dearer.
+   * A phone's keys live in memory and need no commit; libsignal serialises the work per address.
+   */
+  private readonly keys: SignalKeyStoreWithTransaction = {
+    ...memoryKeyStore(),
+    isInTransaction: () => false,
+    transaction: (work) => work(),
+  };
   private readonly repo = DEFAULT_CONNECTION_CONFIG.makeSignalRepository(
     { creds: this.creds, keys: this.keys },
     silent,

@@ -81,7 +81,7 @@ export async function firstSendToBigGroup(
   await waitFor(
     'every member to decrypt it',
     async () => others.every((m) => emulator.world.account(m.phone).inbox.some((x) => x.id === messageId)),
-    240_000,
+    540_000,
     500,
   );
   const deliveredMs = Date.now() - startedAt;

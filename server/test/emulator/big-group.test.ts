@@ -25,7 +25,7 @@ describe('the first send to a group of 1,500 members', () => {
     await emulator?.stop();
   });
 
-  it.skip('outlasts SEND_TIMEOUT_MS, goes on, and every member decrypts it', async () => {
+  it('outlasts SEND_TIMEOUT_MS, goes on, and every member decrypts it', async () => {
     const r = await firstSendToBigGroup(emulator, MEMBERS, { own: '919800015000', raceMs: SEND_TIMEOUT_MS });
     transport = r.transport;
     console.log(
@@ -36,5 +36,7 @@ describe('the first send to a group of 1,500 members', () => {
     // One bundle per member's phone, plus the account's own devices (rc14 sends its other devices a copy).
     expect(r.keysAsked).toBeGreaterThanOrEqual(MEMBERS - 1);
     expect(r.keyFetches).toBeLessThanOrEqual(3);
-  });
+    // The emulator's 1,500 phones decrypt in this process (about 90 s on a quiet machine, more
+    // beside the browser suite in CI): the product's part is the relay, printed above.
+  }, 600_000);
 });
