@@ -12,6 +12,7 @@ import { type DbAuthState, loadDbAuthState } from './auth-state.ts';
 import { closeDecision } from './close-policy.ts';
 import type { LookupCaches } from './lookups.ts';
 import { type ProxySettings, proxyCloseReason } from './proxy.ts';
+import { shareAsyncLocalStorage } from './shared-async-context.ts';
 import {
   type BaileysSocket,
   type BaileysStorage,
@@ -106,7 +107,12 @@ export class SocketLifecycle {
     private readonly out: Emitter,
     private readonly deps: LifecycleDeps,
   ) {
-    this.makeSocket = deps.makeSocket ?? ((config) => makeWASocket(config));
+    this.makeSocket =
+      deps.makeSocket ??
+      ((config) => {
+        shareAsyncLocalStorage();
+        return makeWASocket(config);
+      });
   }
 
   get state(): TransportState {
