@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { type Db, queryRows } from '../../src/db/client.ts';
 import { messageJobRecipients, waSentMessages, webhooks } from '../../src/db/schema.ts';
 import { acceptSend } from '../../src/messaging/accept/send.ts';
-import { markNewAccounts, reply, undeliver } from '../../src/messaging/engine/delivery.ts';
+import {
+  markNewAccounts,
+  reply,
+  sentAfterAllByCopies,
+  undeliver,
+} from '../../src/messaging/engine/delivery.ts';
+import { applyReceipts } from '../../src/messaging/engine/receipts.ts';
+import { refuse } from '../../src/messaging/engine/refusals.ts';
 import { createDispatchStore } from '../../src/messaging/engine/store.ts';
 import { DISPATCH_MESSAGES, UNDELIVERED_REASONS } from '../../src/messaging/messages.ts';
 import { findUserById } from '../../src/users/repository.ts';
@@ -109,7 +116,7 @@ describe.each(DB_KINDS)('delivery truth through the simulator and the engine (%s
     });
     expect(byNumber(after.details, '919812360002').replyText).toBe('Is it on till Sunday?');
     expect(byNumber(after.details, '919812360001').replyText).toBe('STOP');
-    // The reply and the opt-out are two writes of one incoming message (engine.ts takeReplies),
+    // The reply and the opt-out are two writes of one incoming message (messaging/outcomes.ts),
     // neither waiting for the other: the list is read once it has the number.
     const optOuts = await waitFor('the opt-out', async () => {
       const res = await t.app.inject({ method: 'GET', url: '/api/opt-outs', headers: bearer(token) });
@@ -254,12 +261,12 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     ]);
     const ids = sent.map((s) => s.id);
     // A delivery receipt, and a read receipt alone (the delivery implied).
-    await store.applyReceipts([
+    await applyReceipts(t.db, [
       { sessionId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
       { sessionId, messageId: sent[1]!.messageId, status: 'read', at: new Date() },
     ]);
     // WhatsApp refused one after the send (a late error status).
-    expect(await store.failSent(sessionId, sent[3]!.messageId, 'Send failed: refused')).toBe(true);
+    expect(await refuse(t.db, sessionId, sent[3]!.messageId, 'Send failed: refused', 10)).toBe(true);
     await sentAgo(ids.slice(0, 4), '2 hours');
     // The fifth, sent a moment ago, is not past the deadline yet.
     expect(await store.markUndelivered(3_600_000)).toBe(1);
@@ -314,7 +321,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     await sentAgo([other!.id], '2 hours');
     expect(await store.markUndelivered(3_600_000)).toBe(1);
     // WhatsApp acknowledges the first message after all (no delivery receipt): sent three hours ago.
-    expect(await store.matchTimedOut([{ sessionId, messageId }])).toEqual([messageId]);
+    expect(await sentAfterAllByCopies(t.db, [{ sessionId, messageId }])).toEqual([messageId]);
     expect(await store.markUndelivered(3_600_000)).toBe(1);
     const rows = await recipientsOf(t.db, jobId!);
     expect(rows.map((r) => [r.status, r.undeliveredAt !== null])).toEqual([
@@ -349,9 +356,9 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     expect(await store.markUndelivered(3_600_000)).toBe(0);
     expect((await jobRow(t.db, jobId))?.undeliveredCount).toBe(2);
 
-    const [left] = await store
-      .applyReceipts([{ sessionId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() }])
-      .then((unmatched) => [unmatched]);
+    const left = await applyReceipts(t.db, [
+      { sessionId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
+    ]);
     expect(left).toEqual([]);
     const job = await jobRow(t.db, jobId);
     expect([job?.deliveredCount, job?.undeliveredCount]).toEqual([1, 1]);
@@ -452,10 +459,10 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     expect((await jobRow(t.db, jobId!))?.status).toBe('failed');
 
     const receipt = { sessionId, messageId, status: 'delivered' as const, at: new Date() };
-    expect(await store.applyReceipts([receipt])).toEqual([receipt]);
-    expect(await store.matchTimedOut([{ sessionId, messageId }])).toEqual([messageId]);
-    expect(await store.matchTimedOut([{ sessionId, messageId }])).toEqual([]);
-    expect(await store.applyReceipts([receipt])).toEqual([]);
+    expect(await applyReceipts(t.db, [receipt])).toEqual([receipt]);
+    expect(await sentAfterAllByCopies(t.db, [{ sessionId, messageId }])).toEqual([messageId]);
+    expect(await sentAfterAllByCopies(t.db, [{ sessionId, messageId }])).toEqual([]);
+    expect(await applyReceipts(t.db, [receipt])).toEqual([]);
 
     const [r] = await recipientsOf(t.db, jobId!);
     expect([r?.status, r?.messageId, r?.error]).toEqual(['sent', messageId, null]);
