@@ -203,21 +203,36 @@ describe.each(DB_KINDS)('a send answered after its time-out (%s)', (kind) => {
 describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   const t = testAppFor(kind);
 
+  /** A job to `chats` of a user with `credits` (or of `on`), accepted; and this node's store. */
+  async function acceptedJob(
+    chats: string[],
+    credits: number,
+    on?: { user: { id: string }; sessionId: string },
+  ) {
+    const user = on?.user ?? (await buildUser(t, { credits }));
+    const row = (await findUserById(t.db, user.id))!;
+    const sessionId = on?.sessionId ?? (await buildSession(t, user.id));
+    const { jobId } = await acceptSend(
+      t.ctx,
+      row,
+      sessionId,
+      { chatIds: chats, content: 'Hi' },
+      'individuals',
+    );
+    return { user, sessionId, jobId: jobId!, store: createDispatchStore(t.db, t.ctx.nodeId, 60_000) };
+  }
+
   /** A user's job to `chats`, each recipient claimed and recorded sent by the store; returns them. */
   async function sentJob(chats: string[], on?: { user: { id: string }; sessionId: string }) {
-    const user = on?.user ?? (await buildUser(t, { credits: 10 }));
-    const row = (await findUserById(t.db, user.id))!;
-    const session = on?.sessionId ?? (await buildSession(t, user.id));
-    const { jobId } = await acceptSend(t.ctx, row, session, { chatIds: chats, content: 'Hi' }, 'individuals');
-    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const job = await acceptedJob(chats, 10, on);
     const sent: Array<{ id: number; messageId: string }> = [];
     for (const _ of chats) {
-      const [c] = await store.claim(session, 1);
+      const [c] = await job.store.claim(job.sessionId, 1);
       const messageId = `3EB0${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
-      await store.recordSent(c!.id, { messageId });
+      await job.store.recordSent(c!.id, { messageId });
       sent.push({ id: c!.id, messageId });
     }
-    return { user, sessionId: session, jobId: jobId!, store, sent };
+    return { ...job, sent };
   }
 
   /** The recipients `ids` were sent `interval` ago. */
@@ -301,17 +316,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   });
 
   it('a send found sent after all, at a time the sweep has read past, is still made undelivered without a receipt', async () => {
-    const user = await buildUser(t, { credits: 3 });
-    const row = (await findUserById(t.db, user.id))!;
-    const sessionId = await buildSession(t, user.id);
-    const { jobId } = await acceptSend(
-      t.ctx,
-      row,
-      sessionId,
-      { chatIds: ['917800000001', '917800000002'], content: 'Hi' },
-      'individuals',
-    );
-    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const { sessionId, jobId, store } = await acceptedJob(['917800000001', '917800000002'], 3);
     const messageId = '3EB0EEEEFFFF00001111';
     // The transport kept its copy three hours ago and the engine gave up on the send.
     await timedOutWithCopy(store, sessionId, '917800000001', messageId, 3 * 3_600_000);
@@ -323,12 +328,12 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     // WhatsApp acknowledges the first message after all (no delivery receipt): sent three hours ago.
     expect(await sentAfterAllByCopies(t.db, [{ sessionId, messageId }])).toEqual([messageId]);
     expect(await store.markUndelivered(3_600_000)).toBe(1);
-    const rows = await recipientsOf(t.db, jobId!);
+    const rows = await recipientsOf(t.db, jobId);
     expect(rows.map((r) => [r.status, r.undeliveredAt !== null])).toEqual([
       ['sent', true],
       ['sent', true],
     ]);
-    expect((await jobRow(t.db, jobId!))?.undeliveredCount).toBe(2);
+    expect((await jobRow(t.db, jobId))?.undeliveredCount).toBe(2);
   });
 
   it('a receipt changes no indexed column of its recipient (its update stays in place, HOT)', async () => {
@@ -441,22 +446,12 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   });
 
   it('a receipt for a send that timed out (its copy kept before the relay) makes it sent, the refund reversed once', async () => {
-    const user = await buildUser(t, { credits: 3 });
-    const row = (await findUserById(t.db, user.id))!;
-    const sessionId = await buildSession(t, user.id);
-    const { jobId } = await acceptSend(
-      t.ctx,
-      row,
-      sessionId,
-      { chatIds: ['917400000001'], content: 'Hi' },
-      'individuals',
-    );
-    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const { user, sessionId, jobId, store } = await acceptedJob(['917400000001'], 3);
     const messageId = '3EB0AAAABBBBCCCCDDDD';
     // The transport keeps its copy before relaying; the engine gives up on the send.
     const c = await timedOutWithCopy(store, sessionId, '917400000001', messageId, 5_000);
     expect(await balanceOf(t.db, user.id)).toBe(3);
-    expect((await jobRow(t.db, jobId!))?.status).toBe('failed');
+    expect((await jobRow(t.db, jobId))?.status).toBe('failed');
 
     const receipt = { sessionId, messageId, status: 'delivered' as const, at: new Date() };
     expect(await applyReceipts(t.db, [receipt])).toEqual([receipt]);
@@ -464,10 +459,10 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     expect(await sentAfterAllByCopies(t.db, [{ sessionId, messageId }])).toEqual([]);
     expect(await applyReceipts(t.db, [receipt])).toEqual([]);
 
-    const [r] = await recipientsOf(t.db, jobId!);
+    const [r] = await recipientsOf(t.db, jobId);
     expect([r?.status, r?.messageId, r?.error]).toEqual(['sent', messageId, null]);
     expect(r?.deliveredAt).not.toBeNull();
-    await expectSentAfterAll(t.db, jobId!, user.id, 3);
+    await expectSentAfterAll(t.db, jobId, user.id, 3);
     // Recorded again (the transport's late answer too): nothing changes.
     expect(await store.recordSentAfterAll(c!.id, { messageId })).toBe(false);
     expect(await balanceOf(t.db, user.id)).toBe(2);
