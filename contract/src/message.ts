@@ -48,6 +48,24 @@ export function parseStoredTemplate(content: string): StoredTemplate | null {
   };
 }
 
+/** A template job's content: the JSON text that parseStoredTemplate reads back. */
+export const storedTemplateContent = (t: StoredTemplate): string => JSON.stringify(t);
+
+/**
+ * A recipient's own values of a template (rendered for them at acceptance), as its row keeps them
+ * in place of a text: the JSON array that parseTemplateValues reads back.
+ */
+export const templateValuesContent = (values: string[]): string => JSON.stringify(values);
+
+/** A recipient's own template values read back; null when the content is no array of texts. */
+export function parseTemplateValues(content: string): string[] | null {
+  try {
+    return strings(JSON.parse(content));
+  } catch {
+    return null;
+  }
+}
+
 /** The template's text with the job's values in place: 'diwali_sale: Hello {{name}}, 20% off'. */
 export function templateText(t: StoredTemplate): string {
   if (t.bodyText) return `${t.name}: ${templateBodyText(t.bodyText, t.parameters, t.parameterNames)}`;

@@ -46,3 +46,6 @@ export const storedPoll = (poll: Poll): StoredPoll => ({
   pollOptions: poll.pollOptions,
   options: { allowMultipleAnswers: poll.allowMultipleAnswers },
 });
+
+/** A poll job's content: the JSON text of its stored form, which parsePoll reads back. */
+export const pollContent = (poll: StoredPoll): string => JSON.stringify(poll);

@@ -186,6 +186,20 @@ export function twoNodesFor(env: Record<string, string> = {}) {
   return { api: late(() => nodes!.api), worker: late(() => nodes!.worker), app: late(() => nodes!.app) };
 }
 
+/**
+ * The routes anyone may call without a token ('METHOD /url' as Fastify registers them); Meta calls
+ * the Cloud webhook, whose verify token and signature are its check (cloud-accounts-webhooks.test.ts:
+ * a wrong one is 403 / 401 and changes nothing).
+ */
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
+  'GET /api/meta',
+  'POST /api/auth/login',
+  'POST /api/auth/register',
+  'POST /api/auth/forgot-password',
+  'GET /api/cloud/webhook/:sessionId',
+  'POST /api/cloud/webhook/:sessionId',
+]);
+
 /** An account's sending policy that holds nothing back: no daily limit, no warm-up, no quiet hours, no pause. */
 export const OPEN_POLICY = {
   dailyLimit: null,

@@ -1,4 +1,4 @@
-import { chatIdOfPhone, FAILURE_TEXTS } from '@wa/contract';
+import { chatIdOfPhone, FAILURE_TEXTS, pollContent, type StoredPoll } from '@wa/contract';
 import { and, eq, sql } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import type { AppContext } from '../context.ts';
@@ -71,7 +71,7 @@ type HistoryJob = {
   audience: 'groups' | 'individuals';
   type: 'text' | 'media' | 'poll';
   content: string;
-  poll?: { pollName: string; pollOptions: string[]; options: { allowMultipleAnswers: boolean } };
+  poll?: StoredPoll;
   recipients: Array<{ chatId: string; chatName: string; error: string | null }>;
 };
 
@@ -106,7 +106,7 @@ async function writeHistoryJob(
       sessionId,
       audience: job.audience,
       messageType: job.type,
-      content: job.poll ? JSON.stringify(job.poll) : job.content,
+      content: job.poll ? pollContent(job.poll) : job.content,
       poll: job.poll ?? null,
       mediaId,
       mediaMime: mediaId ? 'image/png' : null,

@@ -7,14 +7,18 @@ import {
   PHONE_TEXTS,
   type Poll,
   parseDateInput,
+  parsePoll,
   parseStoredTemplate,
+  parseTemplateValues,
   phoneOrNull,
+  pollContent,
   pollLimitProblem,
   pollOfValue,
   SEND_TEXTS,
   type SendBody,
   type StoredPoll,
   type StoredTemplate,
+  storedTemplateContent,
   TemplateContent,
 } from '@wa/contract';
 import { badRequest, tooLarge } from '../errors.ts';
@@ -189,8 +193,8 @@ export function scheduleTimeOf(raw: string | null | undefined, now = new Date())
 export function storedContent(message: ComposedMessage): string {
   if (message.type === 'text') return message.text;
   if (message.type === 'media') return message.caption;
-  if (message.type === 'template') return JSON.stringify(message.template);
-  return JSON.stringify(message.poll);
+  if (message.type === 'template') return storedTemplateContent(message.template);
+  return pollContent(message.poll);
 }
 
 /**
@@ -220,12 +224,13 @@ export async function outgoingMessage(
     };
   }
   if (job.messageType === 'poll') {
-    const poll = job.poll ?? (JSON.parse(job.content) as StoredPoll);
+    const poll = pollOfValue(job.poll) ?? parsePoll(job.content);
+    if (!poll) throw new Error(`job content is no stored poll: ${job.content.slice(0, 80)}`);
     return {
       kind: 'poll',
       name: poll.pollName,
       options: poll.pollOptions,
-      allowMultipleAnswers: poll.options?.allowMultipleAnswers === true,
+      allowMultipleAnswers: poll.allowMultipleAnswers,
     };
   }
   if (!file) return null;
@@ -242,7 +247,11 @@ export function withContent(message: OutgoingMessage, content: string | null): O
   if (content === null) return message;
   if (message.kind === 'text') return { ...message, text: content };
   if (message.kind === 'media') return { ...message, caption: content };
-  // A template's body values, rendered for this recipient, as a JSON array.
-  if (message.kind === 'template') return { ...message, parameters: JSON.parse(content) as string[] };
+  // A template's body values, rendered for this recipient.
+  if (message.kind === 'template') {
+    const parameters = parseTemplateValues(content);
+    if (!parameters) throw new Error(`recipient content is no template values: ${content.slice(0, 80)}`);
+    return { ...message, parameters };
+  }
   return { ...message, name: content };
 }

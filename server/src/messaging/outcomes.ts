@@ -4,14 +4,17 @@ import type { AccountOutcome } from '../transport/types.ts';
 import { recordPricing } from './engine/cloud-transitions.ts';
 import { applyReceipts } from './engine/receipts.ts';
 import { failureStanding, refuse, retrySent } from './engine/refusals.ts';
-import { reply } from './engine/transitions.ts';
+import { reply, sentAfterAllByCopies } from './engine/transitions.ts';
 import { takeOptOutReply } from './opt-outs.ts';
 
 /** The account an outcome came back to. */
 export type OutcomeAccount = { sessionId: string; userId: string };
 
+/** An outcome, with the account it came back to. */
+export type TakenOutcome = { account: OutcomeAccount; outcome: AccountOutcome };
+
 /** Sends one text back to a person through the account (an opt-out's confirmation); not a job, not charged. */
-export type AnswerBack = (to: string, text: string) => Promise<void>;
+export type AnswerBack = (account: OutcomeAccount, to: string, text: string) => Promise<void>;
 
 /**
  * `by`: who reported the outcomes, for the audit of what they refund; null for the account's own
@@ -21,30 +24,53 @@ export type OutcomeSource = { by: string | null; answer: AnswerBack | null };
 
 /**
  * The one door through which what comes back from any kind of account enters the engine: each
- * provider reports the same outcomes (transport/types.ts AccountOutcome), and what follows each
- * is written here once. Returns the outcomes about a message no recipient has yet (the send not
- * recorded: the provider tries them again).
+ * provider reports the same outcomes (transport/types.ts AccountOutcome), one account's (a Cloud
+ * API webhook) or a batch of several accounts' (a node's sockets, outcome-batches.ts), and what
+ * follows each is written here once. Returns the outcomes about a message no recipient has yet
+ * (the send not recorded: the provider tries them again).
  */
 export async function takeOutcomes(
   ctx: AppContext,
-  account: OutcomeAccount,
-  outcomes: AccountOutcome[],
+  taken: TakenOutcome[],
   source: OutcomeSource,
-): Promise<AccountOutcome[]> {
-  const { sessionId } = account;
-  const receipts = outcomes.flatMap((o) => (o.type === 'receipt' ? [o] : []));
-  // delivered and read through the engine's one receipts statement: a read before its delivered
-  // sets both, a late delivered after read changes nothing, repeats change nothing.
-  const asReceipts = receipts.map((o) => ({ sessionId, ...o.receipt }));
-  const missed = new Set(await applyReceipts(ctx.db, asReceipts));
-  const unmatched: AccountOutcome[] = receipts.filter((_, i) => missed.has(asReceipts[i]!));
-  for (const o of outcomes) {
-    if (o.type === 'priced') await recordPricing(ctx.db, sessionId, o.messageId, o);
+): Promise<TakenOutcome[]> {
+  const unmatched = await takeReceipts(ctx, taken);
+  for (const x of taken) {
+    const { account, outcome: o } = x;
+    if (o.type === 'priced') await recordPricing(ctx.db, account.sessionId, o.messageId, o);
     else if (o.type === 'refused') {
-      if (!(await takeRefusal(ctx, sessionId, o, source.by))) unmatched.push(o);
+      if (!(await takeRefusal(ctx, account.sessionId, o, source.by))) unmatched.push(x);
     } else if (o.type === 'incoming') await takeIncoming(ctx, account, o.message, source.answer);
   }
   return unmatched;
+}
+
+/**
+ * Delivered and read, of every account of the batch, through the engine's one receipts statement:
+ * a read before its delivered sets both, a late delivered after read changes nothing, repeats
+ * change nothing. A receipt no recipient has may be for a send that timed out (failed, delivery
+ * unknown) whose message the transport kept a copy of: that recipient becomes sent after all, and
+ * the receipt applies. Returns the receipts that still match no recipient.
+ */
+async function takeReceipts(ctx: AppContext, taken: TakenOutcome[]): Promise<TakenOutcome[]> {
+  const receipts = taken.flatMap((x) =>
+    x.outcome.type === 'receipt' ? [{ x, receipt: x.outcome.receipt }] : [],
+  );
+  const asReceipts = receipts.map(({ x, receipt }) => ({ sessionId: x.account.sessionId, ...receipt }));
+  let missed = new Set(await applyReceipts(ctx.db, asReceipts));
+  if (missed.size > 0) {
+    const timedOut = new Set(await sentAfterAllByCopies(ctx.db, [...missed]));
+    if (timedOut.size > 0) {
+      const still = new Set(
+        await applyReceipts(
+          ctx.db,
+          [...missed].filter((r) => timedOut.has(r.messageId)),
+        ),
+      );
+      missed = new Set([...missed].filter((r) => !timedOut.has(r.messageId) || still.has(r)));
+    }
+  }
+  return receipts.filter((_, i) => missed.has(asReceipts[i]!)).map(({ x }) => x);
 }
 
 /**
@@ -69,7 +95,10 @@ async function takeRefusal(
       ? retrySent(ctx.db, sessionId, o.messageId, o.retryAt, by)
       : refuse(ctx.db, sessionId, o.messageId, o.reason, REFUSED_MAX, by);
   for (let attempt = 0; attempt < REFUSAL_ATTEMPTS; attempt++) {
-    if (await transition()) return true;
+    if (await transition()) {
+      if (!o.retryAt) ctx.metrics.messages.inc({ outcome: 'failed' });
+      return true;
+    }
     const standing = await failureStanding(ctx.db, sessionId, o.messageId);
     if (standing === null) return false;
     if (standing === 'settled') return true;
@@ -100,5 +129,5 @@ async function takeIncoming(
   const result = await takeOptOutReply(ctx, userId, { ...message, text: message.text }, sessionId);
   if (!result?.added) return;
   ctx.log.info({ sessionId, from: message.from }, 'opt-out keyword received: number opted out');
-  if (result.confirmation && answer) await answer(message.from, result.confirmation);
+  if (result.confirmation && answer) await answer(account, message.from, result.confirmation);
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { setLastMessage, updateGroup, upsertGroups } from '../groups/repository.ts';
+import { onSocketOutcome } from '../transport/socket-outcomes.ts';
 import type { ConnectionUpdate, Transport } from '../transport/types.ts';
 import { ChannelOrders } from './channel-orders.ts';
 import { GroupSync, isAdminIn, type SyncedSession, toCache, toStoredParticipant } from './group-sync.ts';
@@ -138,10 +139,9 @@ export class SessionDriver implements SyncedSession {
           this.host.publish('restricted', this.sessionId, q);
       }),
     );
-    transport.on('incoming-text', (m) => this.host.publish('incoming', this.sessionId, this.userId, m));
-    // Receipts and later refusals go up at once (not behind the session's writes): the engine batches them.
-    transport.on('receipt', (r) => this.host.publish('receipt', this.sessionId, r));
-    transport.on('send-failed', (f) => this.host.publish('refused', this.sessionId, f));
+    // Receipts, later refusals and replies go up at once (not behind the session's writes): the
+    // engine batches them.
+    onSocketOutcome(transport, (o) => this.host.publish('outcome', this.sessionId, this.userId, o));
     transport.on('undelivered-cause', (c) => this.host.publish('undelivered-cause', this.sessionId, c));
     transport.on('creds-saved', () =>
       this.run('creds-saved', async () => {

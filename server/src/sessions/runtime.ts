@@ -1,12 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type {
-  IncomingText,
-  QuotaUpdate,
-  ReceiptUpdate,
-  SendFailure,
-  Transport,
-  UndeliveredCause,
-} from '../transport/types.ts';
+import type { AccountOutcome, QuotaUpdate, Transport, UndeliveredCause } from '../transport/types.ts';
 
 /**
  * The session runtime's domain events: the one door through which what the accounts' transports
@@ -17,16 +10,15 @@ export type SessionRuntimeEvents = {
   connected: [sessionId: string];
   /** The session stopped being usable on this node (closed, released, logged out). */
   disconnected: [sessionId: string];
-  /** A delivery or read receipt of a message the account sent. */
-  receipt: [sessionId: string, receipt: ReceiptUpdate];
-  /** WhatsApp refused a message after it was sent (a later error status for its id). */
-  refused: [sessionId: string, failure: SendFailure];
+  /**
+   * What came back to one of the user's accounts: a receipt, a refusal after the send, a message
+   * someone wrote to it (the outcomes every provider reports; messaging/outcomes.ts takes them).
+   */
+  outcome: [sessionId: string, userId: string, outcome: AccountOutcome];
   /** Why some sent messages of the account may never arrive (not on WhatsApp, decryption given up). */
   'undelivered-cause': [sessionId: string, cause: UndeliveredCause];
   /** WhatsApp restricts the account's new chats, or lifts it (sessions/ has written the pause). */
   restricted: [sessionId: string, update: QuotaUpdate];
-  /** Someone wrote to one of the user's accounts in a one-to-one chat. */
-  incoming: [sessionId: string, userId: string, message: IncomingText];
 };
 
 /** What the session runner of this node offers the dispatcher and the other layers above. */

@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { buildJob, buildSession } from '../fakes/messaging.ts';
-import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, OPEN_POLICY, testAppFor } from '../helpers.ts';
-
-const PUBLIC = new Set([
-  'GET /api/meta',
-  'POST /api/auth/login',
-  'POST /api/auth/register',
-  'POST /api/auth/forgot-password',
-  // Meta's webhook of Cloud API accounts: the verify token and the signature check it (cloud-accounts-webhooks.test.ts).
-  'GET /api/cloud/webhook/:sessionId',
-  'POST /api/cloud/webhook/:sessionId',
-]);
+import {
+  bearer,
+  buildAdmin,
+  buildUser,
+  DB_KINDS,
+  loginToken,
+  OPEN_POLICY,
+  PUBLIC_ROUTES,
+  testAppFor,
+} from '../helpers.ts';
 
 /** Fills `:param` placeholders with a plausible but non-existent value. */
 const concrete = (url: string) =>
@@ -30,7 +29,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
         url: concrete(route.url),
         payload: {},
       });
-      if (PUBLIC.has(key)) {
+      if (PUBLIC_ROUTES.has(key)) {
         expect(route.public, key).toBe(true);
         continue;
       }
@@ -181,8 +180,11 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
       return undefined;
     };
     const routes = t.app.routeList
-      // Meta's webhook is public (PUBLIC above): its verify token and signature guard it.
-      .filter((r) => !r.url.startsWith('/api/admin') && !PUBLIC.has(`${r.method} ${r.url}`) && paramOf(r.url))
+      // Meta's webhook is public (PUBLIC_ROUTES, helpers.ts): its verify token and signature guard it.
+      .filter(
+        (r) =>
+          !r.url.startsWith('/api/admin') && !PUBLIC_ROUTES.has(`${r.method} ${r.url}`) && paramOf(r.url),
+      )
       .map((r) => ({ ...r, param: paramOf(r.url)! }));
     expect(routes.length).toBeGreaterThan(30);
 

@@ -94,10 +94,10 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
     const jobId = await send(s, 'sendIndividualMessage', ['919844444401']);
     await waitFor('the frame written', async () => (sentTo(s.sock, jid) === 1 ? true : null));
     const firstId = s.sock.sentIds.at(-1)!;
-    // Written but not acked: not sent.
-    await new Promise((r) => setTimeout(r, 500));
+    // Written but not acked: not sent (and, below, recorded sent only after the socket closed).
     expect((await recipientsOf(rig.t.db, jobId))[0]).toMatchObject({ status: 'sending', messageId: null });
     const before = rig.socketsOf(s.sessionId).length;
+    const closedAt = Date.now();
     s.sock.close(428, 'Connection Closed');
     const next = await waitFor('the reconnect', async () => rig.socketsOf(s.sessionId)[before]);
     next.user = s.sock.user;
@@ -107,7 +107,9 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
     expect(job).toMatchObject({ status: 'completed', results: { success: 1, failed: 0 } });
     expect(sentTo(next, jid)).toBe(1);
     expect(next.sentIds.at(-1)).toBe(firstId);
-    expect((await recipientsOf(rig.t.db, jobId))[0]).toMatchObject({ status: 'sent', messageId: firstId });
+    const [sent] = await recipientsOf(rig.t.db, jobId);
+    expect(sent).toMatchObject({ status: 'sent', messageId: firstId });
+    expect(sent!.sentAt!.getTime()).toBeGreaterThanOrEqual(closedAt);
     expect(await balanceOf(rig.t.db, s.user.id)).toBe(9);
   });
 

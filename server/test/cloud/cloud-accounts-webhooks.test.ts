@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { optOuts } from '../../src/db/schema.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
-import { messagesEnvelope, signature } from '../fakes/graph-api-payloads.ts';
+import { inboundTextBody, signature } from '../fakes/graph-api-payloads.ts';
 import { balanceOf, jobRow, recipientsOf } from '../fakes/messaging.ts';
 import { bearer, DB_KINDS } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
@@ -29,25 +29,7 @@ describe.each(DB_KINDS)('A Cloud API account’s webhooks and Meta’s errors on
 
     // A STOP signed with another secret, and one unsigned: 401, nobody opted out.
     const from = '919811122233';
-    // An inbound text as the text messages webhook reference lays it out.
-    const body = JSON.stringify(
-      messagesEnvelope(
-        fake.wabaId,
-        { id: fake.phoneNumberId, display: '919800015838' },
-        {
-          contacts: [{ profile: { name: 'Asha' }, wa_id: from }],
-          messages: [
-            {
-              from,
-              id: `wamid.in.${from}`,
-              timestamp: String(Math.floor(Date.now() / 1000)),
-              type: 'text',
-              text: { body: 'STOP' },
-            },
-          ],
-        },
-      ),
-    );
+    const body = inboundTextBody(fake, from, `wamid.in.${from}`, 'STOP');
     for (const headers of [{ 'x-hub-signature-256': signature(body, 'not-the-secret') }, {}]) {
       const res = await t.app.inject({
         method: 'POST',

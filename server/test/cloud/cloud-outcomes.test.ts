@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, creditLedger, optOuts, users } from '../../src/db/schema.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
-import { messagesEnvelope, signature, statusesOf } from '../fakes/graph-api-payloads.ts';
+import { inboundTextBody, messagesEnvelope, signature, statusesOf } from '../fakes/graph-api-payloads.ts';
 import { balanceOf, jobRow, recipientsOf } from '../fakes/messaging.ts';
 import { DB_KINDS } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
@@ -112,25 +112,7 @@ describe.each(DB_KINDS)('A Cloud API number’s incoming messages on %s', (kind)
     const a = await rig.cloudAccount(10);
     await t.db.update(users).set({ optOutConfirm: true }).where(eq(users.id, a.user.id));
     const from = '919811100031';
-    const stop = (id: string) =>
-      JSON.stringify(
-        messagesEnvelope(
-          fake.wabaId,
-          { id: fake.phoneNumberId, display: '919800015838' },
-          {
-            contacts: [{ profile: { name: 'Asha' }, wa_id: from }],
-            messages: [
-              {
-                from,
-                id,
-                timestamp: String(Math.floor(Date.now() / 1000)),
-                type: 'text',
-                text: { body: 'STOP' },
-              },
-            ],
-          },
-        ),
-      );
+    const stop = (id: string) => inboundTextBody(fake, from, id, 'STOP');
     for (const id of ['wamid.in.1', 'wamid.in.2']) {
       const body = stop(id);
       const res = await t.app.inject({

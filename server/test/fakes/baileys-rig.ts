@@ -2,8 +2,8 @@ import type { GroupMetadata } from 'baileys';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { waSessions } from '../../src/db/schema.ts';
-import { takeReplies } from '../../src/engine.ts';
 import { type Dispatcher, startDispatcher } from '../../src/messaging/engine/dispatcher.ts';
+import { startOutcomeBatches } from '../../src/messaging/outcome-batches.ts';
 import { type SessionRunner, startSessionRunner, type TransportBuilder } from '../../src/sessions/runner.ts';
 import { groupLookup } from '../../src/sessions/transports.ts';
 import { createDbAuthStore } from '../../src/transport/auth-store.ts';
@@ -116,7 +116,7 @@ export async function baileysRig(
   });
   // The product's wiring of what the accounts receive (an opt-out keyword opts the sender out).
   const runner: SessionRunner = await startSessionRunner(t.ctx, builder);
-  takeReplies(t.ctx, runner);
+  const outcomes = startOutcomeBatches(t.ctx, runner);
   const dispatcher: Dispatcher | null = options.dispatch
     ? await startDispatcher(t.ctx, runner, { pollMs: 200, sweepMs: 100 })
     : null;
@@ -175,6 +175,7 @@ export async function baileysRig(
 
   async function close() {
     await dispatcher?.stop();
+    await outcomes.stop();
     await runner.stop();
     await t.close();
   }

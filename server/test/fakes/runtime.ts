@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { SessionRuntime, SessionRuntimeEvents } from '../../src/sessions/runtime.ts';
+import { onSocketOutcome } from '../../src/transport/socket-outcomes.ts';
 import type { Transport } from '../../src/transport/types.ts';
 import { FakeTransport } from './transport.ts';
 
@@ -8,15 +9,17 @@ export class FakeRuntime extends EventEmitter<SessionRuntimeEvents> implements S
   readonly transports = new Map<string, FakeTransport>();
   private readonly connected = new Set<string>();
 
-  /** Connects (creating once) the fake transport of a session and announces it. */
-  connect(sessionId: string): FakeTransport {
+  /**
+   * Connects (creating once) the fake transport of a session of `userId` and announces it. As the
+   * session runner: what the transport reports goes up as the runtime's outcomes.
+   */
+  connect(sessionId: string, userId: string): FakeTransport {
     let t = this.transports.get(sessionId);
     if (!t) {
-      t = new FakeTransport(sessionId);
-      this.transports.set(sessionId, t);
-      // As the session runner: the transport's events go up as the runtime's.
-      t.on('receipt', (r) => this.emit('receipt', sessionId, r));
-      t.on('send-failed', (f) => this.emit('refused', sessionId, f));
+      const transport = new FakeTransport(sessionId);
+      this.transports.set(sessionId, transport);
+      onSocketOutcome(transport, (o) => this.emit('outcome', sessionId, userId, o));
+      t = transport;
     }
     t.state = 'open';
     this.connected.add(sessionId);

@@ -4,16 +4,16 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabaseUrl, DB_KINDS, seedPgliteDataDir } from '../helpers.ts';
 import {
+  adminAndUser,
   api,
-  freePort,
   killHard,
+  linkedSession,
   type ServerProcess as Server,
   simulatorEnv,
   startServer,
 } from '../reliability/support/server-process.ts';
 import { waitFor } from '../wait.ts';
 
-const ADMIN_PASSWORD = 'crash-admin-password';
 /**
  * The job's size: the kill comes after 50 sends (the poll sees them within a send or two), so
  * two thirds of the job are left to the restarted process. 500 took 40 s on PGlite for no
@@ -31,14 +31,11 @@ describe.each(DB_KINDS)('crash mid-job with a real server process on %s', (kind)
 
   it('SIGKILL during a 150-recipient job: every recipient ends sent or failed, none sent twice, credits exact', async () => {
     const outboxFile = path.join(dir, 'outbox.jsonl');
-    const env = simulatorEnv({
-      PORT: String(await freePort()),
+    const env = await simulatorEnv({
       DATA_DIR: path.join(dir, 'data'),
       SIMULATOR_OUTBOX_FILE: outboxFile,
       SIMULATOR_SEND_LATENCY_MS: '10',
-      SIMULATOR_LINK_AFTER_MS: '0',
       SESSION_LEASE_MS: '2000',
-      ADMIN_PASSWORD,
     });
     if (kind === 'postgres') {
       const pg = await createPostgresDatabaseUrl();
@@ -50,50 +47,9 @@ describe.each(DB_KINDS)('crash mid-job with a real server process on %s', (kind)
 
     let server = await startServer(env);
     cleanups.push(() => killHard(server));
-    const admin = await api(server, 'POST', '/api/auth/login', null, {
-      username: 'admin',
-      password: ADMIN_PASSWORD,
-    });
-    expect(admin.status).toBe(200);
-    const adminToken = admin.json.token as string;
-    const created = await api(server, 'POST', '/api/admin/users', adminToken, {
-      username: 'crashuser',
-      password: 'crash-user-password',
-      name: 'Crash User',
-      is_bulk_messaging_enabled: 1,
-    });
-    expect(created.status, JSON.stringify(created.json)).toBe(200);
-    const userId = created.json.user.id as string;
     const initial = 1000;
-    expect(
-      (await api(server, 'POST', `/api/admin/users/${userId}/credits`, adminToken, { amount: initial }))
-        .status,
-    ).toBe(200);
-    const login = await api(server, 'POST', '/api/auth/login', null, {
-      username: 'crashuser',
-      password: 'crash-user-password',
-    });
-    const token = login.json.token as string;
-    const instance = await api(server, 'POST', '/api/create-instance', token, {
-      phoneNumber: '919555000111',
-      sessionName: 'Crash',
-    });
-    expect(instance.status).toBe(200);
-    const sessionId = instance.json.sessionId as string;
-    // The QR answer is a PNG: only its status matters here.
-    await waitFor(
-      'QR',
-      async () =>
-        (await fetch(`${server.url}/api/${sessionId}/QR`, { headers: { authorization: `Bearer ${token}` } }))
-          .status === 200,
-      60_000,
-    );
-    await api(server, 'POST', `/api/simulator/sessions/${sessionId}/link`, token, {});
-    await waitFor(
-      'CONNECTED',
-      async () => (await api(server, 'GET', `/api/${sessionId}/status`, token)).json.connected,
-      60_000,
-    );
+    const { adminToken, token, userId } = await adminAndUser(server, 'crashuser', initial);
+    const sessionId = await linkedSession(server, token, '919555000111');
 
     const numbers = Array.from({ length: RECIPIENTS }, (_, i) => String(919_555_100_001 + i));
     const send = await api(server, 'POST', `/api/session/${sessionId}/sendIndividualMessage`, token, {

@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { type Db, queryRows } from '../../src/db/client.ts';
 import { messageJobRecipients, waSentMessages, webhooks } from '../../src/db/schema.ts';
 import { acceptSend } from '../../src/messaging/accept/send.ts';
-import { markNewAccounts, reply, undeliver } from '../../src/messaging/engine/delivery.ts';
+import {
+  markNewAccounts,
+  reply,
+  sentAfterAllByCopies,
+  undeliver,
+} from '../../src/messaging/engine/delivery.ts';
+import { applyReceipts } from '../../src/messaging/engine/receipts.ts';
+import { refuse } from '../../src/messaging/engine/refusals.ts';
 import { createDispatchStore } from '../../src/messaging/engine/store.ts';
 import { DISPATCH_MESSAGES, UNDELIVERED_REASONS } from '../../src/messaging/messages.ts';
 import { findUserById } from '../../src/users/repository.ts';
@@ -109,7 +116,7 @@ describe.each(DB_KINDS)('delivery truth through the simulator and the engine (%s
     });
     expect(byNumber(after.details, '919812360002').replyText).toBe('Is it on till Sunday?');
     expect(byNumber(after.details, '919812360001').replyText).toBe('STOP');
-    // The reply and the opt-out are two writes of one incoming message (engine.ts takeReplies),
+    // The reply and the opt-out are two writes of one incoming message (messaging/outcomes.ts),
     // neither waiting for the other: the list is read once it has the number.
     const optOuts = await waitFor('the opt-out', async () => {
       const res = await t.app.inject({ method: 'GET', url: '/api/opt-outs', headers: bearer(token) });
@@ -196,21 +203,36 @@ describe.each(DB_KINDS)('a send answered after its time-out (%s)', (kind) => {
 describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   const t = testAppFor(kind);
 
+  /** A job to `chats` of a user with `credits` (or of `on`), accepted; and this node's store. */
+  async function acceptedJob(
+    chats: string[],
+    credits: number,
+    on?: { user: { id: string }; sessionId: string },
+  ) {
+    const user = on?.user ?? (await buildUser(t, { credits }));
+    const row = (await findUserById(t.db, user.id))!;
+    const sessionId = on?.sessionId ?? (await buildSession(t, user.id));
+    const { jobId } = await acceptSend(
+      t.ctx,
+      row,
+      sessionId,
+      { chatIds: chats, content: 'Hi' },
+      'individuals',
+    );
+    return { user, sessionId, jobId: jobId!, store: createDispatchStore(t.db, t.ctx.nodeId, 60_000) };
+  }
+
   /** A user's job to `chats`, each recipient claimed and recorded sent by the store; returns them. */
   async function sentJob(chats: string[], on?: { user: { id: string }; sessionId: string }) {
-    const user = on?.user ?? (await buildUser(t, { credits: 10 }));
-    const row = (await findUserById(t.db, user.id))!;
-    const session = on?.sessionId ?? (await buildSession(t, user.id));
-    const { jobId } = await acceptSend(t.ctx, row, session, { chatIds: chats, content: 'Hi' }, 'individuals');
-    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const job = await acceptedJob(chats, 10, on);
     const sent: Array<{ id: number; messageId: string }> = [];
     for (const _ of chats) {
-      const [c] = await store.claim(session, 1);
+      const [c] = await job.store.claim(job.sessionId, 1);
       const messageId = `3EB0${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
-      await store.recordSent(c!.id, { messageId });
+      await job.store.recordSent(c!.id, { messageId });
       sent.push({ id: c!.id, messageId });
     }
-    return { user, sessionId: session, jobId: jobId!, store, sent };
+    return { ...job, sent };
   }
 
   /** The recipients `ids` were sent `interval` ago. */
@@ -254,12 +276,12 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     ]);
     const ids = sent.map((s) => s.id);
     // A delivery receipt, and a read receipt alone (the delivery implied).
-    await store.applyReceipts([
+    await applyReceipts(t.db, [
       { sessionId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
       { sessionId, messageId: sent[1]!.messageId, status: 'read', at: new Date() },
     ]);
     // WhatsApp refused one after the send (a late error status).
-    expect(await store.failSent(sessionId, sent[3]!.messageId, 'Send failed: refused')).toBe(true);
+    expect(await refuse(t.db, sessionId, sent[3]!.messageId, 'Send failed: refused', 10)).toBe(true);
     await sentAgo(ids.slice(0, 4), '2 hours');
     // The fifth, sent a moment ago, is not past the deadline yet.
     expect(await store.markUndelivered(3_600_000)).toBe(1);
@@ -294,17 +316,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   });
 
   it('a send found sent after all, at a time the sweep has read past, is still made undelivered without a receipt', async () => {
-    const user = await buildUser(t, { credits: 3 });
-    const row = (await findUserById(t.db, user.id))!;
-    const sessionId = await buildSession(t, user.id);
-    const { jobId } = await acceptSend(
-      t.ctx,
-      row,
-      sessionId,
-      { chatIds: ['917800000001', '917800000002'], content: 'Hi' },
-      'individuals',
-    );
-    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const { sessionId, jobId, store } = await acceptedJob(['917800000001', '917800000002'], 3);
     const messageId = '3EB0EEEEFFFF00001111';
     // The transport kept its copy three hours ago and the engine gave up on the send.
     await timedOutWithCopy(store, sessionId, '917800000001', messageId, 3 * 3_600_000);
@@ -314,14 +326,14 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     await sentAgo([other!.id], '2 hours');
     expect(await store.markUndelivered(3_600_000)).toBe(1);
     // WhatsApp acknowledges the first message after all (no delivery receipt): sent three hours ago.
-    expect(await store.matchTimedOut([{ sessionId, messageId }])).toEqual([messageId]);
+    expect(await sentAfterAllByCopies(t.db, [{ sessionId, messageId }])).toEqual([messageId]);
     expect(await store.markUndelivered(3_600_000)).toBe(1);
-    const rows = await recipientsOf(t.db, jobId!);
+    const rows = await recipientsOf(t.db, jobId);
     expect(rows.map((r) => [r.status, r.undeliveredAt !== null])).toEqual([
       ['sent', true],
       ['sent', true],
     ]);
-    expect((await jobRow(t.db, jobId!))?.undeliveredCount).toBe(2);
+    expect((await jobRow(t.db, jobId))?.undeliveredCount).toBe(2);
   });
 
   it('a receipt changes no indexed column of its recipient (its update stays in place, HOT)', async () => {
@@ -349,9 +361,9 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     expect(await store.markUndelivered(3_600_000)).toBe(0);
     expect((await jobRow(t.db, jobId))?.undeliveredCount).toBe(2);
 
-    const [left] = await store
-      .applyReceipts([{ sessionId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() }])
-      .then((unmatched) => [unmatched]);
+    const left = await applyReceipts(t.db, [
+      { sessionId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
+    ]);
     expect(left).toEqual([]);
     const job = await jobRow(t.db, jobId);
     expect([job?.deliveredCount, job?.undeliveredCount]).toEqual([1, 1]);
@@ -434,33 +446,23 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   });
 
   it('a receipt for a send that timed out (its copy kept before the relay) makes it sent, the refund reversed once', async () => {
-    const user = await buildUser(t, { credits: 3 });
-    const row = (await findUserById(t.db, user.id))!;
-    const sessionId = await buildSession(t, user.id);
-    const { jobId } = await acceptSend(
-      t.ctx,
-      row,
-      sessionId,
-      { chatIds: ['917400000001'], content: 'Hi' },
-      'individuals',
-    );
-    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const { user, sessionId, jobId, store } = await acceptedJob(['917400000001'], 3);
     const messageId = '3EB0AAAABBBBCCCCDDDD';
     // The transport keeps its copy before relaying; the engine gives up on the send.
     const c = await timedOutWithCopy(store, sessionId, '917400000001', messageId, 5_000);
     expect(await balanceOf(t.db, user.id)).toBe(3);
-    expect((await jobRow(t.db, jobId!))?.status).toBe('failed');
+    expect((await jobRow(t.db, jobId))?.status).toBe('failed');
 
     const receipt = { sessionId, messageId, status: 'delivered' as const, at: new Date() };
-    expect(await store.applyReceipts([receipt])).toEqual([receipt]);
-    expect(await store.matchTimedOut([{ sessionId, messageId }])).toEqual([messageId]);
-    expect(await store.matchTimedOut([{ sessionId, messageId }])).toEqual([]);
-    expect(await store.applyReceipts([receipt])).toEqual([]);
+    expect(await applyReceipts(t.db, [receipt])).toEqual([receipt]);
+    expect(await sentAfterAllByCopies(t.db, [{ sessionId, messageId }])).toEqual([messageId]);
+    expect(await sentAfterAllByCopies(t.db, [{ sessionId, messageId }])).toEqual([]);
+    expect(await applyReceipts(t.db, [receipt])).toEqual([]);
 
-    const [r] = await recipientsOf(t.db, jobId!);
+    const [r] = await recipientsOf(t.db, jobId);
     expect([r?.status, r?.messageId, r?.error]).toEqual(['sent', messageId, null]);
     expect(r?.deliveredAt).not.toBeNull();
-    await expectSentAfterAll(t.db, jobId!, user.id, 3);
+    await expectSentAfterAll(t.db, jobId, user.id, 3);
     // Recorded again (the transport's late answer too): nothing changes.
     expect(await store.recordSentAfterAll(c!.id, { messageId })).toBe(false);
     expect(await balanceOf(t.db, user.id)).toBe(2);

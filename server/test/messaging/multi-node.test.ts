@@ -25,7 +25,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two nodes on one PostgreSQL', (
     const user = await buildUser(api, { credits: 10 });
     const token = await loginToken(app, user.username);
     const sessionId = await buildSession(api, user.id, { ownerNode: worker.nodeId });
-    const transport = runtime.connect(sessionId);
+    const transport = runtime.connect(sessionId, user.id);
     // Let the loop go idle on its long poll first.
     await new Promise((r) => setTimeout(r, 300));
     const started = Date.now();

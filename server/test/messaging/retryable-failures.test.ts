@@ -20,10 +20,9 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
   let userId: string;
 
   beforeAll(async () => {
-    const owner = await sessionOwner(t, { credits: 0 });
-    const { user, sessionId } = owner;
+    const { user, sessionId, token: ownerToken } = await sessionOwner(t, { credits: 0 });
     userId = user.id;
-    token = owner.token;
+    token = ownerToken;
     await t.db.execute(
       sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total, sent_count, failed_count)
           VALUES ('mixed', ${userId}, ${sessionId}, 'individuals', 'text', 'Hi', 'failed', 5, 1, 4),

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { inArray } from 'drizzle-orm';
@@ -8,22 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openPostgres } from '../../src/db/client.ts';
 import { waSessions } from '../../src/db/schema.ts';
 import { buildUser, createPostgresDatabaseUrl } from '../helpers.ts';
+import { freePort } from '../reliability/support/server-process.ts';
 import { serverArgs } from '../server-build.ts';
 import { waitFor } from '../wait.ts';
 
 const LEASE_MS = 3000;
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 type Node = { proc: ChildProcess; port: number; base: string; output: string[] };
 

@@ -2,19 +2,16 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens } from '../../src/db/schema.ts';
 import { sha256 } from '../../src/ids.ts';
-import { bearer, buildAdmin, buildUser, createTestApp, loginToken, type TestApp } from '../helpers.ts';
+import {
+  bearer,
+  buildAdmin,
+  buildUser,
+  createTestApp,
+  loginToken,
+  PUBLIC_ROUTES,
+  type TestApp,
+} from '../helpers.ts';
 import { recordFigure } from './figures.ts';
-
-const PUBLIC = new Set([
-  'GET /api/meta',
-  'POST /api/auth/login',
-  'POST /api/auth/register',
-  'POST /api/auth/forgot-password',
-  // Meta calls these: the account's verify token and the app secret's signature are their
-  // check (cloud-accounts-webhooks.test: a wrong one is 403 / 401 and changes nothing).
-  'GET /api/cloud/webhook/:sessionId',
-  'POST /api/cloud/webhook/:sessionId',
-]);
 
 /** A body that would succeed for the owner, so that a missing ownership check shows as a success. */
 function plausibleBody(url: string, ids: { sessionId: string; userId: string }): object {
@@ -91,7 +88,7 @@ describe('authorisation matrix over every registered route', () => {
 
     for (const route of routes) {
       const key = `${route.method} ${route.url}`;
-      if (PUBLIC.has(key)) continue;
+      if (PUBLIC_ROUTES.has(key)) continue;
       const body = plausibleBody(route.url, ids);
       // no token, expired token
       for (const [label, token] of [

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordFigure } from './figures.ts';
 import {
   api,
-  freePort,
   killHard,
   type ServerProcess,
+  signInAdmin,
   simulatorEnv,
   startServer,
 } from './support/server-process.ts';
@@ -33,12 +33,8 @@ describe('a hostile 28 MB body does not stall other requests', () => {
   let sessionId: string;
   beforeAll(async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-hostile-'));
-    server = await startServer(simulatorEnv({ PORT: String(await freePort()), DATA_DIR: dataDir }));
-    const login = await api(server, 'POST', '/api/auth/login', null, {
-      username: 'admin',
-      password: 'reliability-admin-password',
-    });
-    token = login.json.token;
+    server = await startServer(await simulatorEnv({ DATA_DIR: dataDir }));
+    token = await signInAdmin(server);
     const created = await api(server, 'POST', '/api/create-instance', token, {
       phoneNumber: '919800000077',
       sessionName: 'Hostile',

@@ -11,7 +11,6 @@ import { recordFigure } from './figures.ts';
 import {
   adminAndUser,
   api,
-  freePort,
   killHard,
   type ServerProcess,
   simulatorEnv,
@@ -126,7 +125,7 @@ describe.each(DB_KINDS)('import bombs on %s: a real server stays responsive and 
   let token: string;
   let dropDatabase: (() => Promise<void>) | null = null;
   beforeAll(async () => {
-    const env = simulatorEnv({ PORT: String(await freePort()), DATA_DIR: path.join(dir, 'data') });
+    const env = await simulatorEnv({ DATA_DIR: path.join(dir, 'data') });
     if (kind === 'postgres') {
       const pg = await createPostgresDatabaseUrl();
       env.DATABASE_URL = pg.url;

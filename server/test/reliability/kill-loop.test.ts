@@ -9,8 +9,6 @@ import { recordFigure } from './figures.ts';
 import {
   adminAndUser,
   api,
-  duplicateSends,
-  freePort,
   isAlive,
   killHard,
   linkedSession,
@@ -65,8 +63,7 @@ describe('kill loop: SIGKILL a real server at random moments during 10 jobs', ()
     const started = Date.now();
     const rand = seeded(SEED);
     const outboxFile = path.join(dir, 'outbox.jsonl');
-    const env = simulatorEnv({
-      PORT: String(await freePort()),
+    const env = await simulatorEnv({
       DATA_DIR: path.join(dir, 'data'),
       SIMULATOR_OUTBOX_FILE: outboxFile,
       SIMULATOR_SEND_LATENCY_MS: '20',
@@ -182,8 +179,7 @@ describe('kill loop: SIGKILL a real server at random moments during 10 jobs', ()
       (j) => j.results.success !== j.details.filter((d) => d.status === 'sent').length,
     ).length;
 
-    const { lines, broken } = readOutbox(outboxFile);
-    const duplicates = duplicateSends(lines);
+    const { lines, broken, duplicates } = readOutbox(outboxFile);
     const inOutbox = new Set(lines.map((m) => m.chatId.replace(/@.*/, '')));
     const sentNotInOutbox = sent.filter((d) => !inOutbox.has(d.chatId.replace(/@.*/, ''))).length;
     const interruptedButSent = interrupted.filter((d) => inOutbox.has(d.chatId.replace(/@.*/, ''))).length;

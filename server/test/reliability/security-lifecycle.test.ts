@@ -2,21 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
 import { media, messageJobRecipients, messageJobs, users } from '../../src/db/schema.ts';
-import { type Engine, startEngine } from '../../src/engine.ts';
 import { TIMEOUT_PREFIX } from '../../src/transport/simulator/numbers.ts';
 import { connectedInstance } from '../fakes/sessions.ts';
-import {
-  bearer,
-  buildAdmin,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  type TestApp,
-} from '../helpers.ts';
+import { appWithEngine, bearer, buildAdmin, buildUser, DB_KINDS, loginToken } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 import { recordFigure } from './figures.ts';
 import { readOutbox } from './support/server-process.ts';
@@ -24,21 +15,13 @@ import { readOutbox } from './support/server-process.ts';
 /** A job's life cut short by its owner (delete, terminate) while the engine sends. */
 describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
   const section = `jobs cut short (${kind})`;
-  let t: TestApp;
-  let engine: Engine;
   const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wa-lifecycle-')), 'outbox.jsonl');
-  beforeAll(async () => {
-    t = await createTestApp(kind, {
-      SIMULATOR_OUTBOX_FILE: outbox,
-      SIMULATOR_SEND_LATENCY_MS: '20',
-      SESSION_WAIT_MS: '5000',
-    });
-    engine = await startEngine(t.ctx);
-  });
-  afterAll(async () => {
-    await engine?.stop();
-    await t?.close();
-    fs.rmSync(path.dirname(outbox), { recursive: true, force: true });
+  // Registered first, so run last (after hooks run the other way round): once the engine stopped.
+  afterAll(() => fs.rmSync(path.dirname(outbox), { recursive: true, force: true }));
+  const { t } = appWithEngine(kind, {
+    SIMULATOR_OUTBOX_FILE: outbox,
+    SIMULATOR_SEND_LATENCY_MS: '20',
+    SESSION_WAIT_MS: '5000',
   });
 
   const balance = async (userId: string) =>

@@ -1,27 +1,15 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
 import { authTokens, users, waSessions } from '../../src/db/schema.ts';
 import { buildSession, expectLedgerChain } from '../fakes/messaging.ts';
-import {
-  bearer,
-  buildAdmin,
-  buildUser,
-  createTestApp,
-  DB_KINDS,
-  loginToken,
-  type TestApp,
-} from '../helpers.ts';
+import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 import { recordFigure } from './figures.ts';
 
 /** Races and floods on sign-up, sign-in, instances and the balance. */
 describe.each(DB_KINDS)('security races (%s)', (kind) => {
   const section = `security races (${kind})`;
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(kind, { SIGNUP_ENABLED: 'true' });
-  });
-  afterAll(() => t.close());
+  const t = testAppFor(kind, { SIGNUP_ENABLED: 'true' });
 
   it('concurrent registration of the same names: one account each, no 5xx', async () => {
     const names = Array.from({ length: 10 }, (_, i) => `racer${kind}${i}`);

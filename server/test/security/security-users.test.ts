@@ -16,6 +16,22 @@ describe.each(DB_KINDS)('users and credits faults (%s)', (kind) => {
     t.app
       .inject({ method: 'GET', url: '/api/userDetails', headers: bearer(token) })
       .then((r) => r.statusCode);
+  /** The app as it runs, with its JSON log lines (info and up) kept in `lines`. */
+  async function appLoggingLines() {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const app = await buildApp({
+      ...t.ctx,
+      log: createLogger({ logLevel: 'info', logFormat: 'json' }, sink),
+    });
+    await app.ready();
+    return { app, lines };
+  }
   const patch = (adminToken: string, id: string, payload: object) =>
     t.app.inject({ method: 'PATCH', url: `/api/admin/users/${id}`, headers: bearer(adminToken), payload });
 
@@ -58,18 +74,7 @@ describe.each(DB_KINDS)('users and credits faults (%s)', (kind) => {
 
   describe('concurrent creation of one username', () => {
     it('answers 409 to all but one, never 500, and logs no password hash', async () => {
-      const lines: string[] = [];
-      const sink = new Writable({
-        write(chunk, _enc, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      });
-      const logged = await buildApp({
-        ...t.ctx,
-        log: createLogger({ logLevel: 'info', logFormat: 'json' }, sink),
-      });
-      await logged.ready();
+      const { app: logged, lines } = await appLoggingLines();
       try {
         const admin = await buildAdmin(t);
         const adminToken = await loginToken(t.app, admin.username);
@@ -112,18 +117,7 @@ describe.each(DB_KINDS)('users and credits faults (%s)', (kind) => {
 
   describe("the access log and Meta's verify token", () => {
     it("writes the webhook's URL with hub.verify_token redacted, in either spelling", async () => {
-      const lines: string[] = [];
-      const sink = new Writable({
-        write(chunk, _enc, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      });
-      const logged = await buildApp({
-        ...t.ctx,
-        log: createLogger({ logLevel: 'info', logFormat: 'json' }, sink),
-      });
-      await logged.ready();
+      const { app: logged, lines } = await appLoggingLines();
       try {
         for (const key of ['hub.verify_token', 'hub%2Everify_token'])
           await logged.inject({

@@ -5,15 +5,7 @@ import { accountEvents, optOuts, waSessions } from '../../src/db/schema.ts';
 import { evaluateHealth } from '../../src/sessions/health/service.ts';
 import { liftEndedPauses } from '../../src/sessions/send-pause.ts';
 import { jobDetails } from '../fakes/messaging.ts';
-import {
-  appWithEngine,
-  bearer,
-  buildUser,
-  DB_KINDS,
-  linkedSession,
-  loginToken,
-  OPEN_POLICY,
-} from '../helpers.ts';
+import { account, appWithEngine, bearer, DB_KINDS, linkedSession, OPEN_POLICY } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 const HOUR = 3_600_000;
@@ -216,8 +208,8 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
     expect((await t.app.inject({ method: 'GET', url: `/api/session/${sessionId}/health` })).statusCode).toBe(
       401,
     );
-    const other = await buildUser(t);
-    const res = await health(await loginToken(t.app, other.username), sessionId);
+    const { token: otherToken } = await account(t);
+    const res = await health(otherToken, sessionId);
     expect(res.statusCode).toBe(404);
   });
 

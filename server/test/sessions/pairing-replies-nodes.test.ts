@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { takeReplies } from '../../src/engine.ts';
+import { type OutcomeBatches, startOutcomeBatches } from '../../src/messaging/outcome-batches.ts';
 import { type SessionRunner, startSessionRunner } from '../../src/sessions/runner.ts';
 import { createInstance, statusOf } from '../fakes/sessions.ts';
 import { bearer, buildUser, loginToken, type TestApp, twoNodesFor } from '../helpers.ts';
@@ -12,11 +12,13 @@ import { waitFor } from '../wait.ts';
 describe.skipIf(!process.env.TEST_DATABASE_URL)('pairing codes and replies across two nodes', () => {
   const { api, worker, app } = twoNodesFor({ SIMULATOR_LINK_AFTER_MS: '600000', SESSION_LEASE_MS: '3000' });
   let runner: SessionRunner;
+  let outcomes: OutcomeBatches;
   beforeAll(async () => {
     runner = await startSessionRunner(worker);
-    takeReplies(worker, runner);
+    outcomes = startOutcomeBatches(worker, runner);
   });
   afterAll(async () => {
+    await outcomes.stop();
     await runner.stop();
   });
 

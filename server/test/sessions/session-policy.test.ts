@@ -3,15 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { waSessions } from '../../src/db/schema.ts';
 import type { SimulatorTransport } from '../../src/transport/simulator/transport.ts';
 import { jobDetails, pastSessionWait, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
-import {
-  appWithEngine,
-  bearer,
-  buildUser,
-  DB_KINDS,
-  linkedSession,
-  loginToken,
-  OPEN_POLICY,
-} from '../helpers.ts';
+import { account, appWithEngine, bearer, DB_KINDS, linkedSession, OPEN_POLICY } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 const numbers = (n: number, from: number) =>
@@ -96,8 +88,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
     expect(saved.json()).toMatchObject({ success: true, policy: chosen, today: { sent: 0, limit: 200 } });
     expect((await get(token, sessionId)).json().policy).toEqual(chosen);
 
-    const other = await buildUser(t);
-    const otherToken = await loginToken(t.app, other.username);
+    const { token: otherToken } = await account(t);
     expect((await get(otherToken, sessionId)).statusCode).toBe(404);
     expect((await put(otherToken, sessionId, POLICY)).statusCode).toBe(404);
   });

@@ -10,7 +10,6 @@ import { startReceiver, verifySignature } from '../fakes/webhook-receiver.ts';
 import { createPostgresDatabaseUrl, DB_KINDS, seedPgliteDataDir } from '../helpers.ts';
 import {
   api,
-  freePort,
   killHard,
   type ServerProcess,
   simulatorEnv,
@@ -41,8 +40,7 @@ describe.each(DB_KINDS)('webhook delivery across a SIGKILL on %s', (kind) => {
     } else {
       seedPgliteDataDir(path.join(dir, 'data'));
     }
-    const env = simulatorEnv({
-      PORT: String(await freePort()),
+    const env = await simulatorEnv({
       ALLOW_PRIVATE_WEBHOOKS: 'true',
       // The call's rows are claimed for three times this (9 s, not the default's 15 s). Not less:
       // the first server must still be waiting for the held call when the test kills it, or it

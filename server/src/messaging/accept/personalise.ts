@@ -8,6 +8,7 @@ import {
   parseTemplate,
   renderTemplate,
   type SendBody,
+  templateValuesContent,
   unknownFieldMessage,
 } from '@wa/contract';
 import { sql } from 'drizzle-orm';
@@ -104,7 +105,7 @@ export function personaliseTemplate(
     const empty = values.findIndex((v) => !v.trim());
     if (empty >= 0)
       throw badRequest(CLOUD_TEXTS.emptyParameterFor(template.name, empty + 1, jidUser(chatId)));
-    return JSON.stringify(values);
+    return templateValuesContent(values);
   });
 }
 

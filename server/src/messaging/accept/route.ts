@@ -1,4 +1,10 @@
-import { type SendBody, SPREAD_TEXTS, templateBodyText } from '@wa/contract';
+import {
+  parseTemplateValues,
+  type SendBody,
+  SPREAD_TEXTS,
+  templateBodyText,
+  templateValuesContent,
+} from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
@@ -81,8 +87,9 @@ export function templateContents(
   const { bodyText, parameters, parameterNames } = message.template;
   return Array.from({ length: n }, (_, i) => {
     const own = contents?.[i];
-    if (sendsTemplate(i)) return own ?? JSON.stringify(parameters);
-    const values = own === undefined ? parameters : (JSON.parse(own) as string[]);
+    if (sendsTemplate(i)) return own ?? templateValuesContent(parameters);
+    const values = own === undefined ? parameters : parseTemplateValues(own);
+    if (!values) throw new Error(`recipient content is no template values: ${own?.slice(0, 80)}`);
     return templateBodyText(bodyText, values, parameterNames);
   });
 }

@@ -55,16 +55,18 @@ export async function receiveWebhook(
     if (o.type === 'incoming')
       await openServiceWindow(ctx.db, sessionId, jidUser(o.message.from), o.message.at!);
   const client = graphClient(ctx.config, creds.accessToken);
-  const unmatched = await takeOutcomes(ctx, { sessionId, userId: session.userId }, inbound.outcomes, {
+  const account = { sessionId, userId: session.userId };
+  const taken = inbound.outcomes.map((outcome) => ({ account, outcome }));
+  const unmatched = await takeOutcomes(ctx, taken, {
     by: WEBHOOK_ACTOR,
     // Any node may write back: a Cloud API number is an HTTP client, not a socket this node must hold.
-    answer: async (to, text) => {
+    answer: async (_account, to, text) => {
       await client.sendText(creds.phoneNumberId, jidUser(to), text);
     },
   });
   // A status can come before its send is recorded (Meta answers the send, then the webhook races
   // our write): Meta delivers again on a non-2xx answer, and a repeat changes nothing.
-  if (unmatched.some((o) => outcomeAt(o) > Date.now() - EARLY_MS))
+  if (unmatched.some(({ outcome }) => outcomeAt(outcome) > Date.now() - EARLY_MS))
     return { status: 503, body: 'Not recorded yet: send again' };
   return { status: 200, body: 'OK' };
 }

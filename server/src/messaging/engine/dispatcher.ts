@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.ts';
 import type { SessionRuntime } from '../../sessions/runtime.ts';
 import { onSignal, signal } from '../../signals.ts';
-import type { QuotaUpdate, SendFailure, UndeliveredCause } from '../../transport/types.ts';
+import type { QuotaUpdate, UndeliveredCause } from '../../transport/types.ts';
 import { SessionLoop } from './session-loop.ts';
 import { createDispatchStore, recipientLeaseMs } from './store.ts';
-import type { DispatchStore, Receipt, SessionReceipt } from './store-port.ts';
+import type { DispatchStore } from './store-port.ts';
 
 export type DispatcherOptions = {
   /** How long a session loop waits after a failed claim or a refused send. */
@@ -28,15 +28,6 @@ export interface Dispatcher {
   sweep(): Promise<void>;
 }
 
-const RECEIPT_FLUSH_MS = 250;
-/**
- * A receipt or a refusal can arrive before its send is recorded (the recipient has no message id
- * yet): it is tried again every 2 s for a minute. Receipts of messages sent outside the console
- * never match; at most this many wait.
- */
-const UNMATCHED_RETRY_MS = 2000;
-const UNMATCHED_KEEP_MS = 60_000;
-const UNMATCHED_MAX = 10_000;
 /** How often the sweep looks for occurrences of repeating jobs to start (they start at most this late). */
 const OCCURRENCE_CHECK_MS = 5_000;
 /** How often the sweep looks for sent messages that have gone undelivered. */
@@ -48,7 +39,8 @@ const STOP_WAIT_MS = 10_000;
  * Sends the due recipients of the sessions this node owns: one SessionLoop per owned, connected
  * session; every outcome recorded through the store. A sweeper fails (and the store refunds)
  * what can no longer be sent: sends whose lease ran out (a node died mid-send) and recipients
- * that waited too long for their session. Receipts are batched every 250 ms.
+ * that waited too long for their session. What comes back of the sends (receipts, refusals) is
+ * not the dispatcher's: it enters by the engine's door for outcomes (messaging/outcomes.ts).
  */
 export async function startDispatcher(
   ctx: AppContext,
@@ -62,11 +54,6 @@ export async function startDispatcher(
   const store = options.store ?? createDispatchStore(ctx.db, ctx.nodeId, recipientLeaseMs(config));
 
   const loops = new Map<string, SessionLoop>();
-  let receipts: SessionReceipt[] = [];
-  /** Receipts and refusals no recipient matched yet, with when they first arrived. */
-  let unmatched: Array<{ receipt: SessionReceipt; since: number }> = [];
-  let refusals: Array<{ sessionId: string; failure: SendFailure; since: number; tried: boolean }> = [];
-  let lastRetry = 0;
   let stopped = false;
 
   const loopDeps = {
@@ -97,67 +84,6 @@ export async function startDispatcher(
     }
     if (!runtime.transportFor(sessionId)) return;
     loops.set(sessionId, new SessionLoop(sessionId, loopDeps, existing?.done));
-  };
-
-  /**
-   * WhatsApp's later refusals of sent messages (failed and refunded by the store), then every
-   * session's receipts of the last 250 ms in one transaction; what matched nothing yet is kept
-   * and tried again.
-   */
-  let flushing: Promise<void> | null = null;
-  const flushReceipts = (): Promise<void> => {
-    flushing ??= flushOnce().finally(() => {
-      flushing = null;
-    });
-    return flushing;
-  };
-  const flushOnce = async (): Promise<void> => {
-    const now = Date.now();
-    const retry = now - lastRetry >= UNMATCHED_RETRY_MS;
-    if (retry) lastRetry = now;
-    // New refusals at once; those that matched nothing yet with the receipts' retry.
-    const tries = refusals.filter((x) => retry || !x.tried);
-    refusals = refusals.filter((x) => !tries.includes(x));
-    for (const x of tries) {
-      x.tried = true;
-      const failed = await store.failSent(x.sessionId, x.failure.messageId, x.failure.reason).catch((err) => {
-        log.error({ err }, 'recording a refused message failed');
-        return false;
-      });
-      if (failed) ctx.metrics.messages.inc({ outcome: 'failed' });
-      else if (Date.now() - x.since < UNMATCHED_KEEP_MS) refusals.push(x);
-    }
-    const waiting = retry ? unmatched : [];
-    if (retry) unmatched = [];
-    if (receipts.length === 0 && waiting.length === 0) return;
-    const batch = [...waiting.map((w) => w.receipt), ...receipts];
-    const since = new Map<SessionReceipt, number>(waiting.map((w) => [w.receipt, w.since]));
-    receipts = [];
-    let left = await store.applyReceipts(batch).catch((err) => {
-      log.error({ err }, 'recording receipts failed');
-      return [] as SessionReceipt[];
-    });
-    // First seen unmatched: a receipt for a send that timed out makes it sent after all
-    // (the transport's copy names the chat), and then applies.
-    const fresh = left.filter((r) => !since.has(r));
-    if (fresh.length > 0) {
-      const matched = new Set(
-        await store.matchTimedOut(fresh).catch((err) => {
-          log.error({ err }, 'matching receipts of timed-out sends failed');
-          return [] as string[];
-        }),
-      );
-      if (matched.size > 0) {
-        const now = left.filter((r) => matched.has(r.messageId));
-        const still = await store.applyReceipts(now).catch(() => now);
-        left = left.filter((r) => !matched.has(r.messageId) || still.includes(r));
-      }
-    }
-    for (const receipt of left) {
-      const first = since.get(receipt) ?? now;
-      if (now - first < UNMATCHED_KEEP_MS && unmatched.length < UNMATCHED_MAX)
-        unmatched.push({ receipt, since: first });
-    }
   };
 
   /**
@@ -224,21 +150,6 @@ export async function startDispatcher(
   const onQueued = (sessionId: string) => ensureLoop(sessionId);
   const onConnected = (sessionId: string) => ensureLoop(sessionId);
   const onDisconnected = (sessionId: string) => loops.get(sessionId)?.wake();
-  // Receipts and refusals of every session of this node come through the runtime (the session
-  // runner is the only listener of the transports).
-  const onReceipt = (sessionId: string, r: Receipt) => {
-    receipts.push({
-      sessionId,
-      messageId: r.messageId,
-      status: r.status,
-      at: r.at,
-      ...(r.by ? { by: r.by } : {}),
-    });
-  };
-  const onRefused = (sessionId: string, failure: SendFailure) => {
-    refusals.push({ sessionId, failure, since: Date.now(), tried: false });
-    void flushReceipts();
-  };
   // Why sent messages may never arrive: kept on their recipients for the undelivered transition.
   const onUndeliveredCause = (sessionId: string, cause: UndeliveredCause) => {
     store
@@ -253,8 +164,6 @@ export async function startDispatcher(
   };
   runtime.on('connected', onConnected);
   runtime.on('disconnected', onDisconnected);
-  runtime.on('receipt', onReceipt);
-  runtime.on('refused', onRefused);
   runtime.on('undelivered-cause', onUndeliveredCause);
   runtime.on('restricted', onRestricted);
   const unsubscribe = await onSignal(ctx, 'recipients-queued', onQueued);
@@ -262,7 +171,6 @@ export async function startDispatcher(
   const sweepTimer = setInterval(() => {
     if (!sweeping) void sweep();
   }, sweepMs);
-  const receiptTimer = setInterval(() => void flushReceipts(), RECEIPT_FLUSH_MS);
   void sweep();
 
   return {
@@ -271,11 +179,8 @@ export async function startDispatcher(
       if (stopped) return;
       stopped = true;
       clearInterval(sweepTimer);
-      clearInterval(receiptTimer);
       runtime.off('connected', onConnected);
       runtime.off('disconnected', onDisconnected);
-      runtime.off('receipt', onReceipt);
-      runtime.off('refused', onRefused);
       runtime.off('undelivered-cause', onUndeliveredCause);
       runtime.off('restricted', onRestricted);
       await unsubscribe();
@@ -284,7 +189,6 @@ export async function startDispatcher(
       const stopTimeout = new Promise<void>((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref());
       await Promise.race([Promise.all([...loops.values()].map((l) => l.done)), stopTimeout]);
       await sweeping;
-      await flushReceipts();
     },
   };
 }

@@ -1,6 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
-import type { SessionReceipt } from './store-port.ts';
+import type { ReceiptUpdate } from '../../transport/types.ts';
+
+/** A receipt (a status view's names its viewer, `by`), with the account it came back to. */
+export type SessionReceipt = ReceiptUpdate & { sessionId: string };
 
 /**
  * Receipt row `x` (with a viewer `chat_id`, or none) is for recipient `r`: the viewer is the

@@ -38,12 +38,6 @@ export interface DispatchStore extends PolicySource {
    * than half of its last 20 outcomes failed (the auto-pause).
    */
   fail(recipientId: number, error: string): Promise<void>;
-  /**
-   * WhatsApp refused a message after it was recorded sent (a later error status for its id):
-   * the recipient fails with the reason, moves from the job's sent count to its failed count and
-   * is refunded, in one transaction. False when no sent recipient has that id (yet).
-   */
-  failSent(sessionId: string, messageId: string, reason: string): Promise<boolean>;
   /** Puts claimed recipients that were never handed to the transport back in the queue. */
   release(recipientIds: number[]): Promise<void>;
   /**
@@ -89,12 +83,6 @@ export interface DispatchStore extends PolicySource {
   failLongWaiting(waitMs: number): Promise<FailedGroup[]>;
   /** Fails (and refunds) queued recipients their owner may no longer send (see forbiddenWaiting). */
   failForbidden(): Promise<FailedGroup[]>;
-  /**
-   * Applies a batch of delivery and read receipts of any sessions of this node, in one
-   * transaction. Returns those whose message id no recipient has (yet: a receipt can arrive
-   * before the send is recorded).
-   */
-  applyReceipts(receipts: SessionReceipt[]): Promise<SessionReceipt[]>;
   /** The message to send for a job, rebuilt from its row (null when it cannot be). */
   loadMessage(jobId: string): Promise<DispatchMessage | null>;
   /** A Status post: up to `limit` more due recipients of the job, claimed (status-transitions.ts). */
@@ -116,16 +104,8 @@ export interface DispatchStore extends PolicySource {
    * False when it no longer can (retried, deleted).
    */
   recordSentAfterAll(recipientId: number, sent: SentMessage): Promise<boolean>;
-  /**
-   * Receipts that matched no recipient: those of a message the transport kept a copy of before a
-   * send timed out make that recipient sent after all. Returns the message ids now matched.
-   */
-  matchTimedOut(messages: Array<{ sessionId: string; messageId: string }>): Promise<string[]>;
 }
 
-/** `by`: a status view's viewer (digits): only that audience member's row takes it. */
-export type Receipt = { messageId: string; status: 'delivered' | 'read'; at: Date; by?: string };
-export type SessionReceipt = Receipt & { sessionId: string };
 /** The sweep's operations that may find work (a condition seen true here can be gone when it runs). */
 export type SweepsDue = {
   expiredLeases: boolean;

@@ -12,8 +12,6 @@ import { batcher } from './batching.ts';
 import type { Claimer } from './claim.ts';
 import * as cloud from './cloud-transitions.ts';
 import { statusPostOf } from './dispatch-message.ts';
-import { applyReceipts } from './receipts.ts';
-import { refuse } from './refusals.ts';
 import { hotRows, ms, sendPausedNow as pausedNow } from './rules.ts';
 import * as status from './status-transitions.ts';
 import type { ClaimedRecipient, DispatchStore, SentMessage, SweepsDue } from './store-port.ts';
@@ -162,8 +160,6 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       return t.fail(db, by, recipientId, error);
     },
 
-    failSent: (sessionId, messageId, reason) => refuse(db, sessionId, messageId, reason, 10),
-
     release(recipientIds) {
       return t.release(db, by, recipientIds);
     },
@@ -243,8 +239,6 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       return t.failForbidden(db);
     },
 
-    applyReceipts: (receipts) => applyReceipts(db, receipts),
-
     async markUndelivered(afterMs) {
       await t.markNewAccounts(db);
       let total = 0;
@@ -260,8 +254,6 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     async recordSentAfterAll(recipientId, sent) {
       return (await t.sentAfterAll(db, [{ id: recipientId, ...sent }])).length > 0;
     },
-
-    matchTimedOut: (messages) => t.sentAfterAllByCopies(db, messages),
 
     async loadMessage(jobId) {
       const [job] = await db.select().from(messageJobs).where(eq(messageJobs.id, jobId));

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { type Database, openPostgres } from '../../../src/db/client.ts';
 import { createPostgresDatabaseUrl, late } from '../../helpers.ts';
-import { freePort, killHard, type ServerProcess, simulatorEnv, startServer } from './server-process.ts';
+import { killHard, type ServerProcess, simulatorEnv, startServer } from './server-process.ts';
 
 export type Node = { server: ServerProcess; outbox: string; name: string };
 
@@ -23,8 +23,7 @@ export function nodesOnOnePostgres(dirPrefix: string, env: Record<string, string
   async function addNode(name: string): Promise<Node> {
     const outbox = path.join(dir, `outbox-${name}.jsonl`);
     const server = await startServer(
-      simulatorEnv({
-        PORT: String(await freePort()),
+      await simulatorEnv({
         DATABASE_URL: created!.url,
         DATA_DIR: path.join(dir, `data-${name}`),
         SIMULATOR_OUTBOX_FILE: outbox,

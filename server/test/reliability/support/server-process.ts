@@ -32,9 +32,13 @@ export type ServerProcess = {
   output: () => string;
 };
 
-/** The environment every simulated server of the suite shares; the caller adds its own. */
-export function simulatorEnv(extra: Record<string, string>): Record<string, string> {
+/**
+ * The environment every simulated server of the suite shares, on a free port of this machine (the
+ * same one when it is started again with it); the caller adds its own.
+ */
+export async function simulatorEnv(extra: Record<string, string>): Promise<Record<string, string>> {
   return {
+    PORT: String(await freePort()),
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     HOST: '127.0.0.1',
@@ -151,9 +155,12 @@ export function seeded(seed: number): () => number {
 /** One line of the simulator's outbox file. */
 export type OutboxLine = { sessionId: string; messageId: string; chatId: string; sentAt: string };
 
-/** The outbox file's lines; a line cut short by a SIGKILL is counted, not parsed. */
-export function readOutbox(file: string): { lines: OutboxLine[]; broken: number } {
-  if (!fs.existsSync(file)) return { lines: [], broken: 0 };
+/**
+ * The outbox file's lines, and how many of them sent a chat again (duplicateSends); a line cut
+ * short by a SIGKILL is counted, not parsed.
+ */
+export function readOutbox(file: string): { lines: OutboxLine[]; broken: number; duplicates: number } {
+  if (!fs.existsSync(file)) return { lines: [], broken: 0, duplicates: 0 };
   const lines: OutboxLine[] = [];
   let broken = 0;
   for (const l of fs.readFileSync(file, 'utf8').split('\n')) {
@@ -164,7 +171,7 @@ export function readOutbox(file: string): { lines: OutboxLine[]; broken: number 
       broken += 1;
     }
   }
-  return { lines, broken };
+  return { lines, broken, duplicates: duplicateSends(lines) };
 }
 
 /** How many (session, chat) pairs appear more than once: each extra line is one chat sent twice. */
@@ -179,18 +186,23 @@ export function duplicateSends(lines: OutboxLine[]): number {
   return dup;
 }
 
+/** Signs in the first admin (simulatorEnv's); its token. */
+export async function signInAdmin(server: ServerProcess): Promise<string> {
+  const admin = await api(server, 'POST', '/api/auth/login', null, {
+    username: 'admin',
+    password: 'reliability-admin-password',
+  });
+  if (admin.status !== 200) throw new Error(`admin login: ${admin.status} ${JSON.stringify(admin.json)}`);
+  return admin.json.token as string;
+}
+
 /** Signs in the first admin, creates a user with credits under it and signs that user in. */
 export async function adminAndUser(
   server: ServerProcess,
   username: string,
   credits: number,
 ): Promise<{ adminToken: string; token: string; userId: string }> {
-  const admin = await api(server, 'POST', '/api/auth/login', null, {
-    username: 'admin',
-    password: 'reliability-admin-password',
-  });
-  if (admin.status !== 200) throw new Error(`admin login: ${admin.status} ${JSON.stringify(admin.json)}`);
-  const adminToken = admin.json.token as string;
+  const adminToken = await signInAdmin(server);
   const created = await api(server, 'POST', '/api/admin/users', adminToken, {
     username,
     password: `${username}-password`,

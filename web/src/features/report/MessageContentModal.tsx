@@ -1,6 +1,6 @@
 import { Alert, Anchor, Center, Group, List, Loader, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { type MessageJob, parsePoll } from '@wa/contract';
+import { type MessageJob, messageText, parsePoll } from '@wa/contract';
 import { useEffect, useMemo, useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
 import { ApiError } from '../../lib/api.ts';
@@ -151,7 +151,7 @@ export function MessageContentModal(props: { view: ContentView | null; onClose: 
     <AppModal opened={v !== null} onClose={props.onClose} title="Message Content" size="lg">
       {v?.mode === 'text' && (
         <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-          {v.job.messageContent}
+          {messageText(v.job)}
         </Text>
       )}
       {v?.mode === 'poll' && <PollContent job={v.job} />}
