@@ -696,9 +696,9 @@ export const accountHealth = pgTable('account_health', {
   /** The main reason for a score below good, in words (null when good). */
   reason: text('reason'),
   signals: jsonb('signals').$type<Record<string, number>>().notNull(),
-  /** The window's start: a day ago, or the end of the breaker's last pause when later. */
+  /** The window's start: a day before the evaluation (lifting the breaker's pause keeps it). */
   windowFrom: ts('window_from').notNull(),
-  /** Set while the breaker's own pause holds (cleared, and the window restarted, once lifted). */
+  /** Set while the breaker's own pause holds (cleared once lifted). */
   protectPausedAt: ts('protect_paused_at'),
   warmUpHeldDays: integer('warm_up_held_days').notNull().default(0),
   /** The account's local date (YYYY-MM-DD) whose warm-up step was last decided. */

@@ -13,6 +13,8 @@ export const ERASED_TABLES = [
   'audit_log',
   'webhook_deliveries',
   'idempotency_keys',
+  'wa_number_lookups',
+  'wa_groups',
 ] as const;
 
 /**

@@ -1,5 +1,5 @@
 import { CONSENT_TEXTS, type EraseResponse } from '@wa/contract';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { recordAudit } from '../audit/record.ts';
 import { erasureToken } from '../contacts/erasure-token.ts';
 import type { AppContext } from '../context.ts';
@@ -16,8 +16,8 @@ const wholeNumber = (phone: string) => `([^0-9]|^)${phone}([^0-9]|$)`;
  * entries go; its opt-out becomes a keyed token (`erasures`), so new sends still leave it out;
  * queued recipients fail 'Erased' (refunded); in past jobs the chat id becomes the token, and
  * the name, personalised text, reply and the stored WhatsApp message go, while every counter
- * stays, so totals and reports add up. Audit and webhook rows that name the number get the
- * token instead. The old row versions go off the disk at the next compaction
+ * stays, so totals and reports add up. Audit and webhook rows, and the user's stored groups, that
+ * name the number get the token instead; the shared answer of whether it is on WhatsApp goes. The old row versions go off the disk at the next compaction
  * (erasure-compaction.ts); backups made before keep the number (docs/api.md, "Consent and data requests").
  */
 export async function erasePerson(
@@ -30,6 +30,9 @@ export async function erasePerson(
   if (!key) throw badRequest(CONSENT_TEXTS.needsKey);
   const token = erasureToken(key, userId, phone);
   const jid = `${phone}@s.whatsapp.net`;
+  /** `text` with the number, where it stands whole, replaced by the token. */
+  const withToken = (text: SQL) =>
+    sql`regexp_replace(${text}, ${wholeNumber(phone)}, ${`\\1${token}\\2`}, 'g')`;
   return ctx.db.transaction(async (tx) => {
     const lists = await queryRows<{ n: number }>(
       tx,
@@ -69,17 +72,31 @@ export async function erasePerson(
           WHERE user_id = ${userId} AND ${jid} = ANY(chat_ids)`,
     );
     await tx.execute(
-      sql`UPDATE audit_log SET details = regexp_replace(details::text, ${wholeNumber(phone)}, ${`\\1${token}\\2`}, 'g')::jsonb
+      sql`UPDATE audit_log SET details = ${withToken(sql`details::text`)}::jsonb
           WHERE (target_user_id = ${userId} OR actor_id = ${userId}) AND details::text LIKE ${`%${phone}%`}`,
     );
     await tx.execute(
-      sql`UPDATE webhook_deliveries d SET data = regexp_replace(d.data::text, ${wholeNumber(phone)}, ${`\\1${token}\\2`}, 'g')::jsonb
+      sql`UPDATE webhook_deliveries d SET data = ${withToken(sql`d.data::text`)}::jsonb
           FROM webhooks w WHERE w.id = d.webhook_id AND w.user_id = ${userId} AND d.data::text LIKE ${`%${phone}%`}`,
     );
     // A kept send answer lists the numbers it left out (skipped.optedOut).
     await tx.execute(
-      sql`UPDATE idempotency_keys SET response = regexp_replace(response::text, ${wholeNumber(phone)}, ${`\\1${token}\\2`}, 'g')::jsonb
+      sql`UPDATE idempotency_keys SET response = ${withToken(sql`response::text`)}::jsonb
           WHERE user_id = ${userId} AND response::text LIKE ${`%${phone}%`}`,
+    );
+    // Whether the number is on WhatsApp: shared by every account, a cache asked again when needed.
+    await tx.execute(sql`DELETE FROM wa_number_lookups WHERE phone = ${phone} OR jid LIKE ${`${phone}@%`}`);
+    // The user's stored groups (members, owner, last message) get the token; forgetting the
+    // addressing mode makes a send read the group from WhatsApp rather than use the stored members.
+    await tx.execute(
+      sql`UPDATE wa_groups g SET participants = ${withToken(sql`g.participants::text`)}::jsonb,
+                                 owner = ${withToken(sql`g.owner`)},
+                                 last_message = ${withToken(sql`g.last_message::text`)}::jsonb,
+                                 addressing_mode = NULL
+          FROM wa_sessions s
+          WHERE s.session_id = g.session_id AND s.user_id = ${userId}
+            AND (g.participants::text LIKE ${`%${phone}%`} OR g.owner LIKE ${`%${phone}%`}
+                 OR g.last_message::text LIKE ${`%${phone}%`})`,
     );
     const answer = {
       erased: true as const,

@@ -56,15 +56,24 @@ function decodedOr400(part: string): string {
 }
 
 /**
- * 'Test proxy' dials the proxy from this server at once and says how it answered: at a loopback
- * or private address that is a port scan of the server's own network. Refused as webhooks are,
- * unless the operator allows it (ALLOW_PRIVATE_PROXIES); a name is judged by every address it has.
+ * A proxy is dialled from this server: 'Test proxy' at once, and every socket, upload and download
+ * of the account once saved. At a loopback or private address that is a scan of the server's own
+ * network (a test says how each port answered; a saved one says it in the account's reason).
+ * Refused as webhooks are, unless the operator allows it (ALLOW_PRIVATE_PROXIES); a name is
+ * judged by every address it has.
  */
-async function assertPublicProxy(ctx: AppContext, p: ProxySettings): Promise<void> {
+async function assertPublicProxy(ctx: Pick<AppContext, 'config'>, p: ProxySettings): Promise<void> {
   if (ctx.config.allowPrivateProxies) return;
   const addresses = await addressesOf(p.host).catch(() => []);
   if (addresses.length === 0 || !addresses.every(isPublicAddress))
     throw badRequest(PROXY_TEXTS.privateAddress);
+}
+
+/** A proxy the user gives (to save or to test): its form, then its address (400s otherwise). */
+export async function acceptProxyUrl(ctx: Pick<AppContext, 'config'>, text: string): Promise<ProxySettings> {
+  const settings = parseProxyUrl(text);
+  await assertPublicProxy(ctx, settings);
+  return settings;
 }
 
 export const presentProxy = (p: ProxySettings | null): ProxyInfo | null =>
@@ -100,7 +109,7 @@ export async function getSessionProxy(ctx: AppContext, user: UserRow, sessionId:
  */
 export async function setSessionProxy(ctx: AppContext, user: UserRow, sessionId: string, url: string | null) {
   const row = await authorizeSession(ctx.db, user, 'act', sessionId);
-  const settings = url ? parseProxyUrl(url) : null;
+  const settings = url ? await acceptProxyUrl(ctx, url) : null;
   const stored = settings ? sealProxy(ctx.config.secretKey, sessionId, settings) : null;
   await updateSession(ctx.db, sessionId, { proxy: stored, command: 'reconnect', commandAt: new Date() });
   await signal(ctx, 'session-changed', row.sessionId);
@@ -127,9 +136,10 @@ export async function testSessionProxy(
   url: string | undefined,
 ): Promise<Omit<ProxyTestResponse, 'success'>> {
   const row = await authorizeSession(ctx.db, user, 'act', sessionId);
-  const settings = url ? parseProxyUrl(url) : proxyOf(ctx.config.secretKey, row);
+  const settings = url ? await acceptProxyUrl(ctx, url) : proxyOf(ctx.config.secretKey, row);
   if (!settings) throw badRequest(PROXY_TEXTS.notSet);
-  await assertPublicProxy(ctx, settings);
+  // A proxy saved before this check (or while the operator allowed it) is judged again.
+  if (!url) await assertPublicProxy(ctx, settings);
   const target = whatsappEndpoint(ctx.config.waWsUrl);
   // The proxy resolves WhatsApp's name itself here (socks5h): the test is of the proxy, not of this server's DNS.
   const agent = proxyHttpAgent(settings.scheme === 'socks5' ? { ...settings, scheme: 'socks5h' } : settings);

@@ -16,7 +16,7 @@ import { signal } from '../signals.ts';
 import type { UserRow } from '../users/repository.ts';
 import { type CloudAccountRow, cloudAccountsOf } from './cloud/accounts.ts';
 import { type Provider, providerOf } from './providers.ts';
-import { parseProxyUrl, sealProxy } from './proxy.ts';
+import { acceptProxyUrl, sealProxy } from './proxy.ts';
 import {
   countSessionsOfUser,
   deleteSession,
@@ -96,7 +96,9 @@ export async function createInstance(
   const digits = phone.number;
   const sessionId = newSessionId(digits);
   // A proxy given at creation is checked and sealed before anything is stored.
-  const proxy = input.proxy ? sealProxy(ctx.config.secretKey, sessionId, parseProxyUrl(input.proxy)) : null;
+  const proxy = input.proxy
+    ? sealProxy(ctx.config.secretKey, sessionId, await acceptProxyUrl(ctx, input.proxy))
+    : null;
   await ctx.db.transaction(async (tx) => {
     await assertRoomForInstance(tx, user.id);
     // Under the user's row lock: two Add Instance clicks of one number cannot both pass.

@@ -24,7 +24,8 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
     emulator.world.account(OWN, 'Proxied shop');
     emulator.world.account(CONTACT);
     proxy = await startSocksProxy({ username: 'shop', password: 's3cret:pass' });
-    product = new Product(emulator);
+    // The proxy listens on this host: a loopback address, refused unless the operator allows it.
+    product = new Product(emulator, { ALLOW_PRIVATE_PROXIES: 'true' });
     await product.start();
   });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactsXlsx, longCellsCsv, wideCsv } from '../fakes/big-uploads.ts';
 import { createPostgresDatabaseUrl } from '../helpers.ts';
 import { recordFigure } from './figures.ts';
+import { watchHealthz } from './support/healthz.ts';
 import {
   adminAndUser,
   api,
@@ -92,28 +93,16 @@ async function measuredUpload(
       await sleep(20);
     }
   })();
-  let slowestHealthz = 0;
-  let slowestAt = 0;
-  let slow = 0;
-  while (!done) {
-    const h0 = performance.now();
-    await fetch(`${server.url}/healthz`).then((r) => r.text());
-    const took = performance.now() - h0;
-    if (took > 100) slow++;
-    if (took > slowestHealthz) {
-      slowestHealthz = took;
-      slowestAt = h0 - t0;
-    }
-  }
+  const healthz = await watchHealthz(server, () => done);
   const res = await answer;
   await sampler;
   return {
     status: res.status,
     message: res.json.message ?? '',
     ms: Math.round(performance.now() - t0),
-    slowestHealthz: Math.round(slowestHealthz),
-    slowestAt: Math.round(slowestAt),
-    slow,
+    slowestHealthz: healthz.slowest,
+    slowestAt: healthz.slowestAt,
+    slow: healthz.slow,
     peakRssMb: Math.round(peakRssMb),
   };
 }

@@ -122,7 +122,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
     expect((await health(token, sessionId)).json().state).toBe('watch');
   });
 
-  it('pauses a sick account to protect it, until the user resumes; the window then starts again', async () => {
+  it('pauses a sick account to protect it, until the user resumes; the window keeps its evidence', async () => {
     const { token, sessionId } = await owner('919640002002');
     await recipients(sessionId, [
       ...many(20, 400, { status: 'sent', at: ago(HOUR), replied: true }),
@@ -158,20 +158,71 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
       headers: bearer(token),
     });
     expect(resumed.json()).toEqual({ success: true, message: 'Sending resumed' });
-    // The evidence that tripped the breaker is behind the new window: it does not trip it again.
-    const after = await evaluateHealth(t.ctx, sessionId);
-    expect(after).toMatchObject({ score: 100, state: 'good', reason: null });
-    expect(new Date(after!.since).getTime()).toBeGreaterThan(before);
-    const [again] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
-    expect(again!.sendPaused).toBe(false);
-    expect((await health(token, sessionId)).json()).toMatchObject({ score: 100, state: 'good' });
+    // Resuming keeps the window's evidence: the account is still below the threshold.
+    expect((await health(token, sessionId)).json()).toMatchObject({
+      score: 35,
+      state: 'watch',
+      signals: { lookups: 50, notOnWhatsApp: 30 },
+    });
+  });
+
+  it('trips again at once after each resume while the numbers are not on WhatsApp, each cooling twice as long', async () => {
+    const { token, sessionId } = await owner('919640002004');
+    const resume = () =>
+      t.app.inject({ method: 'POST', url: `/api/session/${sessionId}/resume`, headers: bearer(token) });
+    const pausedFor = async () => {
+      const [row] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+      expect(row!.sendPaused).toBe(true);
+      return {
+        hours: Math.round((row!.sendPausedUntil!.getTime() - Date.now()) / HOUR),
+        reason: row!.statusReason,
+      };
+    };
+    const lead = 'Paused to protect this account: 100% of the numbers looked up are not on WhatsApp';
+    // A job of numbers none of which are on WhatsApp: 20 before the first check, 11 more each resume.
+    await recipients(sessionId, many(20, 800, { status: 'failed', at: ago(HOUR), error: 'Not on WhatsApp' }));
+    expect(await evaluateHealth(t.ctx, sessionId)).toMatchObject({ score: 35, state: 'paused' });
+    expect(await pausedFor()).toEqual({ hours: 24, reason: lead });
+
+    expect((await resume()).json()).toEqual({ success: true, message: 'Sending resumed' });
+    await recipients(sessionId, many(11, 820, { status: 'failed', at: ago(0), error: 'Not on WhatsApp' }));
+    expect(await evaluateHealth(t.ctx, sessionId)).toMatchObject({
+      score: 35,
+      state: 'paused',
+      signals: { lookups: 31, notOnWhatsApp: 31 },
+    });
+    expect(await pausedFor()).toEqual({
+      hours: 48,
+      reason: `${lead}; paused again within a day, so for twice as long`,
+    });
+
+    // Even with nothing sent after the resume, the evidence still in the window trips it again.
+    expect((await resume()).json()).toEqual({ success: true, message: 'Sending resumed' });
+    expect(await evaluateHealth(t.ctx, sessionId)).toMatchObject({ score: 35, state: 'paused' });
+    expect(await pausedFor()).toEqual({
+      hours: 96,
+      reason: `${lead}; paused again within a day, so for 4 times as long`,
+    });
+    const shown = (await health(token, sessionId)).json();
+    expect(shown).toMatchObject({
+      state: 'paused',
+      reason: `${lead}; paused again within a day, so for 4 times as long`,
+    });
+    const events = await t.db.select().from(accountEvents).where(eq(accountEvents.sessionId, sessionId));
+    expect(events.map((e) => e.kind)).toEqual(['protect-paused', 'protect-paused', 'protect-paused']);
   });
 
   it('ends the pause after the cooling period, and never replaces a pause WhatsApp set', async () => {
     const { token, sessionId } = await owner('919640002003');
     await recipients(sessionId, many(25, 600, { status: 'failed', at: ago(HOUR), error: 'Not on WhatsApp' }));
     expect(await evaluateHealth(t.ctx, sessionId)).toMatchObject({ state: 'paused', score: 35 });
-    // The cooling period is over: the sweep lifts the pause, the next check starts the window again.
+    // The cooling period (a day) is over: the evidence has left the window as the sweep lifts the pause.
+    await t.db.execute(
+      sql`UPDATE message_job_recipients SET failed_at = failed_at - interval '1 day' WHERE session_id = ${sessionId}`,
+    );
+    await t.db.execute(
+      sql`UPDATE account_events SET at = at - interval '1 day' WHERE session_id = ${sessionId}`,
+    );
     await t.db
       .update(waSessions)
       .set({ sendPausedUntil: new Date(Date.now() - 1000) })

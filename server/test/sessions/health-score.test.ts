@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decide, resolvePolicy, WATCH_DAILY_LIMIT } from '../../src/messaging/limits/allowance.ts';
 import {
   breakerTrips,
+  coolingMs,
   NO_SIGNALS,
   protectReason,
   ramp,
@@ -97,6 +98,29 @@ describe('the account health score', () => {
     expect(protectReason('WhatsApp restricted new chats 3 times')).toBe(
       'Paused to protect this account: WhatsApp restricted new chats 3 times',
     );
+    const day = 86_400_000;
+    expect(protectReason('60% of messages failed', day, day)).toBe(
+      'Paused to protect this account: 60% of messages failed',
+    );
+    expect(protectReason('60% of messages failed', 2 * day, day)).toBe(
+      'Paused to protect this account: 60% of messages failed; paused again within a day, so for twice as long',
+    );
+    expect(protectReason(null, 4 * 60_000, 60_000)).toBe(
+      'Paused to protect this account: its health score is too low; paused again within a day, so for 4 times as long',
+    );
+    expect(protectReason(null, 7 * day, day)).toBe(
+      'Paused to protect this account: its health score is too low; paused again within a day, so for a week',
+    );
+  });
+
+  it.each([
+    [0, 86_400_000],
+    [1, 2 * 86_400_000],
+    [2, 4 * 86_400_000],
+    [3, 7 * 86_400_000],
+    [40, 7 * 86_400_000],
+  ])('cools a day after %i earlier pauses in the window for %i ms', (earlier, ms) => {
+    expect(coolingMs(86_400_000, earlier)).toBe(ms);
   });
 });
 

@@ -12,7 +12,7 @@ const INVALID = 'Give the proxy as socks5://user:password@host:port or http://us
 describe.each(DB_KINDS)('a proxy per account on %s', (kind) => {
   const t = testAppFor(kind, { SECRET_KEY: 'cd'.repeat(32) });
   const bare = testAppFor(kind);
-  const local = testAppFor(kind, { ALLOW_PRIVATE_PROXIES: 'true' });
+  const local = testAppFor(kind, { ALLOW_PRIVATE_PROXIES: 'true', SECRET_KEY: 'ef'.repeat(32) });
 
   const put = (app: TestApp, token: string, sessionId: string, url: string | null) =>
     app.app.inject({
@@ -49,11 +49,11 @@ describe.each(DB_KINDS)('a proxy per account on %s', (kind) => {
     const user = await buildUser(t);
     const token = await loginToken(t.app, user.username);
     const sessionId = await createInstance(t, token, { phoneNumber: '+91 98765 43302', sessionName: 'Shop' });
-    const res = await put(t, token, sessionId, 'socks5://shop:p%40ss-word@203.0.113.7:1080');
+    const res = await put(t, token, sessionId, 'socks5://shop:p%40ss-word@1.2.3.4:1080');
     expect(res.statusCode, res.body).toBe(200);
     const shown = {
       scheme: 'socks5',
-      host: '203.0.113.7',
+      host: '1.2.3.4',
       port: 1080,
       username: 'shop',
       hasPassword: true,
@@ -70,7 +70,7 @@ describe.each(DB_KINDS)('a proxy per account on %s', (kind) => {
       sql`SELECT proxy FROM wa_sessions WHERE session_id = ${sessionId}`,
     );
     expect(row!.proxy).toMatch(/^enc/);
-    expect(row!.proxy).not.toContain('203.0.113.7');
+    expect(row!.proxy).not.toContain('1.2.3.4');
     const list = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) });
     expect(list.json().sessions[0].hasProxy).toBe(true);
     const audit = await queryRows<{ details: Record<string, unknown> }>(
@@ -78,7 +78,7 @@ describe.each(DB_KINDS)('a proxy per account on %s', (kind) => {
       sql`SELECT details FROM audit_log WHERE action = 'session.proxy' AND target_user_id = ${user.id}`,
     );
     expect(audit.map((a) => a.details)).toEqual([
-      { sessionId, set: true, scheme: 'socks5', host: '203.0.113.7', port: 1080 },
+      { sessionId, set: true, scheme: 'socks5', host: '1.2.3.4', port: 1080 },
     ]);
     expect(JSON.stringify(audit)).not.toContain('p@ss');
     // Another user's session: 404, as every session look-up.
@@ -126,6 +126,55 @@ describe.each(DB_KINDS)('a proxy per account on %s', (kind) => {
     }
   });
 
+  it('a proxy at a loopback or private address is never saved (every socket of the account would dial it), unless the operator allows it', async () => {
+    const user = await buildUser(t);
+    const token = await loginToken(t.app, user.username);
+    const sessionId = await createInstance(t, token, { phoneNumber: '+91 98765 43305', sessionName: 'Shop' });
+    const urls = [
+      'socks5://127.0.0.1:5432',
+      'http://localhost:6379',
+      'socks5h://10.0.0.1:1080',
+      'http://[::ffff:0:127.0.0.1]:5432',
+      'http://169.254.169.254:8080',
+    ];
+    for (const url of urls) {
+      const res = await put(t, token, sessionId, url);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().message).toBe('The proxy must be at a public address');
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/create-instance',
+        headers: bearer(token),
+        payload: { phoneNumber: '+91 98765 43306', sessionName: 'Other', proxy: url },
+      });
+      expect(created.statusCode, url).toBe(400);
+      expect(created.json().message).toBe('The proxy must be at a public address');
+    }
+    const stored = await queryRows<{ n: number }>(
+      t.db,
+      sql`SELECT count(*)::int AS n FROM wa_sessions WHERE user_id = ${user.id} AND proxy IS NOT NULL`,
+    );
+    expect(stored[0]!.n).toBe(0);
+    expect(
+      (
+        await queryRows<{ n: number }>(
+          t.db,
+          sql`SELECT count(*)::int AS n FROM wa_sessions WHERE user_id = ${user.id}`,
+        )
+      )[0]!.n,
+    ).toBe(1);
+
+    const allowed = await buildUser(local);
+    const allowedToken = await loginToken(local.app, allowed.username);
+    const allowedSession = await createInstance(local, allowedToken, {
+      phoneNumber: '+91 98765 43307',
+      sessionName: 'Shop',
+    });
+    const saved = await put(local, allowedToken, allowedSession, 'socks5://127.0.0.1:1080');
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(saved.json().proxy).toMatchObject({ host: '127.0.0.1', port: 1080 });
+  });
+
   it('an HTTP proxy that answers 403 to CONNECT is a failure, not WhatsApp reached', async () => {
     const refusing = http.createServer();
     refusing.on('connect', (_req, socket: Duplex) => {
@@ -168,7 +217,7 @@ describe.each(DB_KINDS)('a proxy per account on %s', (kind) => {
       phoneNumber: '+91 98765 43304',
       sessionName: 'Shop',
     });
-    const res = await put(bare, token, sessionId, 'socks5://127.0.0.1:1080');
+    const res = await put(bare, token, sessionId, 'socks5://1.2.3.4:1080');
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toBe('A proxy needs SECRET_KEY: it is stored encrypted');
   });

@@ -22,6 +22,16 @@ export async function recordAccountEvent(
   );
 }
 
+/** The breaker's pauses of the account since `since`. */
+export async function countProtectPauses(db: Db, sessionId: string, since: Date): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`SELECT count(*)::int AS n FROM account_events
+        WHERE session_id = ${sessionId} AND kind = 'protect-paused' AND at >= ${since.toISOString()}::timestamptz`,
+  );
+  return row?.n ?? 0;
+}
+
 /** Events older than a week go (the window is a day). */
 export async function pruneAccountEvents(db: Db): Promise<void> {
   await db.execute(sql`DELETE FROM account_events WHERE at < now() - interval '7 days'`);

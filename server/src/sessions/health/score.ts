@@ -92,12 +92,31 @@ export function breakerTrips(score: number, pausedNow: boolean): boolean {
 
 const PROTECT_PREFIX = 'Paused to protect this account: ';
 
-/** The pause's text shown to the user. */
-export function protectReason(reason: string | null): string {
+/** The longest cooling: HEALTH_COOLING_MS's own upper bound (config.ts). */
+export const MAX_COOLING_MS = 7 * 86_400_000;
+
+/** The cooling after `earlier` breaker pauses within the window: twice as long each time, up to a week. */
+export function coolingMs(base: number, earlier: number): number {
+  return Math.min(MAX_COOLING_MS, base * 2 ** Math.min(earlier, 10));
+}
+
+/** How much longer a cooling is than the first, in words (a week at most). */
+function longerText(cooling: number, base: number): string {
+  if (cooling >= MAX_COOLING_MS) return 'a week';
+  const times = Math.round(cooling / base);
+  return times === 2 ? 'twice as long' : `${times} times as long`;
+}
+
+/**
+ * The pause's text shown to the user; a cooling longer than HEALTH_COOLING_MS (`base`) says why
+ * and how long (the page shows its end).
+ */
+export function protectReason(reason: string | null, cooling = 0, base = cooling): string {
   const why = reason ?? 'its health score is too low';
   // The reason reads on after the colon: lower-case, except a name (WhatsApp).
   const lead = why.startsWith('WhatsApp') ? why : `${why.charAt(0).toLowerCase()}${why.slice(1)}`;
-  return `${PROTECT_PREFIX}${lead}`;
+  if (cooling <= base) return `${PROTECT_PREFIX}${lead}`;
+  return `${PROTECT_PREFIX}${lead}; paused again within a day, so for ${longerText(cooling, base)}`;
 }
 
 export const NO_SIGNALS: HealthSignals = {

@@ -7,6 +7,7 @@ import type { UserRow } from '../../users/repository.ts';
 import { findSession, type SessionRow } from '../repository.ts';
 import { pauseToProtect } from '../send-pause.ts';
 import {
+  countProtectPauses,
   findHealth,
   type HealthRow,
   localDate,
@@ -14,14 +15,15 @@ import {
   recordAccountEvent,
   saveHealth,
 } from './repository.ts';
-import { breakerTrips, protectReason, scoreHealth, stateOf } from './score.ts';
+import { breakerTrips, coolingMs, protectReason, scoreHealth, stateOf } from './score.ts';
 
 /**
  * An account's health and its circuit breaker (docs/accounts.md, "Account health and the circuit breaker"). The
  * node that drives an account evaluates it every HEALTH_CHECK_MS: below the pause threshold its
  * one-to-one sends pause (sessions/send-pause.ts, the pause's one writer) for HEALTH_COOLING_MS
- * or until the user resumes; the window then starts again, so the evidence that tripped the
- * breaker does not trip it again at once. The API reads the same assessment without acting.
+ * or until the user resumes. Lifting the pause keeps the window's signals: while they still score
+ * below the threshold the breaker trips again at the next check, each pause within the window
+ * twice as long as the one before. The API reads the same assessment without acting.
  */
 
 /** The sliding window: a day, the span of WhatsApp's own daily quotas and of our daily caps. */
@@ -50,9 +52,7 @@ async function assess(
   const pausedNow = pausedNowOf(row, now);
   // Not the reason's text: a disconnect while paused rewrites the session's status reason.
   const protectLifted = !!stored?.protectPausedAt && !pausedNow;
-  const dayAgo = now.getTime() - HEALTH_WINDOW_MS;
-  const from = protectLifted ? now.getTime() : Math.max(dayAgo, stored?.windowFrom.getTime() ?? dayAgo);
-  const since = new Date(from);
+  const since = new Date(now.getTime() - HEALTH_WINDOW_MS);
   const signals = await readSignals(db, row.sessionId, since);
   return { ...scoreHealth(signals), signals, since, pausedNow, protectLifted };
 }
@@ -115,8 +115,10 @@ export async function evaluateHealth(
   let protectPausedAt = a.protectLifted ? null : (stored?.protectPausedAt ?? null);
   let current = row;
   if (breakerTrips(a.score, pausedNow)) {
-    const reason = protectReason(a.reason);
-    const until = new Date(now.getTime() + ctx.config.healthCoolingMs);
+    const base = ctx.config.healthCoolingMs;
+    const cooling = coolingMs(base, await countProtectPauses(db, sessionId, a.since));
+    const reason = protectReason(a.reason, cooling, base);
+    const until = new Date(now.getTime() + cooling);
     if (await pauseToProtect(db, sessionId, reason, until, ctx.nodeId)) {
       await recordAccountEvent(db, sessionId, 'protect-paused', reason);
       ctx.log.warn({ sessionId, score: a.score, reason }, 'account paused to protect it');

@@ -1,0 +1,29 @@
+import type { ServerProcess } from './server-process.ts';
+
+export type HealthzWatch = {
+  /** The slowest answer (ms) and when it was asked, in ms after the watch began. */
+  slowest: number;
+  slowestAt: number;
+  /** Answers slower than 100 ms. */
+  slow: number;
+};
+
+/**
+ * Polls the server's `/healthz`, one request after another, until `done()` says the work under
+ * test has ended: how long the server kept a request waiting meanwhile.
+ */
+export async function watchHealthz(server: ServerProcess, done: () => boolean): Promise<HealthzWatch> {
+  const t0 = performance.now();
+  const watch: HealthzWatch = { slowest: 0, slowestAt: 0, slow: 0 };
+  while (!done()) {
+    const h0 = performance.now();
+    await fetch(`${server.url}/healthz`).then((r) => r.text());
+    const took = performance.now() - h0;
+    if (took > 100) watch.slow++;
+    if (took > watch.slowest) {
+      watch.slowest = took;
+      watch.slowestAt = h0 - t0;
+    }
+  }
+  return { slowest: Math.round(watch.slowest), slowestAt: Math.round(watch.slowestAt), slow: watch.slow };
+}
