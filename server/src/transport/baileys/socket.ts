@@ -10,6 +10,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthStore } from '../auth-store.ts';
 import type { LidTextStore, NumberStore } from '../number-lookups.ts';
+import type { PrivacyTokenStore } from '../privacy-tokens.ts';
 import type { RestrictionSteps } from '../restriction-steps.ts';
 import type { GroupLookup } from '../types.ts';
 import type { DbAuthState } from './auth-state.ts';
@@ -62,6 +63,8 @@ export type BaileysStorage = {
   lidTexts?: LidTextStore;
   /** The count of the account's 463s in a row, for every node (without: kept in memory only). */
   restrictionSteps?: RestrictionSteps;
+  /** The chats that carry a privacy token, for the engine's claim (without: not kept). */
+  privacyTokens?: PrivacyTokenStore;
 };
 
 /** How long the latest WhatsApp Web version is looked up before Baileys' bundled one is used. */
