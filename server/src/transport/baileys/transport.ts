@@ -258,8 +258,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   }
 
   /** One Status to `audience` (outgoing.ts, status.ts); refused as a send is. */
-  postStatus(post: StatusPost, audience: string[]): Promise<SendResult> {
-    return this.outgoing.postStatus(post, audience);
+  postStatus(post: StatusPost, audience: string[], options?: SendOptions): Promise<SendResult> {
+    return this.outgoing.postStatus(post, audience, options);
   }
 
   /** Shows "typing…" in the chat or stops it (rc14 lib/Socket/chats.js sendPresenceUpdate: a chatstate node). */
