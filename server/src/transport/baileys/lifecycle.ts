@@ -253,7 +253,10 @@ export class SocketLifecycle {
           logger,
           storage: this.deps.storage,
           groups: this.deps.groups,
-          caches: this.deps.caches,
+          caches: {
+            userDevicesCache: this.deps.caches.devices,
+            msgRetryCounterCache: this.deps.caches.retryCounts,
+          },
         }),
       );
     } catch (err) {

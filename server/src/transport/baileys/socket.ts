@@ -14,7 +14,6 @@ import type { PrivacyTokenStore } from '../privacy-tokens.ts';
 import type { RestrictionSteps } from '../restriction-steps.ts';
 import type { GroupLookup } from '../types.ts';
 import type { DbAuthState } from './auth-state.ts';
-import type { LookupCaches } from './lookups.ts';
 import { toGroupMetadata } from './mapping.ts';
 import { type ProxySettings, proxiedSocketConfig } from './proxy.ts';
 
@@ -172,7 +171,8 @@ export function socketConfig(input: {
   logger: FastifyBaseLogger;
   storage: BaileysStorage;
   groups: GroupLookup;
-  caches: LookupCaches;
+  /** The account's caches over its sockets (lookups.ts LookupCaches). */
+  caches: Pick<UserFacingSocketConfig, 'userDevicesCache' | 'msgRetryCounterCache'>;
 }): UserFacingSocketConfig {
   const { storage, groups, caches } = input;
   return {
@@ -186,8 +186,7 @@ export function socketConfig(input: {
     shouldSyncHistoryMessage: ({ syncType }) => HISTORY_KEPT.has(syncType),
     generateHighQualityLinkPreview: false,
     // Kept by the transport, not by each socket (lookups.ts says why).
-    userDevicesCache: caches.devices,
-    msgRetryCounterCache: caches.retryCounts,
+    ...caches,
     cachedGroupMetadata: async (jid) => {
       const group = await groups(jid);
       return group ? toGroupMetadata(group) : undefined;
