@@ -245,19 +245,14 @@ export class WaEmulator {
     receipt: { id: string; from: string; participant?: string },
     { read = true }: { read?: boolean } = {},
   ): void {
-    const send = (type: 'read' | null) => {
-      for (const c of this.connectionsOf(senderPhone))
-        c.send({
-          tag: 'receipt',
-          attrs: {
-            id: receipt.id,
-            from: receipt.from,
-            t: String(Math.floor(Date.now() / 1000)),
-            ...(receipt.participant ? { participant: receipt.participant } : {}),
-            ...(type ? { type } : {}),
-          },
-        });
-    };
+    const { id, from, participant } = receipt;
+    const send = (type: 'read' | null) =>
+      this.sendReceipt(senderPhone, {
+        id,
+        from,
+        ...(participant ? { participant } : {}),
+        ...(type ? { type } : {}),
+      });
     setTimeout(() => send(null), this.options.deliveredAfterMs ?? 100);
     if (read) setTimeout(() => send('read'), this.options.readAfterMs ?? 400);
   }
@@ -270,27 +265,22 @@ export class WaEmulator {
    * fetches one itself (assertSessions(participant, true)).
    */
   retryReceipt(senderPhone: string, receipt: { id: string; from: string; count: number }): void {
+    const retry = {
+      count: String(receipt.count),
+      id: receipt.id,
+      t: String(Math.floor(Date.now() / 1000)),
+      v: '1',
+    };
+    this.sendReceipt(senderPhone, { id: receipt.id, from: receipt.from, type: 'retry' }, [
+      { tag: 'retry', attrs: retry },
+    ]);
+  }
+
+  /** A `<receipt>` stamped now (`t`, seconds) to every live companion of the sender. */
+  private sendReceipt(senderPhone: string, attrs: Record<string, string>, content?: BinaryNode[]): void {
+    const t = String(Math.floor(Date.now() / 1000));
     for (const c of this.connectionsOf(senderPhone))
-      c.send({
-        tag: 'receipt',
-        attrs: {
-          id: receipt.id,
-          from: receipt.from,
-          type: 'retry',
-          t: String(Math.floor(Date.now() / 1000)),
-        },
-        content: [
-          {
-            tag: 'retry',
-            attrs: {
-              count: String(receipt.count),
-              id: receipt.id,
-              t: String(Math.floor(Date.now() / 1000)),
-              v: '1',
-            },
-          },
-        ],
-      });
+      c.send({ tag: 'receipt', attrs: { ...attrs, t }, ...(content ? { content } : {}) });
   }
 
   newId(): string {

@@ -284,6 +284,24 @@ export const waAuthState = pgTable(
   (t) => [primaryKey({ columns: [t.sessionId, t.key] })],
 );
 
+/**
+ * One-to-one chats whose contact gave the account its privacy token (rc14's `tctoken` keys,
+ * Utils/tc-token-utils.js), until the token expires: WhatsApp takes messages to these chats from
+ * an account restricted from starting new chats (463), so such a restriction does not hold them.
+ */
+export const waPrivacyTokens = pgTable(
+  'wa_privacy_tokens',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    /** The contact's phone-number chat JID. */
+    chatId: text('chat_id').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.chatId] })],
+);
+
 export type StoredParticipant = {
   id: string;
   phoneNumber: string | null;

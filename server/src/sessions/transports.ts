@@ -8,6 +8,7 @@ import { createDbAuthStore } from '../transport/auth-store.ts';
 import { createTierPool, type TierPool } from '../transport/cloud/tier-pool.ts';
 import { CloudTransport } from '../transport/cloud/transport.ts';
 import { lidTextStore, numberStore } from '../transport/number-lookups.ts';
+import { privacyTokenStore } from '../transport/privacy-tokens.ts';
 import { restrictionSteps } from '../transport/restriction-steps.ts';
 import { sentCopies } from '../transport/sent-messages.ts';
 import { SimulatorTransport } from '../transport/simulator/transport.ts';
@@ -74,6 +75,7 @@ export async function baileysTransport(ctx: AppContext, session: TransportSessio
       numbers: numberStore(ctx.db, session.sessionId),
       lidTexts: lidTextStore(ctx.db, session.sessionId),
       restrictionSteps: restrictionSteps(ctx.db, session.sessionId),
+      privacyTokens: privacyTokenStore(ctx.db, session.sessionId),
     },
     lookupBatches: ctx.config.lookupBatches,
     isOptOut: (text) => matchOptOut(text, ctx.config.optOutKeywords) !== null,

@@ -228,10 +228,11 @@ export interface Transport extends EventEmitter<TransportEventMap> {
   /** Shows "typing…" to the chat ('composing') or stops showing it ('paused'); absent when it cannot (capabilities.typing). */
   presence?(chatId: string, state: 'composing' | 'paused'): Promise<void>;
   /**
-   * One Status post to `audience` (phone-number JIDs); resolves when WhatsApp took it. Its views
+   * One Status post to `audience` (phone-number JIDs); resolves when WhatsApp took it (`messageId`:
+   * the id of an earlier attempt cut before its ack, as for send). Its views
    * come back as receipts with `by`. Absent when the account cannot post one (capabilities.status).
    */
-  postStatus?(post: StatusPost, audience: string[]): Promise<SendResult>;
+  postStatus?(post: StatusPost, audience: string[], options?: SendOptions): Promise<SendResult>;
   /** Present only on a simulated network: the orders its API routes give it. */
   readonly simulated?: SimulatedNetwork;
   /** What this kind of account can do (its provider's capabilities). */

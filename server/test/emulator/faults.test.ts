@@ -66,6 +66,59 @@ describe('faults on command, through the real Baileys socket', () => {
     expect(await product.credits()).toBe(before);
   });
 
+  it('error 463 holds back only new chats: a contact who wrote to the account (its privacy token) still gets its message', async () => {
+    const own = '919800000464';
+    const friend = '919811146401';
+    const [stranger, another] = ['919811146402', '919811146403'];
+    for (const phone of [friend, stranger, another]) emulator.world.account(phone);
+    const { sessionId } = await product.link(own, '463 tokens');
+    // The friend writes first: its phone gives the account its privacy token (phone.ts issueToken).
+    const tokenTaken = emulator.nextNode(
+      (_c, n) => n.tag === 'ack' && n.attrs.class === 'notification' && n.attrs.type === 'privacy_token',
+      60_000,
+    );
+    await emulator.phone(friend).say(own, 'Hi, send me the offer');
+    await tokenTaken;
+    emulator.restrictNewChats(own, new Date(Math.floor(Date.now() / 1000 + 3600) * 1000));
+    const sendTo = async (chatIds: string[], content: string) => {
+      const res = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+        chatIds,
+        content,
+      });
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      return res.json.jobId as string;
+    };
+    const statusOf = async (jobId: string) =>
+      Object.fromEntries(
+        (await product.job(jobId)).details.map((d) => [d.chatId.replace(/\D/g, ''), d.status]),
+      );
+    // A new chat: 463, and the account's new chats are held.
+    const first = await sendTo([stranger], 'The offer');
+    await waitFor(
+      'the new chat refused',
+      async () => (await statusOf(first))[stranger] === 'failed',
+      120_000,
+      500,
+    );
+    await waitFor(
+      'the pause',
+      async () => (await product.session(sessionId))?.sendPaused === true,
+      60_000,
+      250,
+    );
+    // The friend's chat carries its token: WhatsApp takes it; another new chat waits.
+    const second = await sendTo([another, friend], 'The offer, as asked');
+    await waitFor(
+      'the friend’s message sent',
+      async () => (await statusOf(second))[friend] === 'sent',
+      120_000,
+      500,
+    );
+    expect(await statusOf(second)).toEqual({ [friend]: 'sent', [another]: 'queued' });
+    expect(emulator.world.account(friend).inbox.map((m) => m.text)).toContain('The offer, as asked');
+    expect(emulator.world.account(another).inbox).toEqual([]);
+  });
+
   it('a contact whose LID is known gets its next message addressed to its LID, as WhatsApp Web does', async () => {
     const own = '919800000465';
     const known = '919811146502';

@@ -89,15 +89,22 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     const own = '919800040001';
     const lidOnly = '919840040001';
     const friend = '919840040002';
-    emulator.world.account(lidOnly);
-    emulator.world.account(friend);
+    const witness = '919840040003';
+    for (const p of [lidOnly, friend, witness]) emulator.world.account(p);
     const { sessionId } = await product.link(own, 'LID replies');
     const optOuts = async () =>
       (await product.call('GET', '/api/opt-outs')).json.optOuts as { phoneNumber: string; source: string }[];
 
     // No sender_pn and no mapping in the account's store: the number is not known yet.
     await emulator.phone(lidOnly).say(own, 'STOP', { fromLid: true });
-    await new Promise((r) => setTimeout(r, 3000));
+    // A STOP by number after it: once that one is on the list, the first has been read too.
+    await emulator.phone(witness).say(own, 'STOP');
+    await waitFor(
+      'the later opt-out',
+      async () => (await optOuts()).some((o) => o.phoneNumber === witness),
+      30_000,
+      250,
+    );
     expect((await optOuts()).map((o) => o.phoneNumber)).not.toContain(lidOnly);
 
     const credits = await product.credits();

@@ -129,6 +129,56 @@ describe('a status post, against the emulator', () => {
     }
   });
 
+  it('a Status cut after the server relayed it, before its ack: sent after the reconnect under the same id; each phone has it once', async () => {
+    // Everyone messaged: the three the first test wrote to (messaged once more here, so that this test stands alone).
+    const hello = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      chatIds: [...VIEWERS, QUIET],
+      content: 'Hello again',
+    });
+    expect(hello.status, JSON.stringify(hello.json)).toBe(200);
+    await waitFor(
+      'the messages sent',
+      async () => ((await product.job(hello.json.jobId)).status === 'completed' ? true : null),
+      60_000,
+      250,
+    );
+    const toStatus = (n: { tag: string; attrs: Record<string, string> }) =>
+      n.tag === 'message' && n.attrs.to === 'status@broadcast';
+    const ids: string[] = [];
+    const stop = emulator.watch((_c, n) => {
+      if (toStatus(n)) ids.push(n.attrs.id ?? '');
+    });
+    const cut = emulator.dropOnNext(OWN, toStatus, 'after');
+    const post = await product.call('POST', `/api/session/${sessionId}/sendStatus`, {
+      type: 'text',
+      content: 'Closed on Monday',
+      audience: { everyoneMessaged: true },
+    });
+    expect(post.status, JSON.stringify(post.json)).toBe(200);
+    await cut;
+    const job = await waitFor(
+      'the post sent',
+      async () => {
+        const j = await product.job(post.json.jobId);
+        return j.status === 'completed' ? j : null;
+      },
+      120_000,
+      250,
+    );
+    stop();
+    expect(new Set(job.details.map((d) => d.status))).toEqual(new Set(['sent']));
+    // The stanza went twice (before the cut, after the reconnect) under one id, which the phones keep once.
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(1);
+    for (const phone of [...VIEWERS, QUIET])
+      expect(
+        emulator.world
+          .account(phone)
+          .inbox.filter((m) => m.kind === 'status' && m.text === 'Closed on Monday'),
+        phone,
+      ).toHaveLength(1);
+  });
+
   it('left no iq unanswered and no message undecrypted', () => {
     expect(emulator.gaps).toEqual([]);
     expect(trace.filter((l) => l.includes('FAILED'))).toEqual([]);

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { creditLedger, messageJobRecipients, waSessions } from '../../src/db/schema.ts';
 import { type Dispatcher, startDispatcher } from '../../src/messaging/engine/dispatcher.ts';
 import { type OutcomeBatches, startOutcomeBatches } from '../../src/messaging/outcome-batches.ts';
+import { privacyTokenStore } from '../../src/transport/privacy-tokens.ts';
 import { SendError } from '../../src/transport/types.ts';
 import {
   balanceOf,
@@ -206,6 +207,31 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
       [0, 2, 3].map((i) => `${919_800_000_301 + i}@s.whatsapp.net`),
     );
     expect(await balanceOf(r.t.db, user.id)).toBe(7);
+  });
+
+  it('error 463 holds back only the chats without a privacy token: a chat whose contact gave one is sent', async () => {
+    const { token, sessionId } = await account(r, 10);
+    const transport = r.runtime.connect(sessionId);
+    const [fresh, friend, stranger, lapsed] = numbers(4, 919_800_000_321);
+    const tokens = privacyTokenStore(r.t.db, sessionId);
+    await tokens.note(`${friend}@s.whatsapp.net`, new Date(Date.now() + 86_400_000));
+    await tokens.note(`${lapsed}@s.whatsapp.net`, new Date(Date.now() - 1000));
+    transport.behave = (chatId) => {
+      if (chatId === `${fresh}@s.whatsapp.net`)
+        throw new SendError('restricted', 'Account restricted by WhatsApp (463)');
+    };
+    const jobId = await sendNumbers(r, token, sessionId, [fresh!, friend!, stranger!, lapsed!]);
+    await waitFor('the friend sent', async () =>
+      (await recipientsOf(r.t.db, jobId))[1]?.status === 'sent' ? true : null,
+    );
+    await pastSessionWait(r.t, r.users);
+    expect((await recipientsOf(r.t.db, jobId)).map((x) => [x.status, x.error])).toEqual([
+      ['failed', 'Account restricted by WhatsApp (463)'],
+      ['sent', null],
+      ['queued', null],
+      ['queued', null],
+    ]);
+    expect(transport.sent.map((x) => x.chatId)).toEqual([`${friend}@s.whatsapp.net`]);
   });
 
   it('a send that hangs past SEND_TIMEOUT_MS is an outcome: failed "delivery unknown", refunded, and the account goes on', async () => {

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { isPhoneChat } from '../../db/vocabulary-sql.ts';
+import { carriesPrivacyToken } from '../../transport/privacy-tokens.ts';
 import type { ClaimScope } from '../limits/allowance.ts';
 import { jobCounters, ms, ownerMaySend, sendPausedNow as pausedNow } from './rules.ts';
 
@@ -16,10 +17,12 @@ export type SentMessage = { messageId: string; sentTo?: string | null; kept?: st
 
 /**
  * The session of recipient `r` has its new one-to-one chats restricted now (463, CAPPED) and `r`
- * is a one-to-one chat: it waits. Group recipients go on.
+ * is a new one-to-one chat (its contact gave the account no privacy token): it waits. Group
+ * recipients and chats that carry a token go on.
  */
 const heldByPause = (r: SQL, sessionId: SQL) => sql`(${isPhoneChat(sql`${r}.chat_id`)} AND EXISTS (
-      SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId} AND ${pausedNow(sql.raw('s'))}))`;
+      SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId} AND ${pausedNow(sql.raw('s'))})
+      AND NOT ${carriesPrivacyToken(sessionId, sql`${r}.chat_id`)})`;
 
 /**
  * Recipient `r` may be claimed in `scope` (allowance.ts ClaimScope, a text of the statement): any

@@ -68,10 +68,16 @@ export async function postStatusBatch(
   const audience = on.map((r) => found.get(jidUser(r.chatId))!);
   let result: Awaited<ReturnType<NonNullable<Transport['postStatus']>>>;
   try {
-    result = await withTimeout(transport.postStatus(post, audience), deps.sendTimeoutMs);
+    result = await withTimeout(
+      transport.postStatus(post, audience, { messageId: first.messageId ?? null }),
+      deps.sendTimeoutMs,
+    );
   } catch (err) {
     if (err instanceof SendError && err.retriesLater) {
-      await store.release(on.map((r) => r.id));
+      // Cut before the server's ack: the post goes again under its id (send-outcome.ts does the same).
+      const { messageId } = err;
+      if (messageId) for (const r of on) await store.releaseUnacked(r.id, messageId);
+      else await store.release(on.map((r) => r.id));
       return 'session-down';
     }
     const reason =

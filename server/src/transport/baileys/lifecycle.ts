@@ -4,6 +4,7 @@ import {
   jidDecode,
   makeCacheableSignalKeyStore,
   makeWASocket,
+  type SignalDataSet,
   type SignalKeyStore,
 } from 'baileys';
 import type { FastifyBaseLogger } from 'fastify';
@@ -57,7 +58,9 @@ export type LifecycleDeps = {
   /** The caller's handlers for a new socket's other events. */
   listen(sock: BaileysSocket, generation: number): void;
   /** The socket may send (open and past its offline notifications). */
-  opened(sock: BaileysSocket): void;
+  opened(sock: BaileysSocket, keys: SignalKeyStore): void;
+  /** rc14 wrote Signal keys (privacy-tokens.ts reads its `tctoken` and `lid-mapping` ones). */
+  keysWritten(keys: SignalKeyStore, data: SignalDataSet): void;
   /** The socket is gone (closed, replaced or dropped). */
   dropped(): void;
   /** The credentials were wiped (logout, 401). */
@@ -168,6 +171,19 @@ export class SocketLifecycle {
     return typeof lid === 'string' && lid ? `${lid}@lid` : null;
   }
 
+  /** `keys`, telling keysWritten of each write that went through. */
+  private watched(keys: SignalKeyStore): SignalKeyStore {
+    const watched: SignalKeyStore = {
+      get: (type, ids) => keys.get(type, ids),
+      set: async (data) => {
+        await keys.set(data);
+        this.deps.keysWritten(watched, data);
+      },
+      ...(keys.clear ? { clear: () => keys.clear!() } : {}),
+    };
+    return watched;
+  }
+
   requireOpen(): BaileysSocket | null {
     return this.current === 'open' ? this.socket : null;
   }
@@ -230,7 +246,7 @@ export class SocketLifecycle {
     const version = this.deps.version ?? (await this.versions().latest());
     if (generation !== this.gen || this.stopped || this.auth !== auth) return;
     const logger = this.deps.log.child({ module: 'baileys' }, { level: 'warn' });
-    this.keyStore ??= makeCacheableSignalKeyStore(auth.state.keys, logger);
+    this.keyStore ??= this.watched(makeCacheableSignalKeyStore(auth.state.keys, logger));
     let sock: BaileysSocket;
     try {
       sock = this.makeSocket(
@@ -243,7 +259,10 @@ export class SocketLifecycle {
           logger,
           storage: this.deps.storage,
           groups: this.deps.groups,
-          caches: this.deps.caches,
+          caches: {
+            userDevicesCache: this.deps.caches.devices,
+            msgRetryCounterCache: this.deps.caches.retryCounts,
+          },
         }),
       );
     } catch (err) {
@@ -295,7 +314,7 @@ export class SocketLifecycle {
     if (generation !== this.gen || this.stopped || this.current === 'open' || this.openedAt === null) return;
     this.current = 'open';
     this.out.emit('connection', { state: 'open', jid: this.me.id, lid: this.me.lid });
-    if (this.socket) this.deps.opened(this.socket);
+    if (this.socket && this.keyStore) this.deps.opened(this.socket, this.keyStore);
   }
 
   /** Applies the close-code policy (close-policy.ts) to a closed socket. */

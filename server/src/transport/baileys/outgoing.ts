@@ -121,11 +121,26 @@ export class Outgoing {
     return { messageId: sent.key.id, chatId, kept };
   }
 
-  /** One Status to `audience` (status.ts); refused as a send is. */
-  async postStatus(post: StatusPost, audience: string[]): Promise<SendResult> {
+  /**
+   * One Status to `audience` (status.ts); refused as a send is, and sent, as a message is, once
+   * the server acked it (a socket closed first: it goes again under `options.messageId`).
+   */
+  async postStatus(post: StatusPost, audience: string[], options: SendOptions = {}): Promise<SendResult> {
+    const { acks, lifecycle } = this.deps;
     const sock = this.deps.requireOpen();
     if (this.deps.restrictions.isRateLimited) throw new SendError('rate-limited', RATE_LIMITED);
-    return postStatus(sock, post, audience, this.deps.lifecycle.me.id).catch((err) => this.refused(err));
+    const messageId = options.messageId || generateMessageIDV2(sock.user?.id);
+    const acked = acks.expect(messageId);
+    acked.catch(() => {});
+    let posted: SendResult;
+    try {
+      posted = await postStatus(sock, post, audience, lifecycle.me.id, messageId);
+    } catch (err) {
+      acks.forget(messageId);
+      return this.refused(err, messageId);
+    }
+    await acked.catch((err) => this.refused(err, messageId));
+    return posted;
   }
 
   /**

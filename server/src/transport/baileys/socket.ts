@@ -10,10 +10,10 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthStore } from '../auth-store.ts';
 import type { LidTextStore, NumberStore } from '../number-lookups.ts';
+import type { PrivacyTokenStore } from '../privacy-tokens.ts';
 import type { RestrictionSteps } from '../restriction-steps.ts';
 import type { GroupLookup } from '../types.ts';
 import type { DbAuthState } from './auth-state.ts';
-import type { LookupCaches } from './lookups.ts';
 import { toGroupMetadata } from './mapping.ts';
 import { type ProxySettings, proxiedSocketConfig } from './proxy.ts';
 
@@ -62,6 +62,8 @@ export type BaileysStorage = {
   lidTexts?: LidTextStore;
   /** The count of the account's 463s in a row, for every node (without: kept in memory only). */
   restrictionSteps?: RestrictionSteps;
+  /** The chats that carry a privacy token, for the engine's claim (without: not kept). */
+  privacyTokens?: PrivacyTokenStore;
 };
 
 /** How long the latest WhatsApp Web version is looked up before Baileys' bundled one is used. */
@@ -169,7 +171,8 @@ export function socketConfig(input: {
   logger: FastifyBaseLogger;
   storage: BaileysStorage;
   groups: GroupLookup;
-  caches: LookupCaches;
+  /** The account's caches over its sockets (lookups.ts LookupCaches). */
+  caches: Pick<UserFacingSocketConfig, 'userDevicesCache' | 'msgRetryCounterCache'>;
 }): UserFacingSocketConfig {
   const { storage, groups, caches } = input;
   return {
@@ -183,8 +186,7 @@ export function socketConfig(input: {
     shouldSyncHistoryMessage: ({ syncType }) => HISTORY_KEPT.has(syncType),
     generateHighQualityLinkPreview: false,
     // Kept by the transport, not by each socket (lookups.ts says why).
-    userDevicesCache: caches.devices,
-    msgRetryCounterCache: caches.retryCounts,
+    ...caches,
     cachedGroupMetadata: async (jid) => {
       const group = await groups(jid);
       return group ? toGroupMetadata(group) : undefined;

@@ -19,6 +19,7 @@ export async function postStatus(
   post: StatusPost,
   audience: string[],
   ownJid: string,
+  messageId: string,
 ): Promise<{ messageId: string; kept: string | undefined }> {
   const statusJidList = [...audience];
   const own = digitsOfJid(ownJid);
@@ -30,6 +31,7 @@ export async function postStatus(
         ? { image: post.data, caption: post.caption, mimetype: post.mime }
         : { video: post.data, caption: post.caption, mimetype: post.mime };
   const sent = await sock.sendMessage(STATUS_JID, content, {
+    messageId,
     statusJidList,
     ...(post.kind === 'text' ? { backgroundColor: post.backgroundColor, font: post.font } : {}),
   });

@@ -27,6 +27,7 @@ import { type LookupBatches, LookupCaches } from './lookups.ts';
 import { toGroupInfo } from './mapping.ts';
 import { PreparedMedia } from './media.ts';
 import { Outgoing } from './outgoing.ts';
+import { PrivacyTokens } from './privacy-tokens.ts';
 import { BAILEYS_PROVIDER } from './provider.ts';
 import type { ProxySettings } from './proxy.ts';
 import { RestrictionTracker } from './restrictions.ts';
@@ -98,6 +99,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   private readonly outgoing: Outgoing;
   /** The server's ack of each message sent (acks.ts). */
   private readonly acks = new ServerAcks();
+  /** The chats whose contact gave the account its privacy token (privacy-tokens.ts). */
+  private readonly tokens: PrivacyTokens;
   private readonly phoneDigits: string;
   private readonly invites: InviteCodes;
   /** Channels (newsletters) through rc14's Socket/newsletter.js. */
@@ -138,6 +141,10 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       deps.restrictionRetryMs,
       deps.storage.restrictionSteps,
     );
+    this.tokens = new PrivacyTokens(
+      deps.storage.privacyTokens,
+      deps.log.child({ sessionId: this.sessionId }),
+    );
     const storage: BaileysStorage = {
       ...deps.storage,
       sentCopy: async (id) => this.outgoing.copy(id) ?? deps.storage.sentCopy(id),
@@ -162,11 +169,14 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
         this.events.listen(sock, generation);
         this.acks.listen(sock);
       },
-      opened: (sock) =>
+      opened: (sock, keys) => {
         void sock
           .fetchNewChatMessageCap()
           .then((info) => this.restrictions.noteQuota(info))
-          .catch(() => {}),
+          .catch(() => {});
+        this.tokens.seed(keys).catch((err) => deps.log.warn({ err }, 'could not read the privacy tokens'));
+      },
+      keysWritten: (keys, data) => this.tokens.written(keys, data),
       dropped: () => {
         this.chats.reset();
         this.acks.closed();
@@ -248,8 +258,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   }
 
   /** One Status to `audience` (outgoing.ts, status.ts); refused as a send is. */
-  postStatus(post: StatusPost, audience: string[]): Promise<SendResult> {
-    return this.outgoing.postStatus(post, audience);
+  postStatus(post: StatusPost, audience: string[], options?: SendOptions): Promise<SendResult> {
+    return this.outgoing.postStatus(post, audience, options);
   }
 
   /** Shows "typing…" in the chat or stops it (rc14 lib/Socket/chats.js sendPresenceUpdate: a chatstate node). */
