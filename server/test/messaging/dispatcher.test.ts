@@ -210,8 +210,8 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
   });
 
   it('error 463 holds back only the chats without a privacy token: a chat whose contact gave one is sent', async () => {
-    const { token, sessionId } = await account(r, 10);
-    const transport = r.runtime.connect(sessionId);
+    const { user, token, sessionId } = await account(r, 10);
+    const transport = r.runtime.connect(sessionId, user.id);
     const [fresh, friend, stranger, lapsed] = numbers(4, 919_800_000_321);
     const tokens = privacyTokenStore(r.t.db, sessionId);
     await tokens.note(`${friend}@s.whatsapp.net`, new Date(Date.now() + 86_400_000));

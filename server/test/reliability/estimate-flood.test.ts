@@ -37,7 +37,7 @@ describe.each(DB_KINDS)('send-estimate flood on %s', (kind) => {
   let sessionId: string;
   let dropDatabase: (() => Promise<void>) | null = null;
   beforeAll(async () => {
-    const env = simulatorEnv({
+    const env = await simulatorEnv({
       PORT: String(await freePort()),
       DATA_DIR: path.join(dir, 'data'),
       SIMULATOR_LINK_AFTER_MS: '3600000',
