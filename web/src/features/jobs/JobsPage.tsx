@@ -18,11 +18,11 @@ import type { MessageJob } from '@wa/contract';
 import { useMemo, useRef, useState } from 'react';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
-import { priceKind } from '../../components/charge/charge-lines.ts';
 import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
 import { useCharge } from '../../components/charge/useCharge.ts';
 import { errorText } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
+import { priceKindOf } from '../../lib/capabilities.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { useInvalidate } from '../../lib/mutation.ts';
 import { storage } from '../../lib/storage.ts';
@@ -135,12 +135,12 @@ export default function JobsPage() {
   const retryCount = retrying ? retrying.count - (copyOk ? 0 : retrying.unknown) : 0;
   const prices = useCreditPrices();
   const retrySession = (sessions.data ?? []).find((s) => s.sessionId === retrying?.sessionId);
-  const retryPrice = prices[priceKind(retrySession)];
+  const retryPrice = prices[priceKindOf(retrySession)];
   const retryCharge = useCharge({
     sessionId: retrying?.sessionId ?? null,
     count: retryCount,
     audience: retrying?.job.audience ?? 'individuals',
-    shares: [{ kind: priceKind(retrySession), price: retryPrice, recipients: retryCount }],
+    shares: [{ kind: priceKindOf(retrySession), price: retryPrice, recipients: retryCount }],
     notes: [
       'The job goes back to sending: its failed messages that a retry can fix are sent again, and it finishes again when they have gone.',
     ],
