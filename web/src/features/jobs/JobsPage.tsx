@@ -50,6 +50,7 @@ import {
   retryRefusal,
   scheduledFor,
   tabCount,
+  tabHint,
 } from './jobs-view.ts';
 import { retryEndBanner, useRetryWatch } from './useRetryWatch.ts';
 
@@ -262,6 +263,11 @@ export default function JobsPage() {
             ))}
           </Tabs.List>
         </Tabs>
+        {tabHint(filter) && (
+          <Text size="sm" c="dimmed" mb="sm">
+            {tabHint(filter)}
+          </Text>
+        )}
         <TextInput
           label="Search jobs"
           placeholder="A job ID or words of the message"

@@ -72,7 +72,8 @@ describe('JobsTable', () => {
     expect(within(third).queryByRole('button', { name: 'Retry Failed' })).toBeNull();
     expect(within(first).getByText('919800000001')).toBeInTheDocument();
     expect(within(first).getByText('Scheduled poll')).toBeInTheDocument();
-    expect(within(first).getByText('3 / 3 (100%)')).toBeInTheDocument();
+    // Two of three sent: the Progress column says so beside 'Partly sent'.
+    expect(within(first).getByText('2 / 3 (67%)')).toBeInTheDocument();
     expect(within(first).getByText('Failed: 1')).toBeInTheDocument();
     fireEvent.click(within(first).getByRole('button', { name: 'Retry Failed' }));
     expect(handlers.onRetry).toHaveBeenCalledWith(expect.objectContaining({ id: 'job-1' }));

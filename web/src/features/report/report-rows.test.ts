@@ -91,6 +91,23 @@ describe('a template job', () => {
   });
 });
 
+describe('the status column', () => {
+  it('says the word the screens show: Partly sent, waiting, or the status', () => {
+    const status = (over: Partial<MessageJob>) => reportExportRow(job(over), () => 'd')[8];
+    expect(status({ status: 'failed' })).toBe('Partly sent');
+    expect(status({ status: 'failed', results: { success: 0, failed: 3, delivered: 0, read: 0 } })).toBe(
+      'failed',
+    );
+    expect(status({ status: 'processing', statusReason: 'Waiting: quiet hours until 09:00' })).toBe(
+      'waiting',
+    );
+    expect(status({ status: 'processing' })).toBe('processing');
+    expect(status({ status: 'completed', results: { success: 3, failed: 0, delivered: 0, read: 0 } })).toBe(
+      'completed',
+    );
+  });
+});
+
 describe('date range', () => {
   it('sends the start of the From day and the end of the To day, in local time', () => {
     const b = rangeBounds({ from: '2026-11-20', to: '2026-11-21' });
