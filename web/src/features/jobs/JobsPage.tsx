@@ -20,6 +20,7 @@ import { BalanceBubble } from '../../components/BalanceBubble.tsx';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
 import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
 import { useCharge } from '../../components/charge/useCharge.ts';
+import { LoadMoreButton } from '../../components/PageHeader.tsx';
 import { errorText } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
 import { priceKindOf } from '../../lib/capabilities.ts';
@@ -312,15 +313,7 @@ export default function JobsPage() {
             <Text size="sm" c="dimmed" aria-live="polite">
               Showing {formatNumber(shown.length)} of {formatNumber(total)}
             </Text>
-            {jobs.hasNextPage && (
-              <Button
-                variant="default"
-                onClick={() => void jobs.fetchNextPage()}
-                loading={jobs.isFetchingNextPage}
-              >
-                Load more jobs
-              </Button>
-            )}
+            <LoadMoreButton list={jobs} label="Load more jobs" />
           </Group>
         )}
       </Paper>

@@ -7,29 +7,12 @@ import {
   reportExportRow,
 } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
+import { buildJob } from '../../testing/factories.ts';
 import { mediaView } from './media.ts';
 import { parseDay, rangeBounds, rangeText } from './report-range.ts';
 import { printedReport } from './report-rows.ts';
 
-const job = (over: Partial<MessageJob>): MessageJob => ({
-  id: 'job1',
-  sessionId: '919800000001_abc',
-  audience: 'groups',
-  messageType: 'text',
-  isScheduled: false,
-  scheduledTime: null,
-  status: 'completed',
-  statusReason: null,
-  progress: { completed: 3, total: 3, percentComplete: 100 },
-  results: { success: 2, failed: 1, delivered: 0, read: 0 },
-  delivery: { delivered: 0, read: 0, replied: 0, undelivered: 0 },
-  createdAt: '2026-11-20T10:00:00.000Z',
-  elapsedTimeMs: 1200,
-  messageContent: 'Hello',
-  mediaMime: null,
-  fileName: null,
-  ...over,
-});
+const job = buildJob;
 
 const poll = JSON.stringify({
   pollName: 'Where shall we meet?',
