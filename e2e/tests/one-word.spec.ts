@@ -6,21 +6,19 @@ import { userWithSession } from './messaging-helpers.ts';
 import { seriousViolations } from './support/axe.ts';
 import { contactsTable, uploadList } from './support/bulk.ts';
 import { sendApi } from './support/customer.ts';
+import { quietNow } from './support/policy.ts';
 
 /** One job, one word: the send page's panel, Message Jobs and mis_report.csv name a job alike. */
-
-/** HH:MM in Kolkata, `minutes` from now. */
-const kolkata = (minutes: number) =>
-  new Intl.DateTimeFormat('en-GB', {
-    timeZone: 'Asia/Kolkata',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).format(new Date(Date.now() + minutes * 60_000));
 
 /** The Status column of the MIS Report's CSV for the job whose id is `jobId`. */
 async function csvStatus(page: Page, jobId: string): Promise<string | undefined> {
   await page.goto('/#/reports');
+  // The report's jobs are in before the file is asked for.
+  await expect(page.getByRole('table', { name: 'MIS Report jobs' }).getByText(jobId.slice(0, 8))).toBeVisible(
+    {
+      timeout: 30_000,
+    },
+  );
   const [download] = await Promise.all([
     page.waitForEvent('download'),
     page.getByRole('button', { name: 'CSV' }).click(),
@@ -35,20 +33,7 @@ test('a send held by quiet hours reads WAITING with its reason on the bulk page 
   request,
 }) => {
   const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
-  const end = kolkata(90);
-  const policy = await request.put(`/api/session/${sessionId}/policy`, {
-    headers,
-    data: {
-      dailyLimit: null,
-      warmUp: false,
-      quietHours: { start: kolkata(-90), end },
-      timezone: 'Asia/Kolkata',
-      delayMinMs: 0,
-      delayMaxMs: 0,
-      typing: true,
-    },
-  });
-  expect(policy.ok(), await policy.text()).toBe(true);
+  const end = await quietNow(request, headers, sessionId);
 
   await page.goto('/#/bulkmessage');
   await uploadList(page, 'numbers.csv', '919822200061\n919822200062\n');
@@ -79,6 +64,7 @@ test('a partly sent job: its word, 1 of 2 sent and 1 / 2 (50%) alike, under Fail
   page,
   request,
 }) => {
+  test.setTimeout(120_000);
   const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
   // 917040330001 is not on WhatsApp: one of the two fails.
   const jobId = await sendApi(request, headers, sessionId, {
