@@ -5,6 +5,7 @@
 
 import { rupeesText } from './cloud.ts';
 import { type Cell, csvLine } from './csv.ts';
+import { jobWord } from './job-status.ts';
 import type { MessageJob } from './jobs.ts';
 import { messageText } from './message.ts';
 
@@ -91,7 +92,8 @@ export const rateText = (count: number, sent: number): string => {
 export function reportExportRow(job: MessageJob, formatDate: (iso: string) => string): Cell[] {
   return [
     ...reportRow(job, formatDate),
-    job.status,
+    // The word the screens show: 'Partly sent', 'waiting'.
+    jobWord(job).label,
     job.delivery.delivered,
     job.delivery.read,
     job.delivery.replied,

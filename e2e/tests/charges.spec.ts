@@ -1,6 +1,7 @@
 import { expect, test } from '../fixtures.ts';
 import { balanceBubble, ledger, userWithSession } from './messaging-helpers.ts';
-import { jobStatus, numbers, sendApi, shot, uploadCsv } from './support/customer.ts';
+import { failedJobRow, numbers, shot, uploadCsv } from './support/customer.ts';
+import { warmingWithFourSent } from './support/policy.ts';
 
 /**
  * Every action that takes credits asks first, with the same confirmation: recipients, credits per
@@ -24,25 +25,8 @@ test('a big send on a warming account says the day its last message goes, day by
 }) => {
   test.setTimeout(120_000);
   const u = await userWithSession(page, request, { credits: 200 });
-  const policy = await request.put(`/api/session/${u.sessionId}/policy`, {
-    headers: u.headers,
-    data: {
-      dailyLimit: null,
-      warmUp: true,
-      quietHours: null,
-      timezone: 'Asia/Kolkata',
-      delayMinMs: 0,
-      delayMaxMs: 0,
-      typing: false,
-    },
-  });
-  expect(policy.ok(), await policy.text()).toBe(true);
   // Four one-to-one messages earlier today: 46 of the first day's 50 are left.
-  const first = await sendApi(request, u.headers, u.sessionId, {
-    chatIds: numbers(1, 4),
-    content: 'Earlier',
-  });
-  await expect.poll(async () => (await jobStatus(request, u.headers, first)).status).toBe('completed');
+  await warmingWithFourSent(request, u);
 
   await page.goto('/#/bulkmessage');
   await expect(balanceBubble(page)).toHaveText('Balance: 196');
@@ -120,18 +104,13 @@ test('Retry Failed says what it takes and that the job goes back to sending, and
   test.setTimeout(120_000);
   const u = await userWithSession(page, request, { credits: 10 });
   // 917040110001 times out on the simulated network: the job ends with one failure a retry may fix.
-  const jobId = await sendApi(request, u.headers, u.sessionId, {
-    chatIds: ['919800000021', '917040110001', '919800000022'],
-    content: 'Your order is ready',
-  });
-  await expect
-    .poll(async () => (await jobStatus(request, u.headers, jobId)).status, { timeout: 30_000 })
-    .toBe('failed');
-  await page.goto('/#/jobs');
-  const row = page
-    .getByRole('table', { name: 'Message jobs' })
-    .getByRole('row')
-    .filter({ hasText: jobId.slice(0, 8) });
+  const { row } = await failedJobRow(
+    page,
+    request,
+    u,
+    { chatIds: ['919800000021', '917040110001', '919800000022'], content: 'Your order is ready' },
+    30_000,
+  );
   await expect(async () => {
     await page.getByRole('button', { name: 'Refresh' }).first().click();
     await expect(row.getByRole('button', { name: 'Retry Failed' })).toBeVisible({ timeout: 2_000 });

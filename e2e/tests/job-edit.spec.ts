@@ -1,5 +1,6 @@
-import { expect, test } from '../fixtures.ts';
+import { expect, saveScreenshot, test } from '../fixtures.ts';
 import { balanceBubble, ledger, localInputValue, userWithSession } from './messaging-helpers.ts';
+import { seriousViolations } from './support/axe.ts';
 import { sendIndividual } from './support/jobs.ts';
 
 // A scheduled job that has not started can be edited (time, text, recipients);
@@ -78,3 +79,67 @@ for (const size of [
     );
   });
 }
+
+test.describe('with the send confirmation on, as for a new user', () => {
+  test.use({ confirmSends: true });
+
+  test('an edit that adds recipients asks as a send does: the added ones, their credits, the balance after and when it goes; Cancel keeps the edit', async ({
+    page,
+    request,
+  }) => {
+    const { sessionId, token } = await userWithSession(page, request, { credits: 10 });
+    const jobId = await sendIndividual(request, token, sessionId, {
+      chatIds: ['919822210011', '919822210012', '919822210013'],
+      content: 'Sale on Friday',
+      scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    await page.goto('/#/jobs');
+    await expect(balanceBubble(page)).toHaveText('Balance: 7');
+    const row = page
+      .getByRole('table', { name: 'Message jobs' })
+      .getByRole('row')
+      .filter({ hasText: jobId.slice(0, 8) });
+    await row.getByRole('button', { name: 'Edit' }).click();
+
+    const edit = page.getByRole('dialog', { name: 'Edit job' });
+    const numbers = edit.getByLabel('Phone numbers (one a line)');
+    await expect(numbers).toHaveValue('919822210011\n919822210012\n919822210013');
+    const after = ['919822210011', '919822210012', '919822210013', '919822210014', '919822210015'];
+    await numbers.fill(after.join('\n'));
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+
+    // The confirmation takes the edit's place: one dialog at a time.
+    const confirm = page.getByRole('dialog', { name: 'Confirm edit' });
+    await expect(confirm).toBeVisible();
+    await expect(edit).toHaveCount(0);
+    const cost = confirm.getByRole('group', { name: 'Cost' });
+    await expect(cost).toContainText('2 recipients · 2 credits · balance after 5');
+    await expect(cost).toContainText('Linked phone: 2 × 1 credit = 2 credits');
+    await expect(cost).toContainText(
+      'The job then goes to 5 recipients; the credits of the 3 it had are held already.',
+    );
+    await expect(confirm.getByRole('status', { name: 'When the last message goes' })).toContainText(
+      'Starts ',
+    );
+    await saveScreenshot(page, 'edit-confirm.png');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // Cancel: back to the edit, with what was typed; nothing charged.
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await expect(edit.getByLabel('Phone numbers (one a line)')).toHaveValue(after.join('\n'));
+    await expect(balanceBubble(page)).toHaveText('Balance: 7');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await confirm.getByRole('button', { name: 'Save changes' }).click();
+    await expect(confirm).toHaveCount(0);
+    await expect(page.getByText('Job updated: 5 recipients')).toBeVisible();
+    await expect(balanceBubble(page)).toHaveText('Balance: 5');
+
+    // Fewer recipients take nothing: saved without asking, the credit refunded.
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await edit.getByLabel('Phone numbers (one a line)').fill(after.slice(0, 4).join('\n'));
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await expect(page.getByText('Job updated: 4 recipients')).toBeVisible();
+    await expect(confirm).toHaveCount(0);
+    await expect(balanceBubble(page)).toHaveText('Balance: 6');
+  });
+});

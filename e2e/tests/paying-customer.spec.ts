@@ -1,6 +1,7 @@
 import { expect, test } from '../fixtures.ts';
 import { ANNOUNCE_ONLY, balanceBubble, userWithSession } from './messaging-helpers.ts';
-import { jobStatus, numbers, sendApi, shot, uploadCsv } from './support/customer.ts';
+import { failedJobRow, jobStatus, numbers, sendApi, shot, uploadCsv } from './support/customer.ts';
+import { warmingWithFourSent } from './support/policy.ts';
 
 /**
  * The console as a paying customer uses it, at 1280 × 800 (on a
@@ -18,25 +19,8 @@ test.describe('at 1280 × 800', () => {
   }) => {
     test.setTimeout(120_000);
     const u = await userWithSession(page, request, { credits: 200 });
-    const policy = await request.put(`/api/session/${u.sessionId}/policy`, {
-      headers: u.headers,
-      data: {
-        dailyLimit: null,
-        warmUp: true,
-        quietHours: null,
-        timezone: 'Asia/Kolkata',
-        delayMinMs: 0,
-        delayMaxMs: 0,
-        typing: false,
-      },
-    });
-    expect(policy.ok(), await policy.text()).toBe(true);
     // Four one-to-one messages earlier today: 46 of the first day's 50 are left.
-    const first = await sendApi(request, u.headers, u.sessionId, {
-      chatIds: numbers(1, 4),
-      content: 'Earlier',
-    });
-    await expect.poll(async () => (await jobStatus(request, u.headers, first)).status).toBe('completed');
+    await warmingWithFourSent(request, u);
 
     await page.goto('/#/bulkmessage');
     await uploadCsv(page, `phone\n${numbers(101, 120).join('\n')}\n`);
@@ -221,19 +205,13 @@ test.describe('at 1280 × 800', () => {
     request,
   }) => {
     const u = await userWithSession(page, request, { credits: 20 });
-    const jobId = await sendApi(request, u.headers, u.sessionId, {
-      chatIds: [...numbers(411, 8), '919800400000'],
-      content: 'Partly there',
-    });
-    await expect
-      .poll(async () => (await jobStatus(request, u.headers, jobId)).status, { timeout: 20_000 })
-      .toBe('failed');
-
-    await page.goto('/#/jobs');
-    const row = page
-      .getByRole('table', { name: 'Message jobs' })
-      .getByRole('row')
-      .filter({ hasText: jobId.slice(0, 8) });
+    const { row } = await failedJobRow(
+      page,
+      request,
+      u,
+      { chatIds: [...numbers(411, 8), '919800400000'], content: 'Partly there' },
+      20_000,
+    );
     await expect(row).toBeVisible();
     await shot(page, 4);
     const badge = row.getByText('Partly sent', { exact: true });

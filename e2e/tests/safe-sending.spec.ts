@@ -6,35 +6,14 @@ import {
   localInputValue,
   userWithSession,
 } from './messaging-helpers.ts';
-
-/** HH:MM in Kolkata, `minutes` from now. */
-const kolkata = (minutes: number) =>
-  new Intl.DateTimeFormat('en-GB', {
-    timeZone: 'Asia/Kolkata',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).format(new Date(Date.now() + minutes * 60_000));
+import { putPolicy, quietNow } from './support/policy.ts';
 
 test('a job waiting on quiet hours says until when, and pauses and resumes from the Jobs page', async ({
   page,
   request,
 }) => {
   const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
-  const end = kolkata(90);
-  const policy = await request.put(`/api/session/${sessionId}/policy`, {
-    headers,
-    data: {
-      dailyLimit: null,
-      warmUp: false,
-      quietHours: { start: kolkata(-90), end },
-      timezone: 'Asia/Kolkata',
-      delayMinMs: 0,
-      delayMaxMs: 0,
-      typing: true,
-    },
-  });
-  expect(policy.ok(), await policy.text()).toBe(true);
+  const end = await quietNow(request, headers, sessionId);
   const sent = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, {
     headers,
     data: { chatIds: ['919822200011', '919822200012', '919822200013'], content: 'After the quiet hours' },
@@ -143,19 +122,7 @@ test('the Sending Progress panel pauses and resumes the job it shows', async ({ 
   const { user, sessionId, headers } = await userWithSession(page, request, { credits: 20 });
   // A second between messages: the job (six groups, 5 s) runs long enough to be paused from the
   // panel, which takes under a second after Send Now.
-  const policy = await request.put(`/api/session/${sessionId}/policy`, {
-    headers,
-    data: {
-      dailyLimit: null,
-      warmUp: false,
-      quietHours: null,
-      timezone: 'Asia/Kolkata',
-      delayMinMs: 1000,
-      delayMaxMs: 1000,
-      typing: false,
-    },
-  });
-  expect(policy.ok(), await policy.text()).toBe(true);
+  await putPolicy(request, headers, sessionId, { delayMinMs: 1000, delayMaxMs: 1000 });
   const groups = (await groupNames(request, headers, sessionId))
     .filter((n) => n !== ANNOUNCE_ONLY)
     .slice(0, 6);

@@ -19,3 +19,11 @@ export async function axeAnalyze(page: Page, tags: string[] = WCAG_TAGS): Promis
     tags,
   );
 }
+
+/** The serious and critical violations of the page as it is now, one line each (id and first nodes). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const result = await axeAnalyze(page);
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.html.slice(0, 120)).join('; ')}`);
+}

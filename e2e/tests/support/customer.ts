@@ -52,3 +52,23 @@ export async function expectNoSidewaysScroll(el: Locator, width: number) {
   const box = await el.boundingBox();
   expect(box!.x + box!.width).toBeLessThanOrEqual(width);
 }
+
+/** Sends by the API, waits until the job ends failed, and opens Message Jobs: the job's id and row. */
+export async function failedJobRow(
+  page: Page,
+  request: APIRequestContext,
+  u: { headers: Record<string, string>; sessionId: string },
+  body: object,
+  timeout: number,
+) {
+  const jobId = await sendApi(request, u.headers, u.sessionId, body);
+  await expect
+    .poll(async () => (await jobStatus(request, u.headers, jobId)).status, { timeout })
+    .toBe('failed');
+  await page.goto('/#/jobs');
+  const row = page
+    .getByRole('table', { name: 'Message jobs' })
+    .getByRole('row')
+    .filter({ hasText: jobId.slice(0, 8) });
+  return { jobId, row };
+}

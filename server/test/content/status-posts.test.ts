@@ -192,7 +192,7 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
       headers: bearer(token),
     });
     const line = csv.body.split('\n').find((l) => l.startsWith(jobId))!;
-    expect(line).toContain(`,status,New stock in st...,failed,5,${viewers.length},`);
+    expect(line).toContain(`,status,New stock in st...,Partly sent,5,${viewers.length},`);
 
     // Everyone messaged: the five it posted to.
     const count = await t.app.inject({

@@ -27,3 +27,20 @@ export function RefreshButton(props: { loading: boolean; onClick: () => void }) 
     </Button>
   );
 }
+
+/** The next page of a list the server pages (Message Jobs, the MIS Report), while there is one. */
+export function LoadMoreButton(props: {
+  list: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => Promise<unknown> };
+  label: string;
+}) {
+  if (!props.list.hasNextPage) return null;
+  return (
+    <Button
+      variant="default"
+      onClick={() => void props.list.fetchNextPage()}
+      loading={props.list.isFetchingNextPage}
+    >
+      {props.label}
+    </Button>
+  );
+}

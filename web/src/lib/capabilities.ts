@@ -1,22 +1,41 @@
-import type { Session } from '@wa/contract';
+import {
+  type AccountCapabilities,
+  type AccountKind,
+  LINKED_PHONE_CAPABILITIES,
+  type Session,
+} from '@wa/contract';
 
 /** What a page asks an account to do: the pickers offer only the accounts that can. */
 export type Capability = 'groups' | 'individuals' | 'status' | 'channels' | 'templates' | 'createGroup';
 
-/**
- * What each kind of account can do, while the sessions API names only the kind: a linked phone
- * (the WhatsApp Web protocol, real or simulated) writes to groups, Status and channels and makes
- * groups; a Cloud API number sends approved templates to people.
- */
-const BY_KIND: Record<NonNullable<Session['kind']>, readonly Capability[]> = {
-  baileys: ['groups', 'individuals', 'status', 'channels', 'createGroup'],
-  simulator: ['groups', 'individuals', 'status', 'channels', 'createGroup'],
-  cloud: ['individuals', 'templates'],
-};
+type WithCapabilities = Pick<Session, 'capabilities'>;
 
-/** Whether `session` can do `capability`: its own `capabilities` list when the API sends one, else its kind's. */
-export function can(session: Session, capability: Capability): boolean {
-  const listed = (session as Session & { capabilities?: readonly string[] }).capabilities;
-  if (Array.isArray(listed)) return listed.includes(capability);
-  return BY_KIND[session.kind ?? 'baileys'].includes(capability);
+/**
+ * The account's capabilities as GET /api/sessions gives them (the server's provider table); an
+ * answer without them is a linked phone's, the one kind the specification knows.
+ */
+export const capabilitiesOf = (session: WithCapabilities): AccountCapabilities =>
+  session.capabilities ?? LINKED_PHONE_CAPABILITIES;
+
+/** Whether `session` can do `capability`. Every account writes to people; making groups comes with groups. */
+export function can(session: WithCapabilities, capability: Capability): boolean {
+  const caps = capabilitiesOf(session);
+  switch (capability) {
+    case 'individuals':
+      return true;
+    case 'createGroup':
+      return caps.groups;
+    default:
+      return caps[capability];
+  }
 }
+
+/**
+ * How an account is priced (credit_prices.kind): linked by a QR or a pairing code, a linked phone;
+ * connected with credentials, a Cloud API number. No account: a linked phone's price.
+ */
+export const priceKindOf = (session: WithCapabilities | undefined): AccountKind =>
+  session && !capabilitiesOf(session).pairing ? 'cloud' : 'linked';
+
+/** A Cloud API number: it sends approved templates, and is connected with Meta's credentials, not linked. */
+export const sendsTemplates = (session: WithCapabilities): boolean => can(session, 'templates');

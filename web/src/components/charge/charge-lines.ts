@@ -1,13 +1,9 @@
-import type { Session } from '@wa/contract';
+import type { AccountKind } from '@wa/contract';
 import { formatNumber } from '../../lib/format.ts';
 import { dayText, lastDay, type SendPlan } from '../../lib/send-plan.ts';
 
-/** The kinds of account a send may go through, each priced per recipient. */
-export type ChargeKind = 'linked' | 'cloud';
-
-/** The kind of account a session is for its price: a Cloud API number, or a linked phone. */
-export const priceKind = (s: Pick<Session, 'kind'> | undefined): ChargeKind =>
-  s?.kind === 'cloud' ? 'cloud' : 'linked';
+/** The kinds of account a send may go through, each priced per recipient (lib/capabilities.ts priceKindOf). */
+export type ChargeKind = AccountKind;
 
 /**
  * One kind of account sharing a charge: its price per recipient, and how many recipients it

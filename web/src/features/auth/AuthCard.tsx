@@ -1,5 +1,6 @@
-import { Center, Paper, Stack, Text, Title } from '@mantine/core';
-import { type ReactNode, useEffect } from 'react';
+import { Center, Paper, Stack, Text, TextInput, type TextInputProps, Title } from '@mantine/core';
+import { type FormEvent, type ReactNode, useEffect } from 'react';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { APP_TITLE } from '../../lib/page-title.ts';
 
 /** The centred card of the public pages (login, sign up, forgot password). */
@@ -26,4 +27,25 @@ export function AuthCard(props: { title: string; subtitle?: string; children: Re
       </Paper>
     </Center>
   );
+}
+
+/** A public page's form: the error above its fields, the browser's own checks off (the page's run). */
+export function AuthForm(props: {
+  onSubmit: (e: FormEvent) => void;
+  error: string | null;
+  children: ReactNode;
+}) {
+  return (
+    <form onSubmit={props.onSubmit} noValidate>
+      <Stack gap="md">
+        <ErrorAlert error={props.error} />
+        {props.children}
+      </Stack>
+    </form>
+  );
+}
+
+/** The Username field of the sign-in, sign-up and forgot-password forms. */
+export function UsernameInput(props: Omit<TextInputProps, 'label' | 'autoComplete'>) {
+  return <TextInput label="Username" autoComplete="username" {...props} />;
 }

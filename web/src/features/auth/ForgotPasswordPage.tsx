@@ -1,9 +1,8 @@
-import { Alert, Anchor, Button, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Anchor, Button, Text } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { messageOf } from '../../lib/api.ts';
-import { AuthCard } from './AuthCard.tsx';
+import { AuthCard, AuthForm, UsernameInput } from './AuthCard.tsx';
 import { useForgotPassword } from './api/forgot-password.ts';
 
 /** Records a reset request that the user's admin sees in Manage Users (docs/decisions.md, Sign-up and password resets). */
@@ -36,21 +35,16 @@ export default function ForgotPasswordPage() {
           {done}
         </Alert>
       ) : (
-        <form onSubmit={submit} noValidate>
-          <Stack gap="md">
-            <ErrorAlert error={error} />
-            <TextInput
-              label="Username"
-              autoComplete="username"
-              value={username}
-              onChange={(e) => setUsername(e.currentTarget.value)}
-              error={fieldError}
-            />
-            <Button type="submit" fullWidth disabled={busy}>
-              {busy ? 'Sending...' : 'Request password reset'}
-            </Button>
-          </Stack>
-        </form>
+        <AuthForm onSubmit={submit} error={error}>
+          <UsernameInput
+            value={username}
+            onChange={(e) => setUsername(e.currentTarget.value)}
+            error={fieldError}
+          />
+          <Button type="submit" fullWidth disabled={busy}>
+            {busy ? 'Sending...' : 'Request password reset'}
+          </Button>
+        </AuthForm>
       )}
       <Text size="sm" ta="center">
         <Anchor component={Link} to="/login">

@@ -1,9 +1,8 @@
-import { Anchor, Button, Group, Loader, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, Loader, PasswordInput, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { AuthCard } from './AuthCard.tsx';
+import { AuthCard, AuthForm, UsernameInput } from './AuthCard.tsx';
 import { useMeta } from './api/get-meta.ts';
 import { defaultDeps, SignInError, signInFlow, TwoFactorNeeded } from './sign-in.ts';
 
@@ -58,62 +57,57 @@ export default function LoginPage() {
 
   return (
     <AuthCard title="Welcome Back" subtitle="Sign in to your messaging console">
-      <form onSubmit={submit} noValidate>
-        <Stack gap="md">
-          <ErrorAlert error={error} />
+      <AuthForm onSubmit={submit} error={error}>
+        <UsernameInput
+          value={username}
+          onChange={(e) => setUsername(e.currentTarget.value)}
+          error={fieldErrors.username}
+          disabled={busy}
+        />
+        <PasswordInput
+          label="Password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.currentTarget.value)}
+          error={fieldErrors.password}
+          disabled={busy}
+          visible={showPassword}
+          onVisibilityChange={setShowPassword}
+          visibilityToggleFocusable
+          visibilityToggleButtonProps={{ 'aria-label': showPassword ? 'Hide password' : 'Show password' }}
+        />
+        {askCode && (
           <TextInput
-            label="Username"
-            autoComplete="username"
-            value={username}
-            onChange={(e) => setUsername(e.currentTarget.value)}
-            error={fieldErrors.username}
+            label="Authentication code"
+            description="Enter the 6-digit code from your authenticator app (or a recovery code)"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            autoFocus
+            value={otp}
+            onChange={(e) => setOtp(e.currentTarget.value)}
             disabled={busy}
           />
-          <PasswordInput
-            label="Password"
-            autoComplete="current-password"
-            value={password}
-            onChange={(e) => setPassword(e.currentTarget.value)}
-            error={fieldErrors.password}
-            disabled={busy}
-            visible={showPassword}
-            onVisibilityChange={setShowPassword}
-            visibilityToggleFocusable
-            visibilityToggleButtonProps={{ 'aria-label': showPassword ? 'Hide password' : 'Show password' }}
-          />
-          {askCode && (
-            <TextInput
-              label="Authentication code"
-              description="Enter the 6-digit code from your authenticator app (or a recovery code)"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              autoFocus
-              value={otp}
-              onChange={(e) => setOtp(e.currentTarget.value)}
-              disabled={busy}
-            />
-          )}
-          <Button type="submit" fullWidth loading={false} disabled={busy}>
-            {busy ? 'Logging in...' : 'Login'}
-          </Button>
-          {status && (
-            <Group gap="xs" wrap="nowrap" role="status" aria-live="polite">
-              <Loader size="xs" />
-              <Text size="sm">{status}</Text>
-            </Group>
-          )}
-          <Group justify={signupOpen ? 'space-between' : 'flex-end'} gap="xs">
-            {signupOpen && (
-              <Anchor component={Link} to="/register" size="sm">
-                Don't have an account? Sign up
-              </Anchor>
-            )}
-            <Anchor component={Link} to="/forgot-password" size="sm">
-              Forgot password?
-            </Anchor>
+        )}
+        <Button type="submit" fullWidth loading={false} disabled={busy}>
+          {busy ? 'Logging in...' : 'Login'}
+        </Button>
+        {status && (
+          <Group gap="xs" wrap="nowrap" role="status" aria-live="polite">
+            <Loader size="xs" />
+            <Text size="sm">{status}</Text>
           </Group>
-        </Stack>
-      </form>
+        )}
+        <Group justify={signupOpen ? 'space-between' : 'flex-end'} gap="xs">
+          {signupOpen && (
+            <Anchor component={Link} to="/register" size="sm">
+              Don't have an account? Sign up
+            </Anchor>
+          )}
+          <Anchor component={Link} to="/forgot-password" size="sm">
+            Forgot password?
+          </Anchor>
+        </Group>
+      </AuthForm>
     </AuthCard>
   );
 }

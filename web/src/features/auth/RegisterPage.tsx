@@ -2,7 +2,7 @@ import { Alert, Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@m
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { messageOf } from '../../lib/api.ts';
-import { AuthCard } from './AuthCard.tsx';
+import { AuthCard, UsernameInput } from './AuthCard.tsx';
 import { useMeta } from './api/get-meta.ts';
 import { useRegister } from './api/register.ts';
 
@@ -75,13 +75,7 @@ export default function RegisterPage() {
               </Alert>
             )}
             <TextInput label="Name" value={fields.name} onChange={set('name')} error={errors.name} />
-            <TextInput
-              label="Username"
-              autoComplete="username"
-              value={fields.username}
-              onChange={set('username')}
-              error={errors.username}
-            />
+            <UsernameInput value={fields.username} onChange={set('username')} error={errors.username} />
             <PasswordInput
               label="Password"
               autoComplete="new-password"

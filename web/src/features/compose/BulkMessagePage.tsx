@@ -7,6 +7,7 @@ import { useCharge } from '../../components/charge/useCharge.ts';
 import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
 import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
+import { sendsTemplates } from '../../lib/capabilities.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
 import { useMeta } from '../auth/api/get-meta.ts';
@@ -158,10 +159,7 @@ function BulkMessageForm() {
   };
   const selectedCount = rows.size - optedOutRows.ticked + listCount;
   // A Cloud API account sends approved templates: the template picker replaces the text box.
-  const cloudSession =
-    current.sessions.find((x) => x.sessionId === current.sessionId)?.kind === 'cloud'
-      ? current.sessionId
-      : null;
+  const cloudSession = current.session && sendsTemplates(current.session) ? current.sessionId : null;
   const forecast = useSendForecast(current.sessionId, selectedCount, 'individuals');
   const charge = useCharge({
     sessionId: current.sessionId,

@@ -1,12 +1,12 @@
-import { Badge, Button, Group, Paper, Progress, SimpleGrid, Text, Title } from '@mantine/core';
+import { Button, Group, Paper, SimpleGrid, Text, Title } from '@mantine/core';
 import { IconPlayerPause, IconPlayerPlay } from '@tabler/icons-react';
 import { isPausable, type MessageJob } from '@wa/contract';
 import { useEffect, useRef, useState } from 'react';
+import { JobProgressBar, JobStatusBadge, jobProgressText } from '../../components/JobStatusBadge.tsx';
 import { NoticeAlert } from '../../components/NoticeAlert.tsx';
 import { errorText } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
 import { formatNumber } from '../../lib/format.ts';
-import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
 import { usePauseJob } from '../jobs/api/pause-job.ts';
 import { useResumeJob } from '../jobs/api/resume-job.ts';
 import { focusIntoView } from './into-view.ts';
@@ -30,14 +30,18 @@ export function SendingProgress({ job }: { job: ProgressView }) {
   useEffect(() => {
     if (ref.current) focusIntoView(ref.current);
   }, []);
-  const { completed, total, percentComplete } = job.progress;
-  const percent = Math.round(percentComplete);
   const pause = usePauseJob();
   const resume = useResumeJob();
   const [notice, setNotice] = useState<Banner | null>(null);
   // What the last answered Pause or Resume made of the job, until the next poll shows it.
   const [acted, setActed] = useState<{ from: MessageJob['status']; to: MessageJob['status'] } | null>(null);
   const status = acted && acted.from === job.status ? acted.to : job.status;
+  // The same word and figures as Message Jobs: 'waiting' with its reason, not 'processing'.
+  const view = {
+    ...job,
+    status,
+    statusReason: acted?.from === job.status ? null : (job.statusReason ?? null),
+  };
 
   const control = (action: 'pause' | 'resume') => {
     if (!job.id) return;
@@ -63,9 +67,7 @@ export function SendingProgress({ job }: { job: ProgressView }) {
           Sending Progress
         </Title>
         <Group gap="xs">
-          <Badge color={JOB_STATUS_COLOR[status] ?? 'gray'} aria-label={`Status: ${status}`}>
-            {status}
-          </Badge>
+          <JobStatusBadge job={view} size="md" variant="filled" compact named />
           {job.id && isPausable(status) && (
             <Button
               size="compact-sm"
@@ -92,9 +94,9 @@ export function SendingProgress({ job }: { job: ProgressView }) {
           )}
         </Group>
       </Group>
-      <Progress value={percent} size="lg" animated={status === 'processing'} aria-label="Sending progress" />
+      <JobProgressBar job={view} size="lg" animated={status === 'processing'} label="Sending progress" />
       <Text size="sm" mt={6}>
-        {formatNumber(completed)} of {formatNumber(total)} ({percent}%)
+        {jobProgressText(view, 'of')}
       </Text>
       {job.statusReason && acted?.from !== job.status && (
         <Text size="sm" c="dimmed" mt={4}>

@@ -1,16 +1,19 @@
-import type { Session } from '@wa/contract';
+import { LINKED_PHONE_CAPABILITIES, type Session } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import { affordable, chargeShares, kindsOf } from './send-cost.ts';
 
-const session = (sessionId: string, kind: Session['kind']) => ({ sessionId, kind }) as Session;
+const session = (sessionId: string, capabilities: Session['capabilities']) =>
+  ({ sessionId, capabilities }) as Session;
+// A Cloud API number is connected with credentials (no pairing) and sends templates.
+const CLOUD = { ...LINKED_PHONE_CAPABILITIES, groups: false, templates: true, pairing: false };
 const sessions = [
-  session('phone_1', 'simulator'),
-  session('cloud_1', 'cloud'),
-  session('phone_2', 'baileys'),
+  session('phone_1', LINKED_PHONE_CAPABILITIES),
+  session('cloud_1', CLOUD),
+  session('phone_2', LINKED_PHONE_CAPABILITIES),
 ];
 
 describe('what a send costs by the kinds of its accounts', () => {
-  it('reads each account’s kind: a Cloud API number, or a linked phone (Baileys or the simulator)', () => {
+  it('reads each account’s price kind from its capabilities: a Cloud API number, or a linked phone', () => {
     expect(kindsOf(sessions, ['phone_1', 'cloud_1', 'phone_2'])).toEqual(['linked', 'cloud', 'linked']);
     expect(kindsOf(sessions, [null])).toEqual(['linked']);
   });

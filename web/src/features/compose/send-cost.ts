@@ -1,5 +1,6 @@
 import type { CreditPrices, Session } from '@wa/contract';
-import { type ChargeShare, priceKind } from '../../components/charge/charge-lines.ts';
+import type { ChargeShare } from '../../components/charge/charge-lines.ts';
+import { priceKindOf } from '../../lib/capabilities.ts';
 
 export type PriceKind = keyof CreditPrices;
 
@@ -7,7 +8,7 @@ export type PriceKind = keyof CreditPrices;
 export function kindsOf(sessions: readonly Session[], sessionIds: readonly (string | null)[]): PriceKind[] {
   const ids = sessionIds.filter((id): id is string => id !== null);
   if (ids.length === 0) return ['linked'];
-  return ids.map((id) => priceKind(sessions.find((s) => s.sessionId === id)));
+  return ids.map((id) => priceKindOf(sessions.find((s) => s.sessionId === id)));
 }
 
 /**

@@ -28,17 +28,17 @@ describe('resultBanner', () => {
     expect(resultBanner(job('completed', 3, 0), 'individuals')).toEqual({
       color: 'green',
       text: 'Message sending Initiated',
-      detail: 'Sending finished: every message was sent. 3 sent, 0 failed',
+      detail: 'Every message was sent: 3 sent, 0 failed',
     });
     expect(resultBanner(job('failed', 2, 1), 'individuals')).toEqual({
       color: 'yellow',
       text: 'Message sending Failed',
-      detail: 'Sending finished: 1 of 3 did not go. 2 sent, 1 failed — Retry Failed in Message Jobs',
+      detail: '1 of 3 did not go: 2 sent, 1 failed — Retry Failed in Message Jobs',
     });
     expect(resultBanner(job('failed', 0, 4), 'individuals')).toEqual({
       color: 'red',
       text: 'Message sending Failed',
-      detail: 'Sending finished: no message was sent. 0 sent, 4 failed — Retry Failed in Message Jobs',
+      detail: 'No message was sent: 0 sent, 4 failed — Retry Failed in Message Jobs',
     });
   });
 

@@ -24,18 +24,18 @@ export function countsText(results: Pick<MessageJob['results'], 'success' | 'fai
 }
 
 /**
- * The finished job's outcome in words (the spec's 'Message sending Initiated' stood
- * alone beside the counts of a job that had already finished).
+ * What became of the bulk page's finished job, under the spec's 'Message sending Initiated' or
+ * 'Message sending Failed': the counts in words, with no second verdict beside the spec's.
  */
 export function outcomeText(results: Pick<MessageJob['results'], 'success' | 'failed'>): string {
   const { success, failed } = results;
   const words =
     failed === 0
-      ? 'every message was sent'
+      ? 'Every message was sent'
       : success === 0
-        ? 'no message was sent'
+        ? 'No message was sent'
         : `${formatNumber(failed)} of ${formatNumber(success + failed)} did not go`;
-  return `Sending finished: ${words}. ${countsText(results)}`;
+  return `${words}: ${countsText(results)}`;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { Badge, Button, Group, Paper, Stack, Table, Text, Textarea, Title } from '@mantine/core';
-import { checkPhone } from '@wa/contract';
+import { checkPhone, type OptOut } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { ListTable } from '../../components/ListTable.tsx';
+import { ListTable, RowCard } from '../../components/ListTable.tsx';
 import { messageOf } from '../../lib/api.ts';
 import { DEFAULT_COUNTRY_CODE } from '../../lib/csv-contacts.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
@@ -19,6 +19,24 @@ const COLUMNS = [
   { header: 'Actions' },
 ];
 const SOURCE = { reply: 'Replied STOP', manual: 'Added by you' } as const;
+
+const sourceBadge = (o: OptOut) => (
+  <Badge variant="light" color={o.source === 'reply' ? 'orange' : 'gray'}>
+    {SOURCE[o.source]}
+  </Badge>
+);
+
+/** What the person wrote to opt out, in its language; a dash when added by the user. */
+const wrote = (o: OptOut) =>
+  o.message ? (
+    <Text size="sm" lang={o.language ?? undefined}>
+      {o.message}
+    </Text>
+  ) : (
+    <Text size="sm" c="dimmed">
+      —
+    </Text>
+  );
 
 /** Numbers people typed or pasted: one a line, or separated by commas or semicolons. */
 export const numbersOf = (text: string) =>
@@ -57,6 +75,19 @@ export function OptOutsSection() {
       },
     });
   };
+
+  const removeButton = (o: OptOut) => (
+    <Button
+      size="xs"
+      variant="light"
+      color="red"
+      aria-label={`Remove ${o.phoneNumber} from opt-outs`}
+      loading={remove.isPending && remove.variables === o.phoneNumber}
+      onClick={() => remove.mutate(o.phoneNumber)}
+    >
+      Remove
+    </Button>
+  );
 
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-label="Opt-outs">
@@ -122,36 +153,24 @@ export function OptOutsSection() {
           cells={(o) => (
             <>
               <Table.Td>{o.phoneNumber}</Table.Td>
-              <Table.Td>
-                <Badge variant="light" color={o.source === 'reply' ? 'orange' : 'gray'}>
-                  {SOURCE[o.source]}
-                </Badge>
-              </Table.Td>
+              <Table.Td>{sourceBadge(o)}</Table.Td>
               <Table.Td maw={240} style={{ overflowWrap: 'anywhere' }}>
-                {o.message ? (
-                  <Text size="sm" lang={o.language ?? undefined}>
-                    {o.message}
-                  </Text>
-                ) : (
-                  <Text size="sm" c="dimmed">
-                    —
-                  </Text>
-                )}
+                {wrote(o)}
               </Table.Td>
               <Table.Td>{formatDateTime(o.createdAt)}</Table.Td>
-              <Table.Td>
-                <Button
-                  size="xs"
-                  variant="light"
-                  color="red"
-                  aria-label={`Remove ${o.phoneNumber} from opt-outs`}
-                  loading={remove.isPending && remove.variables === o.phoneNumber}
-                  onClick={() => remove.mutate(o.phoneNumber)}
-                >
-                  Remove
-                </Button>
-              </Table.Td>
+              <Table.Td>{removeButton(o)}</Table.Td>
             </>
+          )}
+          card={(o) => (
+            <RowCard
+              title={o.phoneNumber}
+              fields={[
+                { label: 'Source', value: sourceBadge(o) },
+                { label: 'Message', value: wrote(o) },
+                { label: 'Since', value: formatDateTime(o.createdAt) },
+              ]}
+              actions={removeButton(o)}
+            />
           )}
         />
       </Stack>

@@ -4,32 +4,19 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/rea
 import type { GroupChat } from '@wa/contract';
 import { MemoryRouter } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildGroup, buildSession } from '../../testing/factories.ts';
 import GroupsPage from './GroupsPage.tsx';
 
-const session = {
-  id: 's1',
-  sessionId: '919800000001_abc',
-  phoneNumber: '919800000001',
-  sessionName: 'Shop',
-  status: 'CONNECTED',
-  statusReason: null,
-  createdAt: '2026-01-01T00:00:00.000Z',
-};
+const session = buildSession();
 
-const group = (i: number, over: Partial<GroupChat> = {}): GroupChat => ({
-  groupId: `${i}@g.us`,
-  groupName: `Group ${i}`,
-  adminPhone: ['919800000001'],
-  groupLink: null,
-  participantCount: 5,
-  adminCount: 1,
-  creationDate: '2026-01-05T09:07:00',
-  updatedDate: '2026-11-20T21:30:00',
-  owner: '919800000001',
-  participants: [],
-  lastMessage: null,
-  ...over,
-});
+const group = (i: number, over: Partial<GroupChat> = {}): GroupChat =>
+  buildGroup({
+    groupId: `${i}@g.us`,
+    groupName: `Group ${i}`,
+    groupLink: null,
+    participantCount: 5,
+    ...over,
+  });
 
 type Answer = { status?: number; body: unknown } | 'pending';
 

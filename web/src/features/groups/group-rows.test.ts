@@ -1,21 +1,9 @@
 import type { GroupChat } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
+import { buildGroup } from '../../testing/factories.ts';
 import { filterGroups, groupExportRows, searchTooShort, sortedParticipants } from './group-rows.ts';
 
-const group = (over: Partial<GroupChat>): GroupChat => ({
-  groupId: '1@g.us',
-  groupName: 'Family 1',
-  adminPhone: ['919800000001'],
-  groupLink: 'https://chat.whatsapp.com/abc',
-  participantCount: 10,
-  adminCount: 1,
-  creationDate: '2026-01-05T09:07:00',
-  updatedDate: '2026-11-20T21:30:00',
-  owner: '919800000001',
-  participants: [],
-  lastMessage: null,
-  ...over,
-});
+const group = (over: Partial<GroupChat>): GroupChat => buildGroup(over);
 
 describe('filterGroups', () => {
   const groups = [

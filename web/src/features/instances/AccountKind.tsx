@@ -1,6 +1,7 @@
 import { Badge, Code, Group, Stack, Text } from '@mantine/core';
 import type { Session } from '@wa/contract';
 import { CopyIconButton } from '../../components/CopyIconButton.tsx';
+import { capabilitiesOf } from '../../lib/capabilities.ts';
 
 const QUALITY_COLOR: Record<string, string> = { GREEN: 'green', YELLOW: 'yellow', RED: 'red' };
 
@@ -23,7 +24,7 @@ export function tierLabel(tier: string | null | undefined): string {
  * Meta's quality rating, its messaging limit tier and the webhook URL to register with Meta.
  */
 export function AccountKind({ session: s }: { session: Session }) {
-  if (s.kind !== 'cloud')
+  if (capabilitiesOf(s).pairing)
     return (
       <Badge variant="light" color="gray" size="sm">
         Linked phone

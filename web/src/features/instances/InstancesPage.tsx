@@ -8,6 +8,7 @@ import { NoticeAlert } from '../../components/NoticeAlert.tsx';
 import { PageHeader, RefreshButton } from '../../components/PageHeader.tsx';
 import { ApiError } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
+import { capabilitiesOf } from '../../lib/capabilities.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
 import { AccountHealth } from './AccountHealth.tsx';
@@ -90,7 +91,7 @@ export default function InstancesPage() {
 
   const actions = (s: Session) => (
     <>
-      {s.status !== 'CONNECTED' && s.kind !== 'cloud' && (
+      {s.status !== 'CONNECTED' && capabilitiesOf(s).pairing && (
         <Button
           size="xs"
           variant="light"

@@ -3,21 +3,11 @@ import { cleanup, render, screen } from '@testing-library/react';
 import type { Session } from '@wa/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatDateTime } from '../../lib/format';
+import { buildSession } from '../../testing/factories.ts';
 import { SessionStatusReason } from './SessionStatusReason.tsx';
 
 const REASON = 'Paused: WhatsApp restricted this account from starting new chats (error 463)';
-const session = (over: Partial<Session>): Session => ({
-  id: 's1',
-  sessionId: '919800000001_abc',
-  phoneNumber: '919800000001',
-  sessionName: 'Shop',
-  status: 'CONNECTED',
-  statusReason: null,
-  sendPaused: false,
-  sendPausedUntil: null,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  ...over,
-});
+const session = buildSession;
 const show = (s: Session) =>
   render(
     <MantineProvider>

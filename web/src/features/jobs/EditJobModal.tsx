@@ -2,10 +2,16 @@ import { Alert, Button, Group, Loader, Stack, Text, Textarea } from '@mantine/co
 import type { MessageJob } from '@wa/contract';
 import { useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
+import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
+import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
+import { useCharge } from '../../components/charge/useCharge.ts';
 import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
 import { messageOf } from '../../lib/api.ts';
+import { priceKindOf } from '../../lib/capabilities.ts';
 import { todayValue, toLocalDateTime } from '../../lib/date-text.ts';
-import { formatNumber } from '../../lib/format.ts';
+import { formatDateTime, formatNumber } from '../../lib/format.ts';
+import { useCreditPrices } from '../compose/api/credit-prices.ts';
+import { useSessions } from '../instances/api/get-sessions.ts';
 import { useEditJob } from './api/edit-job.ts';
 import { useJobDetails } from './api/get-job-details.ts';
 import { editCostText, recipientLines } from './jobs-view.ts';
@@ -21,7 +27,9 @@ const fieldValue = (iso: string | null) => {
 /**
  * 'Edit job': the time, the text (or a file's caption) and the recipients of a
  * job that has not started. The credits held follow the recipients; the modal says how before
- * saving. `onSaved` gets the server's answer for the page's banner.
+ * saving. An edit that adds recipients is confirmed as a send is (components/charge): the
+ * confirmation takes the modal's place, and Cancel comes back to it with what was typed.
+ * `onSaved` gets the server's answer for the page's banner.
  */
 export function EditJobModal(props: {
   job: MessageJob;
@@ -48,9 +56,25 @@ export function EditJobModal(props: {
   const before = job.progress.total;
   const lines = recipientLines(shownRecipients);
   const after = allShown ? lines.length : before;
+  const added = Math.max(0, after - before);
+  const [confirming, setConfirming] = useState(false);
+  const local = when ? toLocalDateTime(when) : '';
+  const session = (useSessions().data ?? []).find((s) => s.sessionId === job.sessionId);
+  const kind = priceKindOf(session);
+  const price = useCreditPrices()[kind];
+  const charge = useCharge({
+    sessionId: job.sessionId,
+    count: added,
+    audience: job.audience,
+    shares: [{ kind, price, recipients: added }],
+    startsAt: local ? formatDateTime(new Date(local)) : null,
+    notes: [
+      `The job then goes to ${formatNumber(after)} ${after === 1 ? 'recipient' : 'recipients'}; the credits of the ${formatNumber(before)} it had are held already.`,
+    ],
+  });
 
+  /** The checks, then the confirmation when the edit adds recipients, then the save. */
   const save = () => {
-    const local = when ? toLocalDateTime(when) : '';
     const at = local ? new Date(local) : null;
     if (job.status === 'scheduled' && !at) return setProblem('Choose the time to send it');
     if (at && (Number.isNaN(at.getTime()) || at.getTime() <= Date.now()))
@@ -58,6 +82,7 @@ export function EditJobModal(props: {
     if (job.messageType === 'text' && !text.trim()) return setProblem('Write the message');
     if (allShown && lines.length === 0) return setProblem('Give at least one recipient');
     setProblem(null);
+    if (added > 0 && !confirming && needsConfirmation(added)) return setConfirming(true);
     edit.mutate(
       {
         jobId: job.id,
@@ -77,6 +102,23 @@ export function EditJobModal(props: {
       },
     );
   };
+
+  if (confirming)
+    return (
+      <ChargeConfirmModal
+        opened
+        title="Confirm edit"
+        action="Save changes"
+        charge={charge}
+        busy={edit.isPending}
+        error={edit.isError ? messageOf(edit.error) : null}
+        onCancel={() => {
+          edit.reset();
+          setConfirming(false);
+        }}
+        onConfirm={save}
+      />
+    );
 
   return (
     <AppModal opened onClose={props.onClose} title="Edit job" size="lg">

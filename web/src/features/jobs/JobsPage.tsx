@@ -18,11 +18,12 @@ import type { MessageJob } from '@wa/contract';
 import { useMemo, useRef, useState } from 'react';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
-import { priceKind } from '../../components/charge/charge-lines.ts';
 import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
 import { useCharge } from '../../components/charge/useCharge.ts';
+import { LoadMoreButton } from '../../components/PageHeader.tsx';
 import { errorText } from '../../lib/api.ts';
 import type { Banner } from '../../lib/banner.ts';
+import { priceKindOf } from '../../lib/capabilities.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { useInvalidate } from '../../lib/mutation.ts';
 import { storage } from '../../lib/storage.ts';
@@ -50,6 +51,7 @@ import {
   retryRefusal,
   scheduledFor,
   tabCount,
+  tabHint,
 } from './jobs-view.ts';
 import { retryEndBanner, useRetryWatch } from './useRetryWatch.ts';
 
@@ -135,12 +137,12 @@ export default function JobsPage() {
   const retryCount = retrying ? retrying.count - (copyOk ? 0 : retrying.unknown) : 0;
   const prices = useCreditPrices();
   const retrySession = (sessions.data ?? []).find((s) => s.sessionId === retrying?.sessionId);
-  const retryPrice = prices[priceKind(retrySession)];
+  const retryPrice = prices[priceKindOf(retrySession)];
   const retryCharge = useCharge({
     sessionId: retrying?.sessionId ?? null,
     count: retryCount,
     audience: retrying?.job.audience ?? 'individuals',
-    shares: [{ kind: priceKind(retrySession), price: retryPrice, recipients: retryCount }],
+    shares: [{ kind: priceKindOf(retrySession), price: retryPrice, recipients: retryCount }],
     notes: [
       'The job goes back to sending: its failed messages that a retry can fix are sent again, and it finishes again when they have gone.',
     ],
@@ -262,6 +264,11 @@ export default function JobsPage() {
             ))}
           </Tabs.List>
         </Tabs>
+        {tabHint(filter) && (
+          <Text size="sm" c="dimmed" mb="sm">
+            {tabHint(filter)}
+          </Text>
+        )}
         <TextInput
           label="Search jobs"
           placeholder="A job ID or words of the message"
@@ -306,15 +313,7 @@ export default function JobsPage() {
             <Text size="sm" c="dimmed" aria-live="polite">
               Showing {formatNumber(shown.length)} of {formatNumber(total)}
             </Text>
-            {jobs.hasNextPage && (
-              <Button
-                variant="default"
-                onClick={() => void jobs.fetchNextPage()}
-                loading={jobs.isFetchingNextPage}
-              >
-                Load more jobs
-              </Button>
-            )}
+            <LoadMoreButton list={jobs} label="Load more jobs" />
           </Group>
         )}
       </Paper>

@@ -1,11 +1,9 @@
-import { Button, Progress, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { Button, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { type MessageJob, phoneOfSession } from '@wa/contract';
 import { JobId } from '../../components/JobId.tsx';
-import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
+import { JobProgressBar, JobStatusBadge, jobProgressText } from '../../components/JobStatusBadge.tsx';
 import { ListTable, RowCard } from '../../components/ListTable.tsx';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
-import { jobBadge } from '../../lib/job-status.ts';
-import { JOB_STATUS_COLOR } from '../../lib/theme.ts';
 import {
   canEdit,
   canPause,
@@ -14,7 +12,6 @@ import {
   deliveryFigures,
   jobTypeLabel,
   messagePreview,
-  progressLabel,
   repeatLabel,
   scheduledFor,
 } from './jobs-view.ts';
@@ -55,12 +52,8 @@ function StatusCell({ job }: { job: MessageJob }) {
 function ProgressCell({ job }: { job: MessageJob }) {
   return (
     <Stack gap={4}>
-      <Progress
-        value={job.progress.percentComplete}
-        color={JOB_STATUS_COLOR[jobBadge(job).kind] ?? 'gray'}
-        aria-label={`Progress of job ${job.id}`}
-      />
-      <Text size="xs">{progressLabel(job)}</Text>
+      <JobProgressBar job={job} label={`Progress of job ${job.id}`} />
+      <Text size="xs">{jobProgressText(job)}</Text>
     </Stack>
   );
 }

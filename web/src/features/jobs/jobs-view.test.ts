@@ -1,14 +1,7 @@
 import { parsePoll } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
-import {
-  canRetry,
-  emptyJobsText,
-  jobTypeLabel,
-  progressLabel,
-  repeatLabel,
-  retryRefusal,
-  tabCount,
-} from './jobs-view.ts';
+import { jobProgressText } from '../../components/JobStatusBadge.tsx';
+import { canRetry, emptyJobsText, jobTypeLabel, repeatLabel, retryRefusal, tabCount } from './jobs-view.ts';
 
 describe('tabCount', () => {
   it("reads each tab's count from the server's summary; Active adds pending, processing and paused", () => {
@@ -34,9 +27,24 @@ describe('texts', () => {
   it('prefixes scheduled types and formats progress', () => {
     expect(jobTypeLabel({ messageType: 'poll', isScheduled: true })).toBe('Scheduled poll');
     expect(jobTypeLabel({ messageType: 'text', isScheduled: false })).toBe('text');
-    expect(progressLabel({ progress: { completed: 1, total: 3, percentComplete: 33.33 } })).toBe(
-      '1 / 3 (33%)',
-    );
+    const results = { success: 1, failed: 0, delivered: 0, read: 0 };
+    const running = {
+      status: 'processing' as const,
+      statusReason: null,
+      results,
+      progress: { completed: 1, total: 3, percentComplete: 33 },
+    };
+    expect(jobProgressText(running)).toBe('1 / 3 (33%)');
+    // A job that ended with failures counts what was sent: 7 of 8, not 8 / 8 (100%).
+    const partly = {
+      status: 'failed' as const,
+      statusReason: null,
+      results: { success: 7, failed: 1, delivered: 0, read: 0 },
+      progress: { completed: 8, total: 8, percentComplete: 100 },
+    };
+    expect(jobProgressText(partly)).toBe('7 / 8 (88%)');
+    expect(jobProgressText(partly, 'of')).toBe('7 of 8 (88%)');
+    expect(jobProgressText({ ...partly, status: 'processing' })).toBe('8 / 8 (100%)');
   });
 });
 

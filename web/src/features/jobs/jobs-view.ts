@@ -35,6 +35,18 @@ export function tabCount(summary: JobsSummary, filter: JobFilter): number {
   }
 }
 
+/**
+ * Where partly sent jobs are, said on the two tabs a user looks in (docs/decisions.md, Job
+ * status): under Failed, beside the Retry Failed that sends their failures again.
+ */
+export function tabHint(filter: JobFilter): string | null {
+  if (filter === 'failed')
+    return 'Every job with a failed message is here, partly sent ones too: Retry Failed sends their failures again.';
+  if (filter === 'completed')
+    return 'Jobs whose every message was sent. A partly sent job is under Failed, where Retry Failed can send its failures again.';
+  return null;
+}
+
 export function emptyJobsText(filter: JobFilter): string {
   return filter === 'all'
     ? 'No message jobs found. Send some messages to get started!'
@@ -44,10 +56,6 @@ export function emptyJobsText(filter: JobFilter): string {
 /** The Type column: the message type, prefixed 'Scheduled ' for scheduled jobs. */
 export const jobTypeLabel = (job: Pick<MessageJob, 'messageType' | 'isScheduled'>): string =>
   `${job.isScheduled ? 'Scheduled ' : ''}${job.messageType}`;
-
-/** 'completed / total (percent%)' of the Progress column. */
-export const progressLabel = (job: Pick<MessageJob, 'progress'>): string =>
-  `${job.progress.completed} / ${job.progress.total} (${Math.round(job.progress.percentComplete)}%)`;
 
 /**
  * 'Retry Failed' is offered only for failed jobs with failures a retry may fix (`retryable`, from

@@ -31,6 +31,7 @@ import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { JobId } from '../../components/JobId.tsx';
 import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
 import { ListTable, RowCard } from '../../components/ListTable.tsx';
+import { LoadMoreButton } from '../../components/PageHeader.tsx';
 import { ApiError, apiDownload, messageOf } from '../../lib/api.ts';
 import { AppDates, CALENDAR_LABELS } from '../../lib/dates.tsx';
 import { printTable } from '../../lib/export.ts';
@@ -309,17 +310,9 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
                 />
               )}
             />
-            {jobs.hasNextPage && (
-              <Group justify="center">
-                <Button
-                  variant="default"
-                  onClick={() => void jobs.fetchNextPage()}
-                  loading={jobs.isFetchingNextPage}
-                >
-                  Load more jobs
-                </Button>
-              </Group>
-            )}
+            <Group justify="center">
+              <LoadMoreButton list={jobs} label="Load more jobs" />
+            </Group>
           </>
         )}
       </Stack>

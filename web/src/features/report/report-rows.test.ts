@@ -7,29 +7,12 @@ import {
   reportExportRow,
 } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
+import { buildJob } from '../../testing/factories.ts';
 import { mediaView } from './media.ts';
 import { parseDay, rangeBounds, rangeText } from './report-range.ts';
 import { printedReport } from './report-rows.ts';
 
-const job = (over: Partial<MessageJob>): MessageJob => ({
-  id: 'job1',
-  sessionId: '919800000001_abc',
-  audience: 'groups',
-  messageType: 'text',
-  isScheduled: false,
-  scheduledTime: null,
-  status: 'completed',
-  statusReason: null,
-  progress: { completed: 3, total: 3, percentComplete: 100 },
-  results: { success: 2, failed: 1, delivered: 0, read: 0 },
-  delivery: { delivered: 0, read: 0, replied: 0, undelivered: 0 },
-  createdAt: '2026-11-20T10:00:00.000Z',
-  elapsedTimeMs: 1200,
-  messageContent: 'Hello',
-  mediaMime: null,
-  fileName: null,
-  ...over,
-});
+const job = buildJob;
 
 const poll = JSON.stringify({
   pollName: 'Where shall we meet?',
@@ -88,6 +71,23 @@ describe('a template job', () => {
   it('without its body (jobs stored before the body was kept) shows the name and each value', () => {
     const t = job({ messageType: 'template', messageContent: stored({ bodyText: undefined }) });
     expect(messageText(t)).toBe('diwali_sale (en): {{1}} = {{name|Customer}}, {{2}} = 20%');
+  });
+});
+
+describe('the status column', () => {
+  it('says the word the screens show: Partly sent, waiting, or the status', () => {
+    const status = (over: Partial<MessageJob>) => reportExportRow(job(over), () => 'd')[8];
+    expect(status({ status: 'failed' })).toBe('Partly sent');
+    expect(status({ status: 'failed', results: { success: 0, failed: 3, delivered: 0, read: 0 } })).toBe(
+      'failed',
+    );
+    expect(status({ status: 'processing', statusReason: 'Waiting: quiet hours until 09:00' })).toBe(
+      'waiting',
+    );
+    expect(status({ status: 'processing' })).toBe('processing');
+    expect(status({ status: 'completed', results: { success: 3, failed: 0, delivered: 0, read: 0 } })).toBe(
+      'completed',
+    );
   });
 });
 
