@@ -165,6 +165,28 @@ describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
     );
   });
 
+  it("a job its account's policy holds reads 'waiting' with the reason, in the CSV, the list and the dashboard", async () => {
+    const reason = 'Waiting: quiet hours until 13:30';
+    await t.db.execute(
+      sql`INSERT INTO session_policies (session_id, held_reason, held_until)
+          SELECT session_id, ${reason}, now() + interval '1 hour' FROM message_jobs WHERE id = 'job-0005'
+          ON CONFLICT (session_id) DO UPDATE SET held_reason = excluded.held_reason, held_until = excluded.held_until`,
+    );
+    try {
+      const row = (await exportCsv('tz=Asia/Kolkata')).body
+        .split('\r\n')
+        .find((l) => l.startsWith('job-0005,'));
+      expect(row).toMatch(/,text,Order update 5,waiting,/);
+      const listed = (await list('limit=10')).json().jobs.find((j: { id: string }) => j.id === 'job-0005');
+      expect(listed).toMatchObject({ status: 'pending', statusReason: reason });
+      const dash = await t.app.inject({ method: 'GET', url: '/api/dashboard', headers: bearer(token) });
+      const recent = dash.json().recentJobs.find((j: { id: string }) => j.id === 'job-0005');
+      expect(recent).toMatchObject({ status: 'pending', statusReason: reason });
+    } finally {
+      await t.db.execute(sql`UPDATE session_policies SET held_reason = NULL, held_until = NULL`);
+    }
+  });
+
   it('exports only the range and search asked, and refuses a zone it does not know', async () => {
     const body = (await exportCsv('from=2026-10-31&to=2026-10-31&q=diwali')).body;
     const ranged = (await list('q=diwali&from=2026-10-31&to=2026-10-31&limit=1000')).json();

@@ -7,6 +7,7 @@ import { firstSessionOfUser } from '../../sessions/repository.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { presentJob } from '../jobs/present.ts';
 import * as repo from '../jobs/repository.ts';
+import { holdsOfJobs } from './list.ts';
 
 export async function dashboard(
   ctx: AppContext,
@@ -23,6 +24,7 @@ export async function dashboard(
   const figures = await repo.messageFigures(ctx.db, user.id);
   const recent = await repo.listJobs(ctx.db, user.id, { limit: 5, offset: 0 });
   const now = new Date();
+  const holds = await holdsOfJobs(ctx, recent);
   return {
     success: true,
     sessionId: sid,
@@ -31,6 +33,6 @@ export async function dashboard(
     messagesSent: figures.sent,
     delivered: figures.delivered,
     deliveryRate: figures.sent > 0 ? Math.round((figures.delivered * 1000) / figures.sent) / 10 : 0,
-    recentJobs: recent.map((r) => presentJob(r, now)),
+    recentJobs: recent.map((r) => presentJob(r, now, holds)),
   };
 }

@@ -15,7 +15,7 @@ import type { UserRow } from '../../users/repository.ts';
 import { presentJob } from '../jobs/present.ts';
 import * as repo from '../jobs/repository.ts';
 
-import { costsOfJobs, parseBound } from './list.ts';
+import { costsOfJobs, holdsOfJobs, parseBound } from './list.ts';
 
 /** Rows read per statement while a report is written: memory stays flat whatever the history. */
 const EXPORT_PAGE = 1000;
@@ -62,8 +62,8 @@ export async function exportReport(
     const totals = emptyTotals();
     for (;;) {
       const rows = await repo.listJobs(ctx.db, userId, { ...range, after, limit: EXPORT_PAGE, offset: 0 });
-      const costs = await costsOfJobs(ctx, rows);
-      const jobs = rows.map((r) => presentJob(r, now, undefined, undefined, costs));
+      const [costs, holds] = await Promise.all([costsOfJobs(ctx, rows), holdsOfJobs(ctx, rows)]);
+      const jobs = rows.map((r) => presentJob(r, now, holds, undefined, costs));
       for (const job of jobs) addToTotals(totals, job);
       if (jobs.length > 0) yield jobs.map((job) => csvLine(reportExportRow(job, formatDate))).join('');
       if (rows.length < EXPORT_PAGE) {
