@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactsXlsx, longCellsCsv, wideCsv } from '../fakes/big-uploads.ts';
 import { createPostgresDatabaseUrl } from '../helpers.ts';
 import { recordFigure } from './figures.ts';
-import { watchHealthz } from './support/healthz.ts';
+import { HEALTHZ_LIMIT_MS, watchHealthz } from './support/healthz.ts';
 import {
   adminAndUser,
   api,
@@ -25,7 +25,6 @@ import {
  * from /proc. Each upload must end in a clear 400 or a bounded import with nothing half-written.
  */
 const execFileP = promisify(execFile);
-const HEALTHZ_LIMIT_MS = 200;
 const RSS_LIMIT_MB = 600;
 const DB_KINDS = process.env.TEST_DATABASE_URL ? (['pglite', 'postgres'] as const) : (['pglite'] as const);
 function rssMb(pid: number): number {
