@@ -94,7 +94,9 @@ describe('hostile input on every JSON route', () => {
     t.app.routeList.filter(
       (r) => r.url.startsWith('/api/') && !r.url.startsWith('/api/docs') && r.url !== '/api/auth/logout',
     );
-  const tokenFor = (url: string) => (url.startsWith('/api/admin') ? adminToken : userToken);
+  // Meta's prices apply to every user: only an admin sets them (docs/accounts.md).
+  const tokenFor = (url: string) =>
+    url.startsWith('/api/admin') || url === '/api/cloud/prices' ? adminToken : userToken;
   const fill = (url: string, override?: string) =>
     url.replace(/:([A-Za-z]+)/g, (_m, name: string) => override ?? ids[name] ?? 'x');
 
