@@ -1,7 +1,9 @@
 import asyncHooks from 'node:async_hooks';
 import { syncBuiltinESMExports } from 'node:module';
 
-const Native = asyncHooks.AsyncLocalStorage;
+/** Node's own class, as it was before `shareAsyncLocalStorage` replaced it. */
+export const NativeAsyncLocalStorage = asyncHooks.AsyncLocalStorage;
+const Native = NativeAsyncLocalStorage;
 type Stores = ReadonlyMap<SharedAsyncLocalStorage<unknown>, unknown>;
 
 /**
