@@ -4,7 +4,7 @@ import { userWithSession } from './messaging-helpers.ts';
 /** 25 numbers the simulator answers 'Not on WhatsApp' for (they end in 0000). */
 const NOT_ON_WHATSAPP = Array.from({ length: 25 }, (_, i) => `9198${1000 + i}0000`);
 
-test('Instances shows the account health; a sick account is paused to protect it until Resume sending', async ({
+test('Instances shows the account health; a sick account is paused to protect it, and paused again for longer after Resume sending', async ({
   page,
   request,
 }) => {
@@ -36,9 +36,13 @@ test('Instances shows the account health; a sick account is paused to protect it
 
   await page.getByRole('button', { name: /^Resume sending/ }).click();
   await expect(page.getByText('Sending resumed')).toBeVisible();
-  // The window starts again at the resume: what tripped the breaker no longer counts.
-  await expect(badge).toHaveText('Health 100 · Good');
-  await expect(page.getByText(reason)).toHaveCount(0);
+  // Resuming keeps the window's evidence: the next check pauses the account again, for longer.
+  const again = `${reason}; paused again within a day, so for twice as long`;
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByText(again)).toBeVisible({ timeout: 2000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(badge).toHaveText('Health 35 · Paused');
   const health = await request.get(`/api/session/${sessionId}/health`, { headers });
-  expect(await health.json()).toMatchObject({ score: 100, state: 'good', reason: null });
+  expect(await health.json()).toMatchObject({ score: 35, state: 'paused', reason: again });
 });
