@@ -12,17 +12,17 @@ test('the opt-out list at 360 px: one card a number with its source, message and
   // One number replies 'बंद करो' (opted out by itself, with its words); the user adds another.
   const inbound = await request.post(`/api/simulator/sessions/${sessionId}/inbound`, {
     headers,
-    data: { from: '919800000081', text: 'बंद करो।' },
+    data: { from: '919800000191', text: 'बंद करो।' },
   });
   expect(inbound.ok(), await inbound.text()).toBe(true);
-  const added = await request.post('/api/opt-outs', { headers, data: { phoneNumbers: ['9800000082'] } });
+  const added = await request.post('/api/opt-outs', { headers, data: { phoneNumbers: ['9800000192'] } });
   expect(added.ok(), await added.text()).toBe(true);
 
   await page.goto('/#/contacts');
   const section = page.getByRole('region', { name: 'Opt-outs' });
   const list = section.getByRole('list', { name: 'Opt-out list' });
-  const replied = list.getByRole('listitem').filter({ hasText: '919800000081' });
-  const typed = list.getByRole('listitem').filter({ hasText: '919800000082' });
+  const replied = list.getByRole('listitem').filter({ hasText: '919800000191' });
+  const typed = list.getByRole('listitem').filter({ hasText: '919800000192' });
   await expect(replied).toBeVisible({ timeout: 15_000 });
   await expect(section.getByRole('table', { name: 'Opt-out list' })).toHaveCount(0);
   await expect(replied.getByText('Replied STOP', { exact: true })).toBeVisible();
@@ -30,7 +30,7 @@ test('the opt-out list at 360 px: one card a number with its source, message and
   for (const field of ['Source', 'Message', 'Since'])
     await expect(replied.getByText(field, { exact: true })).toBeVisible();
   await expect(typed.getByText('Added by you', { exact: true })).toBeVisible();
-  const remove = typed.getByRole('button', { name: 'Remove 919800000082 from opt-outs' });
+  const remove = typed.getByRole('button', { name: 'Remove 919800000192 from opt-outs' });
   await remove.scrollIntoViewIfNeeded();
   await expect(remove).toBeInViewport({ ratio: 1 });
   await expectNoSidewaysScroll(list, PHONE.width);
