@@ -145,8 +145,10 @@ export async function summaries(db: Db, userId: string, listId?: string): Promis
       name: contactLists.name,
       fields: contactLists.fields,
       createdAt: contactLists.createdAt,
-      count: sql<number>`(select count(*)::int from ${contacts} c where c.list_id = ${contactLists.id})`,
-      optedOut: sql<number>`(select count(*)::int from ${contacts} c join ${optOuts} o on o.user_id = ${contactLists.userId} and o.phone_number = c.phone_number where c.list_id = ${contactLists.id})`,
+      count: sql<number>`(select count(*)::int from ${contacts} c where c.list_id = contact_lists.id)`,
+      // The outer list's owner written out: drizzle's `${contactLists.userId}` is a bare "user_id", which
+      // binds to o.user_id in the subquery and counted every user's opt-outs.
+      optedOut: sql<number>`(select count(*)::int from ${contacts} c join ${optOuts} o on o.user_id = contact_lists.user_id and o.phone_number = c.phone_number where c.list_id = contact_lists.id)`,
     })
     .from(contactLists)
     .where(listId ? eq(contactLists.id, listId) : eq(contactLists.userId, userId))

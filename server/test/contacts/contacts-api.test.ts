@@ -241,6 +241,15 @@ describe.each(DB_KINDS)('contact lists and opt-outs on %s', (kind) => {
       (await t.app.inject({ method: 'GET', url: '/api/opt-outs', headers: bearer(other.token) })).json()
         .optOuts,
     ).toEqual([]);
+    // Another user's list of the same numbers counts only that user's opt-outs (none), and marks none.
+    const theirs = (
+      await post(other.token, upload('phone\n9800015838\n9800015839\n', 'b.csv', { name: 'Theirs' }))
+    ).json();
+    expect(theirs.list).toMatchObject({ count: 2, optedOut: 0 });
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/contact-lists', headers: bearer(other.token) })).json()
+        .lists,
+    ).toEqual([expect.objectContaining({ id: theirs.list.id, count: 2, optedOut: 0 })]);
 
     const del = await t.app.inject({
       method: 'DELETE',
