@@ -27,6 +27,7 @@ export * from './sessions.ts';
 export * from './status.ts';
 export * from './table.ts';
 export * from './template.ts';
+export * from './text-list.ts';
 export * from './texts.ts';
 export * from './two-factor.ts';
 export * from './webhook-events.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TemplateContent } from './cloud.ts';
+import { recipientList, textList } from './text-list.ts';
 
 /** Largest media file the product accepts (docs/decisions.md, Media), and the text that refuses a larger one. */
 export const MAX_MEDIA_BYTES = 16 * 1024 * 1024;
@@ -97,7 +98,7 @@ export function repeatText(every: RepeatEvery, until: string | null): string {
  * server can give the spec's validation messages in the spec's order.
  */
 export const SendBody = z.object({
-  chatIds: z.array(z.string().max(200)).max(200_000).nullish(),
+  chatIds: textList(200_000, 200).nullish(),
   type: SendType.nullish(),
   /** Text, caption, the poll (an object, or its JSON text), or a Cloud API template `{ name, language, parameters }`. */
   content: z.union([z.string().max(65_536), PollContent, TemplateContent]).nullish(),
@@ -135,15 +136,7 @@ export const SendBody = z.object({
   /** Individuals only: contact lists whose numbers (with their fields) receive the message too. */
   contactListIds: z.array(z.string().max(100)).max(100).nullish(),
   /** Individuals only: numbers with their own fields for `{{field}}` (a CSV with headers). */
-  recipients: z
-    .array(
-      z.object({
-        chatId: z.string().max(200),
-        fields: z.record(z.string().max(100), z.string().max(1000)).optional(),
-      }),
-    )
-    .max(200_000)
-    .nullish(),
+  recipients: recipientList(200_000).nullish(),
 });
 export type SendBody = z.infer<typeof SendBody>;
 

@@ -72,6 +72,42 @@ describe.each(DB_KINDS)('what a send checks first, and how often, on %s', (kind)
     expect([fits.statusCode, fits.json().message]).toEqual([400, 'Invalid phone number: 12']);
   });
 
+  it('refuses a chatIds that is not a list of texts with the words of a zod array, naming the first bad place', async () => {
+    const { send } = await sender(10);
+    const answers = await Promise.all(
+      [
+        { chatIds: '919800000001', content: 'Hi' },
+        { chatIds: ['919800000001', 919800000002], content: 'Hi' },
+        { chatIds: ['919800000001', '9'.repeat(201)], content: 'Hi' },
+        { chatIds: Array.from({ length: 200_001 }, () => '919800000001'), content: 'Hi' },
+        { recipients: [{ chatId: '919800000001' }, { chatId: 919800000002 }], content: 'Hi' },
+        { recipients: [{ chatId: '919800000001', fields: { name: 7 } }], content: 'Hi' },
+        { recipients: [{ chatId: '919800000001', fields: ['Asha'] }], content: 'Hi' },
+        { recipients: ['919800000001'], content: 'Hi' },
+      ].map(async (payload) => {
+        const res = await send('sendIndividualMessage', payload);
+        return [res.statusCode, res.json().message];
+      }),
+    );
+    expect(answers).toEqual([
+      [400, 'Invalid value for chatIds'],
+      [400, 'Invalid value for chatIds.1'],
+      [400, 'Too big: expected string to have <=200 characters'],
+      [400, 'Too big: expected array to have <=200000 items'],
+      [400, 'Invalid value for recipients.1.chatId'],
+      [400, 'Invalid value for recipients.0.fields.name'],
+      [400, 'Invalid value for recipients.0.fields'],
+      [400, 'Invalid value for recipients.0'],
+    ]);
+    // The documented schema stays the array's.
+    const spec = (await t.app.inject({ method: 'GET', url: '/api/docs/json' })).json();
+    const body =
+      spec.paths['/api/session/{sessionId}/sendIndividualMessage'].post.requestBody.content[
+        'application/json'
+      ].schema;
+    expect(JSON.stringify(body.properties.chatIds)).toContain('"maxItems":200000');
+  });
+
   it(`answers 429 after ${SEND_RATE_LIMIT.max} sends a minute from one user over every send route and node; another user goes on`, async () => {
     const { send } = await sender(0);
     // A second node on the same database (its own app, its own process memory).
