@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   type BinaryNode,
   getBinaryNodeChild,
@@ -32,6 +33,22 @@ export function textOf(message: proto.IMessage): string | null {
 const now = () => String(Math.floor(Date.now() / 1000));
 
 /**
+ * The fan-out of a relayed message to its phones, which give the event loop back every
+ * BREATHE_MS: the server is another machine, so its decryptions for a 1,500-member group must
+ * not hold the linked device's socket in this process (its acks unread, its keep-alive timing
+ * out: rc14 Socket/socket.js closes after keepAliveIntervalMs + 5 s without a frame).
+ */
+const BREATHE_MS = 10;
+function fanOut(): () => Promise<void> {
+  let last = performance.now();
+  return async () => {
+    if (performance.now() - last < BREATHE_MS) return;
+    await nextTurn();
+    last = performance.now();
+  };
+}
+
+/**
  * A message stanza from a companion: the server acks it, then every phone it names decrypts its
  * copy (pairwise `pkmsg`/`msg`; in a group the sender key from the pairwise copy, then the
  * `skmsg`), keeps the plaintext, and sends a delivery receipt and, a little later, a read receipt.
@@ -63,7 +80,9 @@ export async function relay(
   // the sender's side keys it by the LID once it knows the mapping (rc14 Signal/libsignal.js).
   const senderJid = `${sender.phone}:${device.id}@s.whatsapp.net`;
   const decrypted = new Map<Account, proto.IMessage>();
+  const breathe = fanOut();
   for (const target of getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to')) {
+    await breathe();
     const account = emulator.world.byJid(target.attrs.jid ?? '');
     const enc = getBinaryNodeChild(target, 'enc');
     // Only the phones (device 0) are emulated; copies for other companions are not read.
@@ -85,6 +104,7 @@ export async function relay(
     if (!group || !skmsg) return;
     for (const member of group.members) {
       if (member.phone === sender.phone) continue;
+      await breathe();
       const account = emulator.world.account(member.phone);
       try {
         const pairwise = decrypted.get(account);
