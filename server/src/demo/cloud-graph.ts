@@ -75,7 +75,7 @@ export async function startDemoGraphApi(): Promise<FakeGraphApi> {
       display_phone_number: '+91 98765 43211',
       verified_name: 'Asha Sarees',
       quality_rating: 'GREEN',
-      messaging_limit_tier: 'TIER_2K',
+      whatsapp_business_manager_messaging_limit: 'TIER_2K',
     },
     templates: DEMO_TEMPLATES,
     recipientErrors: { [DEMO_UNDELIVERABLE]: { code: 131026, via: 'webhook' } },

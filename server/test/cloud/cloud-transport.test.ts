@@ -2,6 +2,7 @@ import { CLOUD_TEXTS } from '@wa/contract';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGraphClient } from '../../src/transport/cloud/graph-client.ts';
+import { memoryMessagingLimit } from '../../src/transport/cloud/tier-pool.ts';
 import { CloudTransport } from '../../src/transport/cloud/transport.ts';
 import { SendError } from '../../src/transport/types.ts';
 import { approvedTemplate, type FakeGraphApi, startFakeGraphApi } from '../fakes/graph-api.ts';
@@ -27,7 +28,7 @@ describe('CloudTransport against the fake Graph API', () => {
         phoneNumberId: fake.phoneNumberId,
         log: pino({ level: 'silent' }),
         tier: null,
-        recentRecipients: async () => recent,
+        messagingLimit: memoryMessagingLimit(recent),
         inServiceWindow: async (to) => wrote.includes(to),
         onPhoneInfo: async () => {},
       },

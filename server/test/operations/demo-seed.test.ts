@@ -160,8 +160,8 @@ describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
     expect(account!.access_token).not.toContain(DEMO_CLOUD.accessToken);
     expect(graph.calls.map((c) => `${c.method} ${c.path}`)).toEqual(
       expect.arrayContaining([
-        `GET /v23.0/${DEMO_CLOUD.phoneNumberId}`,
-        `GET /v23.0/${DEMO_CLOUD.wabaId}/message_templates`,
+        `GET /v24.0/${DEMO_CLOUD.phoneNumberId}`,
+        `GET /v24.0/${DEMO_CLOUD.wabaId}/message_templates`,
       ]),
     );
     const templates = await queryRows<{
