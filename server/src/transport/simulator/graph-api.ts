@@ -98,16 +98,18 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
   };
   // Phone number API reference: GET /{phone-number-id} answers these fields. The messaging limit
   // (a tier name, given as either field) is answered as the version names it (limitField).
+  const { messaging_limit_tier: olderTier, ...given } = options.phone ?? {};
   const phone: Record<string, unknown> = {
     id: phoneNumberId,
     display_phone_number: '+91 98000 15838',
     verified_name: 'Lucky Shrub',
     quality_rating: 'GREEN',
-    whatsapp_business_manager_messaging_limit: 'TIER_2K',
     throughput: { level: 'STANDARD' },
     code_verification_status: 'VERIFIED',
     platform_type: 'CLOUD_API',
-    ...options.phone,
+    ...given,
+    whatsapp_business_manager_messaging_limit:
+      given.whatsapp_business_manager_messaging_limit ?? olderTier ?? 'TIER_2K',
   };
   const calls: { method: string; path: string; query: URLSearchParams; authorization: string | undefined }[] =
     [];
