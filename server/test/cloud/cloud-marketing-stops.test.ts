@@ -3,9 +3,9 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { parseWebhook } from '../../src/transport/cloud/webhook-events.ts';
-import { bearer, DB_KINDS } from '../helpers.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
 import { balanceOf, waitForJobEnd } from '../fakes/messaging.ts';
+import { bearer, DB_KINDS } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 /**
@@ -17,7 +17,11 @@ import { waitFor } from '../wait.ts';
 describe.each(DB_KINDS)('marketing messages stopped by the person on %s', (kind) => {
   const rig = useCloudApp(kind);
 
-  const send = async (a: { token: string; sessionId: string }, template: 'diwali_offer' | 'order_update', to: string[]) => {
+  const send = async (
+    a: { token: string; sessionId: string },
+    template: 'diwali_offer' | 'order_update',
+    to: string[],
+  ) => {
     const content =
       template === 'diwali_offer'
         ? { name: 'diwali_offer', language: 'en', parameters: ['Asha', '30%'] }
@@ -36,7 +40,9 @@ describe.each(DB_KINDS)('marketing messages stopped by the person on %s', (kind)
       url: `/api/message-jobs-details/${jobId}`,
       headers: bearer(a.token),
     });
-    const shown = (details.json().job.details as Array<{ chatId: string; status: string; error: string | null }>)
+    const shown = (
+      details.json().job.details as Array<{ chatId: string; status: string; error: string | null }>
+    )
       .map((d) => [d.chatId.split('@')[0], d.status, d.error])
       .sort();
     return { jobId, shown };
@@ -94,13 +100,19 @@ describe.each(DB_KINDS)('marketing messages stopped by the person on %s', (kind)
     rig.fake.state.marketingStopped.add('919811100041');
     const balance = await balanceOf(rig.t.db, a.user.id);
     const first = await send(a, 'diwali_offer', ['919811100041']);
-    await waitFor('the failed status taken', async () => (await preference('919811100041'))?.stopped === true);
+    await waitFor(
+      'the failed status taken',
+      async () => (await preference('919811100041'))?.stopped === true,
+    );
     const details = await rig.t.app.inject({
       method: 'GET',
       url: `/api/message-jobs-details/${first.jobId}`,
       headers: bearer(a.token),
     });
-    expect(details.json().job.details[0]).toMatchObject({ status: 'failed', error: FAILURE_TEXTS.marketingStopped });
+    expect(details.json().job.details[0]).toMatchObject({
+      status: 'failed',
+      error: FAILURE_TEXTS.marketingStopped,
+    });
     expect(await preference('919811100041')).toEqual({ stopped: true, source: 'error_131050' });
     expect(await balanceOf(rig.t.db, a.user.id)).toBe(balance);
     expect(marketingSendsTo('919811100041')).toBe(1);
@@ -127,7 +139,13 @@ describe('the user_preferences webhook', () => {
               messaging_product: 'whatsapp',
               metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
               user_preferences: [
-                { detail: 'User requested to stop marketing messages', category: 'marketing_messages', value: 'stop', timestamp: 1739321024, ...pref },
+                {
+                  detail: 'User requested to stop marketing messages',
+                  category: 'marketing_messages',
+                  value: 'stop',
+                  timestamp: 1739321024,
+                  ...pref,
+                },
               ],
             },
           },

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.ts';
 import { type AppContext, createContext } from '../../src/context.ts';
 import { type Database, openPostgres, queryRows } from '../../src/db/client.ts';
+import { buildApp } from '../../src/http/app.ts';
 import { cloudTransport } from '../../src/sessions/transports.ts';
 import { SendError, type Transport } from '../../src/transport/types.ts';
 import { connectBody } from '../fakes/cloud-account.ts';
@@ -11,8 +11,8 @@ import {
   bearer,
   buildUser,
   createPostgresDatabaseUrl,
-  type DbKind,
   DB_KINDS,
+  type DbKind,
   loginToken,
   openTestDatabase,
   testConfig,
@@ -99,10 +99,18 @@ describe.each(DB_KINDS)('one messaging limit for a business across two nodes on 
     await Promise.all([onA.connect(), onB.connect()]);
     expect([onA.state, onB.state]).toEqual(['open', 'open']);
 
-    const template = { kind: 'template' as const, name: 'order_update', language: 'en_US', parameters: ['A-1'] };
+    const template = {
+      kind: 'template' as const,
+      name: 'order_update',
+      language: 'en_US',
+      parameters: ['A-1'],
+    };
     /** Sends to `count` new numbers, 8 at a time (a Cloud number's concurrent sends); what each send answered. */
     const sendAll = async (transport: Transport, from: number) => {
-      const queue = Array.from({ length: PER_NUMBER }, (_, i) => `9198222${String(from + i).padStart(5, '0')}`);
+      const queue = Array.from(
+        { length: PER_NUMBER },
+        (_, i) => `9198222${String(from + i).padStart(5, '0')}`,
+      );
       const results: Array<'sent' | Date> = [];
       const lane = async () => {
         for (let to = queue.shift(); to; to = queue.shift()) {

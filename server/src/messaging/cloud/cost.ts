@@ -1,9 +1,9 @@
 import { CLOUD_TEXTS, type CostEstimateResponse, costText, tierText } from '@wa/contract';
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { recordAudit } from '../../audit/record.ts';
 import type { AppContext } from '../../context.ts';
 import { assertMaySetPrices } from '../../credits/price-settings.ts';
-import { type Db, queryRows } from '../../db/client.ts';
+import type { Db } from '../../db/client.ts';
 import { cloudPrices } from '../../db/schema.ts';
 import { badRequest } from '../../errors.ts';
 import { authorizeSession } from '../../policy/access.ts';

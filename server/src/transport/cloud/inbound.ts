@@ -9,7 +9,13 @@ import { checkWebhookSignature } from './webhook-signature.ts';
 export type CloudInboundAccount = { appSecret: string; phoneNumberId: string };
 
 /** A person's word on the business's marketing messages: a `user_preferences` webhook, or a 131050 failure. */
-export type MarketingWord = { wabaId: string; address: string; stopped: boolean; at: Date; via: '131050' | 'webhook' };
+export type MarketingWord = {
+  wabaId: string;
+  address: string;
+  stopped: boolean;
+  at: Date;
+  via: '131050' | 'webhook';
+};
 
 export type CloudInbound =
   | { ok: true; outcomes: AccountOutcome[]; marketing: MarketingWord[] }

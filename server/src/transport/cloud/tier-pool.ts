@@ -27,7 +27,10 @@ export type CountedSend = { to: string; at: Date };
  * A count held in this process only, started from `recent` (oldest first): for a transport driven
  * on its own (the bench, a transport's own tests), never for numbers that other nodes may drive.
  */
-export function memoryMessagingLimit(recent: CountedSend[] = [], now: () => number = Date.now): MessagingLimit {
+export function memoryMessagingLimit(
+  recent: CountedSend[] = [],
+  now: () => number = Date.now,
+): MessagingLimit {
   const counter = createTierCounter(Number.POSITIVE_INFINITY);
   // The counter refuses times that go backwards (a wall clock may).
   let clock = Number.NEGATIVE_INFINITY;

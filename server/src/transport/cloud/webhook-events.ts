@@ -3,8 +3,8 @@ import { classifyGraphCode, type GraphErrorClass } from './graph-errors.ts';
 import {
   type MessagesValue,
   messagesValueSchema,
-  type webhookErrorSchema,
   userPreferencesValueSchema,
+  type webhookErrorSchema,
   webhookPayloadSchema,
 } from './webhook-payload.ts';
 

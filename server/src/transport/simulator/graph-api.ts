@@ -252,7 +252,11 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
    * `messaging_limit_tier` for v23.0 and older).
    */
   function limitField(number: Record<string, unknown>): Record<string, unknown> {
-    const { whatsapp_business_manager_messaging_limit: current, messaging_limit_tier: older, ...rest } = number;
+    const {
+      whatsapp_business_manager_messaging_limit: current,
+      messaging_limit_tier: older,
+      ...rest
+    } = number;
     const tier = current ?? older;
     if (tier === undefined) return rest;
     const v24 = Number(version.replace(/^v/, '')) >= 24;
