@@ -101,7 +101,7 @@ export default defineConfig({
             LOGIN_IP_FAILURE_LIMIT: '100000',
             SIGNUP_ENABLED: 'true',
             LOG_LEVEL: 'warn',
-            CLOUD_API_BASE_URL: `http://127.0.0.1:${FAKE_GRAPH_PORT}/v23.0`,
+            CLOUD_API_BASE_URL: `http://127.0.0.1:${FAKE_GRAPH_PORT}/v24.0`,
           },
         },
       ]

@@ -54,7 +54,6 @@ export async function cloudThroughputTable(): Promise<string> {
       log: pino({ level: 'silent' }),
       limiter,
       tier: 'TIER_100K',
-      recentRecipients: async () => [],
       inServiceWindow: async () => false,
       onPhoneInfo: async () => {},
     },

@@ -10,6 +10,7 @@ export const NON_RETRYABLE_ERRORS: readonly string[] = [
   FAILURE_TEXTS.notAdmin,
   FAILURE_TEXTS.notOnWhatsApp,
   FAILURE_TEXTS.optedOut,
+  FAILURE_TEXTS.marketingStopped,
   FAILURE_TEXTS.notInGroup,
 ];
 

@@ -27,4 +27,6 @@ export const FAILURE_TEXTS = {
   notAdmin: 'Only admins can send messages to this group',
   notInGroup: 'Not a member of this group',
   optedOut: 'Opted out',
+  /** A Cloud API business's marketing template to someone who stopped its marketing messages (Meta's 131050, or its `user_preferences` webhook). */
+  marketingStopped: 'Stopped marketing messages from this business',
 } as const;

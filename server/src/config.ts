@@ -75,13 +75,14 @@ const waWsUrl = z
   }, `${WHATSAPP_WS_URL} or a ws:// URL on a loopback address (an emulator)`);
 
 /**
- * Meta's Graph API with the version this build was written against (Cloud API reference,
- * developers.facebook.com/documentation/business-messaging/whatsapp: every example calls v23.0).
+ * Meta's Graph API with the version this build was written against: v24.0, the first that gives a
+ * number's messaging limit as the business portfolio's `whatsapp_business_manager_messaging_limit`
+ * (Messaging Limits page, developers.facebook.com/documentation/business-messaging/whatsapp/messaging-limits).
  */
-export const CLOUD_API_BASE_URL = 'https://graph.facebook.com/v23.0';
+export const CLOUD_API_BASE_URL = 'https://graph.facebook.com/v24.0';
 
 /**
- * Meta's Graph API at any version (`https://graph.facebook.com/v24.0`, when Meta retires v23.0),
+ * Meta's Graph API at any version (`https://graph.facebook.com/v25.0`, when Meta retires v24.0),
  * or an http(s):// URL on a loopback address (the fake Graph API of the tests and the demo). Any
  * other host is refused: the access tokens and app secrets of Cloud accounts go to it.
  */

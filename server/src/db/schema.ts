@@ -1054,3 +1054,55 @@ export const erasures = pgTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.token] })],
 );
+
+/**
+ * The messaging limit Meta shares among the Cloud API numbers of one business (Messaging Limits
+ * page, developers.facebook.com/documentation/business-messaging/whatsapp/messaging-limits: "set
+ * at the business portfolio level and are shared by all business phone numbers within a
+ * portfolio"), counted here so that every node sending for the business counts the same
+ * recipients. One row per business: its lock (a reservation holds it FOR UPDATE) and the limit
+ * its numbers last read. Keyed by the WhatsApp Business Account id (sessions/cloud/messaging-limit.ts says why).
+ */
+export const cloudPortfolios = pgTable('cloud_portfolios', {
+  portfolio: text('portfolio').primaryKey(),
+  /** Recipients in 24 hours as Meta last gave it (`whatsapp_business_manager_messaging_limit`); null: unlimited or not read yet. */
+  messagingLimit: integer('messaging_limit'),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** The business's recipients of counted sends (templates) in the moving 24 hours: one row each, its latest send. */
+export const cloudPortfolioRecipients = pgTable(
+  'cloud_portfolio_recipients',
+  {
+    portfolio: text('portfolio')
+      .notNull()
+      .references(() => cloudPortfolios.portfolio, { onDelete: 'cascade' }),
+    /** The recipient as Meta's `to` names it (digits). */
+    recipient: text('recipient').notNull(),
+    lastSentAt: ts('last_sent_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.portfolio, t.recipient] }),
+    index('cloud_portfolio_recipients_window_idx').on(t.portfolio, t.lastSentAt),
+  ],
+);
+
+/**
+ * People who stopped (or resumed) marketing messages from a Cloud API business: Meta's
+ * `user_preferences` webhook, or error 131050 on a send. Keyed by the WhatsApp Business Account id
+ * and the address Meta gave (`wa_id` digits, else the `user_id` BSUID); the latest event wins.
+ */
+export const cloudMarketingPreferences = pgTable(
+  'cloud_marketing_preferences',
+  {
+    wabaId: text('waba_id').notNull(),
+    address: text('address').notNull(),
+    /** true: stopped marketing messages; false: resumed them. */
+    stopped: boolean('stopped').notNull(),
+    /** When Meta said so (the webhook's timestamp, or when the 131050 came). */
+    at: ts('at').notNull(),
+    /** 'user_preferences' or 'error_131050'. */
+    source: text('source').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.wabaId, t.address] })],
+);

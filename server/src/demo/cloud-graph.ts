@@ -27,6 +27,13 @@ export const DEMO_CLOUD = {
 export const DEMO_UNDELIVERABLE = '919811110000';
 
 /**
+ * A customer who stopped the shop's marketing messages in WhatsApp before the product heard of it:
+ * Meta takes the offer, then fails it with 131050 (error-code page), and the product leaves them out
+ * of the shop's later offers.
+ */
+export const DEMO_MARKETING_STOPPED = '919811110001';
+
+/**
  * The account's templates, all APPROVED, as `GET /{waba-id}/message_templates` lists them
  * (template management page,
  * developers.facebook.com/documentation/business-messaging/whatsapp/templates/template-management).
@@ -65,7 +72,7 @@ export const DEMO_TEMPLATES: FakeTemplate[] = [
 
 /** The simulated Graph API of the demo's number, on a free loopback port. */
 export async function startDemoGraphApi(): Promise<FakeGraphApi> {
-  return startFakeGraphApi({
+  const graph = await startFakeGraphApi({
     phoneNumberId: DEMO_CLOUD.phoneNumberId,
     wabaId: DEMO_CLOUD.wabaId,
     accessToken: DEMO_CLOUD.accessToken,
@@ -75,11 +82,13 @@ export async function startDemoGraphApi(): Promise<FakeGraphApi> {
       display_phone_number: '+91 98765 43211',
       verified_name: 'Asha Sarees',
       quality_rating: 'GREEN',
-      messaging_limit_tier: 'TIER_2K',
+      whatsapp_business_manager_messaging_limit: 'TIER_2K',
     },
     templates: DEMO_TEMPLATES,
     recipientErrors: { [DEMO_UNDELIVERABLE]: { code: 131026, via: 'webhook' } },
   });
+  graph.state.marketingStopped.add(DEMO_MARKETING_STOPPED);
+  return graph;
 }
 
 /** The URL at which this process's own server answers on this machine (where Meta's webhooks are POSTed). */

@@ -3,14 +3,15 @@ import { acceptSend } from '../messaging/accept/send.ts';
 import { createCloudInstance } from '../sessions/cloud/service.ts';
 import type { FakeGraphApi } from '../transport/simulator/graph-api.ts';
 import type { UserRow } from '../users/repository.ts';
-import { DEMO_CLOUD, DEMO_UNDELIVERABLE, pointDemoWebhook } from './cloud-graph.ts';
+import { DEMO_CLOUD, DEMO_MARKETING_STOPPED, DEMO_UNDELIVERABLE, pointDemoWebhook } from './cloud-graph.ts';
 
 /** The demo's simulated Meta and where this server answers its webhooks (demo/cloud-graph.ts). */
 export type DemoCloud = { graph: FakeGraphApi; webhookBase: string };
 
 /**
  * Credits the Cloud campaign keeps: one a regular customer (7, the list less its opted-out
- * number); the undeliverable number's credit is refunded when Meta's `failed` status arrives.
+ * number); the credits of the undeliverable number and of the customer who stopped marketing
+ * messages are refunded when Meta's `failed` statuses arrive.
  */
 export const CLOUD_CAMPAIGN_KEPT = 7;
 
@@ -18,7 +19,8 @@ export const CLOUD_CAMPAIGN_KEPT = 7;
  * The demo's Cloud API account, made as a user makes one: connected with the ids and
  * secrets from Meta's App Dashboard (the product asks the simulated Meta for the number and its
  * templates), its callback URL registered, then a marketing template sent to the regular
- * customers, `{{1}}` their name, and to one number Meta cannot deliver to. The engine sends it
+ * customers, `{{1}}` their name, to one number Meta cannot deliver to and to one customer who
+ * stopped the shop's marketing messages (131050). The engine sends it
  * as the demo starts; Meta's status webhooks move each recipient sent → delivered → read and
  * carry the category that prices it (MIS: marketing and its cost).
  */
@@ -46,7 +48,7 @@ export async function seedCloudDemo(
       type: 'template',
       content: { name: 'diwali_offer', language: 'en', parameters: ['{{name|there}}'] },
       contactListIds: [regularsListId],
-      chatIds: [DEMO_UNDELIVERABLE],
+      chatIds: [DEMO_UNDELIVERABLE, DEMO_MARKETING_STOPPED],
     },
     'individuals',
   );

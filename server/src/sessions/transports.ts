@@ -1,11 +1,9 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { matchOptOut } from '../contacts/opt-out-words.ts';
 import type { AppContext } from '../context.ts';
-import { queryRows } from '../db/client.ts';
 import { waSessions } from '../db/schema.ts';
 import { type GroupRow, groupsOf } from '../groups/repository.ts';
 import { createDbAuthStore } from '../transport/auth-store.ts';
-import { createTierPool, type TierPool } from '../transport/cloud/tier-pool.ts';
 import { CloudTransport } from '../transport/cloud/transport.ts';
 import { lidTextStore, numberStore } from '../transport/number-lookups.ts';
 import { privacyTokenStore } from '../transport/privacy-tokens.ts';
@@ -14,6 +12,8 @@ import { sentCopies } from '../transport/sent-messages.ts';
 import { SimulatorTransport } from '../transport/simulator/transport.ts';
 import type { CachedGroup, GroupLookup, Transport, TransportSession } from '../transport/types.ts';
 import { cloudCredentials, graphClient, recordPhoneInfo } from './cloud/accounts.ts';
+import { marketingStoppedFor, recordMarketingPreference } from './cloud/marketing-preferences.ts';
+import { portfolioLimit } from './cloud/messaging-limit.ts';
 import { inServiceWindow } from './cloud/service-windows.ts';
 import { proxyOf } from './proxy.ts';
 
@@ -91,22 +91,10 @@ export async function baileysTransport(ctx: AppContext, session: TransportSessio
   });
 }
 
-/** The messaging-limit counters of each app's Cloud API numbers (one per process in production; tests run several apps). */
-const tierPools = new WeakMap<AppContext, TierPool>();
-
-function tierPoolOf(ctx: AppContext): TierPool {
-  let pool = tierPools.get(ctx);
-  if (!pool) {
-    pool = createTierPool();
-    tierPools.set(ctx, pool);
-  }
-  return pool;
-}
-
 /**
  * A Cloud API account's transport, with what it needs from the database injected. The numbers of
- * one WhatsApp Business Account share one messaging limit (tier-pool.ts: Meta sets it per
- * business portfolio since October 2025).
+ * one WhatsApp Business Account share one messaging limit, counted in the database
+ * (cloud/messaging-limit.ts: Meta sets it per business portfolio since October 2025).
  */
 export async function cloudTransport(ctx: AppContext, session: TransportSession): Promise<Transport> {
   const cloud = await cloudCredentials(ctx.db, ctx.config.secretKey, session.sessionId);
@@ -118,21 +106,17 @@ export async function cloudTransport(ctx: AppContext, session: TransportSession)
     log,
     perSecond: cloud.throughputLevel === 'HIGH' ? 1000 : undefined,
     tier: cloud.messagingLimitTier,
-    tierPool: { pool: tierPoolOf(ctx), key: cloud.wabaId },
+    messagingLimit: portfolioLimit(ctx.db, cloud.wabaId),
+    marketingStopped: (to, template) => marketingStoppedFor(ctx.db, session.sessionId, to, template),
+    onMarketingStopped: (to) =>
+      recordMarketingPreference(ctx.db, {
+        wabaId: cloud.wabaId,
+        address: to,
+        stopped: true,
+        at: new Date(),
+        source: 'error_131050',
+      }),
     onPhoneInfo: (info) => recordPhoneInfo(ctx.db, session.sessionId, info),
     inServiceWindow: async (to) => (await inServiceWindow(ctx.db, session.sessionId, [to])).has(to),
-    // The template sends of the last 24 hours of every number of the business account, one per
-    // recipient, oldest first: the shared tier's start.
-    recentRecipients: async () =>
-      (
-        await queryRows<{ chat_id: string; at: Date | string }>(
-          ctx.db,
-          sql`SELECT r.chat_id, max(r.sent_at) AS at FROM message_job_recipients r
-              JOIN message_jobs j ON j.id = r.job_id
-              WHERE r.session_id IN (SELECT session_id FROM cloud_accounts WHERE waba_id = ${cloud.wabaId})
-                AND j.message_type = 'template' AND r.sent_at > now() - interval '24 hours'
-              GROUP BY r.chat_id ORDER BY 2`,
-        )
-      ).map((r) => ({ to: r.chat_id.split('@')[0]!, at: new Date(r.at) })),
   });
 }

@@ -3,8 +3,8 @@ import { loadConfig } from '../../src/config.ts';
 import { ConfigError } from '../../src/errors.ts';
 
 describe('CLOUD_API_BASE_URL', () => {
-  it("defaults to Meta's Graph API at v23.0", () => {
-    expect(loadConfig({}).cloudApiBaseUrl).toBe('https://graph.facebook.com/v23.0');
+  it("defaults to Meta's Graph API at v24.0", () => {
+    expect(loadConfig({}).cloudApiBaseUrl).toBe('https://graph.facebook.com/v24.0');
   });
 
   it("accepts Meta's Graph API at another version, or a loopback address (trailing slash dropped)", () => {
@@ -33,7 +33,7 @@ describe('CLOUD_API_BASE_URL', () => {
   ])('refuses %s with one line naming the variable', (value) => {
     expect(() => loadConfig({ CLOUD_API_BASE_URL: value })).toThrow(ConfigError);
     expect(() => loadConfig({ CLOUD_API_BASE_URL: value })).toThrow(
-      `Invalid CLOUD_API_BASE_URL=${JSON.stringify(value)}: expected https://graph.facebook.com/v23.0 (any version) or an http:// URL on a loopback address (a fake Graph API)`,
+      `Invalid CLOUD_API_BASE_URL=${JSON.stringify(value)}: expected https://graph.facebook.com/v24.0 (any version) or an http:// URL on a loopback address (a fake Graph API)`,
     );
   });
 });

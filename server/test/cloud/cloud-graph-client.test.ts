@@ -52,7 +52,7 @@ describe('Graph API client against the fake Graph API', () => {
       throughputLevel: 'STANDARD',
     });
     expect(fake.calls[0]!.query.get('fields')).toBe(
-      'id,display_phone_number,verified_name,quality_rating,messaging_limit_tier,throughput',
+      'id,display_phone_number,verified_name,quality_rating,whatsapp_business_manager_messaging_limit,throughput',
     );
     expect(fake.calls[0]!.authorization).toBe(`Bearer ${fake.accessToken}`);
   });

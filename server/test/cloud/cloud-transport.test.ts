@@ -1,7 +1,8 @@
-import { CLOUD_TEXTS } from '@wa/contract';
+import { CLOUD_TEXTS, FAILURE_TEXTS } from '@wa/contract';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGraphClient } from '../../src/transport/cloud/graph-client.ts';
+import { memoryMessagingLimit } from '../../src/transport/cloud/tier-pool.ts';
 import { CloudTransport } from '../../src/transport/cloud/transport.ts';
 import { SendError } from '../../src/transport/types.ts';
 import { approvedTemplate, type FakeGraphApi, startFakeGraphApi } from '../fakes/graph-api.ts';
@@ -19,6 +20,8 @@ describe('CloudTransport against the fake Graph API', () => {
   });
   afterAll(() => fake.close());
 
+  /** The people Meta said stopped marketing messages (onMarketingStopped). */
+  const stoppedByMeta: string[] = [];
   const transport = (recent: Array<{ to: string; at: Date }>, wrote: string[] = []) =>
     new CloudTransport(
       { sessionId: 's', phoneNumber: '919800015838' },
@@ -27,9 +30,12 @@ describe('CloudTransport against the fake Graph API', () => {
         phoneNumberId: fake.phoneNumberId,
         log: pino({ level: 'silent' }),
         tier: null,
-        recentRecipients: async () => recent,
+        messagingLimit: memoryMessagingLimit(recent),
         inServiceWindow: async (to) => wrote.includes(to),
         onPhoneInfo: async () => {},
+        onMarketingStopped: async (to) => {
+          stoppedByMeta.push(to);
+        },
       },
     );
 
@@ -65,6 +71,7 @@ describe('CloudTransport against the fake Graph API', () => {
       '919811100042': { code: 131056 },
       '919811100043': { code: 131049 },
       '919811100044': { code: 131026 },
+      '919811100046': { code: 131050 },
     };
     const outcome = async (to: string) => {
       const e = await cloud.send(`${to}@s.whatsapp.net`, template).catch((x: unknown) => x as SendError);
@@ -90,6 +97,13 @@ describe('CloudTransport against the fake Graph API', () => {
       code: 'invalid',
       message: 'Message undeliverable',
     });
+    // 131050: the person stopped this business's marketing messages: final, with the product's
+    // text (never retried), and reported so that the next offer leaves them out.
+    expect(await outcome('919811100046')).toMatchObject({
+      code: 'invalid',
+      message: FAILURE_TEXTS.marketingStopped,
+    });
+    expect(stoppedByMeta).toEqual(['919811100046']);
     const params = await cloud
       .send('919811100045@s.whatsapp.net', { ...template, parameters: [] })
       .catch((x: unknown) => x as SendError);

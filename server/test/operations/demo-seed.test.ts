@@ -1,9 +1,11 @@
+import { FAILURE_TEXTS } from '@wa/contract';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { creditLedger, waChannels } from '../../src/db/schema.ts';
 import {
   DEMO_CLOUD,
+  DEMO_MARKETING_STOPPED,
   DEMO_UNDELIVERABLE,
   loopbackUrl,
   pointDemoWebhook,
@@ -160,8 +162,8 @@ describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
     expect(account!.access_token).not.toContain(DEMO_CLOUD.accessToken);
     expect(graph.calls.map((c) => `${c.method} ${c.path}`)).toEqual(
       expect.arrayContaining([
-        `GET /v23.0/${DEMO_CLOUD.phoneNumberId}`,
-        `GET /v23.0/${DEMO_CLOUD.wabaId}/message_templates`,
+        `GET /v24.0/${DEMO_CLOUD.phoneNumberId}`,
+        `GET /v24.0/${DEMO_CLOUD.wabaId}/message_templates`,
       ]),
     );
     const templates = await queryRows<{
@@ -209,12 +211,17 @@ describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
       60_000,
     );
     const undeliverable = `${DEMO_UNDELIVERABLE}@s.whatsapp.net`;
-    expect(recipients.length).toBe(8);
+    const stopped = `${DEMO_MARKETING_STOPPED}@s.whatsapp.net`;
+    expect(recipients.length).toBe(9);
     expect(recipients.find((r) => r.chat_id === undeliverable)).toMatchObject({
       status: 'failed',
       error: 'Message undeliverable',
     });
-    const delivered = recipients.filter((r) => r.chat_id !== undeliverable);
+    expect(recipients.find((r) => r.chat_id === stopped)).toMatchObject({
+      status: 'failed',
+      error: FAILURE_TEXTS.marketingStopped,
+    });
+    const delivered = recipients.filter((r) => r.chat_id !== undeliverable && r.chat_id !== stopped);
     expect(delivered).toHaveLength(7);
     // Meta's marketing rate (cloud_prices: ₹0.8631 in ten-thousandths) for each delivered message.
     for (const r of delivered)

@@ -1,13 +1,14 @@
 import { CLOUD_TEXTS, type CostEstimateResponse, costText, tierText } from '@wa/contract';
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { recordAudit } from '../../audit/record.ts';
 import type { AppContext } from '../../context.ts';
 import { assertMaySetPrices } from '../../credits/price-settings.ts';
-import { type Db, queryRows } from '../../db/client.ts';
+import type { Db } from '../../db/client.ts';
 import { cloudPrices } from '../../db/schema.ts';
 import { badRequest } from '../../errors.ts';
 import { authorizeSession } from '../../policy/access.ts';
 import { cloudAccountRow } from '../../sessions/cloud/accounts.ts';
+import { portfolioUse } from '../../sessions/cloud/messaging-limit.ts';
 import { findTemplate } from '../../sessions/cloud/templates.ts';
 import { tierLimit } from '../../transport/cloud/tier-counter.ts';
 import type { UserRow } from '../../users/repository.ts';
@@ -60,8 +61,8 @@ export async function priceOf(db: Db, category: string): Promise<number> {
  * What a template send to `recipients` numbers would cost at Meta's rate for the template's
  * category, and how many of them the account's 24-hour tier lets go now (the send summary, before
  * sending). The tier's count is the distinct template recipients of the last 24 hours of every
- * number of the account's WhatsApp Business Account: Meta's limit is shared by a business's
- * numbers (tier-pool.ts).
+ * number of the account's WhatsApp Business Account, as every node counts them: Meta's limit is
+ * shared by a business's numbers (sessions/cloud/messaging-limit.ts).
  */
 export async function estimateCost(
   ctx: AppContext,
@@ -76,14 +77,8 @@ export async function estimateCost(
   const costUnits = (await priceOf(ctx.db, category)) * input.recipients;
   const account = await cloudAccountRow(ctx.db, sessionId);
   const limit = tierLimit(account?.messagingLimitTier);
-  const [used] = await queryRows<{ n: number }>(
-    ctx.db,
-    sql`SELECT count(DISTINCT r.chat_id)::int AS n FROM message_job_recipients r
-        JOIN message_jobs j ON j.id = r.job_id
-        WHERE r.session_id IN (SELECT session_id FROM cloud_accounts WHERE waba_id = ${account?.wabaId ?? ''})
-          AND j.message_type = 'template' AND r.sent_at > now() - interval '24 hours'`,
-  );
-  const room = Number.isFinite(limit) ? Math.max(0, limit - Number(used?.n ?? 0)) : input.recipients;
+  const used = await portfolioUse(ctx.db, account?.wabaId ?? '');
+  const room = Number.isFinite(limit) ? Math.max(0, limit - used) : input.recipients;
   const now = Math.min(room, input.recipients);
   const waiting = input.recipients - now;
   return {

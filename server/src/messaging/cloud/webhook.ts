@@ -1,6 +1,7 @@
 import { jidUser } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
 import { cloudCredentials, graphClient } from '../../sessions/cloud/accounts.ts';
+import { recordMarketingPreference } from '../../sessions/cloud/marketing-preferences.ts';
 import { openServiceWindow } from '../../sessions/cloud/service-windows.ts';
 import { findSession } from '../../sessions/repository.ts';
 import { readCloudWebhook } from '../../transport/cloud/inbound.ts';
@@ -51,6 +52,16 @@ export async function receiveWebhook(
   }
   const session = await findSession(ctx.db, sessionId);
   if (!session) return { status: 200, body: 'OK' };
+  // A stop or resume of marketing messages (user_preferences webhook, or a 131050 failure): the
+  // business's later marketing templates leave the person out, or no longer do.
+  for (const m of inbound.marketing)
+    await recordMarketingPreference(ctx.db, {
+      wabaId: m.wabaId,
+      address: m.address,
+      stopped: m.stopped,
+      at: m.at,
+      source: m.via === 'webhook' ? 'user_preferences' : 'error_131050',
+    });
   for (const o of inbound.outcomes)
     if (o.type === 'incoming')
       await openServiceWindow(ctx.db, sessionId, jidUser(o.message.from), o.message.at!);

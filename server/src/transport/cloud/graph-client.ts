@@ -5,7 +5,7 @@ import { type GraphTemplate, templatePageSchema } from './templates.ts';
 
 /**
  * A small typed client of the Graph API calls a Cloud API account needs, over fetch. The base URL
- * is CLOUD_API_BASE_URL (Meta's `https://graph.facebook.com/v23.0`, or a fake on a loopback
+ * is CLOUD_API_BASE_URL (Meta's `https://graph.facebook.com/v24.0`, or a fake on a loopback
  * address); every call carries the account's token as `Authorization: Bearer …` (Meta's curl
  * examples). Errors come back as GraphApiError (graph-errors.ts), never as a raw response.
  */
@@ -26,7 +26,10 @@ export type PhoneNumberInfo = {
   displayPhoneNumber: string;
   verifiedName: string;
   qualityRating: QualityRating;
-  /** TIER_250, TIER_2K, TIER_10K, TIER_100K, TIER_UNLIMITED (older: TIER_50, TIER_1K); null when Meta gave none. */
+  /**
+   * The business portfolio's messaging limit: TIER_250, TIER_2K, TIER_10K, TIER_100K,
+   * TIER_UNLIMITED (older: TIER_50, TIER_1K); null when Meta gave none.
+   */
   messagingLimitTier: string | null;
   /** STANDARD (80 messages a second) or HIGH (up to 1,000), when Meta gave it. */
   throughputLevel: string | null;
@@ -41,13 +44,20 @@ export type SendAccepted = {
   messageStatus: string | null;
 };
 
-/** The fields asked of a phone number (phone number API reference, v23.0). */
+/**
+ * The fields asked of a phone number (phone number API reference). The messaging limit is
+ * `whatsapp_business_manager_messaging_limit`, the portfolio's (Messaging Limits page, "Via API":
+ * `GET /<BUSINESS_PHONE_NUMBER_ID>?fields=whatsapp_business_manager_messaging_limit` answers
+ * `{ "whatsapp_business_manager_messaging_limit": "TIER_250", "id": … }`, for v24.0 and newer;
+ * `messaging_limit_tier` "has been deprecated"). The older field is still read when an older
+ * version gives only it.
+ */
 export const PHONE_NUMBER_FIELDS = [
   'id',
   'display_phone_number',
   'verified_name',
   'quality_rating',
-  'messaging_limit_tier',
+  'whatsapp_business_manager_messaging_limit',
   'throughput',
 ] as const;
 
@@ -58,6 +68,7 @@ const phoneNumberSchema = z.object({
   display_phone_number: z.string(),
   verified_name: z.string().default(''),
   quality_rating: z.string().optional(),
+  whatsapp_business_manager_messaging_limit: z.string().optional(),
   messaging_limit_tier: z.string().optional(),
   throughput: z.object({ level: z.string().optional() }).optional(),
 });
@@ -128,7 +139,7 @@ export function createGraphClient(options: GraphClientOptions) {
         displayPhoneNumber: p.display_phone_number,
         verifiedName: p.verified_name,
         qualityRating: QUALITY.has(quality) ? quality : 'UNKNOWN',
-        messagingLimitTier: p.messaging_limit_tier ?? null,
+        messagingLimitTier: p.whatsapp_business_manager_messaging_limit ?? p.messaging_limit_tier ?? null,
         throughputLevel: p.throughput?.level ?? null,
       };
     },

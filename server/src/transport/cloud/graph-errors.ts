@@ -36,6 +36,13 @@ export const GRAPH_ERROR = {
   reEngagementMessage: 131047,
   undeliverable: 131026,
   healthyEcosystem: 131049,
+  /**
+   * "User has stopped receipt of marketing messages": "Unable to deliver the message. This
+   * recipient has chosen to stop receiving marketing messages on WhatsApp from your business."
+   * (error-code page). Final: the person is left out of this business's marketing templates until
+   * Meta's `user_preferences` webhook says they resumed.
+   */
+  marketingStopped: 131050,
   pairRateLimit: 131056,
   templateParamCountMismatch: 132000,
   templateDoesNotExist: 132001,

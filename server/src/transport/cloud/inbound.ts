@@ -1,5 +1,6 @@
-import { chatIdOfPhone } from '@wa/contract';
+import { chatIdOfPhone, FAILURE_TEXTS } from '@wa/contract';
 import type { AccountOutcome } from '../types.ts';
+import { GRAPH_ERROR } from './graph-errors.ts';
 import { RETRY_AFTER_MS } from './transport.ts';
 import { type CloudEvent, parseWebhook } from './webhook-events.ts';
 import { checkWebhookSignature } from './webhook-signature.ts';
@@ -7,8 +8,17 @@ import { checkWebhookSignature } from './webhook-signature.ts';
 /** What a Cloud API number's webhook needs of its account: its secret and its number's id. */
 export type CloudInboundAccount = { appSecret: string; phoneNumberId: string };
 
+/** A person's word on the business's marketing messages: a `user_preferences` webhook, or a 131050 failure. */
+export type MarketingWord = {
+  wabaId: string;
+  address: string;
+  stopped: boolean;
+  at: Date;
+  via: '131050' | 'webhook';
+};
+
 export type CloudInbound =
-  | { ok: true; outcomes: AccountOutcome[] }
+  | { ok: true; outcomes: AccountOutcome[]; marketing: MarketingWord[] }
   /** Signed by someone else, or not signed: refused, nothing changes. */
   | { ok: false; status: 401 }
   /** Signed, but not in Meta's shape: taken (a 4xx would make Meta repeat it forever) and logged. */
@@ -37,10 +47,19 @@ export function readCloudWebhook(
   const parsed = parseWebhook(json);
   if (!parsed.ok) return { ok: false, status: 200, error: parsed.error };
   const own = parsed.events.filter((e) => e.phoneNumberId === account.phoneNumberId);
-  return { ok: true, outcomes: own.flatMap((e) => outcomesOf(e, now)) };
+  return { ok: true, outcomes: own.flatMap((e) => outcomesOf(e, now)), marketing: own.flatMap(marketingOf) };
+}
+
+function marketingOf(e: CloudEvent): MarketingWord[] {
+  if (e.kind === 'preference')
+    return [{ wabaId: e.wabaId, address: e.address, stopped: e.stopped, at: e.at, via: 'webhook' }];
+  if (e.kind === 'status' && e.status === 'failed' && e.errors[0]?.code === GRAPH_ERROR.marketingStopped)
+    return [{ wabaId: e.wabaId, address: e.recipient, stopped: true, at: e.at, via: '131050' }];
+  return [];
 }
 
 function outcomesOf(e: CloudEvent, now: number): AccountOutcome[] {
+  if (e.kind === 'preference') return [];
   if (e.kind === 'message') {
     // Meta's timestamp is in whole seconds: the message came within the second after it, which
     // may be the very second of the send it answers.
@@ -72,7 +91,11 @@ function outcomesOf(e: CloudEvent, now: number): AccountOutcome[] {
     out.push({
       type: 'refused',
       messageId: e.messageId,
-      reason: error?.title ?? 'Failed (Meta gave no reason)',
+      // 131050 reads as the product's own text: a failure no retry may fix (NON_RETRYABLE_ERRORS).
+      reason:
+        error?.code === GRAPH_ERROR.marketingStopped
+          ? FAILURE_TEXTS.marketingStopped
+          : (error?.title ?? 'Failed (Meta gave no reason)'),
       retryAt: error?.errorClass === 'retryAfter24h' ? new Date(now + RETRY_AFTER_MS) : null,
     });
   }

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { CLOUD_TEXTS } from '@wa/contract';
+import { CLOUD_TEXTS, FAILURE_TEXTS } from '@wa/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   type OutgoingMessage,
@@ -12,7 +12,7 @@ import {
   type TransportState,
 } from '../types.ts';
 import type { GraphClient, PhoneNumberInfo } from './graph-client.ts';
-import { GraphApiError } from './graph-errors.ts';
+import { GRAPH_ERROR, GraphApiError } from './graph-errors.ts';
 import { cloudRecipient } from './messages.ts';
 import { CLOUD_PROVIDER } from './provider.ts';
 import {
@@ -21,7 +21,7 @@ import {
   type ThroughputLimiter,
 } from './throughput-limiter.ts';
 import { DAY_MS, tierLimit } from './tier-counter.ts';
-import { type SharedTier, type TierPool, tierOf } from './tier-pool.ts';
+import { type MessagingLimit, memoryMessagingLimit } from './tier-pool.ts';
 
 /** Meta's per-user marketing limit (131049): wait at least 24 hours before sending that user another marketing template. */
 export const RETRY_AFTER_MS = DAY_MS;
@@ -42,12 +42,17 @@ export type CloudTransportOptions = {
   /** The account's messaging limit tier as last stored; the counter starts from it. */
   tier: string | null;
   /**
-   * Recipients (digits) of template sends in the last 24 h, oldest first: the tier counter's
-   * start (with `tierPool`, those of every number of the business account).
+   * The count of the business's messaging limit, shared by its numbers (tier-pool.ts); default:
+   * one of this transport's own, in memory.
    */
-  recentRecipients(): Promise<Array<{ to: string; at: Date }>>;
-  /** The counters this number's limit is shared through, and its key there (the WhatsApp Business Account id). */
-  tierPool?: { pool: TierPool; key: string };
+  messagingLimit?: MessagingLimit;
+  /**
+   * Whether the person (digits) stopped marketing messages from this business and the template
+   * is a marketing one (Meta would answer 131050). Default: never.
+   */
+  marketingStopped?(to: string, template: { name: string; language: string }): Promise<boolean>;
+  /** Meta answered 131050 for this person (digits): they stopped marketing messages from this business. */
+  onMarketingStopped?(to: string): Promise<void>;
   /** Whether the number (digits) has written to the account in the last 24 hours (its customer service window is open). */
   inServiceWindow(to: string): Promise<boolean>;
   /** What Meta said of the number at connect (quality, tier), for any node to read. */
@@ -68,8 +73,9 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
   state: TransportState = 'connecting';
   readonly capabilities: TransportCapabilities = CLOUD_PROVIDER.capabilities;
   private readonly limiter: ThroughputLimiter;
-  /** The messaging limit's counter: the number's own, or the one its business account's numbers share. */
-  private tier: SharedTier;
+  /** The business's messaging limit, in recipients in 24 hours, as Meta last gave it. */
+  private limit: number;
+  private readonly messagingLimit: MessagingLimit;
   private readonly now: () => number;
   private health: NodeJS.Timeout | null = null;
   private backoffMs = BACKOFF_START_MS;
@@ -85,12 +91,8 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
     this.limiter =
       options.limiter ??
       createThroughputLimiter({ perSecond: options.perSecond ?? DEFAULT_MESSAGES_PER_SECOND });
-    this.tier = tierOf(tierLimit(options.tier), [], this.now());
-  }
-
-  private tierNow(): number {
-    this.tier.clock = Math.max(this.tier.clock, this.now());
-    return this.tier.clock;
+    this.limit = tierLimit(options.tier);
+    this.messagingLimit = options.messagingLimit ?? memoryMessagingLimit([], this.now);
   }
 
   async connect(): Promise<void> {
@@ -118,14 +120,7 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
     await this.options
       .onPhoneInfo(info)
       .catch((err) => this.options.log.warn({ err }, 'storing phone info failed'));
-    if (first) {
-      const limit = tierLimit(info.messagingLimitTier);
-      const recent = () => this.options.recentRecipients().catch(() => []);
-      const shared = this.options.tierPool;
-      this.tier = shared
-        ? await shared.pool.join(shared.key, limit, recent, this.now())
-        : tierOf(limit, await recent(), this.now());
-    }
+    this.limit = tierLimit(info.messagingLimitTier);
     if (this.state !== 'open') {
       this.state = 'open';
       this.emit('connection', {
@@ -172,6 +167,13 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
       throw new SendError('invalid', (err as Error).message);
     }
     const isTemplate = message.kind === 'template';
+    // A person who stopped marketing messages from this business gets no marketing template (Meta
+    // would refuse it with 131050); utility and authentication templates and texts still go.
+    if (
+      message.kind === 'template' &&
+      (await this.options.marketingStopped?.(to, { name: message.name, language: message.language }))
+    )
+      throw new SendError('invalid', FAILURE_TEXTS.marketingStopped);
     // Free-form messages only inside the number's customer service window (Meta, "Service messages":
     // outside it only templates; Meta would answer 131047). Checked here too: the window may close
     // between acceptance and the send, and a spread's failover may move a text here. Not sent, refunded.
@@ -179,13 +181,14 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
       throw new SendError('invalid', CLOUD_TEXTS.windowClosed);
     // Only template sends open conversations that count toward the tier (Messaging limits page).
     // Counted before the send (two concurrent sends cannot both take the last place); a failed send keeps its place: conservative.
-    if (isTemplate && !this.tier.counter.record(to, this.tierNow())) {
-      const until = new Date(this.tier.counter.nextRoomAt(this.tierNow()));
-      throw new SendError(
-        'rate-limited',
-        `Waiting: the account's limit of ${this.tier.counter.limit.toLocaleString('en-IN')} recipients in 24 hours is reached`,
-        until,
-      );
+    if (isTemplate) {
+      const reserved = await this.messagingLimit.reserve(to, this.limit);
+      if (!reserved.ok)
+        throw new SendError(
+          'rate-limited',
+          `Waiting: the account's limit of ${this.limit.toLocaleString('en-IN')} recipients in 24 hours is reached`,
+          reserved.until,
+        );
     }
     await this.limiter.acquire();
     const { client, phoneNumberId } = this.options;
@@ -206,14 +209,19 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
       this.backoffMs = BACKOFF_START_MS;
       return { messageId: accepted.messageId };
     } catch (err) {
-      if (err instanceof GraphApiError) throw this.sendErrorOf(err);
+      if (err instanceof GraphApiError) throw await this.sendErrorOf(err, to);
       throw err;
     }
   }
 
   /** Meta's error as the engine's SendError (graph-errors.ts decides the class from the code). */
-  private sendErrorOf(err: GraphApiError): SendError {
+  private async sendErrorOf(err: GraphApiError, to: string): Promise<SendError> {
     const now = this.now();
+    if (err.code === GRAPH_ERROR.marketingStopped) {
+      // Never retried: the person said no to this business's marketing (error-code page, 131050).
+      await this.options.onMarketingStopped?.(to);
+      return new SendError('invalid', FAILURE_TEXTS.marketingStopped);
+    }
     switch (err.errorClass) {
       case 'retryAfter24h':
         return new SendError('retry-later', err.title, new Date(now + RETRY_AFTER_MS));

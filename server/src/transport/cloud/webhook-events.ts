@@ -3,6 +3,7 @@ import { classifyGraphCode, type GraphErrorClass } from './graph-errors.ts';
 import {
   type MessagesValue,
   messagesValueSchema,
+  userPreferencesValueSchema,
   type webhookErrorSchema,
   webhookPayloadSchema,
 } from './webhook-payload.ts';
@@ -55,7 +56,18 @@ export type CloudInboundEvent = {
   text: string | null;
 };
 
-export type CloudEvent = CloudStatusEvent | CloudInboundEvent;
+/** A person stopped or resumed marketing messages from the business (`user_preferences` webhook). */
+export type CloudPreferenceEvent = {
+  kind: 'preference';
+  wabaId: string;
+  phoneNumberId: string;
+  /** `wa_id` (digits), else the business-scoped `user_id`. */
+  address: string;
+  stopped: boolean;
+  at: Date;
+};
+
+export type CloudEvent = CloudStatusEvent | CloudInboundEvent | CloudPreferenceEvent;
 
 export type ParsedWebhook =
   | { ok: true; events: CloudEvent[]; skippedFields: string[] }
@@ -130,6 +142,22 @@ export function parseWebhook(json: unknown): ParsedWebhook {
   const skippedFields: string[] = [];
   for (const entry of payload.data.entry) {
     for (const change of entry.changes) {
+      if (change.field === 'user_preferences') {
+        const value = userPreferencesValueSchema.safeParse(change.value);
+        if (!value.success) return { ok: false, error: z.prettifyError(value.error) };
+        for (const p of value.data.user_preferences) {
+          if (p.category !== 'marketing_messages' || (p.value !== 'stop' && p.value !== 'resume')) continue;
+          events.push({
+            kind: 'preference',
+            wabaId: entry.id,
+            phoneNumberId: value.data.metadata.phone_number_id,
+            address: (p.wa_id ?? p.user_id)!,
+            stopped: p.value === 'stop',
+            at: p.timestamp,
+          });
+        }
+        continue;
+      }
       if (change.field !== 'messages') {
         skippedFields.push(change.field);
         continue;

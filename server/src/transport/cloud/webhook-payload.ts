@@ -93,6 +93,31 @@ export const messagesValueSchema = z
   })
   .loose();
 
+/**
+ * The `user_preferences` field (user_preferences webhook reference,
+ * https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/user_preferences):
+ * `user_preferences[]: { wa_id, detail, category: 'marketing_messages', value: 'stop' | 'resume',
+ * timestamp }`, sent when a person stops or resumes marketing messages from the business. A person
+ * Meta names only by business-scoped user id comes with `user_id` instead of `wa_id`.
+ */
+export const userPreferencesValueSchema = z
+  .object({
+    metadata: z.object({ phone_number_id: z.string().min(1) }).loose(),
+    user_preferences: z.array(
+      z
+        .object({
+          wa_id: z.string().min(1).optional(),
+          user_id: z.string().min(1).optional(),
+          category: z.string(),
+          value: z.string(),
+          timestamp: unixSeconds,
+        })
+        .loose()
+        .refine((p) => p.wa_id !== undefined || p.user_id !== undefined, 'wa_id or user_id'),
+    ),
+  })
+  .loose();
+
 export const webhookPayloadSchema = z.object({
   object: z.literal('whatsapp_business_account'),
   entry: z.array(

@@ -30,6 +30,12 @@ export const ERRORS: Record<number, { title: string; details: string; http: numb
     details: 'In order to maintain a healthy ecosystem engagement, the message failed to be delivered.',
     http: 400,
   },
+  131050: {
+    title: 'User has stopped receipt of marketing messages',
+    details:
+      'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.',
+    http: 400,
+  },
   131056: {
     title: '(Business Account, Consumer Account) pair rate limit hit',
     details:
@@ -79,6 +85,7 @@ export function messagesEnvelope(
   wabaId: string,
   phone: { id: string; display: string },
   value: Record<string, unknown>,
+  field = 'messages',
 ) {
   return {
     object: 'whatsapp_business_account',
@@ -92,7 +99,7 @@ export function messagesEnvelope(
               metadata: { display_phone_number: phone.display, phone_number_id: phone.id },
               ...value,
             },
-            field: 'messages',
+            field,
           },
         ],
       },

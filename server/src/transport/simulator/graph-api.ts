@@ -83,7 +83,7 @@ export type FakeSend = {
 };
 
 export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
-  const version = options.version ?? 'v23.0';
+  const version = options.version ?? 'v24.0';
   const phoneNumberId = options.phoneNumberId ?? '106540352242922';
   const wabaId = options.wabaId ?? '102290129340398';
   const appSecret = options.appSecret ?? 'fake-app-secret';
@@ -93,18 +93,23 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
     templates: options.templates ?? [],
     recipientErrors: { ...(options.recipientErrors ?? {}) },
     webhook: options.webhook,
+    /** The people (wa_id) who stopped marketing messages from this business (`setMarketingPreference`). */
+    marketingStopped: new Set<string>(),
   };
-  // Phone number API reference (v23.0): GET /{phone-number-id} answers these fields.
+  // Phone number API reference: GET /{phone-number-id} answers these fields. The messaging limit
+  // (a tier name, given as either field) is answered as the version names it (limitField).
+  const { messaging_limit_tier: olderTier, ...given } = options.phone ?? {};
   const phone: Record<string, unknown> = {
     id: phoneNumberId,
     display_phone_number: '+91 98000 15838',
     verified_name: 'Lucky Shrub',
     quality_rating: 'GREEN',
-    messaging_limit_tier: 'TIER_2K',
     throughput: { level: 'STANDARD' },
     code_verification_status: 'VERIFIED',
     platform_type: 'CLOUD_API',
-    ...options.phone,
+    ...given,
+    whatsapp_business_manager_messaging_limit:
+      given.whatsapp_business_manager_messaging_limit ?? olderTier ?? 'TIER_2K',
   };
   const calls: { method: string; path: string; query: URLSearchParams; authorization: string | undefined }[] =
     [];
@@ -217,7 +222,13 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
     } else {
       return graphError(100, `Unsupported message type ${String(body.type)}`);
     }
-    const error = state.recipientErrors[to];
+    // Someone who stopped this business's marketing messages: a marketing template is taken, then
+    // fails by status webhook with 131050 (error-code page; its webhook reference names the failed
+    // status); utility and authentication templates still go.
+    const error: RecipientError | undefined =
+      category === 'marketing' && state.marketingStopped.has(to)
+        ? { code: 131050, via: 'webhook' }
+        : state.recipientErrors[to];
     if (error && (error.via ?? 'response') === 'response') {
       sends.push({ to, body, at: performance.now(), messageId: null });
       return graphError(error.code);
@@ -233,6 +244,23 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
         messages: [{ id: messageId, ...(body.type === 'template' ? { message_status: 'accepted' } : {}) }],
       },
     };
+  }
+
+  /**
+   * A number's fields with its messaging limit under the name the version gives it (Messaging
+   * Limits page, "Via API": `whatsapp_business_manager_messaging_limit` for v24.0 and newer,
+   * `messaging_limit_tier` for v23.0 and older).
+   */
+  function limitField(number: Record<string, unknown>): Record<string, unknown> {
+    const {
+      whatsapp_business_manager_messaging_limit: current,
+      messaging_limit_tier: older,
+      ...rest
+    } = number;
+    const tier = current ?? older;
+    if (tier === undefined) return rest;
+    const v24 = Number(version.replace(/^v/, '')) >= 24;
+    return { ...rest, [v24 ? 'whatsapp_business_manager_messaging_limit' : 'messaging_limit_tier']: tier };
   }
 
   /** GET /{waba-id}/message_templates with cursor paging (Graph API "Paginated Results"). */
@@ -294,7 +322,7 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
         });
       let result: { status: number; body: unknown } = unsupported();
       if (parts[0] === version && req.method === 'GET' && parts.length === 2 && numbers.has(parts[1]!)) {
-        const number = numbers.get(parts[1]!)!;
+        const number = limitField(numbers.get(parts[1]!)!);
         const fields = (
           u.searchParams.get('fields') ?? 'id,display_phone_number,verified_name,quality_rating'
         ).split(',');
@@ -360,6 +388,42 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
           },
         ],
       });
+      track(deliver(payload));
+    },
+    /**
+     * The person stops (or resumes) marketing messages from the business: the `user_preferences`
+     * webhook as its reference gives it
+     * (developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/user_preferences:
+     * `user_preferences[]: { wa_id, detail, category: 'marketing_messages', value: 'stop' | 'resume',
+     * timestamp }` beside `contacts[]`, field `user_preferences`); while stopped, a marketing
+     * template to them fails with 131050.
+     */
+    setMarketingPreference(waId: string, value: 'stop' | 'resume', name = 'Asha') {
+      if (value === 'stop') state.marketingStopped.add(waId);
+      else state.marketingStopped.delete(waId);
+      const payload = messagesEnvelope(
+        wabaId,
+        {
+          id: phoneNumberId,
+          display: String(phone.display_phone_number).replace(/[^0-9]/g, ''),
+        },
+        {
+          contacts: [{ profile: { name }, wa_id: waId }],
+          user_preferences: [
+            {
+              wa_id: waId,
+              detail:
+                value === 'stop'
+                  ? 'User requested to stop marketing messages'
+                  : 'User requested to resume marketing messages',
+              category: 'marketing_messages',
+              value,
+              timestamp: Math.floor(Date.now() / 1000),
+            },
+          ],
+        },
+        'user_preferences',
+      );
       track(deliver(payload));
     },
     /** Resolves once every scheduled webhook has been delivered (or given up). */

@@ -1,0 +1,53 @@
+import { sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/client.ts';
+
+/**
+ * People who stopped marketing messages from a Cloud API business (table
+ * cloud_marketing_preferences). Meta says so two ways: the `user_preferences` webhook (stop or
+ * resume) and error 131050 on a marketing template. The business is the WhatsApp Business Account:
+ * the webhook is subscribed per account and names it (`entry[].id`), and the product knows no
+ * wider business for a number (messaging-limit.ts). The person is the address Meta gave: `wa_id`
+ * (digits), else the business-scoped `user_id`.
+ */
+
+export type MarketingPreference = {
+  wabaId: string;
+  address: string;
+  stopped: boolean;
+  at: Date;
+  source: 'user_preferences' | 'error_131050';
+};
+
+/** Records a stop or a resume; an older event than the one kept changes nothing (Meta delivers in no set order). */
+export async function recordMarketingPreference(db: Db, p: MarketingPreference): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO cloud_marketing_preferences AS m (waba_id, address, stopped, at, source)
+        VALUES (${p.wabaId}, ${p.address}, ${p.stopped}, ${p.at.toISOString()}::timestamptz, ${p.source})
+        ON CONFLICT (waba_id, address) DO UPDATE
+          SET stopped = EXCLUDED.stopped, at = EXCLUDED.at, source = EXCLUDED.source
+          WHERE m.at <= EXCLUDED.at`,
+  );
+}
+
+/**
+ * Whether a send of this template from `sessionId` to `to` would be a marketing template to
+ * someone who stopped them: the template's category is MARKETING (as last synced from Meta) and
+ * the person's latest word to the account's business is a stop.
+ */
+export async function marketingStoppedFor(
+  db: Db,
+  sessionId: string,
+  to: string,
+  template: { name: string; language: string },
+): Promise<boolean> {
+  const [row] = await queryRows<{ stopped: boolean }>(
+    db,
+    sql`SELECT EXISTS (
+          SELECT 1 FROM cloud_templates t
+          JOIN cloud_accounts a ON a.session_id = t.session_id
+          JOIN cloud_marketing_preferences m ON m.waba_id = a.waba_id AND m.address = ${to} AND m.stopped
+          WHERE t.session_id = ${sessionId} AND t.name = ${template.name} AND t.language = ${template.language}
+            AND upper(t.category) = 'MARKETING') AS stopped`,
+  );
+  return row?.stopped ?? false;
+}
