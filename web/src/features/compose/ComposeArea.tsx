@@ -25,7 +25,7 @@ import {
   MIN_POLL_OPTIONS,
 } from './compose-form.ts';
 import { focusIntoView } from './into-view.ts';
-import { checkFileSize, isImage } from './media.ts';
+import { checkFileSize, isImage } from '../../lib/file-body.ts';
 import { useFileUrl } from './useFileUrl.ts';
 
 /** The compose area's props that come from the page's send flow. */

@@ -32,7 +32,7 @@ import { useContactLists } from '../contacts/api/get-contact-lists.ts';
 import { useCreditPrices } from './api/credit-prices.ts';
 import { usePostStatus, useStatusAudience } from './api/post-status.ts';
 import { ContactListPicker } from './ContactListPicker.tsx';
-import { checkFileSize, readFileBase64 } from './media.ts';
+import { checkFileSize, readFileBase64 } from '../../lib/file-body.ts';
 import { StatusPreview } from './StatusPreview.tsx';
 import { useFileUrl } from './useFileUrl.ts';
 

@@ -22,7 +22,7 @@ import {
   type MessageKind,
   validateSend,
 } from './compose-form.ts';
-import { readFileBase64 } from './media.ts';
+import { readFileBase64 } from '../../lib/file-body.ts';
 import type { ProgressView } from './SendingProgress.tsx';
 import { isFinal, resultBanner, SENDING_TEXTS, type SendBanner } from './send-result.ts';
 
