@@ -5,6 +5,7 @@ import { can, priceKindOf, sendsTemplates } from './capabilities.ts';
 /** A Cloud API number's capabilities, as the server's transport/cloud/provider.ts lists them. */
 const CLOUD: AccountCapabilities = {
   groups: false,
+  createGroups: false,
   polls: false,
   media: false,
   status: false,

@@ -4,6 +4,7 @@ import { registerAdminRoutes } from './admin.ts';
 import { registerApiKeyRoutes } from './api-keys.ts';
 import { registerAuthRoutes } from './auth.ts';
 import { registerChannelRoutes } from './channels.ts';
+import { registerGroupCreateRoutes } from './group-create.ts';
 import { registerCloudRoutes } from './cloud.ts';
 import { registerContactRoutes } from './contacts.ts';
 import { registerCreditPriceRoutes } from './credit-prices.ts';
@@ -35,6 +36,7 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   registerSessionProxyRoutes(app, ctx);
   registerGroupRoutes(app, ctx);
   registerChannelRoutes(app, ctx);
+  registerGroupCreateRoutes(app, ctx);
   registerSendRoutes(app, ctx);
   registerStatusRoutes(app, ctx);
   registerJobRoutes(app, ctx);

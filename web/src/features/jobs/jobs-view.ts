@@ -85,12 +85,10 @@ export const canResume = (job: Pick<MessageJob, 'status'>): boolean => isResumab
 
 /**
  * A job that has not started may be edited: scheduled, or paused before its
- * first message; not a poll, not an occurrence of a series (it moves with its series).
+ * first message; not an occurrence of a series (it moves with its series).
  */
-export const canEdit = (job: Pick<MessageJob, 'status' | 'progress' | 'repeat' | 'messageType'>): boolean =>
-  (job.status === 'scheduled' || (job.status === 'paused' && job.progress.completed === 0)) &&
-  !job.repeat &&
-  job.messageType !== 'poll';
+export const canEdit = (job: Pick<MessageJob, 'status' | 'progress' | 'repeat'>): boolean =>
+  (job.status === 'scheduled' || (job.status === 'paused' && job.progress.completed === 0)) && !job.repeat;
 
 /** The recipients typed in the edit box: one a line (or comma-separated), blanks dropped. */
 export const recipientLines = (text: string): string[] =>
