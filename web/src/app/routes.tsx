@@ -15,6 +15,7 @@ import {
   DashboardPage,
   ForgotPasswordPage,
   GroupsPage,
+  AddGroupPage,
   InstancesPage,
   JobsPage,
   LoginPage,
@@ -52,6 +53,7 @@ export function AppRoutes() {
                 <Route path="/jobs" element={<JobsPage />} />
                 <Route path="/contacts" element={<ContactsPage />} />
                 <Route path="/groups" element={<GroupsPage />} />
+                <Route path="/groups/new" element={<AddGroupPage />} />
                 <Route path="/channels" element={<ChannelsPage />} />
                 <Route path="/reports" element={<ReportsPage />} />
               </Route>

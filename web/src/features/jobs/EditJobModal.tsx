@@ -16,7 +16,8 @@ import { useSessions } from '../instances/api/get-sessions.ts';
 import { useEditJob } from './api/edit-job.ts';
 import { EditFileField, EditGroupsPicker, type EditedPoll, EditPollFields } from './EditJobFields.tsx';
 import { useJobDetails } from './api/get-job-details.ts';
-import { editCostText, recipientLines } from './jobs-view.ts';
+import { recipientLines } from '../../lib/typed-lines.ts';
+import { editCostText } from './jobs-view.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 /** A job's time as the date field's `YYYY-MM-DD HH:mm:ss`, in the browser's zone. */

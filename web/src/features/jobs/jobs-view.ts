@@ -90,13 +90,6 @@ export const canResume = (job: Pick<MessageJob, 'status'>): boolean => isResumab
 export const canEdit = (job: Pick<MessageJob, 'status' | 'progress' | 'repeat'>): boolean =>
   (job.status === 'scheduled' || (job.status === 'paused' && job.progress.completed === 0)) && !job.repeat;
 
-/** The recipients typed in the edit box: one a line (or comma-separated), blanks dropped. */
-export const recipientLines = (text: string): string[] =>
-  text
-    .split(/[\n,;]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-
 /** What an edit does to the credits held, in words: '2 more credits charged', '1 credit refunded'. */
 export function editCostText(before: number, after: number): string {
   const d = after - before;
