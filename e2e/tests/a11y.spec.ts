@@ -34,6 +34,8 @@ const USER = [
   '/jobs',
   '/contacts',
   '/groups',
+  '/groups/new',
+  '/channels',
   '/reports',
   '/api-keys',
   '/webhooks',
@@ -163,6 +165,25 @@ const USER_DIALOGS: DialogCase[] = [
         .click(),
   },
   {
+    name: 'Create channel',
+    path: '/channels',
+    open: async (page) => page.getByRole('button', { name: 'Create channel' }).click(),
+  },
+  {
+    name: 'Confirm send',
+    path: '/compose',
+    open: async (page) => {
+      await page
+        .getByRole('table', { name: 'Select Groups' })
+        .getByRole('checkbox', { name: /^Select (?!Announcements)/ })
+        .first()
+        .check();
+      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
+      await page.getByRole('button', { name: 'Send Now' }).click();
+      await expect(page.getByRole('dialog', { name: 'Confirm send' })).toBeVisible();
+    },
+  },
+  {
     name: 'Two-factor sign-in',
     path: '/dashboard',
     open: async (page) => {
@@ -220,6 +241,41 @@ const USER_STATES: DialogCase[] = [
     },
   },
 ];
+/** Menus and drawers: opened on a page already drawn (one load for all of them), then measured. */
+const USER_MENUS: DialogCase[] = [
+  {
+    name: 'Account menu open',
+    path: '/dashboard',
+    open: async (page) => {
+      await page.getByRole('button', { name: /Account menu/ }).click();
+      await expect(page.getByRole('menu')).toBeVisible();
+      await expectFullyDrawn(page.getByRole('menu'));
+    },
+  },
+  {
+    name: 'Navigation open (the drawer at 360 px)',
+    path: '/dashboard',
+    open: async (page) => {
+      await page.keyboard.press('Escape');
+      const burger = page.getByRole('button', { name: 'Open navigation' });
+      if (await burger.isVisible()) await burger.click();
+      await expect(page.getByRole('navigation', { name: 'Main navigation' })).toBeVisible();
+      await expectFullyDrawn(page.getByRole('navigation', { name: 'Main navigation' }));
+    },
+  },
+  {
+    name: 'Add New Group, its answer',
+    path: '/groups/new',
+    open: async (page) => {
+      await page.getByLabel('Group name').fill('Shop helpers');
+      await page.getByLabel("Members' phone numbers (one a line)").fill('919800055501\n919800055502');
+      await page.getByRole('button', { name: 'Create group' }).click();
+      await expect(page.getByRole('status').filter({ hasText: 'Group created' })).toBeVisible();
+      await page.getByRole('combobox', { name: 'Members from a contact list' }).click();
+      await expect(page.getByRole('listbox')).toBeVisible();
+    },
+  },
+];
 const ADMIN_DIALOGS: DialogCase[] = [
   {
     name: 'Add User',
@@ -261,8 +317,11 @@ async function dialogViolations(
   dialogs = true,
 ): Promise<Record<string, string[]>> {
   const found: Record<string, string[]> = {};
+  let shown: string | null = null;
   for (const c of cases) {
-    await open(page, c.path);
+    // A case on the page already shown (a menu, a drawer) reuses its load.
+    if (dialogs || c.path !== shown || !page.url().endsWith(`#${c.path}`)) await open(page, c.path);
+    shown = c.path;
     await c.open(page);
     if (dialogs) {
       await expect(page.getByRole('dialog').first()).toBeVisible();
@@ -377,6 +436,8 @@ async function open(page: Page, path: string): Promise<void> {
 }
 
 test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
+  // Send Now asks first (the 'Confirm send' dialog is measured; nothing is sent).
+  test.use({ confirmSends: true });
   let user: TestUser;
 
   test.beforeAll(async ({ request }) => {
@@ -409,6 +470,11 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
         test.setTimeout(180_000);
         await signInByStorage(page, request, user.username, user.password);
         await expectPagesClean(page, USER);
+      });
+
+      test('a user’s menus, drawer and a made group', async ({ page, request }) => {
+        await signInByStorage(page, request, user.username, user.password);
+        expect(await dialogViolations(page, USER_MENUS, false)).toEqual({});
       });
 
       test('a user’s dialogs, open', async ({ page, request }) => {

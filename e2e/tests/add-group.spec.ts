@@ -27,7 +27,7 @@ for (const size of [
     const name = `Helpers ${size.width}`;
     await page.getByLabel('Group name').fill(name);
     if (size.fromList) {
-      await page.getByLabel('Members from a contact list').click();
+      await page.getByRole('combobox', { name: 'Members from a contact list' }).click();
       await page.getByRole('option', { name: 'Helpers (7)' }).click();
       await expect(page.getByLabel("Members' phone numbers (one a line)")).toHaveValue(numbers.join('\n'));
     } else {
