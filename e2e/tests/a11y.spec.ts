@@ -472,11 +472,6 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
         await expectPagesClean(page, USER);
       });
 
-      test('a user’s menus, drawer and a made group', async ({ page, request }) => {
-        await signInByStorage(page, request, user.username, user.password);
-        expect(await dialogViolations(page, USER_MENUS, false)).toEqual({});
-      });
-
       test('a user’s dialogs, open', async ({ page, request }) => {
         // Nineteen dialogs, each opened from its page, drawn in full and measured: over a minute.
         test.setTimeout(240_000);
@@ -484,10 +479,10 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
         expect(await dialogViolations(page, USER_DIALOGS)).toEqual({});
       });
 
-      test('a user’s results, previews, drafts and pickers', async ({ page, request }) => {
+      test('a user’s results, previews, drafts, pickers, menus and drawer', async ({ page, request }) => {
         test.setTimeout(180_000);
         await signInByStorage(page, request, user.username, user.password);
-        expect(await dialogViolations(page, USER_STATES, false)).toEqual({});
+        expect(await dialogViolations(page, [...USER_STATES, ...USER_MENUS], false)).toEqual({});
       });
 
       test('an admin’s dialogs, open', async ({ page, request }) => {

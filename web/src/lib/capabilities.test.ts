@@ -29,6 +29,7 @@ describe('capabilities', () => {
     expect(can(cloud, 'individuals')).toBe(true);
     expect(can(phone, 'groups')).toBe(true);
     expect(can(phone, 'status')).toBe(true);
+    expect(can(phone, 'createGroup')).toBe(true);
     expect(can(phone, 'templates')).toBe(false);
     expect(sendsTemplates(cloud)).toBe(true);
     expect(sendsTemplates(phone)).toBe(false);
