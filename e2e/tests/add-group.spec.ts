@@ -16,9 +16,22 @@ for (const size of [
     await page.setViewportSize({ width: size.width, height: size.height });
     const { token, sessionId, headers } = await userWithSession(page, request, { credits: 5 });
     // Seven numbers; one is not on WhatsApp (the simulator's numbers ending 0000).
-    const numbers = ['919822230001', '919822230002', '919822230003', '919822230000', '919822230005', '919822230006', '919822230007'];
+    const numbers = [
+      '919822230001',
+      '919822230002',
+      '919822230003',
+      '919822230000',
+      '919822230005',
+      '919822230006',
+      '919822230007',
+    ];
     if (size.fromList)
-      await importContactList(request, token, 'Helpers', `phone,name\n${numbers.map((n, i) => `${n},Helper ${i + 1}`).join('\n')}\n`);
+      await importContactList(
+        request,
+        token,
+        'Helpers',
+        `phone,name\n${numbers.map((n, i) => `${n},Helper ${i + 1}`).join('\n')}\n`,
+      );
     await page.goto('/#/dashboard');
     await page.getByRole('link', { name: /^Add New Group/ }).click();
     await expect(page).toHaveURL(/#\/groups\/new$/);
@@ -41,11 +54,15 @@ for (const size of [
 
     const result = page.getByRole('status').filter({ hasText: `Group created: ${name}` });
     await expect(result).toBeVisible();
-    await expect(result).toContainText('4 members added: 919822230001, 919822230002, 919822230003, 919822230005.');
+    await expect(result).toContainText(
+      '4 members added: 919822230001, 919822230002, 919822230003, 919822230005.',
+    );
     await expect(result).toContainText(
       'Not added (not on WhatsApp, or they allow only their contacts to add them): 919822230000.',
     );
-    await expect(result).toContainText('2 numbers were not added, to keep the account safe: send them the invite link.');
+    await expect(result).toContainText(
+      '2 numbers were not added, to keep the account safe: send them the invite link.',
+    );
     await expect(result.getByText(/^https:\/\/chat\.whatsapp\.com\//)).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
 
@@ -56,15 +73,22 @@ for (const size of [
     expect(list.groups.find((g) => g.groupName === name)?.participantCount).toBe(5);
     await result.getByRole('link', { name: 'Open Group List' }).click();
     await expect(page).toHaveURL(/#\/groups$/);
-    await page.getByLabel(/Search/).first().fill(name);
+    await page
+      .getByLabel(/Search/)
+      .first()
+      .fill(name);
     await expect(page.getByText(name).first()).toBeVisible();
   });
 }
 
-test('Add New Group refuses a group without a name or members, and sends nothing', async ({ page, request }) => {
+test('Add New Group refuses a group without a name or members, and sends nothing', async ({
+  page,
+  request,
+}) => {
   const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
-  const before = ((await (await request.get(`/api/groupsList/${sessionId}`, { headers })).json()) as { groups: unknown[] })
-    .groups.length;
+  const before = (
+    (await (await request.get(`/api/groupsList/${sessionId}`, { headers })).json()) as { groups: unknown[] }
+  ).groups.length;
   await page.goto('/#/groups/new');
   await page.getByRole('button', { name: 'Create group' }).click();
   await expect(page.getByRole('alert')).toHaveText('Group name is required');
@@ -74,7 +98,8 @@ test('Add New Group refuses a group without a name or members, and sends nothing
   await page.getByLabel("Members' phone numbers (one a line)").fill('12ab');
   await page.getByRole('button', { name: 'Create group' }).click();
   await expect(page.getByRole('alert')).toHaveText('Invalid phone number: 12ab');
-  const after = ((await (await request.get(`/api/groupsList/${sessionId}`, { headers })).json()) as { groups: unknown[] })
-    .groups.length;
+  const after = (
+    (await (await request.get(`/api/groupsList/${sessionId}`, { headers })).json()) as { groups: unknown[] }
+  ).groups.length;
   expect(after).toBe(before);
 });

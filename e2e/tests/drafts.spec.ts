@@ -63,7 +63,7 @@ test('Group Messaging: the photo, its caption and the ticked groups come back af
   await expect(note(page)).toHaveCount(0);
 });
 
-test('Bulk Messaging: leaving with 150 ticked numbers asks first (a link or the browser\'s Back); Back brings the file, the ticks and the message again; a send ends the draft', async ({
+test("Bulk Messaging: leaving with 150 ticked numbers asks first (a link or the browser's Back); Back brings the file, the ticks and the message again; a send ends the draft", async ({
   page,
   request,
 }) => {

@@ -1,5 +1,11 @@
 import { expect, saveScreenshot, test } from '../fixtures.ts';
-import { ANNOUNCE_ONLY, balanceBubble, ledger, localInputValue, userWithSession } from './messaging-helpers.ts';
+import {
+  ANNOUNCE_ONLY,
+  balanceBubble,
+  ledger,
+  localInputValue,
+  userWithSession,
+} from './messaging-helpers.ts';
 import { seriousViolations } from './support/axe.ts';
 import { PNG_1X1, sendIndividual } from './support/jobs.ts';
 
@@ -177,7 +183,10 @@ test('a scheduled group poll: groups picked by name, a new question and options;
 
   await page.goto('/#/jobs');
   const rows = page.getByRole('table', { name: 'Message jobs' }).getByRole('row');
-  await rows.filter({ hasText: pollJob.slice(0, 8) }).getByRole('button', { name: 'Edit' }).click();
+  await rows
+    .filter({ hasText: pollJob.slice(0, 8) })
+    .getByRole('button', { name: 'Edit' })
+    .click();
   const dialog = page.getByRole('dialog', { name: 'Edit job' });
   // The group is shown by its name, never by its id; another is found by typing its name.
   await expect(dialog.getByText(first!.groupName, { exact: true })).toBeVisible();
@@ -194,7 +203,8 @@ test('a scheduled group poll: groups picked by name, a new question and options;
   await dialog.getByRole('button', { name: 'Save changes' }).click();
   await expect(dialog).toHaveCount(0);
   await expect(page.getByText('Job updated: 2 recipients')).toBeVisible();
-  const poll = (await (await request.get(`/api/message-jobs-details/${pollJob}`, { headers })).json()).job as {
+  const poll = (await (await request.get(`/api/message-jobs-details/${pollJob}`, { headers })).json())
+    .job as {
     messageContent: string;
     details: { chatId: string }[];
   };
@@ -205,15 +215,23 @@ test('a scheduled group poll: groups picked by name, a new question and options;
     options: { allowMultipleAnswers: true },
   });
 
-  await rows.filter({ hasText: fileJob.slice(0, 8) }).getByRole('button', { name: 'Edit' }).click();
+  await rows
+    .filter({ hasText: fileJob.slice(0, 8) })
+    .getByRole('button', { name: 'Edit' })
+    .click();
   await expect(dialog.getByText('menu.png', { exact: true })).toBeVisible();
   const chooser = page.waitForEvent('filechooser');
   await dialog.getByRole('button', { name: 'Replace file' }).click();
-  await (await chooser).setFiles({ name: 'menu-v2.png', mimeType: 'image/png', buffer: Buffer.from(PNG_1X1, 'base64') });
+  await (await chooser).setFiles({
+    name: 'menu-v2.png',
+    mimeType: 'image/png',
+    buffer: Buffer.from(PNG_1X1, 'base64'),
+  });
   await expect(dialog.getByText('menu-v2.png (replaces menu.png)')).toBeVisible();
   await dialog.getByRole('button', { name: 'Save changes' }).click();
   await expect(dialog).toHaveCount(0);
-  const file = (await (await request.get(`/api/message-jobs-details/${fileJob}`, { headers })).json()).job as {
+  const file = (await (await request.get(`/api/message-jobs-details/${fileJob}`, { headers })).json())
+    .job as {
     fileName: string;
     messageContent: string;
   };

@@ -133,7 +133,10 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
     const textOnPoll = await edit(token, pollJob, { content: 'Plain text' });
     expect(textOnPoll.statusCode).toBe(400);
     expect(textOnPoll.json().message).toBe('Only a poll job takes a poll');
-    const fileOnPoll = await edit(token, pollJob, { data: Buffer.from('x').toString('base64'), mime: 'text/plain' });
+    const fileOnPoll = await edit(token, pollJob, {
+      data: Buffer.from('x').toString('base64'),
+      mime: 'text/plain',
+    });
     expect(fileOnPoll.json().message).toBe('Only a media job takes a file');
     const oneOption = await edit(token, pollJob, { poll: { pollName: 'New?', pollOptions: ['Only one'] } });
     expect(oneOption.statusCode).toBe(400);
@@ -141,11 +144,19 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
 
     const polled = await edit(token, pollJob, {
       scheduleTime: soon(),
-      poll: { pollName: ' New question? ', pollOptions: ['Red', ' ', 'Blue', 'Green'], options: { allowMultipleAnswers: true } },
+      poll: {
+        pollName: ' New question? ',
+        pollOptions: ['Red', ' ', 'Blue', 'Green'],
+        options: { allowMultipleAnswers: true },
+      },
     });
     expect(polled.statusCode, polled.body).toBe(200);
     expect(polled.json()).toMatchObject({ total: 1, creditsCharged: 0 });
-    const stored = { pollName: 'New question?', pollOptions: ['Red', 'Blue', 'Green'], options: { allowMultipleAnswers: true } };
+    const stored = {
+      pollName: 'New question?',
+      pollOptions: ['Red', 'Blue', 'Green'],
+      options: { allowMultipleAnswers: true },
+    };
     expect(await jobRow(t.db, pollJob)).toMatchObject({ content: JSON.stringify(stored), poll: stored });
 
     const filed = await edit(token, fileJob, {
@@ -157,7 +168,11 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
     });
     expect(filed.statusCode, filed.body).toBe(200);
     // A document keeps the generic type, as a send stores it; the name says which file it is.
-    expect(await jobRow(t.db, fileJob)).toMatchObject({ content: 'New caption', mediaMime: 'application/octet-stream', fileName: 'new.pdf' });
+    expect(await jobRow(t.db, fileJob)).toMatchObject({
+      content: 'New caption',
+      mediaMime: 'application/octet-stream',
+      fileName: 'new.pdf',
+    });
 
     expect((await waitForJobEnd(t.app, token, pollJob)).status).toBe('completed');
     expect((await waitForJobEnd(t.app, token, fileJob)).status).toBe('completed');

@@ -5,6 +5,7 @@ import { homePath, RedirectIfSignedIn, RequireAdmin, RequireAuth, RequireUser } 
 import { Layout } from './Layout.tsx';
 import { PageLoader } from './PageLoader.tsx';
 import {
+  AddGroupPage,
   AdminDashboardPage,
   ApiKeysPage,
   BulkMessagePage,
@@ -15,7 +16,6 @@ import {
   DashboardPage,
   ForgotPasswordPage,
   GroupsPage,
-  AddGroupPage,
   InstancesPage,
   JobsPage,
   LoginPage,

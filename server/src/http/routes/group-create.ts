@@ -1,4 +1,10 @@
-import { CreateGroupBody, CreateGroupResponse, ErrorResponse, GROUP_CREATE_TEXTS, SessionIdParams } from '@wa/contract';
+import {
+  CreateGroupBody,
+  CreateGroupResponse,
+  ErrorResponse,
+  GROUP_CREATE_TEXTS,
+  SessionIdParams,
+} from '@wa/contract';
 import { recordAudit } from '../../audit/record.ts';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
@@ -31,7 +37,8 @@ export function registerGroupCreateRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       const user = requireUser(request);
       const session = await authorizeSession(ctx.db, user, 'act', request.params.sessionId);
-      if (!capabilitiesOf(ctx.config, session.kind).createGroups) throw badRequest(GROUP_CREATE_TEXTS.linkedOnly);
+      if (!capabilitiesOf(ctx.config, session.kind).createGroups)
+        throw badRequest(GROUP_CREATE_TEXTS.linkedOnly);
       const made = await createGroup(ctx, session, request.body);
       await recordAudit(ctx.db, {
         actor: { id: user.id, username: user.username },

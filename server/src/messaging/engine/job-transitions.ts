@@ -1,5 +1,5 @@
-import { type SQL, sql } from 'drizzle-orm';
 import type { StoredPoll } from '@wa/contract';
+import { type SQL, sql } from 'drizzle-orm';
 import { refundCtes } from '../../credits/credits.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import { JOB_MESSAGES } from '../messages.ts';

@@ -18,12 +18,18 @@ import { readCreditPrices } from '../../credits/prices.ts';
 import { queryRows } from '../../db/client.ts';
 import { badRequest, conflict, MESSAGES, paymentRequired } from '../../errors.ts';
 import { groupSubjects } from '../../groups/repository.ts';
-import { authorizeGroups, authorizeJob } from '../../policy/access.ts';
 import { sha256 } from '../../ids.ts';
+import { authorizeGroups, authorizeJob } from '../../policy/access.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { personalise } from '../accept/personalise.ts';
 import { insertRecipients, storeMedia } from '../accept/repository.ts';
-import { type ComposedMessage, composedMedia, composedPoll, recipientsOf, scheduleTimeOf } from '../compose.ts';
+import {
+  type ComposedMessage,
+  composedMedia,
+  composedPoll,
+  recipientsOf,
+  scheduleTimeOf,
+} from '../compose.ts';
 import { rewrite } from '../engine/job-transitions.ts';
 import { assertOwnerMaySend } from '../engine/rules.ts';
 import { JOB_MESSAGES } from '../messages.ts';
@@ -127,14 +133,14 @@ export async function editJob(
         locked.messageType === 'poll'
           ? { type: 'poll', poll: newPoll ?? storedPollOf(text) }
           : locked.messageType === 'media'
-          ? {
-              type: 'media',
-              caption: text,
-              mime: locked.mediaMime ?? '',
-              data: Buffer.alloc(0),
-              fileName: null,
-            }
-          : { type: 'text', text };
+            ? {
+                type: 'media',
+                caption: text,
+                mime: locked.mediaMime ?? '',
+                data: Buffer.alloc(0),
+                fileName: null,
+              }
+            : { type: 'text', text };
       try {
         contents = personalise(message, chats.chatIds, {
           available: audience === 'groups' ? ['group'] : [],

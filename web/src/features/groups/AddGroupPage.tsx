@@ -1,4 +1,16 @@
-import { Alert, Anchor, Button, Card, Group, List, Select, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Button,
+  Card,
+  Group,
+  Select,
+  Stack,
+  Text,
+  Textarea,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { CLOUD_TEXTS, type CreateGroupResponse, GROUP_FIRST_MEMBERS, GROUP_SUBJECT_MAX } from '@wa/contract';
 import { useState } from 'react';
@@ -103,7 +115,10 @@ export default function AddGroupPage() {
             <Select
               label="Members from a contact list"
               placeholder={lists.isLoading ? 'Loading…' : 'Choose a list'}
-              data={(lists.data?.lists ?? []).map((l) => ({ value: l.id, label: `${l.name} (${formatNumber(l.count)})` }))}
+              data={(lists.data?.lists ?? []).map((l) => ({
+                value: l.id,
+                label: `${l.name} (${formatNumber(l.count)})`,
+              }))}
               onChange={(id) => void fromList(id)}
               clearable
             />

@@ -1,4 +1,14 @@
-import { Button, Checkbox, FileButton, Group, MultiSelect, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import {
+  Button,
+  Checkbox,
+  FileButton,
+  Group,
+  MultiSelect,
+  Stack,
+  Text,
+  Textarea,
+  TextInput,
+} from '@mantine/core';
 import { IconUpload } from '@tabler/icons-react';
 import { useMemo } from 'react';
 import { useChannels } from '../channels/api/channels.ts';
@@ -73,7 +83,11 @@ export function EditPollFields(props: { value: EditedPoll; onChange: (poll: Edit
 }
 
 /** A media job's file: its name now, and a button that replaces it with another. */
-export function EditFileField(props: { current: string; chosen: File | null; onChoose: (file: File | null) => void }) {
+export function EditFileField(props: {
+  current: string;
+  chosen: File | null;
+  onChoose: (file: File | null) => void;
+}) {
   return (
     <Stack gap={4}>
       <Text size="sm" fw={500}>

@@ -7,16 +7,16 @@ import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
 import { useCharge } from '../../components/charge/useCharge.ts';
 import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
 import { messageOf } from '../../lib/api.ts';
-import { checkFileSize, readFileBase64 } from '../../lib/file-body.ts';
 import { priceKindOf } from '../../lib/capabilities.ts';
 import { todayValue, toLocalDateTime } from '../../lib/date-text.ts';
+import { checkFileSize, readFileBase64 } from '../../lib/file-body.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
+import { recipientLines } from '../../lib/typed-lines.ts';
 import { useCreditPrices } from '../compose/api/credit-prices.ts';
 import { useSessions } from '../instances/api/get-sessions.ts';
 import { useEditJob } from './api/edit-job.ts';
-import { EditFileField, EditGroupsPicker, type EditedPoll, EditPollFields } from './EditJobFields.tsx';
 import { useJobDetails } from './api/get-job-details.ts';
-import { recipientLines } from '../../lib/typed-lines.ts';
+import { type EditedPoll, EditFileField, EditGroupsPicker, EditPollFields } from './EditJobFields.tsx';
 import { editCostText } from './jobs-view.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -49,7 +49,11 @@ export function EditJobModal(props: {
   const [groupIds, setGroupIds] = useState<string[] | null>(null);
   const [poll, setPoll] = useState<EditedPoll>(() => {
     const p = parsePoll(job.messageContent);
-    return { question: p?.pollName ?? '', options: p?.pollOptions ?? ['', ''], multi: p?.allowMultipleAnswers ?? false };
+    return {
+      question: p?.pollName ?? '',
+      options: p?.pollOptions ?? ['', ''],
+      multi: p?.allowMultipleAnswers ?? false,
+    };
   });
   const [file, setFile] = useState<File | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -103,10 +107,20 @@ export function EditJobModal(props: {
     if (added > 0 && !confirming && needsConfirmation(added)) return setConfirming(true);
     const message =
       job.messageType === 'poll'
-        ? { poll: { pollName: poll.question, pollOptions: options, options: { allowMultipleAnswers: poll.multi } } }
+        ? {
+            poll: {
+              pollName: poll.question,
+              pollOptions: options,
+              options: { allowMultipleAnswers: poll.multi },
+            },
+          }
         : { content: text };
     const media = file
-      ? { data: await readFileBase64(file), mime: file.type || 'application/octet-stream', fileName: file.name }
+      ? {
+          data: await readFileBase64(file),
+          mime: file.type || 'application/octet-stream',
+          fileName: file.name,
+        }
       : {};
     edit.mutate(
       {
