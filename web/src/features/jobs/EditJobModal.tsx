@@ -190,7 +190,7 @@ export function EditJobModal(props: {
           />
         )}
         {job.messageType === 'media' && (
-          <EditFileField current={job.fileName ?? 'the file sent now'} chosen={file} onChoose={setFile} />
+          <EditFileField current={job.fileName ?? 'the file it had'} chosen={file} onChoose={setFile} />
         )}
         {details.isLoading ? (
           <Group gap="xs">
