@@ -174,6 +174,16 @@ const USER_DIALOGS: DialogCase[] = [
     open: async (page) => page.getByRole('button', { name: 'Create channel' }).click(),
   },
   {
+    name: 'Add channel',
+    path: '/channels',
+    open: async (page) => page.getByRole('button', { name: 'Add channel' }).click(),
+  },
+  {
+    name: 'Connect Cloud API',
+    path: '/instances',
+    open: async (page) => page.getByRole('button', { name: 'Connect Cloud API' }).click(),
+  },
+  {
     name: 'Confirm send',
     path: '/compose',
     open: async (page) => {
