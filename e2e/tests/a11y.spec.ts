@@ -1,4 +1,4 @@
-import type { Locator, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import {
   ADMIN,
   apiLogin,
@@ -9,7 +9,7 @@ import {
   type TestUser,
   test,
 } from '../fixtures.ts';
-import { axeAnalyze } from './support/axe.ts';
+import { axeAnalyze, expectFullyDrawn } from './support/axe.ts';
 import { connectCloudAccount } from './support/cloud.ts';
 import { importContactList } from './support/contacts.ts';
 import { finishedJobs, sendIndividual } from './support/jobs.ts';
@@ -359,23 +359,6 @@ async function dialogViolations(
     }).toPass({ timeout: 15_000, intervals: [0] });
   }
   return found;
-}
-
-/** Waits until `locator` is drawn at full opacity, its own and its ancestors' (fades ended). */
-async function expectFullyDrawn(locator: Locator): Promise<void> {
-  await expect
-    .poll(
-      () =>
-        locator.evaluate((el) => {
-          let opacity = 1;
-          for (let e: Element | null = el; e; e = e.parentElement)
-            opacity *= Number(getComputedStyle(e).opacity);
-          return opacity;
-        }),
-      // Looked at every 50 ms: a fade takes about 200 ms (by default the third look was at 350 ms).
-      { intervals: [50] },
-    )
-    .toBe(1);
 }
 
 /** The contrast of the text on a control as drawn now (under the pointer, for a hovered one). */

@@ -1,5 +1,6 @@
 import { expect, test } from '../fixtures.ts';
 import { balanceBubble, ledger, userWithSession } from './messaging-helpers.ts';
+import { violationsWithOpen } from './support/axe.ts';
 import { failedJobRow, numbers, shot, uploadCsv } from './support/customer.ts';
 import { bigSendOnWarmingAccount } from './support/policy.ts';
 
@@ -108,6 +109,7 @@ test('Retry Failed says what it takes and that the job goes back to sending, and
   await expect(balanceBubble(page)).toHaveText('Balance: 8');
   await row.getByRole('button', { name: 'Retry Failed' }).click();
   const confirm = page.getByRole('dialog', { name: 'Confirm retry' });
+  expect(await violationsWithOpen(confirm)).toEqual([]);
   // The time-out may have reached the phone: nothing is sent again until the user accepts a copy.
   const copy = confirm.getByRole('checkbox', { name: /Also send again the 1 whose delivery is unknown/ });
   await expect(copy).not.toBeChecked();

@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
 import { PNG_1X1, userWithSession } from './messaging-helpers.ts';
+import { violationsWithOpen } from './support/axe.ts';
 import { uploadList } from './support/bulk.ts';
 import { numbers } from './support/customer.ts';
 
@@ -84,6 +85,7 @@ test("Bulk Messaging: leaving with 150 ticked numbers asks first (a link or the 
   const ask = page.getByRole('dialog', { name: 'Leave without sending?' });
   await expect(ask).toContainText('150 recipients are ticked and nothing has been sent to them.');
   await shot(page, 'leave-guard-1280');
+  expect(await violationsWithOpen(ask)).toEqual([]);
   await ask.getByRole('button', { name: 'Stay' }).click();
   await expect(ask).toHaveCount(0);
   await expect(page.getByRole('heading', { name: 'Send Bulk Message' })).toBeVisible();

@@ -6,7 +6,7 @@ import {
   localInputValue,
   userWithSession,
 } from './messaging-helpers.ts';
-import { seriousViolations } from './support/axe.ts';
+import { seriousViolations, violationsWithOpen } from './support/axe.ts';
 import { PNG_1X1, sendIndividual } from './support/jobs.ts';
 
 // A scheduled job that has not started can be edited (time, text, recipients);
@@ -116,6 +116,7 @@ test.describe('with the send confirmation on, as for a new user', () => {
 
     // The confirmation takes the edit's place: one dialog at a time.
     const confirm = page.getByRole('dialog', { name: 'Confirm edit' });
+    expect(await violationsWithOpen(confirm)).toEqual([]);
     await expect(confirm).toBeVisible();
     await expect(edit).toHaveCount(0);
     const cost = confirm.getByRole('group', { name: 'Cost' });
