@@ -20,6 +20,8 @@ export type SessionKind = z.infer<typeof SessionKind>;
 export const AccountCapabilities = z.object({
   /** Group chats: lists, sends, invite links. */
   groups: z.boolean(),
+  /** Makes new groups with their first members. */
+  createGroups: z.boolean(),
   polls: z.boolean(),
   /** Images, videos, audio and documents. */
   media: z.boolean(),
@@ -47,6 +49,7 @@ export type AccountCapabilities = z.infer<typeof AccountCapabilities>;
 /** A linked phone's capabilities, whichever provider drives it. */
 export const LINKED_PHONE_CAPABILITIES: AccountCapabilities = {
   groups: true,
+  createGroups: true,
   polls: true,
   media: true,
   status: true,

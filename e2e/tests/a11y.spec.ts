@@ -1,4 +1,4 @@
-import type { Locator, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import {
   ADMIN,
   apiLogin,
@@ -9,7 +9,7 @@ import {
   type TestUser,
   test,
 } from '../fixtures.ts';
-import { axeAnalyze } from './support/axe.ts';
+import { axeAnalyze, expectFullyDrawn } from './support/axe.ts';
 import { connectCloudAccount } from './support/cloud.ts';
 import { importContactList } from './support/contacts.ts';
 import { finishedJobs, sendIndividual } from './support/jobs.ts';
@@ -34,6 +34,8 @@ const USER = [
   '/jobs',
   '/contacts',
   '/groups',
+  '/groups/new',
+  '/channels',
   '/reports',
   '/api-keys',
   '/webhooks',
@@ -45,6 +47,16 @@ const ADMIN_PAGES = ['/adminDashboard', '/users'];
  * open, at both sizes.
  */
 type DialogCase = { name: string; path: string; open: (page: Page) => Promise<void> };
+
+/** Group Messaging with a recipient (a group that everyone may write to) and a message: ready to send or schedule. */
+async function readyToSend(page: Page): Promise<void> {
+  await page
+    .getByRole('table', { name: 'Select Groups' })
+    .getByRole('checkbox', { name: /^Select (?!Announcements)/ })
+    .first()
+    .check();
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
+}
 const USER_DIALOGS: DialogCase[] = [
   {
     name: 'Add New Instance',
@@ -64,13 +76,7 @@ const USER_DIALOGS: DialogCase[] = [
     name: 'Schedule Message, calendar open',
     path: '/compose',
     open: async (page) => {
-      // Schedule Message needs a recipient: a group that everyone may write to.
-      await page
-        .getByRole('table', { name: 'Select Groups' })
-        .getByRole('checkbox', { name: /^Select (?!Announcements)/ })
-        .first()
-        .check();
-      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
+      await readyToSend(page);
       await page.getByRole('button', { name: 'Schedule Message' }).click();
       await page.getByRole('button', { name: 'Pick the day in a calendar' }).click();
       await expect(page.locator('[data-dates-dropdown]')).toBeVisible();
@@ -163,6 +169,30 @@ const USER_DIALOGS: DialogCase[] = [
         .click(),
   },
   {
+    name: 'Create channel',
+    path: '/channels',
+    open: async (page) => page.getByRole('button', { name: 'Create channel' }).click(),
+  },
+  {
+    name: 'Add channel',
+    path: '/channels',
+    open: async (page) => page.getByRole('button', { name: 'Add channel' }).click(),
+  },
+  {
+    name: 'Connect Cloud API',
+    path: '/instances',
+    open: async (page) => page.getByRole('button', { name: 'Connect Cloud API' }).click(),
+  },
+  {
+    name: 'Confirm send',
+    path: '/compose',
+    open: async (page) => {
+      await readyToSend(page);
+      await page.getByRole('button', { name: 'Send Now' }).click();
+      await expect(page.getByRole('dialog', { name: 'Confirm send' })).toBeVisible();
+    },
+  },
+  {
     name: 'Two-factor sign-in',
     path: '/dashboard',
     open: async (page) => {
@@ -220,6 +250,45 @@ const USER_STATES: DialogCase[] = [
     },
   },
 ];
+/**
+ * A made group's answer, the account menu and the navigation (a drawer at 360 px, last: it covers
+ * the page), each measured open; the menu and the drawer share one load of the Dashboard.
+ */
+const USER_MENUS: DialogCase[] = [
+  {
+    name: 'Add New Group, its answer',
+    path: '/groups/new',
+    open: async (page) => {
+      await page.getByLabel('Group name').fill('Shop helpers');
+      await page.getByLabel("Members' phone numbers (one a line)").fill('919800055501\n919800055502');
+      await page.getByRole('button', { name: 'Create group' }).click();
+      await expect(page.getByRole('status').filter({ hasText: 'Group created' })).toBeVisible();
+      await page.getByRole('combobox', { name: 'Members from a contact list' }).click();
+      await expect(page.getByRole('listbox')).toBeVisible();
+    },
+  },
+  {
+    name: 'Account menu open',
+    path: '/dashboard',
+    open: async (page) => {
+      await page.getByRole('button', { name: /Account menu/ }).click();
+      await expect(page.getByRole('menu')).toBeVisible();
+      await expectFullyDrawn(page.getByRole('menu'));
+    },
+  },
+  {
+    name: 'Navigation open (the drawer at 360 px)',
+    path: '/dashboard',
+    open: async (page) => {
+      await page.keyboard.press('Escape');
+      await expect(page.getByRole('menu')).toHaveCount(0);
+      const burger = page.getByRole('button', { name: 'Open navigation' });
+      if (await burger.isVisible()) await burger.click();
+      await expect(page.getByRole('navigation', { name: 'Main navigation' })).toBeVisible();
+      await expectFullyDrawn(page.getByRole('navigation', { name: 'Main navigation' }));
+    },
+  },
+];
 const ADMIN_DIALOGS: DialogCase[] = [
   {
     name: 'Add User',
@@ -261,8 +330,11 @@ async function dialogViolations(
   dialogs = true,
 ): Promise<Record<string, string[]>> {
   const found: Record<string, string[]> = {};
+  let shown: string | null = null;
   for (const c of cases) {
-    await open(page, c.path);
+    // A case on the page already shown (a menu, a drawer) reuses its load.
+    if (dialogs || c.path !== shown || !page.url().endsWith(`#${c.path}`)) await open(page, c.path);
+    shown = c.path;
     await c.open(page);
     if (dialogs) {
       await expect(page.getByRole('dialog').first()).toBeVisible();
@@ -287,23 +359,6 @@ async function dialogViolations(
     }).toPass({ timeout: 15_000, intervals: [0] });
   }
   return found;
-}
-
-/** Waits until `locator` is drawn at full opacity, its own and its ancestors' (fades ended). */
-async function expectFullyDrawn(locator: Locator): Promise<void> {
-  await expect
-    .poll(
-      () =>
-        locator.evaluate((el) => {
-          let opacity = 1;
-          for (let e: Element | null = el; e; e = e.parentElement)
-            opacity *= Number(getComputedStyle(e).opacity);
-          return opacity;
-        }),
-      // Looked at every 50 ms: a fade takes about 200 ms (by default the third look was at 350 ms).
-      { intervals: [50] },
-    )
-    .toBe(1);
 }
 
 /** The contrast of the text on a control as drawn now (under the pointer, for a hovered one). */
@@ -377,6 +432,8 @@ async function open(page: Page, path: string): Promise<void> {
 }
 
 test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
+  // Send Now asks first (the 'Confirm send' dialog is measured; nothing is sent).
+  test.use({ confirmSends: true });
   let user: TestUser;
 
   test.beforeAll(async ({ request }) => {
@@ -418,10 +475,10 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
         expect(await dialogViolations(page, USER_DIALOGS)).toEqual({});
       });
 
-      test('a user’s results, previews, drafts and pickers', async ({ page, request }) => {
+      test('a user’s results, previews, drafts, pickers, menus and drawer', async ({ page, request }) => {
         test.setTimeout(180_000);
         await signInByStorage(page, request, user.username, user.password);
-        expect(await dialogViolations(page, USER_STATES, false)).toEqual({});
+        expect(await dialogViolations(page, [...USER_STATES, ...USER_MENUS], false)).toEqual({});
       });
 
       test('an admin’s dialogs, open', async ({ page, request }) => {

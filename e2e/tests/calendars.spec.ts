@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
-import { ANNOUNCE_ONLY, groupNames, userWithSession } from './messaging-helpers.ts';
+import { onGroupMessaging, userWithSession } from './messaging-helpers.ts';
 import { sendIndividual } from './support/jobs.ts';
 
 // The schedule picker (time picked, month not stuck) and the MIS
@@ -11,9 +11,7 @@ const dayFirst = (d: Date) => `${p2(d.getDate())}/${p2(d.getMonth() + 1)}/${d.ge
 const monthTitle = (d: Date) => d.toLocaleString('en-GB', { month: 'long', year: 'numeric' });
 
 async function openSchedule(page: Page, request: Parameters<typeof userWithSession>[1]) {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
-  const [first] = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
-  await page.goto('/#/compose');
+  const [first] = (await onGroupMessaging(page, request, { credits: 5 })).groups;
   await page
     .getByRole('table', { name: 'Select Groups' })
     .getByRole('checkbox', { name: `Select ${first}`, exact: true })

@@ -1,4 +1,5 @@
 import { apiLogin, expect, linkedUserForFile, test } from '../fixtures.ts';
+import { violationsWithOpen } from './support/axe.ts';
 
 /** Channels through the simulator: create, add by link, post now and scheduled. */
 test.describe('Channels', () => {
@@ -61,6 +62,7 @@ test.describe('Channels', () => {
     await post.getByLabel('Message').fill('Good morning, today only: 20% off');
     await post.getByRole('button', { name: 'Post now (1 credit)' }).click();
     const confirm = page.getByRole('dialog', { name: 'Confirm post to Daily Deals' });
+    expect(await violationsWithOpen(confirm)).toEqual([]);
     await expect(confirm).toContainText('1 recipient · 1 credit · balance after 4');
     await expect(confirm).toContainText('Linked phone: 1 × 1 credit = 1 credit');
     await expect(confirm).toContainText('It goes now, as one post');

@@ -1,7 +1,8 @@
 import { expect, test } from '../fixtures.ts';
 import { balanceBubble, ledger, userWithSession } from './messaging-helpers.ts';
+import { violationsWithOpen } from './support/axe.ts';
 import { failedJobRow, numbers, shot, uploadCsv } from './support/customer.ts';
-import { warmingWithFourSent } from './support/policy.ts';
+import { bigSendOnWarmingAccount } from './support/policy.ts';
 
 /**
  * Every action that takes credits asks first, with the same confirmation: recipients, credits per
@@ -24,18 +25,8 @@ test('a big send on a warming account says the day its last message goes, day by
   request,
 }) => {
   test.setTimeout(120_000);
-  const u = await userWithSession(page, request, { credits: 200 });
-  // Four one-to-one messages earlier today: 46 of the first day's 50 are left.
-  await warmingWithFourSent(request, u);
-
-  await page.goto('/#/bulkmessage');
+  const u = await bigSendOnWarmingAccount(page, request);
   await expect(balanceBubble(page)).toHaveText('Balance: 196');
-  await uploadCsv(page, `phone\n${numbers(101, 120).join('\n')}\n`);
-  await page
-    .getByRole('table', { name: 'Select Phone Numbers' })
-    .getByRole('checkbox', { name: 'Select All' })
-    .check();
-  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Diwali offer: 20% off');
   // The page's forecast says the last day too, not only "from tomorrow".
   await expect(page.getByRole('status', { name: 'What the account will send' })).toHaveText(
     `46 today, the rest from tomorrow 00:00 (warm-up: 50 a day); the last expected on ${day(2)}`,
@@ -118,6 +109,7 @@ test('Retry Failed says what it takes and that the job goes back to sending, and
   await expect(balanceBubble(page)).toHaveText('Balance: 8');
   await row.getByRole('button', { name: 'Retry Failed' }).click();
   const confirm = page.getByRole('dialog', { name: 'Confirm retry' });
+  expect(await violationsWithOpen(confirm)).toEqual([]);
   // The time-out may have reached the phone: nothing is sent again until the user accepts a copy.
   const copy = confirm.getByRole('checkbox', { name: /Also send again the 1 whose delivery is unknown/ });
   await expect(copy).not.toBeChecked();

@@ -1,4 +1,5 @@
 import { createUser, expect, signInByStorage, test } from '../fixtures.ts';
+import { violationsWithOpen } from './support/axe.ts';
 import { uploadList } from './support/bulk.ts';
 
 /**
@@ -77,6 +78,7 @@ test('connect a Cloud API number, send a template mapped to each contact’s nam
   await page.getByRole('button', { name: 'Send template to 2' }).click();
   // The confirmation: credits per kind of account, Meta's charge, the balance after, each recipient's text.
   const confirm = page.getByRole('dialog', { name: 'Send template order_update' });
+  expect(await violationsWithOpen(confirm)).toEqual([]);
   await expect(confirm).toContainText('2 recipients · 2 credits · balance after 8');
   await expect(confirm).toContainText('Cloud API account: 2 × 1 credit = 2 credits');
   await expect(confirm.getByLabel("Meta's charge")).toHaveText("Meta's estimated charge: ≈ ₹0.23 (utility)");

@@ -4,6 +4,7 @@ import {
   balanceBubble,
   groupNames,
   localInputValue,
+  onGroupMessaging,
   PNG_1X1,
   userWithSession,
 } from './messaging-helpers.ts';
@@ -19,9 +20,7 @@ test('validation messages come in the spec order, the schedule modal gives its t
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
-  const [first] = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
-  await page.goto('/#/compose');
+  const [first] = (await onGroupMessaging(page, request, { credits: 20 })).groups;
   await expect(page.getByRole('heading', { name: 'Send Group Message' })).toBeVisible();
   await expect(page.getByText('0 of 12 selected')).toBeVisible();
 
@@ -83,9 +82,7 @@ test('validation messages come in the spec order, the schedule modal gives its t
 });
 
 test('changing the message type clears the form and the message', async ({ page, request }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
-  const [first] = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
-  await page.goto('/#/compose');
+  const [first] = (await onGroupMessaging(page, request, { credits: 20 })).groups;
   await groupsTable(page)
     .getByRole('checkbox', { name: `Select ${first}`, exact: true })
     .check();
@@ -247,9 +244,7 @@ test('a text, an image and a poll reach the success message and the balance drop
   request,
 }) => {
   test.setTimeout(120_000);
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
-  const names = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
-  await page.goto('/#/compose');
+  const names = (await onGroupMessaging(page, request, { credits: 20 })).groups;
   await expect(balanceBubble(page)).toHaveText('Balance: 20');
   const table = groupsTable(page);
   const pick = async (list: string[]) => {

@@ -85,7 +85,7 @@ test('Quick Actions navigate', async ({ page, request }) => {
   await signInByStorage(page, request, user.username, user.password);
   const targets: [string, RegExp][] = [
     ['Compose Message', /#\/compose$/],
-    ['Add New Group', /#\/groups$/],
+    ['Add New Group', /#\/groups\/new$/],
     ['Import from Excel', /#\/bulkmessage$/],
     ['View Reports', /#\/reports$/],
   ];

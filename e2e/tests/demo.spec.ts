@@ -126,6 +126,14 @@ test('npm run demo: printed credentials, banner, a linked account, real figures,
     await expect(jobs).toContainText('Scheduled ');
     await page.getByRole('tab', { name: 'All Jobs' }).click();
     await shot(page, 'jobs');
+    // A scheduled job opened for editing: its groups by name, its time, its message.
+    await page.getByRole('tab', { name: 'Scheduled' }).click();
+    await jobs.getByRole('button', { name: 'Edit', exact: true }).first().click();
+    const edit = page.getByRole('dialog', { name: 'Edit job' });
+    await expect(edit.getByLabel('Schedule time')).toBeVisible();
+    await shot(page, 'edit-job');
+    await edit.getByRole('button', { name: 'Cancel' }).click();
+    await expect(edit).toHaveCount(0);
 
     // The report has rows.
     await page.goto(`${URL}/#/reports`);
@@ -138,6 +146,17 @@ test('npm run demo: printed credentials, banner, a linked account, real figures,
     await page.goto(`${URL}/#/groups`);
     await expect(page.getByRole('table', { name: 'Group chats' }).getByRole('row').nth(3)).toBeVisible();
     await shot(page, 'groups');
+
+    // Add New Group, filled in: five are added at once, the others get the invite link.
+    await page.goto(`${URL}/#/groups/new`);
+    await page.getByLabel('Group name').fill('Wedding season customers');
+    await page
+      .getByLabel("Members' phone numbers (one a line)")
+      .fill(Array.from({ length: 7 }, (_, i) => `9198000${String(71001 + i)}`).join('\n'));
+    await expect(page.getByRole('status').filter({ hasText: 'added now' })).toHaveText(
+      '5 numbers added now, 2 numbers by the invite link',
+    );
+    await shot(page, 'add-group');
 
     // Compose: a send to two groups, with its progress.
     await page.goto(`${URL}/#/compose`);

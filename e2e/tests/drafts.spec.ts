@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
 import { PNG_1X1, userWithSession } from './messaging-helpers.ts';
+import { violationsWithOpen } from './support/axe.ts';
 import { uploadList } from './support/bulk.ts';
 import { numbers } from './support/customer.ts';
 
@@ -63,12 +64,14 @@ test('Group Messaging: the photo, its caption and the ticked groups come back af
   await expect(note(page)).toHaveCount(0);
 });
 
-test('Bulk Messaging: leaving with 150 ticked numbers asks first; Back brings the file, the ticks and the message again; a send ends the draft', async ({
+test("Bulk Messaging: leaving with 150 ticked numbers asks first (a link or the browser's Back); Back brings the file, the ticks and the message again; a send ends the draft", async ({
   page,
   request,
 }) => {
   await userWithSession(page, request, { credits: 200 });
-  await page.goto('/#/bulkmessage');
+  // Reached from the Dashboard, so that the browser's Back has a page of the app to go to.
+  await page.goto('/#/dashboard');
+  await nav(page).getByRole('link', { name: 'Bulk Messaging' }).click();
   await uploadList(page, 'customers.csv', `phone\n${numbers(601, 150).join('\n')}\n`);
   await page
     .getByRole('table', { name: 'Select Phone Numbers' })
@@ -82,9 +85,18 @@ test('Bulk Messaging: leaving with 150 ticked numbers asks first; Back brings th
   const ask = page.getByRole('dialog', { name: 'Leave without sending?' });
   await expect(ask).toContainText('150 recipients are ticked and nothing has been sent to them.');
   await shot(page, 'leave-guard-1280');
+  expect(await violationsWithOpen(ask)).toEqual([]);
   await ask.getByRole('button', { name: 'Stay' }).click();
   await expect(ask).toHaveCount(0);
   await expect(page.getByRole('heading', { name: 'Send Bulk Message' })).toBeVisible();
+  await expect(page.getByText('150 of 150 selected')).toBeVisible();
+
+  // The browser's Back asks the same; Stay keeps the page and its address.
+  await page.evaluate(() => window.history.back());
+  await expect(ask).toContainText('150 recipients are ticked and nothing has been sent to them.');
+  await ask.getByRole('button', { name: 'Stay' }).click();
+  await expect(ask).toHaveCount(0);
+  await expect(page).toHaveURL(/#\/bulkmessage$/);
   await expect(page.getByText('150 of 150 selected')).toBeVisible();
 
   await nav(page).getByRole('link', { name: 'Message Jobs' }).click();

@@ -1,7 +1,13 @@
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { ADMIN, createUser, expect, signInByStorage, test } from '../fixtures.ts';
-import { ANNOUNCE_ONLY, groupNames, localInputValue, userWithSession } from './messaging-helpers.ts';
+import {
+  ANNOUNCE_ONLY,
+  groupNames,
+  localInputValue,
+  onGroupMessaging,
+  userWithSession,
+} from './messaging-helpers.ts';
 import { axeAnalyze } from './support/axe.ts';
 import { confirmRetryWithCopy } from './support/jobs.ts';
 
@@ -31,9 +37,7 @@ test.describe('at 360 × 740', () => {
     page,
     request,
   }) => {
-    const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
-    const [first] = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
-    await page.goto('/#/compose');
+    const [first] = (await onGroupMessaging(page, request, { credits: 20 })).groups;
     await pickGroups(page, [first!]);
     await page.getByRole('tab', { name: 'Poll' }).click();
     for (let i = 0; i < 6; i++) await page.getByRole('button', { name: 'Add Option' }).click();
@@ -78,9 +82,7 @@ test.describe('at 360 × 740', () => {
     page,
     request,
   }) => {
-    const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
-    const names = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
-    await page.goto('/#/compose');
+    const names = (await onGroupMessaging(page, request, { credits: 20 })).groups;
     await pickGroups(page, names.slice(0, 3));
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Shop opens at 10 tomorrow');
     await page.getByRole('button', { name: 'Send Now' }).click();
@@ -141,9 +143,7 @@ test.describe('at 360 × 740', () => {
   });
 
   test('a schedule is confirmed in view and the selection is cleared', async ({ page, request }) => {
-    const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
-    const names = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
-    await page.goto('/#/compose');
+    const names = (await onGroupMessaging(page, request, { credits: 20 })).groups;
     await pickGroups(page, names.slice(0, 2));
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sale starts Monday');
     await page.getByRole('button', { name: 'Schedule Message' }).click();
@@ -163,9 +163,7 @@ test.describe('at 360 × 740', () => {
 });
 
 test('the schedule time is typed and picked the en-IN way, day first', async ({ page, request }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
-  const [first] = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
-  await page.goto('/#/compose');
+  const [first] = (await onGroupMessaging(page, request, { credits: 20 })).groups;
   await pickGroups(page, [first!]);
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sale starts Monday');
   await page.getByRole('button', { name: 'Schedule Message' }).click();
@@ -204,9 +202,7 @@ test('the Schedule Message modal with its calendar open has no serious axe viola
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
-  const [first] = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
-  await page.goto('/#/compose');
+  const [first] = (await onGroupMessaging(page, request, { credits: 5 })).groups;
   await pickGroups(page, [first!]);
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
   await page.getByRole('button', { name: 'Schedule Message' }).click();
@@ -234,9 +230,7 @@ test('the Schedule Message modal with its calendar open has no serious axe viola
 });
 
 test('Group Messaging after a send, at 1280 × 800: the result in view', async ({ page, request }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 20 });
-  const names = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
-  await page.goto('/#/compose');
+  const names = (await onGroupMessaging(page, request, { credits: 20 })).groups;
   await pickGroups(page, names.slice(0, 4));
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Shop opens at 10 tomorrow');
   await page.getByRole('button', { name: 'Send Now' }).click();

@@ -1,7 +1,13 @@
 import { expect, saveScreenshot, test } from '../fixtures.ts';
-import { balanceBubble, ledger, localInputValue, userWithSession } from './messaging-helpers.ts';
-import { seriousViolations } from './support/axe.ts';
-import { sendIndividual } from './support/jobs.ts';
+import {
+  ANNOUNCE_ONLY,
+  balanceBubble,
+  ledger,
+  localInputValue,
+  userWithSession,
+} from './messaging-helpers.ts';
+import { seriousViolations, violationsWithOpen } from './support/axe.ts';
+import { PNG_1X1, sendIndividual } from './support/jobs.ts';
 
 // A scheduled job that has not started can be edited (time, text, recipients);
 // the credits held follow the recipients, each change a ledger row.
@@ -37,7 +43,7 @@ for (const size of [
     await expect(numbers).toHaveValue('919822210001\n919822210002\n919822210003');
     const at = new Date(Date.now() + 2 * 3_600_000);
     at.setSeconds(0, 0);
-    await dialog.getByLabel('Send at').fill(localInputValue(at));
+    await dialog.getByLabel('Schedule time').fill(localInputValue(at));
     await dialog.getByLabel('Message').fill('New text');
     const after = size.more
       ? ['919822210001', '919822210002', '919822210003', '919822210004', '919822210005']
@@ -110,6 +116,7 @@ test.describe('with the send confirmation on, as for a new user', () => {
 
     // The confirmation takes the edit's place: one dialog at a time.
     const confirm = page.getByRole('dialog', { name: 'Confirm edit' });
+    expect(await violationsWithOpen(confirm)).toEqual([]);
     await expect(confirm).toBeVisible();
     await expect(edit).toHaveCount(0);
     const cost = confirm.getByRole('group', { name: 'Cost' });
@@ -142,4 +149,92 @@ test.describe('with the send confirmation on, as for a new user', () => {
     await expect(confirm).toHaveCount(0);
     await expect(balanceBubble(page)).toHaveText('Balance: 6');
   });
+});
+
+test('a scheduled group poll: groups picked by name, a new question and options; a media job takes another file', async ({
+  page,
+  request,
+}) => {
+  const { sessionId, token, headers } = await userWithSession(page, request, { credits: 10 });
+  const listed = (await (await request.get(`/api/groupsList/${sessionId}`, { headers })).json()) as {
+    groups: { groupId: string; groupName: string }[];
+  };
+  const [first, second] = listed.groups.filter((g) => g.groupName !== ANNOUNCE_ONLY);
+  const later = new Date(Date.now() + 3_600_000).toISOString();
+  const sent = await request.post(`/api/session/${sessionId}/sendBulkMessage`, {
+    headers,
+    data: {
+      chatIds: [first!.groupId],
+      type: 'poll',
+      content: { pollName: 'Lunch?', pollOptions: ['Rice', 'Roti'] },
+      scheduleTime: later,
+    },
+  });
+  expect(sent.ok(), await sent.text()).toBe(true);
+  const pollJob = ((await sent.json()) as { jobId: string }).jobId;
+  const fileJob = await sendIndividual(request, token, sessionId, {
+    chatIds: ['919822210021'],
+    type: 'media',
+    content: 'Menu',
+    mime: 'image/png',
+    data: PNG_1X1,
+    fileName: 'menu.png',
+    scheduleTime: later,
+  });
+
+  await page.goto('/#/jobs');
+  const rows = page.getByRole('table', { name: 'Message jobs' }).getByRole('row');
+  await rows
+    .filter({ hasText: pollJob.slice(0, 8) })
+    .getByRole('button', { name: 'Edit' })
+    .click();
+  const dialog = page.getByRole('dialog', { name: 'Edit job' });
+  // The group is shown by its name, never by its id; another is found by typing its name.
+  await expect(dialog.getByText(first!.groupName, { exact: true })).toBeVisible();
+  await expect(dialog.getByText('@g.us')).toHaveCount(0);
+  await dialog.getByLabel('Groups').fill(second!.groupName.slice(0, 6));
+  await page.getByRole('option', { name: second!.groupName, exact: true }).click();
+  await expect(dialog.getByRole('status')).toHaveText('2 recipients · 1 credit more will be charged now');
+  await expect(dialog.getByLabel('Poll question')).toHaveValue('Lunch?');
+  await dialog.getByLabel('Poll question').fill('Dinner?');
+  await dialog.getByLabel('Options (one a line)').fill('Dal\nPaneer\nSalad');
+  await dialog.getByLabel('Allow multiple answers').check();
+  await expect(dialog.getByLabel('Schedule time')).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  await dialog.getByRole('button', { name: 'Save changes' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByText('Job updated: 2 recipients')).toBeVisible();
+  const poll = (await (await request.get(`/api/message-jobs-details/${pollJob}`, { headers })).json())
+    .job as {
+    messageContent: string;
+    details: { chatId: string }[];
+  };
+  expect(poll.details.map((d) => d.chatId)).toEqual([first!.groupId, second!.groupId]);
+  expect(JSON.parse(poll.messageContent)).toEqual({
+    pollName: 'Dinner?',
+    pollOptions: ['Dal', 'Paneer', 'Salad'],
+    options: { allowMultipleAnswers: true },
+  });
+
+  await rows
+    .filter({ hasText: fileJob.slice(0, 8) })
+    .getByRole('button', { name: 'Edit' })
+    .click();
+  await expect(dialog.getByText('menu.png', { exact: true })).toBeVisible();
+  const chooser = page.waitForEvent('filechooser');
+  await dialog.getByRole('button', { name: 'Replace file' }).click();
+  await (await chooser).setFiles({
+    name: 'menu-v2.png',
+    mimeType: 'image/png',
+    buffer: Buffer.from(PNG_1X1, 'base64'),
+  });
+  await expect(dialog.getByText('menu-v2.png (replaces menu.png)')).toBeVisible();
+  await dialog.getByRole('button', { name: 'Save changes' }).click();
+  await expect(dialog).toHaveCount(0);
+  const file = (await (await request.get(`/api/message-jobs-details/${fileJob}`, { headers })).json())
+    .job as {
+    fileName: string;
+    messageContent: string;
+  };
+  expect(file).toMatchObject({ fileName: 'menu-v2.png', messageContent: 'Menu' });
 });

@@ -1,12 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
-import {
-  ANNOUNCE_ONLY,
-  balanceBubble,
-  groupNames,
-  localInputValue,
-  userWithSession,
-} from './messaging-helpers.ts';
+import { balanceBubble, localInputValue, onGroupMessaging, userWithSession } from './messaging-helpers.ts';
 import { jobStatus } from './support/customer.ts';
 import { confirmRetryWithCopy } from './support/jobs.ts';
 
@@ -171,9 +165,7 @@ test('a scheduled send shows in the Scheduled tab as "Scheduled ..." and is sent
   request,
 }) => {
   test.setTimeout(240_000);
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 10 });
-  const names = (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
-  await page.goto('/#/compose');
+  const names = (await onGroupMessaging(page, request, { credits: 10 })).groups;
   const groups = page.getByRole('table', { name: 'Select Groups' });
   for (const n of names.slice(0, 2))
     await groups.getByRole('checkbox', { name: `Select ${n}`, exact: true }).check();

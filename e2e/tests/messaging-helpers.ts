@@ -28,6 +28,23 @@ export async function groupNames(
   return body.groups.map((g) => g.groupName);
 }
 
+/** The groups of a session that everyone may write to (all but the announce-only one), as the compose page lists them. */
+export async function writableGroupNames(
+  request: APIRequestContext,
+  headers: Record<string, string>,
+  sessionId: string,
+): Promise<string[]> {
+  return (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
+}
+
+/** A user with a linked phone, signed in, on Group Messaging; `groups`: the groups everyone may write to. */
+export async function onGroupMessaging(page: Page, request: APIRequestContext, opts: { credits: number }) {
+  const signedIn = await userWithSession(page, request, opts);
+  const groups = await writableGroupNames(request, signedIn.headers, signedIn.sessionId);
+  await page.goto('/#/compose');
+  return { ...signedIn, groups };
+}
+
 /** The balance shown in the bubble. */
 export const balanceBubble = (page: Page) => page.getByLabel('Account Balance');
 

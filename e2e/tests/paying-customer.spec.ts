@@ -1,7 +1,7 @@
 import { expect, test } from '../fixtures.ts';
 import { ANNOUNCE_ONLY, balanceBubble, userWithSession } from './messaging-helpers.ts';
 import { failedJobRow, jobStatus, numbers, sendApi, shot, uploadCsv } from './support/customer.ts';
-import { warmingWithFourSent } from './support/policy.ts';
+import { bigSendOnWarmingAccount } from './support/policy.ts';
 
 /**
  * The console as a paying customer uses it, at 1280 × 800 (on a
@@ -18,17 +18,7 @@ test.describe('at 1280 × 800', () => {
     request,
   }) => {
     test.setTimeout(120_000);
-    const u = await userWithSession(page, request, { credits: 200 });
-    // Four one-to-one messages earlier today: 46 of the first day's 50 are left.
-    await warmingWithFourSent(request, u);
-
-    await page.goto('/#/bulkmessage');
-    await uploadCsv(page, `phone\n${numbers(101, 120).join('\n')}\n`);
-    await page
-      .getByRole('table', { name: 'Select Phone Numbers' })
-      .getByRole('checkbox', { name: 'Select All' })
-      .check();
-    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Diwali offer: 20% off');
+    await bigSendOnWarmingAccount(page, request);
     const forecast = page.getByRole('status', { name: 'What the account will send' });
     await forecast.scrollIntoViewIfNeeded({ timeout: 5_000 }).catch(() => {});
     await shot(page, 1);

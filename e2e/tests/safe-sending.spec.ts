@@ -1,11 +1,5 @@
 import { expect, test } from '../fixtures.ts';
-import {
-  ANNOUNCE_ONLY,
-  balanceBubble,
-  groupNames,
-  localInputValue,
-  userWithSession,
-} from './messaging-helpers.ts';
+import { balanceBubble, localInputValue, userWithSession, writableGroupNames } from './messaging-helpers.ts';
 import { putPolicy, quietNow } from './support/policy.ts';
 
 test('a job waiting on quiet hours says until when, and pauses and resumes from the Jobs page', async ({
@@ -123,9 +117,7 @@ test('the Sending Progress panel pauses and resumes the job it shows', async ({ 
   // A second between messages: the job (six groups, 5 s) runs long enough to be paused from the
   // panel, which takes under a second after Send Now.
   await putPolicy(request, headers, sessionId, { delayMinMs: 1000, delayMaxMs: 1000 });
-  const groups = (await groupNames(request, headers, sessionId))
-    .filter((n) => n !== ANNOUNCE_ONLY)
-    .slice(0, 6);
+  const groups = (await writableGroupNames(request, headers, sessionId)).slice(0, 6);
   await page.goto('/#/compose');
   const table = page.getByRole('table', { name: 'Select Groups' });
   for (const name of groups)
@@ -164,9 +156,7 @@ test('a repeating job is scheduled from the schedule modal, listed under Schedul
   request,
 }) => {
   const { user, sessionId, headers } = await userWithSession(page, request, { credits: 20 });
-  const groups = (await groupNames(request, headers, sessionId))
-    .filter((n) => n !== ANNOUNCE_ONLY)
-    .slice(0, 2);
+  const groups = (await writableGroupNames(request, headers, sessionId)).slice(0, 2);
   await page.goto('/#/compose');
   const table = page.getByRole('table', { name: 'Select Groups' });
   for (const name of groups)

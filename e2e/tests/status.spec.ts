@@ -1,5 +1,6 @@
 import { expect, test } from '../fixtures.ts';
 import { balanceBubble, userWithSession } from './messaging-helpers.ts';
+import { violationsWithOpen } from './support/axe.ts';
 
 // A Status post takes a credit per viewer: it is confirmed like every charge.
 test.use({ confirmSends: true });
@@ -48,6 +49,7 @@ test('Status: the Status tab previews the colour and font, posts to a contact li
   await page.keyboard.press('Escape');
   await page.getByRole('button', { name: 'Post status' }).click();
   const confirm = page.getByRole('dialog', { name: 'Confirm Status post' });
+  expect(await violationsWithOpen(confirm)).toEqual([]);
   await expect(confirm).toContainText('3 recipients · 3 credits · balance after 7');
   await expect(confirm).toContainText('It goes now, as one post');
   // Nothing is taken before the user says yes.

@@ -1,5 +1,6 @@
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import axe, { type AxeResults } from 'axe-core';
+import { expect } from '../../fixtures.ts';
 
 /** WCAG 2.1 A and AA: the rules every axe check of the browser suite runs. */
 export const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -26,4 +27,28 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.html.slice(0, 120)).join('; ')}`);
+}
+
+/** Waits until `locator` is drawn at full opacity, its own and its ancestors' (fades ended). */
+export async function expectFullyDrawn(locator: Locator): Promise<void> {
+  await expect
+    .poll(
+      () =>
+        locator.evaluate((el) => {
+          let opacity = 1;
+          for (let e: Element | null = el; e; e = e.parentElement)
+            opacity *= Number(getComputedStyle(e).opacity);
+          return opacity;
+        }),
+      // Looked at every 50 ms: a fade takes about 200 ms (by default the third look was at 350 ms).
+      { intervals: [50] },
+    )
+    .toBe(1);
+}
+
+/** The serious violations of the page once `dialog` has faded in (axe measured colours half-way otherwise). */
+export async function violationsWithOpen(dialog: Locator): Promise<string[]> {
+  await expect(dialog).toBeVisible();
+  await expectFullyDrawn(dialog);
+  return seriousViolations(dialog.page());
 }

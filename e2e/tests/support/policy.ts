@@ -1,6 +1,7 @@
-import type { APIRequestContext } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
 import { expect } from '../../fixtures.ts';
-import { jobStatus, numbers, sendApi } from './customer.ts';
+import { userWithSession } from '../messaging-helpers.ts';
+import { jobStatus, numbers, sendApi, uploadCsv } from './customer.ts';
 
 /** HH:MM in Kolkata, `minutes` from now. */
 export const kolkata = (minutes: number) =>
@@ -59,4 +60,21 @@ export async function warmingWithFourSent(
     content: 'Earlier',
   });
   await expect.poll(async () => (await jobStatus(request, u.headers, first)).status).toBe('completed');
+}
+
+/**
+ * A big send about to go from a warming account: four sent earlier today (46 of the day's 50
+ * left), then Bulk Messaging with 120 numbers uploaded, all ticked, and the Diwali offer typed.
+ */
+export async function bigSendOnWarmingAccount(page: Page, request: APIRequestContext) {
+  const u = await userWithSession(page, request, { credits: 200 });
+  await warmingWithFourSent(request, u);
+  await page.goto('/#/bulkmessage');
+  await uploadCsv(page, `phone\n${numbers(101, 120).join('\n')}\n`);
+  await page
+    .getByRole('table', { name: 'Select Phone Numbers' })
+    .getByRole('checkbox', { name: 'Select All' })
+    .check();
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Diwali offer: 20% off');
+  return u;
 }

@@ -64,7 +64,7 @@ export async function deleteChannel(db: Db, sessionId: string, channelId: string
 
 export async function insertChannelOrder(
   db: Db,
-  order: Pick<ChannelOrderRow, 'id' | 'sessionId' | 'kind' | 'name' | 'description' | 'invite'>,
+  order: Pick<ChannelOrderRow, 'id' | 'sessionId' | 'kind' | 'name' | 'description' | 'invite' | 'members'>,
 ): Promise<void> {
   await db.insert(waChannelOrders).values(order);
 }

@@ -363,7 +363,8 @@ export const waChannels = pgTable(
 
 /**
  * What the API asks the node that drives the account to do with channels (create, add by link,
- * refresh); that node does it through WhatsApp and writes the outcome here, where the API reads it.
+ * refresh) or groups (make one with its first members); that node does it through WhatsApp and
+ * writes the outcome here, where the API reads it.
  */
 export const waChannelOrders = pgTable(
   'wa_channel_orders',
@@ -372,8 +373,11 @@ export const waChannelOrders = pgTable(
     sessionId: text('session_id')
       .notNull()
       .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['create', 'add', 'refresh'] }).notNull(),
+    kind: text('kind', { enum: ['create', 'add', 'refresh', 'group'] }).notNull(),
+    /** A channel's or a new group's name. */
     name: text('name'),
+    /** A new group's first members (phone-number JIDs). */
+    members: text('members').array(),
     description: text('description'),
     invite: text('invite'),
     requestedAt: ts('requested_at').notNull().defaultNow(),
@@ -382,7 +386,7 @@ export const waChannelOrders = pgTable(
     doneAt: ts('done_at'),
     /** In words, for the user, when the order failed. */
     error: text('error'),
-    /** The channel created or added. */
+    /** The channel created or added; for a new group, the group's id. */
     channelId: text('channel_id'),
   },
   (t) => [index('wa_channel_orders_pending_idx').on(t.sessionId).where(sql`${t.doneAt} IS NULL`)],

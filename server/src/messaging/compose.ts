@@ -124,6 +124,36 @@ function pollOf(content: SendBody['content']): Poll {
   return pollOfValue(value) ?? { pollName: '', pollOptions: [], allowMultipleAnswers: false };
 }
 
+/** A media message from a body's `data`, `mime` and `fileName` (a send's, or a job edit's new file). */
+export function composedMedia(
+  body: { data?: string | null; mime?: string | null; fileName?: string | null },
+  caption: string,
+): Extract<ComposedMessage, { type: 'media' }> {
+  if (!body.data) throw badRequest(SEND_TEXTS.noFile);
+  const { bytes, mimeFromUrl } = decodeMedia(body.data);
+  return {
+    type: 'media',
+    caption,
+    mime: normaliseMime(body.mime || mimeFromUrl),
+    data: bytes,
+    fileName: body.fileName?.trim() || null,
+  };
+}
+
+/** A poll message checked as a send checks it (a question, two options, WhatsApp's limits). */
+export function composedPoll(content: SendBody['content']): Extract<ComposedMessage, { type: 'poll' }> {
+  const { pollName, pollOptions, allowMultipleAnswers: multi } = pollOf(content);
+  if (!pollName.trim()) throw badRequest(SEND_TEXTS.noPollQuestion);
+  const options = pollOptions.map((o) => o.trim()).filter((o) => o.length > 0);
+  if (options.length < 2) throw badRequest(SEND_TEXTS.fewPollOptions);
+  const limit = pollLimitProblem(pollName, options);
+  if (limit) throw badRequest(limit);
+  return {
+    type: 'poll',
+    poll: { pollName: pollName.trim(), pollOptions: options, options: { allowMultipleAnswers: multi } },
+  };
+}
+
 /**
  * Validates a send payload with the spec's messages in the spec's order and returns what will be
  * stored. Individuals may omit `type`: media when `data` is present, otherwise text.
@@ -151,28 +181,9 @@ export function composeSend(
     if (empty >= 0) throw badRequest(CLOUD_TEXTS.emptyParameter(name, empty + 1));
     message = { type: 'template', template: { name, language, category: '', parameters } };
   } else if (type === 'media') {
-    if (!body.data) throw badRequest(SEND_TEXTS.noFile);
-    const { bytes, mimeFromUrl } = decodeMedia(body.data);
-    const caption = typeof body.content === 'string' ? body.content : '';
-    const fileName = body.fileName?.trim() || null;
-    message = {
-      type: 'media',
-      caption,
-      mime: normaliseMime(body.mime || mimeFromUrl),
-      data: bytes,
-      fileName,
-    };
+    message = composedMedia(body, typeof body.content === 'string' ? body.content : '');
   } else {
-    const { pollName, pollOptions, allowMultipleAnswers: multi } = pollOf(body.content);
-    if (!pollName.trim()) throw badRequest(SEND_TEXTS.noPollQuestion);
-    const options = pollOptions.map((o) => o.trim()).filter((o) => o.length > 0);
-    if (options.length < 2) throw badRequest(SEND_TEXTS.fewPollOptions);
-    const limit = pollLimitProblem(pollName, options);
-    if (limit) throw badRequest(limit);
-    message = {
-      type: 'poll',
-      poll: { pollName: pollName.trim(), pollOptions: options, options: { allowMultipleAnswers: multi } },
-    };
+    message = composedPoll(body.content);
   }
 
   return { chatIds, message, scheduledAt: scheduleTimeOf(body.scheduleTime, now) };

@@ -18,13 +18,17 @@ import { badRequest, conflict, unavailable } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { signal } from '../signals.ts';
 import type { ChannelInfo, Transport } from '../transport/types.ts';
+import { makeGroup } from './group-create.ts';
+import type { OwnIds } from './group-sync.ts';
 import type { SessionRow } from './repository.ts';
 import { effectiveStatus } from './service.ts';
 
 export type ChannelOrder =
   | { kind: 'create'; name: string; description: string | null }
   | { kind: 'add'; invite: string }
-  | { kind: 'refresh' };
+  | { kind: 'refresh' }
+  /** A new group with its first members (phone-number JIDs): group-create.ts. */
+  | { kind: 'group'; name: string; members: string[] };
 
 /** How long the API waits for the driving node to carry an order out. */
 export const CHANNEL_ORDER_WAIT_MS = 20_000;
@@ -48,7 +52,8 @@ export async function orderChannels(
     id,
     sessionId: session.sessionId,
     kind: order.kind,
-    name: order.kind === 'create' ? order.name : null,
+    name: order.kind === 'create' || order.kind === 'group' ? order.name : null,
+    members: order.kind === 'group' ? order.members : null,
     description: order.kind === 'create' ? order.description : null,
     invite: order.kind === 'add' ? order.invite : null,
   });
@@ -71,7 +76,7 @@ export async function orderChannels(
 }
 
 /** What the channel orders read of the session driver they work for. */
-export interface ChannelSession {
+export interface ChannelSession extends OwnIds {
   readonly sessionId: string;
   readonly transport: Transport;
   readonly stopped: boolean;
@@ -137,10 +142,11 @@ export class ChannelOrders {
       .where(and(eq(waSessions.sessionId, s.sessionId), lte(waSessions.channelOrderAt, orderedAt)));
   }
 
-  /** Does the order through WhatsApp and keeps what it learned; the channel's id, or null for a refresh. */
+  /** Does the order through WhatsApp and keeps what it learned; the channel's (or group's) id, or null for a refresh. */
   private async carryOut(order: ChannelOrderRow): Promise<string | null> {
     const { db } = this.ctx;
     const { sessionId, transport } = this.session;
+    if (order.kind === 'group') return makeGroup(db, this.session, order.name ?? '', order.members ?? []);
     const channels = transport.channels;
     if (!channels) throw new Error(CHANNEL_TEXTS.linkedOnly);
     switch (order.kind) {

@@ -208,6 +208,12 @@ export interface Transport extends EventEmitter<TransportEventMap> {
   logout?(): Promise<void>;
   /** The account's groups; absent when it has none (capabilities.groups). */
   fetchGroups?(): Promise<GroupInfo[]>;
+  /**
+   * Makes a group named `subject` with these members (their phone-number JIDs) and the account as
+   * its super admin; WhatsApp's answer lists who it added. Absent when the account cannot
+   * (capabilities.createGroups).
+   */
+  createGroup?(subject: string, participants: string[]): Promise<GroupInfo>;
   /** The invite code of a group where the account is admin; null when it is not allowed. */
   inviteCode?(groupId: string): Promise<string | null>;
   /** Which of these phone numbers (digits) are on WhatsApp; returns their chat JIDs. */

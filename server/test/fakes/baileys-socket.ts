@@ -290,6 +290,22 @@ export class FakeSocket {
         self.ev.emit('groups.update', Object.values(self.groups));
         return self.groups;
       },
+      // Socket/groups.js groupCreate: the group with the account as super admin and everyone
+      // asked for (a number ending 0000 is one WhatsApp does not add: left out of the metadata).
+      groupCreate: async (subject: string, participants: string[]) => {
+        const id = `120363${String(Object.keys(self.groups).length + 1).padStart(12, '0')}@g.us`;
+        const ownJid = (self.user as { id?: string } | undefined)?.id ?? null;
+        const asked = participants.map((jid) => ({ id: jid, admin: null }));
+        const members = asked.filter((p) => !p.id.split('@')[0]!.endsWith('0000'));
+        self.groups[id] = {
+          id,
+          subject,
+          owner: ownJid ?? undefined,
+          creation: Math.floor(Date.now() / 1000),
+          participants: [...(ownJid ? [{ id: ownJid, admin: 'superadmin' as const }] : []), ...members],
+        } as (typeof self.groups)[string];
+        return { ...self.groups[id]!, participants: [...self.groups[id]!.participants, ...asked] };
+      },
       groupMetadata: async (jid: string) => {
         self.metadataQueries.push(jid);
         return self.groups[jid]!;

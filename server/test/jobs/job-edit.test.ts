@@ -109,6 +109,93 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
     await expectLedgerChain(t.db, user.id);
   });
 
+  it('a scheduled poll takes a new poll and a media job a new file; each then goes as edited', async () => {
+    const { user, token, sessionId } = await account(10);
+    const soon = () => new Date(Date.now() + 4_000).toISOString();
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const pollJob = await send(token, sessionId, {
+      chatIds: ['919800095001'],
+      type: 'poll',
+      content: { pollName: 'Old question?', pollOptions: ['Yes', 'No'] },
+      scheduleTime: later,
+    });
+    const fileJob = await send(token, sessionId, {
+      chatIds: ['919800095002'],
+      type: 'media',
+      content: 'The caption',
+      mime: 'text/plain',
+      data: Buffer.from('old file').toString('base64'),
+      fileName: 'old.txt',
+      scheduleTime: later,
+    });
+
+    // Wrong kind of edit, or a poll a send would refuse: 400, the job unchanged.
+    const textOnPoll = await edit(token, pollJob, { content: 'Plain text' });
+    expect(textOnPoll.statusCode).toBe(400);
+    expect(textOnPoll.json().message).toBe('Only a poll job takes a poll');
+    const fileOnPoll = await edit(token, pollJob, {
+      data: Buffer.from('x').toString('base64'),
+      mime: 'text/plain',
+    });
+    expect(fileOnPoll.json().message).toBe('Only a media job takes a file');
+    const oneOption = await edit(token, pollJob, { poll: { pollName: 'New?', pollOptions: ['Only one'] } });
+    expect(oneOption.statusCode).toBe(400);
+    expect((await jobRow(t.db, pollJob))!.content).toContain('Old question?');
+
+    const polled = await edit(token, pollJob, {
+      scheduleTime: soon(),
+      poll: {
+        pollName: ' New question? ',
+        pollOptions: ['Red', ' ', 'Blue', 'Green'],
+        options: { allowMultipleAnswers: true },
+      },
+    });
+    expect(polled.statusCode, polled.body).toBe(200);
+    expect(polled.json()).toMatchObject({ total: 1, creditsCharged: 0 });
+    const stored = {
+      pollName: 'New question?',
+      pollOptions: ['Red', 'Blue', 'Green'],
+      options: { allowMultipleAnswers: true },
+    };
+    expect(await jobRow(t.db, pollJob)).toMatchObject({ content: JSON.stringify(stored), poll: stored });
+
+    const filed = await edit(token, fileJob, {
+      scheduleTime: soon(),
+      content: 'New caption',
+      data: Buffer.from('%PDF-1.4 the new file').toString('base64'),
+      mime: 'application/pdf',
+      fileName: 'new.pdf',
+    });
+    expect(filed.statusCode, filed.body).toBe(200);
+    // A document keeps the generic type, as a send stores it; the name says which file it is.
+    expect(await jobRow(t.db, fileJob)).toMatchObject({
+      content: 'New caption',
+      mediaMime: 'application/octet-stream',
+      fileName: 'new.pdf',
+    });
+
+    expect((await waitForJobEnd(t.app, token, pollJob)).status).toBe('completed');
+    expect((await waitForJobEnd(t.app, token, fileJob)).status).toBe('completed');
+    const outbox = await t.app.inject({
+      method: 'GET',
+      url: `/api/simulator/sessions/${sessionId}/outbox`,
+      headers: bearer(token),
+    });
+    const sent = outbox.json().messages as Array<Record<string, unknown>>;
+    expect(sent.find((m) => m.chatId === '919800095001@s.whatsapp.net')).toMatchObject({
+      type: 'poll',
+      poll: { name: 'New question?', options: ['Red', 'Blue', 'Green'], allowMultipleAnswers: true },
+    });
+    expect(sent.find((m) => m.chatId === '919800095002@s.whatsapp.net')).toMatchObject({
+      type: 'media',
+      caption: 'New caption',
+      fileName: 'new.pdf',
+      size: '%PDF-1.4 the new file'.length,
+    });
+    expect(await balanceOf(t.db, user.id)).toBe(8);
+    await expectLedgerChain(t.db, user.id);
+  });
+
   it('refuses: short of credits (402, nothing changed), a started job (409), another user (404), bad input (400)', async () => {
     const { user, token, sessionId } = await account(3);
     const jobId = await send(token, sessionId, {
@@ -134,7 +221,7 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
     expect(past.statusCode).toBe(400);
     const nothing = await edit(token, jobId, {});
     expect(nothing.statusCode).toBe(400);
-    expect(nothing.json().message).toBe('Give a new time, text or recipients');
+    expect(nothing.json().message).toBe('Give a new time, text, file, poll or recipients');
 
     const other = await account(5);
     expect((await edit(other.token, jobId, { content: 'Mine now' })).statusCode).toBe(404);

@@ -80,6 +80,7 @@ export const BulkMessagePage = page(() => import('../features/compose/BulkMessag
 export const JobsPage = page(() => import('../features/jobs/JobsPage.tsx'));
 export const ContactsPage = page(() => import('../features/contacts/ContactsPage.tsx'));
 export const GroupsPage = page(() => import('../features/groups/GroupsPage.tsx'));
+export const AddGroupPage = page(() => import('../features/groups/AddGroupPage.tsx'));
 export const ChannelsPage = page(() => import('../features/channels/ChannelsPage.tsx'));
 export const UsersPage = page(() => import('../features/users/UsersPage.tsx'));
 export const ReportsPage = page(() => import('../features/report/ReportsPage.tsx'));
@@ -101,6 +102,7 @@ const PAGES: Record<string, Page> = {
   '/jobs': JobsPage,
   '/contacts': ContactsPage,
   '/groups': GroupsPage,
+  '/groups/new': AddGroupPage,
   '/channels': ChannelsPage,
   '/reports': ReportsPage,
   '/api-keys': ApiKeysPage,

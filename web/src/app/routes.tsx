@@ -5,6 +5,7 @@ import { homePath, RedirectIfSignedIn, RequireAdmin, RequireAuth, RequireUser } 
 import { Layout } from './Layout.tsx';
 import { PageLoader } from './PageLoader.tsx';
 import {
+  AddGroupPage,
   AdminDashboardPage,
   ApiKeysPage,
   BulkMessagePage,
@@ -52,6 +53,7 @@ export function AppRoutes() {
                 <Route path="/jobs" element={<JobsPage />} />
                 <Route path="/contacts" element={<ContactsPage />} />
                 <Route path="/groups" element={<GroupsPage />} />
+                <Route path="/groups/new" element={<AddGroupPage />} />
                 <Route path="/channels" element={<ChannelsPage />} />
                 <Route path="/reports" element={<ReportsPage />} />
               </Route>

@@ -5,6 +5,7 @@ import { can, priceKindOf, sendsTemplates } from './capabilities.ts';
 /** A Cloud API number's capabilities, as the server's transport/cloud/provider.ts lists them. */
 const CLOUD: AccountCapabilities = {
   groups: false,
+  createGroups: false,
   polls: false,
   media: false,
   status: false,
@@ -28,6 +29,7 @@ describe('capabilities', () => {
     expect(can(cloud, 'individuals')).toBe(true);
     expect(can(phone, 'groups')).toBe(true);
     expect(can(phone, 'status')).toBe(true);
+    expect(can(phone, 'createGroup')).toBe(true);
     expect(can(phone, 'templates')).toBe(false);
     expect(sendsTemplates(cloud)).toBe(true);
     expect(sendsTemplates(phone)).toBe(false);

@@ -17,14 +17,14 @@ type WithCapabilities = Pick<Session, 'capabilities'>;
 export const capabilitiesOf = (session: WithCapabilities): AccountCapabilities =>
   session.capabilities ?? LINKED_PHONE_CAPABILITIES;
 
-/** Whether `session` can do `capability`. Every account writes to people; making groups comes with groups. */
+/** Whether `session` can do `capability`. Every account writes to people. */
 export function can(session: WithCapabilities, capability: Capability): boolean {
   const caps = capabilitiesOf(session);
   switch (capability) {
     case 'individuals':
       return true;
     case 'createGroup':
-      return caps.groups;
+      return caps.createGroups;
     default:
       return caps[capability];
   }

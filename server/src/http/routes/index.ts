@@ -8,6 +8,7 @@ import { registerCloudRoutes } from './cloud.ts';
 import { registerContactRoutes } from './contacts.ts';
 import { registerCreditPriceRoutes } from './credit-prices.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
+import { registerGroupCreateRoutes } from './group-create.ts';
 import { registerGroupRoutes } from './groups.ts';
 import { registerHealthRoutes } from './health.ts';
 import { registerJobEditRoutes } from './job-edit.ts';
@@ -35,6 +36,7 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   registerSessionProxyRoutes(app, ctx);
   registerGroupRoutes(app, ctx);
   registerChannelRoutes(app, ctx);
+  registerGroupCreateRoutes(app, ctx);
   registerSendRoutes(app, ctx);
   registerStatusRoutes(app, ctx);
   registerJobRoutes(app, ctx);

@@ -12,7 +12,7 @@ export function registerJobEditRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['jobs'],
         summary:
-          'Move a scheduled job that has not started to another time, or edit its time, text and recipients (credits follow)',
+          'Move a scheduled job that has not started to another time, or edit its time, text, file, poll and recipients (credits follow)',
         params: JobIdParams,
         body: EditJobBody,
         response: {
@@ -26,9 +26,9 @@ export function registerJobEditRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const { scheduleTime, content, chatIds } = request.body;
+      const { scheduleTime, ...rest } = request.body;
       // A time alone moves the job (its answer says where to); anything more edits it.
-      if (scheduleTime !== undefined && content === undefined && chatIds === undefined)
+      if (scheduleTime !== undefined && Object.values(rest).every((v) => v === undefined))
         return rescheduleJob(ctx, requireUser(request), request.params.jobId, { scheduleTime });
       return editJob(ctx, requireUser(request), request.params.jobId, request.body);
     },

@@ -1,3 +1,4 @@
+import type { StoredPoll } from '@wa/contract';
 import { type SQL, sql } from 'drizzle-orm';
 import { refundCtes } from '../../credits/credits.ts';
 import { type Db, queryRows } from '../../db/client.ts';
@@ -37,13 +38,26 @@ export async function erase(db: Db, chatId: string, erasedAs: string, ofUser: SQ
 export async function rewrite(
   db: Db,
   jobId: string,
-  job: { content: string | null; total: number; status: string; scheduledAt: Date | null },
+  job: {
+    content: string | null;
+    total: number;
+    status: string;
+    scheduledAt: Date | null;
+    /** A poll job's new poll (its column beside the content's JSON). */
+    poll?: StoredPoll;
+    /** A media job's new file, stored already. */
+    media?: { id: string; mime: string; fileName: string | null };
+  },
 ): Promise<void> {
   await db.execute(sql`DELETE FROM message_job_recipients WHERE job_id = ${jobId}`);
+  const poll = job.poll ? sql`, poll = ${JSON.stringify(job.poll)}::jsonb` : sql``;
+  const media = job.media
+    ? sql`, media_id = ${job.media.id}, media_mime = ${job.media.mime}, file_name = ${job.media.fileName}`
+    : sql``;
   await db.execute(
     sql`UPDATE message_jobs SET content = ${job.content}, total = ${job.total}, status = ${job.status},
           scheduled_at = ${job.scheduledAt?.toISOString() ?? null}::timestamptz,
-          is_scheduled = ${job.scheduledAt !== null}, status_reason = NULL
+          is_scheduled = ${job.scheduledAt !== null}, status_reason = NULL${poll}${media}
         WHERE id = ${jobId}`,
   );
 }

@@ -3,8 +3,12 @@ import {
   CONSENT_TEXTS,
   type EditJobBody,
   type EditJobResponse,
+  parsePoll,
+  pollContent,
   RESCHEDULE_TEXTS,
   SEND_TEXTS,
+  type StoredPoll,
+  storedPoll,
 } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { type Skipped, sendableRecipients } from '../../contacts/left-out.ts';
@@ -14,11 +18,18 @@ import { readCreditPrices } from '../../credits/prices.ts';
 import { queryRows } from '../../db/client.ts';
 import { badRequest, conflict, MESSAGES, paymentRequired } from '../../errors.ts';
 import { groupSubjects } from '../../groups/repository.ts';
+import { sha256 } from '../../ids.ts';
 import { authorizeGroups, authorizeJob } from '../../policy/access.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { personalise } from '../accept/personalise.ts';
-import { insertRecipients } from '../accept/repository.ts';
-import { type ComposedMessage, recipientsOf, scheduleTimeOf } from '../compose.ts';
+import { insertRecipients, storeMedia } from '../accept/repository.ts';
+import {
+  type ComposedMessage,
+  composedMedia,
+  composedPoll,
+  recipientsOf,
+  scheduleTimeOf,
+} from '../compose.ts';
 import { rewrite } from '../engine/job-transitions.ts';
 import { assertOwnerMaySend } from '../engine/rules.ts';
 import { JOB_MESSAGES } from '../messages.ts';
@@ -32,7 +43,7 @@ const PAUSED_DUE_DATE = new Date('9999-12-31T00:00:00Z');
  * whose recipients has left the queue. Owner only. In one transaction with the job locked (the
  * dispatcher cannot start it meanwhile): the recipients are replaced, the credits held follow
  * the recipients exactly (the difference charged, or refunded, each with its ledger row), the text
- * and the time change. New recipients pass the rules of a new send (sendableRecipients).
+ * (a poll job's poll, a media job's file) and the time change. New recipients pass the rules of a new send (sendableRecipients).
  */
 export async function editJob(
   ctx: AppContext,
@@ -41,16 +52,27 @@ export async function editJob(
   body: EditJobBody,
 ): Promise<EditJobResponse> {
   const job = await authorizeJob(ctx.db, user, 'act', jobId);
-  if (body.scheduleTime === undefined && body.content === undefined && body.chatIds === undefined)
+  if (
+    body.scheduleTime === undefined &&
+    body.content === undefined &&
+    body.chatIds === undefined &&
+    body.poll === undefined &&
+    body.data === undefined
+  )
     throw badRequest(RESCHEDULE_TEXTS.nothingToEdit);
   if (job.seriesId) throw badRequest(RESCHEDULE_TEXTS.series);
   const at = body.scheduleTime === undefined ? null : scheduleTimeOf(body.scheduleTime);
   if (body.scheduleTime !== undefined && !at) throw badRequest(SEND_TEXTS.badScheduleTime);
   const audience = job.audience as 'groups' | 'individuals';
   if (body.content !== undefined) {
-    if (job.messageType === 'poll') throw badRequest(RESCHEDULE_TEXTS.poll);
+    if (job.messageType === 'poll') throw badRequest(RESCHEDULE_TEXTS.notPoll);
     if (job.messageType === 'text' && !body.content.trim()) throw badRequest(SEND_TEXTS.noText);
   }
+  // A poll is checked as a send checks it; a new file is decoded (16 MB at most) before any lock.
+  if (body.poll !== undefined && job.messageType !== 'poll') throw badRequest(RESCHEDULE_TEXTS.notPoll);
+  if (body.data !== undefined && job.messageType !== 'media') throw badRequest(RESCHEDULE_TEXTS.notMedia);
+  const newPoll = body.poll === undefined ? null : composedPoll(body.poll).poll;
+  const newFile = body.data === undefined ? null : composedMedia(body, '');
 
   // The new recipients, checked as a send checks them (outside the transaction: no lock held).
   let newChats: { chatIds: string[]; chatNames: Array<string | null> } | null = null;
@@ -96,7 +118,7 @@ export async function editJob(
     if (current.length === 0 || current.some((r) => r.status !== 'queued'))
       throw conflict(RESCHEDULE_TEXTS.notEditable);
 
-    const text = body.content ?? locked.content;
+    const text = newPoll ? pollContent(newPoll) : (body.content ?? locked.content);
     const chats = newChats ?? {
       chatIds: current.map((r) => r.chat_id),
       chatNames: current.map((r) => r.chat_name),
@@ -104,19 +126,21 @@ export async function editJob(
     // Per-recipient texts: groups fill {{group}} from their names; a text personalised from a
     // contact list's fields cannot be filled again here (the fields are not kept).
     let contents: string[] | null;
-    if (newChats === null && body.content === undefined) {
+    if (newChats === null && body.content === undefined && newPoll === null) {
       contents = current.some((r) => r.content !== null) ? current.map((r) => r.content ?? text) : null;
     } else {
       const message: ComposedMessage =
-        locked.messageType === 'media'
-          ? {
-              type: 'media',
-              caption: text,
-              mime: locked.mediaMime ?? '',
-              data: Buffer.alloc(0),
-              fileName: null,
-            }
-          : { type: 'text', text };
+        locked.messageType === 'poll'
+          ? { type: 'poll', poll: newPoll ?? storedPollOf(text) }
+          : locked.messageType === 'media'
+            ? {
+                type: 'media',
+                caption: text,
+                mime: locked.mediaMime ?? '',
+                data: Buffer.alloc(0),
+                fileName: null,
+              }
+            : { type: 'text', text };
       try {
         contents = personalise(message, chats.chatIds, {
           available: audience === 'groups' ? ['group'] : [],
@@ -156,7 +180,19 @@ export async function editJob(
     const scheduledAt = at ?? locked.scheduledAt;
     const status = at ? 'scheduled' : locked.status;
     const dueAt = status === 'paused' ? PAUSED_DUE_DATE : (scheduledAt ?? new Date());
-    await rewrite(tx, jobId, { content: text, total: chats.chatIds.length, status, scheduledAt });
+    let media: { id: string; mime: string; fileName: string | null } | undefined;
+    if (newFile) {
+      media = { id: sha256(newFile.data), mime: newFile.mime, fileName: newFile.fileName };
+      await storeMedia(tx, { id: media.id, mime: media.mime, bytes: newFile.data });
+    }
+    await rewrite(tx, jobId, {
+      content: text,
+      total: chats.chatIds.length,
+      status,
+      scheduledAt,
+      ...(newPoll ? { poll: newPoll } : {}),
+      ...(media ? { media } : {}),
+    });
     await insertRecipients(
       tx,
       { jobId, sessionId: locked.sessionId, dueAt, price: prices },
@@ -174,4 +210,9 @@ export async function editJob(
     creditsCharged: edited.delta,
     ...(skipped ? { skipped } : {}),
   };
+}
+
+/** A poll job's stored poll, read back from its content. */
+function storedPollOf(content: string): StoredPoll {
+  return storedPoll(parsePoll(content) ?? { pollName: '', pollOptions: [], allowMultipleAnswers: false });
 }

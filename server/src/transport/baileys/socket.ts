@@ -26,6 +26,7 @@ export type BaileysSocket = Pick<
   | 'logout'
   | 'user'
   | 'groupFetchAllParticipating'
+  | 'groupCreate'
   | 'groupMetadata'
   | 'groupInviteCode'
   | 'onWhatsApp'

@@ -20,6 +20,7 @@ import { BaileysChannels } from './channels.ts';
 import { ChatEvents } from './chats.ts';
 import { SocketEvents } from './events.ts';
 import { FreshGroups } from './fresh-groups.ts';
+import { createGroupThrough } from './group-create.ts';
 import { InviteCodes } from './invite-codes.ts';
 import { HeldLidTexts } from './lid-texts.ts';
 import { SocketLifecycle } from './lifecycle.ts';
@@ -235,6 +236,11 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     const all = await sock.groupFetchAllParticipating();
     this.groups.readAll(Object.keys(all), generation);
     return Object.values(all).map((meta) => toGroupInfo(meta, this.chats.lastMessages.get(meta.id)));
+  }
+
+  /** A new group with its first members (group-create.ts). */
+  createGroup(subject: string, participants: string[]): Promise<GroupInfo> {
+    return createGroupThrough(this.requireOpen(), subject, participants);
   }
 
   /** Invite codes one at a time, spaced (invite-codes.ts). */

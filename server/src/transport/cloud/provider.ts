@@ -12,6 +12,7 @@ export const CLOUD_PROVIDER: ProviderDescriptor = {
   connect: 'credentials',
   capabilities: {
     groups: false,
+    createGroups: false,
     polls: false,
     media: false,
     status: false,

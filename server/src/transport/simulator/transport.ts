@@ -17,6 +17,7 @@ import type * as wire from '../types.ts';
 import { SendError, type SimulatedNetwork, type Transport } from '../types.ts';
 import { SimulatedChannels } from './channels.ts';
 import { SimulatedConnection } from './connection.ts';
+import { SimulatedNewGroups } from './group-create.ts';
 import { readsMessages, type SimulatedGroup, simulatedGroups } from './network.ts';
 import { checkSimulatedNumber, confirmsDelivery, SIMULATED_463_REASON } from './numbers.ts';
 import { appendToOutbox, outboxRecord, simulatedMessageId } from './outbox.ts';
@@ -60,6 +61,7 @@ export class SimulatorTransport
   private readonly connection: SimulatedConnection;
   private groupsCache: SimulatedGroup[] | null = null;
   private readonly channelBook: SimulatedChannels;
+  private readonly newGroups: SimulatedNewGroups;
 
   constructor(
     session: wire.TransportSession,
@@ -69,6 +71,7 @@ export class SimulatorTransport
     this.sessionId = session.sessionId;
     this.phone = session.phoneNumber.replace(/\D/g, '');
     this.channelBook = new SimulatedChannels(options.auth, session.sessionId);
+    this.newGroups = new SimulatedNewGroups(options.auth, session.sessionId, this.phone);
     this.connection = new SimulatedConnection(this, {
       sessionId: this.sessionId,
       phone: this.phone,
@@ -168,7 +171,18 @@ export class SimulatorTransport
 
   async fetchGroups(): Promise<wire.GroupInfo[]> {
     this.connection.requireOpen();
-    return this.groups().map(({ ownRole: _ownRole, ...group }) => group);
+    const groups = this.groups();
+    for (const made of await this.newGroups.known())
+      if (!groups.some((g) => g.id === made.id)) groups.push(made);
+    return groups.map(({ ownRole: _ownRole, ...group }) => group);
+  }
+
+  /** A new group (group-create.ts), at once among the account's groups. */
+  async createGroup(subject: string, participants: string[]): Promise<wire.GroupInfo> {
+    this.connection.requireOpen();
+    const { ownRole: _ownRole, ...group } = await this.newGroups.create(subject, participants);
+    this.groups().push({ ...group, ownRole: 'superadmin' });
+    return group;
   }
 
   async inviteCode(groupId: string): Promise<string | null> {

@@ -15,6 +15,7 @@ import {
 import { IconFile, IconPlus, IconTrash, IconUpload } from '@tabler/icons-react';
 import { POLL_LIMITS } from '@wa/contract';
 import { type Dispatch, type ReactNode, useEffect, useRef, useState } from 'react';
+import { checkFileSize, isImage } from '../../lib/file-body.ts';
 import { formatKB } from '../../lib/format.ts';
 import {
   type ComposeAction,
@@ -25,7 +26,6 @@ import {
   MIN_POLL_OPTIONS,
 } from './compose-form.ts';
 import { focusIntoView } from './into-view.ts';
-import { checkFileSize, isImage } from './media.ts';
 import { useFileUrl } from './useFileUrl.ts';
 
 /** The compose area's props that come from the page's send flow. */

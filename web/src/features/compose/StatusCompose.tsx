@@ -27,12 +27,12 @@ import { useCharge } from '../../components/charge/useCharge.ts';
 import { ScheduleDateField } from '../../components/ScheduleDateField.tsx';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { todayValue, toLocalDateTime } from '../../lib/date-text.ts';
+import { checkFileSize, readFileBase64 } from '../../lib/file-body.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { useContactLists } from '../contacts/api/get-contact-lists.ts';
 import { useCreditPrices } from './api/credit-prices.ts';
 import { usePostStatus, useStatusAudience } from './api/post-status.ts';
 import { ContactListPicker } from './ContactListPicker.tsx';
-import { checkFileSize, readFileBase64 } from './media.ts';
 import { StatusPreview } from './StatusPreview.tsx';
 import { useFileUrl } from './useFileUrl.ts';
 

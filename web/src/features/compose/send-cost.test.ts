@@ -5,7 +5,13 @@ import { affordable, chargeShares, kindsOf } from './send-cost.ts';
 const session = (sessionId: string, capabilities: Session['capabilities']) =>
   ({ sessionId, capabilities }) as Session;
 // A Cloud API number is connected with credentials (no pairing) and sends templates.
-const CLOUD = { ...LINKED_PHONE_CAPABILITIES, groups: false, templates: true, pairing: false };
+const CLOUD = {
+  ...LINKED_PHONE_CAPABILITIES,
+  groups: false,
+  createGroups: false,
+  templates: true,
+  pairing: false,
+};
 const sessions = [
   session('phone_1', LINKED_PHONE_CAPABILITIES),
   session('cloud_1', CLOUD),

@@ -3,6 +3,7 @@ import { normaliseMime, type SendBody } from '@wa/contract';
 import { type Dispatch, useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
+import { readFileBase64 } from '../../lib/file-body.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useInvalidate } from '../../lib/mutation.ts';
 import { userDetailsQuery } from '../auth/api/get-user-details.ts';
@@ -22,7 +23,6 @@ import {
   type MessageKind,
   validateSend,
 } from './compose-form.ts';
-import { readFileBase64 } from './media.ts';
 import type { ProgressView } from './SendingProgress.tsx';
 import { isFinal, resultBanner, SENDING_TEXTS, type SendBanner } from './send-result.ts';
 

@@ -121,7 +121,12 @@ export default function DashboardPage() {
       text: 'Send a message to your groups',
       icon: IconMessageCircle,
     },
-    { to: '/groups', label: 'Add New Group', text: 'See and manage your group chats', icon: IconUsersPlus },
+    {
+      to: '/groups/new',
+      label: 'Add New Group',
+      text: 'Make a WhatsApp group with its first members',
+      icon: IconUsersPlus,
+    },
     {
       to: '/bulkmessage',
       label: 'Import from Excel',

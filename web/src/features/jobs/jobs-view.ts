@@ -85,19 +85,10 @@ export const canResume = (job: Pick<MessageJob, 'status'>): boolean => isResumab
 
 /**
  * A job that has not started may be edited: scheduled, or paused before its
- * first message; not a poll, not an occurrence of a series (it moves with its series).
+ * first message; not an occurrence of a series (it moves with its series).
  */
-export const canEdit = (job: Pick<MessageJob, 'status' | 'progress' | 'repeat' | 'messageType'>): boolean =>
-  (job.status === 'scheduled' || (job.status === 'paused' && job.progress.completed === 0)) &&
-  !job.repeat &&
-  job.messageType !== 'poll';
-
-/** The recipients typed in the edit box: one a line (or comma-separated), blanks dropped. */
-export const recipientLines = (text: string): string[] =>
-  text
-    .split(/[\n,;]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
+export const canEdit = (job: Pick<MessageJob, 'status' | 'progress' | 'repeat'>): boolean =>
+  (job.status === 'scheduled' || (job.status === 'paused' && job.progress.completed === 0)) && !job.repeat;
 
 /** What an edit does to the credits held, in words: '2 more credits charged', '1 credit refunded'. */
 export function editCostText(before: number, after: number): string {

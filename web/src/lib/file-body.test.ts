@@ -1,6 +1,6 @@
 import { MAX_MEDIA_BYTES, normaliseMime } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
-import { checkFileSize, readFileBase64 } from './media.ts';
+import { checkFileSize, readFileBase64 } from './file-body.ts';
 
 describe('normaliseMime', () => {
   it('keeps png and gif, makes other images jpeg', () => {

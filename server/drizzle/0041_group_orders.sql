@@ -1,0 +1,1 @@
+ALTER TABLE "wa_channel_orders" ADD COLUMN "members" text[];

@@ -1,0 +1,53 @@
+import {
+  CreateGroupBody,
+  CreateGroupResponse,
+  ErrorResponse,
+  GROUP_CREATE_TEXTS,
+  SessionIdParams,
+} from '@wa/contract';
+import { recordAudit } from '../../audit/record.ts';
+import type { AppContext } from '../../context.ts';
+import { badRequest } from '../../errors.ts';
+import { authorizeSession } from '../../policy/access.ts';
+import { createGroup } from '../../sessions/group-create.ts';
+import { capabilitiesOf } from '../../sessions/providers.ts';
+import { type App, requireUser } from '../types.ts';
+
+/** The Dashboard's "Add New Group": a WhatsApp group made by one of the user's linked phones. */
+export function registerGroupCreateRoutes(app: App, ctx: AppContext): void {
+  app.post(
+    '/api/session/:sessionId/groups',
+    {
+      schema: {
+        tags: ['groups'],
+        summary:
+          'Make a WhatsApp group with its name and first members (the first few numbers; the rest get its invite link)',
+        params: SessionIdParams,
+        body: CreateGroupBody,
+        response: {
+          200: CreateGroupResponse,
+          400: ErrorResponse,
+          401: ErrorResponse,
+          404: ErrorResponse,
+          409: ErrorResponse,
+          503: ErrorResponse,
+        },
+      },
+    },
+    async (request) => {
+      const user = requireUser(request);
+      const session = await authorizeSession(ctx.db, user, 'act', request.params.sessionId);
+      if (!capabilitiesOf(ctx.config, session.kind).createGroups)
+        throw badRequest(GROUP_CREATE_TEXTS.linkedOnly);
+      const made = await createGroup(ctx, session, request.body);
+      await recordAudit(ctx.db, {
+        actor: { id: user.id, username: user.username },
+        action: 'group.create',
+        targetUserId: user.id,
+        details: { sessionId: session.sessionId, groupId: made.groupId, added: made.added.length },
+        ip: request.ip,
+      });
+      return made;
+    },
+  );
+}
