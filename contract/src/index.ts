@@ -9,6 +9,7 @@ export * from './contacts.ts';
 export * from './credit-prices.ts';
 export * from './csv.ts';
 export * from './dates.ts';
+export * from './follow-up.ts';
 export * from './jid.ts';
 export * from './job-edit.ts';
 export * from './job-outcome.ts';

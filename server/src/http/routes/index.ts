@@ -8,6 +8,7 @@ import { registerCloudRoutes } from './cloud.ts';
 import { registerContactRoutes } from './contacts.ts';
 import { registerCreditPriceRoutes } from './credit-prices.ts';
 import { registerDashboardRoutes } from './dashboard.ts';
+import { registerFollowUpRoutes } from './follow-ups.ts';
 import { registerGroupRoutes } from './groups.ts';
 import { registerHealthRoutes } from './health.ts';
 import { registerJobEditRoutes } from './job-edit.ts';
@@ -39,6 +40,7 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   registerStatusRoutes(app, ctx);
   registerJobRoutes(app, ctx);
   registerRetryableRoutes(app, ctx);
+  registerFollowUpRoutes(app, ctx);
   registerJobEditRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
