@@ -37,7 +37,10 @@ export async function startEngine(ctx: AppContext, options: EngineOptions = {}):
     await startDueOccurrences(c);
     await createDueFollowUps(c);
   };
-  const dispatcher = await startDispatcher(ctx, runtime, { ...options.dispatcher, startDueOccurrences: startDue });
+  const dispatcher = await startDispatcher(ctx, runtime, {
+    ...options.dispatcher,
+    startDueOccurrences: startDue,
+  });
   const webhooks = new WebhookDeliverer(ctx, options.webhooks).start();
   const compact = setInterval(() => {
     compactJobStats(ctx.db).catch((err: unknown) => ctx.log.error({ err }, 'folding job_stats failed'));

@@ -2,7 +2,14 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { createDueFollowUps } from '../../src/messaging/follow-up/follow-up.ts';
-import { balanceOf, buildJob, expectLedgerChain, jobRow, recipientsOf, sessionOwner } from '../fakes/messaging.ts';
+import {
+  balanceOf,
+  buildJob,
+  expectLedgerChain,
+  jobRow,
+  recipientsOf,
+  sessionOwner,
+} from '../fakes/messaging.ts';
 import { bearer, DB_KINDS, testAppFor } from '../helpers.ts';
 
 const n = (i: number) => `91980003${String(i).padStart(4, '0')}`;
@@ -13,7 +20,11 @@ const jid = (i: number) => `${n(i)}@s.whatsapp.net`;
  * 1-2 sent without a receipt, 3 delivered, 4-5 read, 6 read and replied, 7 delivered and
  * replied, 8 failed retryable, 9 failed 'Not on WhatsApp', 10 queued, 11 cancelled.
  */
-async function jobOfOutcomes(t: { db: Parameters<typeof buildJob>[0]['db'] }, userId: string, sessionId: string) {
+async function jobOfOutcomes(
+  t: { db: Parameters<typeof buildJob>[0]['db'] },
+  userId: string,
+  sessionId: string,
+) {
   const jobId = await buildJob(t, userId, sessionId, { audience: 'individuals', total: 11 });
   const at = sql`now() - interval '1 hour'`;
   await t.db.execute(
@@ -109,7 +120,11 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
     expect(await numbersOf(t.db, body.jobId)).toEqual([n(4)]);
     expect(await balanceOf(t.db, userId)).toBe(before - 1);
     const job = await jobRow(t.db, body.jobId);
-    expect([job?.content, job?.audience, job?.status]).toEqual(['Did you see our offer?', 'individuals', 'pending']);
+    expect([job?.content, job?.audience, job?.status]).toEqual([
+      'Did you see our offer?',
+      'individuals',
+      'pending',
+    ]);
     await expectLedgerChain(t.db, userId);
   });
 
@@ -163,7 +178,10 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
     expect((await jobRow(t.db, future))?.content).toBe('Last chance');
     // A second sweep makes nothing more.
     expect(await createDueFollowUps(t.ctx)).toBe(0);
-    const [row] = await queryRows<{ state: string }>(t.db, sql`SELECT state FROM follow_ups WHERE id = ${future}`);
+    const [row] = await queryRows<{ state: string }>(
+      t.db,
+      sql`SELECT state FROM follow_ups WHERE id = ${future}`,
+    );
     expect(row?.state).toBe('created');
     await expectLedgerChain(t.db, userId);
   });
@@ -185,7 +203,11 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
     await t.db.execute(sql`UPDATE follow_ups SET due_at = now() WHERE id = ${res.json().jobId}`);
     await createDueFollowUps(t.ctx);
     const scheduled = (await segments(source, poor.token)).json().scheduled;
-    expect(scheduled[0]).toMatchObject({ state: 'failed', jobId: null, error: expect.stringMatching(/credit/i) });
+    expect(scheduled[0]).toMatchObject({
+      state: 'failed',
+      jobId: null,
+      error: expect.stringMatching(/credit/i),
+    });
     expect(await balanceOf(t.db, poor.user.id)).toBe(1);
   });
 

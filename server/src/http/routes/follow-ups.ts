@@ -37,7 +37,8 @@ export function registerFollowUpRoutes(app: App, ctx: AppContext): void {
       bodyLimit: SEND_BODY_LIMIT,
       schema: {
         tags: ['jobs'],
-        summary: 'Send a new job to a segment of a job’s recipients (now, or scheduled: the segment as it stands then)',
+        summary:
+          'Send a new job to a segment of a job’s recipients (now, or scheduled: the segment as it stands then)',
         params: JobIdParams,
         headers: SendHeaders,
         body: FollowUpBody,
