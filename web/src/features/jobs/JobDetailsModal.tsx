@@ -1,5 +1,4 @@
 import { Alert, Button, Group, Loader, SimpleGrid, Stack, Table, Text } from '@mantine/core';
-import { useState } from 'react';
 import { useMediaQuery } from '@mantine/hooks';
 import {
   formatRupees,
@@ -12,13 +11,14 @@ import {
   templateText,
   viewedByText,
 } from '@wa/contract';
+import { useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
+import { FollowUpModal } from '../../components/follow-up/FollowUpModal.tsx';
 import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
 import { ListTable, SMALL_SCREEN } from '../../components/ListTable.tsx';
 import { errorText } from '../../lib/api.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { useJobDetails } from './api/get-job-details.ts';
-import { FollowUpModal } from './FollowUpModal.tsx';
 import { canRetry, deliveryFigures, recipientStage, undeliveredText } from './jobs-view.ts';
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {

@@ -13,15 +13,15 @@ import {
 } from '@mantine/core';
 import { FOLLOW_UP_SEGMENT_LABELS, FOLLOW_UP_SEGMENTS, type FollowUpSegment } from '@wa/contract';
 import { useState } from 'react';
-import { AppModal } from '../../components/AppModal.tsx';
-import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
-import { useCharge } from '../../components/charge/useCharge.ts';
+import { useCreditPrices } from '../../features/compose/api/credit-prices.ts';
+import { useSessions } from '../../features/instances/api/get-sessions.ts';
+import { useFollowUp, useSaveSegmentList, useSegments } from '../../features/jobs/api/follow-up.ts';
 import { errorText } from '../../lib/api.ts';
 import { priceKindOf } from '../../lib/capabilities.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
-import { useCreditPrices } from '../compose/api/credit-prices.ts';
-import { useSessions } from '../instances/api/get-sessions.ts';
-import { useFollowUp, useSaveSegmentList, useSegments } from './api/follow-up.ts';
+import { AppModal } from '../AppModal.tsx';
+import { ChargeConfirmModal } from '../charge/ChargeConfirmModal.tsx';
+import { useCharge } from '../charge/useCharge.ts';
 
 const DAY_MS = 86_400_000;
 
