@@ -1,6 +1,7 @@
 export * from './accounts.ts';
 export * from './admin.ts';
 export * from './auth.ts';
+export * from './auto-replies.ts';
 export * from './channels.ts';
 export * from './cloud.ts';
 export * from './common.ts';

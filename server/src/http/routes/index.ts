@@ -3,6 +3,7 @@ import type { App } from '../types.ts';
 import { registerAdminRoutes } from './admin.ts';
 import { registerApiKeyRoutes } from './api-keys.ts';
 import { registerAuthRoutes } from './auth.ts';
+import { registerAutoReplyRoutes } from './auto-replies.ts';
 import { registerChannelRoutes } from './channels.ts';
 import { registerCloudRoutes } from './cloud.ts';
 import { registerContactRoutes } from './contacts.ts';
@@ -33,6 +34,7 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   registerAdminRoutes(app, ctx);
   registerSessionRoutes(app, ctx);
   registerSessionPolicyRoutes(app, ctx);
+  registerAutoReplyRoutes(app, ctx);
   registerSessionProxyRoutes(app, ctx);
   registerGroupRoutes(app, ctx);
   registerChannelRoutes(app, ctx);
