@@ -8,7 +8,7 @@ import { PollContent, SendType } from './messaging.ts';
  * its own (charged and paced as any message).
  */
 
-/** Once per person per rule per 24 hours (docs/auto-replies.md says why). */
+/** Once per person per rule per 24 hours (docs/decisions.md, Keyword auto-replies, says why). */
 export const AUTO_REPLY_PERIOD_MS = 24 * 60 * 60 * 1000;
 export const MAX_AUTO_REPLY_RULES = 20;
 
