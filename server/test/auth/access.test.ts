@@ -206,8 +206,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
             route.url
               .replace(`:${route.param}`, ids[route.param]!)
               .replace(':id', ids[route.param]!)
-              .replace(':segment', 'replied') +
-            (route.url.endsWith('/retryable') ? `?jobIds=${jobId}` : ''),
+              .replace(':segment', 'replied') + (route.url.endsWith('/retryable') ? `?jobIds=${jobId}` : ''),
           headers: bearer(token),
           ...(PAYLOADS[key] ? { payload: PAYLOADS[key] } : {}),
         });
