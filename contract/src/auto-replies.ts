@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { TemplateContent } from './cloud.ts';
-import { PollContent, SendType } from './messaging.ts';
+import { SendBody } from './messaging.ts';
 
 /**
  * Keyword auto-replies of an account: a message one person writes to it that matches a rule gets
@@ -21,12 +20,12 @@ export const AUTO_REPLY_TEXTS = {
 } as const;
 
 /** The reply: `type` and `content` (with `mime`, `data`, `fileName` for a file) as in the send routes. */
-export const AutoReplyMessage = z.object({
-  type: SendType.nullish(),
-  content: z.union([z.string().max(65_536), PollContent, TemplateContent]).nullish(),
-  mime: z.string().max(200).nullish(),
-  data: z.string().nullish(),
-  fileName: z.string().max(255).nullish(),
+export const AutoReplyMessage = SendBody.pick({
+  type: true,
+  content: true,
+  mime: true,
+  data: true,
+  fileName: true,
 });
 export type AutoReplyMessage = z.infer<typeof AutoReplyMessage>;
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { TemplateContent } from './cloud.ts';
-import { PollContent, SendType } from './messaging.ts';
+import { SendBody } from './messaging.ts';
 
 /**
  * Follow-ups from a job's outcomes: a segment of a one-to-one job's recipients, by what became of
@@ -67,16 +66,14 @@ export type SegmentsResponse = z.infer<typeof SegmentsResponse>;
  * `fileName` for a file) as in the send routes. With `scheduleTime` the segment is taken as it
  * stands at that time: who replied or opted out meanwhile is not in it.
  */
-export const FollowUpBody = z.object({
-  segment: FollowUpSegment,
-  sessionId: z.string().min(1).max(100),
-  type: SendType.nullish(),
-  content: z.union([z.string().max(65_536), PollContent, TemplateContent]).nullish(),
-  mime: z.string().max(200).nullish(),
-  data: z.string().nullish(),
-  fileName: z.string().max(255).nullish(),
-  scheduleTime: z.string().max(100).nullish(),
-});
+export const FollowUpBody = SendBody.pick({
+  type: true,
+  content: true,
+  mime: true,
+  data: true,
+  fileName: true,
+  scheduleTime: true,
+}).extend({ segment: FollowUpSegment, sessionId: z.string().min(1).max(100) });
 export type FollowUpBody = z.infer<typeof FollowUpBody>;
 
 export const FollowUpResponse = z.object({

@@ -140,7 +140,7 @@ export async function createDueFollowUps(ctx: AppContext, max = 20): Promise<num
   );
   for (const { id } of due) {
     const [f] = await ctx.db.select().from(followUps).where(eq(followUps.id, id));
-    if (!f || f.state !== 'waiting') continue;
+    if (f?.state !== 'waiting') continue;
     let error: string | null = null;
     try {
       const owner = await findUserById(ctx.db, f.userId);
