@@ -38,6 +38,7 @@ export const FOLLOW_UP_SEGMENT_LABELS: Record<FollowUpSegment, string> = {
 
 export const FOLLOW_UP_TEXTS = {
   groupJob: 'A group job has no one-to-one segments to follow up',
+  statusJob: 'A Status post has no one-to-one segments to follow up',
   emptySegment: 'No recipient of this job is in that segment',
   pastSchedule: 'The follow-up time must be in the future',
   listName: 'Enter a name for the contact list',

@@ -84,13 +84,17 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
     });
   });
 
-  it('another user’s job is not found; a group job has no segments', async () => {
+  it('another user’s job is not found; a group job or a Status post has no segments', async () => {
     const other = await sessionOwner(t, { track: users });
     expect((await segments(jobId, other.token)).json()).toMatchObject({ message: 'Job not found' });
     const groups = await buildJob(t, userId, sessionId);
     const res = await segments(groups);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ message: 'A group job has no one-to-one segments to follow up' });
+    const status = await buildJob(t, userId, sessionId, { audience: 'individuals', messageType: 'status' });
+    expect((await segments(status)).json()).toMatchObject({
+      message: 'A Status post has no one-to-one segments to follow up',
+    });
   });
 
   it('a follow-up is a new job of the segment, charged one credit each, opted-out numbers left out uncharged', async () => {

@@ -23,10 +23,12 @@ import { countSegments, segmentChatIds } from './segments.ts';
 
 type Job = Awaited<ReturnType<typeof authorizeJob>>;
 
-/** A one-to-one job the actor may read or act on; a group job has no one-to-one segments. */
+/** A one-to-one job the actor may read or act on; a group job or a Status post has no one-to-one segments. */
 async function individualsJob(ctx: AppContext, user: UserRow, action: 'read' | 'act', jobId: string) {
   const job = await authorizeJob(ctx.db, user, action, jobId);
   if (job.audience !== 'individuals') throw badRequest(FOLLOW_UP_TEXTS.groupJob);
+  // A Status post's audience saw one post: it was sent to no one of them in a chat.
+  if (job.messageType === 'status') throw badRequest(FOLLOW_UP_TEXTS.statusJob);
   return job;
 }
 
