@@ -72,8 +72,7 @@ export function FollowUpLater(props: { jobId: string | null; sessionId: string |
           label="Follow-up message"
           value={text}
           onChange={(e) => setText(e.currentTarget.value)}
-          autosize
-          minRows={2}
+          rows={2}
           disabled={props.disabled}
         />
       )}
