@@ -1,6 +1,7 @@
 export * from './accounts.ts';
 export * from './admin.ts';
 export * from './auth.ts';
+export * from './auto-replies.ts';
 export * from './channels.ts';
 export * from './cloud.ts';
 export * from './common.ts';
@@ -9,6 +10,7 @@ export * from './contacts.ts';
 export * from './credit-prices.ts';
 export * from './csv.ts';
 export * from './dates.ts';
+export * from './follow-up.ts';
 export * from './group-create.ts';
 export * from './jid.ts';
 export * from './job-edit.ts';

@@ -1,6 +1,7 @@
 import type { AppContext } from './context.ts';
 import { type DispatcherOptions, startDispatcher } from './messaging/engine/dispatcher.ts';
 import { startErasureCompaction } from './messaging/erasure-compaction.ts';
+import { createDueFollowUps } from './messaging/follow-up/follow-up.ts';
 import { compactJobStats } from './messaging/jobs/repository.ts';
 import { startOutcomeBatches } from './messaging/outcome-batches.ts';
 import { startDueOccurrences } from './messaging/series/occurrences.ts';
@@ -31,7 +32,15 @@ export type EngineOptions = {
 export async function startEngine(ctx: AppContext, options: EngineOptions = {}): Promise<Engine> {
   const runtime = await startSessionRunner(ctx);
   const outcomes = startOutcomeBatches(ctx, runtime);
-  const dispatcher = await startDispatcher(ctx, runtime, { ...options.dispatcher, startDueOccurrences });
+  // Occurrences of repeating sends and follow-ups whose time has come, on the same sweep.
+  const startDue = async (c: AppContext) => {
+    await startDueOccurrences(c);
+    await createDueFollowUps(c);
+  };
+  const dispatcher = await startDispatcher(ctx, runtime, {
+    ...options.dispatcher,
+    startDueOccurrences: startDue,
+  });
   const webhooks = new WebhookDeliverer(ctx, options.webhooks).start();
   const compact = setInterval(() => {
     compactJobStats(ctx.db).catch((err: unknown) => ctx.log.error({ err }, 'folding job_stats failed'));

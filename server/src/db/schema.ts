@@ -1110,3 +1110,63 @@ export const cloudMarketingPreferences = pgTable(
   },
   (t) => [primaryKey({ columns: [t.wabaId, t.address] })],
 );
+
+/**
+ * A follow-up of a job's segment that waits for its time: when `due_at` comes, the segment is
+ * taken as it stands then and sent as a new job with the id `id` (through the send path, with an
+ * idempotency key of its own, so a sweep that runs twice makes one job).
+ */
+export const followUps = pgTable(
+  'follow_ups',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The job whose recipients the segment is taken from. */
+    jobId: text('job_id').notNull(),
+    sessionId: text('session_id').notNull(),
+    segment: text('segment').notNull(),
+    /** The message: `type`, `content` (and `mime`, `data`, `fileName`) as the send routes take them. */
+    message: jsonb('message').$type<Record<string, unknown>>().notNull(),
+    dueAt: ts('due_at').notNull(),
+    state: text('state', { enum: ['waiting', 'created', 'failed'] })
+      .notNull()
+      .default('waiting'),
+    error: text('error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('follow_ups_due_idx').on(t.dueAt).where(sql`${t.state} = 'waiting'`),
+    index('follow_ups_job_idx').on(t.jobId),
+  ],
+);
+
+/** An account's keyword auto-replies: its rules, in order (the first that matches answers). */
+export const autoReplyRules = pgTable('auto_reply_rules', {
+  sessionId: text('session_id')
+    .primaryKey()
+    .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+  rules: jsonb('rules').$type<Array<Record<string, unknown>>>().notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * When a rule of an account last answered a person: one row per account, rule and person, so a
+ * rule answers a person at most once per period (the row is claimed by one statement).
+ */
+export const autoRepliesSent = pgTable(
+  'auto_replies_sent',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    /** The rule's match and keyword as compared (autoReplyRuleKey). */
+    ruleKey: text('rule_key').notNull(),
+    /** Who was answered (autoReplyPersonKey). */
+    personKey: text('person_key').notNull(),
+    sentAt: ts('sent_at').notNull(),
+    jobId: text('job_id'),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.ruleKey, t.personKey] })],
+);

@@ -1,6 +1,7 @@
 import { isPhoneJid } from '@wa/contract';
 import type { AppContext } from '../context.ts';
 import type { AccountOutcome } from '../transport/types.ts';
+import { takeAutoReply } from './auto-reply/auto-reply.ts';
 import { recordPricing } from './engine/cloud-transitions.ts';
 import { applyReceipts } from './engine/receipts.ts';
 import { failureStanding, refuse, retrySent } from './engine/refusals.ts';
@@ -115,7 +116,8 @@ const REFUSED_MAX = 10;
  * Someone wrote to the account: the account's latest send to that number within the reply window
  * is marked replied (a message without text as ''), and a text that is an opt-out word puts its
  * sender on the owner's opt-out list (messaging/opt-outs.ts) and, when the owner asked for it, is
- * answered once in the word's language.
+ * answered once in the word's language. Any other text may be answered by the account's
+ * keyword auto-replies (auto-reply/auto-reply.ts).
  */
 async function takeIncoming(
   ctx: AppContext,
@@ -127,6 +129,8 @@ async function takeIncoming(
   if (isPhoneJid(message.from)) await reply(ctx.db, sessionId, message.from, message.text ?? '', message.at);
   if (message.text === null) return;
   const result = await takeOptOutReply(ctx, userId, { ...message, text: message.text }, sessionId);
+  // An opt-out word is never answered by an auto-reply: it opts out, and that is all.
+  if (result === null) await takeAutoReply(ctx, account, { ...message, text: message.text });
   if (!result?.added) return;
   ctx.log.info({ sessionId, from: message.from }, 'opt-out keyword received: number opted out');
   if (result.confirmation && answer) await answer(account, message.from, result.confirmation);

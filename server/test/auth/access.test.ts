@@ -135,6 +135,11 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     'POST /api/simulator/sessions/:sessionId/inbound': { from: '919800015838', text: 'hi' },
     'PATCH /api/message-jobs-details/:jobId': { scheduleTime: '2999-01-01T00:00:00.000Z' },
     'POST /api/message-jobs-details/:jobId/retry': {},
+    'POST /api/message-jobs/:jobId/follow-up': { segment: 'replied', sessionId: 'any', content: 'x' },
+    'POST /api/message-jobs/:jobId/segments/:segment/contact-list': { name: 'Replied' },
+    'PUT /api/session/:sessionId/auto-replies': {
+      rules: [{ keyword: 'price', match: 'contains', reply: { content: 'x' } }],
+    },
     'PUT /api/session/:sessionId/proxy': { url: null },
     'POST /api/session/:sessionId/cost-estimate': { templateName: 'hello', language: 'en', recipients: 1 },
   };
@@ -198,8 +203,10 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
         const res = await t.app.inject({
           method: route.method as 'GET',
           url:
-            route.url.replace(`:${route.param}`, ids[route.param]!).replace(':id', ids[route.param]!) +
-            (route.url.endsWith('/retryable') ? `?jobIds=${jobId}` : ''),
+            route.url
+              .replace(`:${route.param}`, ids[route.param]!)
+              .replace(':id', ids[route.param]!)
+              .replace(':segment', 'replied') + (route.url.endsWith('/retryable') ? `?jobIds=${jobId}` : ''),
           headers: bearer(token),
           ...(PAYLOADS[key] ? { payload: PAYLOADS[key] } : {}),
         });

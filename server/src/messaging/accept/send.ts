@@ -35,6 +35,8 @@ export async function acceptSend(
   body: SendBody,
   audience: Audience,
   idempotencyKey?: string,
+  /** The new job's id; a scheduled follow-up gives the one it promised. */
+  jobId: string = newId(),
 ): Promise<SendResponse> {
   assertOwnerMaySend(user, audience);
   const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
@@ -96,7 +98,6 @@ export async function acceptSend(
         : personalise(message, chatIds, fields);
   }
 
-  const jobId = newId();
   const mediaId = message.type === 'media' ? sha256(message.data) : null;
   const n = chatIds.length;
   const noun = audience === 'groups' ? groupsNoun(chatIds) : n === 1 ? 'contact' : 'contacts';

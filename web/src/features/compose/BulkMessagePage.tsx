@@ -5,6 +5,7 @@ import { useMemo, useState } from 'react';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
 import { useCharge } from '../../components/charge/useCharge.ts';
 import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
+import { FollowUpLater } from '../../components/follow-up/FollowUpLater.tsx';
 import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
 import { useCurrentSession } from '../../components/useCurrentSession.ts';
 import { sendsTemplates } from '../../lib/capabilities.ts';
@@ -336,6 +337,7 @@ function BulkMessageForm() {
           {!statusTab && (
             <>
               <SendForecast text={forecast} />
+              <FollowUpLater jobId={flow.lastJobId} sessionId={current.sessionId} disabled={flow.busy} />
               <SendButtons
                 selectedCount={selectedCount}
                 busy={flow.busy}

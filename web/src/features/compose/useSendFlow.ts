@@ -290,6 +290,8 @@ export function useSendFlow(opts: {
     busy,
     progress: active?.view ?? null,
     jobExists: lastJobId !== null,
+    /** The last send's job, once accepted. */
+    lastJobId,
     optedOut,
     noConsent,
     /** Takes the last send's result off the page (a new list was uploaded). */

@@ -19,6 +19,7 @@ import { POLICY_LIMITS, type SessionPolicyResponse } from '@wa/contract';
 import { useMemo, useState } from 'react';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
+import { AutoRepliesSection } from './AutoRepliesSection.tsx';
 import { useSessionPolicy } from './api/get-session-policy.ts';
 import { useSaveSessionPolicy } from './api/update-session-policy.ts';
 import { ProxySection } from './ProxySection.tsx';
@@ -68,6 +69,7 @@ export function AccountSettingsDrawer(props: {
         <Stack gap="md">
           <TodayPanel data={policy.data} />
           <PolicyFormView key={s.sessionId} sessionId={s.sessionId} initial={policy.data} />
+          <AutoRepliesSection key={`auto-replies-${s.sessionId}`} sessionId={s.sessionId} />
           <ProxySection key={`proxy-${s.sessionId}`} sessionId={s.sessionId} />
         </Stack>
       )}

@@ -11,7 +11,9 @@ import {
   templateText,
   viewedByText,
 } from '@wa/contract';
+import { useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
+import { FollowUpModal } from '../../components/follow-up/FollowUpModal.tsx';
 import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
 import { ListTable, SMALL_SCREEN } from '../../components/ListTable.tsx';
 import { errorText } from '../../lib/api.ts';
@@ -224,71 +226,81 @@ export function JobDetailsModal(props: {
 }) {
   const details = useJobDetails(props.jobId);
   const job = details.data?.job;
+  const [followingUp, setFollowingUp] = useState(false);
   return (
-    <AppModal
-      opened={!!props.jobId}
-      onClose={props.onClose}
-      title={`Job Details: ${props.jobId ?? ''}`}
-      size="xl"
-      styles={{ title: { wordBreak: 'break-all', fontWeight: 600 } }}
-    >
-      {details.isLoading && <Loader size="sm" aria-label="Loading job details" />}
-      {details.error && (
-        <Alert color="red" variant="light">
-          {errorText(details.error, 'Failed to fetch job details', 'Error fetching job details')}
-        </Alert>
-      )}
-      {job && (
-        <Stack gap="md">
-          <SimpleGrid cols={{ base: 2, sm: 3 }} spacing="sm">
-            <Field label="Status">
-              <JobStatusBadge job={job} variant="filled" />
-            </Field>
-            <Field label="Message Type">{job.messageType}</Field>
-            <Field label={job.audience === 'groups' ? 'Total Groups' : 'Total Recipients'}>
-              {formatNumber(job.progress.total)}
-            </Field>
-            <Field label="Success">{formatNumber(job.results.success)}</Field>
-            <Field label="Failed">{formatNumber(job.results.failed)}</Field>
-            {job.messageType === 'status' && (
-              <Field label="Views">{viewedByText(job.delivery.read, job.results.success)}</Field>
-            )}
-            {(job.messageType === 'status' ? [] : deliveryFigures(job)).map((f) => (
-              <Field key={f.label} label={f.label}>
-                {formatNumber(f.count)} ({f.rate})
+    <>
+      <AppModal
+        opened={!!props.jobId}
+        onClose={props.onClose}
+        title={`Job Details: ${props.jobId ?? ''}`}
+        size="xl"
+        styles={{ title: { wordBreak: 'break-all', fontWeight: 600 } }}
+      >
+        {details.isLoading && <Loader size="sm" aria-label="Loading job details" />}
+        {details.error && (
+          <Alert color="red" variant="light">
+            {errorText(details.error, 'Failed to fetch job details', 'Error fetching job details')}
+          </Alert>
+        )}
+        {job && (
+          <Stack gap="md">
+            <SimpleGrid cols={{ base: 2, sm: 3 }} spacing="sm">
+              <Field label="Status">
+                <JobStatusBadge job={job} variant="filled" />
               </Field>
-            ))}
-            <Field label="Elapsed Time">{Math.round(job.elapsedTimeMs / 1000)} seconds</Field>
-            {job.isScheduled && <Field label="Scheduled Time">{formatDateTime(job.scheduledTime)}</Field>}
-          </SimpleGrid>
-          <Field label="Message Content">
-            <MessageContent job={job} />
-          </Field>
-          {job.detailsTotal > job.details.length && (
-            <Text size="xs" c="dimmed">
-              Showing the first {formatNumber(job.details.length)} of {formatNumber(job.detailsTotal)}{' '}
-              recipients.
-            </Text>
-          )}
-          <RecipientsTable
-            details={job.details}
-            groups={job.audience === 'groups'}
-            showAccount={(job.sessionIds?.length ?? 0) > 1}
-          />
-          {props.error && (
-            <Alert color="red" variant="light" role="alert">
-              {props.error}
-            </Alert>
-          )}
-          {canRetry(job, props.retryable) && (
+              <Field label="Message Type">{job.messageType}</Field>
+              <Field label={job.audience === 'groups' ? 'Total Groups' : 'Total Recipients'}>
+                {formatNumber(job.progress.total)}
+              </Field>
+              <Field label="Success">{formatNumber(job.results.success)}</Field>
+              <Field label="Failed">{formatNumber(job.results.failed)}</Field>
+              {job.messageType === 'status' && (
+                <Field label="Views">{viewedByText(job.delivery.read, job.results.success)}</Field>
+              )}
+              {(job.messageType === 'status' ? [] : deliveryFigures(job)).map((f) => (
+                <Field key={f.label} label={f.label}>
+                  {formatNumber(f.count)} ({f.rate})
+                </Field>
+              ))}
+              <Field label="Elapsed Time">{Math.round(job.elapsedTimeMs / 1000)} seconds</Field>
+              {job.isScheduled && <Field label="Scheduled Time">{formatDateTime(job.scheduledTime)}</Field>}
+            </SimpleGrid>
+            <Field label="Message Content">
+              <MessageContent job={job} />
+            </Field>
+            {job.detailsTotal > job.details.length && (
+              <Text size="xs" c="dimmed">
+                Showing the first {formatNumber(job.details.length)} of {formatNumber(job.detailsTotal)}{' '}
+                recipients.
+              </Text>
+            )}
+            <RecipientsTable
+              details={job.details}
+              groups={job.audience === 'groups'}
+              showAccount={(job.sessionIds?.length ?? 0) > 1}
+            />
+            {props.error && (
+              <Alert color="red" variant="light" role="alert">
+                {props.error}
+              </Alert>
+            )}
             <Group justify="flex-end">
-              <Button color="orange" loading={props.retrying} onClick={() => props.onRetry(job)}>
-                Retry Failed
-              </Button>
+              {/* A group job has no one-to-one segments: no follow-up for it. */}
+              {job.audience === 'individuals' && job.messageType !== 'status' && (
+                <Button variant="light" onClick={() => setFollowingUp(true)}>
+                  Follow up
+                </Button>
+              )}
+              {canRetry(job, props.retryable) && (
+                <Button color="orange" loading={props.retrying} onClick={() => props.onRetry(job)}>
+                  Retry Failed
+                </Button>
+              )}
             </Group>
-          )}
-        </Stack>
-      )}
-    </AppModal>
+          </Stack>
+        )}
+      </AppModal>
+      {followingUp && job && <FollowUpModal job={job} onClose={() => setFollowingUp(false)} />}
+    </>
   );
 }

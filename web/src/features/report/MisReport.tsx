@@ -28,6 +28,7 @@ import {
 } from '@wa/contract';
 import { useMemo, useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { FollowUpModal } from '../../components/follow-up/FollowUpModal.tsx';
 import { JobId } from '../../components/JobId.tsx';
 import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
 import { ListTable, RowCard } from '../../components/ListTable.tsx';
@@ -90,6 +91,25 @@ function CloudCost({ job }: { job: MessageJob }) {
 const jobsError = (e: Error) =>
   e instanceof ApiError ? (e.serverMessage ?? 'Failed to fetch jobs') : `Error fetching jobs: ${e.message}`;
 
+/** A one-to-one job with sent or failed messages may be followed up (a group job has no one-to-one segments). */
+const followsUp = (j: MessageJob) =>
+  j.audience === 'individuals' && j.messageType !== 'status' && j.results.success + j.results.failed > 0;
+
+function FollowUpButton(props: { job: MessageJob; onOpen: (job: MessageJob) => void }) {
+  if (!followsUp(props.job)) return null;
+  return (
+    <Button
+      size="compact-xs"
+      variant="light"
+      mt={4}
+      aria-label={`Follow up job ${props.job.id}`}
+      onClick={() => props.onOpen(props.job)}
+    >
+      Follow up
+    </Button>
+  );
+}
+
 function ContentCell(props: { job: MessageJob; onShow: (view: ContentView) => void }) {
   const { job } = props;
   const preview = contentPreview(job);
@@ -129,6 +149,7 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search.trim(), 300);
   const [view, setView] = useState<ContentView | null>(null);
+  const [followUp, setFollowUp] = useState<MessageJob | null>(null);
   const [exportError, setExportError] = useState<string | null>(null);
   const filter = useMemo(() => reportFilter(range, q), [range, q]);
   const { pages: jobs, jobs: list, total } = useReportJobs(props.userId, filter);
@@ -284,6 +305,7 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
                         {c.label} {c.value}
                       </Text>
                     ))}
+                    <FollowUpButton job={j} onOpen={setFollowUp} />
                   </Table.Td>
                   <Table.Td>{formatNumber(j.results.failed)}</Table.Td>
                   {/* A job spread over accounts lists each; Job Details says which sent each message. */}
@@ -306,6 +328,9 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
                     { label: 'Failed', value: formatNumber(j.results.failed) },
                     ...deliveryCells(j),
                     { label: 'Phone Number', value: phonesOf(j) },
+                    ...(followsUp(j)
+                      ? [{ label: 'Follow up', value: <FollowUpButton job={j} onOpen={setFollowUp} /> }]
+                      : []),
                   ]}
                 />
               )}
@@ -317,6 +342,7 @@ export function MisReport(props: { userId: string; titleOrder?: 1 | 3 }) {
         )}
       </Stack>
       <MessageContentModal view={view} onClose={() => setView(null)} />
+      {followUp && <FollowUpModal job={followUp} onClose={() => setFollowUp(null)} />}
     </Card>
   );
 }

@@ -1,0 +1,263 @@
+import { sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.ts';
+import { createDueFollowUps } from '../../src/messaging/follow-up/follow-up.ts';
+import {
+  balanceOf,
+  buildJob,
+  expectLedgerChain,
+  jobRow,
+  recipientsOf,
+  sessionOwner,
+} from '../fakes/messaging.ts';
+import { bearer, DB_KINDS, testAppFor } from '../helpers.ts';
+
+const n = (i: number) => `91980003${String(i).padStart(4, '0')}`;
+const jid = (i: number) => `${n(i)}@s.whatsapp.net`;
+
+/**
+ * A one-to-one job whose recipients stand in every state a follow-up segment reads:
+ * 1-2 sent without a receipt, 3 delivered, 4-5 read, 6 read and replied, 7 delivered and
+ * replied, 8 failed retryable, 9 failed 'Not on WhatsApp', 10 queued, 11 cancelled.
+ */
+async function jobOfOutcomes(
+  t: { db: Parameters<typeof buildJob>[0]['db'] },
+  userId: string,
+  sessionId: string,
+) {
+  const jobId = await buildJob(t, userId, sessionId, { audience: 'individuals', total: 11 });
+  const at = sql`now() - interval '1 hour'`;
+  await t.db.execute(
+    sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, status, delivered_at, read_at, replied_at, error) VALUES
+      (${jobId}, ${sessionId}, ${jid(1)}, 'sent', NULL, NULL, NULL, NULL),
+      (${jobId}, ${sessionId}, ${jid(2)}, 'sent', NULL, NULL, NULL, NULL),
+      (${jobId}, ${sessionId}, ${jid(3)}, 'sent', ${at}, NULL, NULL, NULL),
+      (${jobId}, ${sessionId}, ${jid(4)}, 'sent', ${at}, ${at}, NULL, NULL),
+      (${jobId}, ${sessionId}, ${jid(5)}, 'sent', ${at}, ${at}, NULL, NULL),
+      (${jobId}, ${sessionId}, ${jid(6)}, 'sent', ${at}, ${at}, ${at}, NULL),
+      (${jobId}, ${sessionId}, ${jid(7)}, 'sent', ${at}, NULL, ${at}, NULL),
+      (${jobId}, ${sessionId}, ${jid(8)}, 'failed', NULL, NULL, NULL, 'Session is not connected'),
+      (${jobId}, ${sessionId}, ${jid(9)}, 'failed', NULL, NULL, NULL, 'Not on WhatsApp'),
+      (${jobId}, ${sessionId}, ${jid(10)}, 'queued', NULL, NULL, NULL, NULL),
+      (${jobId}, ${sessionId}, ${jid(11)}, 'cancelled', NULL, NULL, NULL, NULL)`,
+  );
+  return jobId;
+}
+
+const numbersOf = async (db: Parameters<typeof recipientsOf>[0], jobId: string) =>
+  (await recipientsOf(db, jobId)).map((r) => r.chatId.split('@')[0]).sort();
+
+describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
+  const users = new Set<string>();
+  const t = testAppFor(kind, {}, users);
+  let token: string;
+  let userId: string;
+  let sessionId: string;
+  let jobId: string;
+
+  beforeAll(async () => {
+    const owner = await sessionOwner(t, { credits: 100, track: users });
+    ({ token, sessionId } = owner);
+    userId = owner.user.id;
+    jobId = await jobOfOutcomes(t, userId, sessionId);
+  });
+
+  const segments = (id: string, who = token) =>
+    t.app.inject({ method: 'GET', url: `/api/message-jobs/${id}/segments`, headers: bearer(who) });
+  const follow = (id: string, payload: object, who = token) =>
+    t.app.inject({ method: 'POST', url: `/api/message-jobs/${id}/follow-up`, headers: bearer(who), payload });
+
+  it('counts each segment exactly from the recipients’ states', async () => {
+    const res = await segments(jobId);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({
+      success: true,
+      segments: {
+        not_delivered: 2,
+        delivered_not_read: 1,
+        read_not_replied: 2,
+        replied: 2,
+        failed_retryable: 1,
+        not_replied: 5,
+      },
+      scheduled: [],
+    });
+  });
+
+  it('another user’s job is not found; a group job or a Status post has no segments', async () => {
+    const other = await sessionOwner(t, { track: users });
+    expect((await segments(jobId, other.token)).json()).toMatchObject({ message: 'Job not found' });
+    const groups = await buildJob(t, userId, sessionId);
+    const res = await segments(groups);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ message: 'A group job has no one-to-one segments to follow up' });
+    const status = await buildJob(t, userId, sessionId, { audience: 'individuals', messageType: 'status' });
+    expect((await segments(status)).json()).toMatchObject({
+      message: 'A Status post has no one-to-one segments to follow up',
+    });
+  });
+
+  it('a follow-up is a new job of the segment, charged one credit each, opted-out numbers left out uncharged', async () => {
+    const optOut = await t.app.inject({
+      method: 'POST',
+      url: '/api/opt-outs',
+      headers: bearer(token),
+      payload: { phoneNumbers: [n(5)] },
+    });
+    expect(optOut.statusCode, optOut.body).toBe(200);
+    const before = await balanceOf(t.db, userId);
+    const res = await follow(jobId, {
+      segment: 'read_not_replied',
+      sessionId,
+      type: 'string',
+      content: 'Did you see our offer?',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body).toEqual({
+      success: true,
+      jobId: expect.any(String),
+      recipients: 1,
+      creditsCharged: 1,
+      skipped: { optedOut: [n(5)] },
+    });
+    expect(await numbersOf(t.db, body.jobId)).toEqual([n(4)]);
+    expect(await balanceOf(t.db, userId)).toBe(before - 1);
+    const job = await jobRow(t.db, body.jobId);
+    expect([job?.content, job?.audience, job?.status]).toEqual([
+      'Did you see our offer?',
+      'individuals',
+      'pending',
+    ]);
+    await expectLedgerChain(t.db, userId);
+  });
+
+  it('failed_retryable takes only what a retry may fix; an empty segment is refused and charges nothing', async () => {
+    const res = await follow(jobId, { segment: 'failed_retryable', sessionId, content: 'Trying again' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await numbersOf(t.db, res.json().jobId)).toEqual([n(8)]);
+    const empty = await buildJob(t, userId, sessionId, { audience: 'individuals', total: 0 });
+    const before = await balanceOf(t.db, userId);
+    const none = await follow(empty, { segment: 'replied', sessionId, content: 'Thanks' });
+    expect(none.statusCode).toBe(400);
+    expect(none.json()).toMatchObject({ message: 'No recipient of this job is in that segment' });
+    const bad = await follow(jobId, { segment: 'everyone', sessionId, content: 'x' });
+    expect(bad.statusCode).toBe(400);
+    expect(await balanceOf(t.db, userId)).toBe(before);
+  });
+
+  it('a scheduled follow-up takes the segment as it stands then: who replied or opted out meanwhile is not in it', async () => {
+    const source = await jobOfOutcomes(t, userId, sessionId);
+    const at = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    const res = await follow(source, {
+      segment: 'not_replied',
+      sessionId,
+      content: 'Last chance',
+      scheduleTime: at,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const { jobId: future, recipients } = res.json();
+    expect(recipients).toBe(5);
+    const before = await balanceOf(t.db, userId);
+    // Nothing is charged or made before its time.
+    expect(await jobRow(t.db, future)).toBeUndefined();
+    expect((await segments(source)).json().scheduled).toEqual([
+      { id: future, segment: 'not_replied', dueAt: at, state: 'waiting', jobId: null, error: null },
+    ]);
+    // Meanwhile number 1 replies and number 3 opts out; then the time comes.
+    await t.db.execute(
+      sql`UPDATE message_job_recipients SET replied_at = now() WHERE job_id = ${source} AND chat_id = ${jid(1)}`,
+    );
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/opt-outs',
+      headers: bearer(token),
+      payload: { phoneNumbers: [n(3)] },
+    });
+    await t.db.execute(sql`UPDATE follow_ups SET due_at = now() - interval '1 second' WHERE id = ${future}`);
+    expect(await createDueFollowUps(t.ctx)).toBe(1);
+    // n(5) opted out in the test above.
+    expect(await numbersOf(t.db, future)).toEqual([n(2), n(4)]);
+    expect(await balanceOf(t.db, userId)).toBe(before - 2);
+    expect((await jobRow(t.db, future))?.content).toBe('Last chance');
+    // A second sweep makes nothing more.
+    expect(await createDueFollowUps(t.ctx)).toBe(0);
+    const [row] = await queryRows<{ state: string }>(
+      t.db,
+      sql`SELECT state FROM follow_ups WHERE id = ${future}`,
+    );
+    expect(row?.state).toBe('created');
+    await expectLedgerChain(t.db, userId);
+  });
+
+  it('a scheduled follow-up the balance cannot pay is kept failed with the reason, charging nothing', async () => {
+    const poor = await sessionOwner(t, { credits: 1, track: users });
+    const source = await jobOfOutcomes(t, poor.user.id, poor.sessionId);
+    const res = await follow(
+      source,
+      {
+        segment: 'not_delivered',
+        sessionId: poor.sessionId,
+        content: 'Hello again',
+        scheduleTime: new Date(Date.now() + 60_000).toISOString(),
+      },
+      poor.token,
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    await t.db.execute(sql`UPDATE follow_ups SET due_at = now() WHERE id = ${res.json().jobId}`);
+    await createDueFollowUps(t.ctx);
+    const scheduled = (await segments(source, poor.token)).json().scheduled;
+    expect(scheduled[0]).toMatchObject({
+      state: 'failed',
+      jobId: null,
+      error: expect.stringMatching(/credit/i),
+    });
+    expect(await balanceOf(t.db, poor.user.id)).toBe(1);
+  });
+
+  it('a scheduled follow-up with a bad message or a past time is refused at once', async () => {
+    const noText = await follow(jobId, {
+      segment: 'not_replied',
+      sessionId,
+      content: ' ',
+      scheduleTime: new Date(Date.now() + 60_000).toISOString(),
+    });
+    expect(noText.statusCode).toBe(400);
+    const past = await follow(jobId, {
+      segment: 'not_replied',
+      sessionId,
+      content: 'Hi',
+      scheduleTime: new Date(Date.now() - 60_000).toISOString(),
+    });
+    expect(past.statusCode).toBe(400);
+    const [row] = await queryRows<{ n: number }>(
+      t.db,
+      sql`SELECT count(*)::int AS n FROM follow_ups WHERE job_id = ${jobId}`,
+    );
+    expect(row?.n).toBe(0);
+  });
+
+  it('a segment saved as a contact list holds its numbers', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/message-jobs/${jobId}/segments/replied/contact-list`,
+      headers: bearer(token),
+      payload: { name: 'Replied to the sale' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const { listId, imported } = res.json();
+    expect(imported).toBe(2);
+    const rows = await queryRows<{ phone_number: string }>(
+      t.db,
+      sql`SELECT phone_number FROM contacts WHERE list_id = ${listId} ORDER BY position`,
+    );
+    expect(rows.map((r) => r.phone_number)).toEqual([n(6), n(7)]);
+    const unnamed = await t.app.inject({
+      method: 'POST',
+      url: `/api/message-jobs/${jobId}/segments/replied/contact-list`,
+      headers: bearer(token),
+      payload: { name: '  ' },
+    });
+    expect(unnamed.json()).toMatchObject({ message: 'Enter a name for the contact list' });
+  });
+});
