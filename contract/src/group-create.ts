@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { textList } from './text-list.ts';
 
 /**
  * How many people a new group gets at once besides the account that makes it. Adding many
@@ -13,7 +14,7 @@ export const GROUP_SUBJECT_MAX = 100;
 export const CreateGroupBody = z.object({
   subject: z.string().max(1000),
   /** Phone numbers (any common form), the first GROUP_FIRST_MEMBERS of them added now. */
-  members: z.array(z.string().max(200)).max(100_000),
+  members: textList(100_000, 200),
 });
 export type CreateGroupBody = z.infer<typeof CreateGroupBody>;
 

@@ -130,6 +130,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     },
     'POST /api/session/:sessionId/pairing-code': { phoneNumber: '919800015838' },
     'POST /api/session/:sessionId/channels': { name: 'News' },
+    'POST /api/session/:sessionId/groups': { subject: 'Regulars', members: ['919800015838'] },
     'POST /api/session/:sessionId/channels/add': { invite: 'https://whatsapp.com/channel/0029VaNews01' },
     'PUT /api/session/:sessionId/policy': OPEN_POLICY,
     'POST /api/simulator/sessions/:sessionId/inbound': { from: '919800015838', text: 'hi' },
