@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConsentGrant } from './consent.ts';
+import { ConsentGrant, PersonAddress } from './consent.ts';
 
 // Contact lists and opt-outs, shapes as the issue gives them.
 
@@ -57,7 +57,10 @@ export const OptOutSource = z.enum(['reply', 'manual']);
 export type OptOutSource = z.infer<typeof OptOutSource>;
 
 export const OptOut = z.object({
+  /** The person's phone number where known, else how their address is shown (contract/jid.ts displayAddress). */
   phoneNumber: z.string(),
+  /** The address the opt-out came from (a STOP from a LID or a BSUID, when WhatsApp hid the number). */
+  address: PersonAddress.optional(),
   source: OptOutSource,
   createdAt: z.string(),
   /** For a reply: the opt-out word it matched, its language and the message as received. */

@@ -17,6 +17,7 @@ import type { Actor } from '../policy/access.ts';
 import { countGrant, insertGrant, presentGrant } from './consent.ts';
 import { IMPORT_LIMITS, IMPORT_MESSAGES, NotATable } from './import-limits.ts';
 import { lockListsOf } from './list-lock.ts';
+import { optedOutPhones } from './people.ts';
 import { CONTACT_MESSAGES } from './service.ts';
 
 /** Rows read before the columns are decided (the preview the page shows is the same rule). */
@@ -251,12 +252,11 @@ async function importRows(
   });
   // The list's count is what this transaction inserted; counting a fresh 1,000,000-row list
   // again held PGlite (and so every request) ~200 ms. Its opted-out numbers are found from the
-  // user's opt-out list, one key lookup each.
+  // user's opt-out list (by any address of their people), one key lookup each.
   const [opted] = await queryRows<{ n: number }>(
     db,
-    sql`SELECT count(*)::int AS n FROM opt_outs o
-        WHERE o.user_id = ${actor.id}
-          AND EXISTS (SELECT 1 FROM contacts c WHERE c.list_id = ${listId} AND c.phone_number = o.phone_number)`,
+    sql`SELECT count(*)::int AS n FROM (${optedOutPhones(actor.id)}) op
+        WHERE EXISTS (SELECT 1 FROM contacts c WHERE c.list_id = ${listId} AND c.phone_number = op.phone)`,
   );
   const list = {
     id: listId,

@@ -1,4 +1,5 @@
 import {
+  CHAT_ID_SUFFIX,
   FINISHED_JOB_STATUSES,
   JID_LIKE,
   type JobStatus,
@@ -17,6 +18,26 @@ import { type SQL, sql } from 'drizzle-orm';
 export const isGroupChat = (chatId: SQL): SQL => sql`${chatId} LIKE ${sql.raw(`'${JID_LIKE.group}'`)}`;
 /** `chatId` is a person's, by phone number (`…@s.whatsapp.net`). */
 export const isPhoneChat = (chatId: SQL): SQL => sql`${chatId} LIKE ${sql.raw(`'${JID_LIKE.phone}'`)}`;
+
+/** `chatId` is a person's, by LID (`…@lid`). */
+export const isLidChat = (chatId: SQL): SQL => sql`${chatId} LIKE ${sql.raw(`'${JID_LIKE.lid}'`)}`;
+
+/** The chat id of an address given as its kind and value columns (contract/jid.ts chatIdOfAddress); null for a username. */
+export const chatIdOfAddressSql = (kind: SQL, value: SQL): SQL =>
+  sql`CASE ${kind} WHEN 'phone' THEN ${value} || ${sql.raw(`'${CHAT_ID_SUFFIX.phone}'`)}
+                   WHEN 'lid' THEN ${value} || ${sql.raw(`'${CHAT_ID_SUFFIX.lid}'`)}
+                   WHEN 'bsuid' THEN ${value} END`;
+
+/**
+ * The chat ids of the person an address of `userId` belongs to (the address's own, and those of
+ * every address joined to it in `person_addresses`), as a text array.
+ */
+export const personChatIds = (userId: SQL, kind: SQL, value: SQL): SQL =>
+  sql`ARRAY(SELECT ${chatIdOfAddressSql(kind, value)}
+            UNION
+            SELECT ${chatIdOfAddressSql(sql.raw('pp.kind'), sql.raw('pp.value'))}
+            FROM person_addresses pa JOIN person_addresses pp ON pp.person_id = pa.person_id
+            WHERE pa.user_id = ${userId} AND pa.kind = ${kind} AND pa.value = ${value})`;
 
 const statusIn =
   (list: readonly JobStatus[]) =>

@@ -1,4 +1,4 @@
-import { chatIdOfPhone, FAILURE_TEXTS, pollContent, type StoredPoll } from '@wa/contract';
+import { chatIdOfPhone, FAILURE_TEXTS, isPhoneJid, pollContent, type StoredPoll } from '@wa/contract';
 import { and, eq, sql } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import type { AppContext } from '../context.ts';
@@ -123,7 +123,7 @@ async function writeHistoryJob(
       // read, a few percent replied; the rest had no receipt a day later: undelivered.
       const deliveredAt = sentAt && rand() < 0.95 ? new Date(sentAt.getTime() + 1_500) : null;
       const readAt = deliveredAt && rand() < 0.63 ? new Date(deliveredAt.getTime() + 600_000) : null;
-      const oneToOne = r.chatId.endsWith('@s.whatsapp.net');
+      const oneToOne = isPhoneJid(r.chatId);
       const repliedAt = oneToOne && readAt && rand() < 0.06 ? new Date(readAt.getTime() + 120_000) : null;
       const undeliveredAt = sentAt && !deliveredAt ? new Date(sentAt.getTime() + DAY) : null;
       return {

@@ -21,7 +21,7 @@ import { type ComposedMessage, individualChatId } from '../compose.ts';
 export type Individuals = {
   /** Every number as given (chatIds, then recipients, then the lists' contacts), for composeSend. */
   chatIds: string[];
-  /** Fields by chat id (`<digits>@s.whatsapp.net`); the first source of a number wins. */
+  /** Fields by phone chat id; the first source of a number wins. */
   fieldsOf: Map<string, Record<string, string>>;
   /** The field names a `{{field}}` may use: the lists' fields and the recipients' keys. */
   available: string[];

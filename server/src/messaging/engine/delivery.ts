@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { reverseRefundCtes } from '../../credits/credits.ts';
 import { type Db, queryRows } from '../../db/client.ts';
+import { isPhoneChat } from '../../db/vocabulary-sql.ts';
 import type { UndeliveredCause } from '../../transport/types.ts';
 import { DISPATCH_MESSAGES, UNDELIVERED_REASONS } from '../messages.ts';
 import type { SentMessage } from './claim.ts';
@@ -78,7 +79,7 @@ export async function undeliver(
           UPDATE message_job_recipients r
           SET undelivered_at = now(),
               undelivered_reason = coalesce(r.undelivered_reason,
-                CASE WHEN r.chat_id LIKE '%@s.whatsapp.net' AND EXISTS (
+                CASE WHEN ${isPhoneChat(sql.raw('r.chat_id'))} AND EXISTS (
                        SELECT 1 FROM wa_sessions s WHERE s.session_id = r.session_id AND s.send_paused)
                      THEN ${UNDELIVERED_REASONS.restricted} END),
               updated_at = now()
@@ -165,7 +166,7 @@ export async function noteUndeliveredCause(
 }
 
 /**
- * reply: a one-to-one text from `from` (a `<digits>@s.whatsapp.net` JID) to the account
+ * reply: a one-to-one text from `from` (the chat id of any of the person's addresses) to the account
  * `sessionId` marks the latest message that account sent to that number within the reply window
  * replied, with its time and text, counted on its job; a later message of the same contact
  * changes nothing (the first reply is kept). Returns the recipient's id, or null when there was

@@ -2,7 +2,7 @@ import type { HealthSignals } from '@wa/contract';
 import { eq, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import { type accountEvents, accountHealth } from '../../db/schema.ts';
-import { isPhoneChat } from '../../db/vocabulary-sql.ts';
+import { isPhoneChat, personChatIds } from '../../db/vocabulary-sql.ts';
 
 /** The account-health queries: the window's signals, the account's events, its health row. */
 
@@ -84,7 +84,7 @@ export async function readSignals(db: Db, sessionId: string, since: Date): Promi
              WHERE s.session_id = ${sessionId} AND o.source = 'reply' AND o.created_at >= ${from}::timestamptz
                AND EXISTS (SELECT 1 FROM message_job_recipients p
                            WHERE p.session_id = ${sessionId} AND p.status = 'sent'
-                             AND p.chat_id = o.phone_number || '@s.whatsapp.net'))::int AS "stops",
+                             AND p.chat_id = ANY(${personChatIds(sql.raw('o.user_id'), sql.raw('o.address_kind'), sql.raw('o.phone_number'))})))::int AS "stops",
           (SELECT count(*) FROM message_job_recipients r
              WHERE r.session_id = ${sessionId} AND r.replied_at IS NOT NULL
                AND r.replied_at >= ${from}::timestamptz)::int AS "replies",

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import { chatIdOfPhone, isGroupJid, isLidJid, isPhoneJid } from '@wa/contract';
+import { addressOfChatId, bareJid, chatIdOfPhone, isGroupJid, isLidJid, isPhoneJid } from '@wa/contract';
 import {
   type BaileysEventMap,
   type GroupMetadata,
@@ -122,11 +122,13 @@ export class ChatEvents {
   }
 
   /**
-   * A text someone wrote in a one-to-one chat, reported under the sender's phone number. rc14
-   * keys a chat addressed by LID with `remoteJid` the LID and `remoteJidAlt` the number when the
-   * stanza carried it (Utils/decode-wa-message.js, sender_pn); otherwise its LID mapping store
-   * knows it (Signal/lid-mapping.js getPNForLID). A LID with no known number is not reported
-   * (its digits are not a phone number) but held until the LID resolves (lid-texts.ts).
+   * A text someone wrote in a one-to-one chat, reported under the sender's phone number when
+   * WhatsApp gives it. rc14 keys a chat addressed by LID with `remoteJid` the LID and
+   * `remoteJidAlt` the number when the stanza carried it (Utils/decode-wa-message.js, sender_pn);
+   * otherwise its LID mapping store may know it (Signal/lid-mapping.js getPNForLID). Either way the
+   * LID and the number are reported as one person's. A LID with no known number is reported under
+   * the LID (a STOP from it opts the person out at once) and held until the LID resolves
+   * (lid-texts.ts), so that a send to the number finds it.
    */
   incomingText(generation: number, m: WAMessage): void {
     const chatId = m.key.remoteJid;
@@ -136,20 +138,31 @@ export class ChatEvents {
     if (!text) return;
     const messageId = m.key.id;
     const alt = (m.key as { remoteJidAlt?: string }).remoteJidAlt;
-    const report = (pn: string | null | undefined) => {
+    const report = (from: string, pn: string | null | undefined) => {
+      if (!this.isCurrent(generation)) return;
       const digits = digitsOfJid(pn);
-      if (!digits || !this.isCurrent(generation)) return;
-      this.out.emit('incoming-text', { from: chatIdOfPhone(digits), text, messageId });
+      const lid = addressOfChatId(from);
+      if (digits && lid?.kind === 'lid')
+        this.out.emit('same-person', [lid, { kind: 'phone', value: digits }]);
+      this.out.emit('incoming-text', { from: digits ? chatIdOfPhone(digits) : from, text, messageId });
     };
-    if (isPhoneJid(chatId) || (alt && isPhoneJid(alt))) {
-      report(isPhoneJid(chatId) ? chatId : alt);
+    if (isPhoneJid(chatId)) {
+      report(chatId, chatId);
+      return;
+    }
+    if (alt && isPhoneJid(alt)) {
+      report(chatId, alt);
       return;
     }
     const { sock } = this.deps.current();
     if (!sock) return;
     sock.signalRepository.lidMapping
       .getPNForLID(chatId)
-      .then((pn) => (pn ? report(pn) : this.deps.holdLidText(chatId, messageId, text)))
+      .then(async (pn) => {
+        if (pn) return report(chatId, pn);
+        report(bareJid(chatId) ?? chatId, null);
+        await this.deps.holdLidText(chatId, messageId, text);
+      })
       .catch((err) => this.deps.log.warn({ err, sessionId: this.deps.sessionId }, 'LID lookup failed'));
   }
 

@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import { addressOfChatId } from '@wa/contract';
 import { type BaileysEventMap, getHistoryMsg, proto } from 'baileys';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -82,9 +83,13 @@ export class SocketEvents {
     ev.on('groups.update', (updates) => chats.groupsUpdate(generation, updates));
     ev.on('group-participants.update', (update) => chats.participantsUpdate(generation, update));
     ev.on('message-capping.update', (info) => restrictions.noteQuota(info));
-    ev.on('lid-mapping.update', ({ lid, pn }) =>
-      lidTexts.mapped(lid, pn).catch((err) => log.warn({ err, sessionId }, 'held LID texts failed')),
-    );
+    ev.on('lid-mapping.update', ({ lid, pn }) => {
+      const lidAddress = addressOfChatId(lid);
+      const pnAddress = addressOfChatId(pn);
+      if (lidAddress?.kind === 'lid' && pnAddress?.kind === 'phone')
+        this.out.emit('same-person', [lidAddress, pnAddress]);
+      lidTexts.mapped(lid, pn).catch((err) => log.warn({ err, sessionId }, 'held LID texts failed'));
+    });
   }
 
   /** Receipts per group member and per status viewer. */

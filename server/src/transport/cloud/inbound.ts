@@ -1,4 +1,4 @@
-import { chatIdOfPhone } from '@wa/contract';
+import { type Address, chatIdOfAddress } from '@wa/contract';
 import type { AccountOutcome } from '../types.ts';
 import { RETRY_AFTER_MS } from './transport.ts';
 import { type CloudEvent, parseWebhook } from './webhook-events.ts';
@@ -45,11 +45,18 @@ function outcomesOf(e: CloudEvent, now: number): AccountOutcome[] {
     // Meta's timestamp is in whole seconds: the message came within the second after it, which
     // may be the very second of the send it answers.
     const at = new Date(e.at.getTime() + 999);
+    const addresses: Address[] = [];
+    if (e.from) addresses.push({ kind: 'phone', value: e.from });
+    if (e.fromUserId) addresses.push({ kind: 'bsuid', value: e.fromUserId });
+    if (e.fromParentUserId) addresses.push({ kind: 'bsuid', value: e.fromParentUserId });
+    if (e.username) addresses.push({ kind: 'username', value: e.username });
+    // Reported under the number when Meta gives it, else under the BSUID (sendable from this account).
+    const from = chatIdOfAddress(addresses[0]!)!;
     return [
-      {
-        type: 'incoming',
-        message: { from: chatIdOfPhone(e.from), text: e.text, messageId: e.messageId, at },
-      },
+      // Meta named these addresses together: one person (before the message, so that a STOP
+      // from the BSUID finds the number's person).
+      ...(addresses.length > 1 ? [{ type: 'same-person' as const, addresses }] : []),
+      { type: 'incoming', message: { from, text: e.text, messageId: e.messageId, at } },
     ];
   }
   const out: AccountOutcome[] = [];

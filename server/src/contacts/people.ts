@@ -1,0 +1,103 @@
+import { type Address, chatIdOfAddress } from '@wa/contract';
+import { type SQL, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../db/client.ts';
+import { newId } from '../ids.ts';
+
+/**
+ * A user's people and their addresses (docs/people.md). An address that no `person_addresses`
+ * row names is a person of its own; rows are written when WhatsApp shows that addresses belong
+ * together (a LID's number, a Cloud webhook with both `user_id` and `wa_id`, a username beside its
+ * BSUID), never on a guess. Matching a person is one join: an address, its person, that person's
+ * other addresses.
+ */
+
+/**
+ * Every address of the user that is opted out, itself or through its person, as rows
+ * `(kind, value)`: the opted-out addresses, and every address of a person one of whose addresses
+ * is. Bounded by the user's opt-out list (one index range), not by the size of a send.
+ */
+export const optedOutAddresses = (userId: string): SQL =>
+  sql`SELECT o.address_kind AS kind, o.phone_number AS value FROM opt_outs o WHERE o.user_id = ${userId}
+      UNION
+      SELECT p.kind, p.value FROM opt_outs o
+        JOIN person_addresses a ON a.user_id = o.user_id AND a.kind = o.address_kind AND a.value = o.phone_number
+        JOIN person_addresses p ON p.person_id = a.person_id
+      WHERE o.user_id = ${userId}`;
+
+/** The phone numbers of the user that are opted out, by the number or by another address of its person (rows `phone`). */
+export const optedOutPhones = (userId: string): SQL =>
+  sql`SELECT value AS phone FROM (${optedOutAddresses(userId)}) oo WHERE kind = 'phone'`;
+
+/** The addresses of the person `address` belongs to (itself first; only itself when none is joined to it). */
+export async function addressesOfPerson(db: Db, userId: string, address: Address): Promise<Address[]> {
+  const rows = await queryRows<Address>(
+    db,
+    sql`SELECT p.kind, p.value FROM person_addresses a
+        JOIN person_addresses p ON p.person_id = a.person_id
+        WHERE a.user_id = ${userId} AND a.kind = ${address.kind} AND a.value = ${address.value}
+        ORDER BY p.kind, p.value`,
+  );
+  const others = rows.filter((r) => !(r.kind === address.kind && r.value === address.value));
+  return [address, ...others];
+}
+
+/** The chat ids that write to these addresses (a username has none). */
+export function chatIdsOf(addresses: Address[]): string[] {
+  return addresses.map(chatIdOfAddress).filter((c): c is string => c !== null);
+}
+
+/**
+ * WhatsApp showed that these addresses are one person's: they become one person of the user,
+ * merging the people they already belonged to (the addresses of the others are repointed to one,
+ * the others deleted), in the caller's transaction. The user's people change one link at a time
+ * (a transaction lock per user). Returns the person's id; null when fewer than two addresses are
+ * given.
+ */
+export async function joinAddresses(tx: Db, userId: string, addresses: Address[]): Promise<string | null> {
+  const unique = [...new Map(addresses.map((a) => [`${a.kind}:${a.value}`, a])).values()];
+  if (unique.length < 2) return null;
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`people:${userId}`}))`);
+  const kinds = sql.param(unique.map((a) => a.kind));
+  const values = sql.param(unique.map((a) => a.value));
+  const known = await queryRows<{ person_id: string }>(
+    tx,
+    sql`SELECT DISTINCT a.person_id FROM person_addresses a
+        JOIN unnest(${kinds}::text[], ${values}::text[]) AS x(kind, value)
+          ON a.kind = x.kind AND a.value = x.value
+        WHERE a.user_id = ${userId}
+        ORDER BY a.person_id`,
+  );
+  let personId = known[0]?.person_id;
+  if (!personId) {
+    personId = newId();
+    await tx.execute(sql`INSERT INTO people (id, user_id) VALUES (${personId}, ${userId})`);
+  }
+  const merged = known.slice(1).map((k) => k.person_id);
+  if (merged.length > 0) {
+    await tx.execute(
+      sql`UPDATE person_addresses SET person_id = ${personId}
+          WHERE person_id = ANY(${sql.param(merged)}::text[])`,
+    );
+    await tx.execute(sql`DELETE FROM people WHERE id = ANY(${sql.param(merged)}::text[])`);
+  }
+  await tx.execute(
+    sql`INSERT INTO person_addresses (user_id, kind, value, person_id)
+        SELECT ${userId}, x.kind, x.value, ${personId}
+        FROM unnest(${kinds}::text[], ${values}::text[]) AS x(kind, value)
+        ON CONFLICT DO NOTHING`,
+  );
+  return personId;
+}
+
+/** Forgets the person of these addresses and every address joined to them (an erasure). */
+export async function forgetPerson(tx: Db, userId: string, addresses: Address[]): Promise<void> {
+  if (addresses.length === 0) return;
+  await tx.execute(
+    sql`DELETE FROM people WHERE user_id = ${userId} AND id IN (
+          SELECT a.person_id FROM person_addresses a
+          JOIN unnest(${sql.param(addresses.map((a) => a.kind))}::text[],
+                      ${sql.param(addresses.map((a) => a.value))}::text[]) AS x(kind, value)
+            ON a.kind = x.kind AND a.value = x.value
+          WHERE a.user_id = ${userId})`,
+  );
+}
