@@ -209,6 +209,33 @@ describe.each(DB_KINDS)('One person, many addresses on %s', (kind) => {
     expect(await balanceOf(rig.t.db, a.user.id)).toBe(balance - 2);
   });
 
+  it('when WhatsApp later shows a STOP’s LID to be a queued number’s, that recipient fails Opted out and is refunded', async () => {
+    const a = await twoKinds();
+    const phone = '919811100081';
+    const lid = '204800000000081';
+    const balance = await balanceOf(rig.t.db, a.user.id);
+    const res = await rig.post(a.token, `/api/session/${a.linked}/sendIndividualMessage`, {
+      content: 'Offer',
+      chatIds: [phone],
+      scheduleTime: later(),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    // A STOP from a LID no number is known for: nothing tells it is this recipient yet.
+    await linkedMessage(a.token, a.linked, `${lid}@lid`, 'STOP');
+    await waitFor('LID opted out', async () =>
+      (await rig.t.db.select().from(optOuts)).some((o) => o.phoneNumber === lid),
+    );
+    expect((await recipientsOf(rig.t.db, res.json().jobId))[0]).toMatchObject({ status: 'queued' });
+    // The next message carries the number beside the LID.
+    await linkedMessage(a.token, a.linked, `${lid}@lid`, 'sorry', phone);
+    await waitFor(
+      'failed',
+      async () => (await recipientsOf(rig.t.db, res.json().jobId))[0]?.status === 'failed',
+    );
+    expect((await recipientsOf(rig.t.db, res.json().jobId))[0]).toMatchObject({ error: 'Opted out' });
+    expect(await balanceOf(rig.t.db, a.user.id)).toBe(balance);
+  });
+
   it('the Cloud number writes to a person known only by BSUID in Meta’s recipient field', async () => {
     const a = await twoKinds();
     const bsuid = 'IN.13491208655302741961';
