@@ -4,6 +4,7 @@ import { badRequest } from '../errors.ts';
 import { withoutConsentAmong } from './consent.ts';
 import { erasedAmong } from './erasure-token.ts';
 import { optedOutAmong } from './opt-out-list.ts';
+import { samePersonRepeats } from './people.ts';
 
 /**
  * What a one-to-one send leaves out before credits are reserved: numbers that opted out or were
@@ -45,11 +46,15 @@ export async function sendableRecipients(
   const numbers = chatIds.map(jidUser);
   const out = await leftOutOfSend(db, secretKey, user, numbers);
   const unreachable = new Set(reachesBsuids ? [] : numbers.filter(isBsuid));
-  if (out.optedOut.size === 0 && out.noConsent.size === 0 && unreachable.size === 0) {
+  const repeats = await samePersonRepeats(db, user.id, numbers);
+  if (out.optedOut.size === 0 && out.noConsent.size === 0 && unreachable.size === 0 && repeats.size === 0) {
     if (chatIds.length === 0) throw badRequest(empty.optedOut);
     return { chatIds, keep: null };
   }
-  const keep = numbers.map((n) => !out.optedOut.has(n) && !out.noConsent.has(n) && !unreachable.has(n));
+  // A person named twice (their number and their BSUID) is written to once, like a repeated number.
+  const keep = numbers.map(
+    (n, i) => !out.optedOut.has(n) && !out.noConsent.has(n) && !unreachable.has(n) && !repeats.has(i),
+  );
   const kept = chatIds.filter((_, i) => keep[i]);
   const optedOut = numbers.filter((n) => out.optedOut.has(n));
   const noConsent = numbers.filter((n) => out.noConsent.has(n));
@@ -64,6 +69,8 @@ export async function sendableRecipients(
           ? empty.noConsent
           : (empty.needsCloudNumber ?? empty.optedOut),
     );
+  if (optedOut.length === 0 && noConsent.length === 0 && needsCloudNumber.length === 0)
+    return { chatIds: kept, keep };
   return {
     chatIds: kept,
     keep,

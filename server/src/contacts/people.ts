@@ -89,6 +89,35 @@ export async function joinAddresses(tx: Db, userId: string, addresses: Address[]
   return personId;
 }
 
+/**
+ * Of a send's recipients (numbers and BSUIDs, in order), those whose person an earlier one
+ * already is (a number and the BSUID WhatsApp showed to be theirs): a job writes to a person once.
+ * One statement over the set, and none when the user has no joined addresses (the common case).
+ */
+export async function samePersonRepeats(db: Db, userId: string, values: string[]): Promise<Set<number>> {
+  if (values.length < 2) return new Set();
+  const [any] = await queryRows<{ yes: boolean }>(
+    db,
+    sql`SELECT EXISTS (SELECT 1 FROM person_addresses WHERE user_id = ${userId}) AS yes`,
+  );
+  if (!any?.yes) return new Set();
+  const rows = await queryRows<{ n: number | string; person_id: string }>(
+    db,
+    sql`SELECT x.n, a.person_id
+        FROM unnest(${sql.param(values)}::text[]) WITH ORDINALITY AS x(value, n)
+        JOIN person_addresses a ON a.user_id = ${userId} AND a.value = x.value
+          AND a.kind = CASE WHEN x.value ~ '^[0-9]+$' THEN 'phone' ELSE 'bsuid' END
+        ORDER BY x.n`,
+  );
+  const seen = new Set<string>();
+  const repeats = new Set<number>();
+  for (const r of rows) {
+    if (seen.has(r.person_id)) repeats.add(Number(r.n) - 1);
+    seen.add(r.person_id);
+  }
+  return repeats;
+}
+
 /** Forgets the person of these addresses and every address joined to them (an erasure). */
 export async function forgetPerson(tx: Db, userId: string, addresses: Address[]): Promise<void> {
   if (addresses.length === 0) return;

@@ -1,4 +1,5 @@
 import { addressOfChatId } from '@wa/contract';
+import { addressesOfPerson, chatIdsOf } from '../contacts/people.ts';
 import type { AppContext } from '../context.ts';
 import type { AccountOutcome } from '../transport/types.ts';
 import { recordPricing } from './engine/cloud-transitions.ts';
@@ -125,8 +126,12 @@ async function takeIncoming(
   answer: AnswerBack | null,
 ): Promise<void> {
   const { sessionId, userId } = account;
-  if (addressOfChatId(message.from))
-    await reply(ctx.db, sessionId, message.from, message.text ?? '', message.at);
+  const address = addressOfChatId(message.from);
+  // A reply by any address of the person answers a send to any other (a STOP by LID to a number).
+  if (address) {
+    const chatIds = chatIdsOf(await addressesOfPerson(ctx.db, userId, address));
+    await reply(ctx.db, sessionId, chatIds, message.text ?? '', message.at);
+  }
   if (message.text === null) return;
   const result = await takeOptOutReply(ctx, userId, { ...message, text: message.text }, sessionId);
   if (!result?.added) return;

@@ -236,6 +236,32 @@ describe.each(DB_KINDS)('One person, many addresses on %s', (kind) => {
     expect(await balanceOf(rig.t.db, a.user.id)).toBe(balance);
   });
 
+  it('a job names a person once: their number and their BSUID are one recipient, and a reply by BSUID marks it', async () => {
+    const a = await twoKinds();
+    const phone = '919811100091';
+    const bsuid = 'IN.13491208655302741991';
+    await cloudMessage(a.cloud, { phone, bsuid }, 'hi');
+    await waitFor('joined', async () => (await addressesOf(a.user.id)).length === 2);
+    const balance = await balanceOf(rig.t.db, a.user.id);
+    const res = await rig.post(a.token, `/api/session/${a.cloud}/sendIndividualMessage`, {
+      ...template,
+      chatIds: [phone, bsuid, '919811100092'],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ totalChats: 2 });
+    expect(res.json().skipped).toBeUndefined();
+    const jobId = res.json().jobId;
+    expect((await recipientsOf(rig.t.db, jobId)).map((r) => r.chatId)).toEqual([
+      `${phone}@s.whatsapp.net`,
+      '919811100092@s.whatsapp.net',
+    ]);
+    expect(await balanceOf(rig.t.db, a.user.id)).toBe(balance - res.json().creditsCharged);
+    await waitFor('sent', async () => (await recipientsOf(rig.t.db, jobId))[0]?.status === 'sent');
+    // The person answers with their number hidden: the send to their number has its reply.
+    await cloudMessage(a.cloud, { bsuid }, 'Thanks!');
+    expect((await recipientsOf(rig.t.db, jobId))[0]).toMatchObject({ replyText: 'Thanks!' });
+  });
+
   it('the Cloud number writes to a person known only by BSUID in Meta’s recipient field', async () => {
     const a = await twoKinds();
     const bsuid = 'IN.13491208655302741961';

@@ -166,8 +166,8 @@ export async function noteUndeliveredCause(
 }
 
 /**
- * reply: a one-to-one text from `from` (the chat id of any of the person's addresses) to the account
- * `sessionId` marks the latest message that account sent to that number within the reply window
+ * reply: a one-to-one text from a person (`from`: the chat ids of every address of theirs) to the
+ * account `sessionId` marks the latest message that account sent to them within the reply window
  * replied, with its time and text, counted on its job; a later message of the same contact
  * changes nothing (the first reply is kept). Returns the recipient's id, or null when there was
  * no such send (or it already had its reply).
@@ -175,16 +175,17 @@ export async function noteUndeliveredCause(
 export async function reply(
   db: Db,
   sessionId: string,
-  from: string,
+  from: string | string[],
   text: string,
   at = new Date(),
 ): Promise<number | null> {
+  const chatIds = typeof from === 'string' ? [from] : from;
   const rows = await queryRows<{ id: number | string }>(
     db,
     sql`WITH latest AS (
           SELECT r.id, r.job_id FROM message_job_recipients r
           WHERE r.session_id = ${sessionId} AND r.status = 'sent'
-            AND (r.chat_id = ${from} OR r.sent_to = ${from})
+            AND (r.chat_id = ANY(${sql.param(chatIds)}::text[]) OR r.sent_to = ANY(${sql.param(chatIds)}::text[]))
             AND r.sent_at BETWEEN ${at}::timestamptz - ${ms(REPLY_WINDOW_MS)} AND ${at}::timestamptz
           ORDER BY r.sent_at DESC, r.id DESC
           LIMIT 1
