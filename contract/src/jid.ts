@@ -33,8 +33,9 @@ export const isGroupJid = (jid: string): boolean => jid.endsWith(GROUP_JID_SUFFI
 export const isPhoneJid = (jid: string): boolean => jid.endsWith(PHONE_JID_SUFFIX);
 export const isLidJid = (jid: string): boolean => jid.endsWith(LID_JID_SUFFIX);
 
-/** A business-scoped user id (Meta's "Business-scoped user IDs": `US.13491208655302741918`). */
-const BSUID = /^[A-Z]{2}\.[A-Za-z0-9]{1,128}$/;
+/** A business-scoped user id (Meta's "Business-scoped user IDs": `US.13491208655302741918`), as a regular expression's source (JavaScript and SQL). */
+export const BSUID_PATTERN = '^[A-Z]{2}\\.[A-Za-z0-9]{1,128}$';
+const BSUID = new RegExp(BSUID_PATTERN);
 export const isBsuid = (text: string): boolean => BSUID.test(text);
 
 /** The user part of a JID without its device (`9198…:12@s.whatsapp.net` → `9198…`); a text without `@` as it is, less its device. */

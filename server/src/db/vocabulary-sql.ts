@@ -1,4 +1,5 @@
 import {
+  BSUID_PATTERN,
   CHAT_ID_SUFFIX,
   FINISHED_JOB_STATUSES,
   JID_LIKE,
@@ -21,6 +22,15 @@ export const isPhoneChat = (chatId: SQL): SQL => sql`${chatId} LIKE ${sql.raw(`'
 
 /** `chatId` is a person's, by LID (`…@lid`). */
 export const isLidChat = (chatId: SQL): SQL => sql`${chatId} LIKE ${sql.raw(`'${JID_LIKE.lid}'`)}`;
+
+/** The kind of address a person's chat id names ('phone', 'lid', 'bsuid'); null for a group or anything else. */
+export const chatAddressKind = (chatId: SQL): SQL =>
+  sql`CASE WHEN ${isPhoneChat(chatId)} THEN 'phone' WHEN ${isLidChat(chatId)} THEN 'lid'
+           WHEN ${chatId} ~ ${sql.raw(`'${BSUID_PATTERN}'`)} THEN 'bsuid' END`;
+
+/** The address a person's chat id names: a JID's user without its device, a BSUID as it is. */
+export const chatAddressValue = (chatId: SQL): SQL =>
+  sql`CASE WHEN position('@' in ${chatId}) > 0 THEN split_part(split_part(${chatId}, '@', 1), ':', 1) ELSE ${chatId} END`;
 
 /** The chat id of an address given as its kind and value columns (contract/jid.ts chatIdOfAddress); null for a username. */
 export const chatIdOfAddressSql = (kind: SQL, value: SQL): SQL =>

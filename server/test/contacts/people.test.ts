@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { erasures, optOuts, people, personAddresses } from '../../src/db/schema.ts';
+import { readSignals } from '../../src/sessions/health/repository.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
 import { messagesEnvelope, signature } from '../fakes/graph-api-payloads.ts';
 import { balanceOf, recipientsOf } from '../fakes/messaging.ts';
@@ -260,6 +261,33 @@ describe.each(DB_KINDS)('One person, many addresses on %s', (kind) => {
     // The person answers with their number hidden: the send to their number has its reply.
     await cloudMessage(a.cloud, { bsuid }, 'Thanks!');
     expect((await recipientsOf(rig.t.db, jobId))[0]).toMatchObject({ replyText: 'Thanks!' });
+  });
+
+  it('account health counts people: one reached again by their BSUID is no new contact, a BSUID-only one is', async () => {
+    const a = await twoKinds();
+    const phone = '919811100101';
+    const bsuid = 'IN.13491208655302741101';
+    const first = await rig.post(a.token, `/api/session/${a.cloud}/sendIndividualMessage`, {
+      ...template,
+      chatIds: [phone],
+    });
+    await waitFor(
+      'sent',
+      async () => (await recipientsOf(rig.t.db, first.json().jobId))[0]?.status === 'sent',
+    );
+    const since = new Date(Date.now() + 5);
+    await new Promise((r) => setTimeout(r, 20));
+    await cloudMessage(a.cloud, { phone, bsuid }, 'hi');
+    const second = await rig.post(a.token, `/api/session/${a.cloud}/sendIndividualMessage`, {
+      ...template,
+      chatIds: [bsuid, '919811100102', 'IN.13491208655302741102'],
+    });
+    const jobId = second.json().jobId;
+    await waitFor('sent', async () =>
+      (await recipientsOf(rig.t.db, jobId)).every((r) => r.status === 'sent'),
+    );
+    // New: the other number and the BSUID-only person; not the person first reached by number.
+    expect((await readSignals(rig.t.db, a.cloud, since)).newContacts).toBe(2);
   });
 
   it('the Cloud number writes to a person known only by BSUID in Meta’s recipient field', async () => {
