@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
 import { notFound } from '../errors.ts';
 import { queueWebhookEvents } from '../webhooks/service.ts';
-import { addressesOfPerson, optedOutAddresses } from './people.ts';
+import { addressesOfPerson, optedOutAddresses, optedOutSendable } from './people.ts';
 import { phoneOf } from './personal-data.ts';
 import { CONTACT_MESSAGES } from './service.ts';
 
@@ -14,10 +14,6 @@ import { CONTACT_MESSAGES } from './service.ts';
  */
 
 const BATCH = 5000;
-
-/** The opted-out addresses a send names its recipients by: numbers and BSUIDs (rows `value`). */
-const sendableOptedOut = (userId: string) =>
-  sql`SELECT value FROM (${optedOutAddresses(userId)}) oo WHERE kind IN ('phone', 'bsuid')`;
 
 /** The list, newest first; each row shows the person's number where any address of theirs has one. */
 export async function listOptOuts(db: Db, userId: string): Promise<OptOut[]> {
@@ -203,7 +199,7 @@ export async function optedOutAmong(db: Db, userId: string, numbers: string[]): 
   if (numbers.length === 0) return new Set();
   const all = await queryRows<{ n: string }>(
     db,
-    sql`SELECT value AS n FROM (${sendableOptedOut(userId)}) op LIMIT ${numbers.length + 1}`,
+    sql`SELECT value AS n FROM (${optedOutSendable(userId)}) op LIMIT ${numbers.length + 1}`,
   );
   if (all.length <= numbers.length) {
     // The (short) list as a set, the send's numbers looked up in it.
@@ -212,7 +208,7 @@ export async function optedOutAmong(db: Db, userId: string, numbers: string[]): 
   }
   const rows = await queryRows<{ n: string }>(
     db,
-    sql`SELECT value AS n FROM (${sendableOptedOut(userId)}) op WHERE value = ANY(${sql.param(numbers)}::text[])`,
+    sql`SELECT value AS n FROM (${optedOutSendable(userId)}) op WHERE value = ANY(${sql.param(numbers)}::text[])`,
   );
   return new Set(rows.map((r) => r.n));
 }

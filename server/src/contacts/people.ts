@@ -24,9 +24,12 @@ export const optedOutAddresses = (userId: string): SQL =>
         JOIN person_addresses p ON p.person_id = a.person_id
       WHERE o.user_id = ${userId}`;
 
-/** The phone numbers of the user that are opted out, by the number or by another address of its person (rows `phone`). */
-export const optedOutPhones = (userId: string): SQL =>
-  sql`SELECT value AS phone FROM (${optedOutAddresses(userId)}) oo WHERE kind = 'phone'`;
+/**
+ * The opted-out addresses a recipient or a contact is named by, numbers and BSUIDs (rows
+ * `value`; a BSUID has a dot, so it is never taken for a number).
+ */
+export const optedOutSendable = (userId: string): SQL =>
+  sql`SELECT value FROM (${optedOutAddresses(userId)}) oo WHERE kind IN ('phone', 'bsuid')`;
 
 /** The addresses of the person `address` belongs to (itself first; only itself when none is joined to it). */
 export async function addressesOfPerson(db: Db, userId: string, address: Address): Promise<Address[]> {
@@ -116,6 +119,48 @@ export async function samePersonRepeats(db: Db, userId: string, values: string[]
     seen.add(r.person_id);
   }
   return repeats;
+}
+
+/**
+ * Many joins at once (a contact import's rows that carry a number and a BSUID or a username):
+ * groups none of whose addresses is known yet become people in two statements; the others are
+ * joined one by one (`joinAddresses`), in the caller's transaction. An address two groups claim
+ * stays with the first.
+ */
+export async function joinAddressGroups(tx: Db, userId: string, groups: Address[][]): Promise<void> {
+  const all = groups.flat();
+  if (all.length === 0) return;
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`people:${userId}`}))`);
+  const known = new Set(
+    (
+      await queryRows<Address>(
+        tx,
+        sql`SELECT a.kind, a.value FROM person_addresses a
+            JOIN unnest(${sql.param(all.map((a) => a.kind))}::text[], ${sql.param(all.map((a) => a.value))}::text[])
+              AS x(kind, value) ON a.kind = x.kind AND a.value = x.value
+            WHERE a.user_id = ${userId}`,
+      )
+    ).map((a) => `${a.kind}:${a.value}`),
+  );
+  const fresh = groups.filter((g) => g.every((a) => !known.has(`${a.kind}:${a.value}`)));
+  const rest = groups.filter((g) => g.some((a) => known.has(`${a.kind}:${a.value}`)));
+  const ids = fresh.map(() => newId());
+  for (let i = 0; i < fresh.length; i += 5000) {
+    const part = fresh.slice(i, i + 5000);
+    const partIds = ids.slice(i, i + 5000);
+    await tx.execute(
+      sql`INSERT INTO people (id, user_id) SELECT id, ${userId} FROM unnest(${sql.param(partIds)}::text[]) AS id`,
+    );
+    const rows = part.flatMap((g, j) => g.map((a) => ({ ...a, personId: partIds[j]! })));
+    await tx.execute(
+      sql`INSERT INTO person_addresses (user_id, kind, value, person_id)
+          SELECT ${userId}, x.kind, x.value, x.person_id
+          FROM unnest(${sql.param(rows.map((r) => r.kind))}::text[], ${sql.param(rows.map((r) => r.value))}::text[],
+                      ${sql.param(rows.map((r) => r.personId))}::text[]) AS x(kind, value, person_id)
+          ON CONFLICT DO NOTHING`,
+    );
+  }
+  for (const g of rest) await joinAddresses(tx, userId, g);
 }
 
 /** Forgets the person of these addresses and every address joined to them (an erasure). */

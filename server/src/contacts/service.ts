@@ -19,7 +19,7 @@ import { newId } from '../ids.ts';
 import { type Actor, authorizeContactList, authorizeSession } from '../policy/access.ts';
 import { countGrant, insertGrant, presentGrant } from './consent.ts';
 import { lockListsOf } from './list-lock.ts';
-import { optedOutPhones } from './people.ts';
+import { optedOutSendable } from './people.ts';
 
 export const CONTACT_MESSAGES = {
   notATable: TEXTS.notATable,
@@ -37,7 +37,7 @@ const BATCH = 5000;
 
 const optedOutOf = (userId: string) =>
   // Written out: drizzle leaves a column in sql`` unqualified inside the subquery.
-  sql<boolean>`contacts.phone_number IN (${optedOutPhones(userId)})`;
+  sql<boolean>`contacts.phone_number IN (${optedOutSendable(userId)})`;
 
 export async function summaries(db: Db, userId: string, listId?: string): Promise<ContactListSummary[]> {
   const rows = await db
@@ -47,7 +47,7 @@ export async function summaries(db: Db, userId: string, listId?: string): Promis
       fields: contactLists.fields,
       createdAt: contactLists.createdAt,
       count: sql<number>`(select count(*)::int from ${contacts} c where c.list_id = ${contactLists.id})`,
-      optedOut: sql<number>`(select count(*)::int from ${contacts} c where c.list_id = ${contactLists.id} and c.phone_number in (${optedOutPhones(userId)}))`,
+      optedOut: sql<number>`(select count(*)::int from ${contacts} c where c.list_id = ${contactLists.id} and c.phone_number in (${optedOutSendable(userId)}))`,
     })
     .from(contactLists)
     .where(listId ? eq(contactLists.id, listId) : eq(contactLists.userId, userId))

@@ -290,6 +290,59 @@ describe.each(DB_KINDS)('One person, many addresses on %s', (kind) => {
     expect((await readSignals(rig.t.db, a.cloud, since)).newContacts).toBe(2);
   });
 
+  it('a contact import takes bsuid and username columns beside phone: the row’s addresses are one person', async () => {
+    const a = await twoKinds();
+    const form = new FormData();
+    form.append('name', 'Usernames');
+    const csv = [
+      'phone,bsuid,username,name',
+      '9811100111,IN.13491208655302741111,@asha.k,Asha',
+      ',IN.13491208655302741112,,Ravi',
+      ',,meera,Meera',
+    ].join('\n');
+    form.append('file', new Blob([csv]), 'people.csv');
+    const res = await rig.t.app.inject({
+      method: 'POST',
+      url: '/api/contact-lists/import',
+      headers: bearer(a.token),
+      payload: form,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    // The username-only row names no one WhatsApp lets the account write to.
+    expect(res.json()).toMatchObject({ imported: 2, skipped: { invalid: 0, duplicates: 0, empty: 1 } });
+    const listId = res.json().list.id as string;
+    const addresses = await addressesOf(a.user.id);
+    expect(addresses.map(([k, v]) => [k, v])).toEqual([
+      ['bsuid', 'IN.13491208655302741111'],
+      ['phone', '919811100111'],
+      ['username', 'asha.k'],
+    ]);
+    expect(new Set(addresses.map(([, , p]) => p)).size).toBe(1);
+
+    // A STOP by the first person's BSUID, with the number hidden: the list counts them opted out,
+    // and a send to the list leaves their number out and writes to the BSUID-only contact.
+    await cloudMessage(a.cloud, { bsuid: 'IN.13491208655302741111' }, 'STOP');
+    const lists = await rig.t.app.inject({
+      method: 'GET',
+      url: '/api/contact-lists',
+      headers: bearer(a.token),
+    });
+    expect(lists.json().lists.find((l: { id: string }) => l.id === listId)).toMatchObject({
+      count: 2,
+      optedOut: 1,
+    });
+    const send = await rig.post(a.token, `/api/session/${a.cloud}/sendIndividualMessage`, {
+      ...template,
+      contactListIds: [listId],
+      scheduleTime: later(),
+    });
+    expect(send.statusCode, send.body).toBe(200);
+    expect(send.json().skipped).toEqual({ optedOut: ['919811100111'] });
+    expect((await recipientsOf(rig.t.db, send.json().jobId)).map((r) => r.chatId)).toEqual([
+      'IN.13491208655302741112',
+    ]);
+  });
+
   it('the Cloud number writes to a person known only by BSUID in Meta’s recipient field', async () => {
     const a = await twoKinds();
     const bsuid = 'IN.13491208655302741961';

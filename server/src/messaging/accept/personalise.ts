@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import {
   CLOUD_TEXTS,
   chatIdOfPhone,
+  isBsuid,
   fieldKey,
   isPersonalised,
   jidUser,
@@ -67,8 +68,9 @@ export async function gatherIndividuals(
           ORDER BY array_position(${sql.param(listIds)}::text[], c.list_id), c.position`,
     );
     for (const r of rows) {
-      // Stored by the phone rule already: passed as a JID, so it is not parsed again.
-      const chat = chatIdOfPhone(r.phone_number);
+      // Stored by the phone rule already: passed as a JID, so it is not parsed again. A contact
+      // known only by BSUID is its own chat id.
+      const chat = isBsuid(r.phone_number) ? r.phone_number : chatIdOfPhone(r.phone_number);
       chatIds.push(chat);
       if (!fieldsOf.has(chat)) fieldsOf.set(chat, r.fields);
     }
