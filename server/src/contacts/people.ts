@@ -1,4 +1,4 @@
-import { type Address, chatIdOfAddress } from '@wa/contract';
+import { type Address, addressOfChatId, chatIdOfAddress } from '@wa/contract';
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
 import { newId } from '../ids.ts';
@@ -42,6 +42,45 @@ export async function addressesOfPerson(db: Db, userId: string, address: Address
   );
   const others = rows.filter((r) => !(r.kind === address.kind && r.value === address.value));
   return [address, ...others];
+}
+
+/**
+ * For the chat ids of people known by LID or BSUID among `chatIds`: the number and the username
+ * WhatsApp showed to be the same person's, where it did (what they are shown by). One statement.
+ */
+export async function knownOfChatIds(
+  db: Db,
+  userId: string,
+  chatIds: string[],
+): Promise<Map<string, { phone: string | null; username: string | null }>> {
+  const hidden = chatIds
+    .map((chatId) => ({ chatId, address: addressOfChatId(chatId) }))
+    .filter((x) => x.address && x.address.kind !== 'phone');
+  if (hidden.length === 0) return new Map();
+  const rows = await queryRows<{
+    kind: string;
+    value: string;
+    phone: string | null;
+    username: string | null;
+  }>(
+    db,
+    sql`SELECT a.kind, a.value,
+               min(p.value) FILTER (WHERE p.kind = 'phone') AS phone,
+               min(p.value) FILTER (WHERE p.kind = 'username') AS username
+        FROM person_addresses a JOIN person_addresses p ON p.person_id = a.person_id
+        JOIN unnest(${sql.param(hidden.map((h) => h.address!.kind))}::text[],
+                    ${sql.param(hidden.map((h) => h.address!.value))}::text[]) AS x(kind, value)
+          ON a.kind = x.kind AND a.value = x.value
+        WHERE a.user_id = ${userId}
+        GROUP BY a.kind, a.value`,
+  );
+  const byAddress = new Map(rows.map((r) => [`${r.kind}:${r.value}`, r]));
+  const known = new Map<string, { phone: string | null; username: string | null }>();
+  for (const h of hidden) {
+    const r = byAddress.get(`${h.address!.kind}:${h.address!.value}`);
+    if (r) known.set(h.chatId, { phone: r.phone, username: r.username });
+  }
+  return known;
 }
 
 /** The chat ids that write to these addresses (a username has none). */

@@ -120,6 +120,23 @@ describe.each(DB_KINDS)('One person, many addresses on %s', (kind) => {
       ].sort(),
     );
 
+    // Job Details shows the person written to by BSUID by their number (a BSUID-only one by a short id).
+    const shown = await rig.post(a.token, `/api/session/${a.cloud}/sendIndividualMessage`, {
+      ...template,
+      chatIds: [bsuid, 'IN.13491208655302741942'],
+      scheduleTime: later(),
+    });
+    const details = await rig.t.app.inject({
+      method: 'GET',
+      url: `/api/message-jobs-details/${shown.json().jobId}`,
+      headers: bearer(a.token),
+    });
+    expect(details.statusCode, details.body).toBe(200);
+    expect(details.json().job.details.map((d: { chatName: string }) => d.chatName)).toEqual([
+      phone,
+      'IN.134…1942',
+    ]);
+
     // Later the LID writes STOP with no number beside it: the LID itself is opted out.
     await linkedMessage(a.token, a.linked, `${lid}@lid`, 'STOP');
     await waitFor('LID opted out', async () => {
