@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 import {
   CLOUD_TEXTS,
   chatIdOfPhone,
-  isBsuid,
   fieldKey,
+  isBsuid,
   isPersonalised,
   jidUser,
   parseTemplate,

@@ -59,8 +59,8 @@ const NOT_ON_WHATSAPP = 'Not on WhatsApp';
 export async function readSignals(db: Db, sessionId: string, since: Date): Promise<HealthSignals> {
   const from = since.toISOString();
   // A new contact is a person (any of their addresses) the account had sent nothing to before `since`.
-  const kindOf = chatAddressKind(sql.raw('s.chat_id'));
-  const valueOf = chatAddressValue(sql.raw('s.chat_id'));
+  const addressKind = chatAddressKind(sql.raw('s.chat_id'));
+  const addressValue = chatAddressValue(sql.raw('s.chat_id'));
   const [row] = await queryRows<Record<keyof HealthSignals, number>>(
     db,
     sql`WITH sent AS (
@@ -93,11 +93,11 @@ export async function readSignals(db: Db, sessionId: string, since: Date): Promi
                AND r.replied_at >= ${from}::timestamptz)::int AS "replies",
           (SELECT count(DISTINCT coalesce(pa.person_id, s.chat_id)) FROM sent s
              LEFT JOIN person_addresses pa ON pa.user_id = (SELECT user_id FROM wa_sessions WHERE session_id = ${sessionId})
-               AND pa.kind = ${kindOf} AND pa.value = ${valueOf}
-             WHERE ${kindOf} IS NOT NULL
+               AND pa.kind = ${addressKind} AND pa.value = ${addressValue}
+             WHERE ${addressKind} IS NOT NULL
                AND NOT EXISTS (SELECT 1 FROM message_job_recipients p
                                WHERE p.session_id = ${sessionId} AND p.status = 'sent' AND p.sent_at < ${from}::timestamptz
-                                 AND p.chat_id = ANY(${personChatIds(sql`(SELECT user_id FROM wa_sessions WHERE session_id = ${sessionId})`, kindOf, valueOf)})))::int AS "newContacts"`,
+                                 AND p.chat_id = ANY(${personChatIds(sql`(SELECT user_id FROM wa_sessions WHERE session_id = ${sessionId})`, addressKind, addressValue)})))::int AS "newContacts"`,
   );
   const r = row!;
   return { ...r, lookups: r.oneToOneSent + r.notOnWhatsApp };

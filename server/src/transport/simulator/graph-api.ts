@@ -192,9 +192,12 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
     if (body?.messaging_product !== 'whatsapp')
       return graphError(100, 'The parameter messaging_product is required.');
     const bsuid =
-      body.to === undefined && typeof body.recipient === 'string' && isBsuid(body.recipient) ? body.recipient : null;
+      body.to === undefined && typeof body.recipient === 'string' && isBsuid(body.recipient)
+        ? body.recipient
+        : null;
     const to = bsuid ?? (typeof body.to === 'string' ? body.to.replace(/^\+/, '') : '');
-    if (!bsuid && !/^[0-9]{6,15}$/.test(to)) return graphError(100, `Invalid parameter 'to': ${String(body.to)}`);
+    if (!bsuid && !/^[0-9]{6,15}$/.test(to))
+      return graphError(100, `Invalid parameter 'to': ${String(body.to)}`);
     let category = 'service';
     if (body.type === 'template') {
       const t = body.template;
