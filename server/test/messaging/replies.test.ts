@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.ts';
 import { simulatedGroups } from '../../src/transport/simulator/network.ts';
 import { baileysRigFor } from '../fakes/baileys-rig.ts';
 import { balanceOf, recipientsOf } from '../fakes/messaging.ts';
@@ -207,6 +209,17 @@ describe.each(DB_KINDS)('replies on the Baileys transport (fake rc14 socket) on 
       ['919800030001', 'failed', 'Opted out'],
       ['919800030002', 'failed', 'Opted out'],
       ['919800030009', 'queued', null],
+    ]);
+    // The LIDs WhatsApp gave a number for (sender_pn, the mapping store) are one person with it;
+    // the LID with none stays alone.
+    const joined = await queryRows<{ pair: string }>(
+      t.db,
+      sql`SELECT string_agg(kind || ':' || value, ' ' ORDER BY kind) AS pair FROM person_addresses
+          WHERE user_id = ${user.id} GROUP BY person_id ORDER BY pair`,
+    );
+    expect(joined.map((j) => j.pair)).toEqual([
+      'lid:300000000000055 phone:919800030002',
+      'lid:300000000000077 phone:919800030003',
     ]);
     expect(await balanceOf(t.db, user.id)).toBe(9);
   });

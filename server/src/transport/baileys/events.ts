@@ -51,7 +51,10 @@ export class SocketEvents {
       for (const m of messages) {
         // Live messages come as 'notify'; those WhatsApp held while this device was offline as
         // 'append' (Socket/messages-recv.js handleMessage: node.attrs.offline ? 'append' : 'notify').
-        if ((type === 'notify' || type === 'append') && !m.key.fromMe) chats.incomingText(generation, m);
+        if ((type === 'notify' || type === 'append') && !m.key.fromMe) {
+          chats.revealedPerson(generation, m);
+          chats.incomingText(generation, m);
+        }
         // rc14 holds our own upsert 100 ms in its event buffer (Socket/chats.js upsertMessage is
         // a createBufferedFunction), and what arrives for that message meanwhile is merged into
         // it, never emitted (Utils/event-buffer.js append): a messages.update (an error ack, a
