@@ -360,6 +360,22 @@ describe.each(DB_KINDS)('One person, many addresses on %s', (kind) => {
     ]);
   });
 
+  it('a message naming the number and the BSUID opens the service window for both: a text may go to the BSUID', async () => {
+    const a = await twoKinds();
+    const phone = '919811100121';
+    const bsuid = 'IN.13491208655302741121';
+    await cloudMessage(a.cloud, { phone, bsuid }, 'Is the shop open today?');
+    const res = await rig.post(a.token, `/api/session/${a.cloud}/sendIndividualMessage`, {
+      content: 'Yes, till 9 pm.',
+      chatIds: [bsuid],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    await waitFor('sent', async () => (await recipientsOf(rig.t.db, res.json().jobId))[0]?.status === 'sent');
+    expect(rig.fake.sends.filter((s) => s.to === bsuid).map((s) => s.body.text?.body)).toEqual([
+      'Yes, till 9 pm.',
+    ]);
+  });
+
   it('the Cloud number writes to a person known only by BSUID in Meta’s recipient field', async () => {
     const a = await twoKinds();
     const bsuid = 'IN.13491208655302741961';
