@@ -1,4 +1,11 @@
-import { type Address, chatIdOfAddress, displayAddress, type OptOut, type OptOutSource } from '@wa/contract';
+import {
+  type Address,
+  chatIdOfAddress,
+  displayAddress,
+  isBsuid,
+  type OptOut,
+  type OptOutSource,
+} from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
 import { notFound } from '../errors.ts';
@@ -160,8 +167,9 @@ export async function optOutAddress(
 }
 
 /**
- * Takes a number off the list: its own row and those of every other address of its person (a
- * STOP from their LID or BSUID), so that the person may be messaged again.
+ * Takes a person off the list, named by a number (as typed), a BSUID or a LID's digits (the
+ * `address.value` the list gives): the rows of every address of their person (a STOP from their
+ * LID or BSUID too), so that the person may be messaged again.
  */
 export async function removeOptOut(
   db: Db,
@@ -175,7 +183,10 @@ export async function removeOptOut(
   } catch {
     phone = cell;
   }
-  const addresses = await addressesOfPerson(db, userId, { kind: 'phone', value: phone });
+  const named: Address[] = [{ kind: 'phone', value: phone }];
+  if (isBsuid(cell)) named.push({ kind: 'bsuid', value: cell });
+  else if (/^[0-9]+$/.test(cell)) named.push({ kind: 'lid', value: cell });
+  const addresses = (await Promise.all(named.map((a) => addressesOfPerson(db, userId, a)))).flat();
   const rows = await queryRows<{ n: number }>(
     db,
     sql`WITH gone AS (

@@ -376,6 +376,24 @@ describe.each(DB_KINDS)('One person, many addresses on %s', (kind) => {
     ]);
   });
 
+  it('an opt-out by a LID no number is known for is taken off the list by the address the list gives', async () => {
+    const a = await twoKinds();
+    const lid = '204800000000131';
+    await linkedMessage(a.token, a.linked, `${lid}@lid`, 'STOP');
+    const listed = await waitFor('listed', async () => {
+      const res = await rig.t.app.inject({ method: 'GET', url: '/api/opt-outs', headers: bearer(a.token) });
+      return res.json().optOuts.length === 1 ? res.json().optOuts : null;
+    });
+    expect(listed).toMatchObject([{ phoneNumber: 'LID 204800…0131', address: { kind: 'lid', value: lid } }]);
+    const removed = await rig.t.app.inject({
+      method: 'DELETE',
+      url: `/api/opt-outs/${listed[0].address.value}`,
+      headers: bearer(a.token),
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect(await rig.t.db.select().from(optOuts).where(eq(optOuts.userId, a.user.id))).toEqual([]);
+  });
+
   it('the Cloud number writes to a person known only by BSUID in Meta’s recipient field', async () => {
     const a = await twoKinds();
     const bsuid = 'IN.13491208655302741961';
