@@ -22,12 +22,13 @@ import { CONTACT_MESSAGES } from './service.ts';
 
 const BATCH = 5000;
 
-/** The list, newest first; each row shows the person's number where any address of theirs has one. */
+/** The list, newest first; each row shows the person by their number where known, else username, else a short id. */
 export async function listOptOuts(db: Db, userId: string): Promise<OptOut[]> {
   const rows = await queryRows<{
     kind: Address['kind'];
     value: string;
     phone: string | null;
+    username: string | null;
     source: OptOutSource;
     created_at: Date | string;
     keyword: string | null;
@@ -40,12 +41,15 @@ export async function listOptOuts(db: Db, userId: string): Promise<OptOut[]> {
                CASE WHEN o.address_kind = 'phone' THEN o.phone_number ELSE (
                  SELECT min(p.value) FROM person_addresses a
                  JOIN person_addresses p ON p.person_id = a.person_id AND p.kind = 'phone'
-                 WHERE a.user_id = o.user_id AND a.kind = o.address_kind AND a.value = o.phone_number) END AS phone
+                 WHERE a.user_id = o.user_id AND a.kind = o.address_kind AND a.value = o.phone_number) END AS phone,
+               (SELECT min(p.value) FROM person_addresses a
+                JOIN person_addresses p ON p.person_id = a.person_id AND p.kind = 'username'
+                WHERE a.user_id = o.user_id AND a.kind = o.address_kind AND a.value = o.phone_number) AS username
         FROM opt_outs o WHERE o.user_id = ${userId}
         ORDER BY o.created_at DESC`,
   );
   return rows.map((r) => ({
-    phoneNumber: r.phone ?? displayAddress(chatIdOfAddress(r) ?? r.value),
+    phoneNumber: displayAddress(chatIdOfAddress(r) ?? r.value, r),
     ...(r.kind === 'phone' ? {} : { address: { kind: r.kind, value: r.value } }),
     source: r.source,
     createdAt: new Date(r.created_at).toISOString(),

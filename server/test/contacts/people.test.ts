@@ -394,6 +394,15 @@ describe.each(DB_KINDS)('One person, many addresses on %s', (kind) => {
     expect(await rig.t.db.select().from(optOuts).where(eq(optOuts.userId, a.user.id))).toEqual([]);
   });
 
+  it('a STOP from a person with a username and no number shown is listed by the username', async () => {
+    const a = await twoKinds();
+    await cloudMessage(a.cloud, { bsuid: 'IN.13491208655302741141', username: 'ravi.k' }, 'STOP');
+    const res = await rig.t.app.inject({ method: 'GET', url: '/api/opt-outs', headers: bearer(a.token) });
+    expect(res.json().optOuts).toMatchObject([
+      { phoneNumber: '@ravi.k', address: { kind: 'bsuid', value: 'IN.13491208655302741141' } },
+    ]);
+  });
+
   it('the Cloud number writes to a person known only by BSUID in Meta’s recipient field', async () => {
     const a = await twoKinds();
     const bsuid = 'IN.13491208655302741961';
