@@ -38,7 +38,13 @@ export const ContactsQuery = z.object({
 export type ContactsQuery = z.infer<typeof ContactsQuery>;
 
 export const Contact = z.object({
+  /** The contact's number, or the BSUID it is known by when it has none (docs/people.md). */
   phoneNumber: z.string(),
+  /**
+   * How a contact known by BSUID is shown: their number where WhatsApp showed one, else their
+   * username, else a short form of the id (contract/jid.ts displayAddress). Absent for a number.
+   */
+  display: z.string().optional(),
   name: z.string(),
   fields: z.record(z.string(), z.string()),
   tags: z.array(z.string()),

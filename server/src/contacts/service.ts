@@ -4,6 +4,8 @@ import {
   type ContactsQuery,
   CSV_BOM,
   csvLine,
+  displayAddress,
+  isBsuid,
   PHONE_TEXTS,
   parsePhone,
   TEXTS,
@@ -19,7 +21,7 @@ import { newId } from '../ids.ts';
 import { type Actor, authorizeContactList, authorizeSession } from '../policy/access.ts';
 import { countGrant, insertGrant, presentGrant } from './consent.ts';
 import { lockListsOf } from './list-lock.ts';
-import { optedOutSendable } from './people.ts';
+import { knownOfChatIds, optedOutSendable } from './people.ts';
 
 export const CONTACT_MESSAGES = {
   notATable: TEXTS.notATable,
@@ -111,9 +113,22 @@ export async function contactsOfList(
       .offset(query.offset),
     db.select({ n: sql<number>`count(*)::int` }).from(contacts).where(where),
   ]);
+  const known = await knownOfChatIds(
+    db,
+    list.userId,
+    rows.filter((r) => isBsuid(r.phoneNumber)).map((r) => r.phoneNumber),
+  );
   return {
     contacts: rows.map((r) => ({
       phoneNumber: r.phoneNumber,
+      ...(isBsuid(r.phoneNumber)
+        ? {
+            display: displayAddress(r.phoneNumber, {
+              phone: known.get(r.phoneNumber)?.phone ?? null,
+              username: known.get(r.phoneNumber)?.username ?? r.fields.username?.replace(/^@/, '') ?? null,
+            }),
+          }
+        : {}),
       name: r.fields.name ?? '',
       fields: r.fields,
       tags: r.tags,

@@ -335,6 +335,20 @@ describe.each(DB_KINDS)('One person, many addresses on %s', (kind) => {
       ['username', 'asha.k'],
     ]);
     expect(new Set(addresses.map(([, , p]) => p)).size).toBe(1);
+    // The contacts page shows the BSUID-only contact by a short form of the id.
+    const listed = await rig.t.app.inject({
+      method: 'GET',
+      url: `/api/contact-lists/${listId}/contacts`,
+      headers: bearer(a.token),
+    });
+    expect(
+      listed
+        .json()
+        .contacts.map((c: { phoneNumber: string; display?: string }) => [c.phoneNumber, c.display]),
+    ).toEqual([
+      ['919811100111', undefined],
+      ['IN.13491208655302741112', 'IN.134…1112'],
+    ]);
 
     // A STOP by the first person's BSUID, with the number hidden: the list counts them opted out,
     // and a send to the list leaves their number out and writes to the BSUID-only contact.
