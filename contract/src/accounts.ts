@@ -43,6 +43,8 @@ export const AccountCapabilities = z.object({
   pace: z.enum(['anti-ban', 'throughput']),
   /** How many sends may be in flight at once (a linked phone: 1). */
   concurrentSends: z.number().int().positive(),
+  /** Writes to a person by their business-scoped user id (BSUID); absent: it cannot (a linked phone). */
+  businessScopedIds: z.boolean().optional(),
 });
 export type AccountCapabilities = z.infer<typeof AccountCapabilities>;
 

@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { ADDRESS_KINDS } from './jid.ts';
+
+/** One address of a person (contract/jid.ts Address). */
+export const PersonAddress = z.object({ kind: z.enum(ADDRESS_KINDS), value: z.string() });
 
 // Consent and withdrawal (India's DPDP Act asks for consent that can be shown).
 
@@ -33,6 +37,8 @@ export type ConsentGrant = z.infer<typeof ConsentGrant>;
 export const PersonalData = z.object({
   success: z.literal(true),
   phone: z.string(),
+  /** Every address of the person the number belongs to (the number first): what is shown covers them all. */
+  addresses: z.array(PersonAddress).optional(),
   generatedAt: z.string(),
   lists: z.array(
     z.object({

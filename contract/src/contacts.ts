@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConsentGrant } from './consent.ts';
+import { ConsentGrant, PersonAddress } from './consent.ts';
 
 // Contact lists and opt-outs, shapes as the issue gives them.
 
@@ -38,7 +38,13 @@ export const ContactsQuery = z.object({
 export type ContactsQuery = z.infer<typeof ContactsQuery>;
 
 export const Contact = z.object({
+  /** The contact's number, or the BSUID it is known by when it has none (docs/people.md). */
   phoneNumber: z.string(),
+  /**
+   * How a contact known by BSUID is shown: their number where WhatsApp showed one, else their
+   * username, else a short form of the id (contract/jid.ts displayAddress). Absent for a number.
+   */
+  display: z.string().optional(),
   name: z.string(),
   fields: z.record(z.string(), z.string()),
   tags: z.array(z.string()),
@@ -57,7 +63,10 @@ export const OptOutSource = z.enum(['reply', 'manual']);
 export type OptOutSource = z.infer<typeof OptOutSource>;
 
 export const OptOut = z.object({
+  /** The person's phone number where known, else how their address is shown (contract/jid.ts displayAddress). */
   phoneNumber: z.string(),
+  /** The address the opt-out came from (a STOP from a LID or a BSUID, when WhatsApp hid the number). */
+  address: PersonAddress.optional(),
   source: OptOutSource,
   createdAt: z.string(),
   /** For a reply: the opt-out word it matched, its language and the message as received. */

@@ -167,6 +167,8 @@ export const SendResponse = z.object({
       optedOut: z.array(z.string()),
       /** Left out for want of consent ('Send one-to-one only to contacts with consent'). */
       noConsent: z.array(z.string()).optional(),
+      /** Business-scoped user ids left out because no account of the send can write to them (a linked phone). */
+      needsCloudNumber: z.array(z.string()).optional(),
     })
     .optional(),
 });

@@ -192,6 +192,14 @@ export const SimulatorInboundBody = z.object({
       'Enter a phone number or a JID',
     ),
   text: z.string().min(1).max(4096),
+  /**
+   * For a `from` by LID: the number WhatsApp gives beside it (rc14's `remoteJidAlt`, from the
+   * stanza's sender_pn), which shows the LID and the number are one person's.
+   */
+  senderPn: z
+    .string()
+    .regex(/^[0-9]{6,15}$/, 'senderPn is a phone number in digits with its country code')
+    .optional(),
 });
 export type SimulatorInboundBody = z.infer<typeof SimulatorInboundBody>;
 

@@ -45,7 +45,15 @@ export const SessionStatusPayload = z
   .object({ sessionId: z.string(), status: SessionStatus, reason: z.string().nullable(), at: Utc })
   .loose();
 
-export const OptOutPayload = z.object({ phone: z.string(), source: OptOutSource, at: Utc }).loose();
+/** `phone`: the number, else how the address is shown; `address`: the address the opt-out came from. */
+export const OptOutPayload = z
+  .object({
+    phone: z.string(),
+    source: OptOutSource,
+    at: Utc,
+    address: z.object({ kind: z.string(), value: z.string() }).optional(),
+  })
+  .loose();
 
 /** Each event's payload schema, by event name. */
 export const WEBHOOK_PAYLOADS = {

@@ -1,4 +1,4 @@
-import { CONSENT_TEXTS, type ConsentGrant, MAX_PURPOSE } from '@wa/contract';
+import { CONSENT_TEXTS, type ConsentGrant, isBsuid, MAX_PURPOSE } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
 import { consentGrants } from '../db/schema.ts';
@@ -80,6 +80,19 @@ export async function withoutConsentAmong(db: Db, userId: string, numbers: strin
       sql`SELECT DISTINCT c.phone_number AS n FROM contacts c JOIN contact_lists l ON l.id = c.list_id
           WHERE c.phone_number = ANY(${sql.param(numbers.slice(i, i + 10_000))}::text[])
             AND c.consent_grant_id IS NOT NULL AND l.user_id = ${userId}`,
+    );
+    for (const r of rows) consented.add(r.n);
+  }
+  // A BSUID has the consent given for its person's number (docs/people.md).
+  const bsuids = numbers.filter(isBsuid);
+  if (bsuids.length > 0) {
+    const rows = await queryRows<{ n: string }>(
+      db,
+      sql`SELECT DISTINCT b.value AS n FROM person_addresses b
+          JOIN person_addresses p ON p.person_id = b.person_id AND p.kind = 'phone'
+          JOIN contacts c ON c.phone_number = p.value AND c.consent_grant_id IS NOT NULL
+          JOIN contact_lists l ON l.id = c.list_id AND l.user_id = ${userId}
+          WHERE b.user_id = ${userId} AND b.kind = 'bsuid' AND b.value = ANY(${sql.param(bsuids)}::text[])`,
     );
     for (const r of rows) consented.add(r.n);
   }

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  type Address,
   type ConsentGrant,
   detectColumns,
   type ImportContactsResponse,
+  isBsuid,
   parsePhone,
   TAG_FIELD_KEYS,
   tagsOfCell,
@@ -17,6 +19,7 @@ import type { Actor } from '../policy/access.ts';
 import { countGrant, insertGrant, presentGrant } from './consent.ts';
 import { IMPORT_LIMITS, IMPORT_MESSAGES, NotATable } from './import-limits.ts';
 import { lockListsOf } from './list-lock.ts';
+import { joinAddressGroups, optedOutSendable } from './people.ts';
 import { CONTACT_MESSAGES } from './service.ts';
 
 /** Rows read before the columns are decided (the preview the page shows is the same rule). */
@@ -41,6 +44,8 @@ const BATCH_CHARS = 1024 * 1024;
 const MIN_BATCH_CHARS = 64 * 1024;
 /** Joins a contact's tags in one array parameter of the import (tags hold no control characters). */
 const TAG_SEPARATOR = '\u001f';
+/** Headers (as field keys) of a column of business-scoped user ids. */
+const BSUID_KEYS = ['bsuid', 'user_id', 'business_scoped_user_id'];
 
 /**
  * Imports a table as a new list (docs/decisions.md, Phone numbers): columns detected from
@@ -102,7 +107,11 @@ async function importRows(
     if (next.value.some((c) => c.trim() !== '')) sample.push(next.value);
   }
   const columns = detectColumns(sample, defaultCallingCode, phoneColumn);
-  if (columns.phoneColumn === -1) throw badRequest(CONTACT_MESSAGES.notATable);
+  // A `bsuid` column names people a Cloud API number knows only by it; a `username` column names
+  // them too but cannot be written to (docs/people.md). Both stay fields as well.
+  const bsuidColumn = columns.fields.find((f) => BSUID_KEYS.includes(f.key))?.column;
+  const usernameColumn = columns.fields.find((f) => f.key === 'username')?.column;
+  if (columns.phoneColumn === -1 && bsuidColumn === undefined) throw badRequest(CONTACT_MESSAGES.notATable);
   const listId = newId();
   // A `tags` or `labels` column gives each contact's tags; every other column is a field.
   const tagsColumn = columns.fields.find((f) => TAG_FIELD_KEYS.includes(f.key))?.column;
@@ -114,6 +123,8 @@ async function importRows(
   let totalChars = 0;
   let createdAt = new Date();
   let grant: ConsentGrant | null = null;
+  /** A row's addresses, when it has more than one: the file says they are one person's. */
+  const joins: Address[][] = [];
 
   await db.transaction(async (tx) => {
     await lockListsOf(tx, actor.id);
@@ -190,11 +201,22 @@ async function importRows(
       if (row.every((c) => c.trim() === '')) return;
       rowCount++;
       if (rowCount > IMPORT_LIMITS.maxRows) throw badRequest(IMPORT_MESSAGES.tooManyRows);
-      const parsed = parsePhone(row[columns.phoneColumn] ?? '', defaultCallingCode);
-      if (!('number' in parsed)) {
-        skipped[parsed.reason]++;
+      const parsed =
+        columns.phoneColumn === -1
+          ? ({ reason: 'empty' } as const)
+          : parsePhone(row[columns.phoneColumn] ?? '', defaultCallingCode);
+      const bsuid = bsuidColumn === undefined ? '' : (row[bsuidColumn] ?? '').trim();
+      const username =
+        usernameColumn === undefined ? '' : (row[usernameColumn] ?? '').trim().replace(/^@/, '');
+      const addresses: Address[] = [];
+      if ('number' in parsed) addresses.push({ kind: 'phone', value: parsed.number });
+      if (isBsuid(bsuid)) addresses.push({ kind: 'bsuid', value: bsuid });
+      if (addresses.length === 0) {
+        skipped[bsuid !== '' ? 'invalid' : 'reason' in parsed ? parsed.reason : 'invalid']++;
         return;
       }
+      if (username !== '') addresses.push({ kind: 'username', value: username });
+      if (addresses.length > 1) joins.push(addresses);
       const values: Record<string, string> = {};
       let chars = 0;
       for (const f of fieldColumns) {
@@ -207,7 +229,8 @@ async function importRows(
       totalChars += chars;
       if (totalChars > IMPORT_LIMITS.maxTotalChars) throw badRequest(IMPORT_MESSAGES.tooMuchText);
       batchChars += chars;
-      batch.push({ listId, position: rowCount, phoneNumber: parsed.number, fields: values, tags });
+      // A contact is named by its number, else by its BSUID.
+      batch.push({ listId, position: rowCount, phoneNumber: addresses[0]!.value, fields: values, tags });
     };
     const full = () => batch.length >= batchSize || batchChars >= batchCharsLimit;
     try {
@@ -230,6 +253,7 @@ async function importRows(
     await flush();
     await inFlight;
     if (failure) throw failure;
+    await joinAddressGroups(tx, actor.id, joins);
     if (grantId && consent) {
       await countGrant(tx, grantId, imported);
       const [row] = await tx.select().from(consentGrants).where(eq(consentGrants.id, grantId));
@@ -251,12 +275,11 @@ async function importRows(
   });
   // The list's count is what this transaction inserted; counting a fresh 1,000,000-row list
   // again held PGlite (and so every request) ~200 ms. Its opted-out numbers are found from the
-  // user's opt-out list, one key lookup each.
+  // user's opt-out list (by any address of their people), one key lookup each.
   const [opted] = await queryRows<{ n: number }>(
     db,
-    sql`SELECT count(*)::int AS n FROM opt_outs o
-        WHERE o.user_id = ${actor.id}
-          AND EXISTS (SELECT 1 FROM contacts c WHERE c.list_id = ${listId} AND c.phone_number = o.phone_number)`,
+    sql`SELECT count(*)::int AS n FROM (${optedOutSendable(actor.id)}) op
+        WHERE EXISTS (SELECT 1 FROM contacts c WHERE c.list_id = ${listId} AND c.phone_number = op.value)`,
   );
   const list = {
     id: listId,
@@ -267,5 +290,7 @@ async function importRows(
     optedOut: Number(opted?.n ?? 0),
     consent: grant,
   };
-  return { list, imported, skipped, phoneColumn: columns.headers[columns.phoneColumn] as string };
+  // The column that names the contacts: the numbers', else the BSUIDs'.
+  const named = columns.phoneColumn === -1 ? bsuidColumn! : columns.phoneColumn;
+  return { list, imported, skipped, phoneColumn: columns.headers[named] as string };
 }

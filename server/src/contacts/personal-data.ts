@@ -1,10 +1,11 @@
 import { CSV_BOM, csvLine, type PersonalData, parsePhone } from '@wa/contract';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
 import { consentGrants, contactLists, contacts, optOuts } from '../db/schema.ts';
 import { badRequest } from '../errors.ts';
 import { presentGrant } from './consent.ts';
 import { erasedAmong } from './erasure-token.ts';
+import { addressesOfPerson, chatIdsOf } from './people.ts';
 import { CONTACT_MESSAGES } from './service.ts';
 
 /** A number as the user typed it, in the stored form (docs/decisions.md, Phone numbers). */
@@ -15,9 +16,10 @@ export function phoneOf(cell: string, defaultCallingCode: string): string {
 }
 
 /**
- * Everything the user holds about one number (a data request under the DPDP Act):
- * its list entries with their fields and consent, its opt-out, and every message of the user's
- * jobs to it with the person's reply. Messages are found through the user's jobs (recipients have no index by chat id).
+ * Everything the user holds about the person of one number (a data request under the DPDP Act):
+ * every address of theirs (docs/people.md), the number's list entries with their fields and
+ * consent, their opt-out by any address, and every message of the user's jobs to any of their
+ * addresses with the person's reply. Messages are found through the user's jobs (recipients have no index by chat id).
  */
 export async function personalData(
   db: Db,
@@ -43,10 +45,19 @@ export async function personalData(
       ? []
       : await db.select().from(consentGrants).where(inArray(consentGrants.id, grantIds));
   const grantOf = new Map(grants.map((g) => [g.id, presentGrant(g)]));
+  const addresses = await addressesOfPerson(db, userId, { kind: 'phone', value: phone });
+  // The person's first opt-out, by whichever address it came.
   const [opt] = await db
     .select()
     .from(optOuts)
-    .where(and(eq(optOuts.userId, userId), eq(optOuts.phoneNumber, phone)));
+    .where(
+      and(
+        eq(optOuts.userId, userId),
+        or(...addresses.map((a) => and(eq(optOuts.addressKind, a.kind), eq(optOuts.phoneNumber, a.value)))),
+      ),
+    )
+    .orderBy(optOuts.createdAt)
+    .limit(1);
   const messages = await queryRows<{
     job_id: string;
     session_id: string;
@@ -67,13 +78,14 @@ export async function personalData(
                j.content AS job_content, r.sent_at, r.delivered_at, r.read_at, r.error,
                r.reply_text, r.replied_at
         FROM message_jobs j JOIN message_job_recipients r ON r.job_id = j.id
-        WHERE j.user_id = ${userId} AND r.chat_id = ${`${phone}@s.whatsapp.net`}
+        WHERE j.user_id = ${userId} AND r.chat_id = ANY(${sql.param(chatIdsOf(addresses))}::text[])
         ORDER BY j.created_at, r.id`,
   );
   const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
   return {
     success: true,
     phone,
+    addresses,
     generatedAt: new Date().toISOString(),
     lists: entries.map((e) => ({
       listId: e.listId,
@@ -127,6 +139,7 @@ export function personalDataCsv(data: PersonalData): string {
         ]),
       );
   }
+  for (const a of data.addresses ?? []) lines.push(csvLine(['address', a.value, a.kind, '', '', '']));
   if (data.optOut)
     lines.push(
       csvLine([

@@ -4,8 +4,8 @@ import {
   type ContactsQuery,
   CSV_BOM,
   csvLine,
-  type OptOut,
-  type OptOutSource,
+  displayAddress,
+  isBsuid,
   PHONE_TEXTS,
   parsePhone,
   TEXTS,
@@ -13,15 +13,15 @@ import {
 import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import { recordAudit } from '../audit/record.ts';
 import { type Db, queryRows } from '../db/client.ts';
-import { consentGrants, contactLists, contacts, optOuts } from '../db/schema.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { consentGrants, contactLists, contacts } from '../db/schema.ts';
+import { notFound } from '../errors.ts';
 import { groupsOf } from '../groups/repository.ts';
 import { participantPhone } from '../groups/service.ts';
 import { newId } from '../ids.ts';
 import { type Actor, authorizeContactList, authorizeSession } from '../policy/access.ts';
-import { queueWebhookEvents } from '../webhooks/service.ts';
 import { countGrant, insertGrant, presentGrant } from './consent.ts';
 import { lockListsOf } from './list-lock.ts';
+import { knownOfChatIds, optedOutSendable } from './people.ts';
 
 export const CONTACT_MESSAGES = {
   notATable: TEXTS.notATable,
@@ -35,108 +35,11 @@ export const CONTACT_MESSAGES = {
 const BATCH = 5000;
 
 // ---------------------------------------------------------------------------------------------
-// Opt-outs
-
-export async function listOptOuts(db: Db, userId: string): Promise<OptOut[]> {
-  const rows = await db
-    .select()
-    .from(optOuts)
-    .where(eq(optOuts.userId, userId))
-    .orderBy(desc(optOuts.createdAt));
-  return rows.map((r) => ({
-    phoneNumber: r.phoneNumber,
-    source: r.source,
-    createdAt: r.createdAt.toISOString(),
-    keyword: r.keyword,
-    language: r.language,
-    message: r.message,
-  }));
-}
-
-/** What a reply's opt-out keeps: the word it matched and the message as received. */
-export type OptOutDetail = {
-  keyword: string;
-  language: string;
-  message: string;
-  messageId: string | null;
-  sessionId: string | null;
-};
-
-/** Messages longer than this are kept cut (a whole-message match is at most 60 characters). */
-const MAX_KEPT_MESSAGE = 500;
-
-/** Puts numbers on the user's opt-out list (those already there keep their first time and source). */
-export async function addOptOuts(
-  db: Db,
-  userId: string,
-  input: string[],
-  source: OptOutSource,
-  defaultCallingCode: string,
-  detail?: OptOutDetail,
-): Promise<string[]> {
-  const kept = detail
-    ? {
-        keyword: detail.keyword,
-        language: detail.language,
-        message: detail.message.slice(0, MAX_KEPT_MESSAGE),
-        messageId: detail.messageId,
-        sessionId: detail.sessionId,
-      }
-    : {};
-  const numbers = new Set<string>();
-  for (const cell of input) {
-    const parsed = parsePhone(cell, defaultCallingCode);
-    if (!('number' in parsed)) throw badRequest(CONTACT_MESSAGES.invalidNumber(cell));
-    numbers.add(parsed.number);
-  }
-  return db.transaction(async (tx) => {
-    const added: string[] = [];
-    const all = [...numbers];
-    for (let i = 0; i < all.length; i += BATCH) {
-      const rows = await tx
-        .insert(optOuts)
-        .values(all.slice(i, i + BATCH).map((phoneNumber) => ({ userId, phoneNumber, source, ...kept })))
-        .onConflictDoNothing()
-        .returning({ phoneNumber: optOuts.phoneNumber, createdAt: optOuts.createdAt });
-      added.push(...rows.map((r) => r.phoneNumber));
-      if (rows.length > 0)
-        await queueWebhookEvents(
-          tx,
-          userId,
-          'optout',
-          rows.map((r) => ({
-            phone: r.phoneNumber,
-            source,
-            at: r.createdAt.toISOString(),
-            ...(detail ? { keyword: detail.keyword } : {}),
-          })),
-        );
-    }
-    return added;
-  });
-}
-
-export async function removeOptOut(
-  db: Db,
-  userId: string,
-  cell: string,
-  defaultCallingCode: string,
-): Promise<void> {
-  const parsed = parsePhone(cell, defaultCallingCode);
-  const phoneNumber = 'number' in parsed ? parsed.number : cell;
-  const rows = await db
-    .delete(optOuts)
-    .where(and(eq(optOuts.userId, userId), eq(optOuts.phoneNumber, phoneNumber)))
-    .returning({ phoneNumber: optOuts.phoneNumber });
-  if (rows.length === 0) throw notFound(CONTACT_MESSAGES.optOutNotFound);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Contact lists
 
 const optedOutOf = (userId: string) =>
-  // Written out: drizzle leaves a column in sql`` unqualified, which would bind to o.phone_number.
-  sql<boolean>`exists (select 1 from opt_outs o where o.user_id = ${userId} and o.phone_number = contacts.phone_number)`;
+  // Written out: drizzle leaves a column in sql`` unqualified inside the subquery.
+  sql<boolean>`contacts.phone_number IN (${optedOutSendable(userId)})`;
 
 export async function summaries(db: Db, userId: string, listId?: string): Promise<ContactListSummary[]> {
   const rows = await db
@@ -146,9 +49,7 @@ export async function summaries(db: Db, userId: string, listId?: string): Promis
       fields: contactLists.fields,
       createdAt: contactLists.createdAt,
       count: sql<number>`(select count(*)::int from ${contacts} c where c.list_id = contact_lists.id)`,
-      // The outer list's owner written out: drizzle's `${contactLists.userId}` is a bare "user_id", which
-      // binds to o.user_id in the subquery and counted every user's opt-outs.
-      optedOut: sql<number>`(select count(*)::int from ${contacts} c join ${optOuts} o on o.user_id = contact_lists.user_id and o.phone_number = c.phone_number where c.list_id = contact_lists.id)`,
+      optedOut: sql<number>`(select count(*)::int from ${contacts} c where c.list_id = contact_lists.id and c.phone_number in (${optedOutSendable(userId)}))`,
     })
     .from(contactLists)
     .where(listId ? eq(contactLists.id, listId) : eq(contactLists.userId, userId))
@@ -212,9 +113,22 @@ export async function contactsOfList(
       .offset(query.offset),
     db.select({ n: sql<number>`count(*)::int` }).from(contacts).where(where),
   ]);
+  const known = await knownOfChatIds(
+    db,
+    list.userId,
+    rows.filter((r) => isBsuid(r.phoneNumber)).map((r) => r.phoneNumber),
+  );
   return {
     contacts: rows.map((r) => ({
       phoneNumber: r.phoneNumber,
+      ...(isBsuid(r.phoneNumber)
+        ? {
+            display: displayAddress(r.phoneNumber, {
+              phone: known.get(r.phoneNumber)?.phone ?? null,
+              username: known.get(r.phoneNumber)?.username ?? r.fields.username?.replace(/^@/, '') ?? null,
+            }),
+          }
+        : {}),
       name: r.fields.name ?? '',
       fields: r.fields,
       tags: r.tags,
@@ -338,28 +252,4 @@ export async function saveGroupMembersAsList(
   });
   const [list] = await summaries(db, session.userId, listId);
   return { list: list!, imported: rows.length, skipped };
-}
-
-/**
- * Numbers of `numbers` that are on the user's opt-out list. A user's list is usually far shorter
- * than a big send: it is read whole and matched here when it is (one index range), else the
- * numbers are looked up in it.
- */
-export async function optedOutAmong(db: Db, userId: string, numbers: string[]): Promise<Set<string>> {
-  if (numbers.length === 0) return new Set();
-  const all = await queryRows<{ n: string }>(
-    db,
-    sql`SELECT phone_number AS n FROM opt_outs WHERE user_id = ${userId} LIMIT ${numbers.length + 1}`,
-  );
-  if (all.length <= numbers.length) {
-    // The (short) list as a set, the send's numbers looked up in it.
-    const listed = new Set(all.map((r) => r.n));
-    return listed.size === 0 ? listed : new Set(numbers.filter((n) => listed.has(n)));
-  }
-  const rows = await queryRows<{ n: string }>(
-    db,
-    sql`SELECT phone_number AS n FROM opt_outs
-        WHERE user_id = ${userId} AND phone_number = ANY(${sql.param(numbers)}::text[])`,
-  );
-  return new Set(rows.map((r) => r.n));
 }

@@ -1,4 +1,4 @@
-import type { AccountKind, StoredPoll, StoredTemplate } from '@wa/contract';
+import { type AccountKind, ADDRESS_KINDS, type StoredPoll, type StoredTemplate } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -148,7 +148,7 @@ export const creditLedger = pgTable(
 );
 
 /** A text waiting in a simulated account's inbox (POST /api/simulator/sessions/:id/inbound). */
-export type SimulatorInboxItem = { from: string; text: string };
+export type SimulatorInboxItem = { from: string; text: string; senderPn?: string };
 
 export const waSessions = pgTable(
   'wa_sessions',
@@ -173,7 +173,7 @@ export const waSessions = pgTable(
     proxy: text('proxy'),
     /**
      * True while WhatsApp restricts the account's new one-to-one chats (error 463, the CAPPED
-     * new-chat quota): its `@s.whatsapp.net` sends wait, group sends go on (docs/decisions.md, Sending pace).
+     * new-chat quota): its one-to-one sends by phone wait, group sends go on (docs/decisions.md, Sending pace).
      */
     sendPaused: boolean('send_paused').notNull().default(false),
     /** When that restriction ends, as WhatsApp gave it; null when it gave none (then only Resume sending lifts it). */
@@ -930,13 +930,20 @@ export const contacts = pgTable(
   ],
 );
 
-/** Numbers a user must not message any more (docs/decisions.md, Opt-outs). */
+/**
+ * Addresses a user must not message any more (docs/decisions.md, Opt-outs): a phone number, or
+ * the LID or BSUID a STOP came from when WhatsApp did not give the number. A person is opted out
+ * when any of their addresses is (docs/people.md).
+ */
 export const optOuts = pgTable(
   'opt_outs',
   {
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
+    /** The kind of address (contract/jid.ts AddressKind); 'phone' for every opt-out typed or imported. */
+    addressKind: text('address_kind', { enum: ADDRESS_KINDS }).notNull().default('phone'),
+    /** The address: phone digits with the country code, a LID's digits or a BSUID. */
     phoneNumber: text('phone_number').notNull(),
     /** 'reply' (they wrote an opt-out keyword) or 'manual' (the user or the API added it). */
     source: text('source', { enum: ['reply', 'manual'] }).notNull(),
@@ -948,7 +955,44 @@ export const optOuts = pgTable(
     sessionId: text('session_id'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.phoneNumber] })],
+  (t) => [primaryKey({ columns: [t.userId, t.addressKind, t.phoneNumber] })],
+);
+
+/**
+ * A person of one user whose addresses WhatsApp has shown to belong together (docs/people.md).
+ * An address no row names is a person of its own: people are written only when two addresses
+ * are joined.
+ */
+export const people = pgTable(
+  'people',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('people_user_idx').on(t.userId)],
+);
+
+/** Each address of a person, once per user: merging two people repoints the addresses of one to the other. */
+export const personAddresses = pgTable(
+  'person_addresses',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ADDRESS_KINDS }).notNull(),
+    value: text('value').notNull(),
+    personId: text('person_id')
+      .notNull()
+      .references(() => people.id, { onDelete: 'cascade' }),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.kind, t.value] }),
+    index('person_addresses_person_idx').on(t.personId),
+  ],
 );
 
 /**

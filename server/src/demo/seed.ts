@@ -1,4 +1,4 @@
-import { chatIdOfPhone, FAILURE_TEXTS, pollContent, type StoredPoll } from '@wa/contract';
+import { chatIdOfPhone, FAILURE_TEXTS, isPhoneJid, pollContent, type StoredPoll } from '@wa/contract';
 import { and, eq, sql } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import type { AppContext } from '../context.ts';
@@ -25,6 +25,7 @@ import { createUser } from '../users/service.ts';
 import { seedChannelDemo } from './channel-seed.ts';
 import { CLOUD_CAMPAIGN_KEPT, type DemoCloud, seedCloudDemo } from './cloud-seed.ts';
 import { seedConsentDemo } from './consent-seed.ts';
+import { seedLidOnlyStop } from './people-seed.ts';
 import { waitFor } from './wait.ts';
 
 export const DEMO_USERS = {
@@ -123,7 +124,7 @@ async function writeHistoryJob(
       // read, a few percent replied; the rest had no receipt a day later: undelivered.
       const deliveredAt = sentAt && rand() < 0.95 ? new Date(sentAt.getTime() + 1_500) : null;
       const readAt = deliveredAt && rand() < 0.63 ? new Date(deliveredAt.getTime() + 600_000) : null;
-      const oneToOne = r.chatId.endsWith('@s.whatsapp.net');
+      const oneToOne = isPhoneJid(r.chatId);
       const repliedAt = oneToOne && readAt && rand() < 0.06 ? new Date(readAt.getTime() + 120_000) : null;
       const undeliveredAt = sentAt && !deliveredAt ? new Date(sentAt.getTime() + DAY) : null;
       return {
@@ -325,6 +326,7 @@ export async function seedDemo(ctx: AppContext, cloud?: DemoCloud): Promise<bool
   for (const job of plan)
     await writeHistoryJob(ctx, shop.id, sessionId, job, job.type === 'media' ? mediaId : null, rand);
   await seedConsentDemo(ctx.db, shop, numbers);
+  await seedLidOnlyStop(ctx, shop.id, sessionId);
 
   // Scheduled ones ahead: real jobs that the engine sends at their time.
   const shopNow = (await findUserById(ctx.db, shop.id))!;

@@ -1,6 +1,7 @@
 import {
   CLOUD_TEXTS,
   chatIdOfPhone,
+  isBsuid,
   jidUser,
   MAX_MEDIA_BYTES,
   normaliseMime,
@@ -41,11 +42,14 @@ export type ComposedSend = {
 };
 
 /**
- * An individual recipient as a chat id: `<digits>@s.whatsapp.net` (docs/decisions.md, Phone numbers).
+ * An individual recipient as a phone chat id (contract/jid.ts chatIdOfPhone; docs/decisions.md,
+ * Phone numbers), or a business-scoped user id as it is (docs/people.md).
  * A bare number follows the phone rule ('09800015838' → 919800015838); a JID, or a number the
  * rule does not know, keeps the plain 6–15-digit check the API always had. Null when it is no number.
  */
 export function individualChatId(raw: string, defaultCallingCode: string): string | null {
+  // A business-scoped user id is its own chat id (contract/jid.ts).
+  if (isBsuid(raw)) return raw;
   if (!raw.includes('@')) {
     const number = phoneOrNull(raw, defaultCallingCode);
     if (number) return chatIdOfPhone(number);

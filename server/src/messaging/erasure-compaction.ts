@@ -6,6 +6,8 @@ import { queryRows } from '../db/client.ts';
 export const ERASED_TABLES = [
   'contacts',
   'opt_outs',
+  'person_addresses',
+  'wa_lid_texts',
   'cloud_service_windows',
   'message_job_recipients',
   'wa_sent_messages',

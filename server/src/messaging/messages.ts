@@ -22,6 +22,9 @@ export const JOB_MESSAGES = {
   notResumable: 'Only a paused job can be resumed',
   optedOut: FAILURE_TEXTS.optedOut,
   allOptedOut: 'Every recipient has opted out',
+  /** A business-scoped user id (a person known only by it) through a linked phone, which cannot write to one. */
+  needsCloudNumber:
+    'A linked phone cannot send to a business-scoped user ID: send it from a Cloud API number',
   tooManySeries: 'You can have at most 100 active repeating sends: cancel one before adding another',
 } as const;
 

@@ -1,4 +1,5 @@
-import { isPhoneJid } from '@wa/contract';
+import { addressOfChatId } from '@wa/contract';
+import { addressesOfPerson, chatIdsOf } from '../contacts/people.ts';
 import type { AppContext } from '../context.ts';
 import type { AccountOutcome } from '../transport/types.ts';
 import { takeAutoReply } from './auto-reply/auto-reply.ts';
@@ -6,7 +7,7 @@ import { recordPricing } from './engine/cloud-transitions.ts';
 import { applyReceipts } from './engine/receipts.ts';
 import { failureStanding, refuse, retrySent } from './engine/refusals.ts';
 import { reply, sentAfterAllByCopies } from './engine/transitions.ts';
-import { takeOptOutReply } from './opt-outs.ts';
+import { joinPerson, takeOptOutReply } from './opt-outs.ts';
 
 /** The account an outcome came back to. */
 export type OutcomeAccount = { sessionId: string; userId: string };
@@ -42,6 +43,7 @@ export async function takeOutcomes(
     else if (o.type === 'refused') {
       if (!(await takeRefusal(ctx, account.sessionId, o, source.by))) unmatched.push(x);
     } else if (o.type === 'incoming') await takeIncoming(ctx, account, o.message, source.answer);
+    else if (o.type === 'same-person') await joinPerson(ctx, account.userId, o.addresses);
   }
   return unmatched;
 }
@@ -115,7 +117,7 @@ const REFUSED_MAX = 10;
 /**
  * Someone wrote to the account: the account's latest send to that number within the reply window
  * is marked replied (a message without text as ''), and a text that is an opt-out word puts its
- * sender on the owner's opt-out list (messaging/opt-outs.ts) and, when the owner asked for it, is
+ * sender's person on the owner's opt-out list (messaging/opt-outs.ts) and, when the owner asked for it, is
  * answered once in the word's language. Any other text may be answered by the account's
  * keyword auto-replies (auto-reply/auto-reply.ts).
  */
@@ -126,7 +128,12 @@ async function takeIncoming(
   answer: AnswerBack | null,
 ): Promise<void> {
   const { sessionId, userId } = account;
-  if (isPhoneJid(message.from)) await reply(ctx.db, sessionId, message.from, message.text ?? '', message.at);
+  const address = addressOfChatId(message.from);
+  // A reply by any address of the person answers a send to any other (a STOP by LID to a number).
+  if (address) {
+    const chatIds = chatIdsOf(await addressesOfPerson(ctx.db, userId, address));
+    await reply(ctx.db, sessionId, chatIds, message.text ?? '', message.at);
+  }
   if (message.text === null) return;
   const result = await takeOptOutReply(ctx, userId, { ...message, text: message.text }, sessionId);
   // An opt-out word is never answered by an auto-reply: it opts out, and that is all.

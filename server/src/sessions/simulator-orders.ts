@@ -49,13 +49,17 @@ export async function simulatorInbound(
   ctx: AppContext,
   user: Actor,
   sessionId: string,
-  input: { from: string; text: string },
+  input: { from: string; text: string; senderPn?: string },
 ) {
   const row = await authorizeSession(ctx.db, user, 'act', sessionId);
   if (row.desiredState !== 'active' || effectiveStatus(row) !== 'CONNECTED')
     throw conflict('The session is not connected');
   const from = input.from.includes('@') ? input.from : input.from.replace(/\D/g, '');
-  await addToSimulatorInbox(ctx.db, sessionId, { from, text: input.text });
+  await addToSimulatorInbox(ctx.db, sessionId, {
+    from,
+    text: input.text,
+    ...(input.senderPn ? { senderPn: input.senderPn } : {}),
+  });
   await signal(ctx, 'session-changed', sessionId);
   const until = Date.now() + 5000;
   while (Date.now() < until) {

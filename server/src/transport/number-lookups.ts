@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
+import { isPhoneChat } from '../db/vocabulary-sql.ts';
 
 /** WhatsApp's answers about numbers (digits → chat JID, null: not on WhatsApp). */
 export type NumberStore = {
@@ -58,7 +59,7 @@ export function numberStore(db: Db, sessionId: string): NumberStore {
               FROM (SELECT chat_id, row_number() OVER (ORDER BY due_at, id) AS n FROM (
                       SELECT chat_id, due_at, id FROM message_job_recipients
                       WHERE session_id = ${sessionId} AND status = 'queued' AND due_at <= now()
-                        AND chat_id LIKE '%@s.whatsapp.net'
+                        AND ${isPhoneChat(sql.raw('chat_id'))}
                       ORDER BY due_at, id LIMIT ${limit * 4}) q) r
               WHERE NOT EXISTS (SELECT 1 FROM wa_number_lookups n
                                 WHERE n.phone = split_part(r.chat_id, '@', 1) AND n.expires_at > now())

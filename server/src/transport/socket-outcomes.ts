@@ -11,4 +11,5 @@ export function onSocketOutcome(transport: Transport, listener: (outcome: Accoun
     listener({ type: 'refused', messageId: f.messageId, reason: f.reason, retryAt: null }),
   );
   transport.on('incoming-text', (message) => listener({ type: 'incoming', message }));
+  transport.on('same-person', (addresses) => listener({ type: 'same-person', addresses }));
 }

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { AccountCapabilities, AccountKind, SessionKind } from '@wa/contract';
+import type { AccountCapabilities, AccountKind, Address, SessionKind } from '@wa/contract';
 
 /**
  * One linked WhatsApp account. Two implementations: Baileys (the real network) and the
@@ -9,7 +9,7 @@ import type { AccountCapabilities, AccountKind, SessionKind } from '@wa/contract
 export type TransportState = 'connecting' | 'qr' | 'open' | 'closed';
 
 export type GroupParticipantInfo = {
-  /** The participant's JID as WhatsApp gives it (`…@s.whatsapp.net` or `…@lid`). */
+  /** The participant's JID as WhatsApp gives it (by phone or by LID). */
   id: string;
   /** Digits of the phone number when known. */
   phoneNumber: string | null;
@@ -157,9 +157,9 @@ export type StatusPost =
 export type QuotaUpdate = { capped: boolean; reason: string | null; until: Date | null };
 
 /**
- * A text someone wrote to the account in a one-to-one chat. `from` is the sender's phone-number
- * JID (`<digits>@s.whatsapp.net`): a chat addressed by LID is reported under the number WhatsApp
- * maps it to, and not at all when no number is known.
+ * A text someone wrote to the account in a one-to-one chat. `from` is the chat id of the sender's
+ * address (contract/jid.ts): their phone-number JID when WhatsApp gives or maps the number, else
+ * their LID (a linked phone) or BSUID (a Cloud API number).
  */
 export type IncomingText = { from: string; text: string; messageId: string };
 
@@ -190,6 +190,8 @@ export type TransportEventMap = {
   'undelivered-cause': [UndeliveredCause];
   quota: [QuotaUpdate];
   'incoming-text': [IncomingText];
+  /** WhatsApp showed that these addresses are one person's (rc14's LID-number mapping, `remoteJidAlt`). */
+  'same-person': [Address[]];
   /** Credentials changed (saved by the transport itself); lets the runner mark `hasCredentials`. */
   'creds-saved': [];
 };
@@ -281,10 +283,11 @@ export interface SimulatedNetwork {
   /** The phone removes this linked device. */
   unlinkFromPhone(): Promise<boolean>;
   /**
-   * A person writes `text` to the account (`from` as digits or a JID, `@s.whatsapp.net` or
-   * `@lid`): reported as the network would report it. False when the account is not connected.
+   * A person writes `text` to the account (`from` as digits or a JID, by phone or by
+   * LID; `senderPn`: the number WhatsApp gives beside a LID): reported as the network would
+   * report it. False when the account is not connected.
    */
-  receiveText(from: string, text: string): boolean;
+  receiveText(from: string, text: string, senderPn?: string): boolean;
 }
 
 /** A group of the session's cache, as a transport reads it (injected by its factory). */
@@ -315,7 +318,12 @@ export type AccountOutcome =
    * Someone wrote to the account in a one-to-one chat (`text` null: media or another kind of
    * message); `at`: when, when the provider says (else: now).
    */
-  | { type: 'incoming'; message: Omit<IncomingText, 'text'> & { text: string | null; at?: Date } };
+  | { type: 'incoming'; message: Omit<IncomingText, 'text'> & { text: string | null; at?: Date } }
+  /**
+   * WhatsApp showed that these addresses belong to one person (a LID's number, a webhook with
+   * both `user_id` and `wa_id`, a username beside its BSUID): never a guess.
+   */
+  | { type: 'same-person'; addresses: Address[] };
 
 /**
  * A kind of account's provider, as its own folder describes it: the kind it is stored and priced

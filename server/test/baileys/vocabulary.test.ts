@@ -1,7 +1,11 @@
 import {
+  addressOfChatId,
   bareJid,
+  chatIdOfAddress,
   chatIdOfPhone,
+  displayAddress,
   isActive,
+  isBsuid,
   isFinished,
   isGroupJid,
   isLidJid,
@@ -35,6 +39,32 @@ describe('jid', () => {
     expect(phoneOfJid(null)).toBeNull();
     expect(jidUser('919800015838:3@s.whatsapp.net')).toBe('919800015838');
     expect(jidUser('919800015838')).toBe('919800015838');
+  });
+  it('reads a person’s address from a chat id and writes it back; a username has no chat id', () => {
+    expect(addressOfChatId('919800015838:3@s.whatsapp.net')).toEqual({
+      kind: 'phone',
+      value: '919800015838',
+    });
+    expect(addressOfChatId('123456789012345:2@lid')).toEqual({ kind: 'lid', value: '123456789012345' });
+    expect(addressOfChatId('IN.13491208655302741918')).toEqual({
+      kind: 'bsuid',
+      value: 'IN.13491208655302741918',
+    });
+    expect(addressOfChatId('120363012345678901@g.us')).toBeNull();
+    expect(addressOfChatId('in.1349')).toBeNull();
+    expect(isBsuid('US.13491208655302741918')).toBe(true);
+    expect(isBsuid('919800015838')).toBe(false);
+    for (const chatId of ['919800015838@s.whatsapp.net', '123456789012345@lid', 'IN.13491208655302741918'])
+      expect(chatIdOfAddress(addressOfChatId(chatId)!)).toBe(chatId);
+    expect(chatIdOfAddress({ kind: 'username', value: 'asha.k' })).toBeNull();
+  });
+  it('shows the phone where known, else the username, else a short id: never a raw @lid', () => {
+    expect(displayAddress('919800015838@s.whatsapp.net')).toBe('919800015838');
+    expect(displayAddress('123456789012345@lid', { phone: '919800015838' })).toBe('919800015838');
+    expect(displayAddress('123456789012345@lid', { username: 'asha.k' })).toBe('@asha.k');
+    expect(displayAddress('123456789012345@lid')).toBe('LID 123456…2345');
+    expect(displayAddress('IN.13491208655302741918')).toBe('IN.134…1918');
+    expect(displayAddress('120363012345678901@g.us')).toBe('120363012345678901@g.us');
   });
   it('drops the device for comparing, and refuses what is no user@server', () => {
     expect(bareJid('919800015838:3@s.whatsapp.net')).toBe('919800015838@s.whatsapp.net');

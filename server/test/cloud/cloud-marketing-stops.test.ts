@@ -1,7 +1,9 @@
 import { FAILURE_TEXTS } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { joinAddresses } from '../../src/contacts/people.ts';
 import { queryRows } from '../../src/db/client.ts';
+import { recordMarketingPreference } from '../../src/sessions/cloud/marketing-preferences.ts';
 import { parseWebhook } from '../../src/transport/cloud/webhook-events.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
 import { balanceOf, waitForJobEnd } from '../fakes/messaging.ts';
@@ -123,6 +125,30 @@ describe.each(DB_KINDS)('marketing messages stopped by the person on %s', (kind)
     expect(marketingSendsTo('919811100041')).toBe(1);
     expect(await balanceOf(rig.t.db, a.user.id)).toBe(balance);
     rig.fake.state.marketingStopped.clear();
+  });
+
+  it('a stop given under the BSUID leaves out the same person reached by their number', async () => {
+    const a = await rig.cloudAccount(20);
+    // WhatsApp showed the number and the BSUID together (a webhook naming both): one person.
+    await rig.t.db.transaction((tx) =>
+      joinAddresses(tx, a.user.id, [
+        { kind: 'phone', value: '919811100051' },
+        { kind: 'bsuid', value: 'IN.13491208655302741951' },
+      ]),
+    );
+    await recordMarketingPreference(rig.t.db, {
+      wabaId: rig.fake.wabaId,
+      address: 'IN.13491208655302741951',
+      stopped: true,
+      at: new Date(),
+      source: 'user_preferences',
+    });
+    const offer = await send(a, 'diwali_offer', ['919811100051', '919811100052']);
+    expect(offer.shown).toEqual([
+      ['919811100051', 'failed', FAILURE_TEXTS.marketingStopped],
+      ['919811100052', 'sent', null],
+    ]);
+    expect(marketingSendsTo('919811100051')).toBe(0);
   });
 });
 

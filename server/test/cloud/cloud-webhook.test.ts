@@ -100,6 +100,9 @@ describe('webhook payload → events', () => {
           phoneNumberId: '123456123',
           messageId: 'ABGGFlA5Fpa',
           from: '16315551181',
+          fromUserId: null,
+          fromParentUserId: null,
+          username: null,
           profileName: 'test user name',
           at: new Date(1504902988 * 1000),
           type: 'text',
@@ -107,6 +110,51 @@ describe('webhook payload → events', () => {
         },
       ],
     });
+  });
+
+  it('reads a message and a status that carry a BSUID and no number (a person with a username)', () => {
+    const value = {
+      messaging_product: 'whatsapp',
+      metadata: { display_phone_number: '15550783881', phone_number_id: '123456123' },
+      contacts: [{ profile: { name: 'Asha', username: 'asha.k' }, user_id: 'IN.13491208655302741918' }],
+      messages: [
+        {
+          from_user_id: 'IN.13491208655302741918',
+          id: 'wamid.in.bsuid',
+          timestamp: '1750263773',
+          type: 'text',
+          text: { body: 'STOP' },
+        },
+      ],
+      statuses: [
+        {
+          id: 'wamid.out.bsuid',
+          status: 'read',
+          timestamp: '1750263774',
+          recipient_user_id: 'IN.13491208655302741918',
+        },
+      ],
+    };
+    const parsed = parseWebhook({
+      object: 'whatsapp_business_account',
+      entry: [{ id: '0', changes: [{ field: 'messages', value }] }],
+    });
+    expect(parsed.ok && parsed.events).toEqual([
+      expect.objectContaining({
+        kind: 'status',
+        messageId: 'wamid.out.bsuid',
+        recipient: null,
+        status: 'read',
+      }),
+      expect.objectContaining({
+        kind: 'message',
+        from: null,
+        fromUserId: 'IN.13491208655302741918',
+        username: 'asha.k',
+        profileName: 'Asha',
+        text: 'STOP',
+      }),
+    ]);
   });
 
   it('reads sent / delivered / read statuses with Meta time and pricing category', () => {

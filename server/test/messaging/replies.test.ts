@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.ts';
 import { simulatedGroups } from '../../src/transport/simulator/network.ts';
 import { baileysRigFor } from '../fakes/baileys-rig.ts';
 import { balanceOf, recipientsOf } from '../fakes/messaging.ts';
@@ -113,19 +115,20 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
     const member = simulatedGroups(sessionId, String(phone), 3)[0]!.participants[2]!;
     expect(member.id).toMatch(/@lid$/);
     expect((await inbound(token, sessionId, { from: member.lid, text: 'Stop all' })).statusCode).toBe(200);
-    // A LID nobody maps to a number is not a number: nothing is opted out.
+    // A LID nobody maps to a number is opted out as the LID: its digits are no number, so the
+    // list shows a short form of it, never the raw id.
     expect((await inbound(token, sessionId, { from: '123451234512345@lid', text: 'STOP' })).statusCode).toBe(
       200,
     );
     const numbers = await waitFor(
-      'two opt-outs',
+      'three opt-outs',
       async () => {
         const rows = (await optOutsOf(t, token)).map((r) => r.phoneNumber).sort();
-        return rows.length >= 2 ? rows : null;
+        return rows.length >= 3 ? rows : null;
       },
       10_000,
     );
-    expect(numbers).toEqual(['919800020003', member.phoneNumber].sort());
+    expect(numbers).toEqual(['919800020003', member.phoneNumber!, 'LID 123451…2345'].sort());
     expect(numbers).not.toContain('123451234512345');
   });
 
@@ -158,7 +161,8 @@ describe.each(DB_KINDS)('replies on the Baileys transport (fake rc14 socket) on 
     const jobId = await scheduledJob(t, token, sessionId, ['919800030001', '919800030002', '919800030009']);
     s.lidToPn['300000000000077'] = '919800030003';
 
-    // Not counted: our own message, a group message, a text that is not a keyword, a LID with no number.
+    // Not counted: our own message, a group message, a text that is not a keyword. A LID with no
+    // number is opted out as the LID (and leaves 919800030009's recipient queued: nothing says it is theirs).
     s.receive({ from: '919800030009@s.whatsapp.net', fromMe: true, message: { conversation: 'STOP' } });
     s.receive({
       from: '120363000000000001@g.us',
@@ -186,10 +190,10 @@ describe.each(DB_KINDS)('replies on the Baileys transport (fake rc14 socket) on 
     s.receive({ from: '919800030005@s.whatsapp.net', message: { conversation: 'STOP' } });
 
     const numbers = await waitFor(
-      'five opt-outs',
+      'six opt-outs',
       async () => {
         const rows = (await optOutsOf(t, token)).map((r) => `${r.phoneNumber}:${r.source}`).sort();
-        return rows.length >= 5 ? rows : null;
+        return rows.length >= 6 ? rows : null;
       },
       10_000,
     );
@@ -199,11 +203,23 @@ describe.each(DB_KINDS)('replies on the Baileys transport (fake rc14 socket) on 
       '919800030003:reply',
       '919800030004:reply',
       '919800030005:reply',
+      'LID 300000…0099:reply',
     ]);
     expect(await statusOfRecipients(t, jobId)).toEqual([
       ['919800030001', 'failed', 'Opted out'],
       ['919800030002', 'failed', 'Opted out'],
       ['919800030009', 'queued', null],
+    ]);
+    // The LIDs WhatsApp gave a number for (sender_pn, the mapping store) are one person with it;
+    // the LID with none stays alone.
+    const joined = await queryRows<{ pair: string }>(
+      t.db,
+      sql`SELECT string_agg(kind || ':' || value, ' ' ORDER BY kind) AS pair FROM person_addresses
+          WHERE user_id = ${user.id} GROUP BY person_id ORDER BY pair`,
+    );
+    expect(joined.map((j) => j.pair)).toEqual([
+      'lid:300000000000055 phone:919800030002',
+      'lid:300000000000077 phone:919800030003',
     ]);
     expect(await balanceOf(t.db, user.id)).toBe(9);
   });

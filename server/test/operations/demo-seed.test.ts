@@ -99,7 +99,7 @@ describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
     ]);
     const hindi = await queryRows<{ keyword: string; language: string }>(
       t.db,
-      sql`SELECT keyword, language FROM opt_outs WHERE user_id = ${shop.id} AND source = 'reply'`,
+      sql`SELECT keyword, language FROM opt_outs WHERE user_id = ${shop.id} AND source = 'reply' AND address_kind = 'phone'`,
     );
     expect(hindi).toEqual([{ keyword: 'बंद करो', language: 'hi' }]);
     // A status to the regular customers, less the one who opted out, one credit each.
@@ -212,7 +212,7 @@ describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
     );
     const undeliverable = `${DEMO_UNDELIVERABLE}@s.whatsapp.net`;
     const stopped = `${DEMO_MARKETING_STOPPED}@s.whatsapp.net`;
-    expect(recipients.length).toBe(9);
+    expect(recipients.length).toBe(11);
     expect(recipients.find((r) => r.chat_id === undeliverable)).toMatchObject({
       status: 'failed',
       error: 'Message undeliverable',
@@ -222,7 +222,7 @@ describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
       error: FAILURE_TEXTS.marketingStopped,
     });
     const delivered = recipients.filter((r) => r.chat_id !== undeliverable && r.chat_id !== stopped);
-    expect(delivered).toHaveLength(7);
+    expect(delivered).toHaveLength(9);
     // Meta's marketing rate (cloud_prices: ₹0.8631 in ten-thousandths) for each delivered message.
     for (const r of delivered)
       expect(r).toMatchObject({
@@ -247,7 +247,21 @@ describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
       const j = res.json().job;
       return j?.status === 'failed' ? j : null;
     });
-    expect(details).toMatchObject({ templateCategory: 'marketing', costUnits: 7 * 8631 });
+    expect(details).toMatchObject({ templateCategory: 'marketing', costUnits: 9 * 8631 });
+    // The people WhatsApp shows without a number: the one with a username (her number hidden by
+    // Meta) by her username, the BSUID-only one by a short id; never a raw id.
+    const names = details.details.map((d: { chatName: string }) => d.chatName);
+    expect(names).toEqual(expect.arrayContaining(['@meera.designs', 'IN.202…0102']));
+    // And the linked phone's LID-only contact who wrote STOP, on the opt-out list.
+    const optOuts = await t.app.inject({ method: 'GET', url: '/api/opt-outs', headers: bearer(token) });
+    expect(optOuts.json().optOuts).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          phoneNumber: 'LID 226688…0101',
+          address: { kind: 'lid', value: '226688000000101' },
+        }),
+      ]),
+    );
     // The credits the seed granted end where promised once the undeliverable one is refunded.
     await waitFor(
       'the refund',

@@ -24,14 +24,13 @@ import { consentOfImport } from '../../contacts/consent.ts';
 import { importContactList } from '../../contacts/import.ts';
 import { IMPORT_LIMITS, IMPORT_MESSAGES } from '../../contacts/import-limits.ts';
 import { assertRoomForList } from '../../contacts/list-lock.ts';
+import { listOptOuts, removeOptOut } from '../../contacts/opt-out-list.ts';
 import {
   CONTACT_MESSAGES,
   contactsOfList,
   deleteContactList,
   exportContactList,
   listContactLists,
-  listOptOuts,
-  removeOptOut,
   saveGroupMembersAsList,
 } from '../../contacts/service.ts';
 import { rowsOfFile } from '../../contacts/table-rows.ts';

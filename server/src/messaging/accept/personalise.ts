@@ -3,6 +3,7 @@ import {
   CLOUD_TEXTS,
   chatIdOfPhone,
   fieldKey,
+  isBsuid,
   isPersonalised,
   jidUser,
   parseTemplate,
@@ -21,7 +22,7 @@ import { type ComposedMessage, individualChatId } from '../compose.ts';
 export type Individuals = {
   /** Every number as given (chatIds, then recipients, then the lists' contacts), for composeSend. */
   chatIds: string[];
-  /** Fields by chat id (`<digits>@s.whatsapp.net`); the first source of a number wins. */
+  /** Fields by phone chat id; the first source of a number wins. */
   fieldsOf: Map<string, Record<string, string>>;
   /** The field names a `{{field}}` may use: the lists' fields and the recipients' keys. */
   available: string[];
@@ -67,8 +68,9 @@ export async function gatherIndividuals(
           ORDER BY array_position(${sql.param(listIds)}::text[], c.list_id), c.position`,
     );
     for (const r of rows) {
-      // Stored by the phone rule already: passed as a JID, so it is not parsed again.
-      const chat = chatIdOfPhone(r.phone_number);
+      // Stored by the phone rule already: passed as a JID, so it is not parsed again. A contact
+      // known only by BSUID is its own chat id.
+      const chat = isBsuid(r.phone_number) ? r.phone_number : chatIdOfPhone(r.phone_number);
       chatIds.push(chat);
       if (!fieldsOf.has(chat)) fieldsOf.set(chat, r.fields);
     }

@@ -82,10 +82,21 @@ export async function acceptSend(
   } else {
     // Opted-out (or erased) numbers, and without consent when the user must have it, are left
     // out before anything is reserved (docs/decisions.md, Opt-outs).
-    const sendable = await sendableRecipients(ctx.db, ctx.config.secretKey, user, chatIds, {
-      optedOut: JOB_MESSAGES.allOptedOut,
-      noConsent: CONSENT_TEXTS.noneHasConsent,
-    });
+    const reachesBsuids = accounts.every(
+      (a) => capabilitiesOf(ctx.config, a.kind).businessScopedIds === true,
+    );
+    const sendable = await sendableRecipients(
+      ctx.db,
+      ctx.config.secretKey,
+      user,
+      chatIds,
+      {
+        optedOut: JOB_MESSAGES.allOptedOut,
+        noConsent: CONSENT_TEXTS.noneHasConsent,
+        needsCloudNumber: JOB_MESSAGES.needsCloudNumber,
+      },
+      reachesBsuids,
+    );
     chatIds = sendable.chatIds;
     skipped = sendable.skipped;
     // A number is its own name: the API shows the digits (present.ts), nothing to store.

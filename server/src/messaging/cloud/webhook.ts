@@ -62,9 +62,17 @@ export async function receiveWebhook(
       at: m.at,
       source: m.via === 'webhook' ? 'user_preferences' : 'error_131050',
     });
-  for (const o of inbound.outcomes)
-    if (o.type === 'incoming')
-      await openServiceWindow(ctx.db, sessionId, jidUser(o.message.from), o.message.at!);
+  // The window is the person's: opened under each address Meta named them by in the message
+  // (reported together just before it), so that a reply may go to their number or their BSUID.
+  let named: string[] = [];
+  for (const o of inbound.outcomes) {
+    if (o.type === 'same-person')
+      named = o.addresses.filter((a) => a.kind === 'phone' || a.kind === 'bsuid').map((a) => a.value);
+    if (o.type !== 'incoming') continue;
+    for (const to of new Set([jidUser(o.message.from), ...named]))
+      await openServiceWindow(ctx.db, sessionId, to, o.message.at!);
+    named = [];
+  }
   const client = graphClient(ctx.config, creds.accessToken);
   const account = { sessionId, userId: session.userId };
   const taken = inbound.outcomes.map((outcome) => ({ account, outcome }));

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { reverseRefundCtes } from '../../credits/credits.ts';
 import { type Db, queryRows } from '../../db/client.ts';
+import { isPhoneChat } from '../../db/vocabulary-sql.ts';
 import type { UndeliveredCause } from '../../transport/types.ts';
 import { DISPATCH_MESSAGES, UNDELIVERED_REASONS } from '../messages.ts';
 import type { SentMessage } from './claim.ts';
@@ -78,7 +79,7 @@ export async function undeliver(
           UPDATE message_job_recipients r
           SET undelivered_at = now(),
               undelivered_reason = coalesce(r.undelivered_reason,
-                CASE WHEN r.chat_id LIKE '%@s.whatsapp.net' AND EXISTS (
+                CASE WHEN ${isPhoneChat(sql.raw('r.chat_id'))} AND EXISTS (
                        SELECT 1 FROM wa_sessions s WHERE s.session_id = r.session_id AND s.send_paused)
                      THEN ${UNDELIVERED_REASONS.restricted} END),
               updated_at = now()
@@ -165,8 +166,8 @@ export async function noteUndeliveredCause(
 }
 
 /**
- * reply: a one-to-one text from `from` (a `<digits>@s.whatsapp.net` JID) to the account
- * `sessionId` marks the latest message that account sent to that number within the reply window
+ * reply: a one-to-one text from a person (`from`: the chat ids of every address of theirs) to the
+ * account `sessionId` marks the latest message that account sent to them within the reply window
  * replied, with its time and text, counted on its job; a later message of the same contact
  * changes nothing (the first reply is kept). Returns the recipient's id, or null when there was
  * no such send (or it already had its reply).
@@ -174,16 +175,17 @@ export async function noteUndeliveredCause(
 export async function reply(
   db: Db,
   sessionId: string,
-  from: string,
+  from: string | string[],
   text: string,
   at = new Date(),
 ): Promise<number | null> {
+  const chatIds = typeof from === 'string' ? [from] : from;
   const rows = await queryRows<{ id: number | string }>(
     db,
     sql`WITH latest AS (
           SELECT r.id, r.job_id FROM message_job_recipients r
           WHERE r.session_id = ${sessionId} AND r.status = 'sent'
-            AND (r.chat_id = ${from} OR r.sent_to = ${from})
+            AND (r.chat_id = ANY(${sql.param(chatIds)}::text[]) OR r.sent_to = ANY(${sql.param(chatIds)}::text[]))
             AND r.sent_at BETWEEN ${at}::timestamptz - ${ms(REPLY_WINDOW_MS)} AND ${at}::timestamptz
           ORDER BY r.sent_at DESC, r.id DESC
           LIMIT 1

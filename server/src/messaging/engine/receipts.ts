@@ -1,3 +1,4 @@
+import { chatIdOfPhone } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import type { ReceiptUpdate } from '../../transport/types.ts';
@@ -28,7 +29,7 @@ export async function applyReceipts(db: Db, receipts: SessionReceipt[]): Promise
   const ats = receipts.map((r) => r.at.toISOString());
   // A status view names its viewer: only that audience member's row (its number, or the JID
   // WhatsApp answered for it) takes it; other receipts match every row of their message id.
-  const viewers = receipts.map((r) => (r.by ? `${r.by}@s.whatsapp.net` : null));
+  const viewers = receipts.map((r) => (r.by ? chatIdOfPhone(r.by) : null));
   // One statement. Jobs are locked first, in id order, then their recipients: the order of
   // the jobs API (delete, retry, which lock the job row first) and of the tick; recipients
   // first deadlocked with a job being deleted (reliability races). Both the update (old) and

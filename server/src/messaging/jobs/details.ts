@@ -1,4 +1,5 @@
 import type { JobDetailsQuery, JobDetailsResponse } from '@wa/contract';
+import { knownOfChatIds } from '../../contacts/people.ts';
 import type { AppContext } from '../../context.ts';
 import { authorizeJob } from '../../policy/access.ts';
 import type { UserRow } from '../../users/repository.ts';
@@ -21,6 +22,11 @@ export async function jobDetails(
     query.detailsLimit ?? DEFAULT_DETAILS_LIMIT,
     query.detailsOffset ?? 0,
   );
+  const known = await knownOfChatIds(
+    ctx.db,
+    job.userId,
+    recipients.map((r) => r.chatId),
+  );
   let mediaData: string | null = null;
   if (job.mediaId && query.media !== '0') {
     const file = await repo.findMedia(ctx.db, job.mediaId);
@@ -31,7 +37,7 @@ export async function jobDetails(
     job: {
       ...presentJob(job, new Date(), await holdsOfJobs(ctx, [job]), await seriesOfJobs(ctx, [job])),
       mediaData,
-      details: recipients.map(presentRecipient),
+      details: recipients.map((r) => presentRecipient(r, known.get(r.chatId))),
       detailsTotal: job.total,
       ...(job.messageType === 'template' ? { costUnits: await repo.jobCostUnits(ctx.db, jobId) } : {}),
     },

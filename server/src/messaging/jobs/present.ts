@@ -1,4 +1,11 @@
-import { isPausable, type JobDetail, type MessageJob, metaCategoryOf } from '@wa/contract';
+import {
+  addressOfChatId,
+  displayAddress,
+  isPausable,
+  type JobDetail,
+  type MessageJob,
+  metaCategoryOf,
+} from '@wa/contract';
 import { holdsOneToOneOnly } from '../limits/allowance.ts';
 import type { SeriesRow } from '../series/repository.ts';
 import type { JobRow, RecipientRow } from './repository.ts';
@@ -90,12 +97,17 @@ function holdOf(row: JobRow, holds: Map<string, string> | undefined): string | n
   return reasons.every((r) => r !== undefined) ? (reasons[0] ?? null) : null;
 }
 
-const INDIVIDUAL = /^([0-9]+)@s\.whatsapp\.net$/;
-
-export function presentRecipient(row: RecipientRow): JobDetail {
+/**
+ * A recipient as Job Details shows it. Individuals are stored without a name: their name is their
+ * number where known, else their username, else a short form of their id (`known`: what WhatsApp
+ * showed of a person written to by LID or BSUID), never a raw `@lid`.
+ */
+export function presentRecipient(
+  row: RecipientRow,
+  known?: { phone: string | null; username: string | null },
+): JobDetail {
   return {
-    // Individuals are stored without a name: their number is the name.
-    chatName: row.chatName ?? INDIVIDUAL.exec(row.chatId)?.[1] ?? null,
+    chatName: row.chatName ?? (addressOfChatId(row.chatId) ? displayAddress(row.chatId, known) : null),
     chatId: row.chatId,
     status: row.status,
     sentAt: iso(row.sentAt),

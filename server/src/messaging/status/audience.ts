@@ -1,6 +1,7 @@
 import { chatIdOfPhone } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
+import { isPhoneChat } from '../../db/vocabulary-sql.ts';
 import type { Actor } from '../../policy/access.ts';
 import { gatherIndividuals } from '../accept/personalise.ts';
 
@@ -12,7 +13,7 @@ export async function everyoneMessaged(db: Db, sessionId: string): Promise<strin
   const rows = await queryRows<{ chat_id: string }>(
     db,
     sql`SELECT DISTINCT chat_id FROM message_job_recipients
-        WHERE session_id = ${sessionId} AND status = 'sent' AND chat_id LIKE '%@s.whatsapp.net'
+        WHERE session_id = ${sessionId} AND status = 'sent' AND ${isPhoneChat(sql.raw('chat_id'))}
         ORDER BY chat_id`,
   );
   return rows.map((r) => r.chat_id);

@@ -30,9 +30,10 @@ export async function recordMarketingPreference(db: Db, p: MarketingPreference):
 }
 
 /**
- * Whether a send of this template from `sessionId` to `to` would be a marketing template to
- * someone who stopped them: the template's category is MARKETING (as last synced from Meta) and
- * the person's latest word to the account's business is a stop.
+ * Whether a send of this template from `sessionId` to `to` (a number's digits or a BSUID) would be
+ * a marketing template to someone who stopped them: the template's category is MARKETING (as last
+ * synced from Meta) and the person's latest word to the account's business, under any number or
+ * BSUID the account's owner knows them by (contacts/people.ts), is a stop.
  */
 export async function marketingStoppedFor(
   db: Db,
@@ -45,7 +46,12 @@ export async function marketingStoppedFor(
     sql`SELECT EXISTS (
           SELECT 1 FROM cloud_templates t
           JOIN cloud_accounts a ON a.session_id = t.session_id
-          JOIN cloud_marketing_preferences m ON m.waba_id = a.waba_id AND m.address = ${to} AND m.stopped
+          JOIN wa_sessions s ON s.session_id = t.session_id
+          JOIN cloud_marketing_preferences m ON m.waba_id = a.waba_id AND m.stopped
+            AND (m.address = ${to} OR m.address IN (
+              SELECT p.value FROM person_addresses x
+              JOIN person_addresses p ON p.person_id = x.person_id AND p.kind IN ('phone', 'bsuid')
+              WHERE x.user_id = s.user_id AND x.value = ${to} AND x.kind IN ('phone', 'bsuid')))
           WHERE t.session_id = ${sessionId} AND t.name = ${template.name} AND t.language = ${template.language}
             AND upper(t.category) = 'MARKETING') AS stopped`,
   );

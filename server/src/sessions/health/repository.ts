@@ -2,7 +2,7 @@ import type { HealthSignals } from '@wa/contract';
 import { eq, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import { type accountEvents, accountHealth } from '../../db/schema.ts';
-import { isPhoneChat } from '../../db/vocabulary-sql.ts';
+import { chatAddressKind, chatAddressValue, isPhoneChat, personChatIds } from '../../db/vocabulary-sql.ts';
 
 /** The account-health queries: the window's signals, the account's events, its health row. */
 
@@ -58,6 +58,9 @@ const NOT_ON_WHATSAPP = 'Not on WhatsApp';
 /** The account's signals since `since`: one statement, each part on a partial index of the session. */
 export async function readSignals(db: Db, sessionId: string, since: Date): Promise<HealthSignals> {
   const from = since.toISOString();
+  // A new contact is a person (any of their addresses) the account had sent nothing to before `since`.
+  const addressKind = chatAddressKind(sql.raw('s.chat_id'));
+  const addressValue = chatAddressValue(sql.raw('s.chat_id'));
   const [row] = await queryRows<Record<keyof HealthSignals, number>>(
     db,
     sql`WITH sent AS (
@@ -84,15 +87,17 @@ export async function readSignals(db: Db, sessionId: string, since: Date): Promi
              WHERE s.session_id = ${sessionId} AND o.source = 'reply' AND o.created_at >= ${from}::timestamptz
                AND EXISTS (SELECT 1 FROM message_job_recipients p
                            WHERE p.session_id = ${sessionId} AND p.status = 'sent'
-                             AND p.chat_id = o.phone_number || '@s.whatsapp.net'))::int AS "stops",
+                             AND p.chat_id = ANY(${personChatIds(sql.raw('o.user_id'), sql.raw('o.address_kind'), sql.raw('o.phone_number'))})))::int AS "stops",
           (SELECT count(*) FROM message_job_recipients r
              WHERE r.session_id = ${sessionId} AND r.replied_at IS NOT NULL
                AND r.replied_at >= ${from}::timestamptz)::int AS "replies",
-          (SELECT count(DISTINCT s.chat_id) FROM sent s
-             WHERE ${isPhoneChat(sql.raw('s.chat_id'))}
+          (SELECT count(DISTINCT coalesce(pa.person_id, s.chat_id)) FROM sent s
+             LEFT JOIN person_addresses pa ON pa.user_id = (SELECT user_id FROM wa_sessions WHERE session_id = ${sessionId})
+               AND pa.kind = ${addressKind} AND pa.value = ${addressValue}
+             WHERE ${addressKind} IS NOT NULL
                AND NOT EXISTS (SELECT 1 FROM message_job_recipients p
-                               WHERE p.session_id = ${sessionId} AND p.chat_id = s.chat_id AND p.status = 'sent'
-                                 AND p.sent_at < ${from}::timestamptz))::int AS "newContacts"`,
+                               WHERE p.session_id = ${sessionId} AND p.status = 'sent' AND p.sent_at < ${from}::timestamptz
+                                 AND p.chat_id = ANY(${personChatIds(sql`(SELECT user_id FROM wa_sessions WHERE session_id = ${sessionId})`, addressKind, addressValue)})))::int AS "newContacts"`,
   );
   const r = row!;
   return { ...r, lookups: r.oneToOneSent + r.notOnWhatsApp };

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import { chatIdOfPhone, isGroupJid, isLidJid, isPhoneJid } from '@wa/contract';
+import { addressOfChatId, bareJid, chatIdOfPhone, isGroupJid, isLidJid, isPhoneJid } from '@wa/contract';
 import {
   type BaileysEventMap,
   type GroupMetadata,
@@ -8,6 +8,7 @@ import {
   type WAMessage,
 } from 'baileys';
 import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { GroupInfo, GroupLookup, IncomingLastMessage, TransportEventMap } from '../types.ts';
 import { applyParticipantChange, digitsOfJid, messageBody, toGroupInfo, toParticipant } from './mapping.ts';
 import type { BaileysSocket } from './socket.ts';
@@ -26,6 +27,8 @@ export class ChatEvents {
   private participantChanges: Promise<void> = Promise.resolve();
   /** Group metadata queries waiting for the events to calm down, by group. */
   private readonly groupRefetches = new Map<string, NodeJS.Timeout>();
+  /** LID-number pairs already reported (revealedPerson): a person writing often is joined once. */
+  private readonly revealed = new LRUCache<string, true>({ max: 10_000 });
 
   constructor(
     private readonly out: Emitter,
@@ -122,11 +125,36 @@ export class ChatEvents {
   }
 
   /**
-   * A text someone wrote in a one-to-one chat, reported under the sender's phone number. rc14
-   * keys a chat addressed by LID with `remoteJid` the LID and `remoteJidAlt` the number when the
-   * stanza carried it (Utils/decode-wa-message.js, sender_pn); otherwise its LID mapping store
-   * knows it (Signal/lid-mapping.js getPNForLID). A LID with no known number is not reported
-   * (its digits are not a phone number) but held until the LID resolves (lid-texts.ts).
+   * The LID and the number WhatsApp gives together on a message someone sent (Utils/decode-wa-
+   * message.js extractAddressingContext: `sender_pn` or `participant_pn` beside a LID sender,
+   * `sender_lid` or `participant_lid` beside a number; rc14 keys them `remoteJidAlt` in a
+   * one-to-one chat, `participantAlt` in a group): reported as one person's, once per pair on
+   * this socket.
+   */
+  revealedPerson(generation: number, m: WAMessage): void {
+    const key = m.key as { remoteJidAlt?: string; participantAlt?: string };
+    const [jid, alt] = m.key.participant
+      ? [m.key.participant, key.participantAlt]
+      : [m.key.remoteJid, key.remoteJidAlt];
+    const one = addressOfChatId(jid);
+    const other = addressOfChatId(alt);
+    if (!one || !other || !this.isCurrent(generation)) return;
+    const kinds = new Set([one.kind, other.kind]);
+    if (!(kinds.has('lid') && kinds.has('phone'))) return;
+    const pair = `${one.kind}:${one.value}|${other.kind}:${other.value}`;
+    if (this.revealed.has(pair)) return;
+    this.revealed.set(pair, true);
+    this.out.emit('same-person', [one, other]);
+  }
+
+  /**
+   * A text someone wrote in a one-to-one chat, reported under the sender's phone number when
+   * WhatsApp gives it. rc14 keys a chat addressed by LID with `remoteJid` the LID and
+   * `remoteJidAlt` the number when the stanza carried it (Utils/decode-wa-message.js, sender_pn);
+   * otherwise its LID mapping store may know it (Signal/lid-mapping.js getPNForLID). Either way the
+   * LID and the number are reported as one person's. A LID with no known number is reported under
+   * the LID (a STOP from it opts the person out at once) and held until the LID resolves
+   * (lid-texts.ts), so that a send to the number finds it.
    */
   incomingText(generation: number, m: WAMessage): void {
     const chatId = m.key.remoteJid;
@@ -136,20 +164,36 @@ export class ChatEvents {
     if (!text) return;
     const messageId = m.key.id;
     const alt = (m.key as { remoteJidAlt?: string }).remoteJidAlt;
-    const report = (pn: string | null | undefined) => {
+    const report = (pn: string | null) => {
+      if (!this.isCurrent(generation)) return;
       const digits = digitsOfJid(pn);
-      if (!digits || !this.isCurrent(generation)) return;
-      this.out.emit('incoming-text', { from: chatIdOfPhone(digits), text, messageId });
+      this.out.emit('incoming-text', {
+        from: digits ? chatIdOfPhone(digits) : (bareJid(chatId) ?? chatId),
+        text,
+        messageId,
+      });
     };
-    if (isPhoneJid(chatId) || (alt && isPhoneJid(alt))) {
-      report(isPhoneJid(chatId) ? chatId : alt);
+    // A number beside the LID was reported with it (revealedPerson).
+    const pn = isPhoneJid(chatId) ? chatId : alt && isPhoneJid(alt) ? alt : null;
+    if (pn) {
+      report(pn);
       return;
     }
     const { sock } = this.deps.current();
     if (!sock) return;
     sock.signalRepository.lidMapping
       .getPNForLID(chatId)
-      .then((pn) => (pn ? report(pn) : this.deps.holdLidText(chatId, messageId, text)))
+      .then(async (pn) => {
+        if (pn) {
+          // rc14's mapping store knew the number: the LID and it are one person's.
+          const lid = addressOfChatId(chatId);
+          const phone = addressOfChatId(pn);
+          if (lid && phone && this.isCurrent(generation)) this.out.emit('same-person', [lid, phone]);
+          return report(pn);
+        }
+        report(null);
+        await this.deps.holdLidText(chatId, messageId, text);
+      })
       .catch((err) => this.deps.log.warn({ err, sessionId: this.deps.sessionId }, 'LID lookup failed'));
   }
 

@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import { addressOfChatId } from '@wa/contract';
 import { type BaileysEventMap, getHistoryMsg, proto } from 'baileys';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -50,7 +51,10 @@ export class SocketEvents {
       for (const m of messages) {
         // Live messages come as 'notify'; those WhatsApp held while this device was offline as
         // 'append' (Socket/messages-recv.js handleMessage: node.attrs.offline ? 'append' : 'notify').
-        if ((type === 'notify' || type === 'append') && !m.key.fromMe) chats.incomingText(generation, m);
+        if ((type === 'notify' || type === 'append') && !m.key.fromMe) {
+          chats.revealedPerson(generation, m);
+          chats.incomingText(generation, m);
+        }
         // rc14 holds our own upsert 100 ms in its event buffer (Socket/chats.js upsertMessage is
         // a createBufferedFunction), and what arrives for that message meanwhile is merged into
         // it, never emitted (Utils/event-buffer.js append): a messages.update (an error ack, a
@@ -82,9 +86,13 @@ export class SocketEvents {
     ev.on('groups.update', (updates) => chats.groupsUpdate(generation, updates));
     ev.on('group-participants.update', (update) => chats.participantsUpdate(generation, update));
     ev.on('message-capping.update', (info) => restrictions.noteQuota(info));
-    ev.on('lid-mapping.update', ({ lid, pn }) =>
-      lidTexts.mapped(lid, pn).catch((err) => log.warn({ err, sessionId }, 'held LID texts failed')),
-    );
+    ev.on('lid-mapping.update', ({ lid, pn }) => {
+      const lidAddress = addressOfChatId(lid);
+      const pnAddress = addressOfChatId(pn);
+      if (lidAddress?.kind === 'lid' && pnAddress?.kind === 'phone')
+        this.out.emit('same-person', [lidAddress, pnAddress]);
+      lidTexts.mapped(lid, pn).catch((err) => log.warn({ err, sessionId }, 'held LID texts failed'));
+    });
   }
 
   /** Receipts per group member and per status viewer. */

@@ -1,5 +1,6 @@
 import { pipeline, Readable } from 'node:stream';
 import { createInflate } from 'node:zlib';
+import { isPhoneJid } from '@wa/contract';
 import { downloadContentFromMessage, type proto } from 'baileys';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BaileysSocket } from './socket.ts';
@@ -138,7 +139,7 @@ async function* topLevelFields(
 const CONVERSATION_FIELDS = new Set([1, 39, 42, 49]);
 const MAPPING_FIELDS = new Set([1, 2]);
 const isLid = (jid: string | undefined) => !!jid && jid.endsWith('@lid');
-const isPn = (jid: string | undefined) => !!jid && jid.endsWith('@s.whatsapp.net');
+const isPn = (jid: string | undefined) => !!jid && isPhoneJid(jid);
 
 /**
  * Reads an inflated HistorySync stream and hands its LID ↔ number mappings to `store`, 500 at a

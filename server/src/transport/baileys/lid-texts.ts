@@ -1,10 +1,10 @@
+import { type Address, chatIdOfPhone } from '@wa/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LidTextStore } from '../number-lookups.ts';
 import type { IncomingText } from '../types.ts';
 import type { BaileysSocket } from './socket.ts';
 
-const lidUser = (jid: string) => jid.split('@')[0]!.split(':')[0]!;
-const pnUser = (jid: string) => jid.split('@')[0]!.split(':')[0]!;
+const userOf = (jid: string) => jid.split('@')[0]!.split(':')[0]!;
 
 /**
  * Texts from contacts known only by their LID. rc14 reports a chat addressed by
@@ -24,6 +24,8 @@ export class HeldLidTexts {
       store: LidTextStore | undefined;
       isOptOut: (text: string) => boolean;
       report: (text: IncomingText) => void;
+      /** The LID and the number are one person's (reported before the texts the LID held). */
+      join: (addresses: Address[]) => void;
       log: FastifyBaseLogger;
     },
   ) {}
@@ -34,7 +36,7 @@ export class HeldLidTexts {
       log.info({ chatId: lidJid }, 'a message from a LID with no known number');
       return;
     }
-    await store.hold({ lid: lidUser(lidJid), messageId, text });
+    await store.hold({ lid: userOf(lidJid), messageId, text });
     this.held = { any: true, at: Date.now() };
   }
 
@@ -58,7 +60,7 @@ export class HeldLidTexts {
   /** rc14 learnt a LID's number (Socket/chats.js `lid-mapping.update`): its held texts are the number's. */
   async mapped(lid: string, pn: string): Promise<void> {
     if (!(await this.anyHeld())) return;
-    await this.release([lidUser(lid)], pn);
+    await this.release([userOf(lid)], pn);
   }
 
   /**
@@ -69,7 +71,7 @@ export class HeldLidTexts {
     try {
       if (!(await this.anyHeld())) return false;
       const lid = await sock.signalRepository.lidMapping.getLIDForPN(pnJid);
-      return lid ? await this.release([lidUser(lid)], pnJid) : false;
+      return lid ? await this.release([userOf(lid)], pnJid) : false;
     } catch (err) {
       this.deps.log.warn({ err }, 'held LID texts could not be checked before a send');
       return false;
@@ -78,7 +80,13 @@ export class HeldLidTexts {
 
   private async release(lids: string[], pnJid: string): Promise<boolean> {
     const texts = (await this.deps.store?.take(lids)) ?? [];
-    const from = `${pnUser(pnJid)}@s.whatsapp.net`;
+    const phone = userOf(pnJid);
+    const from = chatIdOfPhone(phone);
+    for (const lid of new Set(texts.map((t) => t.lid)))
+      this.deps.join([
+        { kind: 'lid', value: lid },
+        { kind: 'phone', value: phone },
+      ]);
     for (const t of texts) this.deps.report({ from, text: t.text, messageId: t.messageId });
     return texts.some((t) => this.deps.isOptOut(t.text));
   }

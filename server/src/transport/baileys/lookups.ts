@@ -1,4 +1,4 @@
-import { jidUser } from '@wa/contract';
+import { chatIdOfPhone, jidUser } from '@wa/contract';
 import { type CacheStore, DEFAULT_CONNECTION_CONFIG, type PossiblyExtendedCacheStore } from 'baileys';
 import { LRUCache } from 'lru-cache';
 import type { NumberStore } from '../number-lookups.ts';
@@ -35,7 +35,7 @@ export type LookupBatches = { size: number; spacingMs: number };
 export type LookupHooks = {
   /** After a query, with the JIDs of the numbers on WhatsApp (lid-texts.ts asks their LIDs then). */
   answered?: (sock: BaileysSocket, jids: string[]) => Promise<void>;
-  /** Numbers the store or WhatsApp answered are not on WhatsApp, as chat JIDs (`<digits>@s.whatsapp.net`). */
+  /** Numbers the store or WhatsApp answered are not on WhatsApp, as phone chat ids. */
   missing?: (chatIds: string[]) => void;
   /** rc14 will not send this message again to a device that asked (its retry count reached the maximum). */
   retriesGivenUp?: (messageId: string) => void;
@@ -166,7 +166,7 @@ export class LookupCaches {
   }
 
   private reportMissing(digits: string[]): void {
-    if (digits.length > 0) this.hooks.missing?.([...new Set(digits)].map((d) => `${d}@s.whatsapp.net`));
+    if (digits.length > 0) this.hooks.missing?.([...new Set(digits)].map(chatIdOfPhone));
   }
 
   /** One query at a time, at least `batches.spacingMs` after the previous one. */

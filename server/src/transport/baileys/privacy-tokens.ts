@@ -1,3 +1,4 @@
+import { chatIdOfPhone } from '@wa/contract';
 import {
   jidDecode,
   type SignalDataSet,
@@ -61,7 +62,7 @@ export class PrivacyTokens {
           const held = lid && typeof pn === 'string' ? this.unmapped.get(lid) : undefined;
           if (!held || !lid) continue;
           this.unmapped.delete(lid);
-          await this.store?.note(`${pn}@s.whatsapp.net`, held.until);
+          await this.store?.note(chatIdOfPhone(pn as string), held.until);
         }
       })
       .catch((err) => this.log.warn({ err }, 'could not note a privacy token'));
@@ -81,13 +82,13 @@ export class PrivacyTokens {
     const decoded = jidDecode(storageJid);
     if (!decoded?.user) return;
     if (decoded.server === 's.whatsapp.net') {
-      await this.store?.note(`${decoded.user}@s.whatsapp.net`, expiresAt);
+      await this.store?.note(chatIdOfPhone(decoded.user), expiresAt);
       return;
     }
     if (decoded.server !== 'lid') return;
     const reverse = `${decoded.user}_reverse`;
     const pn = (await keys.get('lid-mapping', [reverse]))[reverse];
-    if (typeof pn === 'string' && pn) await this.store?.note(`${pn}@s.whatsapp.net`, expiresAt);
+    if (typeof pn === 'string' && pn) await this.store?.note(chatIdOfPhone(pn), expiresAt);
     else this.unmapped.set(decoded.user, { until: expiresAt });
   }
 }

@@ -1,4 +1,4 @@
-import { isLidJid } from '@wa/contract';
+import { chatIdOfPhone, isLidJid } from '@wa/contract';
 import type { AnyMessageContent, BaileysEventMap } from 'baileys';
 import type { ReceiptUpdate, StatusPost } from '../types.ts';
 import { digitsOfJid } from './mapping.ts';
@@ -23,7 +23,7 @@ export async function postStatus(
 ): Promise<{ messageId: string; kept: string | undefined }> {
   const statusJidList = [...audience];
   const own = digitsOfJid(ownJid);
-  if (own) statusJidList.push(`${own}@s.whatsapp.net`);
+  if (own) statusJidList.push(chatIdOfPhone(own));
   const content: AnyMessageContent =
     post.kind === 'text'
       ? { text: post.text }

@@ -122,6 +122,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       store: deps.storage.lidTexts,
       isOptOut: deps.isOptOut ?? (() => false),
       report: (text) => this.emit('incoming-text', text),
+      join: (addresses) => this.emit('same-person', addresses),
       log: deps.log.child({ sessionId: this.sessionId }),
     });
     this.caches = new LookupCaches(

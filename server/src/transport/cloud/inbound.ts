@@ -1,4 +1,4 @@
-import { chatIdOfPhone, FAILURE_TEXTS } from '@wa/contract';
+import { type Address, chatIdOfAddress, chatIdOfPhone, FAILURE_TEXTS } from '@wa/contract';
 import type { AccountOutcome } from '../types.ts';
 import { GRAPH_ERROR } from './graph-errors.ts';
 import { RETRY_AFTER_MS } from './transport.ts';
@@ -53,8 +53,9 @@ export function readCloudWebhook(
 function marketingOf(e: CloudEvent): MarketingWord[] {
   if (e.kind === 'preference')
     return [{ wabaId: e.wabaId, address: e.address, stopped: e.stopped, at: e.at, via: 'webhook' }];
-  if (e.kind === 'status' && e.status === 'failed' && e.errors[0]?.code === GRAPH_ERROR.marketingStopped)
-    return [{ wabaId: e.wabaId, address: e.recipient, stopped: true, at: e.at, via: '131050' }];
+  const address = e.kind === 'status' ? (e.recipient ?? e.recipientUserId) : null;
+  if (e.kind === 'status' && address && e.status === 'failed' && e.errors[0]?.code === GRAPH_ERROR.marketingStopped)
+    return [{ wabaId: e.wabaId, address, stopped: true, at: e.at, via: '131050' }];
   return [];
 }
 
@@ -64,11 +65,18 @@ function outcomesOf(e: CloudEvent, now: number): AccountOutcome[] {
     // Meta's timestamp is in whole seconds: the message came within the second after it, which
     // may be the very second of the send it answers.
     const at = new Date(e.at.getTime() + 999);
+    const addresses: Address[] = [];
+    if (e.from) addresses.push({ kind: 'phone', value: e.from });
+    if (e.fromUserId) addresses.push({ kind: 'bsuid', value: e.fromUserId });
+    if (e.fromParentUserId) addresses.push({ kind: 'bsuid', value: e.fromParentUserId });
+    if (e.username) addresses.push({ kind: 'username', value: e.username });
+    // Reported under the number when Meta gives it, else under the BSUID (sendable from this account).
+    const from = chatIdOfAddress(addresses[0]!)!;
     return [
-      {
-        type: 'incoming',
-        message: { from: chatIdOfPhone(e.from), text: e.text, messageId: e.messageId, at },
-      },
+      // Meta named these addresses together: one person (before the message, so that a STOP
+      // from the BSUID finds the number's person).
+      ...(addresses.length > 1 ? [{ type: 'same-person' as const, addresses }] : []),
+      { type: 'incoming', message: { from, text: e.text, messageId: e.messageId, at } },
     ];
   }
   const out: AccountOutcome[] = [];

@@ -1,4 +1,4 @@
-import { phoneOfJid } from '@wa/contract';
+import { isBsuid, phoneOfJid } from '@wa/contract';
 /**
  * The bodies of `POST /{phone-number-id}/messages`, as Meta's Messages reference documents them
  * (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages: a message object
@@ -32,17 +32,29 @@ export type TemplateSend = {
 export const TEXT_BODY_MAX = 4096;
 
 /**
- * The `to` of a send: the number in E.164 without `+` (Meta's examples: "to": "919867800451").
- * Accepts the engine's chat id (`<digits>@s.whatsapp.net`), `+<digits>` or digits; anything else
- * is refused rather than sent to a wrong number.
+ * Whom a send is to: the number in E.164 without `+` (Meta's examples: "to": "919867800451"), or a
+ * person's business-scoped user id (BSUID) as Meta gave it. Accepts the engine's phone chat id,
+ * `+<digits>`, digits or a BSUID; anything else is refused rather than sent to a wrong person.
  */
 export function cloudRecipient(chatIdOrNumber: string): string {
   const text = chatIdOrNumber.trim();
+  if (isBsuid(text)) return text;
   const digits = (phoneOfJid(text) ?? text).replace(/^\+/, '');
   if (!/^[1-9][0-9]{5,14}$/.test(digits)) {
     throw new RangeError(`Not a phone number in international form: ${chatIdOrNumber}`);
   }
   return digits;
+}
+
+/**
+ * The recipient fields of a message object. Meta's "Business-scoped user IDs" page
+ * (https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/):
+ * a phone number goes in `to`, a BSUID (or parent BSUID) in `recipient`; when both are given `to`
+ * wins, so a BSUID send leaves `to` out.
+ */
+function recipientFields(to: string): { to: string } | { recipient: string } {
+  const id = cloudRecipient(to);
+  return isBsuid(id) ? { recipient: id } : { to: id };
 }
 
 function headerComponent(header: TemplateHeader) {
@@ -87,7 +99,7 @@ export function templateMessageBody(to: string, send: TemplateSend) {
   return {
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
-    to: cloudRecipient(to),
+    ...recipientFields(to),
     type: 'template',
     template: {
       name: send.name,
@@ -105,7 +117,7 @@ export function textMessageBody(to: string, body: string) {
   return {
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
-    to: cloudRecipient(to),
+    ...recipientFields(to),
     type: 'text',
     text: { preview_url: false, body },
   };

@@ -20,6 +20,7 @@ export const CLOUD_PROVIDER: ProviderDescriptor = {
     templates: true,
     serviceWindow: true,
     coldOutreach: true,
+    businessScopedIds: true,
     pairing: false,
     typing: false,
     pace: 'throughput',

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { CLOUD_TEXTS, FAILURE_TEXTS } from '@wa/contract';
+import { CLOUD_TEXTS, chatIdOfPhone, FAILURE_TEXTS } from '@wa/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   type OutgoingMessage,
@@ -125,7 +125,7 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
       this.state = 'open';
       this.emit('connection', {
         state: 'open',
-        jid: `${digitsOf(info.displayPhoneNumber)}@s.whatsapp.net`,
+        jid: chatIdOfPhone(digitsOf(info.displayPhoneNumber)),
         lid: null,
       });
     }
@@ -153,7 +153,7 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
 
   /** The Cloud API has no contact check: every number is sent to; one not on WhatsApp fails as 131026 (refunded). */
   async onWhatsApp(phoneNumbers: string[]): Promise<Map<string, string | null>> {
-    return new Map(phoneNumbers.map((p) => [p, `${p.replace(/\D/g, '')}@s.whatsapp.net`]));
+    return new Map(phoneNumbers.map((p) => [p, chatIdOfPhone(p.replace(/\D/g, ''))]));
   }
 
   async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {

@@ -32,8 +32,10 @@ export type CloudStatusEvent = {
   wabaId: string;
   phoneNumberId: string;
   messageId: string;
-  /** The user's WhatsApp id (their number, digits). */
-  recipient: string;
+  /** The user's WhatsApp id (their number, digits); null when Meta gave only their BSUID. */
+  recipient: string | null;
+  /** The user's business-scoped id (BSUID), when Meta gave it. */
+  recipientUserId: string | null;
   status: CloudStatus;
   at: Date;
   /** `pricing.category` (marketing, utility, authentication, service, …) when Meta sent pricing. */
@@ -47,7 +49,12 @@ export type CloudInboundEvent = {
   wabaId: string;
   phoneNumberId: string;
   messageId: string;
-  from: string;
+  /** The sender's number (digits); null when Meta left it out (a person with a username). */
+  from: string | null;
+  /** The sender's business-scoped user id, its parent where Meta gives one, and their username. */
+  fromUserId: string | null;
+  fromParentUserId: string | null;
+  username: string | null;
   profileName: string | null;
   at: Date;
   /** Meta's message type: text, button, interactive, image, … */
@@ -109,7 +116,8 @@ function eventsOfValue(wabaId: string, value: MessagesValue): CloudEvent[] {
       wabaId,
       phoneNumberId,
       messageId: s.id,
-      recipient: s.recipient_id,
+      recipient: s.recipient_id ?? null,
+      recipientUserId: s.recipient_user_id ?? null,
       status: s.status as CloudStatus,
       at: s.timestamp,
       pricingCategory: s.pricing?.category ?? null,
@@ -117,15 +125,26 @@ function eventsOfValue(wabaId: string, value: MessagesValue): CloudEvent[] {
       errors: (s.errors ?? []).map(cloudError),
     });
   }
-  const names = new Map((value.contacts ?? []).map((c) => [c.wa_id, c.profile?.name ?? null]));
+  const contacts = value.contacts ?? [];
   for (const m of value.messages ?? []) {
+    const userId = m.from_user_id ?? null;
+    // The message's contact: by its number, else by its BSUID.
+    const contact = contacts.find(
+      (c) => (m.from !== undefined && c.wa_id === m.from) || (userId !== null && c.user_id === userId),
+    );
+    const from = m.from ?? contact?.wa_id ?? null;
+    const fromUserId = userId ?? contact?.user_id ?? null;
+    if (from === null && fromUserId === null) continue;
     events.push({
       kind: 'message',
       wabaId,
       phoneNumberId,
       messageId: m.id,
-      from: m.from,
-      profileName: names.get(m.from) ?? null,
+      from,
+      fromUserId,
+      fromParentUserId: m.from_parent_user_id ?? contact?.parent_user_id ?? null,
+      username: contact?.profile?.username ?? null,
+      profileName: contact?.profile?.name ?? null,
       at: m.timestamp,
       type: m.type,
       text: inboundText(m),

@@ -10,7 +10,14 @@ import { z } from 'zod';
  *   pricing_model, type, category }, errors?: [{ code, title, message, error_data: { details },
  *   href }] }` — `conversation` is omitted from v24.0 on, so nothing here needs it;
  * - text messages webhook reference: `contacts[]: { profile: { name }, wa_id }`, `messages[]:
- *   { from, id, timestamp, type: 'text', text: { body } }`.
+ *   { from, id, timestamp, type: 'text', text: { body } }`;
+ * - "Business-scoped user IDs"
+ *   (https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/):
+ *   every message and status webhook carries the person's BSUID (`contacts[].user_id`,
+ *   `messages[].from_user_id`, `statuses[].recipient_user_id`; `parent_user_id` beside each where
+ *   parent BSUIDs are on) and `contacts[].profile.username` when they have one; the phone number
+ *   (`wa_id`, `from`, `recipient_id`) is left out for a person with a username who has not
+ *   talked to the business recently. So either may be missing, not both.
  * Timestamps are Unix seconds as strings. Only what the product reads is checked; everything else
  * passes (`loose`), since Meta adds fields without notice. Other webhook fields
  * (`message_template_status_update`, `phone_number_quality_update`, …) are read as unknown.
@@ -40,7 +47,9 @@ export const statusSchema = z
     /** sent, delivered, read, failed (others, e.g. `deleted` or `played`, are ignored by the parser). */
     status: z.string(),
     timestamp: unixSeconds,
-    recipient_id: z.string().min(1),
+    recipient_id: z.string().min(1).optional(),
+    recipient_user_id: z.string().min(1).optional(),
+    recipient_parent_user_id: z.string().min(1).optional(),
     pricing: z
       .object({
         billable: z.boolean().optional(),
@@ -56,7 +65,9 @@ export const statusSchema = z
 
 export const inboundMessageSchema = z
   .object({
-    from: z.string().min(1),
+    from: z.string().min(1).optional(),
+    from_user_id: z.string().min(1).optional(),
+    from_parent_user_id: z.string().min(1).optional(),
     id: z.string().min(1),
     timestamp: unixSeconds,
     type: z.string(),
@@ -81,8 +92,13 @@ export const messagesValueSchema = z
       .array(
         z
           .object({
-            wa_id: z.string(),
-            profile: z.object({ name: z.string().optional() }).loose().optional(),
+            wa_id: z.string().optional(),
+            user_id: z.string().optional(),
+            parent_user_id: z.string().optional(),
+            profile: z
+              .object({ name: z.string().optional(), username: z.string().optional() })
+              .loose()
+              .optional(),
           })
           .loose(),
       )

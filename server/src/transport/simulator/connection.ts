@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { EventEmitter } from 'node:events';
+import { chatIdOfPhone } from '@wa/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthStore } from '../auth-store.ts';
 import { type PairingCode, SendError, type TransportEventMap, type TransportState } from '../types.ts';
@@ -158,7 +159,7 @@ export class SimulatedConnection {
 
   private async link(generation: number): Promise<void> {
     if (generation !== this.currentGeneration || this.current !== 'qr') return;
-    const me = { id: `${this.deps.phone}:1@s.whatsapp.net`, lid: simulatedOwnLid(this.deps.sessionId) };
+    const me = { id: chatIdOfPhone(`${this.deps.phone}:1`), lid: simulatedOwnLid(this.deps.sessionId) };
     await this.deps.auth.write([
       { key: CREDS_KEY, value: JSON.stringify({ me, linkedAt: new Date().toISOString() }) },
     ]);

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { isBsuid } from '@wa/contract';
 
 /**
  * What the fake Graph API (graph-api.ts) answers and POSTs, as Meta's pages write it: error
@@ -118,7 +119,10 @@ export function statusesOf(
   t0: number,
   read: boolean,
 ): Record<string, unknown>[] {
-  const base = { id: message.id, recipient_id: message.to };
+  // A send by BSUID is reported by it (Meta's "Business-scoped user IDs": `recipient_user_id`).
+  const base = isBsuid(message.to)
+    ? { id: message.id, recipient_user_id: message.to }
+    : { id: message.id, recipient_id: message.to };
   if (failure !== null) {
     const e = ERRORS[failure] ?? { title: `Error ${failure}`, details: '' };
     return [

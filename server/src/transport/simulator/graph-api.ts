@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isBsuid } from '@wa/contract';
 import {
   escapedUnicodeJson,
   graphError,
@@ -185,12 +186,23 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
     );
   }
 
-  /** POST /{phone-number-id}/messages (Messages reference): validate like Meta, answer contacts + messages[0].id. */
+  /**
+   * POST /{phone-number-id}/messages (Messages reference): validate like Meta, answer contacts +
+   * messages[0].id. A person may be named by `recipient`, their business-scoped user id, instead of
+   * `to` (Meta's "Business-scoped user IDs",
+   * https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/:
+   * `to` wins when both are given; the answer's contact then has `user_id` and no `wa_id`).
+   */
   function sendMessage(from: string, body: Json): { status: number; body: unknown } {
     if (body?.messaging_product !== 'whatsapp')
       return graphError(100, 'The parameter messaging_product is required.');
-    const to = typeof body.to === 'string' ? body.to.replace(/^\+/, '') : '';
-    if (!/^[0-9]{6,15}$/.test(to)) return graphError(100, `Invalid parameter 'to': ${String(body.to)}`);
+    const bsuid =
+      body.to === undefined && typeof body.recipient === 'string' && isBsuid(body.recipient)
+        ? body.recipient
+        : null;
+    const to = bsuid ?? (typeof body.to === 'string' ? body.to.replace(/^\+/, '') : '');
+    if (!bsuid && !/^[0-9]{6,15}$/.test(to))
+      return graphError(100, `Invalid parameter 'to': ${String(body.to)}`);
     let category = 'service';
     if (body.type === 'template') {
       const t = body.template;
@@ -240,7 +252,7 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
       status: 200,
       body: {
         messaging_product: 'whatsapp',
-        contacts: [{ input: body.to, wa_id: to }],
+        contacts: [bsuid ? { input: bsuid, user_id: bsuid } : { input: body.to, wa_id: to }],
         messages: [{ id: messageId, ...(body.type === 'template' ? { message_status: 'accepted' } : {}) }],
       },
     };
@@ -374,13 +386,30 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
       state.accessToken = next;
       return next;
     },
-    /** Someone writes to the business (text messages webhook reference). */
-    sendInbound(from: string, text: string, name = 'Asha') {
+    /**
+     * Someone writes to the business (text messages webhook reference). `person.userId`: their
+     * BSUID, `username`; `hidden`: Meta leaves their number out (a person with a username who has
+     * not talked to the business recently), as the "Business-scoped user IDs" page describes.
+     */
+    sendInbound(
+      from: string,
+      text: string,
+      name = 'Asha',
+      person: { userId?: string; username?: string; hidden?: boolean } = {},
+    ) {
+      const phone = person.hidden ? {} : { wa_id: from };
       const payload = webhookPayload({
-        contacts: [{ profile: { name }, wa_id: from }],
+        contacts: [
+          {
+            profile: { name, ...(person.username ? { username: person.username } : {}) },
+            ...phone,
+            ...(person.userId ? { user_id: person.userId } : {}),
+          },
+        ],
         messages: [
           {
-            from,
+            ...(person.hidden ? {} : { from }),
+            ...(person.userId ? { from_user_id: person.userId } : {}),
             id: `wamid.in.${++sequence}`,
             timestamp: String(Math.floor(Date.now() / 1000)),
             type: 'text',

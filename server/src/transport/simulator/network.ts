@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { chatIdOfPhone, GROUP_JID_SUFFIX, LID_JID_SUFFIX } from '@wa/contract';
+import { chatIdOfLid, chatIdOfPhone, GROUP_JID_SUFFIX } from '@wa/contract';
 import type { GroupInfo, GroupParticipantInfo } from '../types.ts';
 
 /**
@@ -26,7 +26,7 @@ export function digitsOf(seed: string, n: number): string {
 }
 
 export const simulatedOwnJid = chatIdOfPhone;
-export const simulatedOwnLid = (sessionId: string) => `${digitsOf(`lid:${sessionId}`, 15)}${LID_JID_SUFFIX}`;
+export const simulatedOwnLid = (sessionId: string) => chatIdOfLid(digitsOf(`lid:${sessionId}`, 15));
 
 /** Names that prove escaping (HTML and CSV formula injection) wherever groups are shown or exported. */
 export const TRICKY_NAME_MARKUP = `<b>Bold</b> & "Quoted" Friends' Club`;
@@ -99,7 +99,7 @@ export function simulatedGroups(sessionId: string, ownPhone: string, count: numb
     );
     for (let p = 1; p < size; p++) {
       const phone = `91${digitsOf(`${sessionId}:${i}:${p}`, 10).replace(/^0/, '9')}`;
-      const lid = `${digitsOf(`lid:${sessionId}:${i}:${p}`, 15)}${LID_JID_SUFFIX}`;
+      const lid = chatIdOfLid(digitsOf(`lid:${sessionId}:${i}:${p}`, 15));
       // The group's creator (when not us) is the first other member, a super admin; a few admins besides.
       const admin: GroupParticipantInfo['admin'] =
         p === 1 && ownRole !== 'superadmin' ? 'superadmin' : rand() < 0.08 ? 'admin' : null;

@@ -1,4 +1,4 @@
-import { FAILURE_TEXTS } from '@wa/contract';
+import { FAILURE_TEXTS, phoneOfJid } from '@wa/contract';
 import { SendError } from '../types.ts';
 
 /**
@@ -40,4 +40,4 @@ export const NEVER_DELIVERED_SUFFIX = '0001';
 
 /** Whether the simulated contact's phone sends receipts for a message to `chatId`. */
 export const confirmsDelivery = (chatId: string): boolean =>
-  !(chatId.endsWith('@s.whatsapp.net') && chatId.split('@')[0]!.endsWith(NEVER_DELIVERED_SUFFIX));
+  !(phoneOfJid(chatId)?.endsWith(NEVER_DELIVERED_SUFFIX) ?? false);

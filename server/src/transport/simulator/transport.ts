@@ -142,29 +142,38 @@ export class SimulatorTransport
   }
 
   /**
-   * A person writes to the account: reported as Baileys reports a one-to-one text, under the
-   * sender's number. A LID is read through the members of the account's groups (the only LIDs
-   * this network knows); an unknown LID is not reported, as with rc14 when it has no mapping.
+   * A person writes to the account: reported as the Baileys transport reports a one-to-one text
+   * (baileys/chats.ts), under the sender's number when it is known. A LID's number is the one given
+   * beside it (`senderPn`, as rc14's `remoteJidAlt`) or read through the members of the account's
+   * groups (the only LIDs this network maps); then the LID and the number are reported as one
+   * person's. A LID with no known number is reported under the LID.
    */
-  receiveText(from: string, text: string): boolean {
+  receiveText(from: string, text: string, senderPn?: string): boolean {
     if (this.connection.state !== 'open') return false;
     let digits: string | null = null;
+    const messageId = simulatedMessageId();
     if (isLidJid(from)) {
       const lid = bareJid(from) ?? from;
-      for (const g of this.groups()) {
+      digits = senderPn ?? null;
+      for (const g of digits ? [] : this.groups()) {
         const member = g.participants.find((p) => p.lid === lid);
         if (member?.phoneNumber) {
           digits = member.phoneNumber;
           break;
         }
       }
-      if (!digits)
-        this.options.log.info({ sessionId: this.sessionId, from }, 'simulated text from an unknown LID');
+      if (!digits) {
+        this.emit('incoming-text', { from: lid, text, messageId });
+        return true;
+      }
+      this.emit('same-person', [
+        { kind: 'lid', value: jidUser(lid) },
+        { kind: 'phone', value: digits },
+      ]);
     } else {
       digits = jidUser(from).replace(/\D/g, '') || null;
     }
     if (!digits) return true;
-    const messageId = simulatedMessageId();
     this.emit('incoming-text', { from: chatIdOfPhone(digits), text, messageId });
     return true;
   }

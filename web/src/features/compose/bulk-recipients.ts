@@ -21,7 +21,7 @@ export function fieldsOfFirst(upload: BulkUpload, indices: readonly number[]): R
 }
 
 /**
- * A number the upload already read by the phone rule, as a chat id (`<digits>@s.whatsapp.net`):
+ * A number the upload already read by the phone rule, as a phone chat id:
  * the server takes a JID as it is, where a bare number would be parsed again (about 10 µs each,
  * a second per 1,00,000).
  */

@@ -81,7 +81,7 @@ export function ListContacts(props: { list: ContactListSummary; onClose: () => v
           minWidth={480 + others.length * 120}
           cells={(c) => (
             <>
-              <Table.Td>{c.phoneNumber}</Table.Td>
+              <Table.Td>{c.display ?? c.phoneNumber}</Table.Td>
               <Table.Td style={{ wordBreak: 'break-word' }}>{c.name}</Table.Td>
               {others.map((f) => (
                 <Table.Td key={f} style={{ wordBreak: 'break-word' }}>

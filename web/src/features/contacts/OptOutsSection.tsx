@@ -82,8 +82,8 @@ export function OptOutsSection() {
       variant="light"
       color="red"
       aria-label={`Remove ${o.phoneNumber} from opt-outs`}
-      loading={remove.isPending && remove.variables === o.phoneNumber}
-      onClick={() => remove.mutate(o.phoneNumber)}
+      loading={remove.isPending && remove.variables === (o.address?.value ?? o.phoneNumber)}
+      onClick={() => remove.mutate(o.address?.value ?? o.phoneNumber)}
     >
       Remove
     </Button>
@@ -145,7 +145,7 @@ export function OptOutsSection() {
           label="Opt-out list"
           columns={COLUMNS}
           rows={list}
-          rowKey={(o) => o.phoneNumber}
+          rowKey={(o) => `${o.address?.kind ?? 'phone'}:${o.address?.value ?? o.phoneNumber}`}
           loading={optOuts.isLoading}
           loadingLabel="Loading opt-outs"
           empty="No one has opted out."

@@ -8,6 +8,7 @@ import {
   jidUser,
   parsePoll,
   parseStoredTemplate,
+  phoneOfJid,
   templateText,
   viewedByText,
 } from '@wa/contract';
@@ -93,10 +94,13 @@ function MessageContent({ job }: { job: JobWithDetails }) {
 
 const ROW = 37;
 
-/** The number a message went to when WhatsApp named another JID for it (Brazil's 9th digit…); null when the same. */
+/**
+ * The number a message went to when WhatsApp named another number for it (Brazil's 9th digit…);
+ * null when the same, or when it went to the person's LID (no number to show, and never a raw id).
+ */
 export function sentToNumber(d: Pick<JobDetail, 'chatId' | 'sentTo'>): string | null {
-  if (!d.sentTo) return null;
-  const to = jidUser(d.sentTo);
+  const to = phoneOfJid(d.sentTo);
+  if (!to) return null;
   return to === jidUser(d.chatId).replace(/\D/g, '') ? null : to;
 }
 

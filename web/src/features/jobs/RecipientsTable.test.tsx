@@ -54,6 +54,8 @@ describe('Job Details: the JID a message went to', () => {
     expect(sentToNumber({ chatId: '525512345678', sentTo: '5215512345678@s.whatsapp.net' })).toBe(
       '5215512345678',
     );
+    // A message that went to the person's LID shows no raw id.
+    expect(sentToNumber({ chatId: '919800000001@s.whatsapp.net', sentTo: '123456789012345@lid' })).toBeNull();
   });
 });
 
