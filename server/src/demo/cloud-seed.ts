@@ -52,7 +52,12 @@ export async function seedCloudDemo(
       type: 'template',
       content: { name: 'diwali_offer', language: 'en', parameters: ['{{name|there}}'] },
       contactListIds: [regularsListId],
-      chatIds: [DEMO_UNDELIVERABLE, DEMO_MARKETING_STOPPED, DEMO_PEOPLE.username.bsuid, DEMO_PEOPLE.bsuidOnly],
+      chatIds: [
+        DEMO_UNDELIVERABLE,
+        DEMO_MARKETING_STOPPED,
+        DEMO_PEOPLE.username.bsuid,
+        DEMO_PEOPLE.bsuidOnly,
+      ],
     },
     'individuals',
   );

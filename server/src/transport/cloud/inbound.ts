@@ -54,7 +54,12 @@ function marketingOf(e: CloudEvent): MarketingWord[] {
   if (e.kind === 'preference')
     return [{ wabaId: e.wabaId, address: e.address, stopped: e.stopped, at: e.at, via: 'webhook' }];
   const address = e.kind === 'status' ? (e.recipient ?? e.recipientUserId) : null;
-  if (e.kind === 'status' && address && e.status === 'failed' && e.errors[0]?.code === GRAPH_ERROR.marketingStopped)
+  if (
+    e.kind === 'status' &&
+    address &&
+    e.status === 'failed' &&
+    e.errors[0]?.code === GRAPH_ERROR.marketingStopped
+  )
     return [{ wabaId: e.wabaId, address, stopped: true, at: e.at, via: '131050' }];
   return [];
 }
