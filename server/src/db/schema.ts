@@ -1207,7 +1207,7 @@ export const autoRepliesSent = pgTable(
       .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
     /** The rule's match and keyword as compared (autoReplyRuleKey). */
     ruleKey: text('rule_key').notNull(),
-    /** Who was answered (autoReplyPersonKey). */
+    /** Who was answered: the chat id of the address they wrote from (auto-reply.ts). */
     personKey: text('person_key').notNull(),
     sentAt: ts('sent_at').notNull(),
     jobId: text('job_id'),

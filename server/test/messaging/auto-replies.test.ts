@@ -136,7 +136,7 @@ describe.each(DB_KINDS)('keyword auto-replies (%s)', (kind) => {
     expect(claims.map((c) => c.person_key)).toEqual(['919800060002@s.whatsapp.net']);
   });
 
-  it('never answers a group or an address that is no phone number', async () => {
+  it('never answers a group or a LID (no number or BSUID to write to)', async () => {
     const { user, sessionId } = await withRules(10);
     const account = { sessionId, userId: user.id };
     expect(

@@ -4,12 +4,14 @@ import {
   type AutoRepliesBody,
   type AutoRepliesResponse,
   type AutoReplyRule,
-  isPhoneJid,
+  addressOfChatId,
+  chatIdOfAddress,
   MAX_AUTO_REPLY_RULES,
   type SendBody,
 } from '@wa/contract';
 import { eq, sql } from 'drizzle-orm';
 import { matchOptOut } from '../../contacts/opt-out-words.ts';
+import { addressesOfPerson, chatIdsOf } from '../../contacts/people.ts';
 import type { AppContext } from '../../context.ts';
 import { queryRows } from '../../db/client.ts';
 import { autoReplyRules } from '../../db/schema.ts';
@@ -19,7 +21,7 @@ import { authorizeSession } from '../../policy/access.ts';
 import { findUserById, type UserRow } from '../../users/repository.ts';
 import { acceptSend } from '../accept/send.ts';
 import { composeSend } from '../compose.ts';
-import { autoReplyPersonKey, autoReplyRuleKey, firstMatch } from './rules.ts';
+import { autoReplyRuleKey, firstMatch } from './rules.ts';
 
 async function rulesOf(ctx: AppContext, sessionId: string): Promise<AutoReplyRule[]> {
   const [row] = await ctx.db.select().from(autoReplyRules).where(eq(autoReplyRules.sessionId, sessionId));
@@ -84,14 +86,31 @@ export async function takeAutoReply(
   account: { sessionId: string; userId: string },
   message: { from: string; text: string; at?: Date },
 ): Promise<string | null> {
-  if (!isPhoneJid(message.from)) return null;
+  // A number or a BSUID is written to; a group, a LID or a username is not answered.
+  const address = addressOfChatId(message.from);
+  if (address?.kind !== 'phone' && address?.kind !== 'bsuid') return null;
+  const to = chatIdOfAddress(address)!;
   const rule = firstMatch(await rulesOf(ctx, account.sessionId), message.text);
   if (!rule) return null;
   const owner = await findUserById(ctx.db, account.userId);
   if (!owner || owner.disabled) return null;
   const ruleKey = autoReplyRuleKey(rule);
-  const personKey = autoReplyPersonKey(message.from);
+  // Once per person: claimed under the address written from, and not at all when the rule
+  // answered another address of the same person (contacts/people.ts) within the period.
+  const personKey = to;
+  const others = chatIdsOf(await addressesOfPerson(ctx.db, account.userId, address)).slice(1);
   const now = new Date();
+  if (others.length > 0) {
+    const answered = await queryRows<{ one: number }>(
+      ctx.db,
+      sql`SELECT 1 AS one FROM auto_replies_sent
+          WHERE session_id = ${account.sessionId} AND rule_key = ${ruleKey}
+            AND person_key = ANY(${sql.param(others)}::text[])
+            AND sent_at > ${now}::timestamptz - ${`${AUTO_REPLY_PERIOD_MS} milliseconds`}::interval
+          LIMIT 1`,
+    );
+    if (answered.length > 0) return null;
+  }
   const claimed = await queryRows<{ one: number }>(
     ctx.db,
     sql`INSERT INTO auto_replies_sent (session_id, rule_key, person_key, sent_at)
@@ -106,7 +125,7 @@ export async function takeAutoReply(
       ctx,
       owner,
       account.sessionId,
-      { ...(rule.reply as SendBody), chatIds: [personKey] },
+      { ...(rule.reply as SendBody), chatIds: [to] },
       'individuals',
       // Visible ASCII only: the rule's keyword may be in any script.
       `auto-reply:${sha256(Buffer.from(`${account.sessionId}\n${ruleKey}\n${personKey}\n${now.getTime()}`))}`,

@@ -1,4 +1,4 @@
-import { type AutoReplyRule, chatIdOfPhone, jidUser } from '@wa/contract';
+import type { AutoReplyRule } from '@wa/contract';
 import { normaliseReply } from '../../contacts/opt-out-words.ts';
 
 /**
@@ -19,9 +19,6 @@ export function ruleMatches(rule: Pick<AutoReplyRule, 'keyword' | 'match'>, text
 /** A rule as its once-per-period record knows it: its match and its keyword as compared. */
 export const autoReplyRuleKey = (rule: Pick<AutoReplyRule, 'keyword' | 'match'>): string =>
   `${rule.match}:${normaliseReply(rule.keyword)}`;
-
-/** Who a rule answered, for "once per person": the sender's phone chat id. */
-export const autoReplyPersonKey = (from: string): string => chatIdOfPhone(jidUser(from));
 
 /** The first of `rules` that `text` matches. */
 export const firstMatch = (rules: readonly AutoReplyRule[], text: string): AutoReplyRule | undefined =>
