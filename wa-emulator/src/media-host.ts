@@ -21,6 +21,8 @@ export type Upload = { path: string; body: Buffer; at: Date; from?: string };
 export class MediaHost {
   readonly uploads = new Map<string, Upload>();
   delayMs = 0;
+  /** Requests received and not answered yet (a slow host still holding them). */
+  unanswered = 0;
   readonly caFile: string;
   private constructor(
     private readonly server: https.Server,
@@ -70,7 +72,10 @@ export class MediaHost {
     let host: MediaHost;
     const server = https.createServer(
       { key: fs.readFileSync(f('host.key')), cert: fs.readFileSync(f('host.crt')) },
-      (req, res) => void host.handle(req, res),
+      (req, res) => {
+        host.unanswered++;
+        void host.handle(req, res).finally(() => host.unanswered--);
+      },
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     host = new MediaHost(server, f('ca.crt'), dir);

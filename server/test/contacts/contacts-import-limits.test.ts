@@ -13,6 +13,7 @@ import { contactLists } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { xlsxOf, zipOf } from '../fakes/xlsx.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-import-limits-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -146,7 +147,8 @@ describe.each(DB_KINDS)('import limits through the API on %s', (kind) => {
     const { token } = await signedIn();
     const first = slowUpload('First');
     const running = post(token, first.body, first.headers);
-    await new Promise((r) => setTimeout(r, 100));
+    // Running: the route reads the file (its first part, written already) only once it took the import.
+    await waitFor('the first import to read its file', async () => first.body.readableLength === 0);
     const second = await post(token, upload('phone\n9800015840\n', 'b.csv', 'Second'));
     expect(second.statusCode).toBe(409);
     expect(second.json()).toEqual({ success: false, message: 'An import is already running' });

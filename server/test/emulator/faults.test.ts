@@ -165,8 +165,8 @@ describe('faults on command, through the real Baileys socket', () => {
       const { sessionId } = await product.link(own, `stream ${code}`);
       expect(emulator.streamError(own, code)).toBe(1);
       await product.waitReason(sessionId, reason);
-      // No reconnect: nothing logs in again.
-      await new Promise((r) => setTimeout(r, 3000));
+      // No reconnect: the close is final, and the transport is closed before the reason shows.
+      expect(product.lastClose(sessionId, reason)?.willReconnect).toBe(false);
       expect(emulator.connectionsOf(own)).toEqual([]);
     },
   );
@@ -211,11 +211,10 @@ describe('faults on command, through the real Baileys socket', () => {
       );
       await product.waitStatus(sessionId, 'CONNECTED');
     }
-    await product.waitReason(
-      sessionId,
-      'Opened elsewhere: another WhatsApp Web session replaced this one (440). Restart to take it back.',
-    );
-    await new Promise((r) => setTimeout(r, 3000));
+    const down =
+      'Opened elsewhere: another WhatsApp Web session replaced this one (440). Restart to take it back.';
+    await product.waitReason(sessionId, down);
+    expect(product.lastClose(sessionId, down)?.willReconnect).toBe(false);
     expect(emulator.connectionsOf(own)).toEqual([]);
   });
 
@@ -233,8 +232,8 @@ describe('faults on command, through the real Baileys socket', () => {
       expect(emulator.drop(own)).toBe(1);
       await product.waitReason(sessionId, reason);
       expect((await product.session(sessionId))?.status).toBe('DISCONNECTED');
-      // Final: nothing logs in again.
-      await new Promise((r) => setTimeout(r, 3000));
+      // Final: the close is final, and the transport is closed before the reason shows.
+      expect(product.lastClose(sessionId, reason)?.willReconnect).toBe(false);
       expect(emulator.connectionsOf(own)).toEqual([]);
     },
   );

@@ -152,6 +152,30 @@ export class Product {
     return this.server?.output() ?? '';
   }
 
+  /**
+   * The closes of the session's connection the product logged, in order (sessions/driver.ts logs
+   * each, with whether it reconnects, before it writes its reason).
+   */
+  closes(sessionId: string): { reason: string; willReconnect: boolean }[] {
+    return this.output()
+      .split('\n')
+      .flatMap((line) => {
+        try {
+          const entry = JSON.parse(line);
+          return entry?.sessionId === sessionId && typeof entry.willReconnect === 'boolean' ? [entry] : [];
+        } catch {
+          return [];
+        }
+      });
+  }
+
+  /** The last close logged with `reason`. */
+  lastClose(sessionId: string, reason: string) {
+    return this.closes(sessionId)
+      .filter((c) => c.reason === reason)
+      .at(-1);
+  }
+
   // biome-ignore lint/suspicious/noExplicitAny: answers of several routes, read field by field by the tests
   call<T = any>(method: string, url: string, body?: unknown) {
     return api<T>(this.server!, method, url, this.token || null, body);

@@ -12,7 +12,7 @@ const CONTACT = '919813310101';
  * A proxy per account: the product (a real process on rc14's socket) links an account
  * whose proxy is a loopback SOCKS5 server dialling out from 127.0.0.2. The emulator sees the
  * WebSocket and the media upload come from 127.0.0.2; with the proxy stopped, the account shows
- * the proxy as the reason and never connects from 127.0.0.1 (direct).
+ * the proxy as the reason, keeps trying it, and never connects from 127.0.0.1 (direct).
  */
 describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
   let emulator: WaEmulator;
@@ -104,8 +104,19 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
       60_000,
       250,
     );
-    await new Promise((r) => setTimeout(r, 5000));
-    expect(emulator.peers.length).toBe(peersBefore);
+    // It tries the dead proxy again (a retry that went direct would connect) ...
+    const refusals = () =>
+      product.closes(sessionId).filter((c) => c.reason.startsWith('Proxy refused the connection')).length;
+    const refusedBefore = refusals();
+    expect(refusedBefore).toBeGreaterThan(0);
+    await waitFor('another refusal by the dead proxy', async () => refusals() > refusedBefore, 60_000, 250);
     expect((await product.session(sessionId))?.status).not.toBe('CONNECTED');
+    // ... and when the proxy is back on its port, connects through it: every connection the
+    // emulator saw since came from the proxy (a direct one comes from 127.0.0.1).
+    proxy = await startSocksProxy({ username: 'shop', password: 's3cret:pass', port: proxy.port });
+    await product.waitStatus(sessionId, 'CONNECTED');
+    const since = emulator.peers.slice(peersBefore);
+    expect(since.length).toBeGreaterThan(0);
+    expect(new Set(since)).toEqual(new Set(['127.0.0.2']));
   });
 });

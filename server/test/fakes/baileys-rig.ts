@@ -1,7 +1,7 @@
 import type { GroupMetadata } from 'baileys';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { waSessions } from '../../src/db/schema.ts';
+import { waGroups, waSessions } from '../../src/db/schema.ts';
 import { type Dispatcher, startDispatcher } from '../../src/messaging/engine/dispatcher.ts';
 import { startOutcomeBatches } from '../../src/messaging/outcome-batches.ts';
 import { type SessionRunner, startSessionRunner, type TransportBuilder } from '../../src/sessions/runner.ts';
@@ -165,7 +165,15 @@ export async function baileysRig(
     };
     // Open, but rc14 still buffers the login's events: nothing is sent before receivedPendingNotifications.
     s2.open();
-    await new Promise((r) => setTimeout(r, 200));
+    // A group the socket reports after 'open' reaches the database through the session's one
+    // queue of events (driver.ts run), behind an 'open' the transport would have passed on at once.
+    const owned = '120363000000000003@g.us';
+    s2.ev.emit('groups.upsert', [s2.groups[owned]]);
+    await waitFor('the group reported after open', async () =>
+      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).some(
+        (g) => g.groupId === owned,
+      ),
+    );
     expect((await row(sessionId)).status).not.toBe('CONNECTED');
     expect(runner.transportFor(sessionId)).toBeUndefined();
     s2.flushLogin();

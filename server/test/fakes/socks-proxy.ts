@@ -7,7 +7,7 @@ import net from 'node:net';
  * carried is listed in `connects`.
  */
 export async function startSocksProxy(
-  opts: { username?: string; password?: string; outAddress?: string } = {},
+  opts: { username?: string; password?: string; outAddress?: string; port?: number } = {},
 ) {
   const outAddress = opts.outAddress ?? '127.0.0.2';
   const connects: string[] = [];
@@ -89,7 +89,7 @@ export async function startSocksProxy(
     };
     client.on('data', onData);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
   return {
     port,

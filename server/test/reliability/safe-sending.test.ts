@@ -69,8 +69,15 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
       if (paused.status !== 200) break; // the job finished first
       const acknowledged = Date.now();
       pauses += 1;
-      await sleep(800);
-      violations += linesOf(sessionId).filter((l) => Date.parse(l.sentAt) > acknowledged).length;
+      // A one-message job on the same account, ended: the account's loop claims the earliest due
+      // recipient first and sends one at a time, so the paused job's recipients (due before it)
+      // would have gone first, and a send in flight at the pause has been recorded.
+      const [later] = numbers(1, 9000 + round);
+      const probe = await send(node, sessionId, [later!]);
+      await waitFor('the later message', async () => (await jobOf(probe)).status === 'completed', 60_000, 50);
+      violations += linesOf(sessionId).filter(
+        (l) => !l.chatId.startsWith(later!) && Date.parse(l.sentAt) > acknowledged,
+      ).length;
       const resumed = await api(
         nodes[(round + 1) % 2]!.server,
         'POST',
