@@ -120,7 +120,9 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
         ? true
         : null,
     );
-    const ends = Math.floor(Date.now() / 1000) + 8;
+    // Far enough ahead that the timelock is still live when its answer is taken on a loaded machine
+    // (an end already past is no restriction, and the account would not show it).
+    const ends = Math.floor(Date.now() / 1000) + 12;
     s.sock.reachout = { is_active: true, time_enforcement_ends: String(ends) };
     s.sock.nextAckError = '463';
     const first = await send(s, 'sendIndividualMessage', ['919833333301']);
