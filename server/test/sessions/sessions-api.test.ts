@@ -120,7 +120,16 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
       'a stored QR',
       async () => (await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId)))[0]?.qr,
     );
-    await new Promise((r) => setTimeout(r, 800));
+    // A second account made later, whose QR is served: it links SIMULATOR_LINK_AFTER_MS after the
+    // serve. Counted from its QR's creation instead, the first account would have linked before it.
+    const later = await createInstance(t, token, { phoneNumber: '+91 98765 43211', sessionName: 'Later' });
+    await waitFor('the later QR stored', async () =>
+      (await t.db.select().from(waSessions).where(eq(waSessions.sessionId, later)))[0]?.qr ? true : null,
+    );
+    expect((await get(token, `/api/${later}/QR`)).statusCode).toBe(200);
+    await waitFor('the served account linked', async () =>
+      (await statusOf(t, token, later)).status === 'CONNECTED' ? true : null,
+    );
     expect((await statusOf(t, token, sessionId)).status).toBe('PENDING');
   });
 
