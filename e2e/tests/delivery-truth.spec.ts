@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
-import { type Job, jobsOf, sendIndividual } from './support/jobs.ts';
+import { type Job, jobsOf, replyOnceDelivered, sendIndividual } from './support/jobs.ts';
 
 /**
  * Delivery truth as a user sees it. The simulator's contacts (server/src/transport/
@@ -26,25 +26,18 @@ test("a job's delivered, read, replied and undelivered figures in Message Jobs, 
   request,
 }) => {
   test.setTimeout(120_000);
-  const { user, sessionId, token, headers } = await userWithSession(page, request, { credits: 5 });
+  const { user, sessionId, token } = await userWithSession(page, request, { credits: 5 });
   const jobId = await sendIndividual(request, token, sessionId, {
     chatIds: [READS, REPLIES, SILENT],
     content: 'Your order has shipped',
   });
   // The contact writes back once the message is there.
-  await expect
-    .poll(
-      async () => (await jobsOf(request, token, user.id)).find((j) => j.id === jobId)?.delivery.delivered,
-      {
-        timeout: 30_000,
-      },
-    )
-    .toBe(2);
-  const inbound = await request.post(`/api/simulator/sessions/${sessionId}/inbound`, {
-    headers,
-    data: { from: REPLIES, text: 'Thank you, when will it arrive?' },
-  });
-  expect(inbound.ok(), await inbound.text()).toBe(true);
+  await replyOnceDelivered(
+    request,
+    { token, userId: user.id, sessionId },
+    { id: jobId, delivered: 2 },
+    { from: REPLIES, text: 'Thank you, when will it arrive?' },
+  );
   // The read receipt (5 s) and the deadline of the silent number (15 s, swept every few seconds).
   let job: Job | undefined;
   await expect

@@ -1,6 +1,6 @@
 import { expect, test } from '../fixtures.ts';
 import { balanceBubble, userWithSession } from './messaging-helpers.ts';
-import { jobsOf, sendIndividual } from './support/jobs.ts';
+import { jobsOf, replyOnceDelivered, sendIndividual } from './support/jobs.ts';
 
 /**
  * The simulator's contacts (server/src/transport/simulator): 919844420002 confirms delivery and
@@ -19,19 +19,12 @@ test('Follow up from Job Details: the segments with their counts, the confirmati
     chatIds: [READS, REPLIES],
     content: 'Our sale starts today',
   });
-  await expect
-    .poll(
-      async () => (await jobsOf(request, token, user.id)).find((j) => j.id === jobId)?.delivery.delivered,
-      {
-        timeout: 30_000,
-      },
-    )
-    .toBe(2);
-  const inbound = await request.post(`/api/simulator/sessions/${sessionId}/inbound`, {
-    headers,
-    data: { from: REPLIES, text: 'What is the price?' },
-  });
-  expect(inbound.ok(), await inbound.text()).toBe(true);
+  await replyOnceDelivered(
+    request,
+    { token, userId: user.id, sessionId },
+    { id: jobId, delivered: 2 },
+    { from: REPLIES, text: 'What is the price?' },
+  );
   await expect
     .poll(async () => (await jobsOf(request, token, user.id)).find((j) => j.id === jobId)?.delivery.replied, {
       timeout: 30_000,

@@ -39,6 +39,30 @@ export async function jobsOf(request: APIRequestContext, token: string, userId: 
   return ((await res.json()) as { jobs: Job[] }).jobs;
 }
 
+/**
+ * Waits until `delivered` of the job's recipients are delivered, then `from` writes `text` to the
+ * account (the simulator's inbound route), as a contact answers a message once it is there.
+ */
+export async function replyOnceDelivered(
+  request: APIRequestContext,
+  who: { token: string; userId: string; sessionId: string },
+  job: { id: string; delivered: number },
+  reply: { from: string; text: string },
+): Promise<void> {
+  await expect
+    .poll(
+      async () =>
+        (await jobsOf(request, who.token, who.userId)).find((j) => j.id === job.id)?.delivery.delivered,
+      { timeout: 30_000 },
+    )
+    .toBe(job.delivered);
+  const inbound = await request.post(`/api/simulator/sessions/${who.sessionId}/inbound`, {
+    headers: { authorization: `Bearer ${who.token}` },
+    data: reply,
+  });
+  expect(inbound.ok(), await inbound.text()).toBe(true);
+}
+
 /** Waits until every job of the user has finished (the e2e server sends with no pause). */
 export async function finishedJobs(
   request: APIRequestContext,
