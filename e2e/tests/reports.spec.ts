@@ -77,9 +77,10 @@ test.describe('MIS Report', () => {
 
     const short = jobRow(page, ids.short!);
     await expect(short).toContainText(SHORT_TEXT);
-    // No Show more / Show Details / Show Media: the one button copies the job id.
-    await expect(short.getByRole('button')).toHaveText(['']);
-    await expect(short.getByRole('button')).toHaveAccessibleName(/^Copy job ID /);
+    // No Show more / Show Details / Show Media: a button copies the job id, and the finished
+    // one-to-one job offers Follow up.
+    await expect(short.getByRole('button')).toHaveText(['', 'Follow up']);
+    await expect(short.getByRole('button').first()).toHaveAccessibleName(/^Copy job ID /);
 
     const poll = jobRow(page, ids.poll!);
     await expect(poll).toContainText('Which day suits...');
