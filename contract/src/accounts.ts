@@ -48,6 +48,27 @@ export const AccountCapabilities = z.object({
 });
 export type AccountCapabilities = z.infer<typeof AccountCapabilities>;
 
+/**
+ * A number on Meta's Cloud API: one-to-one only, templates any time and free-form texts inside the
+ * 24-hour window, to a number or a business-scoped user id; Meta paces it (several in flight).
+ */
+export const CLOUD_API_CAPABILITIES: AccountCapabilities = {
+  groups: false,
+  createGroups: false,
+  polls: false,
+  media: false,
+  status: false,
+  channels: false,
+  templates: true,
+  serviceWindow: true,
+  coldOutreach: true,
+  businessScopedIds: true,
+  pairing: false,
+  typing: false,
+  pace: 'throughput',
+  concurrentSends: 8,
+};
+
 /** A linked phone's capabilities, whichever provider drives it. */
 export const LINKED_PHONE_CAPABILITIES: AccountCapabilities = {
   groups: true,

@@ -1,23 +1,8 @@
-import { type AccountCapabilities, LINKED_PHONE_CAPABILITIES } from '@wa/contract';
+import { CLOUD_API_CAPABILITIES, LINKED_PHONE_CAPABILITIES } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import { can, priceKindOf, sendsTemplates } from './capabilities.ts';
 
-/** A Cloud API number's capabilities, as the server's transport/cloud/provider.ts lists them. */
-const CLOUD: AccountCapabilities = {
-  groups: false,
-  createGroups: false,
-  polls: false,
-  media: false,
-  status: false,
-  channels: false,
-  templates: true,
-  serviceWindow: true,
-  coldOutreach: true,
-  pairing: false,
-  typing: false,
-  pace: 'throughput',
-  concurrentSends: 8,
-};
+const CLOUD = CLOUD_API_CAPABILITIES;
 
 describe('capabilities', () => {
   it("reads what an account can do from its capabilities, never from its kind's name", () => {

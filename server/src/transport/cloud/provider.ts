@@ -1,3 +1,4 @@
+import { CLOUD_API_CAPABILITIES } from '@wa/contract';
 import type { ProviderDescriptor } from '../types.ts';
 
 /**
@@ -10,20 +11,5 @@ export const CLOUD_PROVIDER: ProviderDescriptor = {
   id: 'cloud',
   kind: 'cloud',
   connect: 'credentials',
-  capabilities: {
-    groups: false,
-    createGroups: false,
-    polls: false,
-    media: false,
-    status: false,
-    channels: false,
-    templates: true,
-    serviceWindow: true,
-    coldOutreach: true,
-    businessScopedIds: true,
-    pairing: false,
-    typing: false,
-    pace: 'throughput',
-    concurrentSends: 8,
-  },
+  capabilities: CLOUD_API_CAPABILITIES,
 };
