@@ -5,7 +5,6 @@ import {
   Loader,
   NumberInput,
   Radio,
-  Select,
   Stack,
   Text,
   Textarea,
@@ -22,6 +21,7 @@ import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { AppModal } from '../AppModal.tsx';
 import { ChargeConfirmModal } from '../charge/ChargeConfirmModal.tsx';
 import { useCharge } from '../charge/useCharge.ts';
+import { PhoneNumberPicker } from '../PhoneNumberPicker.tsx';
 
 const DAY_MS = 86_400_000;
 
@@ -133,15 +133,11 @@ export function FollowUpModal(props: { job: { id: string; sessionId: string }; o
                 {f.error ? ` (${f.error})` : ''}
               </Text>
             ))}
-            <Select
+            <PhoneNumberPicker
               label="Account"
+              sessions={sessions.data ?? []}
               value={sessionId}
               onChange={(v) => v && setSessionId(v)}
-              data={(sessions.data ?? []).map((s) => ({
-                value: s.sessionId,
-                label: s.sessionName || s.sessionId,
-              }))}
-              allowDeselect={false}
             />
             <Textarea
               label="Message"
