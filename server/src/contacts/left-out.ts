@@ -63,10 +63,10 @@ export async function sendableRecipients(
   );
   if (kept.length === 0)
     throw badRequest(
-      optedOut.length > 0
-        ? empty.optedOut
-        : noConsent.length > 0
-          ? empty.noConsent
+      noConsent.length > 0
+        ? empty.noConsent
+        : optedOut.length > 0
+          ? empty.optedOut
           : (empty.needsCloudNumber ?? empty.optedOut),
     );
   if (optedOut.length === 0 && noConsent.length === 0 && needsCloudNumber.length === 0)

@@ -188,6 +188,12 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
     const none = await send(token, sessionId, ['919800016003']);
     expect(none.statusCode).toBe(400);
     expect(none.json().message).toBe('No recipient has consent to receive messages');
+    // One opted out and one without consent, none left: the consent is what the user can fix.
+    const mixed = await send(token, sessionId, ['919800016003', '919800016004']);
+    expect([mixed.statusCode, mixed.json().message]).toEqual([
+      400,
+      'No recipient has consent to receive messages',
+    ]);
     expect(await balanceOf(t.db, user.id)).toBe(8);
     const audit = await queryRows<{ details: Record<string, unknown> }>(
       t.db,
