@@ -12,6 +12,7 @@ export * from './csv.ts';
 export * from './dates.ts';
 export * from './follow-up.ts';
 export * from './group-create.ts';
+export * from './inbox.ts';
 export * from './jid.ts';
 export * from './job-edit.ts';
 export * from './job-outcome.ts';
