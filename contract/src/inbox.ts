@@ -128,3 +128,11 @@ export const MessageReceivedPayload = z
     at: z.iso.datetime(),
   })
   .loose();
+
+/** `GET /api/inbox/counts`: what the sidebar shows beside Inbox. */
+export const InboxCountsResponse = z.object({
+  success: z.literal(true),
+  /** Threads with messages the user has not opened. */
+  unreadThreads: z.number().int(),
+});
+export type InboxCountsResponse = z.infer<typeof InboxCountsResponse>;
