@@ -19,6 +19,8 @@ export const InboxFilterState = z.enum(['unread', 'open', 'done'], {
 
 /** `GET /api/inbox` query. `q` searches the person's name and any of their numbers. */
 export const InboxQuery = z.object({
+  /** An admin reads a managed user's inbox (read-only); others leave it out. */
+  userId: z.string().max(100).optional(),
   sessionId: z.string().max(100).optional(),
   jobId: z.string().max(100).optional(),
   state: InboxFilterState.optional(),
@@ -104,6 +106,9 @@ export const InboxReplyResponse = z.object({
   creditsCharged: z.number().int().optional(),
 });
 export type InboxReplyResponse = z.infer<typeof InboxReplyResponse>;
+
+/** `GET /api/inbox/:personId` query: an admin reads a managed user's thread (it stays unread for the user). */
+export const InboxThreadQuery = z.object({ userId: z.string().max(100).optional() });
 
 export const InboxStateBody = z.object({ state: InboxState });
 
