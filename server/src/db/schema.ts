@@ -1008,6 +1008,11 @@ export const cloudAccounts = pgTable(
       .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
     phoneNumberId: text('phone_number_id').notNull(),
     wabaId: text('waba_id').notNull(),
+    /**
+     * The business portfolio that owns the WhatsApp Business Account (Graph's
+     * `owner_business_info.id`), whose messaging limit the number shares; null until read.
+     */
+    portfolioId: text('portfolio_id'),
     accessToken: text('access_token').notNull(),
     appSecret: text('app_secret').notNull(),
     verifyToken: text('verify_token').notNull(),
@@ -1109,7 +1114,7 @@ export const erasures = pgTable(
  * at the business portfolio level and are shared by all business phone numbers within a
  * portfolio"), counted here so that every node sending for the business counts the same
  * recipients. One row per business: its lock (a reservation holds it FOR UPDATE) and the limit
- * its numbers last read. Keyed by the WhatsApp Business Account id (sessions/cloud/messaging-limit.ts says why).
+ * its numbers last read. Keyed by the portfolio's id, else the WhatsApp Business Account id (sessions/cloud/messaging-limit.ts says when).
  */
 export const cloudPortfolios = pgTable('cloud_portfolios', {
   portfolio: text('portfolio').primaryKey(),

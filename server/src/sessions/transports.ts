@@ -11,9 +11,15 @@ import { restrictionSteps } from '../transport/restriction-steps.ts';
 import { sentCopies } from '../transport/sent-messages.ts';
 import { SimulatorTransport } from '../transport/simulator/transport.ts';
 import type { CachedGroup, GroupLookup, Transport, TransportSession } from '../transport/types.ts';
-import { cloudCredentials, graphClient, recordPhoneInfo } from './cloud/accounts.ts';
+import {
+  cloudCredentials,
+  graphClient,
+  readPortfolio,
+  recordPhoneInfo,
+  recordPortfolio,
+} from './cloud/accounts.ts';
 import { marketingStoppedFor, recordMarketingPreference } from './cloud/marketing-preferences.ts';
-import { portfolioLimit } from './cloud/messaging-limit.ts';
+import { portfolioKey, portfolioLimit } from './cloud/messaging-limit.ts';
 import { inServiceWindow } from './cloud/service-windows.ts';
 import { proxyOf } from './proxy.ts';
 
@@ -93,20 +99,26 @@ export async function baileysTransport(ctx: AppContext, session: TransportSessio
 
 /**
  * A Cloud API account's transport, with what it needs from the database injected. The numbers of
- * one WhatsApp Business Account share one messaging limit, counted in the database
- * (cloud/messaging-limit.ts: Meta sets it per business portfolio since October 2025).
+ * one business portfolio share one messaging limit, counted in the database
+ * (cloud/messaging-limit.ts: Meta sets it per business portfolio since October 2025). An account
+ * connected before the portfolio was asked has it read here, once.
  */
 export async function cloudTransport(ctx: AppContext, session: TransportSession): Promise<Transport> {
   const cloud = await cloudCredentials(ctx.db, ctx.config.secretKey, session.sessionId);
   if (!cloud) throw new Error(`No Cloud API credentials for ${session.sessionId}`);
   const log = ctx.log.child({ sessionId: session.sessionId });
+  const client = graphClient(ctx.config, cloud.accessToken);
+  if (cloud.portfolioId === null) {
+    cloud.portfolioId = await readPortfolio(client, cloud.wabaId, log);
+    if (cloud.portfolioId !== null) await recordPortfolio(ctx.db, session.sessionId, cloud.portfolioId);
+  }
   return new CloudTransport(session, {
-    client: graphClient(ctx.config, cloud.accessToken),
+    client,
     phoneNumberId: cloud.phoneNumberId,
     log,
     perSecond: cloud.throughputLevel === 'HIGH' ? 1000 : undefined,
     tier: cloud.messagingLimitTier,
-    messagingLimit: portfolioLimit(ctx.db, cloud.wabaId),
+    messagingLimit: portfolioLimit(ctx.db, portfolioKey(cloud)),
     marketingStopped: (to, template) => marketingStoppedFor(ctx.db, session.sessionId, to, template),
     onMarketingStopped: (to) =>
       recordMarketingPreference(ctx.db, {

@@ -22,9 +22,12 @@ import {
  * Meta's messaging limit is the business portfolio's, shared by all its numbers (Messaging Limits
  * page, developers.facebook.com/documentation/business-messaging/whatsapp/messaging-limits, since
  * 7 October 2025; read as `whatsapp_business_manager_messaging_limit`). Two nodes, each driving one
- * number of the business against one database, count its recipients together.
+ * number of the business against one database, count its recipients together, also when the two
+ * numbers are in two WhatsApp Business Accounts of the one portfolio.
  */
 const SECOND = { id: '106540352242923', display_phone_number: '+91 98000 15839' };
+/** A second WhatsApp Business Account of the same portfolio, holding the second number. */
+const SECOND_WABA = '102290129340399';
 const LIMIT = 250;
 const PER_NUMBER = 200;
 
@@ -62,6 +65,7 @@ describe.each(DB_KINDS)('one messaging limit for a business across two nodes on 
       // The lowest limit Meta names for a portfolio (a new one's).
       phone: { whatsapp_business_manager_messaging_limit: 'TIER_250' },
       morePhoneNumbers: [SECOND],
+      moreBusinessAccounts: [SECOND_WABA],
       templates: [approvedTemplate('order_update', 'en_US', 'UTILITY', 'Your order {{1}} has shipped.')],
     });
     nodes = await twoNodes(kind, { CLOUD_API_BASE_URL: fake.baseUrl, SECRET_KEY: 'ab'.repeat(32) });
@@ -89,7 +93,7 @@ describe.each(DB_KINDS)('one messaging limit for a business across two nodes on 
       return res.json().sessionId as string;
     };
     const first = await connect({ sessionName: 'Counter' });
-    const second = await connect({ sessionName: 'Godown', phoneNumberId: SECOND.id });
+    const second = await connect({ sessionName: 'Godown', phoneNumberId: SECOND.id, wabaId: SECOND_WABA });
     await app.close();
 
     // Each node drives one number, as the session runner does for the sessions it owns.
@@ -140,12 +144,12 @@ describe.each(DB_KINDS)('one messaging limit for a business across two nodes on 
     const waits = [...a, ...b].filter((x): x is Date => x instanceof Date);
     expect(waits.length).toBe(2 * PER_NUMBER - LIMIT);
     for (const until of waits) expect(until.getTime() - Date.now()).toBeGreaterThan(23.9 * 3600_000);
-    // What the database holds: one business, its 250 recipients.
+    // What the database holds: one business portfolio, its 250 recipients.
     const rows = await queryRows<{ portfolio: string; n: number }>(
       nodes.b.db,
       sql`SELECT portfolio, count(*)::int AS n FROM cloud_portfolio_recipients GROUP BY portfolio`,
     );
-    expect(rows).toEqual([{ portfolio: fake.wabaId, n: LIMIT }]);
+    expect(rows).toEqual([{ portfolio: fake.portfolioId, n: LIMIT }]);
 
     // A recipient one node counted may be sent to by the other number: it is in the window already.
     const counted = fake.sends.find((s) => s.messageId)!.to;
@@ -156,5 +160,79 @@ describe.each(DB_KINDS)('one messaging limit for a business across two nodes on 
       code: 'rate-limited',
       message: "Waiting: the account's limit of 250 recipients in 24 hours is reached",
     });
+  });
+});
+
+describe.each(DB_KINDS)('the business portfolio of a Cloud number on %s', (kind) => {
+  const closers: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const close of closers.reverse()) await close();
+  });
+
+  /** One node with a user, against a fake whose account names `portfolioId` as its owner. */
+  async function node(portfolioId: string | null) {
+    const fake = await startFakeGraphApi({
+      portfolioId,
+      phone: { whatsapp_business_manager_messaging_limit: 'TIER_250' },
+      templates: [approvedTemplate('order_update', 'en_US', 'UTILITY', 'Your order {{1}} has shipped.')],
+    });
+    const database = await openTestDatabase(kind);
+    const ctx = createContext(
+      testConfig({ CLOUD_API_BASE_URL: fake.baseUrl, SECRET_KEY: 'ab'.repeat(32) }),
+      database,
+    );
+    const app = await buildApp(ctx);
+    await app.ready();
+    closers.push(
+      () => fake.close(),
+      () => database.close(),
+      () => app.close(),
+    );
+    const user = await buildUser(ctx, { credits: 0 });
+    const token = await loginToken(app, user.username);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/cloud-instances',
+      headers: bearer(token),
+      payload: connectBody(fake),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const sessionId = res.json().sessionId as string;
+    const stored = async () =>
+      (
+        await queryRows<{ portfolio_id: string | null }>(
+          ctx.db,
+          sql`SELECT portfolio_id FROM cloud_accounts WHERE session_id = ${sessionId}`,
+        )
+      )[0]!.portfolio_id;
+    const sendOne = async (to: string) => {
+      const transport = await cloudTransport(ctx, { sessionId, phoneNumber: '919800015838' });
+      closers.push(() => transport.close());
+      await transport.connect();
+      await transport.send(`${to}@s.whatsapp.net`, {
+        kind: 'template',
+        name: 'order_update',
+        language: 'en_US',
+        parameters: ['A-1'],
+      });
+      return queryRows<{ portfolio: string }>(ctx.db, sql`SELECT portfolio FROM cloud_portfolio_recipients`);
+    };
+    return { fake, ctx, stored, sendOne };
+  }
+
+  it('is read at connect, and an account connected before it was asked has it read when it starts', async () => {
+    const { fake, ctx, stored, sendOne } = await node('506914307656634');
+    expect(await stored()).toBe('506914307656634');
+    expect(fake.calls.some((c) => c.path === `/v24.0/${fake.wabaId}`)).toBe(true);
+    // An account stored without it (connected before the product asked).
+    await ctx.db.execute(sql`UPDATE cloud_accounts SET portfolio_id = NULL`);
+    expect(await sendOne('919822200001')).toEqual([{ portfolio: '506914307656634' }]);
+    expect(await stored()).toBe('506914307656634');
+  });
+
+  it('is counted per WhatsApp Business Account when Meta names no owner', async () => {
+    const { fake, stored, sendOne } = await node(null);
+    expect(await stored()).toBeNull();
+    expect(await sendOne('919822200002')).toEqual([{ portfolio: fake.wabaId }]);
   });
 });

@@ -8,7 +8,7 @@ import { cloudPrices } from '../../db/schema.ts';
 import { badRequest } from '../../errors.ts';
 import { authorizeSession } from '../../policy/access.ts';
 import { cloudAccountRow } from '../../sessions/cloud/accounts.ts';
-import { portfolioUse } from '../../sessions/cloud/messaging-limit.ts';
+import { portfolioKey, portfolioUse } from '../../sessions/cloud/messaging-limit.ts';
 import { findTemplate } from '../../sessions/cloud/templates.ts';
 import { tierLimit } from '../../transport/cloud/tier-counter.ts';
 import type { UserRow } from '../../users/repository.ts';
@@ -61,7 +61,7 @@ export async function priceOf(db: Db, category: string): Promise<number> {
  * What a template send to `recipients` numbers would cost at Meta's rate for the template's
  * category, and how many of them the account's 24-hour tier lets go now (the send summary, before
  * sending). The tier's count is the distinct template recipients of the last 24 hours of every
- * number of the account's WhatsApp Business Account, as every node counts them: Meta's limit is
+ * number of the account's business portfolio, as every node counts them: Meta's limit is
  * shared by a business's numbers (sessions/cloud/messaging-limit.ts).
  */
 export async function estimateCost(
@@ -77,7 +77,7 @@ export async function estimateCost(
   const costUnits = (await priceOf(ctx.db, category)) * input.recipients;
   const account = await cloudAccountRow(ctx.db, sessionId);
   const limit = tierLimit(account?.messagingLimitTier);
-  const used = await portfolioUse(ctx.db, account?.wabaId ?? '');
+  const used = account ? await portfolioUse(ctx.db, portfolioKey(account)) : 0;
   const room = Number.isFinite(limit) ? Math.max(0, limit - used) : input.recipients;
   const now = Math.min(room, input.recipients);
   const waiting = input.recipients - now;

@@ -14,6 +14,8 @@ export type CloudCredentials = {
   sessionId: string;
   phoneNumberId: string;
   wabaId: string;
+  /** The business portfolio that owns the WhatsApp Business Account; null when Meta named none. */
+  portfolioId: string | null;
   accessToken: string;
   appSecret: string;
   verifyToken: string;
@@ -54,6 +56,7 @@ export async function cloudCredentials(
     sessionId,
     phoneNumberId: row.phoneNumberId,
     wabaId: row.wabaId,
+    portfolioId: row.portfolioId,
     accessToken: open('accessToken'),
     appSecret: open('appSecret'),
     verifyToken: open('verifyToken'),
@@ -86,6 +89,29 @@ export async function recordPhoneInfo(db: Db, sessionId: string, info: PhoneNumb
       checkedAt: new Date(),
     })
     .where(eq(cloudAccounts.sessionId, sessionId));
+}
+
+/**
+ * The business portfolio that owns the WhatsApp Business Account, as Meta names it, or null when
+ * Meta does not answer it (logged): the messaging limit is then counted per WhatsApp Business
+ * Account (messaging-limit.ts).
+ */
+export async function readPortfolio(
+  client: GraphClient,
+  wabaId: string,
+  log: { warn(obj: object, msg: string): void },
+): Promise<string | null> {
+  try {
+    return await client.getPortfolioId(wabaId);
+  } catch (err) {
+    log.warn({ err, wabaId }, 'the business portfolio of the WhatsApp Business Account was not read');
+    return null;
+  }
+}
+
+/** Stores the portfolio read for an account connected before it was asked. */
+export async function recordPortfolio(db: Db, sessionId: string, portfolioId: string): Promise<void> {
+  await db.update(cloudAccounts).set({ portfolioId }).where(eq(cloudAccounts.sessionId, sessionId));
 }
 
 /** The Cloud API rows of these sessions, by session id. */

@@ -5,9 +5,8 @@ import { type Db, queryRows } from '../../db/client.ts';
  * People who stopped marketing messages from a Cloud API business (table
  * cloud_marketing_preferences). Meta says so two ways: the `user_preferences` webhook (stop or
  * resume) and error 131050 on a marketing template. The business is the WhatsApp Business Account:
- * the webhook is subscribed per account and names it (`entry[].id`), and the product knows no
- * wider business for a number (messaging-limit.ts). The person is the address Meta gave: `wa_id`
- * (digits), else the business-scoped `user_id`.
+ * the webhook is subscribed per account and names it (`entry[].id`). The person is the address
+ * Meta gave: `wa_id` (digits), else the business-scoped `user_id`.
  */
 
 export type MarketingPreference = {

@@ -7,14 +7,20 @@ import type { LimitReservation, MessagingLimit } from '../../transport/cloud/tie
  * cloud_portfolio_recipients), so that the Cloud API numbers of one business share one count
  * whichever node drives each of them. The window is the database's clock, the same for every node.
  *
- * Meta sets the limit per business portfolio. The product knows each number's WhatsApp Business
- * Account (entered at connect, named by every webhook) but not the portfolio that owns it: the
- * count is kept per WhatsApp Business Account. A portfolio with several such accounts is counted
- * per account, and Meta's own refusal (130429 and the like) still holds the sends beyond it.
+ * Meta sets the limit per business portfolio, which may own several WhatsApp Business Accounts.
+ * The portfolio is read from Meta when the number is connected (`owner_business_info` of its
+ * WhatsApp Business Account, sessions/cloud/accounts.ts `readPortfolio`). When Meta does not name
+ * it (a token without the permission, an error), the count is kept per WhatsApp Business Account,
+ * and Meta's own refusal (130429 and the like) still holds the sends beyond the portfolio's limit.
  */
 const WINDOW = sql`interval '24 hours'`;
 
-/** The count of one business's recipients (its WhatsApp Business Account id). */
+/** The key the business's count is kept under: its portfolio, else its WhatsApp Business Account. */
+export function portfolioKey(account: { portfolioId: string | null; wabaId: string }): string {
+  return account.portfolioId ?? account.wabaId;
+}
+
+/** The count of one business's recipients (`portfolioKey`). */
 export function portfolioLimit(db: Db, portfolio: string): MessagingLimit {
   return { reserve: (to, limit) => reserveRecipient(db, portfolio, to, limit) };
 }

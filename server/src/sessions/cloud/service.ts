@@ -10,7 +10,7 @@ import type { UserRow } from '../../users/repository.ts';
 import { capabilitiesOf } from '../providers.ts';
 import { insertNewSession, newSessionId } from '../repository.ts';
 import { assertRoomForInstance } from '../service.ts';
-import { graphClient, recordPhoneInfo, sealedAccount } from './accounts.ts';
+import { graphClient, readPortfolio, recordPhoneInfo, sealedAccount } from './accounts.ts';
 import { storeTemplates, syncTemplatesIfStale, templatesOf } from './templates.ts';
 
 /** Meta's answer as the user reads it: 400 for what they typed wrong, 503 when Meta did not answer. */
@@ -22,7 +22,7 @@ function graphProblem(err: unknown): Error {
 
 /**
  * `POST /api/cloud-instances`: checks the ids and the token against Meta (`GET
- * /{phone-number-id}`), reads the templates once, then stores the account with its secrets
+ * /{phone-number-id}`), reads the templates and the business portfolio once, then stores the account with its secrets
  * sealed. The instance limits count Cloud API accounts too. The session runner connects it.
  */
 export async function createCloudInstance(
@@ -37,6 +37,7 @@ export async function createCloudInstance(
   const templates = await client.listTemplates(input.wabaId).catch((err: unknown) => {
     throw graphProblem(err);
   });
+  const portfolioId = await readPortfolio(client, input.wabaId, ctx.log);
   const digits = info.displayPhoneNumber.replace(/\D/g, '') || input.phoneNumberId;
   const sessionId = newSessionId(digits);
   await ctx.db.transaction(async (tx) => {
@@ -59,6 +60,7 @@ export async function createCloudInstance(
         sessionId,
         phoneNumberId: input.phoneNumberId,
         wabaId: input.wabaId,
+        portfolioId,
         accessToken: input.accessToken,
         appSecret: input.appSecret,
         verifyToken: input.verifyToken,

@@ -73,6 +73,15 @@ const phoneNumberSchema = z.object({
   throughput: z.object({ level: z.string().optional() }).optional(),
 });
 
+/**
+ * `GET /{waba-id}?fields=owner_business_info` (Graph API reference, WhatsApp Business Account:
+ * `owner_business_info`, the business that owns the account, `{ id, name }`).
+ */
+const businessAccountSchema = z.object({
+  id: z.string(),
+  owner_business_info: z.object({ id: z.string().min(1), name: z.string().optional() }).optional(),
+});
+
 const sendResponseSchema = z.object({
   contacts: z.array(z.object({ input: z.string().optional(), wa_id: z.string().optional() })).optional(),
   messages: z.array(z.object({ id: z.string().min(1), message_status: z.string().optional() })).min(1),
@@ -142,6 +151,18 @@ export function createGraphClient(options: GraphClientOptions) {
         messagingLimitTier: p.whatsapp_business_manager_messaging_limit ?? p.messaging_limit_tier ?? null,
         throughputLevel: p.throughput?.level ?? null,
       };
+    },
+
+    /**
+     * The business portfolio that owns a WhatsApp Business Account, whose messaging limit its
+     * numbers share (Messaging Limits page: "calculated and set at the business portfolio level");
+     * null when Meta names none.
+     */
+    async getPortfolioId(wabaId: string): Promise<string | null> {
+      const json = await call('GET', `/${segment(wabaId)}?fields=id,owner_business_info`);
+      const parsed = businessAccountSchema.safeParse(json);
+      if (!parsed.success) throw unexpected('the WhatsApp Business Account', parsed.error);
+      return parsed.data.owner_business_info?.id ?? null;
     },
 
     /**

@@ -60,6 +60,16 @@ export type FakeGraphOptions = {
    */
   morePhoneNumbers?: Array<{ id: string; display_phone_number: string }>;
   wabaId?: string;
+  /**
+   * The business portfolio that owns the WhatsApp Business Account (`owner_business_info.id`);
+   * null: the account answers no owner, as for a token without the permission to read it.
+   */
+  portfolioId?: string | null;
+  /**
+   * More WhatsApp Business Accounts of the same portfolio (their templates are the account's
+   * own): each answers `GET /{waba-id}` and its template list.
+   */
+  moreBusinessAccounts?: string[];
   accessToken?: string;
   appSecret?: string;
   phone?: Record<string, unknown>;
@@ -87,6 +97,8 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
   const version = options.version ?? 'v24.0';
   const phoneNumberId = options.phoneNumberId ?? '106540352242922';
   const wabaId = options.wabaId ?? '102290129340398';
+  const portfolioId = options.portfolioId === undefined ? '506914307656634' : options.portfolioId;
+  const businessAccounts = new Set([wabaId, ...(options.moreBusinessAccounts ?? [])]);
   const appSecret = options.appSecret ?? 'fake-app-secret';
   const state = {
     accessToken: options.accessToken ?? 'EAAJB-fake-token',
@@ -276,7 +288,7 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
   }
 
   /** GET /{waba-id}/message_templates with cursor paging (Graph API "Paginated Results"). */
-  function listTemplates(query: URLSearchParams, baseUrl: string) {
+  function listTemplates(query: URLSearchParams, baseUrl: string, account: string) {
     const limit = Math.min(Number(query.get('limit') ?? 25) || 25, 100);
     const from = query.get('after') ? Number(Buffer.from(query.get('after')!, 'base64url').toString()) : 0;
     const page = state.templates
@@ -290,7 +302,7 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
         cursors: { before: cursor(from), after: cursor(from + page.length) },
         ...(more
           ? {
-              next: `${baseUrl}/${wabaId}/message_templates?limit=${limit}&after=${cursor(from + page.length)}`,
+              next: `${baseUrl}/${account}/message_templates?limit=${limit}&after=${cursor(from + page.length)}`,
             }
           : {}),
       },
@@ -345,10 +357,28 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
       } else if (
         parts[0] === version &&
         req.method === 'GET' &&
-        parts[1] === wabaId &&
+        parts.length === 2 &&
+        businessAccounts.has(parts[1]!)
+      ) {
+        // WhatsApp Business Account reference: GET /{waba-id} answers the fields asked, among them
+        // `owner_business_info` ({ id, name }: the business portfolio that owns the account).
+        const account: Record<string, unknown> = {
+          id: parts[1],
+          name: 'Lucky Shrub',
+          ...(portfolioId ? { owner_business_info: { id: portfolioId, name: 'Lucky Shrub' } } : {}),
+        };
+        const fields = (u.searchParams.get('fields') ?? 'id,name').split(',');
+        result = {
+          status: 200,
+          body: Object.fromEntries(['id', ...fields].filter((f) => f in account).map((f) => [f, account[f]])),
+        };
+      } else if (
+        parts[0] === version &&
+        req.method === 'GET' &&
+        businessAccounts.has(parts[1]!) &&
         parts[2] === 'message_templates'
       ) {
-        result = { status: 200, body: listTemplates(u.searchParams, `${url}/${version}`) };
+        result = { status: 200, body: listTemplates(u.searchParams, `${url}/${version}`, parts[1]!) };
       } else if (
         parts[0] === version &&
         req.method === 'POST' &&
@@ -373,6 +403,7 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
     baseUrl: `${url}/${version}`,
     phoneNumberId,
     wabaId,
+    portfolioId,
     appSecret,
     get accessToken() {
       return state.accessToken;

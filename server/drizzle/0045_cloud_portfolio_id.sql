@@ -1,0 +1,1 @@
+ALTER TABLE "cloud_accounts" ADD COLUMN "portfolio_id" text;
