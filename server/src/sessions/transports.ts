@@ -110,7 +110,7 @@ export async function cloudTransport(ctx: AppContext, session: TransportSession)
   const client = graphClient(ctx.config, cloud.accessToken);
   if (cloud.portfolioId === null) {
     cloud.portfolioId = await readPortfolio(client, cloud.wabaId, log);
-    if (cloud.portfolioId !== null) await recordPortfolio(ctx.db, session.sessionId, cloud.portfolioId);
+    if (cloud.portfolioId !== null) await recordPortfolio(ctx.db, cloud, cloud.portfolioId);
   }
   return new CloudTransport(session, {
     client,

@@ -215,7 +215,10 @@ describe.each(DB_KINDS)('the business portfolio of a Cloud number on %s', (kind)
         language: 'en_US',
         parameters: ['A-1'],
       });
-      return queryRows<{ portfolio: string }>(ctx.db, sql`SELECT portfolio FROM cloud_portfolio_recipients`);
+      return queryRows<{ portfolio: string }>(
+        ctx.db,
+        sql`SELECT portfolio FROM cloud_portfolio_recipients ORDER BY portfolio, recipient`,
+      );
     };
     return { fake, ctx, stored, sendOne };
   }
@@ -224,9 +227,15 @@ describe.each(DB_KINDS)('the business portfolio of a Cloud number on %s', (kind)
     const { fake, ctx, stored, sendOne } = await node('506914307656634');
     expect(await stored()).toBe('506914307656634');
     expect(fake.calls.some((c) => c.path === `/v24.0/${fake.wabaId}`)).toBe(true);
-    // An account stored without it (connected before the product asked).
+    // An account stored without it (connected before the product asked), whose WhatsApp Business
+    // Account counted a recipient an hour ago: that recipient is counted in the portfolio too.
     await ctx.db.execute(sql`UPDATE cloud_accounts SET portfolio_id = NULL`);
-    expect(await sendOne('919822200001')).toEqual([{ portfolio: '506914307656634' }]);
+    await ctx.db.execute(sql`INSERT INTO cloud_portfolios (portfolio) VALUES (${fake.wabaId})`);
+    await ctx.db.execute(
+      sql`INSERT INTO cloud_portfolio_recipients VALUES (${fake.wabaId}, '919822200009', now() - interval '1 hour')`,
+    );
+    const counted = await sendOne('919822200001');
+    expect(counted.filter((r) => r.portfolio === '506914307656634')).toHaveLength(2);
     expect(await stored()).toBe('506914307656634');
   });
 

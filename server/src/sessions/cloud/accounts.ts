@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import { cloudAccounts } from '../../db/schema.ts';
@@ -109,9 +109,29 @@ export async function readPortfolio(
   }
 }
 
-/** Stores the portfolio read for an account connected before it was asked. */
-export async function recordPortfolio(db: Db, sessionId: string, portfolioId: string): Promise<void> {
-  await db.update(cloudAccounts).set({ portfolioId }).where(eq(cloudAccounts.sessionId, sessionId));
+/**
+ * Stores the portfolio read for an account connected before it was asked. The recipients its
+ * WhatsApp Business Account counted in the last 24 hours are counted in the portfolio too, so that
+ * the change of key frees no room (a number of the account still without it keeps the old count).
+ */
+export async function recordPortfolio(
+  db: Db,
+  account: { sessionId: string; wabaId: string },
+  portfolioId: string,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.update(cloudAccounts).set({ portfolioId }).where(eq(cloudAccounts.sessionId, account.sessionId));
+    await tx.execute(
+      sql`INSERT INTO cloud_portfolios (portfolio) VALUES (${portfolioId}) ON CONFLICT (portfolio) DO NOTHING`,
+    );
+    await tx.execute(
+      sql`INSERT INTO cloud_portfolio_recipients (portfolio, recipient, last_sent_at)
+          SELECT ${portfolioId}, r.recipient, r.last_sent_at FROM cloud_portfolio_recipients r
+          WHERE r.portfolio = ${account.wabaId}
+          ON CONFLICT (portfolio, recipient) DO UPDATE
+            SET last_sent_at = GREATEST(cloud_portfolio_recipients.last_sent_at, EXCLUDED.last_sent_at)`,
+    );
+  });
 }
 
 /** The Cloud API rows of these sessions, by session id. */
