@@ -33,6 +33,11 @@ export const isGroupJid = (jid: string): boolean => jid.endsWith(GROUP_JID_SUFFI
 export const isPhoneJid = (jid: string): boolean => jid.endsWith(PHONE_JID_SUFFIX);
 export const isLidJid = (jid: string): boolean => jid.endsWith(LID_JID_SUFFIX);
 
+const ERASED_SUFFIX = '@erased';
+/** What an erased recipient's chat id becomes: the erasure's token, in a form no address has. */
+export const chatIdOfErasure = (token: string): string => `${token}${ERASED_SUFFIX}`;
+export const isErasedChatId = (chatId: string): boolean => chatId.endsWith(ERASED_SUFFIX);
+
 /** A business-scoped user id (Meta's "Business-scoped user IDs": `US.13491208655302741918`), as a regular expression's source (JavaScript and SQL). */
 export const BSUID_PATTERN = '^[A-Z]{2}\\.[A-Za-z0-9]{1,128}$';
 const BSUID = new RegExp(BSUID_PATTERN);

@@ -1,4 +1,4 @@
-import { CONSENT_TEXTS, chatIdOfAddress, type EraseResponse } from '@wa/contract';
+import { CONSENT_TEXTS, chatIdOfAddress, chatIdOfErasure, type EraseResponse } from '@wa/contract';
 import { type SQL, sql } from 'drizzle-orm';
 import { recordAudit } from '../audit/record.ts';
 import { erasureToken } from '../contacts/erasure-token.ts';
@@ -92,7 +92,7 @@ export async function erasePerson(
     let messages = 0;
     for (const [i, address] of addresses.entries()) {
       const jid = chatIdOfAddress(address);
-      const erased = erasedChatId(tokens[i]!);
+      const erased = chatIdOfErasure(tokens[i]!);
       if (jid) {
         messages += await erase(tx, jid, erased, ofUser);
         // Repeating sends keep their recipients for the next occurrence: the token takes the address's place there too.
@@ -122,9 +122,6 @@ export async function erasePerson(
     return answer;
   });
 }
-
-/** What an erased recipient's chat id becomes: the token, in a form no address has. */
-const erasedChatId = (token: string) => `${token}@erased`;
 
 /**
  * Audit and webhook rows, kept send answers and the user's stored groups that name `value` get

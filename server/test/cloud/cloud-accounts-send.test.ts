@@ -165,10 +165,10 @@ describe.each(DB_KINDS)('Sending through a Cloud API account on %s', (kind) => {
       tierText: null,
     });
     // The business's recipients of the last 24 hours (this file's earlier sends, from the same
-    // WhatsApp Business Account) count against its 2,000: they stay counted when an account is removed.
+    // business portfolio) count against its 2,000: they stay counted when an account is removed.
     const [{ used }] = (await queryRows<{ used: number }>(
       t.db,
-      sql`SELECT count(*)::int AS used FROM cloud_portfolio_recipients WHERE portfolio = ${rig.fake.wabaId}`,
+      sql`SELECT count(*)::int AS used FROM cloud_portfolio_recipients WHERE portfolio = ${rig.fake.portfolioId}`,
     )) as [{ used: number }];
     const many = await post(a.token, `/api/session/${a.sessionId}/cost-estimate`, {
       templateName: 'order_update',

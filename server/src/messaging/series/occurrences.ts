@@ -1,5 +1,5 @@
 import type { AccountKind, RepeatEvery } from '@wa/contract';
-import { jidUser } from '@wa/contract';
+import { isErasedChatId, jidUser } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { leftOutOfSend } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
@@ -89,12 +89,12 @@ export async function startDueOccurrences(ctx: AppContext, max = 50): Promise<nu
           tx,
           ctx.config.secretKey,
           { id: s.userId, consentRequired: owner?.consent_required === true },
-          chatIds.filter((id) => !id.endsWith('@erased')).map(jidUser),
+          chatIds.filter((id) => !isErasedChatId(id)).map(jidUser),
         );
-        if (out.optedOut.size > 0 || out.noConsent.size > 0 || chatIds.some((id) => id.endsWith('@erased'))) {
+        if (out.optedOut.size > 0 || out.noConsent.size > 0 || chatIds.some(isErasedChatId)) {
           const keep = chatIds.map((id) => {
             const n = jidUser(id);
-            return !id.endsWith('@erased') && !out.optedOut.has(n) && !out.noConsent.has(n);
+            return !isErasedChatId(id) && !out.optedOut.has(n) && !out.noConsent.has(n);
           });
           chatIds = chatIds.filter((_, i) => keep[i]);
           chatNames = chatNames.filter((_, i) => keep[i]);

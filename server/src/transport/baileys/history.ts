@@ -1,6 +1,6 @@
 import { pipeline, Readable } from 'node:stream';
 import { createInflate } from 'node:zlib';
-import { isPhoneJid } from '@wa/contract';
+import { isLidJid, isPhoneJid } from '@wa/contract';
 import { downloadContentFromMessage, type proto } from 'baileys';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BaileysSocket } from './socket.ts';
@@ -138,7 +138,7 @@ async function* topLevelFields(
 // Conversation: id = 1, pnJid = 39, lidJid = 42, accountLid = 49. PhoneNumberToLIDMapping: pnJid = 1, lidJid = 2.
 const CONVERSATION_FIELDS = new Set([1, 39, 42, 49]);
 const MAPPING_FIELDS = new Set([1, 2]);
-const isLid = (jid: string | undefined) => !!jid && jid.endsWith('@lid');
+const isLid = (jid: string | undefined) => !!jid && isLidJid(jid);
 const isPn = (jid: string | undefined) => !!jid && isPhoneJid(jid);
 
 /**

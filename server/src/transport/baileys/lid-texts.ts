@@ -1,10 +1,8 @@
-import { type Address, chatIdOfPhone } from '@wa/contract';
+import { type Address, chatIdOfPhone, jidUser } from '@wa/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LidTextStore } from '../number-lookups.ts';
 import type { IncomingText } from '../types.ts';
 import type { BaileysSocket } from './socket.ts';
-
-const userOf = (jid: string) => jid.split('@')[0]!.split(':')[0]!;
 
 /**
  * Texts from contacts known only by their LID. rc14 reports a chat addressed by
@@ -36,7 +34,7 @@ export class HeldLidTexts {
       log.info({ chatId: lidJid }, 'a message from a LID with no known number');
       return;
     }
-    await store.hold({ lid: userOf(lidJid), messageId, text });
+    await store.hold({ lid: jidUser(lidJid), messageId, text });
     this.held = { any: true, at: Date.now() };
   }
 
@@ -60,7 +58,7 @@ export class HeldLidTexts {
   /** rc14 learnt a LID's number (Socket/chats.js `lid-mapping.update`): its held texts are the number's. */
   async mapped(lid: string, pn: string): Promise<void> {
     if (!(await this.anyHeld())) return;
-    await this.release([userOf(lid)], pn);
+    await this.release([jidUser(lid)], pn);
   }
 
   /**
@@ -71,7 +69,7 @@ export class HeldLidTexts {
     try {
       if (!(await this.anyHeld())) return false;
       const lid = await sock.signalRepository.lidMapping.getLIDForPN(pnJid);
-      return lid ? await this.release([userOf(lid)], pnJid) : false;
+      return lid ? await this.release([jidUser(lid)], pnJid) : false;
     } catch (err) {
       this.deps.log.warn({ err }, 'held LID texts could not be checked before a send');
       return false;
@@ -80,7 +78,7 @@ export class HeldLidTexts {
 
   private async release(lids: string[], pnJid: string): Promise<boolean> {
     const texts = (await this.deps.store?.take(lids)) ?? [];
-    const phone = userOf(pnJid);
+    const phone = jidUser(pnJid);
     const from = chatIdOfPhone(phone);
     for (const lid of new Set(texts.map((t) => t.lid)))
       this.deps.join([

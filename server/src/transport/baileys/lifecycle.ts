@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import { chatIdOfLid } from '@wa/contract';
 import {
   type ConnectionState,
   jidDecode,
@@ -168,7 +169,7 @@ export class SocketLifecycle {
     const user = jidDecode(pnJid)?.user;
     if (!user || !this.keyStore) return null;
     const lid = (await this.keyStore.get('lid-mapping', [user]))[user];
-    return typeof lid === 'string' && lid ? `${lid}@lid` : null;
+    return typeof lid === 'string' && lid ? chatIdOfLid(lid) : null;
   }
 
   /** `keys`, telling keysWritten of each write that went through. */

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { CLOUD_TEXTS, chatIdOfPhone, FAILURE_TEXTS } from '@wa/contract';
+import { CLOUD_TEXTS, chatIdOfPhone, FAILURE_TEXTS, isGroupJid } from '@wa/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   type OutgoingMessage,
@@ -158,8 +158,7 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
 
   async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
     if (this.state !== 'open') throw new SendError('not-connected', 'The Cloud API account is not connected');
-    if (chatId.endsWith('@g.us'))
-      throw new SendError('invalid', 'Groups are available for linked phones only');
+    if (isGroupJid(chatId)) throw new SendError('invalid', 'Groups are available for linked phones only');
     let to: string;
     try {
       to = cloudRecipient(chatId);

@@ -1,5 +1,5 @@
 import { Alert, Button, Group, Loader, Stack, Text, Textarea } from '@mantine/core';
-import { type MessageJob, parsePoll, pollLimitProblem, SEND_TEXTS } from '@wa/contract';
+import { type MessageJob, parsePoll, phoneOfJid, pollLimitProblem, SEND_TEXTS } from '@wa/contract';
 import { useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
@@ -63,7 +63,8 @@ export function EditJobModal(props: {
   const allShown = !!loaded && loaded.detailsTotal <= loaded.details.length;
   const groups = job.audience === 'groups';
   const shownRecipients =
-    recipients ?? (groups ? '' : (loaded?.details ?? []).map((d) => d.chatId.split('@')[0]!).join('\n'));
+    recipients ??
+    (groups ? '' : (loaded?.details ?? []).map((d) => phoneOfJid(d.chatId) ?? d.chatId).join('\n'));
   const shownGroups = groupIds ?? (groups ? (loaded?.details ?? []).map((d) => d.chatId) : []);
   const knownNames = new Map((loaded?.details ?? []).map((d) => [d.chatId, d.chatName]));
   const before = job.progress.total;
