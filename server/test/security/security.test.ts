@@ -198,6 +198,12 @@ describe.each(DB_KINDS)('security faults (%s)', (kind) => {
       });
       expect(refused.statusCode).toBe(400);
       expect(refused.json().message).toBe('Text must not contain NUL characters');
+      // A backslash followed by 'u0000' is text like any other, not a NUL.
+      const literal = await login(t.app.inject.bind(t.app), {
+        username: 'a\\u0000b',
+        password: 'password123',
+      });
+      expect(literal.statusCode).toBe(401);
     });
   });
 

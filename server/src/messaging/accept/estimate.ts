@@ -32,10 +32,14 @@ export async function estimateSend(
   await assertCreditsForIds(ctx, user, body, 'individuals', Math.min(...accounts.map((a) => prices[a.kind])));
   const individuals = await gatherIndividuals(ctx.db, user, body, cc);
   const chatIds = await recipientsYielding(individuals.chatIds, 'individuals', cc);
-  const split =
-    accounts.length > 1 ? await routeRecipients(ctx, accounts, chatIds, body) : chatIds.map(() => 0);
-  const kinds = split.map((i) => accounts[i]!.kind);
-  const viaCloud = kinds.filter((k) => capabilitiesOf(ctx.config, k).coldOutreach).length;
+  // Recipients per account: counted, not listed (200,000 of them cost nothing per recipient here).
+  const perAccount = accounts.map(() => 0);
+  if (accounts.length > 1) for (const i of await routeRecipients(ctx, accounts, chatIds, body)) perAccount[i]!++;
+  else perAccount[0] = chatIds.length;
+  const viaCloud = accounts.reduce(
+    (sum, a, i) => sum + (capabilitiesOf(ctx.config, a.kind).coldOutreach ? perAccount[i]! : 0),
+    0,
+  );
   let metaCostUnits: number | null = null;
   const content = body.content;
   // Meta's charge, by the template's category on an account that sends templates.
@@ -49,7 +53,7 @@ export async function estimateSend(
     recipients: chatIds.length,
     viaPhones: chatIds.length - viaCloud,
     viaCloud,
-    credits: kinds.reduce((sum, k) => sum + prices[k], 0),
+    credits: accounts.reduce((sum, a, i) => sum + perAccount[i]! * prices[a.kind], 0),
     metaCostUnits,
   };
 }
