@@ -126,13 +126,9 @@ export async function acceptSend(
   const byKind = splitByKind(ctx.config, accounts, split);
   if (byKind) answer.split = byKind;
   // A template that linked phones share: their recipients get its body as text.
+  const sendsTemplates = accounts.map((a) => capabilitiesOf(ctx.config, a.kind).templates);
   if (audience === 'individuals')
-    contents = templateContents(
-      message,
-      (i) => capabilitiesOf(ctx.config, accounts[split[i] ?? 0]!.kind).templates,
-      contents,
-      chatIds.length,
-    );
+    contents = templateContents(message, (i) => sendsTemplates[split[i] ?? 0]!, contents, chatIds.length);
   if (audience === 'individuals')
     await checkServiceWindows(ctx, accounts, message, chatIds, (i) => (accounts.length > 1 ? split[i]! : 0));
   // Each recipient at the price of the account that sends it; a spread over kinds adds each share.
