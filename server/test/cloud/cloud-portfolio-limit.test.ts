@@ -5,10 +5,9 @@ import { type Database, openPostgres, queryRows } from '../../src/db/client.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { cloudTransport } from '../../src/sessions/transports.ts';
 import { SendError, type Transport } from '../../src/transport/types.ts';
-import { connectBody } from '../fakes/cloud-account.ts';
+import { connectBody, postCloudInstance } from '../fakes/cloud-account.ts';
 import { approvedTemplate, type FakeGraphApi, startFakeGraphApi } from '../fakes/graph-api.ts';
 import {
-  bearer,
   buildUser,
   createPostgresDatabaseUrl,
   DB_KINDS,
@@ -82,16 +81,7 @@ describe.each(DB_KINDS)('one messaging limit for a business across two nodes on 
     await app.ready();
     const user = await buildUser(nodes.a, { credits: 0 });
     const token = await loginToken(app, user.username);
-    const connect = async (over: Record<string, string>) => {
-      const res = await app.inject({
-        method: 'POST',
-        url: '/api/cloud-instances',
-        headers: bearer(token),
-        payload: connectBody(fake, over),
-      });
-      expect(res.statusCode, res.body).toBe(200);
-      return res.json().sessionId as string;
-    };
+    const connect = (over: Record<string, string>) => postCloudInstance(app, token, connectBody(fake, over));
     const first = await connect({ sessionName: 'Counter' });
     const second = await connect({ sessionName: 'Godown', phoneNumberId: SECOND.id, wabaId: SECOND_WABA });
     await app.close();
@@ -190,14 +180,7 @@ describe.each(DB_KINDS)('the business portfolio of a Cloud number on %s', (kind)
     );
     const user = await buildUser(ctx, { credits: 0 });
     const token = await loginToken(app, user.username);
-    const res = await app.inject({
-      method: 'POST',
-      url: '/api/cloud-instances',
-      headers: bearer(token),
-      payload: connectBody(fake),
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    const sessionId = res.json().sessionId as string;
+    const sessionId = await postCloudInstance(app, token, connectBody(fake));
     const stored = async () =>
       (
         await queryRows<{ portfolio_id: string | null }>(

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { type Engine, startEngine } from '../../src/engine.ts';
-import { connectBody } from '../fakes/cloud-account.ts';
+import { connectBody, postCloudInstance } from '../fakes/cloud-account.ts';
 import { approvedTemplate, type FakeGraphApi, startFakeGraphApi } from '../fakes/graph-api.ts';
 import { expectLedgerMatches, waitForJobEnd } from '../fakes/messaging.ts';
 import { account, bearer, createTestApp, DB_KINDS, type TestApp } from '../helpers.ts';
@@ -40,14 +40,7 @@ describe.each(DB_KINDS)('one messaging limit for the numbers of a business accou
   });
 
   async function connect(token: string, over: Record<string, string>): Promise<string> {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/cloud-instances',
-      headers: bearer(token),
-      payload: connectBody(fake, over),
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    const sessionId = res.json().sessionId as string;
+    const sessionId = await postCloudInstance(t.app, token, connectBody(fake, over));
     await waitFor(`${sessionId} connected`, async () => {
       const list = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) });
       return (

@@ -16,6 +16,22 @@ export function connectBody(fake: FakeGraphApi, over: Record<string, string> = {
   };
 }
 
+/** `POST /api/cloud-instances` as the user `token`, which must answer 200: the new session's id. */
+export async function postCloudInstance(
+  app: TestApp['app'],
+  token: string,
+  body: ReturnType<typeof connectBody>,
+): Promise<string> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/cloud-instances',
+    headers: bearer(token),
+    payload: body,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().sessionId as string;
+}
+
 /**
  * Connects the fake's number as a Cloud API account of the user `token`, points the fake's
  * webhooks at the app listening on `base`, and resolves with the session id once CONNECTED.
@@ -26,14 +42,7 @@ export async function connectCloudAccount(
   base: string,
   token: string,
 ): Promise<string> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/cloud-instances',
-    headers: bearer(token),
-    payload: connectBody(fake),
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  const sessionId = res.json().sessionId as string;
+  const sessionId = await postCloudInstance(t.app, token, connectBody(fake));
   fake.state.webhook = { url: `${base}/api/cloud/webhook/${sessionId}`, retryDelayMs: 100, maxAttempts: 20 };
   await waitFor('the Cloud account connected', async () => {
     const list = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) });
