@@ -48,7 +48,7 @@ export const paymentRequired = (message: string) => new AppError('payment_requir
 export const tooLarge = (message: string) => new AppError('too_large', message);
 export const unavailable = (message: string) => new AppError('unavailable', message);
 
-/** The exact texts of spec sections 5 and 8 that the server also answers with. */
+/** Texts the server answers with, word for word as the product specification gives them. */
 export const MESSAGES = {
   creditShort: TEXTS.creditShort,
   noSession: TEXTS.noSession,
