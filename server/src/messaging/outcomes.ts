@@ -37,10 +37,15 @@ export async function takeOutcomes(
   source: OutcomeSource,
 ): Promise<TakenOutcome[]> {
   const unmatched = await takeReceipts(ctx, taken);
+  await recordPricing(
+    ctx.db,
+    taken.flatMap(({ account, outcome: o }) =>
+      o.type === 'priced' ? [{ sessionId: account.sessionId, ...o }] : [],
+    ),
+  );
   for (const x of taken) {
     const { account, outcome: o } = x;
-    if (o.type === 'priced') await recordPricing(ctx.db, account.sessionId, o.messageId, o);
-    else if (o.type === 'refused') {
+    if (o.type === 'refused') {
       if (!(await takeRefusal(ctx, account.sessionId, o, source.by))) unmatched.push(x);
     } else if (o.type === 'incoming') await takeIncoming(ctx, account, o.message, source.answer);
     else if (o.type === 'same-person') await joinPerson(ctx, account.userId, o.addresses);

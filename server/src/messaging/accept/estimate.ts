@@ -34,7 +34,8 @@ export async function estimateSend(
   const chatIds = await recipientsYielding(individuals.chatIds, 'individuals', cc);
   // Recipients per account: counted, not listed (200,000 of them cost nothing per recipient here).
   const perAccount = accounts.map(() => 0);
-  if (accounts.length > 1) for (const i of await routeRecipients(ctx, accounts, chatIds, body)) perAccount[i]!++;
+  if (accounts.length > 1)
+    for (const i of await routeRecipients(ctx, accounts, chatIds, body)) perAccount[i]!++;
   else perAccount[0] = chatIds.length;
   const viaCloud = accounts.reduce(
     (sum, a, i) => sum + (capabilitiesOf(ctx.config, a.kind).coldOutreach ? perAccount[i]! : 0),

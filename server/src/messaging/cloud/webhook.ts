@@ -1,13 +1,14 @@
 import { jidUser } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
-import { cloudCredentials, graphClient } from '../../sessions/cloud/accounts.ts';
+import { type CloudCredentials, cloudCredentials, graphClient } from '../../sessions/cloud/accounts.ts';
 import { recordMarketingPreference } from '../../sessions/cloud/marketing-preferences.ts';
 import { openServiceWindow } from '../../sessions/cloud/service-windows.ts';
 import { findSession } from '../../sessions/repository.ts';
 import { readCloudWebhook } from '../../transport/cloud/inbound.ts';
 import { answerVerification } from '../../transport/cloud/webhook-signature.ts';
 import type { AccountOutcome } from '../../transport/types.ts';
-import { takeOutcomes } from '../outcomes.ts';
+import { batcher } from '../engine/batching.ts';
+import { type TakenOutcome, takeOutcomes } from '../outcomes.ts';
 
 export type WebhookAnswer = { status: number; body: string };
 
@@ -41,17 +42,16 @@ export async function receiveWebhook(
   raw: Buffer,
   signatureHeader: string | undefined,
 ): Promise<WebhookAnswer> {
-  const creds = await cloudCredentials(ctx.db, ctx.config.secretKey, sessionId).catch(() => undefined);
-  if (!creds) return { status: 401, body: 'Invalid signature' };
-  const inbound = readCloudWebhook(creds, raw, signatureHeader);
+  const account = await webhookAccounts(ctx).get(sessionId);
+  if (!account) return { status: 401, body: 'Invalid signature' };
+  const inbound = readCloudWebhook(account.creds, raw, signatureHeader);
   if (!inbound.ok) {
     if (inbound.status === 401) return { status: 401, body: 'Invalid signature' };
     // A 4xx would make Meta retry a payload that will never parse: taken, logged.
     ctx.log.warn({ sessionId, error: inbound.error }, 'a Cloud API webhook was not in Meta’s shape');
     return { status: 200, body: 'OK' };
   }
-  const session = await findSession(ctx.db, sessionId);
-  if (!session) return { status: 200, body: 'OK' };
+  const { creds, userId } = account;
   // A stop or resume of marketing messages (user_preferences webhook, or a 131050 failure): the
   // business's later marketing templates leave the person out, or no longer do.
   for (const m of inbound.marketing)
@@ -73,22 +73,94 @@ export async function receiveWebhook(
       await openServiceWindow(ctx.db, sessionId, to, o.message.at!);
     named = [];
   }
-  const client = graphClient(ctx.config, creds.accessToken);
-  const account = { sessionId, userId: session.userId };
-  const taken = inbound.outcomes.map((outcome) => ({ account, outcome }));
-  const unmatched = await takeOutcomes(ctx, taken, {
-    by: WEBHOOK_ACTOR,
-    // Any node may write back: a Cloud API number is an HTTP client, not a socket this node must hold.
-    answer: async (_account, to, text) => {
-      await client.sendText(creds.phoneNumberId, jidUser(to), text);
-    },
-  });
+  const taken = inbound.outcomes.map((outcome) => ({ account: { sessionId, userId }, outcome }));
+  const unmatched = await webhookBatches(ctx)({ taken, creds });
   // A status can come before its send is recorded (Meta answers the send, then the webhook races
   // our write): Meta delivers again on a non-2xx answer, and a repeat changes nothing.
   if (unmatched.some(({ outcome }) => outcomeAt(outcome) > Date.now() - EARLY_MS))
     return { status: 503, body: 'Not recorded yet: send again' };
   return { status: 200, body: 'OK' };
 }
+
+type WebhookItem = { taken: TakenOutcome[]; creds: CloudCredentials };
+
+const batchesOf = new WeakMap<AppContext, (item: WebhookItem) => Promise<TakenOutcome[]>>();
+
+/**
+ * The outcomes of the webhooks this node is answering, taken through the one door together: a
+ * busy number's statuses (about three a message, at up to 1,000 messages a second) arrive as one
+ * POST each, and taken one by one they queue on their job's row. Each request waits for the batch
+ * that holds its outcomes, so that Meta is answered 200 only for what is written.
+ */
+function webhookBatches(ctx: AppContext): (item: WebhookItem) => Promise<TakenOutcome[]> {
+  let take = batchesOf.get(ctx);
+  if (take) return take;
+  take = batcher<WebhookItem, TakenOutcome[]>(
+    async (items) => {
+      const clients = new Map(items.map((i) => [i.creds.sessionId, i.creds]));
+      const unmatched = new Set(
+        await takeOutcomes(
+          ctx,
+          items.flatMap((i) => i.taken),
+          {
+            by: WEBHOOK_ACTOR,
+            // Any node may write back: a Cloud API number is an HTTP client, not a socket this node must hold.
+            answer: async ({ sessionId }, to, text) => {
+              const creds = clients.get(sessionId)!;
+              await graphClient(ctx.config, creds.accessToken).sendText(
+                creds.phoneNumberId,
+                jidUser(to),
+                text,
+              );
+            },
+          },
+        ),
+      );
+      return items.map((i) => i.taken.filter((x) => unmatched.has(x)));
+    },
+    () => undefined,
+  );
+  batchesOf.set(ctx, take);
+  return take;
+}
+
+/** What a webhook needs of its account: its credentials (for the signature) and its owner. */
+type WebhookAccount = { creds: CloudCredentials; userId: string; at: number };
+
+const accountsOf = new WeakMap<AppContext, ReturnType<typeof accountCache>>();
+
+function webhookAccounts(ctx: AppContext) {
+  let cache = accountsOf.get(ctx);
+  if (!cache) accountsOf.set(ctx, (cache = accountCache(ctx)));
+  return cache;
+}
+
+/**
+ * The accounts webhooks came for, read from the database at most once a minute each (a busy
+ * number's webhooks would otherwise read its credentials and session a few thousand times a
+ * second). An account's credentials never change (connecting again makes a new account); a
+ * removed account is forgotten when its minute is up.
+ */
+function accountCache(ctx: AppContext) {
+  const kept = new Map<string, WebhookAccount>();
+  return {
+    async get(sessionId: string): Promise<WebhookAccount | undefined> {
+      const hit = kept.get(sessionId);
+      if (hit && Date.now() - hit.at < ACCOUNT_CACHE_MS) return hit;
+      kept.delete(sessionId);
+      const creds = await cloudCredentials(ctx.db, ctx.config.secretKey, sessionId).catch(() => undefined);
+      const session = creds ? await findSession(ctx.db, sessionId) : undefined;
+      if (!creds || !session) return undefined;
+      if (kept.size >= ACCOUNT_CACHE_MAX) kept.delete(kept.keys().next().value!);
+      const account = { creds, userId: session.userId, at: Date.now() };
+      kept.set(sessionId, account);
+      return account;
+    },
+  };
+}
+
+const ACCOUNT_CACHE_MS = 60_000;
+const ACCOUNT_CACHE_MAX = 10_000;
 
 /** Who the audit log names for the refunds a Cloud API status webhook causes. */
 const WEBHOOK_ACTOR = 'cloud-webhook';

@@ -44,23 +44,48 @@ export async function retryLater(db: Db, by: Claimer, recipientId: number, until
   if (rows.length === 0) await fail(db, by, recipientId, CLOUD_TEXTS.retriedOut);
 }
 
+/** Meta's pricing of one message, from one of its status webhooks. */
+export type MessagePricing = {
+  sessionId: string;
+  messageId: string;
+  category: string;
+  billable: boolean | null;
+  delivered: boolean;
+};
+
 /**
- * Meta's pricing of a message (status webhooks): the category from the first status that names
- * one; the cost (the category's price) once it is delivered and billable, set once.
+ * Meta's pricing of messages (status webhooks), a batch in one statement: the category from the
+ * first status that names one; the cost (the category's price) once it is delivered and billable,
+ * set once. Several statuses of one message in the batch count as one (delivered if any is).
+ * Recipients are locked in id order, as the other batch transitions lock them.
  */
-export async function recordPricing(
-  db: Db,
-  sessionId: string,
-  messageId: string,
-  pricing: { category: string; billable: boolean | null; delivered: boolean },
-): Promise<void> {
-  const charge = pricing.delivered && pricing.billable !== false;
+export async function recordPricing(db: Db, pricings: MessagePricing[]): Promise<void> {
+  if (pricings.length === 0) return;
+  const charge = pricings.map((p) => p.delivered && p.billable !== false);
   await db.execute(
-    sql`UPDATE message_job_recipients r
-        SET pricing_category = coalesce(r.pricing_category, ${pricing.category}),
-            cost_units = CASE WHEN ${charge} AND r.cost_units IS NULL
-                              THEN (SELECT p.price_units FROM cloud_prices p WHERE p.category = ${pricing.category})
+    sql`WITH u AS (
+          SELECT session_id, message_id, min(category) AS category, bool_or(charge) AS charge
+          FROM unnest(${sql.param(pricings.map((p) => p.sessionId))}::text[],
+                      ${sql.param(pricings.map((p) => p.messageId))}::text[],
+                      ${sql.param(pricings.map((p) => p.category))}::text[],
+                      ${sql.param(charge)}::boolean[]) AS u(session_id, message_id, category, charge)
+          GROUP BY session_id, message_id
+        ), target AS MATERIALIZED (
+          SELECT m.id, u.category, u.charge FROM u CROSS JOIN LATERAL (
+            SELECT r.id FROM message_job_recipients r
+            WHERE r.session_id = u.session_id AND r.message_id = u.message_id
+            OFFSET 0 -- one probe of the message index per status
+          ) m
+        ), locked AS MATERIALIZED (
+          SELECT r.id FROM message_job_recipients r
+          WHERE r.id = ANY (ARRAY(SELECT id FROM target)) ORDER BY r.id FOR NO KEY UPDATE OF r
+        )
+        UPDATE message_job_recipients r
+        SET pricing_category = coalesce(r.pricing_category, t.category),
+            cost_units = CASE WHEN t.charge AND r.cost_units IS NULL
+                              THEN (SELECT p.price_units FROM cloud_prices p WHERE p.category = t.category)
                               ELSE r.cost_units END
-        WHERE r.session_id = ${sessionId} AND r.message_id = ${messageId}`,
+        FROM target t
+        WHERE r.id = t.id AND (SELECT count(*) FROM locked) >= 0`,
   );
 }

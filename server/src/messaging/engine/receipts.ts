@@ -61,8 +61,10 @@ export async function applyReceipts(db: Db, receipts: SessionReceipt[]): Promise
           ORDER BY j.id FOR KEY SHARE OF j
         ), input AS (
           -- Per recipient: every receipt of this batch that names it.
+          -- In id order, the order old locks them in: two batches of one message's statuses
+          -- (Cloud webhooks on two nodes) wait for each other instead of deadlocking.
           SELECT id, session_id, message_id, bool_or(is_read) AS is_read, min(at) AS at
-          FROM matched GROUP BY id, session_id, message_id
+          FROM matched GROUP BY id, session_id, message_id ORDER BY id
         ), old AS (
           SELECT x.*, i.is_read, i.at FROM input i CROSS JOIN LATERAL (
             -- Re-read under the lock: still the recipient of that message.
