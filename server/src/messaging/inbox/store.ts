@@ -112,11 +112,15 @@ export type ThreadRow = {
   opted_out: boolean;
 };
 
-/** Whether any address of the thread's person is on its user's opt-out list. */
-const optedOut = sql`EXISTS (
-  SELECT 1 FROM person_addresses pa
+/**
+ * Whether any address of the thread's person is on its user's opt-out list: a look-up per thread.
+ * (Written as EXISTS, PostgreSQL hashed the whole opt-out list joined to every address instead,
+ * 90 ms of a 1,00,000-thread inbox's first page.)
+ */
+const optedOut = sql`coalesce((
+  SELECT true FROM person_addresses pa
   JOIN opt_outs o ON o.user_id = pa.user_id AND o.address_kind = pa.kind AND o.phone_number = pa.value
-  WHERE pa.person_id = t.person_id)`;
+  WHERE pa.person_id = t.person_id LIMIT 1), false)`;
 
 /** The columns a thread is shown with: its row, and for the page only, its person's addresses, name, window and opt-out. */
 const threadColumns = sql`t.person_id, t.user_id, t.session_id, t.name, t.last_text, t.last_type, t.last_direction,
@@ -147,7 +151,11 @@ export type ThreadFilter = {
 /** A LIKE pattern that finds `text` anywhere, its wildcards taken literally. */
 const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** A page of the user's threads, newest first (keyset on last_at, person_id). */
+/**
+ * A page of the user's threads, newest first (keyset on last_at, person_id). NULLS LAST as the
+ * index has it: `DESC` alone means NULLS FIRST, which the index does not answer in order (the
+ * columns are never null, but the planner does not know that), and every thread was sorted.
+ */
 export async function listThreads(db: Db, userId: string, f: ThreadFilter): Promise<ThreadRow[]> {
   const where: SQL[] = [sql`t.user_id = ${userId}`];
   if (f.after)
@@ -179,7 +187,7 @@ export async function listThreads(db: Db, userId: string, f: ThreadFilter): Prom
     sql`SELECT ${threadColumns}
         FROM inbox_threads t LEFT JOIN wa_sessions s ON s.session_id = t.session_id
         WHERE ${sql.join(where, sql` AND `)}
-        ORDER BY t.last_at DESC, t.person_id DESC
+        ORDER BY t.last_at DESC NULLS LAST, t.person_id DESC NULLS LAST
         LIMIT ${f.limit}`,
   );
 }
