@@ -967,8 +967,8 @@ export const optOuts = pgTable(
 
 /**
  * A person of one user whose addresses WhatsApp has shown to belong together (docs/people.md).
- * An address no row names is a person of its own: people are written only when two addresses
- * are joined.
+ * An address no row names is a person of its own: people are written when two addresses are
+ * joined, and when someone writes to one of the user's accounts (their Inbox thread's key).
  */
 export const people = pgTable(
   'people',
