@@ -180,22 +180,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
         payload: list,
       })
     ).json().list.id;
-    // A thread of the owner's Inbox: a person wrote to the owner's account, with a file.
-    const personId = (await keepIncoming(
-      t.ctx,
-      { sessionId, userId: owner.id },
-      {
-        from: '919800015838@s.whatsapp.net',
-        text: null,
-        messageId: 'ACCESS1',
-        type: 'image',
-        media: {
-          mime: 'image/png',
-          fileName: null,
-          ref: JSON.stringify({ mime: 'image/png', data: 'iVBORw==' }),
-        },
-      },
-    ))!;
+    const personId = await threadWithFile(owner.id, sessionId, '919800015838');
     const ids: Record<string, string> = {
       sessionId,
       jobId,
@@ -285,6 +270,24 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     }
   });
 
+  /** A thread of the owner's Inbox: `phone` sent the owner's account a file. Its person's id. */
+  const threadWithFile = async (userId: string, sessionId: string, phone: string) =>
+    (await keepIncoming(
+      t.ctx,
+      { sessionId, userId },
+      {
+        from: `${phone}@s.whatsapp.net`,
+        text: null,
+        messageId: `ACCESS${phone}`,
+        type: 'image',
+        media: {
+          mime: 'image/png',
+          fileName: null,
+          ref: JSON.stringify({ mime: 'image/png', data: 'iVBORw==' }),
+        },
+      },
+    ))!;
+
   const firstMessageId = async (personId: string) =>
     (
       await queryRows<{ id: string }>(
@@ -299,21 +302,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     const adminToken = await loginToken(t.app, admin.username);
     const sessionId = await buildSession(t, owner.id);
     const jobId = await buildJob(t, owner.id, sessionId);
-    const personId = (await keepIncoming(
-      t.ctx,
-      { sessionId, userId: owner.id },
-      {
-        from: '919800015839@s.whatsapp.net',
-        text: null,
-        messageId: 'ACCESS2',
-        type: 'image',
-        media: {
-          mime: 'image/png',
-          fileName: null,
-          ref: JSON.stringify({ mime: 'image/png', data: 'iVBORw==' }),
-        },
-      },
-    ))!;
+    const personId = await threadWithFile(owner.id, sessionId, '919800015839');
     const bodies: Record<string, object> = {
       reply: { sessionId, type: 'string', content: 'x' },
       state: { state: 'done' },
