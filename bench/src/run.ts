@@ -9,6 +9,7 @@ import { type BaileysRow, baileysRows } from './baileys.ts';
 import { dispatchRound, floorRate, PER_SESSION, SESSIONS } from './dispatch.ts';
 import { FLEET_ACCOUNTS, FLEET_MESSAGES, FLEET_SENDERS, FLEET_WORKERS, fleetOnOwnDatabase } from './fleet.ts';
 import { IDLE_ACCOUNTS, idleCost, startupAndIdle } from './idle.ts';
+import { INBOX_THREADS, inboxAtScale } from './inbox.ts';
 import { READ_JOBS, readsAtScale } from './reads.ts';
 import {
   benchUser,
@@ -237,6 +238,7 @@ async function main() {
     idleRss: row('compiled server: idle RSS after 5 s', '≤ 150 MB PostgreSQL, ≤ 350 MB PGlite'),
     importContacts: row(`import ${n(IMPORT_CONTACTS)} contacts (CSV)`, '< 20 s PostgreSQL, flat memory'),
     list: row(`list ${n(READ_JOBS)} jobs of one user`, 'p95 < 50 ms at any depth'),
+    inbox: row(`Inbox: first page of ${n(INBOX_THREADS)} threads of one user (HTTP)`, 'p95 < 100 ms'),
     exportCsv: row(`export mis_report.csv of ${n(READ_JOBS)} jobs`, '< 5 s, flat memory'),
     personalised: row(`accept {{name}} to a ${n(PERSONAL_CONTACTS)}-contact list`, '≤ 2 s PostgreSQL'),
     browser: row(`report and jobs pages in Chromium, ${n(READ_JOBS)} jobs`, 'first rows < 1 s'),
@@ -336,6 +338,9 @@ async function main() {
     if (wants('webhook')) {
       const { cloudWebhookRow } = await import('./cloud-webhook.ts');
       await onOwnDatabase(kind, [r.webhook], (ctx) => measure(r.webhook, kind, () => cloudWebhookRow(ctx)));
+    }
+    if (wants('inbox')) {
+      await onOwnDatabase(kind, [r.inbox], (ctx) => measure(r.inbox, kind, () => inboxAtScale(ctx)));
     }
     if (wants('startup')) {
       const started = startupAndIdle(kind);

@@ -25,6 +25,7 @@ import { createUser } from '../users/service.ts';
 import { seedChannelDemo } from './channel-seed.ts';
 import { CLOUD_CAMPAIGN_KEPT, type DemoCloud, seedCloudDemo } from './cloud-seed.ts';
 import { seedConsentDemo } from './consent-seed.ts';
+import { seedInbox } from './inbox-seed.ts';
 import { seedLidOnlyStop } from './people-seed.ts';
 import { waitFor } from './wait.ts';
 
@@ -327,6 +328,7 @@ export async function seedDemo(ctx: AppContext, cloud?: DemoCloud): Promise<bool
     await writeHistoryJob(ctx, shop.id, sessionId, job, job.type === 'media' ? mediaId : null, rand);
   await seedConsentDemo(ctx.db, shop, numbers);
   await seedLidOnlyStop(ctx, shop.id, sessionId);
+  await seedInbox(ctx, shop.id, sessionId);
 
   // Scheduled ones ahead: real jobs that the engine sends at their time.
   const shopNow = (await findUserById(ctx.db, shop.id))!;

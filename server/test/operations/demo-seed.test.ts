@@ -112,6 +112,29 @@ describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
     );
     expect(status).toMatchObject({ total: 7, background: '#FF7A00' });
     expect(status!.charged).toBe(status!.kept);
+
+    // Replies to answer: each history reply in its person's Inbox thread, with the job it answers;
+    // some unread, some done.
+    const inbox = await queryRows<{
+      replies: number;
+      kept: number;
+      answering: number;
+      unread: number;
+      done: number;
+    }>(
+      t.db,
+      sql`SELECT (SELECT count(*)::int FROM message_job_recipients r JOIN message_jobs j ON j.id = r.job_id
+                  WHERE j.user_id = ${shop.id} AND r.replied_at IS NOT NULL) AS replies,
+                 (SELECT count(*)::int FROM inbox_messages m WHERE m.user_id = ${shop.id} AND m.direction = 'in') AS kept,
+                 (SELECT count(*)::int FROM inbox_messages m WHERE m.user_id = ${shop.id} AND m.job_id IS NOT NULL) AS answering,
+                 (SELECT count(*)::int FROM inbox_threads t WHERE t.user_id = ${shop.id} AND t.unread > 0) AS unread,
+                 (SELECT count(*)::int FROM inbox_threads t WHERE t.user_id = ${shop.id} AND t.state = 'done') AS done`,
+    );
+    expect(inbox[0]!.replies).toBeGreaterThan(2);
+    expect(inbox[0]!.kept).toBeGreaterThanOrEqual(inbox[0]!.replies);
+    expect(inbox[0]!.answering).toBe(inbox[0]!.replies);
+    expect(inbox[0]!.unread).toBeGreaterThan(0);
+    expect(inbox[0]!.done).toBeGreaterThan(0);
   });
 
   it('has one channel, created through the account, and one post to it sent as a job of one recipient', async () => {
