@@ -128,122 +128,124 @@ export function ReplyBox(props: { thread: InboxThread }) {
   };
 
   return (
-    <Stack gap="sm" component="section" aria-label="Answer">
-      <PhoneNumberPicker
-        label="Answer from"
-        sessions={sessions}
-        value={sessionId}
-        onChange={(v) => {
-          if (!v) return;
-          setSessionId(v);
-          setChosen(null);
-          setValues([]);
-          setProblem(null);
-        }}
-      />
-      {free ? (
-        <>
-          <Textarea
-            label={file ? 'Caption (optional)' : 'Answer'}
-            placeholder="Type your answer"
-            autosize
-            minRows={2}
-            maxRows={8}
-            value={text}
-            error={problem ?? undefined}
-            onChange={(e) => {
-              setText(e.currentTarget.value);
-              setProblem(null);
-            }}
-          />
-          <Group gap="sm" wrap="wrap">
-            <FileButton
-              onChange={(f) => {
-                setProblem(f ? checkFileSize(f) : null);
-                setFile(f && !checkFileSize(f) ? f : null);
-              }}
-            >
-              {(p) => (
-                <Button {...p} variant="default" leftSection={<IconPaperclip size={16} aria-hidden />}>
-                  Attach a file
-                </Button>
-              )}
-            </FileButton>
-            {file && (
-              <Group gap={4} wrap="nowrap" style={{ minWidth: 0 }}>
-                <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                  {file.name} ({formatKB(file.size)})
-                </Text>
-                <Button
-                  variant="subtle"
-                  size="compact-xs"
-                  color="gray"
-                  aria-label={`Remove ${file.name}`}
-                  onClick={() => setFile(null)}
-                >
-                  <IconX size={14} aria-hidden />
-                </Button>
-              </Group>
-            )}
-          </Group>
-        </>
-      ) : (
-        <>
-          <Alert color="yellow" variant="light">
-            {INBOX_TEXTS.windowClosed}
-          </Alert>
-          <Select
-            label="Template"
-            placeholder={templates.isLoading ? 'Loading templates…' : 'Choose an approved template'}
-            data={approved.map((t) => ({
-              value: templateKey(t),
-              label: `${t.name} (${t.language}, ${t.category.toLowerCase()})`,
-            }))}
-            value={chosen}
-            error={!template ? (problem ?? undefined) : undefined}
-            onChange={(v) => {
-              setChosen(v);
-              setProblem(null);
-              const t = approved.find((x) => templateKey(x) === v);
-              setValues(Array.from({ length: t?.parameterCount ?? 0 }, () => ''));
-            }}
-            nothingFoundMessage="No approved templates on this account"
-            maw={420}
-          />
-          {template && (
-            <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
-              {template.bodyText}
-            </Text>
-          )}
-          {values.map((v, i) => (
-            <TextInput
-              // biome-ignore lint/suspicious/noArrayIndexKey: one input per {{n}}, in order
-              key={i}
-              label={`{{${i + 1}}}`}
-              value={v}
-              error={
-                template && problem === CLOUD_TEXTS.emptyParameter(template.name, i + 1) ? problem : undefined
-              }
+    <>
+      <Stack gap="sm" component="section" aria-label="Answer">
+        <PhoneNumberPicker
+          label="Answer from"
+          sessions={sessions}
+          value={sessionId}
+          onChange={(v) => {
+            if (!v) return;
+            setSessionId(v);
+            setChosen(null);
+            setValues([]);
+            setProblem(null);
+          }}
+        />
+        {free ? (
+          <>
+            <Textarea
+              label={file ? 'Caption (optional)' : 'Answer'}
+              placeholder="Type your answer"
+              rows={3}
+              value={text}
+              error={problem ?? undefined}
               onChange={(e) => {
-                const value = e.currentTarget.value;
+                setText(e.currentTarget.value);
                 setProblem(null);
-                setValues((all) => all.map((x, k) => (k === i ? value : x)));
               }}
+            />
+            <Group gap="sm" wrap="wrap">
+              <FileButton
+                onChange={(f) => {
+                  setProblem(f ? checkFileSize(f) : null);
+                  setFile(f && !checkFileSize(f) ? f : null);
+                }}
+              >
+                {(p) => (
+                  <Button {...p} variant="default" leftSection={<IconPaperclip size={16} aria-hidden />}>
+                    Attach a file
+                  </Button>
+                )}
+              </FileButton>
+              {file && (
+                <Group gap={4} wrap="nowrap" style={{ minWidth: 0 }}>
+                  <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                    {file.name} ({formatKB(file.size)})
+                  </Text>
+                  <Button
+                    variant="subtle"
+                    size="compact-xs"
+                    color="gray"
+                    aria-label={`Remove ${file.name}`}
+                    onClick={() => setFile(null)}
+                  >
+                    <IconX size={14} aria-hidden />
+                  </Button>
+                </Group>
+              )}
+            </Group>
+          </>
+        ) : (
+          <>
+            <Alert color="yellow" variant="light">
+              {INBOX_TEXTS.windowClosed}
+            </Alert>
+            <Select
+              label="Template"
+              placeholder={templates.isLoading ? 'Loading templates…' : 'Choose an approved template'}
+              data={approved.map((t) => ({
+                value: templateKey(t),
+                label: `${t.name} (${t.language}, ${t.category.toLowerCase()})`,
+              }))}
+              value={chosen}
+              error={!template ? (problem ?? undefined) : undefined}
+              onChange={(v) => {
+                setChosen(v);
+                setProblem(null);
+                const t = approved.find((x) => templateKey(x) === v);
+                setValues(Array.from({ length: t?.parameterCount ?? 0 }, () => ''));
+              }}
+              nothingFoundMessage="No approved templates on this account"
               maw={420}
             />
-          ))}
-        </>
-      )}
-      {result && (
-        <Alert color={result.color} variant="light" role={result.color === 'red' ? 'alert' : 'status'}>
-          {result.text}
-        </Alert>
-      )}
-      <Group justify="flex-end">
-        <Button leftSection={<IconSend size={16} aria-hidden />} onClick={ask} loading={reply.isPending}>
-          {free ? 'Send answer' : 'Send template'}
-        </Button>
-      </Group>
+            {template && (
+              <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+                {template.bodyText}
+              </Text>
+            )}
+            {values.map((v, i) => (
+              <TextInput
+                // biome-ignore lint/suspicious/noArrayIndexKey: one input per {{n}}, in order
+                key={i}
+                label={`{{${i + 1}}}`}
+                value={v}
+                error={
+                  template && problem === CLOUD_TEXTS.emptyParameter(template.name, i + 1)
+                    ? problem
+                    : undefined
+                }
+                onChange={(e) => {
+                  const value = e.currentTarget.value;
+                  setProblem(null);
+                  setValues((all) => all.map((x, k) => (k === i ? value : x)));
+                }}
+                maw={420}
+              />
+            ))}
+          </>
+        )}
+        {result && (
+          <Alert color={result.color} variant="light" role={result.color === 'red' ? 'alert' : 'status'}>
+            {result.text}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button leftSection={<IconSend size={16} aria-hidden />} onClick={ask} loading={reply.isPending}>
+            {free ? 'Send answer' : 'Send template'}
+          </Button>
+        </Group>
+      </Stack>
       <ChargeConfirmModal
         opened={confirming}
         title="Confirm answer"
@@ -253,6 +255,6 @@ export function ReplyBox(props: { thread: InboxThread }) {
         onCancel={() => setConfirming(false)}
         onConfirm={() => void send()}
       />
-    </Stack>
+    </>
   );
 }
