@@ -1,5 +1,6 @@
 import { Badge, Group, Stack, Title } from '@mantine/core';
 import { useSearchParams } from 'react-router-dom';
+import { BalanceBubble } from '../../components/BalanceBubble.tsx';
 import { formatNumber } from '../../lib/format.ts';
 import { useInboxCounts } from './api/get-inbox-counts.ts';
 import { InboxView, withChanges } from './InboxView.tsx';
@@ -20,15 +21,19 @@ export default function InboxPage() {
   };
   return (
     <Stack gap="md">
-      <Group gap="xs">
-        <Title order={1} size="h2">
-          Inbox
-        </Title>
-        {counts && counts.unreadThreads > 0 && (
-          <Badge size="lg" variant="light" color="teal">
-            {formatNumber(counts.unreadThreads)} unread
-          </Badge>
-        )}
+      <Group justify="space-between" wrap="wrap" gap="sm">
+        <Group gap="xs">
+          <Title order={1} size="h2">
+            Inbox
+          </Title>
+          {counts && counts.unreadThreads > 0 && (
+            <Badge size="lg" variant="light" color="teal">
+              {formatNumber(counts.unreadThreads)} unread
+            </Badge>
+          )}
+        </Group>
+        {/* An answer takes credits, as a send does: the balance is in view, as on the send pages. */}
+        <BalanceBubble />
       </Group>
       <InboxView userId={null} params={params} />
     </Stack>
