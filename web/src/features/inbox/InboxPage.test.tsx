@@ -79,6 +79,8 @@ function answer(url: string, method: string): Promise<Response> {
     return json({ success: true, ...server.pages[page] });
   }
   if (path === '/api/inbox/counts') return json({ success: true, unreadThreads: 3 });
+  if (path.startsWith(`/api/inbox/${server.thread.personId}/media/`))
+    return Promise.resolve(new Response('file'));
   if (path === `/api/inbox/${server.thread.personId}`)
     return json({ success: true, thread: server.thread, messages: server.messages });
   if (path.endsWith('/reply') && method === 'POST') return json(server.reply.body, server.reply.status);
@@ -104,6 +106,9 @@ function answer(url: string, method: string): Promise<Response> {
 }
 
 beforeEach(() => {
+  // jsdom makes no object URLs: a file fetched with the token is shown (or saved) through one.
+  URL.createObjectURL = vi.fn(() => 'blob:inbox-file');
+  URL.revokeObjectURL = vi.fn();
   window.sessionStorage.setItem('token', 't');
   window.sessionStorage.setItem('userCreditsAvailable', '10');
   calls = [];
@@ -252,10 +257,17 @@ describe('Inbox: a thread and its answer', () => {
       }),
       message({ jobId: 'job-sale-0001' }),
       message({ id: 'm2', at: '2026-03-02T10:01:00.000Z', type: 'poll_vote', text: 'Red, Blue' }),
+      message({
+        id: 'm3',
+        at: '2026-03-02T10:02:00.000Z',
+        type: 'image',
+        text: 'This one',
+        media: { mime: 'image/jpeg', fileName: 'saree.jpg', url: '/api/inbox/p1/media/m3' },
+      }),
     ];
     renderAt('/inbox');
     const messages = await openThread();
-    const [sent, received, vote] = within(messages).getAllByRole('listitem');
+    const [sent, received, vote, photo] = within(messages).getAllByRole('listitem');
     expect(sent).toHaveAccessibleName('Sent');
     expect(sent).toHaveTextContent('Our sale starts today');
     expect(sent).toHaveTextContent('· read');
@@ -266,6 +278,13 @@ describe('Inbox: a thread and its answer', () => {
     expect(received).toHaveAccessibleName('Received');
     expect(received).toHaveTextContent('replies to');
     expect(vote).toHaveTextContent('Voted: Red, Blue');
+    // An image the person sent is shown, fetched with the token.
+    expect(await within(photo!).findByRole('img', { name: 'Image saree.jpg' })).toHaveAttribute(
+      'src',
+      'blob:inbox-file',
+    );
+    expect(photo).toHaveTextContent('This one');
+    expect(calls.some((c) => c.url === '/api/inbox/p1/media/m3')).toBe(true);
     expect(screen.getByRole('status', { name: 'Address' })).toHaveTextContent('/inbox?person=p1');
 
     const box = screen.getByRole('region', { name: 'Answer' });
@@ -369,9 +388,18 @@ describe('Inbox: a thread and its answer', () => {
 });
 
 describe("Inbox: an admin reading a managed user's", () => {
-  it('asks for that user and shows the thread without an answer box or Mark done', async () => {
+  it("asks for that user, fetches the user's files, and shows the thread without an answer box or Mark done", async () => {
+    server.messages = [
+      message({
+        type: 'document',
+        text: '',
+        media: { mime: 'application/pdf', fileName: 'order.pdf', url: '/api/inbox/p1/media/m1' },
+      }),
+    ];
     renderAt('/inbox', <ManagedInbox userId="u-7" />);
     await openThread();
+    fireEvent.click(screen.getByRole('button', { name: 'Download order.pdf' }));
+    await waitFor(() => expect(calls.some((c) => c.url === '/api/inbox/p1/media/m1?userId=u-7')).toBe(true));
     expect(lastListQuery().get('userId')).toBe('u-7');
     expect(calls.some((c) => c.url === '/api/inbox/p1?userId=u-7')).toBe(true);
     expect(screen.getByText(INBOX_TEXTS.readOnly)).toBeInTheDocument();

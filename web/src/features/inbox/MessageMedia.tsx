@@ -10,13 +10,13 @@ type Media = NonNullable<InboxMessage['media']>;
 const fileNameOf = (media: Media) => media.fileName || `${media.mime.split('/')[0] || 'file'}`;
 
 /** An image the person sent, fetched with the token (the media URL needs it). */
-function MediaImage(props: { media: Media }) {
+function MediaImage(props: { media: Media; url: string }) {
   const [url, setUrl] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     const abort = new AbortController();
     let made: string | null = null;
-    apiBlobUrl(props.media.url, abort.signal).then(
+    apiBlobUrl(props.url, abort.signal).then(
       (u) => {
         made = u;
         setUrl(u);
@@ -30,7 +30,7 @@ function MediaImage(props: { media: Media }) {
       abort.abort();
       if (made) URL.revokeObjectURL(made);
     };
-  }, [props.media.url]);
+  }, [props.url]);
   if (error)
     return (
       <Text size="sm" c="red.8">
@@ -51,16 +51,22 @@ function MediaImage(props: { media: Media }) {
   );
 }
 
-/** A file the person sent: an image shown, anything else downloaded (both with the token). */
-export function MessageMedia(props: { media: Media }) {
+/**
+ * A file the person sent: an image shown, anything else downloaded (both with the token).
+ * `userId`: an admin reading a managed user's thread asks for that user's file.
+ */
+export function MessageMedia(props: { media: Media; userId: string | null }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  if (props.media.mime.startsWith('image/')) return <MediaImage media={props.media} />;
+  const url = props.userId
+    ? `${props.media.url}${props.media.url.includes('?') ? '&' : '?'}userId=${encodeURIComponent(props.userId)}`
+    : props.media.url;
+  if (props.media.mime.startsWith('image/')) return <MediaImage media={props.media} url={url} />;
   const name = fileNameOf(props.media);
   const download = () => {
     setBusy(true);
     setError(null);
-    apiDownload(props.media.url, name)
+    apiDownload(url, name)
       .catch((err: unknown) =>
         setError(errorText(err, 'Failed to download the file', 'Error downloading the file')),
       )

@@ -34,7 +34,12 @@ function JobLink(props: { jobId: string; linked: boolean }) {
 }
 
 /** One message: in on the left, out on the right, with its time, media, job and (out) state. */
-function MessageBubble(props: { message: InboxMessage; linked: boolean; accountOf: (id: string) => string }) {
+function MessageBubble(props: {
+  message: InboxMessage;
+  /** An admin reading a managed user's thread: no links to Message Jobs, the user's files. */
+  userId: string | null;
+  accountOf: (id: string) => string;
+}) {
   const m = props.message;
   const out = m.direction === 'out';
   const vote = m.type === 'poll_vote';
@@ -51,7 +56,7 @@ function MessageBubble(props: { message: InboxMessage; linked: boolean; accountO
         bg={out ? 'var(--mantine-color-teal-light)' : 'var(--mantine-color-body)'}
       >
         <Stack gap={4}>
-          {m.media && <MessageMedia media={m.media} />}
+          {m.media && <MessageMedia media={m.media} userId={props.userId} />}
           {vote ? (
             <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
               Voted: {m.text}
@@ -87,7 +92,7 @@ function MessageBubble(props: { message: InboxMessage; linked: boolean; accountO
                 <Text size="xs" c="dimmed">
                   · {out ? 'sent by' : 'replies to'}
                 </Text>
-                <JobLink jobId={m.jobId} linked={props.linked} />
+                <JobLink jobId={m.jobId} linked={!props.userId} />
               </Group>
             )}
           </Group>
@@ -204,7 +209,7 @@ export function ThreadView(props: {
               style={{ listStyle: 'none', display: 'flex', flexDirection: 'column' }}
             >
               {oldestFirst(thread.data!.messages).map((m) => (
-                <MessageBubble key={m.id} message={m} linked={!props.userId} accountOf={props.accountOf} />
+                <MessageBubble key={m.id} message={m} userId={props.userId} accountOf={props.accountOf} />
               ))}
             </Stack>
             {props.readOnly ? (
