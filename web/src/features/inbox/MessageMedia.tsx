@@ -80,7 +80,8 @@ export function MessageMedia(props: { media: Media; userId: string | null }) {
         leftSection={<IconDownload size={14} aria-hidden />}
         loading={busy}
         onClick={download}
-        styles={{ label: { whiteSpace: 'normal', overflowWrap: 'anywhere' } }}
+        styles={{ label: { whiteSpace: 'normal', overflowWrap: 'anywhere', textAlign: 'left' } }}
+        style={{ alignSelf: 'flex-start', maxWidth: '100%' }}
       >
         Download {name}
       </Button>

@@ -35,10 +35,10 @@ import {
 } from './inbox-view.ts';
 
 const COLUMNS = [
-  { header: 'Person' },
-  { header: 'Last message' },
-  { header: 'Account' },
-  { header: 'State' },
+  { header: 'Person', w: '22%' },
+  { header: 'Last message', w: '36%' },
+  { header: 'Account', w: '24%' },
+  { header: 'State', w: '18%' },
 ] as const;
 
 /** The thread's badges: its unread messages, open or done, opted out. */
