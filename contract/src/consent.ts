@@ -74,6 +74,19 @@ export const PersonalData = z.object({
       reply: z.object({ text: z.string().nullable(), at: z.string() }).nullable(),
     }),
   ),
+  /** What the person wrote to the user's accounts, and the answers, as the Inbox keeps them. */
+  inbox: z
+    .array(
+      z.object({
+        direction: z.enum(['in', 'out']),
+        sessionId: z.string(),
+        at: z.string(),
+        type: z.string(),
+        text: z.string(),
+        jobId: z.string().nullable(),
+      }),
+    )
+    .optional(),
   /** The number was erased before: nothing is held but the keyed token that keeps it left out. */
   erased: z.boolean(),
 });

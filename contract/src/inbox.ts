@@ -43,7 +43,13 @@ export const InboxThread = z.object({
   name: z.string().nullable(),
   /** The person's number, else how their address is shown (a username, a hidden number). */
   phone: z.string(),
-  lastMessage: z.object({ text: z.string(), at: z.string(), direction: InboxDirection }),
+  lastMessage: z.object({
+    text: z.string(),
+    at: z.string(),
+    direction: InboxDirection,
+    /** As a message's `type` (text, image, poll_vote, …): what to show when `text` is ''. */
+    type: z.string().optional(),
+  }),
   /** Messages from the person the user has not opened. */
   unread: z.number().int(),
   state: InboxState,
@@ -117,22 +123,19 @@ export const INBOX_TEXTS = {
   optedOut: 'This person opted out: nothing can be sent to them',
   notFound: 'Conversation not found',
   readOnly: "A managed user's inbox is read-only",
+  /** The person has no address this account can write to (a LID only, or a business-scoped id through a linked phone). */
+  unreachable: 'This account cannot reach this person: answer from the account they wrote to',
+  noMedia: 'Media not found',
+  /** The provider could not fetch the file again (WhatsApp keeps files for a limited time). */
+  mediaGone: 'This file is no longer available from WhatsApp',
 } as const;
 
-/** Webhook `message.received`: someone wrote to one of the user's accounts (one-to-one). */
-export const MessageReceivedPayload = z
-  .object({
-    sessionId: z.string(),
-    personId: z.string(),
-    from: z.string(),
-    messageId: z.string(),
-    type: z.string(),
-    text: z.string(),
-    /** The job whose message this answers, if any. */
-    jobId: z.string().nullable(),
-    at: z.iso.datetime(),
-  })
-  .loose();
+/** `POST /api/inbox/:personId/state` answer. */
+export const InboxStateResponse = z.object({ success: z.literal(true), state: InboxState });
+
+/** `GET /api/inbox/:personId/media/:messageId`. */
+export const InboxMediaParams = z.object({ personId: z.string().max(100), messageId: z.string().max(40) });
+export const InboxPersonParams = z.object({ personId: z.string().max(100) });
 
 /** `GET /api/inbox/counts`: what the sidebar shows beside Inbox. */
 export const InboxCountsResponse = z.object({

@@ -2,17 +2,20 @@ import { z } from 'zod';
 import { UserIdParams } from './admin.ts';
 
 /** The events a webhook may subscribe to. */
-export const WebhookEventName = z.enum(['job.finished', 'message.status', 'session.status', 'optout'], {
-  error: 'Events are job.finished, message.status, session.status and optout',
-});
+export const WebhookEventName = z.enum(
+  ['job.finished', 'message.status', 'session.status', 'optout', 'message.received'],
+  { error: 'Events are job.finished, message.status, session.status, optout and message.received' },
+);
 export type WebhookEventName = z.infer<typeof WebhookEventName>;
 
 export const CreateWebhookBody = z.object({
   url: z.string().trim().min(1, 'Webhook URL is required').max(2048, 'Webhook URL is too long'),
   events: z
-    .array(WebhookEventName, { error: 'Events are job.finished, message.status, session.status and optout' })
+    .array(WebhookEventName, {
+      error: 'Events are job.finished, message.status, session.status, optout and message.received',
+    })
     .min(1, 'Choose at least one event')
-    .max(4),
+    .max(5),
 });
 export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
 

@@ -200,6 +200,16 @@ export const SimulatorInboundBody = z.object({
     .string()
     .regex(/^[0-9]{6,15}$/, 'senderPn is a phone number in digits with its country code')
     .optional(),
+  /** A file the person sends, `text` its caption (the Inbox shows it and serves the file). */
+  media: z
+    .object({
+      type: z.enum(['image', 'video', 'audio', 'document', 'sticker']),
+      mime: z.string().min(1).max(200),
+      /** The file in base64, up to 1 MB. */
+      data: z.base64().max(1_400_000),
+      fileName: z.string().max(255).optional(),
+    })
+    .optional(),
 });
 export type SimulatorInboundBody = z.infer<typeof SimulatorInboundBody>;
 

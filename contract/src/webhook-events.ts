@@ -7,7 +7,8 @@ import { SessionStatus } from './sessions.ts';
 /**
  * The `data` of each webhook event, as a receiver reads it. Most are built inside PostgreSQL, in
  * the triggers of server/drizzle/0006_webhook_events.sql (job.finished, session.status) and
- * 0021_webhook_status_per_statement.sql (message.status); optout in contacts/service.ts. The
+ * 0021_webhook_status_per_statement.sql (message.status); optout in contacts/opt-out-list.ts,
+ * message.received in messaging/inbox/incoming.ts. The
  * server's webhook-payloads test makes each event through the product and checks the stored rows
  * against these; the deliverer checks every payload it sends. Keys may be added (`.loose()`:
  * a receiver ignores what it does not know), never removed or renamed.
@@ -55,12 +56,28 @@ export const OptOutPayload = z
   })
   .loose();
 
+/** Webhook `message.received`: someone wrote to one of the user's accounts (one-to-one). */
+export const MessageReceivedPayload = z
+  .object({
+    sessionId: z.string(),
+    personId: z.string(),
+    from: z.string(),
+    messageId: z.string(),
+    type: z.string(),
+    text: z.string(),
+    /** The job whose message this answers, if any. */
+    jobId: z.string().nullable(),
+    at: Utc,
+  })
+  .loose();
+
 /** Each event's payload schema, by event name. */
 export const WEBHOOK_PAYLOADS = {
   'job.finished': JobFinishedPayload,
   'message.status': MessageStatusPayload,
   'session.status': SessionStatusPayload,
   optout: OptOutPayload,
+  'message.received': MessageReceivedPayload,
 } as const satisfies Record<WebhookEventName, z.ZodType>;
 
 export type WebhookPayloads = { [E in WebhookEventName]: z.infer<(typeof WEBHOOK_PAYLOADS)[E]> };

@@ -120,6 +120,7 @@ export async function joinAddresses(tx: Db, userId: string, addresses: Address[]
       sql`UPDATE person_addresses SET person_id = ${personId}
           WHERE person_id = ANY(${sql.param(merged)}::text[])`,
     );
+    await mergeInboxes(tx, personId, merged);
     await tx.execute(sql`DELETE FROM people WHERE id = ANY(${sql.param(merged)}::text[])`);
   }
   await tx.execute(
@@ -127,6 +128,65 @@ export async function joinAddresses(tx: Db, userId: string, addresses: Address[]
         SELECT ${userId}, x.kind, x.value, ${personId}
         FROM unnest(${kinds}::text[], ${values}::text[]) AS x(kind, value)
         ON CONFLICT DO NOTHING`,
+  );
+  return personId;
+}
+
+/**
+ * The Inbox of people merged into `personId`: their messages become its, and their threads one
+ * (the latest message and the account last written to, unread added up, open when any was). In
+ * the caller's transaction, before the merged people are deleted (their threads go with them).
+ */
+async function mergeInboxes(tx: Db, personId: string, merged: string[]): Promise<void> {
+  const all = sql.param([personId, ...merged]);
+  await tx.execute(
+    sql`UPDATE inbox_messages SET person_id = ${personId} WHERE person_id = ANY(${sql.param(merged)}::text[])`,
+  );
+  await tx.execute(
+    sql`INSERT INTO inbox_threads AS t (person_id, user_id, session_id, name, last_text, last_type,
+                                        last_direction, last_at, last_in_at, unread, state)
+        SELECT ${personId}, min(x.user_id),
+               (array_agg(x.session_id ORDER BY x.last_in_at DESC))[1],
+               (array_agg(x.name ORDER BY x.last_in_at DESC) FILTER (WHERE x.name IS NOT NULL))[1],
+               (array_agg(x.last_text ORDER BY x.last_at DESC))[1],
+               (array_agg(x.last_type ORDER BY x.last_at DESC))[1],
+               (array_agg(x.last_direction ORDER BY x.last_at DESC))[1],
+               max(x.last_at), max(x.last_in_at), sum(x.unread)::int,
+               CASE WHEN bool_or(x.state = 'open') THEN 'open' ELSE 'done' END
+        FROM inbox_threads x WHERE x.person_id = ANY(${all}::text[])
+        HAVING count(*) > 0
+        ON CONFLICT (person_id) DO UPDATE SET
+          session_id = excluded.session_id, name = excluded.name, last_text = excluded.last_text,
+          last_type = excluded.last_type, last_direction = excluded.last_direction,
+          last_at = excluded.last_at, last_in_at = excluded.last_in_at, unread = excluded.unread,
+          state = excluded.state`,
+  );
+}
+
+/**
+ * The person `address` belongs to, made (a person of one address) when no row names it yet: the
+ * Inbox keeps a person's messages under their id. In the caller's transaction, under the user's
+ * people lock when it writes.
+ */
+export async function personOfAddress(tx: Db, userId: string, address: Address): Promise<string> {
+  const find = async () =>
+    (
+      await queryRows<{ person_id: string }>(
+        tx,
+        sql`SELECT person_id FROM person_addresses
+            WHERE user_id = ${userId} AND kind = ${address.kind} AND value = ${address.value}`,
+      )
+    )[0]?.person_id;
+  const known = await find();
+  if (known) return known;
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`people:${userId}`}))`);
+  const again = await find();
+  if (again) return again;
+  const personId = newId();
+  await tx.execute(sql`INSERT INTO people (id, user_id) VALUES (${personId}, ${userId})`);
+  await tx.execute(
+    sql`INSERT INTO person_addresses (user_id, kind, value, person_id)
+        VALUES (${userId}, ${address.kind}, ${address.value}, ${personId})`,
   );
   return personId;
 }

@@ -81,6 +81,24 @@ export async function personalData(
         WHERE j.user_id = ${userId} AND r.chat_id = ANY(${sql.param(chatIdsOf(addresses))}::text[])
         ORDER BY j.created_at, r.id`,
   );
+  // What the person wrote to the user's accounts and the answers, under any person of theirs.
+  const inbox = await queryRows<{
+    direction: 'in' | 'out';
+    session_id: string;
+    at: Date | string;
+    type: string;
+    text: string;
+    job_id: string | null;
+  }>(
+    db,
+    sql`SELECT m.direction, m.session_id, m.at, m.type, m.text, m.job_id FROM inbox_messages m
+        WHERE m.user_id = ${userId} AND m.person_id IN (
+          SELECT pa.person_id FROM person_addresses pa
+          JOIN unnest(${sql.param(addresses.map((a) => a.kind))}::text[], ${sql.param(addresses.map((a) => a.value))}::text[])
+            AS x(kind, value) ON pa.kind = x.kind AND pa.value = x.value
+          WHERE pa.user_id = ${userId})
+        ORDER BY m.at, m.id`,
+  );
   const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
   return {
     success: true,
@@ -115,6 +133,14 @@ export async function personalData(
       readAt: iso(m.read_at),
       error: m.error,
       reply: m.replied_at === null ? null : { text: m.reply_text, at: iso(m.replied_at)! },
+    })),
+    inbox: inbox.map((m) => ({
+      direction: m.direction,
+      sessionId: m.session_id,
+      at: iso(m.at)!,
+      type: m.type,
+      text: m.text,
+      jobId: m.job_id,
     })),
     erased: (await erasedAmong(db, secretKey, userId, [phone])).size > 0,
   };
@@ -162,6 +188,17 @@ export function personalDataCsv(data: PersonalData): string {
         m.sentAt ?? m.createdAt,
       ]),
       ...(m.reply ? [csvLine(['reply', m.jobId, '', m.reply.text ?? '', 'replied', m.reply.at])] : []),
+    );
+  for (const m of data.inbox ?? [])
+    lines.push(
+      csvLine([
+        m.direction === 'in' ? 'inbox' : 'inbox-answer',
+        m.jobId ?? '',
+        m.type,
+        m.text,
+        m.sessionId,
+        m.at,
+      ]),
     );
   if (data.erased) lines.push(csvLine(['erased', '', '', '', 'erased', '']));
   return `${CSV_BOM}${lines.join('')}`;

@@ -148,7 +148,12 @@ export const creditLedger = pgTable(
 );
 
 /** A text waiting in a simulated account's inbox (POST /api/simulator/sessions/:id/inbound). */
-export type SimulatorInboxItem = { from: string; text: string; senderPn?: string };
+export type SimulatorInboxItem = {
+  from: string;
+  text: string;
+  senderPn?: string;
+  media?: { type: string; mime: string; data: string; fileName?: string };
+};
 
 export const waSessions = pgTable(
   'wa_sessions',
@@ -777,7 +782,9 @@ export const webhookDeliveries = pgTable(
     webhookId: text('webhook_id')
       .notNull()
       .references(() => webhooks.id, { onDelete: 'cascade' }),
-    event: text('event', { enum: ['job.finished', 'message.status', 'session.status', 'optout'] }).notNull(),
+    event: text('event', {
+      enum: ['job.finished', 'message.status', 'session.status', 'optout', 'message.received'],
+    }).notNull(),
     data: jsonb('data').notNull(),
     status: text('status', { enum: ['pending', 'delivered', 'failed'] })
       .notNull()
@@ -1213,4 +1220,84 @@ export const autoRepliesSent = pgTable(
     jobId: text('job_id'),
   },
   (t) => [primaryKey({ columns: [t.sessionId, t.ruleKey, t.personKey] })],
+);
+
+/** A file a person sent in an incoming message: its type and name, and how its provider fetches it again. */
+export type InboxMediaRef = { mime: string; fileName: string | null; ref: string };
+
+/**
+ * The Inbox's one row per person of a user who wrote to one of the user's accounts
+ * (docs/people.md): what the list shows without reading the messages. Merging two people folds
+ * their rows into one (contacts/people.ts joinAddresses), an erasure deletes it with the person.
+ */
+export const inboxThreads = pgTable(
+  'inbox_threads',
+  {
+    personId: text('person_id')
+      .primaryKey()
+      .references(() => people.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The account the person last wrote to: an answer goes through it. */
+    sessionId: text('session_id').notNull(),
+    /** The name WhatsApp gave with their latest message (push name, Cloud profile name). */
+    name: text('name'),
+    lastText: text('last_text').notNull(),
+    lastType: text('last_type').notNull(),
+    lastDirection: text('last_direction', { enum: ['in', 'out'] }).notNull(),
+    lastAt: ts('last_at').notNull(),
+    lastInAt: ts('last_in_at').notNull(),
+    /** Messages from the person the owner has not opened. */
+    unread: integer('unread').notNull().default(0),
+    state: text('state', { enum: ['open', 'done'] })
+      .notNull()
+      .default('open'),
+  },
+  (t) => [
+    // The list's pages, newest first (keyset on last_at, person_id).
+    index('inbox_threads_user_last_idx').on(t.userId, t.lastAt.desc(), t.personId.desc()),
+    // The sidebar's count of unread threads.
+    index('inbox_threads_unread_idx').on(t.userId).where(sql`${t.unread} > 0`),
+  ],
+);
+
+/**
+ * The Inbox's messages: each one-to-one message a person sent to one of the user's accounts, and
+ * the answers sent from the Inbox or by an auto-reply (their state is their job recipient's).
+ * The messages of the user's other jobs to the person are read from the recipients.
+ */
+export const inboxMessages = pgTable(
+  'inbox_messages',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    personId: text('person_id')
+      .notNull()
+      .references(() => people.id, { onDelete: 'cascade' }),
+    sessionId: text('session_id').notNull(),
+    direction: text('direction', { enum: ['in', 'out'] }).notNull(),
+    /** The chat id the message came from (in) or went to (out). */
+    chatId: text('chat_id').notNull(),
+    /** WhatsApp's id of an incoming message (a repeat of it is not stored twice); null for an answer. */
+    messageId: text('message_id'),
+    /** text, image, video, audio, document, sticker, poll_vote, template, … */
+    type: text('type').notNull(),
+    /** The text, or a file's caption; '' when there is none. */
+    text: text('text').notNull(),
+    media: jsonb('media').$type<InboxMediaRef | null>(),
+    /** In: the job whose message this answers; out: the job that carries it. */
+    jobId: text('job_id'),
+    at: ts('at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('inbox_messages_incoming_idx')
+      .on(t.sessionId, t.messageId)
+      .where(sql`${t.messageId} IS NOT NULL`),
+    index('inbox_messages_person_idx').on(t.personId, t.at),
+    // The list's filter "replies to this job".
+    index('inbox_messages_job_idx').on(t.userId, t.jobId).where(sql`${t.jobId} IS NOT NULL`),
+  ],
 );

@@ -17,6 +17,8 @@ export const ERASED_TABLES = [
   'idempotency_keys',
   'wa_number_lookups',
   'wa_groups',
+  'inbox_messages',
+  'inbox_threads',
 ] as const;
 
 /**

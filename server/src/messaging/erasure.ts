@@ -27,7 +27,7 @@ function whole(value: string): string {
  * and the stored WhatsApp message go, while every counter stays, so totals and reports add up.
  * Audit and webhook rows, and the user's stored groups, that name an address get the token
  * instead; the shared answer of whether the number is on WhatsApp goes, and so does the person
- * with its addresses. The old row versions go off the disk at the next compaction
+ * with its addresses and its Inbox (its thread and messages go with the person). The old row versions go off the disk at the next compaction
  * (erasure-compaction.ts); backups made before keep the number (docs/api.md, "Consent and data
  * requests").
  */
@@ -66,6 +66,10 @@ export async function erasePerson(
     await tx.execute(
       sql`DELETE FROM wa_lid_texts t USING wa_sessions s
           WHERE s.session_id = t.session_id AND s.user_id = ${userId} AND t.lid = ANY(${sql.param(values)}::text[])`,
+    );
+    // The Inbox's messages from or to any address (those of a person the addresses name go with it below).
+    await tx.execute(
+      sql`DELETE FROM inbox_messages m WHERE m.user_id = ${userId} AND m.chat_id = ANY(${sql.param(chatIdsOf(addresses))}::text[])`,
     );
     await forgetPerson(tx, userId, addresses);
     // Each address keeps a token: a later send to any of them is left out as erased.

@@ -1,12 +1,13 @@
 import { addressOfChatId } from '@wa/contract';
 import { addressesOfPerson, chatIdsOf } from '../contacts/people.ts';
 import type { AppContext } from '../context.ts';
-import type { AccountOutcome } from '../transport/types.ts';
+import type { AccountOutcome, IncomingMessage } from '../transport/types.ts';
 import { takeAutoReply } from './auto-reply/auto-reply.ts';
 import { recordPricing } from './engine/cloud-transitions.ts';
 import { applyReceipts } from './engine/receipts.ts';
 import { failureStanding, refuse, retrySent } from './engine/refusals.ts';
 import { reply, sentAfterAllByCopies } from './engine/transitions.ts';
+import { keepAnswer, keepIncoming } from './inbox/incoming.ts';
 import { joinPerson, takeOptOutReply } from './opt-outs.ts';
 
 /** The account an outcome came back to. */
@@ -116,15 +117,16 @@ const REFUSED_MAX = 10;
 
 /**
  * Someone wrote to the account: the account's latest send to that number within the reply window
- * is marked replied (a message without text as ''), and a text that is an opt-out word puts its
- * sender's person on the owner's opt-out list (messaging/opt-outs.ts) and, when the owner asked for it, is
- * answered once in the word's language. Any other text may be answered by the account's
- * keyword auto-replies (auto-reply/auto-reply.ts).
+ * is marked replied (a message without text as ''), the message goes into the owner's Inbox
+ * (inbox/incoming.ts), and a text that is an opt-out word puts its sender's person on the owner's
+ * opt-out list (messaging/opt-outs.ts) and, when the owner asked for it, is answered once in the
+ * word's language. Any other text may be answered by the account's keyword auto-replies
+ * (auto-reply/auto-reply.ts), which the Inbox shows in the thread.
  */
 async function takeIncoming(
   ctx: AppContext,
   account: OutcomeAccount,
-  message: Extract<AccountOutcome, { type: 'incoming' }>['message'],
+  message: IncomingMessage,
   answer: AnswerBack | null,
 ): Promise<void> {
   const { sessionId, userId } = account;
@@ -134,10 +136,14 @@ async function takeIncoming(
     const chatIds = chatIdsOf(await addressesOfPerson(ctx.db, userId, address));
     await reply(ctx.db, sessionId, chatIds, message.text ?? '', message.at);
   }
+  const personId = await keepIncoming(ctx, account, message);
   if (message.text === null) return;
   const result = await takeOptOutReply(ctx, userId, { ...message, text: message.text }, sessionId);
   // An opt-out word is never answered by an auto-reply: it opts out, and that is all.
-  if (result === null) await takeAutoReply(ctx, account, { ...message, text: message.text });
+  if (result === null) {
+    const auto = await takeAutoReply(ctx, account, { ...message, text: message.text });
+    if (auto && personId) await keepAnswer(ctx, account, auto.to, auto.jobId, personId);
+  }
   if (!result?.added) return;
   ctx.log.info({ sessionId, from: message.from }, 'opt-out keyword received: number opted out');
   if (result.confirmation && answer) await answer(account, message.from, result.confirmation);

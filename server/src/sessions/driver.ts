@@ -323,7 +323,7 @@ export class SessionDriver implements SyncedSession {
     // Texts the simulator's inbound route left for this account, received as the network would deliver them.
     if (sim && this.connected && row.simulatorInbox?.length) {
       for (const m of await takeSimulatorInbox(db, this.ctx.nodeId, this.sessionId))
-        sim.receiveText(m.from, m.text, m.senderPn);
+        sim.receiveText(m.from, m.text, m.senderPn, m.media);
     }
     if (
       row.pairingRequestedAt &&

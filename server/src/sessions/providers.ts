@@ -7,11 +7,19 @@ import { BAILEYS_PROVIDER } from '../transport/baileys/provider.ts';
 import { CLOUD_PROVIDER } from '../transport/cloud/provider.ts';
 import { SIMULATOR_PROVIDER } from '../transport/simulator/provider.ts';
 import type { ProviderDescriptor, Transport, TransportSession } from '../transport/types.ts';
+import {
+  type FetchedMedia,
+  fetchBaileysMedia,
+  fetchCloudMedia,
+  fetchSimulatedMedia,
+} from './incoming-media.ts';
 import { baileysTransport, cloudTransport, simulatorTransport } from './transports.ts';
 
 /** A provider: its folder's description and the factory of its transport for one account. */
 export type Provider = ProviderDescriptor & {
   create(ctx: AppContext, session: TransportSession): Transport | Promise<Transport>;
+  /** A file someone sent to the account, by the reference its transport reported (incoming-media.ts). */
+  fetchMedia(ctx: AppContext, sessionId: string, ref: string): Promise<FetchedMedia>;
 };
 
 /**
@@ -19,9 +27,9 @@ export type Provider = ProviderDescriptor & {
  * capabilities, never which kind runs; a new kind is a folder under transport/ and a line here.
  */
 export const PROVIDERS: Readonly<Record<SessionKind, Provider>> = {
-  baileys: { ...BAILEYS_PROVIDER, create: baileysTransport },
-  simulator: { ...SIMULATOR_PROVIDER, create: simulatorTransport },
-  cloud: { ...CLOUD_PROVIDER, create: cloudTransport },
+  baileys: { ...BAILEYS_PROVIDER, create: baileysTransport, fetchMedia: fetchBaileysMedia },
+  simulator: { ...SIMULATOR_PROVIDER, create: simulatorTransport, fetchMedia: fetchSimulatedMedia },
+  cloud: { ...CLOUD_PROVIDER, create: cloudTransport, fetchMedia: fetchCloudMedia },
 };
 
 /**

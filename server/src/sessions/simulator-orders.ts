@@ -1,5 +1,6 @@
 import type { SimulatedMessage as SimulatedMessageDto } from '@wa/contract';
 import type { AppContext } from '../context.ts';
+import type { SimulatorInboxItem } from '../db/schema.ts';
 import { conflict } from '../errors.ts';
 import { type Actor, authorizeSession } from '../policy/access.ts';
 import { signal } from '../signals.ts';
@@ -49,7 +50,7 @@ export async function simulatorInbound(
   ctx: AppContext,
   user: Actor,
   sessionId: string,
-  input: { from: string; text: string; senderPn?: string },
+  input: { from: string; text: string; senderPn?: string; media?: SimulatorInboxItem['media'] },
 ) {
   const row = await authorizeSession(ctx.db, user, 'act', sessionId);
   if (row.desiredState !== 'active' || effectiveStatus(row) !== 'CONNECTED')
@@ -59,6 +60,7 @@ export async function simulatorInbound(
     from,
     text: input.text,
     ...(input.senderPn ? { senderPn: input.senderPn } : {}),
+    ...(input.media ? { media: input.media } : {}),
   });
   await signal(ctx, 'session-changed', sessionId);
   const until = Date.now() + 5000;

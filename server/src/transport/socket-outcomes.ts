@@ -11,5 +11,6 @@ export function onSocketOutcome(transport: Transport, listener: (outcome: Accoun
     listener({ type: 'refused', messageId: f.messageId, reason: f.reason, retryAt: null }),
   );
   transport.on('incoming-text', (message) => listener({ type: 'incoming', message }));
+  transport.on('incoming-other', (message) => listener({ type: 'incoming', message }));
   transport.on('same-person', (addresses) => listener({ type: 'same-person', addresses }));
 }

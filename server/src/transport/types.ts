@@ -161,7 +161,31 @@ export type QuotaUpdate = { capped: boolean; reason: string | null; until: Date 
  * address (contract/jid.ts): their phone-number JID when WhatsApp gives or maps the number, else
  * their LID (a linked phone) or BSUID (a Cloud API number).
  */
-export type IncomingText = { from: string; text: string; messageId: string };
+export type IncomingText = { from: string; text: string; messageId: string } & IncomingDetail;
+
+/**
+ * What the Inbox shows of an incoming message beside its text (all optional: a text needs none).
+ * `type`: text, image, video, audio, document, sticker, poll_vote, location, …; `caption`: a
+ * file's caption; `media`: the file, fetched again through its provider (`ref` is the provider's
+ * own reference); `name`: the name WhatsApp gives the sender; `answers`: the id of the account's
+ * message this one quotes or votes on.
+ */
+export type IncomingDetail = {
+  type?: string;
+  caption?: string | null;
+  media?: IncomingMedia | null;
+  name?: string | null;
+  answers?: string | null;
+};
+
+/** A file someone sent: its type and name, and the provider's reference to fetch it. */
+export type IncomingMedia = { mime: string; fileName: string | null; ref: string };
+
+/** A one-to-one message that is no text (a file, a poll vote, a location): reported with `text` null. */
+export type IncomingOther = Omit<IncomingText, 'text'> & { text: null; type: string };
+
+/** A one-to-one message as the engine takes it: `text` null when it is no text. */
+export type IncomingMessage = Omit<IncomingText, 'text'> & { text: string | null; at?: Date };
 
 /** WhatsApp refused a message after the send had resolved (an error status for its id). */
 export type SendFailure = {
@@ -190,6 +214,8 @@ export type TransportEventMap = {
   'undelivered-cause': [UndeliveredCause];
   quota: [QuotaUpdate];
   'incoming-text': [IncomingText];
+  /** A one-to-one message that is no text: a file, a poll vote, a location (for the Inbox). */
+  'incoming-other': [IncomingOther];
   /** WhatsApp showed that these addresses are one person's (rc14's LID-number mapping, `remoteJidAlt`). */
   'same-person': [Address[]];
   /** Credentials changed (saved by the transport itself); lets the runner mark `hasCredentials`. */
@@ -285,9 +311,15 @@ export interface SimulatedNetwork {
   /**
    * A person writes `text` to the account (`from` as digits or a JID, by phone or by
    * LID; `senderPn`: the number WhatsApp gives beside a LID): reported as the network would
-   * report it. False when the account is not connected.
+   * report it. `media`: a file (base64 `data`), `text` its caption. False when the account is not
+   * connected.
    */
-  receiveText(from: string, text: string, senderPn?: string): boolean;
+  receiveText(
+    from: string,
+    text: string,
+    senderPn?: string,
+    media?: { type: string; mime: string; data: string; fileName?: string },
+  ): boolean;
 }
 
 /** A group of the session's cache, as a transport reads it (injected by its factory). */
@@ -318,7 +350,7 @@ export type AccountOutcome =
    * Someone wrote to the account in a one-to-one chat (`text` null: media or another kind of
    * message); `at`: when, when the provider says (else: now).
    */
-  | { type: 'incoming'; message: Omit<IncomingText, 'text'> & { text: string | null; at?: Date } }
+  | { type: 'incoming'; message: IncomingMessage }
   /**
    * WhatsApp showed that these addresses belong to one person (a LID's number, a webhook with
    * both `user_id` and `wa_id`, a username beside its BSUID): never a guess.

@@ -1,4 +1,7 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.ts';
+import { keepIncoming } from '../../src/messaging/inbox/incoming.ts';
 import { buildJob, buildSession } from '../fakes/messaging.ts';
 import {
   bearer,
@@ -94,6 +97,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     listId: 'Contact list not found',
     webhookId: 'Webhook not found',
     keyId: 'API key not found',
+    personId: 'Conversation not found',
   };
   /** The send routes and the account's limits answer with the spec's text for a session not yours. */
   const NO_SESSION = new Set([
@@ -143,6 +147,8 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     },
     'PUT /api/session/:sessionId/proxy': { url: null },
     'POST /api/session/:sessionId/cost-estimate': { templateName: 'hello', language: 'en', recipients: 1 },
+    'POST /api/inbox/:personId/reply': { sessionId: 'any', type: 'string', content: 'x' },
+    'POST /api/inbox/:personId/state': { state: 'done' },
   };
 
   it("answers 404 to another user and to an admin who does not manage the owner, on every route naming the owner's things", async () => {
@@ -174,7 +180,31 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
         payload: list,
       })
     ).json().list.id;
-    const ids: Record<string, string> = { sessionId, jobId, userId: owner.id, listId, webhookId, keyId };
+    // A thread of the owner's Inbox: a person wrote to the owner's account, with a file.
+    const personId = (await keepIncoming(
+      t.ctx,
+      { sessionId, userId: owner.id },
+      {
+        from: '919800015838@s.whatsapp.net',
+        text: null,
+        messageId: 'ACCESS1',
+        type: 'image',
+        media: {
+          mime: 'image/png',
+          fileName: null,
+          ref: JSON.stringify({ mime: 'image/png', data: 'iVBORw==' }),
+        },
+      },
+    ))!;
+    const ids: Record<string, string> = {
+      sessionId,
+      jobId,
+      userId: owner.id,
+      listId,
+      webhookId,
+      keyId,
+      personId,
+    };
     /** The resource a route names, by its parameter (`:id` is named by its path). */
     const paramOf = (url: string) => {
       const named = Object.keys(NOT_YOURS).find((p) => url.includes(`:${p}`));
@@ -207,7 +237,9 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
             route.url
               .replace(`:${route.param}`, ids[route.param]!)
               .replace(':id', ids[route.param]!)
-              .replace(':segment', 'replied') + (route.url.endsWith('/retryable') ? `?jobIds=${jobId}` : ''),
+              .replace(':segment', 'replied')
+              .replace(':messageId', String(await firstMessageId(personId))) +
+            (route.url.endsWith('/retryable') ? `?jobIds=${jobId}` : ''),
           headers: bearer(token),
           ...(PAYLOADS[key] ? { payload: PAYLOADS[key] } : {}),
         });
@@ -235,14 +267,31 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
       webhookId,
     ]);
     expect((await get('/api/api-keys')).json().keys.map((k: { id: string }) => k.id)).toEqual([keyId]);
+    expect((await get('/api/inbox/counts')).json().unreadThreads).toBe(1);
+    expect((await get(`/api/inbox/${personId}`)).json().thread).toMatchObject({ state: 'open' });
     // Lists answer only what is one's own.
     const strangerToken = await loginToken(t.app, stranger.username);
-    for (const url of ['/api/sessions', '/api/contact-lists', '/api/webhooks', '/api/api-keys']) {
+    for (const url of [
+      '/api/sessions',
+      '/api/contact-lists',
+      '/api/webhooks',
+      '/api/api-keys',
+      '/api/inbox',
+    ]) {
       const res = await t.app.inject({ method: 'GET', url, headers: bearer(strangerToken) });
       expect(JSON.stringify(res.json()), url).not.toContain(owner.id);
-      for (const id of [sessionId, listId, webhookId, keyId]) expect(res.body, url).not.toContain(id);
+      for (const id of [sessionId, listId, webhookId, keyId, personId])
+        expect(res.body, url).not.toContain(id);
     }
   });
+
+  const firstMessageId = async (personId: string) =>
+    (
+      await queryRows<{ id: string }>(
+        t.db,
+        sql`SELECT min(id)::text AS id FROM inbox_messages WHERE person_id = ${personId}`,
+      )
+    )[0]!.id;
 
   it("lets the managing admin read its users' jobs and sessions but not act on them", async () => {
     const admin = await buildAdmin(t);
@@ -250,12 +299,31 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     const adminToken = await loginToken(t.app, admin.username);
     const sessionId = await buildSession(t, owner.id);
     const jobId = await buildJob(t, owner.id, sessionId);
+    const personId = (await keepIncoming(
+      t.ctx,
+      { sessionId, userId: owner.id },
+      {
+        from: '919800015839@s.whatsapp.net',
+        text: null,
+        messageId: 'ACCESS2',
+        type: 'image',
+        media: {
+          mime: 'image/png',
+          fileName: null,
+          ref: JSON.stringify({ mime: 'image/png', data: 'iVBORw==' }),
+        },
+      },
+    ))!;
+    const bodies: Record<string, object> = {
+      reply: { sessionId, type: 'string', content: 'x' },
+      state: { state: 'done' },
+    };
     const call = (method: 'GET' | 'POST' | 'DELETE', url: string) =>
       t.app.inject({
         method,
         url,
         headers: bearer(adminToken),
-        ...(method === 'POST' ? { payload: {} } : {}),
+        ...(method === 'POST' ? { payload: bodies[url.split('/').pop()!] ?? {} } : {}),
       });
     const table: Array<[string, 'GET' | 'POST' | 'DELETE', string, number]> = [
       ['the jobs list', 'GET', `/api/message-jobs/${owner.id}`, 200],
@@ -264,11 +332,28 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
       ['retry a job', 'POST', `/api/message-jobs-details/${jobId}/retry`, 404],
       ['delete a job', 'DELETE', `/api/message-jobs-details/${jobId}`, 404],
       ['restart a session', 'POST', `/api/session/${sessionId}/restart`, 404],
+      ['the inbox', 'GET', `/api/inbox?userId=${owner.id}`, 200],
+      ['a thread', 'GET', `/api/inbox/${personId}?userId=${owner.id}`, 200],
+      ['the unread count', 'GET', `/api/inbox/counts?userId=${owner.id}`, 200],
+      [
+        'a file of a thread',
+        'GET',
+        `/api/inbox/${personId}/media/${await firstMessageId(personId)}?userId=${owner.id}`,
+        200,
+      ],
+      ['mark a thread done', 'POST', `/api/inbox/${personId}/state`, 403],
+      ['answer a thread', 'POST', `/api/inbox/${personId}/reply`, 403],
     ];
     const got = [];
     for (const [what, method, url] of table)
       got.push([what, method, url, (await call(method, url)).statusCode]);
     expect(got).toEqual(table);
+    // The admin's reading left the thread unread for its owner, and its state as it was.
+    const [thread] = await queryRows<{ unread: number; state: string }>(
+      t.db,
+      sql`SELECT unread, state FROM inbox_threads WHERE person_id = ${personId}`,
+    );
+    expect(thread).toEqual({ unread: 1, state: 'open' });
   });
 
   it('scopes an ADMIN to the users it manages: another admin’s user answers 404', async () => {

@@ -107,6 +107,9 @@ describe('webhook payload → events', () => {
           at: new Date(1504902988 * 1000),
           type: 'text',
           text: 'this is a text message',
+          caption: null,
+          media: null,
+          answers: null,
         },
       ],
     });

@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { type Db, queryRows } from '../../src/db/client.ts';
+import { keepIncoming } from '../../src/messaging/inbox/incoming.ts';
+import { joinPerson } from '../../src/messaging/opt-outs.ts';
 import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
 
 const NUMBER = '919800027001';
@@ -34,7 +36,7 @@ async function columnsHolding(db: Db, needle: string): Promise<string[]> {
  * group's owner, the sender of its last message).
  */
 describe.each(DB_KINDS)('erasure leaves the number nowhere on %s', (kind) => {
-  const { t } = appWithEngine(kind, { SECRET_KEY: 'cd'.repeat(32) });
+  const { t } = appWithEngine(kind, { SECRET_KEY: 'cd'.repeat(32), ALLOW_PRIVATE_WEBHOOKS: 'true' });
 
   it('no table holds the erased number; the group keeps its members and counts', async () => {
     const { token, sessionId } = await linkedSession(t, { credits: 10 });
@@ -64,8 +66,42 @@ describe.each(DB_KINDS)('erasure leaves the number nowhere on %s', (kind) => {
                   ${JSON.stringify(participants)}::jsonb, 'pn',
                   ${JSON.stringify({ sender: `${NUMBER}@s.whatsapp.net`, timestamp: 1_700_000_000, body: 'Hi' })}::jsonb)`,
     );
+    // The person wrote to the account (the Inbox keeps it, and a message.received event names them)
+    // by the number and by a LID WhatsApp showed to be theirs; the account answered them.
+    const hooked = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: bearer(token),
+      payload: { url: 'http://127.0.0.1:9/hook', events: ['message.received'] },
+    });
+    expect(hooked.statusCode, hooked.body).toBe(200);
+    const userId = (
+      await queryRows<{ user_id: string }>(
+        t.db,
+        sql`SELECT user_id FROM wa_sessions WHERE session_id = ${sessionId}`,
+      )
+    )[0]!.user_id;
+    await joinPerson(t.ctx, userId, [
+      { kind: 'phone', value: NUMBER },
+      { kind: 'lid', value: '81234567' },
+    ]);
+    const account = { sessionId, userId };
+    await keepIncoming(t.ctx, account, {
+      from: `${NUMBER}@s.whatsapp.net`,
+      text: `Call me on ${NUMBER}`,
+      messageId: 'ER1',
+    });
+    await keepIncoming(t.ctx, account, {
+      from: '81234567@lid',
+      text: 'Hello again',
+      messageId: 'ER2',
+      name: 'Meera',
+    });
     expect(await columnsHolding(t.db, NUMBER)).toEqual(
       expect.arrayContaining([
+        'inbox_messages.chat_id: 1',
+        'inbox_messages.text: 1',
+        'webhook_deliveries.data: 1',
         'wa_number_lookups.phone: 1',
         'wa_groups.participants: 1',
         'wa_groups.owner: 1',
@@ -81,6 +117,9 @@ describe.each(DB_KINDS)('erasure leaves the number nowhere on %s', (kind) => {
     expect(erased.statusCode, erased.body).toBe(200);
     const erasure = erased.json().token as string;
     expect(await columnsHolding(t.db, NUMBER)).toEqual([]);
+    // The person's Inbox went with them, by either address.
+    expect(await columnsHolding(t.db, '81234567@lid')).toEqual([]);
+    expect(await queryRows(t.db, sql`SELECT person_id FROM inbox_threads`)).toEqual([]);
     // The other number is untouched.
     expect(await columnsHolding(t.db, '919800027002')).not.toEqual([]);
 

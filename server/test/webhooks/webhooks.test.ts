@@ -62,11 +62,11 @@ describe.each(DB_KINDS)('webhooks API on %s', (kind) => {
       [{ url: 'https://example.com/x', events: [] }, 'Choose at least one event'],
       [
         { url: 'https://example.com/x', events: ['job.started'] },
-        'Events are job.finished, message.status, session.status and optout',
+        'Events are job.finished, message.status, session.status, optout and message.received',
       ],
       [
         { url: 'https://example.com/x', events: 'job.finished' },
-        'Events are job.finished, message.status, session.status and optout',
+        'Events are job.finished, message.status, session.status, optout and message.received',
       ],
       [{ url: '', events: ['job.finished'] }, 'Webhook URL is required'],
     ];

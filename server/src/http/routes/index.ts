@@ -13,6 +13,7 @@ import { registerFollowUpRoutes } from './follow-ups.ts';
 import { registerGroupCreateRoutes } from './group-create.ts';
 import { registerGroupRoutes } from './groups.ts';
 import { registerHealthRoutes } from './health.ts';
+import { registerInboxRoutes } from './inbox.ts';
 import { registerJobEditRoutes } from './job-edit.ts';
 import { registerJobRoutes } from './jobs.ts';
 import { registerMetaRoutes } from './meta.ts';
@@ -45,6 +46,7 @@ export async function registerRoutes(app: App, ctx: AppContext): Promise<void> {
   registerJobRoutes(app, ctx);
   registerRetryableRoutes(app, ctx);
   registerFollowUpRoutes(app, ctx);
+  registerInboxRoutes(app, ctx);
   registerJobEditRoutes(app, ctx);
   registerDashboardRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);

@@ -85,7 +85,7 @@ export async function takeAutoReply(
   ctx: AppContext,
   account: { sessionId: string; userId: string },
   message: { from: string; text: string; at?: Date },
-): Promise<string | null> {
+): Promise<{ jobId: string; to: string } | null> {
   // A number or a BSUID is written to; a group, a LID or a username is not answered.
   const address = addressOfChatId(message.from);
   if (address?.kind !== 'phone' && address?.kind !== 'bsuid') return null;
@@ -134,7 +134,7 @@ export async function takeAutoReply(
       sql`UPDATE auto_replies_sent SET job_id = ${sent.jobId}
           WHERE session_id = ${account.sessionId} AND rule_key = ${ruleKey} AND person_key = ${personKey}`,
     );
-    return sent.jobId;
+    return { jobId: sent.jobId, to };
   } catch (err) {
     await ctx.db.execute(
       sql`DELETE FROM auto_replies_sent

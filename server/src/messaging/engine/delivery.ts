@@ -166,6 +166,45 @@ export async function noteUndeliveredCause(
 }
 
 /**
+ * The account's latest send to any of `chatIds` within the reply window before `at` (rows `id`,
+ * `job_id`): the message a reply at `at` answers.
+ */
+const latestSendWithin = (sessionId: string, chatIds: string[], at: Date) =>
+  sql`SELECT r.id, r.job_id FROM message_job_recipients r
+      WHERE r.session_id = ${sessionId} AND r.status = 'sent'
+        AND (r.chat_id = ANY(${sql.param(chatIds)}::text[]) OR r.sent_to = ANY(${sql.param(chatIds)}::text[]))
+        AND r.sent_at BETWEEN ${at}::timestamptz - ${ms(REPLY_WINDOW_MS)} AND ${at}::timestamptz
+      ORDER BY r.sent_at DESC, r.id DESC
+      LIMIT 1`;
+
+/**
+ * The job whose message a message from a person (`chatIds`: every address of theirs) to the
+ * account at `at` answers: the one it quotes or votes on (`answers`, a message id of the account),
+ * else the account's latest send to them within the reply window (as `reply` finds it); null when
+ * there is none.
+ */
+export async function answeredJob(
+  db: Db,
+  sessionId: string,
+  chatIds: string[],
+  at: Date,
+  answers: string | null,
+): Promise<string | null> {
+  if (answers) {
+    const [quoted] = await queryRows<{ job_id: string }>(
+      db,
+      sql`SELECT r.job_id FROM message_job_recipients r
+          WHERE r.session_id = ${sessionId} AND r.message_id = ${answers}
+            AND (r.chat_id = ANY(${sql.param(chatIds)}::text[]) OR r.sent_to = ANY(${sql.param(chatIds)}::text[]))
+          LIMIT 1`,
+    );
+    if (quoted) return quoted.job_id;
+  }
+  const [latest] = await queryRows<{ job_id: string }>(db, latestSendWithin(sessionId, chatIds, at));
+  return latest?.job_id ?? null;
+}
+
+/**
  * reply: a one-to-one text from a person (`from`: the chat ids of every address of theirs) to the
  * account `sessionId` marks the latest message that account sent to them within the reply window
  * replied, with its time and text, counted on its job; a later message of the same contact
@@ -182,14 +221,7 @@ export async function reply(
   const chatIds = typeof from === 'string' ? [from] : from;
   const rows = await queryRows<{ id: number | string }>(
     db,
-    sql`WITH latest AS (
-          SELECT r.id, r.job_id FROM message_job_recipients r
-          WHERE r.session_id = ${sessionId} AND r.status = 'sent'
-            AND (r.chat_id = ANY(${sql.param(chatIds)}::text[]) OR r.sent_to = ANY(${sql.param(chatIds)}::text[]))
-            AND r.sent_at BETWEEN ${at}::timestamptz - ${ms(REPLY_WINDOW_MS)} AND ${at}::timestamptz
-          ORDER BY r.sent_at DESC, r.id DESC
-          LIMIT 1
-        ), locked AS MATERIALIZED (
+    sql`WITH latest AS (${latestSendWithin(sessionId, chatIds, at)}), locked AS MATERIALIZED (
           SELECT j.id FROM message_jobs j WHERE j.id IN (SELECT job_id FROM latest) FOR NO KEY UPDATE OF j
         ), marked AS (
           UPDATE message_job_recipients r

@@ -135,6 +135,7 @@ export async function releaseUnacked(
 
 /** After the send: undelivered and its cause, replied, and sent after all (engine/delivery.ts). */
 export {
+  answeredJob,
   markNewAccounts,
   noteUndeliveredCause,
   reply,

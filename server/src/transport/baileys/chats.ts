@@ -10,6 +10,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { GroupInfo, GroupLookup, IncomingLastMessage, TransportEventMap } from '../types.ts';
+import { readIncoming } from './incoming.ts';
 import { applyParticipantChange, digitsOfJid, messageBody, toGroupInfo, toParticipant } from './mapping.ts';
 import type { BaileysSocket } from './socket.ts';
 
@@ -148,7 +149,8 @@ export class ChatEvents {
   }
 
   /**
-   * A text someone wrote in a one-to-one chat, reported under the sender's phone number when
+   * A message someone wrote in a one-to-one chat (a text, or for the Inbox a file, a poll vote, …;
+   * incoming.ts reads it), reported under the sender's phone number when
    * WhatsApp gives it. rc14 keys a chat addressed by LID with `remoteJid` the LID and
    * `remoteJidAlt` the number when the stanza carried it (Utils/decode-wa-message.js, sender_pn);
    * otherwise its LID mapping store may know it (Signal/lid-mapping.js getPNForLID). Either way the
@@ -159,19 +161,19 @@ export class ChatEvents {
   incomingText(generation: number, m: WAMessage): void {
     const chatId = m.key.remoteJid;
     if (!m.key.id || !chatId || !(isPhoneJid(chatId) || isLidJid(chatId))) return;
-    const content = normalizeMessageContent(m.message);
-    const text = content?.conversation ?? content?.extendedTextMessage?.text;
-    if (!text) return;
+    const read = readIncoming(m.message);
+    if (!read) return;
+    const { text, ...detail } = read;
     const messageId = m.key.id;
     const alt = (m.key as { remoteJidAlt?: string }).remoteJidAlt;
     const report = (pn: string | null) => {
       if (!this.isCurrent(generation)) return;
       const digits = digitsOfJid(pn);
-      this.out.emit('incoming-text', {
-        from: digits ? chatIdOfPhone(digits) : (bareJid(chatId) ?? chatId),
-        text,
-        messageId,
-      });
+      const from = digits ? chatIdOfPhone(digits) : (bareJid(chatId) ?? chatId);
+      const more = { ...detail, name: m.pushName ?? null };
+      // Files, poll votes and the like are reported for the Inbox; only texts reach opt-outs and auto-replies.
+      if (text === null) this.out.emit('incoming-other', { from, messageId, ...more, text: null });
+      else this.out.emit('incoming-text', { from, text, messageId, ...more });
     };
     // A number beside the LID was reported with it (revealedPerson).
     const pn = isPhoneJid(chatId) ? chatId : alt && isPhoneJid(alt) ? alt : null;
@@ -192,7 +194,7 @@ export class ChatEvents {
           return report(pn);
         }
         report(null);
-        await this.deps.holdLidText(chatId, messageId, text);
+        if (text !== null) await this.deps.holdLidText(chatId, messageId, text);
       })
       .catch((err) => this.deps.log.warn({ err, sessionId: this.deps.sessionId }, 'LID lookup failed'));
   }

@@ -73,6 +73,8 @@ const phoneNumberSchema = z.object({
   throughput: z.object({ level: z.string().optional() }).optional(),
 });
 
+const mediaUrlSchema = z.object({ url: z.string().url(), mime_type: z.string() });
+
 const sendResponseSchema = z.object({
   contacts: z.array(z.object({ input: z.string().optional(), wa_id: z.string().optional() })).optional(),
   messages: z.array(z.object({ id: z.string().min(1), message_status: z.string().optional() })).min(1),
@@ -171,6 +173,32 @@ export function createGraphClient(options: GraphClientOptions) {
       return accepted(
         await call('POST', `/${segment(phoneNumberId)}/messages`, templateMessageBody(to, send)),
       );
+    },
+
+    /**
+     * A file a person sent (its media id from the webhook): Meta's Media reference
+     * (developers.facebook.com/docs/whatsapp/cloud-api/reference/media): "Retrieve Media URL",
+     * `GET /{media-id}?phone_number_id=…` answers `{ messaging_product, url, mime_type, sha256,
+     * file_size, id }`, the URL valid for 5 minutes; "Download Media", a GET of that URL with the
+     * same `Authorization: Bearer` (without it the URL answers nothing). Asked afresh each time.
+     */
+    async downloadMedia(mediaId: string, phoneNumberId: string): Promise<{ mime: string; bytes: Buffer }> {
+      const json = await call('GET', `/${segment(mediaId)}?phone_number_id=${segment(phoneNumberId)}`);
+      const parsed = mediaUrlSchema.safeParse(json);
+      if (!parsed.success) throw unexpected('the media URL', parsed.error);
+      let response: Response;
+      let bytes: Buffer;
+      try {
+        response = await doFetch(parsed.data.url, {
+          headers: { authorization: `Bearer ${options.accessToken}` },
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        bytes = Buffer.from(await response.arrayBuffer());
+      } catch (err) {
+        throw graphNetworkError(err);
+      }
+      if (!response.ok) throw graphErrorFromResponse(response.status, bytes.toString('utf8'));
+      return { mime: parsed.data.mime_type, bytes };
     },
 
     /** A free-form text (inside the 24-hour window only). */

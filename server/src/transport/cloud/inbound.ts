@@ -81,7 +81,22 @@ function outcomesOf(e: CloudEvent, now: number): AccountOutcome[] {
       // Meta named these addresses together: one person (before the message, so that a STOP
       // from the BSUID finds the number's person).
       ...(addresses.length > 1 ? [{ type: 'same-person' as const, addresses }] : []),
-      { type: 'incoming', message: { from, text: e.text, messageId: e.messageId, at } },
+      {
+        type: 'incoming',
+        message: {
+          from,
+          text: e.text,
+          messageId: e.messageId,
+          at,
+          // Buttons and list rows are read as the text they show.
+          type: e.text !== null ? 'text' : e.type,
+          caption: e.caption,
+          // The media id is the reference: the file is fetched through the Graph API (cloud-media.ts).
+          media: e.media ? { mime: e.media.mime, fileName: e.media.fileName, ref: e.media.id } : null,
+          name: e.profileName,
+          answers: e.answers,
+        },
+      },
     ];
   }
   const out: AccountOutcome[] = [];

@@ -61,6 +61,12 @@ export type CloudInboundEvent = {
   type: string;
   /** What the person wrote or tapped (a text body, a quick-reply button, a list row); null for media and others. */
   text: string | null;
+  /** A file's caption. */
+  caption: string | null;
+  /** A file: its media id (fetched through the Graph API), type and name. */
+  media: { id: string; mime: string; fileName: string | null } | null;
+  /** The business's message this one replies to (`context.id`). */
+  answers: string | null;
 };
 
 /** A person stopped or resumed marketing messages from the business (`user_preferences` webhook). */
@@ -106,6 +112,19 @@ function inboundText(m: NonNullable<MessagesValue['messages']>[number]): string 
   return m.interactive?.button_reply?.title ?? m.interactive?.list_reply?.title ?? null;
 }
 
+const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
+
+function inboundMedia(m: NonNullable<MessagesValue['messages']>[number]) {
+  const kind = MEDIA_TYPES.find((k) => m[k] !== undefined);
+  const file = kind ? m[kind]! : null;
+  return {
+    caption: file?.caption ?? null,
+    media: file
+      ? { id: file.id, mime: file.mime_type ?? 'application/octet-stream', fileName: file.filename ?? null }
+      : null,
+  };
+}
+
 function eventsOfValue(wabaId: string, value: MessagesValue): CloudEvent[] {
   const phoneNumberId = value.metadata.phone_number_id;
   const events: CloudEvent[] = [];
@@ -148,6 +167,8 @@ function eventsOfValue(wabaId: string, value: MessagesValue): CloudEvent[] {
       at: m.timestamp,
       type: m.type,
       text: inboundText(m),
+      ...inboundMedia(m),
+      answers: m.context?.id ?? null,
     });
   }
   return events;

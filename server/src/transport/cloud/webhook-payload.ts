@@ -63,6 +63,21 @@ export const statusSchema = z
   })
   .loose();
 
+/**
+ * A file in an incoming message (image, video, audio, document and sticker messages webhook
+ * references: `{ id, mime_type, sha256, caption?, filename? }`); `id` is the media id the file is
+ * fetched by (Media reference, developers.facebook.com/docs/whatsapp/cloud-api/reference/media).
+ */
+const mediaSchema = z
+  .object({
+    id: z.string().min(1),
+    mime_type: z.string().optional(),
+    caption: z.string().optional(),
+    filename: z.string().optional(),
+  })
+  .loose()
+  .optional();
+
 export const inboundMessageSchema = z
   .object({
     from: z.string().min(1).optional(),
@@ -81,6 +96,13 @@ export const inboundMessageSchema = z
       })
       .loose()
       .optional(),
+    image: mediaSchema,
+    video: mediaSchema,
+    audio: mediaSchema,
+    document: mediaSchema,
+    sticker: mediaSchema,
+    /** The business's message this one replies to (a swipe reply, a quick-reply button). */
+    context: z.object({ id: z.string().optional() }).loose().optional(),
   })
   .loose();
 

@@ -96,6 +96,8 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
     webhook: options.webhook,
     /** The people (wa_id) who stopped marketing messages from this business (`setMarketingPreference`). */
     marketingStopped: new Set<string>(),
+    /** Files people sent to the business, by media id, and the number they were sent to (`sendInboundMedia`). */
+    media: new Map<string, { mime: string; bytes: Buffer; phoneNumberId: string }>(),
   };
   // Phone number API reference: GET /{phone-number-id} answers these fields. The messaging limit
   // (a tier name, given as either field) is answered as the version names it (limitField).
@@ -333,7 +335,39 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
           error_subcode: 33,
         });
       let result: { status: number; body: unknown } = unsupported();
-      if (parts[0] === version && req.method === 'GET' && parts.length === 2 && numbers.has(parts[1]!)) {
+      // Media reference, "Download Media": the URL `GET /{media-id}` gave, fetched with the token.
+      if (req.method === 'GET' && parts[0] === 'whatsapp_business' && parts[1] === 'attachments') {
+        const file = state.media.get(u.searchParams.get('mid') ?? '');
+        if (!file) return answer(404, graphError(100).body);
+        res
+          .writeHead(200, { 'content-type': file.mime, 'content-length': file.bytes.length })
+          .end(file.bytes);
+        return;
+      }
+      const file = parts.length === 2 ? state.media.get(parts[1]!) : undefined;
+      if (parts[0] === version && req.method === 'GET' && file) {
+        // Media reference, "Retrieve Media URL": `phone_number_id` makes sure the media belongs to that number.
+        const owner = u.searchParams.get('phone_number_id');
+        result =
+          owner && owner !== file.phoneNumberId
+            ? unsupported()
+            : {
+                status: 200,
+                body: {
+                  messaging_product: 'whatsapp',
+                  url: `${url}/whatsapp_business/attachments/?mid=${parts[1]}&ext=${Math.floor(Date.now() / 1000) + 300}&hash=${crypto.randomBytes(6).toString('hex')}`,
+                  mime_type: file.mime,
+                  sha256: crypto.createHash('sha256').update(file.bytes).digest('hex'),
+                  file_size: String(file.bytes.length),
+                  id: parts[1],
+                },
+              };
+      } else if (
+        parts[0] === version &&
+        req.method === 'GET' &&
+        parts.length === 2 &&
+        numbers.has(parts[1]!)
+      ) {
         const number = limitField(numbers.get(parts[1]!)!);
         const fields = (
           u.searchParams.get('fields') ?? 'id,display_phone_number,verified_name,quality_rating'
@@ -418,6 +452,45 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
         ],
       });
       track(deliver(payload));
+    },
+    /**
+     * Someone sends the business a file (image, video, audio, document and sticker messages
+     * webhook references: `type` and an object of that name `{ id, mime_type, sha256, caption?,
+     * filename? }`); the file is then served by its media id (Media reference). Returns the media id.
+     */
+    sendInboundMedia(
+      from: string,
+      file: {
+        type: 'image' | 'video' | 'audio' | 'document' | 'sticker';
+        mime: string;
+        bytes: Buffer;
+        caption?: string;
+        filename?: string;
+      },
+      name = 'Asha',
+    ): string {
+      const mediaId = String(4_000_000_000_000 + ++sequence);
+      state.media.set(mediaId, { mime: file.mime, bytes: file.bytes, phoneNumberId });
+      const payload = webhookPayload({
+        contacts: [{ profile: { name }, wa_id: from }],
+        messages: [
+          {
+            from,
+            id: `wamid.in.${++sequence}`,
+            timestamp: String(Math.floor(Date.now() / 1000)),
+            type: file.type,
+            [file.type]: {
+              id: mediaId,
+              mime_type: file.mime,
+              sha256: crypto.createHash('sha256').update(file.bytes).digest('base64'),
+              ...(file.caption ? { caption: file.caption } : {}),
+              ...(file.filename ? { filename: file.filename } : {}),
+            },
+          },
+        ],
+      });
+      track(deliver(payload));
+      return mediaId;
     },
     /**
      * The person stops (or resumes) marketing messages from the business: the `user_preferences`

@@ -148,10 +148,33 @@ export class SimulatorTransport
    * groups (the only LIDs this network maps); then the LID and the number are reported as one
    * person's. A LID with no known number is reported under the LID.
    */
-  receiveText(from: string, text: string, senderPn?: string): boolean {
+  receiveText(
+    from: string,
+    text: string,
+    senderPn?: string,
+    media?: Parameters<SimulatedNetwork['receiveText']>[3],
+  ): boolean {
     if (this.connection.state !== 'open') return false;
     let digits: string | null = null;
     const messageId = simulatedMessageId();
+    // A file is reported as baileys/chats.ts reports one (incoming-other, its caption beside it).
+    // This network has no media servers: its reference carries the file itself, where rc14's
+    // carries the path and key its servers are asked with (baileys/incoming.ts).
+    const report = (chatId: string) =>
+      media
+        ? this.emit('incoming-other', {
+            from: chatId,
+            text: null,
+            messageId,
+            type: media.type,
+            caption: text,
+            media: {
+              mime: media.mime,
+              fileName: media.fileName ?? null,
+              ref: JSON.stringify({ mime: media.mime, data: media.data }),
+            },
+          })
+        : this.emit('incoming-text', { from: chatId, text, messageId });
     if (isLidJid(from)) {
       const lid = bareJid(from) ?? from;
       digits = senderPn ?? null;
@@ -163,7 +186,7 @@ export class SimulatorTransport
         }
       }
       if (!digits) {
-        this.emit('incoming-text', { from: lid, text, messageId });
+        report(lid);
         return true;
       }
       this.emit('same-person', [
@@ -174,7 +197,7 @@ export class SimulatorTransport
       digits = jidUser(from).replace(/\D/g, '') || null;
     }
     if (!digits) return true;
-    this.emit('incoming-text', { from: chatIdOfPhone(digits), text, messageId });
+    report(chatIdOfPhone(digits));
     return true;
   }
 

@@ -1,0 +1,33 @@
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../context.ts';
+import { downloadIncomingMedia } from '../transport/baileys/incoming.ts';
+import { cloudCredentials, graphClient } from './cloud/accounts.ts';
+
+/** A file someone sent to an account, fetched again by its provider's reference. */
+export type FetchedMedia = Readable | Buffer;
+
+/** A linked phone's: downloaded from WhatsApp's media servers with the key the message carried. */
+export const fetchBaileysMedia = (_ctx: AppContext, _sessionId: string, ref: string): Promise<FetchedMedia> =>
+  downloadIncomingMedia(ref);
+
+/** The simulated network's: its reference carries the file (simulator/transport.ts receiveText). */
+export async function fetchSimulatedMedia(
+  _ctx: AppContext,
+  _sessionId: string,
+  ref: string,
+): Promise<FetchedMedia> {
+  const { data } = JSON.parse(ref) as { data: string };
+  return Buffer.from(data, 'base64');
+}
+
+/** A Cloud API number's: its media id, through the Graph API with the account's token (graph-client.ts downloadMedia). */
+export async function fetchCloudMedia(
+  ctx: AppContext,
+  sessionId: string,
+  ref: string,
+): Promise<FetchedMedia> {
+  const creds = await cloudCredentials(ctx.db, ctx.config.secretKey, sessionId);
+  if (!creds) throw new Error('The Cloud API account is gone');
+  const { bytes } = await graphClient(ctx.config, creds.accessToken).downloadMedia(ref, creds.phoneNumberId);
+  return bytes;
+}
