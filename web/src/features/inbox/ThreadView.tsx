@@ -10,7 +10,7 @@ import { useInvalidate } from '../../lib/mutation.ts';
 import { useInboxThread } from './api/get-thread.ts';
 import { inboxKeys } from './api/keys.ts';
 import { useSetThreadState } from './api/set-state.ts';
-import { type InboxParams, personName, windowText } from './inbox-view.ts';
+import { type InboxParams, kindText, personName, windowText } from './inbox-view.ts';
 import { MessageMedia } from './MessageMedia.tsx';
 import { ReplyBox } from './ReplyBox.tsx';
 
@@ -70,7 +70,7 @@ function MessageBubble(props: {
           )}
           {!m.text && !m.media && (
             <Text size="sm" c="dimmed">
-              ({m.type})
+              {kindText(m.type)}
             </Text>
           )}
           <Group gap={6} wrap="wrap">

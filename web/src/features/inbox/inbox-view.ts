@@ -53,10 +53,16 @@ export function accountName(sessionId: string, sessions: readonly Session[], cc:
   return s ? `${s.sessionName} (${number})` : number;
 }
 
+/** What a message without text is, in words: '(photo)', '(document)'. */
+export function kindText(type: string | undefined): string {
+  const words: Record<string, string> = { image: 'photo', poll_vote: 'poll vote' };
+  return `(${type ? (words[type] ?? type) : 'media'})`;
+}
+
 /** The last message as the list shows it: the user's own begins 'You: '. */
 export function lastMessageText(thread: Pick<InboxThread, 'lastMessage'>): string {
   const m = thread.lastMessage;
-  const text = m.text || '(media)';
+  const text = m.text || kindText(m.type);
   return m.direction === 'out' ? `You: ${text}` : text;
 }
 
