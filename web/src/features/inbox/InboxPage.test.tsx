@@ -11,7 +11,7 @@ import {
 import type { ReactNode } from 'react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildSession } from '../../testing/factories.ts';
+import { buildSession, buildTemplate } from '../../testing/factories.ts';
 import InboxPage from './InboxPage.tsx';
 import { ManagedInbox } from './InboxView.tsx';
 
@@ -88,20 +88,7 @@ function answer(url: string, method: string): Promise<Response> {
   if (path === '/api/sessions') return json({ success: true, sessions: [PHONE, CLOUD] });
   if (path === '/api/credit-prices') return json({ success: true, prices: { linked: 1, cloud: 2 } });
   if (path === '/api/userDetails') return json({ credits: { user_credits: 10, admin_users: [] } });
-  if (path.endsWith('/templates'))
-    return json({
-      success: true,
-      templates: [
-        {
-          name: 'order_update',
-          language: 'en_US',
-          category: 'UTILITY',
-          status: 'APPROVED',
-          parameterCount: 1,
-          bodyText: 'Your order {{1}} has shipped.',
-        },
-      ],
-    });
+  if (path.endsWith('/templates')) return json({ success: true, templates: [buildTemplate()] });
   return json({ success: false, message: 'Not found' }, 404);
 }
 
@@ -215,8 +202,9 @@ describe('Inbox: the thread list', () => {
     await waitFor(() => expect(lastListQuery().get('optedOut')).toBe('true'));
     fireEvent.change(screen.getByRole('textbox', { name: 'Search' }), { target: { value: ' 98111 ' } });
     await waitFor(() => expect(lastListQuery().get('q')).toBe('98111'));
-    fireEvent.click(screen.getByRole('combobox', { name: 'Show' }));
-    fireEvent.click(await screen.findByRole('option', { name: 'Unread' }));
+    fireEvent.click(
+      within(screen.getByRole('radiogroup', { name: 'Show' })).getByRole('radio', { name: 'Unread' }),
+    );
     await waitFor(() => expect(lastListQuery().get('state')).toBe('unread'));
     fireEvent.click(screen.getByRole('combobox', { name: 'Account' }));
     fireEvent.click(await screen.findByRole('option', { name: 'Cloud desk (919800000002)' }));

@@ -1,17 +1,11 @@
-import { Alert, Button, FileButton, Group, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { Alert, Button, FileButton, Group, Stack, Text, Textarea } from '@mantine/core';
 import { IconPaperclip, IconSend, IconX } from '@tabler/icons-react';
-import {
-  CLOUD_TEXTS,
-  type CloudTemplate,
-  formatRupees,
-  INBOX_TEXTS,
-  type InboxReplyBody,
-  type InboxThread,
-} from '@wa/contract';
+import { CLOUD_TEXTS, formatRupees, INBOX_TEXTS, type InboxReplyBody, type InboxThread } from '@wa/contract';
 import { useState } from 'react';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
 import { useCharge } from '../../components/charge/useCharge.ts';
 import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
+import { TemplateFields, templateKey, useTemplateChoice } from '../../components/TemplateFields.tsx';
 import { errorText } from '../../lib/api.ts';
 import { priceKindOf } from '../../lib/capabilities.ts';
 import { checkFileSize, readFileBase64 } from '../../lib/file-body.ts';
@@ -22,8 +16,6 @@ import { useTemplates } from '../compose/api/templates.ts';
 import { useSessions } from '../instances/api/get-sessions.ts';
 import { useReplyToThread } from './api/reply.ts';
 import { freeFormOpen } from './inbox-view.ts';
-
-const templateKey = (t: Pick<CloudTemplate, 'name' | 'language'>) => `${t.name}|${t.language}`;
 
 /**
  * The answer from a thread: through the account the person wrote to (or another of the user's),
@@ -39,9 +31,9 @@ export function ReplyBox(props: { thread: InboxThread }) {
   const [sessionId, setSessionId] = useState(thread.sessionId);
   const [text, setText] = useState('');
   const [file, setFile] = useState<File | null>(null);
-  const [chosen, setChosen] = useState<string | null>(null);
-  const [values, setValues] = useState<string[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
+  const choice = useTemplateChoice(() => setProblem(null));
+  const { chosen, values } = choice;
   const [result, setResult] = useState<{ color: 'green' | 'red'; text: string } | null>(null);
   const [confirming, setConfirming] = useState(false);
 
@@ -65,12 +57,14 @@ export function ReplyBox(props: { thread: InboxThread }) {
       : null,
   });
 
+  /** The first of the template's values left empty (-1: none). */
+  const emptyValue = values.findIndex((v) => !v.trim());
+
   /** What is wrong with the answer, or null. */
   const check = (): string | null => {
     if (!free) {
       if (!template) return CLOUD_TEXTS.cloudNeedsTemplate;
-      const empty = values.findIndex((v) => !v.trim());
-      return empty >= 0 ? CLOUD_TEXTS.emptyParameter(template.name, empty + 1) : null;
+      return emptyValue >= 0 ? CLOUD_TEXTS.emptyParameter(template.name, emptyValue + 1) : null;
     }
     if (file) return checkFileSize(file);
     return text.trim() ? null : 'Type an answer or attach a file';
@@ -108,8 +102,7 @@ export function ReplyBox(props: { thread: InboxThread }) {
           setConfirming(false);
           setText('');
           setFile(null);
-          setChosen(null);
-          setValues([]);
+          choice.reset();
           const credits =
             res.creditsCharged === undefined
               ? ''
@@ -137,8 +130,7 @@ export function ReplyBox(props: { thread: InboxThread }) {
           onChange={(v) => {
             if (!v) return;
             setSessionId(v);
-            setChosen(null);
-            setValues([]);
+            choice.reset();
             setProblem(null);
           }}
         />
@@ -191,48 +183,15 @@ export function ReplyBox(props: { thread: InboxThread }) {
             <Alert color="yellow" variant="light">
               {INBOX_TEXTS.windowClosed}
             </Alert>
-            <Select
-              label="Template"
-              placeholder={templates.isLoading ? 'Loading templates…' : 'Choose an approved template'}
-              data={approved.map((t) => ({
-                value: templateKey(t),
-                label: `${t.name} (${t.language}, ${t.category.toLowerCase()})`,
-              }))}
-              value={chosen}
-              error={!template ? (problem ?? undefined) : undefined}
-              onChange={(v) => {
-                setChosen(v);
-                setProblem(null);
-                const t = approved.find((x) => templateKey(x) === v);
-                setValues(Array.from({ length: t?.parameterCount ?? 0 }, () => ''));
-              }}
-              nothingFoundMessage="No approved templates on this account"
-              maw={420}
+            <TemplateFields
+              templates={approved}
+              loading={templates.isLoading}
+              {...choice.fields}
+              chooseError={!template ? (problem ?? undefined) : undefined}
+              valueError={
+                template && emptyValue >= 0 && problem ? { index: emptyValue, text: problem } : null
+              }
             />
-            {template && (
-              <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
-                {template.bodyText}
-              </Text>
-            )}
-            {values.map((v, i) => (
-              <TextInput
-                // biome-ignore lint/suspicious/noArrayIndexKey: one input per {{n}}, in order
-                key={i}
-                label={`{{${i + 1}}}`}
-                value={v}
-                error={
-                  template && problem === CLOUD_TEXTS.emptyParameter(template.name, i + 1)
-                    ? problem
-                    : undefined
-                }
-                onChange={(e) => {
-                  const value = e.currentTarget.value;
-                  setProblem(null);
-                  setValues((all) => all.map((x, k) => (k === i ? value : x)));
-                }}
-                maw={420}
-              />
-            ))}
           </>
         )}
         {result && (

@@ -7,7 +7,7 @@ import {
   CloseButton,
   Group,
   Paper,
-  Select,
+  SegmentedControl,
   Stack,
   Table,
   Text,
@@ -129,14 +129,17 @@ export function ThreadList(props: {
             maxLength={200}
             w={{ base: '100%', xs: 260 }}
           />
-          <Select
-            label="Show"
-            data={SHOW_OPTIONS.map((o) => ({ value: o.value, label: o.label }))}
-            value={filter.state ?? 'all'}
-            onChange={(v) => change('state', v && v !== 'all' ? v : null)}
-            allowDeselect={false}
-            w={{ base: '100%', xs: 140 }}
-          />
+          <Stack gap={2}>
+            <Text size="sm" fw={500} id="inbox-show">
+              Show
+            </Text>
+            <SegmentedControl
+              aria-labelledby="inbox-show"
+              data={SHOW_OPTIONS.map((o) => ({ value: o.value, label: o.label }))}
+              value={filter.state ?? 'all'}
+              onChange={(v) => change('state', v !== 'all' ? v : null)}
+            />
+          </Stack>
           {props.sessions.length > 1 && (
             <PhoneNumberPicker
               label="Account"
