@@ -32,6 +32,7 @@ const USER = [
   '/compose',
   '/bulkmessage',
   '/jobs',
+  '/inbox',
   '/contacts',
   '/groups',
   '/groups/new',

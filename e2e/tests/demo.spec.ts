@@ -143,6 +143,44 @@ test('npm run demo: printed credentials, banner, a linked account, real figures,
     await expect(report).toContainText(/marketing · ₹[1-9]/);
     await shot(page, 'mis-report');
 
+    // People write to the shop's linked phone (the simulated network's inbound route): their
+    // conversations in the Inbox, the unread count beside it in the sidebar.
+    const headers = { authorization: `Bearer ${await page.evaluate(() => sessionStorage.getItem('token'))}` };
+    const accounts = (await (await page.request.get(`${URL}/api/sessions`, { headers })).json()) as {
+      sessions: { sessionId: string; sessionName: string }[];
+    };
+    const shop = accounts.sessions.find((s) => s.sessionName === 'Asha Sarees Shop')!.sessionId;
+    for (const [from, text] of [
+      ['919810007919', 'Is the Kanjeevaram in the photo available in maroon?'],
+      ['919810015838', 'What time do you open on Sunday?'],
+      ['919810000000', 'Please send the price list for wedding sarees'],
+    ]) {
+      const res = await page.request.post(`${URL}/api/simulator/sessions/${shop}/inbound`, {
+        headers,
+        data: { from, text },
+      });
+      expect(res.ok(), await res.text()).toBe(true);
+    }
+    await page.goto(`${URL}/#/inbox`);
+    const inbox = page.getByRole('table', { name: 'Conversations' });
+    await expect(inbox.getByRole('row', { name: /919810000000/ })).toContainText('1 unread');
+    await expect(
+      page
+        .getByRole('navigation', { name: 'Main navigation' })
+        .getByRole('link', { name: /^Inbox [3-9] unread$/ }),
+    ).toBeVisible();
+    await shot(page, 'inbox');
+    await inbox
+      .getByRole('row', { name: /919810000000/ })
+      .getByRole('button')
+      .first()
+      .click();
+    await expect(page.getByRole('list', { name: 'Messages' })).toContainText('Please send the price list');
+    await page
+      .getByRole('textbox', { name: 'Answer' })
+      .fill('Sending it now: sarees from ₹4,999, with free blouse stitching.');
+    await shot(page, 'inbox-thread');
+
     await page.goto(`${URL}/#/groups`);
     await expect(page.getByRole('table', { name: 'Group chats' }).getByRole('row').nth(3)).toBeVisible();
     await shot(page, 'groups');

@@ -6,6 +6,7 @@ const SIDEBAR = [
   'Group Messaging',
   'Bulk Messaging',
   'Message Jobs',
+  'Inbox',
   'Contacts',
   'Groups',
   'Channels',

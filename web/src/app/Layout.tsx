@@ -1,10 +1,11 @@
-import { AppShell, Avatar, Burger, Group, Menu, NavLink, Text, UnstyledButton } from '@mantine/core';
+import { AppShell, Avatar, Badge, Burger, Group, Menu, NavLink, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import {
   IconAddressBook,
   IconApi,
   IconChartBar,
   IconDeviceMobile,
+  IconInbox,
   IconKey,
   IconLayoutDashboard,
   IconListDetails,
@@ -31,8 +32,10 @@ import {
 } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { useLogout } from '../features/auth/api/logout.ts';
+import { useInboxCounts } from '../features/inbox/api/get-inbox-counts.ts';
 import { useTwoFactorStatus } from '../features/two-factor/api/get-two-factor.ts';
 import { TwoFactorModal } from '../features/two-factor/TwoFactorModal.tsx';
+import { formatNumber } from '../lib/format.ts';
 import { initials } from '../lib/initials.ts';
 import { APP_TITLE } from '../lib/page-title.ts';
 import { storage, subscribeStorage } from '../lib/storage.ts';
@@ -47,13 +50,14 @@ function skipToContent() {
 
 type NavItem = { to: string; label: string; icon: typeof IconSend; bulkOnly?: boolean };
 
-/** The sidebar of the specification, in the spec's order. */
+/** The sidebar of the specification, in the spec's order (Inbox and Channels added). */
 const NAV: NavItem[] = [
   { to: '/dashboard', label: 'Dashboard', icon: IconLayoutDashboard },
   { to: '/instances', label: 'Instances', icon: IconDeviceMobile },
   { to: '/compose', label: 'Group Messaging', icon: IconMessages },
   { to: '/bulkmessage', label: 'Bulk Messaging', icon: IconSend, bulkOnly: true },
   { to: '/jobs', label: 'Message Jobs', icon: IconListDetails },
+  { to: '/inbox', label: 'Inbox', icon: IconInbox },
   { to: '/contacts', label: 'Contacts', icon: IconAddressBook },
   { to: '/groups', label: 'Groups', icon: IconUsersGroup },
   { to: '/channels', label: 'Channels', icon: IconSpeakerphone },
@@ -147,6 +151,7 @@ export function Layout() {
   const isAdmin = useStored(storage.isAdmin);
   const bulkEnabled = useStored(storage.isBulkEnabled);
   const name = useStored(storage.userName);
+  const unreadThreads = useInboxCounts(!isAdmin).data?.unreadThreads ?? 0;
 
   const logoutCall = useLogout();
   const logout = () =>
@@ -280,6 +285,14 @@ export function Layout() {
                 to={item.to}
                 label={item.label}
                 leftSection={<item.icon size={18} aria-hidden />}
+                rightSection={
+                  item.to === '/inbox' && unreadThreads > 0 ? (
+                    <Badge size="sm" variant="filled" color="teal" circle={unreadThreads < 10}>
+                      {formatNumber(unreadThreads)}
+                      <span className="visually-hidden"> unread</span>
+                    </Badge>
+                  ) : undefined
+                }
                 active={active}
                 aria-current={active ? 'page' : undefined}
                 // A pointer on its way, or the keyboard's focus: its chunk is likely wanted next.

@@ -64,20 +64,33 @@ export const LoginPage = page(() => import('../features/auth/LoginPage.tsx'));
 export const RegisterPage = page(() => import('../features/auth/RegisterPage.tsx'));
 export const ForgotPasswordPage = page(() => import('../features/auth/ForgotPasswordPage.tsx'));
 export const DashboardPage = page(() => import('../features/dashboard/DashboardPage.tsx'));
-/** The admin's dashboard shows the report feature's MIS Report of the user picked: composed here. */
+/**
+ * The admin's dashboard shows the report feature's MIS Report of the user picked, and that user's
+ * Inbox read-only: composed here.
+ */
 export const AdminDashboardPage = page(async () => {
-  const [admin, report] = await Promise.all([
+  const [admin, report, inbox] = await Promise.all([
     import('../features/admin/AdminDashboardPage.tsx'),
     import('../features/report/MisReport.tsx'),
+    import('../features/inbox/InboxView.tsx'),
   ]);
   const { MisReport } = report;
+  const { ManagedInbox } = inbox;
   const Admin = admin.default;
-  return { default: () => <Admin report={(userId) => <MisReport key={userId} userId={userId} />} /> };
+  return {
+    default: () => (
+      <Admin
+        report={(userId) => <MisReport key={userId} userId={userId} />}
+        inbox={(userId) => <ManagedInbox key={userId} userId={userId} />}
+      />
+    ),
+  };
 });
 export const InstancesPage = page(() => import('../features/instances/InstancesPage.tsx'));
 export const ComposePage = page(() => import('../features/compose/ComposePage.tsx'));
 export const BulkMessagePage = page(() => import('../features/compose/BulkMessagePage.tsx'));
 export const JobsPage = page(() => import('../features/jobs/JobsPage.tsx'));
+export const InboxPage = page(() => import('../features/inbox/InboxPage.tsx'));
 export const ContactsPage = page(() => import('../features/contacts/ContactsPage.tsx'));
 export const GroupsPage = page(() => import('../features/groups/GroupsPage.tsx'));
 export const AddGroupPage = page(() => import('../features/groups/AddGroupPage.tsx'));
@@ -100,6 +113,7 @@ const PAGES: Record<string, Page> = {
   '/compose': ComposePage,
   '/bulkmessage': BulkMessagePage,
   '/jobs': JobsPage,
+  '/inbox': InboxPage,
   '/contacts': ContactsPage,
   '/groups': GroupsPage,
   '/groups/new': AddGroupPage,

@@ -16,6 +16,7 @@ import {
   DashboardPage,
   ForgotPasswordPage,
   GroupsPage,
+  InboxPage,
   InstancesPage,
   JobsPage,
   LoginPage,
@@ -51,6 +52,7 @@ export function AppRoutes() {
                 <Route path="/compose" element={<ComposePage />} />
                 <Route path="/bulkmessage" element={<BulkMessagePage />} />
                 <Route path="/jobs" element={<JobsPage />} />
+                <Route path="/inbox" element={<InboxPage />} />
                 <Route path="/contacts" element={<ContactsPage />} />
                 <Route path="/groups" element={<GroupsPage />} />
                 <Route path="/groups/new" element={<AddGroupPage />} />

@@ -13,6 +13,9 @@ export function PhoneNumberPicker(props: {
   value: string | null;
   onChange: (sessionId: string | null) => void;
   label?: string;
+  /** A filter's picker: no account chosen means every account (`placeholder` says so). */
+  clearable?: boolean;
+  placeholder?: string;
   /** Accounts left out because they cannot do the page's action, and why (under the picker). */
   leftOut?: { count: number; why: string };
 }) {
@@ -20,14 +23,15 @@ export function PhoneNumberPicker(props: {
   return (
     <Select
       label={props.label ?? 'Phone number'}
-      placeholder="Select a session"
+      placeholder={props.placeholder ?? 'Select a session'}
       data={props.sessions.map((s) => ({
         value: s.sessionId,
         label: `${s.sessionName} (${phoneOrNull(s.phoneNumber, cc) ?? s.phoneNumber})`,
       }))}
       value={props.value}
       onChange={props.onChange}
-      allowDeselect={false}
+      allowDeselect={props.clearable ?? false}
+      clearable={props.clearable}
       maw={360}
       description={
         props.leftOut && props.leftOut.count > 0

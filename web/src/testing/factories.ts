@@ -1,4 +1,4 @@
-import type { GroupChat, MessageJob, Session } from '@wa/contract';
+import type { CloudTemplate, GroupChat, MessageJob, Session } from '@wa/contract';
 
 /** Test factories: one linked session, group and job as the API gives them, changed by `over`. */
 
@@ -48,5 +48,16 @@ export const buildJob = (over: Partial<MessageJob> = {}): MessageJob => ({
   messageContent: 'Hello',
   mediaMime: null,
   fileName: null,
+  ...over,
+});
+
+/** An approved utility template of a Cloud API account with one value, `{{1}}`. */
+export const buildTemplate = (over: Partial<CloudTemplate> = {}): CloudTemplate => ({
+  name: 'order_update',
+  language: 'en_US',
+  category: 'UTILITY',
+  status: 'APPROVED',
+  parameterCount: 1,
+  bodyText: 'Your order {{1}} has shipped.',
   ...over,
 });

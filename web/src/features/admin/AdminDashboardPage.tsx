@@ -12,9 +12,14 @@ import { userOption } from './user-option.ts';
 /**
  * /adminDashboard (ADMIN only): an overview of the admin's users first, then the spec's picker
  * of one user and that user's MIS Report (`report`: the report feature's, composed in app/pages.tsx,
- * since features do not import each other's components); the audit log in its own tab, the credits per recipient of each kind of account in Settings.
+ * since features do not import each other's components), and beside it that user's Inbox,
+ * read-only; the audit log in its own tab, the credits per recipient of each kind of account in Settings.
  */
-export default function AdminDashboardPage(props: { report: (userId: string) => ReactNode }) {
+export default function AdminDashboardPage(props: {
+  report: (userId: string) => ReactNode;
+  /** The user's Inbox, read-only (the inbox feature's, composed in app/pages.tsx). */
+  inbox: (userId: string) => ReactNode;
+}) {
   // The list stored at sign-in shows at once; /api/userDetails brings it up to date.
   const details = useUserDetails();
   const users = details.data?.credits.admin_users ?? storage.adminUsers();
@@ -59,7 +64,16 @@ export default function AdminDashboardPage(props: { report: (userId: string) => 
             maw={360}
           />
           {details.error && users.length === 0 && <Alert color="red">{details.error.message}</Alert>}
-          {userId && props.report(userId)}
+          {userId && (
+            <Tabs defaultValue="jobs" keepMounted={false} key={userId}>
+              <Tabs.List mb="md">
+                <Tabs.Tab value="jobs">Jobs</Tabs.Tab>
+                <Tabs.Tab value="inbox">Inbox</Tabs.Tab>
+              </Tabs.List>
+              <Tabs.Panel value="jobs">{props.report(userId)}</Tabs.Panel>
+              <Tabs.Panel value="inbox">{props.inbox(userId)}</Tabs.Panel>
+            </Tabs>
+          )}
         </Stack>
       </Tabs.Panel>
       <Tabs.Panel value="audit">

@@ -17,23 +17,10 @@ vi.mock('./api/send-estimate.ts', () => ({
     };
   },
 }));
-vi.mock('./api/templates.ts', () => ({
-  useTemplates: () => ({
-    isLoading: false,
-    data: {
-      templates: [
-        {
-          name: 'order_update',
-          language: 'en_US',
-          category: 'UTILITY',
-          status: 'APPROVED',
-          parameterCount: 1,
-          bodyText: 'Your order {{1}} has shipped.',
-        },
-      ],
-    },
-  }),
-}));
+vi.mock('./api/templates.ts', async () => {
+  const { buildTemplate } = await import('../../testing/factories.ts');
+  return { useTemplates: () => ({ isLoading: false, data: { templates: [buildTemplate()] } }) };
+});
 
 import { CloudTemplateSend } from './CloudTemplateSend.tsx';
 import type { PreviewRecipient } from './PersonalisedPreview.tsx';

@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Stack, Table } from '@mantine/core';
 import {
   CLOUD_TEXTS,
   formatRupees,
@@ -11,6 +11,7 @@ import { useState } from 'react';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
 import type { Charge } from '../../components/charge/ChargeSummary.tsx';
 import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
+import { TemplateFields, templateKey, useTemplateChoice } from '../../components/TemplateFields.tsx';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { useInvalidate } from '../../lib/mutation.ts';
@@ -62,18 +63,18 @@ export function CloudTemplateSend(props: {
 }) {
   const templates = useTemplates(props.sessionId);
   const approved = (templates.data?.templates ?? []).filter((t) => t.status === 'APPROVED');
-  const [chosen, setChosen] = useState<string | null>(null);
-  const [values, setValues] = useState<string[]>([]);
   const [banner, setBanner] = useState<{ color: string; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
   /** A value refused on the page, shown beside its input. */
   const [valueError, setValueError] = useState<{ index: number; text: string } | null>(null);
+  const choice = useTemplateChoice(() => setValueError(null));
+  const { chosen, values } = choice;
   const prices = useCreditPrices();
   const invalidate = useInvalidate();
   /** coldToCloud: numbers the phones have chatted with go through them, the rest through Cloud. */
   const [cold, setCold] = useState(true);
-  const template = approved.find((t) => `${t.name}|${t.language}` === chosen) ?? null;
+  const template = approved.find((t) => templateKey(t) === chosen) ?? null;
   const cost = useCostEstimate(
     props.sessionId,
     template
@@ -178,41 +179,15 @@ export function CloudTemplateSend(props: {
 
   return (
     <Stack gap="sm">
-      <Select
-        label="Template"
-        placeholder={templates.isLoading ? 'Loading templates…' : 'Choose an approved template'}
-        data={approved.map((t) => ({
-          value: `${t.name}|${t.language}`,
-          label: `${t.name} (${t.language}, ${t.category.toLowerCase()})`,
-        }))}
-        value={chosen}
-        onChange={(v) => {
-          setChosen(v);
-          const t = approved.find((x) => `${x.name}|${x.language}` === v);
-          setValues(Array.from({ length: t?.parameterCount ?? 0 }, () => ''));
-        }}
-        nothingFoundMessage="No approved templates on this account"
+      <TemplateFields
+        templates={approved}
+        loading={templates.isLoading}
+        {...choice.fields}
+        valueError={valueError}
+        valueDescription="A contact field such as {{name}}, or a fixed text"
       />
       {template && (
         <>
-          <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
-            {template.bodyText}
-          </Text>
-          {values.map((v, i) => (
-            <TextInput
-              // biome-ignore lint/suspicious/noArrayIndexKey: one input per {{n}}, in order
-              key={i}
-              label={`{{${i + 1}}}`}
-              description="A contact field such as {{name}}, or a fixed text"
-              value={v}
-              error={valueError?.index === i ? valueError.text : undefined}
-              onChange={(e) => {
-                const value = e.currentTarget.value;
-                setValueError(null);
-                setValues((all) => all.map((x, k) => (k === i ? value : x)));
-              }}
-            />
-          ))}
           {previewTable}
           {split && (
             <Alert color="blue" variant="light" role="status" aria-label="Split of the send">

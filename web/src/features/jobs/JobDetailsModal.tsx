@@ -13,6 +13,7 @@ import {
   viewedByText,
 } from '@wa/contract';
 import { useState } from 'react';
+import { Link } from 'react-router-dom';
 import { AppModal } from '../../components/AppModal.tsx';
 import { FollowUpModal } from '../../components/follow-up/FollowUpModal.tsx';
 import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
@@ -291,9 +292,15 @@ export function JobDetailsModal(props: {
             <Group justify="flex-end">
               {/* A group job has no one-to-one segments: no follow-up for it. */}
               {job.audience === 'individuals' && job.messageType !== 'status' && (
-                <Button variant="light" onClick={() => setFollowingUp(true)}>
-                  Follow up
-                </Button>
+                <>
+                  {/* The conversations of the people who answered this job, in the Inbox. */}
+                  <Button variant="light" component={Link} to={`/inbox?jobId=${encodeURIComponent(job.id)}`}>
+                    Replies
+                  </Button>
+                  <Button variant="light" onClick={() => setFollowingUp(true)}>
+                    Follow up
+                  </Button>
+                </>
               )}
               {canRetry(job, props.retryable) && (
                 <Button color="orange" loading={props.retrying} onClick={() => props.onRetry(job)}>

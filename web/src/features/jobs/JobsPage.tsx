@@ -16,6 +16,7 @@ import { IconRefresh, IconSearch } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { MessageJob } from '@wa/contract';
 import { useMemo, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
 import { BalanceBubble } from '../../components/BalanceBubble.tsx';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
 import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
@@ -58,7 +59,8 @@ import { retryEndBanner, useRetryWatch } from './useRetryWatch.ts';
 /**
  * Message Jobs (/jobs). The server pages, filters and counts: each tab asks for
  * its status and the search, one page of 100 at a time ('Load more jobs'), and the tabs' counts
- * come from the answer's summary. Jobs and balance refresh every 15001 ms.
+ * come from the answer's summary. Jobs and balance refresh every 15001 ms. `?job=<id>` opens
+ * that job's details.
  */
 export default function JobsPage() {
   const queryClient = useQueryClient();
@@ -76,7 +78,9 @@ export default function JobsPage() {
 
   const [banner, setBanner] = useState<Banner | null>(null);
   const [editing, setEditing] = useState<MessageJob | null>(null);
-  const [viewId, setViewId] = useState<string | null>(null);
+  // `#/jobs?job=<id>` opens that job's details (the Inbox links each message to its job).
+  const [params] = useSearchParams();
+  const [viewId, setViewId] = useState<string | null>(() => params.get('job'));
   const [deleteId, setDeleteId] = useState<string | null>(null);
   const [retryError, setRetryError] = useState<string | null>(null);
   const [deleteError, setDeleteError] = useState<string | null>(null);
