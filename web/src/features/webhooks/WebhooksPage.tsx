@@ -32,6 +32,7 @@ const EVENTS: { value: WebhookEventName; label: string }[] = [
   { value: 'message.status', label: 'message.status: sent, delivered, read or failed, per recipient' },
   { value: 'session.status', label: 'session.status: a linked account connected or disconnected' },
   { value: 'optout', label: 'optout: a contact opted out' },
+  { value: 'message.received', label: 'message.received: someone wrote to one of your accounts' },
 ];
 
 const ATTEMPT_COLUMNS = [
