@@ -1,7 +1,7 @@
 import type { APIRequestContext, Page } from '@playwright/test';
 import { createUser, expect, signInByStorage, test } from '../fixtures.ts';
 import { balanceBubble, userWithSession } from './messaging-helpers.ts';
-import { seriousViolations } from './support/axe.ts';
+import { seriousViolations, violationsWithOpen } from './support/axe.ts';
 import { cloudInbound, connectCloudNumber } from './support/cloud.ts';
 
 /** A person who is in none of the simulator's scripted roles: they write only when a test says so. */
@@ -50,7 +50,7 @@ test('a reply arrives in the Inbox with the unread count in the sidebar; the ans
   await answer.getByRole('button', { name: 'Send answer' }).click();
   const confirm = page.getByRole('dialog', { name: 'Confirm answer' });
   await expect(confirm).toContainText('1 recipient · 1 credit · balance after 2');
-  expect(await seriousViolations(page)).toEqual([]);
+  expect(await violationsWithOpen(confirm)).toEqual([]);
   await confirm.getByRole('button', { name: 'Send answer' }).click();
   await expect(answer.getByRole('status')).toHaveText(/^Answer sent \(job .+\) · 1 credit$/);
   await expect(balanceBubble(page)).toHaveText('Balance: 2');
