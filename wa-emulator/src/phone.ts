@@ -215,6 +215,7 @@ export class Phone {
               content: proto.ADVSignedDeviceIdentityHMAC.encode({ details: signed, hmac }).finish(),
             },
             { tag: 'platform', attrs: { name: 'android' } },
+            ...(account.business ? [{ tag: 'biz', attrs: { name: account.pushName } }] : []),
             {
               tag: 'device',
               attrs: {

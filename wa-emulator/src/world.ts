@@ -30,6 +30,12 @@ export type Account = {
   inbox: ReceivedMessage[];
   /** Until when WhatsApp restricts this account from starting new chats (the reach-out timelock). */
   reachoutLockedUntil: Date | null;
+  /**
+   * A WhatsApp Business account: its pair-success names it (`<biz name>`, its push name), which
+   * rc14 keeps as creds.me.name (Utils/validate-connection.js configureSuccessfulPairing; whatsmeow
+   * pair.go handlePairSuccess reads the same `biz` name).
+   */
+  business: boolean;
 };
 
 /** One message a phone decrypted. */
@@ -104,6 +110,7 @@ export class World {
         nextDeviceId: 1,
         inbox: [],
         reachoutLockedUntil: null,
+        business: false,
       };
       this.accounts.set(digits, account);
     }

@@ -88,6 +88,8 @@ export class Outgoing {
     // chats moved to LIDs; Baileys #2683 reports 463 on phone-number sends to such contacts).
     // The chat the user sees is still the number.
     const address = isPhoneJid(chatId) ? ((await lifecycle.storedLid(chatId)) ?? chatId) : chatId;
+    // Checked: "typing…" may show now, in the chat the message goes to.
+    await options.beforeRelay?.(address);
     const messageId = options.messageId || generateMessageIDV2(sock.user?.id);
     // The server's ack for this id, awaited from before the stanza is written (acks.ts).
     const acked = acks.expect(messageId);

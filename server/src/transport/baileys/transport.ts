@@ -269,10 +269,24 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     return this.outgoing.postStatus(post, audience, options);
   }
 
-  /** Shows "typing…" in the chat or stops it (rc14 lib/Socket/chats.js sendPresenceUpdate: a chatstate node). */
+  /**
+   * Shows "typing…" in the chat or stops it (rc14 lib/Socket/chats.js sendPresenceUpdate: a
+   * chatstate node). A person's client is online while it types: before the first "typing…" of a
+   * connection the account shows itself `available` (a `<presence type="available" name>` node,
+   * which rc14 sends only once it knows the account's push name, as whatsmeow presence.go
+   * SendPresence needs it; the socket is opened with markOnlineOnConnect off, socket.ts).
+   */
   async presence(chatId: string, state: 'composing' | 'paused'): Promise<void> {
-    await this.requireOpen().sendPresenceUpdate(state, chatId);
+    const sock = this.requireOpen();
+    if (state === 'composing' && this.availableOn !== this.lifecycle.generation) {
+      await sock.sendPresenceUpdate('available');
+      this.availableOn = this.lifecycle.generation;
+    }
+    await sock.sendPresenceUpdate(state, chatId);
   }
+
+  /** The socket generation on which the account showed itself available (presence). */
+  private availableOn: number | null = null;
 
   private requireOpen(): BaileysSocket {
     const sock = this.lifecycle.requireOpen();
