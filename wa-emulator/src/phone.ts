@@ -268,11 +268,21 @@ export class Phone {
    * companion of `to` that is online (from the prekeys it uploaded), delivered as a `message`
    * stanza. Returns the message id. `fromLid`: addressed from this person's LID with no
    * `sender_pn`, as WhatsApp delivers a chat that is LID-only (rc14 Utils/decode-wa-message.js
-   * extractAddressingContext: no sender_pn, so `remoteJidAlt` stays empty).
+   * extractAddressingContext: no sender_pn, so `remoteJidAlt` stays empty). `expiration`: the
+   * chat's messages disappear after so many seconds, and the text carries it as a client in such
+   * a chat writes it (an extendedTextMessage with contextInfo.expiration, as rc14 builds one with
+   * `ephemeralExpiration`, Utils/messages.js generateWAMessageFromContent).
    */
-  async say(to: string, text: string, options: { fromLid?: boolean } = {}): Promise<string> {
+  async say(
+    to: string,
+    text: string,
+    options: { fromLid?: boolean; expiration?: number } = {},
+  ): Promise<string> {
     const from = options.fromLid ? `${this.account.lid}@lid` : `${this.account.phone}@s.whatsapp.net`;
-    return this.deliver(to, { conversation: text }, from);
+    const message: proto.IMessage = options.expiration
+      ? { extendedTextMessage: { text, contextInfo: { expiration: options.expiration } } }
+      : { conversation: text };
+    return this.deliver(to, message, from);
   }
 
   /**
@@ -282,13 +292,16 @@ export class Phone {
    * HistorySync (rc14 Utils/history.js downloadAndProcessHistorySyncNotification; it must come
    * from the account itself, Utils/process-message.js SELF_ONLY_TYPES).
    */
-  async sendBootstrap(chats: { phone: string; lid: string; name?: string }[]): Promise<string> {
+  async sendBootstrap(
+    chats: { phone: string; lid: string; name?: string; ephemeralExpiration?: number }[],
+  ): Promise<string> {
     const sync = proto.HistorySync.encode({
       syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
       conversations: chats.map((c) => ({
         id: `${c.lid}@lid`,
         pnJid: `${c.phone}@s.whatsapp.net`,
         ...(c.name ? { displayName: c.name } : {}),
+        ...(c.ephemeralExpiration ? { ephemeralExpiration: c.ephemeralExpiration } : {}),
       })),
     }).finish();
     return this.deliver(

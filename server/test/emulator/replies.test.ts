@@ -57,6 +57,74 @@ describe('replies to the product, against the emulator', () => {
     expect(await product.credits()).toBe(credits + 1);
   });
 
+  it('a message to a one-to-one chat disappears with the chat: its timer from the history or the contact’s latest message', async () => {
+    const [timed, plain, fromHistory, witness] = [
+      '919833333251',
+      '919844444251',
+      '919855555251',
+      '919866666251',
+    ];
+    for (const p of [timed, plain, fromHistory, witness]) emulator.world.account(p);
+    /** The disappearing timer of the latest message the phone received (0: none). */
+    const expirationOf = (phone: string) =>
+      emulator.world.account(phone).inbox.at(-1)?.message?.extendedTextMessage?.contextInfo?.expiration ?? 0;
+    const sendTo = async (chatIds: string[], content: string) => {
+      const res = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+        chatIds,
+        content,
+      });
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      const jobId: string = res.json.jobId;
+      return waitFor(
+        'the send',
+        async () => {
+          const job = await product.job(jobId);
+          return job.details.every((d) => d.status === 'sent') ? { jobId, job } : null;
+        },
+        60_000,
+        250,
+      );
+    };
+    // The account's history: a chat whose messages disappear after a day.
+    await emulator
+      .phone(OWN)
+      .sendBootstrap([
+        { phone: fromHistory, lid: emulator.world.account(fromHistory).lid, ephemeralExpiration: 86_400 },
+      ]);
+    // A contact writes in a chat whose messages disappear after 7 days; a STOP after it is read after it.
+    await emulator.phone(timed).say(OWN, 'Is the offer still on?', { expiration: 604_800 });
+    await emulator.phone(witness).say(OWN, 'STOP');
+    await waitFor(
+      'the later opt-out',
+      async () => (await optOuts()).some((o) => o.phoneNumber === witness),
+      30_000,
+      250,
+    );
+
+    const first = await sendTo([timed, plain, fromHistory], 'It is, till Sunday');
+    expect(expirationOf(timed)).toBe(604_800);
+    expect(expirationOf(fromHistory)).toBe(86_400);
+    // A chat with no timer known gets a message that keeps.
+    expect(expirationOf(plain)).toBe(0);
+
+    // The contact turns it off: its next message carries no timer (read once it marks the reply),
+    // and neither does ours.
+    await emulator.phone(timed).say(OWN, 'Thanks');
+    await waitFor(
+      'the reply',
+      async () => {
+        const job = await product.job(first.jobId);
+        const d = job.details.find((x) => x.chatId.startsWith(timed)) as { repliedAt?: string | null };
+        return !!d?.repliedAt;
+      },
+      30_000,
+      250,
+    );
+    await sendTo([timed], 'You are welcome');
+    expect(emulator.world.account(timed).inbox.at(-1)?.text).toBe('You are welcome');
+    expect(expirationOf(timed)).toBe(0);
+  });
+
   it('left no iq unanswered and no message undecrypted', () => {
     expect(emulator.gaps).toEqual([]);
     expect(trace.filter((l) => l.includes('FAILED'))).toEqual([]);

@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import { chatIdOfPhone } from '@wa/contract';
 import {
   type ConnectionState,
   jidDecode,
@@ -169,6 +170,15 @@ export class SocketLifecycle {
     if (!user || !this.keyStore) return null;
     const lid = (await this.keyStore.get('lid-mapping', [user]))[user];
     return typeof lid === 'string' && lid ? `${lid}@lid` : null;
+  }
+
+  /** The phone-number JID rc14 stored for a LID (Signal/lid-mapping.js `<lid>_reverse`), null when none. */
+  async storedPn(lidJid: string): Promise<string | null> {
+    const user = jidDecode(lidJid)?.user;
+    if (!user || !this.keyStore) return null;
+    const reverse = `${user}_reverse`;
+    const pn = (await this.keyStore.get('lid-mapping', [reverse]))[reverse];
+    return typeof pn === 'string' && pn ? chatIdOfPhone(pn) : null;
   }
 
   /** `keys`, telling keysWritten of each write that went through. */

@@ -17,6 +17,7 @@ import {
 } from '../types.ts';
 import { ServerAcks } from './acks.ts';
 import { BaileysChannels } from './channels.ts';
+import { ChatTimers } from './chat-timers.ts';
 import { ChatEvents } from './chats.ts';
 import { SocketEvents } from './events.ts';
 import { FreshGroups } from './fresh-groups.ts';
@@ -198,6 +199,12 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       restrictions: this.restrictions,
       chats: this.chats,
       lidTexts: this.lidTexts,
+      timers: new ChatTimers({
+        auth: deps.storage.auth,
+        pnOf: (lid) => this.lifecycle.storedPn(lid),
+        lidOf: (pn) => this.lifecycle.storedLid(pn),
+        log: deps.log.child({ sessionId: this.sessionId }),
+      }),
     };
     this.events = new SocketEvents(this, {
       sessionId: this.sessionId,
