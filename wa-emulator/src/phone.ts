@@ -290,10 +290,13 @@ export class Phone {
    * (their LID and number), inline as WhatsApp does for a first link: a protocolMessage
    * HISTORY_SYNC_NOTIFICATION whose `initialHistBootstrapInlinePayload` is the zlib-deflated
    * HistorySync (rc14 Utils/history.js downloadAndProcessHistorySyncNotification; it must come
-   * from the account itself, Utils/process-message.js SELF_ONLY_TYPES).
+   * from the account itself, Utils/process-message.js SELF_ONLY_TYPES); or, `inline: false`, by
+   * the direct path and keys of the HistorySync uploaded to the media host, as a notification
+   * without the inline payload names it (rc14 downloadHistory: downloadContentFromMessage).
    */
   async sendBootstrap(
     chats: { phone: string; lid: string; name?: string; ephemeralExpiration?: number }[],
+    { inline = true }: { inline?: boolean } = {},
   ): Promise<string> {
     const sync = proto.HistorySync.encode({
       syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
@@ -311,7 +314,10 @@ export class Phone {
           type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
           historySyncNotification: {
             syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
-            initialHistBootstrapInlinePayload: deflateSync(sync),
+            // Or uploaded to the media host, to be downloaded by its direct path ('md-msg-hist').
+            ...(inline
+              ? { initialHistBootstrapInlinePayload: deflateSync(sync) }
+              : await this.emulator.media.hold(deflateSync(sync), 'md-msg-hist')),
             chunkOrder: 0,
             progress: 100,
           },

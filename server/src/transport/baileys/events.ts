@@ -38,6 +38,8 @@ export class SocketEvents {
       timers: ChatTimers;
       /** A message whose send awaits (or had) its server ack: that send reports the refusal (acks.ts). */
       ownsOutcome: (messageId: string) => boolean;
+      /** What the product downloads itself goes through the account's proxy with these (proxy.ts). */
+      fetchOptions?: RequestInit;
     },
   ) {}
 
@@ -78,7 +80,13 @@ export class SocketEvents {
         }
         const history = m.key.fromMe && m.message ? getHistoryMsg(m.message) : undefined;
         if (history?.syncType === proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP)
-          void takeBootstrap(sock, history, log.child({ sessionId }), (c) => timers.fromHistory(c));
+          void takeBootstrap(
+            sock,
+            history,
+            log.child({ sessionId }),
+            (c) => timers.fromHistory(c),
+            this.deps.fetchOptions,
+          );
         chats.lastMessage(m, lifecycle.me.id);
       }
     });

@@ -201,14 +201,16 @@ let turn: Promise<unknown> = Promise.resolve();
 
 /**
  * The bootstrap a notification announces (inline, or downloaded as rc14's downloadHistory does:
- * media type 'md-msg-hist'), read in pieces into the socket's LID mapping store and the chats'
- * timers. One at a time in the process.
+ * media type 'md-msg-hist', with `fetchOptions`: the account's proxy, as rc14 downloads with its
+ * socket's `options`), read in pieces into the socket's LID mapping store and the chats' timers.
+ * One at a time in the process.
  */
 export function takeBootstrap(
   sock: BaileysSocket,
   notification: proto.Message.IHistorySyncNotification,
   log: FastifyBaseLogger,
   timers?: (chats: ChatTimer[]) => void,
+  fetchOptions?: RequestInit,
 ): Promise<BootstrapRead | null> {
   const run = async () => {
     const source = notification.initialHistBootstrapInlinePayload?.length
@@ -216,7 +218,7 @@ export function takeBootstrap(
       : await downloadContentFromMessage(
           notification as Parameters<typeof downloadContentFromMessage>[0],
           'md-msg-hist',
-          {},
+          fetchOptions ? { options: fetchOptions } : {},
         );
     const inflated = createInflate();
     pipeline(source, inflated, (err) => {

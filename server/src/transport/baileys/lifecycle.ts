@@ -253,7 +253,7 @@ export class SocketLifecycle {
     }
     if (generation !== this.gen || this.stopped) return;
     const auth = this.auth;
-    const version = this.deps.version ?? (await this.versions().latest());
+    const version = this.deps.version ?? (await this.versions().latest(this.deps.proxy));
     if (generation !== this.gen || this.stopped || this.auth !== auth) return;
     const logger = this.deps.log.child({ module: 'baileys' }, { level: 'warn' });
     this.keyStore ??= this.watched(makeCacheableSignalKeyStore(auth.state.keys, logger));

@@ -31,7 +31,7 @@ import { PreparedMedia } from './media.ts';
 import { Outgoing } from './outgoing.ts';
 import { PrivacyTokens } from './privacy-tokens.ts';
 import { BAILEYS_PROVIDER } from './provider.ts';
-import type { ProxySettings } from './proxy.ts';
+import { type ProxySettings, proxiedFetchOptions } from './proxy.ts';
 import { RestrictionTracker } from './restrictions.ts';
 import type { BaileysSocket, BaileysStorage, SocketMaker, VersionSource, WaVersion } from './socket.ts';
 
@@ -211,6 +211,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       log: deps.log,
       ...parts,
       ownsOutcome: (id) => this.acks.owns(id),
+      ...(deps.proxy ? { fetchOptions: proxiedFetchOptions(deps.proxy) } : {}),
     });
     this.outgoing = new Outgoing({
       ...parts,
