@@ -254,6 +254,7 @@ export class Phone {
             }
           : null,
       preKeys: new Map(),
+      offline: [],
       platform: qr.platform,
     };
     account.devices.set(deviceId, device);
@@ -327,30 +328,28 @@ export class Phone {
     );
   }
 
-  /** A message from this phone (`from`) to each online companion of `to`, Signal-encrypted. */
+  /**
+   * A message from this phone (`from`) to each linked companion of `to`, Signal-encrypted to each
+   * (as a sender's client encrypts to every device of the recipient): a companion offline gets it
+   * at its next login (WaEmulator.toDevices).
+   */
   private async deliver(to: string, message: proto.IMessage, from: string): Promise<string> {
     const id = generateMessageIDV2(`${this.account.phone}@s.whatsapp.net`);
-    const conns = this.emulator.connectionsOf(to);
-    if (conns.length === 0) throw new Error(`${to} has no companion online`);
-    for (const conn of conns) {
-      const jid = `${to}:${conn.device!.id}@s.whatsapp.net`;
+    const t = String(Math.floor(Date.now() / 1000));
+    const devices = await this.emulator.toDevices(to, async (deviceId) => {
+      const jid = `${to}:${deviceId}@s.whatsapp.net`;
       const { type, ciphertext } = await this.account.signal.encryptTo(
         jid,
         () => bundleOf(this.emulator, jid),
         message,
       );
-      conn.send({
+      return {
         tag: 'message',
-        attrs: {
-          from,
-          id,
-          t: String(Math.floor(Date.now() / 1000)),
-          type: 'text',
-          notify: this.account.pushName,
-        },
+        attrs: { from, id, t, type: 'text', notify: this.account.pushName },
         content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }],
-      });
-    }
+      };
+    });
+    if (devices === 0) throw new Error(`${to} has no linked companion`);
     this.issueToken(to, from);
     return id;
   }
@@ -367,30 +366,29 @@ export class Phone {
     if (this.emulator.world.privacyToken(this.account, holder)) return;
     const token = this.emulator.world.issuePrivacyToken(this.account, holder);
     const t = String(Math.floor(Date.now() / 1000));
-    for (const conn of this.emulator.connectionsOf(to))
-      conn.send({
-        tag: 'notification',
-        attrs: {
-          from,
-          type: 'privacy_token',
-          id: this.emulator.newId(),
-          t,
-          sender_lid: `${this.account.lid}@lid`,
+    void this.emulator.toDevices(to, () => ({
+      tag: 'notification',
+      attrs: {
+        from,
+        type: 'privacy_token',
+        id: this.emulator.newId(),
+        t,
+        sender_lid: `${this.account.lid}@lid`,
+      },
+      content: [
+        {
+          tag: 'tokens',
+          attrs: {},
+          content: [
+            {
+              tag: 'token',
+              attrs: { jid: `${holder.phone}@s.whatsapp.net`, t, type: 'trusted_contact' },
+              content: token,
+            },
+          ],
         },
-        content: [
-          {
-            tag: 'tokens',
-            attrs: {},
-            content: [
-              {
-                tag: 'token',
-                attrs: { jid: `${holder.phone}@s.whatsapp.net`, t, type: 'trusted_contact' },
-                content: token,
-              },
-            ],
-          },
-        ],
-      });
+      ],
+    }));
   }
 
   /** Unlinks companions from the phone ("Log out" in Linked devices): their sockets end with 401. */

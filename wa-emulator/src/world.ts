@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { Curve, type KeyPair, type proto } from 'baileys';
+import { type BinaryNode, Curve, type KeyPair, type proto } from 'baileys';
 import type { Channel } from './newsletters.ts';
 import { SignalPeer } from './signal-peer.ts';
 
@@ -14,6 +14,11 @@ export type LinkedDevice = {
   /** One-time prekeys uploaded by the device and not yet handed out. */
   preKeys: Map<number, Buffer>;
   platform: string;
+  /**
+   * What came for the device while it had no connection (messages, receipts, notifications),
+   * oldest first: the server keeps it and hands it over at the next login (connection.ts).
+   */
+  offline: BinaryNode[];
 };
 
 /** A WhatsApp account: its phone (device 0) holds the account key that signs its companions. */

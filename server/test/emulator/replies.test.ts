@@ -125,6 +125,59 @@ describe('replies to the product, against the emulator', () => {
     expect(expirationOf(timed)).toBe(0);
   });
 
+  it('what comes while the account is down (a STOP, a delivery receipt) is handed over at its next login: the person opted out, the message delivered', async () => {
+    const [receiver, stopper] = ['919877777251', '919888888251'];
+    for (const p of [receiver, stopper]) emulator.world.account(p);
+    // The receiver's phone confirms 3 s after the message, by when the account is down.
+    emulator.setReceiptTiming({ deliveredAfterMs: 3000, readAfterMs: 3500 });
+    const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      chatIds: [receiver],
+      content: 'Before the outage',
+    });
+    expect(send.status, JSON.stringify(send.json)).toBe(200);
+    const jobId: string = send.json.jobId;
+    await waitFor(
+      'the message at the receiver',
+      async () => emulator.world.account(receiver).inbox.some((m) => m.text === 'Before the outage'),
+      30_000,
+      50,
+    );
+    // The network drops the account, and its first login after is refused: it stays down a while.
+    emulator.failNextLogin(OWN, 503);
+    expect(emulator.drop(OWN)).toBe(1);
+    await emulator.phone(stopper).say(OWN, 'STOP');
+    expect(emulator.connectionsOf(OWN)).toEqual([]);
+    const device = [...emulator.world.account(OWN).devices.values()][0]!;
+    await waitFor(
+      'the receipt kept for the device',
+      async () => device.offline.some((n) => n.tag === 'receipt'),
+      10_000,
+      50,
+    );
+    expect(emulator.connectionsOf(OWN)).toEqual([]);
+
+    // At the next login the server hands them over: the STOP opts the person out, the receipt delivers.
+    const list = await waitFor(
+      'the opt-out after the reconnect',
+      async () => {
+        const rows = await optOuts();
+        return rows.some((o) => o.phoneNumber === stopper) ? rows : null;
+      },
+      60_000,
+      250,
+    );
+    expect(list.find((o) => o.phoneNumber === stopper)?.source).toBe('reply');
+    const delivered = await waitFor(
+      'the delivery after the reconnect',
+      async () => (await product.job(jobId)).details.find((d) => d.deliveredAt) ?? null,
+      60_000,
+      250,
+    );
+    expect(delivered.chatId.startsWith(receiver)).toBe(true);
+    expect(device.offline).toEqual([]);
+    emulator.setReceiptTiming({ deliveredAfterMs: 100, readAfterMs: 400 });
+  });
+
   it('left no iq unanswered and no message undecrypted', () => {
     expect(emulator.gaps).toEqual([]);
     expect(trace.filter((l) => l.includes('FAILED'))).toEqual([]);
