@@ -30,6 +30,7 @@ export type BaileysSocket = Pick<
   | 'groupMetadata'
   | 'groupInviteCode'
   | 'onWhatsApp'
+  | 'executeUSyncQuery'
   | 'sendMessage'
   | 'sendPresenceUpdate'
   | 'fetchNewChatMessageCap'
