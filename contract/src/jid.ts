@@ -1,3 +1,5 @@
+import { CHANNEL_JID_SUFFIX } from './channels.ts';
+
 /**
  * The address vocabulary: how a person (or a group) is named on WhatsApp, read and written the
  * same way by the server, the transports and the web app. Nothing outside this file and
@@ -120,4 +122,5 @@ export const JID_LIKE = {
   phone: `%${PHONE_JID_SUFFIX}`,
   lid: `%${LID_JID_SUFFIX}`,
   group: `%${GROUP_JID_SUFFIX}`,
+  channel: `%${CHANNEL_JID_SUFFIX}`,
 } as const;

@@ -38,6 +38,9 @@ export class Connection {
   } | null = null;
   private chain: Promise<void> = Promise.resolve();
   private offlineSent = false;
+  /** The device's offline queue taken at this login, handed over in the batches the client asks for. */
+  private offlineQueue: BinaryNode[] = [];
+  private offlineTotal = 0;
 
   constructor(
     private readonly ws: WebSocket,
@@ -68,17 +71,62 @@ export class Connection {
     this.ws.send(frameOf(this.noise.seal(encodeBinaryNode(node))));
   }
 
-  /** `<ib><offline count="0"/></ib>`: nothing waited offline (once per login). */
+  /**
+   * Once per login, what waited for the device while it was offline. Nothing: `<ib><offline
+   * count="0"/>` at once. Else `<ib><offline_preview>` with the counts by kind (whatsmeow
+   * connectionevents.go handleIB reads count, message, notification, receipt, appdata); the client
+   * asks for a batch (rc14 Socket/socket.js CB:ib,,offline_preview answers `<ib><offline_batch
+   * count="100"/>`, offlineBatch below), and after the last one `<ib><offline count>` says the
+   * queue is empty (rc14 CB:ib,,offline: receivedPendingNotifications).
+   */
   sendOffline(): void {
     if (this.offlineSent) return;
     this.offlineSent = true;
-    this.send({ tag: 'ib', attrs: {}, content: [{ tag: 'offline', attrs: { count: '0' } }] });
+    this.offlineQueue = this.device?.offline.splice(0) ?? [];
+    this.offlineTotal = this.offlineQueue.length;
+    if (this.offlineTotal === 0) {
+      this.send({ tag: 'ib', attrs: {}, content: [{ tag: 'offline', attrs: { count: '0' } }] });
+      return;
+    }
+    const count = (tag: string) => String(this.offlineQueue.filter((n) => n.tag === tag).length);
+    const preview = {
+      count: String(this.offlineTotal),
+      message: count('message'),
+      notification: count('notification'),
+      receipt: count('receipt'),
+      appdata: '0',
+    };
+    this.send({ tag: 'ib', attrs: {}, content: [{ tag: 'offline_preview', attrs: preview }] });
+  }
+
+  /**
+   * The client's `<ib><offline_batch count>`: that many of the queue, each marked `offline` (rc14
+   * Socket/messages-recv.js processNode queues a node with `offline` for its offline processor,
+   * and handleMessage reports such a message as 'append'); then, once the queue is empty, the end.
+   */
+  offlineBatch(count: number): void {
+    for (const node of this.offlineQueue.splice(0, Math.max(1, count)))
+      this.send({ ...node, attrs: { ...node.attrs, offline: '1' } });
+    if (this.offlineQueue.length === 0 && this.offlineTotal > 0) {
+      this.send({
+        tag: 'ib',
+        attrs: {},
+        content: [{ tag: 'offline', attrs: { count: String(this.offlineTotal) } }],
+      });
+      this.offlineTotal = 0;
+    }
+  }
+
+  /** What was taken for this login and not handed over goes back to the device's queue. */
+  private keepUndelivered(): void {
+    if (this.offlineQueue.length > 0) this.device?.offline.unshift(...this.offlineQueue.splice(0));
   }
 
   /** Closes the socket the way the server does after a stream error. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.keepUndelivered();
     this.ws.close();
     this.handlers.closed(this);
   }
@@ -87,6 +135,7 @@ export class Connection {
   drop(): void {
     if (this.closed) return;
     this.closed = true;
+    this.keepUndelivered();
     this.ws.terminate();
     this.handlers.closed(this);
   }
@@ -119,6 +168,7 @@ export class Connection {
   private onClose(): void {
     if (this.closed) return;
     this.closed = true;
+    this.keepUndelivered();
     this.handlers.closed(this);
   }
 }

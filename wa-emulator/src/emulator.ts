@@ -276,11 +276,37 @@ export class WaEmulator {
     ]);
   }
 
-  /** A `<receipt>` stamped now (`t`, seconds) to every live companion of the sender. */
+  /** A `<receipt>` stamped now (`t`, seconds) to every linked companion of the sender (toDevices). */
   private sendReceipt(senderPhone: string, attrs: Record<string, string>, content?: BinaryNode[]): void {
     const t = String(Math.floor(Date.now() / 1000));
-    for (const c of this.connectionsOf(senderPhone))
-      c.send({ tag: 'receipt', attrs: { ...attrs, t }, ...(content ? { content } : {}) });
+    void this.toDevices(senderPhone, () => ({
+      tag: 'receipt',
+      attrs: { ...attrs, t },
+      ...(content ? { content } : {}),
+    }));
+  }
+
+  /**
+   * A stanza for each linked companion of the account (`build` makes it for the device: a message
+   * is encrypted to each): sent to the device's live connection, or kept in its offline queue
+   * until it logs in again (connection.ts sendOffline), as the server keeps what comes while a
+   * device is away. Returns how many devices it was for.
+   */
+  async toDevices(
+    phone: string,
+    build: (deviceId: number) => BinaryNode | Promise<BinaryNode>,
+  ): Promise<number> {
+    const account = this.world.accounts.get(phone);
+    const live = this.connectionsOf(phone);
+    let devices = 0;
+    for (const device of account?.devices.values() ?? []) {
+      const node = await build(device.id);
+      const conn = live.find((c) => c.device === device);
+      if (conn) conn.send(node);
+      else device.offline.push(node);
+      devices++;
+    }
+    return devices;
   }
 
   newId(): string {
@@ -339,6 +365,8 @@ export class WaEmulator {
       return;
     }
     if (node.tag === 'ib' && getBinaryNodeChild(node, 'unified_session')) return;
+    const batch = node.tag === 'ib' ? getBinaryNodeChild(node, 'offline_batch') : undefined;
+    if (batch) conn.offlineBatch(Number(batch.attrs.count) || 100);
   }
 
   private onClosed(conn: Connection): void {

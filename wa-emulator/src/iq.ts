@@ -275,7 +275,7 @@ const HANDLERS: Record<string, Handler> = {
 
 /**
  * usync: per user asked, the protocols of the query (rc14 WAUSync/Protocols): `contact` (is
- * the number on WhatsApp: type in/out), `devices` (device 0 and the linked companions with their
+ * the number on WhatsApp: type in/out, the number asked echoed), `devices` (device 0 and the linked companions with their
  * key index), `lid` (the account's LID). A number without an account is "out".
  */
 function usync(emulator: WaEmulator, iq: BinaryNode, sync: BinaryNode): BinaryNode {
@@ -295,7 +295,14 @@ function usync(emulator: WaEmulator, iq: BinaryNode, sync: BinaryNode): BinaryNo
     const account = phone !== null ? emulator.world.accounts.get(phone) : emulator.world.byJid(asked);
     const content: BinaryNode[] = [];
     for (const protocol of protocols) {
-      if (protocol === 'contact') content.push({ tag: 'contact', attrs: { type: account ? 'in' : 'out' } });
+      // The number asked comes back in the answer's `<contact>` (whatsmeow user.go IsOnWhatsApp
+      // reads it as the response's Query): the asker pairs each answer with its number.
+      if (protocol === 'contact')
+        content.push({
+          tag: 'contact',
+          attrs: { type: account ? 'in' : 'out' },
+          ...(phoneNode?.content !== undefined ? { content: phoneNode.content } : {}),
+        });
       else if (protocol === 'devices' && account) {
         const devices: BinaryNode[] = [{ tag: 'device', attrs: { id: '0' } }];
         for (const d of account.devices.values())

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -11,15 +11,29 @@ import { getMediaKeys, type MediaType } from 'baileys';
 /** `from`: the address the upload came from (a proxy's exit address when the product uses one). */
 export type Upload = { path: string; body: Buffer; at: Date; from?: string };
 
+/** One request to the host: its method, path and the address it came from. */
+export type MediaRequest = { method: string; path: string; from: string };
+
+/**
+ * The WhatsApp Web version the page names (rc14 Utils/generics.js fetchLatestWaWebVersion reads
+ * `client_revision` from web.whatsapp.com/sw.js): the one the product's emulator runs announce.
+ */
+const CLIENT_REVISION = 1043857760;
+
 /**
  * The media host `media_conn` names: HTTPS on 127.0.0.1 with a certificate from the emulator's
  * own CA (the product trusts it through NODE_EXTRA_CA_CERTS; rc14 uploads with Node's https,
  * Utils/messages-media.js uploadWithNodeHttp). It keeps what is POSTed to
  * `/mms/<type>/<enc sha256>` and answers `{ url, direct_path }`; GET of the direct path gives the
- * bytes back. `delayMs` slows every answer (a slow host on command).
+ * bytes back. `delayMs` slows every answer (a slow host on command). Its certificate also names
+ * WhatsApp's media host (mmg.whatsapp.net, rc14 Utils/messages-media.js DEF_MEDIA_HOST, where a
+ * direct path without a URL is downloaded) and web.whatsapp.com (whose /sw.js gives the version),
+ * for a client routed here by a proxy (test/fakes/socks-proxy.ts `routes`).
  */
 export class MediaHost {
   readonly uploads = new Map<string, Upload>();
+  /** Every request, in arrival order. */
+  readonly requests: MediaRequest[] = [];
   delayMs = 0;
   /** Requests received and not answered yet (a slow host still holding them). */
   unanswered = 0;
@@ -51,7 +65,10 @@ export class MediaHost {
       '3',
     );
     ssl('req', ...ec, '-keyout', f('host.key'), '-out', f('host.csr'), '-subj', '/CN=127.0.0.1');
-    fs.writeFileSync(f('ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n');
+    fs.writeFileSync(
+      f('ext.cnf'),
+      'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:mmg.whatsapp.net,DNS:web.whatsapp.com\nbasicConstraints=CA:FALSE\n',
+    );
     ssl(
       'x509',
       '-req',
@@ -90,6 +107,33 @@ export class MediaHost {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /**
+   * A file a phone uploaded (the history it hands its companions): encrypted as rc14 encrypts an
+   * upload (Utils/messages-media.js encryptedStream: AES-256-CBC with the media key's HKDF keys,
+   * an HMAC-SHA256 of iv and ciphertext cut to 10 bytes appended), kept at a direct path. Returns
+   * the fields a message names it by.
+   */
+  async hold(plain: Buffer, type: MediaType) {
+    const mediaKey = randomBytes(32);
+    const { iv, cipherKey, macKey } = await getMediaKeys(mediaKey, type);
+    const cipher = createCipheriv('aes-256-cbc', cipherKey, iv);
+    const enc = Buffer.concat([cipher.update(plain), cipher.final()]);
+    const mac = createHmac('sha256', macKey!)
+      .update(Buffer.concat([iv, enc]))
+      .digest()
+      .subarray(0, 10);
+    const body = Buffer.concat([enc, mac]);
+    const directPath = `/v/t62.7118-24/${randomBytes(12).toString('hex')}.enc`;
+    this.uploads.set(directPath, { path: directPath, body, at: new Date() });
+    return {
+      directPath: `${directPath}?ccb=11-4&oh=emu&oe=0&_nc_sid=5e03e0`,
+      mediaKey,
+      fileSha256: createHash('sha256').update(plain).digest(),
+      fileEncSha256: createHash('sha256').update(body).digest(),
+      fileLength: plain.length,
+    };
   }
 
   /**
@@ -138,6 +182,16 @@ export class MediaHost {
     for await (const c of req) chunks.push(c as Buffer);
     if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     const url = new URL(req.url ?? '/', `https://${this.hostname}`);
+    this.requests.push({
+      method: req.method ?? '',
+      path: url.pathname,
+      from: req.socket.remoteAddress ?? '',
+    });
+    if (req.method === 'GET' && url.pathname === '/sw.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      res.end(`self.__swData=JSON.parse(/*BTDS*/"{\\"client_revision\\":${CLIENT_REVISION}}");`);
+      return;
+    }
     if (req.method === 'POST' && url.pathname.startsWith('/mms/')) {
       const directPath = `/v/t62.7118-24/${randomBytes(12).toString('hex')}.enc`;
       this.uploads.set(directPath, {

@@ -215,6 +215,7 @@ export class Phone {
               content: proto.ADVSignedDeviceIdentityHMAC.encode({ details: signed, hmac }).finish(),
             },
             { tag: 'platform', attrs: { name: 'android' } },
+            ...(account.business ? [{ tag: 'biz', attrs: { name: account.pushName } }] : []),
             {
               tag: 'device',
               attrs: {
@@ -253,6 +254,7 @@ export class Phone {
             }
           : null,
       preKeys: new Map(),
+      offline: [],
       platform: qr.platform,
     };
     account.devices.set(deviceId, device);
@@ -267,11 +269,21 @@ export class Phone {
    * companion of `to` that is online (from the prekeys it uploaded), delivered as a `message`
    * stanza. Returns the message id. `fromLid`: addressed from this person's LID with no
    * `sender_pn`, as WhatsApp delivers a chat that is LID-only (rc14 Utils/decode-wa-message.js
-   * extractAddressingContext: no sender_pn, so `remoteJidAlt` stays empty).
+   * extractAddressingContext: no sender_pn, so `remoteJidAlt` stays empty). `expiration`: the
+   * chat's messages disappear after so many seconds, and the text carries it as a client in such
+   * a chat writes it (an extendedTextMessage with contextInfo.expiration, as rc14 builds one with
+   * `ephemeralExpiration`, Utils/messages.js generateWAMessageFromContent).
    */
-  async say(to: string, text: string, options: { fromLid?: boolean } = {}): Promise<string> {
+  async say(
+    to: string,
+    text: string,
+    options: { fromLid?: boolean; expiration?: number } = {},
+  ): Promise<string> {
     const from = options.fromLid ? `${this.account.lid}@lid` : `${this.account.phone}@s.whatsapp.net`;
-    return this.deliver(to, { conversation: text }, from);
+    const message: proto.IMessage = options.expiration
+      ? { extendedTextMessage: { text, contextInfo: { expiration: options.expiration } } }
+      : { conversation: text };
+    return this.deliver(to, message, from);
   }
 
   /**
@@ -279,15 +291,21 @@ export class Phone {
    * (their LID and number), inline as WhatsApp does for a first link: a protocolMessage
    * HISTORY_SYNC_NOTIFICATION whose `initialHistBootstrapInlinePayload` is the zlib-deflated
    * HistorySync (rc14 Utils/history.js downloadAndProcessHistorySyncNotification; it must come
-   * from the account itself, Utils/process-message.js SELF_ONLY_TYPES).
+   * from the account itself, Utils/process-message.js SELF_ONLY_TYPES); or, `inline: false`, by
+   * the direct path and keys of the HistorySync uploaded to the media host, as a notification
+   * without the inline payload names it (rc14 downloadHistory: downloadContentFromMessage).
    */
-  async sendBootstrap(chats: { phone: string; lid: string; name?: string }[]): Promise<string> {
+  async sendBootstrap(
+    chats: { phone: string; lid: string; name?: string; ephemeralExpiration?: number }[],
+    { inline = true }: { inline?: boolean } = {},
+  ): Promise<string> {
     const sync = proto.HistorySync.encode({
       syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
       conversations: chats.map((c) => ({
         id: `${c.lid}@lid`,
         pnJid: `${c.phone}@s.whatsapp.net`,
         ...(c.name ? { displayName: c.name } : {}),
+        ...(c.ephemeralExpiration ? { ephemeralExpiration: c.ephemeralExpiration } : {}),
       })),
     }).finish();
     return this.deliver(
@@ -297,7 +315,10 @@ export class Phone {
           type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
           historySyncNotification: {
             syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
-            initialHistBootstrapInlinePayload: deflateSync(sync),
+            // Or uploaded to the media host, to be downloaded by its direct path ('md-msg-hist').
+            ...(inline
+              ? { initialHistBootstrapInlinePayload: deflateSync(sync) }
+              : await this.emulator.media.hold(deflateSync(sync), 'md-msg-hist')),
             chunkOrder: 0,
             progress: 100,
           },
@@ -307,30 +328,28 @@ export class Phone {
     );
   }
 
-  /** A message from this phone (`from`) to each online companion of `to`, Signal-encrypted. */
+  /**
+   * A message from this phone (`from`) to each linked companion of `to`, Signal-encrypted to each
+   * (as a sender's client encrypts to every device of the recipient): a companion offline gets it
+   * at its next login (WaEmulator.toDevices).
+   */
   private async deliver(to: string, message: proto.IMessage, from: string): Promise<string> {
     const id = generateMessageIDV2(`${this.account.phone}@s.whatsapp.net`);
-    const conns = this.emulator.connectionsOf(to);
-    if (conns.length === 0) throw new Error(`${to} has no companion online`);
-    for (const conn of conns) {
-      const jid = `${to}:${conn.device!.id}@s.whatsapp.net`;
+    const t = String(Math.floor(Date.now() / 1000));
+    const devices = await this.emulator.toDevices(to, async (deviceId) => {
+      const jid = `${to}:${deviceId}@s.whatsapp.net`;
       const { type, ciphertext } = await this.account.signal.encryptTo(
         jid,
         () => bundleOf(this.emulator, jid),
         message,
       );
-      conn.send({
+      return {
         tag: 'message',
-        attrs: {
-          from,
-          id,
-          t: String(Math.floor(Date.now() / 1000)),
-          type: 'text',
-          notify: this.account.pushName,
-        },
+        attrs: { from, id, t, type: 'text', notify: this.account.pushName },
         content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }],
-      });
-    }
+      };
+    });
+    if (devices === 0) throw new Error(`${to} has no linked companion`);
     this.issueToken(to, from);
     return id;
   }
@@ -347,30 +366,29 @@ export class Phone {
     if (this.emulator.world.privacyToken(this.account, holder)) return;
     const token = this.emulator.world.issuePrivacyToken(this.account, holder);
     const t = String(Math.floor(Date.now() / 1000));
-    for (const conn of this.emulator.connectionsOf(to))
-      conn.send({
-        tag: 'notification',
-        attrs: {
-          from,
-          type: 'privacy_token',
-          id: this.emulator.newId(),
-          t,
-          sender_lid: `${this.account.lid}@lid`,
+    void this.emulator.toDevices(to, () => ({
+      tag: 'notification',
+      attrs: {
+        from,
+        type: 'privacy_token',
+        id: this.emulator.newId(),
+        t,
+        sender_lid: `${this.account.lid}@lid`,
+      },
+      content: [
+        {
+          tag: 'tokens',
+          attrs: {},
+          content: [
+            {
+              tag: 'token',
+              attrs: { jid: `${holder.phone}@s.whatsapp.net`, t, type: 'trusted_contact' },
+              content: token,
+            },
+          ],
         },
-        content: [
-          {
-            tag: 'tokens',
-            attrs: {},
-            content: [
-              {
-                tag: 'token',
-                attrs: { jid: `${holder.phone}@s.whatsapp.net`, t, type: 'trusted_contact' },
-                content: token,
-              },
-            ],
-          },
-        ],
-      });
+      ],
+    }));
   }
 
   /** Unlinks companions from the phone ("Log out" in Linked devices): their sockets end with 401. */

@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { Curve, type KeyPair, type proto } from 'baileys';
+import { type BinaryNode, Curve, type KeyPair, type proto } from 'baileys';
 import type { Channel } from './newsletters.ts';
 import { SignalPeer } from './signal-peer.ts';
 
@@ -14,6 +14,11 @@ export type LinkedDevice = {
   /** One-time prekeys uploaded by the device and not yet handed out. */
   preKeys: Map<number, Buffer>;
   platform: string;
+  /**
+   * What came for the device while it had no connection (messages, receipts, notifications),
+   * oldest first: the server keeps it and hands it over at the next login (connection.ts).
+   */
+  offline: BinaryNode[];
 };
 
 /** A WhatsApp account: its phone (device 0) holds the account key that signs its companions. */
@@ -30,6 +35,12 @@ export type Account = {
   inbox: ReceivedMessage[];
   /** Until when WhatsApp restricts this account from starting new chats (the reach-out timelock). */
   reachoutLockedUntil: Date | null;
+  /**
+   * A WhatsApp Business account: its pair-success names it (`<biz name>`, its push name), which
+   * rc14 keeps as creds.me.name (Utils/validate-connection.js configureSuccessfulPairing; whatsmeow
+   * pair.go handlePairSuccess reads the same `biz` name).
+   */
+  business: boolean;
 };
 
 /** One message a phone decrypted. */
@@ -104,6 +115,7 @@ export class World {
         nextDeviceId: 1,
         inbox: [],
         reachoutLockedUntil: null,
+        business: false,
       };
       this.accounts.set(digits, account);
     }

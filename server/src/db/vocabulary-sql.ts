@@ -17,6 +17,8 @@ import { type SQL, sql } from 'drizzle-orm';
 
 /** `chatId` is a group's (`…@g.us`). */
 export const isGroupChat = (chatId: SQL): SQL => sql`${chatId} LIKE ${sql.raw(`'${JID_LIKE.group}'`)}`;
+/** `chatId` is a channel's (`…@newsletter`). */
+export const isChannelChat = (chatId: SQL): SQL => sql`${chatId} LIKE ${sql.raw(`'${JID_LIKE.channel}'`)}`;
 /** `chatId` is a person's, by phone number (`…@s.whatsapp.net`). */
 export const isPhoneChat = (chatId: SQL): SQL => sql`${chatId} LIKE ${sql.raw(`'${JID_LIKE.phone}'`)}`;
 

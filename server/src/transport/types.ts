@@ -81,7 +81,16 @@ export type SendResult = {
   kept?: string;
 };
 
-export type SendOptions = { messageId?: string | null };
+export type SendOptions = {
+  messageId?: string | null;
+  /**
+   * Called once the recipient passed the transport's own checks (on WhatsApp, not opted out) and
+   * before anything of the message goes out, with the chat it goes to: the engine shows "typing…"
+   * here, so a contact the transport refuses never sees it. What it throws, the send throws, with
+   * nothing sent. Every transport with `presence` calls it.
+   */
+  beforeRelay?: (chatId: string) => Promise<void>;
+};
 
 /** Why a send failed. `permanent` failures are not worth waiting and retrying automatically. */
 export type SendErrorCode =

@@ -28,7 +28,9 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     const sent = await transport.send('5511987654321@s.whatsapp.net', { kind: 'text', text: 'Olá' });
     expect(s2.sent.at(-1)?.jid).toBe('551187654321@s.whatsapp.net');
     expect(sent.chatId).toBe('551187654321@s.whatsapp.net');
-    // A batch: the answers name no input, so the numbers left unpaired are asked one at a time.
+    // A batch: each answer echoes the number it answers, so one query pairs them all, the
+    // canonical JID and the "not on WhatsApp" too.
+    const queries = s2.onWhatsAppQueries.length;
     const found = await transport.onWhatsApp([
       '5215512345678',
       '919822222222',
@@ -41,6 +43,19 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
       '919866660000': null,
       '5491112345678': '5491112345678@s.whatsapp.net',
     });
+    expect(s2.onWhatsAppQueries.length - queries).toBe(1);
+    // Answers that name no number: paired by their JIDs, the numbers left unpaired asked one at a time.
+    s2.echoesQuery = false;
+    s2.canonical['5511912345678'] = '551112345678@s.whatsapp.net';
+    const before = s2.onWhatsAppQueries.length;
+    const unnamed = await transport.onWhatsApp(['5511912345678', '919833333333', '919877770000']);
+    expect(Object.fromEntries(unnamed)).toEqual({
+      '5511912345678': '551112345678@s.whatsapp.net',
+      '919833333333': '919833333333@s.whatsapp.net',
+      '919877770000': null,
+    });
+    expect(s2.onWhatsAppQueries.length - before).toBe(4);
+    s2.echoesQuery = true;
     // The number joins WhatsApp: the negative answer is not kept for ever (300 ms in this test).
     s2.joined.add('919866660000');
     expect((await transport.onWhatsApp(['919866660000'])).get('919866660000')).toBeNull();

@@ -148,6 +148,60 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     expect(list.map((o) => o.phoneNumber)).toContain(contact);
   });
 
+  it('shows "typing…" only to contacts found reachable, and `available` before it: none to a number not on WhatsApp or one opted out', async () => {
+    const own = '919800090001';
+    const [first, lidOnly, last] = ['919840090001', '919840090002', '919840090003'];
+    const offline = '919840099999';
+    for (const p of [first, lidOnly, last]) emulator.world.account(p);
+    // A business account's pair-success names it: rc14 may then show it available.
+    emulator.world.account(own, 'Emu typing shop').business = true;
+    const shown: BinaryNode[] = [];
+    const stopWatching = emulator.watch((conn, node) => {
+      if (conn.account?.phone === own && (node.tag === 'presence' || node.tag === 'chatstate'))
+        shown.push(node);
+    });
+    const { sessionId } = await product.link(own, 'Typing');
+    const policy = await product.call('PUT', `/api/session/${sessionId}/policy`, {
+      dailyLimit: null,
+      warmUp: false,
+      quietHours: null,
+      timezone: 'Asia/Kolkata',
+      delayMinMs: 1500,
+      delayMaxMs: 1500,
+      typing: true,
+    });
+    expect(policy.status, JSON.stringify(policy.json)).toBe(200);
+    // The LID-only contact opts out before the send; the product learns it only at the send (above).
+    await emulator.phone(lidOnly).say(own, 'STOP', { fromLid: true });
+    await new Promise((r) => setTimeout(r, 1000));
+    const shownBefore = shown.length;
+
+    const job = await finished(await send(sessionId, [first, offline, lidOnly, last], 'A longer offer text'));
+    stopWatching();
+    const byNumber = Object.fromEntries(
+      job.details.map((d) => [d.chatId.split('@')[0], [d.status, d.error]]),
+    );
+    expect(byNumber).toEqual({
+      [first]: ['sent', null],
+      [offline]: ['failed', 'Not on WhatsApp'],
+      [lidOnly]: ['failed', 'Opted out'],
+      [last]: ['sent', null],
+    });
+    // Only the last shows "typing…" (the first has no pause before it), in the chat it is sent to.
+    const during = shown.slice(shownBefore);
+    const chatstates = during.filter((n) => n.tag === 'chatstate');
+    const lastAccount = emulator.world.account(last);
+    expect(chatstates.map((n) => n.attrs.to)).toEqual([
+      expect.stringMatching(new RegExp(`^(${last}@s\\.whatsapp\\.net|${lastAccount.lid}@lid)$`)),
+    ]);
+    expect(chatstates.map((n) => (n.content as BinaryNode[])[0]?.tag)).toEqual(['composing']);
+    // Shown available (rc14 sendPresenceUpdate('available')) once, before it.
+    const available = during.findIndex((n) => n.tag === 'presence' && n.attrs.type === 'available');
+    expect(available).toBeGreaterThanOrEqual(0);
+    expect(available).toBeLessThan(during.indexOf(chatstates[0]!));
+    expect(during.filter((n) => n.tag === 'presence' && n.attrs.type === 'available')).toHaveLength(1);
+  });
+
   it('left no iq unanswered', () => {
     expect(emulator.gaps).toEqual([]);
   });

@@ -11,21 +11,30 @@ const CONTACT = '919813310101';
 /**
  * A proxy per account: the product (a real process on rc14's socket) links an account
  * whose proxy is a loopback SOCKS5 server dialling out from 127.0.0.2. The emulator sees the
- * WebSocket and the media upload come from 127.0.0.2; with the proxy stopped, the account shows
- * the proxy as the reason, keeps trying it, and never connects from 127.0.0.1 (direct).
+ * WebSocket, the WhatsApp Web version lookup, the media upload and the history download come
+ * from 127.0.0.2 (the proxy routes WhatsApp's media and web hosts to the emulator's media host,
+ * as DNS would); with the proxy stopped, the account shows the proxy as the reason, keeps trying
+ * it, and never connects from 127.0.0.1 (direct).
  */
 describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
   let emulator: WaEmulator;
   let product: Product;
   let proxy: Awaited<ReturnType<typeof startSocksProxy>>;
+  /** WhatsApp's media host (rc14 DEF_MEDIA_HOST) and web page, reached through the proxy: the emulator's media host. */
+  const routes = () => {
+    const [host, port] = emulator.media.hostname.split(':');
+    const media = { host: host!, port: Number(port) };
+    return { 'mmg.whatsapp.net:443': media, 'web.whatsapp.com:443': media };
+  };
 
   beforeAll(async () => {
     emulator = await WaEmulator.start();
     emulator.world.account(OWN, 'Proxied shop');
     emulator.world.account(CONTACT);
-    proxy = await startSocksProxy({ username: 'shop', password: 's3cret:pass' });
+    proxy = await startSocksProxy({ username: 'shop', password: 's3cret:pass', routes: routes() });
     // The proxy listens on this host: a loopback address, refused unless the operator allows it.
-    product = new Product(emulator, { ALLOW_PRIVATE_PROXIES: 'true' });
+    // No WA_VERSION: the product looks the version up (through the account's proxy).
+    product = new Product(emulator, { ALLOW_PRIVATE_PROXIES: 'true', WA_VERSION: '' });
     await product.start();
   });
 
@@ -69,6 +78,10 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
     expect(emulator.peers.length).toBeGreaterThan(0);
     expect(new Set(emulator.peers)).toEqual(new Set(['127.0.0.2']));
     expect(proxy.connects.length).toBeGreaterThan(0);
+    // The version was looked up before the login, through the proxy.
+    expect(emulator.media.requests.filter((r) => r.path === '/sw.js')).toEqual([
+      { method: 'GET', path: '/sw.js', from: '127.0.0.2' },
+    ]);
 
     const image = await QRCode.toBuffer('through the proxy', { type: 'png', width: 200 });
     const sent = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
@@ -89,6 +102,21 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
     const uploads = [...emulator.media.uploads.values()];
     expect(uploads.length).toBe(1);
     expect(uploads[0]!.from).toBe('127.0.0.2');
+
+    // The history bootstrap by its direct path (not inline): downloaded through the proxy too.
+    const before = emulator.media.requests.length;
+    await emulator
+      .phone(OWN)
+      .sendBootstrap([{ phone: CONTACT, lid: emulator.world.account(CONTACT).lid }], { inline: false });
+    const download = await waitFor(
+      'the history download',
+      async () => emulator.media.requests.slice(before).find((r) => r.method === 'GET') ?? null,
+      30_000,
+      100,
+    );
+    expect(download.from).toBe('127.0.0.2');
+    // Nothing reached the emulator's media host from the server's own address.
+    expect(new Set(emulator.media.requests.map((r) => r.from))).toEqual(new Set(['127.0.0.2']));
 
     // The proxy dies: the account says so, and keeps trying through the proxy only.
     const peersBefore = emulator.peers.length;
@@ -113,7 +141,12 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
     expect((await product.session(sessionId))?.status).not.toBe('CONNECTED');
     // ... and when the proxy is back on its port, connects through it: every connection the
     // emulator saw since came from the proxy (a direct one comes from 127.0.0.1).
-    proxy = await startSocksProxy({ username: 'shop', password: 's3cret:pass', port: proxy.port });
+    proxy = await startSocksProxy({
+      username: 'shop',
+      password: 's3cret:pass',
+      port: proxy.port,
+      routes: routes(),
+    });
     await product.waitStatus(sessionId, 'CONNECTED');
     const since = emulator.peers.slice(peersBefore);
     expect(since.length).toBeGreaterThan(0);

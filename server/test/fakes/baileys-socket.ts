@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { GroupMetadata, UserFacingSocketConfig, WAMessage } from 'baileys';
+import type { BinaryNode, GroupMetadata, USyncQuery, UserFacingSocketConfig, WAMessage } from 'baileys';
 import type { BaileysSocket, SocketMaker } from '../../src/transport/baileys/transport.ts';
 
 /** WAMessageStatus (WAProto): ERROR 0, PENDING 1, SERVER_ACK 2, DELIVERY_ACK 3, READ 4. */
@@ -59,6 +59,11 @@ export class FakeSocket {
   canonical: Record<string, string> = {};
   /** Numbers ending in 0000 that joined WhatsApp since. */
   readonly joined = new Set<string>();
+  /**
+   * Whether a contact query's answer echoes each number asked in its `<contact>` (whatsmeow
+   * user.go IsOnWhatsApp reads it as Query); false: an answer that names no number.
+   */
+  echoesQuery = true;
   readonly createdAt = Date.now();
   /** Numbers asked of onWhatsApp, one list per query. */
   readonly onWhatsAppQueries: string[][] = [];
@@ -323,6 +328,34 @@ export class FakeSocket {
           .filter((n) => !n.endsWith('0000') || self.joined.has(n))
           .map((n) => ({ jid: self.canonical[n] ?? `${n}@s.whatsapp.net`, exists: true }))
           .reverse();
+      },
+      // Socket/socket.js executeUSyncQuery: the server's answer to a contact query, a user per
+      // number asked (in/out, under the JID WhatsApp answers, the number echoed when
+      // `echoesQuery`), parsed by the query's own protocols (WAUSync/USyncQuery.js parseUSyncQueryResult).
+      executeUSyncQuery: async (query: USyncQuery) => {
+        const numbers = query.users.map((u) => (u.phone ?? '').replace(/\D/g, ''));
+        self.onWhatsAppQueries.push(numbers);
+        const users: BinaryNode[] = numbers.map((n) => {
+          const on = !n.endsWith('0000') || self.joined.has(n);
+          return {
+            tag: 'user',
+            attrs: { jid: self.canonical[n] ?? `${n}@s.whatsapp.net` },
+            content: [
+              {
+                tag: 'contact',
+                attrs: { type: on ? 'in' : 'out' },
+                ...(self.echoesQuery ? { content: Buffer.from(`+${n}`) } : {}),
+              },
+            ],
+          };
+        });
+        return query.parseUSyncQueryResult({
+          tag: 'iq',
+          attrs: { type: 'result' },
+          content: [
+            { tag: 'usync', attrs: {}, content: [{ tag: 'list', attrs: {}, content: users.reverse() }] },
+          ],
+        });
       },
       // Socket/messages-send.js sendMessage: the id given in the options, else a new one.
       sendMessage: async (jid: string, content: unknown, options?: { messageId?: string }) => {

@@ -4,10 +4,17 @@ import net from 'node:net';
  * A SOCKS5 proxy on loopback for tests (RFC 1928, CONNECT only; RFC 1929 username/password when
  * given). It dials out from `outAddress` (127.0.0.2 by default: any 127/8 address is loopback on
  * Linux), so a server behind it sees that address, not the product's 127.0.0.1. Every CONNECT it
- * carried is listed in `connects`.
+ * carried is listed in `connects` (as asked). `routes` sends a name elsewhere, as DNS would
+ * (`mmg.whatsapp.net:443` to the emulator's media host).
  */
 export async function startSocksProxy(
-  opts: { username?: string; password?: string; outAddress?: string; port?: number } = {},
+  opts: {
+    username?: string;
+    password?: string;
+    outAddress?: string;
+    port?: number;
+    routes?: Record<string, { host: string; port: number }>;
+  } = {},
 ) {
   const outAddress = opts.outAddress ?? '127.0.0.2';
   const connects: string[] = [];
@@ -73,7 +80,8 @@ export async function startSocksProxy(
         stage = 'piped';
         client.off('data', onData);
         connects.push(`${host}:${port}`);
-        const upstream = net.connect({ host, port, localAddress: outAddress }, () => {
+        const to = opts.routes?.[`${host}:${port}`] ?? { host, port };
+        const upstream = net.connect({ ...to, localAddress: outAddress }, () => {
           client.write(Buffer.from([0x05, 0x00, 0x00, 0x01, 127, 0, 0, 2, 0, 0]));
           if (rest.length > 0) upstream.write(rest);
           client.pipe(upstream).pipe(client);

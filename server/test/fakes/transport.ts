@@ -3,6 +3,7 @@ import { LINKED_PHONE_CAPABILITIES } from '@wa/contract';
 import type {
   GroupInfo,
   OutgoingMessage,
+  SendOptions,
   SendResult,
   Transport,
   TransportEventMap,
@@ -58,9 +59,10 @@ export class FakeTransport extends EventEmitter<TransportEventMap> implements Tr
     this.presences.push({ chatId, state, at: Date.now() });
   }
 
-  async send(chatId: string, message: OutgoingMessage): Promise<SendResult> {
+  async send(chatId: string, message: OutgoingMessage, options: SendOptions = {}): Promise<SendResult> {
     if (this.state !== 'open') throw new SendError('not-connected', 'Session is not connected');
     await this.behave(chatId);
+    await options.beforeRelay?.(chatId);
     this.counter += 1;
     const messageId = `FAKE${this.counter}_${this.sessionId}`;
     this.sent.push({ chatId, message, at: Date.now(), messageId });

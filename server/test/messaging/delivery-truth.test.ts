@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { type Db, queryRows } from '../../src/db/client.ts';
-import { messageJobRecipients, waSentMessages, webhooks } from '../../src/db/schema.ts';
+import { messageJobRecipients, waChannels, waSentMessages, webhooks } from '../../src/db/schema.ts';
 import { acceptSend } from '../../src/messaging/accept/send.ts';
 import {
   markNewAccounts,
@@ -407,6 +407,27 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
       expect((await jobRow(t.db, jobId))?.undeliveredCount).toBe(3);
     },
   );
+
+  it('leaves a Channel post alone (its followers send no receipts); the account’s other sends still become undelivered', async () => {
+    const user = await buildUser(t, { credits: 10 });
+    const sessionId = await buildSession(t, user.id);
+    const channelId = '120363111222333444@newsletter';
+    await t.db.insert(waChannels).values({ sessionId, channelId, name: 'Daily Deals', role: 'OWNER' });
+    const row = (await findUserById(t.db, user.id))!;
+    const post = await acceptSend(t.ctx, row, sessionId, { chatIds: [channelId], content: 'Hi' }, 'groups');
+    const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
+    const [c] = await store.claim(sessionId, 1);
+    expect(c?.chatId).toBe(channelId);
+    await store.recordSent(c!.id, { messageId: '3EB0CC00DD11EE22FF33' });
+    const { jobId, sent } = await sentJob(['917300000001'], { user, sessionId });
+    await sentAgo([c!.id, sent[0]!.id], '2 hours');
+    expect(await store.markUndelivered(3_600_000)).toBe(1);
+    expect(await store.markUndelivered(3_600_000)).toBe(0);
+    const [posted] = await recipientsOf(t.db, post.jobId!);
+    expect([posted?.status, posted?.undeliveredAt]).toEqual(['sent', null]);
+    expect((await jobRow(t.db, post.jobId!))?.undeliveredCount).toBe(0);
+    expect((await recipientsOf(t.db, jobId))[0]?.undeliveredAt).not.toBeNull();
+  });
 
   it('names 463 as the cause when the account’s new chats are restricted at the deadline', async () => {
     const { sessionId, jobId, store, sent } = await sentJob(['917200000001']);

@@ -47,4 +47,46 @@ describe.each(DB_KINDS)('failover keeps each recipient on its kind of account on
     expect(await reassign(t.db, 1000, 100)).toEqual([]);
     expect((await recipientsOf(t.db, jobId)).filter((r) => r.sessionId === cloud).length).toBe(1);
   });
+
+  it('a long-restricted (463) phone keeps the chats that carry an unexpired privacy token; its new chats move', async () => {
+    const user = await buildUser(t);
+    const restricted = await buildSession(t, user.id, { ownerNode: 'node-a' });
+    const phone = await buildSession(t, user.id, { ownerNode: 'node-a' });
+    await t.db.execute(
+      sql`UPDATE wa_sessions SET send_paused = true, send_paused_until = now() + interval '2 days'
+          WHERE session_id = ${restricted}`,
+    );
+    const jobId = await buildJob(t, user.id, restricted, {
+      audience: 'individuals',
+      status: 'processing',
+      total: 3,
+      sessionIds: [restricted, phone],
+    });
+    const chat = (n: number) => `91981150000${n}@s.whatsapp.net`;
+    await t.db.execute(
+      sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, content, due_at)
+          VALUES (${jobId}, ${restricted}, ${chat(1)}, 'Hi', now()),
+                 (${jobId}, ${restricted}, ${chat(2)}, 'Hi', now()),
+                 (${jobId}, ${restricted}, ${chat(3)}, 'Hi', now())`,
+    );
+    // The first contact's token is good for a week; the second's ran out yesterday; the third gave none.
+    await t.db.execute(
+      sql`INSERT INTO wa_privacy_tokens (session_id, chat_id, expires_at)
+          VALUES (${restricted}, ${chat(1)}, now() + interval '7 days'),
+                 (${restricted}, ${chat(2)}, now() - interval '1 day')`,
+    );
+    expect(await reassign(t.db, 1000, 100)).toEqual([phone]);
+    expect((await recipientsOf(t.db, jobId)).map((r) => [r.chatId.split('@')[0], r.sessionId])).toEqual([
+      ['919811500001', restricted],
+      ['919811500002', phone],
+      ['919811500003', phone],
+    ]);
+    expect(await reassign(t.db, 1000, 100)).toEqual([]);
+
+    // Down as well (not only restricted): the chat with a token moves too.
+    await t.db.execute(sql`UPDATE wa_sessions SET status = 'DISCONNECTED', status_changed_at = now() - interval '1 hour'
+                           WHERE session_id = ${restricted}`);
+    expect(await reassign(t.db, 1000, 100)).toEqual([phone]);
+    expect((await recipientsOf(t.db, jobId)).every((r) => r.sessionId === phone)).toBe(true);
+  });
 });

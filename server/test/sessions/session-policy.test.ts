@@ -223,4 +223,19 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
     expect(typedFor).toBeGreaterThanOrEqual(1000);
     expect(typedFor).toBeLessThan(gap);
   });
+
+  it('shows no "typing…" to a number not on WhatsApp: only once the transport found the contact', async () => {
+    const { token, sessionId } = await owner(3, '919630002006');
+    await put(token, sessionId, { ...POLICY, delayMinMs: 1500, delayMaxMs: 1500 });
+    // The middle number is not on WhatsApp (the simulator's numbers ending 0000).
+    const chats = [numbers(1, 400)[0]!, '919630000000', numbers(1, 401)[0]!];
+    const jobId = await send(token, sessionId, chats, 'Hello there');
+    await waitForJobEnd(t.app, token, jobId);
+    const rows = await recipientsOf(t.db, jobId);
+    expect(rows.map((r) => r.status)).toEqual(['sent', 'failed', 'sent']);
+    const transport = engine.runtime.transportFor(sessionId) as SimulatorTransport;
+    const shown = transport.presences.filter((p) => chats.some((c) => p.chatId.startsWith(c)));
+    // The third shows it (a pause precedes it), the second does not: it was never reachable.
+    expect(shown.map((p) => [p.chatId, p.state])).toEqual([[`${chats[2]}@s.whatsapp.net`, 'composing']]);
+  });
 });

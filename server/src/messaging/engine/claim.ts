@@ -20,7 +20,7 @@ export type SentMessage = { messageId: string; sentTo?: string | null; kept?: st
  * is a new one-to-one chat (its contact gave the account no privacy token): it waits. Group
  * recipients and chats that carry a token go on.
  */
-const heldByPause = (r: SQL, sessionId: SQL) => sql`(${isPhoneChat(sql`${r}.chat_id`)} AND EXISTS (
+export const heldByPause = (r: SQL, sessionId: SQL) => sql`(${isPhoneChat(sql`${r}.chat_id`)} AND EXISTS (
       SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId} AND ${pausedNow(sql.raw('s'))})
       AND NOT ${carriesPrivacyToken(sessionId, sql`${r}.chat_id`)})`;
 

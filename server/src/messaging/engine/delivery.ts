@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { reverseRefundCtes } from '../../credits/credits.ts';
 import { type Db, queryRows } from '../../db/client.ts';
-import { isPhoneChat } from '../../db/vocabulary-sql.ts';
+import { isChannelChat, isPhoneChat } from '../../db/vocabulary-sql.ts';
 import type { UndeliveredCause } from '../../transport/types.ts';
 import { DISPATCH_MESSAGES, UNDELIVERED_REASONS } from '../messages.ts';
 import type { SentMessage } from './claim.ts';
@@ -28,7 +28,7 @@ const DELIVERY_UNKNOWN = [DISPATCH_MESSAGES.sendTimedOut, DISPATCH_MESSAGES.inte
  * undeliver: each account's sent messages past the deadline (`afterMs` after their send) that the
  * sweep has not read yet, up to about `limit` an account (oldest first, from its mark in
  * undelivered_sweeps, through the recipients' (session_id, sent_at) index), are read once: those
- * with no delivery receipt become undelivered, with the cause where one is known (a cause noted
+ * with no delivery receipt become undelivered (but a Channel post, which gets none), with the cause where one is known (a cause noted
  * earlier is kept; an account whose new one-to-one chats are restricted now: 463), counted on
  * their jobs, and the mark moves past them. Sends of one instant (a Status post's) are read
  * together, so the mark never splits them. Multi-node safe: an account's mark is taken SKIP
@@ -62,6 +62,9 @@ export async function undeliver(
           SELECT r.id, r.job_id, r.session_id, r.sent_at FROM ends e JOIN message_job_recipients r
             ON r.session_id = e.session_id AND r.status = 'sent' AND r.sent_at > e.swept_to AND r.sent_at <= e.read_to
           WHERE r.delivered_at IS NULL AND r.undelivered_at IS NULL
+            -- A channel's followers send no delivery receipts (rc14 Socket/messages-recv.js: a
+            -- newsletter message is processed "without receipts"): the mark moves past its posts.
+            AND NOT ${isChannelChat(sql.raw('r.chat_id'))}
         ), locked AS MATERIALIZED (
           SELECT j.id FROM message_jobs j WHERE j.id IN (SELECT job_id FROM candidates)
           ORDER BY j.id FOR NO KEY UPDATE OF j

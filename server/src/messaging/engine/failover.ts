@@ -1,13 +1,16 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import { isPausableJob } from '../../db/vocabulary-sql.ts';
+import { heldByPause } from './claim.ts';
 import { ms, sendPausedNow as pausedNow } from './rules.ts';
 
 /**
  * reassign: the failover of jobs spread over accounts (FAILOVER_AFTER_MS), up to `limit` recipients per
  * statement. An account is down since its status last changed (or, still marked CONNECTED,
  * since its lease ran out); one whose one-to-one chats are restricted for longer than the
- * threshold leaves too. Targets: the job's accounts of the same kind (a linked phone's
+ * threshold leaves too, but only with the recipients its restriction holds back (claim.ts
+ * heldByPause: new chats); a chat that carries the contact's privacy token, which the restricted
+ * account may still send, stays with it. Targets: the job's accounts of the same kind (a linked phone's
  * recipient of a template job holds the template's text, a Cloud one its values; a cold number
  * must not move to a phone), of the job's user, that can send and are not restricted, in the
  * job's order. Only `queued` rows are locked and moved (SKIP LOCKED: a
@@ -31,12 +34,14 @@ export async function reassign(db: Db, afterMs: number, limit: number): Promise<
                  ELSE coalesce(s.lease_expires_at, s.status_changed_at) END AS down_since
           FROM wa_sessions s
           WHERE s.session_id IN (SELECT unnest(session_ids) FROM spread)
-        ), leaving AS (
-          SELECT t.session_id, coalesce(h.kind, 'linked') AS kind
+        ), gone AS (
+          SELECT t.session_id, coalesce(h.kind, 'linked') AS kind, h.restricted_long,
+            coalesce(h.session_id IS NULL OR (NOT h.up AND h.down_since <= now() - ${ms(afterMs)}), false) AS down
           FROM (SELECT DISTINCT unnest(session_ids) AS session_id FROM spread) t
           LEFT JOIN health h ON h.session_id = t.session_id
-          WHERE h.session_id IS NULL OR h.restricted_long
-             OR (NOT h.up AND h.down_since <= now() - ${ms(afterMs)})
+        ), leaving AS (
+          -- Only restricted (up): it keeps what it may still send.
+          SELECT session_id, kind, NOT down AS only_restricted FROM gone WHERE down OR restricted_long
         ), targets AS (
           SELECT sp.id AS job_id, h.kind, array_agg(h.session_id ORDER BY a.ord) AS ids
           FROM spread sp
@@ -47,6 +52,7 @@ export async function reassign(db: Db, afterMs: number, limit: number): Promise<
           SELECT r.id, r.job_id, l.kind FROM message_job_recipients r
           JOIN leaving l ON l.session_id = r.session_id
           WHERE r.status = 'queued'
+            AND (NOT l.only_restricted OR ${heldByPause(sql.raw('r'), sql.raw('r.session_id'))})
             AND EXISTS (SELECT 1 FROM targets tg WHERE tg.job_id = r.job_id AND tg.kind = l.kind)
           ORDER BY r.id
           LIMIT ${limit}

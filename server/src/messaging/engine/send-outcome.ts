@@ -5,7 +5,7 @@ import { withContent } from '../compose.ts';
 import type { ClaimScope } from '../limits/allowance.ts';
 import { DISPATCH_MESSAGES } from '../messages.ts';
 import type { ClaimedRecipient, DispatchStore } from './store-port.ts';
-import { SEND_TIMED_OUT, withTimeout } from './timeout.ts';
+import { HELD_AT_LAST_MOMENT, SEND_TIMED_OUT, withTimeout } from './timeout.ts';
 
 /** What recording one send's outcome needs: the store, this node's log and counters, the send timeout. */
 export type OutcomeDeps = {
@@ -25,9 +25,10 @@ export type OutcomeDeps = {
 export type SendOutcome = { next: ClaimedRecipient | null } | 'failed' | 'paused' | 'session-down' | 'held';
 
 /**
- * Hands one claimed recipient to the transport, within the send timeout. WhatsApp's answer is
- * the send's result; every other end (timed out, refused, deferred, failed) is recorded here
- * through the store's transitions and returned as the loop's outcome.
+ * Hands one claimed recipient to the transport, within the send timeout (lengthened by the
+ * `typing` its beforeRelay waits). WhatsApp's answer is the send's result; every other end (timed
+ * out, refused, deferred, failed, held at the last moment) is recorded here through the store's
+ * transitions and returned as the loop's outcome.
  */
 export async function attemptSend(
   deps: OutcomeDeps,
@@ -35,7 +36,8 @@ export async function attemptSend(
   transport: Transport,
   r: ClaimedRecipient,
   message: OutgoingMessage,
-): Promise<{ sent: SendResult } | Exclude<SendOutcome, 'held'>> {
+  typing?: { beforeRelay: (chatId: string) => Promise<void>; ms: number },
+): Promise<{ sent: SendResult } | SendOutcome> {
   const { store, log } = deps;
   const endTimer = deps.metrics.sendDuration.startTimer();
   let sending: Promise<SendResult> | undefined;
@@ -46,12 +48,20 @@ export async function attemptSend(
       message.kind === 'template' && transport.capabilities?.templates !== true
         ? { kind: 'text' as const, text: r.content ?? '' }
         : withContent(message, r.content);
-    sending = transport.send(r.chatId, outgoing, { messageId: r.messageId ?? null });
-    const sent = await withTimeout(sending, deps.sendTimeoutMs);
+    sending = transport.send(r.chatId, outgoing, {
+      messageId: r.messageId ?? null,
+      ...(typing ? { beforeRelay: typing.beforeRelay } : {}),
+    });
+    const sent = await withTimeout(sending, deps.sendTimeoutMs + (typing?.ms ?? 0));
     endTimer();
     return { sent };
   } catch (err) {
     endTimer();
+    if (err === HELD_AT_LAST_MOMENT) {
+      // The policy holds the account (quiet hours began while typing): nothing went, it waits.
+      await store.release([r.id]);
+      return 'held';
+    }
     if (err === SEND_TIMED_OUT && sending) {
       log.warn({ sessionId, recipient: r.id, timeoutMs: deps.sendTimeoutMs }, 'send timed out');
       const failed = recordFailure(deps, sessionId, r, DISPATCH_MESSAGES.sendTimedOut);

@@ -11,6 +11,7 @@ import {
 } from './send-outcome.ts';
 import { postStatusBatch } from './status-batch.ts';
 import type { ClaimedRecipient } from './store-port.ts';
+import { HELD_AT_LAST_MOMENT } from './timeout.ts';
 
 export type SessionLoopDeps = OutcomeDeps & {
   /** The live transport of a session this node drives, if any. */
@@ -271,19 +272,25 @@ export class SessionLoop {
       await recordFailure(deps, sessionId, r, DISPATCH_MESSAGES.contentMissing);
       return 'failed';
     }
-    if (message.kind === 'text' && this.gate.policy.typing && transport.presence) {
-      const ms = typingMs(message.text.length, pauseMs);
-      if (ms > 0) {
-        // "typing…" for the end of the pause; a failed presence update does not stop the send.
-        await this.pace(sendAt - ms);
-        await transport
-          .presence(r.chatId, 'composing')
+    const { presence } = transport;
+    const ms =
+      message.kind === 'text' && this.gate.policy.typing && presence
+        ? typingMs(message.text.length, pauseMs)
+        : 0;
+    let typing: { beforeRelay: (chatId: string) => Promise<void>; ms: number } | undefined;
+    if (ms > 0) {
+      // "typing…" for the end of the pause, shown only once the transport found the contact
+      // reachable (on WhatsApp, not opted out): from its beforeRelay, which then waits until the
+      // send and asks the policy at the last moment. A failed presence update does not stop the send.
+      await this.pace(sendAt - ms);
+      const beforeRelay = async (chatId: string) => {
+        await presence!
+          .call(transport, chatId, 'composing')
           .catch((err) => deps.log.debug({ err, sessionId }, 'presence'));
-      }
-    }
-    await this.pace(sendAt);
-    // Asked again at the last moment: quiet hours may have begun while typing.
-    if (this.gate.decide().kind === 'held' || !this.active) {
+        if (!(await this.atLastMoment(sendAt))) throw HELD_AT_LAST_MOMENT;
+      };
+      typing = { beforeRelay, ms };
+    } else if (!(await this.atLastMoment(sendAt))) {
       await deps.store.release([r.id]);
       return 'held';
     }
@@ -293,7 +300,7 @@ export class SessionLoop {
       if (posted === 'sent') this.gate.noteSent(r.chatId);
       return posted === 'sent' ? { next: null } : posted;
     }
-    const attempt = await attemptSend(deps, sessionId, transport, r, message);
+    const attempt = await attemptSend(deps, sessionId, transport, r, message, typing);
     if (!(typeof attempt === 'object' && 'sent' in attempt)) return attempt;
     this.gate.noteSent(r.chatId);
     // The next is claimed with this record only when the policy lets the account go on now.
@@ -303,5 +310,11 @@ export class SessionLoop {
     const scope =
       after.kind === 'open' && transport.capabilities?.pace !== 'throughput' ? after.scope : 'all';
     return recordSent(deps, sessionId, r, attempt.sent, claimFor, scope);
+  }
+
+  /** Waits until `sendAt`; then whether the send may still go (asked again: quiet hours may have begun while typing). */
+  private async atLastMoment(sendAt: number): Promise<boolean> {
+    await this.pace(sendAt);
+    return this.gate.decide().kind !== 'held' && this.active;
   }
 }

@@ -4,6 +4,7 @@ import { type BaileysEventMap, getHistoryMsg, proto } from 'baileys';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { TransportEventMap } from '../types.ts';
+import type { ChatTimers } from './chat-timers.ts';
 import type { ChatEvents } from './chats.ts';
 import { takeBootstrap } from './history.ts';
 import type { HeldLidTexts } from './lid-texts.ts';
@@ -34,14 +35,17 @@ export class SocketEvents {
       restrictions: RestrictionTracker;
       chats: ChatEvents;
       lidTexts: HeldLidTexts;
+      timers: ChatTimers;
       /** A message whose send awaits (or had) its server ack: that send reports the refusal (acks.ts). */
       ownsOutcome: (messageId: string) => boolean;
+      /** What the product downloads itself goes through the account's proxy with these (proxy.ts). */
+      fetchOptions?: RequestInit;
     },
   ) {}
 
   /** The handlers on a new socket; `generation` tells its events from a later socket's. */
   listen(sock: BaileysSocket, generation: number): void {
-    const { lifecycle, restrictions, chats, lidTexts, log, sessionId } = this.deps;
+    const { lifecycle, restrictions, chats, lidTexts, timers, log, sessionId } = this.deps;
     const ev = sock.ev;
     ev.on('connection.update', (u) => {
       if (u.reachoutTimeLock && generation === lifecycle.generation)
@@ -55,6 +59,8 @@ export class SocketEvents {
           chats.revealedPerson(generation, m);
           chats.incomingText(generation, m);
         }
+        // A one-to-one chat's disappearing timer, as its latest message shows it (chat-timers.ts).
+        if (type === 'notify' || type === 'append') timers.fromMessage(m);
         // rc14 holds our own upsert 100 ms in its event buffer (Socket/chats.js upsertMessage is
         // a createBufferedFunction), and what arrives for that message meanwhile is merged into
         // it, never emitted (Utils/event-buffer.js append): a messages.update (an error ack, a
@@ -74,7 +80,13 @@ export class SocketEvents {
         }
         const history = m.key.fromMe && m.message ? getHistoryMsg(m.message) : undefined;
         if (history?.syncType === proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP)
-          void takeBootstrap(sock, history, log.child({ sessionId }));
+          void takeBootstrap(
+            sock,
+            history,
+            log.child({ sessionId }),
+            (c) => timers.fromHistory(c),
+            this.deps.fetchOptions,
+          );
         chats.lastMessage(m, lifecycle.me.id);
       }
     });

@@ -61,18 +61,26 @@ class Piece {
   }
 }
 
-/** The string fields `wanted` of one message piece (by field number); other fields are skipped. */
-function strings(piece: Buffer, wanted: Set<number>): Map<number, string> {
-  const out = new Map<number, string>();
+/**
+ * The string and number (varint) fields `wanted` of one message piece (by field number), strings
+ * and numbers apart; other fields are skipped.
+ */
+function fieldsOf(
+  piece: Buffer,
+  wanted: Set<number>,
+): { text: Map<number, string>; num: Map<number, number> } {
+  const text = new Map<number, string>();
+  const num = new Map<number, number>();
   const r = new Piece(piece);
   while (!r.done) {
     const tag = r.varint();
     const field = Math.floor(tag / 8);
     const wire = tag % 8;
-    if (wire === WIRE_BYTES && wanted.has(field)) out.set(field, r.bytes().toString('utf8'));
+    if (wire === WIRE_BYTES && wanted.has(field)) text.set(field, r.bytes().toString('utf8'));
+    else if (wire === WIRE_VARINT && wanted.has(field)) num.set(field, r.varint());
     else r.skip(wire);
   }
-  return out;
+  return { text, num };
 }
 
 /**
@@ -135,20 +143,27 @@ async function* topLevelFields(
 }
 
 // HistorySync (WAProto.proto): conversations = 2, phoneNumberToLidMappings = 15.
-// Conversation: id = 1, pnJid = 39, lidJid = 42, accountLid = 49. PhoneNumberToLIDMapping: pnJid = 1, lidJid = 2.
-const CONVERSATION_FIELDS = new Set([1, 39, 42, 49]);
+// Conversation: id = 1, ephemeralExpiration = 9, pnJid = 39, lidJid = 42, accountLid = 49.
+// PhoneNumberToLIDMapping: pnJid = 1, lidJid = 2.
+const CONVERSATION_FIELDS = new Set([1, 9, 39, 42, 49]);
 const MAPPING_FIELDS = new Set([1, 2]);
 const isLid = (jid: string | undefined) => !!jid && isLidJid(jid);
 const isPn = (jid: string | undefined) => !!jid && isPhoneJid(jid);
 
+/** A one-to-one chat of the history with its disappearing-messages timer (its JIDs: id, number, LID). */
+export type ChatTimer = { jids: string[]; seconds: number };
+
 /**
  * Reads an inflated HistorySync stream and hands its LID ↔ number mappings to `store`, 500 at a
  * time: those listed (phoneNumberToLidMappings) and those of each one-to-one conversation (its id
- * and its pnJid or lidJid), as rc14's processHistoryMessage finds them.
+ * and its pnJid or lidJid), as rc14's processHistoryMessage finds them; and to `timers` each
+ * one-to-one conversation whose messages disappear (its ephemeralExpiration, which rc14 keeps on
+ * the chats it reports, Utils/history.js).
  */
 export async function readBootstrap(
   inflated: AsyncIterable<Buffer>,
   store: (pairs: LidPn[]) => Promise<void>,
+  timers: (chats: ChatTimer[]) => void = () => {},
 ): Promise<BootstrapRead> {
   const read: BootstrapRead = { conversations: 0, mappings: 0, largestPieceBytes: 0 };
   let pending: LidPn[] = [];
@@ -165,12 +180,16 @@ export async function readBootstrap(
     read.largestPieceBytes = Math.max(read.largestPieceBytes, bytes.length);
     if (field === 2) {
       read.conversations++;
-      const c = strings(bytes, CONVERSATION_FIELDS);
+      const { text: c, num } = fieldsOf(bytes, CONVERSATION_FIELDS);
       const id = c.get(1);
-      if (isLid(id)) await add(id, c.get(39));
-      else if (isPn(id)) await add(c.get(42) ?? c.get(49), id);
+      const other = isLid(id) ? c.get(39) : isPn(id) ? (c.get(42) ?? c.get(49)) : undefined;
+      if (isLid(id)) await add(id, other);
+      else if (isPn(id)) await add(other, id);
+      const seconds = num.get(9) ?? 0;
+      if (seconds > 0 && (isLid(id) || isPn(id)))
+        timers([{ jids: [id!, ...(isLid(other) || isPn(other) ? [other!] : [])], seconds }]);
     } else if (field === 15) {
-      const m = strings(bytes, MAPPING_FIELDS);
+      const { text: m } = fieldsOf(bytes, MAPPING_FIELDS);
       await add(m.get(2), m.get(1));
     }
   }
@@ -182,13 +201,16 @@ let turn: Promise<unknown> = Promise.resolve();
 
 /**
  * The bootstrap a notification announces (inline, or downloaded as rc14's downloadHistory does:
- * media type 'md-msg-hist'), read in pieces into the socket's LID mapping store. One at a time in
- * the process.
+ * media type 'md-msg-hist', with `fetchOptions`: the account's proxy, as rc14 downloads with its
+ * socket's `options`), read in pieces into the socket's LID mapping store and the chats' timers.
+ * One at a time in the process.
  */
 export function takeBootstrap(
   sock: BaileysSocket,
   notification: proto.Message.IHistorySyncNotification,
   log: FastifyBaseLogger,
+  timers?: (chats: ChatTimer[]) => void,
+  fetchOptions?: RequestInit,
 ): Promise<BootstrapRead | null> {
   const run = async () => {
     const source = notification.initialHistBootstrapInlinePayload?.length
@@ -196,14 +218,16 @@ export function takeBootstrap(
       : await downloadContentFromMessage(
           notification as Parameters<typeof downloadContentFromMessage>[0],
           'md-msg-hist',
-          {},
+          fetchOptions ? { options: fetchOptions } : {},
         );
     const inflated = createInflate();
     pipeline(source, inflated, (err) => {
       if (err) inflated.destroy(err);
     });
-    const read = await readBootstrap(inflated, (pairs) =>
-      sock.signalRepository.lidMapping.storeLIDPNMappings(pairs),
+    const read = await readBootstrap(
+      inflated,
+      (pairs) => sock.signalRepository.lidMapping.storeLIDPNMappings(pairs),
+      timers,
     );
     log.info(read, 'history bootstrap read');
     return read;

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import { chatIdOfLid } from '@wa/contract';
+import { chatIdOfLid, chatIdOfPhone } from '@wa/contract';
 import {
   type ConnectionState,
   jidDecode,
@@ -172,6 +172,15 @@ export class SocketLifecycle {
     return typeof lid === 'string' && lid ? chatIdOfLid(lid) : null;
   }
 
+  /** The phone-number JID rc14 stored for a LID (Signal/lid-mapping.js `<lid>_reverse`), null when none. */
+  async storedPn(lidJid: string): Promise<string | null> {
+    const user = jidDecode(lidJid)?.user;
+    if (!user || !this.keyStore) return null;
+    const reverse = `${user}_reverse`;
+    const pn = (await this.keyStore.get('lid-mapping', [reverse]))[reverse];
+    return typeof pn === 'string' && pn ? chatIdOfPhone(pn) : null;
+  }
+
   /** `keys`, telling keysWritten of each write that went through. */
   private watched(keys: SignalKeyStore): SignalKeyStore {
     const watched: SignalKeyStore = {
@@ -244,7 +253,7 @@ export class SocketLifecycle {
     }
     if (generation !== this.gen || this.stopped) return;
     const auth = this.auth;
-    const version = this.deps.version ?? (await this.versions().latest());
+    const version = this.deps.version ?? (await this.versions().latest(this.deps.proxy));
     if (generation !== this.gen || this.stopped || this.auth !== auth) return;
     const logger = this.deps.log.child({ module: 'baileys' }, { level: 'warn' });
     this.keyStore ??= this.watched(makeCacheableSignalKeyStore(auth.state.keys, logger));

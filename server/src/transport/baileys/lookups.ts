@@ -1,8 +1,40 @@
 import { chatIdOfPhone, jidUser } from '@wa/contract';
-import { type CacheStore, DEFAULT_CONNECTION_CONFIG, type PossiblyExtendedCacheStore } from 'baileys';
+import {
+  type BinaryNode,
+  type CacheStore,
+  DEFAULT_CONNECTION_CONFIG,
+  type PossiblyExtendedCacheStore,
+  USyncQuery,
+  USyncUser,
+} from 'baileys';
 import { LRUCache } from 'lru-cache';
 import type { NumberStore } from '../number-lookups.ts';
 import type { BaileysSocket } from './socket.ts';
+
+/** A contact answer with the number it answers (EchoedContactProtocol). */
+type EchoedContact = { in: boolean; query: string };
+
+/**
+ * rc14's contact protocol (WAUSync/Protocols/USyncContactProtocol.js: a user asked by `+phone`,
+ * in/out read from the answer's `type`) that also keeps the number the answer echoes (the
+ * `<contact>` node's content); an answer without one is no answer here (parsed as null).
+ */
+const ECHOED_CONTACT = {
+  name: 'contact',
+  getQueryElement: (): BinaryNode => ({ tag: 'contact', attrs: {} }),
+  getUserElement: (user: USyncUser): BinaryNode => ({ tag: 'contact', attrs: {}, content: user.phone ?? '' }),
+  parser: (node: BinaryNode): EchoedContact | null => {
+    if (node.tag !== 'contact') return null;
+    const content = node.content;
+    const query =
+      typeof content === 'string'
+        ? content
+        : content instanceof Uint8Array
+          ? Buffer.from(content).toString()
+          : '';
+    return query ? { in: node.attrs.type === 'in', query } : null;
+  },
+};
 
 /** How long a device list is trusted; rc14's own default is 5 minutes (Defaults/index.js USER_DEVICES). */
 export const DEVICE_LIST_TTL_MS = 24 * 3_600_000;
@@ -189,26 +221,42 @@ export class LookupCaches {
 
   /**
    * WhatsApp's answer for these numbers (digits). That JID may differ from the number asked
-   * (Brazil's 9th digit, Mexico's 52 1, Argentina's 54 9): rc14's onWhatsApp (Socket/socket.js)
-   * lists only the numbers that exist, each under its canonical JID, with nothing that says which
-   * number it answers; numbers it cannot pair up are asked one at a time.
+   * (Brazil's 9th digit, Mexico's 52 1, Argentina's 54 9): the server answers each user of the
+   * contact query with the number it was asked echoed in its `<contact>` (whatsmeow user.go
+   * IsOnWhatsApp reads it as the response's Query), so one query of the batch pairs every answer
+   * with its number. rc14's onWhatsApp (Socket/socket.js) drops the echo (its contact protocol's
+   * parser keeps only in/out), so the query is ours, through rc14's executeUSyncQuery. Answers
+   * without the echo are paired as rc14's onWhatsApp lists them: by the JID's number, and numbers
+   * left unpaired are asked one at a time.
    */
   private async ask(sock: BaileysSocket, numbers: string[]): Promise<Map<string, string | null>> {
     const answers = new Map<string, string | null>();
+    const asked = new Set(numbers);
+    const batch = new USyncQuery();
+    batch.protocols.push(ECHOED_CONTACT);
+    for (const digits of numbers) batch.withUser(new USyncUser().withPhone(`+${digits}`));
+    for (const u of (await sock.executeUSyncQuery(batch))?.list ?? []) {
+      const contact = u.contact as EchoedContact | undefined;
+      const digits = contact?.query.replace(/\D/g, '');
+      if (contact && digits && asked.has(digits) && !answers.has(digits))
+        answers.set(digits, contact.in ? u.id : null);
+    }
+    const left = numbers.filter((d) => !answers.has(d));
+    if (left.length === 0) return answers;
     const query = async (list: string[]) => ((await sock.onWhatsApp(...list)) ?? []).filter((r) => r.exists);
-    const results = await query(numbers);
+    const results = await query(left);
     const unmatched = new Set(results.map((r) => r.jid));
-    const left: string[] = [];
-    for (const digits of numbers) {
+    const unpaired: string[] = [];
+    for (const digits of left) {
       const hit = results.find((r) => jidUser(r.jid) === digits);
       if (hit) {
         unmatched.delete(hit.jid);
         answers.set(digits, hit.jid);
-      } else left.push(digits);
+      } else unpaired.push(digits);
     }
-    if (unmatched.size === 0) for (const p of left) answers.set(p, null);
-    else if (left.length === 1) answers.set(left[0]!, [...unmatched][0]!);
-    else for (const p of left) answers.set(p, (await query([p]))[0]?.jid ?? null);
+    if (unmatched.size === 0) for (const p of unpaired) answers.set(p, null);
+    else if (unpaired.length === 1) answers.set(unpaired[0]!, [...unmatched][0]!);
+    else for (const p of unpaired) answers.set(p, (await query([p]))[0]?.jid ?? null);
     return answers;
   }
 }

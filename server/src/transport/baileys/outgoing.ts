@@ -1,4 +1,4 @@
-import { FAILURE_TEXTS, isChannelJid, isGroupJid, isPhoneJid, jidUser } from '@wa/contract';
+import { FAILURE_TEXTS, isChannelJid, isGroupJid, isLidJid, isPhoneJid, jidUser } from '@wa/contract';
 import { BufferJSON, generateMessageIDV2, generateWAMessageFromContent, type WAMessage } from 'baileys';
 import { LRUCache } from 'lru-cache';
 import {
@@ -9,6 +9,7 @@ import {
   type StatusPost,
 } from '../types.ts';
 import type { ServerAcks } from './acks.ts';
+import type { ChatTimers } from './chat-timers.ts';
 import type { ChatEvents } from './chats.ts';
 import { toBaileysContent } from './content.ts';
 import type { FreshGroups } from './fresh-groups.ts';
@@ -50,6 +51,7 @@ export class Outgoing {
       media: PreparedMedia;
       chats: Pick<ChatEvents, 'lastMessage'>;
       acks: ServerAcks;
+      timers: Pick<ChatTimers, 'of'>;
     },
   ) {}
 
@@ -88,6 +90,12 @@ export class Outgoing {
     // chats moved to LIDs; Baileys #2683 reports 463 on phone-number sends to such contacts).
     // The chat the user sees is still the number.
     const address = isPhoneJid(chatId) ? ((await lifecycle.storedLid(chatId)) ?? chatId) : chatId;
+    // A one-to-one chat's messages disappear with its timer, as the group's do with theirs
+    // (chat-timers.ts): never "this message will not disappear" in a chat whose messages do.
+    if (isPhoneJid(chatId) || isLidJid(chatId))
+      ephemeralExpiration = (await this.deps.timers.of([chatId, address])) || undefined;
+    // Checked: "typing…" may show now, in the chat the message goes to.
+    await options.beforeRelay?.(address);
     const messageId = options.messageId || generateMessageIDV2(sock.user?.id);
     // The server's ack for this id, awaited from before the stanza is written (acks.ts).
     const acked = acks.expect(messageId);

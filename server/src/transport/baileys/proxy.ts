@@ -43,6 +43,16 @@ export function proxyDispatcher(p: ProxySettings): Dispatcher {
 }
 
 /**
+ * The options of a fetch that goes through the proxy (Node's fetch takes undici's `dispatcher`),
+ * for what the product asks itself: rc14's fetchLatestWaWebVersion spreads its options into
+ * fetch (Utils/generics.js), downloadContentFromMessage passes `options` on to getHttpStream
+ * (Utils/messages-media.js).
+ */
+export function proxiedFetchOptions(p: ProxySettings): RequestInit {
+  return { dispatcher: proxyDispatcher(p) } as RequestInit;
+}
+
+/**
  * What a socket needs to send everything through the proxy, read from rc14:
  * - `agent`: the WebSocket (Socket/Client/websocket.js passes it to `new WebSocket`);
  * - `fetchAgent`: media uploads (Utils/messages-media.js uploadWithNodeHttp, `https.request({ agent })`);
@@ -58,7 +68,7 @@ export function proxiedSocketConfig(
   return {
     agent,
     fetchAgent: agent,
-    options: { dispatcher: proxyDispatcher(p) } as UserFacingSocketConfig['options'],
+    options: proxiedFetchOptions(p) as UserFacingSocketConfig['options'],
   };
 }
 

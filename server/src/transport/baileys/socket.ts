@@ -15,7 +15,7 @@ import type { RestrictionSteps } from '../restriction-steps.ts';
 import type { GroupLookup } from '../types.ts';
 import type { DbAuthState } from './auth-state.ts';
 import { toGroupMetadata } from './mapping.ts';
-import { type ProxySettings, proxiedSocketConfig } from './proxy.ts';
+import { type ProxySettings, proxiedFetchOptions, proxiedSocketConfig, proxyUrl } from './proxy.ts';
 
 /** The part of a Baileys socket this transport uses; tests drive it with a fake. */
 export type BaileysSocket = Pick<
@@ -30,6 +30,7 @@ export type BaileysSocket = Pick<
   | 'groupMetadata'
   | 'groupInviteCode'
   | 'onWhatsApp'
+  | 'executeUSyncQuery'
   | 'sendMessage'
   | 'sendPresenceUpdate'
   | 'fetchNewChatMessageCap'
@@ -71,31 +72,43 @@ export type BaileysStorage = {
 const VERSION_FETCH_TIMEOUT_MS = 5000;
 /** A looked-up version is reused for an hour (every reconnect needs one). */
 const VERSION_REUSE_MS = 60 * 60_000;
-let latestVersion: { version: Promise<WaVersion | null>; at: number } | null = null;
+/** The versions looked up, by the way they were asked: direct, or through one proxy (its URL). */
+const latestVersions = new Map<string, { version: Promise<WaVersion | null>; at: number }>();
 
 /**
- * The latest WhatsApp Web version (Utils/generics.js fetchLatestWaWebVersion), null when it
- * cannot be read within 5 s: then the socket uses the version bundled with Baileys
- * (Defaults/index.js), which WhatsApp may have stopped accepting (405).
+ * The latest WhatsApp Web version (Utils/generics.js fetchLatestWaWebVersion), asked through the
+ * account's proxy when it has one (its options go to fetch: the proxy's dispatcher), so that a
+ * proxied account's lookup never leaves from the server's own address; null when it cannot be
+ * read within 5 s: then the socket uses the version bundled with Baileys (Defaults/index.js),
+ * which WhatsApp may have stopped accepting (405).
  */
-async function fetchLatestVersion(): Promise<WaVersion | null> {
-  if (!latestVersion || Date.now() - latestVersion.at > VERSION_REUSE_MS) {
-    const version = fetchLatestWaWebVersion({ signal: AbortSignal.timeout(VERSION_FETCH_TIMEOUT_MS) }).then(
+async function fetchLatestVersion(proxy?: ProxySettings): Promise<WaVersion | null> {
+  const way = proxy ? proxyUrl(proxy) : 'direct';
+  let latest = latestVersions.get(way);
+  if (!latest || Date.now() - latest.at > VERSION_REUSE_MS) {
+    const version = fetchLatestWaWebVersion({
+      signal: AbortSignal.timeout(VERSION_FETCH_TIMEOUT_MS),
+      ...(proxy ? proxiedFetchOptions(proxy) : {}),
+    }).then(
       (r) => (r.isLatest ? (r.version as WaVersion) : null),
       () => null,
     );
-    latestVersion = { version, at: Date.now() };
+    latest = { version, at: Date.now() };
+    latestVersions.set(way, latest);
   }
-  return latestVersion.version;
+  return latest.version;
 }
 
 /** WhatsApp refused the version (405): the next socket looks it up again. */
 function forgetLatestVersion(): void {
-  latestVersion = null;
+  latestVersions.clear();
 }
 
-/** Where a socket's WhatsApp Web version comes from: looked up, and forgotten after a 405. */
-export type VersionSource = { latest(): Promise<WaVersion | null>; forget(): void };
+/**
+ * Where a socket's WhatsApp Web version comes from: looked up (through the account's proxy when
+ * it has one), and forgotten after a 405.
+ */
+export type VersionSource = { latest(proxy?: ProxySettings): Promise<WaVersion | null>; forget(): void };
 
 /** The product's version source: WhatsApp Web's own page, reused for an hour. */
 export const LATEST_WA_WEB_VERSION: VersionSource = {

@@ -17,6 +17,7 @@ import {
 } from '../types.ts';
 import { ServerAcks } from './acks.ts';
 import { BaileysChannels } from './channels.ts';
+import { ChatTimers } from './chat-timers.ts';
 import { ChatEvents } from './chats.ts';
 import { SocketEvents } from './events.ts';
 import { FreshGroups } from './fresh-groups.ts';
@@ -30,7 +31,7 @@ import { PreparedMedia } from './media.ts';
 import { Outgoing } from './outgoing.ts';
 import { PrivacyTokens } from './privacy-tokens.ts';
 import { BAILEYS_PROVIDER } from './provider.ts';
-import type { ProxySettings } from './proxy.ts';
+import { type ProxySettings, proxiedFetchOptions } from './proxy.ts';
 import { RestrictionTracker } from './restrictions.ts';
 import type { BaileysSocket, BaileysStorage, SocketMaker, VersionSource, WaVersion } from './socket.ts';
 
@@ -198,12 +199,19 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       restrictions: this.restrictions,
       chats: this.chats,
       lidTexts: this.lidTexts,
+      timers: new ChatTimers({
+        auth: deps.storage.auth,
+        pnOf: (lid) => this.lifecycle.storedPn(lid),
+        lidOf: (pn) => this.lifecycle.storedLid(pn),
+        log: deps.log.child({ sessionId: this.sessionId }),
+      }),
     };
     this.events = new SocketEvents(this, {
       sessionId: this.sessionId,
       log: deps.log,
       ...parts,
       ownsOutcome: (id) => this.acks.owns(id),
+      ...(deps.proxy ? { fetchOptions: proxiedFetchOptions(deps.proxy) } : {}),
     });
     this.outgoing = new Outgoing({
       ...parts,
@@ -269,10 +277,24 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     return this.outgoing.postStatus(post, audience, options);
   }
 
-  /** Shows "typing…" in the chat or stops it (rc14 lib/Socket/chats.js sendPresenceUpdate: a chatstate node). */
+  /**
+   * Shows "typing…" in the chat or stops it (rc14 lib/Socket/chats.js sendPresenceUpdate: a
+   * chatstate node). A person's client is online while it types: before the first "typing…" of a
+   * connection the account shows itself `available` (a `<presence type="available" name>` node,
+   * which rc14 sends only once it knows the account's push name, as whatsmeow presence.go
+   * SendPresence needs it; the socket is opened with markOnlineOnConnect off, socket.ts).
+   */
   async presence(chatId: string, state: 'composing' | 'paused'): Promise<void> {
-    await this.requireOpen().sendPresenceUpdate(state, chatId);
+    const sock = this.requireOpen();
+    if (state === 'composing' && this.availableOn !== this.lifecycle.generation) {
+      await sock.sendPresenceUpdate('available');
+      this.availableOn = this.lifecycle.generation;
+    }
+    await sock.sendPresenceUpdate(state, chatId);
   }
+
+  /** The socket generation on which the account showed itself available (presence). */
+  private availableOn: number | null = null;
 
   private requireOpen(): BaileysSocket {
     const sock = this.lifecycle.requireOpen();

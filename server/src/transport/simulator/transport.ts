@@ -243,7 +243,11 @@ export class SimulatorTransport
     if (this.presences.length > 1000) this.presences.shift();
   }
 
-  async send(chatId: string, message: wire.OutgoingMessage): Promise<wire.SendResult> {
+  async send(
+    chatId: string,
+    message: wire.OutgoingMessage,
+    options: wire.SendOptions = {},
+  ): Promise<wire.SendResult> {
     const generation = await this.afterLatency();
     if (isGroupJid(chatId)) {
       const group = this.groups().find((g) => g.id === chatId);
@@ -264,6 +268,9 @@ export class SimulatorTransport
       throw new SendError('invalid', 'Templates are sent through a Cloud API account');
     if (message.kind === 'poll' && message.options.length < 2)
       throw new SendError('invalid', 'A poll needs at least two options');
+    await options.beforeRelay?.(chatId);
+    if (generation !== this.connection.generation || this.connection.state !== 'open')
+      throw new SendError('not-connected', 'Session is not connected');
 
     const messageId = simulatedMessageId();
     const record = outboxRecord(this.sessionId, messageId, chatId, message);
