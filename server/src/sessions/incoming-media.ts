@@ -2,13 +2,20 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.ts';
 import { downloadIncomingMedia } from '../transport/baileys/incoming.ts';
 import { cloudCredentials, graphClient } from './cloud/accounts.ts';
+import { accountProxy } from './proxy.ts';
 
 /** A file someone sent to an account, fetched again by its provider's reference. */
 export type FetchedMedia = Readable | Buffer;
 
-/** A linked phone's: downloaded from WhatsApp's media servers with the key the message carried. */
-export const fetchBaileysMedia = (_ctx: AppContext, _sessionId: string, ref: string): Promise<FetchedMedia> =>
-  downloadIncomingMedia(ref);
+/**
+ * A linked phone's: downloaded from WhatsApp's media servers with the key the message carried,
+ * through the account's proxy when it has one (its traffic never leaves from the server's address).
+ */
+export const fetchBaileysMedia = async (
+  ctx: AppContext,
+  sessionId: string,
+  ref: string,
+): Promise<FetchedMedia> => downloadIncomingMedia(ref, await accountProxy(ctx, sessionId));
 
 /** The simulated network's: its reference carries the file (simulator/transport.ts receiveText). */
 export async function fetchSimulatedMedia(

@@ -1,7 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import { PROXY_TEXTS, type ProxyInfo, type ProxyTestResponse } from '@wa/contract';
+import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { waSessions } from '../db/schema.ts';
 import { decryptValue, encryptValue, sessionProxyContext } from '../db/secrets.ts';
 import { badRequest } from '../errors.ts';
 import { authorizeSession } from '../policy/access.ts';
@@ -89,6 +91,15 @@ export const presentProxy = (p: ProxySettings | null): ProxyInfo | null =>
 export function proxyOf(secretKey: Buffer | undefined, row: Pick<SessionRow, 'sessionId' | 'proxy'>) {
   if (!row.proxy) return null;
   return JSON.parse(decryptValue(secretKey, sessionProxyContext(row.sessionId), row.proxy)) as ProxySettings;
+}
+
+/** An account's own proxy as stored now (read for each use, so that a change takes effect at once); null without one. */
+export async function accountProxy(ctx: AppContext, sessionId: string): Promise<ProxySettings | null> {
+  const [row] = await ctx.db
+    .select({ sessionId: waSessions.sessionId, proxy: waSessions.proxy })
+    .from(waSessions)
+    .where(eq(waSessions.sessionId, sessionId));
+  return row ? proxyOf(ctx.config.secretKey, row) : null;
 }
 
 /** The stored form: always encrypted; without a key there is no proxy. */

@@ -1,7 +1,5 @@
-import { eq } from 'drizzle-orm';
 import { matchOptOut } from '../contacts/opt-out-words.ts';
 import type { AppContext } from '../context.ts';
-import { waSessions } from '../db/schema.ts';
 import { type GroupRow, groupsOf } from '../groups/repository.ts';
 import { createDbAuthStore } from '../transport/auth-store.ts';
 import { CloudTransport } from '../transport/cloud/transport.ts';
@@ -21,7 +19,7 @@ import {
 import { marketingStoppedFor, recordMarketingPreference } from './cloud/marketing-preferences.ts';
 import { portfolioKey, portfolioLimit } from './cloud/messaging-limit.ts';
 import { inServiceWindow } from './cloud/service-windows.ts';
-import { proxyOf } from './proxy.ts';
+import { accountProxy } from './proxy.ts';
 
 /** A row of the group cache as a transport reads it. */
 export function cachedGroupOf(row: GroupRow): CachedGroup {
@@ -68,12 +66,7 @@ export function simulatorTransport(ctx: AppContext, session: TransportSession): 
 export async function baileysTransport(ctx: AppContext, session: TransportSession): Promise<Transport> {
   const { BaileysTransport } = await import('../transport/baileys/transport.ts');
   const { waEndpoint } = await import('../transport/baileys/endpoint.ts');
-  // The account's own proxy: read for each new transport, so a change takes effect at once.
-  const [row] = await ctx.db
-    .select({ sessionId: waSessions.sessionId, proxy: waSessions.proxy })
-    .from(waSessions)
-    .where(eq(waSessions.sessionId, session.sessionId));
-  const proxy = row ? proxyOf(ctx.config.secretKey, row) : null;
+  const proxy = await accountProxy(ctx, session.sessionId);
   return new BaileysTransport(session, {
     storage: {
       auth: createDbAuthStore(ctx.db, session.sessionId, ctx.config.secretKey),

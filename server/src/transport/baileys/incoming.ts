@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { downloadContentFromMessage, type MediaType, normalizeMessageContent, type proto } from 'baileys';
 import type { IncomingDetail, IncomingMedia } from '../types.ts';
+import { type ProxySettings, proxiedFetchOptions } from './proxy.ts';
 
 /** The kinds of file rc14 downloads by its media key (Utils/messages-media.js MEDIA_HKDF_KEY_MAPPING). */
 const MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'sticker'] as const;
@@ -69,12 +70,12 @@ export function readIncoming(
  * WhatsApp keeps a file for a limited time; after that the download fails (rc14 then asks the
  * sender's phone to upload it again, which needs the account's live socket: not done here).
  */
-export async function downloadIncomingMedia(ref: string): Promise<Readable> {
+export async function downloadIncomingMedia(ref: string, proxy: ProxySettings | null): Promise<Readable> {
   const r = JSON.parse(ref) as MediaRef;
   if (!MEDIA_KINDS.includes(r.kind)) throw new Error('Not a media reference');
   return downloadContentFromMessage(
     { mediaKey: Buffer.from(r.mediaKey, 'base64'), directPath: r.directPath, url: r.url },
     r.kind as MediaType,
-    {},
+    proxy ? { options: proxiedFetchOptions(proxy) } : {},
   );
 }

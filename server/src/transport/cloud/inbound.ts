@@ -1,4 +1,4 @@
-import { type Address, chatIdOfAddress, chatIdOfPhone, FAILURE_TEXTS } from '@wa/contract';
+import { type Address, chatIdOfAddress, FAILURE_TEXTS } from '@wa/contract';
 import type { AccountOutcome } from '../types.ts';
 import { GRAPH_ERROR } from './graph-errors.ts';
 import { RETRY_AFTER_MS } from './transport.ts';
