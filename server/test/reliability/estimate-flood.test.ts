@@ -56,7 +56,7 @@ describe.each(DB_KINDS)('send-estimate flood on %s', (kind) => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`three estimates of ${IDS.toLocaleString('en')} numbers at once: each answered in full; /healthz's worst recorded`, async () => {
+  it(`three estimates of ${IDS.toLocaleString('en')} numbers at once: each answered in full, /healthz < ${HEALTHZ_LIMIT_MS} ms`, async () => {
     const body = path.join(dir, 'estimate.json');
     const chatIds = Array.from({ length: IDS }, (_, i) => `9198${String(i).padStart(8, '0')}`);
     fs.writeFileSync(body, JSON.stringify({ chatIds, content: 'Offer' }));
@@ -113,10 +113,6 @@ describe.each(DB_KINDS)('send-estimate flood on %s', (kind) => {
       `/healthz worst during the flood (ms), at (ms), answers > 100 ms`,
       `${worst.slowest} at ${worst.slowestAt}, ${worst.slow}`,
     );
+    expect(worst.slowest).toBeLessThan(HEALTHZ_LIMIT_MS);
   });
-
-  // Not met yet: 684 ms on PGlite at load 20, 107 ms into a round (where the time goes is not measured yet).
-  it.todo(
-    `three estimates of ${IDS.toLocaleString('en')} numbers at once: /healthz < ${HEALTHZ_LIMIT_MS} ms`,
-  );
 });
