@@ -41,14 +41,8 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     await emulator?.stop();
   });
 
-  const send = async (sessionId: string, chatIds: string[], content: string) => {
-    const res = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
-      chatIds,
-      content,
-    });
-    expect(res.status, JSON.stringify(res.json)).toBe(200);
-    return res.json.jobId as string;
-  };
+  const send = (sessionId: string, chatIds: string[], content: string) =>
+    product.sendText(sessionId, chatIds, content);
   const finished = (jobId: string) =>
     waitFor(
       'the job to finish',

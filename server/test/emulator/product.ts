@@ -72,6 +72,16 @@ export class Product {
     return login.json.token;
   }
 
+  /** Sends `content` to these numbers through the API, which must accept it: the job's id. */
+  async sendText(sessionId: string, chatIds: string[], content: string): Promise<string> {
+    const res = await this.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      chatIds,
+      content,
+    });
+    if (res.status !== 200) throw new Error(`send refused: ${res.status} ${JSON.stringify(res.json)}`);
+    return res.json.jobId as string;
+  }
+
   /** The job with every recipient row. */
   async job(jobId: string) {
     return (await this.call('GET', `/api/message-jobs-details/${jobId}?detailsLimit=1000&media=0`)).json

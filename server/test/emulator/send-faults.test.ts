@@ -71,14 +71,8 @@ describe('faults while sending, through the real Baileys socket', () => {
     await emulator?.stop();
   });
 
-  const send = async (sessionId: string, chatIds: string[], content: string) => {
-    const res = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
-      chatIds,
-      content,
-    });
-    expect(res.status, JSON.stringify(res.json)).toBe(200);
-    return res.json.jobId as string;
-  };
+  const send = (sessionId: string, chatIds: string[], content: string) =>
+    product.sendText(sessionId, chatIds, content);
   const ended = (jobId: string, ms = 180_000) =>
     waitFor(
       `job ${jobId} to end`,
