@@ -27,7 +27,7 @@ test.describe('Group List exports', () => {
     page,
     request,
   }) => {
-    const { token, groups } = await signInForGroups(shared, page, request);
+    const { groups } = await signInForGroups(shared, page, request);
     await page.goto('/#/groups');
     await expect(table(page)).toBeVisible();
     const [download] = await Promise.all([
@@ -64,7 +64,7 @@ test.describe('Group List exports', () => {
     request,
   }) => {
     await interceptPrint(page);
-    const { token, groups } = await signInForGroups(shared, page, request);
+    const { groups } = await signInForGroups(shared, page, request);
     await page.goto('/#/groups');
     await expect(table(page)).toBeVisible();
     const popup = page.waitForEvent('popup');

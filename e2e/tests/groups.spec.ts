@@ -72,7 +72,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    const { token, groups } = await signInForGroups(shared, page, request);
+    const { groups } = await signInForGroups(shared, page, request);
     expect(groups.length).toBeGreaterThan(4);
     await page.goto('/#/groups');
     await expect(page.getByRole('heading', { name: 'Group List' })).toBeVisible();
@@ -163,7 +163,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    const { token, groups } = await signInForGroups(shared, page, request);
+    const { groups } = await signInForGroups(shared, page, request);
     await page.goto('/#/groups');
     const search = page.getByRole('textbox', { name: 'Search groups' });
     await expect(table(page)).toBeVisible();
@@ -198,7 +198,7 @@ test.describe('Group List', () => {
     page,
     request,
   }) => {
-    const { token, groups } = await signInForGroups(shared, page, request);
+    const { groups } = await signInForGroups(shared, page, request);
     const owned = groups.find(
       (g) =>
         g.participants.some((p) => p.isSuperAdmin) &&

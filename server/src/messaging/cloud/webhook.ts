@@ -131,7 +131,10 @@ const accountsOf = new WeakMap<AppContext, ReturnType<typeof accountCache>>();
 
 function webhookAccounts(ctx: AppContext) {
   let cache = accountsOf.get(ctx);
-  if (!cache) accountsOf.set(ctx, (cache = accountCache(ctx)));
+  if (!cache) {
+    cache = accountCache(ctx);
+    accountsOf.set(ctx, cache);
+  }
   return cache;
 }
 
