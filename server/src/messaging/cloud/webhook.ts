@@ -1,4 +1,5 @@
 import { jidUser } from '@wa/contract';
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.ts';
 import { type CloudCredentials, cloudCredentials, graphClient } from '../../sessions/cloud/accounts.ts';
 import { recordMarketingPreference } from '../../sessions/cloud/marketing-preferences.ts';
@@ -42,7 +43,8 @@ export async function receiveWebhook(
   raw: Buffer,
   signatureHeader: string | undefined,
 ): Promise<WebhookAnswer> {
-  const account = await webhookAccounts(ctx).get(sessionId);
+  const state = webhookState(ctx);
+  const account = await state.accounts.fetch(sessionId);
   if (!account) return { status: 401, body: 'Invalid signature' };
   const inbound = readCloudWebhook(account.creds, raw, signatureHeader);
   if (!inbound.ok) {
@@ -74,7 +76,7 @@ export async function receiveWebhook(
     named = [];
   }
   const taken = inbound.outcomes.map((outcome) => ({ account: { sessionId, userId }, outcome }));
-  const unmatched = await webhookBatches(ctx)({ taken, creds });
+  const unmatched = await state.take({ taken, creds });
   // A status can come before its send is recorded (Meta answers the send, then the webhook races
   // our write): Meta delivers again on a non-2xx answer, and a repeat changes nothing.
   if (unmatched.some(({ outcome }) => outcomeAt(outcome) > Date.now() - EARLY_MS))
@@ -84,7 +86,43 @@ export async function receiveWebhook(
 
 type WebhookItem = { taken: TakenOutcome[]; creds: CloudCredentials };
 
-const batchesOf = new WeakMap<AppContext, (item: WebhookItem) => Promise<TakenOutcome[]>>();
+/** What a webhook needs of its account: its credentials (for the signature) and its owner. */
+type WebhookAccount = { creds: CloudCredentials; userId: string };
+
+/** This node's webhook state: the accounts webhooks came for, and the batches being taken. */
+type WebhookState = {
+  accounts: LRUCache<string, WebhookAccount>;
+  take: (item: WebhookItem) => Promise<TakenOutcome[]>;
+};
+
+const stateOf = new WeakMap<AppContext, WebhookState>();
+
+function webhookState(ctx: AppContext): WebhookState {
+  let state = stateOf.get(ctx);
+  if (!state) {
+    state = { accounts: accountCache(ctx), take: outcomeBatches(ctx) };
+    stateOf.set(ctx, state);
+  }
+  return state;
+}
+
+/**
+ * The accounts webhooks came for, read from the database at most once a minute each (a busy
+ * number's webhooks would otherwise read its credentials and session a few thousand times a
+ * second). An account's credentials never change (connecting again makes a new account); a
+ * removed account is forgotten when its minute is up.
+ */
+function accountCache(ctx: AppContext): LRUCache<string, WebhookAccount> {
+  return new LRUCache<string, WebhookAccount>({
+    max: 10_000,
+    ttl: 60_000,
+    fetchMethod: async (sessionId) => {
+      const creds = await cloudCredentials(ctx.db, ctx.config.secretKey, sessionId).catch(() => undefined);
+      const session = creds ? await findSession(ctx.db, sessionId) : undefined;
+      return creds && session ? { creds, userId: session.userId } : undefined;
+    },
+  });
+}
 
 /**
  * The outcomes of the webhooks this node is answering, taken through the one door together: a
@@ -92,10 +130,8 @@ const batchesOf = new WeakMap<AppContext, (item: WebhookItem) => Promise<TakenOu
  * POST each, and taken one by one they queue on their job's row. Each request waits for the batch
  * that holds its outcomes, so that Meta is answered 200 only for what is written.
  */
-function webhookBatches(ctx: AppContext): (item: WebhookItem) => Promise<TakenOutcome[]> {
-  let take = batchesOf.get(ctx);
-  if (take) return take;
-  take = batcher<WebhookItem, TakenOutcome[]>(
+function outcomeBatches(ctx: AppContext): (item: WebhookItem) => Promise<TakenOutcome[]> {
+  return batcher<WebhookItem, TakenOutcome[]>(
     async (items) => {
       const clients = new Map(items.map((i) => [i.creds.sessionId, i.creds]));
       const unmatched = new Set(
@@ -120,50 +156,7 @@ function webhookBatches(ctx: AppContext): (item: WebhookItem) => Promise<TakenOu
     },
     () => undefined,
   );
-  batchesOf.set(ctx, take);
-  return take;
 }
-
-/** What a webhook needs of its account: its credentials (for the signature) and its owner. */
-type WebhookAccount = { creds: CloudCredentials; userId: string; at: number };
-
-const accountsOf = new WeakMap<AppContext, ReturnType<typeof accountCache>>();
-
-function webhookAccounts(ctx: AppContext) {
-  let cache = accountsOf.get(ctx);
-  if (!cache) {
-    cache = accountCache(ctx);
-    accountsOf.set(ctx, cache);
-  }
-  return cache;
-}
-
-/**
- * The accounts webhooks came for, read from the database at most once a minute each (a busy
- * number's webhooks would otherwise read its credentials and session a few thousand times a
- * second). An account's credentials never change (connecting again makes a new account); a
- * removed account is forgotten when its minute is up.
- */
-function accountCache(ctx: AppContext) {
-  const kept = new Map<string, WebhookAccount>();
-  return {
-    async get(sessionId: string): Promise<WebhookAccount | undefined> {
-      const hit = kept.get(sessionId);
-      if (hit && Date.now() - hit.at < ACCOUNT_CACHE_MS) return hit;
-      kept.delete(sessionId);
-      const creds = await cloudCredentials(ctx.db, ctx.config.secretKey, sessionId).catch(() => undefined);
-      const session = creds ? await findSession(ctx.db, sessionId) : undefined;
-      if (!creds || !session) return undefined;
-      if (kept.size >= ACCOUNT_CACHE_MAX) kept.delete(kept.keys().next().value!);
-      const account = { creds, userId: session.userId, at: Date.now() };
-      kept.set(sessionId, account);
-      return account;
-    },
-  };
-}
-
-const ACCOUNT_CACHE_MS = 60_000;
-const ACCOUNT_CACHE_MAX = 10_000;
 
 /** Who the audit log names for the refunds a Cloud API status webhook causes. */
 const WEBHOOK_ACTOR = 'cloud-webhook';
