@@ -25,7 +25,7 @@ import {
   statusesOf,
 } from '../../server/src/transport/simulator/graph-api-payloads.ts';
 import { startFakeGraphApi } from '../../server/test/fakes/graph-api.ts';
-import { benchUser, numbers, size } from './setup.ts';
+import { benchAuth, benchUser, numbers, size } from './setup.ts';
 
 const MESSAGES = size(10_000, 200);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 3000);
@@ -57,16 +57,11 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
   const agent = new Agent({ connections: 64, pipelining: 1 });
   try {
     const user = await benchUser(ctx, MESSAGES);
-    const login = await app.inject({
-      method: 'POST',
-      url: '/api/auth/login',
-      payload: { username: user.username, password: 'bench-password' },
-    });
-    const token = login.json().token as string;
+    const headers = await benchAuth(app, user.username);
     const connected = await app.inject({
       method: 'POST',
       url: '/api/cloud-instances',
-      headers: { authorization: `Bearer ${token}` },
+      headers,
       payload: {
         sessionName: 'Bench (Cloud)',
         phoneNumberId: fake.phoneNumberId,

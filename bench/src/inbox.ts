@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../server/src/context.ts';
 import { buildApp } from '../../server/src/http/app.ts';
-import { benchUser, linkedSession, size } from './setup.ts';
+import { benchAuth, benchUser, linkedSession, size } from './setup.ts';
 
 export const INBOX_THREADS = size(100_000, 2_000);
 
@@ -52,12 +52,7 @@ export async function inboxAtScale(ctx: AppContext): Promise<string> {
   const app = await buildApp(ctx);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   try {
-    const login = await app.inject({
-      method: 'POST',
-      url: '/api/auth/login',
-      payload: { username: user.username, password: 'bench-password' },
-    });
-    const headers = { authorization: `Bearer ${login.json().token as string}` };
+    const headers = await benchAuth(app, user.username);
     const timed = async (path: string, check: (body: Record<string, unknown>) => boolean) => {
       const times: number[] = [];
       // The first 5 warm the server up (its first queries plan and load the pages): not counted.

@@ -12,6 +12,7 @@ import { IDLE_ACCOUNTS, idleCost, startupAndIdle } from './idle.ts';
 import { INBOX_THREADS, inboxAtScale } from './inbox.ts';
 import { READ_JOBS, readsAtScale } from './reads.ts';
 import {
+  benchAuth,
   benchUser,
   context,
   fmtRate,
@@ -75,19 +76,14 @@ async function acceptHttp(ctx: AppContext): Promise<string> {
   try {
     const user = await benchUser(ctx, (RUNS + 1) * ACCEPT_RECIPIENTS);
     const sessionId = await linkedSession(ctx, user.id, 998);
-    const login = await app.inject({
-      method: 'POST',
-      url: '/api/auth/login',
-      payload: { username: user.username, password: 'bench-password' },
-    });
-    const token = login.json().token as string;
+    const headers = await benchAuth(app, user.username);
     return await repeated(async (n) => {
       const payload = JSON.stringify({ chatIds: freshNumbers(n), content: 'Benchmark' });
       const started = performance.now();
       const res = await app.inject({
         method: 'POST',
         url: `/api/session/${sessionId}/sendIndividualMessage`,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        headers: { ...headers, 'content-type': 'application/json' },
         payload,
       });
       const ms = performance.now() - started;

@@ -9,6 +9,7 @@ import { type AppContext, createContext } from '../../server/src/context.ts';
 import { type Database, openPglite, openPostgres, queryRows } from '../../server/src/db/client.ts';
 import { waAuthState, waSessions } from '../../server/src/db/schema.ts';
 import { createScratchDatabase } from '../../server/src/db/scratch.ts';
+import type { App } from '../../server/src/http/types.ts';
 import { createUser } from '../../server/src/users/service.ts';
 
 /** The repository's root: where `npm run build` and the compiled server run from. */
@@ -68,6 +69,16 @@ export async function benchUser(ctx: AppContext, credits: number) {
     isMultisessionSupported: true,
     managedBy: null,
   });
+}
+
+/** The `Authorization` header of a bench user (made by benchUser), signed in through the app's own route. */
+export async function benchAuth(app: App, username: string): Promise<{ authorization: string }> {
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { username, password: 'bench-password' },
+  });
+  return { authorization: `Bearer ${login.json().token as string}` };
 }
 
 /** A session the way the sessions service stores a linked one: the simulator reconnects it from its credentials. */
