@@ -10,6 +10,30 @@ import { waSessions } from '../db/schema.ts';
  */
 
 /**
+ * The engine's pause on a refused send (a 463, WhatsApp's cap): a live pause the account already
+ * has stays as it is. The session's own report of the same refusal (its quota event, with
+ * WhatsApp's timelock when it answers) is the later word, and the two writes race on separate
+ * connections: the refused send's own estimate must not overwrite it.
+ */
+export async function pauseOnRefusal(
+  db: Db,
+  sessionId: string,
+  reason: string,
+  until: Date | null,
+): Promise<void> {
+  const live = sql`${waSessions.sendPaused} AND ${waSessions.sendPausedUntil} > now()`;
+  await db
+    .update(waSessions)
+    .set({
+      sendPaused: true,
+      statusReason: sql`CASE WHEN ${live} THEN ${waSessions.statusReason} ELSE ${reason} END`,
+      sendPausedUntil: sql`CASE WHEN ${live} THEN ${waSessions.sendPausedUntil} ELSE ${until?.toISOString() ?? null}::timestamptz END`,
+      updatedAt: new Date(),
+    })
+    .where(eq(waSessions.sessionId, sessionId));
+}
+
+/**
  * Pauses the account's one-to-one sends with the reason shown to the user, until `until` when
  * WhatsApp said; with no end given, an end time the account already has is kept (WhatsApp's
  * answer may land first). `ownedBy`: only while that node holds the session's lease.

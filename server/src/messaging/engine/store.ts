@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.ts';
 import { media, messageJobs } from '../../db/schema.ts';
 import { isPausableJob, isPhoneChat } from '../../db/vocabulary-sql.ts';
 import { recordAccountEvent } from '../../sessions/health/repository.ts';
-import { liftEndedPauses, pauseSending } from '../../sessions/send-pause.ts';
+import { liftEndedPauses, pauseOnRefusal } from '../../sessions/send-pause.ts';
 import { outgoingMessage } from '../compose.ts';
 import type { ClaimScope } from '../limits/allowance.ts';
 import { countSentSince, findPolicy, setHold } from '../limits/repository.ts';
@@ -167,7 +167,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     defer: (recipientIds, until) => cloud.defer(db, by, recipientIds, until),
     retryLater: (recipientId, until, title) => cloud.retryLater(db, by, recipientId, until, title),
 
-    pauseSession: (sessionId, reason, until) => pauseSending(db, sessionId, reason, until),
+    pauseSession: (sessionId, reason, until) => pauseOnRefusal(db, sessionId, reason, until),
     liftEndedPauses: () => liftEndedPauses(db),
     noteRateLimited: (sessionId) => recordAccountEvent(db, sessionId, 'rate-limited', null),
 
