@@ -4,15 +4,16 @@
  * delivered, read: the status webhook reference), so the webhook route of one node must take
  * 3,000 events a second. The product's own HTTP server (a real port, its signature check, its one
  * door for outcomes) is sent one status per POST, as Meta's fake (server/src/transport/simulator)
- * signs them, paced at the offered rate whatever the answers' times (an open loop: a slow answer
- * does not slow the offer). Prints each POST's time to answer (p50, p99, max) and how long after
+ * signs them, from a process of its own (`webhook-load.ts`) paced at the offered rate whatever
+ * the answers' times (an open loop: a slow answer does not slow the offer). Prints each POST's time to answer (p50, p99, max) and how long after
  * the last POST every status is in the database.
  *
  *   BENCH_ONLY=webhook npm run bench        (BENCH_WEBHOOK_RATE, 3000 by default)
  */
+import { fork } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import { Agent, request } from 'undici';
 import type { AppContext } from '../../server/src/context.ts';
 import { createContext } from '../../server/src/context.ts';
 import { queryRows } from '../../server/src/db/client.ts';
@@ -26,9 +27,23 @@ import {
 } from '../../server/src/transport/simulator/graph-api-payloads.ts';
 import { startFakeGraphApi } from '../../server/test/fakes/graph-api.ts';
 import { benchAuth, benchUser, numbers, size } from './setup.ts';
+import type { WebhookLoad, WebhookLoadResult } from './webhook-load.ts';
 
 const MESSAGES = size(10_000, 200);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 3000);
+
+/** The load, made in a process of its own (`webhook-load.ts`). */
+function offerFromOwnProcess(load: WebhookLoad): Promise<WebhookLoadResult> {
+  const child = fork(fileURLToPath(new URL('./webhook-load.ts', import.meta.url)), {
+    execArgv: ['--import', 'tsx'],
+    serialization: 'advanced',
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (result) => resolve(result as WebhookLoadResult));
+    child.once('exit', (code) => reject(new Error(`the webhook load process exited with ${code}`)));
+    child.send(load);
+  });
+}
 
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
@@ -54,7 +69,6 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
   const app = await buildApp(ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const agent = new Agent({ connections: 64, pipelining: 1 });
   try {
     const user = await benchUser(ctx, MESSAGES);
     const headers = await benchAuth(app, user.username);
@@ -121,34 +135,14 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
         );
 
     const url = `${base}/api/cloud/webhook/${sessionId}`;
-    const times: number[] = [];
-    let refused = 0;
-    const post = async (body: string) => {
-      const started = performance.now();
-      const res = await request(url, {
-        method: 'POST',
-        dispatcher: agent,
-        headers: {
-          'content-type': 'application/json',
-          'x-hub-signature-256': signature(body, fake.appSecret),
-        },
-        body,
-      });
-      await res.body.text();
-      if (res.statusCode !== 200) refused++;
-      times.push(performance.now() - started);
-    };
-    const started = performance.now();
-    const inFlight: Promise<void>[] = [];
-    for (let i = 0; i < bodies.length; i++) {
-      const due = started + (i * 1000) / RATE;
-      const wait = due - performance.now();
-      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-      inFlight.push(post(bodies[i]!));
-    }
-    await Promise.all(inFlight);
+    const { times, refused, elapsedMs } = await offerFromOwnProcess({
+      url,
+      bodies,
+      signatures: bodies.map((b) => signature(b, fake.appSecret)),
+      rate: RATE,
+    });
     const lastAnswer = performance.now();
-    const offeredS = (lastAnswer - started) / 1000;
+    const offeredS = elapsedMs / 1000;
     // Every status applied: each recipient delivered and read.
     let applied = false;
     while (performance.now() - lastAnswer < 60_000) {
@@ -174,7 +168,6 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
       `p99 ${ms(quantile(times, 0.99))}, max ${ms(times.at(-1)!)}; all applied ${ms(settled)} after the last answer`
     );
   } finally {
-    await agent.close();
     await app.close();
     await fake.close();
   }
