@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { batcher } from '../../src/messaging/engine/batching.ts';
+import { batcher } from '../../src/db/batching.ts';
 
 /** A statement runner that records what each call saw and how many ran at once. */
 function recorder(ms = 20) {

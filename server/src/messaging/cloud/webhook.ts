@@ -1,6 +1,7 @@
 import { jidUser } from '@wa/contract';
 import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../../context.ts';
+import { batcher } from '../../db/batching.ts';
 import { type CloudCredentials, cloudCredentials, graphClient } from '../../sessions/cloud/accounts.ts';
 import { recordMarketingPreference } from '../../sessions/cloud/marketing-preferences.ts';
 import { openServiceWindow } from '../../sessions/cloud/service-windows.ts';
@@ -8,7 +9,6 @@ import { findSession } from '../../sessions/repository.ts';
 import { readCloudWebhook } from '../../transport/cloud/inbound.ts';
 import { answerVerification } from '../../transport/cloud/webhook-signature.ts';
 import type { AccountOutcome } from '../../transport/types.ts';
-import { batcher } from '../engine/batching.ts';
 import { type TakenOutcome, takeOutcomes } from '../outcomes.ts';
 
 export type WebhookAnswer = { status: number; body: string };

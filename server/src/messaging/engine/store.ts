@@ -1,4 +1,5 @@
 import { eq, type SQL, sql } from 'drizzle-orm';
+import { batcher } from '../../db/batching.ts';
 import type { Db } from '../../db/client.ts';
 import { media, messageJobs } from '../../db/schema.ts';
 import { isPausableJob, isPhoneChat } from '../../db/vocabulary-sql.ts';
@@ -8,7 +9,6 @@ import { outgoingMessage } from '../compose.ts';
 import type { ClaimScope } from '../limits/allowance.ts';
 import { countSentSince, findPolicy, setHold } from '../limits/repository.ts';
 import { DISPATCH_MESSAGES } from '../messages.ts';
-import { batcher } from './batching.ts';
 import type { Claimer } from './claim.ts';
 import * as cloud from './cloud-transitions.ts';
 import { statusPostOf } from './dispatch-message.ts';
