@@ -66,7 +66,9 @@ export const CLOUD_API_CAPABILITIES: AccountCapabilities = {
   pairing: false,
   typing: false,
   pace: 'throughput',
-  concurrentSends: 8,
+  // A number on STANDARD throughput; each transport keeps its own throughput's worth in flight
+  // (server/src/transport/cloud/transport.ts sendsInFlight).
+  concurrentSends: 20,
 };
 
 /** A linked phone's capabilities, whichever provider drives it. */

@@ -75,15 +75,18 @@ export function claimCtes(sessionId: string, by: Claimer, limit: number, scope: 
 
 /**
  * One statement per tick for every session of this node (batched ticks): records the sent
- * recipients given (with their jobs' counters) and claims the next due recipient of each session
- * in `claimFor`, one per session. The claim cannot see what the same statement records (one
- * snapshot), and a job row the record updates is left to it (`started` skips those jobs).
+ * recipients given (with their jobs' counters) and claims the next due recipients of each session
+ * in `claimFor`, `counts` of them (a session appears once: one LATERAL per session, so that two
+ * claims of one statement are never handed the same row). The claim cannot see what the same
+ * statement records (one snapshot), and a job row the record updates is left to it (`started`
+ * skips those jobs).
  */
 export function recordAndClaimBatch(
   by: Claimer,
   sent: { ids: number[]; messageIds: string[]; sentTo: Array<string | null>; kept: Array<string | null> },
   claimFor: string[],
   scopes: ClaimScope[],
+  counts: number[],
 ) {
   return sql`WITH input AS (
           SELECT * FROM unnest(${sql.param(sent.ids)}::bigint[], ${sql.param(sent.messageIds)}::text[],
@@ -129,7 +132,8 @@ export function recordAndClaimBatch(
           ON CONFLICT DO NOTHING
           RETURNING 1
         ), want AS (
-          SELECT * FROM unnest(${sql.param(claimFor)}::text[], ${sql.param(scopes)}::text[]) AS w(session_id, scope)
+          SELECT * FROM unnest(${sql.param(claimFor)}::text[], ${sql.param(scopes)}::text[], ${sql.param(counts)}::int[])
+                        AS w(session_id, scope, n)
           WHERE (SELECT count(*) FROM locked) >= 0
         ), due AS (
           SELECT x.id FROM want w CROSS JOIN LATERAL (
@@ -139,7 +143,7 @@ export function recordAndClaimBatch(
               AND ${inScope('q', sql.raw('w.scope'))}
               AND ${ownerMaySend('q')}
             ORDER BY q.due_at, q.id
-            LIMIT 1
+            LIMIT w.n
             FOR UPDATE SKIP LOCKED
           ) x
         ), claimed AS (

@@ -79,15 +79,16 @@ export async function claim(
 
 /**
  * recordSent, batched: the sent recipients given become `sent` (with their jobs' counters and the
- * transport's copies), and each session of `claimFor` claims its next due recipient, all in one
- * statement (one round trip per message when unpaced). Returns the claims by session.
+ * transport's copies), and each session of `claimFor` claims its next `count` due recipients (one
+ * by default; a session once in the list), all in one statement (one round trip per message when
+ * unpaced). Returns the claims by session.
  */
 export async function recordSent(
   db: Db,
   by: Claimer,
   sent: Array<{ id: number } & SentMessage>,
-  claimFor: Array<{ sessionId: string; scope: ClaimScope }>,
-): Promise<Map<string, ClaimedRecipient>> {
+  claimFor: Array<{ sessionId: string; scope: ClaimScope; count?: number }>,
+): Promise<Map<string, ClaimedRecipient[]>> {
   const statement = recordAndClaimBatch(
     by,
     {
@@ -98,9 +99,16 @@ export async function recordSent(
     },
     claimFor.map((c) => c.sessionId),
     claimFor.map((c) => c.scope),
+    claimFor.map((c) => c.count ?? 1),
   );
   const rows = await hotRows<ClaimRow & { session_id: string }>(db, 'wa_dispatch_tick', statement);
-  return new Map(rows.map((r) => [r.session_id, toClaimed(r)]));
+  const bySession = new Map<string, ClaimedRecipient[]>();
+  for (const r of rows) {
+    const claimed = bySession.get(r.session_id);
+    if (claimed) claimed.push(toClaimed(r));
+    else bySession.set(r.session_id, [toClaimed(r)]);
+  }
+  return bySession;
 }
 
 /** release: claimed recipients that were never handed to the transport go back in the queue. */

@@ -63,6 +63,18 @@ export type CloudTransportOptions = {
 };
 
 /**
+ * How long Meta may take to answer a send while the number still sends at its throughput: the
+ * engine keeps `perSecond` × this many sends in flight (Little's law), so that a number on
+ * STANDARD (80 a second) has 20 and one on HIGH (1,000) has 250. With fewer, the number's rate is
+ * lanes ÷ Meta's answer time, whatever its throughput: 8 lanes and 100 ms give 80 a second, never
+ * 1,000 (`BENCH_ONLY=cloudhigh npm run bench`). The limiter still holds every second to perSecond.
+ */
+const ANSWER_MS = 250;
+
+/** The sends a number paced at `perSecond` keeps in flight. */
+export const sendsInFlight = (perSecond: number) => Math.max(1, Math.ceil((perSecond * ANSWER_MS) / 1000));
+
+/**
  * A Cloud API number as a Transport: no socket; "open" means Meta answers `GET
  * /{phone-number-id}` with the account's token. Sends are `POST /{phone-number-id}/messages`,
  * paced by the number's throughput (throughput-limiter.ts) and held to its messaging limit tier
@@ -71,7 +83,7 @@ export type CloudTransportOptions = {
 export class CloudTransport extends EventEmitter<TransportEventMap> implements Transport {
   readonly sessionId: string;
   state: TransportState = 'connecting';
-  readonly capabilities: TransportCapabilities = CLOUD_PROVIDER.capabilities;
+  readonly capabilities: TransportCapabilities;
   private readonly limiter: ThroughputLimiter;
   /** The business's messaging limit, in recipients in 24 hours, as Meta last gave it. */
   private limit: number;
@@ -88,9 +100,9 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
     super();
     this.sessionId = session.sessionId;
     this.now = options.now ?? Date.now;
-    this.limiter =
-      options.limiter ??
-      createThroughputLimiter({ perSecond: options.perSecond ?? DEFAULT_MESSAGES_PER_SECOND });
+    const perSecond = options.limiter?.perSecond ?? options.perSecond ?? DEFAULT_MESSAGES_PER_SECOND;
+    this.limiter = options.limiter ?? createThroughputLimiter({ perSecond });
+    this.capabilities = { ...CLOUD_PROVIDER.capabilities, concurrentSends: sendsInFlight(perSecond) };
     this.limit = tierLimit(options.tier);
     this.messagingLimit = options.messagingLimit ?? memoryMessagingLimit([], this.now);
   }
