@@ -11,13 +11,10 @@
  *   BENCH_ONLY=webhook npm run bench        (BENCH_WEBHOOK_RATE, 3000 by default)
  */
 import { fork } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../server/src/context.ts';
-import { createContext } from '../../server/src/context.ts';
 import { queryRows } from '../../server/src/db/client.ts';
-import { buildApp } from '../../server/src/http/app.ts';
 import { acceptSend } from '../../server/src/messaging/accept/send.ts';
 import {
   escapedUnicodeJson,
@@ -25,8 +22,8 @@ import {
   signature,
   statusesOf,
 } from '../../server/src/transport/simulator/graph-api-payloads.ts';
-import { startFakeGraphApi } from '../../server/test/fakes/graph-api.ts';
-import { benchAuth, benchUser, numbers, size } from './setup.ts';
+import { withHighNumber } from './cloud-number.ts';
+import { numbers, size } from './setup.ts';
 import type { WebhookLoad, WebhookLoadResult } from './webhook-load.ts';
 
 const MESSAGES = size(10_000, 200);
@@ -49,45 +46,7 @@ const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
 export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
-  const fake = await startFakeGraphApi({
-    phone: { whatsapp_business_manager_messaging_limit: 'TIER_UNLIMITED', throughput: { level: 'HIGH' } },
-    templates: [
-      {
-        name: 'order_update',
-        language: 'en',
-        category: 'UTILITY',
-        status: 'APPROVED',
-        components: [{ type: 'BODY', text: 'Your order {{1}} has shipped.' }],
-      },
-    ],
-  });
-  const ctx = createContext(
-    { ...benchCtx.config, cloudApiBaseUrl: fake.baseUrl },
-    benchCtx.database,
-    'bench',
-  );
-  const app = await buildApp(ctx);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  try {
-    const user = await benchUser(ctx, MESSAGES);
-    const headers = await benchAuth(app, user.username);
-    const connected = await app.inject({
-      method: 'POST',
-      url: '/api/cloud-instances',
-      headers,
-      payload: {
-        sessionName: 'Bench (Cloud)',
-        phoneNumberId: fake.phoneNumberId,
-        wabaId: fake.wabaId,
-        accessToken: fake.accessToken,
-        appSecret: fake.appSecret,
-        verifyToken: 'bench-verify',
-      },
-    });
-    if (connected.statusCode !== 200) throw new Error(`connect: ${connected.body}`);
-    const sessionId = connected.json().sessionId as string;
-
+  return withHighNumber(benchCtx, MESSAGES, 0, async ({ ctx, base, fake, user, sessionId }) => {
     // A job whose messages Meta took: each recipient sent under its own WAMID (what the
     // transport records from the send's answer), waiting for its statuses.
     const to = numbers(MESSAGES, 919_700_000_000);
@@ -167,8 +126,5 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
       `taken at ${Math.round(bodies.length / offeredS).toLocaleString('en-IN')}/s: answer p50 ${ms(quantile(times, 0.5))}, ` +
       `p99 ${ms(quantile(times, 0.99))}, max ${ms(times.at(-1)!)}; all applied ${ms(settled)} after the last answer`
     );
-  } finally {
-    await app.close();
-    await fake.close();
-  }
+  });
 }

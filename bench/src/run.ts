@@ -256,6 +256,10 @@ async function main() {
       "Cloud status webhooks at a HIGH-throughput number's rate (one node, real HTTP)",
       '3,000 a second, p99 < 200 ms',
     ),
+    cloudHigh: row(
+      "a HIGH-throughput Cloud number's send through the engine (fake Graph API over HTTP)",
+      '1,000 a second, busiest second ≤ 1,000',
+    ),
   };
   const only = process.env.BENCH_ONLY;
   const wants = (part: string) => !only || only === part;
@@ -334,6 +338,10 @@ async function main() {
     if (wants('webhook')) {
       const { cloudWebhookRow } = await import('./cloud-webhook.ts');
       await onOwnDatabase(kind, [r.webhook], (ctx) => measure(r.webhook, kind, () => cloudWebhookRow(ctx)));
+    }
+    if (wants('cloudhigh')) {
+      const { cloudHighRow } = await import('./cloud-high.ts');
+      await onOwnDatabase(kind, [r.cloudHigh], (ctx) => measure(r.cloudHigh, kind, () => cloudHighRow(ctx)));
     }
     if (wants('inbox')) {
       await onOwnDatabase(kind, [r.inbox], (ctx) => measure(r.inbox, kind, () => inboxAtScale(ctx)));

@@ -1,0 +1,82 @@
+/**
+ * A Cloud number on Meta's HIGH throughput sending through the product's engine (a bench row):
+ * Meta serves up to 1,000 messages a second to such a number (the Throughput page), so its
+ * transport is paced at 1,000 a second and never above. The whole path runs: the connect route
+ * reads the number's throughput level from the fake Graph API (answering each send in
+ * BENCH_CLOUD_LATENCY_MS, 50 by default), a template job is accepted, and the engine's lanes
+ * claim, send and record each recipient. Prints the rate Meta would see (arrivals at the fake),
+ * the busiest 1 s window of arrivals, and how many recipients were not sent.
+ *
+ *   BENCH_ONLY=cloudhigh npm run bench        (BENCH_CLOUD_SENDS, 20,000 by default)
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../../server/src/context.ts';
+import { queryRows } from '../../server/src/db/client.ts';
+import { startEngine } from '../../server/src/engine.ts';
+import { acceptSend } from '../../server/src/messaging/accept/send.ts';
+import { maxInWindow } from '../../server/src/transport/cloud/throughput-limiter.ts';
+import { withHighNumber } from './cloud-number.ts';
+import { fmtRate, numbers, size } from './setup.ts';
+
+const MESSAGES = Number(process.env.BENCH_CLOUD_SENDS ?? size(20_000, 300));
+const LATENCY_MS = Number(process.env.BENCH_CLOUD_LATENCY_MS ?? 50);
+
+export async function cloudHighRow(benchCtx: AppContext): Promise<string> {
+  return withHighNumber(benchCtx, MESSAGES, LATENCY_MS, async ({ ctx, fake, user, sessionId }) => {
+    const engine = await startEngine(ctx);
+    try {
+      const until = Date.now() + 60_000;
+      while (!engine.runtime.transportFor(sessionId)) {
+        if (Date.now() > until) throw new Error('the Cloud number did not connect within 60 s');
+        await sleep(50);
+      }
+      // Accepted for later, then made due at one instant, so that the rate measures sending only
+      // (as the dispatch row does).
+      const accepted = await acceptSend(
+        ctx,
+        user,
+        sessionId,
+        {
+          chatIds: numbers(MESSAGES, 919_600_000_000),
+          type: 'template',
+          content: { name: 'order_update', language: 'en', parameters: ['A-1'] },
+          scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
+        },
+        'individuals',
+      );
+      const before = fake.sends.length;
+      await ctx.db.execute(
+        sql`UPDATE message_job_recipients SET due_at = now() + interval '2 seconds' WHERE job_id = ${accepted.jobId}`,
+      );
+      let left = MESSAGES;
+      const deadline = Date.now() + 600_000;
+      while (left > 0 && Date.now() < deadline) {
+        await sleep(200);
+        const [row] = await queryRows<{ left: number }>(
+          ctx.db,
+          sql`SELECT count(*)::int AS left FROM message_job_recipients
+              WHERE job_id = ${accepted.jobId} AND status NOT IN ('sent', 'failed')`,
+        );
+        left = row!.left;
+      }
+      const [failed] = await queryRows<{ n: number }>(
+        ctx.db,
+        sql`SELECT count(*)::int AS n FROM message_job_recipients WHERE job_id = ${accepted.jobId} AND status = 'failed'`,
+      );
+      const arrivals = fake.sends
+        .slice(before)
+        .map((s) => s.at)
+        .sort((a, b) => a - b);
+      if (arrivals.length < 2) throw new Error(`only ${arrivals.length} sends reached the fake Graph API`);
+      const seconds = (arrivals.at(-1)! - arrivals[0]!) / 1000;
+      return (
+        `${MESSAGES.toLocaleString('en-IN')} templates, Meta answering in ${LATENCY_MS} ms: ` +
+        `${fmtRate((arrivals.length - 1) / seconds)} at Meta, busiest second ${maxInWindow(arrivals)}; ` +
+        `${left} not sent, ${failed!.n} failed`
+      );
+    } finally {
+      await engine.stop();
+    }
+  });
+}
