@@ -73,6 +73,26 @@ export function templateText(t: StoredTemplate): string {
   return values.length ? `${t.name} (${t.language}): ${values.join(', ')}` : `${t.name} (${t.language})`;
 }
 
+/**
+ * The words one recipient got of a job's message, as a conversation shows them: the text or
+ * caption (the recipient's own when it was personalised), the poll's question, or the template's
+ * body filled with the recipient's values (their own, rendered at acceptance, else the job's), as
+ * the person reads it. `own` is the recipient's content: a text; a Cloud recipient's template
+ * values (a JSON array); or, for a linked phone sharing a template job, the body it sent as text.
+ * A template whose body is not kept shows its name and values (templateText).
+ */
+export function sentText(messageType: string, content: string, own: string | null = null): string {
+  if (messageType === 'poll') return parsePoll(content)?.pollName ?? '';
+  if (messageType !== 'template') return own ?? content;
+  const t = parseStoredTemplate(content);
+  if (!t) return own ?? '';
+  const values = own === null ? t.parameters : parseTemplateValues(own);
+  if (values === null) return own!;
+  return t.bodyText
+    ? templateBodyText(t.bodyText, values, t.parameterNames)
+    : templateText({ ...t, parameters: values });
+}
+
 type Stored = Pick<MessageJob, 'messageType' | 'messageContent'> & { fileName?: string | null };
 
 /**

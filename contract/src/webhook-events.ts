@@ -67,6 +67,11 @@ export const MessageReceivedPayload = z
     text: z.string(),
     /** The job whose message this answers, if any. */
     jobId: z.string().nullable(),
+    /**
+     * A poll vote (`type` 'poll_vote') only: the options it chose, in the poll's order ([] when the
+     * person took their vote back); null when the poll is not one the product sent.
+     */
+    options: z.array(z.string()).nullable().optional(),
     at: Utc,
   })
   .loose();

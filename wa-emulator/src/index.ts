@@ -7,5 +7,6 @@ export { iqKey, KNOWN_IQS } from './iq.ts';
 export { MediaHost, type Upload } from './media-host.ts';
 export { type Channel, channelPost, NEWSLETTER_ANSWERS } from './newsletters.ts';
 export { Phone, parsePairingQr } from './phone.ts';
+export { type PollToVote, receivedPoll, vote } from './poll-vote.ts';
 export { readQrPng } from './qr-reader.ts';
 export { type Account, type Group, type GroupMember, type LinkedDevice, World } from './world.ts';

@@ -331,9 +331,9 @@ export class Phone {
   /**
    * A message from this phone (`from`) to each linked companion of `to`, Signal-encrypted to each
    * (as a sender's client encrypts to every device of the recipient): a companion offline gets it
-   * at its next login (WaEmulator.toDevices).
+   * at its next login (WaEmulator.toDevices). Poll votes (poll-vote.ts) go this way too.
    */
-  private async deliver(to: string, message: proto.IMessage, from: string): Promise<string> {
+  async deliver(to: string, message: proto.IMessage, from: string): Promise<string> {
     const id = generateMessageIDV2(`${this.account.phone}@s.whatsapp.net`);
     const t = String(Math.floor(Date.now() / 1000));
     const devices = await this.emulator.toDevices(to, async (deviceId) => {

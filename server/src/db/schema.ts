@@ -481,6 +481,13 @@ export const messageJobs = pgTable(
     /** Text, caption, for polls the JSON text of the poll, for Cloud API templates the JSON of StoredTemplate. */
     content: text('content').notNull(),
     poll: jsonb('poll').$type<StoredPoll | null>(),
+    /**
+     * A poll job's message secret (32 random bytes, rc14 Utils/messages.js generateWAMessageContent
+     * `poll.messageSecret`): every recipient's poll carries it, and their votes are decrypted with
+     * it. Kept with the job, not with each sent copy (those are pruned): a vote may come weeks
+     * later. Never shown nor exported. Null for every other job.
+     */
+    pollSecret: bytea('poll_secret'),
     mediaId: text('media_id').references(() => media.id),
     mediaMime: text('media_mime'),
     fileName: text('file_name'),

@@ -221,6 +221,7 @@ export async function outgoingMessage(
     messageType: string;
     content: string;
     poll: StoredPoll | null;
+    pollSecret?: Buffer | null;
     mediaMime: string | null;
     fileName: string | null;
   },
@@ -246,6 +247,7 @@ export async function outgoingMessage(
       name: poll.pollName,
       options: poll.pollOptions,
       allowMultipleAnswers: poll.allowMultipleAnswers,
+      secret: job.pollSecret ?? null,
     };
   }
   if (!file) return null;

@@ -7,6 +7,7 @@ import { lidTextStore, numberStore } from '../transport/number-lookups.ts';
 import { privacyTokenStore } from '../transport/privacy-tokens.ts';
 import { restrictionSteps } from '../transport/restriction-steps.ts';
 import { sentCopies } from '../transport/sent-messages.ts';
+import { sentPolls } from '../transport/sent-polls.ts';
 import { SimulatorTransport } from '../transport/simulator/transport.ts';
 import type { CachedGroup, GroupLookup, Transport, TransportSession } from '../transport/types.ts';
 import {
@@ -71,6 +72,7 @@ export async function baileysTransport(ctx: AppContext, session: TransportSessio
     storage: {
       auth: createDbAuthStore(ctx.db, session.sessionId, ctx.config.secretKey),
       sentCopy: sentCopies(ctx.db, session.sessionId),
+      sentPolls: sentPolls(ctx.db, session.sessionId),
       numbers: numberStore(ctx.db, session.sessionId),
       lidTexts: lidTextStore(ctx.db, session.sessionId),
       restrictionSteps: restrictionSteps(ctx.db, session.sessionId),

@@ -60,7 +60,14 @@ export type OutgoingMessage =
       fileName: string | null;
       caption: string;
     }
-  | { kind: 'poll'; name: string; options: string[]; allowMultipleAnswers: boolean }
+  | {
+      kind: 'poll';
+      name: string;
+      options: string[];
+      allowMultipleAnswers: boolean;
+      /** The job's message secret, which its votes are encrypted with; none: the transport makes one. */
+      secret?: Buffer | null;
+    }
   /** An approved template of a Cloud API account, its body's values rendered for this recipient. */
   | { kind: 'template'; name: string; language: string; parameters: string[]; parameterNames?: string[] };
 
@@ -177,7 +184,9 @@ export type IncomingText = { from: string; text: string; messageId: string } & I
  * `type`: text, image, video, audio, document, sticker, poll_vote, location, …; `caption`: a
  * file's caption; `media`: the file, fetched again through its provider (`ref` is the provider's
  * own reference); `name`: the name WhatsApp gives the sender; `answers`: the id of the account's
- * message this one quotes or votes on.
+ * message this one quotes or votes on; `votes`: the options a poll vote chose, in the poll's order
+ * ([] when the person took their vote back), null when the transport could not read them (a poll
+ * the product did not send).
  */
 export type IncomingDetail = {
   type?: string;
@@ -185,6 +194,7 @@ export type IncomingDetail = {
   media?: IncomingMedia | null;
   name?: string | null;
   answers?: string | null;
+  votes?: string[] | null;
 };
 
 /** A file someone sent: its type and name, and the provider's reference to fetch it. */

@@ -196,6 +196,19 @@ describe('messages built with the real library', () => {
     expect(poll1?.options?.map((o) => o.optionName)).toEqual(['Yes', 'No', 'Maybe']);
     expect(poll1?.selectableOptionsCount).toBe(1);
     expect(single.messageContextInfo?.messageSecret?.length).toBe(32);
+    // The job's own secret when it has one: its votes are read with it.
+    const secret = Buffer.alloc(32, 7);
+    const own = await generateWAMessageContent(
+      toBaileysContent({
+        kind: 'poll',
+        name: 'Lunch?',
+        options: ['Yes', 'No'],
+        allowMultipleAnswers: false,
+        secret,
+      }),
+      { upload },
+    );
+    expect(Buffer.from(own.messageContextInfo?.messageSecret ?? []).equals(secret)).toBe(true);
 
     const multi = await generateWAMessageContent(
       toBaileysContent({ kind: 'poll', name: 'Toppings', options: ['A', 'B'], allowMultipleAnswers: true }),

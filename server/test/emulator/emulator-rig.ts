@@ -6,18 +6,18 @@ import { Product } from './product.ts';
 
 /**
  * For a describe block: the emulator, its world set up by `world`, and the product started
- * against it; stopped after the block. `trace` holds every frame both ways (EMULATOR_TRACE=<file>
+ * against it (with `env` added to its environment); stopped after the block. `trace` holds every frame both ways (EMULATOR_TRACE=<file>
  * writes it there after the block, for reading what the socket did). What this returns reads the
  * emulator and the product of the time.
  */
-export function productOnEmulator(world: (w: WaEmulator['world']) => void) {
+export function productOnEmulator(world: (w: WaEmulator['world']) => void, env: Record<string, string> = {}) {
   let emulator: WaEmulator | undefined;
   let product: Product | undefined;
   const trace: string[] = [];
   beforeAll(async () => {
     emulator = await WaEmulator.start({ log: (l) => trace.push(`${new Date().toISOString()} ${l}`) });
     world(emulator.world);
-    product = new Product(emulator);
+    product = new Product(emulator, env);
     await product.start();
   });
   afterAll(async () => {

@@ -160,6 +160,8 @@ describe.each(DB_KINDS)('the Inbox on %s', (kind) => {
       linked.json().jobId,
     ]);
     expect(outs[0].text).toBe('Yes, 4 left');
+    // A template shows its body as the person read it, with the job's value in place.
+    expect(outs[1]).toMatchObject({ type: 'template', text: 'Your order #4411 has shipped.' });
     expect(['sent', 'delivered', 'read']).toContain(outs[2].status);
     expect((await list(a.token)).threads[0]).toMatchObject({
       lastMessage: { direction: 'out', text: 'From my phone' },

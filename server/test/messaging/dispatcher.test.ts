@@ -141,7 +141,14 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
         fileName: 'a.pdf',
         caption: 'Invoice',
       },
-      { kind: 'poll', name: 'Q', options: ['a', 'b'], allowMultipleAnswers: false },
+      // With the job's own message secret, which its votes are read with.
+      {
+        kind: 'poll',
+        name: 'Q',
+        options: ['a', 'b'],
+        allowMultipleAnswers: false,
+        secret: expect.any(Buffer),
+      },
     ]);
   });
 

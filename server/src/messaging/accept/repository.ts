@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import { media, messageJobs } from '../../db/schema.ts';
@@ -12,8 +13,14 @@ export async function storeMedia(db: Db, file: { id: string; mime: string; bytes
     .onConflictDoNothing({ target: media.id });
 }
 
+/**
+ * Inserts a job; a poll job gets its own message secret (schema.ts `pollSecret`): one per job, as
+ * each recipient's vote key is still their own (derived with the message's id and both addresses:
+ * rc14 Utils/process-message.js decryptPollVote).
+ */
 export async function insertJob(db: Db, values: typeof messageJobs.$inferInsert): Promise<void> {
-  await db.insert(messageJobs).values(values);
+  const pollSecret = values.messageType === 'poll' ? (values.pollSecret ?? randomBytes(32)) : null;
+  await db.insert(messageJobs).values({ ...values, pollSecret });
 }
 
 /**

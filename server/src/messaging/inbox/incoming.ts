@@ -13,7 +13,8 @@ type Account = { sessionId: string; userId: string };
  * A one-to-one message someone sent to one of the user's accounts, into the Inbox: kept under the
  * sender's person (made for an address no person has yet: contacts/people.ts personOfAddress),
  * with the job whose message it answers, in the thread it opens again as unread; and queued as a
- * `message.received` webhook event in the same transaction. A repeat of a kept message changes
+ * `message.received` webhook event in the same transaction (a poll vote's with the options it
+ * chose). A repeat of a kept message changes
  * nothing. Returns the person's id, null for what is no person's chat (a group, a username).
  */
 export async function keepIncoming(
@@ -26,8 +27,9 @@ export async function keepIncoming(
   const at = message.at ?? new Date();
   const chatIds = chatIdsOf(await addressesOfPerson(ctx.db, account.userId, address));
   const jobId = await answeredJob(ctx.db, account.sessionId, chatIds, at, message.answers ?? null);
-  const text = message.text ?? message.caption ?? '';
   const type = message.type ?? (message.text !== null ? 'text' : 'other');
+  // A poll vote's text is the options it chose ('' when they could not be read, or none was left).
+  const text = message.text ?? message.caption ?? message.votes?.join(', ') ?? '';
   return ctx.db.transaction(async (tx) => {
     const personId = await personOfAddress(tx, account.userId, address);
     const kept = await insertIncoming(tx, {
@@ -54,6 +56,8 @@ export async function keepIncoming(
           type,
           text,
           jobId,
+          // A poll vote's options: [] when the person took their vote back, null when not known.
+          ...(type === 'poll_vote' ? { options: message.votes ?? null } : {}),
           at: at.toISOString(),
         },
       ]);

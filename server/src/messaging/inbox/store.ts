@@ -1,4 +1,4 @@
-import type { InboxState } from '@wa/contract';
+import { type InboxState, sentText } from '@wa/contract';
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
 import type { InboxMediaRef } from '../../db/schema.ts';
@@ -70,16 +70,19 @@ export async function insertAnswer(
   db: Db,
   a: { userId: string; personId: string; sessionId: string; chatId: string; jobId: string; at: Date },
 ): Promise<void> {
+  const [job] = await queryRows<{ message_type: string; content: string }>(
+    db,
+    sql`SELECT j.message_type, j.content FROM message_jobs j WHERE j.id = ${a.jobId} AND j.user_id = ${a.userId}`,
+  );
+  if (!job) return;
   await db.execute(
-    sql`WITH job AS (
-          SELECT j.message_type, j.content FROM message_jobs j WHERE j.id = ${a.jobId} AND j.user_id = ${a.userId}
-        ), thread AS (
+    sql`WITH thread AS (
           SELECT t.person_id FROM inbox_threads t WHERE t.person_id = ${a.personId} AND t.user_id = ${a.userId}
         ), kept AS (
           INSERT INTO inbox_messages (user_id, person_id, session_id, direction, chat_id, type, text, job_id, at)
-          SELECT ${a.userId}, thread.person_id, ${a.sessionId}, 'out', ${a.chatId}, job.message_type,
-                 ${shownText(sql`job.message_type`, sql`job.content`)}, ${a.jobId}, ${a.at}
-          FROM job, thread
+          SELECT ${a.userId}, thread.person_id, ${a.sessionId}, 'out', ${a.chatId}, ${job.message_type},
+                 ${sentText(job.message_type, job.content)}, ${a.jobId}, ${a.at}
+          FROM thread
           RETURNING type, text
         )
         UPDATE inbox_threads t SET last_text = kept.text, last_type = kept.type, last_direction = 'out',
@@ -87,12 +90,6 @@ export async function insertAnswer(
         FROM kept WHERE t.person_id = ${a.personId} AND t.user_id = ${a.userId}`,
   );
 }
-
-/** What a job's message shows as text: a poll's question, a template's body, else its text or caption. */
-const shownText = (type: SQL, content: SQL) =>
-  sql`CASE ${type} WHEN 'poll' THEN coalesce((${content})::jsonb->>'name', '')
-                   WHEN 'template' THEN coalesce((${content})::jsonb->>'bodyText', (${content})::jsonb->>'name', '')
-                   ELSE coalesce(${content}, '') END`;
 
 export type ThreadRow = {
   person_id: string;
@@ -275,10 +272,10 @@ export async function threadMessages(
   const sent =
     chatIds.length === 0
       ? []
-      : await queryRows<MessageRow>(
+      : await queryRows<Omit<MessageRow, 'text'> & { job_content: string; own_content: string | null }>(
           db,
           sql`SELECT 'job:' || r.id AS id, 'out' AS direction, r.session_id, r.sent_at AS at,
-                     j.message_type AS type, ${shownText(sql`j.message_type`, sql`coalesce(r.content, j.content)`)} AS text,
+                     j.message_type AS type, j.content AS job_content, r.content AS own_content,
                      NULL::jsonb AS media, r.job_id, ${recipientState('r')} AS status
               FROM message_job_recipients r JOIN message_jobs j ON j.id = r.job_id
               WHERE r.session_id IN (SELECT ws.session_id FROM wa_sessions ws WHERE ws.user_id = ${userId})
@@ -287,7 +284,11 @@ export async function threadMessages(
                 AND NOT (r.job_id = ANY(${sql.param(answers)}::text[]))
               ORDER BY r.sent_at DESC LIMIT ${THREAD_MESSAGES_MAX}`,
         );
-  return [...kept, ...sent].sort((a, b) => new Date(a.at).getTime() - new Date(b.at).getTime());
+  const shown = sent.map(({ job_content, own_content, ...m }) => ({
+    ...m,
+    text: sentText(m.type, job_content, own_content),
+  }));
+  return [...kept, ...shown].sort((a, b) => new Date(a.at).getTime() - new Date(b.at).getTime());
 }
 
 /** An incoming message's file reference, of the user's thread `personId`. */

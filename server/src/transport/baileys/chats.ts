@@ -41,6 +41,8 @@ export class ChatEvents {
       groupRefetchDelayMs: number;
       /** A text from a LID with no known number (lid-texts.ts). */
       holdLidText: (lidJid: string, messageId: string, text: string) => Promise<void>;
+      /** The options a poll vote chose (poll-votes.ts); without it a vote is reported without them. */
+      readVote?: (m: WAMessage) => Promise<string[] | null>;
       current: () => { sock: BaileysSocket | null; generation: number };
     },
   ) {}
@@ -163,8 +165,25 @@ export class ChatEvents {
     if (!m.key.id || !chatId || !(isPhoneJid(chatId) || isLidJid(chatId))) return;
     const read = readIncoming(m.message);
     if (!read) return;
+    if (read.type === 'poll_vote' && this.deps.readVote)
+      this.deps.readVote(m).then(
+        (votes) => this.incoming(generation, m, chatId, { ...read, votes }),
+        (err: unknown) => {
+          this.deps.log.warn({ err, sessionId: this.deps.sessionId }, 'a poll vote could not be read');
+          this.incoming(generation, m, chatId, { ...read, votes: null });
+        },
+      );
+    else this.incoming(generation, m, chatId, read);
+  }
+
+  private incoming(
+    generation: number,
+    m: WAMessage,
+    chatId: string,
+    read: NonNullable<ReturnType<typeof readIncoming>>,
+  ): void {
     const { text, ...detail } = read;
-    const messageId = m.key.id;
+    const messageId = m.key.id!;
     const alt = (m.key as { remoteJidAlt?: string }).remoteJidAlt;
     const report = (pn: string | null) => {
       if (!this.isCurrent(generation)) return;

@@ -4,7 +4,8 @@ import { type OutgoingMessage, SendError } from '../types.ts';
 /**
  * The Baileys content of one outgoing message. Media goes as the kind decided above the
  * transport from its bytes, with its true type (a document with its file name). A poll that allows several
- * answers has selectableCount 0 (any number); a single-answer poll has 1.
+ * answers has selectableCount 0 (any number); a single-answer poll has 1; its message secret is the
+ * job's (rc14 Utils/messages.js generateWAMessageContent takes `poll.messageSecret`, else makes one).
  */
 export function toBaileysContent(message: OutgoingMessage): AnyMessageContent {
   switch (message.kind) {
@@ -16,6 +17,7 @@ export function toBaileysContent(message: OutgoingMessage): AnyMessageContent {
           name: message.name,
           values: message.options,
           selectableCount: message.allowMultipleAnswers ? 0 : 1,
+          ...(message.secret ? { messageSecret: message.secret } : {}),
         },
       };
     case 'template':

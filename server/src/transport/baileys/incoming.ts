@@ -44,8 +44,8 @@ export function readIncoming(
     const caption = 'caption' in m ? (m.caption ?? null) : null;
     return { text: null, type: kind, caption, media, answers: m.contextInfo?.stanzaId ?? null };
   }
-  // A vote on a poll the account sent: rc14 hands it over encrypted (its decryption in
-  // Utils/process-message.js is commented out), so the Inbox shows that a vote came, not which.
+  // A vote on a poll the account sent: rc14 hands it over encrypted; poll-votes.ts reads the
+  // options it chose when the poll is one the product sent.
   if (content.pollUpdateMessage)
     return {
       text: null,

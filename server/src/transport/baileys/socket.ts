@@ -12,6 +12,7 @@ import type { AuthStore } from '../auth-store.ts';
 import type { LidTextStore, NumberStore } from '../number-lookups.ts';
 import type { PrivacyTokenStore } from '../privacy-tokens.ts';
 import type { RestrictionSteps } from '../restriction-steps.ts';
+import type { SentPollLookup } from '../sent-polls.ts';
 import type { GroupLookup } from '../types.ts';
 import type { DbAuthState } from './auth-state.ts';
 import { toGroupMetadata } from './mapping.ts';
@@ -58,6 +59,8 @@ export type BaileysStorage = {
    * none is kept. rc14 asks for it to answer a retry receipt and to decrypt a poll vote (getMessage).
    */
   sentCopy(messageId: string): Promise<string | null>;
+  /** The polls this account sent, to read the votes on them (without: votes come without their options). */
+  sentPolls?: SentPollLookup;
   /** WhatsApp's answers about numbers, shared by all nodes (without: kept in memory only). */
   numbers?: NumberStore;
   /** Texts from LIDs no mapping resolves yet (without: only logged). */

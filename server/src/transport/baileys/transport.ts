@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { WAMessage } from 'baileys';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   type GroupInfo,
@@ -29,6 +30,7 @@ import { type LookupBatches, LookupCaches } from './lookups.ts';
 import { toGroupInfo } from './mapping.ts';
 import { PreparedMedia } from './media.ts';
 import { Outgoing } from './outgoing.ts';
+import { readPollVote } from './poll-votes.ts';
 import { PrivacyTokens } from './privacy-tokens.ts';
 import { BAILEYS_PROVIDER } from './provider.ts';
 import { type ProxySettings, proxiedFetchOptions } from './proxy.ts';
@@ -186,12 +188,23 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       },
       wiped: () => this.caches.clear(),
     });
+    const sentPolls = deps.storage.sentPolls;
     this.chats = new ChatEvents(this, {
       sessionId: this.sessionId,
       groups: deps.groups,
       log: deps.log,
       groupRefetchDelayMs: deps.groupRefetchDelayMs ?? 30_000,
       holdLidText: (lid, messageId, text) => this.lidTexts.hold(lid, messageId, text),
+      ...(sentPolls
+        ? {
+            readVote: (m: WAMessage) =>
+              readPollVote(m.message?.pollUpdateMessage ?? {}, m.key, {
+                me: () => this.lifecycle.me,
+                lidOf: (pn) => this.lifecycle.storedLid(pn),
+                polls: sentPolls,
+              }),
+          }
+        : {}),
       current: () => ({ sock: this.lifecycle.sock, generation: this.lifecycle.generation }),
     });
     const parts = {

@@ -166,7 +166,23 @@ describe('Inbox: the thread list', () => {
         ],
         nextCursor: '1',
       },
-      { threads: [thread({ personId: 'p3', name: 'Ravi', unread: 0, optedOut: true })], nextCursor: null },
+      {
+        threads: [
+          thread({
+            personId: 'p3',
+            name: 'Ravi',
+            unread: 0,
+            optedOut: true,
+            lastMessage: {
+              text: 'Red, Blue',
+              at: '2026-02-28T09:00:00.000Z',
+              direction: 'in',
+              type: 'poll_vote',
+            },
+          }),
+        ],
+        nextCursor: null,
+      },
     ];
     renderAt('/inbox');
     const table = await screen.findByRole('table', { name: 'Conversations' });
@@ -189,6 +205,7 @@ describe('Inbox: the thread list', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Load more conversations' }));
     const ravi = await within(table).findByRole('row', { name: /Ravi/ });
     expect(within(ravi).getByText('Opted out')).toBeInTheDocument();
+    expect(within(ravi).getByText('Voted: Red, Blue')).toBeInTheDocument();
     expect(lastListQuery().get('cursor')).toBe('1');
     expect(screen.queryByRole('button', { name: 'Load more conversations' })).toBeNull();
   });
@@ -245,6 +262,8 @@ describe('Inbox: a thread and its answer', () => {
       }),
       message({ jobId: 'job-sale-0001' }),
       message({ id: 'm2', at: '2026-03-02T10:01:00.000Z', type: 'poll_vote', text: 'Red, Blue' }),
+      // A vote on a poll the product did not send: its options are not known.
+      message({ id: 'm4', at: '2026-03-02T10:01:30.000Z', type: 'poll_vote', text: '' }),
       message({
         id: 'm3',
         at: '2026-03-02T10:02:00.000Z',
@@ -255,7 +274,7 @@ describe('Inbox: a thread and its answer', () => {
     ];
     renderAt('/inbox');
     const messages = await openThread();
-    const [sent, received, vote, photo] = within(messages).getAllByRole('listitem');
+    const [sent, received, vote, unknownVote, photo] = within(messages).getAllByRole('listitem');
     expect(sent).toHaveAccessibleName('Sent');
     expect(sent).toHaveTextContent('Our sale starts today');
     expect(sent).toHaveTextContent('· read');
@@ -266,6 +285,8 @@ describe('Inbox: a thread and its answer', () => {
     expect(received).toHaveAccessibleName('Received');
     expect(received).toHaveTextContent('replies to');
     expect(vote).toHaveTextContent('Voted: Red, Blue');
+    expect(unknownVote).toHaveTextContent('(poll vote)');
+    expect(unknownVote).not.toHaveTextContent('Voted');
     // An image the person sent is shown, fetched with the token.
     expect(await within(photo!).findByRole('img', { name: 'Image saree.jpg' })).toHaveAttribute(
       'src',

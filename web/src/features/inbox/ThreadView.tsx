@@ -42,7 +42,8 @@ function MessageBubble(props: {
 }) {
   const m = props.message;
   const out = m.direction === 'out';
-  const vote = m.type === 'poll_vote';
+  // A vote whose options the product read; one on a poll it did not send shows '(poll vote)'.
+  const vote = m.type === 'poll_vote' && m.text !== '';
   return (
     <Box
       component="li"

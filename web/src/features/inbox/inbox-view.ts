@@ -59,10 +59,10 @@ export function kindText(type: string | undefined): string {
   return `(${type ? (words[type] ?? type) : 'media'})`;
 }
 
-/** The last message as the list shows it: the user's own begins 'You: '. */
+/** The last message as the list shows it: the user's own begins 'You: ', a poll vote 'Voted: '. */
 export function lastMessageText(thread: Pick<InboxThread, 'lastMessage'>): string {
   const m = thread.lastMessage;
-  const text = m.text || kindText(m.type);
+  const text = !m.text ? kindText(m.type) : m.type === 'poll_vote' ? `Voted: ${m.text}` : m.text;
   return m.direction === 'out' ? `You: ${text}` : text;
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE "message_jobs" ADD COLUMN "poll_secret" "bytea";
