@@ -1,4 +1,4 @@
-import { Alert, Checkbox, Group, NumberInput, Stack } from '@mantine/core';
+import { Alert, Checkbox, Fieldset, Group, NumberInput, Stack } from '@mantine/core';
 import { useEffect, useRef, useState } from 'react';
 import { ComposeArea } from '../../features/compose/ComposeArea.tsx';
 import { useFollowUp } from '../../features/jobs/api/follow-up.ts';
@@ -71,9 +71,9 @@ export function FollowUpLater(props: { jobId: string | null; sessionId: string |
         <span>days to those who have not replied</span>
       </Group>
       {on && (
-        <div role="group" aria-label="Follow-up message">
+        <Fieldset legend="Follow-up message" variant="unstyled">
           <ComposeArea {...message.area} disabled={props.disabled} />
-        </div>
+        </Fieldset>
       )}
       {result && (
         <Alert color={result.color} variant="light" role={result.color === 'red' ? 'alert' : 'status'}>
