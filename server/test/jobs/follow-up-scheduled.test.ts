@@ -50,7 +50,7 @@ describe.each(DB_KINDS)('scheduled follow-ups: their time, a file or a poll, can
       ...payload,
     });
 
-  it('"after N days" of a job scheduled for later counts from its scheduled time, not from now', async () => {
+  it('"after N days" of a job scheduled for later counts from its scheduled time, not from now, and moves with it', async () => {
     const sendAt = new Date(Date.now() + 5 * DAY_MS);
     sendAt.setMilliseconds(0);
     const sent = await t.app.inject({
@@ -84,6 +84,18 @@ describe.each(DB_KINDS)('scheduled follow-ups: their time, a file or a poll, can
     expect(early.statusCode).toBe(400);
     expect(early.json()).toMatchObject({ message: 'The follow-up time must be after the job is sent' });
     expect(await scheduledOf(scheduledJob)).toHaveLength(1);
+
+    // The job moved a day later: its follow-up moves with it.
+    const moved = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/message-jobs-details/${scheduledJob}`,
+      headers: bearer(token),
+      payload: { scheduleTime: new Date(sendAt.getTime() + DAY_MS).toISOString() },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect((await scheduledOf(scheduledJob))[0]?.dueAt).toBe(
+      new Date(sendAt.getTime() + 3 * DAY_MS).toISOString(),
+    );
   });
 
   it('"after N days" of a job already sent counts from now', async () => {
