@@ -1,7 +1,7 @@
-import type { APIRequestContext, Page } from '@playwright/test';
+import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { expect, saveScreenshot, test } from '../fixtures.ts';
 import { balanceBubble, PNG_1X1, userWithSession } from './messaging-helpers.ts';
-import { jobsOf, openJobDetails, replyOnceDelivered, sendIndividual } from './support/jobs.ts';
+import { type Job, jobsOf, openJobDetails, replyOnceDelivered, sendIndividual } from './support/jobs.ts';
 
 /**
  * The simulator's contacts (server/src/transport/simulator): 919844420002 confirms delivery and
@@ -35,6 +35,17 @@ async function followUpOfAnsweredJob(page: Page, request: APIRequestContext) {
   return { ...who, jobId, details, dialog };
 }
 
+/** Follow up, confirmed to send now to the one contact at 1 credit; returns the new job. */
+async function sendFollowUpNow(page: Page, dialog: Locator, jobs: () => Promise<Job[]>, jobId: string) {
+  await dialog.getByRole('button', { name: 'Follow up' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Confirm follow-up' });
+  await expect(confirm).toContainText('1 credit');
+  await confirm.getByRole('button', { name: 'Send Now' }).click();
+  await expect(dialog.getByRole('status')).toHaveText('Follow-up sent to 1 contact');
+  await expect(balanceBubble(page)).toHaveText('Balance: 2');
+  return (await jobs()).find((j) => j.id !== jobId);
+}
+
 test('Follow up from Job Details: the segments with their counts, the confirmation, a new job to the segment; the segment saved as a list', async ({
   page,
   request,
@@ -51,14 +62,7 @@ test('Follow up from Job Details: the segments with their counts, the confirmati
   await expect(dialog.getByRole('status')).toHaveText('Saved 1 numbers as the contact list Asked the price');
 
   await dialog.getByRole('textbox', { name: 'Message' }).fill('It is 499 today only');
-  await dialog.getByRole('button', { name: 'Follow up' }).click();
-  const confirm = page.getByRole('dialog', { name: 'Confirm follow-up' });
-  await expect(confirm).toContainText('1 credit');
-  await confirm.getByRole('button', { name: 'Send Now' }).click();
-  await expect(dialog.getByRole('status')).toHaveText('Follow-up sent to 1 contact');
-  await expect(balanceBubble(page)).toHaveText('Balance: 2');
-
-  const followUp = (await jobsOf(request, token, user.id)).find((j) => j.id !== jobId);
+  const followUp = await sendFollowUpNow(page, dialog, () => jobsOf(request, token, user.id), jobId);
   expect(followUp?.progress.total).toBe(1);
   const details = await request.get(`/api/message-jobs-details/${followUp!.id}`, { headers });
   const body = (await details.json()) as { job: { details: { chatId: string }[]; messageContent?: string } };
@@ -79,15 +83,9 @@ test('a follow-up with a file, confirmed from Job Details, is a new media job to
   await expect(dialog.getByRole('img', { name: 'Preview of price-list.png' })).toBeVisible();
   await dialog.getByRole('textbox', { name: 'Caption (optional)' }).fill('Our price list');
   await saveScreenshot(page, 'follow-up-file.png');
-  await dialog.getByRole('button', { name: 'Follow up' }).click();
-  const confirm = page.getByRole('dialog', { name: 'Confirm follow-up' });
-  await expect(confirm).toContainText('1 credit');
-  await confirm.getByRole('button', { name: 'Send Now' }).click();
-  await expect(dialog.getByRole('status')).toHaveText('Follow-up sent to 1 contact');
-  await expect(balanceBubble(page)).toHaveText('Balance: 2');
+  const followUp = await sendFollowUpNow(page, dialog, () => jobsOf(request, token, user.id), jobId);
 
   // The new job, in the jobs list and in its details: the file, its caption, the one who replied.
-  const followUp = (await jobsOf(request, token, user.id)).find((j) => j.id !== jobId);
   expect([followUp?.messageType, followUp?.fileName, followUp?.mediaMime, followUp?.progress.total]).toEqual([
     'media',
     'price-list.png',
