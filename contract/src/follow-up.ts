@@ -42,7 +42,22 @@ export const FOLLOW_UP_TEXTS = {
   emptySegment: 'No recipient of this job is in that segment',
   pastSchedule: 'The follow-up time must be in the future',
   listName: 'Enter a name for the contact list',
+  beforeJob: 'The follow-up time must be after the job is sent',
+  bothTimes: 'Give either scheduleTime or afterDays, not both',
+  notFound: 'Follow-up not found',
+  cancelled: 'Follow-up cancelled',
+  /** Why a follow-up cannot be cancelled any more. */
+  notWaiting: {
+    due: 'This follow-up is being sent now: it can no longer be cancelled',
+    created: 'This follow-up has been sent already: it can no longer be cancelled',
+    failed: 'This follow-up has failed: there is nothing to cancel',
+    cancelled: 'This follow-up is already cancelled',
+  },
 } as const;
+
+/** What becomes of a scheduled follow-up: it waits, then is made a job, fails, or is cancelled first. */
+export const FOLLOW_UP_STATES = ['waiting', 'created', 'failed', 'cancelled'] as const;
+export type FollowUpState = (typeof FOLLOW_UP_STATES)[number];
 
 /** `GET /api/message-jobs/:jobId/segments`. */
 export const SegmentsResponse = z.object({
@@ -54,7 +69,7 @@ export const SegmentsResponse = z.object({
       id: z.string(),
       segment: FollowUpSegment,
       dueAt: z.string(),
-      state: z.enum(['waiting', 'created', 'failed']),
+      state: z.enum(FOLLOW_UP_STATES),
       jobId: z.string().nullable(),
       error: z.string().nullable(),
     }),
@@ -65,7 +80,9 @@ export type SegmentsResponse = z.infer<typeof SegmentsResponse>;
 /**
  * `POST /api/message-jobs/:jobId/follow-up`: `type` and `content` (with `mime`, `data`,
  * `fileName` for a file) as in the send routes. With `scheduleTime` the segment is taken as it
- * stands at that time: who replied or opted out meanwhile is not in it.
+ * stands at that time: who replied or opted out meanwhile is not in it. `afterDays` schedules it
+ * that many days after the job is sent: after its scheduled time for a job that waits for it,
+ * else after now.
  */
 export const FollowUpBody = SendBody.pick({
   type: true,
@@ -74,7 +91,11 @@ export const FollowUpBody = SendBody.pick({
   data: true,
   fileName: true,
   scheduleTime: true,
-}).extend({ segment: FollowUpSegment, sessionId: z.string().min(1).max(100) });
+}).extend({
+  segment: FollowUpSegment,
+  sessionId: z.string().min(1).max(100),
+  afterDays: z.number().int().min(1).max(90).nullish(),
+});
 export type FollowUpBody = z.infer<typeof FollowUpBody>;
 
 export const FollowUpResponse = z.object({
@@ -88,6 +109,12 @@ export const FollowUpResponse = z.object({
   scheduledAt: z.string().optional(),
 });
 export type FollowUpResponse = z.infer<typeof FollowUpResponse>;
+
+/** `POST /api/message-jobs/:jobId/follow-ups/:followUpId/cancel`: a scheduled follow-up that waits is cancelled. */
+export const FollowUpParams = z.object({
+  jobId: z.string().min(1).max(100),
+  followUpId: z.string().min(1).max(100),
+});
 
 /** `POST /api/message-jobs/:jobId/segments/:segment/contact-list`: the segment saved as a new list. */
 export const SegmentParams = z.object({ jobId: z.string().min(1).max(100), segment: FollowUpSegment });

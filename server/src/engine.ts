@@ -1,7 +1,7 @@
 import type { AppContext } from './context.ts';
 import { type DispatcherOptions, startDispatcher } from './messaging/engine/dispatcher.ts';
 import { startErasureCompaction } from './messaging/erasure-compaction.ts';
-import { createDueFollowUps } from './messaging/follow-up/follow-up.ts';
+import { createDueFollowUps } from './messaging/follow-up/scheduled.ts';
 import { compactJobStats } from './messaging/jobs/repository.ts';
 import { startOutcomeBatches } from './messaging/outcome-batches.ts';
 import { startDueOccurrences } from './messaging/series/occurrences.ts';

@@ -117,3 +117,15 @@ export async function confirmRetryWithCopy(page: Page, count: number): Promise<v
     .check();
   await confirm.getByRole('button', { name: 'Retry Failed' }).click();
 }
+
+/** Opens 'Job Details: {id}' from the Message Jobs page; returns the dialog. */
+export async function openJobDetails(page: Page, jobId: string) {
+  await page.goto('/#/jobs');
+  await page
+    .getByRole('table', { name: 'Message jobs' })
+    .getByRole('row')
+    .filter({ has: page.getByTitle(jobId) })
+    .getByRole('button', { name: 'View' })
+    .click();
+  return page.getByRole('dialog', { name: `Job Details: ${jobId}` });
+}

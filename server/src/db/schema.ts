@@ -1,4 +1,10 @@
-import { type AccountKind, ADDRESS_KINDS, type StoredPoll, type StoredTemplate } from '@wa/contract';
+import {
+  type AccountKind,
+  ADDRESS_KINDS,
+  FOLLOW_UP_STATES,
+  type StoredPoll,
+  type StoredTemplate,
+} from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -1193,9 +1199,7 @@ export const followUps = pgTable(
     /** The message: `type`, `content` (and `mime`, `data`, `fileName`) as the send routes take them. */
     message: jsonb('message').$type<Record<string, unknown>>().notNull(),
     dueAt: ts('due_at').notNull(),
-    state: text('state', { enum: ['waiting', 'created', 'failed'] })
-      .notNull()
-      .default('waiting'),
+    state: text('state', { enum: FOLLOW_UP_STATES }).notNull().default('waiting'),
     error: text('error'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },

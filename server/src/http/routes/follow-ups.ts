@@ -1,6 +1,7 @@
 import {
   ErrorResponse,
   FollowUpBody,
+  FollowUpParams,
   FollowUpResponse,
   JobIdParams,
   SegmentListBody,
@@ -8,15 +9,20 @@ import {
   SegmentParams,
   SegmentsResponse,
   SendHeaders,
+  SuccessMessage,
 } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
 import { followUp, jobSegments, saveSegmentAsList } from '../../messaging/follow-up/follow-up.ts';
+import { cancelFollowUp } from '../../messaging/follow-up/scheduled.ts';
 import { type App, requireUser } from '../types.ts';
 import { idempotencyKey, SEND_BODY_LIMIT, SEND_ERRORS, SEND_ROUTE_CONFIG } from './send.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 
-/** Follow-ups from a job's outcomes: its segments, a new job for one of them, a segment as a list. */
+/**
+ * Follow-ups from a job's outcomes: its segments, a new job for one of them (now or later), a
+ * scheduled one cancelled, a segment as a list.
+ */
 export function registerFollowUpRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/api/message-jobs/:jobId/segments',
@@ -48,6 +54,20 @@ export function registerFollowUpRoutes(app: App, ctx: AppContext): void {
     },
     async (request) =>
       followUp(ctx, requireUser(request), request.params.jobId, request.body, idempotencyKey(request)),
+  );
+
+  app.post(
+    '/api/message-jobs/:jobId/follow-ups/:followUpId/cancel',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Cancel a scheduled follow-up of a job while it waits for its time',
+        params: FollowUpParams,
+        response: { 200: SuccessMessage, ...errors },
+      },
+    },
+    async (request) =>
+      cancelFollowUp(ctx, requireUser(request), request.params.jobId, request.params.followUpId),
   );
 
   app.post(

@@ -192,11 +192,15 @@ export async function resume(db: Db, jobId: string): Promise<string[]> {
  * reschedule: a locked scheduled job that has not started (every recipient still queued) and its
  * recipients move to `at`. False, and nothing changes, when the job is no longer scheduled or one
  * of its recipients has left the queue (it started).
+ * Its waiting follow-ups move by as much, keeping their distance from the job's send (`before`
+ * reads the time the statement replaces: every part of one statement sees the same snapshot).
  */
 export async function reschedule(db: Db, jobId: string, at: Date): Promise<boolean> {
   const rows = await queryRows<{ id: string }>(
     db,
-    sql`WITH moved AS (
+    sql`WITH before AS (
+          SELECT scheduled_at FROM message_jobs WHERE id = ${jobId}
+        ), moved AS (
           UPDATE message_jobs SET scheduled_at = ${at.toISOString()}::timestamptz
           WHERE id = ${jobId} AND status = 'scheduled' AND NOT EXISTS (
             SELECT 1 FROM message_job_recipients WHERE job_id = ${jobId} AND status <> 'queued')
@@ -204,6 +208,11 @@ export async function reschedule(db: Db, jobId: string, at: Date): Promise<boole
         ), r AS (
           UPDATE message_job_recipients SET due_at = ${at.toISOString()}::timestamptz, updated_at = now()
           WHERE job_id IN (SELECT id FROM moved) AND status = 'queued'
+          RETURNING 1
+        ), f AS (
+          UPDATE follow_ups SET due_at = due_at + (${at.toISOString()}::timestamptz - (SELECT scheduled_at FROM before))
+          WHERE job_id IN (SELECT id FROM moved) AND state = 'waiting'
+            AND (SELECT scheduled_at FROM before) IS NOT NULL
           RETURNING 1
         ) SELECT id FROM moved`,
   );

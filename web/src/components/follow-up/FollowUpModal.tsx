@@ -1,18 +1,8 @@
-import {
-  Alert,
-  Button,
-  Group,
-  Loader,
-  NumberInput,
-  Radio,
-  Stack,
-  Text,
-  Textarea,
-  TextInput,
-} from '@mantine/core';
+import { Alert, Button, Group, Loader, NumberInput, Radio, Stack, TextInput } from '@mantine/core';
 import { FOLLOW_UP_SEGMENT_LABELS, FOLLOW_UP_SEGMENTS, type FollowUpSegment } from '@wa/contract';
 import { useState } from 'react';
 import { useCreditPrices } from '../../features/compose/api/credit-prices.ts';
+import { ComposeArea } from '../../features/compose/ComposeArea.tsx';
 import { useSessions } from '../../features/instances/api/get-sessions.ts';
 import { useFollowUp, useSaveSegmentList, useSegments } from '../../features/jobs/api/follow-up.ts';
 import { errorText } from '../../lib/api.ts';
@@ -22,13 +12,14 @@ import { AppModal } from '../AppModal.tsx';
 import { ChargeConfirmModal } from '../charge/ChargeConfirmModal.tsx';
 import { useCharge } from '../charge/useCharge.ts';
 import { PhoneNumberPicker } from '../PhoneNumberPicker.tsx';
-
-const DAY_MS = 86_400_000;
+import { ScheduledFollowUps } from './ScheduledFollowUps.tsx';
+import { type FollowUpMessage, useFollowUpMessage } from './useFollowUpMessage.ts';
 
 /**
  * 'Follow up' of a one-to-one job: the count of each segment of its recipients, then the new
- * job's account, message and time (now, or after N days: the segment as it stands then), then the
- * charge confirmation of any send. A segment may also be saved as a contact list.
+ * job's account, message (text, a file or a poll, as Bulk Messaging writes it) and time (now, or
+ * N days after the job is sent: the segment as it stands then), then the charge confirmation of
+ * any send. A segment may also be saved as a contact list.
  */
 export function FollowUpModal(props: { job: { id: string; sessionId: string }; onClose: () => void }) {
   const segments = useSegments(props.job.id);
@@ -38,7 +29,7 @@ export function FollowUpModal(props: { job: { id: string; sessionId: string }; o
   const saveList = useSaveSegmentList();
   const [segment, setSegment] = useState<FollowUpSegment | null>(null);
   const [sessionId, setSessionId] = useState(props.job.sessionId);
-  const [text, setText] = useState('');
+  const message = useFollowUpMessage();
   const [days, setDays] = useState<number | string>(0);
   const [listName, setListName] = useState('');
   const [confirming, setConfirming] = useState(false);
@@ -46,47 +37,49 @@ export function FollowUpModal(props: { job: { id: string; sessionId: string }; o
   const counts = segments.data?.segments;
   const count = segment && counts ? counts[segment] : 0;
   const account = (sessions.data ?? []).find((s) => s.sessionId === sessionId);
-  const after = Number(days) > 0 ? new Date(Date.now() + Number(days) * DAY_MS) : null;
+  const afterDays = Number(days) > 0 ? Number(days) : null;
   const charge = useCharge({
     sessionId,
     count,
     audience: 'individuals',
     shares: [{ kind: priceKindOf(account), price: prices[priceKindOf(account)], recipients: count }],
-    startsAt: after ? formatDateTime(after.toISOString()) : null,
-    notes: after
+    startsAt: afterDays ? `${afterDays} ${afterDays === 1 ? 'day' : 'days'} after the job is sent` : null,
+    notes: afterDays
       ? [
           'Charged when the follow-up starts, for the people in the segment then: who replied or opted out by then is left out.',
         ]
       : ['Opted-out numbers are left out and not charged.'],
   });
-  const confirm = () =>
+  const failed = (err: unknown) => {
+    setConfirming(false);
+    setResult({ color: 'red', text: errorText(err, 'Failed to follow up', 'Error following up') });
+  };
+  const confirm = async () => {
+    let body: FollowUpMessage;
+    try {
+      body = await message.message();
+    } catch (err) {
+      return failed(err);
+    }
     send.mutate(
       {
         jobId: props.job.id,
-        body: {
-          segment: segment!,
-          sessionId,
-          type: 'string',
-          content: text,
-          ...(after ? { scheduleTime: after.toISOString() } : {}),
-        },
+        body: { ...body, segment: segment!, sessionId, ...(afterDays ? { afterDays } : {}) },
       },
       {
         onSuccess: (r) => {
           setConfirming(false);
           setResult({
             color: 'green',
-            text: after
-              ? `Follow-up scheduled for ${formatDateTime(after.toISOString())}`
+            text: r.scheduledAt
+              ? `Follow-up scheduled for ${formatDateTime(r.scheduledAt)}`
               : `Follow-up sent to ${formatNumber(r.recipients)} ${r.recipients === 1 ? 'contact' : 'contacts'}`,
           });
         },
-        onError: (err) => {
-          setConfirming(false);
-          setResult({ color: 'red', text: errorText(err, 'Failed to follow up', 'Error following up') });
-        },
+        onError: failed,
       },
     );
+  };
   const save = () =>
     saveList.mutate(
       { jobId: props.job.id, segment: segment!, name: listName },
@@ -126,29 +119,17 @@ export function FollowUpModal(props: { job: { id: string; sessionId: string }; o
                 ))}
               </Stack>
             </Radio.Group>
-            {(segments.data?.scheduled ?? []).map((f) => (
-              <Text key={f.id} size="sm" c={f.state === 'failed' ? 'red' : 'dimmed'}>
-                Follow-up to {FOLLOW_UP_SEGMENT_LABELS[f.segment]}:{' '}
-                {f.state === 'waiting' ? 'waits until' : f.state} {formatDateTime(f.dueAt)}
-                {f.error ? ` (${f.error})` : ''}
-              </Text>
-            ))}
+            <ScheduledFollowUps jobId={props.job.id} />
             <PhoneNumberPicker
               label="Account"
               sessions={sessions.data ?? []}
               value={sessionId}
               onChange={(v) => v && setSessionId(v)}
             />
-            <Textarea
-              label="Message"
-              value={text}
-              onChange={(e) => setText(e.currentTarget.value)}
-              autosize
-              minRows={3}
-            />
+            <ComposeArea {...message.area} disabled={send.isPending} />
             <NumberInput
               label="Send after (days)"
-              description="0: now. Later: to the segment as it stands then."
+              description="0: now. Else that many days after the job is sent, to the segment as it stands then."
               min={0}
               max={90}
               value={days}
@@ -160,7 +141,13 @@ export function FollowUpModal(props: { job: { id: string; sessionId: string }; o
               </Alert>
             )}
             <Group justify="flex-end">
-              <Button disabled={!segment || count === 0 || !text.trim()} onClick={() => setConfirming(true)}>
+              <Button
+                disabled={!segment || count === 0}
+                onClick={() => {
+                  setResult(null);
+                  if (message.check()) setConfirming(true);
+                }}
+              >
                 Follow up
               </Button>
             </Group>
@@ -186,11 +173,11 @@ export function FollowUpModal(props: { job: { id: string; sessionId: string }; o
       <ChargeConfirmModal
         opened={confirming}
         title="Confirm follow-up"
-        action={after ? 'Schedule' : 'Send Now'}
+        action={afterDays ? 'Schedule' : 'Send Now'}
         charge={charge}
         busy={send.isPending}
         onCancel={() => setConfirming(false)}
-        onConfirm={confirm}
+        onConfirm={() => void confirm()}
       />
     </>
   );

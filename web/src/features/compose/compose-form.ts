@@ -1,4 +1,12 @@
-import { POLL_LIMITS, POLL_TEXTS, pollLimitProblem, SEND_TEXTS, type SendBody } from '@wa/contract';
+import {
+  normaliseMime,
+  POLL_LIMITS,
+  POLL_TEXTS,
+  pollLimitProblem,
+  SEND_TEXTS,
+  type SendBody,
+} from '@wa/contract';
+import { readFileBase64 } from '../../lib/file-body.ts';
 
 /** The three tabs of the compose area; the send type value for text is 'string'. */
 export type MessageKind = 'text' | 'media' | 'poll';
@@ -135,6 +143,16 @@ export function validateScheduleTime(value: string, now = new Date()): string | 
 export type Audience = 'groups' | 'individuals';
 
 export type MediaPayload = { mime: string; data: string; fileName: string };
+
+/** The attached file of a Media Message as the payload carries it (null for the other tabs). */
+export async function mediaOf(state: ComposeState): Promise<MediaPayload | null> {
+  if (state.kind !== 'media' || !state.file) return null;
+  return {
+    mime: normaliseMime(state.file.type),
+    data: await readFileBase64(state.file),
+    fileName: state.file.name,
+  };
+}
 
 /**
  * The send payload of the specification (docs/decisions.md, Kept to the letter). For individuals only a poll sets a type (the server

@@ -1,9 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { normaliseMime, type SendBody } from '@wa/contract';
+import type { SendBody } from '@wa/contract';
 import { type Dispatch, useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { needsConfirmation } from '../../components/charge/confirm-pref.ts';
 import { errorText, newIdempotencyKey } from '../../lib/api.ts';
-import { readFileBase64 } from '../../lib/file-body.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useInvalidate } from '../../lib/mutation.ts';
 import { userDetailsQuery } from '../auth/api/get-user-details.ts';
@@ -21,6 +20,7 @@ import {
   fieldOfProblem,
   type MediaPayload,
   type MessageKind,
+  mediaOf,
   validateSend,
 } from './compose-form.ts';
 import type { ProgressView } from './SendingProgress.tsx';
@@ -154,14 +154,7 @@ export function useSendFlow(opts: {
     setFieldError(null);
   };
 
-  const mediaPayload = async (): Promise<MediaPayload | null> => {
-    if (compose.kind !== 'media' || !compose.file) return null;
-    return {
-      mime: normaliseMime(compose.file.type),
-      data: await readFileBase64(compose.file),
-      fileName: compose.file.name,
-    };
-  };
+  const mediaPayload = () => mediaOf(compose);
 
   /** Checks 1–4 and the session; shows the first problem beside its control, else in the banner. */
   const check = (): boolean => {

@@ -16,6 +16,7 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { AppModal } from '../../components/AppModal.tsx';
 import { FollowUpModal } from '../../components/follow-up/FollowUpModal.tsx';
+import { ScheduledFollowUps } from '../../components/follow-up/ScheduledFollowUps.tsx';
 import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
 import { ListTable, SMALL_SCREEN } from '../../components/ListTable.tsx';
 import { errorText } from '../../lib/api.ts';
@@ -284,6 +285,9 @@ export function JobDetailsModal(props: {
               groups={job.audience === 'groups'}
               showAccount={(job.sessionIds?.length ?? 0) > 1}
             />
+            {job.audience === 'individuals' && job.messageType !== 'status' && (
+              <ScheduledFollowUps jobId={job.id} />
+            )}
             {props.error && (
               <Alert color="red" variant="light" role="alert">
                 {props.error}

@@ -5,6 +5,7 @@ import type {
   FollowUpSegment,
   SegmentListResponse,
   SegmentsResponse,
+  SuccessMessage,
 } from '@wa/contract';
 import { apiFetch, newIdempotencyKey } from '../../../lib/api.ts';
 import { useApiMutation } from '../../../lib/mutation.ts';
@@ -46,4 +47,15 @@ export const useSaveSegmentList = () =>
     (v: { jobId: string; segment: FollowUpSegment; name: string }) =>
       saveSegmentList(v.jobId, v.segment, v.name),
     [],
+  );
+
+/** POST /api/message-jobs/{jobId}/follow-ups/{id}/cancel ('Follow-up cancelled'): a scheduled follow-up that waits. */
+export const cancelFollowUp = (jobId: string, followUpId: string) =>
+  apiFetch<SuccessMessage>(`${jobPath(jobId)}/follow-ups/${encodeURIComponent(followUpId)}/cancel`, {
+    method: 'POST',
+  });
+export const useCancelFollowUp = () =>
+  useApiMutation(
+    (v: { jobId: string; followUpId: string }) => cancelFollowUp(v.jobId, v.followUpId),
+    [messageJobKeys.all],
   );
