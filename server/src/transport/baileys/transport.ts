@@ -9,6 +9,7 @@ import {
   type SendOptions,
   type SendResult,
   type StatusPost,
+  type StatusResult,
   type Transport,
   type TransportChannels,
   type TransportEventMap,
@@ -273,7 +274,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   }
 
   /** One Status to `audience` (outgoing.ts, status.ts); refused as a send is. */
-  postStatus(post: StatusPost, audience: string[], options?: SendOptions): Promise<SendResult> {
+  postStatus(post: StatusPost, audience: string[], options?: SendOptions): Promise<StatusResult> {
     return this.outgoing.postStatus(post, audience, options);
   }
 
