@@ -26,7 +26,8 @@ import { createGroupThrough } from './group-create.ts';
 import { InviteCodes } from './invite-codes.ts';
 import { HeldLidTexts } from './lid-texts.ts';
 import { SocketLifecycle } from './lifecycle.ts';
-import { type LookupBatches, LookupCaches } from './lookups.ts';
+import { DeviceLists } from './device-lists.ts';
+import { DEVICE_LIST_TTL_MS, type LookupBatches, LookupCaches } from './lookups.ts';
 import { toGroupInfo } from './mapping.ts';
 import { PreparedMedia } from './media.ts';
 import { Outgoing } from './outgoing.ts';
@@ -138,6 +139,13 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
         retriesGivenUp: (messageId) =>
           this.emit('undelivered-cause', { cause: 'decrypt-gave-up', messageIds: [messageId] }),
       },
+      new DeviceLists({
+        auth: deps.storage.auth,
+        ttlMs: DEVICE_LIST_TTL_MS,
+        lidOf: (pn) => this.lifecycle.storedLid(pn),
+        pnOf: (lid) => this.lifecycle.storedPn(lid),
+        log: deps.log.child({ sessionId: this.sessionId }),
+      }),
     );
     this.restrictions = new RestrictionTracker(
       (q) => this.emit('quota', q),
