@@ -166,7 +166,11 @@ async function relayStatus(
       if (skmsg) {
         const skdm = normalizeMessageContent(pairwise)?.senderKeyDistributionMessage;
         if (skdm) await account.signal.takeSenderKey(skdm, senderJid);
-        message = await account.signal.decryptGroup('status@broadcast', senderJid, skmsg.content as Uint8Array);
+        message = await account.signal.decryptGroup(
+          'status@broadcast',
+          senderJid,
+          skmsg.content as Uint8Array,
+        );
       }
       keep(account, { id, from: sender.phone, chat: 'status@broadcast', kind: 'status', message });
       if (account === sender || !skmsg) continue;

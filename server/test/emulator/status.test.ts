@@ -209,7 +209,10 @@ describe('a status post, against the emulator', () => {
     expect(new Set(to)).toEqual(new Set([...VIEWERS, QUIET, OWN].map(lidOf)));
     for (const phone of [...VIEWERS, QUIET]) {
       const got = emulator.world.account(phone).inbox.filter((m) => m.text === 'Sale on Friday');
-      expect(got.map((m) => [m.kind, m.id]), phone).toEqual([['status', id]]);
+      expect(
+        got.map((m) => [m.kind, m.id]),
+        phone,
+      ).toEqual([['status', id]]);
     }
 
     // rc14's own copy (MessageRetryManager) lives with its socket: after a reconnect only the kept one answers.

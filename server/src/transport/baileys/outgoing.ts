@@ -145,7 +145,12 @@ export class Outgoing {
     const acked = acks.expect(messageId);
     acked.catch(() => {});
     try {
-      const addressed = await statusAudience(sock, audience, await lifecycle.storedLids(audience), lifecycle.me);
+      const addressed = await statusAudience(
+        sock,
+        audience,
+        await lifecycle.storedLids(audience),
+        lifecycle.me,
+      );
       leftOut = addressed.leftOut;
       posted = await postStatus(sock, post, addressed.statusJidList, messageId);
     } catch (err) {
