@@ -11,6 +11,7 @@ import type { Account } from './world.ts';
  *   (rc14 relayMessage addresses every device of a one-to-one chat, the sender's own included,
  *   in the destination's addressing), or that names a device the account no longer has (a
  *   companion unlinked since the sender's device list was read).
+ * - 479 for a Status with a phone-number participant (below).
  * - 463, "1:1 message missing privacy token (tctoken) … WhatsApp blocks starting new chats but
  *   preserves existing ones, since established chats already carry a tctoken": the sender may
  *   not start new chats (its reach-out timelock) and the stanza carries no `<tctoken>` that the
@@ -20,10 +21,15 @@ import type { Account } from './world.ts';
 export function refusalOf(emulator: WaEmulator, sender: Account, node: BinaryNode): number | null {
   const to = node.attrs.to ?? '';
   const server = jidDecode(to)?.server;
-  if (server !== 's.whatsapp.net' && server !== 'lid') return null;
   const targets = getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to').map(
     (t) => t.attrs.jid ?? '',
   );
+  // A Status is addressed by LID: WhatsApp Web maps every recipient to its LID
+  // (WAWebEncryptAndSendStatusMsg, quoted in whatsapp-rust PR #568), and a Status to phone-number
+  // JIDs from an account that has a LID is refused with 479 (Baileys #2794, on rc14). Every
+  // emulated account has one.
+  if (to === 'status@broadcast') return targets.some((jid) => jidDecode(jid)?.server !== 'lid') ? 479 : null;
+  if (server !== 's.whatsapp.net' && server !== 'lid') return null;
   if (targets.some((jid) => jidDecode(jid)?.server !== server)) return 479;
   if (targets.some((jid) => stale(emulator, jid))) return 479;
   const recipient = emulator.world.byJid(to);

@@ -264,14 +264,19 @@ export class WaEmulator {
    * msgRetryCounterCache allows: maxMsgRetryCount, Defaults/index.js). No key bundle: rc14 then
    * fetches one itself (assertSessions(participant, true)).
    */
-  retryReceipt(senderPhone: string, receipt: { id: string; from: string; count: number }): void {
+  retryReceipt(
+    senderPhone: string,
+    receipt: { id: string; from: string; count: number; participant?: string },
+  ): void {
     const retry = {
       count: String(receipt.count),
       id: receipt.id,
       t: String(Math.floor(Date.now() / 1000)),
       v: '1',
     };
-    this.sendReceipt(senderPhone, { id: receipt.id, from: receipt.from, type: 'retry' }, [
+    // A Status's (from 'status@broadcast') names the device that asks as `participant`, as its receipts do.
+    const { id, from, participant } = receipt;
+    this.sendReceipt(senderPhone, { id, from, ...(participant ? { participant } : {}), type: 'retry' }, [
       { tag: 'retry', attrs: retry },
     ]);
   }

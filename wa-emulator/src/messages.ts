@@ -137,9 +137,11 @@ export async function relay(
  * body is one `skmsg` under the sender key of 'status@broadcast', and that key goes pairwise to
  * every device (sender-key memory is skipped for a status). Each phone takes the key from its
  * pairwise copy, decrypts the post and keeps it as 'status'; a viewer (world.statusViewers) sends
- * its receipts from 'status@broadcast' naming itself as `participant`, which rc14's
- * Socket/messages-recv.js handleReceipt turns into `message-receipt.update` with `userJid`; the
- * sender's own phone ("My status") sends none.
+ * its receipts from 'status@broadcast' naming itself as `participant` in the address the post
+ * came to it by, which rc14's Socket/messages-recv.js handleReceipt turns into
+ * `message-receipt.update` with `userJid`; the sender's own phone ("My status") sends none. A post
+ * sent again on a retry receipt (rc14 sendMessagesAgain → relayMessage with `participant`) has
+ * no `skmsg`: the pairwise copy is the post itself, which the phone keeps once.
  */
 async function relayStatus(
   emulator: WaEmulator,
@@ -153,22 +155,31 @@ async function relayStatus(
 ): Promise<void> {
   const { id, sender, senderJid, node, decrypted } = post;
   const skmsg = getBinaryNodeChildren(node, 'enc').find((e) => e.attrs.type === 'skmsg');
-  if (!skmsg) return;
+  const addressedBy = new Map<Account, string>();
+  for (const target of getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to')) {
+    const account = emulator.world.byJid(target.attrs.jid ?? '');
+    if (account) addressedBy.set(account, jidDecode(target.attrs.jid)?.server ?? 's.whatsapp.net');
+  }
   for (const [account, pairwise] of decrypted) {
     try {
-      const skdm = normalizeMessageContent(pairwise)?.senderKeyDistributionMessage;
-      if (skdm) await account.signal.takeSenderKey(skdm, senderJid);
-      const message = await account.signal.decryptGroup(
-        'status@broadcast',
-        senderJid,
-        skmsg.content as Uint8Array,
-      );
+      let message = pairwise;
+      if (skmsg) {
+        const skdm = normalizeMessageContent(pairwise)?.senderKeyDistributionMessage;
+        if (skdm) await account.signal.takeSenderKey(skdm, senderJid);
+        message = await account.signal.decryptGroup(
+          'status@broadcast',
+          senderJid,
+          skmsg.content as Uint8Array,
+        );
+      }
       keep(account, { id, from: sender.phone, chat: 'status@broadcast', kind: 'status', message });
-      if (account === sender) continue;
+      if (account === sender || !skmsg) continue;
       const viewers = emulator.world.statusViewers;
+      const participant =
+        addressedBy.get(account) === 'lid' ? `${account.lid}@lid` : `${account.phone}@s.whatsapp.net`;
       emulator.receipts(
         sender.phone,
-        { id, from: 'status@broadcast', participant: `${account.phone}@s.whatsapp.net` },
+        { id, from: 'status@broadcast', participant },
         { read: viewers === null || viewers.has(account.phone) },
       );
     } catch (err) {

@@ -42,6 +42,8 @@ export const DISPATCH_MESSAGES = {
 /** What a Status job's recipients fail with. */
 export const STATUS_MESSAGES = {
   cannotPost: 'This account cannot post a Status',
+  /** WhatsApp addresses a Status by LID and had none for the number (status.ts statusAudience). */
+  noLid: 'WhatsApp gave no LID for this number, so a Status cannot reach it',
 } as const;
 
 /**

@@ -88,6 +88,9 @@ export type SendResult = {
   kept?: string;
 };
 
+/** A Status post WhatsApp took; `leftOut`: audience members (of those given) it could not be addressed to. */
+export type StatusResult = SendResult & { leftOut?: string[] };
+
 export type SendOptions = {
   messageId?: string | null;
   /**
@@ -285,7 +288,7 @@ export interface Transport extends EventEmitter<TransportEventMap> {
    * the id of an earlier attempt cut before its ack, as for send). Its views
    * come back as receipts with `by`. Absent when the account cannot post one (capabilities.status).
    */
-  postStatus?(post: StatusPost, audience: string[], options?: SendOptions): Promise<SendResult>;
+  postStatus?(post: StatusPost, audience: string[], options?: SendOptions): Promise<StatusResult>;
   /** Present only on a simulated network: the orders its API routes give it. */
   readonly simulated?: SimulatedNetwork;
   /** What this kind of account can do (its provider's capabilities). */

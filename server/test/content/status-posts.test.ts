@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import { STATUS_TEXTS, viewedByText } from '@wa/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactLists, contacts, creditLedger, optOuts } from '../../src/db/schema.ts';
-import { STATUS_BATCH } from '../../src/messaging/engine/status-batch.ts';
 import { readsMessages } from '../../src/transport/simulator/network.ts';
 import { SIMULATOR_TIMINGS } from '../../src/transport/simulator/transport.ts';
 import { balanceOf, jobDetails, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
@@ -203,9 +202,9 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
     expect(count.json()).toEqual({ everyoneMessaged: 5 });
   });
 
-  it('posts an image status to everyone messaged, scheduled, and a large audience in posts of STATUS_BATCH', async () => {
+  it('posts a large audience as one post under one id, and an image status to everyone messaged, scheduled', async () => {
     const { user, token, sessionId } = await linkedSession(t, { credits: 2000, track: users });
-    const n = STATUS_BATCH + 40;
+    const n = 540;
     const numbers = Array.from({ length: n }, (_, i) => `9198124${String(i + 1).padStart(5, '0')}`);
     const listId = await list(user.id, numbers);
     const big = await post(token, sessionId, {
@@ -219,8 +218,8 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
     const rows = await recipientsOf(t.db, big.json().jobId);
     const perPost = new Map<string, number>();
     for (const r of rows) perPost.set(r.messageId!, (perPost.get(r.messageId!) ?? 0) + 1);
-    // Each member in exactly one post, no post over STATUS_BATCH.
-    expect([...perPost.values()].sort((a, b) => b - a)).toEqual([STATUS_BATCH, 40]);
+    // One post to the whole audience, as WhatsApp has a Status: every member under its one id.
+    expect([...perPost.values()]).toEqual([n]);
     expect(await balanceOf(t.db, user.id)).toBe(2000 - n);
 
     const at = new Date(Date.now() + 1500).toISOString();

@@ -198,6 +198,33 @@ describe('rc14 faults, through the transport on the real socket', () => {
     expect(causes).toHaveLength(1);
   });
 
+  it('after a restart, sends to known contacts ask WhatsApp for no device list and fetch no keys', async () => {
+    const own = '919800010003';
+    const contacts = members('9198120103', 4);
+    for (const c of contacts) emulator.world.account(c);
+    const { transport, restart } = await link(own);
+    for (const c of contacts) {
+      await transport.send(`${c}@s.whatsapp.net`, { kind: 'text', text: 'Before the restart' });
+      await waitFor(`${c} to get it`, async () => inboxOf(c, 'Before the restart').length === 1, 30_000, 50);
+    }
+    const again = await restart();
+    open.push(again);
+    let deviceQueries = 0;
+    let keyFetches = 0;
+    const stop = emulator.watch((conn, node) => {
+      if (conn.account?.phone !== own || node.tag !== 'iq') return;
+      const usync = getBinaryNodeChild(node, 'usync');
+      if (usync && getBinaryNodeChild(getBinaryNodeChild(usync, 'query'), 'devices')) deviceQueries++;
+      if (iqKey(node) === 'encrypt get key') keyFetches++;
+    });
+    for (const c of contacts) {
+      await again.send(`${c}@s.whatsapp.net`, { kind: 'text', text: 'After the restart' });
+      await waitFor(`${c} to get it`, async () => inboxOf(c, 'After the restart').length === 1, 30_000, 50);
+    }
+    stop();
+    expect({ deviceQueries, keyFetches }).toEqual({ deviceQueries: 0, keyFetches: 0 });
+  });
+
   it('a message the account sent is sent again on a retry after a reconnect, though nothing stored its copy (a send past SEND_TIMEOUT_MS gets no outcome, so no copy from the engine)', async () => {
     const own = '919800010002';
     const [contact] = members('9198120102', 1);

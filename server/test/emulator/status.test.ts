@@ -1,3 +1,4 @@
+import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren } from 'baileys';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../wait.ts';
 import { productOnEmulator } from './emulator-rig.ts';
@@ -172,6 +173,63 @@ describe('a status post, against the emulator', () => {
           .inbox.filter((m) => m.kind === 'status' && m.text === 'Closed on Monday'),
         phone,
       ).toHaveLength(1);
+  });
+
+  it('one post to the whole audience under one id, each member addressed by LID; a retry receipt after a reconnect finds the kept copy', async () => {
+    await messageEveryone('Hello once more');
+    const posts: BinaryNode[] = [];
+    const stop = emulator.watch((c, n) => {
+      if (c.account?.phone === OWN && n.tag === 'message' && n.attrs.to === 'status@broadcast') posts.push(n);
+    });
+    const post = await product.call('POST', `/api/session/${sessionId}/sendStatus`, {
+      type: 'text',
+      content: 'Sale on Friday',
+      audience: { everyoneMessaged: true },
+    });
+    expect(post.status, JSON.stringify(post.json)).toBe(200);
+    const job = await waitFor(
+      'the post sent',
+      async () => {
+        const j = await product.job(post.json.jobId);
+        return j.status === 'completed' ? j : null;
+      },
+      60_000,
+      250,
+    );
+    expect(job.details.map((d) => d.status)).toEqual(['sent', 'sent', 'sent']);
+    // One stanza for the whole audience, its participants the phones by LID (and the account's own).
+    expect(posts).toHaveLength(1);
+    const id = posts[0]!.attrs.id!;
+    // Each device of them (bare here: rc14's extractDeviceJids keeps the account's own companion
+    // when it is asked by LID, comparing the LID user with creds.me.lid, a whole JID).
+    const to = getBinaryNodeChildren(getBinaryNodeChild(posts[0]!, 'participants'), 'to').map((t) =>
+      (t.attrs.jid ?? '').replace(/:\d+@/, '@'),
+    );
+    const lidOf = (phone: string) => `${emulator.world.account(phone).lid}@lid`;
+    expect(new Set(to)).toEqual(new Set([...VIEWERS, QUIET, OWN].map(lidOf)));
+    for (const phone of [...VIEWERS, QUIET]) {
+      const got = emulator.world.account(phone).inbox.filter((m) => m.text === 'Sale on Friday');
+      expect(
+        got.map((m) => [m.kind, m.id]),
+        phone,
+      ).toEqual([['status', id]]);
+    }
+
+    // rc14's own copy (MessageRetryManager) lives with its socket: after a reconnect only the kept one answers.
+    expect(emulator.drop(OWN)).toBe(1);
+    await waitFor('a new login', async () => emulator.connectionsOf(OWN).length === 1, 120_000, 250);
+    await product.waitStatus(sessionId, 'CONNECTED');
+    posts.length = 0;
+    emulator.retryReceipt(OWN, { id, from: 'status@broadcast', participant: lidOf(QUIET), count: 1 });
+    // rc14 found the post (getMessage: without a copy it logs 'message not available' and sends
+    // nothing) and relayed it again under its id. A phone's retry (device 0) is "re-sent to
+    // everyone" (Socket/messages-recv.js sendMessagesAgain sendToAll), which for a Status is
+    // relayMessage without statusJidList: no participants.
+    await waitFor('the post sent again', async () => posts.length === 1, 30_000, 100);
+    stop();
+    expect(posts[0]!.attrs.id).toBe(id);
+    // The phone keeps the post once (one sender, one id).
+    expect(emulator.world.account(QUIET).inbox.filter((m) => m.text === 'Sale on Friday')).toHaveLength(1);
   });
 
   it('left no iq unanswered and no message undecrypted', () => {

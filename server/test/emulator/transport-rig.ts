@@ -37,27 +37,33 @@ export async function linkedTransport(
   const groups = new Map<string, CachedGroup>();
   const copies = new Map<string, string>();
   const isAdmin = (g: GroupInfo) => g.participants.some((p) => p.phoneNumber === phone && p.admin !== null);
-  const transport = new BaileysTransport(
-    { sessionId: `emu-${phone}`, phoneNumber: phone },
-    {
-      storage: { auth: memoryAuthStore(`emu-${phone}`), sentCopy: async (id) => copies.get(id) ?? null },
-      groups: async (id) => groups.get(id),
-      log: pino({ level: process.env.EMU_BAILEYS_LOG ?? 'silent' }),
-      version: [2, 3000, 1043857760],
-      waWebSocketUrl: emulator.url,
-      backoffMs: 200,
-      ...options,
-    },
-  );
-  transport.on('groups-upsert', (list) => {
-    for (const g of list) groups.set(g.id, { ...g, isAdmin: isAdmin(g) });
-  });
-  transport.on('groups-update', (list) => {
-    for (const u of list) {
-      const g = groups.get(u.id);
-      if (g) groups.set(u.id, { ...g, ...u, isAdmin: isAdmin({ ...g, ...u }) });
-    }
-  });
+  const auth = memoryAuthStore(`emu-${phone}`);
+  /** A transport over the account's stored keys, fed its group events. */
+  const make = () => {
+    const t = new BaileysTransport(
+      { sessionId: `emu-${phone}`, phoneNumber: phone },
+      {
+        storage: { auth, sentCopy: async (id) => copies.get(id) ?? null },
+        groups: async (id) => groups.get(id),
+        log: pino({ level: process.env.EMU_BAILEYS_LOG ?? 'silent' }),
+        version: [2, 3000, 1043857760],
+        waWebSocketUrl: emulator.url,
+        backoffMs: 200,
+        ...options,
+      },
+    );
+    t.on('groups-upsert', (list) => {
+      for (const g of list) groups.set(g.id, { ...g, isAdmin: isAdmin(g) });
+    });
+    t.on('groups-update', (list) => {
+      for (const u of list) {
+        const g = groups.get(u.id);
+        if (g) groups.set(u.id, { ...g, ...u, isAdmin: isAdmin({ ...g, ...u }) });
+      }
+    });
+    return t;
+  };
+  const transport = make();
   let qr: string | null = null;
   transport.on('connection', (u) => {
     if (u.state === 'qr') qr ??= u.qr;
@@ -68,5 +74,13 @@ export async function linkedTransport(
   await waitFor('the transport open', async () => transport.state === 'open', 60_000, 50);
   // The session runner's first group sync (sessions/group-sync.ts).
   for (const g of await transport.fetchGroups()) groups.set(g.id, { ...g, isAdmin: isAdmin(g) });
-  return { transport, groups, copies };
+  /** The process restarts: this transport closes and a new one logs in with the stored keys. */
+  const restart = async () => {
+    await transport.close();
+    const again = make();
+    await again.connect();
+    await waitFor('the transport open again', async () => again.state === 'open', 60_000, 50);
+    return again;
+  };
+  return { transport, groups, copies, restart };
 }

@@ -486,7 +486,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     expect(r?.deliveredAt).not.toBeNull();
     await expectSentAfterAll(t.db, jobId, user.id, 3);
     // Recorded again (the transport's late answer too): nothing changes.
-    expect(await store.recordSentAfterAll(c!.id, { messageId })).toBe(false);
+    expect(await store.recordSentAfterAll([{ id: c!.id, messageId }])).toBe(0);
     expect(await balanceOf(t.db, user.id)).toBe(2);
   });
 
@@ -501,7 +501,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     // The refunded credit is spent on another send.
     await acceptSend(t.ctx, row, sessionId, { chatIds: ['917500000002'], content: 'Hi' }, 'individuals');
     expect(await balanceOf(t.db, user.id)).toBe(0);
-    expect(await store.recordSentAfterAll(c!.id, { messageId: '3EB0LATE' })).toBe(true);
+    expect(await store.recordSentAfterAll([{ id: c!.id, messageId: '3EB0LATE' }])).toBe(1);
     const [r] = await t.db.select().from(messageJobRecipients).where(eq(messageJobRecipients.id, c!.id));
     expect(r?.status).toBe('sent');
     expect(await balanceOf(t.db, user.id)).toBe(0);

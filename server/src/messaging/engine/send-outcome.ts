@@ -4,6 +4,7 @@ import { type OutgoingMessage, SendError, type SendResult, type Transport } from
 import { withContent } from '../compose.ts';
 import type { ClaimScope } from '../limits/allowance.ts';
 import { DISPATCH_MESSAGES } from '../messages.ts';
+import type { SentMessage } from './claim.ts';
 import type { ClaimedRecipient, DispatchStore } from './store-port.ts';
 import { HELD_AT_LAST_MOMENT, SEND_TIMED_OUT, withTimeout } from './timeout.ts';
 
@@ -65,7 +66,10 @@ export async function attemptSend(
     if (err === SEND_TIMED_OUT && sending) {
       log.warn({ sessionId, recipient: r.id, timeoutMs: deps.sendTimeoutMs }, 'send timed out');
       const failed = recordFailure(deps, sessionId, r, DISPATCH_MESSAGES.sendTimedOut);
-      answeredLate(deps, sessionId, r, sending, failed);
+      const late = sending.then((result) => [
+        { id: r.id, messageId: result.messageId, sentTo: result.chatId, kept: result.kept },
+      ]);
+      answeredLate(deps, sessionId, late, failed);
       await failed;
       return 'failed';
     }
@@ -152,37 +156,33 @@ export async function recordFailure(
 }
 
 /**
- * A send that timed out goes on inside the transport: when it resolves after
- * all, WhatsApp took the message, so the recipient recorded failed (and refunded) becomes sent,
- * its refund reversed, in one statement (sentAfterAll). After the failure is recorded.
+ * A send that timed out goes on inside the transport: when it resolves after all, WhatsApp took
+ * the message, so the recipients recorded failed (and refunded) become sent, their refunds
+ * reversed, in one statement (sentAfterAll). After the failure is recorded. `late` gives the rows
+ * the answer makes sent: one for a message, the audience for a Status post (status-batch.ts).
  */
-function answeredLate(
-  deps: OutcomeDeps,
+export function answeredLate(
+  deps: { store: DispatchStore; log: FastifyBaseLogger; metrics: Pick<Metrics, 'messages'> },
   sessionId: string,
-  r: ClaimedRecipient,
-  sending: Promise<SendResult>,
+  late: Promise<Array<{ id: number } & SentMessage>>,
   failed: Promise<void>,
 ): void {
   const { store, log, metrics } = deps;
-  sending
+  late
     .then(
-      async (result) => {
+      async (rows) => {
         await failed;
-        const sent = await store.recordSentAfterAll(r.id, {
-          messageId: result.messageId,
-          sentTo: result.chatId,
-          kept: result.kept,
-        });
-        if (!sent) return;
-        metrics.messages.inc({ outcome: 'sent' });
+        const sent = await store.recordSentAfterAll(rows);
+        if (sent === 0) return;
+        metrics.messages.inc({ outcome: 'sent' }, sent);
         log.info(
-          { sessionId, recipient: r.id, messageId: result.messageId },
+          { sessionId, recipients: rows.map((r) => r.id), messageId: rows[0]?.messageId },
           'a send that timed out was sent after all: refund reversed',
         );
       },
       () => {},
     )
-    .catch((err: unknown) => log.error({ err, sessionId, recipient: r.id }, 'recording a late send failed'));
+    .catch((err: unknown) => log.error({ err, sessionId }, 'recording a late send failed'));
 }
 
 /** WhatsApp restricts the account's new one-to-one chats: those wait, group sends go on. */

@@ -1,17 +1,11 @@
 import { jidUser } from '@wa/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../../metrics/metrics.ts';
-import { SendError, type StatusPost, type Transport } from '../../transport/types.ts';
+import { SendError, type StatusPost, type StatusResult, type Transport } from '../../transport/types.ts';
 import { DISPATCH_MESSAGES, STATUS_MESSAGES } from '../messages.ts';
+import { answeredLate } from './send-outcome.ts';
 import type { ClaimedRecipient, DispatchStore } from './store-port.ts';
 import { SEND_TIMED_OUT, withTimeout } from './timeout.ts';
-
-/**
- * The most audience members one Status post goes to: rc14 sends the sender key to every device of
- * every member in the one stanza (Socket/messages-send.js relayMessage, isStatus), so a larger
- * audience goes as consecutive posts, each member in exactly one (docs/reach-and-consent-design.md R1).
- */
-export const STATUS_BATCH = 500;
 
 export type StatusBatchDeps = {
   store: DispatchStore;
@@ -21,11 +15,16 @@ export type StatusBatchDeps = {
 };
 
 /**
- * Posts a Status job's next batch: `first` (claimed by the loop) and up to STATUS_BATCH - 1 more of
- * its due recipients, all claimed before the post. Numbers not on WhatsApp fail and are refunded;
- * the rest get one post and are recorded sent under its id. A post that fails fails (and refunds)
- * the batch; one refused before anything went (not connected, 429) puts it back in the queue.
- * 'session-down' when the account cannot send now.
+ * Posts a Status job to its whole audience: `first` (claimed by the loop) and every other due
+ * recipient of the job, all claimed before the post. WhatsApp has a Status as one message to
+ * everyone who may see it: one stanza, one id, the sender key to every device of the audience
+ * (rc14 Socket/messages-send.js relayMessage with `statusJidList`; whatsmeow send.go sends
+ * status@broadcast as one group-style message to the whole list). Numbers not on WhatsApp, and
+ * those the transport could not address (no LID), fail and are refunded; the rest are recorded
+ * sent under the post's id. A post that fails fails (and refunds) them; one refused before
+ * anything went (not connected, 429) puts them back in the queue; one that outlasts the send
+ * timeout fails 'delivery unknown' and becomes sent if WhatsApp takes it after all, as a message
+ * does (send-outcome.ts answeredLate). 'session-down' when the account cannot send now.
  */
 export async function postStatusBatch(
   deps: StatusBatchDeps,
@@ -35,7 +34,7 @@ export async function postStatusBatch(
   post: StatusPost,
 ): Promise<'sent' | 'failed' | 'session-down'> {
   const { store, log, metrics } = deps;
-  const batch = [first, ...(await store.claimStatusBatch(sessionId, first.jobId, STATUS_BATCH - 1))];
+  const batch = [first, ...(await store.claimStatusBatch(sessionId, first.jobId))];
   const ids = batch.map((r) => r.id);
   const failAll = async (rows: ClaimedRecipient[], reason: string) => {
     await store.failStatusRecipients(
@@ -66,12 +65,18 @@ export async function postStatusBatch(
   );
   if (on.length === 0) return 'failed';
   const audience = on.map((r) => found.get(jidUser(r.chatId))!);
-  let result: Awaited<ReturnType<NonNullable<Transport['postStatus']>>>;
+  let result: StatusResult;
+  const posting = transport.postStatus(post, audience, { messageId: first.messageId ?? null });
+  /** The members WhatsApp took the post for, as sent rows (its copy kept once, with the first). */
+  const sentRows = (r: StatusResult) => {
+    const leftOut = new Set(r.leftOut ?? []);
+    return on
+      .map((row, i) => ({ id: row.id, messageId: r.messageId, sentTo: audience[i]! }))
+      .filter((row) => !leftOut.has(row.sentTo))
+      .map((row, i) => ({ ...row, kept: i === 0 ? r.kept : undefined }));
+  };
   try {
-    result = await withTimeout(
-      transport.postStatus(post, audience, { messageId: first.messageId ?? null }),
-      deps.sendTimeoutMs,
-    );
+    result = await withTimeout(posting, deps.sendTimeoutMs);
   } catch (err) {
     if (err instanceof SendError && err.retriesLater) {
       // Cut before the server's ack: the post goes again under its id (send-outcome.ts does the same).
@@ -87,15 +92,21 @@ export async function postStatusBatch(
           ? err.message
           : `Send failed: ${(err as Error).message ?? String(err)}`;
     log.warn({ sessionId, jobId: first.jobId, recipients: on.length, reason }, 'status post failed');
-    await failAll(on, reason);
+    const failed = failAll(on, reason);
+    if (err === SEND_TIMED_OUT) answeredLate(deps, sessionId, posting.then(sentRows), failed);
+    await failed;
     return 'failed';
   }
+  const sent = sentRows(result);
+  const sentIds = new Set(sent.map((r) => r.id));
+  await failAll(
+    on.filter((r) => !sentIds.has(r.id)),
+    STATUS_MESSAGES.noLid,
+  );
+  if (sent.length === 0) return 'failed';
   try {
-    await store.recordStatusSent(
-      on.map((r, i) => ({ id: r.id, sentTo: audience[i]! })),
-      result,
-    );
-    metrics.messages.inc({ outcome: 'sent' }, on.length);
+    await store.recordStatusSent(sent);
+    metrics.messages.inc({ outcome: 'sent' }, sent.length);
   } catch (err) {
     // Left `sending`: their lease runs out and they fail as 'delivery unknown', never posted again.
     log.error({ err, sessionId, jobId: first.jobId }, 'recording a status post failed');

@@ -11,15 +11,13 @@ import * as t from './transitions.ts';
  * is posted to twice.
  */
 
-/** Claims up to `limit` more due recipients of the status job `jobId` on `sessionId`. */
+/** Claims every other due recipient of the status job `jobId` on `sessionId`: one post goes to them all. */
 export async function claimStatusBatch(
   db: Db,
   by: Claimer,
   sessionId: string,
   jobId: string,
-  limit: number,
 ): Promise<ClaimedRecipient[]> {
-  if (limit <= 0) return [];
   // The job first, as every writer locks it (claim.ts): a delete or a retry waits for this.
   const rows = await queryRows<{
     id: number | string;
@@ -34,7 +32,7 @@ export async function claimStatusBatch(
           SELECT r.id FROM message_job_recipients r
           WHERE r.session_id = ${sessionId} AND r.job_id = ${jobId} AND r.status = 'queued'
             AND r.due_at <= now() AND (SELECT count(*) FROM locked) >= 0
-          ORDER BY r.id LIMIT ${limit}
+          ORDER BY r.id
           FOR UPDATE SKIP LOCKED
         )
         UPDATE message_job_recipients r
@@ -46,24 +44,13 @@ export async function claimStatusBatch(
   return rows.map((r) => ({ id: Number(r.id), jobId: r.job_id, chatId: r.chat_id, content: r.content }));
 }
 
-/** Every recipient of a post is sent under the post's one message id, in one statement. */
+/** Every recipient of a post is sent under the post's one message id (its copy with one of them), in one statement. */
 export async function recordStatusSent(
   db: Db,
   by: Claimer,
-  sent: Array<{ id: number; sentTo: string | null }>,
-  post: SentMessage,
+  sent: Array<{ id: number } & SentMessage>,
 ): Promise<void> {
-  await t.recordSent(
-    db,
-    by,
-    sent.map((s, i) => ({
-      id: s.id,
-      messageId: post.messageId,
-      sentTo: s.sentTo,
-      kept: i === 0 ? post.kept : undefined,
-    })),
-    [],
-  );
+  await t.recordSent(db, by, sent, []);
 }
 
 /** Recipients of a post this node is sending fail with `error` and are refunded, in one transaction. */

@@ -85,10 +85,10 @@ export interface DispatchStore extends PolicySource {
   failForbidden(): Promise<FailedGroup[]>;
   /** The message to send for a job, rebuilt from its row (null when it cannot be). */
   loadMessage(jobId: string): Promise<DispatchMessage | null>;
-  /** A Status post: up to `limit` more due recipients of the job, claimed (status-transitions.ts). */
-  claimStatusBatch(sessionId: string, jobId: string, limit: number): Promise<ClaimedRecipient[]>;
+  /** A Status post: every other due recipient of the job, claimed (status-transitions.ts). */
+  claimStatusBatch(sessionId: string, jobId: string): Promise<ClaimedRecipient[]>;
   /** A Status post went: all its recipients are sent under its one message id. */
-  recordStatusSent(sent: Array<{ id: number; sentTo: string | null }>, post: SentMessage): Promise<void>;
+  recordStatusSent(sent: Array<{ id: number } & SentMessage>): Promise<void>;
   /** Recipients of a Status post fail (and are refunded) with `error`. */
   failStatusRecipients(recipientIds: number[], error: string): Promise<void>;
   /**
@@ -99,11 +99,11 @@ export interface DispatchStore extends PolicySource {
   /** Keeps why the account's sent messages may never arrive, as its transport learned it (delivery.ts). */
   noteUndeliveredCause(sessionId: string, cause: UndeliveredCause): Promise<number>;
   /**
-   * A send this node timed out on (failed 'delivery unknown', refunded) was answered after all:
-   * the recipient becomes sent with its message id and the refund is reversed, in one statement.
-   * False when it no longer can (retried, deleted).
+   * Sends this node timed out on (failed 'delivery unknown', refunded) were answered after all:
+   * the recipients become sent with the message id and their refunds are reversed, in one
+   * statement. Returns how many could (not those retried or deleted meanwhile).
    */
-  recordSentAfterAll(recipientId: number, sent: SentMessage): Promise<boolean>;
+  recordSentAfterAll(sent: Array<{ id: number } & SentMessage>): Promise<number>;
 }
 
 /** The sweep's operations that may find work (a condition seen true here can be gone when it runs). */

@@ -262,8 +262,8 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
 
     noteUndeliveredCause: (sessionId, cause) => t.noteUndeliveredCause(db, sessionId, cause),
 
-    async recordSentAfterAll(recipientId, sent) {
-      return (await t.sentAfterAll(db, [{ id: recipientId, ...sent }])).length > 0;
+    async recordSentAfterAll(sent) {
+      return (await t.sentAfterAll(db, sent)).length;
     },
 
     async loadMessage(jobId) {
@@ -273,8 +273,8 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       return job.messageType === 'status' ? statusPostOf(job, file) : outgoingMessage(job, file);
     },
 
-    claimStatusBatch: (sessionId, jobId, limit) => status.claimStatusBatch(db, by, sessionId, jobId, limit),
-    recordStatusSent: (sent, post) => status.recordStatusSent(db, by, sent, post),
+    claimStatusBatch: (sessionId, jobId) => status.claimStatusBatch(db, by, sessionId, jobId),
+    recordStatusSent: (sent) => status.recordStatusSent(db, by, sent),
     async failStatusRecipients(recipientIds, error) {
       await status.failStatusRecipients(db, by, recipientIds, error);
     },

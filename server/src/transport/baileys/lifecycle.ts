@@ -166,10 +166,20 @@ export class SocketLifecycle {
    * `lid-mapping` keys, pn user → LID user), without asking WhatsApp; null when none is known.
    */
   async storedLid(pnJid: string): Promise<string | null> {
-    const user = jidDecode(pnJid)?.user;
-    if (!user || !this.keyStore) return null;
-    const lid = (await this.keyStore.get('lid-mapping', [user]))[user];
-    return typeof lid === 'string' && lid ? chatIdOfLid(lid) : null;
+    return (await this.storedLids([pnJid])).get(pnJid) ?? null;
+  }
+
+  /** storedLid for many phone-number JIDs in one read: those with a stored LID, to it. */
+  async storedLids(pnJids: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const users = new Map(pnJids.map((j) => [j, jidDecode(j)?.user ?? ''] as const));
+    if (!this.keyStore) return out;
+    const stored = await this.keyStore.get('lid-mapping', [...new Set(users.values())].filter(Boolean));
+    for (const [jid, user] of users) {
+      const lid = user ? stored[user] : undefined;
+      if (typeof lid === 'string' && lid) out.set(jid, chatIdOfLid(lid));
+    }
+    return out;
   }
 
   /** The phone-number JID rc14 stored for a LID (Signal/lid-mapping.js `<lid>_reverse`), null when none. */

@@ -106,14 +106,13 @@ function countingRetries(counts: CacheStore, givenUp: (messageId: string) => voi
  *   one-time prekey and resets the Signal session of every new recipient and every member of a PN
  *   group sent to after 5 minutes. rc14 keeps this cache right by itself: a device notification
  *   (Socket/messages-recv.js handleDevicesNotification) drops a user's list on 'update' and
- *   applies 'add'/'remove' to it;
+ *   applies 'add'/'remove' to it; the transport's (device-lists.ts) survives a restart;
  * - `retryCounts`, rc14's `msgRetryCounterCache` (Socket/messages-recv.js): how often each
  *   message was asked for again; a new socket's own cache started at 0, so a recipient that
  *   cannot decrypt made the account resend the message again after every reconnect.
  */
 export class LookupCaches {
   private readonly numbers = new LRUCache<string, string>({ max: 50_000 });
-  readonly devices: PossiblyExtendedCacheStore = cacheStore(20_000, DEVICE_LIST_TTL_MS);
   readonly retryCounts: CacheStore;
   /** The queries of this account one after the other, `batches.spacingMs` apart. */
   private gate: Promise<void> = Promise.resolve();
@@ -124,6 +123,8 @@ export class LookupCaches {
     private readonly store: NumberStore | undefined,
     private readonly batches: LookupBatches,
     private readonly hooks: LookupHooks = {},
+    /** Device lists (device-lists.ts keeps them across restarts); in memory without. */
+    readonly devices: PossiblyExtendedCacheStore = cacheStore(20_000, DEVICE_LIST_TTL_MS),
   ) {
     const counts = cacheStore(10_000, RETRY_COUNT_TTL_MS);
     this.retryCounts = hooks.retriesGivenUp ? countingRetries(counts, hooks.retriesGivenUp) : counts;

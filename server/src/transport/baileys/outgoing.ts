@@ -7,6 +7,7 @@ import {
   type SendOptions,
   type SendResult,
   type StatusPost,
+  type StatusResult,
 } from '../types.ts';
 import type { ServerAcks } from './acks.ts';
 import type { ChatTimers } from './chat-timers.ts';
@@ -20,7 +21,7 @@ import type { PreparedMedia } from './media.ts';
 import type { RestrictionTracker } from './restrictions.ts';
 import { RATE_LIMITED, sendErrorOf } from './send.ts';
 import type { BaileysSocket } from './socket.ts';
-import { postStatus } from './status.ts';
+import { postStatus, statusAudience } from './status.ts';
 
 /** How many sent copies an account keeps in memory for rc14's getMessage (about 1 kB each). */
 const COPIES_KEPT = 500;
@@ -43,7 +44,7 @@ export class Outgoing {
     private readonly deps: {
       /** The open socket, or SendError not-connected. */
       requireOpen: () => BaileysSocket;
-      lifecycle: Pick<SocketLifecycle, 'generation' | 'me' | 'storedLid'>;
+      lifecycle: Pick<SocketLifecycle, 'generation' | 'me' | 'storedLid' | 'storedLids'>;
       restrictions: RestrictionTracker;
       caches: LookupCaches;
       lidTexts: HeldLidTexts;
@@ -130,25 +131,35 @@ export class Outgoing {
   }
 
   /**
-   * One Status to `audience` (status.ts); refused as a send is, and sent, as a message is, once
-   * the server acked it (a socket closed first: it goes again under `options.messageId`).
+   * One Status to `audience` (status.ts), each member by LID; refused as a send is, and sent, as a
+   * message is, once the server acked it (a socket closed first: it goes again under
+   * `options.messageId`). Its copy is kept as a message's is, for retry receipts.
    */
-  async postStatus(post: StatusPost, audience: string[], options: SendOptions = {}): Promise<SendResult> {
+  async postStatus(post: StatusPost, audience: string[], options: SendOptions = {}): Promise<StatusResult> {
     const { acks, lifecycle } = this.deps;
     const sock = this.deps.requireOpen();
     if (this.deps.restrictions.isRateLimited) throw new SendError('rate-limited', RATE_LIMITED);
     const messageId = options.messageId || generateMessageIDV2(sock.user?.id);
+    let posted: SendResult;
+    let leftOut: string[];
     const acked = acks.expect(messageId);
     acked.catch(() => {});
-    let posted: SendResult;
     try {
-      posted = await postStatus(sock, post, audience, lifecycle.me.id, messageId);
+      const addressed = await statusAudience(
+        sock,
+        audience,
+        await lifecycle.storedLids(audience),
+        lifecycle.me,
+      );
+      leftOut = addressed.leftOut;
+      posted = await postStatus(sock, post, addressed.statusJidList, messageId);
     } catch (err) {
       acks.forget(messageId);
       return this.refused(err, messageId);
     }
+    if (posted.kept) this.copies.set(posted.messageId, posted.kept);
     await acked.catch((err) => this.refused(err, messageId));
-    return posted;
+    return { ...posted, leftOut };
   }
 
   /**

@@ -10,6 +10,7 @@ import {
   type SendOptions,
   type SendResult,
   type StatusPost,
+  type StatusResult,
   type Transport,
   type TransportChannels,
   type TransportEventMap,
@@ -20,13 +21,14 @@ import { ServerAcks } from './acks.ts';
 import { BaileysChannels } from './channels.ts';
 import { ChatTimers } from './chat-timers.ts';
 import { ChatEvents } from './chats.ts';
+import { DeviceLists } from './device-lists.ts';
 import { SocketEvents } from './events.ts';
 import { FreshGroups } from './fresh-groups.ts';
 import { createGroupThrough } from './group-create.ts';
 import { InviteCodes } from './invite-codes.ts';
 import { HeldLidTexts } from './lid-texts.ts';
 import { SocketLifecycle } from './lifecycle.ts';
-import { type LookupBatches, LookupCaches } from './lookups.ts';
+import { DEVICE_LIST_TTL_MS, type LookupBatches, LookupCaches } from './lookups.ts';
 import { toGroupInfo } from './mapping.ts';
 import { PreparedMedia } from './media.ts';
 import { Outgoing } from './outgoing.ts';
@@ -139,6 +141,13 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
         retriesGivenUp: (messageId) =>
           this.emit('undelivered-cause', { cause: 'decrypt-gave-up', messageIds: [messageId] }),
       },
+      new DeviceLists({
+        auth: deps.storage.auth,
+        ttlMs: DEVICE_LIST_TTL_MS,
+        lidOf: (pn) => this.lifecycle.storedLid(pn),
+        pnOf: (lid) => this.lifecycle.storedPn(lid),
+        log: deps.log.child({ sessionId: this.sessionId }),
+      }),
     );
     this.restrictions = new RestrictionTracker(
       (q) => this.emit('quota', q),
@@ -286,7 +295,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   }
 
   /** One Status to `audience` (outgoing.ts, status.ts); refused as a send is. */
-  postStatus(post: StatusPost, audience: string[], options?: SendOptions): Promise<SendResult> {
+  postStatus(post: StatusPost, audience: string[], options?: SendOptions): Promise<StatusResult> {
     return this.outgoing.postStatus(post, audience, options);
   }
 
