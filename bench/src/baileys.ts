@@ -4,6 +4,7 @@
  * --expose-gc (server/test/emulator/*-probe.ts), no database.
  *  - memory per linked socket: 50 accounts in one process, idle and after one send each;
  *  - the first send to a 1,500-member group: relay time, all members decrypted, key fetches;
+ *  - a send to 1,000 known contacts after a restart: the device queries and key fetches it asks;
  *  - one INITIAL_BOOTSTRAP history: the heap it adds, read as rc14 does and as the transport does.
  */
 import { execFile } from 'node:child_process';
@@ -15,7 +16,7 @@ import { SMOKE, size } from './setup.ts';
 const SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../server');
 
 /** Runs one probe and returns the figures it prints (`BENCH {json}`). */
-function probe(file: string, env: Record<string, string> = {}): Promise<Record<string, number>> {
+function probe<T = Record<string, number>>(file: string, env: Record<string, string> = {}): Promise<T> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
@@ -41,6 +42,15 @@ function probe(file: string, env: Record<string, string> = {}): Promise<Record<s
     );
   });
 }
+
+/** What an account asked the server for in one round of sends (server/test/emulator/restart-sends-run.ts). */
+type Traffic = {
+  deviceQueries: number;
+  usersAsked: number;
+  keyFetches: number;
+  keysAsked: number;
+  ms: number;
+};
 
 export type BaileysRow = { measure: string; goal: string; value: string };
 
@@ -80,6 +90,20 @@ export async function baileysRows(): Promise<BaileysRow[]> {
         `less the emulator's answers ${s(g.emulatorAnswersMs)}); emulator decrypting ${s(g.emulatorDecryptMs)}; ` +
         `all decrypted ${s(g.deliveredMs)}; ${g.keyFetches} key fetches for ${g.keysAsked} devices`
       );
+    },
+  );
+  const contacts = size(1000, 20);
+  await attempt(
+    `device queries and key fetches for ${contacts.toLocaleString('en-IN')} known contacts after a restart`,
+    `under 1 % of them (≤ ${Math.floor(contacts / 100)})`,
+    async () => {
+      const { before, after } = await probe<Record<'before' | 'after', Traffic>>('restart-keys-probe.ts', {
+        CONTACTS: String(contacts),
+      });
+      const asked = (t: Traffic) =>
+        `${t.deviceQueries} device queries for ${t.usersAsked} users, ${t.keyFetches} key fetches for ` +
+        `${t.keysAsked} users, all received in ${(t.ms / 1000).toFixed(1)} s`;
+      return `after the restart: ${asked(after)}; before it: ${asked(before)}`;
     },
   );
   await attempt('one INITIAL_BOOTSTRAP history, live memory at its peak', 'bounded by one chat', async () => {

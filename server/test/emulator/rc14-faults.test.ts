@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { BaileysTransport } from '../../src/transport/baileys/transport.ts';
 import type { UndeliveredCause } from '../../src/transport/types.ts';
 import { waitFor } from '../wait.ts';
+import { sendsBeforeAndAfterRestart } from './restart-sends-run.ts';
 import { linkedTransport } from './transport-rig.ts';
 
 /** rc14's forced key fetch (Socket/messages-send.js assertSessions(jids, true)): `<user reason="identity">`. */
@@ -199,29 +200,13 @@ describe('rc14 faults, through the transport on the real socket', () => {
   });
 
   it('after a restart, sends to known contacts ask WhatsApp for no device list and fetch no keys', async () => {
-    const own = '919800010003';
-    const contacts = members('9198120103', 4);
-    for (const c of contacts) emulator.world.account(c);
-    const { transport, restart } = await link(own);
-    for (const c of contacts) {
-      await transport.send(`${c}@s.whatsapp.net`, { kind: 'text', text: 'Before the restart' });
-      await waitFor(`${c} to get it`, async () => inboxOf(c, 'Before the restart').length === 1, 30_000, 50);
-    }
-    const again = await restart();
-    open.push(again);
-    let deviceQueries = 0;
-    let keyFetches = 0;
-    const stop = emulator.watch((conn, node) => {
-      if (conn.account?.phone !== own || node.tag !== 'iq') return;
-      const usync = getBinaryNodeChild(node, 'usync');
-      if (usync && getBinaryNodeChild(getBinaryNodeChild(usync, 'query'), 'devices')) deviceQueries++;
-      if (iqKey(node) === 'encrypt get key') keyFetches++;
+    const r = await sendsBeforeAndAfterRestart(emulator, {
+      own: '919800010003',
+      contacts: members('9198120103', 4),
     });
-    for (const c of contacts) {
-      await again.send(`${c}@s.whatsapp.net`, { kind: 'text', text: 'After the restart' });
-      await waitFor(`${c} to get it`, async () => inboxOf(c, 'After the restart').length === 1, 30_000, 50);
-    }
-    stop();
+    open.push(...r.transports);
+    expect(r.before.deviceQueries).toBeGreaterThanOrEqual(4);
+    const { deviceQueries, keyFetches } = r.after;
     expect({ deviceQueries, keyFetches }).toEqual({ deviceQueries: 0, keyFetches: 0 });
   });
 

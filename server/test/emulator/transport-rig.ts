@@ -2,7 +2,9 @@ import type { WaEmulator } from '@wa/emulator';
 import { WA_CERT_DETAILS } from 'baileys';
 import pino from 'pino';
 import type { AuthEntry, AuthStore } from '../../src/transport/auth-store.ts';
+import type { BaileysStorage } from '../../src/transport/baileys/socket.ts';
 import { type BaileysOptions, BaileysTransport } from '../../src/transport/baileys/transport.ts';
+import type { NumberStore } from '../../src/transport/number-lookups.ts';
 import type { CachedGroup, GroupInfo } from '../../src/transport/types.ts';
 import { waitFor } from '../wait.ts';
 
@@ -21,6 +23,26 @@ function memoryAuthStore(sessionId: string): AuthStore {
 }
 
 /**
+ * WhatsApp's answers about numbers in memory, as wa_number_lookups keeps them across restarts;
+ * `queue` is the account's queued numbers (digits) in the order they go, as the engine's claim.
+ */
+export function memoryNumberStore(queue: () => string[]): NumberStore {
+  const answers = new Map<string, { jid: string | null; until: number }>();
+  const trusted = (phone: string) => (answers.get(phone)?.until ?? 0) > Date.now();
+  return {
+    read: async (phones) =>
+      new Map(phones.filter(trusted).map((p) => [p, answers.get(p)!.jid] as [string, string | null])),
+    write: async (list) => {
+      for (const a of list) answers.set(a.phone, { jid: a.jid, until: Date.now() + a.ttlMs });
+    },
+    upcoming: async (limit) =>
+      queue()
+        .filter((p) => !trusted(p))
+        .slice(0, limit),
+  };
+}
+
+/**
  * The product's Baileys transport in this process, on the real rc14 socket against the emulator:
  * its storage port in memory, the session's group cache a map fed by its own events (as the
  * session runner feeds the database). For tests that need this process's clock (vi.setSystemTime)
@@ -29,7 +51,7 @@ function memoryAuthStore(sessionId: string): AuthStore {
 export async function linkedTransport(
   emulator: WaEmulator,
   phone: string,
-  options: Partial<BaileysOptions> = {},
+  options: Partial<Omit<BaileysOptions, 'storage'>> & { storage?: Partial<BaileysStorage> } = {},
 ) {
   // rc14 checks the server's certificate against its exported root (endpoint.ts does the same).
   WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(emulator.root.keyPair.public);
@@ -38,18 +60,19 @@ export async function linkedTransport(
   const copies = new Map<string, string>();
   const isAdmin = (g: GroupInfo) => g.participants.some((p) => p.phoneNumber === phone && p.admin !== null);
   const auth = memoryAuthStore(`emu-${phone}`);
+  const { storage, ...rest } = options;
   /** A transport over the account's stored keys, fed its group events. */
   const make = () => {
     const t = new BaileysTransport(
       { sessionId: `emu-${phone}`, phoneNumber: phone },
       {
-        storage: { auth, sentCopy: async (id) => copies.get(id) ?? null },
+        storage: { auth, sentCopy: async (id) => copies.get(id) ?? null, ...storage },
         groups: async (id) => groups.get(id),
         log: pino({ level: process.env.EMU_BAILEYS_LOG ?? 'silent' }),
         version: [2, 3000, 1043857760],
         waWebSocketUrl: emulator.url,
         backoffMs: 200,
-        ...options,
+        ...rest,
       },
     );
     t.on('groups-upsert', (list) => {
