@@ -49,7 +49,7 @@ export async function reportUser(request: APIRequestContext, phoneNumber: string
   ids.image = await sendIndividual(request, token, sessionId, {
     type: 'media',
     mime: 'image/png',
-    data: PNG_1X1,
+    data: PNG_1X1.toString('base64'),
     content: 'A tiny picture',
   });
   ids.corrupt = await sendIndividual(request, token, sessionId, {
