@@ -77,6 +77,20 @@ export async function createLinkedSession(
 }
 
 /**
+ * A new user (`createUser`'s options) with an instance linked through the simulator and an API
+ * token: where most specs start.
+ */
+export async function linkedUser(
+  request: APIRequestContext,
+  opts: Parameters<typeof createUser>[1] & { phoneNumber?: string; sessionName?: string } = {},
+) {
+  const user = await createUser(request, opts);
+  const sessionId = await createLinkedSession(request, user, opts);
+  const { token } = await apiLogin(request, user.username, user.password);
+  return { user, sessionId, token };
+}
+
+/**
  * Signs in through the login page, like a person. Waits until the app has left /login.
  */
 export async function loginViaUi(page: Page, username: string, password: string) {
@@ -138,6 +152,10 @@ export async function signInByStorage(
   );
   return { token, user };
 }
+
+/** Signs the ADMIN in on `page` (signInByStorage). */
+export const signInAsAdmin = (page: Page, request: APIRequestContext) =>
+  signInByStorage(page, request, ADMIN.username, ADMIN.password);
 
 /**
  * Saves a picture for the README or a note, only when SCREENSHOTS_DIR is set (e.g.

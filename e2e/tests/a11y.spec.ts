@@ -1,14 +1,5 @@
 import type { Page } from '@playwright/test';
-import {
-  ADMIN,
-  apiLogin,
-  createLinkedSession,
-  createUser,
-  expect,
-  signInByStorage,
-  type TestUser,
-  test,
-} from '../fixtures.ts';
+import { expect, linkedUser, signInAsAdmin, signInByStorage, type TestUser, test } from '../fixtures.ts';
 import { axeAnalyze, expectFullyDrawn } from './support/axe.ts';
 import { connectCloudAccount } from './support/cloud.ts';
 import { importContactList } from './support/contacts.ts';
@@ -438,11 +429,17 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
   let user: TestUser;
 
   test.beforeAll(async ({ request }) => {
-    user = await createUser(request, { credits: 50, bulk: true, multi: true, name: 'Asha Rao' });
-    const session = await createLinkedSession(request, user, { phoneNumber: '919844455501' });
+    const linked = await linkedUser(request, {
+      credits: 50,
+      bulk: true,
+      multi: true,
+      name: 'Asha Rao',
+      phoneNumber: '919844455501',
+    });
+    ({ user } = linked);
+    const { sessionId: session, token } = linked;
     // A Cloud API account beside it: its row on Instances (quality, limit, the webhook URL to copy).
     await connectCloudAccount(request, user);
-    const { token } = await apiLogin(request, user.username, user.password);
     await sendIndividual(request, token, session, { content: 'Diwali offer: 20% off this week' });
     await finishedJobs(request, token, user.id);
     // A scheduled job: Edit and its dialog.
@@ -485,7 +482,7 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
       test('an admin’s dialogs, open', async ({ page, request }) => {
         // Each dialog opened and measured by axe: a minute on a busy machine (a CI run).
         test.setTimeout(180_000);
-        await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+        await signInAsAdmin(page, request);
         expect(await dialogViolations(page, ADMIN_DIALOGS)).toEqual({});
       });
 
@@ -501,7 +498,7 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
       test('an admin’s pages', async ({ page, request }) => {
         // Measured by axe page by page as the user's: 52 s of its 60 in a second CI run.
         test.setTimeout(180_000);
-        await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+        await signInAsAdmin(page, request);
         await expectPagesClean(page, ADMIN_PAGES);
       });
     });

@@ -1,10 +1,9 @@
 import type { Page } from '@playwright/test';
 import {
   ADMIN,
-  apiLogin,
-  createLinkedSession,
-  createUser,
   expect,
+  linkedUser,
+  signInAsAdmin,
   signInByStorage,
   type TestUser,
   test,
@@ -27,12 +26,10 @@ test.describe('Admin page', () => {
   let bobJobs: string[];
 
   test.beforeAll(async ({ request }) => {
-    alice = await createUser(request, { credits: 10, name: 'Alice' });
-    bob = await createUser(request, { credits: 10, name: 'Bob' });
-    const aliceSession = await createLinkedSession(request, alice, { phoneNumber: '919844400001' });
-    const bobSession = await createLinkedSession(request, bob, { phoneNumber: '919844400002' });
-    const aliceToken = (await apiLogin(request, alice.username, alice.password)).token;
-    const bobToken = (await apiLogin(request, bob.username, bob.password)).token;
+    const a = await linkedUser(request, { credits: 10, name: 'Alice', phoneNumber: '919844400001' });
+    const b = await linkedUser(request, { credits: 10, name: 'Bob', phoneNumber: '919844400002' });
+    [alice, bob] = [a.user, b.user];
+    const [aliceSession, bobSession, aliceToken, bobToken] = [a.sessionId, b.sessionId, a.token, b.token];
     await sendIndividual(request, aliceToken, aliceSession, { content: 'Alice first message' });
     await sendIndividual(request, aliceToken, aliceSession, { content: 'Alice second message' });
     await sendIndividual(request, bobToken, bobSession, { content: 'Bob only message' });
@@ -43,7 +40,7 @@ test.describe('Admin page', () => {
   });
 
   test('an ADMIN picks a user and sees exactly that user’s jobs', async ({ page, request }) => {
-    await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+    await signInAsAdmin(page, request);
     await page.goto('/#/adminDashboard');
     await expect(page.getByRole('heading', { name: 'Admin User' })).toBeVisible();
     await expect(page.getByText('Select an user from below to see the jobs')).toBeVisible();

@@ -5,9 +5,9 @@ import {
   groupNames,
   localInputValue,
   onGroupMessaging,
-  PNG_1X1,
   userWithSession,
 } from './messaging-helpers.ts';
+import { PNG_1X1 } from './support/jobs.ts';
 
 const banner = (page: import('@playwright/test').Page) => page.getByRole('status', { name: 'Status' });
 const groupsTable = (page: import('@playwright/test').Page) =>

@@ -1,4 +1,4 @@
-import { ADMIN, createUser, expect, signInByStorage, test } from '../fixtures.ts';
+import { ADMIN, createUser, expect, signInAsAdmin, test } from '../fixtures.ts';
 
 /**
  * An admin sets the credits per recipient of each kind of account on the admin
@@ -12,7 +12,7 @@ test('an ADMIN sets the credits per recipient of a Cloud API account; a USER may
   const login = await request.post('/api/auth/login', { data: ADMIN });
   const adminHeaders = { authorization: `Bearer ${((await login.json()) as { token: string }).token}` };
   try {
-    await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+    await signInAsAdmin(page, request);
     await page.goto('/#/adminDashboard');
     await page.getByRole('tab', { name: 'Settings' }).click();
     const linked = page.getByRole('textbox', { name: 'Linked phone (credits per recipient)' });

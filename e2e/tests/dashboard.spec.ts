@@ -4,6 +4,7 @@ import {
   createLinkedSession,
   createUser,
   expect,
+  linkedUser,
   loginViaUi,
   signInByStorage,
   test,
@@ -36,9 +37,7 @@ test('the figures are real: groups of the linked session, members, sent messages
   page,
   request,
 }) => {
-  const user = await createUser(request, { credits: 1234567 });
-  const sessionId = await createLinkedSession(request, user);
-  const { token } = await apiLogin(request, user.username, user.password);
+  const { user, sessionId, token } = await linkedUser(request, { credits: 1234567 });
   const headers = { authorization: `Bearer ${token}` };
   const groups = (await (await request.get(`/api/groupsList/${sessionId}`, { headers })).json()) as {
     count: number;

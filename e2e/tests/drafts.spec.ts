@@ -1,9 +1,10 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
-import { PNG_1X1, userWithSession } from './messaging-helpers.ts';
+import { userWithSession } from './messaging-helpers.ts';
 import { violationsWithOpen } from './support/axe.ts';
 import { uploadList } from './support/bulk.ts';
 import { numbers } from './support/customer.ts';
+import { PNG_1X1 } from './support/jobs.ts';
 
 /** Nothing typed is lost: Group and Bulk Messaging keep a draft per page and user in the browser. */
 

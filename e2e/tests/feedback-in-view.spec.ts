@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { ADMIN, createUser, expect, signInByStorage, test } from '../fixtures.ts';
+import { ADMIN, createUser, expect, signInAsAdmin, signInByStorage, test } from '../fixtures.ts';
 import {
   ANNOUNCE_ONLY,
   groupNames,
@@ -253,7 +253,7 @@ test('without bulk messaging, #/bulkmessage shows the notice and no form', async
 });
 
 test('an ADMIN opening a user page goes to the admin home', async ({ page, request }) => {
-  await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+  await signInAsAdmin(page, request);
   for (const route of ['/compose', '/bulkmessage', '/jobs', '/dashboard']) {
     await page.goto(`/#${route}`);
     await expect(page).toHaveURL(/#\/adminDashboard$/);

@@ -1,7 +1,14 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { expect, saveScreenshot, test } from '../fixtures.ts';
-import { balanceBubble, PNG_1X1, userWithSession } from './messaging-helpers.ts';
-import { type Job, jobsOf, openJobDetails, replyOnceDelivered, sendIndividual } from './support/jobs.ts';
+import { balanceBubble, userWithSession } from './messaging-helpers.ts';
+import {
+  type Job,
+  jobsOf,
+  openJobDetails,
+  PNG_1X1,
+  replyOnceDelivered,
+  sendIndividual,
+} from './support/jobs.ts';
 
 /**
  * The simulator's contacts (server/src/transport/simulator): 919844420002 confirms delivery and

@@ -1,4 +1,4 @@
-import { ADMIN, expect, signInByStorage, test } from '../fixtures.ts';
+import { expect, signInAsAdmin, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
 import { openJobDetails, replyOnceDelivered, sendIndividual } from './support/jobs.ts';
 
@@ -44,7 +44,7 @@ test("an admin opens a managed user's inbox read-only: the messages, no answer b
   expect(inbound.ok(), await inbound.text()).toBe(true);
 
   const admin = await page.context().newPage();
-  await signInByStorage(admin, request, ADMIN.username, ADMIN.password);
+  await signInAsAdmin(admin, request);
   await admin.goto('/#/adminDashboard');
   await expect(admin.getByRole('table', { name: 'Users overview' })).toContainText(user.username);
   await admin.getByRole('combobox', { name: 'User' }).click();

@@ -7,14 +7,10 @@ import {
   signInByStorage,
   test,
 } from '../fixtures.ts';
+import { PNG_1X1 } from './support/jobs.ts';
 
 const ONLY_ONE = 'Only one instance is allowed. Please remove the existing instance first.';
 const CONNECTED_TEXT = 'Successfully Connected! Your WhatsApp instance is now ready to use.';
-
-const PNG_1X1 = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
-  'base64',
-);
 
 const instancesTable = (page: import('@playwright/test').Page) =>
   page.getByRole('table', { name: 'Instances' });

@@ -177,7 +177,7 @@ test('a scheduled group poll: groups picked by name, a new question and options;
     type: 'media',
     content: 'Menu',
     mime: 'image/png',
-    data: PNG_1X1,
+    data: PNG_1X1.toString('base64'),
     fileName: 'menu.png',
     scheduleTime: later,
   });
@@ -226,7 +226,7 @@ test('a scheduled group poll: groups picked by name, a new question and options;
   await (await chooser).setFiles({
     name: 'menu-v2.png',
     mimeType: 'image/png',
-    buffer: Buffer.from(PNG_1X1, 'base64'),
+    buffer: PNG_1X1,
   });
   await expect(dialog.getByText('menu-v2.png (replaces menu.png)')).toBeVisible();
   await dialog.getByRole('button', { name: 'Save changes' }).click();

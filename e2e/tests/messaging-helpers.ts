@@ -67,12 +67,6 @@ export async function addCredits(request: APIRequestContext, userId: string, amo
   expect(res.ok()).toBe(true);
 }
 
-/** A 1×1 PNG. */
-export const PNG_1X1 = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
-
 /** A `datetime-local` value for a date, in local time, to the minute. */
 export function localInputValue(d: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');

@@ -1,9 +1,9 @@
 import {
   ADMIN,
-  apiLogin,
-  createLinkedSession,
   createUser,
   expect,
+  linkedUser,
+  signInAsAdmin,
   signInByStorage,
   type TestUser,
   test,
@@ -14,10 +14,14 @@ test.describe('Admin overview, audit log and API keys', () => {
   let asha: TestUser;
 
   test.beforeAll(async ({ request }) => {
-    asha = await createUser(request, { credits: 10, name: 'Overview Asha' });
-    const session = await createLinkedSession(request, asha, { phoneNumber: '919855500001' });
-    const { token } = await apiLogin(request, asha.username, asha.password);
-    await sendIndividual(request, token, session, { type: 'string', content: 'Overview message' });
+    const linked = await linkedUser(request, {
+      credits: 10,
+      name: 'Overview Asha',
+      phoneNumber: '919855500001',
+    });
+    asha = linked.user;
+    const { token } = linked;
+    await sendIndividual(request, token, linked.sessionId, { type: 'string', content: 'Overview message' });
     await finishedJobs(request, token, asha.id);
   });
 
@@ -25,7 +29,7 @@ test.describe('Admin overview, audit log and API keys', () => {
     page,
     request,
   }) => {
-    await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+    await signInAsAdmin(page, request);
     await page.goto('/#/adminDashboard');
     const overview = page.getByRole('region', { name: 'Overview' });
     await expect(overview.getByRole('heading', { name: 'Overview' })).toBeVisible();

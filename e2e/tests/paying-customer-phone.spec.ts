@@ -1,4 +1,4 @@
-import { ADMIN, createUser, expect, signInByStorage, test } from '../fixtures.ts';
+import { createUser, expect, signInAsAdmin, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
 import {
   expectNoSidewaysScroll,
@@ -44,7 +44,7 @@ test.describe('at 360 × 740', () => {
     request,
   }) => {
     await createUser(request, { credits: 250000, name: 'Narrow Screen Person With A Long Name' });
-    await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+    await signInAsAdmin(page, request);
     await page.goto('/#/users');
     const users = page.getByRole('list', { name: 'Users' });
     await users.waitFor({ timeout: 5_000 }).catch(() => {});

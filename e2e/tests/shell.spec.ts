@@ -1,4 +1,13 @@
-import { ADMIN, apiLogin, createUser, expect, loginViaUi, signInByStorage, test } from '../fixtures.ts';
+import {
+  ADMIN,
+  apiLogin,
+  createUser,
+  expect,
+  loginViaUi,
+  signInAsAdmin,
+  signInByStorage,
+  test,
+} from '../fixtures.ts';
 
 const SIDEBAR = [
   'Dashboard',
@@ -51,7 +60,7 @@ test.describe('guards', () => {
   });
 
   test('an ADMIN opening /login goes to /adminDashboard', async ({ page, request }) => {
-    await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+    await signInAsAdmin(page, request);
     await page.goto('/#/login');
     await expect(page).toHaveURL(/#\/adminDashboard$/);
   });
@@ -136,7 +145,7 @@ test.describe('header and sidebar', () => {
     page,
     request,
   }) => {
-    await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+    await signInAsAdmin(page, request);
     await page.goto('/#/adminDashboard');
     await expect(page.getByRole('banner').getByText('Admin Dashboard', { exact: true })).toBeVisible();
     await expect(page.getByRole('navigation', { name: 'Main navigation' })).toHaveCount(0);

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { ADMIN, createUser, expect, signInByStorage, test } from '../fixtures.ts';
+import { createUser, expect, signInAsAdmin, signInByStorage, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
 
 // The smaller ones, each at the size it was seen (1280 × 800 unless said).
@@ -93,7 +93,7 @@ test("an API key's Last used shows its use without a reload", async ({ page, req
 });
 
 test("the admin's chart fills its card and has an axis", async ({ page, request }) => {
-  await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+  await signInAsAdmin(page, request);
   await page.goto('/#/adminDashboard');
   const chart = page.getByRole('img', { name: /^Messages per day/ });
   await expect(chart).toBeVisible();

@@ -1,5 +1,5 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
-import { ADMIN, createUser, expect, saveScreenshot, signInByStorage, test } from '../fixtures.ts';
+import { createUser, expect, saveScreenshot, signInAsAdmin, signInByStorage, test } from '../fixtures.ts';
 import { userWithSession } from './messaging-helpers.ts';
 import { sendApi } from './support/customer.ts';
 import { confirmRetryWithCopy } from './support/jobs.ts';
@@ -168,7 +168,7 @@ test('at 1280 px the other tables need no sideways scrolling either: Contacts, A
 
   // The admin in a page of their own (a page is signed in once, when it first loads).
   const admin = await page.context().newPage();
-  await signInByStorage(admin, request, ADMIN.username, ADMIN.password);
+  await signInAsAdmin(admin, request);
   await admin.goto('/#/users');
   const users = admin.getByRole('table').first();
   await expect(users.getByRole('row').nth(1)).toBeVisible();

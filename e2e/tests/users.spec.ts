@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { ADMIN, apiLogin, createUser, expect, loginViaUi, signInByStorage, test } from '../fixtures.ts';
+import { ADMIN, apiLogin, createUser, expect, loginViaUi, signInAsAdmin, test } from '../fixtures.ts';
 
 const usersTable = (page: import('@playwright/test').Page) => page.getByRole('table', { name: 'Users' });
 
@@ -87,7 +87,7 @@ test('edit name and flags, disable, and reset a password that the user asked for
   await expect(visitor.getByRole('status').filter({ hasText: 'administrator' })).toBeVisible();
   await visitor.close();
 
-  await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+  await signInAsAdmin(page, request);
   await page.goto('/#/users');
   const requests = page.getByRole('region', { name: 'Password reset requests' });
   await expect(requests).toContainText(`Ravi Kumar (${user.username})`);
@@ -131,7 +131,7 @@ test('Manage Users at 360 px: each user is a card with its actions, modals go fu
 }) => {
   await page.setViewportSize({ width: 360, height: 740 });
   await createUser(request, { credits: 250000, name: 'Narrow Screen' });
-  await signInByStorage(page, request, ADMIN.username, ADMIN.password);
+  await signInAsAdmin(page, request);
   await page.goto('/#/users');
   const card = page
     .getByRole('list', { name: 'Users' })

@@ -82,9 +82,11 @@ export async function finishedJobs(
   return jobs;
 }
 
-/** The classic 1×1 PNG. */
-export const PNG_1X1 =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+/** The classic 1×1 PNG: a file to upload or serve; `.toString('base64')` for the send API. */
+export const PNG_1X1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** A short silent WAV (8 kHz, 8-bit, mono, 0.1 s). */
 export function silentWav(): string {

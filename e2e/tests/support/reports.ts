@@ -1,5 +1,5 @@
 import type { APIRequestContext, Page } from '@playwright/test';
-import { apiLogin, createLinkedSession, createUser, expect } from '../../fixtures.ts';
+import { expect, linkedUser } from '../../fixtures.ts';
 import { finishedJobs, PNG_1X1, sendIndividual, silentWav } from './jobs.ts';
 
 /** The zone the MIS Report specs run in (`test.use({ timezoneId: TZ })`). */
@@ -36,9 +36,7 @@ export const jobRow = (page: Page, id: string) =>
  */
 export async function reportUser(request: APIRequestContext, phoneNumber: string) {
   const ids: Record<string, string> = {};
-  const user = await createUser(request, { credits: 100 });
-  const sessionId = await createLinkedSession(request, user, { phoneNumber });
-  const token = (await apiLogin(request, user.username, user.password)).token;
+  const { user, sessionId, token } = await linkedUser(request, { credits: 100, phoneNumber });
   ids.long = await sendIndividual(request, token, sessionId, { content: LONG_TEXT });
   ids.short = await sendIndividual(request, token, sessionId, { content: SHORT_TEXT });
   ids.tricky = await sendIndividual(request, token, sessionId, { content: TRICKY_TEXT });
@@ -49,7 +47,7 @@ export async function reportUser(request: APIRequestContext, phoneNumber: string
   ids.image = await sendIndividual(request, token, sessionId, {
     type: 'media',
     mime: 'image/png',
-    data: PNG_1X1,
+    data: PNG_1X1.toString('base64'),
     content: 'A tiny picture',
   });
   ids.corrupt = await sendIndividual(request, token, sessionId, {

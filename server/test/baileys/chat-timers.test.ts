@@ -8,6 +8,7 @@ import { createDbAuthStore } from '../../src/transport/auth-store.ts';
 import { ChatTimers, timerOf } from '../../src/transport/baileys/chat-timers.ts';
 import { type ChatTimer, readBootstrap } from '../../src/transport/baileys/history.ts';
 import { buildUser, DB_KINDS, testAppFor } from '../helpers.ts';
+import { waitFor } from '../wait.ts';
 
 const PN = '919811600001@s.whatsapp.net';
 const LID = '123456789012345@lid';
@@ -88,27 +89,31 @@ describe.each(DB_KINDS)('one-to-one chat timers kept with the account’s keys o
         lidOf: async (pn) => (pn === PN ? LID : null),
         log,
       });
-    const settled = () => new Promise((r) => setTimeout(r, 300));
+    /** Waits until what `jids` read from the keys (a fresh instance: what a restart reads) is `seconds`. */
+    const kept = (jids: string[], seconds: number) =>
+      waitFor(
+        `${jids.join(', ')} kept as ${seconds}`,
+        async () => (await timersOn().of(jids)) === seconds,
+        5000,
+      );
     const timers = timersOn();
     // The contact writes from its LID, its number not in the stanza: kept under both.
     timers.fromMessage(from(LID, text(604_800)));
-    await settled();
+    await kept([PN], 604_800);
     expect(await timers.of([PN])).toBe(604_800);
-    // Our own message without a timer (rc14 emits our sends back) leaves it.
+    // Our own message without a timer (rc14 emits our sends back) leaves it. Shown by a later
+    // message: a chat rc14 has no mapping for, kept under the JID it came by. Writes are kept one
+    // after the other, so a write for our own message would have come first.
     timers.fromMessage(from(PN, text(), { fromMe: true }));
-    await settled();
+    timers.fromMessage(from('323456789012345@lid', text(86_400)));
+    await kept(['919811600009@s.whatsapp.net', '323456789012345@lid'], 86_400);
     expect(await timers.of([PN])).toBe(604_800);
     // A restart: another instance reads what was kept.
     expect(await timersOn().of([LID])).toBe(604_800);
     expect(await timersOn().of([PN])).toBe(604_800);
     // The account's phone turns it off in the chat by number: under the LID too.
     timers.fromMessage(from(PN, setting(0), { fromMe: true }));
-    await settled();
+    await kept([PN, LID], 0);
     expect(await timers.of([PN, LID])).toBe(0);
-    expect(await timersOn().of([PN, LID])).toBe(0);
-    // A chat rc14 has no mapping for is kept under the JID it came by.
-    timers.fromMessage(from('323456789012345@lid', text(86_400)));
-    await settled();
-    expect(await timersOn().of(['919811600009@s.whatsapp.net', '323456789012345@lid'])).toBe(86_400);
   });
 });

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asc, eq, sql } from 'drizzle-orm';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/client.ts';
+import { type Db, queryRows } from '../../src/db/client.ts';
 import { messageJobRecipients } from '../../src/db/schema.ts';
 import { acceptSend } from '../../src/messaging/accept/send.ts';
 import { applyReceipts } from '../../src/messaging/engine/receipts.ts';
@@ -17,6 +18,35 @@ import { buildUser, DB_KINDS, testAppFor } from '../helpers.ts';
  * with a tick that updated A's recipient and waits for B. PostgreSQL only (PGlite runs one
  * transaction at a time).
  */
+/**
+ * pg_stat_database.deadlocks of the test's database, once every backend that may count one has
+ * told it: a backend flushes its statistics at most once a second, and at its exit. So this ends
+ * every other backend on the database (the pool opens new ones) and waits until each has exited
+ * (pg_terminate_backend with a timeout), then reads the count from a backend of its own.
+ */
+async function deadlocksOnceFlushed(db: Db): Promise<number> {
+  const [{ name }] = (await queryRows<{ name: string }>(db, sql`SELECT current_database() AS name`)) as [
+    { name: string },
+  ];
+  const url = new URL(process.env.TEST_DATABASE_URL!);
+  url.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const ended = await client.query<{ pid: number; exited: boolean }>(
+      `SELECT pid, pg_terminate_backend(pid, 10000) AS exited FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+    expect(ended.rows.filter((r) => !r.exited)).toEqual([]);
+    const counted = await client.query<{ n: number }>(
+      'SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return counted.rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
 describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt batch (postgres)', () => {
   const t = testAppFor('postgres');
 
@@ -141,13 +171,7 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
     const stores = Array.from({ length: 6 }, () => createDispatchStore(t.db, t.ctx.nodeId, 60_000));
     const claimed = await stores[0]!.claim(sessionId, JOBS * 10);
     expect(claimed).toHaveLength(JOBS * 10);
-    const deadlocks = async () => {
-      const [r] = await queryRows<{ n: number }>(
-        t.db,
-        sql`SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`,
-      );
-      return r!.n;
-    };
+    const deadlocks = () => deadlocksOnceFlushed(t.db);
     const before = await deadlocks();
     // Each round sends one recipient of every job, in an order that mixes them, and the receipts
     // of the round before arrive meanwhile: every statement reaches most jobs.
@@ -185,7 +209,6 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
     expect(jobs.reduce((n, j) => n + j.sent, 0)).toBe(JOBS * 10);
     expect(jobs.reduce((n, j) => n + j.d, 0)).toBe(JOBS * 9);
     for (const j of jobs) expect([j.delivered, j.read]).toEqual([j.d, j.rd]);
-    await sleep(1200);
     expect(await deadlocks()).toBe(before);
   });
 });

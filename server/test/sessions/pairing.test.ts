@@ -86,9 +86,18 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
 
   it('asks rc14 once per socket after its first QR, with the session’s number; QR renewals keep the code; links after the phone enters it', async () => {
     const { sessionId, first: s1, index, token } = await rig.start('Code');
+    // requestPairingCode sets creds.me: that is not linked yet. The transport saves credentials one
+    // update after the other and says when what it saved is linked: the first such save must come
+    // after the phone entered the code.
+    let entered = false;
+    const linkedSaves: boolean[] = [];
+    rig.transports.get(sessionId)!.on('creds-saved', () => linkedSaves.push(entered));
     // No QR yet: the API waits for the socket's first one.
     const asking = askCode(rig.t, token, sessionId);
-    await new Promise((r) => setTimeout(r, 300));
+    // The request is in the row, and a pass of the runner that read it has applied it to the
+    // driver (where a code would be asked for): no request without a QR.
+    await waitFor('the request in the row', async () => (await rig.row(sessionId)).pairingRequestedAt, 5000);
+    await rig.runner.poke();
     expect(s1.pairingRequests).toEqual([]);
     const qrAt = Date.now();
     s1.ev.emit('connection.update', { qr: 'QR-REF-1' });
@@ -99,9 +108,6 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
     expect(s1.config.auth.creds.pairingCode).toBe(answer.body.code);
     const expiresAt = new Date(answer.body.expiresAt!).getTime();
     expect(Math.abs(expiresAt - (qrAt + LINKING_ATTEMPT_MS))).toBeLessThan(1000);
-    // requestPairingCode set creds.me: that is not linked yet.
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await rig.row(sessionId)).hasCredentials).toBe(false);
 
     // QR renewals of the same socket: the same code, no second request.
     s1.ev.emit('connection.update', { qr: 'QR-REF-2' });
@@ -111,8 +117,10 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
     expect(s1.pairingRequests).toEqual([OWN_PN]);
 
     // The phone enters the code: companion_finish (registered), pair-success, 515, login.
+    entered = true;
     s1.companionFinish();
     await waitFor('linked credentials saved', async () => (await rig.row(sessionId)).hasCredentials, 5000);
+    expect(linkedSaves[0]).toBe(true);
     s1.pairSuccess({ id: `${OWN_PN}:9@s.whatsapp.net`, lid: `${OWN_LID}:9@lid` });
     s1.close(515, 'Stream Errored (restart required)');
     const s2 = await waitFor('the socket after 515', async () => rig.maker.sockets[index + 1], 10_000);
