@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, creditLedger, optOuts, users } from '../../src/db/schema.ts';
-import { useCloudApp } from '../fakes/cloud-rig.ts';
-import { inboundTextBody, messagesEnvelope, signature, statusesOf } from '../fakes/graph-api-payloads.ts';
+import { postSignedWebhook, useCloudApp } from '../fakes/cloud-rig.ts';
+import { inboundTextBody, messagesEnvelope, statusesOf } from '../fakes/graph-api-payloads.ts';
 import { balanceOf, jobRow, recipientsOf } from '../fakes/messaging.ts';
 import { DB_KINDS } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
@@ -21,12 +21,7 @@ describe.each(DB_KINDS)('Cloud statuses in order on %s', (kind) => {
         { statuses: [status] },
       ),
     );
-    return t.app.inject({
-      method: 'POST',
-      url: `/api/cloud/webhook/${sessionId}`,
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature(body, fake.appSecret) },
-      payload: body,
-    });
+    return postSignedWebhook(t, sessionId, body, fake.appSecret);
   }
 
   async function sendOne(a: { token: string; sessionId: string }, chatId: string) {
@@ -115,15 +110,7 @@ describe.each(DB_KINDS)('A Cloud API number’s incoming messages on %s', (kind)
     const stop = (id: string) => inboundTextBody(fake, from, id, 'STOP');
     for (const id of ['wamid.in.1', 'wamid.in.2']) {
       const body = stop(id);
-      const res = await t.app.inject({
-        method: 'POST',
-        url: `/api/cloud/webhook/${a.sessionId}`,
-        headers: {
-          'content-type': 'application/json',
-          'x-hub-signature-256': signature(body, fake.appSecret),
-        },
-        payload: body,
-      });
+      const res = await postSignedWebhook(t, a.sessionId, body, fake.appSecret);
       expect(res.statusCode).toBe(200);
     }
     const out = await t.db.select().from(optOuts).where(eq(optOuts.userId, a.user.id));

@@ -2,8 +2,8 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { erasures, optOuts, people, personAddresses } from '../../src/db/schema.ts';
 import { readSignals } from '../../src/sessions/health/repository.ts';
-import { useCloudApp } from '../fakes/cloud-rig.ts';
-import { messagesEnvelope, signature } from '../fakes/graph-api-payloads.ts';
+import { postSignedWebhook, useCloudApp } from '../fakes/cloud-rig.ts';
+import { messagesEnvelope } from '../fakes/graph-api-payloads.ts';
 import { balanceOf, recipientsOf } from '../fakes/messaging.ts';
 import { connectedInstance } from '../fakes/sessions.ts';
 import { account, bearer, DB_KINDS } from '../helpers.ts';
@@ -65,12 +65,7 @@ describe.each(DB_KINDS)('One person, many addresses on %s', (kind) => {
         },
       ),
     );
-    const res = await t.app.inject({
-      method: 'POST',
-      url: `/api/cloud/webhook/${sessionId}`,
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature(body, fake.appSecret) },
-      payload: body,
-    });
+    const res = await postSignedWebhook(t, sessionId, body, fake.appSecret);
     expect(res.statusCode, res.body).toBe(200);
   }
 

@@ -14,7 +14,21 @@ import {
 } from '../helpers.ts';
 import { connectCloudAccount } from './cloud-account.ts';
 import { approvedTemplate, type FakeGraphApi, type FakeTemplate, startFakeGraphApi } from './graph-api.ts';
+import { signature } from './graph-api-payloads.ts';
 import { expectLedgerMatches } from './messaging.ts';
+
+/**
+ * Posts `body` to the account's webhook route signed with `appSecret`, as Meta signs it (and as
+ * the account's owner, who typed the secret, could).
+ */
+export function postSignedWebhook(t: TestApp, sessionId: string, body: string, appSecret: string) {
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/cloud/webhook/${sessionId}`,
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature(body, appSecret) },
+    payload: body,
+  });
+}
 
 /** Template list entries as Meta's template management page shows them (name, language, category, status, components). */
 export const CLOUD_TEMPLATES: FakeTemplate[] = [

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { buildJob } from './messaging.ts';
+import { beforeAll } from 'vitest';
+import { type DbKind, testAppFor } from '../helpers.ts';
+import { buildJob, sessionOwner } from './messaging.ts';
 
 export const n = (i: number) => `91980003${String(i).padStart(4, '0')}`;
 export const jid = (i: number) => `${n(i)}@s.whatsapp.net`;
@@ -32,4 +34,22 @@ export async function jobOfOutcomes(
       (${jobId}, ${sessionId}, ${jid(11)}, 'cancelled', NULL, NULL, NULL, NULL)`,
   );
   return jobId;
+}
+
+/**
+ * A test app of `kind` and, before its tests, a user with a linked account (`o.token`,
+ * `o.userId`, `o.sessionId`) and a job of outcomes (`o.jobId`, `jobOfOutcomes`).
+ */
+export function useJobOfOutcomes(kind: DbKind) {
+  const users = new Set<string>();
+  const t = testAppFor(kind, {}, users);
+  const o = { token: '', userId: '', sessionId: '', jobId: '' };
+  beforeAll(async () => {
+    const owner = await sessionOwner(t, { credits: 100, track: users });
+    o.token = owner.token;
+    o.sessionId = owner.sessionId;
+    o.userId = owner.user.id;
+    o.jobId = await jobOfOutcomes(t, o.userId, o.sessionId);
+  });
+  return { t, users, o };
 }

@@ -1,33 +1,21 @@
 import { sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { createDueFollowUps } from '../../src/messaging/follow-up/scheduled.ts';
-import { jobOfOutcomes, n } from '../fakes/follow-ups.ts';
-import { balanceOf, expectLedgerChain, jobRow, sessionOwner } from '../fakes/messaging.ts';
-import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
+import { jobOfOutcomes, n, useJobOfOutcomes } from '../fakes/follow-ups.ts';
+import { balanceOf, expectLedgerChain, jobRow } from '../fakes/messaging.ts';
+import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken } from '../helpers.ts';
 
 const DAY_MS = 86_400_000;
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 describe.each(DB_KINDS)('scheduled follow-ups: their time, a file or a poll, cancelling (%s)', (kind) => {
-  const users = new Set<string>();
-  const t = testAppFor(kind, {}, users);
-  let token: string;
-  let userId: string;
-  let sessionId: string;
-  let jobId: string;
+  const { t, users, o } = useJobOfOutcomes(kind);
 
-  beforeAll(async () => {
-    const owner = await sessionOwner(t, { credits: 100, track: users });
-    ({ token, sessionId } = owner);
-    userId = owner.user.id;
-    jobId = await jobOfOutcomes(t, userId, sessionId);
-  });
-
-  const follow = (id: string, payload: object, who = token) =>
+  const follow = (id: string, payload: object, who = o.token) =>
     t.app.inject({ method: 'POST', url: `/api/message-jobs/${id}/follow-up`, headers: bearer(who), payload });
-  const cancel = (id: string, followUpId: string, who = token) =>
+  const cancel = (id: string, followUpId: string, who = o.token) =>
     t.app.inject({
       method: 'POST',
       url: `/api/message-jobs/${id}/follow-ups/${followUpId}/cancel`,
@@ -35,16 +23,16 @@ describe.each(DB_KINDS)('scheduled follow-ups: their time, a file or a poll, can
     });
   const scheduledOf = async (id: string) =>
     (
-      await t.app.inject({ method: 'GET', url: `/api/message-jobs/${id}/segments`, headers: bearer(token) })
+      await t.app.inject({ method: 'GET', url: `/api/message-jobs/${id}/segments`, headers: bearer(o.token) })
     ).json().scheduled as Array<{ id: string; state: string; dueAt: string }>;
   const stateOf = async (id: string) =>
     (await queryRows<{ state: string }>(t.db, sql`SELECT state FROM follow_ups WHERE id = ${id}`))[0]?.state;
   const makeDue = (id: string) =>
     t.db.execute(sql`UPDATE follow_ups SET due_at = now() - interval '1 second' WHERE id = ${id}`);
   const later = (payload: object = {}) =>
-    follow(jobId, {
+    follow(o.jobId, {
       segment: 'not_replied',
-      sessionId,
+      sessionId: o.sessionId,
       content: 'Still interested?',
       afterDays: 3,
       ...payload,
@@ -55,15 +43,15 @@ describe.each(DB_KINDS)('scheduled follow-ups: their time, a file or a poll, can
     sendAt.setMilliseconds(0);
     const sent = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
-      headers: bearer(token),
+      url: `/api/session/${o.sessionId}/sendIndividualMessage`,
+      headers: bearer(o.token),
       payload: { chatIds: [n(1), n(2)], content: 'Sale on Friday', scheduleTime: sendAt.toISOString() },
     });
     expect(sent.statusCode, sent.body).toBe(200);
     const scheduledJob = sent.json().jobId as string;
     const res = await follow(scheduledJob, {
       segment: 'not_replied',
-      sessionId,
+      sessionId: o.sessionId,
       content: 'Did you come to the sale?',
       afterDays: 2,
     });
@@ -77,7 +65,7 @@ describe.each(DB_KINDS)('scheduled follow-ups: their time, a file or a poll, can
     // A time before the job is sent is refused, and nothing is kept.
     const early = await follow(scheduledJob, {
       segment: 'not_replied',
-      sessionId,
+      sessionId: o.sessionId,
       content: 'Too early',
       scheduleTime: new Date(sendAt.getTime() - 60_000).toISOString(),
     });
@@ -89,7 +77,7 @@ describe.each(DB_KINDS)('scheduled follow-ups: their time, a file or a poll, can
     const moved = await t.app.inject({
       method: 'PATCH',
       url: `/api/message-jobs-details/${scheduledJob}`,
-      headers: bearer(token),
+      headers: bearer(o.token),
       payload: { scheduleTime: new Date(sendAt.getTime() + DAY_MS).toISOString() },
     });
     expect(moved.statusCode, moved.body).toBe(200);
@@ -119,7 +107,7 @@ describe.each(DB_KINDS)('scheduled follow-ups: their time, a file or a poll, can
     });
     expect(res.statusCode, res.body).toBe(200);
     const id = res.json().jobId as string;
-    const balance = await balanceOf(t.db, userId);
+    const balance = await balanceOf(t.db, o.userId);
     await makeDue(id);
     expect(await createDueFollowUps(t.ctx)).toBeGreaterThanOrEqual(1);
     const job = await jobRow(t.db, id);
@@ -135,15 +123,15 @@ describe.each(DB_KINDS)('scheduled follow-ups: their time, a file or a poll, can
       sql`SELECT octet_length(bytes) AS bytes FROM media WHERE id = ${job!.mediaId}`,
     );
     expect(Number(media?.bytes)).toBe(Buffer.from(PNG, 'base64').length);
-    expect(await balanceOf(t.db, userId)).toBe(balance - 5);
-    await expectLedgerChain(t.db, userId);
+    expect(await balanceOf(t.db, o.userId)).toBe(balance - 5);
+    await expectLedgerChain(t.db, o.userId);
   });
 
   it('a poll follow-up sent now is a poll job, charged as a send', async () => {
-    const balance = await balanceOf(t.db, userId);
-    const res = await follow(jobId, {
+    const balance = await balanceOf(t.db, o.userId);
+    const res = await follow(o.jobId, {
       segment: 'replied',
-      sessionId,
+      sessionId: o.sessionId,
       type: 'poll',
       content: {
         pollName: 'Which day?',
@@ -156,22 +144,22 @@ describe.each(DB_KINDS)('scheduled follow-ups: their time, a file or a poll, can
     const job = await jobRow(t.db, res.json().jobId);
     expect(job?.messageType).toBe('poll');
     expect(job?.poll).toMatchObject({ pollName: 'Which day?', pollOptions: ['Friday', 'Sunday'] });
-    expect(await balanceOf(t.db, userId)).toBe(balance - 2);
+    expect(await balanceOf(t.db, o.userId)).toBe(balance - 2);
   });
 
   it('the owner cancels a waiting follow-up: no job is made when its time comes, nothing is charged', async () => {
     const id = (await later()).json().jobId as string;
-    const balance = await balanceOf(t.db, userId);
-    const res = await cancel(jobId, id);
+    const balance = await balanceOf(t.db, o.userId);
+    const res = await cancel(o.jobId, id);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({ success: true, message: 'Follow-up cancelled' });
-    expect((await scheduledOf(jobId)).find((f) => f.id === id)?.state).toBe('cancelled');
+    expect((await scheduledOf(o.jobId)).find((f) => f.id === id)?.state).toBe('cancelled');
     await makeDue(id);
     await createDueFollowUps(t.ctx);
     expect(await jobRow(t.db, id)).toBeUndefined();
     expect(await stateOf(id)).toBe('cancelled');
-    expect(await balanceOf(t.db, userId)).toBe(balance);
-    const again = await cancel(jobId, id);
+    expect(await balanceOf(t.db, o.userId)).toBe(balance);
+    const again = await cancel(o.jobId, id);
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ message: 'This follow-up is already cancelled' });
   });
@@ -182,9 +170,9 @@ describe.each(DB_KINDS)('scheduled follow-ups: their time, a file or a poll, can
     users.add(stranger.id);
     const admin = await buildAdmin(t);
     users.add(admin.id);
-    await t.db.execute(sql`UPDATE users SET managed_by = ${admin.id} WHERE id = ${userId}`);
+    await t.db.execute(sql`UPDATE users SET managed_by = ${admin.id} WHERE id = ${o.userId}`);
     for (const who of [stranger, admin]) {
-      const res = await cancel(jobId, id, await loginToken(t.app, who.username));
+      const res = await cancel(o.jobId, id, await loginToken(t.app, who.username));
       expect(res.statusCode).toBe(404);
       expect(res.json()).toMatchObject({ message: 'Job not found' });
     }
@@ -194,19 +182,19 @@ describe.each(DB_KINDS)('scheduled follow-ups: their time, a file or a poll, can
   it('once its time has come, or once made into a job, a follow-up cannot be cancelled; an unknown one is not found', async () => {
     const id = (await later()).json().jobId as string;
     await makeDue(id);
-    const due = await cancel(jobId, id);
+    const due = await cancel(o.jobId, id);
     expect(due.statusCode).toBe(409);
     expect(due.json()).toMatchObject({
       message: 'This follow-up is being sent now: it can no longer be cancelled',
     });
     await createDueFollowUps(t.ctx);
     expect(await stateOf(id)).toBe('created');
-    expect((await cancel(jobId, id)).json()).toMatchObject({
+    expect((await cancel(o.jobId, id)).json()).toMatchObject({
       message: 'This follow-up has been sent already: it can no longer be cancelled',
     });
     expect(await jobRow(t.db, id)).toBeDefined();
     // A follow-up is cancelled through its own job only.
-    const other = await jobOfOutcomes(t, userId, sessionId);
+    const other = await jobOfOutcomes(t, o.userId, o.sessionId);
     const missing = await cancel(other, id);
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ message: 'Follow-up not found' });

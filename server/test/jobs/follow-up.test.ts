@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { createDueFollowUps } from '../../src/messaging/follow-up/scheduled.ts';
-import { jid, jobOfOutcomes, n } from '../fakes/follow-ups.ts';
+import { jid, jobOfOutcomes, n, useJobOfOutcomes } from '../fakes/follow-ups.ts';
 import {
   balanceOf,
   buildJob,
@@ -11,33 +11,21 @@ import {
   recipientsOf,
   sessionOwner,
 } from '../fakes/messaging.ts';
-import { bearer, DB_KINDS, testAppFor } from '../helpers.ts';
+import { bearer, DB_KINDS } from '../helpers.ts';
 
 const numbersOf = async (db: Parameters<typeof recipientsOf>[0], jobId: string) =>
   (await recipientsOf(db, jobId)).map((r) => r.chatId.split('@')[0]).sort();
 
 describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
-  const users = new Set<string>();
-  const t = testAppFor(kind, {}, users);
-  let token: string;
-  let userId: string;
-  let sessionId: string;
-  let jobId: string;
+  const { t, users, o } = useJobOfOutcomes(kind);
 
-  beforeAll(async () => {
-    const owner = await sessionOwner(t, { credits: 100, track: users });
-    ({ token, sessionId } = owner);
-    userId = owner.user.id;
-    jobId = await jobOfOutcomes(t, userId, sessionId);
-  });
-
-  const segments = (id: string, who = token) =>
+  const segments = (id: string, who = o.token) =>
     t.app.inject({ method: 'GET', url: `/api/message-jobs/${id}/segments`, headers: bearer(who) });
-  const follow = (id: string, payload: object, who = token) =>
+  const follow = (id: string, payload: object, who = o.token) =>
     t.app.inject({ method: 'POST', url: `/api/message-jobs/${id}/follow-up`, headers: bearer(who), payload });
 
   it('counts each segment exactly from the recipients’ states', async () => {
-    const res = await segments(jobId);
+    const res = await segments(o.jobId);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({
       success: true,
@@ -55,12 +43,15 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
 
   it('another user’s job is not found; a group job or a Status post has no segments', async () => {
     const other = await sessionOwner(t, { track: users });
-    expect((await segments(jobId, other.token)).json()).toMatchObject({ message: 'Job not found' });
-    const groups = await buildJob(t, userId, sessionId);
+    expect((await segments(o.jobId, other.token)).json()).toMatchObject({ message: 'Job not found' });
+    const groups = await buildJob(t, o.userId, o.sessionId);
     const res = await segments(groups);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ message: 'A group job has no one-to-one segments to follow up' });
-    const status = await buildJob(t, userId, sessionId, { audience: 'individuals', messageType: 'status' });
+    const status = await buildJob(t, o.userId, o.sessionId, {
+      audience: 'individuals',
+      messageType: 'status',
+    });
     expect((await segments(status)).json()).toMatchObject({
       message: 'A Status post has no one-to-one segments to follow up',
     });
@@ -70,14 +61,14 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
     const optOut = await t.app.inject({
       method: 'POST',
       url: '/api/opt-outs',
-      headers: bearer(token),
+      headers: bearer(o.token),
       payload: { phoneNumbers: [n(5)] },
     });
     expect(optOut.statusCode, optOut.body).toBe(200);
-    const before = await balanceOf(t.db, userId);
-    const res = await follow(jobId, {
+    const before = await balanceOf(t.db, o.userId);
+    const res = await follow(o.jobId, {
       segment: 'read_not_replied',
-      sessionId,
+      sessionId: o.sessionId,
       type: 'string',
       content: 'Did you see our offer?',
     });
@@ -91,43 +82,47 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
       skipped: { optedOut: [n(5)] },
     });
     expect(await numbersOf(t.db, body.jobId)).toEqual([n(4)]);
-    expect(await balanceOf(t.db, userId)).toBe(before - 1);
+    expect(await balanceOf(t.db, o.userId)).toBe(before - 1);
     const job = await jobRow(t.db, body.jobId);
     expect([job?.content, job?.audience, job?.status]).toEqual([
       'Did you see our offer?',
       'individuals',
       'pending',
     ]);
-    await expectLedgerChain(t.db, userId);
+    await expectLedgerChain(t.db, o.userId);
   });
 
   it('failed_retryable takes only what a retry may fix; an empty segment is refused and charges nothing', async () => {
-    const res = await follow(jobId, { segment: 'failed_retryable', sessionId, content: 'Trying again' });
+    const res = await follow(o.jobId, {
+      segment: 'failed_retryable',
+      sessionId: o.sessionId,
+      content: 'Trying again',
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(await numbersOf(t.db, res.json().jobId)).toEqual([n(8)]);
-    const empty = await buildJob(t, userId, sessionId, { audience: 'individuals', total: 0 });
-    const before = await balanceOf(t.db, userId);
-    const none = await follow(empty, { segment: 'replied', sessionId, content: 'Thanks' });
+    const empty = await buildJob(t, o.userId, o.sessionId, { audience: 'individuals', total: 0 });
+    const before = await balanceOf(t.db, o.userId);
+    const none = await follow(empty, { segment: 'replied', sessionId: o.sessionId, content: 'Thanks' });
     expect(none.statusCode).toBe(400);
     expect(none.json()).toMatchObject({ message: 'No recipient of this job is in that segment' });
-    const bad = await follow(jobId, { segment: 'everyone', sessionId, content: 'x' });
+    const bad = await follow(o.jobId, { segment: 'everyone', sessionId: o.sessionId, content: 'x' });
     expect(bad.statusCode).toBe(400);
-    expect(await balanceOf(t.db, userId)).toBe(before);
+    expect(await balanceOf(t.db, o.userId)).toBe(before);
   });
 
   it('a scheduled follow-up takes the segment as it stands then: who replied or opted out meanwhile is not in it', async () => {
-    const source = await jobOfOutcomes(t, userId, sessionId);
+    const source = await jobOfOutcomes(t, o.userId, o.sessionId);
     const at = new Date(Date.now() + 3 * 86_400_000).toISOString();
     const res = await follow(source, {
       segment: 'not_replied',
-      sessionId,
+      sessionId: o.sessionId,
       content: 'Last chance',
       scheduleTime: at,
     });
     expect(res.statusCode, res.body).toBe(200);
     const { jobId: future, recipients } = res.json();
     expect(recipients).toBe(5);
-    const before = await balanceOf(t.db, userId);
+    const before = await balanceOf(t.db, o.userId);
     // Nothing is charged or made before its time.
     expect(await jobRow(t.db, future)).toBeUndefined();
     expect((await segments(source)).json().scheduled).toEqual([
@@ -140,14 +135,14 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
     await t.app.inject({
       method: 'POST',
       url: '/api/opt-outs',
-      headers: bearer(token),
+      headers: bearer(o.token),
       payload: { phoneNumbers: [n(3)] },
     });
     await t.db.execute(sql`UPDATE follow_ups SET due_at = now() - interval '1 second' WHERE id = ${future}`);
     expect(await createDueFollowUps(t.ctx)).toBe(1);
     // n(5) opted out in the test above.
     expect(await numbersOf(t.db, future)).toEqual([n(2), n(4)]);
-    expect(await balanceOf(t.db, userId)).toBe(before - 2);
+    expect(await balanceOf(t.db, o.userId)).toBe(before - 2);
     expect((await jobRow(t.db, future))?.content).toBe('Last chance');
     // A second sweep makes nothing more.
     expect(await createDueFollowUps(t.ctx)).toBe(0);
@@ -156,7 +151,7 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
       sql`SELECT state FROM follow_ups WHERE id = ${future}`,
     );
     expect(row?.state).toBe('created');
-    await expectLedgerChain(t.db, userId);
+    await expectLedgerChain(t.db, o.userId);
   });
 
   it('a scheduled follow-up the balance cannot pay is kept failed with the reason, charging nothing', async () => {
@@ -185,23 +180,23 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
   });
 
   it('a scheduled follow-up with a bad message or a past time is refused at once', async () => {
-    const noText = await follow(jobId, {
+    const noText = await follow(o.jobId, {
       segment: 'not_replied',
-      sessionId,
+      sessionId: o.sessionId,
       content: ' ',
       scheduleTime: new Date(Date.now() + 60_000).toISOString(),
     });
     expect(noText.statusCode).toBe(400);
-    const past = await follow(jobId, {
+    const past = await follow(o.jobId, {
       segment: 'not_replied',
-      sessionId,
+      sessionId: o.sessionId,
       content: 'Hi',
       scheduleTime: new Date(Date.now() - 60_000).toISOString(),
     });
     expect(past.statusCode).toBe(400);
     const [row] = await queryRows<{ n: number }>(
       t.db,
-      sql`SELECT count(*)::int AS n FROM follow_ups WHERE job_id = ${jobId}`,
+      sql`SELECT count(*)::int AS n FROM follow_ups WHERE job_id = ${o.jobId}`,
     );
     expect(row?.n).toBe(0);
   });
@@ -209,8 +204,8 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
   it('a segment saved as a contact list holds its numbers', async () => {
     const res = await t.app.inject({
       method: 'POST',
-      url: `/api/message-jobs/${jobId}/segments/replied/contact-list`,
-      headers: bearer(token),
+      url: `/api/message-jobs/${o.jobId}/segments/replied/contact-list`,
+      headers: bearer(o.token),
       payload: { name: 'Replied to the sale' },
     });
     expect(res.statusCode, res.body).toBe(200);
@@ -223,8 +218,8 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
     expect(rows.map((r) => r.phone_number)).toEqual([n(6), n(7)]);
     const unnamed = await t.app.inject({
       method: 'POST',
-      url: `/api/message-jobs/${jobId}/segments/replied/contact-list`,
-      headers: bearer(token),
+      url: `/api/message-jobs/${o.jobId}/segments/replied/contact-list`,
+      headers: bearer(o.token),
       payload: { name: '  ' },
     });
     expect(unnamed.json()).toMatchObject({ message: 'Enter a name for the contact list' });

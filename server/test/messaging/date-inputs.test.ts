@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useCloudApp } from '../fakes/cloud-rig.ts';
-import { messagesEnvelope, signature } from '../fakes/graph-api-payloads.ts';
+import { postSignedWebhook, useCloudApp } from '../fakes/cloud-rig.ts';
+import { messagesEnvelope } from '../fakes/graph-api-payloads.ts';
 import { connectedInstance } from '../fakes/sessions.ts';
 import { account, bearer, DB_KINDS } from '../helpers.ts';
 
@@ -77,12 +77,7 @@ describe.each(DB_KINDS)('date inputs out of bounds on %s', (kind) => {
         },
       ),
     );
-    const res = await t.app.inject({
-      method: 'POST',
-      url: `/api/cloud/webhook/${a.sessionId}`,
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature(body, fake.appSecret) },
-      payload: body,
-    });
+    const res = await postSignedWebhook(t, a.sessionId, body, fake.appSecret);
     expect(res.statusCode, res.body).toBe(200);
   });
 });

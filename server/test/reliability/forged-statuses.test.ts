@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, creditLedger } from '../../src/db/schema.ts';
-import { useCloudApp } from '../fakes/cloud-rig.ts';
-import { messagesEnvelope, signature, statusesOf } from '../fakes/graph-api-payloads.ts';
+import { postSignedWebhook, useCloudApp } from '../fakes/cloud-rig.ts';
+import { messagesEnvelope, statusesOf } from '../fakes/graph-api-payloads.ts';
 import { balanceOf, jobRow, recipientsOf } from '../fakes/messaging.ts';
 import { DB_KINDS } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
@@ -26,12 +26,7 @@ describe.each(DB_KINDS)('forged Cloud statuses on %s', (kind) => {
     const body = JSON.stringify(
       messagesEnvelope(fake.wabaId, { id: fake.phoneNumberId, display: '919800015838' }, { statuses }),
     );
-    const res = await t.app.inject({
-      method: 'POST',
-      url: `/api/cloud/webhook/${sessionId}`,
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature(body, fake.appSecret) },
-      payload: body,
-    });
+    const res = await postSignedWebhook(t, sessionId, body, fake.appSecret);
     expect(res.statusCode, res.body).toBe(200);
   }
 
