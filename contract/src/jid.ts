@@ -33,6 +33,9 @@ export const chatIdOfLid = (user: string): string => `${user}${LID_JID_SUFFIX}`;
 
 export const isGroupJid = (jid: string): boolean => jid.endsWith(GROUP_JID_SUFFIX);
 export const isPhoneJid = (jid: string): boolean => jid.endsWith(PHONE_JID_SUFFIX);
+const PLAIN_PHONE_CHAT_ID = /^[0-9]{6,15}@s\.whatsapp\.net$/;
+/** A phone chat id of 6–15 digits with no device, exactly as `chatIdOfPhone` writes one. */
+export const isPlainPhoneChatId = (text: string): boolean => PLAIN_PHONE_CHAT_ID.test(text);
 export const isLidJid = (jid: string): boolean => jid.endsWith(LID_JID_SUFFIX);
 
 const ERASED_SUFFIX = '@erased';

@@ -2,6 +2,7 @@ import {
   CLOUD_TEXTS,
   chatIdOfPhone,
   isBsuid,
+  isPlainPhoneChatId,
   jidUser,
   MAX_MEDIA_BYTES,
   normaliseMime,
@@ -48,6 +49,8 @@ export type ComposedSend = {
  * rule does not know, keeps the plain 6–15-digit check the API always had. Null when it is no number.
  */
 export function individualChatId(raw: string, defaultCallingCode: string): string | null {
+  // A phone chat id as the bulk page sends it is already what the checks below would build.
+  if (isPlainPhoneChatId(raw)) return raw;
   // A business-scoped user id is its own chat id (contract/jid.ts).
   if (isBsuid(raw)) return raw;
   if (!raw.includes('@')) {

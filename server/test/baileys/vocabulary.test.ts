@@ -11,6 +11,7 @@ import {
   isLidJid,
   isPausable,
   isPhoneJid,
+  isPlainPhoneChatId,
   jidUser,
   parsePoll,
   phoneOfJid,
@@ -18,6 +19,7 @@ import {
   storedPoll,
 } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
+import { individualChatId } from '../../src/messaging/compose.ts';
 
 /** contract/jid.ts, job-status.ts and poll.ts: the vocabulary the server and the web app share. */
 describe('jid', () => {
@@ -39,6 +41,21 @@ describe('jid', () => {
     expect(phoneOfJid(null)).toBeNull();
     expect(jidUser('919800015838:3@s.whatsapp.net')).toBe('919800015838');
     expect(jidUser('919800015838')).toBe('919800015838');
+  });
+  it('takes a phone chat id as chatIdOfPhone writes it as it is, and rebuilds any other spelling', () => {
+    expect(isPlainPhoneChatId('919800015838@s.whatsapp.net')).toBe(true);
+    for (const other of [
+      '919800015838:3@s.whatsapp.net',
+      '12345@s.whatsapp.net',
+      '919800015838@c.us',
+      ' 919800015838@s.whatsapp.net',
+    ])
+      expect(isPlainPhoneChatId(other)).toBe(false);
+    // The quick path and the rebuilding path give the same chat id.
+    expect(individualChatId('919800015838@s.whatsapp.net', '91')).toBe(chatIdOfPhone('919800015838'));
+    expect(individualChatId('919800015838:3@s.whatsapp.net', '91')).toBe('919800015838@s.whatsapp.net');
+    expect(individualChatId('12345@s.whatsapp.net', '91')).toBeNull();
+    expect(individualChatId('1234567890123456@s.whatsapp.net', '91')).toBeNull();
   });
   it('reads a person’s address from a chat id and writes it back; a username has no chat id', () => {
     expect(addressOfChatId('919800015838:3@s.whatsapp.net')).toEqual({
