@@ -5,8 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabaseUrl } from '../helpers.ts';
-import { recordFigure } from './figures.ts';
-import { HEALTHZ_LIMIT_MS, watchHealthz } from './support/healthz.ts';
+import { recordFigure, recordGoal } from './figures.ts';
+import { HEALTHZ_GOAL_MS, HEALTHZ_STALL_MS, watchHealthz } from './support/healthz.ts';
 import {
   adminAndUser,
   freePort,
@@ -56,7 +56,7 @@ describe.each(DB_KINDS)('send-estimate flood on %s', (kind) => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`three estimates of ${IDS.toLocaleString('en')} numbers at once: each answered in full, /healthz < ${HEALTHZ_LIMIT_MS} ms`, async () => {
+  it(`three estimates of ${IDS.toLocaleString('en')} numbers at once: each answered in full, /healthz never stalls`, async () => {
     const body = path.join(dir, 'estimate.json');
     const chatIds = Array.from({ length: IDS }, (_, i) => `9198${String(i).padStart(8, '0')}`);
     fs.writeFileSync(body, JSON.stringify({ chatIds, content: 'Offer' }));
@@ -108,11 +108,13 @@ describe.each(DB_KINDS)('send-estimate flood on %s', (kind) => {
       `${ROUNDS} rounds of ${PARALLEL} estimates of ${IDS.toLocaleString('en')} ids (${(size / 1e6).toFixed(1)} MB): slowest answer (ms)`,
       slowestAnswer,
     );
-    recordFigure(
+    recordGoal(
       section,
       `/healthz worst during the flood (ms), at (ms), answers > 100 ms`,
+      worst.slowest,
+      HEALTHZ_GOAL_MS,
       `${worst.slowest} at ${worst.slowestAt}, ${worst.slow}`,
     );
-    expect(worst.slowest).toBeLessThan(HEALTHZ_LIMIT_MS);
+    expect(worst.slowest).toBeLessThan(HEALTHZ_STALL_MS);
   });
 });

@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactsXlsx, longCellsCsv, wideCsv } from '../fakes/big-uploads.ts';
 import { createPostgresDatabaseUrl } from '../helpers.ts';
-import { recordFigure } from './figures.ts';
-import { HEALTHZ_LIMIT_MS, watchHealthz } from './support/healthz.ts';
+import { recordFigure, recordGoal } from './figures.ts';
+import { HEALTHZ_GOAL_MS, HEALTHZ_STALL_MS, watchHealthz } from './support/healthz.ts';
 import {
   adminAndUser,
   api,
@@ -143,7 +143,7 @@ describe.each(DB_KINDS)('import bombs on %s: a real server stays responsive and 
   ];
 
   for (const c of cases) {
-    it(`${c.label}: /healthz < ${HEALTHZ_LIMIT_MS} ms, RSS < ${RSS_LIMIT_MB} MB, a clear 400 or a bounded import`, async () => {
+    it(`${c.label}: /healthz never stalls, RSS < ${RSS_LIMIT_MB} MB, a clear 400 or a bounded import`, async () => {
       const file = c.make();
       const before = await lists();
       const quietRss = Math.round(rssMb(server.child.pid!));
@@ -153,9 +153,11 @@ describe.each(DB_KINDS)('import bombs on %s: a real server stays responsive and 
       const size = `${(file.length / 1e6).toFixed(1)} MB`;
       recordFigure(section, `${c.label} (${size}): answer`, `${m.status} ${m.message}`.trim());
       recordFigure(section, `${c.label}: answered in (ms)`, m.ms);
-      recordFigure(
+      recordGoal(
         section,
         `${c.label}: /healthz slowest (ms), at (ms), answers > 100 ms`,
+        m.slowestHealthz,
+        HEALTHZ_GOAL_MS,
         `${m.slowestHealthz} at ${m.slowestAt}, ${m.slow}`,
       );
       recordFigure(section, `${c.label}: RSS quiet -> peak (MB)`, `${quietRss} -> ${m.peakRssMb}`);
@@ -170,7 +172,7 @@ describe.each(DB_KINDS)('import bombs on %s: a real server stays responsive and 
         expect(made).toHaveLength(1);
         expect(made[0]!.count).toBeGreaterThan(0);
       }
-      expect(m.slowestHealthz).toBeLessThan(HEALTHZ_LIMIT_MS);
+      expect(m.slowestHealthz).toBeLessThan(HEALTHZ_STALL_MS);
       expect(m.peakRssMb).toBeLessThan(RSS_LIMIT_MB);
     });
   }
