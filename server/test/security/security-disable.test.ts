@@ -56,18 +56,8 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
     return { adminToken, user, token, sessionId, chats, jobId };
   }
 
-  /**
-   * The admin changes the user (`payload`) while the job runs. Once no recipient is queued or
-   * sending, each credit not spent on a send is back and the ledger says so; once `nothingLater`
-   * has shown that no send of the job can come after it, nothing was sent after the answer.
-   * Resolves with the recipients' statuses.
-   */
-  async function changeMidJob(
-    job: Awaited<ReturnType<typeof startJob>>,
-    payload: object,
-    timeoutMs: number,
-    nothingLater: (job: Awaited<ReturnType<typeof startJob>>) => Promise<unknown>,
-  ) {
+  /** The admin changes the user through the admin route: its answer leaves nothing of the user's queued. */
+  const throughTheRoute = (payload: object) => async (job: Awaited<ReturnType<typeof startJob>>) => {
     const res = await t.app.inject({
       method: 'PATCH',
       url: `/api/admin/users/${job.user.id}`,
@@ -75,8 +65,24 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
       payload,
     });
     expect(res.statusCode).toBe(200);
-    // A send already handed to WhatsApp when the answer went out may still finish (one latency).
-    const answeredAt = Date.now() + 40 + 50;
+    expect((await statuses(job.jobId)).queued ?? 0).toBe(0);
+  };
+
+  /**
+   * `change` takes the user's right to send away while the job runs. Once no recipient is queued
+   * or sending, each credit not spent on a send is back and the ledger says so; once
+   * `nothingLater` has shown that no send of the job can come after it, nothing was sent after
+   * the change. Resolves with the recipients' statuses.
+   */
+  async function changeMidJob(
+    job: Awaited<ReturnType<typeof startJob>>,
+    change: (job: Awaited<ReturnType<typeof startJob>>) => Promise<void>,
+    timeoutMs: number,
+    nothingLater: (job: Awaited<ReturnType<typeof startJob>>) => Promise<unknown>,
+  ) {
+    await change(job);
+    // A send already handed to WhatsApp when the change was made may still finish (one latency).
+    const changedAt = Date.now() + 40 + 50;
     const ended = await waitFor(
       'every recipient to end',
       async () => {
@@ -90,15 +96,35 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
     expect(await balance(job.user.id)).toBe(500 - ended.sent!);
     expect(await ledgerSum(t.db, job.user.id)).toBe(await balance(job.user.id));
     await nothingLater(job);
-    expect(sentAfter(job.chats, answeredAt)).toBe(0);
+    expect(sentAfter(job.chats, changedAt)).toBe(0);
     return ended;
+  }
+
+  /**
+   * A later message to a group of the same account, ended: groups may still be sent to, and the
+   * account's loop claims the earliest due recipient first and sends one at a time, so a send of
+   * the job would have come before it.
+   */
+  async function laterGroupSend(job: Awaited<ReturnType<typeof startJob>>) {
+    const [group] = await waitFor('groups cached', async () => {
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, job.sessionId));
+      return rows.filter((g) => !g.announce).map((g) => g.groupId);
+    });
+    const later = await t.app.inject({
+      method: 'POST',
+      url: `/api/session/${job.sessionId}/sendBulkMessage`,
+      headers: bearer(job.token),
+      payload: { chatIds: [group], content: 'later' },
+    });
+    expect(later.statusCode, later.body).toBe(200);
+    expect((await waitForJobEnd(t.app, job.token, later.json().jobId)).status).toBe('completed');
   }
 
   it('disabling the user: no send after the answer, the rest refunded at once, sessions stopped', async () => {
     const job = await startJob(kind === 'pglite' ? '919740000001' : '919740000002', '9176100');
     // The session's driver releases its lease once it has closed the connection: the simulator
     // writes no send of a closed connection.
-    const ended = await changeMidJob(job, { disabled: true }, 5000, () =>
+    const ended = await changeMidJob(job, throughTheRoute({ disabled: true }), 5000, () =>
       waitFor('the connection closed', async () => {
         const [row] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, job.sessionId));
         return row!.ownerNode === null;
@@ -111,23 +137,12 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
 
   it('revoking the bulk flag: the individual sends stop and are refunded; a retry answers 403', async () => {
     const job = await startJob(kind === 'pglite' ? '919740000011' : '919740000012', '9176200');
-    // Groups may still be sent to: a later message to a group of the same account, ended. The
-    // account's loop claims the earliest due recipient first and sends one at a time, so a send of
-    // the job would have come before it.
-    const ended = await changeMidJob(job, { is_bulk_messaging_enabled: false }, 10_000, async () => {
-      const [group] = await waitFor('groups cached', async () => {
-        const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, job.sessionId));
-        return rows.filter((g) => !g.announce).map((g) => g.groupId);
-      });
-      const later = await t.app.inject({
-        method: 'POST',
-        url: `/api/session/${job.sessionId}/sendBulkMessage`,
-        headers: bearer(job.token),
-        payload: { chatIds: [group], content: 'later' },
-      });
-      expect(later.statusCode, later.body).toBe(200);
-      expect((await waitForJobEnd(t.app, job.token, later.json().jobId)).status).toBe('completed');
-    });
+    const ended = await changeMidJob(
+      job,
+      throughTheRoute({ is_bulk_messaging_enabled: false }),
+      10_000,
+      laterGroupSend,
+    );
     expect(ended.failed ?? 0).toBeGreaterThan(0);
     const retry = await retryJob(t.app, job.token, job.jobId);
     expect(retry.statusCode).toBe(403);
@@ -135,5 +150,26 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
       success: false,
       message: 'Bulk messaging is not enabled for your account',
     });
+  });
+
+  it('a flag revoked by a process that died before its cleanup: the claim sends none of the job, the engine fails and refunds the rest', async () => {
+    const job = await startJob(kind === 'pglite' ? '919740000021' : '919740000022', '9176300');
+    // The admin route's update committed, and its process died before it failed the queue: the
+    // users row is all that changed. The claim reads it at every claim; the dispatcher finds the
+    // waiting recipients of a forbidden job and fails them.
+    const ended = await changeMidJob(
+      job,
+      async () => {
+        await t.db.update(users).set({ isBulkMessagingEnabled: false }).where(eq(users.id, job.user.id));
+      },
+      10_000,
+      laterGroupSend,
+    );
+    expect(ended.failed ?? 0).toBeGreaterThan(0);
+    const reasons = await t.db
+      .selectDistinct({ error: messageJobRecipients.error })
+      .from(messageJobRecipients)
+      .where(sql`${messageJobRecipients.jobId} = ${job.jobId} AND ${messageJobRecipients.status} = 'failed'`);
+    expect(reasons.map((r) => r.error)).toEqual(['Bulk messaging is not enabled for your account']);
   });
 });
