@@ -240,7 +240,7 @@ async function main() {
     browser: row(`report and jobs pages in Chromium, ${n(READ_JOBS)} jobs`, 'first rows < 1 s'),
     fleetIdle: row(
       `fleet: ${n(FLEET_ACCOUNTS)} accounts, ${FLEET_WORKERS} workers + 1 API process, idle`,
-      '≤ 10 statements/s, 0 leases moved',
+      '≤ 10 statements/s a node, 0 leases moved',
     ),
     fleetTraffic: row(
       `fleet: ${n(FLEET_SENDERS)} accounts send ${FLEET_MESSAGES} each through the API`,
