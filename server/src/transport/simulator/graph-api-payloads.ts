@@ -160,3 +160,97 @@ export function statusesOf(
 export function signature(body: string, appSecret: string): string {
   return `sha256=${crypto.createHmac('sha256', appSecret).update(body).digest('hex')}`;
 }
+
+/**
+ * A text someone writes to the business (text messages webhook reference). `person.userId`: their
+ * BSUID, `username`; `hidden`: Meta leaves their number out (a person with a username who has not
+ * talked to the business recently), as the "Business-scoped user IDs" page describes.
+ */
+export function inboundText(
+  from: string,
+  text: string,
+  name: string,
+  person: { userId?: string; username?: string; hidden?: boolean },
+  id: string,
+) {
+  return {
+    contacts: [
+      {
+        profile: { name, ...(person.username ? { username: person.username } : {}) },
+        ...(person.hidden ? {} : { wa_id: from }),
+        ...(person.userId ? { user_id: person.userId } : {}),
+      },
+    ],
+    messages: [
+      {
+        ...(person.hidden ? {} : { from }),
+        ...(person.userId ? { from_user_id: person.userId } : {}),
+        id,
+        timestamp: String(Math.floor(Date.now() / 1000)),
+        type: 'text',
+        text: { body: text },
+      },
+    ],
+  };
+}
+
+/**
+ * A file someone sends the business (image, video, audio, document and sticker messages webhook
+ * references: `type` and an object of that name `{ id, mime_type, sha256, caption?, filename? }`).
+ */
+export function inboundMedia(
+  from: string,
+  file: {
+    type: 'image' | 'video' | 'audio' | 'document' | 'sticker';
+    mime: string;
+    bytes: Buffer;
+    caption?: string;
+    filename?: string;
+  },
+  mediaId: string,
+  name: string,
+  id: string,
+) {
+  return {
+    contacts: [{ profile: { name }, wa_id: from }],
+    messages: [
+      {
+        from,
+        id,
+        timestamp: String(Math.floor(Date.now() / 1000)),
+        type: file.type,
+        [file.type]: {
+          id: mediaId,
+          mime_type: file.mime,
+          sha256: crypto.createHash('sha256').update(file.bytes).digest('base64'),
+          ...(file.caption ? { caption: file.caption } : {}),
+          ...(file.filename ? { filename: file.filename } : {}),
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * A stop or resume of marketing messages: the `user_preferences` webhook as its reference gives it
+ * (developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/user_preferences:
+ * `user_preferences[]: { wa_id, detail, category: 'marketing_messages', value: 'stop' | 'resume',
+ * timestamp }` beside `contacts[]`, field `user_preferences`).
+ */
+export function marketingPreference(waId: string, value: 'stop' | 'resume', name: string) {
+  return {
+    contacts: [{ profile: { name }, wa_id: waId }],
+    user_preferences: [
+      {
+        wa_id: waId,
+        detail:
+          value === 'stop'
+            ? 'User requested to stop marketing messages'
+            : 'User requested to resume marketing messages',
+        category: 'marketing_messages',
+        value,
+        timestamp: Math.floor(Date.now() / 1000),
+      },
+    ],
+  };
+}

@@ -1,15 +1,30 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isBsuid } from '@wa/contract';
 import {
   escapedUnicodeJson,
   graphError,
+  inboundMedia,
+  inboundText,
+  marketingPreference,
   messagesEnvelope,
   signature,
   statusesOf,
-  variables,
 } from './graph-api-payloads.ts';
+import {
+  checkSend,
+  type FakeTemplate,
+  fieldsOf,
+  type GraphAnswer,
+  type Json,
+  limitField,
+  listTemplates,
+  mediaUrlAnswer,
+  type RecipientError,
+  sendAnswer,
+} from './graph-api-requests.ts';
+
+export type { FakeTemplate, RecipientError } from './graph-api-requests.ts';
 
 /**
  * A simulated Meta Graph API for Cloud API accounts: a real HTTP server on 127.0.0.1 (random
@@ -23,19 +38,6 @@ import {
  * (test/fakes/graph-api-main.ts) and `npm run demo` starts one for its Cloud API account
  * (demo/cloud-graph.ts). Never imported by the product's own code.
  */
-
-export type FakeTemplate = {
-  id?: string;
-  name: string;
-  language: string;
-  category: 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';
-  status: string;
-  parameter_format?: 'POSITIONAL' | 'NAMED';
-  components: { type: string; format?: string; text?: string }[];
-};
-
-/** An error Meta gives for one recipient: in the send's answer, or later as a `failed` status webhook. */
-export type RecipientError = { code: number; via?: 'response' | 'webhook' };
 
 export type FakeWebhookOptions = {
   url: string;
@@ -81,9 +83,6 @@ export type FakeGraphOptions = {
   /** The port on 127.0.0.1 (default: any free one). */
   port?: number;
 };
-
-// biome-ignore lint/suspicious/noExplicitAny: request JSON, read field by field as Meta would
-type Json = any;
 
 export type FakeSend = {
   to: string;
@@ -200,61 +199,11 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
     );
   }
 
-  /**
-   * POST /{phone-number-id}/messages (Messages reference): validate like Meta, answer contacts +
-   * messages[0].id. A person may be named by `recipient`, their business-scoped user id, instead of
-   * `to` (Meta's "Business-scoped user IDs",
-   * https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/:
-   * `to` wins when both are given; the answer's contact then has `user_id` and no `wa_id`).
-   */
-  function sendMessage(from: string, body: Json): { status: number; body: unknown } {
-    if (body?.messaging_product !== 'whatsapp')
-      return graphError(100, 'The parameter messaging_product is required.');
-    const bsuid =
-      body.to === undefined && typeof body.recipient === 'string' && isBsuid(body.recipient)
-        ? body.recipient
-        : null;
-    const to = bsuid ?? (typeof body.to === 'string' ? body.to.replace(/^\+/, '') : '');
-    if (!bsuid && !/^[0-9]{6,15}$/.test(to))
-      return graphError(100, `Invalid parameter 'to': ${String(body.to)}`);
-    let category = 'service';
-    if (body.type === 'template') {
-      const t = body.template;
-      const template = state.templates.find((x) => x.name === t?.name && x.language === t?.language?.code);
-      if (template?.status !== 'APPROVED') {
-        return graphError(132001, `template name (${t?.name}) does not exist in ${t?.language?.code}`);
-      }
-      const bodyComponent = template.components.find((c) => c.type.toUpperCase() === 'BODY');
-      const expected = variables(bodyComponent?.text).size;
-      const given = (t.components ?? []).find((c: Json) => c.type === 'body')?.parameters?.length ?? 0;
-      if (given !== expected) {
-        return graphError(
-          132000,
-          `body: number of localizable_params (${given}) does not match the expected number of params (${expected})`,
-        );
-      }
-      const header = template.components.find((c) => c.type.toUpperCase() === 'HEADER');
-      const format = header?.format?.toLowerCase();
-      if (format && ['image', 'video', 'document'].includes(format)) {
-        const p = (t.components ?? []).find((c: Json) => c.type === 'header')?.parameters?.[0];
-        if (p?.type !== format || typeof p[format]?.link !== 'string') {
-          return graphError(132012, `header: Format mismatch, expected ${format.toUpperCase()}`);
-        }
-      }
-      category = template.category.toLowerCase();
-    } else if (body.type === 'text') {
-      if (typeof body.text?.body !== 'string' || body.text.body === '')
-        return graphError(100, 'The parameter text.body is required.');
-    } else {
-      return graphError(100, `Unsupported message type ${String(body.type)}`);
-    }
-    // Someone who stopped this business's marketing messages: a marketing template is taken, then
-    // fails by status webhook with 131050 (error-code page; its webhook reference names the failed
-    // status); utility and authentication templates still go.
-    const error: RecipientError | undefined =
-      category === 'marketing' && state.marketingStopped.has(to)
-        ? { code: 131050, via: 'webhook' }
-        : state.recipientErrors[to];
+  /** POST /{phone-number-id}/messages: checked (graph-api-requests.ts), recorded, its statuses scheduled. */
+  function sendMessage(from: string, body: Json): GraphAnswer {
+    const checked = checkSend(body, state);
+    if ('refused' in checked) return checked.refused;
+    const { to, category, error } = checked.taken;
     if (error && (error.via ?? 'response') === 'response') {
       sends.push({ to, body, at: performance.now(), messageId: null });
       return graphError(error.code);
@@ -262,53 +211,7 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
     const messageId = `wamid.${Buffer.from(`${to}:${++sequence}:${crypto.randomBytes(6).toString('hex')}`).toString('base64')}`;
     sends.push({ to, body, at: performance.now(), messageId });
     scheduleStatuses(from, messageId, to, category, error ? error.code : null);
-    return {
-      status: 200,
-      body: {
-        messaging_product: 'whatsapp',
-        contacts: [bsuid ? { input: bsuid, user_id: bsuid } : { input: body.to, wa_id: to }],
-        messages: [{ id: messageId, ...(body.type === 'template' ? { message_status: 'accepted' } : {}) }],
-      },
-    };
-  }
-
-  /**
-   * A number's fields with its messaging limit under the name the version gives it (Messaging
-   * Limits page, "Via API": `whatsapp_business_manager_messaging_limit` for v24.0 and newer,
-   * `messaging_limit_tier` for v23.0 and older).
-   */
-  function limitField(number: Record<string, unknown>): Record<string, unknown> {
-    const {
-      whatsapp_business_manager_messaging_limit: current,
-      messaging_limit_tier: older,
-      ...rest
-    } = number;
-    const tier = current ?? older;
-    if (tier === undefined) return rest;
-    const v24 = Number(version.replace(/^v/, '')) >= 24;
-    return { ...rest, [v24 ? 'whatsapp_business_manager_messaging_limit' : 'messaging_limit_tier']: tier };
-  }
-
-  /** GET /{waba-id}/message_templates with cursor paging (Graph API "Paginated Results"). */
-  function listTemplates(query: URLSearchParams, baseUrl: string, account: string) {
-    const limit = Math.min(Number(query.get('limit') ?? 25) || 25, 100);
-    const from = query.get('after') ? Number(Buffer.from(query.get('after')!, 'base64url').toString()) : 0;
-    const page = state.templates
-      .slice(from, from + limit)
-      .map((t, i) => ({ id: t.id ?? String(1_000_000 + from + i), ...t }));
-    const cursor = (n: number) => Buffer.from(String(n)).toString('base64url');
-    const more = from + limit < state.templates.length;
-    return {
-      data: page,
-      paging: {
-        cursors: { before: cursor(from), after: cursor(from + page.length) },
-        ...(more
-          ? {
-              next: `${baseUrl}/${account}/message_templates?limit=${limit}&after=${cursor(from + page.length)}`,
-            }
-          : {}),
-      },
-    };
+    return sendAnswer(body, checked.taken, messageId);
   }
 
   let url = '';
@@ -346,7 +249,7 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
           message: `Unsupported ${req.method?.toLowerCase()} request. Object with ID '${parts[1] ?? ''}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
           error_subcode: 33,
         });
-      let result: { status: number; body: unknown } = unsupported();
+      let result: GraphAnswer = unsupported();
       // Media reference, "Download Media": the URL `GET /{media-id}` gave, fetched with the token.
       if (req.method === 'GET' && parts[0] === 'whatsapp_business' && parts[1] === 'attachments') {
         const file = state.media.get(u.searchParams.get('mid') ?? '');
@@ -363,31 +266,15 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
         result =
           owner && owner !== file.phoneNumberId
             ? unsupported()
-            : {
-                status: 200,
-                body: {
-                  messaging_product: 'whatsapp',
-                  url: `${url}/whatsapp_business/attachments/?mid=${parts[1]}&ext=${Math.floor(Date.now() / 1000) + 300}&hash=${crypto.randomBytes(6).toString('hex')}`,
-                  mime_type: file.mime,
-                  sha256: crypto.createHash('sha256').update(file.bytes).digest('hex'),
-                  file_size: String(file.bytes.length),
-                  id: parts[1],
-                },
-              };
+            : mediaUrlAnswer(file.bytes, file.mime, parts[1]!, `${url}/whatsapp_business/attachments/`);
       } else if (
         parts[0] === version &&
         req.method === 'GET' &&
         parts.length === 2 &&
         numbers.has(parts[1]!)
       ) {
-        const number = limitField(numbers.get(parts[1]!)!);
-        const fields = (
-          u.searchParams.get('fields') ?? 'id,display_phone_number,verified_name,quality_rating'
-        ).split(',');
-        result = {
-          status: 200,
-          body: Object.fromEntries(['id', ...fields].filter((f) => f in number).map((f) => [f, number[f]])),
-        };
+        const number = limitField(numbers.get(parts[1]!)!, version);
+        result = fieldsOf(number, u.searchParams, 'id,display_phone_number,verified_name,quality_rating');
       } else if (
         parts[0] === version &&
         req.method === 'GET' &&
@@ -401,18 +288,17 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
           name: 'Lucky Shrub',
           ...(portfolioId ? { owner_business_info: { id: portfolioId, name: 'Lucky Shrub' } } : {}),
         };
-        const fields = (u.searchParams.get('fields') ?? 'id,name').split(',');
-        result = {
-          status: 200,
-          body: Object.fromEntries(['id', ...fields].filter((f) => f in account).map((f) => [f, account[f]])),
-        };
+        result = fieldsOf(account, u.searchParams, 'id,name');
       } else if (
         parts[0] === version &&
         req.method === 'GET' &&
         businessAccounts.has(parts[1]!) &&
         parts[2] === 'message_templates'
       ) {
-        result = { status: 200, body: listTemplates(u.searchParams, `${url}/${version}`, parts[1]!) };
+        result = {
+          status: 200,
+          body: listTemplates(state.templates, u.searchParams, `${url}/${version}`, parts[1]!),
+        };
       } else if (
         parts[0] === version &&
         req.method === 'POST' &&
@@ -451,44 +337,17 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
       state.accessToken = next;
       return next;
     },
-    /**
-     * Someone writes to the business (text messages webhook reference). `person.userId`: their
-     * BSUID, `username`; `hidden`: Meta leaves their number out (a person with a username who has
-     * not talked to the business recently), as the "Business-scoped user IDs" page describes.
-     */
+    /** Someone writes to the business (inboundText in graph-api-payloads.ts says what `person` holds). */
     sendInbound(
       from: string,
       text: string,
       name = 'Asha',
       person: { userId?: string; username?: string; hidden?: boolean } = {},
     ) {
-      const phone = person.hidden ? {} : { wa_id: from };
-      const payload = webhookPayload({
-        contacts: [
-          {
-            profile: { name, ...(person.username ? { username: person.username } : {}) },
-            ...phone,
-            ...(person.userId ? { user_id: person.userId } : {}),
-          },
-        ],
-        messages: [
-          {
-            ...(person.hidden ? {} : { from }),
-            ...(person.userId ? { from_user_id: person.userId } : {}),
-            id: `wamid.in.${++sequence}`,
-            timestamp: String(Math.floor(Date.now() / 1000)),
-            type: 'text',
-            text: { body: text },
-          },
-        ],
-      });
+      const payload = webhookPayload(inboundText(from, text, name, person, `wamid.in.${++sequence}`));
       track(deliver(payload));
     },
-    /**
-     * Someone sends the business a file (image, video, audio, document and sticker messages
-     * webhook references: `type` and an object of that name `{ id, mime_type, sha256, caption?,
-     * filename? }`); the file is then served by its media id (Media reference). Returns the media id.
-     */
+    /** Someone sends the business a file, then served by its media id (Media reference). Returns the media id. */
     sendInboundMedia(
       from: string,
       file: {
@@ -502,59 +361,22 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
     ): string {
       const mediaId = String(4_000_000_000_000 + ++sequence);
       state.media.set(mediaId, { mime: file.mime, bytes: file.bytes, phoneNumberId });
-      const payload = webhookPayload({
-        contacts: [{ profile: { name }, wa_id: from }],
-        messages: [
-          {
-            from,
-            id: `wamid.in.${++sequence}`,
-            timestamp: String(Math.floor(Date.now() / 1000)),
-            type: file.type,
-            [file.type]: {
-              id: mediaId,
-              mime_type: file.mime,
-              sha256: crypto.createHash('sha256').update(file.bytes).digest('base64'),
-              ...(file.caption ? { caption: file.caption } : {}),
-              ...(file.filename ? { filename: file.filename } : {}),
-            },
-          },
-        ],
-      });
+      const payload = webhookPayload(inboundMedia(from, file, mediaId, name, `wamid.in.${++sequence}`));
       track(deliver(payload));
       return mediaId;
     },
     /**
-     * The person stops (or resumes) marketing messages from the business: the `user_preferences`
-     * webhook as its reference gives it
-     * (developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/user_preferences:
-     * `user_preferences[]: { wa_id, detail, category: 'marketing_messages', value: 'stop' | 'resume',
-     * timestamp }` beside `contacts[]`, field `user_preferences`); while stopped, a marketing
-     * template to them fails with 131050.
+     * The person stops (or resumes) marketing messages from the business (the `user_preferences`
+     * webhook, graph-api-payloads.ts); while stopped, a marketing template to them fails with 131050.
      */
     setMarketingPreference(waId: string, value: 'stop' | 'resume', name = 'Asha') {
       if (value === 'stop') state.marketingStopped.add(waId);
       else state.marketingStopped.delete(waId);
+      const display = String(phone.display_phone_number).replace(/[^0-9]/g, '');
       const payload = messagesEnvelope(
         wabaId,
-        {
-          id: phoneNumberId,
-          display: String(phone.display_phone_number).replace(/[^0-9]/g, ''),
-        },
-        {
-          contacts: [{ profile: { name }, wa_id: waId }],
-          user_preferences: [
-            {
-              wa_id: waId,
-              detail:
-                value === 'stop'
-                  ? 'User requested to stop marketing messages'
-                  : 'User requested to resume marketing messages',
-              category: 'marketing_messages',
-              value,
-              timestamp: Math.floor(Date.now() / 1000),
-            },
-          ],
-        },
+        { id: phoneNumberId, display },
+        marketingPreference(waId, value, name),
         'user_preferences',
       );
       track(deliver(payload));
