@@ -194,23 +194,20 @@ export function inboundText(
   };
 }
 
+/** A file someone sends the business. */
+export type InboundFile = {
+  type: 'image' | 'video' | 'audio' | 'document' | 'sticker';
+  mime: string;
+  bytes: Buffer;
+  caption?: string;
+  filename?: string;
+};
+
 /**
  * A file someone sends the business (image, video, audio, document and sticker messages webhook
  * references: `type` and an object of that name `{ id, mime_type, sha256, caption?, filename? }`).
  */
-export function inboundMedia(
-  from: string,
-  file: {
-    type: 'image' | 'video' | 'audio' | 'document' | 'sticker';
-    mime: string;
-    bytes: Buffer;
-    caption?: string;
-    filename?: string;
-  },
-  mediaId: string,
-  name: string,
-  id: string,
-) {
+export function inboundMedia(from: string, file: InboundFile, mediaId: string, name: string, id: string) {
   return {
     contacts: [{ profile: { name }, wa_id: from }],
     messages: [

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import {
   escapedUnicodeJson,
   graphError,
+  type InboundFile,
   inboundMedia,
   inboundText,
   marketingPreference,
@@ -348,17 +349,7 @@ export async function startFakeGraphApi(options: FakeGraphOptions = {}) {
       track(deliver(payload));
     },
     /** Someone sends the business a file, then served by its media id (Media reference). Returns the media id. */
-    sendInboundMedia(
-      from: string,
-      file: {
-        type: 'image' | 'video' | 'audio' | 'document' | 'sticker';
-        mime: string;
-        bytes: Buffer;
-        caption?: string;
-        filename?: string;
-      },
-      name = 'Asha',
-    ): string {
+    sendInboundMedia(from: string, file: InboundFile, name = 'Asha'): string {
       const mediaId = String(4_000_000_000_000 + ++sequence);
       state.media.set(mediaId, { mime: file.mime, bytes: file.bytes, phoneNumberId });
       const payload = webhookPayload(inboundMedia(from, file, mediaId, name, `wamid.in.${++sequence}`));
