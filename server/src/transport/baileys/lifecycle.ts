@@ -13,6 +13,7 @@ import type { GroupLookup, PairingCode, TransportEventMap, TransportState } from
 import { type DbAuthState, loadDbAuthState } from './auth-state.ts';
 import { closeDecision } from './close-policy.ts';
 import type { LookupCaches } from './lookups.ts';
+import { writeLateKeysThrough } from './late-key-writes.ts';
 import { type ProxySettings, proxyCloseReason } from './proxy.ts';
 import { shareAsyncLocalStorage } from './shared-async-context.ts';
 import {
@@ -115,7 +116,9 @@ export class SocketLifecycle {
       deps.makeSocket ??
       ((config) => {
         shareAsyncLocalStorage();
-        return makeWASocket(config);
+        const sock = makeWASocket(config);
+        writeLateKeysThrough(sock.authState.keys);
+        return sock;
       });
   }
 
