@@ -222,7 +222,9 @@ describe('rc14 faults, through the transport on the real socket', () => {
     });
     const texts = [1, 2, 3, 4, 5].map((i) => `Token send ${i}`);
     for (const text of texts) await transport.send(chat, { kind: 'text', text });
-    await waitFor('the contact to get all five', async () => texts.every((t) => inboxOf(contact!, t).length === 1));
+    await waitFor('the contact to get all five', async () =>
+      texts.every((t) => inboxOf(contact!, t).length === 1),
+    );
     // Each send's issue iq leaves right after its message (rc14 relayMessage, after sendNode).
     expect(issued).toBe(1);
     // rc14 writes the issue time (senderTimestamp) and its index of tokens once the iq is answered.
@@ -230,9 +232,13 @@ describe('rc14 faults, through the transport on the real socket', () => {
       'the issued token in the stored keys',
       async () => {
         const index = await auth.read('tctoken-__index');
-        const jids: string[] = index ? JSON.parse(Buffer.from(JSON.parse(index, BufferJSON.reviver).token).toString()) : [];
+        const jids: string[] = index
+          ? JSON.parse(Buffer.from(JSON.parse(index, BufferJSON.reviver).token).toString())
+          : [];
         const entries = await Promise.all(jids.map((j) => auth.read(`tctoken-${j}`)));
-        return entries.map((e) => (e ? JSON.parse(e, BufferJSON.reviver) : null)).find((e) => e?.senderTimestamp);
+        return entries
+          .map((e) => (e ? JSON.parse(e, BufferJSON.reviver) : null))
+          .find((e) => e?.senderTimestamp);
       },
       10_000,
     );
@@ -241,7 +247,10 @@ describe('rc14 faults, through the transport on the real socket', () => {
     const again = await restart();
     open.push(again);
     await again.send(chat, { kind: 'text', text: 'Token send after the restart' });
-    await waitFor('the contact to get it', async () => inboxOf(contact!, 'Token send after the restart').length === 1);
+    await waitFor(
+      'the contact to get it',
+      async () => inboxOf(contact!, 'Token send after the restart').length === 1,
+    );
     stop();
     expect(issued).toBe(1);
   });

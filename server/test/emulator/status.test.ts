@@ -267,7 +267,9 @@ describe('a status post, against the emulator', () => {
       60_000,
       250,
     );
-    const byPhone = Object.fromEntries(job.details.map((d) => [d.chatId.replace(/\D/g, ''), [d.status, d.error]]));
+    const byPhone = Object.fromEntries(
+      job.details.map((d) => [d.chatId.replace(/\D/g, ''), [d.status, d.error]]),
+    );
     expect(byPhone).toEqual({
       ...Object.fromEntries([...VIEWERS, QUIET].map((p) => [p, ['sent', null]])),
       [NO_LID]: ['failed', STATUS_MESSAGES.noLid],
@@ -287,7 +289,12 @@ describe('a status post, against the emulator', () => {
       username: 'admin',
       password: 'emulator-admin-password',
     });
-    const ledger = await api(product.server!, 'GET', `/api/admin/users/${product.userId}/ledger`, admin.json.token);
+    const ledger = await api(
+      product.server!,
+      'GET',
+      `/api/admin/users/${product.userId}/ledger`,
+      admin.json.token,
+    );
     const ofJob = (ledger.json.entries as { delta: number; jobId: string | null }[])
       .filter((e) => e.jobId === post.json.jobId)
       .map((e) => e.delta);
