@@ -1,4 +1,9 @@
-import { addTransactionCapability, type SignalDataSet, type SignalKeyStore } from 'baileys';
+import {
+  addTransactionCapability,
+  type SignalDataSet,
+  type SignalDataTypeMap,
+  type SignalKeyStore,
+} from 'baileys';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { writeLateKeysThrough } from '../../src/transport/baileys/late-key-writes.ts';
@@ -9,10 +14,12 @@ const entry = (text: string) => ({ token: Buffer.from(text), timestamp: '1' });
 function rc14Keys() {
   const rows = new Map<string, unknown>();
   const store: SignalKeyStore = {
-    get: async (type, ids) =>
-      Object.fromEntries(
-        ids.flatMap((id) => (rows.has(`${type}/${id}`) ? [[id, rows.get(`${type}/${id}`)]] : [])),
-      ),
+    get: async <T extends keyof SignalDataTypeMap>(type: T, ids: string[]) => {
+      const out: { [id: string]: SignalDataTypeMap[T] } = {};
+      for (const id of ids)
+        if (rows.has(`${type}/${id}`)) out[id] = rows.get(`${type}/${id}`) as SignalDataTypeMap[T];
+      return out;
+    },
     set: async (data: SignalDataSet) => {
       for (const [type, byId] of Object.entries(data))
         for (const [id, value] of Object.entries(byId ?? {}))
