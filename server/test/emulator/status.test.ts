@@ -1,7 +1,6 @@
 import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren } from 'baileys';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STATUS_MESSAGES } from '../../src/messaging/messages.ts';
-import { api } from '../reliability/support/server-process.ts';
 import { waitFor } from '../wait.ts';
 import { productOnEmulator } from './emulator-rig.ts';
 
@@ -285,19 +284,7 @@ describe('a status post, against the emulator', () => {
 
     // Four reserved, the one left out refunded: the job costs 3, in the ledger as on the balance.
     expect(await product.credits()).toBe(credits - 3);
-    const admin = await api(product.server!, 'POST', '/api/auth/login', null, {
-      username: 'admin',
-      password: 'emulator-admin-password',
-    });
-    const ledger = await api(
-      product.server!,
-      'GET',
-      `/api/admin/users/${product.userId}/ledger`,
-      admin.json.token,
-    );
-    const ofJob = (ledger.json.entries as { delta: number; jobId: string | null }[])
-      .filter((e) => e.jobId === post.json.jobId)
-      .map((e) => e.delta);
+    const ofJob = (await product.ledger()).filter((e) => e.jobId === post.json.jobId).map((e) => e.delta);
     expect(ofJob.sort((a, b) => a - b)).toEqual([-4, 1]);
   });
 
