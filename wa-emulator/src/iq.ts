@@ -315,10 +315,11 @@ function usync(emulator: WaEmulator, iq: BinaryNode, sync: BinaryNode): BinaryNo
             { tag: 'key-index-list', attrs: { ts: String(Math.floor(Date.now() / 1000)) } },
           ],
         });
-      } else if (protocol === 'lid' && account && jidDecode(asked)?.server !== 'lid')
+      } else if (protocol === 'lid' && account && !account.lidWithheld && jidDecode(asked)?.server !== 'lid')
         // A user asked by phone number gets its LID; one asked by LID gets no `<lid>` (rc14's own
         // LID query skips LIDs, Socket/socket.js pnFromLIDUSync: a LID echoed back as the
-        // "phone number" of a mapping is what Signal/lid-mapping.js rejects as invalid).
+        // "phone number" of a mapping is what Signal/lid-mapping.js rejects as invalid); an account
+        // whose LID is withheld (world.ts) gets none.
         content.push({ tag: 'lid', attrs: { val: `${account.lid}@lid` } });
     }
     out.push({

@@ -41,6 +41,13 @@ export type Account = {
    * pair.go handlePairSuccess reads the same `biz` name).
    */
   business: boolean;
+  /**
+   * The server gives no LID for this account: its usync answers carry no `<lid>`. A client takes
+   * the LID as optional and maps only the users that have one (rc14 Socket/socket.js
+   * pnFromLIDUSync keeps the answers with a `lid`; whatsmeow user.go GetUserInfo reads `<lid val>`
+   * with OptionalJIDOrEmpty and stores a mapping only when it is there).
+   */
+  lidWithheld: boolean;
 };
 
 /** One message a phone decrypted. */
@@ -116,6 +123,7 @@ export class World {
         inbox: [],
         reachoutLockedUntil: null,
         business: false,
+        lidWithheld: false,
       };
       this.accounts.set(digits, account);
     }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WaEmulator } from '@wa/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, seeded } from '../reliability/support/server-process.ts';
+import { seeded } from '../reliability/support/server-process.ts';
 import { waitFor } from '../wait.ts';
 import { Product } from './product.ts';
 
@@ -142,17 +142,7 @@ describe('kill loop on the real Baileys socket: SIGKILL mid-job, restart, go on'
     const interruptedButReceived = interrupted.filter((d) => got(phoneOf(d.chatId), d.j).length > 0);
 
     const balance = await product.credits();
-    const admin = await api(product.server!, 'POST', '/api/auth/login', null, {
-      username: 'admin',
-      password: 'emulator-admin-password',
-    });
-    const ledger = await api(
-      product.server!,
-      'GET',
-      `/api/admin/users/${product.userId}/ledger`,
-      admin.json.token,
-    );
-    const ledgerSum = (ledger.json.entries as { delta: number }[]).reduce((n, e) => n + e.delta, 0);
+    const ledgerSum = (await product.ledger()).reduce((n, e) => n + e.delta, 0);
     const drift = initial - balance - sent.length - 1; // the later message is one credit
 
     console.log(

@@ -130,6 +130,13 @@ export class Product {
     }
   }
 
+  /** The user's credit ledger, as its admin reads it (each change, with the job it was for). */
+  async ledger(): Promise<{ delta: number; reason: string; jobId: string | null }[]> {
+    const admin = await this.login('admin', 'emulator-admin-password');
+    const ledger = await api(this.server!, 'GET', `/api/admin/users/${this.userId}/ledger`, admin);
+    return ledger.json.entries;
+  }
+
   async credits(): Promise<number> {
     return (await this.call('GET', '/api/userDetails')).json.credits.user_credits;
   }

@@ -1,5 +1,5 @@
 import { iqKey, WaEmulator } from '@wa/emulator';
-import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren } from 'baileys';
+import { type BinaryNode, BufferJSON, getBinaryNodeChild, getBinaryNodeChildren } from 'baileys';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BaileysTransport } from '../../src/transport/baileys/transport.ts';
 import type { UndeliveredCause } from '../../src/transport/types.ts';
@@ -208,6 +208,51 @@ describe('rc14 faults, through the transport on the real socket', () => {
     expect(r.before.deviceQueries).toBeGreaterThanOrEqual(4);
     const { deviceQueries, keyFetches } = r.after;
     expect({ deviceQueries, keyFetches }).toEqual({ deviceQueries: 0, keyFetches: 0 });
+  });
+
+  it('five sends in a row to one contact issue the privacy token once, it is in the stored keys, and a send after a restart issues none (once per 7-day bucket)', async () => {
+    const own = '919800010007';
+    const [contact] = members('9198120107', 1);
+    const chat = `${contact!}@s.whatsapp.net`;
+    emulator.world.account(contact!);
+    const { transport, auth, restart } = await link(own);
+    let issued = 0;
+    const stop = emulator.watch((conn, node) => {
+      if (conn.account?.phone === own && node.tag === 'iq' && iqKey(node) === 'privacy set tokens') issued++;
+    });
+    const texts = [1, 2, 3, 4, 5].map((i) => `Token send ${i}`);
+    for (const text of texts) await transport.send(chat, { kind: 'text', text });
+    await waitFor('the contact to get all five', async () =>
+      texts.every((t) => inboxOf(contact!, t).length === 1),
+    );
+    // Each send's issue iq leaves right after its message (rc14 relayMessage, after sendNode).
+    expect(issued).toBe(1);
+    // rc14 writes the issue time (senderTimestamp) and its index of tokens once the iq is answered.
+    const stored = await waitFor(
+      'the issued token in the stored keys',
+      async () => {
+        const index = await auth.read('tctoken-__index');
+        const jids: string[] = index
+          ? JSON.parse(Buffer.from(JSON.parse(index, BufferJSON.reviver).token).toString())
+          : [];
+        const entries = await Promise.all(jids.map((j) => auth.read(`tctoken-${j}`)));
+        return entries
+          .map((e) => (e ? JSON.parse(e, BufferJSON.reviver) : null))
+          .find((e) => e?.senderTimestamp);
+      },
+      10_000,
+    );
+    expect(stored.senderTimestamp).toBeGreaterThan(Date.now() / 1000 - 600);
+
+    const again = await restart();
+    open.push(again);
+    await again.send(chat, { kind: 'text', text: 'Token send after the restart' });
+    await waitFor(
+      'the contact to get it',
+      async () => inboxOf(contact!, 'Token send after the restart').length === 1,
+    );
+    stop();
+    expect(issued).toBe(1);
   });
 
   it('a message the account sent is sent again on a retry after a reconnect, though nothing stored its copy (a send past SEND_TIMEOUT_MS gets no outcome, so no copy from the engine)', async () => {

@@ -1,11 +1,14 @@
 import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren } from 'baileys';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { STATUS_MESSAGES } from '../../src/messaging/messages.ts';
 import { waitFor } from '../wait.ts';
 import { productOnEmulator } from './emulator-rig.ts';
 
 const OWN = '919800000061';
 const VIEWERS = ['919811111161', '919811111162'];
 const QUIET = '919822222261';
+/** On WhatsApp, but the server gives no LID for it (world.ts lidWithheld). */
+const NO_LID = '919833333361';
 
 /**
  * Status posts on the real Baileys socket: rc14 sends the post to status@broadcast
@@ -17,6 +20,7 @@ describe('a status post, against the emulator', () => {
   const { emulator, product, trace } = productOnEmulator((w) => {
     w.account(OWN, 'Emu shop');
     for (const p of [...VIEWERS, QUIET]) w.account(p);
+    w.account(NO_LID).lidWithheld = true;
     w.statusViewers = new Set(VIEWERS);
   });
   let sessionId = '';
@@ -230,6 +234,58 @@ describe('a status post, against the emulator', () => {
     expect(posts[0]!.attrs.id).toBe(id);
     // The phone keeps the post once (one sender, one id).
     expect(emulator.world.account(QUIET).inbox.filter((m) => m.text === 'Sale on Friday')).toHaveLength(1);
+  });
+
+  it('a member WhatsApp gives no LID for fails "no LID" and is refunded exactly; the others get the post', async () => {
+    // The audience is a contact list: the four numbers, each on WhatsApp.
+    const form = new FormData();
+    form.append('name', 'Saturday');
+    form.append('file', new Blob([[...VIEWERS, QUIET, NO_LID].join('\n')]), 'saturday.csv');
+    const imported = await fetch(`${product.server!.url}/api/contact-lists/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${product.token}` },
+      body: form,
+    });
+    expect(imported.status).toBe(200);
+    const listId = ((await imported.json()) as { list: { id: string } }).list.id;
+    const credits = await product.credits();
+
+    const post = await product.call('POST', `/api/session/${sessionId}/sendStatus`, {
+      type: 'text',
+      content: 'Open late on Saturday',
+      audience: { contactListIds: [listId] },
+    });
+    expect(post.status, JSON.stringify(post.json)).toBe(200);
+    expect(post.json.totalChats).toBe(4);
+    const job = await waitFor(
+      'every member settled',
+      async () => {
+        const j = await product.job(post.json.jobId);
+        return j.details.every((d) => d.status === 'sent' || d.status === 'failed') ? j : null;
+      },
+      60_000,
+      250,
+    );
+    const byPhone = Object.fromEntries(
+      job.details.map((d) => [d.chatId.replace(/\D/g, ''), [d.status, d.error]]),
+    );
+    expect(byPhone).toEqual({
+      ...Object.fromEntries([...VIEWERS, QUIET].map((p) => [p, ['sent', null]])),
+      [NO_LID]: ['failed', STATUS_MESSAGES.noLid],
+    });
+    for (const phone of [...VIEWERS, QUIET])
+      await waitFor(
+        `the post on ${phone}`,
+        async () => emulator.world.account(phone).inbox.some((m) => m.text === 'Open late on Saturday'),
+        60_000,
+        250,
+      );
+    expect(emulator.world.account(NO_LID).inbox.filter((m) => m.kind === 'status')).toEqual([]);
+
+    // Four reserved, the one left out refunded: the job costs 3, in the ledger as on the balance.
+    expect(await product.credits()).toBe(credits - 3);
+    const ofJob = (await product.ledger()).filter((e) => e.jobId === post.json.jobId).map((e) => e.delta);
+    expect(ofJob.sort((a, b) => a - b)).toEqual([-4, 1]);
   });
 
   it('left no iq unanswered and no message undecrypted', () => {

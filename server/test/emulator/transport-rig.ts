@@ -105,5 +105,5 @@ export async function linkedTransport(
     await waitFor('the transport open again', async () => again.state === 'open', 60_000, 50);
     return again;
   };
-  return { transport, groups, copies, restart };
+  return { transport, groups, copies, restart, auth };
 }

@@ -53,7 +53,7 @@ export class ChatTimers {
   constructor(
     private readonly deps: {
       auth: AuthStore;
-      /** The other JID of a chat from the LID mappings rc14 stored (lifecycle.ts storedPn, storedLid). */
+      /** The other JID of a chat from the LID mappings rc14 stored (stored-mappings.ts storedPn, storedLid). */
       pnOf: (lidJid: string) => Promise<string | null>;
       lidOf: (pnJid: string) => Promise<string | null>;
       log: FastifyBaseLogger;

@@ -28,7 +28,7 @@ export class DeviceLists implements PossiblyExtendedCacheStore {
     private readonly deps: {
       auth: AuthStore | undefined;
       ttlMs: number;
-      /** The other JID of a user from the LID mappings rc14 stored (lifecycle.ts storedLid, storedPn). */
+      /** The other JID of a user from the LID mappings rc14 stored (stored-mappings.ts storedLid, storedPn). */
       lidOf: (pnJid: string) => Promise<string | null>;
       pnOf: (lidJid: string) => Promise<string | null>;
       log: FastifyBaseLogger;

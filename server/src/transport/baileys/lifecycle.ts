@@ -1,8 +1,6 @@
 import type { EventEmitter } from 'node:events';
-import { chatIdOfLid, chatIdOfPhone } from '@wa/contract';
 import {
   type ConnectionState,
-  jidDecode,
   makeCacheableSignalKeyStore,
   makeWASocket,
   type SignalDataSet,
@@ -12,6 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { GroupLookup, PairingCode, TransportEventMap, TransportState } from '../types.ts';
 import { type DbAuthState, loadDbAuthState } from './auth-state.ts';
 import { closeDecision } from './close-policy.ts';
+import { writeLateKeysThrough } from './late-key-writes.ts';
 import type { LookupCaches } from './lookups.ts';
 import { type ProxySettings, proxyCloseReason } from './proxy.ts';
 import { shareAsyncLocalStorage } from './shared-async-context.ts';
@@ -115,7 +114,9 @@ export class SocketLifecycle {
       deps.makeSocket ??
       ((config) => {
         shareAsyncLocalStorage();
-        return makeWASocket(config);
+        const sock = makeWASocket(config);
+        writeLateKeysThrough(sock.authState.keys);
+        return sock;
       });
   }
 
@@ -161,34 +162,9 @@ export class SocketLifecycle {
     return { id: me?.id ?? '', lid: me?.lid ?? this.auth?.state.creds.me?.lid ?? null };
   }
 
-  /**
-   * The LID rc14 has stored for a phone-number JID (Signal/lid-mapping.js storeLIDPNMappings:
-   * `lid-mapping` keys, pn user → LID user), without asking WhatsApp; null when none is known.
-   */
-  async storedLid(pnJid: string): Promise<string | null> {
-    return (await this.storedLids([pnJid])).get(pnJid) ?? null;
-  }
-
-  /** storedLid for many phone-number JIDs in one read: those with a stored LID, to it. */
-  async storedLids(pnJids: string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    const users = new Map(pnJids.map((j) => [j, jidDecode(j)?.user ?? ''] as const));
-    if (!this.keyStore) return out;
-    const stored = await this.keyStore.get('lid-mapping', [...new Set(users.values())].filter(Boolean));
-    for (const [jid, user] of users) {
-      const lid = user ? stored[user] : undefined;
-      if (typeof lid === 'string' && lid) out.set(jid, chatIdOfLid(lid));
-    }
-    return out;
-  }
-
-  /** The phone-number JID rc14 stored for a LID (Signal/lid-mapping.js `<lid>_reverse`), null when none. */
-  async storedPn(lidJid: string): Promise<string | null> {
-    const user = jidDecode(lidJid)?.user;
-    if (!user || !this.keyStore) return null;
-    const reverse = `${user}_reverse`;
-    const pn = (await this.keyStore.get('lid-mapping', [reverse]))[reverse];
-    return typeof pn === 'string' && pn ? chatIdOfPhone(pn) : null;
+  /** The session's Signal keys as its sockets use them (null before the first socket, after a wipe). */
+  get keys(): SignalKeyStore | null {
+    return this.keyStore;
   }
 
   /** `keys`, telling keysWritten of each write that went through. */

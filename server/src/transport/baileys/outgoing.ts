@@ -22,6 +22,7 @@ import type { RestrictionTracker } from './restrictions.ts';
 import { RATE_LIMITED, sendErrorOf } from './send.ts';
 import type { BaileysSocket } from './socket.ts';
 import { postStatus, statusAudience } from './status.ts';
+import type { StoredMappings } from './stored-mappings.ts';
 
 /** How many sent copies an account keeps in memory for rc14's getMessage (about 1 kB each). */
 const COPIES_KEPT = 500;
@@ -44,7 +45,8 @@ export class Outgoing {
     private readonly deps: {
       /** The open socket, or SendError not-connected. */
       requireOpen: () => BaileysSocket;
-      lifecycle: Pick<SocketLifecycle, 'generation' | 'me' | 'storedLid' | 'storedLids'>;
+      lifecycle: Pick<SocketLifecycle, 'generation' | 'me'>;
+      mappings: Pick<StoredMappings, 'storedLid' | 'storedLids'>;
       restrictions: RestrictionTracker;
       caches: LookupCaches;
       lidTexts: HeldLidTexts;
@@ -62,7 +64,7 @@ export class Outgoing {
   }
 
   async send(chatId: string, message: OutgoingMessage, options: SendOptions = {}): Promise<SendResult> {
-    const { restrictions, caches, lidTexts, groups, lifecycle, acks } = this.deps;
+    const { restrictions, caches, lidTexts, groups, lifecycle, mappings, acks } = this.deps;
     const sock = this.deps.requireOpen();
     if (restrictions.isRateLimited) throw new SendError('rate-limited', RATE_LIMITED);
     let ephemeralExpiration: number | undefined;
@@ -90,7 +92,7 @@ export class Outgoing {
     // resolveSendTarget → migrateSendTargetToLID for a phone-number target once the account's
     // chats moved to LIDs; Baileys #2683 reports 463 on phone-number sends to such contacts).
     // The chat the user sees is still the number.
-    const address = isPhoneJid(chatId) ? ((await lifecycle.storedLid(chatId)) ?? chatId) : chatId;
+    const address = isPhoneJid(chatId) ? ((await mappings.storedLid(chatId)) ?? chatId) : chatId;
     // A one-to-one chat's messages disappear with its timer, as the group's do with theirs
     // (chat-timers.ts): never "this message will not disappear" in a chat whose messages do.
     if (isPhoneJid(chatId) || isLidJid(chatId))
@@ -136,7 +138,7 @@ export class Outgoing {
    * `options.messageId`). Its copy is kept as a message's is, for retry receipts.
    */
   async postStatus(post: StatusPost, audience: string[], options: SendOptions = {}): Promise<StatusResult> {
-    const { acks, lifecycle } = this.deps;
+    const { acks, lifecycle, mappings } = this.deps;
     const sock = this.deps.requireOpen();
     if (this.deps.restrictions.isRateLimited) throw new SendError('rate-limited', RATE_LIMITED);
     const messageId = options.messageId || generateMessageIDV2(sock.user?.id);
@@ -148,7 +150,7 @@ export class Outgoing {
       const addressed = await statusAudience(
         sock,
         audience,
-        await lifecycle.storedLids(audience),
+        await mappings.storedLids(audience),
         lifecycle.me,
       );
       leftOut = addressed.leftOut;

@@ -38,6 +38,7 @@ import { BAILEYS_PROVIDER } from './provider.ts';
 import { type ProxySettings, proxiedFetchOptions } from './proxy.ts';
 import { RestrictionTracker } from './restrictions.ts';
 import type { BaileysSocket, BaileysStorage, SocketMaker, VersionSource, WaVersion } from './socket.ts';
+import { StoredMappings } from './stored-mappings.ts';
 
 export type BaileysOptions = {
   /** Where the credentials, keys and sent-message copies are kept (socket.ts BaileysStorage). */
@@ -96,6 +97,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   readonly sessionId: string;
   readonly capabilities = BAILEYS_PROVIDER.capabilities;
   private readonly lifecycle: SocketLifecycle;
+  /** The number↔LID mappings rc14 stored in the lifecycle's keys. */
+  private readonly mappings = new StoredMappings(() => this.lifecycle.keys);
   private readonly restrictions: RestrictionTracker;
   private readonly caches: LookupCaches;
   private readonly chats: ChatEvents;
@@ -144,8 +147,8 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       new DeviceLists({
         auth: deps.storage.auth,
         ttlMs: DEVICE_LIST_TTL_MS,
-        lidOf: (pn) => this.lifecycle.storedLid(pn),
-        pnOf: (lid) => this.lifecycle.storedPn(lid),
+        lidOf: (pn) => this.mappings.storedLid(pn),
+        pnOf: (lid) => this.mappings.storedPn(lid),
         log: deps.log.child({ sessionId: this.sessionId }),
       }),
     );
@@ -209,7 +212,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
             readVote: (m: WAMessage) =>
               readPollVote(m.message?.pollUpdateMessage ?? {}, m.key, {
                 me: () => this.lifecycle.me,
-                lidOf: (pn) => this.lifecycle.storedLid(pn),
+                lidOf: (pn) => this.mappings.storedLid(pn),
                 polls: sentPolls,
               }),
           }
@@ -218,13 +221,14 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     });
     const parts = {
       lifecycle: this.lifecycle,
+      mappings: this.mappings,
       restrictions: this.restrictions,
       chats: this.chats,
       lidTexts: this.lidTexts,
       timers: new ChatTimers({
         auth: deps.storage.auth,
-        pnOf: (lid) => this.lifecycle.storedPn(lid),
-        lidOf: (pn) => this.lifecycle.storedLid(pn),
+        pnOf: (lid) => this.mappings.storedPn(lid),
+        lidOf: (pn) => this.mappings.storedLid(pn),
         log: deps.log.child({ sessionId: this.sessionId }),
       }),
     };
