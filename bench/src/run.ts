@@ -177,6 +177,7 @@ const errors: string[] = [];
 
 /** A row's figure for `kind`, or `error: …` in its cell (and in `errors`). */
 async function measure(row: Row, kind: string, fn: () => Promise<string>): Promise<void> {
+  const started = performance.now();
   try {
     row.values[kind] = await fn();
   } catch (err) {
@@ -184,6 +185,8 @@ async function measure(row: Row, kind: string, fn: () => Promise<string>): Promi
     row.values[kind] = `error: ${message}`;
     errors.push(`${row.measure} (${kind}): ${message}`);
   }
+  // What each row costs the run (the smoke run's time is kept under two minutes).
+  console.error(`bench: ${row.measure} (${kind}) took ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 /**
