@@ -28,9 +28,10 @@ const repoRoot = path.resolve(import.meta.dirname, '..');
 export default defineConfig({
   testDir: 'tests',
   testIgnore: hasChromium ? [] : ['**/*'],
-  // Two workers, a spec file each (its tests in order): each test makes its own users, and most
-  // of a test's time is waiting on the app, so two at once took 20.7 min at load 10 where one took
-  // 23.7 min in CI at load 3–4. E2E_WORKERS=1 for a run in one line.
+  // Two workers, a spec file each (its tests in order): each test makes its own users, and much
+  // of a test's time is waiting on the app. All 189 tests: one worker 11.4-12.1 min (625 CPU-s,
+  // load 4-8), two 7.9 min (651 CPU-s, load 9-12 with an emulator suite beside). E2E_WORKERS=1
+  // for a run in one line.
   fullyParallel: false,
   workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,

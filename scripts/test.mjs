@@ -73,8 +73,8 @@ function inBackground([name, [cmd, ...args]]) {
   return new Promise((resolve) => child.on('close', (code) => resolve({ name, ok: code === 0, kept })));
 }
 
-// The server suite first, alone (its two workers hold both cores). Then the browser suite (one
-// worker) in the foreground, and beside it the web unit tests and the emulator suite (one file at a
+// The server suite first, alone (its two workers hold both cores). Then the browser suite (two
+// workers in CI since it needs 0.86 of a core with one: .ci/run) in the foreground, and beside it the web unit tests and the emulator suite (one file at a
 // time), one after the other. Alone, the emulator used 0.64 of a core over its 8 minutes (302 CPU-s
 // in 474 s), and the web suite's 35 s fall while Playwright builds the web app and starts the
 // server. Beside the browser, the emulator passed in 740 s and the browser suite in 18.1 min at
