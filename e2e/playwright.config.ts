@@ -3,7 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from '@playwright/test';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// Debian's chromium-headless-shell where it is installed (.ci/run installs it): the same Blink as
+// its chromium, without the full browser under --headless. a11y.spec and shell.spec (32 tests):
+// 114 s and 121 CPU-s with chromium, 89 s and 90 CPU-s with the shell (load 4-6).
+const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+export const CHROMIUM =
+  process.env.CHROMIUM_PATH ?? (fs.existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) {
   const msg = `Chromium not found at ${CHROMIUM}: browser tests cannot run (apt-get install chromium).`;
@@ -28,9 +33,10 @@ const repoRoot = path.resolve(import.meta.dirname, '..');
 export default defineConfig({
   testDir: 'tests',
   testIgnore: hasChromium ? [] : ['**/*'],
-  // Two workers, a spec file each (its tests in order): each test makes its own users, and most
-  // of a test's time is waiting on the app, so two at once took 20.7 min at load 10 where one took
-  // 23.7 min in CI at load 3–4. E2E_WORKERS=1 for a run in one line.
+  // Two workers, a spec file each (its tests in order): each test makes its own users, and much
+  // of a test's time is waiting on the app. All 189 tests: one worker 11.4-12.1 min (625 CPU-s,
+  // load 4-8), two 7.9 min (651 CPU-s, load 9-12 with an emulator suite beside). E2E_WORKERS=1
+  // for a run in one line.
   fullyParallel: false,
   workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,

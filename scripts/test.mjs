@@ -1,7 +1,7 @@
-// `npm test`: every test suite — server (PGlite, and PostgreSQL when TEST_DATABASE_URL is set),
-// then the browser suite when Chromium is found (loudly skipped otherwise, and a failure when
-// REQUIRE_BROWSER=1) and, beside it, the web unit tests and the product on the real Baileys socket
-// against the WhatsApp emulator (wa-emulator/).
+// `npm test`: every test suite — server (PGlite, and PostgreSQL when TEST_DATABASE_URL is set)
+// with, beside it from the start, the product on the real Baileys socket against the WhatsApp
+// emulator (wa-emulator/); then the browser suite when Chromium is found (loudly skipped otherwise,
+// and a failure when REQUIRE_BROWSER=1) with the web unit tests beside it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -63,7 +63,7 @@ function failureLines(suite) {
 function inBackground([name, [cmd, ...args]]) {
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const seen = failureLines(name);
-  const kept = [`\n=== ${name} tests (ran beside the browser suite): ${[cmd, ...args].join(' ')}\n\n`];
+  const kept = [`\n=== ${name} tests (ran beside the other suites): ${[cmd, ...args].join(' ')}\n\n`];
   const keep = (d) => {
     kept.push(d);
     seen.add(d);
@@ -73,28 +73,25 @@ function inBackground([name, [cmd, ...args]]) {
   return new Promise((resolve) => child.on('close', (code) => resolve({ name, ok: code === 0, kept })));
 }
 
-// The server suite first, alone (its two workers hold both cores). Then the browser suite (one
-// worker) in the foreground, and beside it the web unit tests and the emulator suite (one file at a
-// time), one after the other. Alone, the emulator used 0.64 of a core over its 8 minutes (302 CPU-s
-// in 474 s), and the web suite's 35 s fall while Playwright builds the web app and starts the
-// server. Beside the browser, the emulator passed in 740 s and the browser suite in 18.1 min at
-// load 6-7 with other work on the machine (18.4 min alone at that load); in CI, nothing else
-// running, browser 13.6 min and emulator 466 s. Before, the emulator ran beside the browser's
-// *two* workers, at load 9-10, and five browser tests ran out of time.
+// The emulator suite (one file at a time) starts at once, beside the server suite; the browser
+// suite follows the server suite in the foreground, with the web unit tests beside it (their 35 s
+// fall while Playwright builds the web app and starts the server). Measured on this 2-core
+// machine with other work on it (load 5-12): the server suite used 330 CPU-s in 407 s (its two
+// workers wait on the database and timers; PostgreSQL's own processes not counted), the emulator
+// 0.64 of a core (302 CPU-s in 474 s alone), the browser suite with two workers 651 CPU-s in
+// 477 s (on chromium; a quarter less on its headless shell). Before, the emulator started with
+// the browser suite, after the server suite, and at 13 min it was the longer of the two.
+const beside = [inBackground(emulator)];
 const results = [await inForeground(server)];
 if (hasBrowser) {
-  const beside = (async () => {
-    const done = [];
-    for (const suite of [web, emulator]) done.push(await inBackground(suite));
-    return done;
-  })();
+  beside.push(inBackground(web));
   results.push(await inForeground(browser));
-  for (const { name, ok, kept } of await beside) {
-    for (const d of kept) process.stdout.write(d);
-    results.push([name, ok]);
-  }
 } else {
-  for (const suite of [web, emulator]) results.push(await inForeground(suite));
+  results.push(await inForeground(web));
+}
+for (const { name, ok, kept } of await Promise.all(beside)) {
+  for (const d of kept) process.stdout.write(d);
+  results.push([name, ok]);
 }
 
 if (!hasBrowser) {

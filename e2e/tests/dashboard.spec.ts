@@ -10,6 +10,7 @@ import {
   test,
 } from '../fixtures.ts';
 import { jobStatus } from './support/customer.ts';
+import { expectConnectedThenClosed } from './support/link-dialog.ts';
 
 const card = (page: import('@playwright/test').Page, name: string) => page.getByRole('group', { name });
 
@@ -115,6 +116,7 @@ test('the whole journey: the admin creates a user with credits, who links WhatsA
 }) => {
   test.setTimeout(90_000);
   const username = `j${Date.now().toString(36)}`;
+  await page.clock.install();
   await loginViaUi(page, ADMIN.username, ADMIN.password);
   await page.getByRole('button', { name: 'Account menu' }).click();
   await page.getByRole('menuitem', { name: 'Manage Users' }).click();
@@ -141,11 +143,7 @@ test('the whole journey: the admin creates a user with credits, who links WhatsA
   await dialog.getByLabel('Phone Number').fill('919811112222');
   await dialog.getByLabel('Session Name').fill('Journey phone');
   await dialog.getByRole('button', { name: 'Create Instance' }).click();
-  await expect(
-    page.getByText('Successfully Connected! Your WhatsApp instance is now ready to use.'),
-  ).toBeVisible({
-    timeout: 30_000,
-  });
+  await expectConnectedThenClosed(page, page.getByRole('dialog', { name: /Connect WhatsApp/ }));
   await expect(
     page
       .getByRole('table', { name: 'Instances' })

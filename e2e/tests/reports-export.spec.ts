@@ -47,13 +47,18 @@ test.describe('MIS Report exports', () => {
     request,
   }) => {
     await signInByStorage(page, request, user.username, user.password);
-    // The receipts' figures are in the file: wait for the simulator's (1 s delivered, 5 s read).
+    // The receipts' figures are in the file: wait for the simulator's (1 s delivered, 5 s read;
+    // the report's number, 919822200002, reads its messages: network.ts readsMessages), until every
+    // sent message is read, not a fixed 5.5 s.
     await expect
-      .poll(async () =>
-        (await jobsOf(request, token, user.id)).every((j) => j.results.delivered === j.results.success),
+      .poll(
+        async () =>
+          (await jobsOf(request, token, user.id)).every(
+            (j) => j.results.delivered === j.results.success && j.delivery.read === j.results.success,
+          ),
+        { timeout: 20_000 },
       )
       .toBe(true);
-    await page.waitForTimeout(5_500);
     const jobs = await jobsOf(request, token, user.id);
     await page.goto('/#/reports');
     await expect(page.getByText(ALL_JOBS)).toBeVisible();
