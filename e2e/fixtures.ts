@@ -43,7 +43,7 @@ export async function createUser(
 }
 
 /** Creates an instance for the user and links it through the simulator; returns its sessionId. */
-export async function createLinkedSession(
+export async function createLinkedAccount(
   request: APIRequestContext,
   user: TestUser,
   opts: { phoneNumber?: string; sessionName?: string } = {},
@@ -85,9 +85,9 @@ export async function linkedUser(
   opts: Parameters<typeof createUser>[1] & { phoneNumber?: string; sessionName?: string } = {},
 ) {
   const user = await createUser(request, opts);
-  const sessionId = await createLinkedSession(request, user, opts);
+  const accountId = await createLinkedAccount(request, user, opts);
   const { token } = await apiLogin(request, user.username, user.password);
-  return { user, sessionId, token };
+  return { user, sessionId: accountId, token };
 }
 
 /**
@@ -168,14 +168,14 @@ export async function saveScreenshot(page: Page, name: string, options: { fullPa
 }
 
 /**
- * One user with a linked simulator session shared by the tests of the describe that calls this
+ * One user with a linked simulator account shared by the tests of the describe that calls this
  * (made in its beforeAll): `linked.user`, `linked.sessionId`, and `linked.signIn(page, request)`.
  */
 export function linkedUserForFile(opts: { credits: number; phoneNumber: string }) {
   const made: { user?: TestUser; sessionId?: string } = {};
   test.beforeAll(async ({ request }) => {
     made.user = await createUser(request, { credits: opts.credits });
-    made.sessionId = await createLinkedSession(request, made.user, { phoneNumber: opts.phoneNumber });
+    made.sessionId = await createLinkedAccount(request, made.user, { phoneNumber: opts.phoneNumber });
   });
   return {
     get user(): TestUser {

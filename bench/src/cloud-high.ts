@@ -23,11 +23,11 @@ const MESSAGES = Number(process.env.BENCH_CLOUD_SENDS ?? size(20_000, 300));
 const LATENCY_MS = Number(process.env.BENCH_CLOUD_LATENCY_MS ?? 50);
 
 export async function cloudHighRow(benchCtx: AppContext): Promise<string> {
-  return withHighNumber(benchCtx, MESSAGES, LATENCY_MS, async ({ ctx, fake, user, sessionId }) => {
+  return withHighNumber(benchCtx, MESSAGES, LATENCY_MS, async ({ ctx, fake, user, sessionId: accountId }) => {
     const engine = await startEngine(ctx);
     try {
       const until = Date.now() + 60_000;
-      while (!engine.runtime.transportFor(sessionId)) {
+      while (!engine.runtime.transportFor(accountId)) {
         if (Date.now() > until) throw new Error('the Cloud number did not connect within 60 s');
         await sleep(50);
       }
@@ -36,7 +36,7 @@ export async function cloudHighRow(benchCtx: AppContext): Promise<string> {
       const accepted = await acceptSend(
         ctx,
         user,
-        sessionId,
+        accountId,
         {
           chatIds: numbers(MESSAGES, 919_600_000_000),
           type: 'template',

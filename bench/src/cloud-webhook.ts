@@ -46,14 +46,14 @@ const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
 export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
-  return withHighNumber(benchCtx, MESSAGES, 0, async ({ ctx, base, fake, user, sessionId }) => {
+  return withHighNumber(benchCtx, MESSAGES, 0, async ({ ctx, base, fake, user, sessionId: accountId }) => {
     // A job whose messages Meta took: each recipient sent under its own WAMID (what the
     // transport records from the send's answer), waiting for its statuses.
     const to = numbers(MESSAGES, 919_700_000_000);
     const accepted = await acceptSend(
       ctx,
       user,
-      sessionId,
+      accountId,
       {
         chatIds: to,
         type: 'template',
@@ -93,7 +93,7 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
           ),
         );
 
-    const url = `${base}/api/cloud/webhook/${sessionId}`;
+    const url = `${base}/api/cloud/webhook/${accountId}`;
     const { times, refused, elapsedMs } = await offerFromOwnProcess({
       url,
       bodies,

@@ -1,4 +1,4 @@
-/** The dispatch part of `npm run bench` (BENCH_ONLY=dispatch): the real engine’s rate with 50 sessions, beside a bare-SQL floor. */
+/** The dispatch part of `npm run bench` (BENCH_ONLY=dispatch): the real engine’s rate with 50 accounts, beside a bare-SQL floor. */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
@@ -7,10 +7,10 @@ import { queryRows } from '../../server/src/db/client.ts';
 import { users } from '../../server/src/db/schema.ts';
 import { startEngine } from '../../server/src/engine.ts';
 import { acceptSend } from '../../server/src/messaging/accept/send.ts';
-import { benchUser, linkedSession, numbers, size } from './setup.ts';
+import { benchUser, linkedAccount, numbers, size } from './setup.ts';
 
-export const SESSIONS = size(50, 10);
-export const PER_SESSION = Number(process.env.BENCH_PER_SESSION ?? size(200, 20));
+export const ACCOUNTS = size(50, 10);
+export const PER_ACCOUNT = Number(process.env.BENCH_PER_SESSION ?? size(200, 20));
 
 /** PostgreSQL's count of updates of the recipients' table, and of those that were HOT (in place). */
 export type Updates = { all: number; hot: number };
@@ -67,30 +67,30 @@ async function recipientUpdates(ctx: AppContext): Promise<Updates> {
 export type DispatchRound = { rate: number; lagMs: number; cpu: { node: number; database: number | null } };
 
 /**
- * 50 linked sessions, one job each, all scheduled for the same instant: the rate is every
+ * 50 linked accounts, one job each, all scheduled for the same instant: the rate is every
  * recipient's outcome divided by the time from that instant to the last outcome.
  */
 export async function dispatchRate(ctx: AppContext, postgres: boolean): Promise<DispatchRound> {
-  const user = await benchUser(ctx, SESSIONS * PER_SESSION);
-  const sessionIds: string[] = [];
-  for (let i = 0; i < SESSIONS; i++) sessionIds.push(await linkedSession(ctx, user.id, i));
+  const user = await benchUser(ctx, ACCOUNTS * PER_ACCOUNT);
+  const accountIds: string[] = [];
+  for (let i = 0; i < ACCOUNTS; i++) accountIds.push(await linkedAccount(ctx, user.id, i));
   const engine = await startEngine(ctx);
   try {
     const until = Date.now() + 60_000;
-    while (sessionIds.some((s) => !engine.runtime.transportFor(s))) {
+    while (accountIds.some((s) => !engine.runtime.transportFor(s))) {
       if (Date.now() > until) throw new Error('sessions did not connect within 60 s');
       await sleep(100);
     }
     // Accepted as scheduled far ahead, then all made due at one instant: accepting 50 jobs takes
     // a while, and the rate must measure sending only.
     const later = new Date(Date.now() + 3_600_000).toISOString();
-    for (const [i, sessionId] of sessionIds.entries()) {
+    for (const [i, accountId] of accountIds.entries()) {
       await acceptSend(
         ctx,
         user,
-        sessionId,
+        accountId,
         {
-          chatIds: numbers(PER_SESSION, 919_300_000_001 + i * 10_000),
+          chatIds: numbers(PER_ACCOUNT, 919_300_000_001 + i * 10_000),
           content: 'Benchmark',
           scheduleTime: later,
         },
@@ -105,12 +105,12 @@ export async function dispatchRate(ctx: AppContext, postgres: boolean): Promise<
     await ctx.db.execute(
       sql`UPDATE message_job_recipients SET due_at = ${startAt.toISOString()}::timestamptz`,
     );
-    for (const sessionId of sessionIds) ctx.events.emit('recipients-queued', sessionId);
+    for (const accountId of accountIds) ctx.events.emit('recipients-queued', accountId);
     // The engine's CPU is counted from the start: until then it only waits (its sweeps aside).
     await sleep(Math.max(0, startAt.getTime() - Date.now()));
     const nodeBefore = process.cpuUsage();
     const databaseBefore = postgres ? await databaseCpu(ctx) : null;
-    const total = SESSIONS * PER_SESSION;
+    const total = ACCOUNTS * PER_ACCOUNT;
     const deadline = startAt.getTime() + 600_000;
     for (;;) {
       const [row] = await queryRows<{ done: number }>(
@@ -161,34 +161,34 @@ export async function dispatchRound(
 }
 
 /**
- * The bare-SQL floor on the same database and pool: one loop per session, each round trip an
+ * The bare-SQL floor on the same database and pool: one loop per account, each round trip an
  * `UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1)` marking one recipient sent
  * (no transport, no counters, no ledger). Our dispatch rate is printed as a ratio of it.
  */
 export async function floorRate(ctx: AppContext): Promise<number> {
-  const user = await benchUser(ctx, SESSIONS * PER_SESSION);
-  const sessionIds: string[] = [];
-  for (let i = 0; i < SESSIONS; i++) sessionIds.push(await linkedSession(ctx, user.id, 500 + i));
+  const user = await benchUser(ctx, ACCOUNTS * PER_ACCOUNT);
+  const accountIds: string[] = [];
+  for (let i = 0; i < ACCOUNTS; i++) accountIds.push(await linkedAccount(ctx, user.id, 500 + i));
   const later = new Date(Date.now() + 3_600_000).toISOString();
-  for (const [i, sessionId] of sessionIds.entries()) {
+  for (const [i, accountId] of accountIds.entries()) {
     await acceptSend(
       ctx,
       user,
-      sessionId,
-      { chatIds: numbers(PER_SESSION, 919_500_000_001 + i * 10_000), content: 'Floor', scheduleTime: later },
+      accountId,
+      { chatIds: numbers(PER_ACCOUNT, 919_500_000_001 + i * 10_000), content: 'Floor', scheduleTime: later },
       'individuals',
     );
   }
   const started = performance.now();
   let done = 0;
   await Promise.all(
-    sessionIds.map(async (sessionId) => {
+    accountIds.map(async (accountId) => {
       for (;;) {
         const rows = await queryRows(
           ctx.db,
           sql`UPDATE message_job_recipients SET status = 'sent', sent_at = now()
               WHERE id = (SELECT id FROM message_job_recipients
-                          WHERE session_id = ${sessionId} AND status = 'queued'
+                          WHERE session_id = ${accountId} AND status = 'queued'
                           ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
               RETURNING id`,
         );

@@ -14,7 +14,7 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../server/src/context.ts';
 import { createContext } from '../../server/src/context.ts';
 import { openPostgres, queryRows } from '../../server/src/db/client.ts';
-import { users, waAuthState, waSessions } from '../../server/src/db/schema.ts';
+import { accounts, users, waAuthState } from '../../server/src/db/schema.ts';
 import { createScratchDatabase } from '../../server/src/db/scratch.ts';
 import { buildServerOnce, commits, config, fmtS, REPO_ROOT, size } from './setup.ts';
 
@@ -164,7 +164,7 @@ async function seed(ctx: AppContext): Promise<void> {
       const phone = `9197${String(n).padStart(8, '0')}`;
       return { n, phone, sessionId: `${phone}_${crypto.randomBytes(6).toString('hex')}` };
     });
-    await ctx.db.insert(waSessions).values(
+    await ctx.db.insert(accounts).values(
       chunk.map((a) => ({
         id: crypto.randomUUID(),
         sessionId: a.sessionId,

@@ -16,7 +16,7 @@ import {
   buildServerOnce,
   commits,
   fmtS,
-  linkedSession,
+  linkedAccount,
   numbers,
   REPO_ROOT,
   size,
@@ -115,15 +115,15 @@ async function idleWindow(ctx: AppContext): Promise<string> {
  */
 export async function idleCost(ctx: AppContext): Promise<string> {
   const user = await benchUser(ctx, TRAFFIC_ACCOUNTS * TRAFFIC_EACH);
-  const sessionIds: string[] = [];
-  for (let i = 0; i < IDLE_ACCOUNTS; i++) sessionIds.push(await linkedSession(ctx, user.id, 2000 + i));
+  const accountIds: string[] = [];
+  for (let i = 0; i < IDLE_ACCOUNTS; i++) accountIds.push(await linkedAccount(ctx, user.id, 2000 + i));
   const engine = await startEngine(ctx);
   try {
     const until = Date.now() + 300_000;
-    while (sessionIds.some((s) => !engine.runtime.transportFor(s))) {
+    while (accountIds.some((s) => !engine.runtime.transportFor(s))) {
       if (Date.now() > until) throw new Error(`accounts did not connect within 300 s`);
       // A pass takes up to 50 free accounts; the heartbeat alone would take 20 passes, 10 s apart.
-      await signal(ctx, 'session-changed', sessionIds[0]!);
+      await signal(ctx, 'session-changed', accountIds[0]!);
       await sleep(200);
     }
     // The first health check evaluates every new account once (a row each); idle starts after it.
@@ -138,12 +138,12 @@ export async function idleCost(ctx: AppContext): Promise<string> {
       await sleep(500);
     }
     const beforeTraffic = await idleWindow(ctx);
-    const senders = sessionIds.slice(0, TRAFFIC_ACCOUNTS);
-    for (const [i, sessionId] of senders.entries()) {
+    const senders = accountIds.slice(0, TRAFFIC_ACCOUNTS);
+    for (const [i, accountId] of senders.entries()) {
       await acceptSend(
         ctx,
         user,
-        sessionId,
+        accountId,
         { chatIds: numbers(TRAFFIC_EACH, 919_400_000_001 + i * 1000), content: 'Traffic' },
         'individuals',
       );

@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../server/src/context.ts';
 import { buildApp } from '../../server/src/http/app.ts';
-import { benchAuth, benchUser, linkedSession, size } from './setup.ts';
+import { benchAuth, benchUser, linkedAccount, size } from './setup.ts';
 
 export const INBOX_THREADS = size(100_000, 2_000);
 
@@ -18,7 +18,7 @@ const p95 = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(tim
  */
 export async function inboxAtScale(ctx: AppContext): Promise<string> {
   const user = await benchUser(ctx, 0);
-  const sessions = [await linkedSession(ctx, user.id, 995), await linkedSession(ctx, user.id, 996)];
+  const accounts = [await linkedAccount(ctx, user.id, 995), await linkedAccount(ctx, user.id, 996)];
   const phone = sql`(919000000000 + i)::text`;
   const person = sql`md5('bench person ' || i)::uuid::text`;
   const at = sql`now() - (i * interval '315 seconds')`;
@@ -31,14 +31,14 @@ export async function inboxAtScale(ctx: AppContext): Promise<string> {
   );
   await ctx.db.execute(
     sql`INSERT INTO inbox_messages (user_id, person_id, session_id, direction, chat_id, message_id, type, text, at)
-        SELECT ${user.id}, ${person}, (${sql.param(sessions)}::text[])[1 + i % 2], 'in', ${phone} || '@s.whatsapp.net',
+        SELECT ${user.id}, ${person}, (${sql.param(accounts)}::text[])[1 + i % 2], 'in', ${phone} || '@s.whatsapp.net',
                'BENCH' || i, 'text', 'Is the offer ' || i || ' still on?', ${at}
         FROM generate_series(1, ${INBOX_THREADS}) AS i`,
   );
   await ctx.db.execute(
     sql`INSERT INTO inbox_threads (person_id, user_id, session_id, name, last_text, last_type, last_direction,
                                    last_at, last_in_at, unread, state)
-        SELECT ${person}, ${user.id}, (${sql.param(sessions)}::text[])[1 + i % 2], 'Customer ' || i,
+        SELECT ${person}, ${user.id}, (${sql.param(accounts)}::text[])[1 + i % 2], 'Customer ' || i,
                'Is the offer ' || i || ' still on?', 'text', 'in', ${at}, ${at},
                CASE WHEN i % 10 = 0 THEN 1 ELSE 0 END, CASE WHEN i % 5 = 0 THEN 'done' ELSE 'open' END
         FROM generate_series(1, ${INBOX_THREADS}) AS i`,

@@ -10,7 +10,7 @@ import { queryRows } from '../../server/src/db/client.ts';
 import { buildApp } from '../../server/src/http/app.ts';
 import { compactJobStats } from '../../server/src/messaging/jobs/repository.ts';
 import { reportInBrowser, type SignedIn } from './report-browser.ts';
-import { benchUser, fmtS, linkedSession, median, size } from './setup.ts';
+import { benchUser, fmtS, linkedAccount, median, size } from './setup.ts';
 
 export const READ_JOBS = size(100_000, 1_000);
 
@@ -48,11 +48,11 @@ export async function readsAtScale(
   ctx: AppContext,
 ): Promise<{ list: string; exportCsv: string; browser: string }> {
   const user = await benchUser(ctx, 0);
-  const sessionId = await linkedSession(ctx, user.id, 997);
+  const accountId = await linkedAccount(ctx, user.id, 997);
   await ctx.db.execute(
     sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total,
                                   sent_count, failed_count, created_at, finished_at)
-        SELECT md5('bench job ' || i)::uuid::text, ${user.id}, ${sessionId}, 'individuals', 'text',
+        SELECT md5('bench job ' || i)::uuid::text, ${user.id}, ${accountId}, 'individuals', 'text',
                'Offer ' || i || ' for you', CASE WHEN i % 10 = 0 THEN 'failed' ELSE 'completed' END, 10,
                CASE WHEN i % 10 = 0 THEN 5 ELSE 10 END, CASE WHEN i % 10 = 0 THEN 5 ELSE 0 END,
                now() - (i * interval '315 seconds'), now() - (i * interval '315 seconds')

@@ -6,7 +6,7 @@ import { users } from '../../server/src/db/schema.ts';
 import { buildApp } from '../../server/src/http/app.ts';
 import { acceptSend } from '../../server/src/messaging/accept/send.ts';
 import { type BaileysRow, baileysRows } from './baileys.ts';
-import { dispatchRound, floorRate, PER_SESSION, SESSIONS } from './dispatch.ts';
+import { ACCOUNTS, dispatchRound, floorRate, PER_ACCOUNT } from './dispatch.ts';
 import { FLEET_ACCOUNTS, FLEET_MESSAGES, FLEET_SENDERS, FLEET_WORKERS, fleetOnOwnDatabase } from './fleet.ts';
 import { IDLE_ACCOUNTS, idleCost, startupAndIdle } from './idle.ts';
 import { INBOX_THREADS, inboxAtScale } from './inbox.ts';
@@ -17,7 +17,7 @@ import {
   context,
   fmtRate,
   fmtS,
-  linkedSession,
+  linkedAccount,
   markdownTable,
   median,
   numbers,
@@ -32,7 +32,7 @@ type Row = { measure: string; goal: string; values: Record<string, string> };
 
 /** `DISPATCH_ROUNDS` rates: their median, then each run. */
 const rates = (runs: number[]) =>
-  `median ${fmtRate(median(runs))} (${runs.map((r) => Math.round(r).toLocaleString('en-IN')).join(', ')}; ${(SESSIONS * PER_SESSION).toLocaleString('en-IN')} each)`;
+  `median ${fmtRate(median(runs))} (${runs.map((r) => Math.round(r).toLocaleString('en-IN')).join(', ')}; ${(ACCOUNTS * PER_ACCOUNT).toLocaleString('en-IN')} each)`;
 const DISPATCH_ROUNDS = Number(process.env.BENCH_ROUNDS ?? size(3, 1));
 
 const RUNS = size(3, 1);
@@ -61,11 +61,11 @@ const freshNumbers = (n: number) => {
  */
 async function acceptService(ctx: AppContext, asChatIds = false): Promise<string> {
   const user = await benchUser(ctx, (RUNS + 1) * ACCEPT_RECIPIENTS);
-  const sessionId = await linkedSession(ctx, user.id, asChatIds ? 995 : 999);
+  const accountId = await linkedAccount(ctx, user.id, asChatIds ? 995 : 999);
   return repeated(async (n) => {
     const chatIds = freshNumbers(n).map((c) => (asChatIds ? `${c}@s.whatsapp.net` : c));
     const started = performance.now();
-    await acceptSend(ctx, user, sessionId, { chatIds, content: 'Benchmark' }, 'individuals');
+    await acceptSend(ctx, user, accountId, { chatIds, content: 'Benchmark' }, 'individuals');
     return performance.now() - started;
   });
 }
@@ -75,14 +75,14 @@ async function acceptHttp(ctx: AppContext): Promise<string> {
   await app.ready();
   try {
     const user = await benchUser(ctx, (RUNS + 1) * ACCEPT_RECIPIENTS);
-    const sessionId = await linkedSession(ctx, user.id, 998);
+    const accountId = await linkedAccount(ctx, user.id, 998);
     const headers = await benchAuth(app, user.username);
     return await repeated(async (n) => {
       const payload = JSON.stringify({ chatIds: freshNumbers(n), content: 'Benchmark' });
       const started = performance.now();
       const res = await app.inject({
         method: 'POST',
-        url: `/api/session/${sessionId}/sendIndividualMessage`,
+        url: `/api/session/${accountId}/sendIndividualMessage`,
         headers: { ...headers, 'content-type': 'application/json' },
         payload,
       });
@@ -142,7 +142,7 @@ const PERSONAL_CONTACTS = size(100_000, 1_000);
  */
 async function personalisedAccept(ctx: AppContext): Promise<string> {
   const user = await benchUser(ctx, 4 * PERSONAL_CONTACTS);
-  const sessionId = await linkedSession(ctx, user.id, 996);
+  const accountId = await linkedAccount(ctx, user.id, 996);
   async function* chunks() {
     let s = 'name,phone\n';
     for (let j = 0; j < PERSONAL_CONTACTS; j++) s += `Person ${j},${8_000_000_000 + j}\n`;
@@ -160,7 +160,7 @@ async function personalisedAccept(ctx: AppContext): Promise<string> {
     const res = await acceptSend(
       ctx,
       user,
-      sessionId,
+      accountId,
       { contactListIds: [list.id], content: 'Hi {{name|friend}}, {Namaste|Hello}!' },
       'individuals',
     );
@@ -186,7 +186,9 @@ async function measure(row: Row, kind: string, fn: () => Promise<string>): Promi
     errors.push(`${row.measure} (${kind}): ${message}`);
   }
   // What each row costs the run (the smoke run's time is kept under two minutes).
-  console.error(`bench: ${row.measure} (${kind}) took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.error(
+    `bench: ${row.measure} (${kind}) took ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 /**
@@ -227,7 +229,7 @@ async function main() {
     acceptService: row(`accept ${n(ACCEPT_RECIPIENTS)} recipients (service)`, '< 2 s'),
     acceptHttp: row(`accept ${n(ACCEPT_RECIPIENTS)} recipients (HTTP)`, '< 2 s'),
     dispatch: row(
-      `dispatch, ${SESSIONS} sessions × ${PER_SESSION}`,
+      `dispatch, ${ACCOUNTS} sessions × ${PER_ACCOUNT}`,
       '≥ 5,000/s PostgreSQL, ≥ 1,500/s PGlite',
     ),
     floor: row('bare-SQL floor (one UPDATE … SKIP LOCKED LIMIT 1 loop per session)', ''),

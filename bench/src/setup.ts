@@ -1,4 +1,4 @@
-/** What the bench parts share: the product's config for a bench, its databases, users, linked sessions and number formats. */
+/** What the bench parts share: the product's config for a bench, its databases, users, linked accounts and number formats. */
 
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import { loadConfig } from '../../server/src/config.ts';
 import { type AppContext, createContext } from '../../server/src/context.ts';
 import { type Database, openPglite, openPostgres, queryRows } from '../../server/src/db/client.ts';
-import { waAuthState, waSessions } from '../../server/src/db/schema.ts';
+import { accounts, waAuthState } from '../../server/src/db/schema.ts';
 import { createScratchDatabase } from '../../server/src/db/scratch.ts';
 import type { App } from '../../server/src/http/types.ts';
 import { createUser } from '../../server/src/users/service.ts';
@@ -40,7 +40,7 @@ export function config() {
 export async function openBenchDatabase(kind: 'pglite' | 'postgres'): Promise<Database> {
   if (kind === 'pglite') return openPglite(undefined);
   const scratch = await createScratchDatabase(process.env.BENCH_DATABASE_URL!, 'bench');
-  // The server's own pool size unless BENCH_POOL says otherwise (one connection per session helps).
+  // The server's own pool size unless BENCH_POOL says otherwise (one connection per account helps).
   const database = await openPostgres(
     scratch.url,
     process.env.BENCH_POOL ? { max: Number(process.env.BENCH_POOL) } : {},
@@ -81,24 +81,24 @@ export async function benchAuth(app: App, username: string): Promise<{ authoriza
   return { authorization: `Bearer ${login.json().token as string}` };
 }
 
-/** A session the way the sessions service stores a linked one: the simulator reconnects it from its credentials. */
-export async function linkedSession(ctx: AppContext, userId: string, i: number): Promise<string> {
+/** An account the way the accounts service stores a linked one: the simulator reconnects it from its credentials. */
+export async function linkedAccount(ctx: AppContext, userId: string, i: number): Promise<string> {
   const phone = `9190${String(i).padStart(8, '0')}`;
-  const sessionId = `${phone}_${crypto.randomBytes(6).toString('hex')}`;
-  await ctx.db.insert(waSessions).values({
+  const accountId = `${phone}_${crypto.randomBytes(6).toString('hex')}`;
+  await ctx.db.insert(accounts).values({
     id: crypto.randomUUID(),
-    sessionId,
+    sessionId: accountId,
     userId,
     phoneNumber: phone,
     sessionName: `Bench ${i}`,
     hasCredentials: true,
   });
   await ctx.db.insert(waAuthState).values({
-    sessionId,
+    sessionId: accountId,
     key: 'creds',
     value: JSON.stringify({ me: { id: `${phone}:1@s.whatsapp.net` }, linkedAt: new Date().toISOString() }),
   });
-  return sessionId;
+  return accountId;
 }
 
 export const numbers = (n: number, start: number) => Array.from({ length: n }, (_, i) => String(start + i));

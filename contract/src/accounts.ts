@@ -13,8 +13,8 @@ export const AccountKind = z.enum(['linked', 'cloud']);
 export type AccountKind = z.infer<typeof AccountKind>;
 
 /** Which provider drives an account, as `GET /api/sessions` reports it (`kind`). */
-export const SessionKind = z.enum(['baileys', 'simulator', 'cloud']);
-export type SessionKind = z.infer<typeof SessionKind>;
+export const AccountProvider = z.enum(['baileys', 'simulator', 'cloud']);
+export type AccountProvider = z.infer<typeof AccountProvider>;
 
 /** What an account can do: pages offer only what it can, and the server refuses the rest. */
 export const AccountCapabilities = z.object({

@@ -13,7 +13,7 @@ const field = (label: string, max = 200) =>
     .max(max);
 
 /** `POST /api/cloud-instances`. */
-export const CreateCloudInstanceBody = z.object({
+export const CreateCloudAccountBody = z.object({
   sessionName: field('session name', 100),
   phoneNumberId: field('phone number ID', 40).regex(/^[0-9]+$/, 'The phone number ID is digits only'),
   wabaId: field('WhatsApp Business Account ID', 40).regex(
@@ -24,9 +24,9 @@ export const CreateCloudInstanceBody = z.object({
   appSecret: field('app secret', 200),
   verifyToken: field('verify token', 200),
 });
-export type CreateCloudInstanceBody = z.infer<typeof CreateCloudInstanceBody>;
+export type CreateCloudAccountBody = z.infer<typeof CreateCloudAccountBody>;
 
-export const CreateCloudInstanceResponse = z.object({ success: z.literal(true), sessionId: z.string() });
+export const CreateCloudAccountResponse = z.object({ success: z.literal(true), sessionId: z.string() });
 
 export const CLOUD_TEXTS = {
   alreadyConnected: 'This phone number ID is already connected',

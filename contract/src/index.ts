@@ -1,3 +1,6 @@
+export * from './account-api.ts';
+export * from './account-health.ts';
+export * from './account-policy.ts';
 export * from './accounts.ts';
 export * from './admin.ts';
 export * from './auth.ts';
@@ -25,9 +28,6 @@ export * from './phone.ts';
 export * from './poll.ts';
 export * from './proxy.ts';
 export * from './report.ts';
-export * from './session-health.ts';
-export * from './session-policy.ts';
-export * from './sessions.ts';
 export * from './status.ts';
 export * from './table.ts';
 export * from './template.ts';

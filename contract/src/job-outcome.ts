@@ -3,7 +3,7 @@ import { FAILURE_TEXTS } from './texts.ts';
 
 /**
  * Failure texts that a retry cannot fix: the same recipient fails the same way, and a
- * retry would only reserve credits again. Every other failure (the session was down, delivery
+ * retry would only reserve credits again. Every other failure (the account was down, delivery
  * unknown after a crash, a time-out) may succeed on a retry.
  */
 export const NON_RETRYABLE_ERRORS: readonly string[] = [

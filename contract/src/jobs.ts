@@ -197,7 +197,7 @@ export const JobIdParams = z.object({ jobId: z.string().min(1).max(100) });
 export const UserIdPathParams = z.object({ userId: z.string().min(1).max(100) });
 
 /**
- * Retries on `sessionId` when given (one of the user's sessions), else on the job's own session.
+ * Retries on `sessionId` when given (one of the user's accounts), else on the job's own account.
  * Recipients whose delivery is unknown (isDeliveryUnknownError: the send timed out or was
  * interrupted, so WhatsApp may have the message) are retried only with `includeDeliveryUnknown`:
  * the user accepts that a second copy may arrive.
@@ -226,8 +226,8 @@ export const DashboardQuery = z.object({ sessionId: z.string().min(1).max(100).o
 export type DashboardQuery = z.infer<typeof DashboardQuery>;
 
 /**
- * `totalMembers` counts the participants of the cached groups of the chosen session (the
- * user's first session when none is given); the message figures cover all the user's jobs.
+ * `totalMembers` counts the participants of the cached groups of the chosen account (the
+ * user's first account when none is given); the message figures cover all the user's jobs.
  */
 export const DashboardResponse = z.object({
   success: z.literal(true),
@@ -236,7 +236,7 @@ export const DashboardResponse = z.object({
   delivered: z.number().int(),
   /** Delivered ÷ sent, in percent (0 when nothing was sent). */
   deliveryRate: z.number(),
-  /** The session the group figures are for (null when the user has none). */
+  /** The account the group figures are for (null when the user has none). */
   sessionId: z.string().nullable(),
   totalGroups: z.number().int(),
   recentJobs: z.array(MessageJob),

@@ -25,7 +25,7 @@ export const SPREAD_TEXTS = {
   groups:
     'A group send goes from the account that is in the group: sessionIds is only for sends to phone numbers',
   repeat: 'A repeating send goes from one account: leave sessionIds out',
-  notYours: (sessionId: string) => `Not one of your accounts: ${sessionId}`,
+  notYours: (accountId: string) => `Not one of your accounts: ${accountId}`,
   coldNeedsBothKinds:
     'coldToCloud needs a linked phone and a Cloud API account among the accounts: add them with sessionIds',
 } as const;
@@ -122,7 +122,7 @@ export const SendBody = z.object({
     .nullish(),
   /**
    * Sends to phone numbers only: more of the user's own accounts that share the job (the path's
-   * session is the first). The recipients are split between them in proportion to what each
+   * account is the first). The recipients are split between them in proportion to what each
    * may still send today; an account down for FAILOVER_AFTER_MS hands its waiting recipients
    * to the others. A group send goes from the account in the group (400 otherwise).
    */

@@ -21,15 +21,15 @@ export const ProxyInfo = z.object({
 export type ProxyInfo = z.infer<typeof ProxyInfo>;
 
 /** `url`: `socks5://user:pass@host:port` (or socks5h, http); null removes the proxy. */
-export const SessionProxyBody = z.object({ url: z.string().trim().max(600).nullable() });
-export type SessionProxyBody = z.infer<typeof SessionProxyBody>;
+export const AccountProxyBody = z.object({ url: z.string().trim().max(600).nullable() });
+export type AccountProxyBody = z.infer<typeof AccountProxyBody>;
 
-export const SessionProxyResponse = z.object({
+export const AccountProxyResponse = z.object({
   success: z.literal(true),
   message: z.string(),
   proxy: ProxyInfo.nullable(),
 });
-export type SessionProxyResponse = z.infer<typeof SessionProxyResponse>;
+export type AccountProxyResponse = z.infer<typeof AccountProxyResponse>;
 
 /** 'Test proxy': the given URL, else the stored one. */
 export const ProxyTestBody = z.object({ url: z.string().trim().max(600).optional() }).nullish();

@@ -29,8 +29,8 @@ export const PREVIEW_LENGTH = 15;
 export const cut = (text: string): string =>
   text.length > PREVIEW_LENGTH ? `${text.slice(0, PREVIEW_LENGTH)}...` : text;
 
-/** The phone number part of a session id (before the underscore). */
-export const phoneOfSession = (sessionId: string): string => sessionId.split('_')[0] ?? sessionId;
+/** The phone number part of an account id (before the underscore). */
+export const phoneOfAccount = (accountId: string): string => accountId.split('_')[0] ?? accountId;
 
 type ContentOf = Pick<MessageJob, 'messageType' | 'messageContent'>;
 
@@ -43,7 +43,7 @@ export const contentPreview = (job: ContentOf): string => cut(contentText(job));
 export function reportRow(job: MessageJob, formatDate: (iso: string) => string): Cell[] {
   return [
     job.id,
-    phoneOfSession(job.sessionId),
+    phoneOfAccount(job.sessionId),
     job.progress.total,
     job.results.success,
     job.results.failed,

@@ -1,12 +1,12 @@
 import { z } from 'zod';
+import { AccountStatus } from './account-api.ts';
 import { OptOutSource } from './contacts.ts';
 import { JobStatus } from './jobs.ts';
 import type { WebhookEventName } from './operations.ts';
-import { SessionStatus } from './sessions.ts';
 
 /**
  * The `data` of each webhook event, as a receiver reads it. Most are built inside PostgreSQL, in
- * the triggers of server/drizzle/0006_webhook_events.sql (job.finished, session.status) and
+ * the triggers of server/drizzle/0006_webhook_events.sql (job.finished, account.status) and
  * 0021_webhook_status_per_statement.sql (message.status); optout in contacts/opt-out-list.ts,
  * message.received in messaging/inbox/incoming.ts. The
  * server's webhook-payloads test makes each event through the product and checks the stored rows
@@ -42,8 +42,8 @@ export const MessageStatusPayload = z
   })
   .loose();
 
-export const SessionStatusPayload = z
-  .object({ sessionId: z.string(), status: SessionStatus, reason: z.string().nullable(), at: Utc })
+export const AccountStatusPayload = z
+  .object({ sessionId: z.string(), status: AccountStatus, reason: z.string().nullable(), at: Utc })
   .loose();
 
 /** `phone`: the number, else how the address is shown; `address`: the address the opt-out came from. */
@@ -80,7 +80,7 @@ export const MessageReceivedPayload = z
 export const WEBHOOK_PAYLOADS = {
   'job.finished': JobFinishedPayload,
   'message.status': MessageStatusPayload,
-  'session.status': SessionStatusPayload,
+  'session.status': AccountStatusPayload,
   optout: OptOutPayload,
   'message.received': MessageReceivedPayload,
 } as const satisfies Record<WebhookEventName, z.ZodType>;

@@ -437,13 +437,13 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
       phoneNumber: '919844455501',
     });
     ({ user } = linked);
-    const { sessionId: session, token } = linked;
+    const { sessionId: account, token } = linked;
     // A Cloud API account beside it: its row on Instances (quality, limit, the webhook URL to copy).
     await connectCloudAccount(request, user);
-    await sendIndividual(request, token, session, { content: 'Diwali offer: 20% off this week' });
+    await sendIndividual(request, token, account, { content: 'Diwali offer: 20% off this week' });
     await finishedJobs(request, token, user.id);
     // A scheduled job: Edit and its dialog.
-    await sendIndividual(request, token, session, {
+    await sendIndividual(request, token, account, {
       content: 'Weekend offer',
       scheduleTime: new Date(Date.now() + 6 * 3_600_000).toISOString(),
     });

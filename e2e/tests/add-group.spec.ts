@@ -1,5 +1,5 @@
 import { expect, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 import { seriousViolations } from './support/axe.ts';
 import { importContactList } from './support/contacts.ts';
 
@@ -14,7 +14,7 @@ for (const size of [
     request,
   }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
-    const { token, sessionId, headers } = await userWithSession(page, request, { credits: 5 });
+    const { token, sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 5 });
     // Seven numbers; one is not on WhatsApp (the simulator's numbers ending 0000).
     const numbers = [
       '919822230001',
@@ -67,7 +67,7 @@ for (const size of [
     expect(await seriousViolations(page)).toEqual([]);
 
     // The group is the account's at once: listed with its members, the account its admin.
-    const list = (await (await request.get(`/api/groupsList/${sessionId}`, { headers })).json()) as {
+    const list = (await (await request.get(`/api/groupsList/${accountId}`, { headers })).json()) as {
       groups: { groupName: string; participantCount: number }[];
     };
     expect(list.groups.find((g) => g.groupName === name)?.participantCount).toBe(5);
@@ -85,9 +85,9 @@ test('Add New Group refuses a group without a name or members, and sends nothing
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 5 });
   const before = (
-    (await (await request.get(`/api/groupsList/${sessionId}`, { headers })).json()) as { groups: unknown[] }
+    (await (await request.get(`/api/groupsList/${accountId}`, { headers })).json()) as { groups: unknown[] }
   ).groups.length;
   await page.goto('/#/groups/new');
   await page.getByRole('button', { name: 'Create group' }).click();
@@ -99,7 +99,7 @@ test('Add New Group refuses a group without a name or members, and sends nothing
   await page.getByRole('button', { name: 'Create group' }).click();
   await expect(page.getByRole('alert')).toHaveText('Invalid phone number: 12ab');
   const after = (
-    (await (await request.get(`/api/groupsList/${sessionId}`, { headers })).json()) as { groups: unknown[] }
+    (await (await request.get(`/api/groupsList/${accountId}`, { headers })).json()) as { groups: unknown[] }
   ).groups.length;
   expect(after).toBe(before);
 });

@@ -29,10 +29,10 @@ test.describe('Admin page', () => {
     const a = await linkedUser(request, { credits: 10, name: 'Alice', phoneNumber: '919844400001' });
     const b = await linkedUser(request, { credits: 10, name: 'Bob', phoneNumber: '919844400002' });
     [alice, bob] = [a.user, b.user];
-    const [aliceSession, bobSession, aliceToken, bobToken] = [a.sessionId, b.sessionId, a.token, b.token];
-    await sendIndividual(request, aliceToken, aliceSession, { content: 'Alice first message' });
-    await sendIndividual(request, aliceToken, aliceSession, { content: 'Alice second message' });
-    await sendIndividual(request, bobToken, bobSession, { content: 'Bob only message' });
+    const [aliceAccount, bobAccount, aliceToken, bobToken] = [a.sessionId, b.sessionId, a.token, b.token];
+    await sendIndividual(request, aliceToken, aliceAccount, { content: 'Alice first message' });
+    await sendIndividual(request, aliceToken, aliceAccount, { content: 'Alice second message' });
+    await sendIndividual(request, bobToken, bobAccount, { content: 'Bob only message' });
     aliceJobs = (await finishedJobs(request, aliceToken, alice.id)).map((j) => j.id).sort();
     bobJobs = (await finishedJobs(request, bobToken, bob.id)).map((j) => j.id).sort();
     expect(aliceJobs).toHaveLength(2);

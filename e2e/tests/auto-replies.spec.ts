@@ -1,5 +1,5 @@
 import { expect, test } from '../fixtures.ts';
-import { balanceBubble, userWithSession } from './messaging-helpers.ts';
+import { balanceBubble, userWithAccount } from './messaging-helpers.ts';
 import { jobsOf } from './support/jobs.ts';
 
 test('an auto-reply rule set in Account settings answers a matching message once, charged, and shows in Message Jobs', async ({
@@ -7,7 +7,7 @@ test('an auto-reply rule set in Account settings answers a matching message once
   request,
 }) => {
   test.setTimeout(90_000);
-  const { user, sessionId, token, headers } = await userWithSession(page, request, { credits: 3 });
+  const { user, sessionId: accountId, token, headers } = await userWithAccount(page, request, { credits: 3 });
   await page.goto('/#/instances');
   await page.getByRole('button', { name: /^Account settings / }).click();
   const section = page.getByRole('dialog').getByRole('region', { name: 'Auto-replies' });
@@ -26,7 +26,7 @@ test('an auto-reply rule set in Account settings answers a matching message once
   await page.keyboard.press('Escape');
 
   const write = async (text: string, from = '919844430002') => {
-    const res = await request.post(`/api/simulator/sessions/${sessionId}/inbound`, {
+    const res = await request.post(`/api/simulator/sessions/${accountId}/inbound`, {
       headers,
       data: { from, text },
     });

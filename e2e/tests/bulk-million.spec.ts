@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 import { observeLongTasks } from './support/long-tasks.ts';
 
 /**
@@ -27,7 +27,7 @@ async function observeLongTaskLines(page: Page) {
 
 test('1,000,000-line CSV on the bulk page: longest main-thread block', async ({ page, request }) => {
   test.setTimeout(300_000);
-  await userWithSession(page, request, { credits: 2_000_000 });
+  await userWithAccount(page, request, { credits: 2_000_000 });
   await page.goto('/#/bulkmessage');
   await expect(page.getByText('No contacts uploaded')).toBeVisible();
   const lines = ['phone,name,city'];

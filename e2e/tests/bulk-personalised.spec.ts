@@ -1,6 +1,6 @@
 import type { APIRequestContext, Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
-import { balanceBubble, ledger, userWithSession } from './messaging-helpers.ts';
+import { balanceBubble, ledger, userWithAccount } from './messaging-helpers.ts';
 
 async function uploadCsv(page: Page, name: string, content: string) {
   const chooser = page.waitForEvent('filechooser');
@@ -8,8 +8,8 @@ async function uploadCsv(page: Page, name: string, content: string) {
   await (await chooser).setFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(content, 'utf8') });
 }
 
-async function outbox(request: APIRequestContext, headers: Record<string, string>, sessionId: string) {
-  const res = await request.get(`/api/simulator/sessions/${sessionId}/outbox`, { headers });
+async function outbox(request: APIRequestContext, headers: Record<string, string>, accountId: string) {
+  const res = await request.get(`/api/simulator/sessions/${accountId}/outbox`, { headers });
   expect(res.ok()).toBe(true);
   return ((await res.json()) as { messages: { chatId: string; text: string | null }[] }).messages;
 }
@@ -19,7 +19,7 @@ test('a personalised send to a contact list and a CSV with headers: preview, unk
   request,
 }) => {
   test.setTimeout(120_000);
-  const { user, sessionId, headers } = await userWithSession(page, request, { credits: 10 });
+  const { user, sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 10 });
   // A saved list (name, mobile, city) and one of its numbers on the opt-out list.
   const imported = await request.post('/api/contact-lists/import', {
     headers,
@@ -90,10 +90,10 @@ test('a personalised send to a contact list and a CSV with headers: preview, unk
     timeout: 30_000,
   });
   await expect
-    .poll(async () => (await outbox(request, headers, sessionId)).length, { timeout: 30_000 })
+    .poll(async () => (await outbox(request, headers, accountId)).length, { timeout: 30_000 })
     .toBe(4);
   const texts = Object.fromEntries(
-    (await outbox(request, headers, sessionId)).map((m) => [m.chatId.split('@')[0], m.text]),
+    (await outbox(request, headers, accountId)).map((m) => [m.chatId.split('@')[0], m.text]),
   );
   const variant = /^(Hi|Namaste) /;
   expect(Object.keys(texts).sort()).toEqual(['919800000051', '919800000053', '919800000061', '919800000062']);

@@ -1,5 +1,5 @@
 import { expect, test } from '../fixtures.ts';
-import { balanceBubble, ledger, userWithSession } from './messaging-helpers.ts';
+import { balanceBubble, ledger, userWithAccount } from './messaging-helpers.ts';
 import { uploadList } from './support/bulk.ts';
 
 const banner = (page: import('@playwright/test').Page) => page.getByRole('status', { name: 'Status' });
@@ -10,7 +10,7 @@ test('a CSV with a BOM, CRLF, a header, quotes, spaces, dashes and a duplicate g
   page,
   request,
 }) => {
-  await userWithSession(page, request, { credits: 10 });
+  await userWithAccount(page, request, { credits: 10 });
   await page.goto('/#/bulkmessage');
   await expect(page.getByRole('heading', { name: 'Send Bulk Message' })).toBeVisible();
   await expect(page.getByText('Click below to upload the List of Phone Numbers')).toBeVisible();
@@ -56,7 +56,7 @@ test('the contacts credit-limit banner and the limit on a list longer than the b
   page,
   request,
 }) => {
-  await userWithSession(page, request, { credits: 2 });
+  await userWithAccount(page, request, { credits: 2 });
   await page.goto('/#/bulkmessage');
   await uploadList(page, 'list.csv', '919800000011\n919800000012\n919800000013\n');
   const table = contactsTable(page);
@@ -78,7 +78,7 @@ test('a bulk send with a number that times out ends partly sent; Retry Failed ap
   request,
 }) => {
   test.setTimeout(120_000);
-  const { user } = await userWithSession(page, request, { credits: 10 });
+  const { user } = await userWithAccount(page, request, { credits: 10 });
   await page.goto('/#/bulkmessage');
   await expect(balanceBubble(page)).toHaveText('Balance: 10');
   await uploadList(page, 'mixed.csv', 'phone\n919800000021\n917040110001\n919800000022\n');
@@ -126,14 +126,14 @@ test('a user without bulk messaging is told so with no form, and the server refu
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 5, bulk: false });
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 5, bulk: false });
   await page.goto('/#/bulkmessage');
   // The notice first, in view, and no form to fill in for nothing.
   await expect(page.getByText('Bulk messaging is not enabled for your account')).toBeInViewport();
   await expect(page.getByRole('button', { name: 'Upload CSV' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Send Now' })).toHaveCount(0);
   await expect(page.getByRole('textbox', { name: 'Message', exact: true })).toHaveCount(0);
-  const res = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, {
+  const res = await request.post(`/api/session/${accountId}/sendIndividualMessage`, {
     headers,
     data: { chatIds: ['919800000091'], content: 'Hello' },
   });

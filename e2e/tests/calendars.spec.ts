@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
-import { onGroupMessaging, userWithSession } from './messaging-helpers.ts';
+import { onGroupMessaging, userWithAccount } from './messaging-helpers.ts';
 import { sendIndividual } from './support/jobs.ts';
 
 // The schedule picker (time picked, month not stuck) and the MIS
@@ -10,7 +10,7 @@ const p2 = (n: number) => String(n).padStart(2, '0');
 const dayFirst = (d: Date) => `${p2(d.getDate())}/${p2(d.getMonth() + 1)}/${d.getFullYear()}`;
 const monthTitle = (d: Date) => d.toLocaleString('en-GB', { month: 'long', year: 'numeric' });
 
-async function openSchedule(page: Page, request: Parameters<typeof userWithSession>[1]) {
+async function openSchedule(page: Page, request: Parameters<typeof userWithAccount>[1]) {
   const [first] = (await onGroupMessaging(page, request, { credits: 5 })).groups;
   await page
     .getByRole('table', { name: 'Select Groups' })
@@ -65,8 +65,8 @@ test('MIS Report: quick ranges fill From and To; a reversed range is said, not o
   page,
   request,
 }) => {
-  const { token, sessionId } = await userWithSession(page, request, { credits: 3 });
-  await sendIndividual(request, token, sessionId, { content: 'Range check' });
+  const { token, sessionId: accountId } = await userWithAccount(page, request, { credits: 3 });
+  await sendIndividual(request, token, accountId, { content: 'Range check' });
   await page.goto('/#/reports');
   await expect(page.getByText('1 job', { exact: true })).toBeVisible();
   const now = new Date();
@@ -104,8 +104,8 @@ test('MIS Report: quick ranges fill From and To; a reversed range is said, not o
 });
 
 test('Jobs: Pause, Cancel series and Delete each say what they do', async ({ page, request }) => {
-  const { token, sessionId } = await userWithSession(page, request, { credits: 5 });
-  const res = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, {
+  const { token, sessionId: accountId } = await userWithAccount(page, request, { credits: 5 });
+  const res = await request.post(`/api/session/${accountId}/sendIndividualMessage`, {
     headers: { authorization: `Bearer ${token}` },
     data: {
       chatIds: ['919800015871'],

@@ -1,5 +1,5 @@
 import { expect, test } from '../fixtures.ts';
-import { balanceBubble, ledger, userWithSession } from './messaging-helpers.ts';
+import { balanceBubble, ledger, userWithAccount } from './messaging-helpers.ts';
 import { violationsWithOpen } from './support/axe.ts';
 import { failedJobRow, numbers, shot, uploadCsv } from './support/customer.ts';
 import { bigSendOnWarmingAccount } from './support/policy.ts';
@@ -66,7 +66,7 @@ test('an uploaded number that opted out is marked in the list and left out of th
   page,
   request,
 }) => {
-  const u = await userWithSession(page, request, { credits: 10 });
+  const u = await userWithAccount(page, request, { credits: 10 });
   const [a, b, c] = numbers(301, 3);
   const out = await request.post('/api/opt-outs', { headers: u.headers, data: { phoneNumbers: [b] } });
   expect(out.ok(), await out.text()).toBe(true);
@@ -93,7 +93,7 @@ test('Retry Failed says what it takes and that the job goes back to sending, and
   request,
 }) => {
   test.setTimeout(120_000);
-  const u = await userWithSession(page, request, { credits: 10 });
+  const u = await userWithAccount(page, request, { credits: 10 });
   // 917040110001 times out on the simulated network: the job ends with one failure a retry may fix.
   const { row } = await failedJobRow(
     page,

@@ -1,11 +1,11 @@
-import { createLinkedSession, createUser, expect, signInByStorage, test } from '../fixtures.ts';
+import { createLinkedAccount, createUser, expect, signInByStorage, test } from '../fixtures.ts';
 import {
   ANNOUNCE_ONLY,
   balanceBubble,
   groupNames,
   localInputValue,
   onGroupMessaging,
-  userWithSession,
+  userWithAccount,
 } from './messaging-helpers.ts';
 import { PNG_1X1 } from './support/jobs.ts';
 
@@ -136,8 +136,8 @@ test('poll options start at two, grow to 12 and are removable only above two; du
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
-  const [first] = await groupNames(request, headers, sessionId);
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 5 });
+  const [first] = await groupNames(request, headers, accountId);
   await page.goto('/#/compose');
   await page.getByRole('tab', { name: 'Poll' }).click();
   const options = page.getByRole('textbox', { name: /^Option \d+$/ });
@@ -181,8 +181,8 @@ test('Select All and the credit limit with a balance smaller than the groups lis
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 3 });
-  const names = await groupNames(request, headers, sessionId);
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 3 });
+  const names = await groupNames(request, headers, accountId);
   await page.goto('/#/compose');
   await expect(balanceBubble(page)).toHaveText('Balance: 3');
   const table = groupsTable(page);
@@ -211,8 +211,8 @@ test('Select All and the credit limit with a balance smaller than the groups lis
 });
 
 test('Select All selects every group, unticking clears only a full selection', async ({ page, request }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 12 });
-  const names = await groupNames(request, headers, sessionId);
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 12 });
+  const names = await groupNames(request, headers, accountId);
   await page.goto('/#/compose');
   const table = groupsTable(page);
   const all = table.getByRole('checkbox', { name: 'Select All' });
@@ -301,8 +301,8 @@ test('a send that fails for a group gives the failure text with the retry hint',
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
-  const names = await groupNames(request, headers, sessionId);
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 5 });
+  const names = await groupNames(request, headers, accountId);
   const ok = names.find((n) => n !== ANNOUNCE_ONLY)!;
   await page.goto('/#/compose');
   const table = groupsTable(page);
@@ -324,11 +324,11 @@ test('multi-session users pick the session; its groups load and the selection st
   request,
 }) => {
   const user = await createUser(request, { credits: 10, multi: true });
-  const first = await createLinkedSession(request, user, {
+  const first = await createLinkedAccount(request, user, {
     phoneNumber: '919800000101',
     sessionName: 'Shop',
   });
-  const second = await createLinkedSession(request, user, {
+  const second = await createLinkedAccount(request, user, {
     phoneNumber: '919800000102',
     sessionName: 'Home',
   });
@@ -351,7 +351,7 @@ test('multi-session users pick the session; its groups load and the selection st
 });
 
 test('single-session users see no session picker', async ({ page, request }) => {
-  await userWithSession(page, request, { credits: 1 });
+  await userWithAccount(page, request, { credits: 1 });
   await page.goto('/#/compose');
   await expect(page.getByText('0 of 12 selected')).toBeVisible();
   await expect(page.getByRole('combobox', { name: 'Phone number' })).toHaveCount(0);

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { ADMIN, apiLogin, expect, test } from '../fixtures.ts';
-import { balanceBubble, userWithSession } from './messaging-helpers.ts';
+import { balanceBubble, userWithAccount } from './messaging-helpers.ts';
 
 async function chooseFile(page: Page, name: string, content: string) {
   const chooser = page.waitForEvent('filechooser');
@@ -13,7 +13,7 @@ test('consent: an import confirmed with its purpose, a send that leaves out numb
   request,
 }) => {
   test.setTimeout(120_000);
-  const { user, sessionId, headers } = await userWithSession(page, request, { credits: 10 });
+  const { user, sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 10 });
 
   // The import asks whether the people agreed, and for what; never ticked by default.
   await page.goto('/#/contacts');
@@ -65,7 +65,7 @@ test('consent: an import confirmed with its purpose, a send that leaves out numb
   await expect(balanceBubble(page)).toHaveText('Balance: 9');
 
   // A customer writes 'बंद करो': opted out, with the word and the message shown.
-  const inbound = await request.post(`/api/simulator/sessions/${sessionId}/inbound`, {
+  const inbound = await request.post(`/api/simulator/sessions/${accountId}/inbound`, {
     headers,
     data: { from: '919800000071', text: 'बंद करो।' },
   });

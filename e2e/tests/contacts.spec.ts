@@ -3,7 +3,7 @@ import type { Page } from '@playwright/test';
 // The same minimal .xlsx writer the server's import tests use (one sheet, numbers as numbers).
 import { xlsxOf } from '../../server/test/fakes/xlsx.ts';
 import { createUser, expect, signInByStorage, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 
 /**
  * Contacts exported from a phone to Excel: a display name, a mobile column (Google-style cells with
@@ -184,12 +184,12 @@ test("a group's members saved as a contact list from the Group List's detail pan
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 0 });
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 0 });
   type Chat = { groupName: string; participants: { phoneNumber: string }[] };
   let groups: Chat[] = [];
   await expect
     .poll(async () => {
-      const res = await request.get(`/api/groupChats/${sessionId}`, { headers });
+      const res = await request.get(`/api/groupChats/${accountId}`, { headers });
       groups = ((await res.json()) as { groups: Chat[] }).groups;
       return groups.length;
     })

@@ -1,7 +1,7 @@
 import {
   ADMIN,
   apiLogin,
-  createLinkedSession,
+  createLinkedAccount,
   createUser,
   expect,
   linkedUser,
@@ -38,9 +38,9 @@ test('the figures are real: groups of the linked session, members, sent messages
   page,
   request,
 }) => {
-  const { user, sessionId, token } = await linkedUser(request, { credits: 1234567 });
+  const { user, sessionId: accountId, token } = await linkedUser(request, { credits: 1234567 });
   const headers = { authorization: `Bearer ${token}` };
-  const groups = (await (await request.get(`/api/groupsList/${sessionId}`, { headers })).json()) as {
+  const groups = (await (await request.get(`/api/groupsList/${accountId}`, { headers })).json()) as {
     count: number;
     groups: { groupId: string; groupName: string; participantCount: number }[];
   };
@@ -48,7 +48,7 @@ test('the figures are real: groups of the linked session, members, sent messages
   const members = groups.groups.reduce((sum, g) => sum + g.participantCount, 0);
 
   // One text message to two groups, sent through the API and finished before the page loads.
-  const sent = await request.post(`/api/session/${sessionId}/sendBulkMessage`, {
+  const sent = await request.post(`/api/session/${accountId}/sendBulkMessage`, {
     headers,
     data: {
       // The announce-only group refuses members' messages.
@@ -152,11 +152,11 @@ test('the whole journey: the admin creates a user with credits, who links WhatsA
   ).toBeVisible();
 
   const { token } = await apiLogin(request, username, 'journey-pass-1');
-  const sessions = (await (
+  const accounts = (await (
     await request.get('/api/sessions', { headers: { authorization: `Bearer ${token}` } })
   ).json()) as { sessions: { sessionId: string }[] };
   const groups = (await (
-    await request.get(`/api/groupsList/${sessions.sessions[0]!.sessionId}`, {
+    await request.get(`/api/groupsList/${accounts.sessions[0]!.sessionId}`, {
       headers: { authorization: `Bearer ${token}` },
     })
   ).json()) as { count: number };
@@ -170,19 +170,19 @@ test('the whole journey: the admin creates a user with credits, who links WhatsA
 
 test('Total Groups counts the groups of every linked account, each group once', async ({ page, request }) => {
   const user = await createUser(request, { credits: 10, multi: true });
-  const first = await createLinkedSession(request, user, {
+  const first = await createLinkedAccount(request, user, {
     phoneNumber: '919811100001',
     sessionName: 'Shop',
   });
-  const second = await createLinkedSession(request, user, {
+  const second = await createLinkedAccount(request, user, {
     phoneNumber: '919811100002',
     sessionName: 'Home',
   });
   const { token } = await apiLogin(request, user.username, user.password);
   const groupIds = new Set<string>();
   const counts: number[] = [];
-  for (const sessionId of [first, second]) {
-    const res = await request.get(`/api/groupsList/${sessionId}`, {
+  for (const accountId of [first, second]) {
+    const res = await request.get(`/api/groupsList/${accountId}`, {
       headers: { authorization: `Bearer ${token}` },
     });
     const body = (await res.json()) as { count: number; groups: { groupId: string }[] };

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 import { type Job, jobsOf, replyOnceDelivered, sendIndividual } from './support/jobs.ts';
 
 /**
@@ -26,15 +26,15 @@ test("a job's delivered, read, replied and undelivered figures in Message Jobs, 
   request,
 }) => {
   test.setTimeout(120_000);
-  const { user, sessionId, token } = await userWithSession(page, request, { credits: 5 });
-  const jobId = await sendIndividual(request, token, sessionId, {
+  const { user, sessionId: accountId, token } = await userWithAccount(page, request, { credits: 5 });
+  const jobId = await sendIndividual(request, token, accountId, {
     chatIds: [READS, REPLIES, SILENT],
     content: 'Your order has shipped',
   });
   // The contact writes back once the message is there.
   await replyOnceDelivered(
     request,
-    { token, userId: user.id, sessionId },
+    { token, userId: user.id, sessionId: accountId },
     { id: jobId, delivered: 2 },
     { from: REPLIES, text: 'Thank you, when will it arrive?' },
   );

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 import { violationsWithOpen } from './support/axe.ts';
 import { uploadList } from './support/bulk.ts';
 import { numbers } from './support/customer.ts';
@@ -17,7 +17,7 @@ test('Group Messaging: the photo, its caption and the ticked groups come back af
   page,
   request,
 }) => {
-  await userWithSession(page, request, { credits: 20 });
+  await userWithAccount(page, request, { credits: 20 });
   await page.goto('/#/compose');
   const groups = page.getByRole('table', { name: 'Select Groups' });
   const boxes = groups.getByRole('checkbox', { name: /^Select (?!All|Announcements)/ });
@@ -69,7 +69,7 @@ test("Bulk Messaging: leaving with 150 ticked numbers asks first (a link or the 
   page,
   request,
 }) => {
-  await userWithSession(page, request, { credits: 200 });
+  await userWithAccount(page, request, { credits: 200 });
   // Reached from the Dashboard, so that the browser's Back has a page of the app to go to.
   await page.goto('/#/dashboard');
   await nav(page).getByRole('link', { name: 'Bulk Messaging' }).click();

@@ -6,7 +6,7 @@ import {
   groupNames,
   localInputValue,
   onGroupMessaging,
-  userWithSession,
+  userWithAccount,
 } from './messaging-helpers.ts';
 import { axeAnalyze } from './support/axe.ts';
 import { confirmRetryWithCopy } from './support/jobs.ts';
@@ -59,7 +59,7 @@ test.describe('at 360 × 740', () => {
   });
 
   test('a refused file is named beside the file button', async ({ page, request }) => {
-    await userWithSession(page, request, { credits: 5 });
+    await userWithAccount(page, request, { credits: 5 });
     await page.goto('/#/compose');
     await page.getByRole('tab', { name: 'Media Message' }).click();
     const select = page.getByRole('button', { name: 'Select File' });
@@ -103,8 +103,8 @@ test.describe('at 360 × 740', () => {
     request,
   }) => {
     test.setTimeout(90_000);
-    const { sessionId, headers } = await userWithSession(page, request, { credits: 10 });
-    const ok = (await groupNames(request, headers, sessionId)).find((n) => n !== ANNOUNCE_ONLY)!;
+    const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 10 });
+    const ok = (await groupNames(request, headers, accountId)).find((n) => n !== ANNOUNCE_ONLY)!;
     await page.goto('/#/compose');
     await pickGroups(page, [ok, ANNOUNCE_ONLY]);
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello all');
@@ -124,7 +124,7 @@ test.describe('at 360 × 740', () => {
     await expect(table.getByText('Partly sent', { exact: true })).toBeVisible();
     await expect(table.getByRole('button', { name: 'Retry Failed' })).toHaveCount(0);
     // A send that timed out (the simulator's numbers starting 917040) may succeed on a retry.
-    const timedOut = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, {
+    const timedOut = await request.post(`/api/session/${accountId}/sendIndividualMessage`, {
       headers,
       data: { chatIds: ['919800000091', '917040910001'], content: 'Timed out once' },
     });

@@ -1,6 +1,6 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { expect, saveScreenshot, test } from '../fixtures.ts';
-import { balanceBubble, userWithSession } from './messaging-helpers.ts';
+import { balanceBubble, userWithAccount } from './messaging-helpers.ts';
 import {
   type Job,
   jobsOf,
@@ -19,15 +19,15 @@ const REPLIES = '919844420003';
 
 /** A signed-in user whose job went to READS and REPLIES, and REPLIES answered; Follow up is open. */
 async function followUpOfAnsweredJob(page: Page, request: APIRequestContext) {
-  const who = await userWithSession(page, request, { credits: 5 });
-  const { user, sessionId, token } = who;
-  const jobId = await sendIndividual(request, token, sessionId, {
+  const who = await userWithAccount(page, request, { credits: 5 });
+  const { user, sessionId: accountId, token } = who;
+  const jobId = await sendIndividual(request, token, accountId, {
     chatIds: [READS, REPLIES],
     content: 'Our sale starts today',
   });
   await replyOnceDelivered(
     request,
-    { token, userId: user.id, sessionId },
+    { token, userId: user.id, sessionId: accountId },
     { id: jobId, delivered: 2 },
     { from: REPLIES, text: 'What is the price?' },
   );

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import {
-  createLinkedSession,
+  createLinkedAccount,
   createUser,
   expect,
   linkedUserForFile,
@@ -293,11 +293,11 @@ test.describe('Group List', () => {
     request,
   }) => {
     const multi = await createUser(request, { multi: true });
-    const first = await createLinkedSession(request, multi, {
+    const first = await createLinkedAccount(request, multi, {
       phoneNumber: '919811100011',
       sessionName: 'First',
     });
-    const second = await createLinkedSession(request, multi, {
+    const second = await createLinkedAccount(request, multi, {
       phoneNumber: '919811100022',
       sessionName: 'Second',
     });

@@ -1,5 +1,5 @@
 import { expect, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 
 /** 25 numbers the simulator answers 'Not on WhatsApp' for (they end in 0000). */
 const NOT_ON_WHATSAPP = Array.from({ length: 25 }, (_, i) => `9198${1000 + i}0000`);
@@ -8,12 +8,12 @@ test('Instances shows the account health; a sick account is paused to protect it
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 25 });
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 25 });
   await page.goto('/#/instances');
   const badge = page.getByLabel(/^Account health \d+ of 100/);
   await expect(badge).toHaveText('Health 100 · Good');
 
-  const sent = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, {
+  const sent = await request.post(`/api/session/${accountId}/sendIndividualMessage`, {
     headers,
     data: { chatIds: NOT_ON_WHATSAPP, content: 'A scraped list' },
   });
@@ -43,6 +43,6 @@ test('Instances shows the account health; a sick account is paused to protect it
     await expect(page.getByText(again)).toBeVisible({ timeout: 2000 });
   }).toPass({ timeout: 30_000 });
   await expect(badge).toHaveText('Health 35 · Paused');
-  const health = await request.get(`/api/session/${sessionId}/health`, { headers });
+  const health = await request.get(`/api/session/${accountId}/health`, { headers });
   expect(await health.json()).toMatchObject({ score: 35, state: 'paused', reason: again });
 });

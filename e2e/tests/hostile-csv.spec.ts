@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 import { contactsTable, onEmptyBulkPage, uploadList, uploadResult } from './support/bulk.ts';
 import { observeLongTasks } from './support/long-tasks.ts';
 
@@ -128,7 +128,7 @@ test('a 1,000,000-line CSV loads without blocking the page over 400 ms, and answ
   request,
 }) => {
   test.setTimeout(240_000);
-  await userWithSession(page, request, { credits: 5 });
+  await userWithAccount(page, request, { credits: 5 });
   await page.goto('/#/bulkmessage');
   await expect(page.getByText('No contacts uploaded')).toBeVisible();
 

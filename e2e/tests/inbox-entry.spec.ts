@@ -1,5 +1,5 @@
 import { expect, signInAsAdmin, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 import { openJobDetails, replyOnceDelivered, sendIndividual } from './support/jobs.ts';
 
 /**
@@ -11,11 +11,11 @@ const REPLIES = '919844420003';
 
 test("Replies in Job Details opens the Inbox with that job's replies only", async ({ page, request }) => {
   test.setTimeout(90_000);
-  const { user, sessionId, token } = await userWithSession(page, request, { credits: 5 });
-  const who = { token, userId: user.id, sessionId };
-  const sale = await sendIndividual(request, token, sessionId, { chatIds: [READS], content: 'Sale today' });
+  const { user, sessionId: accountId, token } = await userWithAccount(page, request, { credits: 5 });
+  const who = { token, userId: user.id, sessionId: accountId };
+  const sale = await sendIndividual(request, token, accountId, { chatIds: [READS], content: 'Sale today' });
   await replyOnceDelivered(request, who, { id: sale, delivered: 1 }, { from: READS, text: 'Which sizes?' });
-  const other = await sendIndividual(request, token, sessionId, { chatIds: [REPLIES], content: 'New stock' });
+  const other = await sendIndividual(request, token, accountId, { chatIds: [REPLIES], content: 'New stock' });
   await replyOnceDelivered(request, who, { id: other, delivered: 1 }, { from: REPLIES, text: 'Any blue?' });
 
   const details = await openJobDetails(page, sale);
@@ -36,8 +36,8 @@ test("an admin opens a managed user's inbox read-only: the messages, no answer b
   request,
 }) => {
   test.setTimeout(60_000);
-  const { user, sessionId, headers } = await userWithSession(page, request, { credits: 2 });
-  const inbound = await request.post(`/api/simulator/sessions/${sessionId}/inbound`, {
+  const { user, sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 2 });
+  const inbound = await request.post(`/api/simulator/sessions/${accountId}/inbound`, {
     headers,
     data: { from: '919844430051', text: 'Is the shop open on Sunday?' },
   });

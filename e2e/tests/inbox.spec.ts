@@ -1,6 +1,6 @@
 import type { APIRequestContext, Page } from '@playwright/test';
 import { createUser, expect, signInByStorage, test } from '../fixtures.ts';
-import { balanceBubble, userWithSession } from './messaging-helpers.ts';
+import { balanceBubble, userWithAccount } from './messaging-helpers.ts';
 import { seriousViolations, violationsWithOpen } from './support/axe.ts';
 import { cloudInbound, connectCloudNumber } from './support/cloud.ts';
 
@@ -13,10 +13,10 @@ const conversations = (page: Page) => page.getByRole('table', { name: 'Conversat
 async function write(
   request: APIRequestContext,
   headers: Record<string, string>,
-  sessionId: string,
+  accountId: string,
   text: string,
 ) {
-  const res = await request.post(`/api/simulator/sessions/${sessionId}/inbound`, {
+  const res = await request.post(`/api/simulator/sessions/${accountId}/inbound`, {
     headers,
     data: { from: ASHA, text },
   });
@@ -28,8 +28,8 @@ test('a reply arrives in the Inbox with the unread count in the sidebar; the ans
   request,
 }) => {
   test.setTimeout(90_000);
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 3 });
-  await write(request, headers, sessionId, 'Do you have red sarees?');
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 3 });
+  await write(request, headers, accountId, 'Do you have red sarees?');
 
   await page.goto('/#/inbox');
   await expect(nav(page).getByRole('link', { name: 'Inbox 1 unread' })).toBeVisible();
@@ -65,7 +65,7 @@ test('a reply arrives in the Inbox with the unread count in the sidebar; the ans
   await expect(row).toContainText('You: Yes, from ₹999');
 
   // A new message from the person opens the thread again.
-  await write(request, headers, sessionId, 'Can you send photos?');
+  await write(request, headers, accountId, 'Can you send photos?');
   await page.reload();
   await expect(row).toContainText('Can you send photos?');
   await expect(row).toContainText('Open');

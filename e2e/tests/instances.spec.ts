@@ -1,6 +1,6 @@
 import {
   apiLogin,
-  createLinkedSession,
+  createLinkedAccount,
   createUser,
   expect,
   loginViaUi,
@@ -12,7 +12,7 @@ import { CONNECTED_TEXT, expectConnectedThenClosed } from './support/link-dialog
 
 const ONLY_ONE = 'Only one instance is allowed. Please remove the existing instance first.';
 
-const instancesTable = (page: import('@playwright/test').Page) =>
+const accountsTable = (page: import('@playwright/test').Page) =>
   page.getByRole('table', { name: 'Instances' });
 
 test('add an instance (both validation messages), link it by QR and see CONNECTED; then the limit', async ({
@@ -49,7 +49,7 @@ test('add an instance (both validation messages), link it by QR and see CONNECTE
   await expect(qr.getByText(/QR code refreshes in \d+s/)).toBeVisible();
   // It says connected, closes by itself 3 s later and the list reloads.
   await expectConnectedThenClosed(page, qr);
-  const row = instancesTable(page).getByRole('row', { name: /Front desk/ });
+  const row = accountsTable(page).getByRole('row', { name: /Front desk/ });
   await expect(row).toContainText('919800000123');
   await expect(row.getByText('CONNECTED', { exact: true })).toBeVisible();
   await expect(page.getByLabel('1 instances')).toBeVisible();
@@ -64,10 +64,10 @@ test('add an instance (both validation messages), link it by QR and see CONNECTE
 
 test('terminate asks for confirmation, then removes the session', async ({ page, request }) => {
   const user = await createUser(request);
-  await createLinkedSession(request, user, { sessionName: 'Old phone', phoneNumber: '919800000456' });
+  await createLinkedAccount(request, user, { sessionName: 'Old phone', phoneNumber: '919800000456' });
   await signInByStorage(page, request, user.username, user.password);
   await page.goto('/#/instances');
-  const row = instancesTable(page).getByRole('row', { name: /Old phone/ });
+  const row = accountsTable(page).getByRole('row', { name: /Old phone/ });
   await expect(row.getByText('CONNECTED', { exact: true })).toBeVisible();
   await expect(page.getByRole('button', { name: 'ADD NEW' })).toBeDisabled();
 
@@ -88,10 +88,10 @@ test('terminate asks for confirmation, then removes the session', async ({ page,
   await expect(page.getByText(ONLY_ONE)).toHaveCount(0);
   // The server agrees.
   const { token } = await apiLogin(request, user.username, user.password);
-  const sessions = await (
+  const accounts = await (
     await request.get('/api/sessions', { headers: { authorization: `Bearer ${token}` } })
   ).json();
-  expect(sessions.sessions).toEqual([]);
+  expect(accounts.sessions).toEqual([]);
 });
 
 test('QR fetch: 3 retries 1 s apart, then the failure text and Retry, which links', async ({
@@ -118,7 +118,7 @@ test('QR fetch: 3 retries 1 s apart, then the failure text and Retry, which link
   await signInByStorage(page, request, user.username, user.password);
   await page.clock.install();
   await page.goto('/#/instances');
-  const row = instancesTable(page).getByRole('row', { name: /Back office/ });
+  const row = accountsTable(page).getByRole('row', { name: /Back office/ });
   await expect(row.getByText('PENDING', { exact: true })).toBeVisible();
   const opened = Date.now();
   await row.getByRole('button', { name: 'Connect Back office' }).click();
@@ -164,7 +164,7 @@ test('the QR image refreshes after its 15 s countdown', async ({ page, request }
   // and 3 s timers are seen to the second without waiting for them.
   await page.clock.install();
   await page.goto('/#/instances');
-  await instancesTable(page).getByRole('button', { name: 'Connect Slow scan' }).click();
+  await accountsTable(page).getByRole('button', { name: 'Connect Slow scan' }).click();
   const qr = page.getByRole('dialog', { name: /Connect WhatsApp/ });
   await expect(qr.getByText('QR code refreshes in 15s')).toBeVisible();
   await expect(qr.getByText('QR code refreshes in 14s')).toBeVisible();
@@ -198,7 +198,7 @@ test('status badges: CONNECTED, DISCONNECTED, PENDING, unknown, with the reason 
   request,
 }) => {
   const user = await createUser(request, { multi: true });
-  const session = (n: number, status: string, statusReason: string | null) => ({
+  const account = (n: number, status: string, statusReason: string | null) => ({
     id: `id${n}`,
     sessionId: `9198000000${n}0_s${n}`,
     phoneNumber: `9198000000${n}0`,
@@ -214,17 +214,17 @@ test('status badges: CONNECTED, DISCONNECTED, PENDING, unknown, with the reason 
       body: JSON.stringify({
         success: true,
         sessions: [
-          session(1, 'CONNECTED', null),
-          session(2, 'DISCONNECTED', 'Logged out from the phone'),
-          session(3, 'PENDING', null),
-          session(4, 'SOMETHING_ELSE', null),
+          account(1, 'CONNECTED', null),
+          account(2, 'DISCONNECTED', 'Logged out from the phone'),
+          account(3, 'PENDING', null),
+          account(4, 'SOMETHING_ELSE', null),
         ],
       }),
     }),
   );
   await signInByStorage(page, request, user.username, user.password);
   await page.goto('/#/instances');
-  const table = instancesTable(page);
+  const table = accountsTable(page);
   await expect(
     table.getByRole('row', { name: /Phone 1/ }).getByText('CONNECTED', { exact: true }),
   ).toBeVisible();
@@ -237,7 +237,7 @@ test('status badges: CONNECTED, DISCONNECTED, PENDING, unknown, with the reason 
   await expect(
     table.getByRole('row', { name: /Phone 4/ }).getByText('unknown', { exact: true }),
   ).toBeVisible();
-  // A connected session has nothing to scan.
+  // A connected account has nothing to scan.
   await expect(table.getByRole('button', { name: 'Connect Phone 1' })).toHaveCount(0);
   // A multi-session user below 10 instances may add more.
   await expect(page.getByRole('button', { name: 'ADD NEW' })).toBeEnabled();
@@ -266,7 +266,7 @@ test('Refresh reloads the list; a multi-session user is stopped at 10 instances'
   await expect(page.getByLabel('0 instances')).toBeVisible();
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByLabel('10 instances')).toBeVisible();
-  await expect(instancesTable(page).getByRole('row')).toHaveCount(11);
+  await expect(accountsTable(page).getByRole('row')).toHaveCount(11);
   await expect(page.getByRole('button', { name: 'ADD NEW' })).toBeDisabled();
   await expect(
     page.getByText('You can have at most 10 instances. Please remove an existing instance first.'),

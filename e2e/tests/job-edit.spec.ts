@@ -4,7 +4,7 @@ import {
   balanceBubble,
   ledger,
   localInputValue,
-  userWithSession,
+  userWithAccount,
 } from './messaging-helpers.ts';
 import { seriousViolations, violationsWithOpen } from './support/axe.ts';
 import { PNG_1X1, sendIndividual } from './support/jobs.ts';
@@ -20,8 +20,13 @@ for (const size of [
     request,
   }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
-    const { user, sessionId, token, headers } = await userWithSession(page, request, { credits: 10 });
-    const jobId = await sendIndividual(request, token, sessionId, {
+    const {
+      user,
+      sessionId: accountId,
+      token,
+      headers,
+    } = await userWithAccount(page, request, { credits: 10 });
+    const jobId = await sendIndividual(request, token, accountId, {
       chatIds: ['919822210001', '919822210002', '919822210003'],
       content: 'Old text',
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
@@ -93,8 +98,8 @@ test.describe('with the send confirmation on, as for a new user', () => {
     page,
     request,
   }) => {
-    const { sessionId, token } = await userWithSession(page, request, { credits: 10 });
-    const jobId = await sendIndividual(request, token, sessionId, {
+    const { sessionId: accountId, token } = await userWithAccount(page, request, { credits: 10 });
+    const jobId = await sendIndividual(request, token, accountId, {
       chatIds: ['919822210011', '919822210012', '919822210013'],
       content: 'Sale on Friday',
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
@@ -155,13 +160,13 @@ test('a scheduled group poll: groups picked by name, a new question and options;
   page,
   request,
 }) => {
-  const { sessionId, token, headers } = await userWithSession(page, request, { credits: 10 });
-  const listed = (await (await request.get(`/api/groupsList/${sessionId}`, { headers })).json()) as {
+  const { sessionId: accountId, token, headers } = await userWithAccount(page, request, { credits: 10 });
+  const listed = (await (await request.get(`/api/groupsList/${accountId}`, { headers })).json()) as {
     groups: { groupId: string; groupName: string }[];
   };
   const [first, second] = listed.groups.filter((g) => g.groupName !== ANNOUNCE_ONLY);
   const later = new Date(Date.now() + 3_600_000).toISOString();
-  const sent = await request.post(`/api/session/${sessionId}/sendBulkMessage`, {
+  const sent = await request.post(`/api/session/${accountId}/sendBulkMessage`, {
     headers,
     data: {
       chatIds: [first!.groupId],
@@ -172,7 +177,7 @@ test('a scheduled group poll: groups picked by name, a new question and options;
   });
   expect(sent.ok(), await sent.text()).toBe(true);
   const pollJob = ((await sent.json()) as { jobId: string }).jobId;
-  const fileJob = await sendIndividual(request, token, sessionId, {
+  const fileJob = await sendIndividual(request, token, accountId, {
     chatIds: ['919822210021'],
     type: 'media',
     content: 'Menu',

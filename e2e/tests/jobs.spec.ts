@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures.ts';
-import { balanceBubble, localInputValue, onGroupMessaging, userWithSession } from './messaging-helpers.ts';
+import { balanceBubble, localInputValue, onGroupMessaging, userWithAccount } from './messaging-helpers.ts';
 import { jobStatus } from './support/customer.ts';
 import { confirmRetryWithCopy } from './support/jobs.ts';
 
@@ -9,12 +9,12 @@ const jobsTable = (page: Page) => page.getByRole('table', { name: 'Message jobs'
 async function send(
   request: import('@playwright/test').APIRequestContext,
   headers: Record<string, string>,
-  sessionId: string,
+  accountId: string,
   body: Record<string, unknown>,
   audience: 'groups' | 'individuals' = 'individuals',
 ) {
   const action = audience === 'groups' ? 'sendBulkMessage' : 'sendIndividualMessage';
-  const res = await request.post(`/api/session/${sessionId}/${action}`, { headers, data: body });
+  const res = await request.post(`/api/session/${accountId}/${action}`, { headers, data: body });
   expect(res.ok(), await res.text()).toBe(true);
   return ((await res.json()) as { jobId: string }).jobId;
 }
@@ -31,7 +31,7 @@ async function waitForStatus(
 }
 
 test('the empty texts of every filter', async ({ page, request }) => {
-  await userWithSession(page, request, { credits: 3 });
+  await userWithAccount(page, request, { credits: 3 });
   await page.goto('/#/jobs');
   await expect(page.getByRole('heading', { name: 'Message Jobs' })).toBeVisible();
   await expect(page.getByLabel('0 jobs')).toBeVisible();
@@ -49,13 +49,13 @@ test('the empty texts of every filter', async ({ page, request }) => {
 });
 
 test('the jobs table, its filters and the Job Details modal', async ({ page, request }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 10 });
-  const done = await send(request, headers, sessionId, {
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 10 });
+  const done = await send(request, headers, accountId, {
     chatIds: ['919800000031', '919800000032'],
     content: 'Order shipped',
   });
   await waitForStatus(request, headers, done, 'completed');
-  const failed = await send(request, headers, sessionId, {
+  const failed = await send(request, headers, accountId, {
     chatIds: ['919800000033', '917040330001'],
     type: 'poll',
     content: { pollName: 'Rate us', pollOptions: ['Good', 'Bad'], options: { allowMultipleAnswers: false } },
@@ -136,14 +136,14 @@ test('the jobs table, its filters and the Job Details modal', async ({ page, req
 });
 
 test('a retry is refused when the balance is lower than the failed count', async ({ page, request }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 3 });
-  const failed = await send(request, headers, sessionId, {
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 3 });
+  const failed = await send(request, headers, accountId, {
     chatIds: ['917040440001', '917040550001'],
     content: 'Hi',
   });
   await waitForStatus(request, headers, failed, 'failed');
   // Two credits go to a scheduled job: one left for two failed recipients.
-  await send(request, headers, sessionId, {
+  await send(request, headers, accountId, {
     chatIds: ['919800000061', '919800000062'],
     content: 'Later',
     scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
@@ -223,8 +223,8 @@ test('a scheduled send shows in the Scheduled tab as "Scheduled ..." and is sent
 });
 
 test('delete through the Confirm Delete modal; a scheduled job is refunded', async ({ page, request }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
-  const jobId = await send(request, headers, sessionId, {
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 5 });
+  const jobId = await send(request, headers, accountId, {
     chatIds: ['919800000071', '919800000072', '919800000073'],
     content: 'Later',
     scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
@@ -256,17 +256,17 @@ test('the server pages the jobs: 100 at a time, tab counts from its summary, sea
   request,
 }) => {
   test.setTimeout(180_000);
-  const { headers, sessionId } = await userWithSession(page, request, { credits: 110 });
+  const { headers, sessionId: accountId } = await userWithAccount(page, request, { credits: 110 });
   const later = new Date(Date.now() + 24 * 3600_000).toISOString();
   for (let i = 1; i <= 103; i++) {
-    await send(request, headers, sessionId, {
+    await send(request, headers, accountId, {
       chatIds: ['919800000031'],
       type: 'string',
       content: `Batch ${String(i).padStart(3, '0')}`,
       scheduleTime: later,
     });
   }
-  const now = await send(request, headers, sessionId, { chatIds: ['919800000032'], content: 'Sent at once' });
+  const now = await send(request, headers, accountId, { chatIds: ['919800000032'], content: 'Sent at once' });
   await waitForStatus(request, headers, now, 'completed');
 
   await page.goto('/#/jobs');

@@ -1,4 +1,4 @@
-import { ADMIN, createLinkedSession, createUser, expect, loginViaUi, test } from '../fixtures.ts';
+import { ADMIN, createLinkedAccount, createUser, expect, loginViaUi, test } from '../fixtures.ts';
 
 test('the login page: fields, show/hide password, links', async ({ page }) => {
   await page.goto('/#/login');
@@ -75,18 +75,18 @@ test('a user with no sessions is told so and lands on /dashboard', async ({ page
 
 test('a user with a session has it restarted and lands on /dashboard', async ({ page, request }) => {
   const user = await createUser(request, { bulk: true });
-  const sessionId = await createLinkedSession(request, user, { sessionName: 'Front desk' });
+  const accountId = await createLinkedAccount(request, user, { sessionName: 'Front desk' });
   const restarts: string[] = [];
   page.on('request', (r) => {
     if (r.method() === 'POST' && r.url().endsWith('/restart')) restarts.push(new URL(r.url()).pathname);
   });
   await loginViaUi(page, user.username, user.password);
   await expect(page).toHaveURL(/#\/dashboard$/);
-  expect(restarts).toEqual([`/api/session/${sessionId}/restart`]);
+  expect(restarts).toEqual([`/api/session/${accountId}/restart`]);
   const nav = page.getByRole('navigation', { name: 'Main navigation' });
   await expect(nav.getByRole('link', { name: 'Bulk Messaging' })).toBeVisible();
   expect(await page.evaluate(() => JSON.parse(sessionStorage.getItem('sessionsArray') ?? '[]'))).toEqual([
-    { sessionId, sessionName: 'Front desk' },
+    { sessionId: accountId, sessionName: 'Front desk' },
   ]);
 });
 

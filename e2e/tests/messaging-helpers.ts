@@ -1,45 +1,45 @@
 import type { APIRequestContext, Page } from '@playwright/test';
-import { ADMIN, apiLogin, createLinkedSession, createUser, expect, signInByStorage } from '../fixtures.ts';
+import { ADMIN, apiLogin, createLinkedAccount, createUser, expect, signInByStorage } from '../fixtures.ts';
 
 /** The simulator's announce-only group, where sending fails. */
 export const ANNOUNCE_ONLY = 'Announcements (admins only)';
 
 /** A user with a linked simulator session, signed in on `page`. */
-export async function userWithSession(
+export async function userWithAccount(
   page: Page,
   request: APIRequestContext,
   opts: { credits: number; bulk?: boolean },
 ) {
   const user = await createUser(request, { credits: opts.credits, bulk: opts.bulk ?? true });
-  const sessionId = await createLinkedSession(request, user);
+  const accountId = await createLinkedAccount(request, user);
   const { token } = await signInByStorage(page, request, user.username, user.password);
-  return { user, sessionId, token, headers: { authorization: `Bearer ${token}` } };
+  return { user, sessionId: accountId, token, headers: { authorization: `Bearer ${token}` } };
 }
 
-/** The group names of a session as the compose page lists them. */
+/** The group names of an account as the compose page lists them. */
 export async function groupNames(
   request: APIRequestContext,
   headers: Record<string, string>,
-  sessionId: string,
+  accountId: string,
 ): Promise<string[]> {
-  const res = await request.get(`/api/groupsList/${sessionId}`, { headers });
+  const res = await request.get(`/api/groupsList/${accountId}`, { headers });
   expect(res.ok()).toBe(true);
   const body = (await res.json()) as { groups: { groupName: string }[] };
   return body.groups.map((g) => g.groupName);
 }
 
-/** The groups of a session that everyone may write to (all but the announce-only one), as the compose page lists them. */
+/** The groups of an account that everyone may write to (all but the announce-only one), as the compose page lists them. */
 export async function writableGroupNames(
   request: APIRequestContext,
   headers: Record<string, string>,
-  sessionId: string,
+  accountId: string,
 ): Promise<string[]> {
-  return (await groupNames(request, headers, sessionId)).filter((n) => n !== ANNOUNCE_ONLY);
+  return (await groupNames(request, headers, accountId)).filter((n) => n !== ANNOUNCE_ONLY);
 }
 
 /** A user with a linked phone, signed in, on Group Messaging; `groups`: the groups everyone may write to. */
 export async function onGroupMessaging(page: Page, request: APIRequestContext, opts: { credits: number }) {
-  const signedIn = await userWithSession(page, request, opts);
+  const signedIn = await userWithAccount(page, request, opts);
   const groups = await writableGroupNames(request, signedIn.headers, signedIn.sessionId);
   await page.goto('/#/compose');
   return { ...signedIn, groups };

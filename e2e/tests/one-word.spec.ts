@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Page } from '@playwright/test';
 import Papa from 'papaparse';
 import { expect, saveScreenshot, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 import { seriousViolations } from './support/axe.ts';
 import { contactsTable, uploadList } from './support/bulk.ts';
 import { sendApi } from './support/customer.ts';
@@ -32,8 +32,8 @@ test('a send held by quiet hours reads WAITING with its reason on the bulk page 
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
-  const end = await quietNow(request, headers, sessionId);
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 5 });
+  const end = await quietNow(request, headers, accountId);
 
   await page.goto('/#/bulkmessage');
   await uploadList(page, 'numbers.csv', '919822200061\n919822200062\n');
@@ -65,9 +65,9 @@ test('a partly sent job: its word, 1 of 2 sent and 1 / 2 (50%) alike, under Fail
   request,
 }) => {
   test.setTimeout(120_000);
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 5 });
   // 917040330001 is not on WhatsApp: one of the two fails.
-  const jobId = await sendApi(request, headers, sessionId, {
+  const jobId = await sendApi(request, headers, accountId, {
     chatIds: ['919822200071', '917040330001'],
     content: 'One of two',
   });

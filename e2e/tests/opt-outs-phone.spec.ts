@@ -1,5 +1,5 @@
 import { expect, saveScreenshot, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 import { seriousViolations } from './support/axe.ts';
 import { expectNoSidewaysScroll, PHONE } from './support/customer.ts';
 
@@ -8,9 +8,9 @@ test('the opt-out list at 360 px: one card a number with its source, message and
   request,
 }) => {
   await page.setViewportSize(PHONE);
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 5 });
   // One number replies 'बंद करो' (opted out by itself, with its words); the user adds another.
-  const inbound = await request.post(`/api/simulator/sessions/${sessionId}/inbound`, {
+  const inbound = await request.post(`/api/simulator/sessions/${accountId}/inbound`, {
     headers,
     data: { from: '919800000191', text: 'बंद करो।' },
   });

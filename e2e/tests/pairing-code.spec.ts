@@ -4,7 +4,7 @@ import { CONNECTED_TEXT, expectConnectedThenClosed } from './support/link-dialog
 const EXPIRED_TEXT = 'This code has expired. Get a new code to try again.';
 
 /** A user with an instance that is waiting to be linked, signed in on the Instances page. */
-async function pendingInstance(
+async function pendingAccount(
   page: import('@playwright/test').Page,
   request: import('@playwright/test').APIRequestContext,
   phoneNumber: string,
@@ -32,7 +32,7 @@ test('QR modal → Link with phone number instead: the code as ABCD-EFGH, the st
   page,
   request,
 }) => {
-  const dialog = await pendingInstance(page, request, '919800000771');
+  const dialog = await pendingAccount(page, request, '919800000771');
   const answer = page.waitForResponse(
     (r) => r.url().includes('/pairing-code') && r.request().method() === 'POST',
   );
@@ -58,7 +58,7 @@ test('an expired code says so; Get a new code asks the server for a new one (ren
   page,
   request,
 }) => {
-  const dialog = await pendingInstance(page, request, '919800000772');
+  const dialog = await pendingAccount(page, request, '919800000772');
   const bodies: unknown[] = [];
   let first = true;
   await page.route('**/api/session/*/pairing-code', async (route) => {

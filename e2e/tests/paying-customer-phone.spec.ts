@@ -1,5 +1,5 @@
 import { createUser, expect, signInAsAdmin, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 import {
   expectNoSidewaysScroll,
   jobStatus,
@@ -20,7 +20,7 @@ test.describe('at 360 × 740', () => {
   test.use({ viewport: PHONE });
 
   test('5: after Send Now the progress panel is in view', async ({ page, request }) => {
-    await userWithSession(page, request, { credits: 200 });
+    await userWithAccount(page, request, { credits: 200 });
     await page.goto('/#/bulkmessage');
     await uploadCsv(page, `phone\n${numbers(501, 60).join('\n')}\n`);
     await page
@@ -74,7 +74,7 @@ test.describe('at 360 × 740, Job Details', () => {
     page,
     request,
   }) => {
-    const u = await userWithSession(page, request, { credits: 5 });
+    const u = await userWithAccount(page, request, { credits: 5 });
     const jobId = await sendApi(request, u.headers, u.sessionId, {
       chatIds: ['919800510001', '917040510001'],
       content: 'One times out',

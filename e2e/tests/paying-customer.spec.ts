@@ -1,5 +1,5 @@
 import { expect, test } from '../fixtures.ts';
-import { ANNOUNCE_ONLY, balanceBubble, userWithSession } from './messaging-helpers.ts';
+import { ANNOUNCE_ONLY, balanceBubble, userWithAccount } from './messaging-helpers.ts';
 import { failedJobRow, jobStatus, numbers, sendApi, shot, uploadCsv } from './support/customer.ts';
 import { bigSendOnWarmingAccount } from './support/policy.ts';
 
@@ -56,7 +56,7 @@ test.describe('at 1280 × 800', () => {
     page,
     request,
   }) => {
-    const { sessionId, headers } = await userWithSession(page, request, { credits: 10 });
+    const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 10 });
     await page.goto('/#/bulkmessage');
     await expect(balanceBubble(page)).toHaveText('Balance: 10');
     await uploadCsv(page, `phone\n${numbers(201, 3).join('\n')}\n`);
@@ -103,7 +103,7 @@ test.describe('at 1280 × 800', () => {
       'The credits are held now and refunded if you delete the job before it is sent.',
     );
 
-    const jobId = await sendApi(request, headers, sessionId, {
+    const jobId = await sendApi(request, headers, accountId, {
       chatIds: numbers(231, 2),
       content: 'Scheduled by the API',
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
@@ -124,7 +124,7 @@ test.describe('at 1280 × 800', () => {
     page,
     request,
   }) => {
-    const u = await userWithSession(page, request, { credits: 10 });
+    const u = await userWithAccount(page, request, { credits: 10 });
     const csv =
       'Name,Mobile\n"Kumar, Arjun",9800150001\nPriya Sharma,9800150002\n,9800150003\nOpted Person,9800150004\n';
     const imported = await request.post('/api/contact-lists/import', {
@@ -194,7 +194,7 @@ test.describe('at 1280 × 800', () => {
     page,
     request,
   }) => {
-    const u = await userWithSession(page, request, { credits: 20 });
+    const u = await userWithAccount(page, request, { credits: 20 });
     const { row } = await failedJobRow(
       page,
       request,
@@ -236,7 +236,7 @@ test.describe('at 1280 × 800', () => {
     page,
     request,
   }) => {
-    const u = await userWithSession(page, request, { credits: 20 });
+    const u = await userWithAccount(page, request, { credits: 20 });
     const jobId = await sendApi(request, u.headers, u.sessionId, {
       chatIds: numbers(451, 2),
       content: 'Paused one',

@@ -85,9 +85,9 @@ test('Add Instance keeps a number typed without 91 as 91…, and says what is wr
   await page.keyboard.press('Escape');
   await expect(qr).toBeHidden();
 
-  const sessions = await request.get('/api/sessions', { headers: { authorization: `Bearer ${token}` } });
+  const accounts = await request.get('/api/sessions', { headers: { authorization: `Bearer ${token}` } });
   expect(
-    ((await sessions.json()) as { sessions: { phoneNumber: string; sessionId: string }[] }).sessions,
+    ((await accounts.json()) as { sessions: { phoneNumber: string; sessionId: string }[] }).sessions,
   ).toEqual([
     expect.objectContaining({
       phoneNumber: '919123456780',

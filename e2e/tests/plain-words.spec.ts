@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { createUser, expect, signInByStorage, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 import { finishedJobs, sendIndividual } from './support/jobs.ts';
 
 // The spec's texts stay to the letter; around them the page says what happened.
@@ -15,7 +15,7 @@ test('the bulk page gives a finished send its counts beside the spec words, and 
   page,
   request,
 }) => {
-  await userWithSession(page, request, { credits: 10 });
+  await userWithAccount(page, request, { credits: 10 });
   await page.goto('/#/bulkmessage');
 
   await upload(page, 'numbers.pdf', '9800015838\n');
@@ -43,8 +43,8 @@ test('a PDF that the popup cannot show is named with its type and size above the
   page,
   request,
 }) => {
-  const { token, sessionId, user } = await userWithSession(page, request, { credits: 5 });
-  const jobId = await sendIndividual(request, token, sessionId, {
+  const { token, sessionId: accountId, user } = await userWithAccount(page, request, { credits: 5 });
+  const jobId = await sendIndividual(request, token, accountId, {
     type: 'media',
     mime: 'application/pdf',
     data: Buffer.from('%PDF-1.4 price list').toString('base64'),

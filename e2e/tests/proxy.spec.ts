@@ -1,11 +1,11 @@
 import { expect, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 
 test('a proxy per account: set in Account settings without showing the password back, tested, removed', async ({
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 1 });
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 1 });
   await page.goto('/#/instances');
   await page.getByRole('button', { name: /^Account settings / }).click();
   const section = page.getByRole('dialog').getByRole('region', { name: 'Proxy' });
@@ -25,7 +25,7 @@ test('a proxy per account: set in Account settings without showing the password 
     'Proxy saved: the account reconnects through it',
   );
   await expect(section).toContainText('Connects through socks5://127.0.0.1:1 as shop (password saved).');
-  const stored = await request.get(`/api/session/${sessionId}/proxy`, { headers });
+  const stored = await request.get(`/api/session/${accountId}/proxy`, { headers });
   expect(JSON.stringify(await stored.json())).not.toContain('s3cret');
 
   await section.getByRole('button', { name: 'Remove proxy' }).click();

@@ -29,7 +29,7 @@ const EXPORT_HEADERS = [
   'Meta Cost (INR)',
 ];
 
-/** The number of the session the report's jobs are sent from. */
+/** The number of the account the report's jobs are sent from. */
 const PHONE = '919833300004';
 
 test.describe('MIS Report exports', () => {

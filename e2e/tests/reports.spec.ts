@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Page } from '@playwright/test';
 import Papa from 'papaparse';
 import {
-  createLinkedSession,
+  createLinkedAccount,
   createUser,
   expect,
   signInByStorage,
@@ -180,7 +180,7 @@ test.describe('MIS Report', () => {
   test('a new job appears within the 15-second poll, without reloading', async ({ page, request }) => {
     test.setTimeout(90_000);
     const other = await createUser(request, { credits: 5 });
-    const otherSession = await createLinkedSession(request, other, { phoneNumber: '919833300002' });
+    const otherAccount = await createLinkedAccount(request, other, { phoneNumber: '919833300002' });
     const { token: otherToken } = await signInByStorage(page, request, other.username, other.password);
     // The page's own clock, moved on by hand below: the poll is seen without waiting 15 s for it.
     await page.clock.install();
@@ -189,7 +189,7 @@ test.describe('MIS Report', () => {
 
     await expectNothingToExport(page);
 
-    const id = await sendIndividual(request, otherToken, otherSession, { content: 'Fresh news' });
+    const id = await sendIndividual(request, otherToken, otherAccount, { content: 'Fresh news' });
     await expect(page.getByText('No jobs found')).toBeVisible();
     // 15 s on, the poll has read the report again and the job is in it, without a reload: seen
     // within 20 s of the page's time, as when the test waited for the poll (a 15 s wait).
@@ -204,11 +204,11 @@ test('the report reads the server a page at a time, searches on the server and e
 }) => {
   test.setTimeout(180_000);
   const owner = await createUser(request, { credits: 110 });
-  const sessionId = await createLinkedSession(request, owner, { phoneNumber: '919833300003' });
+  const accountId = await createLinkedAccount(request, owner, { phoneNumber: '919833300003' });
   const { token } = await signInByStorage(page, request, owner.username, owner.password);
   const later = new Date(Date.now() + 24 * 3600_000).toISOString();
   for (let i = 1; i <= 101; i++) {
-    await sendIndividual(request, token, sessionId, {
+    await sendIndividual(request, token, accountId, {
       content: `Batch ${String(i).padStart(3, '0')}`,
       scheduleTime: later,
     });

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { apiLogin, createLinkedSession, createUser, expect, signInByStorage, test } from '../fixtures.ts';
+import { apiLogin, createLinkedAccount, createUser, expect, signInByStorage, test } from '../fixtures.ts';
 import { connectCloudAccount } from './support/cloud.ts';
 import { importContactList } from './support/contacts.ts';
 import { jobsOf } from './support/jobs.ts';
@@ -18,7 +18,7 @@ test('the same phone cannot be added twice: Add New Instance says where it is al
   request,
 }) => {
   const user = await createUser(request, { multi: true });
-  await createLinkedSession(request, user, { phoneNumber: '919800077701', sessionName: 'Shop phone' });
+  await createLinkedAccount(request, user, { phoneNumber: '919800077701', sessionName: 'Shop phone' });
   await signInByStorage(page, request, user.username, user.password);
   await page.goto('/#/instances');
   await page.getByRole('button', { name: 'ADD NEW' }).click();
@@ -39,7 +39,7 @@ test('pickers offer only the accounts that can do the page’s action; Instances
   request,
 }) => {
   const user = await createUser(request, { multi: true, credits: 5 });
-  await createLinkedSession(request, user, { phoneNumber: '919800077711', sessionName: 'Shop phone' });
+  await createLinkedAccount(request, user, { phoneNumber: '919800077711', sessionName: 'Shop phone' });
   const cloud = await connectCloudAccount(request, user);
   await signInByStorage(page, request, user.username, user.password);
   // The Cloud API account was the last one picked.
@@ -101,7 +101,7 @@ test('at 360 px every contact list shows its actions on screen', async ({ page, 
 
 test('the Status tab schedules with the day-first picker used everywhere else', async ({ page, request }) => {
   const user = await createUser(request, { credits: 5 });
-  await createLinkedSession(request, user, { phoneNumber: '919800077721' });
+  await createLinkedAccount(request, user, { phoneNumber: '919800077721' });
   const { token } = await signInByStorage(page, request, user.username, user.password);
   await importContactList(request, token, 'Regulars', 'phone\n9800000081\n');
   await page.goto('/#/bulkmessage');

@@ -1,14 +1,14 @@
 import { expect, test } from '../fixtures.ts';
-import { balanceBubble, localInputValue, userWithSession, writableGroupNames } from './messaging-helpers.ts';
+import { balanceBubble, localInputValue, userWithAccount, writableGroupNames } from './messaging-helpers.ts';
 import { putPolicy, quietNow } from './support/policy.ts';
 
 test('a job waiting on quiet hours says until when, and pauses and resumes from the Jobs page', async ({
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
-  const end = await quietNow(request, headers, sessionId);
-  const sent = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, {
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 5 });
+  const end = await quietNow(request, headers, accountId);
+  const sent = await request.post(`/api/session/${accountId}/sendIndividualMessage`, {
     headers,
     data: { chatIds: ['919822200011', '919822200012', '919822200013'], content: 'After the quiet hours' },
   });
@@ -47,8 +47,8 @@ test("the Account settings drawer saves the account's policy, shows the contract
   page,
   request,
 }) => {
-  const { sessionId, headers } = await userWithSession(page, request, { credits: 5 });
-  const sent = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, {
+  const { sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 5 });
+  const sent = await request.post(`/api/session/${accountId}/sendIndividualMessage`, {
     headers,
     data: { chatIds: ['919822200021', '919822200022'], content: 'Before the limit' },
   });
@@ -84,7 +84,7 @@ test("the Account settings drawer saves the account's policy, shows the contract
   await expect(drawer.getByLabel('Pause from (seconds)')).toHaveAttribute('aria-invalid', 'true');
   expect(
     (
-      (await (await request.get(`/api/session/${sessionId}/policy`, { headers })).json()) as {
+      (await (await request.get(`/api/session/${accountId}/policy`, { headers })).json()) as {
         policy: { dailyLimit: unknown };
       }
     ).policy.dailyLimit,
@@ -100,7 +100,7 @@ test("the Account settings drawer saves the account's policy, shows the contract
   await expect(drawer.getByText('Settings saved')).toBeVisible();
   await expect(drawer.getByText('Sent today: 2 of 30')).toBeVisible();
 
-  const stored = await request.get(`/api/session/${sessionId}/policy`, { headers });
+  const stored = await request.get(`/api/session/${accountId}/policy`, { headers });
   expect(((await stored.json()) as { policy: unknown }).policy).toMatchObject({
     dailyLimit: 30,
     quietHours: { start: '22:00', end: '07:00' },
@@ -113,11 +113,11 @@ test("the Account settings drawer saves the account's policy, shows the contract
 });
 
 test('the Sending Progress panel pauses and resumes the job it shows', async ({ page, request }) => {
-  const { user, sessionId, headers } = await userWithSession(page, request, { credits: 20 });
+  const { user, sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 20 });
   // A second between messages: the job (six groups, 5 s) runs long enough to be paused from the
   // panel, which takes under a second after Send Now.
-  await putPolicy(request, headers, sessionId, { delayMinMs: 1000, delayMaxMs: 1000 });
-  const groups = (await writableGroupNames(request, headers, sessionId)).slice(0, 6);
+  await putPolicy(request, headers, accountId, { delayMinMs: 1000, delayMaxMs: 1000 });
+  const groups = (await writableGroupNames(request, headers, accountId)).slice(0, 6);
   await page.goto('/#/compose');
   const table = page.getByRole('table', { name: 'Select Groups' });
   for (const name of groups)
@@ -155,8 +155,8 @@ test('a repeating job is scheduled from the schedule modal, listed under Schedul
   page,
   request,
 }) => {
-  const { user, sessionId, headers } = await userWithSession(page, request, { credits: 20 });
-  const groups = (await writableGroupNames(request, headers, sessionId)).slice(0, 2);
+  const { user, sessionId: accountId, headers } = await userWithAccount(page, request, { credits: 20 });
+  const groups = (await writableGroupNames(request, headers, accountId)).slice(0, 2);
   await page.goto('/#/compose');
   const table = page.getByRole('table', { name: 'Select Groups' });
   for (const name of groups)

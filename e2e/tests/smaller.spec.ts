@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { createUser, expect, signInAsAdmin, signInByStorage, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 
 // The smaller ones, each at the size it was seen (1280 × 800 unless said).
 
@@ -14,7 +14,7 @@ test('Groups at 1280 px: Status says Active in full, names wrap on at most three
   page,
   request,
 }) => {
-  await userWithSession(page, request, { credits: 1 });
+  await userWithAccount(page, request, { credits: 1 });
   await page.goto('/#/groups');
   const table = page.getByRole('table', { name: 'Group chats' });
   await expect(table.getByText('Active').first()).toBeVisible();
@@ -36,7 +36,7 @@ test('a bulk upload with bracketed calling codes reads them; a new upload takes 
   page,
   request,
 }) => {
-  await userWithSession(page, request, { credits: 10 });
+  await userWithAccount(page, request, { credits: 10 });
   await page.goto('/#/bulkmessage');
   await upload(page, 'first.csv', '919800015851\n');
   await page

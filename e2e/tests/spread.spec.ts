@@ -1,15 +1,15 @@
-import { createLinkedSession, createUser, expect, signInByStorage, test } from '../fixtures.ts';
+import { createLinkedAccount, createUser, expect, signInByStorage, test } from '../fixtures.ts';
 
 test("Bulk Messaging 'Also send from': the numbers are split between the two accounts", async ({
   page,
   request,
 }) => {
   const user = await createUser(request, { credits: 10, bulk: true, multi: true });
-  const first = await createLinkedSession(request, user, {
+  const first = await createLinkedAccount(request, user, {
     phoneNumber: '919800007001',
     sessionName: 'Shop',
   });
-  const second = await createLinkedSession(request, user, {
+  const second = await createLinkedAccount(request, user, {
     phoneNumber: '919800007002',
     sessionName: 'Office',
   });

@@ -1,5 +1,5 @@
 import { expect, test } from '../fixtures.ts';
-import { balanceBubble, userWithSession } from './messaging-helpers.ts';
+import { balanceBubble, userWithAccount } from './messaging-helpers.ts';
 import { violationsWithOpen } from './support/axe.ts';
 
 // A Status post takes a credit per viewer: it is confirmed like every charge.
@@ -10,7 +10,7 @@ test('Status: the Status tab previews the colour and font, posts to a contact li
   request,
 }) => {
   test.setTimeout(90_000);
-  const { headers } = await userWithSession(page, request, { credits: 10 });
+  const { headers } = await userWithAccount(page, request, { credits: 10 });
   // On the simulated network, the phones of 9800000082 and 9800000086 view what they get; 9800000081's does not.
   const imported = await request.post('/api/contact-lists/import', {
     headers,

@@ -1,6 +1,6 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { createUser, expect, saveScreenshot, signInAsAdmin, signInByStorage, test } from '../fixtures.ts';
-import { userWithSession } from './messaging-helpers.ts';
+import { userWithAccount } from './messaging-helpers.ts';
 import { sendApi } from './support/customer.ts';
 import { confirmRetryWithCopy } from './support/jobs.ts';
 import { interceptPrint, printed } from './support/print.ts';
@@ -31,7 +31,7 @@ async function waitFinished(request: APIRequestContext, headers: Record<string, 
 
 /** A user with a completed, a partly sent (one number times out) and a scheduled job. */
 async function userWithJobs(page: Page, request: APIRequestContext) {
-  const u = await userWithSession(page, request, { credits: 20 });
+  const u = await userWithAccount(page, request, { credits: 20 });
   const done = await sendApi(request, u.headers, u.sessionId, {
     chatIds: ['919800000031', '919800000032'],
     content: LONG_TEXT,
@@ -118,7 +118,7 @@ test('at 1280 px the other tables need no sideways scrolling either: Contacts, A
   page,
   request,
 }) => {
-  const u = await userWithSession(page, request, { credits: 5 });
+  const u = await userWithAccount(page, request, { credits: 5 });
   const csv = `Name,Mobile,City,Labels\n${Array.from(
     { length: 5 },
     (_, i) =>
@@ -338,7 +338,7 @@ test('the Group List print is landscape and never splits a word inside a column'
   request,
 }) => {
   await interceptPrint(page);
-  await userWithSession(page, request, { credits: 1 });
+  await userWithAccount(page, request, { credits: 1 });
   await page.goto('/#/groups');
   await expect(page.getByRole('table', { name: 'Group chats' }).getByRole('row').nth(3)).toBeVisible();
   await page.getByRole('button', { name: 'PDF/Print' }).click();

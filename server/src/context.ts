@@ -12,9 +12,9 @@ import { createMetrics, type Metrics } from './metrics/metrics.ts';
  * the same through the database (and LISTEN/NOTIFY on PostgreSQL).
  */
 export type NodeEvents = {
-  /** A job was accepted or re-queued for this session: its dispatcher should wake. */
+  /** A job was accepted or re-queued for this account: its dispatcher should wake. */
   'recipients-queued': [sessionId: string];
-  /** A session's row changed in a way the runner must act on (created, restart, terminate). */
+  /** An account's row changed in a way the runner must act on (created, restart, terminate). */
   'session-changed': [sessionId: string];
 };
 
@@ -22,7 +22,7 @@ export interface AppContext {
   config: Config;
   database: Database;
   db: Db;
-  /** This process's id: the owner written in session and recipient leases. */
+  /** This process's id: the owner written in account and recipient leases. */
   nodeId: string;
   log: FastifyBaseLogger;
   events: EventEmitter<NodeEvents>;

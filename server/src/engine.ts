@@ -1,3 +1,5 @@
+import { startAccountRunner } from './accounts/runner.ts';
+import type { AccountRuntime } from './accounts/runtime.ts';
 import type { AppContext } from './context.ts';
 import { type DispatcherOptions, startDispatcher } from './messaging/engine/dispatcher.ts';
 import { startErasureCompaction } from './messaging/erasure-compaction.ts';
@@ -5,12 +7,10 @@ import { createDueFollowUps } from './messaging/follow-up/scheduled.ts';
 import { compactJobStats } from './messaging/jobs/repository.ts';
 import { startOutcomeBatches } from './messaging/outcome-batches.ts';
 import { startDueOccurrences } from './messaging/series/occurrences.ts';
-import { startSessionRunner } from './sessions/runner.ts';
-import type { SessionRuntime } from './sessions/runtime.ts';
 import { type DelivererOptions, WebhookDeliverer } from './webhooks/deliverer.ts';
 
 export interface Engine {
-  runtime: SessionRuntime;
+  runtime: AccountRuntime;
   stop(): Promise<void>;
 }
 
@@ -24,13 +24,13 @@ export type EngineOptions = {
 };
 
 /**
- * Starts this node's background work: the session runner (leases and live connections), the
+ * Starts this node's background work: the account runner (leases and live connections), the
  * batches of what its accounts report (receipts, refusals, replies: messaging/outcome-batches.ts),
- * the dispatcher (sending due recipients of the sessions this node owns), the webhook deliverer
+ * the dispatcher (sending due recipients of the accounts this node owns), the webhook deliverer
  * and the folding of job_stats.
  */
 export async function startEngine(ctx: AppContext, options: EngineOptions = {}): Promise<Engine> {
-  const runtime = await startSessionRunner(ctx);
+  const runtime = await startAccountRunner(ctx);
   const outcomes = startOutcomeBatches(ctx, runtime);
   // Occurrences of repeating sends and follow-ups whose time has come, on the same sweep.
   const startDue = async (c: AppContext) => {

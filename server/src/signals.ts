@@ -14,14 +14,14 @@ export const SIGNAL_CHANNELS: Record<NodeSignal, string> = {
 };
 
 /** Tells this node at once and the other nodes through NOTIFY that `sessionId` has news. */
-export async function signal(ctx: AppContext, name: NodeSignal, sessionId: string): Promise<void> {
-  ctx.events.emit(name, sessionId);
+export async function signal(ctx: AppContext, name: NodeSignal, accountId: string): Promise<void> {
+  ctx.events.emit(name, accountId);
   if (ctx.database.kind !== 'postgres') return;
   try {
-    await ctx.database.notify(SIGNAL_CHANNELS[name], sessionId);
+    await ctx.database.notify(SIGNAL_CHANNELS[name], accountId);
   } catch (err) {
     ctx.log.warn(
-      { err, sessionId, signal: name },
+      { err, sessionId: accountId, signal: name },
       'could not notify other nodes; they will see it when they poll',
     );
   }
@@ -31,7 +31,7 @@ export async function signal(ctx: AppContext, name: NodeSignal, sessionId: strin
 export async function onSignal(
   ctx: AppContext,
   name: NodeSignal,
-  handler: (sessionId: string) => void,
+  handler: (accountId: string) => void,
 ): Promise<() => Promise<void>> {
   ctx.events.on(name, handler);
   const unlisten =

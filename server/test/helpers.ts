@@ -11,8 +11,8 @@ import { type Engine, type EngineOptions, startEngine } from '../src/engine.ts';
 import { buildApp } from '../src/http/app.ts';
 import type { App } from '../src/http/types.ts';
 import { createUser, type NewUser } from '../src/users/service.ts';
+import { connectedAccount } from './fakes/accounts.ts';
 import { expectLedgerMatches } from './fakes/messaging.ts';
-import { connectedInstance } from './fakes/sessions.ts';
 import { serverArgs } from './server-build.ts';
 
 export type DbKind = 'pglite' | 'postgres';
@@ -131,7 +131,7 @@ export function testAppFor(kind: DbKind, env: Record<string, string> = {}, users
 }
 
 /**
- * The describe block's app with the engine running (session runner, dispatcher, simulator): made
+ * The describe block's app with the engine running (account runner, dispatcher, simulator): made
  * before its tests, stopped after them; after each test the ledgers of `users` must match their
  * balances (ARCHITECTURE principle 2). `t` and `engine` are for use inside the tests and hooks.
  * `options`: the engine's (how often its webhook deliverer polls and retries).
@@ -294,14 +294,14 @@ export async function account(t: TestApp, opts: AccountOptions = {}) {
 let lastPhone = 919_700_000_000;
 
 /**
- * An account with one session linked on the simulated network (CONNECTED once the test's engine
+ * An account with one account linked on the simulated network (CONNECTED once the test's engine
  * or runner drives it); `phone`: its number (a fresh one by default).
  */
-export async function linkedSession(t: TestApp, opts: AccountOptions & { phone?: string } = {}) {
+export async function linkedAccount(t: TestApp, opts: AccountOptions & { phone?: string } = {}) {
   const { phone, ...rest } = opts;
   const a = await account(t, rest);
   lastPhone += 1;
-  return { ...a, sessionId: await connectedInstance(t, a.token, phone ?? String(lastPhone)) };
+  return { ...a, sessionId: await connectedAccount(t, a.token, phone ?? String(lastPhone)) };
 }
 
 /**

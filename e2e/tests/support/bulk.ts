@@ -1,6 +1,6 @@
 import type { APIRequestContext, Page } from '@playwright/test';
 import { expect } from '../../fixtures.ts';
-import { userWithSession } from '../messaging-helpers.ts';
+import { userWithAccount } from '../messaging-helpers.ts';
 
 export const uploadResult = (page: Page) => page.getByRole('status', { name: 'Upload result' });
 export const contactsTable = (page: Page) => page.getByRole('table', { name: 'Select Phone Numbers' });
@@ -16,9 +16,9 @@ export async function uploadList(page: Page, name: string, content: string | Buf
   });
 }
 
-/** A user with a linked session and `credits`, on an empty Bulk Messaging page. */
+/** A user with a linked account and `credits`, on an empty Bulk Messaging page. */
 export async function onEmptyBulkPage(page: Page, request: APIRequestContext, credits: number) {
-  const u = await userWithSession(page, request, { credits });
+  const u = await userWithAccount(page, request, { credits });
   await page.goto('/#/bulkmessage');
   await expect(page.getByText('No contacts uploaded')).toBeVisible();
   return u;

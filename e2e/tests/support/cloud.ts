@@ -21,16 +21,16 @@ type FakeCredentials = {
 export async function connectCloudAccount(
   request: APIRequestContext,
   user: TestUser,
-  sessionName = 'Shop (Cloud)',
+  accountName = 'Shop (Cloud)',
 ): Promise<string> {
-  return (await connectCloudNumber(request, user, sessionName)).sessionId;
+  return (await connectCloudNumber(request, user, accountName)).sessionId;
 }
 
 /** connectCloudAccount, with the phone number ID it took (Meta's webhooks name the number by it). */
 export async function connectCloudNumber(
   request: APIRequestContext,
   user: TestUser,
-  sessionName: string,
+  accountName: string,
 ): Promise<{ sessionId: string; phoneNumberId: string }> {
   const creds = (await (await request.get(`${CLOUD_CONTROL}/`)).json()) as FakeCredentials;
   const { token } = await apiLogin(request, user.username, user.password);
@@ -38,7 +38,7 @@ export async function connectCloudNumber(
     const res = await request.post('/api/cloud-instances', {
       headers: { authorization: `Bearer ${token}` },
       data: {
-        sessionName,
+        sessionName: accountName,
         phoneNumberId,
         wabaId: creds.wabaId,
         accessToken: creds.accessToken,

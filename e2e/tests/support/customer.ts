@@ -20,10 +20,10 @@ export const uploadCsv = (page: Page, content: string) => uploadList(page, 'cust
 export async function sendApi(
   request: APIRequestContext,
   headers: Record<string, string>,
-  sessionId: string,
+  accountId: string,
   body: object,
 ) {
-  const res = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, { headers, data: body });
+  const res = await request.post(`/api/session/${accountId}/sendIndividualMessage`, { headers, data: body });
   expect(res.ok(), await res.text()).toBe(true);
   return ((await res.json()) as { jobId: string }).jobId;
 }

@@ -41,20 +41,20 @@ export function groupDate(iso: string | null): string {
   return `${parts.day}-${parts.month}-${parts.year} ${parts.hour}:${parts.minute} ${parts.dayPeriod!.toUpperCase()}`;
 }
 
-/** The groups of a session as the API lists them (what the page must show). */
+/** The groups of an account as the API lists them (what the page must show). */
 export async function groupsOf(
   request: APIRequestContext,
   token: string,
-  sessionId: string,
+  accountId: string,
 ): Promise<GroupChat[]> {
-  const res = await request.get(`/api/groupChats/${sessionId}`, {
+  const res = await request.get(`/api/groupChats/${accountId}`, {
     headers: { authorization: `Bearer ${token}` },
   });
   expect(res.ok()).toBe(true);
   return ((await res.json()) as { groups: GroupChat[] }).groups;
 }
 
-/** Signs `shared`'s user in on `page` and reads the groups of its session. */
+/** Signs `shared`'s user in on `page` and reads the groups of its account. */
 export async function signInForGroups(
   shared: {
     sessionId: string;

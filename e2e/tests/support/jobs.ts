@@ -20,10 +20,10 @@ export type Job = {
 export async function sendIndividual(
   request: APIRequestContext,
   token: string,
-  sessionId: string,
+  accountId: string,
   body: Record<string, unknown>,
 ): Promise<string> {
-  const res = await request.post(`/api/session/${sessionId}/sendIndividualMessage`, {
+  const res = await request.post(`/api/session/${accountId}/sendIndividualMessage`, {
     headers: { authorization: `Bearer ${token}` },
     data: { chatIds: ['919822200002'], ...body },
   });

@@ -1,6 +1,6 @@
 import type { APIRequestContext, Page } from '@playwright/test';
 import { expect } from '../../fixtures.ts';
-import { userWithSession } from '../messaging-helpers.ts';
+import { userWithAccount } from '../messaging-helpers.ts';
 import { jobStatus, numbers, sendApi, uploadCsv } from './customer.ts';
 
 /** HH:MM in Kolkata, `minutes` from now. */
@@ -19,10 +19,10 @@ export const kolkata = (minutes: number) =>
 export async function putPolicy(
   request: APIRequestContext,
   headers: Record<string, string>,
-  sessionId: string,
+  accountId: string,
   over: Record<string, unknown>,
 ) {
-  const res = await request.put(`/api/session/${sessionId}/policy`, {
+  const res = await request.put(`/api/session/${accountId}/policy`, {
     headers,
     data: {
       dailyLimit: null,
@@ -42,10 +42,10 @@ export async function putPolicy(
 export async function quietNow(
   request: APIRequestContext,
   headers: Record<string, string>,
-  sessionId: string,
+  accountId: string,
 ) {
   const end = kolkata(90);
-  await putPolicy(request, headers, sessionId, { quietHours: { start: kolkata(-90), end }, typing: true });
+  await putPolicy(request, headers, accountId, { quietHours: { start: kolkata(-90), end }, typing: true });
   return end;
 }
 
@@ -67,7 +67,7 @@ export async function warmingWithFourSent(
  * left), then Bulk Messaging with 120 numbers uploaded, all ticked, and the Diwali offer typed.
  */
 export async function bigSendOnWarmingAccount(page: Page, request: APIRequestContext) {
-  const u = await userWithSession(page, request, { credits: 200 });
+  const u = await userWithAccount(page, request, { credits: 200 });
   await warmingWithFourSent(request, u);
   await page.goto('/#/bulkmessage');
   await uploadCsv(page, `phone\n${numbers(101, 120).join('\n')}\n`);

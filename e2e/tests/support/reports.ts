@@ -31,42 +31,42 @@ export const jobRow = (page: Page, id: string) =>
 
 /**
  * A user whose MIS Report holds eight finished jobs of every kind (long, short and tricky texts,
- * a poll, an image, media that is no image, a PDF and audio) sent from the session `phoneNumber`;
+ * a poll, an image, media that is no image, a PDF and audio) sent from the account `phoneNumber`;
  * `ids` by kind.
  */
 export async function reportUser(request: APIRequestContext, phoneNumber: string) {
   const ids: Record<string, string> = {};
-  const { user, sessionId, token } = await linkedUser(request, { credits: 100, phoneNumber });
-  ids.long = await sendIndividual(request, token, sessionId, { content: LONG_TEXT });
-  ids.short = await sendIndividual(request, token, sessionId, { content: SHORT_TEXT });
-  ids.tricky = await sendIndividual(request, token, sessionId, { content: TRICKY_TEXT });
-  ids.poll = await sendIndividual(request, token, sessionId, {
+  const { user, sessionId: accountId, token } = await linkedUser(request, { credits: 100, phoneNumber });
+  ids.long = await sendIndividual(request, token, accountId, { content: LONG_TEXT });
+  ids.short = await sendIndividual(request, token, accountId, { content: SHORT_TEXT });
+  ids.tricky = await sendIndividual(request, token, accountId, { content: TRICKY_TEXT });
+  ids.poll = await sendIndividual(request, token, accountId, {
     type: 'poll',
     content: { ...POLL, options: { allowMultipleAnswers: true } },
   });
-  ids.image = await sendIndividual(request, token, sessionId, {
+  ids.image = await sendIndividual(request, token, accountId, {
     type: 'media',
     mime: 'image/png',
     data: PNG_1X1.toString('base64'),
     content: 'A tiny picture',
   });
-  ids.corrupt = await sendIndividual(request, token, sessionId, {
+  ids.corrupt = await sendIndividual(request, token, accountId, {
     type: 'media',
     mime: 'image/png',
     data: Buffer.from('this is not a picture').toString('base64'),
   });
-  ids.pdf = await sendIndividual(request, token, sessionId, {
+  ids.pdf = await sendIndividual(request, token, accountId, {
     type: 'media',
     mime: 'application/pdf',
     data: Buffer.from('%PDF-1.4 price list').toString('base64'),
     fileName: 'price-list.pdf',
   });
-  ids.audio = await sendIndividual(request, token, sessionId, {
+  ids.audio = await sendIndividual(request, token, accountId, {
     type: 'media',
     mime: 'audio/wav',
     data: silentWav(),
   });
   const jobs = await finishedJobs(request, token, user.id);
   expect(jobs).toHaveLength(8);
-  return { user, token, sessionId, ids, jobs };
+  return { user, token, sessionId: accountId, ids, jobs };
 }

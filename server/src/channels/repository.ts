@@ -6,41 +6,41 @@ export type ChannelRow = typeof waChannels.$inferSelect;
 export type ChannelOrderRow = typeof waChannelOrders.$inferSelect;
 export type ChannelEntry = Omit<ChannelRow, 'sessionId' | 'fetchedAt'>;
 
-export function listChannels(db: Db, sessionId: string): Promise<ChannelRow[]> {
+export function listChannels(db: Db, accountId: string): Promise<ChannelRow[]> {
   return db
     .select()
     .from(waChannels)
-    .where(eq(waChannels.sessionId, sessionId))
+    .where(eq(waChannels.sessionId, accountId))
     .orderBy(asc(waChannels.name), asc(waChannels.channelId));
 }
 
 export async function findChannel(
   db: Db,
-  sessionId: string,
+  accountId: string,
   channelId: string,
 ): Promise<ChannelRow | undefined> {
   const [row] = await db
     .select()
     .from(waChannels)
-    .where(and(eq(waChannels.sessionId, sessionId), eq(waChannels.channelId, channelId)));
+    .where(and(eq(waChannels.sessionId, accountId), eq(waChannels.channelId, channelId)));
   return row;
 }
 
-/** The names of these channels of the session (the ones it knows). */
-export async function channelNames(db: Db, sessionId: string, ids: string[]): Promise<Map<string, string>> {
+/** The names of these channels of the account (the ones it knows). */
+export async function channelNames(db: Db, accountId: string, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .select({ channelId: waChannels.channelId, name: waChannels.name })
     .from(waChannels)
-    .where(and(eq(waChannels.sessionId, sessionId), inArray(waChannels.channelId, ids)));
+    .where(and(eq(waChannels.sessionId, accountId), inArray(waChannels.channelId, ids)));
   return new Map(rows.map((r) => [r.channelId, r.name]));
 }
 
-export async function upsertChannel(db: Db, sessionId: string, c: ChannelEntry): Promise<ChannelRow> {
+export async function upsertChannel(db: Db, accountId: string, c: ChannelEntry): Promise<ChannelRow> {
   const now = new Date();
   const [row] = await db
     .insert(waChannels)
-    .values({ ...c, sessionId, fetchedAt: now })
+    .values({ ...c, sessionId: accountId, fetchedAt: now })
     .onConflictDoUpdate({
       target: [waChannels.sessionId, waChannels.channelId],
       set: {
@@ -56,10 +56,10 @@ export async function upsertChannel(db: Db, sessionId: string, c: ChannelEntry):
   return row!;
 }
 
-export async function deleteChannel(db: Db, sessionId: string, channelId: string): Promise<void> {
+export async function deleteChannel(db: Db, accountId: string, channelId: string): Promise<void> {
   await db
     .delete(waChannels)
-    .where(and(eq(waChannels.sessionId, sessionId), eq(waChannels.channelId, channelId)));
+    .where(and(eq(waChannels.sessionId, accountId), eq(waChannels.channelId, channelId)));
 }
 
 export async function insertChannelOrder(
@@ -69,12 +69,12 @@ export async function insertChannelOrder(
   await db.insert(waChannelOrders).values(order);
 }
 
-/** The session's orders not carried out yet, oldest first. */
-export function pendingChannelOrders(db: Db, sessionId: string): Promise<ChannelOrderRow[]> {
+/** The account's orders not carried out yet, oldest first. */
+export function pendingChannelOrders(db: Db, accountId: string): Promise<ChannelOrderRow[]> {
   return db
     .select()
     .from(waChannelOrders)
-    .where(and(eq(waChannelOrders.sessionId, sessionId), isNull(waChannelOrders.doneAt)))
+    .where(and(eq(waChannelOrders.sessionId, accountId), isNull(waChannelOrders.doneAt)))
     .orderBy(asc(waChannelOrders.requestedAt));
 }
 

@@ -15,8 +15,8 @@ export function presentChannel(c: ChannelRow): Channel {
 }
 
 /** The account's channels as the Channels page and the Group Messaging picker read them. */
-export async function channelsList(db: Db, sessionId: string) {
-  const channels = (await listChannels(db, sessionId)).map(presentChannel);
+export async function channelsList(db: Db, accountId: string) {
+  const channels = (await listChannels(db, accountId)).map(presentChannel);
   const n = channels.length;
   const message = n > 0 ? `${n} ${n === 1 ? 'channel' : 'channels'} found` : CHANNEL_TEXTS.none;
   return { success: true as const, channels, message, count: channels.length };

@@ -18,7 +18,7 @@ import { notFound } from '../errors.ts';
 import { groupsOf } from '../groups/repository.ts';
 import { participantPhone } from '../groups/service.ts';
 import { newId } from '../ids.ts';
-import { type Actor, authorizeContactList, authorizeSession } from '../policy/access.ts';
+import { type Actor, authorizeAccount, authorizeContactList } from '../policy/access.ts';
 import { countGrant, insertGrant, presentGrant } from './consent.ts';
 import { lockListsOf } from './list-lock.ts';
 import { knownOfChatIds, optedOutSendable } from './people.ts';
@@ -195,11 +195,11 @@ export async function saveGroupMembersAsList(
   defaultCallingCode: string,
   by: { id: string; username: string },
 ): Promise<{ list: ContactListSummary; imported: number; skipped: number }> {
-  const session = await authorizeSession(db, actor, 'act', input.sessionId);
+  const account = await authorizeAccount(db, actor, 'act', input.sessionId);
   const [group] = await groupsOf(db, input.sessionId, [input.groupId]);
   if (!group) throw notFound(CONTACT_MESSAGES.groupNotFound);
   const name = (input.name ?? '').trim() || group.subject.trim() || group.groupId;
-  const own = session.phoneNumber.replace(/[^0-9]/g, '');
+  const own = account.phoneNumber.replace(/[^0-9]/g, '');
   const seen = new Set<string>();
   const rows: (typeof contacts.$inferInsert)[] = [];
   const listId = newId();
@@ -217,13 +217,13 @@ export async function saveGroupMembersAsList(
     rows.push({ listId, position: rows.length + 1, phoneNumber: parsed.number, fields: { role } });
   }
   await db.transaction(async (tx) => {
-    await lockListsOf(tx, session.userId);
-    // The list belongs to the session's owner (an ADMIN acting on a managed user's session saves it there).
-    await tx.insert(contactLists).values({ id: listId, userId: session.userId, name, fields: ['role'] });
+    await lockListsOf(tx, account.userId);
+    // The list belongs to the account's owner (an ADMIN acting on a managed user's account saves it there).
+    await tx.insert(contactLists).values({ id: listId, userId: account.userId, name, fields: ['role'] });
     // Where these numbers came from: the group, and the purpose when the user gave one.
     const purpose = input.purpose?.trim() || null;
     const consentGrantId = await insertGrant(tx, {
-      userId: session.userId,
+      userId: account.userId,
       source: 'group',
       purpose,
       listId,
@@ -238,7 +238,7 @@ export async function saveGroupMembersAsList(
     await recordAudit(tx, {
       actor: by,
       action: 'consent.grant',
-      targetUserId: session.userId,
+      targetUserId: account.userId,
       details: {
         grantId: consentGrantId,
         source: 'group',
@@ -250,6 +250,6 @@ export async function saveGroupMembersAsList(
       },
     });
   });
-  const [list] = await summaries(db, session.userId, listId);
+  const [list] = await summaries(db, account.userId, listId);
   return { list: list!, imported: rows.length, skipped };
 }

@@ -161,7 +161,7 @@ export type SimulatorInboxItem = {
   media?: { type: string; mime: string; data: string; fileName?: string };
 };
 
-export const waSessions = pgTable(
+export const accounts = pgTable(
   'wa_sessions',
   {
     id: text('id').primaryKey(),
@@ -175,11 +175,11 @@ export const waSessions = pgTable(
     status: text('status', { enum: ['CONNECTED', 'DISCONNECTED', 'PENDING'] })
       .notNull()
       .default('PENDING'),
-    /** Why the session is not usable, in words; also set while WhatsApp's quota pauses its queue. */
+    /** Why the account is not usable, in words; also set while WhatsApp's quota pauses its queue. */
     statusReason: text('status_reason'),
     /**
      * The account's proxy: JSON { scheme, host, port, username?, password? } encrypted
-     * with the secret key, bound to this session (db/secrets.ts sessionProxyContext); null: direct.
+     * with the secret key, bound to this account (db/secrets.ts accountProxyContext); null: direct.
      */
     proxy: text('proxy'),
     /**
@@ -217,7 +217,7 @@ export const waSessions = pgTable(
     /** When the code stops working (its socket's QR refs run out). */
     pairingCodeExpiresAt: ts('pairing_code_expires_at'),
     /**
-     * An order from the API to whichever node drives the session (restart, or the simulator's
+     * An order from the API to whichever node drives the account (restart, or the simulator's
      * link / disconnect / logout), taken and cleared by that node; `command_at` tells orders apart.
      */
     /** `reconnect`: a new socket even when connected (its proxy changed). */
@@ -225,7 +225,7 @@ export const waSessions = pgTable(
     commandAt: ts('command_at'),
     /**
      * Texts the simulator's inbound route delivers to the account, oldest first, taken (and
-     * cleared) by the node that drives the session, whose transport reports them as received.
+     * cleared) by the node that drives the account, whose transport reports them as received.
      */
     simulatorInbox: jsonb('simulator_inbox').$type<SimulatorInboxItem[]>(),
     hasCredentials: boolean('has_credentials').notNull().default(false),
@@ -259,10 +259,10 @@ export const waSessions = pgTable(
  * A null `warm_up` or delay follows the server's settings. `held_*` is what the account's loop
  * last decided: why its recipients wait and until when (shown on its jobs).
  */
-export const sessionPolicies = pgTable('session_policies', {
+export const accountPolicies = pgTable('session_policies', {
   sessionId: text('session_id')
     .primaryKey()
-    .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    .references(() => accounts.sessionId, { onDelete: 'cascade' }),
   dailyLimit: integer('daily_limit'),
   warmUp: boolean('warm_up'),
   quietStart: text('quiet_start'),
@@ -286,7 +286,7 @@ export const waAuthState = pgTable(
   {
     sessionId: text('session_id')
       .notNull()
-      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
     key: text('key').notNull(),
     /** JSON text written with Baileys' BufferJSON replacer. */
     value: text('value').notNull(),
@@ -305,7 +305,7 @@ export const waPrivacyTokens = pgTable(
   {
     sessionId: text('session_id')
       .notNull()
-      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
     /** The contact's phone-number chat JID. */
     chatId: text('chat_id').notNull(),
     expiresAt: ts('expires_at').notNull(),
@@ -326,7 +326,7 @@ export const waGroups = pgTable(
   {
     sessionId: text('session_id')
       .notNull()
-      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
     groupId: text('group_id').notNull(),
     subject: text('subject').notNull(),
     owner: text('owner'),
@@ -359,7 +359,7 @@ export const waChannels = pgTable(
   {
     sessionId: text('session_id')
       .notNull()
-      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
     /** `<digits>@newsletter`. */
     channelId: text('channel_id').notNull(),
     name: text('name').notNull(),
@@ -383,7 +383,7 @@ export const waChannelOrders = pgTable(
     id: text('id').primaryKey(),
     sessionId: text('session_id')
       .notNull()
-      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ['create', 'add', 'refresh', 'group'] }).notNull(),
     /** A channel's or a new group's name. */
     name: text('name'),
@@ -409,7 +409,7 @@ export const waSentMessages = pgTable(
   {
     sessionId: text('session_id')
       .notNull()
-      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
     messageId: text('message_id').notNull(),
     chatId: text('chat_id').notNull(),
     /** The proto message as JSON (BufferJSON). */
@@ -445,7 +445,7 @@ export const waLidTexts = pgTable(
   {
     sessionId: text('session_id')
       .notNull()
-      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
     messageId: text('message_id').notNull(),
     /** The sender's LID user (digits before `@lid`). */
     lid: text('lid').notNull(),
@@ -473,7 +473,7 @@ export const messageJobs = pgTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    /** The session's public id; kept as text so the job outlives a terminated session. */
+    /** The account's public id; kept as text so the job outlives a terminated account. */
     sessionId: text('session_id').notNull(),
     /**
      * Every account sharing the job, `session_id` first, when it is spread over several (null:
@@ -519,7 +519,7 @@ export const messageJobs = pgTable(
     /** Recipients who wrote back within 7 days of their send, and those with no delivery receipt within UNDELIVERED_AFTER_MS. */
     repliedCount: integer('replied_count').notNull().default(0),
     undeliveredCount: integer('undelivered_count').notNull().default(0),
-    /** Since when due recipients have been held because the session cannot send (down or paused); null while it can. */
+    /** Since when due recipients have been held because the account cannot send (down or paused); null while it can. */
     waitingSince: ts('waiting_since'),
     createdAt: ts('created_at').notNull().defaultNow(),
     startedAt: ts('started_at'),
@@ -714,7 +714,7 @@ export const accountEvents = pgTable(
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     sessionId: text('session_id')
       .notNull()
-      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ['disconnected', 'restricted', 'rate-limited', 'protect-paused'] }).notNull(),
     detail: text('detail'),
     at: ts('at').notNull().defaultNow(),
@@ -723,14 +723,14 @@ export const accountEvents = pgTable(
 );
 
 /**
- * An account's health as last evaluated by the node that drives it (sessions/health): the score
+ * An account's health as last evaluated by the node that drives it (accounts/health): the score
  * and its signals for the API and Prometheus, the breaker's state, and the warm-up days that did
  * not count because the account was not healthy when its local day turned.
  */
 export const accountHealth = pgTable('account_health', {
   sessionId: text('session_id')
     .primaryKey()
-    .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    .references(() => accounts.sessionId, { onDelete: 'cascade' }),
   score: integer('score').notNull(),
   state: text('state', { enum: ['good', 'watch', 'paused'] }).notNull(),
   /** The main reason for a score below good, in words (null when good). */
@@ -870,7 +870,7 @@ export const idempotencyKeys = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     key: text('key').notNull(),
-    /** sha256 of the route, session and body. */
+    /** sha256 of the route, account and body. */
     requestHash: text('request_hash').notNull(),
     /** The first answer, given again to a repeat. */
     response: jsonb('response').$type<Record<string, unknown>>(),
@@ -1016,7 +1016,7 @@ export const personAddresses = pgTable(
 );
 
 /**
- * A Cloud API account's credentials and what Meta last said of its number (one row per session
+ * A Cloud API account's credentials and what Meta last said of its number (one row per account
  * of kind 'cloud'). The token, app secret and verify token are sealed like the WhatsApp keys
  * (db/secrets.ts, context cloudSecretContext).
  */
@@ -1025,7 +1025,7 @@ export const cloudAccounts = pgTable(
   {
     sessionId: text('session_id')
       .primaryKey()
-      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
     phoneNumberId: text('phone_number_id').notNull(),
     wabaId: text('waba_id').notNull(),
     /**
@@ -1056,7 +1056,7 @@ export const cloudTemplates = pgTable(
   {
     sessionId: text('session_id')
       .notNull()
-      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     language: text('language').notNull(),
     category: text('category').notNull(),
@@ -1101,7 +1101,7 @@ export const cloudServiceWindows = pgTable(
   {
     sessionId: text('session_id')
       .notNull()
-      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
     /** The number's digits, as Meta's `from`. */
     phone: text('phone').notNull(),
     lastInboundAt: ts('last_inbound_at').notNull(),
@@ -1134,7 +1134,7 @@ export const erasures = pgTable(
  * at the business portfolio level and are shared by all business phone numbers within a
  * portfolio"), counted here so that every node sending for the business counts the same
  * recipients. One row per business: its lock (a reservation holds it FOR UPDATE) and the limit
- * its numbers last read. Keyed by the portfolio's id, else the WhatsApp Business Account id (sessions/cloud/messaging-limit.ts says when).
+ * its numbers last read. Keyed by the portfolio's id, else the WhatsApp Business Account id (accounts/cloud/messaging-limit.ts says when).
  */
 export const cloudPortfolios = pgTable('cloud_portfolios', {
   portfolio: text('portfolio').primaryKey(),
@@ -1213,7 +1213,7 @@ export const followUps = pgTable(
 export const autoReplyRules = pgTable('auto_reply_rules', {
   sessionId: text('session_id')
     .primaryKey()
-    .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+    .references(() => accounts.sessionId, { onDelete: 'cascade' }),
   rules: jsonb('rules').$type<Array<Record<string, unknown>>>().notNull(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
@@ -1227,7 +1227,7 @@ export const autoRepliesSent = pgTable(
   {
     sessionId: text('session_id')
       .notNull()
-      .references(() => waSessions.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
     /** The rule's match and keyword as compared (autoReplyRuleKey). */
     ruleKey: text('rule_key').notNull(),
     /** Who was answered: the chat id of the address they wrote from (auto-reply.ts). */

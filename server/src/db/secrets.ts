@@ -14,7 +14,7 @@ const MIGRATION_LOCK = 727274;
 
 /**
  * AES-256-GCM for the stored secrets (WhatsApp auth state, TOTP and webhook secrets). The
- * associated data binds a value to its row (e.g. session and key), so a value copied to another row does not decrypt.
+ * associated data binds a value to its row (e.g. account and key), so a value copied to another row does not decrypt.
  */
 export function encryptValue(key: Buffer, context: string, plain: string): string {
   const iv = crypto.randomBytes(12);
@@ -35,15 +35,15 @@ export function decryptValue(key: Buffer | undefined, context: string, stored: s
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
 }
 
-export const authStateContext = (sessionId: string, key: string) =>
-  `wa_auth_state\u0000${sessionId}\u0000${key}`;
+export const authStateContext = (accountId: string, key: string) =>
+  `wa_auth_state\u0000${accountId}\u0000${key}`;
 export const totpSecretContext = (userId: string) => `users.totp_secret\u0000${userId}`;
 export const webhookSecretContext = (webhookId: string) => `webhooks.secret\u0000${webhookId}`;
-/** A Cloud API account's access token, app secret or verify token (`field`), bound to its session. */
-export const cloudSecretContext = (sessionId: string, field: string) =>
-  `cloud_accounts.${field}\u0000${sessionId}`;
+/** A Cloud API account's access token, app secret or verify token (`field`), bound to its account. */
+export const cloudSecretContext = (accountId: string, field: string) =>
+  `cloud_accounts.${field}\u0000${accountId}`;
 
-export const sessionProxyContext = (sessionId: string) => `wa_sessions.proxy\u0000${sessionId}`;
+export const accountProxyContext = (accountId: string) => `wa_sessions.proxy\u0000${accountId}`;
 
 /** A secret as it is stored: encrypted when there is a key (same rule as the WhatsApp keys). */
 export const sealSecret = (key: Buffer | undefined, context: string, plain: string): string =>

@@ -105,8 +105,8 @@ export function loopbackUrl(server: { address(): string | AddressInfo | null }):
 
 /**
  * Registers the account's callback URL at the simulated Meta, as a user does in the App
- * Dashboard: the product's webhook route of the session that holds the demo's number. False
- * when no session holds it (not seeded yet).
+ * Dashboard: the product's webhook route of the account that holds the demo's number. False
+ * when no account holds it (not seeded yet).
  */
 export async function pointDemoWebhook(ctx: AppContext, graph: FakeGraphApi, base: string): Promise<boolean> {
   const [row] = await ctx.db

@@ -1,6 +1,6 @@
+import { createCloudAccount } from '../accounts/cloud/service.ts';
 import type { AppContext } from '../context.ts';
 import { acceptSend } from '../messaging/accept/send.ts';
-import { createCloudInstance } from '../sessions/cloud/service.ts';
 import type { FakeGraphApi } from '../transport/simulator/graph-api.ts';
 import type { UserRow } from '../users/repository.ts';
 import { DEMO_CLOUD, DEMO_MARKETING_STOPPED, DEMO_UNDELIVERABLE, pointDemoWebhook } from './cloud-graph.ts';
@@ -33,7 +33,7 @@ export async function seedCloudDemo(
   cloud: DemoCloud,
   regularsListId: string,
 ): Promise<string> {
-  const { sessionId } = await createCloudInstance(ctx, shop, {
+  const { sessionId: accountId } = await createCloudAccount(ctx, shop, {
     sessionName: DEMO_CLOUD.sessionName,
     phoneNumberId: DEMO_CLOUD.phoneNumberId,
     wabaId: DEMO_CLOUD.wabaId,
@@ -47,7 +47,7 @@ export async function seedCloudDemo(
   await acceptSend(
     ctx,
     shop,
-    sessionId,
+    accountId,
     {
       type: 'template',
       content: { name: 'diwali_offer', language: 'en', parameters: ['{{name|there}}'] },
@@ -61,5 +61,5 @@ export async function seedCloudDemo(
     },
     'individuals',
   );
-  return sessionId;
+  return accountId;
 }

@@ -8,7 +8,7 @@ import { keepIncoming } from '../messaging/inbox/incoming.ts';
  * incoming message (messaging/inbox/incoming.ts), each in the thread of its person with the job it
  * answers; the oldest third already read and a few marked done, the rest waiting for an answer.
  */
-export async function seedInbox(ctx: AppContext, userId: string, sessionId: string): Promise<void> {
+export async function seedInbox(ctx: AppContext, userId: string, accountId: string): Promise<void> {
   const replies = await queryRows<{
     id: string;
     chat_id: string;
@@ -18,10 +18,10 @@ export async function seedInbox(ctx: AppContext, userId: string, sessionId: stri
     ctx.db,
     sql`SELECT r.id::text AS id, r.chat_id, r.reply_text, r.replied_at
         FROM message_job_recipients r JOIN message_jobs j ON j.id = r.job_id
-        WHERE j.user_id = ${userId} AND r.session_id = ${sessionId} AND r.replied_at IS NOT NULL
+        WHERE j.user_id = ${userId} AND r.session_id = ${accountId} AND r.replied_at IS NOT NULL
         ORDER BY r.replied_at`,
   );
-  const account = { sessionId, userId };
+  const account = { sessionId: accountId, userId };
   const people: string[] = [];
   for (const r of replies) {
     const personId = await keepIncoming(ctx, account, {

@@ -31,11 +31,11 @@ export async function seedUsernamePerson(graph: FakeGraphApi): Promise<void> {
  * A STOP from a contact the linked phone knows only by LID, taken as the engine takes one
  * (messaging/opt-outs.ts): the opt-out list shows it by a short form of the id.
  */
-export async function seedLidOnlyStop(ctx: AppContext, userId: string, sessionId: string): Promise<void> {
+export async function seedLidOnlyStop(ctx: AppContext, userId: string, accountId: string): Promise<void> {
   await takeOptOutReply(
     ctx,
     userId,
     { from: DEMO_PEOPLE.lidOnly, text: 'STOP', messageId: '3EB0DEMO0000LIDONLY' },
-    sessionId,
+    accountId,
   );
 }

@@ -1,16 +1,18 @@
 import { chatIdOfPhone, FAILURE_TEXTS, isPhoneJid, pollContent, type StoredPoll } from '@wa/contract';
 import { and, eq, sql } from 'drizzle-orm';
 import QRCode from 'qrcode';
+import { createAccount } from '../accounts/service.ts';
+import { simulatorAction } from '../accounts/simulator-orders.ts';
 import type { AppContext } from '../context.ts';
 import { addCredits, debitCredits } from '../credits/credits.ts';
 import {
+  accounts,
   contactLists,
   creditLedger,
   media,
   messageJobRecipients,
   messageJobs,
   waGroups,
-  waSessions,
 } from '../db/schema.ts';
 import { newId, sha256 } from '../ids.ts';
 import { acceptSend } from '../messaging/accept/send.ts';
@@ -18,8 +20,6 @@ import type { Claimer } from '../messaging/engine/claim.ts';
 import { backdate } from '../messaging/engine/job-transitions.ts';
 import { failWhere, recordSent } from '../messaging/engine/transitions.ts';
 import { acceptStatus } from '../messaging/status/accept.ts';
-import { createInstance } from '../sessions/service.ts';
-import { simulatorAction } from '../sessions/simulator-orders.ts';
 import { findUserById, findUserByUsername, firstAdmin } from '../users/repository.ts';
 import { createUser } from '../users/service.ts';
 import { seedChannelDemo } from './channel-seed.ts';
@@ -88,7 +88,7 @@ const SEED_SENDER: Claimer = { nodeId: 'demo-seed', leaseMs: 60_000 };
 async function writeHistoryJob(
   ctx: AppContext,
   userId: string,
-  sessionId: string,
+  accountId: string,
   job: HistoryJob,
   mediaId: string | null,
   rand: () => number,
@@ -105,7 +105,7 @@ async function writeHistoryJob(
     await tx.insert(messageJobs).values({
       id: jobId,
       userId,
-      sessionId,
+      sessionId: accountId,
       audience: job.audience,
       messageType: job.type,
       content: job.poll ? pollContent(job.poll) : job.content,
@@ -131,7 +131,7 @@ async function writeHistoryJob(
       return {
         row: {
           jobId,
-          sessionId,
+          sessionId: accountId,
           chatId: r.chatId,
           chatName: r.chatName,
           status: 'sending' as const,
@@ -219,18 +219,18 @@ export async function seedDemo(ctx: AppContext, cloud?: DemoCloud): Promise<bool
 
   // A linked simulated account: created as a person would, then its QR "scanned".
   const shopRow = (await findUserById(ctx.db, shop.id))!;
-  const { sessionId } = await createInstance(ctx, shopRow, {
+  const { sessionId: accountId } = await createAccount(ctx, shopRow, {
     phoneNumber: '919876543210',
     sessionName: 'Asha Sarees Shop',
   });
   await waitFor('the first QR', async () => {
     const [row] = await ctx.db
-      .select({ qr: waSessions.qr })
-      .from(waSessions)
-      .where(eq(waSessions.sessionId, sessionId));
+      .select({ qr: accounts.qr })
+      .from(accounts)
+      .where(eq(accounts.sessionId, accountId));
     return row?.qr;
   });
-  await simulatorAction(ctx, shopRow, sessionId, 'link');
+  await simulatorAction(ctx, shopRow, accountId, 'link');
   const groups = await waitFor('the groups of the linked account', async () => {
     const rows = await ctx.db
       .select({
@@ -240,7 +240,7 @@ export async function seedDemo(ctx: AppContext, cloud?: DemoCloud): Promise<bool
         isAdmin: waGroups.isAdmin,
       })
       .from(waGroups)
-      .where(eq(waGroups.sessionId, sessionId));
+      .where(eq(waGroups.sessionId, accountId));
     return rows.length > 0 ? rows : null;
   });
   const sendable = groups.filter((g) => !g.announce || g.isAdmin);
@@ -325,18 +325,18 @@ export async function seedDemo(ctx: AppContext, cloud?: DemoCloud): Promise<bool
     .set({ createdAt: new Date(Date.now() - 30 * DAY) })
     .where(and(eq(creditLedger.userId, shop.id), eq(creditLedger.reason, 'grant')));
   for (const job of plan)
-    await writeHistoryJob(ctx, shop.id, sessionId, job, job.type === 'media' ? mediaId : null, rand);
+    await writeHistoryJob(ctx, shop.id, accountId, job, job.type === 'media' ? mediaId : null, rand);
   await seedConsentDemo(ctx.db, shop, numbers);
-  await seedLidOnlyStop(ctx, shop.id, sessionId);
-  await seedInbox(ctx, shop.id, sessionId);
+  await seedLidOnlyStop(ctx, shop.id, accountId);
+  await seedInbox(ctx, shop.id, accountId);
 
   // Scheduled ones ahead: real jobs that the engine sends at their time.
   const shopNow = (await findUserById(ctx.db, shop.id))!;
-  await seedChannelDemo(ctx, shopNow, sessionId);
+  await seedChannelDemo(ctx, shopNow, accountId);
   await acceptSend(
     ctx,
     shopNow,
-    sessionId,
+    accountId,
     {
       chatIds: sendable.slice(0, 6).map((g) => g.id),
       type: 'string',
@@ -348,7 +348,7 @@ export async function seedDemo(ctx: AppContext, cloud?: DemoCloud): Promise<bool
   await acceptSend(
     ctx,
     shopNow,
-    sessionId,
+    accountId,
     {
       chatIds: sendable.slice(0, 4).map((g) => g.id),
       type: 'poll',
@@ -368,7 +368,7 @@ export async function seedDemo(ctx: AppContext, cloud?: DemoCloud): Promise<bool
     .from(contactLists)
     .where(and(eq(contactLists.userId, shop.id), eq(contactLists.name, 'Regular customers')));
   if (regulars)
-    await acceptStatus(ctx, shopNow, sessionId, {
+    await acceptStatus(ctx, shopNow, accountId, {
       type: 'text',
       content: 'Diwali offers are here: 20% off all sarees this week',
       backgroundColor: '#FF7A00',

@@ -17,11 +17,11 @@ export type GroupCacheEntry = {
   lastMessage?: StoredLastMessage | null;
 };
 
-export async function listGroups(db: Db, sessionId: string): Promise<GroupRow[]> {
+export async function listGroups(db: Db, accountId: string): Promise<GroupRow[]> {
   return db
     .select()
     .from(waGroups)
-    .where(eq(waGroups.sessionId, sessionId))
+    .where(eq(waGroups.sessionId, accountId))
     .orderBy(asc(waGroups.subject), asc(waGroups.groupId));
 }
 
@@ -31,7 +31,7 @@ export async function listGroups(db: Db, sessionId: string): Promise<GroupRow[]>
  */
 export async function upsertGroups(
   db: Db,
-  sessionId: string,
+  accountId: string,
   groups: GroupCacheEntry[],
   options: { replaceAll: boolean },
 ): Promise<void> {
@@ -39,7 +39,7 @@ export async function upsertGroups(
   await db.transaction(async (tx) => {
     for (let i = 0; i < groups.length; i += 200) {
       const rows = groups.slice(i, i + 200).map((g) => ({
-        sessionId,
+        sessionId: accountId,
         groupId: g.groupId,
         subject: g.subject,
         owner: g.owner,
@@ -81,14 +81,14 @@ export async function upsertGroups(
     }
     // Every group of this fetch now carries its time: the older rows are groups the account left.
     if (options.replaceAll) {
-      await tx.delete(waGroups).where(and(eq(waGroups.sessionId, sessionId), lt(waGroups.fetchedAt, now)));
+      await tx.delete(waGroups).where(and(eq(waGroups.sessionId, accountId), lt(waGroups.fetchedAt, now)));
     }
   });
 }
 
 export async function updateGroup(
   db: Db,
-  sessionId: string,
+  accountId: string,
   groupId: string,
   patch: Partial<
     Pick<
@@ -100,25 +100,25 @@ export async function updateGroup(
   await db
     .update(waGroups)
     .set({ ...patch, updatedAt: new Date() })
-    .where(and(eq(waGroups.sessionId, sessionId), eq(waGroups.groupId, groupId)));
+    .where(and(eq(waGroups.sessionId, accountId), eq(waGroups.groupId, groupId)));
 }
 
 export async function setInviteCode(
   db: Db,
-  sessionId: string,
+  accountId: string,
   groupId: string,
   code: string | null,
 ): Promise<void> {
   await db
     .update(waGroups)
     .set({ inviteCode: code, inviteCodeFetchedAt: new Date() })
-    .where(and(eq(waGroups.sessionId, sessionId), eq(waGroups.groupId, groupId)));
+    .where(and(eq(waGroups.sessionId, accountId), eq(waGroups.groupId, groupId)));
 }
 
 /** Stores a chat's last message unless the cache already holds a newer one. */
 export async function setLastMessage(
   db: Db,
-  sessionId: string,
+  accountId: string,
   groupId: string,
   message: StoredLastMessage,
 ): Promise<void> {
@@ -127,39 +127,39 @@ export async function setLastMessage(
     .set({ lastMessage: message })
     .where(
       and(
-        eq(waGroups.sessionId, sessionId),
+        eq(waGroups.sessionId, accountId),
         eq(waGroups.groupId, groupId),
         sql`(${waGroups.lastMessage} IS NULL OR (${waGroups.lastMessage}->>'timestamp')::bigint <= ${message.timestamp})`,
       ),
     );
 }
 
-export async function groupsOf(db: Db, sessionId: string, groupIds: string[]): Promise<GroupRow[]> {
+export async function groupsOf(db: Db, accountId: string, groupIds: string[]): Promise<GroupRow[]> {
   if (groupIds.length === 0) return [];
   return db
     .select()
     .from(waGroups)
-    .where(and(eq(waGroups.sessionId, sessionId), inArray(waGroups.groupId, groupIds)));
+    .where(and(eq(waGroups.sessionId, accountId), inArray(waGroups.groupId, groupIds)));
 }
 /** Subjects of the cached groups among `chatIds`, to store each recipient's chat name. */
 export async function groupSubjects(
   db: Db,
-  sessionId: string,
+  accountId: string,
   chatIds: string[],
 ): Promise<Map<string, string>> {
   const rows = await db
     .select({ groupId: waGroups.groupId, subject: waGroups.subject })
     .from(waGroups)
-    .where(eq(waGroups.sessionId, sessionId));
+    .where(eq(waGroups.sessionId, accountId));
   const wanted = new Set(chatIds);
   return new Map(rows.filter((r) => wanted.has(r.groupId)).map((r) => [r.groupId, r.subject]));
 }
 
-export async function groupFigures(db: Db, sessionId: string): Promise<{ groups: number; members: number }> {
+export async function groupFigures(db: Db, accountId: string): Promise<{ groups: number; members: number }> {
   const [row] = await queryRows<{ groups: number; members: number }>(
     db,
     sql`SELECT count(*)::int AS groups, coalesce(sum(jsonb_array_length(participants)), 0)::int AS members
-        FROM wa_groups WHERE session_id = ${sessionId}`,
+        FROM wa_groups WHERE session_id = ${accountId}`,
   );
   return { groups: row?.groups ?? 0, members: row?.members ?? 0 };
 }

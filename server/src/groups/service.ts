@@ -84,8 +84,8 @@ export function presentGroupChat(g: GroupRow): GroupChat {
 }
 
 /**
- * The session whose groups are listed, as the caller found it: access is checked by the policy
- * and a refresh asked for by the caller (groups do not drive sessions).
+ * The account whose groups are listed, as the caller found it: access is checked by the policy
+ * and a refresh asked for by the caller (groups do not drive accounts).
  */
 export type GroupsSource = { sessionId: string; connected: boolean; groupsFetchedAt: Date | null };
 

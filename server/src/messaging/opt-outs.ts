@@ -64,7 +64,7 @@ export async function takeOptOutReply(
   ctx: AppContext,
   userId: string,
   message: { from: string; text: string; messageId?: string },
-  sessionId: string | null = null,
+  accountId: string | null = null,
 ): Promise<{ added: boolean; confirmation: string | null } | null> {
   const match = matchOptOut(message.text, ctx.config.optOutKeywords);
   if (!match) return null;
@@ -73,7 +73,12 @@ export async function takeOptOutReply(
   const address =
     addressOfChatId(message.from) ?? (digits === '' ? null : ({ kind: 'phone', value: digits } as const));
   if (!address) return null;
-  const detail = { ...match, message: message.text, messageId: message.messageId ?? null, sessionId };
+  const detail = {
+    ...match,
+    message: message.text,
+    messageId: message.messageId ?? null,
+    sessionId: accountId,
+  };
   const added = await ctx.db
     .transaction(async (tx) => {
       const newly = await optOutAddress(tx, userId, address, 'reply', detail);

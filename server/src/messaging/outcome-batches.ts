@@ -1,6 +1,6 @@
 import { chatIdOfPhone } from '@wa/contract';
+import type { AccountRuntime, AccountRuntimeEvents } from '../accounts/runtime.ts';
 import type { AppContext } from '../context.ts';
-import type { SessionRuntime, SessionRuntimeEvents } from '../sessions/runtime.ts';
 import { type AnswerBack, type TakenOutcome, takeOutcomes } from './outcomes.ts';
 
 /** How often the outcomes of this node's accounts are taken, as one batch. */
@@ -28,7 +28,7 @@ export interface OutcomeBatches {
  * A refusal or a message someone wrote is taken at once. What matched no recipient yet is kept
  * and tried again. An opt-out's confirmation is answered through the account's own transport.
  */
-export function startOutcomeBatches(ctx: AppContext, runtime: SessionRuntime): OutcomeBatches {
+export function startOutcomeBatches(ctx: AppContext, runtime: AccountRuntime): OutcomeBatches {
   const { log } = ctx;
   let pending: TakenOutcome[] = [];
   /** Outcomes no recipient matched yet, with when they first arrived. */
@@ -37,12 +37,14 @@ export function startOutcomeBatches(ctx: AppContext, runtime: SessionRuntime): O
 
   // A confirmation that cannot go (the socket closed meanwhile) is logged: the opt-out stands, and
   // the rest of the batch is taken.
-  const answer: AnswerBack = async ({ sessionId }, to, text) => {
-    const transport = runtime.transportFor(sessionId);
+  const answer: AnswerBack = async ({ sessionId: accountId }, to, text) => {
+    const transport = runtime.transportFor(accountId);
     if (!transport) return;
     await transport
       .send(to.includes('@') ? to : chatIdOfPhone(to), { kind: 'text', text })
-      .catch((err: unknown) => log.error({ err, sessionId }, 'an opt-out confirmation could not be sent'));
+      .catch((err: unknown) =>
+        log.error({ err, sessionId: accountId }, 'an opt-out confirmation could not be sent'),
+      );
   };
 
   let flushing: Promise<void> | null = null;
@@ -73,8 +75,8 @@ export function startOutcomeBatches(ctx: AppContext, runtime: SessionRuntime): O
     }
   };
 
-  const onOutcome: (...args: SessionRuntimeEvents['outcome']) => void = (sessionId, userId, outcome) => {
-    pending.push({ account: { sessionId, userId }, outcome });
+  const onOutcome: (...args: AccountRuntimeEvents['outcome']) => void = (accountId, userId, outcome) => {
+    pending.push({ account: { sessionId: accountId, userId }, outcome });
     if (outcome.type !== 'receipt') void flush();
   };
   runtime.on('outcome', onOutcome);

@@ -95,20 +95,20 @@ async function takeReceipts(ctx: AppContext, taken: TakenOutcome[]): Promise<Tak
  */
 async function takeRefusal(
   ctx: AppContext,
-  sessionId: string,
+  accountId: string,
   o: Extract<AccountOutcome, { type: 'refused' }>,
   by: string | null,
 ): Promise<boolean> {
   const transition = () =>
     o.retryAt
-      ? retrySent(ctx.db, sessionId, o.messageId, o.retryAt, by)
-      : refuse(ctx.db, sessionId, o.messageId, o.reason, REFUSED_MAX, by);
+      ? retrySent(ctx.db, accountId, o.messageId, o.retryAt, by)
+      : refuse(ctx.db, accountId, o.messageId, o.reason, REFUSED_MAX, by);
   for (let attempt = 0; attempt < REFUSAL_ATTEMPTS; attempt++) {
     if (await transition()) {
       if (!o.retryAt) ctx.metrics.messages.inc({ outcome: 'failed' });
       return true;
     }
-    const standing = await failureStanding(ctx.db, sessionId, o.messageId);
+    const standing = await failureStanding(ctx.db, accountId, o.messageId);
     if (standing === null) return false;
     if (standing === 'settled') return true;
   }
@@ -134,22 +134,22 @@ async function takeIncoming(
   message: IncomingMessage,
   answer: AnswerBack | null,
 ): Promise<void> {
-  const { sessionId, userId } = account;
+  const { sessionId: accountId, userId } = account;
   const address = addressOfChatId(message.from);
   // A reply by any address of the person answers a send to any other (a STOP by LID to a number).
   if (address) {
     const chatIds = chatIdsOf(await addressesOfPerson(ctx.db, userId, address));
-    await reply(ctx.db, sessionId, chatIds, message.text ?? '', message.at);
+    await reply(ctx.db, accountId, chatIds, message.text ?? '', message.at);
   }
   const personId = await keepIncoming(ctx, account, message);
   if (message.text === null) return;
-  const result = await takeOptOutReply(ctx, userId, { ...message, text: message.text }, sessionId);
+  const result = await takeOptOutReply(ctx, userId, { ...message, text: message.text }, accountId);
   // An opt-out word is never answered by an auto-reply: it opts out, and that is all.
   if (result === null) {
     const auto = await takeAutoReply(ctx, account, { ...message, text: message.text });
     if (auto && personId) await keepAnswer(ctx, account, auto.to, auto.jobId, personId);
   }
   if (!result?.added) return;
-  ctx.log.info({ sessionId, from: message.from }, 'opt-out keyword received: number opted out');
+  ctx.log.info({ sessionId: accountId, from: message.from }, 'opt-out keyword received: number opted out');
   if (result.confirmation && answer) await answer(account, message.from, result.confirmation);
 }

@@ -7,7 +7,7 @@ import { type Db, queryRows } from '../db/client.ts';
  * one, so that tests and several apps in one process do not share counters).
  *
  * Counters and histograms count what this process did; the gauges are read from the database
- * when scraped, so every node reports the same totals for queued recipients and sessions.
+ * when scraped, so every node reports the same totals for queued recipients and accounts.
  */
 export interface Metrics {
   registry: Registry;
@@ -20,7 +20,7 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status_code'>;
 }
 
-const SESSION_STATUSES = ['CONNECTED', 'PENDING', 'DISCONNECTED'] as const;
+const ACCOUNT_STATUSES = ['CONNECTED', 'PENDING', 'DISCONNECTED'] as const;
 
 export function createMetrics(db: Db): Metrics {
   const registry = new Registry();
@@ -72,7 +72,7 @@ export function createMetrics(db: Db): Metrics {
         db,
         sql`SELECT status, count(*)::int AS n FROM wa_sessions GROUP BY status`,
       );
-      for (const status of SESSION_STATUSES) {
+      for (const status of ACCOUNT_STATUSES) {
         this.set({ status }, rows.find((r) => r.status === status)?.n ?? 0);
       }
     },

@@ -2,19 +2,19 @@ import { CHANNEL_TEXTS, isChannelJid, isGroupJid } from '@wa/contract';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import {
+  accounts,
   apiKeys,
   contactLists,
   messageJobs,
   users,
   waChannels,
   waGroups,
-  waSessions,
   webhooks,
 } from '../db/schema.ts';
 import { badRequest, notFound } from '../errors.ts';
 
 /**
- * The one access policy (ARCHITECTURE principle 8): who may read or act on a user, session,
+ * The one access policy (ARCHITECTURE principle 8): who may read or act on a user, account,
  * group, job, media and ledger. Services ask it; a refusal looks like a missing resource (404),
  * so nobody learns what exists in another account.
  */
@@ -103,15 +103,15 @@ export async function authorizeUser(
   return row;
 }
 
-/** The session `actor` may `action`, or 404 (`missing` is the text: send routes use the spec's own). */
-export async function authorizeSession(
+/** The account `actor` may `action`, or 404 (`missing` is the text: send routes use the spec's own). */
+export async function authorizeAccount(
   db: Db,
   actor: Actor,
   action: Action,
-  sessionId: string,
+  accountId: string,
   missing: string = ACCESS_MESSAGES.sessionNotFound,
-): Promise<typeof waSessions.$inferSelect> {
-  const [row] = await db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+): Promise<typeof accounts.$inferSelect> {
+  const [row] = await db.select().from(accounts).where(eq(accounts.sessionId, accountId));
   if (!row) throw notFound(missing);
   const owner = await ownerOfRow(db, actor, row.userId);
   if (!owner || !can(actor, action, 'session', owner)) throw notFound(missing);
@@ -119,19 +119,19 @@ export async function authorizeSession(
 }
 
 /**
- * Groups are reached through their session: `actor` may `action` the session, and every id is
- * a group in that session's list (anything else, a phone number above all, is refused with 400).
+ * Groups are reached through their account: `actor` may `action` the account, and every id is
+ * a group in that account's list (anything else, a phone number above all, is refused with 400).
  */
 export async function authorizeGroups(
   db: Db,
   actor: Actor,
   action: Action,
-  sessionId: string,
+  accountId: string,
   groupIds: string[],
   missing: string = ACCESS_MESSAGES.sessionNotFound,
 ): Promise<void> {
-  const session = await authorizeSession(db, actor, action, sessionId, missing);
-  const owner = await ownerOfRow(db, actor, session.userId);
+  const account = await authorizeAccount(db, actor, action, accountId, missing);
+  const owner = await ownerOfRow(db, actor, account.userId);
   if (!owner || !can(actor, action, 'group', owner)) throw notFound(missing);
   const wanted = [...new Set(groupIds)];
   if (wanted.length === 0) return;
@@ -143,7 +143,7 @@ export async function authorizeGroups(
       .select({ channelId: waChannels.channelId })
       .from(waChannels)
       .where(
-        and(eq(waChannels.sessionId, sessionId), inArray(waChannels.channelId, channels.slice(0, 5000))),
+        and(eq(waChannels.sessionId, accountId), inArray(waChannels.channelId, channels.slice(0, 5000))),
       );
     for (const r of rows) known.add(r.channelId);
   }
@@ -153,7 +153,7 @@ export async function authorizeGroups(
     const rows = await db
       .select({ groupId: waGroups.groupId })
       .from(waGroups)
-      .where(and(eq(waGroups.sessionId, sessionId), inArray(waGroups.groupId, slice)));
+      .where(and(eq(waGroups.sessionId, accountId), inArray(waGroups.groupId, slice)));
     for (const r of rows) known.add(r.groupId);
   }
   const stranger = wanted.find((id) => !(isGroupJid(id) || isChannelJid(id)) || !known.has(id));

@@ -7,7 +7,7 @@ import { authStateContext, decryptValue, encryptValue } from '../db/secrets.ts';
 export type AuthEntry = { key: string; value: string | null };
 
 /**
- * A session's credentials and keys as text, in `wa_auth_state`. Each `write` is one transaction,
+ * An account's credentials and keys as text, in `wa_auth_state`. Each `write` is one transaction,
  * so a batch of signal keys is stored whole or not at all.
  */
 export interface AuthStore {
@@ -15,23 +15,23 @@ export interface AuthStore {
   read(key: string): Promise<string | null>;
   readMany(keys: string[]): Promise<Map<string, string>>;
   write(entries: AuthEntry[]): Promise<void>;
-  /** Removes every key of the session (logout). */
+  /** Removes every key of the account (logout). */
   wipe(): Promise<void>;
 }
 
 /** With `secretKey` every value is stored encrypted (AES-256-GCM, db/secrets.ts); plain rows still read. */
-export function createDbAuthStore(db: Db, sessionId: string, secretKey?: Buffer): AuthStore {
+export function createDbAuthStore(db: Db, accountId: string, secretKey?: Buffer): AuthStore {
   const open = (key: string, value: string) =>
-    decryptValue(secretKey, authStateContext(sessionId, key), value);
+    decryptValue(secretKey, authStateContext(accountId, key), value);
   const seal = (key: string, value: string) =>
-    secretKey ? encryptValue(secretKey, authStateContext(sessionId, key), value) : value;
+    secretKey ? encryptValue(secretKey, authStateContext(accountId, key), value) : value;
   return {
-    sessionId,
+    sessionId: accountId,
     async read(key) {
       const [row] = await db
         .select({ value: waAuthState.value })
         .from(waAuthState)
-        .where(and(eq(waAuthState.sessionId, sessionId), eq(waAuthState.key, key)));
+        .where(and(eq(waAuthState.sessionId, accountId), eq(waAuthState.key, key)));
       return row ? open(key, row.value) : null;
     },
     async readMany(keys) {
@@ -40,7 +40,7 @@ export function createDbAuthStore(db: Db, sessionId: string, secretKey?: Buffer)
       const rows = await db
         .select({ key: waAuthState.key, value: waAuthState.value })
         .from(waAuthState)
-        .where(and(eq(waAuthState.sessionId, sessionId), inArray(waAuthState.key, keys)));
+        .where(and(eq(waAuthState.sessionId, accountId), inArray(waAuthState.key, keys)));
       for (const row of rows) found.set(row.key, open(row.key, row.value));
       return found;
     },
@@ -62,10 +62,10 @@ export function createDbAuthStore(db: Db, sessionId: string, secretKey?: Buffer)
         if (deletes.size > 0) {
           await tx
             .delete(waAuthState)
-            .where(and(eq(waAuthState.sessionId, sessionId), inArray(waAuthState.key, [...deletes])));
+            .where(and(eq(waAuthState.sessionId, accountId), inArray(waAuthState.key, [...deletes])));
         }
         const rows = [...upserts].map(([key, value]) => ({
-          sessionId,
+          sessionId: accountId,
           key,
           value: seal(key, value),
           updatedAt: new Date(),
@@ -83,7 +83,7 @@ export function createDbAuthStore(db: Db, sessionId: string, secretKey?: Buffer)
       });
     },
     async wipe() {
-      await db.delete(waAuthState).where(eq(waAuthState.sessionId, sessionId));
+      await db.delete(waAuthState).where(eq(waAuthState.sessionId, accountId));
     },
   };
 }

@@ -26,7 +26,7 @@ export type LidTextStore = {
   take(lids: string[]): Promise<LidText[]>;
 };
 
-export function numberStore(db: Db, sessionId: string): NumberStore {
+export function numberStore(db: Db, accountId: string): NumberStore {
   return {
     async read(phones) {
       if (phones.length === 0) return new Map();
@@ -58,7 +58,7 @@ export function numberStore(db: Db, sessionId: string): NumberStore {
               SELECT split_part(r.chat_id, '@', 1) AS phone, min(r.n) AS due
               FROM (SELECT chat_id, row_number() OVER (ORDER BY due_at, id) AS n FROM (
                       SELECT chat_id, due_at, id FROM message_job_recipients
-                      WHERE session_id = ${sessionId} AND status = 'queued' AND due_at <= now()
+                      WHERE session_id = ${accountId} AND status = 'queued' AND due_at <= now()
                         AND ${isPhoneChat(sql.raw('chat_id'))}
                       ORDER BY due_at, id LIMIT ${limit * 4}) q) r
               WHERE NOT EXISTS (SELECT 1 FROM wa_number_lookups n
@@ -72,14 +72,14 @@ export function numberStore(db: Db, sessionId: string): NumberStore {
 }
 
 /** The held texts of the user who owns `sessionId` (a STOP to one account holds for all of theirs). */
-export function lidTextStore(db: Db, sessionId: string): LidTextStore {
+export function lidTextStore(db: Db, accountId: string): LidTextStore {
   const sameUser = sql`session_id IN (SELECT o.session_id FROM wa_sessions o JOIN wa_sessions me
-                         ON me.user_id = o.user_id WHERE me.session_id = ${sessionId})`;
+                         ON me.user_id = o.user_id WHERE me.session_id = ${accountId})`;
   return {
     async hold(t) {
       await db.execute(
         sql`INSERT INTO wa_lid_texts (session_id, message_id, lid, text)
-            VALUES (${sessionId}, ${t.messageId}, ${t.lid}, ${t.text}) ON CONFLICT DO NOTHING`,
+            VALUES (${accountId}, ${t.messageId}, ${t.lid}, ${t.text}) ON CONFLICT DO NOTHING`,
       );
     },
     async any() {

@@ -11,25 +11,25 @@ export type PrivacyTokenStore = {
   note(chatId: string, expiresAt: Date | null): Promise<void>;
 };
 
-export function privacyTokenStore(db: Db, sessionId: string): PrivacyTokenStore {
+export function privacyTokenStore(db: Db, accountId: string): PrivacyTokenStore {
   return {
     async note(chatId, expiresAt) {
       if (!expiresAt) {
         await db.execute(
-          sql`DELETE FROM wa_privacy_tokens WHERE session_id = ${sessionId} AND chat_id = ${chatId}`,
+          sql`DELETE FROM wa_privacy_tokens WHERE session_id = ${accountId} AND chat_id = ${chatId}`,
         );
         return;
       }
       await db.execute(
         sql`INSERT INTO wa_privacy_tokens (session_id, chat_id, expires_at)
-            VALUES (${sessionId}, ${chatId}, ${expiresAt.toISOString()}::timestamptz)
+            VALUES (${accountId}, ${chatId}, ${expiresAt.toISOString()}::timestamptz)
             ON CONFLICT (session_id, chat_id) DO UPDATE SET expires_at = excluded.expires_at`,
       );
     },
   };
 }
 
-/** The chat `chatId` of session `sessionId` carries an unexpired privacy token (two SQL texts). */
-export const carriesPrivacyToken = (sessionId: SQL, chatId: SQL) => sql`EXISTS (
+/** The chat `chatId` of account `sessionId` carries an unexpired privacy token (two SQL texts). */
+export const carriesPrivacyToken = (accountId: SQL, chatId: SQL) => sql`EXISTS (
       SELECT 1 FROM wa_privacy_tokens t
-      WHERE t.session_id = ${sessionId} AND t.chat_id = ${chatId} AND t.expires_at > now())`;
+      WHERE t.session_id = ${accountId} AND t.chat_id = ${chatId} AND t.expires_at > now())`;

@@ -17,7 +17,7 @@ export type RestrictionSteps = {
   step(): Promise<number>;
 };
 
-export function restrictionSteps(db: Db, sessionId: string): RestrictionSteps {
+export function restrictionSteps(db: Db, accountId: string): RestrictionSteps {
   return {
     async step() {
       const [row] = await queryRows<{ before: number }>(
@@ -27,10 +27,10 @@ export function restrictionSteps(db: Db, sessionId: string): RestrictionSteps {
                   WHEN restriction_step_at > now() - ${RESTRICTION_STEPS_RESET_MS} * interval '1 millisecond'
                   THEN restriction_steps + 1 ELSE 1 END,
                 restriction_step_at = now()
-            WHERE session_id = ${sessionId}
+            WHERE session_id = ${accountId}
             RETURNING restriction_steps - 1 AS before`,
       );
-      if (!row) throw new Error(`no session ${sessionId}`);
+      if (!row) throw new Error(`no session ${accountId}`);
       return Number(row.before);
     },
   };

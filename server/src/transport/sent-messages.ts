@@ -1,22 +1,22 @@
 /**
- * Messages a transport sent, kept per session (SendResult.kept: Baileys needs them for retries,
+ * Messages a transport sent, kept per account (SendResult.kept: Baileys needs them for retries,
  * the simulator's outbox lists them). The dispatch tick writes them with the send's outcome.
  */
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
 import { waSentMessages } from '../db/schema.ts';
 
-export async function findSentMessage(db: Db, sessionId: string, messageId: string): Promise<string | null> {
+export async function findSentMessage(db: Db, accountId: string, messageId: string): Promise<string | null> {
   const [row] = await db
     .select({ message: waSentMessages.message })
     .from(waSentMessages)
-    .where(and(eq(waSentMessages.sessionId, sessionId), eq(waSentMessages.messageId, messageId)));
+    .where(and(eq(waSentMessages.sessionId, accountId), eq(waSentMessages.messageId, messageId)));
   return row?.message ?? null;
 }
 
-/** The copies of one session, as the Baileys transport reads them (its storage port, socket.ts). */
-export function sentCopies(db: Db, sessionId: string): (messageId: string) => Promise<string | null> {
-  return (messageId) => findSentMessage(db, sessionId, messageId);
+/** The copies of one account, as the Baileys transport reads them (its storage port, socket.ts). */
+export function sentCopies(db: Db, accountId: string): (messageId: string) => Promise<string | null> {
+  return (messageId) => findSentMessage(db, accountId, messageId);
 }
 
 /**
@@ -44,12 +44,12 @@ export async function pruneSentMessages(db: Db, keepMs = SENT_MESSAGES_KEEP_MS):
   }
 }
 
-/** The latest `limit` messages of a session, newest first. */
-export async function listSentMessages(db: Db, sessionId: string, limit: number) {
+/** The latest `limit` messages of an account, newest first. */
+export async function listSentMessages(db: Db, accountId: string, limit: number) {
   return db
     .select()
     .from(waSentMessages)
-    .where(eq(waSentMessages.sessionId, sessionId))
+    .where(eq(waSentMessages.sessionId, accountId))
     .orderBy(desc(waSentMessages.createdAt))
     .limit(limit);
 }

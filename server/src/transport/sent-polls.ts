@@ -13,13 +13,13 @@ export type SentPoll = { options: string[]; secret: Buffer };
 /** The poll message `messageId` the account sent, or null (not a poll of the product's, or sent without a kept secret). */
 export type SentPollLookup = (messageId: string) => Promise<SentPoll | null>;
 
-export function sentPolls(db: Db, sessionId: string): SentPollLookup {
+export function sentPolls(db: Db, accountId: string): SentPollLookup {
   return async (messageId) => {
     const [row] = await queryRows<{ poll: unknown; content: string; poll_secret: Buffer | Uint8Array }>(
       db,
       sql`SELECT j.poll, j.content, j.poll_secret
           FROM message_job_recipients r JOIN message_jobs j ON j.id = r.job_id
-          WHERE r.session_id = ${sessionId} AND r.message_id = ${messageId}
+          WHERE r.session_id = ${accountId} AND r.message_id = ${messageId}
             AND j.message_type = 'poll' AND j.poll_secret IS NOT NULL
           LIMIT 1`,
     );

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { AccountCapabilities, AccountKind, Address, SessionKind } from '@wa/contract';
+import type { AccountCapabilities, AccountKind, AccountProvider, Address } from '@wa/contract';
 
 /**
  * One linked WhatsApp account. Two implementations: Baileys (the real network) and the
@@ -145,7 +145,7 @@ export type ConnectionUpdate =
   | { state: 'open'; jid: string; lid: string | null }
   | {
       state: 'closed';
-      /** In words, for the session's status. */
+      /** In words, for the account's status. */
       reason: string;
       /** The phone unlinked the device (401): credentials were wiped. */
       loggedOut: boolean;
@@ -252,7 +252,7 @@ export interface Transport extends EventEmitter<TransportEventMap> {
   readonly state: TransportState;
   /** Starts (or restarts) the connection. Events report what happens. */
   connect(): Promise<void>;
-  /** Closes the socket without unlinking the device (the node gives the session up). */
+  /** Closes the socket without unlinking the device (the node gives the account up). */
   close(): Promise<void>;
   /** Unlinks the device and wipes the stored credentials; absent when there is nothing to unlink (close is all). */
   logout?(): Promise<void>;
@@ -275,7 +275,7 @@ export interface Transport extends EventEmitter<TransportEventMap> {
    */
   send(chatId: string, message: OutgoingMessage, options?: SendOptions): Promise<SendResult>;
   /**
-   * While a QR is shown: the code that links the session's phone number instead (WhatsApp →
+   * While a QR is shown: the code that links the account's phone number instead (WhatsApp →
    * Linked devices → Link with phone number). Asked of WhatsApp once per connection; later
    * calls answer the same code. Throws when no linking is under way. Absent when the account is
    * not linked by a code (capabilities.pairing).
@@ -344,14 +344,14 @@ export interface SimulatedNetwork {
   ): boolean;
 }
 
-/** A group of the session's cache, as a transport reads it (injected by its factory). */
+/** A group of the account's cache, as a transport reads it (injected by its factory). */
 export type CachedGroup = GroupInfo & { isAdmin: boolean };
 
-/** Reads one group of the session's cache; undefined when it is not cached. */
+/** Reads one group of the account's cache; undefined when it is not cached. */
 export type GroupLookup = (groupId: string) => Promise<CachedGroup | undefined>;
 
-/** The session a transport is built for. */
-export type TransportSession = { sessionId: string; phoneNumber: string };
+/** The account a transport is built for. */
+export type TransportAccount = { sessionId: string; phoneNumber: string };
 
 /**
  * What comes back from an account, whatever its kind, as every provider reports it: by socket
@@ -383,10 +383,10 @@ export type AccountOutcome =
  * A kind of account's provider, as its own folder describes it: the kind it is stored and priced
  * as, what it can do, and how it is connected ('link': a QR or a pairing code, `POST
  * /api/create-instance`; 'credentials': ids and tokens, `POST /api/cloud-instances`). The table
- * that adds its transport factory is sessions/providers.ts.
+ * that adds its transport factory is accounts/providers.ts.
  */
 export type ProviderDescriptor = {
-  id: SessionKind;
+  id: AccountProvider;
   kind: AccountKind;
   connect: 'link' | 'credentials';
   capabilities: AccountCapabilities;

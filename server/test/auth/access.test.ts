@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { keepIncoming } from '../../src/messaging/inbox/incoming.ts';
-import { buildJob, buildSession } from '../fakes/messaging.ts';
+import { buildAccount, buildJob } from '../fakes/messaging.ts';
 import {
   bearer,
   buildAdmin,
@@ -85,7 +85,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
   });
 
   /**
-   * Every route that names a user's session, job, contact list, webhook or key, called by
+   * Every route that names a user's account, job, contact list, webhook or key, called by
    * someone it is not theirs: another user, and an admin who does not manage the owner. Each
    * answers 404 with the resource's own text, as if it did not exist, and changes nothing.
    * `payload`: a valid body, so that the refusal is the access check and not the validation.
@@ -99,8 +99,8 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     keyId: 'API key not found',
     personId: 'Conversation not found',
   };
-  /** The send routes and the account's limits answer with the spec's text for a session not yours. */
-  const NO_SESSION = new Set([
+  /** The send routes and the account's limits answer with the spec's text for an account not yours. */
+  const NO_ACCOUNT = new Set([
     'POST /api/session/:sessionId/sendBulkMessage',
     'POST /api/session/:sessionId/sendIndividualMessage',
     'POST /api/session/:sessionId/send-estimate',
@@ -155,8 +155,8 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     const admin = await buildAdmin(t);
     const owner = await buildUser(t, { managedBy: admin.id, credits: 5 });
     const ownerToken = await loginToken(t.app, owner.username);
-    const sessionId = await buildSession(t, owner.id);
-    const jobId = await buildJob(t, owner.id, sessionId, {
+    const accountId = await buildAccount(t, owner.id);
+    const jobId = await buildJob(t, owner.id, accountId, {
       status: 'scheduled',
       scheduledAt: new Date(Date.now() + 3_600_000),
     });
@@ -180,9 +180,9 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
         payload: list,
       })
     ).json().list.id;
-    const personId = await threadWithFile(owner.id, sessionId, '919800015838');
+    const personId = await threadWithFile(owner.id, accountId, '919800015838');
     const ids: Record<string, string> = {
-      sessionId,
+      sessionId: accountId,
       jobId,
       userId: owner.id,
       listId,
@@ -231,7 +231,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
         const message = res.headers['content-type']?.toString().includes('json')
           ? res.json().message
           : res.body;
-        const expected = NO_SESSION.has(key) ? 'No active session found' : NOT_YOURS[route.param];
+        const expected = NO_ACCOUNT.has(key) ? 'No active session found' : NOT_YOURS[route.param];
         if (res.statusCode !== 404 || message !== expected)
           answers.push(`${key}: ${res.statusCode} ${message}`);
       }
@@ -242,7 +242,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     const get = (url: string) => t.app.inject({ method: 'GET', url, headers: bearer(ownerToken) });
     expect(
       (await get('/api/sessions')).json().sessions.map((s: { sessionId: string }) => s.sessionId),
-    ).toEqual([sessionId]);
+    ).toEqual([accountId]);
     expect((await get(`/api/message-jobs-details/${jobId}`)).json().job).toMatchObject({
       id: jobId,
       status: 'scheduled',
@@ -265,16 +265,16 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     ]) {
       const res = await t.app.inject({ method: 'GET', url, headers: bearer(strangerToken) });
       expect(JSON.stringify(res.json()), url).not.toContain(owner.id);
-      for (const id of [sessionId, listId, webhookId, keyId, personId])
+      for (const id of [accountId, listId, webhookId, keyId, personId])
         expect(res.body, url).not.toContain(id);
     }
   });
 
   /** A thread of the owner's Inbox: `phone` sent the owner's account a file. Its person's id. */
-  const threadWithFile = async (userId: string, sessionId: string, phone: string) =>
+  const threadWithFile = async (userId: string, accountId: string, phone: string) =>
     (await keepIncoming(
       t.ctx,
-      { sessionId, userId },
+      { sessionId: accountId, userId },
       {
         from: `${phone}@s.whatsapp.net`,
         text: null,
@@ -300,11 +300,11 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     const admin = await buildAdmin(t);
     const owner = await buildUser(t, { managedBy: admin.id });
     const adminToken = await loginToken(t.app, admin.username);
-    const sessionId = await buildSession(t, owner.id);
-    const jobId = await buildJob(t, owner.id, sessionId);
-    const personId = await threadWithFile(owner.id, sessionId, '919800015839');
+    const accountId = await buildAccount(t, owner.id);
+    const jobId = await buildJob(t, owner.id, accountId);
+    const personId = await threadWithFile(owner.id, accountId, '919800015839');
     const bodies: Record<string, object> = {
-      reply: { sessionId, type: 'string', content: 'x' },
+      reply: { sessionId: accountId, type: 'string', content: 'x' },
       state: { state: 'done' },
     };
     const call = (method: 'GET' | 'POST' | 'DELETE', url: string) =>
@@ -317,10 +317,10 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
     const table: Array<[string, 'GET' | 'POST' | 'DELETE', string, number]> = [
       ['the jobs list', 'GET', `/api/message-jobs/${owner.id}`, 200],
       ['a job', 'GET', `/api/message-jobs-details/${jobId}`, 200],
-      ['a session', 'GET', `/api/${sessionId}/status`, 200],
+      ['a session', 'GET', `/api/${accountId}/status`, 200],
       ['retry a job', 'POST', `/api/message-jobs-details/${jobId}/retry`, 404],
       ['delete a job', 'DELETE', `/api/message-jobs-details/${jobId}`, 404],
-      ['restart a session', 'POST', `/api/session/${sessionId}/restart`, 404],
+      ['restart a session', 'POST', `/api/session/${accountId}/restart`, 404],
       ['the inbox', 'GET', `/api/inbox?userId=${owner.id}`, 200],
       ['a thread', 'GET', `/api/inbox/${personId}?userId=${owner.id}`, 200],
       ['the unread count', 'GET', `/api/inbox/counts?userId=${owner.id}`, 200],

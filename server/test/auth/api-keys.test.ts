@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { apiKeys, messageJobs } from '../../src/db/schema.ts';
 import { sha256 } from '../../src/ids.ts';
 import { setPassword } from '../../src/users/service.ts';
-import { buildSession } from '../fakes/messaging.ts';
+import { buildAccount } from '../fakes/messaging.ts';
 import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
 const NOT_HERE = 'API keys cannot be used for this: sign in with your password';
@@ -136,11 +136,11 @@ describe.each(DB_KINDS)('API keys on %s', (kind) => {
 
   it('sends as its user, as docs/api.md shows', async () => {
     const user = await buildUser(t, { credits: 5 });
-    const sessionId = await buildSession(t, user.id, { status: 'CONNECTED' });
+    const accountId = await buildAccount(t, user.id, { status: 'CONNECTED' });
     const { key } = await keyFor(await loginToken(t.app, user.username));
     const res = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(key),
       payload: { chatIds: ['919812345678'], type: 'string', content: 'Your order 1042 has shipped' },
     });
@@ -288,10 +288,10 @@ describe.each(DB_KINDS)('API keys on %s', (kind) => {
     const adminToken = await loginToken(t.app, admin.username);
     const { key } = await keyFor(adminToken, 'admin script');
     const user = await buildUser(t, { managedBy: admin.id, credits: 5 });
-    const sessionId = await buildSession(t, user.id, { status: 'CONNECTED' });
+    const accountId = await buildAccount(t, user.id, { status: 'CONNECTED' });
     const sent = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(await loginToken(t.app, user.username)),
       payload: { chatIds: ['919812345678'], type: 'string', content: 'Private order details' },
     });

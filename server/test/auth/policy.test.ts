@@ -2,15 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { media } from '../../src/db/schema.ts';
 import {
   type Action,
+  authorizeAccount,
   authorizeGroups,
   authorizeJob,
-  authorizeSession,
   authorizeUser,
   can,
   mayUseMedia,
   type Resource,
 } from '../../src/policy/access.ts';
-import { buildGroups, buildJob, buildSession } from '../fakes/messaging.ts';
+import { buildAccount, buildGroups, buildJob } from '../fakes/messaging.ts';
 import { buildAdmin, buildUser, DB_KINDS, testAppFor } from '../helpers.ts';
 
 const ADMIN = { id: 'admin', role: 'ADMIN' as const };
@@ -85,12 +85,12 @@ describe.each(DB_KINDS)('the access policy on stored rows (%s)', (kind) => {
     const asAdmin = { id: admin.id, role: 'ADMIN' as const };
     const asOtherAdmin = { id: otherAdmin.id, role: 'ADMIN' as const };
     const asStranger = { id: stranger.id, role: 'USER' as const };
-    const sessionId = await buildSession(t, owner.id);
-    const groups = await buildGroups(t, sessionId, [2, 3]);
+    const accountId = await buildAccount(t, owner.id);
+    const groups = await buildGroups(t, accountId, [2, 3]);
     await t.db
       .insert(media)
       .values({ id: 'f'.repeat(64), mime: 'image/png', size: 1, bytes: Buffer.from([1]) });
-    const jobId = await buildJob(t, owner.id, sessionId, { mediaId: 'f'.repeat(64) });
+    const jobId = await buildJob(t, owner.id, accountId, { mediaId: 'f'.repeat(64) });
 
     const status = (p: Promise<unknown>) =>
       p.then(
@@ -103,12 +103,12 @@ describe.each(DB_KINDS)('the access policy on stored rows (%s)', (kind) => {
     expect(await status(authorizeUser(t.db, owner, 'manage', owner.id, 'ledger'))).toBe('404 User not found');
     expect(await status(authorizeUser(t.db, asAdmin, 'manage', 'missing'))).toBe('404 User not found');
 
-    expect(await status(authorizeSession(t.db, owner, 'act', sessionId))).toBe(200);
-    expect(await status(authorizeSession(t.db, asAdmin, 'read', sessionId))).toBe(200);
-    expect(await status(authorizeSession(t.db, asAdmin, 'act', sessionId))).toBe('404 Session not found');
-    expect(await status(authorizeSession(t.db, asStranger, 'read', sessionId))).toBe('404 Session not found');
+    expect(await status(authorizeAccount(t.db, owner, 'act', accountId))).toBe(200);
+    expect(await status(authorizeAccount(t.db, asAdmin, 'read', accountId))).toBe(200);
+    expect(await status(authorizeAccount(t.db, asAdmin, 'act', accountId))).toBe('404 Session not found');
+    expect(await status(authorizeAccount(t.db, asStranger, 'read', accountId))).toBe('404 Session not found');
     expect(
-      await status(authorizeSession(t.db, asStranger, 'act', sessionId, 'No active session found')),
+      await status(authorizeAccount(t.db, asStranger, 'act', accountId, 'No active session found')),
     ).toBe('404 No active session found');
 
     expect(await status(authorizeJob(t.db, owner, 'act', jobId))).toBe(200);
@@ -121,16 +121,16 @@ describe.each(DB_KINDS)('the access policy on stored rows (%s)', (kind) => {
     expect(await mayUseMedia(t.db, asAdmin, 'read', 'f'.repeat(64))).toBe(true);
     expect(await mayUseMedia(t.db, asStranger, 'read', 'f'.repeat(64))).toBe(false);
 
-    expect(await status(authorizeGroups(t.db, owner, 'act', sessionId, groups))).toBe(200);
+    expect(await status(authorizeGroups(t.db, owner, 'act', accountId, groups))).toBe(200);
     expect(
       await status(
-        authorizeGroups(t.db, owner, 'act', sessionId, [groups[0]!, '919812345678@s.whatsapp.net']),
+        authorizeGroups(t.db, owner, 'act', accountId, [groups[0]!, '919812345678@s.whatsapp.net']),
       ),
     ).toBe('400 Not a group of this account: 919812345678@s.whatsapp.net');
-    expect(await status(authorizeGroups(t.db, owner, 'act', sessionId, ['120363999@g.us']))).toBe(
+    expect(await status(authorizeGroups(t.db, owner, 'act', accountId, ['120363999@g.us']))).toBe(
       '400 Not a group of this account: 120363999@g.us',
     );
-    expect(await status(authorizeGroups(t.db, asStranger, 'act', sessionId, groups))).toBe(
+    expect(await status(authorizeGroups(t.db, asStranger, 'act', accountId, groups))).toBe(
       '404 Session not found',
     );
   });

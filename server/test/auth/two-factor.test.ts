@@ -118,11 +118,11 @@ describe.each(DB_KINDS)('two-factor sign-in (%s)', (kind) => {
     // A USER is not asked.
     const user = await buildUser(t, { managedBy: admin.id });
     const userToken = await loginToken(t.app, user.username);
-    const sessions = await t.app.inject({
+    const accounts = await t.app.inject({
       method: 'GET',
       url: '/api/sessions',
       headers: bearer(userToken),
     });
-    expect(sessions.statusCode).toBe(200);
+    expect(accounts.statusCode).toBe(200);
   });
 });

@@ -2,7 +2,7 @@ import { BufferJSON, generateWAMessageContent, initAuthCreds, proto } from 'bail
 import { eq } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
-import { waAuthState, waSessions } from '../../src/db/schema.ts';
+import { accounts, waAuthState } from '../../src/db/schema.ts';
 import { createDbAuthStore } from '../../src/transport/auth-store.ts';
 import { loadDbAuthState } from '../../src/transport/baileys/auth-state.ts';
 import { toBaileysContent } from '../../src/transport/baileys/content.ts';
@@ -12,31 +12,31 @@ describe.each(DB_KINDS)('Baileys auth state in the database on %s', (kind) => {
   const t = testAppFor(kind, { WA_PROVIDER: 'baileys' });
   let n = 0;
 
-  async function newSession(): Promise<string> {
+  async function newAccount(): Promise<string> {
     const user = await buildUser(t);
-    const sessionId = `91987654${String(++n).padStart(4, '0')}_abc`;
-    await t.db.insert(waSessions).values({
-      id: sessionId,
-      sessionId,
+    const accountId = `91987654${String(++n).padStart(4, '0')}_abc`;
+    await t.db.insert(accounts).values({
+      id: accountId,
+      sessionId: accountId,
       userId: user.id,
       phoneNumber: '919876543210',
       sessionName: 'Test',
     });
-    return sessionId;
+    return accountId;
   }
-  const rowsOf = (sessionId: string) =>
-    t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId));
+  const rowsOf = (accountId: string) =>
+    t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId));
 
   it('round-trips real initAuthCreds() with their binary keys', async () => {
-    const sessionId = await newSession();
-    const store = createDbAuthStore(t.db, sessionId);
+    const accountId = await newAccount();
+    const store = createDbAuthStore(t.db, accountId);
     const first = await loadDbAuthState(store);
     expect(first.existed).toBe(false);
     const original = first.state.creds;
     original.me = { id: '919876543210:12@s.whatsapp.net', lid: '123456789012345:12@lid', name: 'Shop' };
     await first.saveCreds();
 
-    const again = await loadDbAuthState(createDbAuthStore(t.db, sessionId));
+    const again = await loadDbAuthState(createDbAuthStore(t.db, accountId));
     expect(again.existed).toBe(true);
     const creds = again.state.creds;
     expect(JSON.stringify(creds, BufferJSON.replacer)).toBe(JSON.stringify(original, BufferJSON.replacer));
@@ -48,14 +48,14 @@ describe.each(DB_KINDS)('Baileys auth state in the database on %s', (kind) => {
     expect(creds.registrationId).toBe(original.registrationId);
     expect(creds.me?.id).toBe('919876543210:12@s.whatsapp.net');
     // Stored as BufferJSON text, one row.
-    const rows = await rowsOf(sessionId);
+    const rows = await rowsOf(accountId);
     expect(rows.map((r) => r.key)).toEqual(['creds']);
     expect(rows[0]!.value).toContain('"type":"Buffer"');
   });
 
   it('stores keys, rehydrates app-state-sync-key as its proto class, deletes on null', async () => {
-    const sessionId = await newSession();
-    const { state } = await loadDbAuthState(createDbAuthStore(t.db, sessionId));
+    const accountId = await newAccount();
+    const { state } = await loadDbAuthState(createDbAuthStore(t.db, accountId));
     const creds = initAuthCreds();
     const syncKey = proto.Message.AppStateSyncKeyData.fromObject({
       keyData: Buffer.from('0123456789abcdef0123456789abcdef'),
@@ -73,8 +73,8 @@ describe.each(DB_KINDS)('Baileys auth state in the database on %s', (kind) => {
     expect(Buffer.from(preKeys['1']!.private).equals(Buffer.from(creds.signedIdentityKey.private))).toBe(
       true,
     );
-    const sessions = await state.keys.get('session', ['919876543210.0']);
-    expect(Buffer.from(sessions['919876543210.0']!)).toEqual(Buffer.from([1, 2, 3, 4]));
+    const accounts = await state.keys.get('session', ['919876543210.0']);
+    expect(Buffer.from(accounts['919876543210.0']!)).toEqual(Buffer.from([1, 2, 3, 4]));
     const sync = await state.keys.get('app-state-sync-key', ['AAAAAQ']);
     expect(sync.AAAAAQ).toBeInstanceOf(proto.Message.AppStateSyncKeyData);
     expect(Buffer.from(sync.AAAAAQ!.keyData!).toString()).toBe('0123456789abcdef0123456789abcdef');
@@ -83,7 +83,7 @@ describe.each(DB_KINDS)('Baileys auth state in the database on %s', (kind) => {
 
     await state.keys.set({ 'pre-key': { '1': null } });
     expect(Object.keys(await state.keys.get('pre-key', ['1', '2']))).toEqual(['2']);
-    expect((await rowsOf(sessionId)).map((r) => r.key).sort()).toEqual([
+    expect((await rowsOf(accountId)).map((r) => r.key).sort()).toEqual([
       'app-state-sync-key-AAAAAQ',
       'lid-mapping-919876543210',
       'pre-key-2',
@@ -92,11 +92,11 @@ describe.each(DB_KINDS)('Baileys auth state in the database on %s', (kind) => {
   });
 
   it('writes nothing of a keys.set whose transaction fails', async () => {
-    const sessionId = await newSession();
-    const { state } = await loadDbAuthState(createDbAuthStore(t.db, sessionId));
+    const accountId = await newAccount();
+    const { state } = await loadDbAuthState(createDbAuthStore(t.db, accountId));
     const creds = initAuthCreds();
     await state.keys.set({ 'pre-key': { '1': creds.noiseKey } });
-    const before = await rowsOf(sessionId);
+    const before = await rowsOf(accountId);
     // A NUL character cannot be stored in a PostgreSQL text column: the statement fails mid-batch.
     const failed = await Promise.resolve(
       state.keys.set({
@@ -108,13 +108,13 @@ describe.each(DB_KINDS)('Baileys auth state in the database on %s', (kind) => {
       (e: unknown) => e,
     );
     expect(failed).toBeInstanceOf(Error);
-    const after = await rowsOf(sessionId);
+    const after = await rowsOf(accountId);
     expect(after.map((r) => [r.key, r.value])).toEqual(before.map((r) => [r.key, r.value]));
   });
 
   it('wipes every key of the session on logout, and only that session', async () => {
-    const a = await newSession();
-    const b = await newSession();
+    const a = await newAccount();
+    const b = await newAccount();
     for (const id of [a, b]) {
       const auth = await loadDbAuthState(createDbAuthStore(t.db, id));
       await auth.saveCreds();

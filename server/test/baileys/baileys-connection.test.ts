@@ -1,14 +1,14 @@
 import { proto } from 'baileys';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AccountRunner, startAccountRunner } from '../../src/accounts/runner.ts';
 import { waAuthState, waGroups } from '../../src/db/schema.ts';
-import { type SessionRunner, startSessionRunner } from '../../src/sessions/runner.ts';
+import { createAccount, statusOf } from '../fakes/accounts.ts';
 import { baileysRigFor, LATEST_VERSION, OWN_LID, OWN_PN } from '../fakes/baileys-rig.ts';
-import { createInstance, statusOf } from '../fakes/sessions.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
-/** A session's connection as rc14 reports it: pairing, opening, and what each close code does. */
+/** An account's connection as rc14 reports it: pairing, opening, and what each close code does. */
 describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake socket on %s', (kind) => {
   const rig = baileysRigFor(kind);
   const { t, row, pairAndOpen } = rig;
@@ -21,22 +21,22 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
   }
 
   /**
-   * The session given up for good: its lease is released after its transport was closed
+   * The account given up for good: its lease is released after its transport was closed
    * (driver.ts stop), and a closed transport opens no socket, so the sockets counted after this
    * are all it will ever have.
    */
-  const released = (sessionId: string) =>
+  const released = (accountId: string) =>
     waitFor(
       'the lease released',
       async () => {
-        const r = await row(sessionId);
+        const r = await row(accountId);
         return r.ownerNode === null && r.desiredState === 'stopped';
       },
       15_000,
     );
 
   it('qr → open → close 515 → reconnect → close 401 → credentials wiped', async () => {
-    const { sessionId, first, index } = await start('Pairing');
+    const { sessionId: accountId, first, index } = await start('Pairing');
     expect(first.config.markOnlineOnConnect).toBe(false);
     expect(first.config.syncFullHistory).toBe(false);
     // RECENT history refused: rc14 then goes online without holding a first connection's events
@@ -50,22 +50,22 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     expect(typeof first.config.cachedGroupMetadata).toBe('function');
     expect(typeof first.config.getMessage).toBe('function');
 
-    const s2 = await pairAndOpen(sessionId, first, index);
+    const s2 = await pairAndOpen(accountId, first, index);
     // The dropped socket keeps none of our handlers (rc14's ev.removeAllListeners takes one event).
     expect(first.ev.listenerCount('creds.update') + first.ev.listenerCount('connection.update')).toBe(0);
     // The socket announces the WhatsApp Web version looked up (Utils/generics.js fetchLatestWaWebVersion).
     expect(s2.config.version).toEqual(LATEST_VERSION);
-    const connected = await row(sessionId);
+    const connected = await row(accountId);
     expect(connected).toMatchObject({
       ownJid: `${OWN_PN}:7@s.whatsapp.net`,
       ownLid: `${OWN_LID}:7@lid`,
       qr: null,
     });
-    expect((await statusOf(t, token, sessionId)).connected).toBe(true);
+    expect((await statusOf(t, token, accountId)).connected).toBe(true);
 
     // One full group fetch into the cache; invite codes only for the two admin groups, spaced.
     await waitFor('three groups, two with invite codes', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
       return rows.length === 3 && rows.filter((r) => r.inviteCode).length === 2;
     });
     expect(s2.inviteCalls.map((c) => c.groupId).sort()).toEqual([
@@ -74,7 +74,7 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     ]);
     expect(Math.abs(s2.inviteCalls[1]!.at - s2.inviteCalls[0]!.at)).toBeGreaterThanOrEqual(90);
     const list = (
-      await t.app.inject({ method: 'GET', url: `/api/groupChats/${sessionId}`, headers: bearer(token) })
+      await t.app.inject({ method: 'GET', url: `/api/groupChats/${accountId}`, headers: bearer(token) })
     ).json();
     const member = list.groups.find((g: { groupName: string }) => g.groupName === 'Member only');
     expect(member.groupLink).toBeNull();
@@ -105,7 +105,7 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     // A signal key written through the cacheable store lands in the database.
     await s2.config.auth.keys.set({ session: { 'abc.0': Buffer.from([5, 6]) } });
     await waitFor('the stored Signal session', async () =>
-      (await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).some(
+      (await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId))).some(
         (r) => r.key === 'session-abc.0',
       ),
     );
@@ -114,33 +114,33 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     delete s2.groups['120363000000000002@g.us'];
     const refresh = await t.app.inject({
       method: 'GET',
-      url: `/api/groupsList/${sessionId}?refresh=1`,
+      url: `/api/groupsList/${accountId}?refresh=1`,
       headers: bearer(token),
     });
     expect(refresh.statusCode).toBe(200);
     await waitFor('two groups with invite codes', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
       return rows.length === 2 && rows.every((r) => r.inviteCode);
     });
 
     // The phone unlinks the device.
     s2.close(401, 'Connection Failure');
-    await waitFor('DISCONNECTED', async () => (await row(sessionId)).status === 'DISCONNECTED', 15_000);
-    const after = await row(sessionId);
+    await waitFor('DISCONNECTED', async () => (await row(accountId)).status === 'DISCONNECTED', 15_000);
+    const after = await row(accountId);
     expect(after).toMatchObject({
       statusReason: 'Logged out from the phone',
       hasCredentials: false,
       desiredState: 'stopped',
       ownerNode: null,
     });
-    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).toEqual([]);
+    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId))).toEqual([]);
     // A late credentials update of the unlinked socket does not bring the credentials back: nobody
     // listens to it any more, so the emit below writes nothing.
     expect(s2.ev.listenerCount('creds.update')).toBe(0);
     s2.ev.emit('creds.update', { me: s2.config.auth.creds.me });
-    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).toEqual([]);
-    await released(sessionId);
-    expect(rig.socketsOf(sessionId)).toHaveLength(2);
+    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId))).toEqual([]);
+    await released(accountId);
+    expect(rig.socketsOf(accountId)).toHaveLength(2);
   });
 
   it('402 (with its end time) and 406 are bans: final, DISCONNECTED, no reconnect', async () => {
@@ -175,45 +175,45 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
   });
 
   it('405 says the client version was rejected and does not retry the same version for ever', async () => {
-    const { sessionId, first } = await start('Old version');
+    const { sessionId: accountId, first } = await start('Old version');
     const lookups = rig.versionLookups();
     first.close(405, 'Connection Failure', { reason: '405' });
     await waitFor(
       'DISCONNECTED (client version)',
-      async () => (await row(sessionId)).status === 'DISCONNECTED',
+      async () => (await row(accountId)).status === 'DISCONNECTED',
       15_000,
     );
-    expect((await row(sessionId)).statusReason).toBe(
+    expect((await row(accountId)).statusReason).toBe(
       'WhatsApp rejected this client version: update the console or set WA_VERSION',
     );
-    await released(sessionId);
-    expect(rig.socketsOf(sessionId)).toHaveLength(1);
+    await released(accountId);
+    expect(rig.socketsOf(accountId)).toHaveLength(1);
     // The user restarts it: the new socket looks the version up again, not the refused one kept for an hour.
     const restart = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/restart`,
+      url: `/api/session/${accountId}/restart`,
       headers: bearer(token),
     });
     expect(restart.statusCode).toBe(200);
-    await waitFor('socket after the restart', async () => rig.socketsOf(sessionId)[1], 15_000);
+    await waitFor('socket after the restart', async () => rig.socketsOf(accountId)[1], 15_000);
     expect(rig.versionLookups()).toBe(lookups + 1);
   });
 
   it('offline notifications that come before open (the server answered during the login queries) still open it at once', async () => {
     // rc14 Socket/socket.js handles CB:ib,,offline whenever it arrives; CB:success emits 'open' only
     // after its prekey count, passive and digest queries, so the flag can come first (the
-    // emulator suite showed it). It used to leave the session PENDING for the 30 s fallback.
-    const { sessionId, first } = await start('Offline first');
+    // emulator suite showed it). It used to leave the account PENDING for the 30 s fallback.
+    const { sessionId: accountId, first } = await start('Offline first');
     first.user = { id: `${OWN_PN}:7@s.whatsapp.net` };
     const started = Date.now();
     first.ev.emit('connection.update', { receivedPendingNotifications: true });
     first.ev.emit('connection.update', { connection: 'open' });
-    await waitFor('CONNECTED', async () => (await row(sessionId)).status === 'CONNECTED', 10_000);
+    await waitFor('CONNECTED', async () => (await row(accountId)).status === 'CONNECTED', 10_000);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('a connection that opens and drops at once keeps its backoff growing and fetches the groups once', async () => {
-    const { sessionId, first } = await start('Unstable');
+    const { sessionId: accountId, first } = await start('Unstable');
     let sock = first;
     for (let i = 0; i < 4; i++) {
       sock.user = { id: `${OWN_PN}:7@s.whatsapp.net` };
@@ -224,13 +224,13 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
       if (i === 0) await waitFor('first group fetch', async () => sock.groupFetches >= 1, 15_000);
       else await new Promise((r) => setTimeout(r, 20));
       sock.close(408, 'Connection was lost');
-      sock = await waitFor(`socket ${i + 2}`, async () => rig.socketsOf(sessionId)[i + 1], 15_000);
+      sock = await waitFor(`socket ${i + 2}`, async () => rig.socketsOf(accountId)[i + 1], 15_000);
     }
-    const made = rig.socketsOf(sessionId).map((s) => s.createdAt);
+    const made = rig.socketsOf(accountId).map((s) => s.createdAt);
     const gaps = made.slice(1).map((at, i) => at - made[i]!);
     // backoffMs 50 doubled per attempt with ±30 % jitter: the 4th wait is at least 400 * 0.7.
     expect(gaps[3]).toBeGreaterThanOrEqual(280);
-    const fetches = rig.socketsOf(sessionId).reduce((n, s) => n + s.groupFetches, 0);
+    const fetches = rig.socketsOf(accountId).reduce((n, s) => n + s.groupFetches, 0);
     expect(fetches).toBe(1);
   });
 
@@ -274,15 +274,15 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
   });
 
   it('408 and 503 reconnect with a new socket after a backoff', async () => {
-    const { sessionId, first } = await start('Flaky');
+    const { sessionId: accountId, first } = await start('Flaky');
     const closedAt = Date.now();
     first.close(408, 'Connection was lost');
-    const second = await waitFor('reconnect after 408', async () => rig.socketsOf(sessionId)[1], 15_000);
+    const second = await waitFor('reconnect after 408', async () => rig.socketsOf(accountId)[1], 15_000);
     expect(Date.now() - closedAt).toBeGreaterThanOrEqual(30);
-    expect((await row(sessionId)).statusReason).toBe('Connection lost (408): Connection was lost');
+    expect((await row(accountId)).statusReason).toBe('Connection lost (408): Connection was lost');
     second.close(503, 'Service unavailable');
-    await waitFor('reconnect after 503', async () => rig.socketsOf(sessionId)[2], 15_000);
-    const status = await row(sessionId);
+    await waitFor('reconnect after 503', async () => rig.socketsOf(accountId)[2], 15_000);
+    const status = await row(accountId);
     expect(status.status).toBe('PENDING');
     expect(status.desiredState).toBe('active');
   });
@@ -290,9 +290,9 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
 
 describe('Baileys transport with the real library and no network', () => {
   const t = testAppFor('pglite', { WA_PROVIDER: 'baileys', SESSION_LEASE_MS: '3000' });
-  let runner: SessionRunner;
+  let runner: AccountRunner;
   beforeAll(async () => {
-    runner = await startSessionRunner(t.ctx);
+    runner = await startAccountRunner(t.ctx);
   });
   afterAll(async () => {
     await runner.stop();
@@ -301,11 +301,11 @@ describe('Baileys transport with the real library and no network', () => {
   it('create-instance gives a clear reason in the status, never a crash', async () => {
     const user = await buildUser(t);
     const token = await loginToken(t.app, user.username);
-    const sessionId = await createInstance(t, token);
+    const accountId = await createAccount(t, token);
     const status = await waitFor(
       'a status reason',
       async () => {
-        const s = await statusOf(t, token, sessionId);
+        const s = await statusOf(t, token, accountId);
         return s.statusReason ? s : undefined;
       },
       15_000,
@@ -313,11 +313,11 @@ describe('Baileys transport with the real library and no network', () => {
     expect(status.connected).toBe(false);
     expect(status.status).toBe('PENDING');
     expect(status.statusReason).toMatch(/^Cannot reach WhatsApp: /);
-    const qr = await t.app.inject({ method: 'GET', url: `/api/${sessionId}/QR`, headers: bearer(token) });
+    const qr = await t.app.inject({ method: 'GET', url: `/api/${accountId}/QR`, headers: bearer(token) });
     expect(qr.statusCode).toBe(404);
     expect(qr.json()).toEqual({ success: false, message: status.statusReason });
-    // The runner keeps the session and retries; the API keeps answering.
-    expect(runner.ownedSessionIds()).toContain(sessionId);
+    // The runner keeps the account and retries; the API keeps answering.
+    expect(runner.ownedAccountIds()).toContain(accountId);
     const list = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) });
     expect(list.json().sessions[0].statusReason).toMatch(/^Cannot reach WhatsApp/);
   }, 30_000);

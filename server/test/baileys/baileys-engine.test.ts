@@ -8,7 +8,7 @@ import { bearer, DB_KINDS } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 /**
- * The engine (API → dispatcher → session runner → BaileysTransport) over fake sockets that
+ * The engine (API → dispatcher → account runner → BaileysTransport) over fake sockets that
  * behave as rc14 does (test/fakes/baileys-socket.ts names the rc14 file of each behaviour).
  */
 describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {

@@ -7,7 +7,7 @@ import { baileysRigFor, OWN_LID, OWN_PN } from '../fakes/baileys-rig.ts';
 import { bearer, DB_KINDS } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
-/** Sends, number lookups, groups and sent-message records through a connected session. */
+/** Sends, number lookups, groups and sent-message records through a connected account. */
 describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake socket on %s', (kind) => {
   const rig = baileysRigFor(kind);
   const { t, runner, transports, row, pairAndOpen } = rig;
@@ -20,9 +20,9 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
   }
 
   it('sends to the JID WhatsApp answers for a number (Brazil 9th digit, Mexico 52 1), and a "not on WhatsApp" expires', async () => {
-    const { sessionId, first, index } = await start('Canonical');
-    const s2 = await pairAndOpen(sessionId, first, index);
-    const transport = runner.transportFor(sessionId)!;
+    const { sessionId: accountId, first, index } = await start('Canonical');
+    const s2 = await pairAndOpen(accountId, first, index);
+    const transport = runner.transportFor(accountId)!;
     s2.canonical['5511987654321'] = '551187654321@s.whatsapp.net';
     s2.canonical['5215512345678'] = '525512345678@s.whatsapp.net';
     const sent = await transport.send('5511987654321@s.whatsapp.net', { kind: 'text', text: 'Olá' });
@@ -68,8 +68,8 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
   });
 
   it("a group's last message: wrappers unwrapped; reactions, deletions and stubs do not replace it", async () => {
-    const { sessionId, first, index } = await start('Last message');
-    const s2 = await pairAndOpen(sessionId, first, index);
+    const { sessionId: accountId, first, index } = await start('Last message');
+    const s2 = await pairAndOpen(accountId, first, index);
     const group = '120363000000000001@g.us';
     const upsert = (id: string, at: number, extra: Record<string, unknown>) =>
       s2.ev.emit('messages.upsert', {
@@ -83,7 +83,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
         ],
       });
     const last = async () =>
-      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).find(
+      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId))).find(
         (g) => g.groupId === group,
       )?.lastMessage;
     upsert('D1', 1_900_000_000, {
@@ -106,11 +106,11 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
   });
 
   it('participant changes go into the cache at once and are confirmed by one query; 429 on a send waits', async () => {
-    const { sessionId, first, index } = await start('Busy group');
-    const s2 = await pairAndOpen(sessionId, first, index);
+    const { sessionId: accountId, first, index } = await start('Busy group');
+    const s2 = await pairAndOpen(accountId, first, index);
     const group = '120363000000000002@g.us';
     const members = async () =>
-      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).find(
+      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId))).find(
         (g) => g.groupId === group,
       )!;
     await waitFor('groups cached', async () => (await members())?.participants.length === 3, 15_000);
@@ -157,7 +157,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     expect(s2.metadataQueries).toEqual([group, other]);
 
     // 429 rate-overlimit on a send: nothing sent, the account waits, then sends again.
-    const transport = runner.transportFor(sessionId)!;
+    const transport = runner.transportFor(accountId)!;
     s2.nextSendError = { code: 429, text: 'rate-overlimit' };
     const limited = await transport
       .send('919822222222@s.whatsapp.net', { kind: 'text', text: 'x' })
@@ -175,11 +175,11 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
   });
 
   it('a group change rc14 never emitted (its buffer keeps the first of a group) is read from WhatsApp', async () => {
-    const { sessionId, first, index } = await start('Changed group');
-    const s2 = await pairAndOpen(sessionId, first, index);
+    const { sessionId: accountId, first, index } = await start('Changed group');
+    const s2 = await pairAndOpen(accountId, first, index);
     const group = '120363000000000003@g.us';
     const cached = async () =>
-      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).find(
+      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId))).find(
         (g) => g.groupId === group,
       );
     await waitFor('groups cached', async () => (await cached()) !== undefined, 15_000);
@@ -194,18 +194,18 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
   });
 
   it('sent messages are kept 14 days: older rows are pruned, newer stay', async () => {
-    const { sessionId } = await start('Prune');
+    const { sessionId: accountId } = await start('Prune');
     const day = 24 * 3_600_000;
     await t.db.insert(waSentMessages).values([
       {
-        sessionId,
+        sessionId: accountId,
         messageId: 'OLD',
         chatId: 'x@s.whatsapp.net',
         message: '{}',
         createdAt: new Date(Date.now() - 15 * day),
       },
       {
-        sessionId,
+        sessionId: accountId,
         messageId: 'RECENT',
         chatId: 'x@s.whatsapp.net',
         message: '{}',
@@ -213,15 +213,15 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
       },
     ]);
     expect(await pruneSentMessages(t.db)).toBeGreaterThanOrEqual(1);
-    const left = await t.db.select().from(waSentMessages).where(eq(waSentMessages.sessionId, sessionId));
+    const left = await t.db.select().from(waSentMessages).where(eq(waSentMessages.sessionId, accountId));
     expect(left.map((r) => r.messageId)).toEqual(['RECENT']);
   });
 
   it('send: resolves on the server’s ack; a 463 ack refuses it and pauses until the time WhatsApp gives; quota; receipts and last messages flow', async () => {
-    const { sessionId, first, index } = await start('Sender');
-    const s2 = await pairAndOpen(sessionId, first, index);
-    const transport = runner.transportFor(sessionId)!;
-    expect(transport).toBe(transports.get(sessionId));
+    const { sessionId: accountId, first, index } = await start('Sender');
+    const s2 = await pairAndOpen(accountId, first, index);
+    const transport = runner.transportFor(accountId)!;
+    expect(transport).toBe(transports.get(accountId));
 
     const receipts: ReceiptUpdate[] = [];
     transport.on('receipt', (r) => receipts.push(r));
@@ -244,7 +244,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     // (dispatch-store.test.ts), and getMessage answers retry requests from there.
     expect(JSON.parse(ok.kept!)).toEqual({ conversation: 'x' });
     await t.db.insert(waSentMessages).values({
-      sessionId,
+      sessionId: accountId,
       messageId: ok.messageId,
       chatId: '919822222222@s.whatsapp.net',
       message: ok.kept!,
@@ -287,10 +287,10 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     });
     await waitFor(
       'the pause until the timelock ends',
-      async () => (await row(sessionId)).sendPausedUntil?.getTime() === ends * 1000,
+      async () => (await row(accountId)).sendPausedUntil?.getTime() === ends * 1000,
       15_000,
     );
-    expect((await row(sessionId)).sendPaused).toBe(true);
+    expect((await row(accountId)).sendPaused).toBe(true);
     const listed = (
       await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) })
     ).json().sessions[0];
@@ -331,8 +331,8 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
 
     // WhatsApp lifts the timelock (Socket/messages-recv.js handleReachoutTimelockNotification).
     s2.notifyTimelock({ is_active: false });
-    await waitFor('pause lifted', async () => !(await row(sessionId)).sendPaused, 15_000);
-    expect((await row(sessionId)).sendPausedUntil).toBeNull();
+    await waitFor('pause lifted', async () => !(await row(accountId)).sendPaused, 15_000);
+    expect((await row(accountId)).sendPausedUntil).toBeNull();
 
     // The new-chat quota is CAPPED until the cycle's end.
     const cycleEnd = Math.floor(Date.now() / 1000) + 7200;
@@ -342,10 +342,10 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     });
     await waitFor(
       'the pause until the cycle ends',
-      async () => (await row(sessionId)).sendPausedUntil?.getTime() === cycleEnd * 1000,
+      async () => (await row(accountId)).sendPausedUntil?.getTime() === cycleEnd * 1000,
       15_000,
     );
-    expect((await row(sessionId)).statusReason).toBe(
+    expect((await row(accountId)).statusReason).toBe(
       "Paused: WhatsApp's new-chat limit was reached for this cycle",
     );
 
@@ -369,11 +369,11 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
         .select()
         .from(waGroups)
         .where(eq(waGroups.groupId, '120363000000000002@g.us'))
-        .then((rows) => rows.filter((r) => r.sessionId === sessionId));
+        .then((rows) => rows.filter((r) => r.sessionId === accountId));
       return g?.lastMessage?.body === 'Latest news';
     });
     const chats = (
-      await t.app.inject({ method: 'GET', url: `/api/groupChats/${sessionId}`, headers: bearer(token) })
+      await t.app.inject({ method: 'GET', url: `/api/groupChats/${accountId}`, headers: bearer(token) })
     ).json();
     const g = chats.groups.find((x: { groupId: string }) => x.groupId === '120363000000000002@g.us');
     // The sender's LID is shown as the phone number the group knows for it.

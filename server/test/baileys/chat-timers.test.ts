@@ -3,7 +3,7 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import { proto, type WAMessage } from 'baileys';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { waSessions } from '../../src/db/schema.ts';
+import { accounts } from '../../src/db/schema.ts';
 import { createDbAuthStore } from '../../src/transport/auth-store.ts';
 import { ChatTimers, timerOf } from '../../src/transport/baileys/chat-timers.ts';
 import { type ChatTimer, readBootstrap } from '../../src/transport/baileys/history.ts';
@@ -72,15 +72,15 @@ describe.each(DB_KINDS)('one-to-one chat timers kept with the account’s keys o
 
   it('keeps the latest timer of a chat under its number and its LID, across a restart; our own sends change nothing', async () => {
     const user = await buildUser(t);
-    const sessionId = '919811600000_timers';
-    await t.db.insert(waSessions).values({
-      id: sessionId,
-      sessionId,
+    const accountId = '919811600000_timers';
+    await t.db.insert(accounts).values({
+      id: accountId,
+      sessionId: accountId,
       userId: user.id,
       phoneNumber: '919811600000',
       sessionName: 'T',
     });
-    const store = createDbAuthStore(t.db, sessionId);
+    const store = createDbAuthStore(t.db, accountId);
     // rc14's LID mappings know this one chat.
     const timersOn = () =>
       new ChatTimers({

@@ -32,14 +32,14 @@ describe.each(DB_KINDS)('Connecting a Cloud API account on %s', (kind) => {
     const ok = await post(a.token, '/api/cloud-instances', connectBody(fake));
     expect(ok.statusCode, ok.body).toBe(200);
     expect(ok.json()).toEqual({ success: true, sessionId: expect.stringMatching(/^919800015838_/) });
-    const sessionId = ok.json().sessionId;
+    const accountId = ok.json().sessionId;
     await waitFor('connected', async () => {
       const list = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(a.token) });
       return list.json().sessions[0]?.status === 'CONNECTED';
     });
     const list = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(a.token) });
     expect(list.json().sessions[0]).toMatchObject({
-      sessionId,
+      sessionId: accountId,
       kind: 'cloud',
       phoneNumber: '919800015838',
       qualityRating: 'GREEN',
@@ -47,7 +47,7 @@ describe.each(DB_KINDS)('Connecting a Cloud API account on %s', (kind) => {
       verifiedName: 'Lucky Shrub',
     });
     // The secrets are sealed at rest (SECRET_KEY), never stored as typed.
-    const [row] = await t.db.select().from(cloudAccounts).where(eq(cloudAccounts.sessionId, sessionId));
+    const [row] = await t.db.select().from(cloudAccounts).where(eq(cloudAccounts.sessionId, accountId));
     for (const v of [row!.accessToken, row!.appSecret, row!.verifyToken]) expect(v).toMatch(/^enc1:/);
     expect(row!.accessToken).not.toContain(fake.accessToken);
     // One number is one account.
@@ -57,7 +57,7 @@ describe.each(DB_KINDS)('Connecting a Cloud API account on %s', (kind) => {
     // Templates, as synced from Meta.
     const templates = await t.app.inject({
       method: 'GET',
-      url: `/api/session/${sessionId}/templates`,
+      url: `/api/session/${accountId}/templates`,
       headers: bearer(a.token),
     });
     expect(templates.json()).toEqual({
@@ -79,7 +79,7 @@ describe.each(DB_KINDS)('Connecting a Cloud API account on %s', (kind) => {
     const asked = fake.calls.filter((c) => c.path.endsWith('/message_templates')).length;
     await t.app.inject({
       method: 'GET',
-      url: `/api/session/${sessionId}/templates`,
+      url: `/api/session/${accountId}/templates`,
       headers: bearer(a.token),
     });
     expect(fake.calls.filter((c) => c.path.endsWith('/message_templates')).length).toBe(asked);
@@ -116,7 +116,7 @@ describe.each(DB_KINDS)('Connecting a Cloud API account on %s', (kind) => {
     });
     expect(session.statusReason).toMatch(/^Meta: Error validating access token/);
     // Nothing was sent: the recipient goes back to wait for the account, its credit reserved.
-    // The refused send marks the account first and puts its recipient back after (session
+    // The refused send marks the account first and puts its recipient back after (account
     // loop): on PostgreSQL the list can show DISCONNECTED while the row is still 'sending'.
     const r = await waitFor('the recipient back in the queue', async () => {
       const [x] = await recipientsOf(t.db, next.json().jobId);

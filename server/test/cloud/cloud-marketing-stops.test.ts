@@ -1,9 +1,9 @@
 import { FAILURE_TEXTS } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { recordMarketingPreference } from '../../src/accounts/cloud/marketing-preferences.ts';
 import { joinAddresses } from '../../src/contacts/people.ts';
 import { queryRows } from '../../src/db/client.ts';
-import { recordMarketingPreference } from '../../src/sessions/cloud/marketing-preferences.ts';
 import { parseWebhook } from '../../src/transport/cloud/webhook-events.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
 import { balanceOf, waitForJobEnd } from '../fakes/messaging.ts';

@@ -12,7 +12,7 @@ describe.each(DB_KINDS)('Cloud statuses in order on %s', (kind) => {
   const rig = useCloudApp(kind);
 
   /** Posts one status for `messageId`, signed with the account's app secret as its owner could. */
-  async function signedStatus(sessionId: string, status: Record<string, unknown>) {
+  async function signedStatus(accountId: string, status: Record<string, unknown>) {
     const { t, fake } = rig;
     const body = JSON.stringify(
       messagesEnvelope(
@@ -21,7 +21,7 @@ describe.each(DB_KINDS)('Cloud statuses in order on %s', (kind) => {
         { statuses: [status] },
       ),
     );
-    return postSignedWebhook(t, sessionId, body, fake.appSecret);
+    return postSignedWebhook(t, accountId, body, fake.appSecret);
   }
 
   async function sendOne(a: { token: string; sessionId: string }, chatId: string) {

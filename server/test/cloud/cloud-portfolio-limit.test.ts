@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cloudTransport } from '../../src/accounts/transports.ts';
 import { type AppContext, createContext } from '../../src/context.ts';
 import { type Database, openPostgres, queryRows } from '../../src/db/client.ts';
 import { buildApp } from '../../src/http/app.ts';
-import { cloudTransport } from '../../src/sessions/transports.ts';
 import { SendError, type Transport } from '../../src/transport/types.ts';
-import { connectBody, postCloudInstance } from '../fakes/cloud-account.ts';
+import { connectBody, postCloudAccount } from '../fakes/cloud-account.ts';
 import { approvedTemplate, type FakeGraphApi, startFakeGraphApi } from '../fakes/graph-api.ts';
 import {
   buildUser,
@@ -81,12 +81,12 @@ describe.each(DB_KINDS)('one messaging limit for a business across two nodes on 
     await app.ready();
     const user = await buildUser(nodes.a, { credits: 0 });
     const token = await loginToken(app, user.username);
-    const connect = (over: Record<string, string>) => postCloudInstance(app, token, connectBody(fake, over));
+    const connect = (over: Record<string, string>) => postCloudAccount(app, token, connectBody(fake, over));
     const first = await connect({ sessionName: 'Counter' });
     const second = await connect({ sessionName: 'Godown', phoneNumberId: SECOND.id, wabaId: SECOND_WABA });
     await app.close();
 
-    // Each node drives one number, as the session runner does for the sessions it owns.
+    // Each node drives one number, as the account runner does for the accounts it owns.
     const onA = await cloudTransport(nodes.a, { sessionId: first, phoneNumber: '919800015838' });
     const onB = await cloudTransport(nodes.b, { sessionId: second, phoneNumber: '919800015839' });
     transports.push(onA, onB);
@@ -180,16 +180,16 @@ describe.each(DB_KINDS)('the business portfolio of a Cloud number on %s', (kind)
     );
     const user = await buildUser(ctx, { credits: 0 });
     const token = await loginToken(app, user.username);
-    const sessionId = await postCloudInstance(app, token, connectBody(fake));
+    const accountId = await postCloudAccount(app, token, connectBody(fake));
     const stored = async () =>
       (
         await queryRows<{ portfolio_id: string | null }>(
           ctx.db,
-          sql`SELECT portfolio_id FROM cloud_accounts WHERE session_id = ${sessionId}`,
+          sql`SELECT portfolio_id FROM cloud_accounts WHERE session_id = ${accountId}`,
         )
       )[0]!.portfolio_id;
     const sendOne = async (to: string) => {
-      const transport = await cloudTransport(ctx, { sessionId, phoneNumber: '919800015838' });
+      const transport = await cloudTransport(ctx, { sessionId: accountId, phoneNumber: '919800015838' });
       closers.push(() => transport.close());
       await transport.connect();
       await transport.send(`${to}@s.whatsapp.net`, {

@@ -3,9 +3,9 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { failWhere } from '../../src/messaging/engine/transitions.ts';
 import { JOB_MESSAGES } from '../../src/messaging/messages.ts';
+import { connectedAccount, putPolicy } from '../fakes/accounts.ts';
 import { adminSettingPrices, useCloudApp } from '../fakes/cloud-rig.ts';
 import { balanceOf, recipientsOf, retryJob, waitForJobEnd } from '../fakes/messaging.ts';
-import { connectedInstance, putPolicy } from '../fakes/sessions.ts';
 import { account, bearer, DB_KINDS, OPEN_POLICY } from '../helpers.ts';
 
 /**
@@ -17,8 +17,8 @@ describe.each(DB_KINDS)('cold contacts through the Cloud account on %s', (kind) 
   const rig = useCloudApp(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
   const admin = adminSettingPrices(rig);
 
-  const send = (token: string, sessionId: string, payload: Record<string, unknown>) =>
-    rig.post(token, `/api/session/${sessionId}/sendIndividualMessage`, payload);
+  const send = (token: string, accountId: string, payload: Record<string, unknown>) =>
+    rig.post(token, `/api/session/${accountId}/sendIndividualMessage`, payload);
 
   it('sends known numbers through the phone and cold ones through Cloud; the phone sends the template’s body text', async () => {
     const { t, fake } = rig;
@@ -30,7 +30,7 @@ describe.each(DB_KINDS)('cold contacts through the Cloud account on %s', (kind) 
     });
     expect(prices.statusCode, prices.body).toBe(200);
     const a = await account(t, { credits: 20, track: rig.users });
-    const phone = await connectedInstance(t, a.token, '919740020001');
+    const phone = await connectedAccount(t, a.token, '919740020001');
     const cloud = await rig.connect(a.token);
     await putPolicy(t, a.token, [phone, cloud], { ...OPEN_POLICY, typing: false });
     // The phone has chatted with 919811300001 before.

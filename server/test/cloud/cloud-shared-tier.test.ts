@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { type Engine, startEngine } from '../../src/engine.ts';
-import { connectBody, postCloudInstance } from '../fakes/cloud-account.ts';
+import { connectBody, postCloudAccount } from '../fakes/cloud-account.ts';
 import { approvedTemplate, type FakeGraphApi, startFakeGraphApi } from '../fakes/graph-api.ts';
 import { expectLedgerMatches, waitForJobEnd } from '../fakes/messaging.ts';
 import { account, bearer, createTestApp, DB_KINDS, type TestApp } from '../helpers.ts';
@@ -40,21 +40,21 @@ describe.each(DB_KINDS)('one messaging limit for the numbers of a business accou
   });
 
   async function connect(token: string, over: Record<string, string>): Promise<string> {
-    const sessionId = await postCloudInstance(t.app, token, connectBody(fake, over));
-    await waitFor(`${sessionId} connected`, async () => {
+    const accountId = await postCloudAccount(t.app, token, connectBody(fake, over));
+    await waitFor(`${accountId} connected`, async () => {
       const list = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) });
       return (
-        list.json().sessions.find((s: { sessionId: string }) => s.sessionId === sessionId)?.status ===
+        list.json().sessions.find((s: { sessionId: string }) => s.sessionId === accountId)?.status ===
         'CONNECTED'
       );
     });
-    return sessionId;
+    return accountId;
   }
   const numbers = (from: number, n: number) => Array.from({ length: n }, (_, i) => `9198111${from + i}`);
-  const sendTemplate = (token: string, sessionId: string, chatIds: string[]) =>
+  const sendTemplate = (token: string, accountId: string, chatIds: string[]) =>
     t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: {
         type: 'template',
@@ -62,11 +62,11 @@ describe.each(DB_KINDS)('one messaging limit for the numbers of a business accou
         chatIds,
       },
     });
-  const estimate = async (token: string, sessionId: string, recipients: number) =>
+  const estimate = async (token: string, accountId: string, recipients: number) =>
     (
       await t.app.inject({
         method: 'POST',
-        url: `/api/session/${sessionId}/cost-estimate`,
+        url: `/api/session/${accountId}/cost-estimate`,
         headers: bearer(token),
         payload: { templateName: 'order_update', language: 'en_US', recipients },
       })

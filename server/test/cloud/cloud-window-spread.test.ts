@@ -3,9 +3,9 @@ import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { messageJobs } from '../../src/db/schema.ts';
+import { connectedAccount, putPolicy } from '../fakes/accounts.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
 import { balanceOf, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
-import { connectedInstance, putPolicy } from '../fakes/sessions.ts';
 import { account, bearer, DB_KINDS, OPEN_POLICY } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
@@ -17,15 +17,15 @@ import { waitFor } from '../wait.ts';
 describe.each(DB_KINDS)('Cloud API service window and mixed spreads on %s', (kind) => {
   const rig = useCloudApp(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
 
-  const send = (token: string, sessionId: string, payload: Record<string, unknown>) =>
-    rig.post(token, `/api/session/${sessionId}/sendIndividualMessage`, payload);
+  const send = (token: string, accountId: string, payload: Record<string, unknown>) =>
+    rig.post(token, `/api/session/${accountId}/sendIndividualMessage`, payload);
   /** The number writes to the account (a signed inbound webhook); resolves once its window is recorded. */
-  async function writesIn(sessionId: string, from: string) {
+  async function writesIn(accountId: string, from: string) {
     rig.fake.sendInbound(from, 'Hi, is my order ready?');
     await waitFor(`${from}'s window`, async () => {
       const rows = await queryRows(
         rig.t.db,
-        sql`SELECT 1 FROM cloud_service_windows WHERE session_id = ${sessionId} AND phone = ${from}`,
+        sql`SELECT 1 FROM cloud_service_windows WHERE session_id = ${accountId} AND phone = ${from}`,
       );
       return rows.length > 0;
     });
@@ -91,7 +91,7 @@ describe.each(DB_KINDS)('Cloud API service window and mixed spreads on %s', (kin
   it('spreads one text over a linked phone and a Cloud account: each recipient goes through its own account’s kind', async () => {
     const { t, fake } = rig;
     const a = await account(t, { credits: 10, track: rig.users });
-    const phone = await connectedInstance(t, a.token, '919740009001');
+    const phone = await connectedAccount(t, a.token, '919740009001');
     const cloud = await rig.connect(a.token);
     // No daily cap or warm-up on either (equal allowances: the recipients alternate), no pauses.
     await putPolicy(t, a.token, [phone, cloud], { ...OPEN_POLICY, typing: false });

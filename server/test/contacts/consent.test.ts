@@ -13,7 +13,7 @@ import {
   buildAdmin,
   buildUser,
   DB_KINDS,
-  linkedSession,
+  linkedAccount,
   loginToken,
   testAppFor,
 } from '../helpers.ts';
@@ -87,16 +87,16 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
       headers: bearer(token),
       payload: upload(file, 'customers.csv', { name: 'Customers', ...fields }),
     });
-  const send = (token: string, sessionId: string, chatIds: string[]) =>
+  const send = (token: string, accountId: string, chatIds: string[]) =>
     t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: { chatIds, content: 'Offer', scheduleTime: new Date(Date.now() + 3_600_000).toISOString() },
     });
 
   it('an import confirmed with a purpose records it on every contact, with the file, the user and the time; the audit log has it', async () => {
-    const { user, token } = await linkedSession(t, { credits: 0, track: users });
+    const { user, token } = await linkedAccount(t, { credits: 0, track: users });
     const before = Date.now();
     const res = await importList(token, 'phone,name\n9800015838,Asha\n9800015839,Ravi\n', {
       consentConfirmed: 'true',
@@ -131,7 +131,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
   });
 
   it('a confirmation without a purpose is refused and stores nothing; no confirmation imports without consent', async () => {
-    const { user, token } = await linkedSession(t, { credits: 0, track: users });
+    const { user, token } = await linkedAccount(t, { credits: 0, track: users });
     const refused = await importList(token, 'phone\n9800015838\n', {
       consentConfirmed: 'true',
       consentPurpose: ' ',
@@ -149,7 +149,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
   });
 
   it("with 'Send one-to-one only to contacts with consent' a send leaves out numbers without it, not charged, shown beside opt-outs", async () => {
-    const { user, token, sessionId } = await linkedSession(t, { credits: 10, track: users });
+    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 10, track: users });
     const admin = await buildAdmin(t);
     await t.db.execute(sql`UPDATE users SET managed_by = ${admin.id} WHERE id = ${user.id}`);
     const adminToken = await loginToken(t.app, admin.username);
@@ -172,7 +172,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
       headers: bearer(token),
       payload: { phoneNumbers: ['9800016004'] },
     });
-    const res = await send(token, sessionId, [
+    const res = await send(token, accountId, [
       '919800016001',
       '919800016002',
       '919800016003',
@@ -185,11 +185,11 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
       skipped: { optedOut: ['919800016004'], noConsent: ['919800016003', '919800016005'] },
     });
     expect(await balanceOf(t.db, user.id)).toBe(8);
-    const none = await send(token, sessionId, ['919800016003']);
+    const none = await send(token, accountId, ['919800016003']);
     expect(none.statusCode).toBe(400);
     expect(none.json().message).toBe('No recipient has consent to receive messages');
     // One opted out and one without consent, none left: the consent is what the user can fix.
-    const mixed = await send(token, sessionId, ['919800016003', '919800016004']);
+    const mixed = await send(token, accountId, ['919800016003', '919800016004']);
     expect([mixed.statusCode, mixed.json().message]).toEqual([
       400,
       'No recipient has consent to receive messages',
@@ -203,13 +203,13 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
   });
 
   it("a reply 'बंद करो' opts out with the word, language and message; with the confirmation on, one Hindi answer, none for a repeat", async () => {
-    const { user, token, sessionId } = await linkedSession(t, { credits: 10, track: users });
+    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 10, track: users });
     await t.db.execute(sql`UPDATE users SET opt_out_confirm = true WHERE id = ${user.id}`);
-    const jobId = (await send(token, sessionId, ['919800017001'])).json().jobId as string;
+    const jobId = (await send(token, accountId, ['919800017001'])).json().jobId as string;
     const inbound = (text: string, from = '919800017001') =>
       t.app.inject({
         method: 'POST',
-        url: `/api/simulator/sessions/${sessionId}/inbound`,
+        url: `/api/simulator/sessions/${accountId}/inbound`,
         headers: bearer(token),
         payload: { from, text },
       });
@@ -221,7 +221,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
             .trim()
             .split('\n')
             .map((l) => JSON.parse(l) as { sessionId: string; chatId: string; text: string | null })
-            .filter((m) => m.sessionId === sessionId)
+            .filter((m) => m.sessionId === accountId)
         : [];
     await waitFor('the opt-out answer', async () => answers().length === 1);
     expect(answers()[0]).toMatchObject({
@@ -243,7 +243,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
     ]);
     expect(await balanceOf(t.db, user.id)).toBe(10);
     // A second STOP: still opted out, nothing more said.
-    expect(await takeOptOutReply(t.ctx, user.id, { from: '919800017001', text: 'STOP' }, sessionId)).toEqual({
+    expect(await takeOptOutReply(t.ctx, user.id, { from: '919800017001', text: 'STOP' }, accountId)).toEqual({
       added: false,
       confirmation: null,
     });
@@ -256,12 +256,12 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
   });
 
   it('a data request gives lists, consent, opt-out, messages and replies as JSON and CSV; erasure keeps totals and leaves the number out', async () => {
-    const { user, token, sessionId } = await linkedSession(t, { credits: 10, track: users });
+    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 10, track: users });
     await importList(token, 'phone,name\n9800018001,=cmd()\n9800018002,Ravi\n', {
       consentConfirmed: 'true',
       consentPurpose: 'Order updates',
     });
-    const jobId = (await send(token, sessionId, ['919800018001', '919800018002'])).json().jobId as string;
+    const jobId = (await send(token, accountId, ['919800018001', '919800018002'])).json().jobId as string;
     // The person's reply, where Job Details reads it.
     const repliedAt = new Date('2026-01-05T10:00:00Z');
     await t.db.execute(
@@ -342,7 +342,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
     );
     expect(Number(held[0]!.n)).toBe(0);
     // A new send leaves the erased number out, as an opt-out, without holding the number.
-    const again = await send(token, sessionId, ['919800018001', '919800018002']);
+    const again = await send(token, accountId, ['919800018001', '919800018002']);
     expect(again.json()).toMatchObject({ totalChats: 1, skipped: { optedOut: ['919800018001'] } });
     const after = (
       await t.app.inject({

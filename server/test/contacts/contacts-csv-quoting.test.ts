@@ -1,7 +1,7 @@
 import { csvField, toCsv } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { sessionOwner } from '../fakes/messaging.ts';
+import { accountOwner } from '../fakes/messaging.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
 /**
@@ -57,12 +57,12 @@ describe.each(DB_KINDS)('CSV exports quote `;`, tabs and defused cells on %s', (
   });
 
   it('in mis_report.csv', async () => {
-    const { user, token, sessionId } = await sessionOwner(t, { credits: 0 });
+    const { user, token, sessionId: accountId } = await accountOwner(t, { credits: 0 });
     await t.db.execute(
       sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total, created_at)
-          VALUES ('job-semi', ${user.id}, ${sessionId}, 'individuals', 'text', 'a;=1+1', 'completed', 1, now()),
-                 ('job-tab', ${user.id}, ${sessionId}, 'individuals', 'text', E'tab\\there', 'completed', 1, now() - interval '1 minute'),
-                 ('job-formula', ${user.id}, ${sessionId}, 'individuals', 'text', '=1+1', 'completed', 1, now() - interval '2 minutes')`,
+          VALUES ('job-semi', ${user.id}, ${accountId}, 'individuals', 'text', 'a;=1+1', 'completed', 1, now()),
+                 ('job-tab', ${user.id}, ${accountId}, 'individuals', 'text', E'tab\\there', 'completed', 1, now() - interval '1 minute'),
+                 ('job-formula', ${user.id}, ${accountId}, 'individuals', 'text', '=1+1', 'completed', 1, now() - interval '2 minutes')`,
     );
     const res = await t.app.inject({
       method: 'GET',

@@ -5,24 +5,24 @@ import { queryRows } from '../../src/db/client.ts';
 import { contactLists } from '../../src/db/schema.ts';
 import { upsertGroups } from '../../src/groups/repository.ts';
 import { newId } from '../../src/ids.ts';
-import { createInstance } from '../fakes/sessions.ts';
+import { createAccount } from '../fakes/accounts.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
 describe.each(DB_KINDS)("'Save members as a contact list' on %s", (kind) => {
   const t = testAppFor(kind);
   let token: string;
   let userId: string;
-  let sessionId: string;
+  let accountId: string;
   const groupId = '120363000000000001@g.us';
 
   beforeAll(async () => {
     const user = await buildUser(t);
     userId = user.id;
     token = await loginToken(t.app, user.username);
-    sessionId = await createInstance(t, token, { phoneNumber: '+91 98765 43210', sessionName: 'Shop' });
+    accountId = await createAccount(t, token, { phoneNumber: '+91 98765 43210', sessionName: 'Shop' });
     await upsertGroups(
       t.db,
-      sessionId,
+      accountId,
       [
         {
           groupId,
@@ -55,7 +55,7 @@ describe.each(DB_KINDS)("'Save members as a contact list' on %s", (kind) => {
     t.app.inject({ method: 'POST', url: '/api/contact-lists/from-group', headers: bearer(tok), payload });
 
   it('saves the members with their role, without the account itself or hidden ids', async () => {
-    const res = await save(token, { sessionId, groupId });
+    const res = await save(token, { sessionId: accountId, groupId });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toMatchObject({
@@ -81,7 +81,7 @@ describe.each(DB_KINDS)("'Save members as a contact list' on %s", (kind) => {
   });
 
   it('takes a name of its own', async () => {
-    const res = await save(token, { sessionId, groupId, name: '  VIP members ' });
+    const res = await save(token, { sessionId: accountId, groupId, name: '  VIP members ' });
     expect(res.statusCode).toBe(200);
     expect(res.json().list.name).toBe('VIP members');
   });
@@ -89,10 +89,10 @@ describe.each(DB_KINDS)("'Save members as a contact list' on %s", (kind) => {
   it("answers 404 for another user's session and for a group the account is not in", async () => {
     const other = await buildUser(t);
     const otherToken = await loginToken(t.app, other.username);
-    const foreign = await save(otherToken, { sessionId, groupId });
+    const foreign = await save(otherToken, { sessionId: accountId, groupId });
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json().message).toBe('Session not found');
-    const missing = await save(token, { sessionId, groupId: '120363999999999999@g.us' });
+    const missing = await save(token, { sessionId: accountId, groupId: '120363999999999999@g.us' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json().message).toBe('Group not found');
     const lists = await t.app.inject({
@@ -116,7 +116,7 @@ describe.each(DB_KINDS)("'Save members as a contact list' on %s", (kind) => {
         fields: [],
       })),
     );
-    const res = await save(token, { sessionId, groupId });
+    const res = await save(token, { sessionId: accountId, groupId });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
       success: false,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type Db, queryRows } from '../../src/db/client.ts';
 import { keepIncoming } from '../../src/messaging/inbox/incoming.ts';
 import { joinPerson } from '../../src/messaging/opt-outs.ts';
-import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedAccount } from '../helpers.ts';
 
 const NUMBER = '919800027001';
 
@@ -39,10 +39,10 @@ describe.each(DB_KINDS)('erasure leaves the number nowhere on %s', (kind) => {
   const { t } = appWithEngine(kind, { SECRET_KEY: 'cd'.repeat(32), ALLOW_PRIVATE_WEBHOOKS: 'true' });
 
   it('no table holds the erased number; the group keeps its members and counts', async () => {
-    const { token, sessionId } = await linkedSession(t, { credits: 10 });
+    const { token, sessionId: accountId } = await linkedAccount(t, { credits: 10 });
     const sent = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: {
         chatIds: [NUMBER, '919800027002'],
@@ -62,7 +62,7 @@ describe.each(DB_KINDS)('erasure leaves the number nowhere on %s', (kind) => {
     ];
     await t.db.execute(
       sql`INSERT INTO wa_groups (session_id, group_id, subject, owner, participants, addressing_mode, last_message)
-          VALUES (${sessionId}, '120363000000000001@g.us', 'Shop', ${`${NUMBER}@s.whatsapp.net`},
+          VALUES (${accountId}, '120363000000000001@g.us', 'Shop', ${`${NUMBER}@s.whatsapp.net`},
                   ${JSON.stringify(participants)}::jsonb, 'pn',
                   ${JSON.stringify({ sender: `${NUMBER}@s.whatsapp.net`, timestamp: 1_700_000_000, body: 'Hi' })}::jsonb)`,
     );
@@ -78,14 +78,14 @@ describe.each(DB_KINDS)('erasure leaves the number nowhere on %s', (kind) => {
     const userId = (
       await queryRows<{ user_id: string }>(
         t.db,
-        sql`SELECT user_id FROM wa_sessions WHERE session_id = ${sessionId}`,
+        sql`SELECT user_id FROM wa_sessions WHERE session_id = ${accountId}`,
       )
     )[0]!.user_id;
     await joinPerson(t.ctx, userId, [
       { kind: 'phone', value: NUMBER },
       { kind: 'lid', value: '81234567' },
     ]);
-    const account = { sessionId, userId };
+    const account = { sessionId: accountId, userId };
     await keepIncoming(t.ctx, account, {
       from: `${NUMBER}@s.whatsapp.net`,
       text: `Call me on ${NUMBER}`,
@@ -126,7 +126,7 @@ describe.each(DB_KINDS)('erasure leaves the number nowhere on %s', (kind) => {
     // The group list shows the token in the member's place; a send reads the group from WhatsApp again.
     const groups = await t.app.inject({
       method: 'GET',
-      url: `/api/groupsList/${sessionId}`,
+      url: `/api/groupsList/${accountId}`,
       headers: bearer(token),
     });
     expect(groups.statusCode, groups.body).toBe(200);
@@ -134,7 +134,7 @@ describe.each(DB_KINDS)('erasure leaves the number nowhere on %s', (kind) => {
     expect(groups.body).toContain(erasure);
     const [row] = await queryRows<{ participants: typeof participants; addressing_mode: string | null }>(
       t.db,
-      sql`SELECT participants, addressing_mode FROM wa_groups WHERE session_id = ${sessionId}`,
+      sql`SELECT participants, addressing_mode FROM wa_groups WHERE session_id = ${accountId}`,
     );
     expect(row!.addressing_mode).toBeNull();
     expect(row!.participants.map((p) => p.phoneNumber)).toEqual([erasure, '919800027002']);

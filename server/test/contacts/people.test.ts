@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { readSignals } from '../../src/accounts/health/repository.ts';
 import { erasures, optOuts, people, personAddresses } from '../../src/db/schema.ts';
-import { readSignals } from '../../src/sessions/health/repository.ts';
+import { connectedAccount } from '../fakes/accounts.ts';
 import { postSignedWebhook, useCloudApp } from '../fakes/cloud-rig.ts';
 import { messagesEnvelope } from '../fakes/graph-api-payloads.ts';
 import { balanceOf, recipientsOf } from '../fakes/messaging.ts';
-import { connectedInstance } from '../fakes/sessions.ts';
 import { account, bearer, DB_KINDS } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
@@ -28,13 +28,13 @@ describe.each(DB_KINDS)('One person, many addresses on %s', (kind) => {
     });
     const cloud = await rig.connect(a.token);
     lastPhone += 1;
-    const linked = await connectedInstance(rig.t, a.token, String(lastPhone));
+    const linked = await connectedAccount(rig.t, a.token, String(lastPhone));
     return { ...a, cloud, linked };
   }
 
   /** A signed message webhook to the Cloud number: `phone` left out when Meta hides it. */
   async function cloudMessage(
-    sessionId: string,
+    accountId: string,
     person: { phone?: string; bsuid?: string; username?: string },
     text: string,
   ) {
@@ -65,19 +65,19 @@ describe.each(DB_KINDS)('One person, many addresses on %s', (kind) => {
         },
       ),
     );
-    const res = await postSignedWebhook(t, sessionId, body, fake.appSecret);
+    const res = await postSignedWebhook(t, accountId, body, fake.appSecret);
     expect(res.statusCode, res.body).toBe(200);
   }
 
   /** A text to the linked phone from `from` (a LID JID), with the number WhatsApp gives beside it when it does. */
   async function linkedMessage(
     token: string,
-    sessionId: string,
+    accountId: string,
     from: string,
     text: string,
     senderPn?: string,
   ) {
-    const res = await rig.post(token, `/api/simulator/sessions/${sessionId}/inbound`, {
+    const res = await rig.post(token, `/api/simulator/sessions/${accountId}/inbound`, {
       from,
       text,
       ...(senderPn ? { senderPn } : {}),

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { waSessions } from '../../src/db/schema.ts';
-import { buildSession, recipientsOf } from '../fakes/messaging.ts';
+import { accounts } from '../../src/db/schema.ts';
+import { buildAccount, recipientsOf } from '../fakes/messaging.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
 // Every number a person types enters through the phone rule (contract/phone.ts),
@@ -20,7 +20,7 @@ describe.each(DB_KINDS)('phone numbers as people write them, on %s', (kind) => {
     return { user: u, token: await loginToken(t.app, u.username) };
   }
 
-  const createInstance = (token: string, phoneNumber: string) =>
+  const createAccount = (token: string, phoneNumber: string) =>
     t.app.inject({
       method: 'POST',
       url: '/api/create-instance',
@@ -30,14 +30,14 @@ describe.each(DB_KINDS)('phone numbers as people write them, on %s', (kind) => {
 
   it('Add Instance stores a national number with the country code, and refuses what is no number', async () => {
     const { user: u, token } = await user();
-    const res = await createInstance(token, '9123456780');
+    const res = await createAccount(token, '9123456780');
     expect(res.statusCode).toBe(200);
-    const sessionId = res.json().sessionId as string;
-    expect(sessionId).toMatch(/^919123456780_/);
-    const [row] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+    const accountId = res.json().sessionId as string;
+    expect(accountId).toMatch(/^919123456780_/);
+    const [row] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
     expect(row).toMatchObject({ userId: u.id, phoneNumber: '919123456780' });
 
-    const dialled = await createInstance(token, '0091 98000 15838');
+    const dialled = await createAccount(token, '0091 98000 15838');
     expect(dialled.statusCode).toBe(200);
     const list = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) });
     expect(
@@ -52,7 +52,7 @@ describe.each(DB_KINDS)('phone numbers as people write them, on %s', (kind) => {
       ['98000 1583', 'Invalid phone number: 98000 1583'],
       ['phone', 'Invalid phone number: phone'],
     ]) {
-      const bad = await createInstance(token, input!);
+      const bad = await createAccount(token, input!);
       expect(bad.statusCode).toBe(400);
       expect(bad.json().message).toBe(message);
     }
@@ -60,10 +60,10 @@ describe.each(DB_KINDS)('phone numbers as people write them, on %s', (kind) => {
 
   it('the send route stores numbers written the Indian way, from a spreadsheet or with 00, as 91…', async () => {
     const { user: u, token } = await user();
-    const sessionId = await buildSession(t, u.id);
+    const accountId = await buildAccount(t, u.id);
     const res = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: {
         chatIds: ['09800015838', '0091 98000 15839', '919800015840.0', '9800015841', '+91 98000-15842'],
@@ -85,7 +85,7 @@ describe.each(DB_KINDS)('phone numbers as people write them, on %s', (kind) => {
     // The same number written two ways is one recipient, charged once.
     const twice = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: { chatIds: ['09800015838', '919800015838'], content: 'Once' },
     });
@@ -96,7 +96,7 @@ describe.each(DB_KINDS)('phone numbers as people write them, on %s', (kind) => {
 
     const bad = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: { chatIds: ['09800015838', '12345'], content: 'x' },
     });

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, waChannels, waGroups } from '../../src/db/schema.ts';
 import { balanceOf, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
-import { appWithEngine, bearer, DB_KINDS, linkedSession, OPEN_POLICY } from '../helpers.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedAccount, OPEN_POLICY } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 type Channel = {
@@ -22,11 +22,11 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
     t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
 
   it('creates a channel, lists it with its followers, and refuses bad input', async () => {
-    const { user, token, sessionId } = await linkedSession(t, { credits: 5, track: users });
-    const empty = await call(token, 'GET', `/api/session/${sessionId}/channels`);
+    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 5, track: users });
+    const empty = await call(token, 'GET', `/api/session/${accountId}/channels`);
     expect(empty.json()).toMatchObject({ success: true, channels: [], count: 0 });
 
-    const created = await call(token, 'POST', `/api/session/${sessionId}/channels`, {
+    const created = await call(token, 'POST', `/api/session/${accountId}/channels`, {
       name: '  Daily Deals  ',
       description: 'Offers every morning',
     });
@@ -42,32 +42,32 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
     expect(channel.channelId).toMatch(/^120363\d{12}@newsletter$/);
     expect(channel.inviteLink).toMatch(/^https:\/\/whatsapp\.com\/channel\/SIM\d{10}$/);
 
-    const list = await call(token, 'GET', `/api/session/${sessionId}/channels`);
+    const list = await call(token, 'GET', `/api/session/${accountId}/channels`);
     expect(list.json()).toMatchObject({ count: 1, message: '1 channel found' });
     expect(list.json().channels[0]).toMatchObject({ channelId: channel.channelId, followers: 0 });
-    const rows = await t.db.select().from(waChannels).where(eq(waChannels.sessionId, sessionId));
+    const rows = await t.db.select().from(waChannels).where(eq(waChannels.sessionId, accountId));
     expect(rows.map((r) => [r.channelId, r.name, r.role])).toEqual([
       [channel.channelId, 'Daily Deals', 'OWNER'],
     ]);
     const audit = await t.db.select().from(auditLog).where(eq(auditLog.action, 'channel.create'));
     expect(audit.find((a) => a.actorId === user.id)?.details).toEqual({
-      sessionId,
+      sessionId: accountId,
       channelId: channel.channelId,
       name: 'Daily Deals',
     });
 
-    const blank = await call(token, 'POST', `/api/session/${sessionId}/channels`, { name: '   ' });
+    const blank = await call(token, 'POST', `/api/session/${accountId}/channels`, { name: '   ' });
     expect(blank.statusCode).toBe(400);
     expect(blank.json().message).toBe('Channel name is required');
-    const long = await call(token, 'POST', `/api/session/${sessionId}/channels`, { name: 'x'.repeat(101) });
+    const long = await call(token, 'POST', `/api/session/${accountId}/channels`, { name: 'x'.repeat(101) });
     expect(long.statusCode).toBe(400);
     expect(long.json().message).toBe('Channel name can have at most 100 characters');
-    expect(await t.db.select().from(waChannels).where(eq(waChannels.sessionId, sessionId))).toHaveLength(1);
+    expect(await t.db.select().from(waChannels).where(eq(waChannels.sessionId, accountId))).toHaveLength(1);
   });
 
   it('adds an administered channel by its link, refuses one the account only follows, and refreshes', async () => {
-    const { token, sessionId } = await linkedSession(t, { credits: 5, track: users });
-    const added = await call(token, 'POST', `/api/session/${sessionId}/channels/add`, {
+    const { token, sessionId: accountId } = await linkedAccount(t, { credits: 5, track: users });
+    const added = await call(token, 'POST', `/api/session/${accountId}/channels/add`, {
       invite: 'https://whatsapp.com/channel/0029VaNews01',
     });
     expect(added.statusCode, added.body).toBe(200);
@@ -75,22 +75,25 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
     expect(channel).toMatchObject({ name: 'Channel 0029VaNews01', role: 'ADMIN' });
     expect(channel.followers).toBeGreaterThanOrEqual(100);
 
-    const guest = await call(token, 'POST', `/api/session/${sessionId}/channels/add`, {
+    const guest = await call(token, 'POST', `/api/session/${accountId}/channels/add`, {
       invite: 'guest-channel-1',
     });
     expect(guest.statusCode).toBe(400);
     expect(guest.json().message).toBe('This account is not an admin of that channel');
-    const bad = await call(token, 'POST', `/api/session/${sessionId}/channels/add`, {
+    const bad = await call(token, 'POST', `/api/session/${accountId}/channels/add`, {
       invite: 'https://example.com/x',
     });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toBe('Give the channel link (https://whatsapp.com/channel/…) or its code');
 
     // A channel the account no longer administers (WhatsApp has it no more) leaves the list on a refresh.
-    await t.db
-      .insert(waChannels)
-      .values({ sessionId, channelId: '120363999999999999@newsletter', name: 'Gone', role: 'ADMIN' });
-    const refreshed = await call(token, 'POST', `/api/session/${sessionId}/channels/refresh`);
+    await t.db.insert(waChannels).values({
+      sessionId: accountId,
+      channelId: '120363999999999999@newsletter',
+      name: 'Gone',
+      role: 'ADMIN',
+    });
+    const refreshed = await call(token, 'POST', `/api/session/${accountId}/channels/refresh`);
     expect(refreshed.statusCode, refreshed.body).toBe(200);
     expect(refreshed.json().channels.map((c: Channel) => [c.channelId, c.followers])).toEqual([
       [channel.channelId, channel.followers],
@@ -98,11 +101,11 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
   });
 
   it('posts to a channel as a job of one recipient and one credit, beside a group', async () => {
-    const { user, token, sessionId } = await linkedSession(t, { credits: 5, track: users });
+    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 5, track: users });
     const channel = (
-      await call(token, 'POST', `/api/session/${sessionId}/channels`, { name: 'Offers' })
+      await call(token, 'POST', `/api/session/${accountId}/channels`, { name: 'Offers' })
     ).json().channel as Channel;
-    const post = await call(token, 'POST', `/api/session/${sessionId}/sendBulkMessage`, {
+    const post = await call(token, 'POST', `/api/session/${accountId}/sendBulkMessage`, {
       chatIds: [channel.channelId],
       type: 'poll',
       content: {
@@ -118,7 +121,7 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
     const [r] = await recipientsOf(t.db, post.json().jobId);
     expect(r).toMatchObject({ chatId: channel.channelId, chatName: 'Offers', status: 'sent' });
     expect(await balanceOf(t.db, user.id)).toBe(4);
-    const outbox = await call(token, 'GET', `/api/simulator/sessions/${sessionId}/outbox`);
+    const outbox = await call(token, 'GET', `/api/simulator/sessions/${accountId}/outbox`);
     expect(outbox.json().messages.at(-1)).toMatchObject({
       chatId: channel.channelId,
       type: 'poll',
@@ -129,10 +132,10 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
       const [g] = await t.db
         .select()
         .from(waGroups)
-        .where(and(eq(waGroups.sessionId, sessionId), eq(waGroups.announce, false)));
+        .where(and(eq(waGroups.sessionId, accountId), eq(waGroups.announce, false)));
       return g;
     });
-    const both = await call(token, 'POST', `/api/session/${sessionId}/sendBulkMessage`, {
+    const both = await call(token, 'POST', `/api/session/${accountId}/sendBulkMessage`, {
       chatIds: [group.groupId, channel.channelId],
       type: 'string',
       content: 'Hello {{group}}',
@@ -150,7 +153,7 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
     expect(await balanceOf(t.db, user.id)).toBe(2);
 
     // A channel the account did not create or add is no recipient: nothing reserved.
-    const stranger = await call(token, 'POST', `/api/session/${sessionId}/sendBulkMessage`, {
+    const stranger = await call(token, 'POST', `/api/session/${accountId}/sendBulkMessage`, {
       chatIds: ['120363111111111111@newsletter'],
       type: 'string',
       content: 'x',
@@ -161,13 +164,13 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
   });
 
   it('goes while new one-to-one chats wait at the new-contact cap: a channel is no one-to-one chat', async () => {
-    const { token, sessionId } = await linkedSession(t, { credits: 5, track: users });
-    const policy = await call(token, 'PUT', `/api/session/${sessionId}/policy`, {
+    const { token, sessionId: accountId } = await linkedAccount(t, { credits: 5, track: users });
+    const policy = await call(token, 'PUT', `/api/session/${accountId}/policy`, {
       ...OPEN_POLICY,
       newContactsPerDay: 1,
     });
     expect(policy.statusCode, policy.body).toBe(200);
-    const numbers = await call(token, 'POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+    const numbers = await call(token, 'POST', `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: ['919650007001', '919650007002'],
       content: 'Hello',
     });
@@ -179,9 +182,9 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
         : null;
     });
     const channel = (
-      await call(token, 'POST', `/api/session/${sessionId}/channels`, { name: 'Capped' })
+      await call(token, 'POST', `/api/session/${accountId}/channels`, { name: 'Capped' })
     ).json().channel as Channel;
-    const post = await call(token, 'POST', `/api/session/${sessionId}/sendBulkMessage`, {
+    const post = await call(token, 'POST', `/api/session/${accountId}/sendBulkMessage`, {
       chatIds: [channel.channelId],
       type: 'string',
       content: 'New stock today',

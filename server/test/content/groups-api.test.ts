@@ -1,13 +1,13 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waGroups, waSessions } from '../../src/db/schema.ts';
-import { type SessionRunner, startSessionRunner } from '../../src/sessions/runner.ts';
+import { type AccountRunner, startAccountRunner } from '../../src/accounts/runner.ts';
+import { accounts, waGroups } from '../../src/db/schema.ts';
 import {
   ANNOUNCE_ONLY_NAME,
   TRICKY_NAME_FORMULA,
   TRICKY_NAME_MARKUP,
 } from '../../src/transport/simulator/network.ts';
-import { connectedInstance, createInstance } from '../fakes/sessions.ts';
+import { connectedAccount, createAccount } from '../fakes/accounts.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
@@ -37,17 +37,17 @@ type Chat = {
 
 describe.each(DB_KINDS)('groups API with the simulator on %s', (kind) => {
   const t = testAppFor(kind, { SIMULATOR_GROUPS: '12', SESSION_LEASE_MS: '3000' });
-  let runner: SessionRunner;
+  let runner: AccountRunner;
   let token: string;
-  let sessionId: string;
+  let accountId: string;
   beforeAll(async () => {
-    runner = await startSessionRunner(t.ctx);
+    runner = await startAccountRunner(t.ctx);
     const user = await buildUser(t);
     token = await loginToken(t.app, user.username);
-    sessionId = await connectedInstance(t, token, '919876500001');
+    accountId = await connectedAccount(t, token, '919876500001');
     // Groups are fetched on connect, then the invite codes of admin groups one by one.
     await waitFor('12 groups, invite codes of the admin ones', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
       return rows.length === 12 && rows.filter((r) => r.isAdmin).every((r) => r.inviteCode);
     });
   });
@@ -58,14 +58,14 @@ describe.each(DB_KINDS)('groups API with the simulator on %s', (kind) => {
   const get = (url: string, tok = token) => t.app.inject({ method: 'GET', url, headers: bearer(tok) });
 
   it('lists groups in the compose shape: links only where the account is admin', async () => {
-    const res = await get(`/api/groupsList/${sessionId}`);
+    const res = await get(`/api/groupsList/${accountId}`);
     expect(res.statusCode).toBe(200);
     const body = res.json() as { success: boolean; groups: Summary[]; message: string; count: number };
     expect(body.success).toBe(true);
     expect(body.count).toBe(12);
     expect(body.groups).toHaveLength(12);
     expect(body.message).toBe('12 groups found');
-    const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+    const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
     for (const g of body.groups) {
       const row = rows.find((r) => r.groupId === g.groupId)!;
       expect(g.groupId).toMatch(/^120363\d{12}@g\.us$/);
@@ -88,21 +88,21 @@ describe.each(DB_KINDS)('groups API with the simulator on %s', (kind) => {
   });
 
   it('keeps tricky names exactly as WhatsApp has them', async () => {
-    const names = ((await get(`/api/groupsList/${sessionId}`)).json().groups as Summary[]).map(
+    const names = ((await get(`/api/groupsList/${accountId}`)).json().groups as Summary[]).map(
       (g) => g.groupName,
     );
     expect(names).toContain(TRICKY_NAME_MARKUP);
     expect(TRICKY_NAME_MARKUP).toMatch(/<b>.*&.*".*'/);
     expect(names).toContain(TRICKY_NAME_FORMULA);
     expect(TRICKY_NAME_FORMULA.startsWith('=')).toBe(true);
-    const announce = ((await get(`/api/groupsList/${sessionId}`)).json().groups as Summary[]).find(
+    const announce = ((await get(`/api/groupsList/${accountId}`)).json().groups as Summary[]).find(
       (g) => g.groupName === ANNOUNCE_ONLY_NAME,
     );
     expect(announce?.inviteLink).toBeNull();
   });
 
   it('lists group chats with participants as phone numbers, roles and last messages', async () => {
-    const res = await get(`/api/groupChats/${sessionId}`);
+    const res = await get(`/api/groupChats/${accountId}`);
     expect(res.statusCode).toBe(200);
     const body = res.json() as { success: boolean; groups: Chat[]; message: string };
     expect(body.success).toBe(true);
@@ -138,36 +138,36 @@ describe.each(DB_KINDS)('groups API with the simulator on %s', (kind) => {
   });
 
   it('refresh=1 asks the owning node for a fresh fetch, at most once a minute', async () => {
-    const [before] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
-    const res = await get(`/api/groupChats/${sessionId}?refresh=1`);
+    const [before] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    const res = await get(`/api/groupChats/${accountId}?refresh=1`);
     expect(res.statusCode).toBe(200);
     const fetched = await waitFor('a later groups fetch', async () => {
-      const [row] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+      const [row] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
       return row!.groupsFetchedAt! > before!.groupsFetchedAt! ? row!.groupsFetchedAt : undefined;
     });
-    const [afterFirst] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
-    await get(`/api/groupsList/${sessionId}?refresh=1`);
-    const [afterSecond] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+    const [afterFirst] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    await get(`/api/groupsList/${accountId}?refresh=1`);
+    const [afterSecond] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
     expect(afterSecond!.groupsRefreshRequestedAt).toEqual(afterFirst!.groupsRefreshRequestedAt);
     expect(fetched).toBeInstanceOf(Date);
     // Invite codes survive a refresh.
     const withCodes = await t.db
       .select()
       .from(waGroups)
-      .where(and(eq(waGroups.sessionId, sessionId), isNotNull(waGroups.inviteCode)));
+      .where(and(eq(waGroups.sessionId, accountId), isNotNull(waGroups.inviteCode)));
     expect(withCodes.length).toBeGreaterThan(0);
   });
 
   it('the same session id always gets the same groups', async () => {
-    const a = (await get(`/api/groupChats/${sessionId}`)).json().groups as Chat[];
-    const b = (await get(`/api/groupChats/${sessionId}`)).json().groups as Chat[];
+    const a = (await get(`/api/groupChats/${accountId}`)).json().groups as Chat[];
+    const b = (await get(`/api/groupChats/${accountId}`)).json().groups as Chat[];
     expect(b.map((g) => [g.groupId, g.groupName, g.participantCount])).toEqual(
       a.map((g) => [g.groupId, g.groupName, g.participantCount]),
     );
   });
 
   it('answers an empty list for a session that is not connected, and 404 for another user', async () => {
-    const pending = await createInstance(t, token, { phoneNumber: '919876500002', sessionName: 'Pending' });
+    const pending = await createAccount(t, token, { phoneNumber: '919876500002', sessionName: 'Pending' });
     const res = await get(`/api/groupsList/${pending}`);
     expect(res.json()).toEqual({ success: true, groups: [], message: 'Session is not connected', count: 0 });
     const chats = await get(`/api/groupChats/${pending}`);
@@ -175,11 +175,11 @@ describe.each(DB_KINDS)('groups API with the simulator on %s', (kind) => {
 
     const other = await buildUser(t);
     const otherToken = await loginToken(t.app, other.username);
-    for (const url of [`/api/groupsList/${sessionId}`, `/api/groupChats/${sessionId}?refresh=1`]) {
+    for (const url of [`/api/groupsList/${accountId}`, `/api/groupChats/${accountId}?refresh=1`]) {
       const r = await get(url, otherToken);
       expect(r.statusCode).toBe(404);
       expect(r.json()).toEqual({ success: false, message: 'Session not found' });
     }
-    expect((await t.app.inject({ method: 'GET', url: `/api/groupsList/${sessionId}` })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url: `/api/groupsList/${accountId}` })).statusCode).toBe(401);
   });
 });

@@ -5,7 +5,7 @@ import { queryRows } from '../../src/db/client.ts';
 import { waGroups } from '../../src/db/schema.ts';
 import { takeOptOutReply } from '../../src/messaging/opt-outs.ts';
 import { balanceOf, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
-import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedAccount } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 describe('personalised text (docs/decisions.md, Personalised text)', () => {
@@ -61,7 +61,7 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
   const _phone = 919_500_000_001;
   const { t } = appWithEngine(kind, { SIMULATOR_SEND_LATENCY_MS: '5', SIMULATOR_GROUPS: '3' }, users);
 
-  const account = (credits: number) => linkedSession(t, { credits, track: users });
+  const account = (credits: number) => linkedAccount(t, { credits, track: users });
   const post = (token: string, url: string, payload: object) =>
     t.app.inject({ method: 'POST', url, headers: bearer(token), payload });
   const importList = async (token: string, csv: string, name = 'Customers') => {
@@ -74,19 +74,19 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
     expect(res.statusCode, res.body).toBe(200);
     return res.json().list.id as string;
   };
-  const outbox = async (token: string, sessionId: string) =>
+  const outbox = async (token: string, accountId: string) =>
     (
       await t.app.inject({
         method: 'GET',
-        url: `/api/simulator/sessions/${sessionId}/outbox?limit=5000`,
+        url: `/api/simulator/sessions/${accountId}/outbox?limit=5000`,
         headers: bearer(token),
       })
     ).json().messages as Array<{ chatId: string; text: string | null }>;
 
   it('sends each contact of a list, each number with fields and each bare number its own text, one credit each', async () => {
-    const { user, token, sessionId } = await account(10);
+    const { user, token, sessionId: accountId } = await account(10);
     const listId = await importList(token, 'Name,Mobile,Area\nAsha Rao,9800015838,Pune\nRavi,9800015839,\n');
-    const res = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const res = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: ['919800015840'],
       recipients: [{ chatId: '919800015841', fields: { Name: 'Meena', AREA: 'Goa' } }],
       contactListIds: [listId],
@@ -98,7 +98,7 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
     expect(await balanceOf(t.db, user.id)).toBe(6);
     await waitForJobEnd(t.app, token, jobId);
     const sent = Object.fromEntries(
-      (await outbox(token, sessionId)).map((m) => [m.chatId.split('@')[0], m.text]),
+      (await outbox(token, accountId)).map((m) => [m.chatId.split('@')[0], m.text]),
     );
     expect(sent).toEqual({
       '919800015838': 'Hi Asha Rao from Pune',
@@ -120,9 +120,9 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
   });
 
   it('refuses an unknown field and a list that is not the sender’s, charging nothing', async () => {
-    const { user, token, sessionId } = await account(10);
+    const { user, token, sessionId: accountId } = await account(10);
     const listId = await importList(token, 'Name,Phone,Area\nAsha,9800015838,Pune\n');
-    const unknown = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const unknown = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       contactListIds: [listId],
       content: 'Hi {{name}} in {{city}}',
     });
@@ -139,24 +139,24 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
   });
 
   it('gives each group its name with {{group}}, and spintax one variant per recipient', async () => {
-    const { token, sessionId } = await account(10);
+    const { token, sessionId: accountId } = await account(10);
     const groups = await waitFor('groups cached', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
       return rows.length === 3 ? rows.filter((g) => !g.announce || g.isAdmin) : null;
     });
-    const res = await post(token, `/api/session/${sessionId}/sendBulkMessage`, {
+    const res = await post(token, `/api/session/${accountId}/sendBulkMessage`, {
       chatIds: groups.map((g) => g.groupId),
       type: 'string',
       content: '{Hi|Hello} {{group}}',
     });
     expect(res.statusCode, res.body).toBe(200);
     await waitForJobEnd(t.app, token, res.json().jobId);
-    const sent = await outbox(token, sessionId);
+    const sent = await outbox(token, accountId);
     for (const g of groups) {
       const text = sent.find((m) => m.chatId === g.groupId)?.text;
       expect([`Hi ${g.subject}`, `Hello ${g.subject}`]).toContain(text);
     }
-    const bad = await post(token, `/api/session/${sessionId}/sendBulkMessage`, {
+    const bad = await post(token, `/api/session/${accountId}/sendBulkMessage`, {
       chatIds: [groups[0]!.groupId],
       type: 'string',
       content: 'Hi {{name}}',
@@ -165,16 +165,16 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
   });
 
   it('leaves opted-out numbers out before charging, and says which', async () => {
-    const { user, token, sessionId } = await account(10);
+    const { user, token, sessionId: accountId } = await account(10);
     const added = await post(token, '/api/opt-outs', { phoneNumbers: ['098000 15838'] });
     expect(added.statusCode, added.body).toBe(200);
-    const res = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const res = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: ['919800015838', '919800015839'],
       content: 'Offer',
     });
     expect(res.json()).toMatchObject({ totalChats: 1, skipped: { optedOut: ['919800015838'] } });
     expect(await balanceOf(t.db, user.id)).toBe(9);
-    const all = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const all = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: ['919800015838'],
       content: 'Offer',
     });
@@ -183,12 +183,12 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
     expect(await balanceOf(t.db, user.id)).toBe(9);
     // A list of opt-outs longer than the send: the numbers are looked up in it.
     await post(token, '/api/opt-outs', { phoneNumbers: ['9800015841', '9800015842'] });
-    const one = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const one = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: ['919800015842'],
       content: 'Offer',
     });
     expect(one.json().message).toBe('Every recipient has opted out');
-    const fine = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const fine = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: ['919800015843'],
       content: 'Offer',
     });
@@ -198,8 +198,8 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
   });
 
   it('fails "Opted out" and refunds a queued recipient who opts out, by the API or by replying STOP', async () => {
-    const { user, token, sessionId } = await account(10);
-    const res = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const { user, token, sessionId: accountId } = await account(10);
+    const res = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: ['919800015838', '919800015839', '919800015840'],
       content: 'Later',
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),

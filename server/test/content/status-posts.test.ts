@@ -5,7 +5,7 @@ import { contactLists, contacts, creditLedger, optOuts } from '../../src/db/sche
 import { readsMessages } from '../../src/transport/simulator/network.ts';
 import { SIMULATOR_TIMINGS } from '../../src/transport/simulator/transport.ts';
 import { balanceOf, jobDetails, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
-import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedAccount } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 /** The smallest PNG (1x1): the server sniffs the bytes to tell an image from a document. */
@@ -36,18 +36,18 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
       .values(numbers.map((phoneNumber, position) => ({ listId: id, position, phoneNumber, fields: {} })));
     return id;
   }
-  const post = (token: string, sessionId: string, payload: Record<string, unknown>) =>
+  const post = (token: string, accountId: string, payload: Record<string, unknown>) =>
     t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendStatus`,
+      url: `/api/session/${accountId}/sendStatus`,
       headers: bearer(token),
       payload,
     });
   const details = (token: string, jobId: string) => jobDetails(t.app, token, jobId);
 
   it('refuses a bad status with a clear error, before charging anything', async () => {
-    const { user, token, sessionId } = await linkedSession(t, { credits: 10, track: users });
-    const other = await linkedSession(t, { credits: 10, track: users });
+    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 10, track: users });
+    const other = await linkedAccount(t, { credits: 10, track: users });
     const listId = await list(user.id, ['919811100001']);
     const otherList = await list(other.user.id, ['919811100002']);
     const text = { type: 'text', content: 'Sale today' };
@@ -88,17 +88,17 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
       ],
     ];
     for (const [payload, status, message] of cases) {
-      const res = await post(token, sessionId, payload);
+      const res = await post(token, accountId, payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(status);
       expect(res.json().message).toBe(message);
     }
-    const noType = await post(token, sessionId, { content: 'x', audience: { contactListIds: [listId] } });
+    const noType = await post(token, accountId, { content: 'x', audience: { contactListIds: [listId] } });
     expect(noType.statusCode).toBe(400);
     expect(await balanceOf(t.db, user.id)).toBe(10);
   });
 
   it('answers a repeated post with the same Idempotency-Key with the first job, charged once; another post with that key is refused', async () => {
-    const { user, token, sessionId } = await linkedSession(t, { credits: 10, track: users });
+    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 10, track: users });
     const listId = await list(user.id, ['919811100021', '919811100022']);
     const payload = {
       type: 'text',
@@ -109,7 +109,7 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
     const send = (body: Record<string, unknown>) =>
       t.app.inject({
         method: 'POST',
-        url: `/api/session/${sessionId}/sendStatus`,
+        url: `/api/session/${accountId}/sendStatus`,
         headers: { ...bearer(token), 'idempotency-key': 'status-retry-1' },
         payload: body,
       });
@@ -125,14 +125,14 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
   });
 
   it('posts a text status once to its audience: one credit a member, opted-out left out, not-on-WhatsApp refunded, views counted per viewer', async () => {
-    const { user, token, sessionId } = await linkedSession(t, { credits: 20, track: users });
+    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 20, track: users });
     const members = ['919812300011', '919812300012', '919812300013', '919812300014', '919812300015'];
     // 0000: not on WhatsApp on the simulated network; 919812300016 opted out.
     const listA = await list(user.id, [...members.slice(0, 3), '919812300000', '919812300016']);
     const listB = await list(user.id, [...members.slice(2)]);
     await t.db.insert(optOuts).values({ userId: user.id, phoneNumber: '919812300016', source: 'manual' });
 
-    const res = await post(token, sessionId, {
+    const res = await post(token, accountId, {
       type: 'text',
       content: 'New stock in store',
       backgroundColor: '#ff7a00',
@@ -196,18 +196,18 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
     // Everyone messaged: the five it posted to.
     const count = await t.app.inject({
       method: 'GET',
-      url: `/api/session/${sessionId}/status-audience`,
+      url: `/api/session/${accountId}/status-audience`,
       headers: bearer(token),
     });
     expect(count.json()).toEqual({ everyoneMessaged: 5 });
   });
 
   it('posts a large audience as one post under one id, and an image status to everyone messaged, scheduled', async () => {
-    const { user, token, sessionId } = await linkedSession(t, { credits: 2000, track: users });
+    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 2000, track: users });
     const n = 540;
     const numbers = Array.from({ length: n }, (_, i) => `9198124${String(i + 1).padStart(5, '0')}`);
     const listId = await list(user.id, numbers);
-    const big = await post(token, sessionId, {
+    const big = await post(token, accountId, {
       type: 'text',
       content: 'Big news',
       audience: { contactListIds: [listId] },
@@ -223,7 +223,7 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
     expect(await balanceOf(t.db, user.id)).toBe(2000 - n);
 
     const at = new Date(Date.now() + 1500).toISOString();
-    const image = await post(token, sessionId, {
+    const image = await post(token, accountId, {
       type: 'media',
       data: PNG,
       mime: 'image/png',

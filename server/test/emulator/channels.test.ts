@@ -16,13 +16,13 @@ const OTHER = '919811100202';
 describe('channels, against the emulator', () => {
   let emulator: WaEmulator;
   let product: Product;
-  let sessionId: string;
+  let accountId: string;
 
   beforeAll(async () => {
     emulator = await WaEmulator.start();
     product = new Product(emulator);
     await product.start();
-    sessionId = (await product.link(OWN, 'Channels')).sessionId;
+    accountId = (await product.link(OWN, 'Channels')).sessionId;
   }, 180_000);
 
   afterAll(async () => {
@@ -31,7 +31,7 @@ describe('channels, against the emulator', () => {
   });
 
   const post = async (payload: object) => {
-    const res = await product.call('POST', `/api/session/${sessionId}/sendBulkMessage`, payload);
+    const res = await product.call('POST', `/api/session/${accountId}/sendBulkMessage`, payload);
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     const jobId = res.json.jobId as string;
     return waitFor(
@@ -46,7 +46,7 @@ describe('channels, against the emulator', () => {
   };
 
   it('creates a channel, lists it with its followers, refreshes and posts text, image and poll', async () => {
-    const created = await product.call('POST', `/api/session/${sessionId}/channels`, {
+    const created = await product.call('POST', `/api/session/${accountId}/channels`, {
       name: 'Daily Deals',
       description: 'Offers every morning',
     });
@@ -59,7 +59,7 @@ describe('channels, against the emulator', () => {
 
     // People follow it; a refresh reads the count again.
     inWorld.followers = 1234;
-    const refreshed = await product.call('POST', `/api/session/${sessionId}/channels/refresh`);
+    const refreshed = await product.call('POST', `/api/session/${accountId}/channels/refresh`);
     expect(refreshed.status, JSON.stringify(refreshed.json)).toBe(200);
     expect(refreshed.json.channels).toEqual([expect.objectContaining({ channelId, followers: 1234 })]);
 
@@ -76,18 +76,18 @@ describe('channels, against the emulator', () => {
       createdAt: new Date(),
       posts: [],
     });
-    const guest = await product.call('POST', `/api/session/${sessionId}/channels/add`, {
+    const guest = await product.call('POST', `/api/session/${accountId}/channels/add`, {
       invite: 'https://whatsapp.com/channel/PartnerNews0001',
     });
     expect(guest.status).toBe(400);
     expect(guest.json.message).toBe('This account is not an admin of that channel');
     emulator.world.channels.get('120363555000111222')!.admins.add(OWN);
-    const added = await product.call('POST', `/api/session/${sessionId}/channels/add`, {
+    const added = await product.call('POST', `/api/session/${accountId}/channels/add`, {
       invite: 'PartnerNews0001',
     });
     expect(added.status, JSON.stringify(added.json)).toBe(200);
     expect(added.json.channel).toMatchObject({ name: 'Partner News', followers: 77, role: 'ADMIN' });
-    const list = await product.call('GET', `/api/session/${sessionId}/channels`);
+    const list = await product.call('GET', `/api/session/${accountId}/channels`);
     expect(list.json.channels.map((c: { name: string; followers: number }) => [c.name, c.followers])).toEqual(
       [
         ['Daily Deals', 1234],

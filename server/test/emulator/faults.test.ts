@@ -29,11 +29,11 @@ describe('faults on command, through the real Baileys socket', () => {
 
   it('error 463 on a send: the recipient fails, one-to-one sends pause until the timelock ends, the contact got nothing', async () => {
     const own = '919800000463';
-    const { sessionId } = await product.link(own, '463');
+    const { sessionId: accountId } = await product.link(own, '463');
     const until_ = new Date(Math.floor(Date.now() / 1000 + 3600) * 1000);
     emulator.restrictNewChats(own, until_);
     const before = await product.credits();
-    const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+    const send = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: [CONTACT],
       content: 'Refused by the server',
     });
@@ -49,16 +49,16 @@ describe('faults on command, through the real Baileys socket', () => {
     );
     expect(job.details[0]!.error).toMatch(/error 463/);
     // The product asked until when (w:mex reach-out timelock) and shows it.
-    const session = await waitFor(
+    const account = await waitFor(
       'the session paused until the timelock ends',
       async () => {
-        const s = await product.session(sessionId);
+        const s = await product.account(accountId);
         return s?.sendPaused && s.sendPausedUntil === until_.toISOString() ? s : null;
       },
       60_000,
       500,
     );
-    expect(session.statusReason).toMatch(/463/);
+    expect(account.statusReason).toMatch(/463/);
     expect(emulator.world.account(CONTACT).inbox.filter((m) => m.text === 'Refused by the server')).toEqual(
       [],
     );
@@ -71,7 +71,7 @@ describe('faults on command, through the real Baileys socket', () => {
     const friend = '919811146401';
     const [stranger, another] = ['919811146402', '919811146403'];
     for (const phone of [friend, stranger, another]) emulator.world.account(phone);
-    const { sessionId } = await product.link(own, '463 tokens');
+    const { sessionId: accountId } = await product.link(own, '463 tokens');
     // The friend writes first: its phone gives the account its privacy token (phone.ts issueToken).
     const tokenTaken = emulator.nextNode(
       (_c, n) => n.tag === 'ack' && n.attrs.class === 'notification' && n.attrs.type === 'privacy_token',
@@ -81,7 +81,7 @@ describe('faults on command, through the real Baileys socket', () => {
     await tokenTaken;
     emulator.restrictNewChats(own, new Date(Math.floor(Date.now() / 1000 + 3600) * 1000));
     const sendTo = async (chatIds: string[], content: string) => {
-      const res = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      const res = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
         chatIds,
         content,
       });
@@ -102,7 +102,7 @@ describe('faults on command, through the real Baileys socket', () => {
     );
     await waitFor(
       'the pause',
-      async () => (await product.session(sessionId))?.sendPaused === true,
+      async () => (await product.account(accountId))?.sendPaused === true,
       60_000,
       250,
     );
@@ -123,9 +123,9 @@ describe('faults on command, through the real Baileys socket', () => {
     const own = '919800000465';
     const known = '919811146502';
     emulator.world.account(known);
-    const { sessionId } = await product.link(own, 'LID addressing');
+    const { sessionId: accountId } = await product.link(own, 'LID addressing');
     const sendTo = async (content: string) => {
-      const res = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      const res = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
         chatIds: [known],
         content,
       });
@@ -162,28 +162,28 @@ describe('faults on command, through the real Baileys socket', () => {
     'stream error %i ends the session for good: %s',
     async (code, reason) => {
       const own = `9198000${String(code).padStart(5, '0')}`;
-      const { sessionId } = await product.link(own, `stream ${code}`);
+      const { sessionId: accountId } = await product.link(own, `stream ${code}`);
       expect(emulator.streamError(own, code)).toBe(1);
-      await product.waitReason(sessionId, reason);
+      await product.waitReason(accountId, reason);
       // No reconnect: the close is final, and the transport is closed before the reason shows.
-      expect(product.lastClose(sessionId, reason)?.willReconnect).toBe(false);
+      expect(product.lastClose(accountId, reason)?.willReconnect).toBe(false);
       expect(emulator.connectionsOf(own)).toEqual([]);
     },
   );
 
   it('stream error 440 (conflict, rc14 Socket/socket.js CB:stream:error → 440): the account connects again and sends; the fifth in a row leaves it down', async () => {
     // The credentials live only in the product's database, so a 440 is the old
-    // owner's socket after the session's lease moved to another node; it lets go within a lease.
+    // owner's socket after the account's lease moved to another node; it lets go within a lease.
     const own = '919800000440';
-    const { sessionId } = await product.link(own, 'stream 440');
+    const { sessionId: accountId } = await product.link(own, 'stream 440');
     const conflict = { tag: 'conflict', attrs: { type: 'replaced' } };
     expect(emulator.streamError(own, 440, conflict)).toBe(1);
     const reconnecting =
       'Opened elsewhere: another connection of this account replaced this one (440). Reconnecting.';
-    await product.waitReason(sessionId, reconnecting);
+    await product.waitReason(accountId, reconnecting);
     await waitFor('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
-    await product.waitStatus(sessionId, 'CONNECTED');
-    const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+    await product.waitStatus(accountId, 'CONNECTED');
+    const send = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: [CONTACT],
       content: 'After the 440',
     });
@@ -200,7 +200,7 @@ describe('faults on command, through the real Baileys socket', () => {
       const [current] = emulator.connectionsOf(own);
       expect(emulator.streamError(own, 440, conflict)).toBe(1);
       if (i === 5) break;
-      await product.waitReason(sessionId, reconnecting);
+      await product.waitReason(accountId, reconnecting);
       await waitFor(
         `login after 440 #${i}`,
         async () => {
@@ -209,12 +209,12 @@ describe('faults on command, through the real Baileys socket', () => {
         },
         60_000,
       );
-      await product.waitStatus(sessionId, 'CONNECTED');
+      await product.waitStatus(accountId, 'CONNECTED');
     }
     const down =
       'Opened elsewhere: another WhatsApp Web session replaced this one (440). Restart to take it back.';
-    await product.waitReason(sessionId, down);
-    expect(product.lastClose(sessionId, down)?.willReconnect).toBe(false);
+    await product.waitReason(accountId, down);
+    expect(product.lastClose(accountId, down)?.willReconnect).toBe(false);
     expect(emulator.connectionsOf(own)).toEqual([]);
   });
 
@@ -226,25 +226,25 @@ describe('faults on command, through the real Baileys socket', () => {
     'a login refused with failure %i (after a dropped connection) is final: %s',
     async (code, attrs, reason) => {
       const own = `9198001${String(code).padStart(5, '0')}`;
-      const { sessionId } = await product.link(own, `failure ${code}`);
+      const { sessionId: accountId } = await product.link(own, `failure ${code}`);
       emulator.failNextLogin(own, code, attrs);
       // The network drops the socket; the product reconnects (backoff) and the server refuses the login.
       expect(emulator.drop(own)).toBe(1);
-      await product.waitReason(sessionId, reason);
-      expect((await product.session(sessionId))?.status).toBe('DISCONNECTED');
+      await product.waitReason(accountId, reason);
+      expect((await product.account(accountId))?.status).toBe('DISCONNECTED');
       // Final: the close is final, and the transport is closed before the reason shows.
-      expect(product.lastClose(sessionId, reason)?.willReconnect).toBe(false);
+      expect(product.lastClose(accountId, reason)?.willReconnect).toBe(false);
       expect(emulator.connectionsOf(own)).toEqual([]);
     },
   );
 
   it('a dropped connection reconnects by itself and sends again', async () => {
     const own = '919800000408';
-    const { sessionId } = await product.link(own, 'drop');
+    const { sessionId: accountId } = await product.link(own, 'drop');
     expect(emulator.drop(own)).toBe(1);
     await waitFor('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
-    await product.waitStatus(sessionId, 'CONNECTED');
-    const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+    await product.waitStatus(accountId, 'CONNECTED');
+    const send = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: [CONTACT],
       content: 'After the drop',
     });

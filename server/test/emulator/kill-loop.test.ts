@@ -33,7 +33,7 @@ describe('kill loop on the real Baileys socket: SIGKILL mid-job, restart, go on'
     emulator = await WaEmulator.start({ log: (l) => l.includes('FAILED') && trace.push(l) });
     emulator.world.account(OWN, 'Kill loop shop');
     for (let j = 0; j < JOBS; j++) for (const n of numbersOf(j)) emulator.world.account(n);
-    // Leases short enough that a restarted process takes its session back at once; no warm-up
+    // Leases short enough that a restarted process takes its account back at once; no warm-up
     // cap (a new account's 20 one-to-one chats a day would hold the jobs until tomorrow).
     // A 300-600 ms pause between messages keeps the jobs running through the kills: unpaced on a
     // quiet machine the 60 messages were all sent before the second kill (CI: 1 kill of 3).
@@ -55,11 +55,11 @@ describe('kill loop on the real Baileys socket: SIGKILL mid-job, restart, go on'
   it('0 chats received twice, every sent one received, every recipient ended, 0 credit drift', async () => {
     const started = Date.now();
     const rand = seeded(SEED);
-    const { sessionId } = await product.link(OWN, 'kill loop');
+    const { sessionId: accountId } = await product.link(OWN, 'kill loop');
     const initial = await product.credits();
     const jobIds: string[] = [];
     for (let j = 0; j < JOBS; j++) {
-      const res = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      const res = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
         chatIds: numbersOf(j),
         content: textOf(j),
       });
@@ -94,7 +94,7 @@ describe('kill loop on the real Baileys socket: SIGKILL mid-job, restart, go on'
       await product.kill();
       const t0 = Date.now();
       await product.start();
-      await product.waitStatus(sessionId, 'CONNECTED');
+      await product.waitStatus(accountId, 'CONNECTED');
       reconnectMs.push(Date.now() - t0);
     }
 
@@ -109,7 +109,7 @@ describe('kill loop on the real Baileys socket: SIGKILL mid-job, restart, go on'
     );
     // One more message, awaited at a phone: the emulator handles an account's frames strictly in
     // order, so whatever this process had sent before it has been delivered by then.
-    const later = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+    const later = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: [numbersOf(0)[0]],
       content: 'Kill loop, one more',
     });

@@ -35,7 +35,7 @@ describe('the product on the real Baileys socket, against the emulator', () => {
       ],
     });
   });
-  let sessionId = '';
+  let accountId = '';
   let deviceId = 0;
 
   it('create an instance → its QR PNG scanned by the phone → CONNECTED, with the groups listed', async () => {
@@ -44,18 +44,18 @@ describe('the product on the real Baileys socket, against the emulator', () => {
       sessionName: 'Emu',
     });
     expect(created.status).toBe(200);
-    sessionId = created.json.sessionId;
+    accountId = created.json.sessionId;
 
-    const png = await waitFor('the QR image', () => product.qrPng(sessionId), 120_000, 500);
+    const png = await waitFor('the QR image', () => product.qrPng(accountId), 120_000, 500);
     deviceId = (await emulator.phone(OWN).scanPng(png)).id;
-    await product.waitStatus(sessionId, 'CONNECTED');
-    expect((await product.call('GET', `/api/${sessionId}/status`)).json.connected).toBe(true);
+    await product.waitStatus(accountId, 'CONNECTED');
+    expect((await product.call('GET', `/api/${accountId}/status`)).json.connected).toBe(true);
 
     // The emulator's groups, with admins, invite link (admin only) and members.
     const groups = await waitFor(
       'both groups with the invite link',
       async () => {
-        const res = await product.call('GET', `/api/groupChats/${sessionId}`);
+        const res = await product.call('GET', `/api/groupChats/${accountId}`);
         const list = res.json.groups as { groupName: string; groupLink: string | null }[] | undefined;
         return list?.length === 2 && list.some((g) => g.groupLink) ? list : null;
       },
@@ -82,7 +82,7 @@ describe('the product on the real Baileys socket, against the emulator', () => {
   it('a text to five numbers: four phones decrypt exactly the text, the fifth is Not on WhatsApp; receipts reach Job Details', async () => {
     const text = 'Namaste 🙏 from the emulator suite — line 1\nline 2';
     const before = await product.credits();
-    const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+    const send = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: [...CONTACTS, NOT_ON_WHATSAPP],
       content: text,
     });
@@ -115,7 +115,7 @@ describe('the product on the real Baileys socket, against the emulator', () => {
   it('a poll to a PN group and to a LID group: every member decrypts it (sender key, then skmsg)', async () => {
     const [pnGroup, lidGroup] = [...emulator.world.groups.values()];
     const chatIds = [`${pnGroup!.id}@g.us`, `${lidGroup!.id}@g.us`];
-    const send = await product.call('POST', `/api/session/${sessionId}/sendBulkMessage`, {
+    const send = await product.call('POST', `/api/session/${accountId}/sendBulkMessage`, {
       chatIds,
       type: 'poll',
       content: {
@@ -157,7 +157,7 @@ describe('the product on the real Baileys socket, against the emulator', () => {
     const [pnGroup, lidGroup] = [...emulator.world.groups.values()];
     const chatIds = [`${pnGroup!.id}@g.us`, `${lidGroup!.id}@g.us`];
     const image = await QRCode.toBuffer('an image for the emulator', { type: 'png', width: 240 });
-    const send = await product.call('POST', `/api/session/${sessionId}/sendBulkMessage`, {
+    const send = await product.call('POST', `/api/session/${accountId}/sendBulkMessage`, {
       chatIds,
       type: 'media',
       mime: 'image/png',
@@ -205,20 +205,20 @@ describe('the product on the real Baileys socket, against the emulator', () => {
     const logins = emulator.nextNode((c, n) => c.device?.id === deviceId && n.tag === 'iq', 120_000);
     await product.start();
     const loggedIn = await logins.then(() => Date.now());
-    await product.waitStatus(sessionId, 'CONNECTED');
+    await product.waitStatus(accountId, 'CONNECTED');
     expect(Date.now() - loggedIn).toBeLessThan(25_000);
     emulator.offlineTiming = 'after-digest';
     await logins;
     expect([...emulator.world.account(OWN).devices.keys()]).toEqual([deviceId]);
-    expect(await product.qrPng(sessionId)).toBeNull();
+    expect(await product.qrPng(accountId)).toBeNull();
   });
 
   it('the phone unlinks the device (401): credentials wiped, DISCONNECTED; a restart needs a new QR', async () => {
     expect(emulator.phone(OWN).unlink()).toBe(1);
-    await product.waitStatus(sessionId, 'DISCONNECTED');
-    const restarted = await product.call('POST', `/api/session/${sessionId}/restart`);
+    await product.waitStatus(accountId, 'DISCONNECTED');
+    const restarted = await product.call('POST', `/api/session/${accountId}/restart`);
     expect(restarted.status).toBe(200);
-    const again = await waitFor('a new QR after the unlink', () => product.qrPng(sessionId), 120_000, 500);
+    const again = await waitFor('a new QR after the unlink', () => product.qrPng(accountId), 120_000, 500);
     expect(again.length).toBeGreaterThan(0);
   });
 

@@ -41,8 +41,8 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     await emulator?.stop();
   });
 
-  const send = (sessionId: string, chatIds: string[], content: string) =>
-    product.sendText(sessionId, chatIds, content);
+  const send = (accountId: string, chatIds: string[], content: string) =>
+    product.sendText(accountId, chatIds, content);
   const finished = (jobId: string) =>
     waitFor(
       'the job to finish',
@@ -60,9 +60,9 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     const on = Array.from({ length: 9 }, (_, i) => `91983003${String(i + 1).padStart(4, '0')}`);
     const off = ['919830039901', '919830039902', '919830039903'];
     for (const p of on) emulator.world.account(p);
-    const { sessionId } = await product.link(own, 'Lookups');
+    const { sessionId: accountId } = await product.link(own, 'Lookups');
     const numbers = [on[0]!, off[0]!, ...on.slice(1, 5), off[1]!, ...on.slice(5), off[2]!];
-    const job = await finished(await send(sessionId, numbers, 'Batched lookups'));
+    const job = await finished(await send(accountId, numbers, 'Batched lookups'));
     const byNumber = Object.fromEntries(job.details.map((d) => [d.chatId.split('@')[0], d.status]));
     expect(byNumber).toEqual(Object.fromEntries(numbers.map((n) => [n, on.includes(n) ? 'sent' : 'failed'])));
     for (const p of on)
@@ -85,7 +85,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     const friend = '919840040002';
     const witness = '919840040003';
     for (const p of [lidOnly, friend, witness]) emulator.world.account(p);
-    const { sessionId } = await product.link(own, 'LID replies');
+    const { sessionId: accountId } = await product.link(own, 'LID replies');
     const optOuts = async () =>
       (await product.call('GET', '/api/opt-outs')).json.optOuts as { phoneNumber: string; source: string }[];
 
@@ -102,7 +102,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     expect((await optOuts()).map((o) => o.phoneNumber)).not.toContain(lidOnly);
 
     const credits = await product.credits();
-    const job = await finished(await send(sessionId, [lidOnly, friend], 'After the STOP'));
+    const job = await finished(await send(accountId, [lidOnly, friend], 'After the STOP'));
     const byNumber = Object.fromEntries(
       job.details.map((d) => [d.chatId.split('@')[0], [d.status, d.error]]),
     );
@@ -154,8 +154,8 @@ describe('number lookups and LID-only replies, against the emulator', () => {
       if (conn.account?.phone === own && (node.tag === 'presence' || node.tag === 'chatstate'))
         shown.push(node);
     });
-    const { sessionId } = await product.link(own, 'Typing');
-    const policy = await product.call('PUT', `/api/session/${sessionId}/policy`, {
+    const { sessionId: accountId } = await product.link(own, 'Typing');
+    const policy = await product.call('PUT', `/api/session/${accountId}/policy`, {
       dailyLimit: null,
       warmUp: false,
       quietHours: null,
@@ -170,7 +170,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     await new Promise((r) => setTimeout(r, 1000));
     const shownBefore = shown.length;
 
-    const job = await finished(await send(sessionId, [first, offline, lidOnly, last], 'A longer offer text'));
+    const job = await finished(await send(accountId, [first, offline, lidOnly, last], 'A longer offer text'));
     stopWatching();
     const byNumber = Object.fromEntries(
       job.details.map((d) => [d.chatId.split('@')[0], [d.status, d.error]]),

@@ -10,7 +10,7 @@ const OWN = '919800000061';
  */
 describe('link by phone number, against the emulator', () => {
   const { emulator, product, trace } = productOnEmulator((w) => w.account(OWN, 'Emu shop'));
-  let sessionId = '';
+  let accountId = '';
 
   it('a wrong code does not link; the code the product shows does: CONNECTED, then 409', async () => {
     const created = await product.call('POST', '/api/create-instance', {
@@ -18,23 +18,23 @@ describe('link by phone number, against the emulator', () => {
       sessionName: 'By code',
     });
     expect(created.status).toBe(200);
-    sessionId = created.json.sessionId;
-    const res = await product.call('POST', `/api/session/${sessionId}/pairing-code`);
+    accountId = created.json.sessionId;
+    const res = await product.call('POST', `/api/session/${accountId}/pairing-code`);
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     const code: string = res.json.code;
     expect(code).toMatch(/^[1-9A-HJ-NP-TV-Z]{8}$/);
-    // The companion asked WhatsApp with the session's number.
+    // The companion asked WhatsApp with the account's number.
     expect(emulator.companionAwaitingCode(`${OWN}@s.whatsapp.net`)).toBeDefined();
 
     const wrong = code === 'ZZZZZZZZ' ? 'YYYYYYYY' : 'ZZZZZZZZ';
     await expect(emulator.phone(OWN).enterPairingCode(wrong)).rejects.toThrow(/does not link/);
-    expect((await product.session(sessionId))?.status).not.toBe('CONNECTED');
+    expect((await product.account(accountId))?.status).not.toBe('CONNECTED');
     expect(emulator.world.account(OWN).devices.size).toBe(0);
 
     const device = await emulator.phone(OWN).enterPairingCode(`${code.slice(0, 4)}-${code.slice(4)}`);
-    await product.waitStatus(sessionId, 'CONNECTED');
+    await product.waitStatus(accountId, 'CONNECTED');
     expect(emulator.world.account(OWN).devices.get(device.id)).toBeDefined();
-    const again = await product.call('POST', `/api/session/${sessionId}/pairing-code`);
+    const again = await product.call('POST', `/api/session/${accountId}/pairing-code`);
     expect(again.status).toBe(409);
     expect(again.json.message).toBe('This account is already linked');
   });
@@ -43,7 +43,7 @@ describe('link by phone number, against the emulator', () => {
     const devices = emulator.world.account(OWN).devices.size;
     await product.stop();
     await product.start();
-    await product.waitStatus(sessionId, 'CONNECTED');
+    await product.waitStatus(accountId, 'CONNECTED');
     expect(emulator.world.account(OWN).devices.size).toBe(devices);
   });
 

@@ -27,10 +27,10 @@ describe('poll votes, against the emulator', () => {
     { ALLOW_PRIVATE_WEBHOOKS: 'true' },
   );
   let receiver: Receiver;
-  let sessionId = '';
+  let accountId = '';
   beforeAll(async () => {
     receiver = await startReceiver();
-    sessionId = (await product.link(OWN, 'Polls')).sessionId;
+    accountId = (await product.link(OWN, 'Polls')).sessionId;
     const hook = await product.call('POST', '/api/webhooks', {
       url: `${receiver.url}/hook`,
       events: ['message.received'],
@@ -43,7 +43,7 @@ describe('poll votes, against the emulator', () => {
 
   /** Sends a poll to `phone` and waits for it on the phone: the job and the poll's message id. */
   const sendPoll = async (phone: string, allowMultipleAnswers: boolean) => {
-    const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+    const send = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: [phone],
       type: 'poll',
       content: {

@@ -73,8 +73,8 @@ export class Product {
   }
 
   /** Sends `content` to these numbers through the API, which must accept it: the job's id. */
-  async sendText(sessionId: string, chatIds: string[], content: string): Promise<string> {
-    const res = await this.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+  async sendText(accountId: string, chatIds: string[], content: string): Promise<string> {
+    const res = await this.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds,
       content,
     });
@@ -105,21 +105,21 @@ export class Product {
       sessionName: name,
     });
     if (created.status !== 200) throw new Error(`instance not created: ${JSON.stringify(created.json)}`);
-    const sessionId: string = created.json.sessionId;
-    const png = await waitFor('the QR image', () => this.qrPng(sessionId), 120_000, 500);
+    const accountId: string = created.json.sessionId;
+    const png = await waitFor('the QR image', () => this.qrPng(accountId), 120_000, 500);
     const deviceId = (await this.emulator.phone(phone).scanPng(png)).id;
-    await this.waitStatus(sessionId, 'CONNECTED');
-    return { sessionId, deviceId };
+    await this.waitStatus(accountId, 'CONNECTED');
+    return { sessionId: accountId, deviceId };
   }
 
-  /** Waits until the session's reason is `reason` (a reconnect may show other reasons first). */
-  async waitReason(sessionId: string, reason: string): Promise<void> {
+  /** Waits until the account's reason is `reason` (a reconnect may show other reasons first). */
+  async waitReason(accountId: string, reason: string): Promise<void> {
     let last: string | null | undefined;
     try {
       await waitFor(
-        `session ${sessionId}: ${reason}`,
+        `session ${accountId}: ${reason}`,
         async () => {
-          last = (await this.session(sessionId))?.statusReason;
+          last = (await this.account(accountId))?.statusReason;
           return last === reason;
         },
         120_000,
@@ -170,16 +170,16 @@ export class Product {
   }
 
   /**
-   * The closes of the session's connection the product logged, in order (sessions/driver.ts logs
+   * The closes of the account's connection the product logged, in order (accounts/driver.ts logs
    * each, with whether it reconnects, before it writes its reason).
    */
-  closes(sessionId: string): { reason: string; willReconnect: boolean }[] {
+  closes(accountId: string): { reason: string; willReconnect: boolean }[] {
     return this.output()
       .split('\n')
       .flatMap((line) => {
         try {
           const entry = JSON.parse(line);
-          return entry?.sessionId === sessionId && typeof entry.willReconnect === 'boolean' ? [entry] : [];
+          return entry?.sessionId === accountId && typeof entry.willReconnect === 'boolean' ? [entry] : [];
         } catch {
           return [];
         }
@@ -187,8 +187,8 @@ export class Product {
   }
 
   /** The last close logged with `reason`. */
-  lastClose(sessionId: string, reason: string) {
-    return this.closes(sessionId)
+  lastClose(accountId: string, reason: string) {
+    return this.closes(accountId)
       .filter((c) => c.reason === reason)
       .at(-1);
   }
@@ -199,15 +199,15 @@ export class Product {
   }
 
   /** The QR image as a camera sees it: the PNG the product serves (404 until there is one). */
-  async qrPng(sessionId: string): Promise<Buffer | null> {
-    const res = await fetch(`${this.server!.url}/api/${sessionId}/QR?t=${Date.now()}`, {
+  async qrPng(accountId: string): Promise<Buffer | null> {
+    const res = await fetch(`${this.server!.url}/api/${accountId}/QR?t=${Date.now()}`, {
       headers: { authorization: `Bearer ${this.token}` },
     });
     if (res.status !== 200) return null;
     return Buffer.from(await res.arrayBuffer());
   }
 
-  async session(sessionId: string) {
+  async account(accountId: string) {
     const list = await this.call('GET', '/api/sessions');
     return (
       list.json.sessions as {
@@ -217,13 +217,13 @@ export class Product {
         sendPaused: boolean;
         sendPausedUntil: string | null;
       }[]
-    ).find((s) => s.sessionId === sessionId);
+    ).find((s) => s.sessionId === accountId);
   }
 
-  waitStatus(sessionId: string, status: string, ms = 120_000) {
+  waitStatus(accountId: string, status: string, ms = 120_000) {
     return waitFor(
-      `session ${sessionId} ${status}`,
-      async () => ((await this.session(sessionId))?.status === status ? true : null),
+      `session ${accountId} ${status}`,
+      async () => ((await this.account(accountId))?.status === status ? true : null),
       ms,
       250,
     );

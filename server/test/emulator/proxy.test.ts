@@ -61,8 +61,8 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
       proxy: `socks5://shop:${encodeURIComponent('s3cret:pass')}@127.0.0.1:${proxy.port}`,
     });
     expect(created.status, JSON.stringify(created.json)).toBe(200);
-    const sessionId: string = created.json.sessionId;
-    const shown = await product.call('GET', `/api/session/${sessionId}/proxy`);
+    const accountId: string = created.json.sessionId;
+    const shown = await product.call('GET', `/api/session/${accountId}/proxy`);
     expect(shown.json.proxy).toEqual({
       scheme: 'socks5',
       host: '127.0.0.1',
@@ -72,9 +72,9 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
     });
     expect(JSON.stringify(shown.json)).not.toContain('s3cret');
 
-    const png = await waitFor('the QR image', () => product.qrPng(sessionId), 120_000, 500);
+    const png = await waitFor('the QR image', () => product.qrPng(accountId), 120_000, 500);
     await emulator.phone(OWN).scanPng(png);
-    await product.waitStatus(sessionId, 'CONNECTED');
+    await product.waitStatus(accountId, 'CONNECTED');
     expect(emulator.peers.length).toBeGreaterThan(0);
     expect(new Set(emulator.peers)).toEqual(new Set(['127.0.0.2']));
     expect(proxy.connects.length).toBeGreaterThan(0);
@@ -84,7 +84,7 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
     ]);
 
     const image = await QRCode.toBuffer('through the proxy', { type: 'png', width: 200 });
-    const sent = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+    const sent = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: [CONTACT],
       type: 'media',
       mime: 'image/png',
@@ -124,7 +124,7 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
     await waitFor(
       'the proxy as the reason',
       async () => {
-        const s = await product.session(sessionId);
+        const s = await product.account(accountId);
         return s?.status !== 'CONNECTED' && s?.statusReason?.startsWith('Proxy refused the connection')
           ? s
           : null;
@@ -134,11 +134,11 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
     );
     // It tries the dead proxy again (a retry that went direct would connect) ...
     const refusals = () =>
-      product.closes(sessionId).filter((c) => c.reason.startsWith('Proxy refused the connection')).length;
+      product.closes(accountId).filter((c) => c.reason.startsWith('Proxy refused the connection')).length;
     const refusedBefore = refusals();
     expect(refusedBefore).toBeGreaterThan(0);
     await waitFor('another refusal by the dead proxy', async () => refusals() > refusedBefore, 60_000, 250);
-    expect((await product.session(sessionId))?.status).not.toBe('CONNECTED');
+    expect((await product.account(accountId))?.status).not.toBe('CONNECTED');
     // ... and when the proxy is back on its port, connects through it: every connection the
     // emulator saw since came from the proxy (a direct one comes from 127.0.0.1).
     proxy = await startSocksProxy({
@@ -147,7 +147,7 @@ describe('an account behind its own SOCKS5 proxy, against the emulator', () => {
       port: proxy.port,
       routes: routes(),
     });
-    await product.waitStatus(sessionId, 'CONNECTED');
+    await product.waitStatus(accountId, 'CONNECTED');
     const since = emulator.peers.slice(peersBefore);
     expect(since.length).toBeGreaterThan(0);
     expect(new Set(since)).toEqual(new Set(['127.0.0.2']));

@@ -17,17 +17,17 @@ describe('replies to the product, against the emulator', () => {
     w.account(REPLIER);
     w.account(QUIET);
   });
-  let sessionId = '';
+  let accountId = '';
 
   beforeAll(async () => {
-    sessionId = (await product.link(OWN, 'Replies')).sessionId;
+    accountId = (await product.link(OWN, 'Replies')).sessionId;
   });
 
   const optOuts = async () =>
     (await product.call('GET', '/api/opt-outs')).json.optOuts as { phoneNumber: string; source: string }[];
 
   it('a contact writes STOP: the number is on the opt-out list (reply) and its queued recipient fails Opted out, refunded', async () => {
-    const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+    const send = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: [REPLIER, QUIET],
       content: 'Tomorrow’s offer',
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
@@ -69,7 +69,7 @@ describe('replies to the product, against the emulator', () => {
     const expirationOf = (phone: string) =>
       emulator.world.account(phone).inbox.at(-1)?.message?.extendedTextMessage?.contextInfo?.expiration ?? 0;
     const sendTo = async (chatIds: string[], content: string) => {
-      const res = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      const res = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
         chatIds,
         content,
       });
@@ -130,7 +130,7 @@ describe('replies to the product, against the emulator', () => {
     for (const p of [receiver, stopper]) emulator.world.account(p);
     // The receiver's phone confirms 3 s after the message, by when the account is down.
     emulator.setReceiptTiming({ deliveredAfterMs: 3000, readAfterMs: 3500 });
-    const send = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+    const send = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: [receiver],
       content: 'Before the outage',
     });

@@ -71,8 +71,8 @@ describe('faults while sending, through the real Baileys socket', () => {
     await emulator?.stop();
   });
 
-  const send = (sessionId: string, chatIds: string[], content: string) =>
-    product.sendText(sessionId, chatIds, content);
+  const send = (accountId: string, chatIds: string[], content: string) =>
+    product.sendText(accountId, chatIds, content);
   const ended = (jobId: string, ms = 180_000) =>
     waitFor(
       `job ${jobId} to end`,
@@ -89,9 +89,9 @@ describe('faults while sending, through the real Baileys socket', () => {
    * One more message to `contacts`, awaited until each has it: a phone gets an account's stanzas
    * in the order the account sent them, so whatever it sent them before has arrived by then.
    */
-  const sendLater = async (sessionId: string, contacts: string[]) => {
-    const text = `And one more ${sessionId}`;
-    await ended(await send(sessionId, contacts, text));
+  const sendLater = async (accountId: string, contacts: string[]) => {
+    const text = `And one more ${accountId}`;
+    await ended(await send(accountId, contacts, text));
     for (const c of contacts)
       await waitFor(`${c} to get the later message`, async () => received(c, text).length === 1, 30_000);
   };
@@ -106,7 +106,7 @@ describe('faults while sending, through the real Baileys socket', () => {
     await Promise.all(
       cases.map(async ({ own, contact, match }) => {
         emulator.world.account(contact);
-        const { sessionId } = await product.link(own, `429 ${own}`);
+        const { sessionId: accountId } = await product.link(own, `429 ${own}`);
         let refused = false;
         emulator.failNextIqs(
           own,
@@ -119,7 +119,7 @@ describe('faults while sending, through the real Baileys socket', () => {
         );
         const text = `Rate limited once ${own}`;
         const started = Date.now();
-        const jobId = await send(sessionId, [contact], text);
+        const jobId = await send(accountId, [contact], text);
         await waitFor(`the 429 of ${own}`, async () => refused, 60_000);
         // Never failed: a failed recipient stays failed, and this one ends sent.
         const job = await ended(jobId, RATE_LIMIT_PAUSE_MS + 120_000);
@@ -130,7 +130,7 @@ describe('faults while sending, through the real Baileys socket', () => {
         // The setting reaches the account's transport (its default pause is 60 s).
         expect(waited).toBeLessThan(RATE_LIMIT_PAUSE_MS + 30_000);
         await waitFor(`${contact} to get it`, async () => received(contact, text).length === 1, 30_000);
-        await sendLater(sessionId, [contact]);
+        await sendLater(accountId, [contact]);
         expect(received(contact, text)).toHaveLength(1);
         // Nothing reached the phone while the account waited.
         expect(received(contact, text)[0]!.at.getTime() - started).toBeGreaterThanOrEqual(
@@ -146,7 +146,7 @@ describe('faults while sending, through the real Baileys socket', () => {
     const own = '919800004080';
     const contacts = ['919812408001', '919812408002', '919812408003', '919812408004'];
     for (const c of contacts) WORLD_LIDS.set(c, emulator.world.account(c).lid);
-    const { sessionId } = await product.link(own, 'cut mid-send');
+    const { sessionId: accountId } = await product.link(own, 'cut mid-send');
     const before = await product.credits();
     const text = 'Cut in the middle';
     const ids = new Map<string, string[]>();
@@ -162,7 +162,7 @@ describe('faults while sending, through the real Baileys socket', () => {
     const cut3 = emulator.dropOnNext(own, messageTo(contacts[3]!), 'before');
     let cuts = 0;
     for (const cut of [cut1, cut2, cut3]) void cut.then(() => cuts++);
-    const jobId = await send(sessionId, contacts, text);
+    const jobId = await send(accountId, contacts, text);
     const job = await ended(jobId);
     stop();
     expect(cuts).toBe(3);
@@ -171,7 +171,7 @@ describe('faults while sending, through the real Baileys socket', () => {
     for (const c of contacts) expect(byNumber.get(c), c).toMatchObject({ status: 'sent', error: null });
     for (const c of contacts)
       await waitFor(`${c} to get it`, async () => received(c, text).length > 0, 30_000);
-    await sendLater(sessionId, contacts);
+    await sendLater(accountId, contacts);
     expect(contacts.map((c) => received(c, text).length)).toEqual([1, 1, 1, 1]);
     // The two stanzas cut before their ack went again under the same id (the phone that had the
     // third one keeps one copy); the second one's stanza left only after the reconnect.
@@ -189,10 +189,10 @@ describe('faults while sending, through the real Baileys socket', () => {
     const own = '919800004082';
     const contact = '919812408201';
     emulator.world.account(contact);
-    const { sessionId } = await product.link(own, 'lost frame');
+    const { sessionId: accountId } = await product.link(own, 'lost frame');
     const before = await product.credits();
     const lost = emulator.loseNext(own, messageTo(contact));
-    const jobId = await send(sessionId, [contact], 'Lost on the way');
+    const jobId = await send(accountId, [contact], 'Lost on the way');
     await lost;
     const job = await ended(jobId, SEND_TIMEOUT_MS + 60_000);
     expect(job.details[0]).toMatchObject({ status: 'failed', error: 'Send timed out: delivery unknown' });
@@ -204,11 +204,11 @@ describe('faults while sending, through the real Baileys socket', () => {
     const own = '919800004081';
     const contact = '919812408101';
     emulator.world.account(contact);
-    const { sessionId } = await product.link(own, 'slow media');
+    const { sessionId: accountId } = await product.link(own, 'slow media');
     const before = await product.credits();
     const image = await QRCode.toBuffer('slow media host', { type: 'png', width: 200 });
     const sendImage = async (caption: string) => {
-      const res = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      const res = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
         chatIds: [contact],
         type: 'media',
         mime: 'image/png',
@@ -224,7 +224,7 @@ describe('faults while sending, through the real Baileys socket', () => {
 
     emulator.media.delayMs = SEND_TIMEOUT_MS + 7000;
     const slow = await ended(await sendImage('Too slow'));
-    // The upload gives up before the send's own timeout (sessions/transports.ts),
+    // The upload gives up before the send's own timeout (accounts/transports.ts),
     // so the recipient fails with rc14's own words (Utils/messages-media.js getWAUploadToServer)
     // instead of a relay that might still go on.
     expect(slow.details[0]).toMatchObject({ status: 'failed', error: 'Media upload failed on all hosts' });

@@ -23,10 +23,10 @@ describe('a status post, against the emulator', () => {
     w.account(NO_LID).lidWithheld = true;
     w.statusViewers = new Set(VIEWERS);
   });
-  let sessionId = '';
+  let accountId = '';
 
   beforeAll(async () => {
-    sessionId = (await product.link(OWN, 'Status')).sessionId;
+    accountId = (await product.link(OWN, 'Status')).sessionId;
   });
 
   /** The post's job once every phone has it (delivered) and the two viewers have viewed it. */
@@ -45,7 +45,7 @@ describe('a status post, against the emulator', () => {
 
   /** A message to the three, awaited until sent: they are then "everyone messaged". */
   const messageEveryone = async (content: string) => {
-    const hello = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+    const hello = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: [...VIEWERS, QUIET],
       content,
     });
@@ -63,7 +63,7 @@ describe('a status post, against the emulator', () => {
     await messageEveryone('Hello from the shop');
     const credits = await product.credits();
 
-    const post = await product.call('POST', `/api/session/${sessionId}/sendStatus`, {
+    const post = await product.call('POST', `/api/session/${accountId}/sendStatus`, {
       type: 'text',
       content: 'Open on Sunday',
       backgroundColor: '#FF7A00',
@@ -109,7 +109,7 @@ describe('a status post, against the emulator', () => {
     // into its userReceipt) instead of being emitted: phones that answer at once.
     emulator.setReceiptTiming({ deliveredAfterMs: 0, readAfterMs: 5 });
     try {
-      const hello = await product.call('POST', `/api/session/${sessionId}/sendIndividualMessage`, {
+      const hello = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
         chatIds: [...VIEWERS, QUIET],
         content: 'Open on Monday too',
       });
@@ -125,7 +125,7 @@ describe('a status post, against the emulator', () => {
       );
       expect(texts.details.every((d) => d.deliveredAt)).toBe(true);
 
-      const post = await product.call('POST', `/api/session/${sessionId}/sendStatus`, {
+      const post = await product.call('POST', `/api/session/${accountId}/sendStatus`, {
         type: 'text',
         content: 'Closed on Tuesday',
         audience: { everyoneMessaged: true },
@@ -149,7 +149,7 @@ describe('a status post, against the emulator', () => {
       if (toStatus(n)) ids.push(n.attrs.id ?? '');
     });
     const cut = emulator.dropOnNext(OWN, toStatus, 'after');
-    const post = await product.call('POST', `/api/session/${sessionId}/sendStatus`, {
+    const post = await product.call('POST', `/api/session/${accountId}/sendStatus`, {
       type: 'text',
       content: 'Closed on Monday',
       audience: { everyoneMessaged: true },
@@ -185,7 +185,7 @@ describe('a status post, against the emulator', () => {
     const stop = emulator.watch((c, n) => {
       if (c.account?.phone === OWN && n.tag === 'message' && n.attrs.to === 'status@broadcast') posts.push(n);
     });
-    const post = await product.call('POST', `/api/session/${sessionId}/sendStatus`, {
+    const post = await product.call('POST', `/api/session/${accountId}/sendStatus`, {
       type: 'text',
       content: 'Sale on Friday',
       audience: { everyoneMessaged: true },
@@ -222,7 +222,7 @@ describe('a status post, against the emulator', () => {
     // rc14's own copy (MessageRetryManager) lives with its socket: after a reconnect only the kept one answers.
     expect(emulator.drop(OWN)).toBe(1);
     await waitFor('a new login', async () => emulator.connectionsOf(OWN).length === 1, 120_000, 250);
-    await product.waitStatus(sessionId, 'CONNECTED');
+    await product.waitStatus(accountId, 'CONNECTED');
     posts.length = 0;
     emulator.retryReceipt(OWN, { id, from: 'status@broadcast', participant: lidOf(QUIET), count: 1 });
     // rc14 found the post (getMessage: without a copy it logs 'message not available' and sends
@@ -250,7 +250,7 @@ describe('a status post, against the emulator', () => {
     const listId = ((await imported.json()) as { list: { id: string } }).list.id;
     const credits = await product.credits();
 
-    const post = await product.call('POST', `/api/session/${sessionId}/sendStatus`, {
+    const post = await product.call('POST', `/api/session/${accountId}/sendStatus`, {
       type: 'text',
       content: 'Open late on Saturday',
       audience: { contactListIds: [listId] },

@@ -9,10 +9,10 @@ import type { CachedGroup, GroupInfo } from '../../src/transport/types.ts';
 import { waitFor } from '../wait.ts';
 
 /** An AuthStore in memory, kept across the transport's sockets like the database's. */
-function memoryAuthStore(sessionId: string): AuthStore {
+function memoryAuthStore(accountId: string): AuthStore {
   const rows = new Map<string, string>();
   return {
-    sessionId,
+    sessionId: accountId,
     read: async (key) => rows.get(key) ?? null,
     readMany: async (keys) => new Map(keys.flatMap((k) => (rows.has(k) ? [[k, rows.get(k)!]] : []))),
     write: async (entries: AuthEntry[]) => {
@@ -44,8 +44,8 @@ export function memoryNumberStore(queue: () => string[]): NumberStore {
 
 /**
  * The product's Baileys transport in this process, on the real rc14 socket against the emulator:
- * its storage port in memory, the session's group cache a map fed by its own events (as the
- * session runner feeds the database). For tests that need this process's clock (vi.setSystemTime)
+ * its storage port in memory, the account's group cache a map fed by its own events (as the
+ * account runner feeds the database). For tests that need this process's clock (vi.setSystemTime)
  * or the transport's own answers.
  */
 export async function linkedTransport(
@@ -95,7 +95,7 @@ export async function linkedTransport(
   const shown = await waitFor('a QR', async () => qr, 60_000, 50);
   await emulator.phone(phone).scan(shown);
   await waitFor('the transport open', async () => transport.state === 'open', 60_000, 50);
-  // The session runner's first group sync (sessions/group-sync.ts).
+  // The account runner's first group sync (accounts/group-sync.ts).
   for (const g of await transport.fetchGroups()) groups.set(g.id, { ...g, isAdmin: isAdmin(g) });
   /** The process restarts: this transport closes and a new one logs in with the stored keys. */
   const restart = async () => {

@@ -1,11 +1,11 @@
 import type { GroupMetadata } from 'baileys';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { waGroups, waSessions } from '../../src/db/schema.ts';
+import { type AccountRunner, startAccountRunner, type TransportBuilder } from '../../src/accounts/runner.ts';
+import { groupLookup } from '../../src/accounts/transports.ts';
+import { accounts, waGroups } from '../../src/db/schema.ts';
 import { type Dispatcher, startDispatcher } from '../../src/messaging/engine/dispatcher.ts';
 import { startOutcomeBatches } from '../../src/messaging/outcome-batches.ts';
-import { type SessionRunner, startSessionRunner, type TransportBuilder } from '../../src/sessions/runner.ts';
-import { groupLookup } from '../../src/sessions/transports.ts';
 import { createDbAuthStore } from '../../src/transport/auth-store.ts';
 import {
   type BaileysOptions,
@@ -16,9 +16,9 @@ import { restrictionSteps } from '../../src/transport/restriction-steps.ts';
 import { sentCopies } from '../../src/transport/sent-messages.ts';
 import { buildUser, createTestApp, type DbKind, late, loginToken, type TestApp } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
+import { createAccount } from './accounts.ts';
 import { type FakeSocket, fakeSocketMaker } from './baileys-socket.ts';
 import { expectLedgerMatches } from './messaging.ts';
-import { createInstance } from './sessions.ts';
 
 export const OWN_PN = '919876543210';
 export const OWN_LID = '201234567890123';
@@ -52,7 +52,7 @@ export function groupFixture(
 export type BaileysRig = Awaited<ReturnType<typeof baileysRig>>;
 
 /**
- * The product with the session runner driving BaileysTransport over fake rc14 sockets (and, with
+ * The product with the account runner driving BaileysTransport over fake rc14 sockets (and, with
  * `dispatch`, the dispatcher sending jobs through them).
  */
 export async function baileysRig(
@@ -61,8 +61,8 @@ export async function baileysRig(
 ) {
   const maker = fakeSocketMaker();
   const transports = new Map<string, BaileysTransport>();
-  /** Whose socket each is: another session's reconnect may make one between two of a test's. */
-  const sessionOf = new Map<FakeSocket, string>();
+  /** Whose socket each is: another account's reconnect may make one between two of a test's. */
+  const accountOf = new Map<FakeSocket, string>();
   // Kept like socket.ts fetchLatestVersion keeps it: looked up once, again after `forget` (a 405).
   let known: Promise<WaVersion | null> | null = null;
   const versions = {
@@ -78,18 +78,18 @@ export async function baileysRig(
       known = null;
     },
   };
-  const builder: TransportBuilder = async (ctx, session) => {
-    const tr = new BaileysTransport(session, {
+  const builder: TransportBuilder = async (ctx, account) => {
+    const tr = new BaileysTransport(account, {
       storage: {
-        auth: createDbAuthStore(ctx.db, session.sessionId),
-        sentCopy: sentCopies(ctx.db, session.sessionId),
-        restrictionSteps: restrictionSteps(ctx.db, session.sessionId),
+        auth: createDbAuthStore(ctx.db, account.sessionId),
+        sentCopy: sentCopies(ctx.db, account.sessionId),
+        restrictionSteps: restrictionSteps(ctx.db, account.sessionId),
       },
       log: ctx.log,
-      groups: groupLookup(ctx, session.sessionId),
+      groups: groupLookup(ctx, account.sessionId),
       makeSocket: (config) => {
         const socket = maker.make(config);
-        sessionOf.set(maker.sockets[maker.sockets.length - 1]!, session.sessionId);
+        accountOf.set(maker.sockets[maker.sockets.length - 1]!, account.sessionId);
         return socket;
       },
       inviteCodeSpacingMs: 100,
@@ -106,7 +106,7 @@ export async function baileysRig(
       mediaUploadTimeoutMs: ctx.config.sendTimeoutMs,
       ...options.transport,
     });
-    transports.set(session.sessionId, tr);
+    transports.set(account.sessionId, tr);
     return tr;
   };
   const t: TestApp = await createTestApp(kind, {
@@ -115,44 +115,44 @@ export async function baileysRig(
     ...options.env,
   });
   // The product's wiring of what the accounts receive (an opt-out keyword opts the sender out).
-  const runner: SessionRunner = await startSessionRunner(t.ctx, builder);
+  const runner: AccountRunner = await startAccountRunner(t.ctx, builder);
   const outcomes = startOutcomeBatches(t.ctx, runner);
   const dispatcher: Dispatcher | null = options.dispatch
     ? await startDispatcher(t.ctx, runner, { pollMs: 200, sweepMs: 100 })
     : null;
 
-  /** The sockets made for one session, in order. */
-  const socketsOf = (sessionId: string) => maker.sockets.filter((s) => sessionOf.get(s) === sessionId);
+  /** The sockets made for one account, in order. */
+  const socketsOf = (accountId: string) => maker.sockets.filter((s) => accountOf.get(s) === accountId);
 
-  const row = async (sessionId: string) =>
-    (await t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId)))[0]!;
+  const row = async (accountId: string) =>
+    (await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId)))[0]!;
 
   /** Creates an instance for a new user (a user may have at most 10) and waits for its first socket. */
   async function start(name: string, user: { credits?: number } = {}) {
     const created = await buildUser(t, { credits: user.credits ?? 0, isBulkMessagingEnabled: true });
     const token = await loginToken(t.app, created.username);
     const from = maker.sockets.length;
-    const sessionId = await createInstance(t, token, { phoneNumber: OWN_PN, sessionName: name });
-    // This session's first socket: a session of an earlier test may still be reconnecting.
+    const accountId = await createAccount(t, token, { phoneNumber: OWN_PN, sessionName: name });
+    // This account's first socket: an account of an earlier test may still be reconnecting.
     const first = await waitFor(
       'first socket',
-      async () => maker.sockets.find((s, i) => i >= from && sessionOf.get(s) === sessionId),
+      async () => maker.sockets.find((s, i) => i >= from && accountOf.get(s) === accountId),
       15_000,
     );
-    return { sessionId, first, index: maker.sockets.indexOf(first), token, user: created };
+    return { sessionId: accountId, first, index: maker.sockets.indexOf(first), token, user: created };
   }
 
   /** Pairs the first socket, restarts (515) and opens the second; resolves once CONNECTED. */
-  async function pairAndOpen(sessionId: string, s1: FakeSocket, index: number): Promise<FakeSocket> {
+  async function pairAndOpen(accountId: string, s1: FakeSocket, index: number): Promise<FakeSocket> {
     s1.ev.emit('connection.update', { qr: 'QR-REF-1' });
-    await waitFor('QR in DB', async () => (await row(sessionId)).qr === 'QR-REF-1', 15_000);
+    await waitFor('QR in DB', async () => (await row(accountId)).qr === 'QR-REF-1', 15_000);
     // Pairing: WhatsApp gives the creds an identity, then asks for a restart (515).
     s1.pairSuccess({ id: `${OWN_PN}:7@s.whatsapp.net`, lid: `${OWN_LID}:7@lid` });
-    await waitFor('creds saved', async () => (await row(sessionId)).hasCredentials, 15_000);
+    await waitFor('creds saved', async () => (await row(accountId)).hasCredentials, 15_000);
     s1.close(515, 'Stream Errored (restart required)');
     const s2 = await waitFor(
       'new socket after 515',
-      async () => socketsOf(sessionId).find((s) => maker.sockets.indexOf(s) > index),
+      async () => socketsOf(accountId).find((s) => maker.sockets.indexOf(s) > index),
       15_000,
     );
     expect(s2).not.toBe(s1);
@@ -165,19 +165,19 @@ export async function baileysRig(
     };
     // Open, but rc14 still buffers the login's events: nothing is sent before receivedPendingNotifications.
     s2.open();
-    // A group the socket reports after 'open' reaches the database through the session's one
+    // A group the socket reports after 'open' reaches the database through the account's one
     // queue of events (driver.ts run), behind an 'open' the transport would have passed on at once.
     const owned = '120363000000000003@g.us';
     s2.ev.emit('groups.upsert', [s2.groups[owned]]);
     await waitFor('the group reported after open', async () =>
-      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId))).some(
+      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId))).some(
         (g) => g.groupId === owned,
       ),
     );
-    expect((await row(sessionId)).status).not.toBe('CONNECTED');
-    expect(runner.transportFor(sessionId)).toBeUndefined();
+    expect((await row(accountId)).status).not.toBe('CONNECTED');
+    expect(runner.transportFor(accountId)).toBeUndefined();
     s2.flushLogin();
-    await waitFor('CONNECTED', async () => (await row(sessionId)).status === 'CONNECTED', 10_000);
+    await waitFor('CONNECTED', async () => (await row(accountId)).status === 'CONNECTED', 10_000);
     return s2;
   }
 
@@ -233,11 +233,11 @@ export function baileysRigFor(kind: DbKind, options: Parameters<typeof baileysRi
     runner: late(() => now().runner),
     transports: late(() => now().transports),
     maker: late(() => now().maker),
-    row: (sessionId: string) => now().row(sessionId),
+    row: (accountId: string) => now().row(accountId),
     start: (...args: Parameters<BaileysRig['start']>) => now().start(...args),
     pairAndOpen: (...args: Parameters<BaileysRig['pairAndOpen']>) => now().pairAndOpen(...args),
     connected: (name: string, credits: number) => now().connected(name, credits, users),
-    socketsOf: (sessionId: string) => now().socketsOf(sessionId),
+    socketsOf: (accountId: string) => now().socketsOf(accountId),
     versionLookups: () => now().versions.lookups,
   };
 }

@@ -16,8 +16,8 @@ export function connectBody(fake: FakeGraphApi, over: Record<string, string> = {
   };
 }
 
-/** `POST /api/cloud-instances` as the user `token`, which must answer 200: the new session's id. */
-export async function postCloudInstance(
+/** `POST /api/cloud-instances` as the user `token`, which must answer 200: the new account's id. */
+export async function postCloudAccount(
   app: TestApp['app'],
   token: string,
   body: ReturnType<typeof connectBody>,
@@ -34,7 +34,7 @@ export async function postCloudInstance(
 
 /**
  * Connects the fake's number as a Cloud API account of the user `token`, points the fake's
- * webhooks at the app listening on `base`, and resolves with the session id once CONNECTED.
+ * webhooks at the app listening on `base`, and resolves with the account id once CONNECTED.
  */
 export async function connectCloudAccount(
   t: TestApp,
@@ -42,14 +42,14 @@ export async function connectCloudAccount(
   base: string,
   token: string,
 ): Promise<string> {
-  const sessionId = await postCloudInstance(t.app, token, connectBody(fake));
-  fake.state.webhook = { url: `${base}/api/cloud/webhook/${sessionId}`, retryDelayMs: 100, maxAttempts: 20 };
+  const accountId = await postCloudAccount(t.app, token, connectBody(fake));
+  fake.state.webhook = { url: `${base}/api/cloud/webhook/${accountId}`, retryDelayMs: 100, maxAttempts: 20 };
   await waitFor('the Cloud account connected', async () => {
     const list = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) });
     return (
-      list.json().sessions.find((s: { sessionId: string }) => s.sessionId === sessionId)?.status ===
+      list.json().sessions.find((s: { sessionId: string }) => s.sessionId === accountId)?.status ===
       'CONNECTED'
     );
   });
-  return sessionId;
+  return accountId;
 }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { waSessions } from '../../src/db/schema.ts';
+import { accounts } from '../../src/db/schema.ts';
 import { type Engine, startEngine } from '../../src/engine.ts';
 import {
   account,
@@ -21,10 +21,10 @@ import { expectLedgerMatches } from './messaging.ts';
  * Posts `body` to the account's webhook route signed with `appSecret`, as Meta signs it (and as
  * the account's owner, who typed the secret, could).
  */
-export function postSignedWebhook(t: TestApp, sessionId: string, body: string, appSecret: string) {
+export function postSignedWebhook(t: TestApp, accountId: string, body: string, appSecret: string) {
   return t.app.inject({
     method: 'POST',
-    url: `/api/cloud/webhook/${sessionId}`,
+    url: `/api/cloud/webhook/${accountId}`,
     headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature(body, appSecret) },
     payload: body,
   });
@@ -51,7 +51,7 @@ export type CloudRig = {
   /** The users a test made: their ledgers are checked after each test. */
   users: Set<string>;
   post(token: string, url: string, payload: unknown): ReturnType<TestApp['app']['inject']>;
-  /** Connects the fake's number as a Cloud account of the user `token` (its webhooks go to `base`); its session id. */
+  /** Connects the fake's number as a Cloud account of the user `token` (its webhooks go to `base`); its account id. */
   connect(token: string): Promise<string>;
   /** A user with a connected Cloud account whose webhook the fake posts to. */
   cloudAccount(credits?: number): Promise<Awaited<ReturnType<typeof account>> & { sessionId: string }>;
@@ -95,7 +95,7 @@ export function useCloudApp(kind: DbKind, env: Record<string, string> = {}): Clo
   afterEach(async () => {
     await expectLedgerMatches(rig.t.db, rig.users);
     await rig.fake.flush();
-    await rig.t.db.delete(waSessions).where(eq(waSessions.kind, 'cloud'));
+    await rig.t.db.delete(accounts).where(eq(accounts.kind, 'cloud'));
     rig.fake.state.recipientErrors = {};
     rig.fake.state.webhook = undefined;
   });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll } from 'vitest';
 import { type DbKind, testAppFor } from '../helpers.ts';
-import { buildJob, sessionOwner } from './messaging.ts';
+import { accountOwner, buildJob } from './messaging.ts';
 
 export const n = (i: number) => `91980003${String(i).padStart(4, '0')}`;
 export const jid = (i: number) => `${n(i)}@s.whatsapp.net`;
@@ -14,24 +14,24 @@ export const jid = (i: number) => `${n(i)}@s.whatsapp.net`;
 export async function jobOfOutcomes(
   t: { db: Parameters<typeof buildJob>[0]['db'] },
   userId: string,
-  sessionId: string,
+  accountId: string,
   values: Parameters<typeof buildJob>[3] = {},
 ) {
-  const jobId = await buildJob(t, userId, sessionId, { audience: 'individuals', total: 11, ...values });
+  const jobId = await buildJob(t, userId, accountId, { audience: 'individuals', total: 11, ...values });
   const at = sql`now() - interval '1 hour'`;
   await t.db.execute(
     sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, status, delivered_at, read_at, replied_at, error) VALUES
-      (${jobId}, ${sessionId}, ${jid(1)}, 'sent', NULL, NULL, NULL, NULL),
-      (${jobId}, ${sessionId}, ${jid(2)}, 'sent', NULL, NULL, NULL, NULL),
-      (${jobId}, ${sessionId}, ${jid(3)}, 'sent', ${at}, NULL, NULL, NULL),
-      (${jobId}, ${sessionId}, ${jid(4)}, 'sent', ${at}, ${at}, NULL, NULL),
-      (${jobId}, ${sessionId}, ${jid(5)}, 'sent', ${at}, ${at}, NULL, NULL),
-      (${jobId}, ${sessionId}, ${jid(6)}, 'sent', ${at}, ${at}, ${at}, NULL),
-      (${jobId}, ${sessionId}, ${jid(7)}, 'sent', ${at}, NULL, ${at}, NULL),
-      (${jobId}, ${sessionId}, ${jid(8)}, 'failed', NULL, NULL, NULL, 'Session is not connected'),
-      (${jobId}, ${sessionId}, ${jid(9)}, 'failed', NULL, NULL, NULL, 'Not on WhatsApp'),
-      (${jobId}, ${sessionId}, ${jid(10)}, 'queued', NULL, NULL, NULL, NULL),
-      (${jobId}, ${sessionId}, ${jid(11)}, 'cancelled', NULL, NULL, NULL, NULL)`,
+      (${jobId}, ${accountId}, ${jid(1)}, 'sent', NULL, NULL, NULL, NULL),
+      (${jobId}, ${accountId}, ${jid(2)}, 'sent', NULL, NULL, NULL, NULL),
+      (${jobId}, ${accountId}, ${jid(3)}, 'sent', ${at}, NULL, NULL, NULL),
+      (${jobId}, ${accountId}, ${jid(4)}, 'sent', ${at}, ${at}, NULL, NULL),
+      (${jobId}, ${accountId}, ${jid(5)}, 'sent', ${at}, ${at}, NULL, NULL),
+      (${jobId}, ${accountId}, ${jid(6)}, 'sent', ${at}, ${at}, ${at}, NULL),
+      (${jobId}, ${accountId}, ${jid(7)}, 'sent', ${at}, NULL, ${at}, NULL),
+      (${jobId}, ${accountId}, ${jid(8)}, 'failed', NULL, NULL, NULL, 'Session is not connected'),
+      (${jobId}, ${accountId}, ${jid(9)}, 'failed', NULL, NULL, NULL, 'Not on WhatsApp'),
+      (${jobId}, ${accountId}, ${jid(10)}, 'queued', NULL, NULL, NULL, NULL),
+      (${jobId}, ${accountId}, ${jid(11)}, 'cancelled', NULL, NULL, NULL, NULL)`,
   );
   return jobId;
 }
@@ -45,7 +45,7 @@ export function useJobOfOutcomes(kind: DbKind) {
   const t = testAppFor(kind, {}, users);
   const o = { token: '', userId: '', sessionId: '', jobId: '' };
   beforeAll(async () => {
-    const owner = await sessionOwner(t, { credits: 100, track: users });
+    const owner = await accountOwner(t, { credits: 100, track: users });
     o.token = owner.token;
     o.sessionId = owner.sessionId;
     o.userId = owner.user.id;

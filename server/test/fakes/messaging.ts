@@ -4,36 +4,36 @@ import { expect } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
 import type { Db } from '../../src/db/client.ts';
 import {
+  accounts,
   creditLedger,
   messageJobRecipients,
   messageJobs,
   users,
   waGroups,
-  waSessions,
 } from '../../src/db/schema.ts';
 import type { App } from '../../src/http/types.ts';
 import { newId } from '../../src/ids.ts';
 import { account, bearer, type TestApp } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
-import { createInstance } from './sessions.ts';
+import { createAccount } from './accounts.ts';
 
 /** A user who can sign in (`account`'s options) and a session of theirs (buildSession's row). */
-export async function sessionOwner(t: TestApp, opts: Parameters<typeof account>[1] = {}) {
+export async function accountOwner(t: TestApp, opts: Parameters<typeof account>[1] = {}) {
   const a = await account(t, opts);
-  return { ...a, sessionId: await buildSession(t, a.user.id) };
+  return { ...a, sessionId: await buildAccount(t, a.user.id) };
 }
 
-/** A wa_sessions row the way the sessions service writes it; CONNECTED and leased to `ownerNode` by default. */
-export async function buildSession(
+/** A wa_sessions row the way the accounts service writes it; CONNECTED and leased to `ownerNode` by default. */
+export async function buildAccount(
   t: { db: Db },
   userId: string,
   opts: { ownerNode?: string | null; status?: 'CONNECTED' | 'DISCONNECTED' | 'PENDING'; phone?: string } = {},
 ): Promise<string> {
   const phone = opts.phone ?? `91${crypto.randomInt(1_000_000_000, 9_999_999_999)}`;
-  const sessionId = `${phone}_${crypto.randomBytes(3).toString('hex')}`;
-  await t.db.insert(waSessions).values({
+  const accountId = `${phone}_${crypto.randomBytes(3).toString('hex')}`;
+  await t.db.insert(accounts).values({
     id: crypto.randomUUID(),
-    sessionId,
+    sessionId: accountId,
     userId,
     phoneNumber: phone,
     sessionName: 'Test session',
@@ -41,21 +41,21 @@ export async function buildSession(
     ownerNode: opts.ownerNode ?? null,
     leaseExpiresAt: opts.ownerNode ? new Date(Date.now() + 3_600_000) : null,
   });
-  return sessionId;
+  return accountId;
 }
 
 /** A job row of `userId` on `sessionId` with no recipients: a text to groups, completed unless `values` say otherwise. */
 export async function buildJob(
   t: { db: Db },
   userId: string,
-  sessionId: string,
+  accountId: string,
   values: Partial<typeof messageJobs.$inferInsert> = {},
 ): Promise<string> {
   const id = newId();
   await t.db.insert(messageJobs).values({
     id,
     userId,
-    sessionId,
+    sessionId: accountId,
     audience: 'groups',
     messageType: 'text',
     content: 'hi',
@@ -66,13 +66,13 @@ export async function buildJob(
   return id;
 }
 
-export async function buildGroups(t: { db: Db }, sessionId: string, sizes: number[]): Promise<string[]> {
+export async function buildGroups(t: { db: Db }, accountId: string, sizes: number[]): Promise<string[]> {
   const ids: string[] = [];
   for (const [i, size] of sizes.entries()) {
     const groupId = `1203630${crypto.randomInt(10_000_000, 99_999_999)}${i}@g.us`;
     ids.push(groupId);
     await t.db.insert(waGroups).values({
-      sessionId,
+      sessionId: accountId,
       groupId,
       subject: `Group ${i + 1}`,
       participants: Array.from({ length: size }, (_, k) => ({
@@ -86,12 +86,12 @@ export async function buildGroups(t: { db: Db }, sessionId: string, sizes: numbe
   return ids;
 }
 
-/** Groups with the given ids in a session's list (subject = id): the group route sends only to listed groups. */
-export async function buildNamedGroups(t: { db: Db }, sessionId: string, ids: string[]): Promise<void> {
+/** Groups with the given ids in an account's list (subject = id): the group route sends only to listed groups. */
+export async function buildNamedGroups(t: { db: Db }, accountId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await t.db
     .insert(waGroups)
-    .values(ids.map((groupId) => ({ sessionId, groupId, subject: groupId, participants: [] })))
+    .values(ids.map((groupId) => ({ sessionId: accountId, groupId, subject: groupId, participants: [] })))
     .onConflictDoNothing();
 }
 
@@ -141,19 +141,19 @@ export async function recipientsOf(db: Db, jobId: string) {
 
 /**
  * For "held, not failed" checks in place of a sleep: returns once the engine has failed a job
- * queued now on an account that cannot send (a new user's session that never links) as waiting
+ * queued now on an account that cannot send (a new user's account that never links) as waiting
  * longer than SESSION_WAIT_MS. Whatever waited since before this call has waited longer, through
  * at least one sweep. `track`: the ledgers checked after the test.
  */
-export async function pastSessionWait(t: TestApp, track?: Set<string>): Promise<void> {
+export async function pastAccountWait(t: TestApp, track?: Set<string>): Promise<void> {
   const { user, token } = await account(t, { credits: 1, ...(track ? { track } : {}) });
-  const sessionId = await createInstance(t, token, {
+  const accountId = await createAccount(t, token, {
     phoneNumber: `91${crypto.randomInt(6_000_000_000, 9_999_999_999)}`,
     sessionName: 'Never linked',
   });
   const res = await t.app.inject({
     method: 'POST',
-    url: `/api/session/${sessionId}/sendIndividualMessage`,
+    url: `/api/session/${accountId}/sendIndividualMessage`,
     headers: bearer(token),
     payload: { chatIds: ['919899999999'], content: 'Waits for its account' },
   });
@@ -167,7 +167,7 @@ export async function pastSessionWait(t: TestApp, track?: Set<string>): Promise<
   expect(await balanceOf(t.db, user.id)).toBe(1);
 }
 
-/** Job Details' Retry Failed of the user `token` (`payload`: the session to send through, if another); the answer as it came. */
+/** Job Details' Retry Failed of the user `token` (`payload`: the account to send through, if another); the answer as it came. */
 export const retryJob = (app: App, token: string, jobId: string, payload: object = {}) =>
   app.inject({
     method: 'POST',

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { waGroups } from '../../src/db/schema.ts';
 import { appWithEngine, bearer, buildUser, type DbKind, late, loginToken } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
-import { connectedInstance } from './sessions.ts';
+import { connectedAccount } from './accounts.ts';
 
 export type ReceivedCall = {
   path: string;
@@ -82,7 +82,7 @@ export function webhookEngine(kind: DbKind) {
   const receiverNow = late(() => receiver!);
 
   /**
-   * A user with 50 credits whose webhook sends `events` to the receiver, and their session on
+   * A user with 50 credits whose webhook sends `events` to the receiver, and their account on
    * `phone`, linked, its 6 groups cached.
    */
   async function subscriber(events: string[], phone: string) {
@@ -96,12 +96,12 @@ export function webhookEngine(kind: DbKind) {
     });
     expect(created.statusCode, created.body).toBe(200);
     const webhook = created.json().webhook as { id: string; secret: string };
-    const sessionId = await connectedInstance(t, token, phone);
+    const accountId = await connectedAccount(t, token, phone);
     const groups = await waitFor('groups cached', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
       return rows.length === 6 ? rows : null;
     });
-    return { user, token, webhook, sessionId, groups };
+    return { user, token, webhook, sessionId: accountId, groups };
   }
   return { t, receiver: receiverNow, subscriber };
 }

@@ -2,9 +2,9 @@ import { WEBHOOK_PAYLOADS } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
+import { connectedAccount } from '../fakes/accounts.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
 import { balanceOf, expectLedgerChain, waitForJobEnd } from '../fakes/messaging.ts';
-import { connectedInstance } from '../fakes/sessions.ts';
 import { account, bearer, DB_KINDS } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
@@ -25,7 +25,7 @@ describe.each(DB_KINDS)('the Inbox on %s', (kind) => {
   async function twoAccounts(credits = 20) {
     const a = await rig.cloudAccount(credits);
     phoneSeq += 1;
-    const linked = await connectedInstance(rig.t, a.token, String(phoneSeq));
+    const linked = await connectedAccount(rig.t, a.token, String(phoneSeq));
     return { ...a, cloud: a.sessionId, linked };
   }
   const get = (token: string, url: string) =>
@@ -35,8 +35,8 @@ describe.each(DB_KINDS)('the Inbox on %s', (kind) => {
     expect(res.statusCode, res.body).toBe(200);
     return res.json() as { threads: Array<Record<string, unknown>>; nextCursor: string | null };
   };
-  const inbound = (token: string, sessionId: string, payload: object) =>
-    rig.post(token, `/api/simulator/sessions/${sessionId}/inbound`, payload);
+  const inbound = (token: string, accountId: string, payload: object) =>
+    rig.post(token, `/api/simulator/sessions/${accountId}/inbound`, payload);
 
   it('keeps one thread per person across a Cloud number and a linked phone, joined when Meta shows the number beside the BSUID', async () => {
     const a = await twoAccounts();

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { keepIncoming } from '../../src/messaging/inbox/incoming.ts';
 import { sentPolls } from '../../src/transport/sent-polls.ts';
+import { connectedAccount } from '../fakes/accounts.ts';
 import { waitForJobEnd } from '../fakes/messaging.ts';
-import { connectedInstance } from '../fakes/sessions.ts';
 import { account, appWithEngine, bearer, DB_KINDS } from '../helpers.ts';
 
 /**
@@ -20,11 +20,11 @@ describe.each(DB_KINDS)('poll votes on %s', (kind) => {
   it("keeps a poll job's own secret, finds it by a sent message's id, and never shows it", async () => {
     const a = await account(t, { credits: 10 });
     phoneSeq += 1;
-    const sessionId = await connectedInstance(t, a.token, String(phoneSeq));
+    const accountId = await connectedAccount(t, a.token, String(phoneSeq));
     const send = (chatIds: string[]) =>
       t.app.inject({
         method: 'POST',
-        url: `/api/session/${sessionId}/sendIndividualMessage`,
+        url: `/api/session/${accountId}/sendIndividualMessage`,
         headers: bearer(a.token),
         payload: {
           chatIds,
@@ -45,7 +45,7 @@ describe.each(DB_KINDS)('poll votes on %s', (kind) => {
     const rows = await queryRows<{ job_id: string; message_id: string; poll_secret: Uint8Array }>(
       t.db,
       sql`SELECT r.job_id, r.message_id, j.poll_secret FROM message_job_recipients r
-          JOIN message_jobs j ON j.id = r.job_id WHERE r.session_id = ${sessionId} ORDER BY r.id`,
+          JOIN message_jobs j ON j.id = r.job_id WHERE r.session_id = ${accountId} ORDER BY r.id`,
     );
     expect(rows).toHaveLength(3);
     const secrets = rows.map((r) => Buffer.from(r.poll_secret).toString('hex'));
@@ -54,7 +54,7 @@ describe.each(DB_KINDS)('poll votes on %s', (kind) => {
     expect(secrets[0]).toBe(secrets[1]);
     expect(secrets[2]).not.toBe(secrets[0]);
 
-    const lookup = sentPolls(t.db, sessionId);
+    const lookup = sentPolls(t.db, accountId);
     const found = await lookup(rows[2]!.message_id);
     expect(found && { options: found.options, secret: found.secret.toString('hex') }).toEqual({
       options: ['Red', 'Green'],
@@ -82,7 +82,7 @@ describe.each(DB_KINDS)('poll votes on %s', (kind) => {
   it('a vote is kept with the options it chose; a vote on an unknown poll with none; the webhook says which', async () => {
     const a = await account(t);
     phoneSeq += 1;
-    const sessionId = await connectedInstance(t, a.token, String(phoneSeq));
+    const accountId = await connectedAccount(t, a.token, String(phoneSeq));
     const hook = await t.app.inject({
       method: 'POST',
       url: '/api/webhooks',
@@ -90,7 +90,7 @@ describe.each(DB_KINDS)('poll votes on %s', (kind) => {
       payload: { url: 'http://127.0.0.1:9/hook', events: ['message.received'] },
     });
     expect(hook.statusCode, hook.body).toBe(200);
-    const acct = { sessionId, userId: a.user.id };
+    const acct = { sessionId: accountId, userId: a.user.id };
     const from = '919811300201@s.whatsapp.net';
     const at = (s: number) => new Date(Date.UTC(2026, 2, 2, 10, 0, s));
     await keepIncoming(t.ctx, acct, {

@@ -4,12 +4,12 @@ import { queryRows } from '../../src/db/client.ts';
 import { createDueFollowUps } from '../../src/messaging/follow-up/scheduled.ts';
 import { jid, jobOfOutcomes, n, useJobOfOutcomes } from '../fakes/follow-ups.ts';
 import {
+  accountOwner,
   balanceOf,
   buildJob,
   expectLedgerChain,
   jobRow,
   recipientsOf,
-  sessionOwner,
 } from '../fakes/messaging.ts';
 import { bearer, DB_KINDS } from '../helpers.ts';
 
@@ -42,7 +42,7 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
   });
 
   it('another user’s job is not found; a group job or a Status post has no segments', async () => {
-    const other = await sessionOwner(t, { track: users });
+    const other = await accountOwner(t, { track: users });
     expect((await segments(o.jobId, other.token)).json()).toMatchObject({ message: 'Job not found' });
     const groups = await buildJob(t, o.userId, o.sessionId);
     const res = await segments(groups);
@@ -155,7 +155,7 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
   });
 
   it('a scheduled follow-up the balance cannot pay is kept failed with the reason, charging nothing', async () => {
-    const poor = await sessionOwner(t, { credits: 1, track: users });
+    const poor = await accountOwner(t, { credits: 1, track: users });
     const source = await jobOfOutcomes(t, poor.user.id, poor.sessionId);
     const res = await follow(
       source,

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { messageJobs } from '../../src/db/schema.ts';
-import { balanceOf, sessionOwner } from '../fakes/messaging.ts';
+import { accountOwner, balanceOf } from '../fakes/messaging.ts';
 import { bearer, DB_KINDS, testAppFor } from '../helpers.ts';
 
 /** Idempotency-Key on both send routes: a repeat answers the first job and charges nothing again. */
@@ -10,13 +10,13 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
   const t = testAppFor(kind, {}, users);
 
   async function setup(credits = 100) {
-    return sessionOwner(t, { credits, track: users });
+    return accountOwner(t, { credits, track: users });
   }
 
-  const send = (token: string, sessionId: string, payload: object, key?: string) =>
+  const send = (token: string, accountId: string, payload: object, key?: string) =>
     t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: { ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) },
       payload,
     });
@@ -25,10 +25,10 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
     t.db.select({ id: messageJobs.id }).from(messageJobs).where(eq(messageJobs.userId, userId));
 
   it('answers a repeat with the same key and body with the first job, charging once', async () => {
-    const { user, token, sessionId } = await setup(10);
+    const { user, token, sessionId: accountId } = await setup(10);
     const body = { chatIds: ['919800000001', '919800000002'], content: 'Order shipped' };
-    const first = await send(token, sessionId, body, 'click-1');
-    const second = await send(token, sessionId, body, 'click-1');
+    const first = await send(token, accountId, body, 'click-1');
+    const second = await send(token, accountId, body, 'click-1');
     expect(first.statusCode).toBe(200);
     expect(second.statusCode).toBe(200);
     expect(second.json()).toEqual(first.json());
@@ -37,9 +37,9 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
   });
 
   it('answers the first job to concurrent duplicates: one job, one charge', async () => {
-    const { user, token, sessionId } = await setup(10);
+    const { user, token, sessionId: accountId } = await setup(10);
     const body = { chatIds: ['919800000011', '919800000012', '919800000013'], content: 'Sale today' };
-    const answers = await Promise.all(Array.from({ length: 5 }, () => send(token, sessionId, body, 'dup')));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => send(token, accountId, body, 'dup')));
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200]);
     expect(new Set(answers.map((a) => a.json().jobId)).size).toBe(1);
     expect(await jobsOf(user.id)).toHaveLength(1);
@@ -47,9 +47,9 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
   });
 
   it('refuses the same key with another body with 409 and sends nothing', async () => {
-    const { user, token, sessionId } = await setup(10);
-    await send(token, sessionId, { chatIds: ['919800000021'], content: 'One' }, 'k');
-    const other = await send(token, sessionId, { chatIds: ['919800000021'], content: 'Two' }, 'k');
+    const { user, token, sessionId: accountId } = await setup(10);
+    await send(token, accountId, { chatIds: ['919800000021'], content: 'One' }, 'k');
+    const other = await send(token, accountId, { chatIds: ['919800000021'], content: 'Two' }, 'k');
     expect(other.statusCode).toBe(409);
     expect(other.json()).toEqual({
       success: false,
@@ -60,16 +60,16 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
   });
 
   it('sends again without a key, with another key, or with a key older than 24 hours', async () => {
-    const { user, token, sessionId } = await setup(10);
+    const { user, token, sessionId: accountId } = await setup(10);
     const body = { chatIds: ['919800000031'], content: 'Hi' };
-    await send(token, sessionId, body);
-    await send(token, sessionId, body);
-    await send(token, sessionId, body, 'a');
-    await send(token, sessionId, body, 'b');
+    await send(token, accountId, body);
+    await send(token, accountId, body);
+    await send(token, accountId, body, 'a');
+    await send(token, accountId, body, 'b');
     await t.db.execute(
       sql`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE user_id = ${user.id} AND key = 'a'`,
     );
-    const again = await send(token, sessionId, body, 'a');
+    const again = await send(token, accountId, body, 'a');
     expect(again.statusCode).toBe(200);
     expect(await jobsOf(user.id)).toHaveLength(5);
     expect(await balanceOf(t.db, user.id)).toBe(5);
@@ -87,18 +87,18 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
   });
 
   it('answers a repeat after the balance ran out with the first job, not 402', async () => {
-    const { user, token, sessionId } = await setup(1);
+    const { user, token, sessionId: accountId } = await setup(1);
     const body = { chatIds: ['919800000051'], content: 'Last credit' };
-    const first = await send(token, sessionId, body, 'last');
-    const repeat = await send(token, sessionId, body, 'last');
+    const first = await send(token, accountId, body, 'last');
+    const repeat = await send(token, accountId, body, 'last');
     expect(repeat.statusCode).toBe(200);
     expect(repeat.json().jobId).toBe(first.json().jobId);
     expect(await balanceOf(t.db, user.id)).toBe(0);
   });
 
   it('refuses a malformed key with a clear message', async () => {
-    const { token, sessionId } = await setup(5);
-    const res = await send(token, sessionId, { chatIds: ['919800000061'], content: 'Hi' }, 'x'.repeat(300));
+    const { token, sessionId: accountId } = await setup(5);
+    const res = await send(token, accountId, { chatIds: ['919800000061'], content: 'Hi' }, 'x'.repeat(300));
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toBe('Idempotency-Key must be 1 to 255 visible ASCII characters');
   });

@@ -2,18 +2,18 @@ import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { creditLedger } from '../../src/db/schema.ts';
 import { balanceOf, expectLedgerChain, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
-import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedAccount } from '../helpers.ts';
 
 // A job that has not started can be edited (time, text, recipients); the
 // credits held follow the recipients exactly, each change with its ledger row.
 describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
   const { t } = appWithEngine(kind, { SIMULATOR_LINK_AFTER_MS: '3600000', SECRET_KEY: 'cd'.repeat(32) });
-  const account = (credits: number) => linkedSession(t, { credits });
+  const account = (credits: number) => linkedAccount(t, { credits });
 
-  async function send(token: string, sessionId: string, payload: object) {
+  async function send(token: string, accountId: string, payload: object) {
     const res = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload,
     });
@@ -36,8 +36,8 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
     ]);
 
   it('more recipients: the difference is charged; new text and time; then it sends the new text to them', async () => {
-    const { user, token, sessionId } = await account(10);
-    const jobId = await send(token, sessionId, {
+    const { user, token, sessionId: accountId } = await account(10);
+    const jobId = await send(token, accountId, {
       chatIds: ['919800098001', '919800098002'],
       content: 'Old text',
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
@@ -69,7 +69,7 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
     expect(done.results).toMatchObject({ success: 4, failed: 0 });
     const outbox = await t.app.inject({
       method: 'GET',
-      url: `/api/simulator/sessions/${sessionId}/outbox`,
+      url: `/api/simulator/sessions/${accountId}/outbox`,
       headers: bearer(token),
     });
     const sent = outbox.json().messages as Array<{ chatId: string; text?: string; content?: unknown }>;
@@ -85,8 +85,8 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
   });
 
   it('fewer recipients: the difference is refunded with a ledger row; a paused job stays paused', async () => {
-    const { user, token, sessionId } = await account(5);
-    const jobId = await send(token, sessionId, {
+    const { user, token, sessionId: accountId } = await account(5);
+    const jobId = await send(token, accountId, {
       chatIds: ['919800097001', '919800097002', '919800097003'],
       content: 'Hello',
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
@@ -110,16 +110,16 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
   });
 
   it('a scheduled poll takes a new poll and a media job a new file; each then goes as edited', async () => {
-    const { user, token, sessionId } = await account(10);
+    const { user, token, sessionId: accountId } = await account(10);
     const soon = () => new Date(Date.now() + 4_000).toISOString();
     const later = new Date(Date.now() + 3_600_000).toISOString();
-    const pollJob = await send(token, sessionId, {
+    const pollJob = await send(token, accountId, {
       chatIds: ['919800095001'],
       type: 'poll',
       content: { pollName: 'Old question?', pollOptions: ['Yes', 'No'] },
       scheduleTime: later,
     });
-    const fileJob = await send(token, sessionId, {
+    const fileJob = await send(token, accountId, {
       chatIds: ['919800095002'],
       type: 'media',
       content: 'The caption',
@@ -178,7 +178,7 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
     expect((await waitForJobEnd(t.app, token, fileJob)).status).toBe('completed');
     const outbox = await t.app.inject({
       method: 'GET',
-      url: `/api/simulator/sessions/${sessionId}/outbox`,
+      url: `/api/simulator/sessions/${accountId}/outbox`,
       headers: bearer(token),
     });
     const sent = outbox.json().messages as Array<Record<string, unknown>>;
@@ -197,8 +197,8 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
   });
 
   it('refuses: short of credits (402, nothing changed), a started job (409), another user (404), bad input (400)', async () => {
-    const { user, token, sessionId } = await account(3);
-    const jobId = await send(token, sessionId, {
+    const { user, token, sessionId: accountId } = await account(3);
+    const jobId = await send(token, accountId, {
       chatIds: ['919800096001', '919800096002'],
       content: 'Hi',
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
@@ -226,7 +226,7 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
     const other = await account(5);
     expect((await edit(other.token, jobId, { content: 'Mine now' })).statusCode).toBe(404);
 
-    const now = await send(token, sessionId, { chatIds: ['919800096009'], content: 'Now' });
+    const now = await send(token, accountId, { chatIds: ['919800096009'], content: 'Now' });
     await waitForJobEnd(t.app, token, now);
     const started = await edit(token, now, { content: 'Too late' });
     expect(started.statusCode).toBe(409);
@@ -235,8 +235,8 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
   });
 
   it('new recipients pass the rules of a new send: an erased or opted-out number is left out, and without consent when the user must have it', async () => {
-    const { user, token, sessionId } = await account(10);
-    const jobId = await send(token, sessionId, {
+    const { user, token, sessionId: accountId } = await account(10);
+    const jobId = await send(token, accountId, {
       chatIds: ['919800098101', '919800098102'],
       content: 'Offer',
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),

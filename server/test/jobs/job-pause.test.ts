@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { balanceOf, jobDetails, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
-import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, loginToken } from '../helpers.ts';
+import { appWithEngine, bearer, buildUser, DB_KINDS, linkedAccount, loginToken } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 const numbers = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `9198${20_001_001 + from + i}`);
@@ -17,7 +17,7 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
     users,
   );
 
-  const owner = (credits: number, phone: string) => linkedSession(t, { credits, phone, track: users });
+  const owner = (credits: number, phone: string) => linkedAccount(t, { credits, phone, track: users });
 
   const post = (token: string, url: string, payload?: unknown) =>
     t.app.inject({ method: 'POST', url, headers: bearer(token), ...(payload ? { payload } : {}) });
@@ -28,8 +28,8 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
    * job's recipients, due before this one, would have gone first, and a send in flight at the
    * pause has been recorded. `at`: its schedule time.
    */
-  const probe = async (token: string, sessionId: string, phone: string, at?: Date) => {
-    const res = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+  const probe = async (token: string, accountId: string, phone: string, at?: Date) => {
+    const res = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: [phone],
       content: 'After the pause',
       ...(at ? { scheduleTime: at.toISOString() } : {}),
@@ -40,8 +40,8 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
   };
 
   it('stops a running job, sends nothing after the answer, and resumes where it stopped', async () => {
-    const { user, token, sessionId } = await owner(41, '919700002001');
-    const sent = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const { user, token, sessionId: accountId } = await owner(41, '919700002001');
+    const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: numbers(30),
       content: 'Paused half way',
     });
@@ -55,7 +55,7 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
     const atPause = await jobRow(t.db, jobId);
     expect(atPause!.status).toBe('paused');
 
-    const after = await probe(token, sessionId, numbers(1, 900)[0]!);
+    const after = await probe(token, accountId, numbers(1, 900)[0]!);
     const held = await details(token, jobId);
     expect(held.status).toBe('paused');
     expect(held.results.success).toBe(atPause!.sentCount);
@@ -110,8 +110,8 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
   });
 
   it('refunds what a paused job still holds when it is deleted', async () => {
-    const { user, token, sessionId } = await owner(20, '919700002002');
-    const sent = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const { user, token, sessionId: accountId } = await owner(20, '919700002002');
+    const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: numbers(20, 100),
       content: 'Deleted while paused',
     });
@@ -129,9 +129,9 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
   });
 
   it('keeps a paused scheduled job from starting at its time, and resumes it as scheduled', async () => {
-    const { token, sessionId } = await owner(6, '919700002003');
+    const { token, sessionId: accountId } = await owner(6, '919700002003');
     const at = new Date(Date.now() + 2000);
-    const sent = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: numbers(3, 200),
       content: 'Scheduled then paused',
       scheduleTime: at.toISOString(),
@@ -139,7 +139,7 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
     const jobId = sent.json().jobId as string;
     expect((await post(token, `/api/message-jobs-details/${jobId}/pause`)).json().message).toBe('Job paused');
     // A job scheduled just after it has been sent: its time has passed.
-    await probe(token, sessionId, numbers(1, 901)[0]!, new Date(at.getTime() + 1));
+    await probe(token, accountId, numbers(1, 901)[0]!, new Date(at.getTime() + 1));
     expect(await details(token, jobId)).toMatchObject({ status: 'paused', results: { success: 0 } });
     await post(token, `/api/message-jobs-details/${jobId}/resume`);
     const job = await waitForJobEnd(t.app, token, jobId);
@@ -147,10 +147,10 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
   });
 
   it('pauses a job by itself when more than half of its last 20 messages failed', async () => {
-    const { user, token, sessionId } = await owner(31, '919700002004');
+    const { user, token, sessionId: accountId } = await owner(31, '919700002004');
     // 8 good numbers, then 12 not on WhatsApp, then 10 more good ones.
     const chatIds = [...numbers(8, 300), ...unknownNumbers(12), ...numbers(10, 400)];
-    const sent = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds,
       content: 'A broken list',
     });
@@ -161,7 +161,7 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
     });
     expect(job.statusReason).toBe('Paused: 12 of the last 20 messages failed');
     expect(job.results).toMatchObject({ success: 8, failed: 12 });
-    await probe(token, sessionId, numbers(1, 902)[0]!);
+    await probe(token, accountId, numbers(1, 902)[0]!);
     expect((await details(token, jobId)).results).toMatchObject({ success: 8, failed: 12 });
     // 12 failures refunded, 10 still reserved.
     expect(await balanceOf(t.db, user.id)).toBe(12);
@@ -176,8 +176,8 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
   });
 
   it('does not pause a job whose failures are fewer than 20 outcomes', async () => {
-    const { token, sessionId } = await owner(15, '919700002005');
-    const sent = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const { token, sessionId: accountId } = await owner(15, '919700002005');
+    const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: unknownNumbers(15).map((n) => n.replace('91970', '91971')),
       content: 'Short and broken',
     });

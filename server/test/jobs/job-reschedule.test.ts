@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { balanceOf, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
-import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, loginToken } from '../helpers.ts';
+import { appWithEngine, bearer, buildUser, DB_KINDS, linkedAccount, loginToken } from '../helpers.ts';
 
 // A scheduled job that has not started can be moved; credits stay as reserved.
 describe.each(DB_KINDS)('moving a scheduled job on %s', (kind) => {
   const { t } = appWithEngine(kind, { SIMULATOR_LINK_AFTER_MS: '3600000' });
-  const account = (credits: number) => linkedSession(t, { credits });
+  const account = (credits: number) => linkedAccount(t, { credits });
 
-  async function schedule(token: string, sessionId: string, at: Date, extra: object = {}) {
+  async function schedule(token: string, accountId: string, at: Date, extra: object = {}) {
     const res = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: {
         chatIds: ['919800099001', '919800099002'],
@@ -32,8 +32,8 @@ describe.each(DB_KINDS)('moving a scheduled job on %s', (kind) => {
     });
 
   it('moves the job and its recipients to the new time; the credits stay reserved, not twice', async () => {
-    const { user, token, sessionId } = await account(5);
-    const jobId = await schedule(token, sessionId, new Date(Date.now() + 3_600_000));
+    const { user, token, sessionId: accountId } = await account(5);
+    const jobId = await schedule(token, accountId, new Date(Date.now() + 3_600_000));
     expect(await balanceOf(t.db, user.id)).toBe(3);
     const later = new Date(Date.now() + 7_200_000);
     const res = await move(token, jobId, later.toISOString());
@@ -46,8 +46,8 @@ describe.each(DB_KINDS)('moving a scheduled job on %s', (kind) => {
   });
 
   it('moved to soon, it is sent then', async () => {
-    const { token, sessionId } = await account(5);
-    const jobId = await schedule(token, sessionId, new Date(Date.now() + 3_600_000));
+    const { token, sessionId: accountId } = await account(5);
+    const jobId = await schedule(token, accountId, new Date(Date.now() + 3_600_000));
     const res = await move(token, jobId, new Date(Date.now() + 1500).toISOString());
     expect(res.statusCode, res.body).toBe(200);
     const job = await waitForJobEnd(t.app, token, jobId);
@@ -55,15 +55,15 @@ describe.each(DB_KINDS)('moving a scheduled job on %s', (kind) => {
   });
 
   it('refuses a past time, a started job, a series, and another user', async () => {
-    const { token, sessionId } = await account(10);
-    const jobId = await schedule(token, sessionId, new Date(Date.now() + 3_600_000));
+    const { token, sessionId: accountId } = await account(10);
+    const jobId = await schedule(token, accountId, new Date(Date.now() + 3_600_000));
     const past = await move(token, jobId, new Date(Date.now() - 60_000).toISOString());
     expect(past.statusCode).toBe(400);
     expect(past.json().message).toBe('Please select a valid future date and time');
 
     const sent = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: { chatIds: ['919800099003'], content: 'Now' },
     });
@@ -73,7 +73,7 @@ describe.each(DB_KINDS)('moving a scheduled job on %s', (kind) => {
     expect(started.statusCode).toBe(409);
     expect(started.json().message).toBe('Only a scheduled job that has not started can be moved');
 
-    const series = await schedule(token, sessionId, new Date(Date.now() + 3_600_000), {
+    const series = await schedule(token, accountId, new Date(Date.now() + 3_600_000), {
       repeat: { every: 'week' },
     });
     const repeat = await move(token, series, new Date(Date.now() + 7_200_000).toISOString());

@@ -2,35 +2,39 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { addCredits, debitCredits } from '../../src/credits/credits.ts';
 import { creditLedger, messageJobs, waGroups } from '../../src/db/schema.ts';
+import { connectedAccount, createAccount } from '../fakes/accounts.ts';
 import { balanceOf, jobRow, recipientsOf, retryJob, waitForJobEnd } from '../fakes/messaging.ts';
-import { connectedInstance, createInstance } from '../fakes/sessions.ts';
-import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, loginToken } from '../helpers.ts';
+import { appWithEngine, bearer, buildUser, DB_KINDS, linkedAccount, loginToken } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 describe.each(DB_KINDS)('jobs API on %s', (kind) => {
   const users = new Set<string>();
-  // Apart from linkedSession's numbers (helpers.ts): one user may not link a number twice.
+  // Apart from linkedAccount's numbers (helpers.ts): one user may not link a number twice.
   let phone = 919_700_090_001;
   const { t } = appWithEngine(kind, { SESSION_WAIT_MS: '500', SIMULATOR_LINK_AFTER_MS: '3600000' }, users);
 
-  /** A user with a session linked through the simulator (real runner and dispatcher). */
+  /** A user with an account linked through the simulator (real runner and dispatcher). */
   async function account(credits: number, managedBy: string | null = null) {
-    const { user, token, sessionId } = await linkedSession(t, { credits, managedBy, track: users });
+    const {
+      user,
+      token,
+      sessionId: accountId,
+    } = await linkedAccount(t, { credits, managedBy, track: users });
     // The group route sends only to groups of the account's list: the simulator's, once cached.
     const groups = await waitFor('groups cached', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
       const open = rows.filter((g) => !g.announce).map((g) => g.groupId);
       return open.length >= 2 ? open : null;
     });
-    return { user, token, sessionId, groups };
+    return { user, token, sessionId: accountId, groups };
   }
 
   const get = (token: string, url: string) => t.app.inject({ method: 'GET', url, headers: bearer(token) });
 
-  async function send(token: string, sessionId: string, payload: object, path = 'sendBulkMessage') {
+  async function send(token: string, accountId: string, payload: object, path = 'sendBulkMessage') {
     const res = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/${path}`,
+      url: `/api/session/${accountId}/${path}`,
       headers: bearer(token),
       payload,
     });
@@ -39,13 +43,13 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
   }
 
   it('lists a user’s jobs newest first with the spec fields, filters and paging', async () => {
-    const { user, token, sessionId, groups } = await account(100);
-    const first = await send(token, sessionId, {
+    const { user, token, sessionId: accountId, groups } = await account(100);
+    const first = await send(token, accountId, {
       chatIds: [groups[0]!, groups[1]!],
       type: 'string',
       content: 'one',
     });
-    const second = await send(token, sessionId, {
+    const second = await send(token, accountId, {
       chatIds: [groups[0]!],
       type: 'poll',
       content: { pollName: 'Q', pollOptions: ['a', 'b'], options: { allowMultipleAnswers: true } },
@@ -59,7 +63,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     const poll = body.jobs[0];
     expect(poll).toMatchObject({
       id: second,
-      sessionId,
+      sessionId: accountId,
       messageType: 'poll',
       isScheduled: true,
       status: 'scheduled',
@@ -90,11 +94,11 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
   });
 
   it('shows a job with media data, mime and per-recipient details', async () => {
-    const { token, sessionId } = await account(10);
+    const { token, sessionId: accountId } = await account(10);
     const png = Buffer.from('89504e470d0a1a0a', 'hex');
     const jobId = await send(
       token,
-      sessionId,
+      accountId,
       {
         chatIds: ['919800002001', '919800000000'],
         content: 'pic',
@@ -128,7 +132,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
       undeliveredAt: null,
       undeliveredReason: null,
       sentTo: null,
-      sessionId,
+      sessionId: accountId,
       ...fields,
     });
     expect(job.details).toEqual([
@@ -143,12 +147,12 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     const user = await buildUser(t, { credits: 4 });
     users.add(user.id);
     const token = await loginToken(t.app, user.username);
-    // A session that is not linked yet: the recipients wait SESSION_WAIT_MS, then fail.
+    // An account that is not linked yet: the recipients wait SESSION_WAIT_MS, then fail.
     phone += 1;
-    const sessionId = await createInstance(t, token, { phoneNumber: String(phone), sessionName: 'Later' });
+    const accountId = await createAccount(t, token, { phoneNumber: String(phone), sessionName: 'Later' });
     const jobId = await send(
       token,
-      sessionId,
+      accountId,
       { chatIds: ['919800003001', '919800003002', '919800003003'], content: 'hi' },
       'sendIndividualMessage',
     );
@@ -160,23 +164,23 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     );
     expect(await balanceOf(t.db, user.id)).toBe(4);
 
-    // Link the session through the simulator, as scanning the QR does.
-    await waitFor('QR', async () => (await get(token, `/api/${sessionId}/QR`)).statusCode === 200);
+    // Link the account through the simulator, as scanning the QR does.
+    await waitFor('QR', async () => (await get(token, `/api/${accountId}/QR`)).statusCode === 200);
     const link = await t.app.inject({
       method: 'POST',
-      url: `/api/simulator/sessions/${sessionId}/link`,
+      url: `/api/simulator/sessions/${accountId}/link`,
       headers: bearer(token),
     });
     expect(link.statusCode).toBe(200);
     await waitFor(
       'CONNECTED',
-      async () => (await get(token, `/api/${sessionId}/status`)).json().connected === true,
+      async () => (await get(token, `/api/${accountId}/status`)).json().connected === true,
     );
 
     // Short of credits: nothing changes.
     await debitCredits(t.db, user.id, 2, 'adjust');
     expect(await balanceOf(t.db, user.id)).toBe(2);
-    const short = await retryJob(t.app, token, jobId, { sessionId });
+    const short = await retryJob(t.app, token, jobId, { sessionId: accountId });
     expect(short.statusCode).toBe(402);
     expect(short.json()).toEqual({
       success: false,
@@ -185,7 +189,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     expect((await jobRow(t.db, jobId))!.failedCount).toBe(3);
 
     await addCredits(t.db, user.id, 3, 'grant');
-    const retry = await retryJob(t.app, token, jobId, { sessionId });
+    const retry = await retryJob(t.app, token, jobId, { sessionId: accountId });
     expect(retry.statusCode).toBe(200);
     expect(retry.json()).toEqual({
       success: true,
@@ -204,7 +208,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
       ['refund', 3],
       ['retry', -3],
     ]);
-    const outbox = await get(token, `/api/simulator/sessions/${sessionId}/outbox`);
+    const outbox = await get(token, `/api/simulator/sessions/${accountId}/outbox`);
     expect(
       outbox
         .json()
@@ -212,7 +216,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
         .sort(),
     ).toEqual(['919800003001@s.whatsapp.net', '919800003002@s.whatsapp.net', '919800003003@s.whatsapp.net']);
 
-    const nothing = await retryJob(t.app, token, jobId, { sessionId });
+    const nothing = await retryJob(t.app, token, jobId, { sessionId: accountId });
     expect(nothing.statusCode).toBe(400);
     expect(nothing.json()).toEqual({ success: false, message: 'No failed messages to retry' });
   });
@@ -233,7 +237,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json().message).toBe('No active session found');
     phone += 1;
-    const second = await connectedInstance(t, a.token, String(phone));
+    const second = await connectedAccount(t, a.token, String(phone));
     const moved = await retryJob(t.app, a.token, jobId, { sessionId: second, includeDeliveryUnknown: true });
     expect(moved.statusCode).toBe(200);
     const [row] = await t.db.select().from(messageJobs).where(eq(messageJobs.id, jobId));
@@ -244,10 +248,10 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
   });
 
   it('deletes a finished job; the ledger keeps its rows', async () => {
-    const { user, token, sessionId } = await account(10);
+    const { user, token, sessionId: accountId } = await account(10);
     const jobId = await send(
       token,
-      sessionId,
+      accountId,
       { chatIds: ['919800004001'], content: 'x' },
       'sendIndividualMessage',
     );

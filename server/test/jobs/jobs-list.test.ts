@@ -2,7 +2,7 @@ import { type SQLWrapper, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { compactJobStats, pageIdsQuery, pageRowsQuery } from '../../src/messaging/jobs/repository.ts';
-import { buildSession, sessionOwner } from '../fakes/messaging.ts';
+import { accountOwner, buildAccount } from '../fakes/messaging.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
 const STATUSES = ['pending', 'scheduled', 'processing', 'completed', 'failed'] as const;
@@ -15,15 +15,15 @@ describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
   const JOBS = 530;
 
   beforeAll(async () => {
-    const owner = await sessionOwner(t, { credits: 0 });
-    const { user, sessionId } = owner;
+    const owner = await accountOwner(t, { credits: 0 });
+    const { user, sessionId: accountId } = owner;
     userId = user.id;
     token = owner.token;
     // 530 finished and waiting jobs over 530 hours, some at the same instant (the keyset's tie).
     await t.db.execute(
       sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total,
                                     sent_count, failed_count, created_at)
-          SELECT 'job-' || lpad(i::text, 4, '0'), ${user.id}, ${sessionId}, 'individuals', 'text',
+          SELECT 'job-' || lpad(i::text, 4, '0'), ${user.id}, ${accountId}, 'individuals', 'text',
                  CASE WHEN i % 10 = 0 THEN 'Diwali offer ' || i ELSE 'Order update ' || i END,
                  (ARRAY['pending','scheduled','processing','completed','failed'])[1 + i % 5], 3,
                  CASE WHEN i % 5 = 3 THEN 3 WHEN i % 5 = 4 THEN 2 ELSE 0 END,
@@ -204,10 +204,10 @@ describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
   it("reads a long history page by page, and nobody else's", async () => {
     const other = await buildUser(t, { credits: 0 });
     const otherToken = await loginToken(t.app, other.username);
-    const sessionId = await buildSession(t, other.id);
+    const accountId = await buildAccount(t, other.id);
     await t.db.execute(
       sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total, created_at)
-          SELECT 'long-' || lpad(i::text, 5, '0'), ${other.id}, ${sessionId}, 'groups', 'poll',
+          SELECT 'long-' || lpad(i::text, 5, '0'), ${other.id}, ${accountId}, 'groups', 'poll',
                  '{"pollName":"=cmd|' || i || '","pollOptions":["a","b"],"options":{"allowMultipleAnswers":false}}',
                  'completed', 1, timestamptz '2026-11-01T00:00:00Z' - (i * interval '1 minute')
           FROM generate_series(1, 2345) AS i`,

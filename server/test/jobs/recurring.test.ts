@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { addCredits } from '../../src/credits/credits.ts';
 import { nextOccurrenceAfter, occurrenceAt } from '../../src/messaging/series/occurrences.ts';
 import { balanceOf, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
-import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedAccount } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 describe('occurrence times', () => {
@@ -37,7 +37,7 @@ describe.each(DB_KINDS)('recurring jobs on %s', (kind) => {
     dispatcher: { occurrenceCheckMs: 0 },
   });
 
-  const owner = (credits: number, phone: string) => linkedSession(t, { credits, phone, track: users });
+  const owner = (credits: number, phone: string) => linkedAccount(t, { credits, phone, track: users });
   const post = (token: string, url: string, payload?: unknown) =>
     t.app.inject({ method: 'POST', url, headers: bearer(token), ...(payload ? { payload } : {}) });
   const list = async (token: string, userId: string, status: string) =>
@@ -70,8 +70,8 @@ describe.each(DB_KINDS)('recurring jobs on %s', (kind) => {
     });
 
   it('refuses a repeat without a schedule time, an until before it, an unknown rhythm, and a short balance', async () => {
-    const { user, token, sessionId } = await owner(2, '919700003001');
-    const url = `/api/session/${sessionId}/sendIndividualMessage`;
+    const { user, token, sessionId: accountId } = await owner(2, '919700003001');
+    const url = `/api/session/${accountId}/sendIndividualMessage`;
     const at = new Date(Date.now() + 3_600_000).toISOString();
     const cases: Array<[unknown, number, string]> = [
       [{ repeat: { every: 'week' } }, 400, 'A repeating message needs a schedule time'],
@@ -105,10 +105,10 @@ describe.each(DB_KINDS)('recurring jobs on %s', (kind) => {
   });
 
   it('reserves each occurrence when it starts, records a short balance as a failed job, and ends after until', async () => {
-    const { user, token, sessionId } = await owner(5, '919700003002');
+    const { user, token, sessionId: accountId } = await owner(5, '919700003002');
     const first = new Date(Date.now() + 1500);
     const until = new Date(first.getTime() + 15 * DAY);
-    const sent = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: numbers(3, 10),
       content: 'Weekly news',
       scheduleTime: first.toISOString(),
@@ -169,9 +169,9 @@ describe.each(DB_KINDS)('recurring jobs on %s', (kind) => {
   });
 
   it('cancels as a series: the occurrence awaiting start goes, no other starts; only the owner may', async () => {
-    const { user, token, sessionId } = await owner(10, '919700003003');
+    const { user, token, sessionId: accountId } = await owner(10, '919700003003');
     const other = await owner(0, '919700003004');
-    const sent = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: numbers(2, 20),
       content: 'Daily',
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
@@ -188,7 +188,7 @@ describe.each(DB_KINDS)('recurring jobs on %s', (kind) => {
     expect(await balanceOf(t.db, user.id)).toBe(10);
 
     // Deleting the occurrence awaiting start ends its series too.
-    const again = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const again = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: numbers(2, 20),
       content: 'Daily again',
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),

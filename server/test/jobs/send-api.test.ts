@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { creditLedger, media, messageJobs } from '../../src/db/schema.ts';
 import { sha256 } from '../../src/ids.ts';
 import {
+  accountOwner,
   balanceOf,
   buildGroups,
   buildNamedGroups,
   countRows,
   jobRow,
   recipientsOf,
-  sessionOwner,
 } from '../fakes/messaging.ts';
 import { bearer, DB_KINDS, testAppFor } from '../helpers.ts';
 
@@ -18,31 +18,31 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   const t = testAppFor(kind, {}, users);
 
   async function setup(credits = 100, flags: { bulk?: boolean } = {}) {
-    const owner = await sessionOwner(t, {
+    const owner = await accountOwner(t, {
       credits,
       isBulkMessagingEnabled: flags.bulk ?? true,
       track: users,
     });
-    const { sessionId } = owner;
+    const { sessionId: accountId } = owner;
     // The fake ids the tests send to are groups of this account's list.
     await buildNamedGroups(
       t,
-      sessionId,
+      accountId,
       Array.from({ length: 6 }, (_, i) => `${i}@g.us`),
     );
     return owner;
   }
 
-  const send = (token: string, sessionId: string, payload: unknown, path = 'sendBulkMessage') =>
+  const send = (token: string, accountId: string, payload: unknown, path = 'sendBulkMessage') =>
     t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/${path}`,
+      url: `/api/session/${accountId}/${path}`,
       headers: bearer(token),
       payload: payload as object,
     });
 
   it('gives the spec validation messages in the spec order', async () => {
-    const { token, sessionId } = await setup();
+    const { token, sessionId: accountId } = await setup();
     const g = ['1@g.us', '2@g.us'];
     const cases: Array<[unknown, string]> = [
       [{ chatIds: [], type: 'string', content: '' }, 'Please select at least one group'],
@@ -73,7 +73,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
       ],
     ];
     for (const [payload, message] of cases) {
-      const res = await send(token, sessionId, payload);
+      const res = await send(token, accountId, payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json()).toEqual({ success: false, message });
     }
@@ -81,7 +81,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('refuses polls beyond the limits of docs/decisions.md (Polls) with its texts, charging nothing; 12 options pass', async () => {
-    const { user, token, sessionId } = await setup(10);
+    const { user, token, sessionId: accountId } = await setup(10);
     const g = ['1@g.us'];
     const poll = (pollName: string, pollOptions: string[]) => ({
       chatIds: g,
@@ -98,7 +98,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
       [poll(' ', [...twelve, 'Option 13']), 'Please enter a poll question'],
     ];
     for (const [payload, message] of cases) {
-      const res = await send(token, sessionId, payload);
+      const res = await send(token, accountId, payload);
       expect(res.statusCode, JSON.stringify(payload).slice(0, 80)).toBe(400);
       expect(res.json()).toEqual({ success: false, message });
     }
@@ -108,7 +108,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     // At the limits exactly: 12 options, a 255-character question, 100-character options.
     const res = await send(
       token,
-      sessionId,
+      accountId,
       poll('q'.repeat(255), [...twelve.slice(0, 11), 'o'.repeat(100)]),
     );
     expect(res.statusCode).toBe(200);
@@ -120,9 +120,9 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('accepts a text to groups: reserves one credit per distinct chat, one job, its recipients', async () => {
-    const { user, token, sessionId } = await setup(10);
-    const groups = await buildGroups(t, sessionId, [3, 5]);
-    const res = await send(token, sessionId, {
+    const { user, token, sessionId: accountId } = await setup(10);
+    const groups = await buildGroups(t, accountId, [3, 5]);
+    const res = await send(token, accountId, {
       chatIds: [groups[0], groups[1], groups[0], '5@g.us'],
       type: 'string',
       content: 'Hello groups',
@@ -217,7 +217,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('normalises media types, stores a file once, refuses files over 16 MB', async () => {
-    const { token, sessionId } = await setup(100);
+    const { token, sessionId: accountId } = await setup(100);
     const data = Buffer.from('same file bytes').toString('base64');
     const cases: Array<[string, string]> = [
       ['image/webp', 'image/jpeg'],
@@ -228,7 +228,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     ];
     const before = await countRows(t.db, 'media');
     for (const [mime, stored] of cases) {
-      const res = await send(token, sessionId, {
+      const res = await send(token, accountId, {
         chatIds: ['1@g.us'],
         type: 'media',
         mime,
@@ -247,7 +247,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     expect(file!.bytes.toString()).toBe('same file bytes');
 
     const big = Buffer.alloc(16 * 1024 * 1024 + 1, 7).toString('base64');
-    const tooBig = await send(token, sessionId, {
+    const tooBig = await send(token, accountId, {
       chatIds: ['1@g.us'],
       type: 'media',
       mime: 'video/mp4',
@@ -256,7 +256,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     expect(tooBig.statusCode).toBe(413);
     expect(tooBig.json()).toEqual({ success: false, message: 'File is too large (max 16 MB)' });
     const exact = Buffer.alloc(16 * 1024 * 1024, 7).toString('base64');
-    const ok = await send(token, sessionId, {
+    const ok = await send(token, accountId, {
       chatIds: ['1@g.us'],
       type: 'media',
       mime: 'video/mp4',
@@ -266,8 +266,8 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('stores a poll as its JSON text with blank options dropped', async () => {
-    const { token, sessionId } = await setup(10);
-    const res = await send(token, sessionId, {
+    const { token, sessionId: accountId } = await setup(10);
+    const res = await send(token, accountId, {
       chatIds: ['1@g.us'],
       type: 'poll',
       content: {
@@ -286,9 +286,9 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('schedules a job: status scheduled, recipients due at the time', async () => {
-    const { token, sessionId } = await setup(10);
+    const { token, sessionId: accountId } = await setup(10);
     const at = new Date(Date.now() + 3_600_000);
-    const res = await send(token, sessionId, {
+    const res = await send(token, accountId, {
       chatIds: ['1@g.us'],
       type: 'string',
       content: 'later',
@@ -303,15 +303,15 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('never overdraws: 30 concurrent sends of 5 race for a balance of 100', async () => {
-    const { user, token, sessionId } = await setup(100);
+    const { user, token, sessionId: accountId } = await setup(100);
     await buildNamedGroups(
       t,
-      sessionId,
+      accountId,
       Array.from({ length: 150 }, (_, n) => `${Math.floor(n / 5)}-${n % 5}@g.us`),
     );
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        send(token, sessionId, {
+        send(token, accountId, {
           chatIds: Array.from({ length: 5 }, (_, k) => `${i}-${k}@g.us`),
           type: 'string',
           content: `race ${i}`,
@@ -328,9 +328,9 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('accepts 20,000 recipients in one request', async () => {
-    const { user, token, sessionId } = await setup(20_000);
+    const { user, token, sessionId: accountId } = await setup(20_000);
     const chatIds = Array.from({ length: 20_000 }, (_, i) => `${9_100_000_000 + i}`);
-    const res = await send(token, sessionId, { chatIds, content: 'bulk' }, 'sendIndividualMessage');
+    const res = await send(token, accountId, { chatIds, content: 'bulk' }, 'sendIndividualMessage');
     expect(res.statusCode).toBe(200);
     expect(res.json().totalChats).toBe(20_000);
     expect((await recipientsOf(t.db, res.json().jobId)).length).toBe(20_000);

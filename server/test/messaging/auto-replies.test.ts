@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { takeAutoReply } from '../../src/messaging/auto-reply/auto-reply.ts';
 import { balanceOf, expectLedgerChain } from '../fakes/messaging.ts';
-import { appWithEngine, bearer, DB_KINDS, linkedSession, type TestApp } from '../helpers.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedAccount, type TestApp } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 const PRICE_RULES = [
@@ -29,45 +29,45 @@ describe.each(DB_KINDS)('keyword auto-replies (%s)', (kind) => {
   const users = new Set<string>();
   const { t } = appWithEngine(kind, { SIMULATOR_GROUPS: '1' }, users);
 
-  const setRules = (token: string, sessionId: string, rules: object[]) =>
+  const setRules = (token: string, accountId: string, rules: object[]) =>
     t.app.inject({
       method: 'PUT',
-      url: `/api/session/${sessionId}/auto-replies`,
+      url: `/api/session/${accountId}/auto-replies`,
       headers: bearer(token),
       payload: { rules },
     });
-  const inbound = (token: string, sessionId: string, from: string, text: string) =>
+  const inbound = (token: string, accountId: string, from: string, text: string) =>
     t.app.inject({
       method: 'POST',
-      url: `/api/simulator/sessions/${sessionId}/inbound`,
+      url: `/api/simulator/sessions/${accountId}/inbound`,
       headers: bearer(token),
       payload: { from, text },
     });
   async function withRules(credits: number) {
-    const a = await linkedSession(t, { credits, track: users });
+    const a = await linkedAccount(t, { credits, track: users });
     const res = await setRules(a.token, a.sessionId, PRICE_RULES);
     expect(res.statusCode, res.body).toBe(200);
     return a;
   }
 
   it('keeps the rules as given; refuses an opt-out word, a repeated keyword and an empty reply', async () => {
-    const { token, sessionId } = await withRules(0);
+    const { token, sessionId: accountId } = await withRules(0);
     const got = await t.app.inject({
       method: 'GET',
-      url: `/api/session/${sessionId}/auto-replies`,
+      url: `/api/session/${accountId}/auto-replies`,
       headers: bearer(token),
     });
     expect(got.json()).toEqual({ success: true, rules: PRICE_RULES });
-    const stop = await setRules(token, sessionId, [
+    const stop = await setRules(token, accountId, [
       { keyword: ' Stop ', match: 'exact', reply: { content: 'No' } },
     ]);
     expect(stop.statusCode).toBe(400);
     expect(stop.json().message).toBe(
       '“Stop” is an opt-out word: it opts the sender out and cannot be an auto-reply keyword',
     );
-    const twice = await setRules(token, sessionId, [PRICE_RULES[0], { ...PRICE_RULES[0], keyword: 'PRICE' }]);
+    const twice = await setRules(token, accountId, [PRICE_RULES[0], { ...PRICE_RULES[0], keyword: 'PRICE' }]);
     expect(twice.json().message).toBe('The keyword “PRICE” is in two rules');
-    const empty = await setRules(token, sessionId, [
+    const empty = await setRules(token, accountId, [
       { keyword: 'x', match: 'exact', reply: { type: 'string', content: ' ' } },
     ]);
     expect(empty.statusCode).toBe(400);
@@ -76,7 +76,7 @@ describe.each(DB_KINDS)('keyword auto-replies (%s)', (kind) => {
       (
         await t.app.inject({
           method: 'GET',
-          url: `/api/session/${sessionId}/auto-replies`,
+          url: `/api/session/${accountId}/auto-replies`,
           headers: bearer(token),
         })
       ).json().rules,
@@ -84,15 +84,15 @@ describe.each(DB_KINDS)('keyword auto-replies (%s)', (kind) => {
   });
 
   it('answers a matching text once per person per rule within the period, charged one credit each, in any script', async () => {
-    const { user, token, sessionId } = await withRules(10);
-    expect((await inbound(token, sessionId, '919800050001', 'What is the price?')).statusCode).toBe(200);
+    const { user, token, sessionId: accountId } = await withRules(10);
+    expect((await inbound(token, accountId, '919800050001', 'What is the price?')).statusCode).toBe(200);
     await waitFor('the first auto-reply', async () => (await repliesOf(t, user.id)).length === 1);
     // Again within the period: no second reply. 'priceless' holds no word 'price'; 'hi there' is not exactly 'hi'.
-    await inbound(token, sessionId, '919800050001', 'PRICE please');
-    await inbound(token, sessionId, '919800050002', 'This is priceless');
-    await inbound(token, sessionId, '919800050002', 'hi there');
-    await inbound(token, sessionId, '919800050003', 'इसका दाम क्या है?');
-    await inbound(token, sessionId, '919800050004', ' Hi! ');
+    await inbound(token, accountId, '919800050001', 'PRICE please');
+    await inbound(token, accountId, '919800050002', 'This is priceless');
+    await inbound(token, accountId, '919800050002', 'hi there');
+    await inbound(token, accountId, '919800050003', 'इसका दाम क्या है?');
+    await inbound(token, accountId, '919800050004', ' Hi! ');
     await waitFor('the other auto-replies', async () => (await repliesOf(t, user.id)).length === 3);
     // The batches of what came in are taken in order: the last one is in once its reply is.
     expect(await repliesOf(t, user.id)).toEqual([
@@ -104,17 +104,17 @@ describe.each(DB_KINDS)('keyword auto-replies (%s)', (kind) => {
 
     // Once the period has passed, the same person asking again is answered again.
     await t.db.execute(
-      sql`UPDATE auto_replies_sent SET sent_at = sent_at - interval '25 hours' WHERE session_id = ${sessionId}`,
+      sql`UPDATE auto_replies_sent SET sent_at = sent_at - interval '25 hours' WHERE session_id = ${accountId}`,
     );
-    await inbound(token, sessionId, '919800050001', 'price?');
+    await inbound(token, accountId, '919800050001', 'price?');
     await waitFor('the reply after the period', async () => (await repliesOf(t, user.id)).length === 4);
     expect(await balanceOf(t.db, user.id)).toBe(6);
     await expectLedgerChain(t.db, user.id);
   });
 
   it('an opt-out word is never answered (STOP ALL holds the keyword “all”); an opted-out person is not answered nor charged', async () => {
-    const { user, token, sessionId } = await withRules(10);
-    await inbound(token, sessionId, '919800060001', 'Stop all');
+    const { user, token, sessionId: accountId } = await withRules(10);
+    await inbound(token, accountId, '919800060001', 'Stop all');
     await waitFor('the opt-out', async () => {
       const rows = await queryRows<{ n: number }>(
         t.db,
@@ -122,23 +122,23 @@ describe.each(DB_KINDS)('keyword auto-replies (%s)', (kind) => {
       );
       return rows[0]?.n === 1;
     });
-    await inbound(token, sessionId, '919800060001', 'what is the price');
+    await inbound(token, accountId, '919800060001', 'what is the price');
     // A later text of another person shows the earlier ones were taken.
-    await inbound(token, sessionId, '919800060002', 'price');
+    await inbound(token, accountId, '919800060002', 'price');
     await waitFor('the other person’s reply', async () => (await repliesOf(t, user.id)).length === 1);
     expect(await repliesOf(t, user.id)).toEqual([['Our price list: 499 / 999', '919800060002']]);
     expect(await balanceOf(t.db, user.id)).toBe(9);
     // Its claim was given back: the opted-out person holds no record of a reply.
     const claims = await queryRows<{ person_key: string }>(
       t.db,
-      sql`SELECT person_key FROM auto_replies_sent WHERE session_id = ${sessionId} ORDER BY person_key`,
+      sql`SELECT person_key FROM auto_replies_sent WHERE session_id = ${accountId} ORDER BY person_key`,
     );
     expect(claims.map((c) => c.person_key)).toEqual(['919800060002@s.whatsapp.net']);
   });
 
   it('never answers a group or a LID (no number or BSUID to write to)', async () => {
-    const { user, sessionId } = await withRules(10);
-    const account = { sessionId, userId: user.id };
+    const { user, sessionId: accountId } = await withRules(10);
+    const account = { sessionId: accountId, userId: user.id };
     expect(
       await takeAutoReply(t.ctx, account, { from: '120363000000000001@g.us', text: 'price' }),
     ).toBeNull();

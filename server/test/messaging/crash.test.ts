@@ -7,7 +7,7 @@ import {
   adminAndUser,
   api,
   killHard,
-  linkedSession,
+  linkedAccount,
   type ServerProcess as Server,
   simulatorEnv,
   startServer,
@@ -49,10 +49,10 @@ describe.each(DB_KINDS)('crash mid-job with a real server process on %s', (kind)
     cleanups.push(() => killHard(server));
     const initial = 1000;
     const { adminToken, token, userId } = await adminAndUser(server, 'crashuser', initial);
-    const sessionId = await linkedSession(server, token, '919555000111');
+    const accountId = await linkedAccount(server, token, '919555000111');
 
     const numbers = Array.from({ length: RECIPIENTS }, (_, i) => String(919_555_100_001 + i));
-    const send = await api(server, 'POST', `/api/session/${sessionId}/sendIndividualMessage`, token, {
+    const send = await api(server, 'POST', `/api/session/${accountId}/sendIndividualMessage`, token, {
       chatIds: numbers,
       content: 'Crash test',
     });
@@ -87,7 +87,7 @@ describe.each(DB_KINDS)('crash mid-job with a real server process on %s', (kind)
     expect(statuses.every((s: string) => s === 'sent' || s === 'failed')).toBe(true);
     const failed = job.details.filter((d: { status: string }) => d.status === 'failed');
     expect(failed.every((d: { error: string }) => d.error === 'Interrupted: delivery unknown')).toBe(true);
-    // One session sends one message at a time: at most the one in flight at the kill is unknown.
+    // One account sends one message at a time: at most the one in flight at the kill is unknown.
     expect(failed.length).toBeLessThanOrEqual(1);
     const sent = job.details.filter((d: { status: string }) => d.status === 'sent');
     expect(job.results.success).toBe(sent.length);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { connectedAccount } from '../fakes/accounts.ts';
 import { postSignedWebhook, useCloudApp } from '../fakes/cloud-rig.ts';
 import { messagesEnvelope } from '../fakes/graph-api-payloads.ts';
-import { connectedInstance } from '../fakes/sessions.ts';
 import { account, bearer, DB_KINDS } from '../helpers.ts';
 
 /** A year JavaScript reads and PostgreSQL does not: every date input answers 400 to it, never 500. */
@@ -15,7 +15,7 @@ describe.each(DB_KINDS)('date inputs out of bounds on %s', (kind) => {
   it('send routes, repeat.until, Status and a job edit or move answer 400 with their text', async () => {
     const { t } = rig;
     const a = await account(t, { credits: 10, track: rig.users });
-    const phone = await connectedInstance(t, a.token, '919740020001');
+    const phone = await connectedAccount(t, a.token, '919740020001');
     const call = (method: 'POST' | 'PATCH', url: string, payload: object) =>
       t.app.inject({ method, url, headers: bearer(a.token), payload });
     const refused = [

@@ -17,13 +17,13 @@ import { DISPATCH_MESSAGES, UNDELIVERED_REASONS } from '../../src/messaging/mess
 import { findUserById } from '../../src/users/repository.ts';
 import {
   balanceOf,
-  buildSession,
+  buildAccount,
   expectLedgerChain,
   jobRow,
   recipientsOf,
   waitForJobEnd,
 } from '../fakes/messaging.ts';
-import { appWithEngine, bearer, buildUser, DB_KINDS, linkedSession, testAppFor } from '../helpers.ts';
+import { appWithEngine, bearer, buildUser, DB_KINDS, linkedAccount, testAppFor } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 type Delivery = { delivered: number; read: number; replied: number; undelivered: number };
@@ -56,7 +56,7 @@ describe.each(DB_KINDS)('delivery truth through the simulator and the engine (%s
   const byNumber = (list: Detail[], n: string) => list.find((d) => d.chatId.startsWith(n))!;
 
   it('a number whose phone never confirms goes undelivered; a reply marks its recipient replied; the list, details, CSV and webhooks say so', async () => {
-    const { user, token, sessionId } = await linkedSession(t, { credits: 10, track: users });
+    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 10, track: users });
     await t.db.insert(webhooks).values({
       id: crypto.randomUUID(),
       userId: user.id,
@@ -66,7 +66,7 @@ describe.each(DB_KINDS)('delivery truth through the simulator and the engine (%s
     });
     const send = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: { chatIds: ['919812360001', '919812360002', '919812360000'], content: 'Sale today' },
     });
@@ -94,7 +94,7 @@ describe.each(DB_KINDS)('delivery truth through the simulator and the engine (%s
     const inbound = (from: string, text: string) =>
       t.app.inject({
         method: 'POST',
-        url: `/api/simulator/sessions/${sessionId}/inbound`,
+        url: `/api/simulator/sessions/${accountId}/inbound`,
         headers: bearer(token),
         payload: { from, text },
       });
@@ -177,10 +177,10 @@ describe.each(DB_KINDS)('a send answered after its time-out (%s)', (kind) => {
   });
 
   it('becomes sent when the transport answers, its refund reversed; its receipt then applies', async () => {
-    const { user, token, sessionId } = await linkedSession(t, { credits: 5 });
+    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 5 });
     const send = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: { chatIds: ['919812370002'], content: 'Slow network' },
     });
@@ -212,15 +212,20 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   ) {
     const user = on?.user ?? (await buildUser(t, { credits }));
     const row = (await findUserById(t.db, user.id))!;
-    const sessionId = on?.sessionId ?? (await buildSession(t, user.id));
+    const accountId = on?.sessionId ?? (await buildAccount(t, user.id));
     const { jobId } = await acceptSend(
       t.ctx,
       row,
-      sessionId,
+      accountId,
       { chatIds: chats, content: 'Hi' },
       'individuals',
     );
-    return { user, sessionId, jobId: jobId!, store: createDispatchStore(t.db, t.ctx.nodeId, 60_000) };
+    return {
+      user,
+      sessionId: accountId,
+      jobId: jobId!,
+      store: createDispatchStore(t.db, t.ctx.nodeId, 60_000),
+    };
   }
 
   /** A user's job to `chats`, each recipient claimed and recorded sent by the store; returns them. */
@@ -250,14 +255,14 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
    */
   async function timedOutWithCopy(
     store: ReturnType<typeof createDispatchStore>,
-    sessionId: string,
+    accountId: string,
     chat: string,
     messageId: string,
     copiedAgoMs: number,
   ) {
-    const [c] = await store.claim(sessionId, 1);
+    const [c] = await store.claim(accountId, 1);
     await t.db.insert(waSentMessages).values({
-      sessionId,
+      sessionId: accountId,
       messageId,
       chatId: `${chat}@s.whatsapp.net`,
       message: '{}',
@@ -268,21 +273,20 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   }
 
   it('the sweep makes undelivered the sends past the deadline with no receipt, each once: not those with a receipt or a late failure', async () => {
-    const { sessionId, jobId, store, sent } = await sentJob([
-      '917600000001',
-      '917600000002',
-      '917600000003',
-      '917600000004',
-      '917600000005',
-    ]);
+    const {
+      sessionId: accountId,
+      jobId,
+      store,
+      sent,
+    } = await sentJob(['917600000001', '917600000002', '917600000003', '917600000004', '917600000005']);
     const ids = sent.map((s) => s.id);
     // A delivery receipt, and a read receipt alone (the delivery implied).
     await applyReceipts(t.db, [
-      { sessionId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
-      { sessionId, messageId: sent[1]!.messageId, status: 'read', at: new Date() },
+      { sessionId: accountId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
+      { sessionId: accountId, messageId: sent[1]!.messageId, status: 'read', at: new Date() },
     ]);
     // WhatsApp refused one after the send (a late error status).
-    expect(await refuse(t.db, sessionId, sent[3]!.messageId, 'Send failed: refused', 10)).toBe(true);
+    expect(await refuse(t.db, accountId, sent[3]!.messageId, 'Send failed: refused', 10)).toBe(true);
     await sentAgo(ids.slice(0, 4), '2 hours');
     // The fifth, sent a moment ago, is not past the deadline yet.
     expect(await store.markUndelivered(3_600_000)).toBe(1);
@@ -317,17 +321,17 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   });
 
   it('a send found sent after all, at a time the sweep has read past, is still made undelivered without a receipt', async () => {
-    const { sessionId, jobId, store } = await acceptedJob(['917800000001', '917800000002'], 3);
+    const { sessionId: accountId, jobId, store } = await acceptedJob(['917800000001', '917800000002'], 3);
     const messageId = '3EB0EEEEFFFF00001111';
     // The transport kept its copy three hours ago and the engine gave up on the send.
-    await timedOutWithCopy(store, sessionId, '917800000001', messageId, 3 * 3_600_000);
+    await timedOutWithCopy(store, accountId, '917800000001', messageId, 3 * 3_600_000);
     // The other was sent two hours ago and swept: the sweep has read the account past three hours ago.
-    const [other] = await store.claim(sessionId, 1);
+    const [other] = await store.claim(accountId, 1);
     await store.recordSent(other!.id, { messageId: '3EB0EEEEFFFF00002222' });
     await sentAgo([other!.id], '2 hours');
     expect(await store.markUndelivered(3_600_000)).toBe(1);
     // WhatsApp acknowledges the first message after all (no delivery receipt): sent three hours ago.
-    expect(await sentAfterAllByCopies(t.db, [{ sessionId, messageId }])).toEqual([messageId]);
+    expect(await sentAfterAllByCopies(t.db, [{ sessionId: accountId, messageId }])).toEqual([messageId]);
     expect(await store.markUndelivered(3_600_000)).toBe(1);
     const rows = await recipientsOf(t.db, jobId);
     expect(rows.map((r) => [r.status, r.undeliveredAt !== null])).toEqual([
@@ -350,7 +354,12 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   });
 
   it('undelivered once, even with two nodes sweeping at once; a late receipt makes it delivered and takes it off the count', async () => {
-    const { sessionId, jobId, store, sent } = await sentJob(['917100000001', '917100000002', '917100000003']);
+    const {
+      sessionId: accountId,
+      jobId,
+      store,
+      sent,
+    } = await sentJob(['917100000001', '917100000002', '917100000003']);
     // Two were sent two hours ago; the third a moment ago.
     await sentAgo(
       sent.slice(0, 2).map((s) => s.id),
@@ -363,7 +372,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     expect((await jobRow(t.db, jobId))?.undeliveredCount).toBe(2);
 
     const left = await applyReceipts(t.db, [
-      { sessionId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
+      { sessionId: accountId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
     ]);
     expect(left).toEqual([]);
     const job = await jobRow(t.db, jobId);
@@ -410,16 +419,18 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
 
   it('leaves a Channel post alone (its followers send no receipts); the account’s other sends still become undelivered', async () => {
     const user = await buildUser(t, { credits: 10 });
-    const sessionId = await buildSession(t, user.id);
+    const accountId = await buildAccount(t, user.id);
     const channelId = '120363111222333444@newsletter';
-    await t.db.insert(waChannels).values({ sessionId, channelId, name: 'Daily Deals', role: 'OWNER' });
+    await t.db
+      .insert(waChannels)
+      .values({ sessionId: accountId, channelId, name: 'Daily Deals', role: 'OWNER' });
     const row = (await findUserById(t.db, user.id))!;
-    const post = await acceptSend(t.ctx, row, sessionId, { chatIds: [channelId], content: 'Hi' }, 'groups');
+    const post = await acceptSend(t.ctx, row, accountId, { chatIds: [channelId], content: 'Hi' }, 'groups');
     const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
-    const [c] = await store.claim(sessionId, 1);
+    const [c] = await store.claim(accountId, 1);
     expect(c?.chatId).toBe(channelId);
     await store.recordSent(c!.id, { messageId: '3EB0CC00DD11EE22FF33' });
-    const { jobId, sent } = await sentJob(['917300000001'], { user, sessionId });
+    const { jobId, sent } = await sentJob(['917300000001'], { user, sessionId: accountId });
     await sentAgo([c!.id, sent[0]!.id], '2 hours');
     expect(await store.markUndelivered(3_600_000)).toBe(1);
     expect(await store.markUndelivered(3_600_000)).toBe(0);
@@ -430,9 +441,9 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   });
 
   it('names 463 as the cause when the account’s new chats are restricted at the deadline', async () => {
-    const { sessionId, jobId, store, sent } = await sentJob(['917200000001']);
+    const { sessionId: accountId, jobId, store, sent } = await sentJob(['917200000001']);
     await sentAgo([sent[0]!.id], '2 hours');
-    await t.db.execute(sql`UPDATE wa_sessions SET send_paused = true WHERE session_id = ${sessionId}`);
+    await t.db.execute(sql`UPDATE wa_sessions SET send_paused = true WHERE session_id = ${accountId}`);
     expect(await store.markUndelivered(3_600_000)).toBe(1);
     const [r] = await recipientsOf(t.db, jobId);
     expect(r?.undeliveredReason).toBe(UNDELIVERED_REASONS.restricted);
@@ -453,7 +464,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     const [r] = await recipientsOf(t.db, second.jobId);
     expect(r?.replyText).toBe('Yes please');
     // Another account's send, or one older than 7 days, is not a reply's.
-    const other = await buildSession(t, first.user.id);
+    const other = await buildAccount(t, first.user.id);
     expect(await reply(t.db, other, from, 'Wrong account')).toBeNull();
     await t.db.execute(
       sql`UPDATE message_job_recipients SET sent_at = now() - interval '8 days' WHERE job_id = ${first.jobId}`,
@@ -468,17 +479,17 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   });
 
   it('a receipt for a send that timed out (its copy kept before the relay) makes it sent, the refund reversed once', async () => {
-    const { user, sessionId, jobId, store } = await acceptedJob(['917400000001'], 3);
+    const { user, sessionId: accountId, jobId, store } = await acceptedJob(['917400000001'], 3);
     const messageId = '3EB0AAAABBBBCCCCDDDD';
     // The transport keeps its copy before relaying; the engine gives up on the send.
-    const c = await timedOutWithCopy(store, sessionId, '917400000001', messageId, 5_000);
+    const c = await timedOutWithCopy(store, accountId, '917400000001', messageId, 5_000);
     expect(await balanceOf(t.db, user.id)).toBe(3);
     expect((await jobRow(t.db, jobId))?.status).toBe('failed');
 
-    const receipt = { sessionId, messageId, status: 'delivered' as const, at: new Date() };
+    const receipt = { sessionId: accountId, messageId, status: 'delivered' as const, at: new Date() };
     expect(await applyReceipts(t.db, [receipt])).toEqual([receipt]);
-    expect(await sentAfterAllByCopies(t.db, [{ sessionId, messageId }])).toEqual([messageId]);
-    expect(await sentAfterAllByCopies(t.db, [{ sessionId, messageId }])).toEqual([]);
+    expect(await sentAfterAllByCopies(t.db, [{ sessionId: accountId, messageId }])).toEqual([messageId]);
+    expect(await sentAfterAllByCopies(t.db, [{ sessionId: accountId, messageId }])).toEqual([]);
     expect(await applyReceipts(t.db, [receipt])).toEqual([]);
 
     const [r] = await recipientsOf(t.db, jobId);
@@ -493,13 +504,13 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   it('a late answer with the balance spent meanwhile: shown sent, not debited below zero', async () => {
     const user = await buildUser(t, { credits: 1 });
     const row = (await findUserById(t.db, user.id))!;
-    const sessionId = await buildSession(t, user.id);
-    await acceptSend(t.ctx, row, sessionId, { chatIds: ['917500000001'], content: 'Hi' }, 'individuals');
+    const accountId = await buildAccount(t, user.id);
+    await acceptSend(t.ctx, row, accountId, { chatIds: ['917500000001'], content: 'Hi' }, 'individuals');
     const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
-    const [c] = await store.claim(sessionId, 1);
+    const [c] = await store.claim(accountId, 1);
     await store.fail(c!.id, DISPATCH_MESSAGES.sendTimedOut);
     // The refunded credit is spent on another send.
-    await acceptSend(t.ctx, row, sessionId, { chatIds: ['917500000002'], content: 'Hi' }, 'individuals');
+    await acceptSend(t.ctx, row, accountId, { chatIds: ['917500000002'], content: 'Hi' }, 'individuals');
     expect(await balanceOf(t.db, user.id)).toBe(0);
     expect(await store.recordSentAfterAll([{ id: c!.id, messageId: '3EB0LATE' }])).toBe(1);
     const [r] = await t.db.select().from(messageJobRecipients).where(eq(messageJobRecipients.id, c!.id));

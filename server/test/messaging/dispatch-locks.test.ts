@@ -8,7 +8,7 @@ import { acceptSend } from '../../src/messaging/accept/send.ts';
 import { applyReceipts } from '../../src/messaging/engine/receipts.ts';
 import { createDispatchStore } from '../../src/messaging/engine/store.ts';
 import { findUserById } from '../../src/users/repository.ts';
-import { buildSession, expectLedgerMatches, jobRow } from '../fakes/messaging.ts';
+import { buildAccount, expectLedgerMatches, jobRow } from '../fakes/messaging.ts';
 import { buildUser, DB_KINDS, testAppFor } from '../helpers.ts';
 
 /**
@@ -50,29 +50,34 @@ async function deadlocksOnceFlushed(db: Db): Promise<number> {
 describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt batch (postgres)', () => {
   const t = testAppFor('postgres');
 
-  /** One job for each of two chats of one session, both recipients claimed; `low` is the lower job id. */
+  /** One job for each of two chats of one account, both recipients claimed; `low` is the lower job id. */
   async function twoJobsClaimed(chats: [string, string]) {
     const user = await buildUser(t, { credits: 10 });
     const row = (await findUserById(t.db, user.id))!;
-    const sessionId = await buildSession(t, user.id);
+    const accountId = await buildAccount(t, user.id);
     const jobIds: string[] = [];
     for (const chat of chats) {
-      const res = await acceptSend(t.ctx, row, sessionId, { chatIds: [chat], content: 'Hi' }, 'individuals');
+      const res = await acceptSend(t.ctx, row, accountId, { chatIds: [chat], content: 'Hi' }, 'individuals');
       jobIds.push(res.jobId!);
     }
     const [low, high] = [...jobIds].sort() as [string, string];
     const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
-    const claimed = await store.claim(sessionId, 2);
+    const claimed = await store.claim(accountId, 2);
     const ofLow = claimed.find((c) => c.jobId === low)!;
     const ofHigh = claimed.find((c) => c.jobId === high)!;
-    return { user, sessionId, jobIds, low, high, store, ofLow, ofHigh };
+    return { user, sessionId: accountId, jobIds, low, high, store, ofLow, ofHigh };
   }
 
   it('waits for a job another transaction holds before touching any recipient, so the two finish', async () => {
-    const { user, sessionId, jobIds, high, store, ofLow, ofHigh } = await twoJobsClaimed([
-      '916111111111',
-      '916222222222',
-    ]);
+    const {
+      user,
+      sessionId: accountId,
+      jobIds,
+      high,
+      store,
+      ofLow,
+      ofHigh,
+    } = await twoJobsClaimed(['916111111111', '916222222222']);
 
     let tick: Promise<unknown> | undefined;
     await t.db.transaction(async (tx) => {
@@ -96,7 +101,7 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
         messageId: messageJobRecipients.messageId,
       })
       .from(messageJobRecipients)
-      .where(eq(messageJobRecipients.sessionId, sessionId))
+      .where(eq(messageJobRecipients.sessionId, accountId))
       .orderBy(asc(messageJobRecipients.messageId));
     expect(rows.map((r) => [r.status, r.messageId])).toEqual([
       ['sent', 'A1'],
@@ -110,10 +115,14 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
   });
 
   it('applies receipts of two jobs in one statement that locks both jobs before any recipient, beside a job held', async () => {
-    const { sessionId, low, high, store, ofLow, ofHigh } = await twoJobsClaimed([
-      '916333333333',
-      '916444444444',
-    ]);
+    const {
+      sessionId: accountId,
+      low,
+      high,
+      store,
+      ofLow,
+      ofHigh,
+    } = await twoJobsClaimed(['916333333333', '916444444444']);
     await Promise.all([
       store.recordSent(ofLow.id, { messageId: 'RL' }),
       store.recordSent(ofHigh.id, { messageId: 'RH' }),
@@ -126,9 +135,9 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
       await tx.execute(sql`SELECT id FROM message_jobs WHERE id = ${high} FOR UPDATE`);
       // ...while one receipt batch reaches both jobs (and one message no recipient has)...
       applied = applyReceipts(t.db, [
-        { sessionId, messageId: 'RL', status: 'read', at },
-        { sessionId, messageId: 'RH', status: 'delivered', at },
-        { sessionId, messageId: 'ELSEWHERE', status: 'delivered', at },
+        { sessionId: accountId, messageId: 'RL', status: 'read', at },
+        { sessionId: accountId, messageId: 'RH', status: 'delivered', at },
+        { sessionId: accountId, messageId: 'ELSEWHERE', status: 'delivered', at },
       ]);
       await sleep(300);
       // ...then a recipient of the other job: free, because the receipts have touched none yet.
@@ -144,7 +153,7 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
         readAt: messageJobRecipients.readAt,
       })
       .from(messageJobRecipients)
-      .where(eq(messageJobRecipients.sessionId, sessionId))
+      .where(eq(messageJobRecipients.sessionId, accountId))
       .orderBy(asc(messageJobRecipients.messageId));
     expect(recipients).toEqual([
       { messageId: 'RH', deliveredAt: at, readAt: null },
@@ -161,15 +170,15 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
   it('records sends and applies receipts of the same jobs at once, round after round: no deadlock, every counter exact', async () => {
     const user = await buildUser(t, { credits: 300 });
     const row = (await findUserById(t.db, user.id))!;
-    const sessionId = await buildSession(t, user.id);
+    const accountId = await buildAccount(t, user.id);
     const JOBS = 24;
     for (let j = 0; j < JOBS; j++) {
       const chats = Array.from({ length: 10 }, (_, i) => `9170${String(j * 10 + i).padStart(8, '0')}`);
-      await acceptSend(t.ctx, row, sessionId, { chatIds: chats, content: 'Hi' }, 'individuals');
+      await acceptSend(t.ctx, row, accountId, { chatIds: chats, content: 'Hi' }, 'individuals');
     }
     // Six nodes' stores recording sends at once, two receipt batches applied beside them.
     const stores = Array.from({ length: 6 }, () => createDispatchStore(t.db, t.ctx.nodeId, 60_000));
-    const claimed = await stores[0]!.claim(sessionId, JOBS * 10);
+    const claimed = await stores[0]!.claim(accountId, JOBS * 10);
     expect(claimed).toHaveLength(JOBS * 10);
     const deadlocks = () => deadlocksOnceFlushed(t.db);
     const before = await deadlocks();
@@ -185,7 +194,7 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
         .sort((x, y) => ((x.id * 7919) % 97) - ((y.id * 7919) % 97));
       const at = new Date();
       const receipts = previous.map((r, i) => ({
-        sessionId,
+        sessionId: accountId,
         messageId: `M${r.id}`,
         status: i % 2 ? ('read' as const) : ('delivered' as const),
         at,

@@ -1,12 +1,12 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { messageJobRecipients, waSentMessages, waSessions } from '../../src/db/schema.ts';
+import { accounts, messageJobRecipients, waSentMessages } from '../../src/db/schema.ts';
 import { acceptSend } from '../../src/messaging/accept/send.ts';
 import { createDispatchStore } from '../../src/messaging/engine/store.ts';
 import { findUserById } from '../../src/users/repository.ts';
 import {
   balanceOf,
-  buildSession,
+  buildAccount,
   expectLedgerChain,
   expectLedgerMatches,
   jobRow,
@@ -21,7 +21,7 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
   async function twoJobs(credits: number) {
     const user = await buildUser(t, { credits });
     const row = (await findUserById(t.db, user.id))!;
-    const sessionId = await buildSession(t, user.id, { status: 'DISCONNECTED' });
+    const accountId = await buildAccount(t, user.id, { status: 'DISCONNECTED' });
     const ids: string[] = [];
     for (const chats of [
       ['911111111111', '912222222222', '913333333333'],
@@ -30,19 +30,19 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
       const res = await acceptSend(
         t.ctx,
         row,
-        sessionId,
+        accountId,
         { chatIds: chats, content: 'Hello' },
         'individuals',
       );
       ids.push(res.jobId!);
     }
-    return { user, sessionId, jobIds: ids };
+    return { user, sessionId: accountId, jobIds: ids };
   }
 
   it('fails the long-waiting recipients of two jobs of one user and refunds both in one statement, the ledger chain exact', async () => {
     const { user, jobIds } = await twoJobs(10);
     expect(await balanceOf(t.db, user.id)).toBe(5);
-    // Both jobs have waited an hour for their session.
+    // Both jobs have waited an hour for their account.
     await t.db.execute(
       sql`UPDATE message_jobs SET waiting_since = now() - interval '1 hour' WHERE user_id = ${user.id}`,
     );
@@ -80,7 +80,7 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
     const now = await twoJobs(10);
     const later = await twoJobs(10);
     const paused = await twoJobs(10);
-    const empty = await buildSession(t, now.user.id, { status: 'DISCONNECTED' });
+    const empty = await buildAccount(t, now.user.id, { status: 'DISCONNECTED' });
     await t.db.execute(
       sql`UPDATE message_job_recipients SET due_at = now() + interval '1 hour' WHERE session_id = ${later.sessionId}`,
     );
@@ -97,10 +97,10 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
   });
 
   it('fails a claimed recipient and refunds it once; a second fail of the same recipient changes nothing', async () => {
-    const { user, sessionId, jobIds } = await twoJobs(5);
-    await t.db.execute(sql`UPDATE wa_sessions SET status = 'CONNECTED' WHERE session_id = ${sessionId}`);
+    const { user, sessionId: accountId, jobIds } = await twoJobs(5);
+    await t.db.execute(sql`UPDATE wa_sessions SET status = 'CONNECTED' WHERE session_id = ${accountId}`);
     const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
-    const [claimed] = await store.claim(sessionId, 1);
+    const [claimed] = await store.claim(accountId, 1);
     expect(claimed?.jobId).toBe(jobIds[0]);
     await store.fail(claimed!.id, 'Not on WhatsApp');
     await store.fail(claimed!.id, 'Not on WhatsApp');
@@ -118,17 +118,17 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
   it("keeps each transport's copy of a sent message in the tick that records it; a session deleted meanwhile keeps none, and its send is still recorded", async () => {
     const user = await buildUser(t, { credits: 10 });
     const row = (await findUserById(t.db, user.id))!;
-    const [kept, gone] = [await buildSession(t, user.id), await buildSession(t, user.id)];
+    const [kept, gone] = [await buildAccount(t, user.id), await buildAccount(t, user.id)];
     const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);
     const claimed = [];
-    for (const [sessionId, chat] of [
+    for (const [accountId, chat] of [
       [kept, '916555555555'],
       [gone, '916666666666'],
     ] as const) {
-      await acceptSend(t.ctx, row, sessionId, { chatIds: [chat], content: 'Hi' }, 'individuals');
-      claimed.push((await store.claim(sessionId, 1))[0]!);
+      await acceptSend(t.ctx, row, accountId, { chatIds: [chat], content: 'Hi' }, 'individuals');
+      claimed.push((await store.claim(accountId, 1))[0]!);
     }
-    await t.db.delete(waSessions).where(eq(waSessions.sessionId, gone));
+    await t.db.delete(accounts).where(eq(accounts.sessionId, gone));
     await Promise.all([
       store.recordSent(claimed[0]!.id, { messageId: 'K1', sentTo: '916555555555@lid', kept: '{"k":1}' }),
       store.recordSent(claimed[1]!.id, { messageId: 'K2', kept: '{"k":2}' }),
@@ -178,11 +178,11 @@ describe.each(DB_KINDS)('sweep checks (%s)', (kind) => {
       // A job on a disconnected account: its waiting clock is to start, then it has waited.
       const user = await buildUser(t, { credits: 10 });
       const row = (await findUserById(t.db, user.id))!;
-      const sessionId = await buildSession(t, user.id, { status: 'DISCONNECTED' });
+      const accountId = await buildAccount(t, user.id, { status: 'DISCONNECTED' });
       const { jobId } = await acceptSend(
         t.ctx,
         row,
-        sessionId,
+        accountId,
         { chatIds: ['917111111111', '917222222222'], content: 'Hi' },
         'individuals',
       );
@@ -192,13 +192,13 @@ describe.each(DB_KINDS)('sweep checks (%s)', (kind) => {
       expect(await store.sweepsDue(0)).toEqual({ ...none, waitingClocks: true, longWaiting: true });
 
       // Spread over accounts; a send whose lease ran out; a restriction whose end has come; the owner disabled.
-      await t.db.execute(sql`UPDATE message_jobs SET session_ids = ARRAY[${sessionId}] WHERE id = ${jobId}`);
+      await t.db.execute(sql`UPDATE message_jobs SET session_ids = ARRAY[${accountId}] WHERE id = ${jobId}`);
       await t.db.execute(
         sql`UPDATE message_job_recipients SET status = 'sending', lease_owner = 'gone', lease_expires_at = now() - interval '1 second'
             WHERE id = (SELECT min(id) FROM message_job_recipients WHERE job_id = ${jobId})`,
       );
       await t.db.execute(
-        sql`UPDATE wa_sessions SET send_paused = true, send_paused_until = now() - interval '1 second' WHERE session_id = ${sessionId}`,
+        sql`UPDATE wa_sessions SET send_paused = true, send_paused_until = now() - interval '1 second' WHERE session_id = ${accountId}`,
       );
       await t.db.execute(sql`UPDATE users SET disabled = true WHERE id = ${user.id}`);
       expect(await store.sweepsDue(60_000)).toEqual({

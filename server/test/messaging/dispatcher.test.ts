@@ -1,17 +1,17 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { creditLedger, messageJobRecipients, waSessions } from '../../src/db/schema.ts';
+import { accounts, creditLedger, messageJobRecipients } from '../../src/db/schema.ts';
 import { type Dispatcher, startDispatcher } from '../../src/messaging/engine/dispatcher.ts';
 import { type OutcomeBatches, startOutcomeBatches } from '../../src/messaging/outcome-batches.ts';
 import { privacyTokenStore } from '../../src/transport/privacy-tokens.ts';
 import { SendError } from '../../src/transport/types.ts';
 import {
   balanceOf,
+  buildAccount,
   buildGroups,
-  buildSession,
   expectLedgerMatches,
   jobRow,
-  pastSessionWait,
+  pastAccountWait,
   recipientsOf,
   waitForJobEnd,
 } from '../fakes/messaging.ts';
@@ -45,14 +45,14 @@ async function closeRig(r: Rig) {
 
 async function account(r: Rig, credits: number) {
   const { user, token } = await signedIn(r.t, { credits, track: r.users });
-  const sessionId = await buildSession(r.t, user.id, { ownerNode: r.t.ctx.nodeId });
-  return { user, token, sessionId };
+  const accountId = await buildAccount(r.t, user.id, { ownerNode: r.t.ctx.nodeId });
+  return { user, token, sessionId: accountId };
 }
 
-async function sendNumbers(r: Rig, token: string, sessionId: string, numbers: string[], extra: object = {}) {
+async function sendNumbers(r: Rig, token: string, accountId: string, numbers: string[], extra: object = {}) {
   const res = await r.t.app.inject({
     method: 'POST',
-    url: `/api/session/${sessionId}/sendIndividualMessage`,
+    url: `/api/session/${accountId}/sendIndividualMessage`,
     headers: bearer(token),
     payload: { chatIds: numbers, content: 'Hello', ...extra },
   });
@@ -74,9 +74,9 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
   });
 
   it('sends every recipient once, stores message ids, completes the job', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    const transport = r.runtime.connect(sessionId, user.id);
-    const jobId = await sendNumbers(r, token, sessionId, numbers(5));
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    const transport = r.runtime.connect(accountId, user.id);
+    const jobId = await sendNumbers(r, token, accountId, numbers(5));
     const job = await waitForJobEnd(r.t.app, token, jobId);
     expect(job.status).toBe('completed');
     expect(job.progress).toEqual({ completed: 5, total: 5, percentComplete: 100 });
@@ -89,9 +89,9 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
   });
 
   it('fails numbers not on WhatsApp with the reason, refunds them, marks the job failed', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    r.runtime.connect(sessionId, user.id);
-    const jobId = await sendNumbers(r, token, sessionId, ['919800000011', '919800000000', '919811110000']);
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    r.runtime.connect(accountId, user.id);
+    const jobId = await sendNumbers(r, token, accountId, ['919800000011', '919800000000', '919811110000']);
     const job = await waitForJobEnd(r.t.app, token, jobId);
     expect(job.status).toBe('failed');
     expect(job.results).toMatchObject({ success: 1, failed: 2 });
@@ -107,13 +107,13 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
   });
 
   it('sends text, media and poll with the stored content', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    const transport = r.runtime.connect(sessionId, user.id);
-    const groups = await buildGroups(r.t, sessionId, [2]);
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    const transport = r.runtime.connect(accountId, user.id);
+    const groups = await buildGroups(r.t, accountId, [2]);
     const post = (payload: object) =>
       r.t.app.inject({
         method: 'POST',
-        url: `/api/session/${sessionId}/sendBulkMessage`,
+        url: `/api/session/${accountId}/sendBulkMessage`,
         headers: bearer(token),
         payload: { chatIds: groups, ...payload },
       });
@@ -153,23 +153,20 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
   });
 
   it('holds recipients while the session is down, sends them when it returns within the wait', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    const jobId = await sendNumbers(r, token, sessionId, numbers(2, 919_800_000_101));
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    const jobId = await sendNumbers(r, token, accountId, numbers(2, 919_800_000_101));
     // A whole pass of the dispatcher's checks, after the job was queued, leaves it waiting.
     await r.dispatcher.sweep();
     expect((await jobRow(r.t.db, jobId))!.status).toBe('pending');
-    r.runtime.connect(sessionId, user.id);
+    r.runtime.connect(accountId, user.id);
     expect((await waitForJobEnd(r.t.app, token, jobId)).status).toBe('completed');
   });
 
   it('fails held recipients with "Session is not connected" after SESSION_WAIT_MS, refunded', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    await r.t.db
-      .update(waSessions)
-      .set({ status: 'DISCONNECTED' })
-      .where(eq(waSessions.sessionId, sessionId));
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    await r.t.db.update(accounts).set({ status: 'DISCONNECTED' }).where(eq(accounts.sessionId, accountId));
     const started = Date.now();
-    const jobId = await sendNumbers(r, token, sessionId, numbers(3, 919_800_000_201));
+    const jobId = await sendNumbers(r, token, accountId, numbers(3, 919_800_000_201));
     const job = await waitForJobEnd(r.t.app, token, jobId);
     expect(Date.now() - started).toBeGreaterThanOrEqual(600);
     expect(job.status).toBe('failed');
@@ -179,22 +176,22 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
   });
 
   it('error 463 fails that recipient, holds the other one-to-one sends past SESSION_WAIT_MS, and Resume sending sends them once', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    const transport = r.runtime.connect(sessionId, user.id);
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    const transport = r.runtime.connect(accountId, user.id);
     let calls = 0;
     transport.behave = () => {
       calls += 1;
       if (calls === 2) throw new SendError('restricted', 'Account restricted by WhatsApp (463)');
     };
-    const jobId = await sendNumbers(r, token, sessionId, numbers(4, 919_800_000_301));
+    const jobId = await sendNumbers(r, token, accountId, numbers(4, 919_800_000_301));
     await waitFor('the 463', async () =>
       (await recipientsOf(r.t.db, jobId))[1]?.status === 'failed' ? true : null,
     );
     // Held, not failed, after SESSION_WAIT_MS (600 ms here): they wait for the restriction to end.
-    await pastSessionWait(r.t, r.users);
+    await pastAccountWait(r.t, r.users);
     expect(calls).toBe(2);
     expect(transport.sent.length).toBe(1);
-    const [session] = await r.t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+    const [session] = await r.t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
     expect(session).toMatchObject({ sendPaused: true, statusReason: 'Account restricted by WhatsApp (463)' });
     expect((await recipientsOf(r.t.db, jobId)).map((x) => [x.status, x.error])).toEqual([
       ['sent', null],
@@ -204,7 +201,7 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
     ]);
     const resumed = await r.t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/resume`,
+      url: `/api/session/${accountId}/resume`,
       headers: bearer(token),
     });
     expect(resumed.json()).toEqual({ success: true, message: 'Sending resumed' });
@@ -217,21 +214,21 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
   });
 
   it('error 463 holds back only the chats without a privacy token: a chat whose contact gave one is sent', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    const transport = r.runtime.connect(sessionId, user.id);
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    const transport = r.runtime.connect(accountId, user.id);
     const [fresh, friend, stranger, lapsed] = numbers(4, 919_800_000_321);
-    const tokens = privacyTokenStore(r.t.db, sessionId);
+    const tokens = privacyTokenStore(r.t.db, accountId);
     await tokens.note(`${friend}@s.whatsapp.net`, new Date(Date.now() + 86_400_000));
     await tokens.note(`${lapsed}@s.whatsapp.net`, new Date(Date.now() - 1000));
     transport.behave = (chatId) => {
       if (chatId === `${fresh}@s.whatsapp.net`)
         throw new SendError('restricted', 'Account restricted by WhatsApp (463)');
     };
-    const jobId = await sendNumbers(r, token, sessionId, [fresh!, friend!, stranger!, lapsed!]);
+    const jobId = await sendNumbers(r, token, accountId, [fresh!, friend!, stranger!, lapsed!]);
     await waitFor('the friend sent', async () =>
       (await recipientsOf(r.t.db, jobId))[1]?.status === 'sent' ? true : null,
     );
-    await pastSessionWait(r.t, r.users);
+    await pastAccountWait(r.t, r.users);
     expect((await recipientsOf(r.t.db, jobId)).map((x) => [x.status, x.error])).toEqual([
       ['failed', 'Account restricted by WhatsApp (463)'],
       ['sent', null],
@@ -242,12 +239,12 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
   });
 
   it('a send that hangs past SEND_TIMEOUT_MS is an outcome: failed "delivery unknown", refunded, and the account goes on', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    const transport = r.runtime.connect(sessionId, user.id);
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    const transport = r.runtime.connect(accountId, user.id);
     const hung = `${919_800_000_351}@s.whatsapp.net`;
     transport.behave = (chatId) => (chatId === hung ? new Promise<void>(() => {}) : undefined);
     const started = Date.now();
-    const jobId = await sendNumbers(r, token, sessionId, numbers(2, 919_800_000_351));
+    const jobId = await sendNumbers(r, token, accountId, numbers(2, 919_800_000_351));
     const job = await waitForJobEnd(r.t.app, token, jobId);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     expect(job).toMatchObject({ status: 'failed', results: { success: 1, failed: 1 } });
@@ -259,10 +256,10 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
   });
 
   it('records delivery and read receipts per recipient and on the dashboard', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    const transport = r.runtime.connect(sessionId, user.id);
-    await buildGroups(r.t, sessionId, [3, 4]);
-    const jobId = await sendNumbers(r, token, sessionId, numbers(3, 919_800_000_401));
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    const transport = r.runtime.connect(accountId, user.id);
+    await buildGroups(r.t, accountId, [3, 4]);
+    const jobId = await sendNumbers(r, token, accountId, numbers(3, 919_800_000_401));
     await waitForJobEnd(r.t.app, token, jobId);
     const [a, b] = transport.sent;
     const at = new Date();
@@ -282,7 +279,7 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
     expect(dash.statusCode).toBe(200);
     expect(dash.json()).toMatchObject({
       success: true,
-      sessionId,
+      sessionId: accountId,
       totalGroups: 2,
       totalMembers: 7,
       messagesSent: 3,
@@ -294,15 +291,15 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
   });
 
   it('fails a send another node left in flight: delivery unknown, refunded, never re-sent', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    const jobId = await sendNumbers(r, token, sessionId, numbers(3, 919_800_000_501));
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    const jobId = await sendNumbers(r, token, accountId, numbers(3, 919_800_000_501));
     const [first] = await recipientsOf(r.t.db, jobId);
     // As a node that died mid-send leaves it.
     await r.t.db
       .update(messageJobRecipients)
       .set({ status: 'sending', leaseOwner: 'dead-node', leaseExpiresAt: new Date(Date.now() + 3_600_000) })
       .where(eq(messageJobRecipients.id, first!.id));
-    const transport = r.runtime.connect(sessionId, user.id);
+    const transport = r.runtime.connect(accountId, user.id);
     const job = await waitForJobEnd(r.t.app, token, jobId);
     expect(job.results).toMatchObject({ success: 2, failed: 1 });
     const rs = await recipientsOf(r.t.db, jobId);
@@ -312,8 +309,8 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
   });
 
   it('fails an expired lease on a session no one drives', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    const jobId = await sendNumbers(r, token, sessionId, numbers(1, 919_800_000_601));
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    const jobId = await sendNumbers(r, token, accountId, numbers(1, 919_800_000_601));
     await r.t.db
       .update(messageJobRecipients)
       .set({ status: 'sending', leaseOwner: 'dead-node', leaseExpiresAt: new Date(Date.now() - 1000) })
@@ -336,9 +333,9 @@ describe.each(DB_KINDS)('dispatcher timing on %s', (kind) => {
   });
 
   it('paces sends: 5 recipients with a 200–300 ms pause take at least 800 ms', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    const transport = r.runtime.connect(sessionId, user.id);
-    const jobId = await sendNumbers(r, token, sessionId, numbers(5, 919_800_000_701));
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    const transport = r.runtime.connect(accountId, user.id);
+    const jobId = await sendNumbers(r, token, accountId, numbers(5, 919_800_000_701));
     await waitForJobEnd(r.t.app, token, jobId);
     const times = transport.sent.map((s) => s.at);
     expect(times.length).toBe(5);
@@ -347,10 +344,10 @@ describe.each(DB_KINDS)('dispatcher timing on %s', (kind) => {
   });
 
   it('keeps a scheduled job scheduled until its time, then starts it within 1 s', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    const transport = r.runtime.connect(sessionId, user.id);
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    const transport = r.runtime.connect(accountId, user.id);
     const at = new Date(Date.now() + 3000);
-    const jobId = await sendNumbers(r, token, sessionId, numbers(1, 919_800_000_801), {
+    const jobId = await sendNumbers(r, token, accountId, numbers(1, 919_800_000_801), {
       scheduleTime: at.toISOString(),
     });
     expect((await jobRow(r.t.db, jobId))!.status).toBe('scheduled');
@@ -363,9 +360,9 @@ describe.each(DB_KINDS)('dispatcher timing on %s', (kind) => {
   });
 
   it('deleting a scheduled job refunds everything and removes it', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    r.runtime.connect(sessionId, user.id);
-    const jobId = await sendNumbers(r, token, sessionId, numbers(4, 919_800_000_901), {
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    r.runtime.connect(accountId, user.id);
+    const jobId = await sendNumbers(r, token, accountId, numbers(4, 919_800_000_901), {
       scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
     });
     expect(await balanceOf(r.t.db, user.id)).toBe(6);
@@ -386,9 +383,9 @@ describe.each(DB_KINDS)('dispatcher timing on %s', (kind) => {
   });
 
   it('deleting a running job waits for the send in flight, refunds the rest', async () => {
-    const { user, token, sessionId } = await account(r, 10);
-    const transport = r.runtime.connect(sessionId, user.id);
-    const jobId = await sendNumbers(r, token, sessionId, numbers(5, 919_800_001_001));
+    const { user, token, sessionId: accountId } = await account(r, 10);
+    const transport = r.runtime.connect(accountId, user.id);
+    const jobId = await sendNumbers(r, token, accountId, numbers(5, 919_800_001_001));
     await waitFor('first send', async () => transport.sent.length >= 1);
     const del = await r.t.app.inject({
       method: 'DELETE',

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { reassign } from '../../src/messaging/engine/transitions.ts';
-import { buildJob, buildSession, recipientsOf } from '../fakes/messaging.ts';
+import { buildAccount, buildJob, recipientsOf } from '../fakes/messaging.ts';
 import { buildUser, DB_KINDS, testAppFor } from '../helpers.ts';
 
 /**
@@ -14,9 +14,9 @@ describe.each(DB_KINDS)('failover keeps each recipient on its kind of account on
 
   it('moves a down phone’s recipients to the other phone, never to the Cloud account', async () => {
     const user = await buildUser(t);
-    const down = await buildSession(t, user.id, { status: 'DISCONNECTED' });
-    const phone = await buildSession(t, user.id, { ownerNode: 'node-a' });
-    const cloud = await buildSession(t, user.id, { ownerNode: 'node-a' });
+    const down = await buildAccount(t, user.id, { status: 'DISCONNECTED' });
+    const phone = await buildAccount(t, user.id, { ownerNode: 'node-a' });
+    const cloud = await buildAccount(t, user.id, { ownerNode: 'node-a' });
     await t.db.execute(sql`UPDATE wa_sessions SET kind = 'cloud' WHERE session_id = ${cloud}`);
     await t.db.execute(
       sql`UPDATE wa_sessions SET status_changed_at = now() - interval '1 hour' WHERE session_id = ${down}`,
@@ -50,8 +50,8 @@ describe.each(DB_KINDS)('failover keeps each recipient on its kind of account on
 
   it('a long-restricted (463) phone keeps the chats that carry an unexpired privacy token; its new chats move', async () => {
     const user = await buildUser(t);
-    const restricted = await buildSession(t, user.id, { ownerNode: 'node-a' });
-    const phone = await buildSession(t, user.id, { ownerNode: 'node-a' });
+    const restricted = await buildAccount(t, user.id, { ownerNode: 'node-a' });
+    const phone = await buildAccount(t, user.id, { ownerNode: 'node-a' });
     await t.db.execute(
       sql`UPDATE wa_sessions SET send_paused = true, send_paused_until = now() + interval '2 days'
           WHERE session_id = ${restricted}`,

@@ -2,11 +2,11 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { messageJobRecipients, waGroups } from '../../src/db/schema.ts';
 import { balanceOf, jobRow, recipientsOf, waitForJobEnd } from '../fakes/messaging.ts';
-import { appWithEngine, bearer, DB_KINDS, linkedSession } from '../helpers.ts';
+import { appWithEngine, bearer, DB_KINDS, linkedAccount } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 /**
- * The issue's "done means", through the real engine: session runner, simulator transport and
+ * The issue's "done means", through the real engine: account runner, simulator transport and
  * dispatcher, driven only through the HTTP API.
  */
 describe.each(DB_KINDS)('messaging through the engine and the simulator on %s', (kind) => {
@@ -15,30 +15,30 @@ describe.each(DB_KINDS)('messaging through the engine and the simulator on %s', 
   const { t } = appWithEngine(kind, { SIMULATOR_SEND_LATENCY_MS: '5', SIMULATOR_GROUPS: '6' }, users);
 
   async function account(credits: number) {
-    const { user, token, sessionId } = await linkedSession(t, { credits, track: users });
+    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits, track: users });
     const groups = await waitFor('groups cached', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, sessionId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
       return rows.length === 6 ? rows : null;
     });
-    return { user, token, sessionId, groups };
+    return { user, token, sessionId: accountId, groups };
   }
 
   const post = (token: string, url: string, payload: object) =>
     t.app.inject({ method: 'POST', url, headers: bearer(token), payload });
-  const outbox = async (token: string, sessionId: string) =>
+  const outbox = async (token: string, accountId: string) =>
     (
       await t.app.inject({
         method: 'GET',
-        url: `/api/simulator/sessions/${sessionId}/outbox?limit=5000`,
+        url: `/api/simulator/sessions/${accountId}/outbox?limit=5000`,
         headers: bearer(token),
       })
     ).json().messages as Array<{ chatId: string; type: string; caption: string | null; mime: string | null }>;
 
   it('sends text, media and poll to groups and numbers; the balance moves by exactly the sent count', async () => {
-    const { user, token, sessionId, groups } = await account(100);
+    const { user, token, sessionId: accountId, groups } = await account(100);
     const announce = groups.find((g) => g.announce && !g.isAdmin)!;
     const open = groups.filter((g) => !g.announce);
-    const base = `/api/session/${sessionId}`;
+    const base = `/api/session/${accountId}`;
 
     const text = await post(token, `${base}/sendBulkMessage`, {
       chatIds: [...open.map((g) => g.groupId), announce.groupId],
@@ -79,7 +79,7 @@ describe.each(DB_KINDS)('messaging through the engine and the simulator on %s', 
       options: { allowMultipleAnswers: false },
     });
 
-    const sentMessages = await outbox(token, sessionId);
+    const sentMessages = await outbox(token, accountId);
     const sentCount = open.length + 1 + 1;
     expect(sentMessages.length).toBe(sentCount);
     expect(new Set(sentMessages.map((m) => `${m.type}:${m.chatId}`)).size).toBe(sentCount);
@@ -95,7 +95,7 @@ describe.each(DB_KINDS)('messaging through the engine and the simulator on %s', 
     const dash = await waitFor('delivery receipts', async () => {
       const res = await t.app.inject({
         method: 'GET',
-        url: `/api/dashboard?sessionId=${sessionId}`,
+        url: `/api/dashboard?sessionId=${accountId}`,
         headers: bearer(token),
       });
       const body = res.json();
@@ -107,9 +107,9 @@ describe.each(DB_KINDS)('messaging through the engine and the simulator on %s', 
   });
 
   it('schedules a send a moment ahead: scheduled, then sent on time', async () => {
-    const { token, sessionId } = await account(10);
+    const { token, sessionId: accountId } = await account(10);
     const at = new Date(Date.now() + 1500);
-    const res = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const res = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: ['919812350001'],
       content: 'Later',
       scheduleTime: at.toISOString(),
@@ -126,27 +126,27 @@ describe.each(DB_KINDS)('messaging through the engine and the simulator on %s', 
   it('holds recipients through a dropped connection and sends each exactly once after it returns', async () => {
     // 120: the drop comes after 20 sends, with 100 left to hold and send after it (300 took 18 s on PGlite).
     const n = 120;
-    const { user, token, sessionId } = await account(n);
+    const { user, token, sessionId: accountId } = await account(n);
     const numbers = Array.from({ length: n }, (_, i) => String(919_812_360_001 + i));
-    const res = await post(token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const res = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: numbers,
       content: 'Through a drop',
     });
     const jobId = res.json().jobId;
     await waitFor('some sent', async () => ((await jobRow(t.db, jobId))!.sentCount >= 20 ? true : null));
-    const drop = await post(token, `/api/simulator/sessions/${sessionId}/disconnect`, {});
+    const drop = await post(token, `/api/simulator/sessions/${accountId}/disconnect`, {});
     expect(drop.statusCode).toBe(200);
     // The connection dropped mid-job (the account shows it down while recipients were left).
     const sentAtDrop = await waitFor('the drop', async () => {
       const status = (
-        await t.app.inject({ method: 'GET', url: `/api/${sessionId}/status`, headers: bearer(token) })
+        await t.app.inject({ method: 'GET', url: `/api/${accountId}/status`, headers: bearer(token) })
       ).json();
       return status.connected ? null : { sent: (await jobRow(t.db, jobId))!.sentCount };
     });
     expect(sentAtDrop.sent).toBeLessThan(n);
     const job = await waitForJobEnd(t.app, token, jobId, 90_000);
     expect(job.status).toBe('completed');
-    const chats = (await outbox(token, sessionId)).map((m) => m.chatId);
+    const chats = (await outbox(token, accountId)).map((m) => m.chatId);
     expect(chats.length).toBe(n);
     expect(new Set(chats).size).toBe(n);
     expect(await balanceOf(t.db, user.id)).toBe(0);

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dispatcher, startDispatcher } from '../../src/messaging/engine/dispatcher.ts';
-import { buildSession, expectLedgerMatches, waitForJobEnd } from '../fakes/messaging.ts';
+import { buildAccount, expectLedgerMatches, waitForJobEnd } from '../fakes/messaging.ts';
 import { FakeRuntime } from '../fakes/runtime.ts';
 import { bearer, buildUser, loginToken, twoNodesFor } from '../helpers.ts';
 
 /**
- * Two nodes on one PostgreSQL: an API node accepts the job, the node that owns the session
+ * Two nodes on one PostgreSQL: an API node accepts the job, the node that owns the account
  * sends it, woken by NOTIFY long before its fallback poll.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)('two nodes on one PostgreSQL', () => {
@@ -24,14 +24,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two nodes on one PostgreSQL', (
   it('a job accepted on one node is sent at once by the node that owns the session', async () => {
     const user = await buildUser(api, { credits: 10 });
     const token = await loginToken(app, user.username);
-    const sessionId = await buildSession(api, user.id, { ownerNode: worker.nodeId });
-    const transport = runtime.connect(sessionId, user.id);
+    const accountId = await buildAccount(api, user.id, { ownerNode: worker.nodeId });
+    const transport = runtime.connect(accountId, user.id);
     // Let the loop go idle on its long poll first.
     await new Promise((r) => setTimeout(r, 300));
     const started = Date.now();
     const res = await app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: { chatIds: ['919800005001', '919800005002'], content: 'Across nodes' },
     });

@@ -2,14 +2,14 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { simulatedGroups } from '../../src/transport/simulator/network.ts';
+import { createAccount } from '../fakes/accounts.ts';
 import { baileysRigFor } from '../fakes/baileys-rig.ts';
 import { balanceOf, recipientsOf } from '../fakes/messaging.ts';
-import { createInstance } from '../fakes/sessions.ts';
 import {
   appWithEngine,
   bearer,
   DB_KINDS,
-  linkedSession,
+  linkedAccount,
   account as signedIn,
   type TestApp,
 } from '../helpers.ts';
@@ -27,12 +27,12 @@ async function optOutsOf(t: TestApp, token: string): Promise<OptOutRow[]> {
 async function scheduledJob(
   t: TestApp,
   token: string,
-  sessionId: string,
+  accountId: string,
   numbers: string[],
 ): Promise<string> {
   const res = await t.app.inject({
     method: 'POST',
-    url: `/api/session/${sessionId}/sendIndividualMessage`,
+    url: `/api/session/${accountId}/sendIndividualMessage`,
     headers: bearer(token),
     payload: {
       chatIds: numbers,
@@ -53,22 +53,22 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
   const phone = 919_600_000_001;
   const { t } = appWithEngine(kind, { SIMULATOR_GROUPS: '3', SESSION_LEASE_MS: '3000' }, users);
 
-  const account = (credits: number) => linkedSession(t, { credits, track: users });
-  const inbound = (token: string, sessionId: string, payload: object) =>
+  const account = (credits: number) => linkedAccount(t, { credits, track: users });
+  const inbound = (token: string, accountId: string, payload: object) =>
     t.app.inject({
       method: 'POST',
-      url: `/api/simulator/sessions/${sessionId}/inbound`,
+      url: `/api/simulator/sessions/${accountId}/inbound`,
       headers: bearer(token),
       payload,
     });
 
   it('a STOP reply puts the number on the opt-out list (source reply); its queued recipient fails Opted out, refunded', async () => {
-    const { user, token, sessionId } = await account(10);
-    const jobId = await scheduledJob(t, token, sessionId, ['919800020001', '919800020002']);
+    const { user, token, sessionId: accountId } = await account(10);
+    const jobId = await scheduledJob(t, token, accountId, ['919800020001', '919800020002']);
     expect(await balanceOf(t.db, user.id)).toBe(8);
 
     // Not a keyword: nothing happens.
-    const chat = await inbound(token, sessionId, {
+    const chat = await inbound(token, accountId, {
       from: '919800020001',
       text: 'Stop sending me offers please',
     });
@@ -76,7 +76,7 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
     expect(chat.json()).toEqual({ success: true, message: 'Message delivered' });
 
     const before = Date.now();
-    const stop = await inbound(token, sessionId, { from: '+91 98000 20001', text: '  stop ' });
+    const stop = await inbound(token, accountId, { from: '+91 98000 20001', text: '  stop ' });
     expect(stop.statusCode, stop.body).toBe(200);
     const list = await waitFor(
       'the opt-out',
@@ -106,18 +106,18 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
   });
 
   it('takes the sender as a JID or as a LID of a group member; other keywords and any case', async () => {
-    const { token, sessionId } = await account(0);
+    const { token, sessionId: accountId } = await account(0);
     expect(
-      (await inbound(token, sessionId, { from: '919800020003@s.whatsapp.net', text: 'UNSUBSCRIBE' }))
+      (await inbound(token, accountId, { from: '919800020003@s.whatsapp.net', text: 'UNSUBSCRIBE' }))
         .statusCode,
     ).toBe(200);
     // A member of the account's first simulated group, known by LID.
-    const member = simulatedGroups(sessionId, String(phone), 3)[0]!.participants[2]!;
+    const member = simulatedGroups(accountId, String(phone), 3)[0]!.participants[2]!;
     expect(member.id).toMatch(/@lid$/);
-    expect((await inbound(token, sessionId, { from: member.lid, text: 'Stop all' })).statusCode).toBe(200);
+    expect((await inbound(token, accountId, { from: member.lid, text: 'Stop all' })).statusCode).toBe(200);
     // A LID nobody maps to a number is opted out as the LID: its digits are no number, so the
     // list shows a short form of it, never the raw id.
-    expect((await inbound(token, sessionId, { from: '123451234512345@lid', text: 'STOP' })).statusCode).toBe(
+    expect((await inbound(token, accountId, { from: '123451234512345@lid', text: 'STOP' })).statusCode).toBe(
       200,
     );
     const numbers = await waitFor(
@@ -137,7 +137,7 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
     const { token: otherToken } = await signedIn(t);
     const res = await inbound(otherToken, a.sessionId, { from: '919800020009', text: 'STOP' });
     expect(res.statusCode).toBe(404);
-    const pending = await createInstance(t, otherToken, {
+    const pending = await createAccount(t, otherToken, {
       phoneNumber: '919600009999',
       sessionName: 'Waiting',
     });
@@ -155,10 +155,10 @@ describe.each(DB_KINDS)('replies on the Baileys transport (fake rc14 socket) on 
   const rig = baileysRigFor(kind);
 
   it('one-to-one texts that are keywords opt their sender out, by PN, by LID with or without sender_pn; nothing else does', async () => {
-    const { sessionId, first, index, token, user } = await rig.start('Replies', { credits: 10 });
-    const s = await rig.pairAndOpen(sessionId, first, index);
+    const { sessionId: accountId, first, index, token, user } = await rig.start('Replies', { credits: 10 });
+    const s = await rig.pairAndOpen(accountId, first, index);
     const t = rig.t;
-    const jobId = await scheduledJob(t, token, sessionId, ['919800030001', '919800030002', '919800030009']);
+    const jobId = await scheduledJob(t, token, accountId, ['919800030001', '919800030002', '919800030009']);
     s.lidToPn['300000000000077'] = '919800030003';
 
     // Not counted: our own message, a group message, a text that is not a keyword. A LID with no
@@ -225,8 +225,8 @@ describe.each(DB_KINDS)('replies on the Baileys transport (fake rc14 socket) on 
   });
 
   it('a reply that arrives during the login is taken when rc14 flushes its buffer', async () => {
-    const { sessionId, first, index, token } = await rig.start('Login replies');
-    const s = await rig.pairAndOpen(sessionId, first, index);
+    const { sessionId: accountId, first, index, token } = await rig.start('Login replies');
+    const s = await rig.pairAndOpen(accountId, first, index);
     // The next socket (after a drop) opens and buffers its events until the offline notifications.
     s.close(428, 'Connection Closed');
     const s2 = await waitFor('the socket after the drop', async () => rig.maker.sockets[index + 2], 10_000);

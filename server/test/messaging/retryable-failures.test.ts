@@ -3,13 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { addCredits } from '../../src/credits/credits.ts';
 import { creditLedger } from '../../src/db/schema.ts';
 import {
+  accountOwner,
   balanceOf,
-  buildSession,
+  buildAccount,
   expectLedgerChain,
   jobRow,
   recipientsOf,
   retryJob,
-  sessionOwner,
 } from '../fakes/messaging.ts';
 import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
@@ -20,25 +20,25 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
   let userId: string;
 
   beforeAll(async () => {
-    const { user, sessionId, token: ownerToken } = await sessionOwner(t, { credits: 0 });
+    const { user, sessionId: accountId, token: ownerToken } = await accountOwner(t, { credits: 0 });
     userId = user.id;
     token = ownerToken;
     await t.db.execute(
       sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total, sent_count, failed_count)
-          VALUES ('mixed', ${userId}, ${sessionId}, 'individuals', 'text', 'Hi', 'failed', 5, 1, 4),
-                 ('hopeless', ${userId}, ${sessionId}, 'individuals', 'text', 'Hi', 'failed', 2, 0, 2),
-                 ('done', ${userId}, ${sessionId}, 'individuals', 'text', 'Hi', 'completed', 1, 1, 0)`,
+          VALUES ('mixed', ${userId}, ${accountId}, 'individuals', 'text', 'Hi', 'failed', 5, 1, 4),
+                 ('hopeless', ${userId}, ${accountId}, 'individuals', 'text', 'Hi', 'failed', 2, 0, 2),
+                 ('done', ${userId}, ${accountId}, 'individuals', 'text', 'Hi', 'completed', 1, 1, 0)`,
     );
     await t.db.execute(
       sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, status, error) VALUES
-            ('mixed', ${sessionId}, '919800000001@s.whatsapp.net', 'sent', NULL),
-            ('mixed', ${sessionId}, '919800000002@s.whatsapp.net', 'failed', 'Not on WhatsApp'),
-            ('mixed', ${sessionId}, '919800000003@s.whatsapp.net', 'failed', 'Opted out'),
-            ('mixed', ${sessionId}, '919800000004@s.whatsapp.net', 'failed', 'Session is not connected'),
-            ('mixed', ${sessionId}, '919800000005@s.whatsapp.net', 'failed', 'Interrupted: delivery unknown'),
-            ('hopeless', ${sessionId}, '120363000000000001@g.us', 'failed', 'Only admins can send messages to this group'),
-            ('hopeless', ${sessionId}, '919800000006@s.whatsapp.net', 'failed', 'Not on WhatsApp'),
-            ('done', ${sessionId}, '919800000007@s.whatsapp.net', 'sent', NULL)`,
+            ('mixed', ${accountId}, '919800000001@s.whatsapp.net', 'sent', NULL),
+            ('mixed', ${accountId}, '919800000002@s.whatsapp.net', 'failed', 'Not on WhatsApp'),
+            ('mixed', ${accountId}, '919800000003@s.whatsapp.net', 'failed', 'Opted out'),
+            ('mixed', ${accountId}, '919800000004@s.whatsapp.net', 'failed', 'Session is not connected'),
+            ('mixed', ${accountId}, '919800000005@s.whatsapp.net', 'failed', 'Interrupted: delivery unknown'),
+            ('hopeless', ${accountId}, '120363000000000001@g.us', 'failed', 'Only admins can send messages to this group'),
+            ('hopeless', ${accountId}, '919800000006@s.whatsapp.net', 'failed', 'Not on WhatsApp'),
+            ('done', ${accountId}, '919800000007@s.whatsapp.net', 'sent', NULL)`,
     );
   });
 
@@ -91,21 +91,21 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
     const owner = await buildUser(t, { credits: 0 });
     await addCredits(t.db, owner.id, 10, 'grant');
     const ownerToken = await loginToken(t.app, owner.username);
-    const sessionId = await buildSession(t, owner.id);
+    const accountId = await buildAccount(t, owner.id);
     await t.db.execute(
       sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total, sent_count, failed_count)
-          VALUES ('retry-mixed', ${owner.id}, ${sessionId}, 'individuals', 'text', 'Hi', 'failed', 5, 1, 4),
-                 ('retry-hopeless', ${owner.id}, ${sessionId}, 'groups', 'text', 'Hi', 'failed', 2, 0, 2)`,
+          VALUES ('retry-mixed', ${owner.id}, ${accountId}, 'individuals', 'text', 'Hi', 'failed', 5, 1, 4),
+                 ('retry-hopeless', ${owner.id}, ${accountId}, 'groups', 'text', 'Hi', 'failed', 2, 0, 2)`,
     );
     await t.db.execute(
       sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, status, error) VALUES
-            ('retry-mixed', ${sessionId}, '919800000011@s.whatsapp.net', 'sent', NULL),
-            ('retry-mixed', ${sessionId}, '919800000012@s.whatsapp.net', 'failed', 'Not on WhatsApp'),
-            ('retry-mixed', ${sessionId}, '919800000013@s.whatsapp.net', 'failed', 'Opted out'),
-            ('retry-mixed', ${sessionId}, '919800000014@s.whatsapp.net', 'failed', 'Session is not connected'),
-            ('retry-mixed', ${sessionId}, '919800000015@s.whatsapp.net', 'failed', 'Interrupted: delivery unknown'),
-            ('retry-hopeless', ${sessionId}, '120363000000000011@g.us', 'failed', 'Only admins can send messages to this group'),
-            ('retry-hopeless', ${sessionId}, '120363000000000012@g.us', 'failed', 'Not a member of this group')`,
+            ('retry-mixed', ${accountId}, '919800000011@s.whatsapp.net', 'sent', NULL),
+            ('retry-mixed', ${accountId}, '919800000012@s.whatsapp.net', 'failed', 'Not on WhatsApp'),
+            ('retry-mixed', ${accountId}, '919800000013@s.whatsapp.net', 'failed', 'Opted out'),
+            ('retry-mixed', ${accountId}, '919800000014@s.whatsapp.net', 'failed', 'Session is not connected'),
+            ('retry-mixed', ${accountId}, '919800000015@s.whatsapp.net', 'failed', 'Interrupted: delivery unknown'),
+            ('retry-hopeless', ${accountId}, '120363000000000011@g.us', 'failed', 'Only admins can send messages to this group'),
+            ('retry-hopeless', ${accountId}, '120363000000000012@g.us', 'failed', 'Not a member of this group')`,
     );
     const retry = (jobId: string, payload: object = {}) => retryJob(t.app, ownerToken, jobId, payload);
     const states = async () =>

@@ -11,7 +11,7 @@ import type { App } from '../../src/http/types.ts';
 const SEND_RATE_LIMIT = SEND_ROUTE_CONFIG.userLimit;
 
 import { JOB_MESSAGES, MAX_ACTIVE_SERIES } from '../../src/messaging/messages.ts';
-import { buildSession } from '../fakes/messaging.ts';
+import { buildAccount } from '../fakes/messaging.ts';
 import { account, bearer, DB_KINDS, testAppFor } from '../helpers.ts';
 
 const GROUP = '120363000000000001@g.us';
@@ -21,7 +21,7 @@ describe.each(DB_KINDS)('what a send checks first, and how often, on %s', (kind)
 
   async function sender(credits: number) {
     const { user, token } = await account(t, { credits });
-    const sessionId = await buildSession(t, user.id, { ownerNode: t.ctx.nodeId });
+    const accountId = await buildAccount(t, user.id, { ownerNode: t.ctx.nodeId });
     type Route = 'sendBulkMessage' | 'sendIndividualMessage' | 'sendStatus';
     const sendTo = (session: string, route: Route, payload: object, app: App = t.app) =>
       app.inject({
@@ -30,7 +30,7 @@ describe.each(DB_KINDS)('what a send checks first, and how often, on %s', (kind)
         headers: bearer(token),
         payload,
       });
-    const send = (route: Route, payload: object, app: App = t.app) => sendTo(sessionId, route, payload, app);
+    const send = (route: Route, payload: object, app: App = t.app) => sendTo(accountId, route, payload, app);
     return { user, send, sendTo };
   }
 
@@ -42,7 +42,7 @@ describe.each(DB_KINDS)('what a send checks first, and how often, on %s', (kind)
       const res = await request();
       return { res, ms: performance.now() - started };
     };
-    // What reading the body alone costs: the same request to an unknown session (404 at once).
+    // What reading the body alone costs: the same request to an unknown account (404 at once).
     const floor = await timed(() =>
       sendTo('unknown-session', 'sendBulkMessage', { chatIds, content: 'Hello' }),
     );
@@ -141,9 +141,9 @@ describe.each(DB_KINDS)('what a send checks first, and how often, on %s', (kind)
 
   it('send-estimate is bounded as a send: refused on the balance before parsing, and its own 120 a minute per user', async () => {
     const { sendTo, user } = await sender(2);
-    const sessionId = await buildSession(t, user.id, { ownerNode: t.ctx.nodeId });
+    const accountId = await buildAccount(t, user.id, { ownerNode: t.ctx.nodeId });
     const estimate = (chatIds: string[]) =>
-      sendTo(sessionId, 'send-estimate' as 'sendIndividualMessage', { chatIds, content: 'Hi' });
+      sendTo(accountId, 'send-estimate' as 'sendIndividualMessage', { chatIds, content: 'Hi' });
     const many = Array.from({ length: 200_000 }, (_, i) => `9198${String(i).padStart(8, '0')}`);
     const short = await estimate(many);
     expect([short.statusCode, short.json().message]).toEqual([402, MESSAGES.creditShort]);
@@ -157,11 +157,11 @@ describe.each(DB_KINDS)('what a send checks first, and how often, on %s', (kind)
 
   it(`refuses a repeating send beyond ${MAX_ACTIVE_SERIES} active series; an ended one frees its place`, async () => {
     const { user, send } = await sender(10);
-    const sessionId = `${crypto.randomUUID()}`;
+    const accountId = `${crypto.randomUUID()}`;
     const rows = Array.from({ length: MAX_ACTIVE_SERIES }, () => ({
       id: crypto.randomUUID(),
       userId: user.id,
-      sessionId,
+      sessionId: accountId,
       audience: 'individuals' as const,
       every: 'day' as const,
       anchorAt: new Date(Date.now() + 86_400_000),

@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { creditLedger, messageJobs } from '../../src/db/schema.ts';
 import { splitByAllowance } from '../../src/messaging/accept/spread.ts';
+import { connectedAccount } from '../fakes/accounts.ts';
 import {
   balanceOf,
   buildNamedGroups,
@@ -12,7 +13,6 @@ import {
   recipientsOf,
   waitForJobEnd,
 } from '../fakes/messaging.ts';
-import { connectedInstance } from '../fakes/sessions.ts';
 import { account, appWithEngine, bearer, buildUser, DB_KINDS, loginToken, OPEN_POLICY } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
@@ -45,44 +45,44 @@ describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => 
 
   async function owner(credits: number, phones: string[]) {
     const { user, token } = await account(t, { credits, track: users });
-    const sessions: string[] = [];
-    for (const phone of phones) sessions.push(await connectedInstance(t, token, phone));
-    return { user, token, sessions };
+    const accounts: string[] = [];
+    for (const phone of phones) accounts.push(await connectedAccount(t, token, phone));
+    return { user, token, sessions: accounts };
   }
   const send = (
     token: string,
-    sessionId: string,
+    accountId: string,
     payload: Record<string, unknown>,
     route = 'sendIndividualMessage',
   ) =>
     t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/${route}`,
+      url: `/api/session/${accountId}/${route}`,
       headers: bearer(token),
       payload,
     });
-  const putPolicy = (token: string, sessionId: string, policy: Record<string, unknown>) =>
+  const putPolicy = (token: string, accountId: string, policy: Record<string, unknown>) =>
     t.app.inject({
       method: 'PUT',
-      url: `/api/session/${sessionId}/policy`,
+      url: `/api/session/${accountId}/policy`,
       headers: bearer(token),
       payload: policy,
     });
-  const outbox = async (token: string, sessionId: string) =>
+  const outbox = async (token: string, accountId: string) =>
     (
       await t.app.inject({
         method: 'GET',
-        url: `/api/simulator/sessions/${sessionId}/outbox`,
+        url: `/api/simulator/sessions/${accountId}/outbox`,
         headers: bearer(token),
       })
     ).json().messages as Array<{ chatId: string }>;
   const details = (token: string, jobId: string) => jobDetails(t.app, token, jobId);
 
   /** Every chat got exactly one message across the accounts, from the account its row names. */
-  async function expectSentOnceEach(token: string, jobId: string, sessions: string[], chats: string[]) {
+  async function expectSentOnceEach(token: string, jobId: string, accounts: string[], chats: string[]) {
     const rows = await recipientsOf(t.db, jobId);
     const senders = new Map<string, string[]>();
-    for (const s of sessions)
+    for (const s of accounts)
       for (const m of await outbox(token, s)) senders.set(m.chatId, [...(senders.get(m.chatId) ?? []), s]);
     for (const chat of chats) {
       const row = rows.find((r) => r.chatId === `${chat}@s.whatsapp.net`)!;
@@ -93,8 +93,8 @@ describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => 
   }
 
   it('alternates accounts with equal allowances, shows the sender per message and charges one credit each', async () => {
-    const { user, token, sessions } = await owner(12, ['919740001001', '919740001002']);
-    const [a, b] = sessions as [string, string];
+    const { user, token, sessions: accounts } = await owner(12, ['919740001001', '919740001002']);
+    const [a, b] = accounts as [string, string];
     const chats = numbers(10, 0);
     const res = await send(token, a, { chatIds: chats, content: 'Spread', sessionIds: [b, a] });
     expect(res.statusCode).toBe(200);
@@ -119,8 +119,8 @@ describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => 
   });
 
   it('gives an account with a daily limit of 10 its share of 100 and the unlimited one the rest', async () => {
-    const { user, token, sessions } = await owner(100, ['919740002001', '919740002002']);
-    const [a, b] = sessions as [string, string];
+    const { user, token, sessions: accounts } = await owner(100, ['919740002001', '919740002002']);
+    const [a, b] = accounts as [string, string];
     expect((await putPolicy(token, a, { ...POLICY, dailyLimit: 10 })).statusCode).toBe(200);
     const chats = numbers(100, 100);
     const res = await send(token, a, { chatIds: chats, content: 'Limited', sessionIds: [b] });
@@ -133,8 +133,8 @@ describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => 
   });
 
   it('moves the waiting recipients of a logged-out account to the healthy one, and sends each once', async () => {
-    const { user, token, sessions } = await owner(10, ['919740003001', '919740003002']);
-    const [a, b] = sessions as [string, string];
+    const { user, token, sessions: accounts } = await owner(10, ['919740003001', '919740003002']);
+    const [a, b] = accounts as [string, string];
     // B sends one message every 1.5 s, A at once: most of B's share is still waiting when B goes.
     await putPolicy(token, b, { ...POLICY, delayMinMs: 1500, delayMaxMs: 1500 });
     const chats = numbers(10, 300);
@@ -167,8 +167,8 @@ describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => 
   });
 
   it('refuses an account that is not the user’s, and sessionIds on a group send', async () => {
-    const { user, token, sessions } = await owner(5, ['919740004001']);
-    const [a] = sessions as [string];
+    const { user, token, sessions: accounts } = await owner(5, ['919740004001']);
+    const [a] = accounts as [string];
     const stranger = await owner(0, ['919740004002']);
     const jobsBefore = (await t.db.select().from(messageJobs).where(eq(messageJobs.userId, user.id))).length;
     const recipientsBefore = await countRows(t.db, 'message_job_recipients');
@@ -206,8 +206,8 @@ describe.each(DB_KINDS)('a spread job whose account stays down, with no failover
   it('fails (and refunds) only the down account’s recipients after SESSION_WAIT_MS; the healthy one sends its share', async () => {
     const user = await buildUser(t, { credits: 6 });
     const token = await loginToken(t.app, user.username);
-    const a = await connectedInstance(t, token, '919740005001');
-    const b = await connectedInstance(t, token, '919740005002');
+    const a = await connectedAccount(t, token, '919740005001');
+    const b = await connectedAccount(t, token, '919740005002');
     await t.app.inject({
       method: 'PUT',
       url: `/api/session/${b}/policy`,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openPostgres } from '../../src/db/client.ts';
-import { waSessions } from '../../src/db/schema.ts';
+import { accounts } from '../../src/db/schema.ts';
 import { buildUser, createPostgresDatabaseUrl } from '../helpers.ts';
 import { freePort } from '../reliability/support/server-process.ts';
 import { serverArgs } from '../server-build.ts';
@@ -102,7 +102,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
       expect(res.status).toBe(200);
       ids.push(res.body.sessionId as string);
     }
-    const rows = () => database.db.select().from(waSessions).where(inArray(waSessions.sessionId, ids));
+    const rows = () => database.db.select().from(accounts).where(inArray(accounts.sessionId, ids));
     // Each gets a QR from whichever node claimed it; then it is linked through the other node's API.
     await waitFor('QRs', async () => (await rows()).every((r) => r.qr && r.ownerNode), 10_000);
     for (const [i, id] of ids.entries()) {
@@ -116,7 +116,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
       }
     }
 
-    // Ownership: each session has one owner among the two processes, and it stays put while
+    // Ownership: each account has one owner among the two processes, and it stays put while
     // both live (leases renewed by their holder, never taken by the other).
     const pidOf = (owner: string | null) => nodes.find((n) => owner?.includes(`-${n.proc.pid}-`));
     const first = await rows();
@@ -130,12 +130,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
       expect(r.connectedAt).toEqual(before.connectedAt);
     }
 
-    // Kill the node that drives the most sessions.
+    // Kill the node that drives the most accounts.
     const counts = nodes.map((n) => later.filter((r) => pidOf(r.ownerNode) === n).length);
     const victim = counts[0]! >= counts[1]! ? nodes[0]! : nodes[1]!;
     const survivor = victim === nodes[0] ? nodes[1]! : nodes[0]!;
-    const victimSessions = later.filter((r) => pidOf(r.ownerNode) === victim).map((r) => r.sessionId);
-    expect(victimSessions.length).toBeGreaterThan(0);
+    const victimAccounts = later.filter((r) => pidOf(r.ownerNode) === victim).map((r) => r.sessionId);
+    expect(victimAccounts.length).toBeGreaterThan(0);
     const killedAt = Date.now();
     victim.proc.kill('SIGKILL');
 
@@ -145,22 +145,22 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
       async () =>
         (await rows()).every((r) => {
           const reconnected = r.connectedAt!.getTime() >= killedAt;
-          // The survivor's own sessions were never interrupted; the victim's connected anew.
+          // The survivor's own accounts were never interrupted; the victim's connected anew.
           return (
             r.status === 'CONNECTED' &&
             pidOf(r.ownerNode) === survivor &&
-            reconnected === victimSessions.includes(r.sessionId)
+            reconnected === victimAccounts.includes(r.sessionId)
           );
         }),
       LEASE_MS + 5000,
     );
     const takeoverMs = Date.now() - killedAt;
     console.log(
-      `two-nodes: ${victimSessions.length} sessions CONNECTED again under the survivor ${takeoverMs} ms after SIGKILL (lease ${LEASE_MS} ms)`,
+      `two-nodes: ${victimAccounts.length} sessions CONNECTED again under the survivor ${takeoverMs} ms after SIGKILL (lease ${LEASE_MS} ms)`,
     );
     expect(takeoverMs).toBeLessThanOrEqual(LEASE_MS + 1500);
     if (survivorOwner) for (const r of await rows()) expect(r.ownerNode).toBe(survivorOwner);
-    for (const id of victimSessions) {
+    for (const id of victimAccounts) {
       expect((await api(survivor, 'GET', `/api/${id}/status`, token)).body).toMatchObject({
         connected: true,
         status: 'CONNECTED',

@@ -301,7 +301,7 @@ describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
   });
 
   it('a second start points Meta’s webhooks at the existing account again', async () => {
-    const [{ session_id: sessionId }] = (await queryRows<{ session_id: string }>(
+    const [{ session_id: accountId }] = (await queryRows<{ session_id: string }>(
       t.db,
       sql`SELECT session_id FROM cloud_accounts WHERE phone_number_id = ${DEMO_CLOUD.phoneNumberId}`,
     )) as [{ session_id: string }];
@@ -309,7 +309,7 @@ describe.each(DB_KINDS)('the demo seed on %s', (kind) => {
     expect(await seedDemo(t.ctx, { graph, webhookBase })).toBe(false);
     expect(await pointDemoWebhook(t.ctx, graph, webhookBase)).toBe(true);
     expect((graph.state as { webhook?: { url: string } }).webhook?.url).toBe(
-      `${webhookBase}/api/cloud/webhook/${sessionId}`,
+      `${webhookBase}/api/cloud/webhook/${accountId}`,
     );
   });
 });

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { messageJobRecipients, messageJobs } from '../../src/db/schema.ts';
 import { createLogger } from '../../src/logger.ts';
-import { buildSession } from '../fakes/messaging.ts';
+import { buildAccount } from '../fakes/messaging.ts';
 import { buildUser, createTestApp, DB_KINDS, testAppFor, testConfig } from '../helpers.ts';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
@@ -109,15 +109,15 @@ describe.each(DB_KINDS)('health, readiness and metrics on %s', (kind) => {
 
   it('serves Prometheus text that a Prometheus parser reads: gauges from the database, counters, histograms, Node defaults', async () => {
     const user = await buildUser(t);
-    await buildSession(t, user.id, { status: 'CONNECTED' });
-    await buildSession(t, user.id, { status: 'CONNECTED' });
-    await buildSession(t, user.id, { status: 'PENDING' });
-    const sessionId = await buildSession(t, user.id, { status: 'DISCONNECTED' });
+    await buildAccount(t, user.id, { status: 'CONNECTED' });
+    await buildAccount(t, user.id, { status: 'CONNECTED' });
+    await buildAccount(t, user.id, { status: 'PENDING' });
+    const accountId = await buildAccount(t, user.id, { status: 'DISCONNECTED' });
     const jobId = crypto.randomUUID();
     await t.db.insert(messageJobs).values({
       id: jobId,
       userId: user.id,
-      sessionId,
+      sessionId: accountId,
       audience: 'individuals',
       messageType: 'text',
       content: 'Hello',
@@ -127,7 +127,7 @@ describe.each(DB_KINDS)('health, readiness and metrics on %s', (kind) => {
     await t.db.insert(messageJobRecipients).values(
       ['queued', 'queued', 'queued', 'sent', 'failed'].map((status, i) => ({
         jobId,
-        sessionId,
+        sessionId: accountId,
         chatId: `9190000000${i}@s.whatsapp.net`,
         status: status as 'queued' | 'sent' | 'failed',
       })),

@@ -54,7 +54,7 @@ describe('authorisation matrix over every registered route', () => {
       .set({ expiresAt: sql`now() - interval '1 minute'` })
       .where(sql`${authTokens.tokenHash} = ${sha256(expiredToken)}`);
 
-    // The owner's resources: a session and a job.
+    // The owner's resources: an account and a job.
     const created = await t.app.inject({
       method: 'POST',
       url: '/api/create-instance',
@@ -62,16 +62,16 @@ describe('authorisation matrix over every registered route', () => {
       payload: { phoneNumber: '919800000001', sessionName: 'Owner phone' },
     });
     expect(created.statusCode).toBe(200);
-    const sessionId = created.json().sessionId as string;
+    const accountId = created.json().sessionId as string;
     const sent = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(ownerToken),
       payload: { chatIds: ['919812345678', '919812340000'], content: 'Owner message' },
     });
     expect(sent.statusCode).toBe(200);
     const jobId = sent.json().jobId as string;
-    const ids = { sessionId, jobId, userId: owner.id, id: owner.id };
+    const ids = { sessionId: accountId, jobId, userId: owner.id, id: owner.id };
     const fill = (url: string) =>
       url.replace(/:([A-Za-z]+)/g, (_m, name: string) => ids[name as keyof typeof ids] ?? `x-${name}`);
 
@@ -131,7 +131,7 @@ describe('authorisation matrix over every registered route', () => {
         // lists answer with the caller's own data only
         checks += 1;
         const res = await call(route.method, route.url, otherToken, body);
-        if (res.body.includes(sessionId) || res.body.includes(jobId))
+        if (res.body.includes(accountId) || res.body.includes(jobId))
           leaks.push(`${key} shows the owner's data`);
       }
     }
@@ -143,8 +143,8 @@ describe('authorisation matrix over every registered route', () => {
       headers: bearer(ownerToken),
     });
     expect(job.statusCode).toBe(200);
-    const sessions = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(ownerToken) });
-    expect(sessions.json().sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([sessionId]);
+    const accounts = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(ownerToken) });
+    expect(accounts.json().sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([accountId]);
 
     recordFigure('authorisation', 'routes in the matrix', routes.length);
     recordFigure('authorisation', 'checks made', checks);

@@ -9,7 +9,7 @@ import { createContext } from '../../src/context.ts';
 import { openPglite } from '../../src/db/client.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { compactErasures } from '../../src/messaging/erasure-compaction.ts';
-import { buildSession } from '../fakes/messaging.ts';
+import { buildAccount } from '../fakes/messaging.ts';
 import { account, bearer, testConfig } from '../helpers.ts';
 import { recordFigure } from './figures.ts';
 
@@ -35,10 +35,10 @@ describe('erasure compaction on PGlite', () => {
     const t = { app, ctx, db: database.db, close: async () => {} };
     try {
       const { user, token } = await account(t, { credits: 10 });
-      const sessionId = await buildSession(t, user.id, { ownerNode: 'nobody' });
+      const accountId = await buildAccount(t, user.id, { ownerNode: 'nobody' });
       const sent = await app.inject({
         method: 'POST',
-        url: `/api/session/${sessionId}/sendIndividualMessage`,
+        url: `/api/session/${accountId}/sendIndividualMessage`,
         headers: bearer(token),
         payload: {
           chatIds: [NUMBER, '919811122244'],

@@ -11,7 +11,7 @@ import {
   adminAndUser,
   freePort,
   killHard,
-  linkedSession,
+  linkedAccount,
   type ServerProcess,
   simulatorEnv,
   startServer,
@@ -33,7 +33,7 @@ describe.each(DB_KINDS)('send-estimate flood on %s', (kind) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-estimate-flood-'));
   let server: ServerProcess;
   let token: string;
-  let sessionId: string;
+  let accountId: string;
   let dropDatabase: (() => Promise<void>) | null = null;
   beforeAll(async () => {
     const env = await simulatorEnv({
@@ -48,7 +48,7 @@ describe.each(DB_KINDS)('send-estimate flood on %s', (kind) => {
     }
     server = await startServer(env);
     ({ token } = await adminAndUser(server, `estimator${kind}`, IDS));
-    sessionId = await linkedSession(server, token, '919811100001');
+    accountId = await linkedAccount(server, token, '919811100001');
   });
   afterAll(async () => {
     if (server) await killHard(server);
@@ -76,7 +76,7 @@ describe.each(DB_KINDS)('send-estimate flood on %s', (kind) => {
         'content-type: application/json',
         '--data-binary',
         `@${body}`,
-        `${server.url}/api/session/${sessionId}/send-estimate`,
+        `${server.url}/api/session/${accountId}/send-estimate`,
       ]);
       const [status, seconds] = stdout.split(' ');
       return {

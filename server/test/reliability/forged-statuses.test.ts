@@ -21,18 +21,18 @@ describe.each(DB_KINDS)('forged Cloud statuses on %s', (kind) => {
   const rig = useCloudApp(kind);
   const section = `forged statuses (${kind})`;
 
-  async function post(sessionId: string, statuses: Record<string, unknown>[]) {
+  async function post(accountId: string, statuses: Record<string, unknown>[]) {
     const { t, fake } = rig;
     const body = JSON.stringify(
       messagesEnvelope(fake.wabaId, { id: fake.phoneNumberId, display: '919800015838' }, { statuses }),
     );
-    const res = await postSignedWebhook(t, sessionId, body, fake.appSecret);
+    const res = await postSignedWebhook(t, accountId, body, fake.appSecret);
     expect(res.statusCode, res.body).toBe(200);
   }
 
-  async function campaign(a: { token: string }, sessionId: string, from: number) {
+  async function campaign(a: { token: string }, accountId: string, from: number) {
     const chatIds = Array.from({ length: RECIPIENTS }, (_, i) => String(919_822_300_000 + from + i));
-    const res = await rig.post(a.token, `/api/session/${sessionId}/sendIndividualMessage`, {
+    const res = await rig.post(a.token, `/api/session/${accountId}/sendIndividualMessage`, {
       type: 'template',
       content: { name: 'order_update', language: 'en_US', parameters: ['A-1001'] },
       chatIds,

@@ -30,7 +30,7 @@ async function slowestMeta(server: ServerProcess, during: Promise<unknown>): Pro
 describe('a hostile 28 MB body does not stall other requests', () => {
   let server: ServerProcess;
   let token: string;
-  let sessionId: string;
+  let accountId: string;
   beforeAll(async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wa-hostile-'));
     server = await startServer(await simulatorEnv({ DATA_DIR: dataDir }));
@@ -39,14 +39,14 @@ describe('a hostile 28 MB body does not stall other requests', () => {
       phoneNumber: '919800000077',
       sessionName: 'Hostile',
     });
-    sessionId = created.json.sessionId;
+    accountId = created.json.sessionId;
   });
   afterAll(async () => {
     if (server) await killHard(server);
   });
 
   const post = (body: string) =>
-    fetch(`${server.url}/api/session/${sessionId}/sendBulkMessage`, {
+    fetch(`${server.url}/api/session/${accountId}/sendBulkMessage`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SessionRunner, startSessionRunner } from '../../src/sessions/runner.ts';
+import { type AccountRunner, startAccountRunner } from '../../src/accounts/runner.ts';
 import { bearer, buildAdmin, buildUser, createTestApp, loginToken, type TestApp } from '../helpers.ts';
 import { recordFigure } from './figures.ts';
 
@@ -27,7 +27,7 @@ const SIGNED = new Set(['/api/cloud/webhook/:sessionId']);
 
 describe('hostile input on every JSON route', () => {
   let t: TestApp;
-  let runner: SessionRunner;
+  let runner: AccountRunner;
   let userToken: string;
   let adminToken: string;
   let ids: Record<string, string>;
@@ -38,9 +38,9 @@ describe('hostile input on every JSON route', () => {
 
   beforeAll(async () => {
     t = await createTestApp('pglite', { LOGIN_RATE_LIMIT: '10000', LOGIN_IP_FAILURE_LIMIT: '1000000' });
-    // Sessions driven as in the product: a route that waits for the driving node (the pairing
+    // Accounts driven as in the product: a route that waits for the driving node (the pairing
     // code, up to 30 s) gets its answer instead of waiting for a node that does not exist.
-    runner = await startSessionRunner(t.ctx);
+    runner = await startAccountRunner(t.ctx);
     const admin = await buildAdmin(t);
     const user = await buildUser(t, { managedBy: admin.id, credits: 1_000_000 });
     userToken = await loginToken(t.app, user.username);
@@ -51,14 +51,14 @@ describe('hostile input on every JSON route', () => {
       headers: bearer(userToken),
       payload: { phoneNumber: '919800000002', sessionName: 'Fuzz phone' },
     });
-    const sessionId = created.json().sessionId as string;
+    const accountId = created.json().sessionId as string;
     const sent = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(userToken),
       payload: { chatIds: ['919812345678'], content: 'hello' },
     });
-    ids = { sessionId, jobId: sent.json().jobId, userId: user.id, id: user.id };
+    ids = { sessionId: accountId, jobId: sent.json().jobId, userId: user.id, id: user.id };
   });
   afterAll(async () => {
     await runner.stop();

@@ -11,7 +11,7 @@ import {
   api,
   isAlive,
   killHard,
-  linkedSession,
+  linkedAccount,
   readOutbox,
   type ServerProcess,
   seeded,
@@ -22,7 +22,7 @@ import {
 
 /**
  * One real server process, killed with SIGKILL at seeded random moments, some of them during its
- * start, while 10 jobs of 300 recipients run on two simulated sessions; restarted each time.
+ * start, while 10 jobs of 300 recipients run on two simulated accounts; restarted each time.
  * Then every job must end with every recipient sent or failed, no chat sent twice, and the
  * credits and the ledger exact.
  *
@@ -78,9 +78,9 @@ describe('kill loop: SIGKILL a real server at random moments during 10 jobs', ()
     server = await waitReady(spawnServer(env));
     const initial = PER_JOB * JOBS + 500;
     const { adminToken, token, userId } = await adminAndUser(server, 'killloop', initial);
-    const sessions = [
-      await linkedSession(server, token, '919700000001'),
-      await linkedSession(server, token, '919700000002'),
+    const accounts = [
+      await linkedAccount(server, token, '919700000001'),
+      await linkedAccount(server, token, '919700000002'),
     ];
 
     // Numbers never end in 0000 (the simulator's 'Not on WhatsApp'): every failure is a crash's.
@@ -90,7 +90,7 @@ describe('kill loop: SIGKILL a real server at random moments during 10 jobs', ()
     const submitJobs = async (s: ServerProcess, n: number) => {
       for (let k = 0; k < n && jobIds.length < JOBS; k++) {
         const j = jobIds.length;
-        const res = await api(s, 'POST', `/api/session/${sessions[j % 2]}/sendIndividualMessage`, token, {
+        const res = await api(s, 'POST', `/api/session/${accounts[j % 2]}/sendIndividualMessage`, token, {
           chatIds: numbersOf(j),
           content: `Kill loop job ${j}`,
         });

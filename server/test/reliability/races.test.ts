@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
 import { creditLedger, messageJobRecipients, messageJobs, users } from '../../src/db/schema.ts';
 import { type Engine, startEngine } from '../../src/engine.ts';
-import { connectedInstance } from '../fakes/sessions.ts';
+import { connectedAccount } from '../fakes/accounts.ts';
 import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 import { recordFigure } from './figures.ts';
@@ -53,7 +53,7 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
   it('no overdraft, no negative balance, no recipient both refunded and sent', async () => {
     const user = await buildUser(t, { credits: INITIAL });
     const token = await loginToken(t.app, user.username);
-    const sessionId = await connectedInstance(t, token, kind === 'pglite' ? '919720000001' : '919720000002');
+    const accountId = await connectedAccount(t, token, kind === 'pglite' ? '919720000001' : '919720000002');
 
     const jobChats = new Map<string, string[]>();
     const codes = new Map<string, number>();
@@ -66,7 +66,7 @@ describe.each(DB_KINDS)('races on one balance and the same jobs (%s)', (kind) =>
       const chats = chatsOf(k++);
       const res = await t.app.inject({
         method: 'POST',
-        url: `/api/session/${sessionId}/sendIndividualMessage`,
+        url: `/api/session/${accountId}/sendIndividualMessage`,
         headers: bearer(token),
         payload: { chatIds: chats, content: 'Race' },
       });

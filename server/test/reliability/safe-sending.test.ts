@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
-import { creditLedger, messageJobRecipients, messageJobs, users, waSessions } from '../../src/db/schema.ts';
+import { accounts, creditLedger, messageJobRecipients, messageJobs, users } from '../../src/db/schema.ts';
 import { OPEN_POLICY } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 import { recordFigure } from './figures.ts';
@@ -13,7 +13,7 @@ import {
   duplicateSends,
   isAlive,
   killHard,
-  linkedSession,
+  linkedAccount,
   readOutbox,
 } from './support/server-process.ts';
 
@@ -39,15 +39,15 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
   const { nodes, database, addNode } = nodesOnOnePostgres('wa-safe-', { SESSION_LEASE_MS: '2000' });
   let token = '';
   let userId = '';
-  const linesOf = (sessionId: string) =>
-    nodes.flatMap((n) => readOutbox(n.outbox).lines.filter((l) => l.sessionId === sessionId));
+  const linesOf = (accountId: string) =>
+    nodes.flatMap((n) => readOutbox(n.outbox).lines.filter((l) => l.sessionId === accountId));
 
   beforeAll(async () => {
     ({ token, userId } = await adminAndUser(nodes[0]!.server, 'safe-sender', 10_000));
   }, 180_000);
 
-  const send = async (node: Node, sessionId: string, chatIds: string[]) => {
-    const res = await api(node.server, 'POST', `/api/session/${sessionId}/sendIndividualMessage`, token, {
+  const send = async (node: Node, accountId: string, chatIds: string[]) => {
+    const res = await api(node.server, 'POST', `/api/session/${accountId}/sendIndividualMessage`, token, {
       chatIds,
       content: 'Safe sending',
     });
@@ -58,8 +58,8 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
     (await database.db.select().from(messageJobs).where(eq(messageJobs.id, jobId)))[0]!;
 
   it('pause racing the dispatcher: nothing is sent after a pause is acknowledged', async () => {
-    const sessionId = await linkedSession(nodes[0]!.server, token, '919540001001');
-    const jobId = await send(nodes[1]!, sessionId, numbers(400, 0));
+    const accountId = await linkedAccount(nodes[0]!.server, token, '919540001001');
+    const jobId = await send(nodes[1]!, accountId, numbers(400, 0));
     let violations = 0;
     let pauses = 0;
     for (let round = 0; round < 6; round++) {
@@ -73,9 +73,9 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
       // recipient first and sends one at a time, so the paused job's recipients (due before it)
       // would have gone first, and a send in flight at the pause has been recorded.
       const [later] = numbers(1, 9000 + round);
-      const probe = await send(node, sessionId, [later!]);
+      const probe = await send(node, accountId, [later!]);
       await waitFor('the later message', async () => (await jobOf(probe)).status === 'completed', 60_000, 50);
-      violations += linesOf(sessionId).filter(
+      violations += linesOf(accountId).filter(
         (l) => !l.chatId.startsWith(later!) && Date.parse(l.sentAt) > acknowledged,
       ).length;
       const resumed = await api(
@@ -95,7 +95,7 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
       120_000,
       200,
     );
-    const duplicates = duplicateSends(linesOf(sessionId));
+    const duplicates = duplicateSends(linesOf(accountId));
     recordFigure(SECTION, 'pause/resume rounds while sending (400 recipients)', pauses);
     recordFigure(SECTION, 'sends after a pause was acknowledged', violations, true);
     recordFigure(SECTION, 'pause race: chats sent twice', duplicates, true);
@@ -107,7 +107,7 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
   });
 
   it('quiet hours: nothing is sent inside the window, the job goes on when it ends', async () => {
-    const sessionId = await linkedSession(nodes[1]!.server, token, '919540001002');
+    const accountId = await linkedAccount(nodes[1]!.server, token, '919540001002');
     // A window from an hour ago to the next whole minute (Kolkata time): it ends within 60 s.
     const now = Date.now();
     const endsAt = Math.ceil((now + 1000) / 60_000) * 60_000;
@@ -118,12 +118,12 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
         minute: '2-digit',
         hourCycle: 'h23',
       }).format(new Date(ms));
-    const set = await api(nodes[0]!.server, 'PUT', `/api/session/${sessionId}/policy`, token, {
+    const set = await api(nodes[0]!.server, 'PUT', `/api/session/${accountId}/policy`, token, {
       ...POLICY,
       quietHours: { start: hhmm(now - 3_600_000), end: hhmm(endsAt) },
     });
     expect(set.status, JSON.stringify(set.json)).toBe(200);
-    const jobId = await send(nodes[0]!, sessionId, numbers(20, 1000));
+    const jobId = await send(nodes[0]!, accountId, numbers(20, 1000));
     const details = await waitFor(
       'the waiting reason',
       async () => {
@@ -143,8 +143,8 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
       150_000,
       500,
     );
-    const inside = linesOf(sessionId).filter((l) => Date.parse(l.sentAt) < endsAt).length;
-    const firstAfter = Math.min(...linesOf(sessionId).map((l) => Date.parse(l.sentAt))) - endsAt;
+    const inside = linesOf(accountId).filter((l) => Date.parse(l.sentAt) < endsAt).length;
+    const firstAfter = Math.min(...linesOf(accountId).map((l) => Date.parse(l.sentAt))) - endsAt;
     recordFigure(SECTION, 'quiet hours: sends inside the window', inside, true);
     recordFigure(SECTION, 'quiet hours: first send after the window ends (ms)', firstAfter);
     recordFigure(SECTION, 'quiet hours: sent / total', `${job.sentCount} / ${job.total}`);
@@ -153,22 +153,22 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
   }, 200_000);
 
   it('daily limit 30 across two nodes, the owner killed mid-way: sent that day never over 30', async () => {
-    const sessionId = await linkedSession(nodes[0]!.server, token, '919540001003');
-    const set = await api(nodes[1]!.server, 'PUT', `/api/session/${sessionId}/policy`, token, {
+    const accountId = await linkedAccount(nodes[0]!.server, token, '919540001003');
+    const set = await api(nodes[1]!.server, 'PUT', `/api/session/${accountId}/policy`, token, {
       ...POLICY,
       dailyLimit: 30,
     });
     expect(set.status, JSON.stringify(set.json)).toBe(200);
-    const jobId = await send(nodes[1]!, sessionId, numbers(100, 2000));
+    const jobId = await send(nodes[1]!, accountId, numbers(100, 2000));
     await waitFor('15 sent', async () => ((await jobOf(jobId)).sentCount >= 15 ? true : null), 60_000, 20);
-    const [row] = await database.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+    const [row] = await database.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
     const victim = nodes.find((n) => row!.ownerNode?.includes(`-${n.server.child.pid}-`))!;
     const survivor = nodes.find((n) => n !== victim)!;
     await killHard(victim.server);
     await waitFor(
       'the survivor drives the session',
       async () => {
-        const [r] = await database.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+        const [r] = await database.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
         return r!.status === 'CONNECTED' && r!.ownerNode?.includes(`-${survivor.server.child.pid}-`)
           ? true
           : null;
@@ -193,7 +193,7 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
     const recordedSent = recipients.filter((r) => r.status === 'sent').length;
     const interrupted = recipients.filter((r) => r.error === 'Interrupted: delivery unknown').length;
     const queued = recipients.filter((r) => r.status === 'queued').length;
-    const leftTheNodes = linesOf(sessionId).length;
+    const leftTheNodes = linesOf(accountId).length;
     recordFigure(SECTION, 'daily limit / recipients', '30 / 100');
     recordFigure(SECTION, 'daily limit: sent that day (recorded)', recordedSent);
     recordFigure(SECTION, 'daily limit: sent that day over 30', Math.max(0, recordedSent - 30), true);
@@ -209,13 +209,13 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
     // The daily-limit test left one node: a third joins, so that one is left after this kill too.
     await addNode('C');
     const alive = nodes.filter((n) => isAlive(n.server));
-    const sessionId = await linkedSession(alive[0]!.server, token, '919540001004');
-    const set = await api(alive[0]!.server, 'PUT', `/api/session/${sessionId}/policy`, token, POLICY);
+    const accountId = await linkedAccount(alive[0]!.server, token, '919540001004');
+    const set = await api(alive[0]!.server, 'PUT', `/api/session/${accountId}/policy`, token, POLICY);
     expect(set.status, JSON.stringify(set.json)).toBe(200);
     const total = 300;
-    const jobId = await send(alive[1]!, sessionId, numbers(total, 3000));
+    const jobId = await send(alive[1]!, accountId, numbers(total, 3000));
     await waitFor('50 sent', async () => ((await jobOf(jobId)).sentCount >= 50 ? true : null), 60_000, 20);
-    const [row] = await database.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId));
+    const [row] = await database.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
     const victim = alive.find((n) => row!.ownerNode?.includes(`-${n.server.child.pid}-`))!;
     const survivor = alive.find((n) => n !== victim)!;
     const atKill = (await jobOf(jobId)).sentCount;
@@ -233,7 +233,7 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
       .select()
       .from(messageJobRecipients)
       .where(eq(messageJobRecipients.jobId, jobId));
-    const lines = linesOf(sessionId);
+    const lines = linesOf(accountId);
     const left = new Set(lines.map((l) => l.chatId));
     const sent = recipients.filter((r) => r.status === 'sent');
     const interrupted = recipients.filter((r) => r.error === 'Interrupted: delivery unknown').length;

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
 import { media, messageJobRecipients, messageJobs, users } from '../../src/db/schema.ts';
 import { TIMEOUT_PREFIX } from '../../src/transport/simulator/numbers.ts';
-import { connectedInstance } from '../fakes/sessions.ts';
+import { connectedAccount } from '../fakes/accounts.ts';
 import { appWithEngine, bearer, buildAdmin, buildUser, DB_KINDS, loginToken } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 import { recordFigure } from './figures.ts';
@@ -39,7 +39,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
   it('deleting a job while another job sends the same file: the other job sends every copy', async () => {
     const user = await buildUser(t, { credits: 1000 });
     const token = await loginToken(t.app, user.username);
-    const sessionId = await connectedInstance(t, token, kind === 'pglite' ? '919730000001' : '919730000002');
+    const accountId = await connectedAccount(t, token, kind === 'pglite' ? '919730000001' : '919730000002');
     const png = Buffer.from(
       'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
       'base64',
@@ -48,7 +48,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
     const send = async (prefix: string) => {
       const res = await t.app.inject({
         method: 'POST',
-        url: `/api/session/${sessionId}/sendIndividualMessage`,
+        url: `/api/session/${accountId}/sendIndividualMessage`,
         headers: bearer(token),
         payload: { ...file, chatIds: chats(prefix, 40) },
       });
@@ -105,7 +105,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
   it('terminating the session while a retry is queued: every recipient ends, refunds exact', async () => {
     const user = await buildUser(t, { credits: 1000 });
     const token = await loginToken(t.app, user.username);
-    const sessionId = await connectedInstance(t, token, kind === 'pglite' ? '919730000011' : '919730000012');
+    const accountId = await connectedAccount(t, token, kind === 'pglite' ? '919730000011' : '919730000012');
     // Numbers starting TIMEOUT_PREFIX time out in the simulator: they fail, are refunded, and a
     // retry may fix them ('Not on WhatsApp' is no longer retried). They go first, so
     // that the job's last 20 outcomes (the first pass's, then the retry's) are never mostly
@@ -116,7 +116,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
     ];
     const sent = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: { chatIds: list, content: 'retry me' },
     });
@@ -139,7 +139,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
     expect(retry.statusCode).toBe(200);
     const terminated = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/terminate`,
+      url: `/api/session/${accountId}/terminate`,
       headers: bearer(token),
     });
     expect(terminated.statusCode).toBeLessThan(500);
@@ -154,7 +154,7 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
       200,
     ).catch(() => null);
     const rows = settled ?? (await statuses(jobId));
-    // Recipients of a deleted session wait SESSION_WAIT_MS (5 s here, 10 min by default) like a disconnected one.
+    // Recipients of a deleted account wait SESSION_WAIT_MS (5 s here, 10 min by default) like a disconnected one.
     recordFigure(
       section,
       'terminate during retry: seconds until every recipient ended (SESSION_WAIT_MS 5 s)',
@@ -190,11 +190,11 @@ describe.each(DB_KINDS)('jobs cut short (%s)', (kind) => {
     const adminToken = await loginToken(t.app, admin.username);
     const user = await buildUser(t, { credits: 1000, managedBy: admin.id });
     const token = await loginToken(t.app, user.username);
-    const sessionId = await connectedInstance(t, token, kind === 'pglite' ? '919730000021' : '919730000022');
+    const accountId = await connectedAccount(t, token, kind === 'pglite' ? '919730000021' : '919730000022');
     const list = chats('9177100', 100);
     const sent = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: { chatIds: list, content: 'disable me' },
     });

@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
-import { authTokens, users, waSessions } from '../../src/db/schema.ts';
-import { buildSession, expectLedgerChain } from '../fakes/messaging.ts';
+import { accounts, authTokens, users } from '../../src/db/schema.ts';
+import { buildAccount, expectLedgerChain } from '../fakes/messaging.ts';
 import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 import { recordFigure } from './figures.ts';
 
@@ -54,7 +54,7 @@ describe.each(DB_KINDS)('security races (%s)', (kind) => {
         }),
       ),
     );
-    const rows = await t.db.select().from(waSessions).where(eq(waSessions.userId, user.id));
+    const rows = await t.db.select().from(accounts).where(eq(accounts.userId, user.id));
     recordFigure(
       section,
       'create-instance races: 5xx',
@@ -71,11 +71,11 @@ describe.each(DB_KINDS)('security races (%s)', (kind) => {
     const adminToken = await loginToken(t.app, admin.username);
     const user = await buildUser(t, { managedBy: admin.id, credits: 100 });
     const token = await loginToken(t.app, user.username);
-    const sessionId = await buildSession(t, user.id);
+    const accountId = await buildAccount(t, user.id);
     const sends = Array.from({ length: 20 }, (_, k) =>
       t.app.inject({
         method: 'POST',
-        url: `/api/session/${sessionId}/sendIndividualMessage`,
+        url: `/api/session/${accountId}/sendIndividualMessage`,
         headers: bearer(token),
         payload: {
           chatIds: Array.from(

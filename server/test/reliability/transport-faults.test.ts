@@ -4,17 +4,17 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
-import { messageJobRecipients, users, waAuthState, waSessions } from '../../src/db/schema.ts';
+import { accounts, messageJobRecipients, users, waAuthState } from '../../src/db/schema.ts';
 import { type Engine, startEngine } from '../../src/engine.ts';
 import { RESTRICTED_PREFIX } from '../../src/transport/simulator/numbers.ts';
-import { connectedInstance, statusOf } from '../fakes/sessions.ts';
+import { connectedAccount, statusOf } from '../fakes/accounts.ts';
 import { bearer, buildUser, createTestApp, loginToken, type TestApp } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 import { recordFigure } from './figures.ts';
 import { duplicateSends, readOutbox } from './support/server-process.ts';
 
 /**
- * Faults of the transport, through the real engine (session runner, simulator,
+ * Faults of the transport, through the real engine (account runner, simulator,
  * dispatcher) on an in-process app: connection drops mid-job, the phone unlinking the device,
  * and WhatsApp's error 463 (produced by the simulator for numbers starting with 999463).
  */
@@ -45,14 +45,14 @@ async function closeRig(r: Rig | undefined) {
 async function account(r: Rig, credits: number, phone: string) {
   const user = await buildUser(r.t, { credits });
   const token = await loginToken(r.t.app, user.username);
-  const sessionId = await connectedInstance(r.t, token, phone);
-  return { user, token, sessionId };
+  const accountId = await connectedAccount(r.t, token, phone);
+  return { user, token, sessionId: accountId };
 }
 
-async function send(r: Rig, token: string, sessionId: string, chatIds: string[]) {
+async function send(r: Rig, token: string, accountId: string, chatIds: string[]) {
   const res = await r.t.app.inject({
     method: 'POST',
-    url: `/api/session/${sessionId}/sendIndividualMessage`,
+    url: `/api/session/${accountId}/sendIndividualMessage`,
     headers: bearer(token),
     payload: { chatIds, content: 'Fault test' },
   });
@@ -62,16 +62,16 @@ async function send(r: Rig, token: string, sessionId: string, chatIds: string[])
 
 const recipients = (r: Rig, jobId: string) =>
   r.t.db.select().from(messageJobRecipients).where(eq(messageJobRecipients.jobId, jobId));
-const sessionRow = async (r: Rig, sessionId: string) =>
-  (await r.t.db.select().from(waSessions).where(eq(waSessions.sessionId, sessionId)))[0]!;
+const accountRow = async (r: Rig, accountId: string) =>
+  (await r.t.db.select().from(accounts).where(eq(accounts.sessionId, accountId)))[0]!;
 const balance = async (r: Rig, userId: string) =>
   (await r.t.db.select({ c: users.credits }).from(users).where(eq(users.id, userId)))[0]!.c;
-const outboxOf = (r: Rig, sessionId: string) =>
-  readOutbox(r.outbox).lines.filter((m) => m.sessionId === sessionId);
-const simulator = (r: Rig, token: string, sessionId: string, action: string) =>
+const outboxOf = (r: Rig, accountId: string) =>
+  readOutbox(r.outbox).lines.filter((m) => m.sessionId === accountId);
+const simulator = (r: Rig, token: string, accountId: string, action: string) =>
   r.t.app.inject({
     method: 'POST',
-    url: `/api/simulator/sessions/${sessionId}/${action}`,
+    url: `/api/simulator/sessions/${accountId}/${action}`,
     headers: bearer(token),
   });
 const numbers = (n: number, start: number) => Array.from({ length: n }, (_, i) => String(start + i));
@@ -86,19 +86,19 @@ describe('transport faults through the engine and the simulator', () => {
 
     it('three drops during a 1,000-recipient job: recipients wait, resume, none sent twice', async () => {
       const N = 1000;
-      const { user, token, sessionId } = await account(r, N, '919710000001');
-      const jobId = await send(r, token, sessionId, numbers(N, 917_100_000_001));
+      const { user, token, sessionId: accountId } = await account(r, N, '919710000001');
+      const jobId = await send(r, token, accountId, numbers(N, 917_100_000_001));
       let sentDuringOutage = 0;
       let waitedDuringOutage = 0;
       const outages: number[] = [];
       for (const at of [150, 400, 650]) {
-        await waitFor(`${at} sent`, async () => outboxOf(r, sessionId).length >= at, 60_000, 20);
-        const drop = await simulator(r, token, sessionId, 'disconnect');
+        await waitFor(`${at} sent`, async () => outboxOf(r, accountId).length >= at, 60_000, 20);
+        const drop = await simulator(r, token, accountId, 'disconnect');
         expect(drop.statusCode, drop.body).toBe(200);
         const down = Date.now();
         await waitFor(
           'DISCONNECTED',
-          async () => !(await statusOf(r.t, token, sessionId)).connected,
+          async () => !(await statusOf(r.t, token, accountId)).connected,
           5000,
           10,
         );
@@ -107,7 +107,7 @@ describe('transport faults through the engine and the simulator', () => {
         const up = await waitFor(
           'reconnected',
           async () => {
-            const row = await sessionRow(r, sessionId);
+            const row = await accountRow(r, accountId);
             return row.status === 'CONNECTED' && row.connectedAt && row.connectedAt.getTime() > down
               ? row.connectedAt.getTime()
               : null;
@@ -116,7 +116,7 @@ describe('transport faults through the engine and the simulator', () => {
           20,
         );
         outages.push(up - down);
-        sentDuringOutage += outboxOf(r, sessionId).filter((m) => {
+        sentDuringOutage += outboxOf(r, accountId).filter((m) => {
           const t = Date.parse(m.sentAt);
           return t > down && t < up;
         }).length;
@@ -130,7 +130,7 @@ describe('transport faults through the engine and the simulator', () => {
         120_000,
         100,
       );
-      const lines = outboxOf(r, sessionId);
+      const lines = outboxOf(r, accountId);
       const duplicates = duplicateSends(lines);
       const failed = end.filter((x) => x.status === 'failed').length;
       const drift = N - (await balance(r, user.id)) - end.filter((x) => x.status === 'sent').length;
@@ -169,27 +169,27 @@ describe('transport faults through the engine and the simulator', () => {
     it('the phone unlinks the device mid-job: credentials wiped, DISCONNECTED, pending recipients fail and are refunded', async () => {
       const N = 300;
       const initial = 400;
-      const { user, token, sessionId } = await account(r, initial, '919710000002');
+      const { user, token, sessionId: accountId } = await account(r, initial, '919710000002');
       expect(
-        (await r.t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).length,
+        (await r.t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId))).length,
       ).toBe(1);
-      const jobId = await send(r, token, sessionId, numbers(N, 917_100_010_001));
-      await waitFor('50 sent', async () => outboxOf(r, sessionId).length >= 50, 60_000, 10);
-      const logout = await simulator(r, token, sessionId, 'logout');
+      const jobId = await send(r, token, accountId, numbers(N, 917_100_010_001));
+      await waitFor('50 sent', async () => outboxOf(r, accountId).length >= 50, 60_000, 10);
+      const logout = await simulator(r, token, accountId, 'logout');
       expect(logout.statusCode, logout.body).toBe(200);
       const at = Date.now();
       const status = await waitFor(
         'DISCONNECTED',
         async () => {
-          const s = await statusOf(r.t, token, sessionId);
+          const s = await statusOf(r.t, token, accountId);
           return s.status === 'DISCONNECTED' ? s : null;
         },
         60_000,
       );
-      const sentAtLogout = outboxOf(r, sessionId).length;
-      const credsLeft = (await r.t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId)))
+      const sentAtLogout = outboxOf(r, accountId).length;
+      const credsLeft = (await r.t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId)))
         .length;
-      const row = await sessionRow(r, sessionId);
+      const row = await accountRow(r, accountId);
 
       const end = await waitFor(
         'pending recipients to fail',
@@ -203,7 +203,7 @@ describe('transport faults through the engine and the simulator', () => {
       const sent = end.filter((x) => x.status === 'sent');
       const failed = end.filter((x) => x.status === 'failed');
       const wrongReason = failed.filter((x) => x.error !== 'Session is not connected').length;
-      const sentAfterLogout = outboxOf(r, sessionId).length - sentAtLogout;
+      const sentAfterLogout = outboxOf(r, accountId).length - sentAtLogout;
       const notRefunded = initial - (await balance(r, user.id)) - sent.length;
       const ledgerGap = (await ledgerSum(r.t.db, user.id)) - (await balance(r, user.id));
       const failedAfterMs = Math.max(...failed.map((x) => x.updatedAt.getTime())) - at;
@@ -240,19 +240,19 @@ describe('transport faults through the engine and the simulator', () => {
 
     it('error 463 mid-job: the queue pauses with its reason visible, nothing is retried or sent after it', async () => {
       const initial = 500;
-      const { user, token, sessionId } = await account(r, initial, '919710000003');
+      const { user, token, sessionId: accountId } = await account(r, initial, '919710000003');
       const chats = numbers(200, 917_100_020_001);
       chats[60] = `${RESTRICTED_PREFIX}000001`;
-      const jobId = await send(r, token, sessionId, chats);
+      const jobId = await send(r, token, accountId, chats);
       const paused = await waitFor(
         'paused',
         async () =>
-          (await sessionRow(r, sessionId)).sendPaused ? await statusOf(r.t, token, sessionId) : null,
+          (await accountRow(r, accountId)).sendPaused ? await statusOf(r.t, token, accountId) : null,
         60_000,
         20,
       );
-      // A second job on the paused session: accepted, held (not sent, not failed).
-      const second = await send(r, token, sessionId, numbers(50, 917_100_030_001));
+      // A second job on the paused account: accepted, held (not sent, not failed).
+      const second = await send(r, token, accountId, numbers(50, 917_100_030_001));
       await waitFor(
         'the restricted send to be recorded',
         async () => ((await recipients(r, jobId)).some((x) => x.status === 'failed') ? true : null),
@@ -263,7 +263,7 @@ describe('transport faults through the engine and the simulator', () => {
       await new Promise((res) => setTimeout(res, 4000));
       const rows = [...(await recipients(r, jobId)), ...(await recipients(r, second))];
       const held = rows.filter((x) => x.status === 'queued').length;
-      const lines = outboxOf(r, sessionId);
+      const lines = outboxOf(r, accountId);
       const restricted = rows.find((x) => x.chatId.startsWith(RESTRICTED_PREFIX))!;
       const sent = rows.filter((x) => x.status === 'sent');
       const sentAfter = sent.filter((x) => x.id > restricted.id).length;
@@ -285,7 +285,7 @@ describe('transport faults through the engine and the simulator', () => {
       recordFigure(SECTION, '463: ledger sum − balance', ledgerGap, true);
 
       expect(reasonVisible).toBe(true);
-      expect((await sessionRow(r, sessionId)).sendPaused).toBe(true);
+      expect((await accountRow(r, accountId)).sendPaused).toBe(true);
       expect(restricted).toMatchObject({ status: 'failed', attempts: 1 });
       expect(restricted.error).toMatch(/463/);
       expect(sent.length).toBe(60);

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
-import { messageJobRecipients, messageJobs, users, waSessions } from '../../src/db/schema.ts';
+import { accounts, messageJobRecipients, messageJobs, users } from '../../src/db/schema.ts';
 import { buildUser } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 import { recordFigure } from './figures.ts';
@@ -10,14 +10,14 @@ import { type Node, nodesOnOnePostgres } from './support/nodes.ts';
 import { api, duplicateSends, killHard, type OutboxLine, readOutbox } from './support/server-process.ts';
 
 /**
- * Two server processes on one PostgreSQL drive 10 sessions with jobs running; one is
+ * Two server processes on one PostgreSQL drive 10 accounts with jobs running; one is
  * killed with SIGKILL. Each node writes its own outbox file, so every message sent says which
- * node sent it: a session is driven by two nodes at once when both sent for it over
+ * node sent it: an account is driven by two nodes at once when both sent for it over
  * overlapping spans of time.
  */
 
 const SECTION = 'two nodes';
-const SESSIONS = 10;
+const ACCOUNTS = 10;
 const PER_JOB = 150;
 const LEASE_MS = 2000;
 const enabled = Boolean(process.env.TEST_DATABASE_URL);
@@ -34,7 +34,7 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
 
   it('never two drivers for a session, takeover, no duplicate', async () => {
     const { db } = database;
-    const initial = SESSIONS * PER_JOB;
+    const initial = ACCOUNTS * PER_JOB;
     const user = await buildUser({ db }, { isMultisessionSupported: true, credits: initial });
     const login = await api(nodes[0]!.server, 'POST', '/api/auth/login', null, {
       username: user.username,
@@ -43,7 +43,7 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
     const token = login.json.token as string;
 
     const ids: string[] = [];
-    for (let i = 0; i < SESSIONS; i++) {
+    for (let i = 0; i < ACCOUNTS; i++) {
       const res = await api(nodes[i % 2]!.server, 'POST', '/api/create-instance', token, {
         phoneNumber: `91973000000${i}`,
         sessionName: `Two nodes ${i}`,
@@ -51,7 +51,7 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
       expect(res.status, JSON.stringify(res.json)).toBe(200);
       ids.push(res.json.sessionId as string);
     }
-    const rows = () => db.select().from(waSessions).where(inArray(waSessions.sessionId, ids));
+    const rows = () => db.select().from(accounts).where(inArray(accounts.sessionId, ids));
     await waitFor('QRs', async () => (await rows()).every((r) => r.qr && r.ownerNode), 30_000);
     for (const [i, id] of ids.entries()) {
       const res = await api(
@@ -66,7 +66,7 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
     await waitFor('all CONNECTED', async () => (await rows()).every((r) => r.status === 'CONNECTED'), 30_000);
 
     const pidOf = (owner: string | null) => nodes.find((n) => owner?.includes(`-${n.server.child.pid}-`));
-    // Sample the owners from here on: while both nodes live, no session changes hands.
+    // Sample the owners from here on: while both nodes live, no account changes hands.
     let bothAlive = true;
     let sampling = true;
     let ownerChangesBothAlive = 0;
@@ -102,7 +102,7 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
     const counts = nodes.map((n) => owners.filter((r) => pidOf(r.ownerNode) === n).length);
     const victim = counts[0]! >= counts[1]! ? nodes[0]! : nodes[1]!;
     const survivor = victim === nodes[0] ? nodes[1]! : nodes[0]!;
-    const victimSessions = owners.filter((r) => pidOf(r.ownerNode) === victim).length;
+    const victimAccounts = owners.filter((r) => pidOf(r.ownerNode) === victim).length;
     bothAlive = false;
     await sleep(60); // the sampler's round in flight finishes under "both alive"
     const killedAt = Date.now();
@@ -169,7 +169,7 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
     const drift = initial - balance - sent;
     const gap = (await ledgerSum(db, user.id)) - balance;
 
-    recordFigure(SECTION, 'sessions / on the killed node', `${SESSIONS} / ${victimSessions}`);
+    recordFigure(SECTION, 'sessions / on the killed node', `${ACCOUNTS} / ${victimAccounts}`);
     recordFigure(SECTION, 'owner samples', samples);
     recordFigure(SECTION, 'time to all CONNECTED again (ms)', reconnectedMs);
     recordFigure(SECTION, `lease (ms)`, LEASE_MS);
@@ -183,15 +183,15 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
     recordFigure(SECTION, 'credit drift initial−final−sent', drift, true);
     recordFigure(SECTION, 'ledger sum − balance', gap, true);
 
-    expect(victimSessions).toBeGreaterThan(0);
+    expect(victimAccounts).toBeGreaterThan(0);
     expect(jobsEnded).not.toBeNull();
     expect(handedOver).toBeGreaterThan(0);
-    expect(handedOver).toBeLessThanOrEqual(victimSessions);
+    expect(handedOver).toBeLessThanOrEqual(victimAccounts);
     expect(twoDrivers).toBe(0);
     expect(ownerChangesBothAlive).toBe(0);
     expect(duplicates).toBe(0);
     expect(neverEnding).toBe(0);
-    expect(interrupted).toBeLessThanOrEqual(victimSessions);
+    expect(interrupted).toBeLessThanOrEqual(victimAccounts);
     expect(drift).toBe(0);
     expect(gap).toBe(0);
   }, 480_000);

@@ -15,7 +15,7 @@ import {
   webhookSecretContext,
 } from '../../src/db/secrets.ts';
 import { createDbAuthStore } from '../../src/transport/auth-store.ts';
-import { buildSession } from '../fakes/messaging.ts';
+import { buildAccount } from '../fakes/messaging.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 import { serverArgs } from '../server-build.ts';
 
@@ -71,22 +71,22 @@ describe('data at rest', () => {
   describe.each(DB_KINDS)('the WhatsApp auth state (%s)', (kind) => {
     const t = testAppFor(kind);
 
-    const rawValue = async (sessionId: string, key: string) =>
-      (await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, sessionId))).find(
+    const rawValue = async (accountId: string, key: string) =>
+      (await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId))).find(
         (r) => r.key === key,
       )?.value;
 
     it('is stored encrypted (AES-256-GCM) and bound to its row', async () => {
       const user = await buildUser(t);
-      const sessionId = await buildSession(t, user.id);
+      const accountId = await buildAccount(t, user.id);
       const key = crypto.randomBytes(32);
-      const store = createDbAuthStore(t.db, sessionId, key);
+      const store = createDbAuthStore(t.db, accountId, key);
       const creds = JSON.stringify({ noiseKey: { private: 'very-private-key-bytes' } });
       await store.write([
         { key: 'creds', value: creds },
         { key: 'pre-key-1', value: '{"k":1}' },
       ]);
-      const raw = await rawValue(sessionId, 'creds');
+      const raw = await rawValue(accountId, 'creds');
       expect(raw).toMatch(/^enc1:/);
       expect(raw).not.toContain('very-private');
       expect(await store.read('creds')).toBe(creds);
@@ -97,24 +97,24 @@ describe('data at rest', () => {
         ]),
       );
       // Copied into another row, or read with another key, it does not open.
-      await t.db.insert(waAuthState).values({ sessionId, key: 'copied', value: raw! });
+      await t.db.insert(waAuthState).values({ sessionId: accountId, key: 'copied', value: raw! });
       await expect(store.read('copied')).rejects.toThrow();
       await expect(
-        createDbAuthStore(t.db, sessionId, crypto.randomBytes(32)).read('creds'),
+        createDbAuthStore(t.db, accountId, crypto.randomBytes(32)).read('creds'),
       ).rejects.toThrow();
     });
 
     it('encrypts the plain rows of an older start, once', async () => {
       const user = await buildUser(t);
-      const sessionId = await buildSession(t, user.id);
+      const accountId = await buildAccount(t, user.id);
       await t.db.insert(waAuthState).values([
-        { sessionId, key: 'creds', value: '{"plain":"private"}' },
-        { sessionId, key: 'app-state', value: '{"plain":2}' },
+        { sessionId: accountId, key: 'creds', value: '{"plain":"private"}' },
+        { sessionId: accountId, key: 'app-state', value: '{"plain":2}' },
       ]);
       const key = crypto.randomBytes(32);
       expect(await encryptPlainSecrets(t.db, key)).toBeGreaterThanOrEqual(2);
-      expect(await rawValue(sessionId, 'creds')).toMatch(/^enc1:/);
-      expect(await createDbAuthStore(t.db, sessionId, key).read('creds')).toBe('{"plain":"private"}');
+      expect(await rawValue(accountId, 'creds')).toMatch(/^enc1:/);
+      expect(await createDbAuthStore(t.db, accountId, key).read('creds')).toBe('{"plain":"private"}');
       expect(await encryptPlainSecrets(t.db, key)).toBe(0);
     });
   });

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
-import { messageJobRecipients, users, waGroups, waSessions } from '../../src/db/schema.ts';
+import { accounts, messageJobRecipients, users, waGroups } from '../../src/db/schema.ts';
+import { connectedAccount } from '../fakes/accounts.ts';
 import { retryJob, waitForJobEnd } from '../fakes/messaging.ts';
-import { connectedInstance } from '../fakes/sessions.ts';
 import { appWithEngine, bearer, buildAdmin, buildUser, DB_KINDS, loginToken } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
@@ -42,18 +42,18 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
     const adminToken = await loginToken(t.app, admin.username);
     const user = await buildUser(t, { managedBy: admin.id, credits: 500 });
     const token = await loginToken(t.app, user.username);
-    const sessionId = await connectedInstance(t, token, phone);
+    const accountId = await connectedAccount(t, token, phone);
     const chats = Array.from({ length: 80 }, (_, i) => `${prefix}${String(i + 1).padStart(4, '0')}`);
     const sent = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: { chatIds: chats, content: 'mid-job' },
     });
     expect(sent.statusCode).toBe(200);
     const jobId = sent.json().jobId as string;
     await waitFor('the first sends', async () => ((await statuses(jobId)).sent ?? 0) >= 5, 20_000);
-    return { adminToken, user, token, sessionId, chats, jobId };
+    return { adminToken, user, token, sessionId: accountId, chats, jobId };
   }
 
   /** The admin changes the user through the admin route: its answer leaves nothing of the user's queued. */
@@ -122,17 +122,17 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
 
   it('disabling the user: no send after the answer, the rest refunded at once, sessions stopped', async () => {
     const job = await startJob(kind === 'pglite' ? '919740000001' : '919740000002', '9176100');
-    // The session's driver releases its lease once it has closed the connection: the simulator
+    // The account's driver releases its lease once it has closed the connection: the simulator
     // writes no send of a closed connection.
     const ended = await changeMidJob(job, throughTheRoute({ disabled: true }), 5000, () =>
       waitFor('the connection closed', async () => {
-        const [row] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, job.sessionId));
+        const [row] = await t.db.select().from(accounts).where(eq(accounts.sessionId, job.sessionId));
         return row!.ownerNode === null;
       }),
     );
     expect(ended.sent! + (ended.failed ?? 0) + (ended.cancelled ?? 0)).toBe(80);
-    const [session] = await t.db.select().from(waSessions).where(eq(waSessions.sessionId, job.sessionId));
-    expect(session!.desiredState).toBe('stopped');
+    const [account] = await t.db.select().from(accounts).where(eq(accounts.sessionId, job.sessionId));
+    expect(account!.desiredState).toBe('stopped');
   });
 
   it('revoking the bulk flag: the individual sends stop and are refunded; a retry answers 403', async () => {

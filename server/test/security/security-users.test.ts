@@ -2,11 +2,11 @@ import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
-import { users, waSessions } from '../../src/db/schema.ts';
+import { accounts, users } from '../../src/db/schema.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { createLogger, scrubLogLine } from '../../src/logger.ts';
 import { setPassword } from '../../src/users/service.ts';
-import { buildSession } from '../fakes/messaging.ts';
+import { buildAccount } from '../fakes/messaging.ts';
 import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
 describe.each(DB_KINDS)('users and credits faults (%s)', (kind) => {
@@ -56,9 +56,9 @@ describe.each(DB_KINDS)('users and credits faults (%s)', (kind) => {
       const admin = await buildAdmin(t);
       const adminToken = await loginToken(t.app, admin.username);
       const user = await buildUser(t, { managedBy: admin.id });
-      const sessions = [await buildSession(t, user.id), await buildSession(t, user.id)];
+      const sessions = [await buildAccount(t, user.id), await buildAccount(t, user.id)];
       expect((await patch(adminToken, user.id, { disabled: true })).statusCode).toBe(200);
-      const rows = await t.db.select().from(waSessions).where(eq(waSessions.userId, user.id));
+      const rows = await t.db.select().from(accounts).where(eq(accounts.userId, user.id));
       expect(rows.map((r) => [r.sessionId, r.desiredState, r.statusReason]).sort()).toEqual(
         sessions.map((id) => [id, 'stopped', 'The account is disabled']).sort(),
       );

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { messageJobs } from '../../src/db/schema.ts';
 import { buildApp } from '../../src/http/app.ts';
-import { buildGroups, buildSession } from '../fakes/messaging.ts';
+import { buildAccount, buildGroups } from '../fakes/messaging.ts';
 import {
   appsFor,
   bearer,
@@ -22,12 +22,12 @@ describe.each(DB_KINDS)('security faults (%s)', (kind) => {
       const t = await app();
       const user = await buildUser(t, { credits: 10, isBulkMessagingEnabled: false });
       const token = await loginToken(t.app, user.username);
-      const sessionId = await buildSession(t, user.id);
-      const [group] = await buildGroups(t, sessionId, [3]);
+      const accountId = await buildAccount(t, user.id);
+      const [group] = await buildGroups(t, accountId, [3]);
       const send = (chatIds: string[]) =>
         t.app.inject({
           method: 'POST',
-          url: `/api/session/${sessionId}/sendBulkMessage`,
+          url: `/api/session/${accountId}/sendBulkMessage`,
           headers: bearer(token),
           payload: { chatIds, type: 'string', content: 'hi' },
         });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { addCredits, debitCredits } from '../../src/credits/credits.ts';
 import { queryRows } from '../../src/db/client.ts';
 import { messageJobRecipients, messageJobs } from '../../src/db/schema.ts';
-import { buildSession } from '../fakes/messaging.ts';
+import { buildAccount } from '../fakes/messaging.ts';
 import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
 
 const DAY = 86_400_000;
@@ -14,7 +14,7 @@ describe.each(DB_KINDS)('the admin overview on %s', (kind) => {
 
   async function job(
     userId: string,
-    sessionId: string,
+    accountId: string,
     createdAt: Date,
     outcomes: { status: 'sent' | 'failed'; at: Date }[],
   ) {
@@ -23,7 +23,7 @@ describe.each(DB_KINDS)('the admin overview on %s', (kind) => {
     await t.db.insert(messageJobs).values({
       id,
       userId,
-      sessionId,
+      sessionId: accountId,
       audience: 'individuals',
       messageType: 'text',
       content: 'Hi',
@@ -37,7 +37,7 @@ describe.each(DB_KINDS)('the admin overview on %s', (kind) => {
     await t.db.insert(messageJobRecipients).values(
       outcomes.map((o, i) => ({
         jobId: id,
-        sessionId,
+        sessionId: accountId,
         chatId: `91900000${String(i).padStart(4, '0')}@s.whatsapp.net`,
         status: o.status,
         sentAt: o.status === 'sent' ? o.at : null,
@@ -57,9 +57,9 @@ describe.each(DB_KINDS)('the admin overview on %s', (kind) => {
     const now = new Date();
     const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
     const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 0, 30));
-    const s1 = await buildSession(t, asha.id, { status: 'CONNECTED' });
-    await buildSession(t, asha.id, { status: 'DISCONNECTED' });
-    await buildSession(t, stranger.id, { status: 'CONNECTED' });
+    const s1 = await buildAccount(t, asha.id, { status: 'CONNECTED' });
+    await buildAccount(t, asha.id, { status: 'DISCONNECTED' });
+    await buildAccount(t, stranger.id, { status: 'CONNECTED' });
 
     // This month: 3 sent + 1 failed, and 2 sent. A job of the month before counts in no month figure.
     const j1 = await job(asha.id, s1, now, [

@@ -2,9 +2,9 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
 import { failWhere } from '../../src/messaging/engine/transitions.ts';
+import { connectedAccount, putPolicy } from '../fakes/accounts.ts';
 import { adminSettingPrices, useCloudApp } from '../fakes/cloud-rig.ts';
 import { balanceOf, expectLedgerChain, recipientsOf, retryJob, waitForJobEnd } from '../fakes/messaging.ts';
-import { connectedInstance, putPolicy } from '../fakes/sessions.ts';
 import { account, bearer, buildAdmin, DB_KINDS, loginToken, OPEN_POLICY } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
@@ -19,8 +19,8 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
 
   const setPrices = (token: string, payload: Record<string, unknown>) =>
     rig.t.app.inject({ method: 'PUT', url: '/api/admin/credit-prices', headers: bearer(token), payload });
-  const send = (token: string, sessionId: string, payload: Record<string, unknown>) =>
-    rig.post(token, `/api/session/${sessionId}/sendIndividualMessage`, payload);
+  const send = (token: string, accountId: string, payload: Record<string, unknown>) =>
+    rig.post(token, `/api/session/${accountId}/sendIndividualMessage`, payload);
   const deleteJob = (token: string, jobId: string) =>
     rig.t.app.inject({ method: 'DELETE', url: `/api/message-jobs-details/${jobId}`, headers: bearer(token) });
   const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
@@ -118,7 +118,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     const { t } = rig;
     await setPrices(admin.token, { linked: 2 });
     const a = await account(t, { credits: 10 });
-    const phone = await connectedInstance(t, a.token, '919740010001');
+    const phone = await connectedAccount(t, a.token, '919740010001');
     const res = await send(a.token, phone, {
       content: 'Sale today',
       chatIds: ['919811200001', '919811200002', '919811200003'],
@@ -154,7 +154,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     const { t } = rig;
     await setPrices(admin.token, { linked: 2 });
     const a = await account(t, { credits: 20 });
-    const phone = await connectedInstance(t, a.token, '919740010002');
+    const phone = await connectedAccount(t, a.token, '919740010002');
     await putPolicy(t, a.token, [phone], OPEN_POLICY);
     const res = await send(a.token, phone, {
       content: 'Sale today',
@@ -191,7 +191,7 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     const { t } = rig;
     await setPrices(admin.token, { linked: 1, cloud: 4 });
     const a = await account(t, { credits: 30 });
-    const phone = await connectedInstance(t, a.token, '919740010003');
+    const phone = await connectedAccount(t, a.token, '919740010003');
     const cloud = await rig.connect(a.token);
     await putPolicy(t, a.token, [phone, cloud], OPEN_POLICY);
     const chats = ['919811200021', '919811200022', '919811200023', '919811200024'];

@@ -4,7 +4,7 @@ import { addCredits, debitCredits, ledgerSum } from '../../src/credits/credits.t
 import { creditLedger, messageJobs } from '../../src/db/schema.ts';
 import { acceptSend } from '../../src/messaging/accept/send.ts';
 import { findUserById } from '../../src/users/repository.ts';
-import { balanceOf, buildNamedGroups, buildSession, countRows } from '../fakes/messaging.ts';
+import { balanceOf, buildAccount, buildNamedGroups, countRows } from '../fakes/messaging.ts';
 import { buildUser, DB_KINDS, testAppFor } from '../helpers.ts';
 
 describe.each(DB_KINDS)('credits on %s', (kind) => {
@@ -39,9 +39,9 @@ describe.each(DB_KINDS)('credits on %s', (kind) => {
   it('accepts nothing when any part of the acceptance fails: no debit, no job, no recipient', async () => {
     const user = await buildUser(t, { credits: 0 });
     await addCredits(t.db, user.id, 10, 'grant');
-    const sessionId = await buildSession(t, user.id);
+    const accountId = await buildAccount(t, user.id);
     const recipientsBefore = await countRows(t.db, 'message_job_recipients');
-    await buildNamedGroups(t, sessionId, ['ok@g.us']);
+    await buildNamedGroups(t, accountId, ['ok@g.us']);
     // PostgreSQL text cannot hold a NUL character: the job insert fails after the debit.
     // (The HTTP layer refuses NUL earlier, so the service is called directly.)
     const row = (await findUserById(t.db, user.id))!;
@@ -49,7 +49,7 @@ describe.each(DB_KINDS)('credits on %s', (kind) => {
       acceptSend(
         t.ctx,
         row,
-        sessionId,
+        accountId,
         { chatIds: ['ok@g.us'], type: 'string', content: 'bad\u0000text' },
         'groups',
       ),

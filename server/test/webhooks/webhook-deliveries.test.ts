@@ -96,7 +96,7 @@ describe.each(DB_KINDS)('webhook deliveries on %s', (kind) => {
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         data: jobFinished('job-1'),
       });
-      // not subscribed to session.status: nothing owed
+      // not subscribed to account.status: nothing owed
       expect((await deliveriesOf(webhook.id)).map((d) => d.event)).toEqual(['job.finished']);
       await waitFor('delivered', async () => (await deliveriesOf(webhook.id))[0]?.status === 'delivered');
 

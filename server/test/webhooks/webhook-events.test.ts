@@ -5,23 +5,25 @@ import { bearer, DB_KINDS } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 /**
- * Events come from the real engine: the session runner (session.status), the dispatcher
+ * Events come from the real engine: the account runner (account.status), the dispatcher
  * (message.status sent / failed, job.finished) and the simulator's receipts (delivered, read).
  */
 describe.each(DB_KINDS)('webhook events from the engine on %s', (kind) => {
   const { t, receiver, subscriber } = webhookEngine(kind);
 
   it('tells the receiver of the session, each recipient and the finished job, signed', async () => {
-    const { token, webhook, sessionId, groups } = await subscriber(
-      ['job.finished', 'message.status', 'session.status'],
-      '919700000001',
-    );
+    const {
+      token,
+      webhook,
+      sessionId: accountId,
+      groups,
+    } = await subscriber(['job.finished', 'message.status', 'session.status'], '919700000001');
     const { secret } = webhook;
     const announce = groups.find((g) => g.announce && !g.isAdmin)!;
     const open = groups.filter((g) => !g.announce).slice(0, 3);
     const send = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendBulkMessage`,
+      url: `/api/session/${accountId}/sendBulkMessage`,
       headers: bearer(token),
       payload: {
         chatIds: [...open.map((g) => g.groupId), announce.groupId],
@@ -46,7 +48,7 @@ describe.each(DB_KINDS)('webhook events from the engine on %s', (kind) => {
     expect(finished).toEqual({
       event: 'job.finished',
       jobId,
-      sessionId,
+      sessionId: accountId,
       status: 'failed',
       total: 4,
       sent: 3,
@@ -77,7 +79,7 @@ describe.each(DB_KINDS)('webhook events from the engine on %s', (kind) => {
     });
     expect(
       events().some(
-        (e) => e.event === 'session.status' && e.sessionId === sessionId && e.status === 'CONNECTED',
+        (e) => e.event === 'session.status' && e.sessionId === accountId && e.status === 'CONNECTED',
       ),
     ).toBe(true);
     expect(receiver.calls.every((c) => verifySignature(secret, c))).toBe(true);

@@ -11,7 +11,7 @@ import { bearer, DB_KINDS } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
 
 /**
- * Every webhook event, made through the product (the session runner, the dispatcher, the
+ * Every webhook event, made through the product (the account runner, the dispatcher, the
  * simulator's receipts and the opt-out API), as the database stores it: each `data` is what
  * contract/webhook-events.ts says a receiver gets. Most payloads are built by the plpgsql triggers
  * of server/drizzle (0006, 0021); this test is where a change there meets the contract.
@@ -29,16 +29,18 @@ describe.each(DB_KINDS)('webhook payloads match the contract on %s', (kind) => {
   const { t, subscriber } = webhookEngine(kind);
 
   it('stores job.finished, message.status (sent, failed, delivered, read), session.status and optout as the contract says', async () => {
-    const { token, webhook, sessionId, groups } = await subscriber(
-      ['job.finished', 'message.status', 'session.status', 'optout'],
-      '919700000002',
-    );
+    const {
+      token,
+      webhook,
+      sessionId: accountId,
+      groups,
+    } = await subscriber(['job.finished', 'message.status', 'session.status', 'optout'], '919700000002');
     const webhookId = webhook.id;
     const announce = groups.find((g) => g.announce && !g.isAdmin)!;
     const open = groups.filter((g) => !g.announce).slice(0, 2);
     const send = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendBulkMessage`,
+      url: `/api/session/${accountId}/sendBulkMessage`,
       headers: bearer(token),
       payload: { chatIds: [...open.map((g) => g.groupId), announce.groupId], type: 'string', content: 'Hi' },
     });
@@ -55,7 +57,7 @@ describe.each(DB_KINDS)('webhook payloads match the contract on %s', (kind) => {
     while (!reads(reader)) reader++;
     const direct = await t.app.inject({
       method: 'POST',
-      url: `/api/session/${sessionId}/sendIndividualMessage`,
+      url: `/api/session/${accountId}/sendIndividualMessage`,
       headers: bearer(token),
       payload: { chatIds: [String(reader)], type: 'string', content: 'Hi' },
     });
@@ -95,7 +97,7 @@ describe.each(DB_KINDS)('webhook payloads match the contract on %s', (kind) => {
       rows.find((r) => r.event === 'job.finished' && (r.data as { jobId: string }).jobId === job.id)?.data,
     ).toMatchObject({
       jobId: job.id,
-      sessionId,
+      sessionId: accountId,
       status: 'failed',
       total: 3,
       sent: 2,
@@ -110,7 +112,7 @@ describe.each(DB_KINDS)('webhook payloads match the contract on %s', (kind) => {
       rows.some(
         (r) =>
           r.event === 'session.status' &&
-          (r.data as { sessionId: string; status: string }).sessionId === sessionId &&
+          (r.data as { sessionId: string; status: string }).sessionId === accountId &&
           (r.data as { status: string }).status === 'CONNECTED',
       ),
     ).toBe(true);

@@ -16,7 +16,7 @@ export function RequireAdmin() {
 }
 
 /**
- * The pages of the sidebar are an ordinary user's: an ADMIN (who has no sidebar and no sessions
+ * The pages of the sidebar are an ordinary user's: an ADMIN (who has no sidebar and no accounts
  * of their own) opening one goes to the admin home instead of an empty page.
  */
 export function RequireUser() {

@@ -86,7 +86,7 @@ export const AdminDashboardPage = page(async () => {
     ),
   };
 });
-export const InstancesPage = page(() => import('../features/instances/InstancesPage.tsx'));
+export const AccountsPage = page(() => import('../features/instances/AccountsPage.tsx'));
 export const ComposePage = page(() => import('../features/compose/ComposePage.tsx'));
 export const BulkMessagePage = page(() => import('../features/compose/BulkMessagePage.tsx'));
 export const JobsPage = page(() => import('../features/jobs/JobsPage.tsx'));
@@ -109,7 +109,7 @@ const PAGES: Record<string, Page> = {
   '/adminDashboard': AdminDashboardPage,
   '/users': UsersPage,
   '/dashboard': DashboardPage,
-  '/instances': InstancesPage,
+  '/instances': AccountsPage,
   '/compose': ComposePage,
   '/bulkmessage': BulkMessagePage,
   '/jobs': JobsPage,

@@ -5,6 +5,7 @@ import { homePath, RedirectIfSignedIn, RequireAdmin, RequireAuth, RequireUser } 
 import { Layout } from './Layout.tsx';
 import { PageLoader } from './PageLoader.tsx';
 import {
+  AccountsPage,
   AddGroupPage,
   AdminDashboardPage,
   ApiKeysPage,
@@ -17,7 +18,6 @@ import {
   ForgotPasswordPage,
   GroupsPage,
   InboxPage,
-  InstancesPage,
   JobsPage,
   LoginPage,
   RegisterPage,
@@ -48,7 +48,7 @@ export function AppRoutes() {
               </Route>
               <Route element={<RequireUser />}>
                 <Route path="/dashboard" element={<DashboardPage />} />
-                <Route path="/instances" element={<InstancesPage />} />
+                <Route path="/instances" element={<AccountsPage />} />
                 <Route path="/compose" element={<ComposePage />} />
                 <Route path="/bulkmessage" element={<BulkMessagePage />} />
                 <Route path="/jobs" element={<JobsPage />} />

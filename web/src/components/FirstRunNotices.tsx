@@ -6,7 +6,7 @@ import { Link } from 'react-router-dom';
  * The spec's 'No active session found' with the one click that fixes it (a new
  * user saw zeros and nothing said 'link WhatsApp first').
  */
-export function NoSessionAlert(props: { why?: string }) {
+export function NoAccountAlert(props: { why?: string }) {
   return (
     <Alert color="yellow" variant="light" role="status" aria-label="No linked WhatsApp">
       <Group gap="xs" wrap="wrap">

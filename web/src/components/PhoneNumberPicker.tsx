@@ -1,17 +1,17 @@
 import { Select } from '@mantine/core';
-import { phoneOrNull, type Session } from '@wa/contract';
+import { type Account, phoneOrNull } from '@wa/contract';
 import { useMeta } from '../features/auth/api/get-meta.ts';
 import { DEFAULT_COUNTRY_CODE } from '../lib/csv-contacts.ts';
 
 /**
- * The reusable session dropdown: each session as 'name (number)', the number as
- * country code + digits (docs/decisions.md, Phone numbers), also for a session stored before the rule
+ * The reusable account dropdown: each account as 'name (number)', the number as
+ * country code + digits (docs/decisions.md, Phone numbers), also for an account stored before the rule
  * ('9123456780' shows as 919123456780).
  */
 export function PhoneNumberPicker(props: {
-  sessions: Session[];
+  accounts: Account[];
   value: string | null;
-  onChange: (sessionId: string | null) => void;
+  onChange: (accountId: string | null) => void;
   label?: string;
   /** A filter's picker: no account chosen means every account (`placeholder` says so). */
   clearable?: boolean;
@@ -24,7 +24,7 @@ export function PhoneNumberPicker(props: {
     <Select
       label={props.label ?? 'Phone number'}
       placeholder={props.placeholder ?? 'Select a session'}
-      data={props.sessions.map((s) => ({
+      data={props.accounts.map((s) => ({
         value: s.sessionId,
         label: `${s.sessionName} (${phoneOrNull(s.phoneNumber, cc) ?? s.phoneNumber})`,
       }))}
@@ -46,10 +46,10 @@ export function PhoneNumberPicker(props: {
  * The page's account picker (multi-session users only): the accounts `useCurrentSession` offers,
  * and under it how many it left out and `why` (they cannot do the page's action).
  */
-export function CurrentSessionPicker(props: {
+export function CurrentAccountPicker(props: {
   current: {
     multi: boolean;
-    sessions: Session[];
+    sessions: Account[];
     sessionId: string | null;
     choose: (id: string | null) => void;
     unable: number;
@@ -60,7 +60,7 @@ export function CurrentSessionPicker(props: {
   if (!current.multi || current.sessions.length === 0) return null;
   return (
     <PhoneNumberPicker
-      sessions={current.sessions}
+      accounts={current.sessions}
       value={current.sessionId}
       onChange={current.choose}
       leftOut={props.why ? { count: current.unable, why: props.why } : undefined}

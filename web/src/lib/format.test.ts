@@ -1,4 +1,4 @@
-import { phoneOfSession } from '@wa/contract';
+import { phoneOfAccount } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import {
   formatDateTime,
@@ -54,8 +54,8 @@ describe('formatKB and formatSeconds', () => {
 
 describe('phoneOfSession', () => {
   it('takes the part of the session id before the underscore', () => {
-    expect(phoneOfSession('919800000001_shop')).toBe('919800000001');
-    expect(phoneOfSession('919800000001')).toBe('919800000001');
+    expect(phoneOfAccount('919800000001_shop')).toBe('919800000001');
+    expect(phoneOfAccount('919800000001')).toBe('919800000001');
   });
 });
 

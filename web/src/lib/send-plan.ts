@@ -1,4 +1,4 @@
-import type { SessionPolicyResponse } from '@wa/contract';
+import type { AccountPolicyResponse } from '@wa/contract';
 import { formatNumber } from './format.ts';
 
 /** Who a send goes to: groups are capped by the daily limit only; one-to-one chats by every cap. */
@@ -13,7 +13,7 @@ export type PlanDay = { startsAt: string | null; count: number };
  */
 export type SendPlan = { days: PlanDay[]; reason: string | null; unplanned: number };
 
-type Policy = Pick<SessionPolicyResponse, 'today' | 'nextDays'>;
+type Policy = Pick<AccountPolicyResponse, 'today' | 'nextDays'>;
 type Caps = { limit: number | null; warmUpLimit: number | null; newContactsLimit?: number | null };
 
 /** The tightest cap of a day and its words; `used` what today already sent against each cap. */

@@ -15,7 +15,7 @@ export const KEYS = {
   AdminUsers: 'AdminUsers',
 } as const;
 
-export type StoredSession = { sessionId: string; sessionName: string };
+export type StoredAccount = { sessionId: string; sessionName: string };
 export type AdminUser = { user_id: string; username: string; name?: string };
 
 const get = (key: string): string | null => window.sessionStorage.getItem(key);
@@ -32,7 +32,7 @@ function getJson<T>(key: string, fallback: T): T {
 }
 
 const listeners = new Set<() => void>();
-/** Lets React re-read values that changed (balance, sessions) through useSyncExternalStore. */
+/** Lets React re-read values that changed (balance, accounts) through useSyncExternalStore. */
 export function subscribeStorage(listener: () => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
@@ -51,7 +51,7 @@ export const storage = {
   isBulkEnabled: () => get(KEYS.isBulkMessagingEnabled) === '1',
   /** '1' means multi-session. */
   isMultiSession: () => get(KEYS.isMultiSessionEnabled) === '1',
-  sessions: () => getJson<StoredSession[]>(KEYS.sessionsArray, []),
+  sessions: () => getJson<StoredAccount[]>(KEYS.sessionsArray, []),
   currentSessionId: () => get(KEYS.currentSessionId),
   adminUsers: () => getJson<AdminUser[]>(KEYS.AdminUsers, []),
 
@@ -59,11 +59,11 @@ export const storage = {
     set(KEYS.userCreditsAvailable, String(n));
     changed();
   },
-  setSessions(list: StoredSession[]) {
+  setAccounts(list: StoredAccount[]) {
     set(KEYS.sessionsArray, JSON.stringify(list));
     changed();
   },
-  setCurrentSessionId(id: string | null) {
+  setCurrentAccountId(id: string | null) {
     if (id) set(KEYS.currentSessionId, id);
     else window.sessionStorage.removeItem(KEYS.currentSessionId);
     changed();

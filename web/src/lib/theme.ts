@@ -82,7 +82,7 @@ export const theme = createTheme({
 export { cssVariablesResolver };
 
 /** One status vocabulary, one colour each, everywhere (STYLE.md). */
-export const SESSION_STATUS_COLOR: Record<string, string> = {
+export const ACCOUNT_STATUS_COLOR: Record<string, string> = {
   CONNECTED: 'green',
   PENDING: 'yellow',
   DISCONNECTED: 'gray',

@@ -1,8 +1,8 @@
-import type { CloudTemplate, GroupChat, MessageJob, Session } from '@wa/contract';
+import type { Account, CloudTemplate, GroupChat, MessageJob } from '@wa/contract';
 
-/** Test factories: one linked session, group and job as the API gives them, changed by `over`. */
+/** Test factories: one linked account, group and job as the API gives them, changed by `over`. */
 
-export const buildSession = (over: Partial<Session> = {}): Session => ({
+export const buildAccount = (over: Partial<Account> = {}): Account => ({
   id: 's1',
   sessionId: '919800000001_abc',
   phoneNumber: '919800000001',

@@ -12,10 +12,10 @@ import {
   UserIdParams,
   UserResponse,
 } from '@wa/contract';
+import { stopAccountsOfUser } from '../../accounts/service.ts';
 import type { AppContext } from '../../context.ts';
 import { failForbiddenWaiting } from '../../messaging/jobs/actions.ts';
 import { adminOverview } from '../../reports/admin-overview.ts';
-import { stopSessionsOfUser } from '../../sessions/service.ts';
 import { auditForAdmin } from '../../users/audit-log.ts';
 import {
   createUserForAdmin,
@@ -73,8 +73,8 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       const admin = requireAdmin(request);
       const user = await updateUserForAdmin(db, admin, request.ip, request.params.id, request.body);
-      // Disabling also ends the account's work: its sessions stop (its tokens are already revoked).
-      if (request.body.disabled === true) await stopSessionsOfUser(ctx, user.id, USER_DISABLED_REASON);
+      // Disabling also ends the account's work: its accounts stop (its tokens are already revoked).
+      if (request.body.disabled === true) await stopAccountsOfUser(ctx, user.id, USER_DISABLED_REASON);
       // What waits to be sent and may no longer be fails and is refunded at once.
       if (request.body.disabled === true || request.body.is_bulk_messaging_enabled === false)
         await failForbiddenWaiting(ctx, user.id);

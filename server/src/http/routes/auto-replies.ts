@@ -1,4 +1,4 @@
-import { AutoRepliesBody, AutoRepliesResponse, ErrorResponse, SessionIdParams } from '@wa/contract';
+import { AccountIdParams, AutoRepliesBody, AutoRepliesResponse, ErrorResponse } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
 import { getAutoReplies, putAutoReplies } from '../../messaging/auto-reply/auto-reply.ts';
 import { type App, requireUser } from '../types.ts';
@@ -13,7 +13,7 @@ export function registerAutoReplyRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['sessions'],
         summary: 'The account’s keyword auto-replies',
-        params: SessionIdParams,
+        params: AccountIdParams,
         response: { 200: AutoRepliesResponse, ...errors },
       },
     },
@@ -26,7 +26,7 @@ export function registerAutoReplyRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['sessions'],
         summary: 'Replace the account’s keyword auto-replies',
-        params: SessionIdParams,
+        params: AccountIdParams,
         body: AutoRepliesBody,
         response: { 200: AutoRepliesResponse, ...errors, 413: ErrorResponse },
       },

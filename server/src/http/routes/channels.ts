@@ -1,4 +1,5 @@
 import {
+  AccountIdParams,
   AddChannelBody,
   CHANNEL_TEXTS,
   ChannelResponse,
@@ -6,16 +7,15 @@ import {
   CreateChannelBody,
   channelInviteCode,
   ErrorResponse,
-  SessionIdParams,
 } from '@wa/contract';
+import { type ChannelOrder, orderChannels } from '../../accounts/channel-orders.ts';
+import { capabilitiesOf } from '../../accounts/providers.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { findChannel } from '../../channels/repository.ts';
 import { channelsList, presentChannel } from '../../channels/service.ts';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
-import { authorizeSession } from '../../policy/access.ts';
-import { type ChannelOrder, orderChannels } from '../../sessions/channel-orders.ts';
-import { capabilitiesOf } from '../../sessions/providers.ts';
+import { authorizeAccount } from '../../policy/access.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { type App, requireUser } from '../types.ts';
 
@@ -27,18 +27,18 @@ const errors = {
   503: ErrorResponse,
 };
 
-/** The session whose channels these are (the owner's only); a Cloud API number has none. */
-async function channelSession(ctx: AppContext, user: UserRow, sessionId: string) {
-  const session = await authorizeSession(ctx.db, user, 'act', sessionId);
-  if (!capabilitiesOf(ctx.config, session.kind).channels) throw badRequest(CHANNEL_TEXTS.linkedOnly);
-  return session;
+/** The account whose channels these are (the owner's only); a Cloud API number has none. */
+async function channelAccount(ctx: AppContext, user: UserRow, accountId: string) {
+  const account = await authorizeAccount(ctx.db, user, 'act', accountId);
+  if (!capabilitiesOf(ctx.config, account.kind).channels) throw badRequest(CHANNEL_TEXTS.linkedOnly);
+  return account;
 }
 
 /** The channel an order created or added, as stored by the node that did it. */
-async function orderedChannel(ctx: AppContext, user: UserRow, sessionId: string, order: ChannelOrder) {
-  const session = await channelSession(ctx, user, sessionId);
-  const done = await orderChannels(ctx, session, order);
-  const row = done.channelId ? await findChannel(ctx.db, sessionId, done.channelId) : undefined;
+async function orderedChannel(ctx: AppContext, user: UserRow, accountId: string, order: ChannelOrder) {
+  const account = await channelAccount(ctx, user, accountId);
+  const done = await orderChannels(ctx, account, order);
+  const row = done.channelId ? await findChannel(ctx.db, accountId, done.channelId) : undefined;
   if (!row) throw badRequest(CHANNEL_TEXTS.notFound);
   return row;
 }
@@ -55,12 +55,12 @@ export function registerChannelRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['channels'],
         summary: 'The channels the account owns or administers, with their followers',
-        params: SessionIdParams,
+        params: AccountIdParams,
         response: { 200: ChannelsListResponse, ...errors },
       },
     },
     async (request) => {
-      await channelSession(ctx, requireUser(request), request.params.sessionId);
+      await channelAccount(ctx, requireUser(request), request.params.sessionId);
       return channelsList(ctx.db, request.params.sessionId);
     },
   );
@@ -71,16 +71,16 @@ export function registerChannelRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['channels'],
         summary: 'Create a channel owned by the account',
-        params: SessionIdParams,
+        params: AccountIdParams,
         body: CreateChannelBody,
         response: { 200: ChannelResponse, ...errors },
       },
     },
     async (request) => {
       const user = requireUser(request);
-      const { sessionId } = request.params;
+      const { sessionId: accountId } = request.params;
       const { name, description } = request.body;
-      const row = await orderedChannel(ctx, user, sessionId, {
+      const row = await orderedChannel(ctx, user, accountId, {
         kind: 'create',
         name,
         description: description || null,
@@ -89,7 +89,7 @@ export function registerChannelRoutes(app: App, ctx: AppContext): void {
         actor: { id: user.id, username: user.username },
         action: 'channel.create',
         targetUserId: user.id,
-        details: { sessionId, channelId: row.channelId, name: row.name },
+        details: { sessionId: accountId, channelId: row.channelId, name: row.name },
         ip: request.ip,
       });
       return { success: true as const, message: CHANNEL_TEXTS.created, channel: presentChannel(row) };
@@ -102,7 +102,7 @@ export function registerChannelRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['channels'],
         summary: 'Add a channel the account owns or administers, by its link',
-        params: SessionIdParams,
+        params: AccountIdParams,
         body: AddChannelBody,
         response: { 200: ChannelResponse, ...errors },
       },
@@ -125,15 +125,15 @@ export function registerChannelRoutes(app: App, ctx: AppContext): void {
         tags: ['channels'],
         summary:
           'Read every channel again from WhatsApp (followers, role); those no longer administered leave the list',
-        params: SessionIdParams,
+        params: AccountIdParams,
         response: { 200: ChannelsListResponse, ...errors },
       },
     },
     async (request) => {
-      const { sessionId } = request.params;
-      const session = await channelSession(ctx, requireUser(request), sessionId);
-      await orderChannels(ctx, session, { kind: 'refresh' });
-      return { ...(await channelsList(ctx.db, sessionId)), message: CHANNEL_TEXTS.refreshed };
+      const { sessionId: accountId } = request.params;
+      const account = await channelAccount(ctx, requireUser(request), accountId);
+      await orderChannels(ctx, account, { kind: 'refresh' });
+      return { ...(await channelsList(ctx.db, accountId)), message: CHANNEL_TEXTS.refreshed };
     },
   );
 }

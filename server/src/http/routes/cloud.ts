@@ -1,20 +1,20 @@
 import {
+  AccountIdParams,
   CloudPricesBody,
   CloudPricesResponse,
   CostEstimateBody,
   CostEstimateResponse,
-  CreateCloudInstanceBody,
-  CreateCloudInstanceResponse,
+  CreateCloudAccountBody,
+  CreateCloudAccountResponse,
   ErrorResponse,
-  SessionIdParams,
   TemplatesResponse,
 } from '@wa/contract';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { createCloudAccount, listCloudTemplates } from '../../accounts/cloud/service.ts';
 import type { AppContext } from '../../context.ts';
 import { cloudPriceList, estimateCost, setCloudPricesAsAdmin } from '../../messaging/cloud/cost.ts';
 import { receiveWebhook, verifyWebhook, type WebhookAnswer } from '../../messaging/cloud/webhook.ts';
-import { createCloudInstance, listCloudTemplates } from '../../sessions/cloud/service.ts';
 import { type App, requireAdmin, requireUser } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
@@ -39,13 +39,13 @@ export async function registerCloudRoutes(app: App, ctx: AppContext): Promise<vo
       schema: {
         tags: ['sessions'],
         summary: 'Connect a WhatsApp Cloud API number (checked against the Graph API)',
-        body: CreateCloudInstanceBody,
-        response: { 200: CreateCloudInstanceResponse, ...errors, 409: ErrorResponse, 503: ErrorResponse },
+        body: CreateCloudAccountBody,
+        response: { 200: CreateCloudAccountResponse, ...errors, 409: ErrorResponse, 503: ErrorResponse },
       },
     },
     async (request) => ({
       success: true as const,
-      ...(await createCloudInstance(ctx, requireUser(request), request.body)),
+      ...(await createCloudAccount(ctx, requireUser(request), request.body)),
     }),
   );
 
@@ -55,7 +55,7 @@ export async function registerCloudRoutes(app: App, ctx: AppContext): Promise<vo
       schema: {
         tags: ['sessions'],
         summary: "A Cloud API account's message templates (refreshed from Meta at most once a minute)",
-        params: SessionIdParams,
+        params: AccountIdParams,
         response: { 200: TemplatesResponse, ...errors },
       },
     },
@@ -71,7 +71,7 @@ export async function registerCloudRoutes(app: App, ctx: AppContext): Promise<vo
       schema: {
         tags: ['sessions'],
         summary: "What a template send would cost at Meta's rate, and how many the 24-hour tier lets go now",
-        params: SessionIdParams,
+        params: AccountIdParams,
         body: CostEstimateBody,
         response: { 200: CostEstimateResponse, ...errors },
       },
@@ -122,7 +122,7 @@ export async function registerCloudRoutes(app: App, ctx: AppContext): Promise<vo
         schema: {
           tags: ['webhooks'],
           summary: "Meta's webhook verification: echoes hub.challenge when hub.verify_token is the account's",
-          params: SessionIdParams,
+          params: AccountIdParams,
           querystring: z.record(z.string(), z.string()),
         },
         config: { public: true, rateLimit: WEBHOOK_RATE_LIMIT },
@@ -142,7 +142,7 @@ export async function registerCloudRoutes(app: App, ctx: AppContext): Promise<vo
         schema: {
           tags: ['webhooks'],
           summary: "Meta's events (statuses, inbound messages), signed with X-Hub-Signature-256",
-          params: SessionIdParams,
+          params: AccountIdParams,
         },
         config: { public: true, rateLimit: WEBHOOK_RATE_LIMIT },
       },

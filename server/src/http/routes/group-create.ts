@@ -1,16 +1,16 @@
 import {
+  AccountIdParams,
   CreateGroupBody,
   CreateGroupResponse,
   ErrorResponse,
   GROUP_CREATE_TEXTS,
-  SessionIdParams,
 } from '@wa/contract';
+import { createGroup } from '../../accounts/group-create.ts';
+import { capabilitiesOf } from '../../accounts/providers.ts';
 import { recordAudit } from '../../audit/record.ts';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
-import { authorizeSession } from '../../policy/access.ts';
-import { createGroup } from '../../sessions/group-create.ts';
-import { capabilitiesOf } from '../../sessions/providers.ts';
+import { authorizeAccount } from '../../policy/access.ts';
 import { type App, requireUser } from '../types.ts';
 
 /** The Dashboard's "Add New Group": a WhatsApp group made by one of the user's linked phones. */
@@ -22,7 +22,7 @@ export function registerGroupCreateRoutes(app: App, ctx: AppContext): void {
         tags: ['groups'],
         summary:
           'Make a WhatsApp group with its name and first members (the first few numbers; the rest get its invite link)',
-        params: SessionIdParams,
+        params: AccountIdParams,
         body: CreateGroupBody,
         response: {
           200: CreateGroupResponse,
@@ -36,15 +36,15 @@ export function registerGroupCreateRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const user = requireUser(request);
-      const session = await authorizeSession(ctx.db, user, 'act', request.params.sessionId);
-      if (!capabilitiesOf(ctx.config, session.kind).createGroups)
+      const account = await authorizeAccount(ctx.db, user, 'act', request.params.sessionId);
+      if (!capabilitiesOf(ctx.config, account.kind).createGroups)
         throw badRequest(GROUP_CREATE_TEXTS.linkedOnly);
-      const made = await createGroup(ctx, session, request.body);
+      const made = await createGroup(ctx, account, request.body);
       await recordAudit(ctx.db, {
         actor: { id: user.id, username: user.username },
         action: 'group.create',
         targetUserId: user.id,
-        details: { sessionId: session.sessionId, groupId: made.groupId, added: made.added.length },
+        details: { sessionId: account.sessionId, groupId: made.groupId, added: made.added.length },
         ip: request.ip,
       });
       return made;

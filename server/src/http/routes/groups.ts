@@ -1,11 +1,14 @@
 import {
+  AccountIdParams,
   CLOUD_TEXTS,
   ErrorResponse,
   GroupChatsResponse,
   GroupsListResponse,
   GroupsQuery,
-  SessionIdParams,
 } from '@wa/contract';
+import { capabilitiesOf } from '../../accounts/providers.ts';
+import { requestGroupsRefresh } from '../../accounts/repository.ts';
+import { effectiveStatus } from '../../accounts/service.ts';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import {
@@ -14,28 +17,25 @@ import {
   groupChats,
   groupsList,
 } from '../../groups/service.ts';
-import { authorizeSession } from '../../policy/access.ts';
-import { capabilitiesOf } from '../../sessions/providers.ts';
-import { requestGroupsRefresh } from '../../sessions/repository.ts';
-import { effectiveStatus } from '../../sessions/service.ts';
+import { authorizeAccount } from '../../policy/access.ts';
 import { signal } from '../../signals.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { type App, requireUser } from '../types.ts';
 
-/** The session whose groups are asked for (the owner's only); with `refresh` its driving node is asked for a fresh fetch. */
+/** The account whose groups are asked for (the owner's only); with `refresh` its driving node is asked for a fresh fetch. */
 async function groupsSource(
   ctx: AppContext,
   user: UserRow,
-  sessionId: string,
+  accountId: string,
   refresh: boolean,
 ): Promise<GroupsSource> {
-  const session = await authorizeSession(ctx.db, user, 'act', sessionId);
+  const account = await authorizeAccount(ctx.db, user, 'act', accountId);
   // A Cloud API number has no groups: the pages say so instead of waiting for a fetch.
-  if (!capabilitiesOf(ctx.config, session.kind).groups) throw badRequest(CLOUD_TEXTS.groupsLinkedOnly);
-  const connected = effectiveStatus(session) === 'CONNECTED';
-  if (refresh && connected && (await requestGroupsRefresh(ctx.db, sessionId, GROUPS_REFRESH_MIN_GAP_MS)))
-    await signal(ctx, 'session-changed', sessionId);
-  return { sessionId, connected, groupsFetchedAt: session.groupsFetchedAt };
+  if (!capabilitiesOf(ctx.config, account.kind).groups) throw badRequest(CLOUD_TEXTS.groupsLinkedOnly);
+  const connected = effectiveStatus(account) === 'CONNECTED';
+  if (refresh && connected && (await requestGroupsRefresh(ctx.db, accountId, GROUPS_REFRESH_MIN_GAP_MS)))
+    await signal(ctx, 'session-changed', accountId);
+  return { sessionId: accountId, connected, groupsFetchedAt: account.groupsFetchedAt };
 }
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
@@ -53,7 +53,7 @@ export function registerGroupRoutes(app: App, ctx: AppContext): void {
       {
         schema: {
           tags: ['groups'],
-          params: SessionIdParams,
+          params: AccountIdParams,
           querystring: GroupsQuery,
           response: { 200: route.response, ...errors },
         },

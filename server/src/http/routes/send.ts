@@ -1,11 +1,11 @@
 import {
+  AccountIdParams,
   ErrorResponse,
   MAX_MEDIA_BYTES,
   SendBody,
   SendEstimateResponse,
   SendHeaders,
   SendResponse,
-  SessionIdParams,
 } from '@wa/contract';
 import type { AppContext } from '../../context.ts';
 import { estimateSend } from '../../messaging/accept/estimate.ts';
@@ -64,7 +64,7 @@ export function registerSendRoutes(app: App, ctx: AppContext): void {
         schema: {
           tags: ['messaging'],
           summary: route.summary,
-          params: SessionIdParams,
+          params: AccountIdParams,
           headers: SendHeaders,
           body: SendBody,
           response: { 200: SendResponse, ...SEND_ERRORS, 429: ErrorResponse },
@@ -90,7 +90,7 @@ export function registerSendRoutes(app: App, ctx: AppContext): void {
         tags: ['messaging'],
         summary:
           'What a send to phone numbers would do: its split over linked phones and Cloud API, credits, Meta’s charge',
-        params: SessionIdParams,
+        params: AccountIdParams,
         body: SendBody,
         response: { 200: SendEstimateResponse, ...SEND_ERRORS, 429: ErrorResponse },
       },

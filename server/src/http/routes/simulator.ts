@@ -1,13 +1,13 @@
 import {
+  AccountIdParams,
   ErrorResponse,
   OutboxQuery,
   OutboxResponse,
-  SessionIdParams,
   SimulatorInboundBody,
   SuccessMessage,
 } from '@wa/contract';
+import { simulatorAction, simulatorInbound, simulatorOutbox } from '../../accounts/simulator-orders.ts';
 import type { AppContext } from '../../context.ts';
-import { simulatorAction, simulatorInbound, simulatorOutbox } from '../../sessions/simulator-orders.ts';
 import { type App, requireUser } from '../types.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
@@ -20,7 +20,7 @@ export function registerSimulatorRoutes(app: App, ctx: AppContext): void {
       {
         schema: {
           tags: ['simulator'],
-          params: SessionIdParams,
+          params: AccountIdParams,
           response: { 200: SuccessMessage, ...errors },
         },
       },
@@ -33,7 +33,7 @@ export function registerSimulatorRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['simulator'],
-        params: SessionIdParams,
+        params: AccountIdParams,
         body: SimulatorInboundBody,
         response: { 200: SuccessMessage, ...errors },
       },
@@ -46,7 +46,7 @@ export function registerSimulatorRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['simulator'],
-        params: SessionIdParams,
+        params: AccountIdParams,
         querystring: OutboxQuery,
         response: { 200: OutboxResponse, ...errors },
       },

@@ -1,8 +1,8 @@
 import {
+  AccountIdParams,
   ErrorResponse,
   SendHeaders,
   SendResponse,
-  SessionIdParams,
   StatusAudienceResponse,
   StatusSendBody,
 } from '@wa/contract';
@@ -21,7 +21,7 @@ export function registerStatusRoutes(app: App, ctx: AppContext): void {
         tags: ['messaging'],
         summary:
           'Post a Status (text, image or video) to contact lists or everyone messaged, now or scheduled',
-        params: SessionIdParams,
+        params: AccountIdParams,
         headers: SendHeaders,
         body: StatusSendBody,
         response: { 200: SendResponse, ...SEND_ERRORS, 429: ErrorResponse },
@@ -43,7 +43,7 @@ export function registerStatusRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['messaging'],
         summary: 'How many people this account has messaged (the Status audience "everyone messaged")',
-        params: SessionIdParams,
+        params: AccountIdParams,
         response: { 200: StatusAudienceResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse },
       },
     },

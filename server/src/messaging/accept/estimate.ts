@@ -1,10 +1,10 @@
 import type { SendBody, SendEstimateResponse } from '@wa/contract';
+import { findTemplate } from '../../accounts/cloud/templates.ts';
+import { capabilitiesOf } from '../../accounts/providers.ts';
 import type { AppContext } from '../../context.ts';
 import { readCreditPrices } from '../../credits/prices.ts';
 import { MESSAGES } from '../../errors.ts';
-import { authorizeSession } from '../../policy/access.ts';
-import { findTemplate } from '../../sessions/cloud/templates.ts';
-import { capabilitiesOf } from '../../sessions/providers.ts';
+import { authorizeAccount } from '../../policy/access.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { priceOf } from '../cloud/cost.ts';
 import { recipientsYielding } from '../compose.ts';
@@ -21,11 +21,11 @@ import { assertCreditsForIds, sharingAccounts } from './send.ts';
 export async function estimateSend(
   ctx: AppContext,
   user: UserRow,
-  sessionId: string,
+  accountId: string,
   body: SendBody,
 ): Promise<SendEstimateResponse> {
-  const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
-  const accounts = await sharingAccounts(ctx, user, session, body, 'individuals');
+  const account = await authorizeAccount(ctx.db, user, 'act', accountId, MESSAGES.noSession);
+  const accounts = await sharingAccounts(ctx, user, account, body, 'individuals');
   const cc = ctx.config.defaultCountryCode;
   const prices = await readCreditPrices(ctx.db);
   // Bounded as the send it estimates: short of credits for the ids as given, refused before parsing.

@@ -66,17 +66,17 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * The key as sent and the fingerprint of the request it stands for (what the route sends — an
- * audience, or 'status' — the session and the body).
+ * audience, or 'status' — the account and the body).
  */
 export function idempotencyOf(
   key: string,
   what: Audience | 'status',
-  sessionId: string,
+  accountId: string,
   body: SendBody | StatusSendBody,
 ) {
   if (!IDEMPOTENCY_KEY.test(key))
     throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
-  return { key, requestHash: sha256(JSON.stringify([what, sessionId, body])) };
+  return { key, requestHash: sha256(JSON.stringify([what, accountId, body])) };
 }
 
 /** The first answer for a repeated key, or 409 when the key came with another request. */

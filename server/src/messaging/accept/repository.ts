@@ -28,7 +28,7 @@ export async function insertJob(db: Db, values: typeof messageJobs.$inferInsert)
  * `.values()` of 100k rows would pass the 65,535 bind-parameter limit (STACK.md). `job.price`:
  * the credits each recipient was charged, or each one's own (`number[]`, a spread over kinds).
  * `chatNames`: null when no recipient has a name (numbers: each is its own).
- * `sessionOf`: each recipient's account when the job is spread over several (else the job's session).
+ * `accountOf`: each recipient's account when the job is spread over several (else the job's account).
  */
 export async function insertRecipients(
   db: Db,
@@ -36,7 +36,7 @@ export async function insertRecipients(
   chatIds: string[],
   chatNames: Array<string | null> | null,
   contents: string[] | null = null,
-  sessionOf: string[] | null = null,
+  accountOf: string[] | null = null,
 ): Promise<void> {
   // unnest in the select list, side by side (its arrays in step), streams the rows into the
   // insert; unnest in FROM first stored them all in a tuplestore, written to a temp file past
@@ -44,15 +44,15 @@ export async function insertRecipients(
   const columns = [sql`unnest(${sql.param(chatIds)}::text[]) AS chat_id`];
   if (chatNames !== null) columns.push(sql`unnest(${sql.param(chatNames)}::text[]) AS chat_name`);
   if (contents !== null) columns.push(sql`unnest(${sql.param(contents)}::text[]) AS content`);
-  if (sessionOf !== null) columns.push(sql`unnest(${sql.param(sessionOf)}::text[]) AS session_id`);
+  if (accountOf !== null) columns.push(sql`unnest(${sql.param(accountOf)}::text[]) AS session_id`);
   if (Array.isArray(job.price)) columns.push(sql`unnest(${sql.param(job.price)}::int[]) AS price`);
-  const session = sessionOf ? sql`coalesce(c.session_id, ${job.sessionId})` : sql`${job.sessionId}`;
+  const account = accountOf ? sql`coalesce(c.session_id, ${job.sessionId})` : sql`${job.sessionId}`;
   const price = Array.isArray(job.price) ? sql`c.price` : sql`${job.price}::int`;
   const content = contents === null ? sql`NULL` : sql`c.content`;
   const chatName = chatNames === null ? sql`NULL` : sql`c.chat_name`;
   await db.execute(
     sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, content, price, due_at)
-        SELECT ${job.jobId}, ${session}, c.chat_id, ${chatName}, ${content}, ${price}, ${job.dueAt}::timestamptz
+        SELECT ${job.jobId}, ${account}, c.chat_id, ${chatName}, ${content}, ${price}, ${job.dueAt}::timestamptz
         FROM (SELECT ${sql.join(columns, sql`, `)}) AS c`,
   );
 }

@@ -6,12 +6,12 @@ import {
   templateValuesContent,
 } from '@wa/contract';
 import { sql } from 'drizzle-orm';
+import { capabilitiesOf } from '../../accounts/providers.ts';
+import type { AccountRow } from '../../accounts/repository.ts';
 import type { Config } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { queryRows } from '../../db/client.ts';
 import { badRequest } from '../../errors.ts';
-import { capabilitiesOf } from '../../sessions/providers.ts';
-import type { SessionRow } from '../../sessions/repository.ts';
 import type { ComposedMessage } from '../compose.ts';
 import { remainingAllowanceToday, splitByAllowance } from './spread.ts';
 
@@ -24,7 +24,7 @@ import { remainingAllowanceToday, splitByAllowance } from './spread.ts';
  */
 export async function routeRecipients(
   ctx: AppContext,
-  accounts: SessionRow[],
+  accounts: AccountRow[],
   chatIds: string[],
   body: Pick<SendBody, 'coldToCloud'>,
 ): Promise<number[]> {
@@ -35,7 +35,7 @@ export async function routeRecipients(
       ),
     );
   if (body.coldToCloud !== true) return splitByAllowance(chatIds.length, await allowances());
-  const cold = (a: SessionRow) => capabilitiesOf(ctx.config, a.kind).coldOutreach;
+  const cold = (a: AccountRow) => capabilitiesOf(ctx.config, a.kind).coldOutreach;
   const phones = accounts.flatMap((a, i) => (cold(a) ? [] : [i]));
   const clouds = accounts.flatMap((a, i) => (cold(a) ? [i] : []));
   if (phones.length === 0 || clouds.length === 0) throw badRequest(SPREAD_TEXTS.coldNeedsBothKinds);
@@ -59,14 +59,14 @@ export async function routeRecipients(
 }
 
 /** The numbers among `chatIds` that one of `sessionIds` has sent to, each with the first such account. */
-async function knownByPhones(ctx: AppContext, sessionIds: string[], chatIds: string[]) {
+async function knownByPhones(ctx: AppContext, accountIds: string[], chatIds: string[]) {
   const rows = await queryRows<{ chat_id: string; session_id: string }>(
     ctx.db,
     sql`SELECT DISTINCT ON (r.chat_id) r.chat_id, r.session_id
         FROM message_job_recipients r
-        WHERE r.session_id = ANY(${sql.param(sessionIds)}::text[])
+        WHERE r.session_id = ANY(${sql.param(accountIds)}::text[])
           AND r.chat_id = ANY(${sql.param(chatIds)}::text[]) AND r.status = 'sent'
-        ORDER BY r.chat_id, array_position(${sql.param(sessionIds)}::text[], r.session_id)`,
+        ORDER BY r.chat_id, array_position(${sql.param(accountIds)}::text[], r.session_id)`,
   );
   return new Map(rows.map((r) => [r.chat_id, r.session_id]));
 }
@@ -98,7 +98,7 @@ export function templateContents(
  * How many recipients go through linked phones and how many through accounts made for cold
  * contacts (Cloud API numbers), for a job over both (else undefined).
  */
-export function splitByKind(config: Pick<Config, 'waProvider'>, accounts: SessionRow[], split: number[]) {
+export function splitByKind(config: Pick<Config, 'waProvider'>, accounts: AccountRow[], split: number[]) {
   const cold = accounts.map((a) => capabilitiesOf(config, a.kind).coldOutreach);
   if (!cold.includes(true) || !cold.includes(false)) return undefined;
   const viaCloud = split.filter((i) => cold[i]).length;

@@ -1,5 +1,7 @@
 import type { SendBody, SendResponse } from '@wa/contract';
 import { CONSENT_TEXTS, isChannelJid, jidUser, SPREAD_TEXTS } from '@wa/contract';
+import { capabilitiesOf } from '../../accounts/providers.ts';
+import type { AccountRow } from '../../accounts/repository.ts';
 import { channelNames } from '../../channels/repository.ts';
 import { type Skipped, sendableRecipients } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
@@ -8,9 +10,7 @@ import { readCreditPrices } from '../../credits/prices.ts';
 import { badRequest, MESSAGES, paymentRequired } from '../../errors.ts';
 import { groupSubjects } from '../../groups/repository.ts';
 import { newId, sha256 } from '../../ids.ts';
-import { authorizeGroups, authorizeSession } from '../../policy/access.ts';
-import { capabilitiesOf } from '../../sessions/providers.ts';
-import type { SessionRow } from '../../sessions/repository.ts';
+import { authorizeAccount, authorizeGroups } from '../../policy/access.ts';
 import { signal } from '../../signals.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { gatherIndividuals, personalise, personaliseTemplate } from '../accept/personalise.ts';
@@ -24,14 +24,14 @@ import * as idem from './idempotency.ts';
 import * as acceptRepo from './repository.ts';
 import { routeRecipients, splitByKind, templateContents } from './route.ts';
 /**
- * Accepts a send: checks the permission, the session, the payload (spec order), then in one
+ * Accepts a send: checks the permission, the account, the payload (spec order), then in one
  * transaction reserves each recipient's credits (the price of its account's kind), stores the file once, inserts the job and all
- * its recipients. Nothing is half-accepted. The session's dispatcher is woken afterwards.
+ * its recipients. Nothing is half-accepted. The account's dispatcher is woken afterwards.
  */
 export async function acceptSend(
   ctx: AppContext,
   user: UserRow,
-  sessionId: string,
+  accountId: string,
   body: SendBody,
   audience: Audience,
   idempotencyKey?: string,
@@ -39,12 +39,12 @@ export async function acceptSend(
   jobId: string = newId(),
 ): Promise<SendResponse> {
   assertOwnerMaySend(user, audience);
-  const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
-  const accounts = await sharingAccounts(ctx, user, session, body, audience);
+  const account = await authorizeAccount(ctx.db, user, 'act', accountId, MESSAGES.noSession);
+  const accounts = await sharingAccounts(ctx, user, account, body, audience);
   if (body.coldToCloud === true && !splitByKind(ctx.config, accounts, []))
     throw badRequest(SPREAD_TEXTS.coldNeedsBothKinds);
   const idempotency =
-    idempotencyKey === undefined ? null : idem.idempotencyOf(idempotencyKey, audience, sessionId, body);
+    idempotencyKey === undefined ? null : idem.idempotencyOf(idempotencyKey, audience, accountId, body);
   if (idempotency) {
     // A repeat answers the first job even when it would no longer pass (a past schedule time, a spent balance).
     const previous = await idem.findIdempotentAnswer(ctx.db, user.id, idempotency.key);
@@ -64,15 +64,15 @@ export async function acceptSend(
   let { chatIds } = composed;
   // Only groups of this account's list: a phone number here would bypass the bulk flag.
   if (audience === 'groups')
-    await authorizeGroups(ctx.db, user, 'act', sessionId, chatIds, MESSAGES.noSession);
+    await authorizeGroups(ctx.db, user, 'act', accountId, chatIds, MESSAGES.noSession);
 
   /** Null for numbers: each is its own name. */
   let chatNames: Array<string | null> | null;
   let skipped: Skipped['skipped'];
   let contents: string[] | null;
   if (audience === 'groups') {
-    const subjects = await groupSubjects(ctx.db, sessionId, chatIds);
-    const channels = await channelNames(ctx.db, sessionId, chatIds.filter(isChannelJid));
+    const subjects = await groupSubjects(ctx.db, accountId, chatIds);
+    const channels = await channelNames(ctx.db, accountId, chatIds.filter(isChannelJid));
     const names = chatIds.map((id) => subjects.get(id) ?? channels.get(id) ?? null);
     chatNames = names;
     contents = personalise(message, chatIds, {
@@ -158,7 +158,7 @@ export async function acceptSend(
       await insertSeries(tx, {
         id: seriesId!,
         userId: user.id,
-        sessionId,
+        sessionId: accountId,
         audience,
         every: repeat.every,
         until: repeat.until,
@@ -171,7 +171,7 @@ export async function acceptSend(
     await acceptRepo.insertJob(tx, {
       id: jobId,
       userId: user.id,
-      sessionId,
+      sessionId: accountId,
       audience,
       messageType: message.type,
       content: storedContent(message),
@@ -191,7 +191,7 @@ export async function acceptSend(
     if (!repeat)
       await acceptRepo.insertRecipients(
         tx,
-        { jobId, sessionId, dueAt: scheduledAt ?? now, price: recipientPrices ?? priceOf[0]! },
+        { jobId, sessionId: accountId, dueAt: scheduledAt ?? now, price: recipientPrices ?? priceOf[0]! },
         chatIds,
         chatNames,
         contents,
@@ -249,28 +249,28 @@ function leastRecipients(body: SendBody, audience: Audience): number {
 }
 
 /**
- * The accounts that share a send: the path's session, then the body's `sessionIds` (duplicates
- * dropped). Each must be one the user may send from and belong to the path session's owner; an
+ * The accounts that share a send: the path's account, then the body's `sessionIds` (duplicates
+ * dropped). Each must be one the user may send from and belong to the path account's owner; an
  * unknown one and another user's get the same 400. Group sends and repeating sends go from one
  * account.
  */
 export async function sharingAccounts(
   ctx: AppContext,
   user: UserRow,
-  session: SessionRow,
+  account: AccountRow,
   body: SendBody,
   audience: Audience,
-): Promise<SessionRow[]> {
+): Promise<AccountRow[]> {
   const more = [...new Set((body.sessionIds ?? []).map((id) => id.trim()))].filter(
-    (id) => id !== session.sessionId,
+    (id) => id !== account.sessionId,
   );
-  if (more.length === 0) return [session];
+  if (more.length === 0) return [account];
   if (audience === 'groups') throw badRequest(SPREAD_TEXTS.groups);
   if (body.repeat) throw badRequest(SPREAD_TEXTS.repeat);
-  const accounts = [session];
+  const accounts = [account];
   for (const id of more) {
-    const row = await authorizeSession(ctx.db, user, 'act', id).catch(() => null);
-    if (!row || row.userId !== session.userId) throw badRequest(SPREAD_TEXTS.notYours(id));
+    const row = await authorizeAccount(ctx.db, user, 'act', id).catch(() => null);
+    if (!row || row.userId !== account.userId) throw badRequest(SPREAD_TEXTS.notYours(id));
     accounts.push(row);
   }
   return accounts;

@@ -14,13 +14,13 @@ import { countSentSince, findPolicy } from '../limits/repository.ts';
  */
 export async function remainingAllowanceToday(
   db: Db,
-  sessionId: string,
+  accountId: string,
   defaults: PolicyDefaults,
   now = new Date(),
 ): Promise<number> {
-  const { row, linkedAt, health } = await findPolicy(db, sessionId);
+  const { row, linkedAt, health } = await findPolicy(db, accountId);
   const policy = resolvePolicy(row, defaults);
-  const sent = await countSentSince(db, sessionId, localDayStart(now, policy.timezone));
+  const sent = await countSentSince(db, accountId, localDayStart(now, policy.timezone));
   // The caps as the account's health sets them (halved on watch).
   const caps = capsToday(policy, linkedAt, now, health);
   let left = Infinity;

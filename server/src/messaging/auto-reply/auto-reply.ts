@@ -17,14 +17,14 @@ import { queryRows } from '../../db/client.ts';
 import { autoReplyRules } from '../../db/schema.ts';
 import { badRequest } from '../../errors.ts';
 import { sha256 } from '../../ids.ts';
-import { authorizeSession } from '../../policy/access.ts';
+import { authorizeAccount } from '../../policy/access.ts';
 import { findUserById, type UserRow } from '../../users/repository.ts';
 import { acceptSend } from '../accept/send.ts';
 import { composeSend } from '../compose.ts';
 import { autoReplyRuleKey, firstMatch } from './rules.ts';
 
-async function rulesOf(ctx: AppContext, sessionId: string): Promise<AutoReplyRule[]> {
-  const [row] = await ctx.db.select().from(autoReplyRules).where(eq(autoReplyRules.sessionId, sessionId));
+async function rulesOf(ctx: AppContext, accountId: string): Promise<AutoReplyRule[]> {
+  const [row] = await ctx.db.select().from(autoReplyRules).where(eq(autoReplyRules.sessionId, accountId));
   return (row?.rules ?? []) as AutoReplyRule[];
 }
 
@@ -32,10 +32,10 @@ async function rulesOf(ctx: AppContext, sessionId: string): Promise<AutoReplyRul
 export async function getAutoReplies(
   ctx: AppContext,
   user: UserRow,
-  sessionId: string,
+  accountId: string,
 ): Promise<AutoRepliesResponse> {
-  await authorizeSession(ctx.db, user, 'read', sessionId);
-  return { success: true, rules: await rulesOf(ctx, sessionId) };
+  await authorizeAccount(ctx.db, user, 'read', accountId);
+  return { success: true, rules: await rulesOf(ctx, accountId) };
 }
 
 /**
@@ -45,10 +45,10 @@ export async function getAutoReplies(
 export async function putAutoReplies(
   ctx: AppContext,
   user: UserRow,
-  sessionId: string,
+  accountId: string,
   body: AutoRepliesBody,
 ): Promise<AutoRepliesResponse> {
-  const session = await authorizeSession(ctx.db, user, 'act', sessionId);
+  const account = await authorizeAccount(ctx.db, user, 'act', accountId);
   if (body.rules.length > MAX_AUTO_REPLY_RULES) throw badRequest(AUTO_REPLY_TEXTS.tooMany);
   const seen = new Set<string>();
   const rules = body.rules.map((r) => {
@@ -61,7 +61,7 @@ export async function putAutoReplies(
     seen.add(key);
     // The reply is checked now with the account's own number, as a send would check it.
     composeSend(
-      { ...r.reply, chatIds: [session.phoneNumber] } as SendBody,
+      { ...r.reply, chatIds: [account.phoneNumber] } as SendBody,
       'individuals',
       ctx.config.defaultCountryCode,
     );
@@ -69,7 +69,7 @@ export async function putAutoReplies(
   });
   await ctx.db
     .insert(autoReplyRules)
-    .values({ sessionId, rules, updatedAt: new Date() })
+    .values({ sessionId: accountId, rules, updatedAt: new Date() })
     .onConflictDoUpdate({ target: autoReplyRules.sessionId, set: { rules, updatedAt: new Date() } });
   return { success: true, rules };
 }

@@ -1,10 +1,10 @@
 import { CLOUD_TEXTS, jidUser } from '@wa/contract';
+import { inServiceWindow } from '../../accounts/cloud/service-windows.ts';
+import { findTemplate, syncTemplatesIfStale } from '../../accounts/cloud/templates.ts';
+import { capabilitiesOf } from '../../accounts/providers.ts';
+import type { AccountRow } from '../../accounts/repository.ts';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
-import { inServiceWindow } from '../../sessions/cloud/service-windows.ts';
-import { findTemplate, syncTemplatesIfStale } from '../../sessions/cloud/templates.ts';
-import { capabilitiesOf } from '../../sessions/providers.ts';
-import type { SessionRow } from '../../sessions/repository.ts';
 import type { Audience, ComposedMessage } from '../compose.ts';
 
 /**
@@ -15,7 +15,7 @@ import type { Audience, ComposedMessage } from '../compose.ts';
  */
 export async function checkKindOfSend(
   ctx: AppContext,
-  accounts: SessionRow[],
+  accounts: AccountRow[],
   message: ComposedMessage,
   audience: Audience,
 ): Promise<ComposedMessage> {
@@ -66,7 +66,7 @@ export async function checkKindOfSend(
  */
 export async function checkServiceWindows(
   ctx: AppContext,
-  accounts: SessionRow[],
+  accounts: AccountRow[],
   message: ComposedMessage,
   chatIds: string[],
   accountOf: (index: number) => number,

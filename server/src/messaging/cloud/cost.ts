@@ -1,15 +1,15 @@
 import { CLOUD_TEXTS, type CostEstimateResponse, costText, tierText } from '@wa/contract';
 import { asc, eq } from 'drizzle-orm';
+import { cloudAccountRow } from '../../accounts/cloud/accounts.ts';
+import { portfolioKey, portfolioUse } from '../../accounts/cloud/messaging-limit.ts';
+import { findTemplate } from '../../accounts/cloud/templates.ts';
 import { recordAudit } from '../../audit/record.ts';
 import type { AppContext } from '../../context.ts';
 import { assertMaySetPrices } from '../../credits/price-settings.ts';
 import type { Db } from '../../db/client.ts';
 import { cloudPrices } from '../../db/schema.ts';
 import { badRequest } from '../../errors.ts';
-import { authorizeSession } from '../../policy/access.ts';
-import { cloudAccountRow } from '../../sessions/cloud/accounts.ts';
-import { portfolioKey, portfolioUse } from '../../sessions/cloud/messaging-limit.ts';
-import { findTemplate } from '../../sessions/cloud/templates.ts';
+import { authorizeAccount } from '../../policy/access.ts';
 import { tierLimit } from '../../transport/cloud/tier-counter.ts';
 import type { UserRow } from '../../users/repository.ts';
 
@@ -62,20 +62,20 @@ export async function priceOf(db: Db, category: string): Promise<number> {
  * category, and how many of them the account's 24-hour tier lets go now (the send summary, before
  * sending). The tier's count is the distinct template recipients of the last 24 hours of every
  * number of the account's business portfolio, as every node counts them: Meta's limit is
- * shared by a business's numbers (sessions/cloud/messaging-limit.ts).
+ * shared by a business's numbers (accounts/cloud/messaging-limit.ts).
  */
 export async function estimateCost(
   ctx: AppContext,
   user: UserRow,
-  sessionId: string,
+  accountId: string,
   input: { templateName: string; language: string; recipients: number },
 ): Promise<CostEstimateResponse> {
-  await authorizeSession(ctx.db, user, 'read', sessionId);
-  const template = await findTemplate(ctx.db, sessionId, input.templateName, input.language);
+  await authorizeAccount(ctx.db, user, 'read', accountId);
+  const template = await findTemplate(ctx.db, accountId, input.templateName, input.language);
   if (!template) throw badRequest(CLOUD_TEXTS.noSuchTemplate(input.templateName, input.language));
   const category = template.category.toLowerCase();
   const costUnits = (await priceOf(ctx.db, category)) * input.recipients;
-  const account = await cloudAccountRow(ctx.db, sessionId);
+  const account = await cloudAccountRow(ctx.db, accountId);
   const limit = tierLimit(account?.messagingLimitTier);
   const used = account ? await portfolioUse(ctx.db, portfolioKey(account)) : 0;
   const room = Number.isFinite(limit) ? Math.max(0, limit - used) : input.recipients;

@@ -1,11 +1,11 @@
 import { jidUser } from '@wa/contract';
 import { LRUCache } from 'lru-cache';
+import { type CloudCredentials, cloudCredentials, graphClient } from '../../accounts/cloud/accounts.ts';
+import { recordMarketingPreference } from '../../accounts/cloud/marketing-preferences.ts';
+import { openServiceWindow } from '../../accounts/cloud/service-windows.ts';
+import { findAccount } from '../../accounts/repository.ts';
 import type { AppContext } from '../../context.ts';
 import { batcher } from '../../db/batching.ts';
-import { type CloudCredentials, cloudCredentials, graphClient } from '../../sessions/cloud/accounts.ts';
-import { recordMarketingPreference } from '../../sessions/cloud/marketing-preferences.ts';
-import { openServiceWindow } from '../../sessions/cloud/service-windows.ts';
-import { findSession } from '../../sessions/repository.ts';
 import { readCloudWebhook } from '../../transport/cloud/inbound.ts';
 import { answerVerification } from '../../transport/cloud/webhook-signature.ts';
 import type { AccountOutcome } from '../../transport/types.ts';
@@ -19,10 +19,10 @@ export type WebhookAnswer = { status: number; body: string };
  */
 export async function verifyWebhook(
   ctx: AppContext,
-  sessionId: string,
+  accountId: string,
   query: Record<string, unknown>,
 ): Promise<WebhookAnswer> {
-  const creds = await cloudCredentials(ctx.db, ctx.config.secretKey, sessionId).catch(() => undefined);
+  const creds = await cloudCredentials(ctx.db, ctx.config.secretKey, accountId).catch(() => undefined);
   const challenge = creds ? answerVerification(query, creds.verifyToken) : null;
   return challenge === null
     ? { status: 403, body: 'Verification failed: hub.verify_token is not this account’s' }
@@ -39,18 +39,21 @@ export async function verifyWebhook(
  */
 export async function receiveWebhook(
   ctx: AppContext,
-  sessionId: string,
+  accountId: string,
   raw: Buffer,
   signatureHeader: string | undefined,
 ): Promise<WebhookAnswer> {
   const state = webhookState(ctx);
-  const account = await state.accounts.fetch(sessionId);
+  const account = await state.accounts.fetch(accountId);
   if (!account) return { status: 401, body: 'Invalid signature' };
   const inbound = readCloudWebhook(account.creds, raw, signatureHeader);
   if (!inbound.ok) {
     if (inbound.status === 401) return { status: 401, body: 'Invalid signature' };
     // A 4xx would make Meta retry a payload that will never parse: taken, logged.
-    ctx.log.warn({ sessionId, error: inbound.error }, 'a Cloud API webhook was not in Meta’s shape');
+    ctx.log.warn(
+      { sessionId: accountId, error: inbound.error },
+      'a Cloud API webhook was not in Meta’s shape',
+    );
     return { status: 200, body: 'OK' };
   }
   const { creds, userId } = account;
@@ -72,10 +75,10 @@ export async function receiveWebhook(
       named = o.addresses.filter((a) => a.kind === 'phone' || a.kind === 'bsuid').map((a) => a.value);
     if (o.type !== 'incoming') continue;
     for (const to of new Set([jidUser(o.message.from), ...named]))
-      await openServiceWindow(ctx.db, sessionId, to, o.message.at!);
+      await openServiceWindow(ctx.db, accountId, to, o.message.at!);
     named = [];
   }
-  const taken = inbound.outcomes.map((outcome) => ({ account: { sessionId, userId }, outcome }));
+  const taken = inbound.outcomes.map((outcome) => ({ account: { sessionId: accountId, userId }, outcome }));
   const unmatched = await state.take({ taken, creds });
   // A status can come before its send is recorded (Meta answers the send, then the webhook races
   // our write): Meta delivers again on a non-2xx answer, and a repeat changes nothing.
@@ -108,7 +111,7 @@ function webhookState(ctx: AppContext): WebhookState {
 
 /**
  * The accounts webhooks came for, read from the database at most once a minute each (a busy
- * number's webhooks would otherwise read its credentials and session a few thousand times a
+ * number's webhooks would otherwise read its credentials and account a few thousand times a
  * second). An account's credentials never change (connecting again makes a new account); a
  * removed account is forgotten when its minute is up.
  */
@@ -116,10 +119,10 @@ function accountCache(ctx: AppContext): LRUCache<string, WebhookAccount> {
   return new LRUCache<string, WebhookAccount>({
     max: 10_000,
     ttl: 60_000,
-    fetchMethod: async (sessionId) => {
-      const creds = await cloudCredentials(ctx.db, ctx.config.secretKey, sessionId).catch(() => undefined);
-      const session = creds ? await findSession(ctx.db, sessionId) : undefined;
-      return creds && session ? { creds, userId: session.userId } : undefined;
+    fetchMethod: async (accountId) => {
+      const creds = await cloudCredentials(ctx.db, ctx.config.secretKey, accountId).catch(() => undefined);
+      const account = creds ? await findAccount(ctx.db, accountId) : undefined;
+      return creds && account ? { creds, userId: account.userId } : undefined;
     },
   });
 }
@@ -141,8 +144,8 @@ function outcomeBatches(ctx: AppContext): (item: WebhookItem) => Promise<TakenOu
           {
             by: WEBHOOK_ACTOR,
             // Any node may write back: a Cloud API number is an HTTP client, not a socket this node must hold.
-            answer: async ({ sessionId }, to, text) => {
-              const creds = clients.get(sessionId)!;
+            answer: async ({ sessionId: accountId }, to, text) => {
+              const creds = clients.get(accountId)!;
               await graphClient(ctx.config, creds.accessToken).sendText(
                 creds.phoneNumberId,
                 jidUser(to),

@@ -12,22 +12,22 @@ export type SentMessage = { messageId: string; sentTo?: string | null; kept?: st
 
 /**
  * The statements of the claim and of recordSent (transitions.ts), the engine's hot path: one per
- * tick for every session of a node.
+ * tick for every account of a node.
  */
 
 /**
- * The session of recipient `r` has its new one-to-one chats restricted now (463, CAPPED) and `r`
+ * The account of recipient `r` has its new one-to-one chats restricted now (463, CAPPED) and `r`
  * is a new one-to-one chat (its contact gave the account no privacy token): it waits. Group
  * recipients and chats that carry a token go on.
  */
-export const heldByPause = (r: SQL, sessionId: SQL) => sql`(${isPhoneChat(sql`${r}.chat_id`)} AND EXISTS (
-      SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId} AND ${pausedNow(sql.raw('s'))})
-      AND NOT ${carriesPrivacyToken(sessionId, sql`${r}.chat_id`)})`;
+export const heldByPause = (r: SQL, accountId: SQL) => sql`(${isPhoneChat(sql`${r}.chat_id`)} AND EXISTS (
+      SELECT 1 FROM wa_sessions s WHERE s.session_id = ${accountId} AND ${pausedNow(sql.raw('s'))})
+      AND NOT ${carriesPrivacyToken(accountId, sql`${r}.chat_id`)})`;
 
 /**
  * Recipient `r` may be claimed in `scope` (allowance.ts ClaimScope, a text of the statement): any
  * one; a group or a channel (no one-to-one chat); or also a number its account has messaged
- * before (a sent recipient of the same session and chat: one probe of the (session, chat,
+ * before (a sent recipient of the same account and chat: one probe of the (account, chat,
  * sent_at) index, only for one-to-one chats under the new-contact cap).
  */
 const inScope = (
@@ -43,11 +43,11 @@ const inScope = (
  * `scope` leaves one-to-one chats queued (the warm-up cap is reached), or only the numbers the
  * account never messaged (the new-contact cap is reached).
  */
-export function claimCtes(sessionId: string, by: Claimer, limit: number, scope: ClaimScope) {
+export function claimCtes(accountId: string, by: Claimer, limit: number, scope: ClaimScope) {
   return sql`due AS (
           SELECT r.id FROM message_job_recipients r
-          WHERE r.session_id = ${sessionId} AND r.status = 'queued' AND r.due_at <= now()
-            AND NOT ${heldByPause(sql.raw('r'), sql`${sessionId}`)}
+          WHERE r.session_id = ${accountId} AND r.status = 'queued' AND r.due_at <= now()
+            AND NOT ${heldByPause(sql.raw('r'), sql`${accountId}`)}
             ${scope === 'all' ? sql`` : sql`AND ${inScope('r', sql`${scope}::text`)}`}
             AND ${ownerMaySend('r')}
           ORDER BY r.due_at, r.id
@@ -74,9 +74,9 @@ export function claimCtes(sessionId: string, by: Claimer, limit: number, scope: 
 }
 
 /**
- * One statement per tick for every session of this node (batched ticks): records the sent
- * recipients given (with their jobs' counters) and claims the next due recipients of each session
- * in `claimFor`, `counts` of them (a session appears once: one LATERAL per session, so that two
+ * One statement per tick for every account of this node (batched ticks): records the sent
+ * recipients given (with their jobs' counters) and claims the next due recipients of each account
+ * in `claimFor`, `counts` of them (an account appears once: one LATERAL per account, so that two
  * claims of one statement are never handed the same row). The claim cannot see what the same
  * statement records (one snapshot), and a job row the record updates is left to it (`started`
  * skips those jobs).

@@ -135,7 +135,7 @@ export const NOT_ON_WHATSAPP_LOOKBACK_MS = 7 * 24 * 3_600_000;
  */
 export async function noteUndeliveredCause(
   db: Db,
-  sessionId: string,
+  accountId: string,
   cause: UndeliveredCause,
 ): Promise<number> {
   const which =
@@ -150,7 +150,7 @@ export async function noteUndeliveredCause(
     db,
     sql`WITH targets AS (
           SELECT r.id, r.job_id FROM message_job_recipients r
-          WHERE r.session_id = ${sessionId} AND ${which} AND ${open}
+          WHERE r.session_id = ${accountId} AND ${which} AND ${open}
         ), locked AS MATERIALIZED (
           SELECT j.id FROM message_jobs j WHERE j.id IN (SELECT job_id FROM targets)
           ORDER BY j.id FOR KEY SHARE OF j
@@ -172,9 +172,9 @@ export async function noteUndeliveredCause(
  * The account's latest send to any of `chatIds` within the reply window before `at` (rows `id`,
  * `job_id`): the message a reply at `at` answers.
  */
-const latestSendWithin = (sessionId: string, chatIds: string[], at: Date) =>
+const latestSendWithin = (accountId: string, chatIds: string[], at: Date) =>
   sql`SELECT r.id, r.job_id FROM message_job_recipients r
-      WHERE r.session_id = ${sessionId} AND r.status = 'sent'
+      WHERE r.session_id = ${accountId} AND r.status = 'sent'
         AND (r.chat_id = ANY(${sql.param(chatIds)}::text[]) OR r.sent_to = ANY(${sql.param(chatIds)}::text[]))
         AND r.sent_at BETWEEN ${at}::timestamptz - ${ms(REPLY_WINDOW_MS)} AND ${at}::timestamptz
       ORDER BY r.sent_at DESC, r.id DESC
@@ -188,7 +188,7 @@ const latestSendWithin = (sessionId: string, chatIds: string[], at: Date) =>
  */
 export async function answeredJob(
   db: Db,
-  sessionId: string,
+  accountId: string,
   chatIds: string[],
   at: Date,
   answers: string | null,
@@ -197,13 +197,13 @@ export async function answeredJob(
     const [quoted] = await queryRows<{ job_id: string }>(
       db,
       sql`SELECT r.job_id FROM message_job_recipients r
-          WHERE r.session_id = ${sessionId} AND r.message_id = ${answers}
+          WHERE r.session_id = ${accountId} AND r.message_id = ${answers}
             AND (r.chat_id = ANY(${sql.param(chatIds)}::text[]) OR r.sent_to = ANY(${sql.param(chatIds)}::text[]))
           LIMIT 1`,
     );
     if (quoted) return quoted.job_id;
   }
-  const [latest] = await queryRows<{ job_id: string }>(db, latestSendWithin(sessionId, chatIds, at));
+  const [latest] = await queryRows<{ job_id: string }>(db, latestSendWithin(accountId, chatIds, at));
   return latest?.job_id ?? null;
 }
 
@@ -216,7 +216,7 @@ export async function answeredJob(
  */
 export async function reply(
   db: Db,
-  sessionId: string,
+  accountId: string,
   from: string | string[],
   text: string,
   at = new Date(),
@@ -224,7 +224,7 @@ export async function reply(
   const chatIds = typeof from === 'string' ? [from] : from;
   const rows = await queryRows<{ id: number | string }>(
     db,
-    sql`WITH latest AS (${latestSendWithin(sessionId, chatIds, at)}), locked AS MATERIALIZED (
+    sql`WITH latest AS (${latestSendWithin(accountId, chatIds, at)}), locked AS MATERIALIZED (
           SELECT j.id FROM message_jobs j WHERE j.id IN (SELECT job_id FROM latest) FOR NO KEY UPDATE OF j
         ), marked AS (
           UPDATE message_job_recipients r
@@ -327,8 +327,8 @@ export async function sentAfterAll(db: Db, sent: Array<{ id: number } & SentMess
 
 /**
  * sentAfterAll for receipts (or acks) whose message id no recipient has: the transport keeps its
- * copy of a message before relaying it (wa_sent_messages: session, id, chat), so the copy names
- * the chat; that chat's latest recipient on the session that failed with its delivery unknown
+ * copy of a message before relaying it (wa_sent_messages: account, id, chat), so the copy names
+ * the chat; that chat's latest recipient on the account that failed with its delivery unknown
  * after the copy was made, with no message id, becomes sent with that id (its refund reversed).
  * Returns the message ids that now match a recipient.
  */

@@ -1,15 +1,15 @@
+import type { AccountRuntime } from '../../accounts/runtime.ts';
 import type { AppContext } from '../../context.ts';
-import type { SessionRuntime } from '../../sessions/runtime.ts';
 import { onSignal, signal } from '../../signals.ts';
 import type { QuotaUpdate, UndeliveredCause } from '../../transport/types.ts';
-import { SessionLoop } from './session-loop.ts';
+import { AccountLoop } from './account-loop.ts';
 import { createDispatchStore, recipientLeaseMs } from './store.ts';
 import type { DispatchStore } from './store-port.ts';
 
 export type DispatcherOptions = {
-  /** How long a session loop waits after a failed claim or a refused send. */
+  /** How long an account loop waits after a failed claim or a refused send. */
   pollMs?: number;
-  /** How often leases, waiting sessions, owned sessions and idle sessions' due times are checked (the fallback for a lost signal). */
+  /** How often leases, waiting accounts, owned accounts and idle accounts' due times are checked (the fallback for a lost signal). */
   sweepMs?: number;
   /** How often the sweep starts due occurrences of repeating jobs (OCCURRENCE_CHECK_MS by default). */
   occurrenceCheckMs?: number;
@@ -36,15 +36,15 @@ const UNDELIVERED_CHECK_MS = 60_000;
 const STOP_WAIT_MS = 10_000;
 
 /**
- * Sends the due recipients of the sessions this node owns: one SessionLoop per owned, connected
- * session; every outcome recorded through the store. A sweeper fails (and the store refunds)
+ * Sends the due recipients of the accounts this node owns: one AccountLoop per owned, connected
+ * account; every outcome recorded through the store. A sweeper fails (and the store refunds)
  * what can no longer be sent: sends whose lease ran out (a node died mid-send) and recipients
- * that waited too long for their session. What comes back of the sends (receipts, refusals) is
+ * that waited too long for their account. What comes back of the sends (receipts, refusals) is
  * not the dispatcher's: it enters by the engine's door for outcomes (messaging/outcomes.ts).
  */
 export async function startDispatcher(
   ctx: AppContext,
-  runtime: SessionRuntime,
+  runtime: AccountRuntime,
   options: DispatcherOptions = {},
 ): Promise<Dispatcher> {
   const { config, log } = ctx;
@@ -53,12 +53,12 @@ export async function startDispatcher(
   const occurrenceCheckMs = options.occurrenceCheckMs ?? OCCURRENCE_CHECK_MS;
   const store = options.store ?? createDispatchStore(ctx.db, ctx.nodeId, recipientLeaseMs(config));
 
-  const loops = new Map<string, SessionLoop>();
+  const loops = new Map<string, AccountLoop>();
   let stopped = false;
 
   const loopDeps = {
     store,
-    transportFor: (sessionId: string) => runtime.transportFor(sessionId),
+    transportFor: (accountId: string) => runtime.transportFor(accountId),
     log,
     metrics: ctx.metrics,
     policyDefaults: {
@@ -69,21 +69,21 @@ export async function startDispatcher(
     pollMs,
     sendTimeoutMs: config.sendTimeoutMs,
     stopped: () => stopped,
-    ended: (loop: SessionLoop) => {
+    ended: (loop: AccountLoop) => {
       if (loops.get(loop.sessionId) === loop) loops.delete(loop.sessionId);
     },
   };
 
-  /** Starts the session's loop if it has none; `wake` also rouses a running one (new work). */
-  const ensureLoop = (sessionId: string, wake = true) => {
+  /** Starts the account's loop if it has none; `wake` also rouses a running one (new work). */
+  const ensureLoop = (accountId: string, wake = true) => {
     if (stopped) return;
-    const existing = loops.get(sessionId);
+    const existing = loops.get(accountId);
     if (existing?.active) {
       if (wake) existing.wake();
       return;
     }
-    if (!runtime.transportFor(sessionId)) return;
-    loops.set(sessionId, new SessionLoop(sessionId, loopDeps, existing?.done));
+    if (!runtime.transportFor(accountId)) return;
+    loops.set(accountId, new AccountLoop(accountId, loopDeps, existing?.done));
   };
 
   /**
@@ -114,11 +114,11 @@ export async function startDispatcher(
         const due = await store.sweepsDue(config.sessionWaitMs);
         if (due.expiredLeases) await store.failExpiredLeases();
         // WhatsApp's restriction of new chats ended: their recipients go on.
-        if (due.endedPauses) for (const sessionId of await store.liftEndedPauses()) ensureLoop(sessionId);
+        if (due.endedPauses) for (const accountId of await store.liftEndedPauses()) ensureLoop(accountId);
         // Jobs spread over accounts: recipients of an account down for long go to the healthy ones.
         if (due.spreadJobs)
-          for (const sessionId of await store.moveFromDownAccounts(config.failoverAfterMs))
-            await signal(ctx, 'recipients-queued', sessionId);
+          for (const accountId of await store.moveFromDownAccounts(config.failoverAfterMs))
+            await signal(ctx, 'recipients-queued', accountId);
         if (due.waitingClocks) await store.updateWaitingClocks();
         if (due.longWaiting) await store.failLongWaiting(config.sessionWaitMs);
         // A recipient put back in the queue after an admin disabled its owner (or revoked the flag).
@@ -135,8 +135,8 @@ export async function startDispatcher(
           lastOccurrenceCheck = Date.now();
           await options.startDueOccurrences?.(ctx);
         }
-        // A missed `connected` event must not leave an owned session without its loop.
-        for (const sessionId of runtime.ownedSessionIds()) ensureLoop(sessionId, false);
+        // A missed `connected` event must not leave an owned account without its loop.
+        for (const accountId of runtime.ownedAccountIds()) ensureLoop(accountId, false);
         await wakeDueLoops();
       } catch (err) {
         if (!stopped) log.error({ err }, 'dispatcher sweep failed');
@@ -147,20 +147,23 @@ export async function startDispatcher(
     return sweeping;
   };
 
-  const onQueued = (sessionId: string) => ensureLoop(sessionId);
-  const onConnected = (sessionId: string) => ensureLoop(sessionId);
-  const onDisconnected = (sessionId: string) => loops.get(sessionId)?.wake();
+  const onQueued = (accountId: string) => ensureLoop(accountId);
+  const onConnected = (accountId: string) => ensureLoop(accountId);
+  const onDisconnected = (accountId: string) => loops.get(accountId)?.wake();
   // Why sent messages may never arrive: kept on their recipients for the undelivered transition.
-  const onUndeliveredCause = (sessionId: string, cause: UndeliveredCause) => {
+  const onUndeliveredCause = (accountId: string, cause: UndeliveredCause) => {
     store
-      .noteUndeliveredCause(sessionId, cause)
+      .noteUndeliveredCause(accountId, cause)
       .catch((err) =>
-        log.error({ err, sessionId, cause: cause.cause }, 'noting why messages went undelivered failed'),
+        log.error(
+          { err, sessionId: accountId, cause: cause.cause },
+          'noting why messages went undelivered failed',
+        ),
       );
   };
   // WhatsApp lifted the account's restriction of new chats: its one-to-one recipients go on.
-  const onRestricted = (sessionId: string, update: QuotaUpdate) => {
-    if (!update.capped) ensureLoop(sessionId);
+  const onRestricted = (accountId: string, update: QuotaUpdate) => {
+    if (!update.capped) ensureLoop(accountId);
   };
   runtime.on('connected', onConnected);
   runtime.on('disconnected', onDisconnected);

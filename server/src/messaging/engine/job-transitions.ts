@@ -120,7 +120,7 @@ export async function cancel(db: Db, jobId: string): Promise<number> {
 export async function requeue(
   db: Db,
   jobId: string,
-  sessionId: string,
+  accountId: string,
   price: number,
   only: SQL = sql`true`,
 ): Promise<number> {
@@ -128,7 +128,7 @@ export async function requeue(
     db,
     sql`WITH r AS (
           UPDATE message_job_recipients
-          SET status = 'queued', error = NULL, failed_at = NULL, session_id = ${sessionId}, price = ${price},
+          SET status = 'queued', error = NULL, failed_at = NULL, session_id = ${accountId}, price = ${price},
               message_id = NULL,
               due_at = CASE WHEN (SELECT status FROM message_jobs WHERE id = ${jobId}) = 'paused'
                             THEN ${PAUSED_DUE} ELSE now() END,
@@ -138,9 +138,9 @@ export async function requeue(
         ), c AS (
           SELECT count(*)::int AS n FROM r
         ), reopened AS (
-          UPDATE message_jobs SET failed_count = failed_count - (SELECT n FROM c), session_id = ${sessionId},
-            session_ids = CASE WHEN session_ids IS NULL OR ${sessionId} = ANY(session_ids) THEN session_ids
-                               ELSE session_ids || ARRAY[${sessionId}]::text[] END,
+          UPDATE message_jobs SET failed_count = failed_count - (SELECT n FROM c), session_id = ${accountId},
+            session_ids = CASE WHEN session_ids IS NULL OR ${accountId} = ANY(session_ids) THEN session_ids
+                               ELSE session_ids || ARRAY[${accountId}]::text[] END,
             ${reopenJob('pending')}, waiting_since = NULL
           WHERE id = ${jobId} AND (SELECT n FROM c) > 0
           RETURNING 1
@@ -166,7 +166,7 @@ export async function pause(db: Db, jobId: string): Promise<void> {
 /**
  * resume: a locked paused job's status is what it would be had it not paused, its held recipients
  * fall due now (or at the schedule time), and its failure window starts again. Returns the
- * sessions that have recipients to send.
+ * accounts that have recipients to send.
  */
 export async function resume(db: Db, jobId: string): Promise<string[]> {
   const rows = await queryRows<{ session_id: string }>(

@@ -4,7 +4,7 @@ import { type Db, queryRows } from '../../db/client.ts';
 import type { ReceiptUpdate } from '../../transport/types.ts';
 
 /** A receipt (a status view's names its viewer, `by`), with the account it came back to. */
-export type SessionReceipt = ReceiptUpdate & { sessionId: string };
+export type AccountReceipt = ReceiptUpdate & { sessionId: string };
 
 /**
  * Receipt row `x` (with a viewer `chat_id`, or none) is for recipient `r`: the viewer is the
@@ -16,14 +16,14 @@ const viewerMatches = (x: string) =>
   sql.raw(`(${x}.chat_id IS NULL OR ${x}.chat_id = r.chat_id OR ${x}.chat_id = r.sent_to)`);
 
 /**
- * Applies a batch of delivery and read receipts of any sessions of this node, in one
+ * Applies a batch of delivery and read receipts of any accounts of this node, in one
  * statement. A receipt for a recipient already declared undelivered marks it delivered and takes
  * it off its job's undelivered count. Returns those whose message id no recipient has (yet: a receipt can arrive before
  * the send is recorded).
  */
-export async function applyReceipts(db: Db, receipts: SessionReceipt[]): Promise<SessionReceipt[]> {
+export async function applyReceipts(db: Db, receipts: AccountReceipt[]): Promise<AccountReceipt[]> {
   if (receipts.length === 0) return [];
-  const sessions = receipts.map((r) => r.sessionId);
+  const accounts = receipts.map((r) => r.sessionId);
   const ids = receipts.map((r) => r.messageId);
   const reads = receipts.map((r) => r.status === 'read');
   const ats = receipts.map((r) => r.at.toISOString());
@@ -46,7 +46,7 @@ export async function applyReceipts(db: Db, receipts: SessionReceipt[]): Promise
   const unmatched = await queryRows<{ i: number }>(
     db,
     sql`WITH t AS (
-          SELECT * FROM unnest(${sql.param(sessions)}::text[], ${sql.param(ids)}::text[],
+          SELECT * FROM unnest(${sql.param(accounts)}::text[], ${sql.param(ids)}::text[],
             ${sql.param(reads)}::boolean[], ${sql.param(ats)}::timestamptz[], ${sql.param(viewers)}::text[])
             WITH ORDINALITY AS t(session_id, message_id, is_read, at, chat_id, i)
         ), matched AS MATERIALIZED (

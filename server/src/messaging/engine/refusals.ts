@@ -22,8 +22,8 @@ export const META_DELIVERY_DAYS = 30;
  * delivered and no read receipt, sent within META_DELIVERY_DAYS. A status never moves a recipient
  * backwards: once its phone took the message, no later failure fails it or refunds it.
  */
-function failable(sessionId: string, messageId: string) {
-  return sql`r.session_id = ${sessionId} AND r.message_id = ${messageId} AND r.status = 'sent'
+function failable(accountId: string, messageId: string) {
+  return sql`r.session_id = ${accountId} AND r.message_id = ${messageId} AND r.status = 'sent'
              AND r.delivered_at IS NULL AND r.read_at IS NULL
              AND r.sent_at > now() - make_interval(days => ${META_DELIVERY_DAYS})`;
 }
@@ -34,13 +34,13 @@ function failable(sessionId: string, messageId: string) {
  */
 export async function failureStanding(
   db: Db,
-  sessionId: string,
+  accountId: string,
   messageId: string,
 ): Promise<'open' | 'settled' | null> {
   const rows = await queryRows<{ open: boolean }>(
     db,
-    sql`SELECT (${failable(sessionId, messageId)}) AS open FROM message_job_recipients r
-        WHERE r.session_id = ${sessionId} AND r.message_id = ${messageId} LIMIT 1`,
+    sql`SELECT (${failable(accountId, messageId)}) AS open FROM message_job_recipients r
+        WHERE r.session_id = ${accountId} AND r.message_id = ${messageId} LIMIT 1`,
   );
   if (rows.length === 0) return null;
   return rows[0]!.open ? 'open' : 'settled';
@@ -56,15 +56,15 @@ export async function failureStanding(
  */
 export function refuse(
   db: Db,
-  sessionId: string,
+  accountId: string,
   messageId: string,
   reason: string,
   limit: number,
   audit: string | null = null,
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const failed = await failWhere(tx, failable(sessionId, messageId), reason, reason, limit);
-    if (audit) await auditRefunds(tx, audit, sessionId, messageId, reason, failed);
+    const failed = await failWhere(tx, failable(accountId, messageId), reason, reason, limit);
+    if (audit) await auditRefunds(tx, audit, accountId, messageId, reason, failed);
     return failed.length > 0;
   });
 }
@@ -77,7 +77,7 @@ export function refuse(
  */
 export async function retrySent(
   db: Db,
-  sessionId: string,
+  accountId: string,
   messageId: string,
   until: Date,
   audit: string | null = null,
@@ -85,7 +85,7 @@ export async function retrySent(
   return db.transaction(async (tx) => {
     const jobs = await queryRows<{ job_id: string }>(
       tx,
-      sql`SELECT r.job_id FROM message_job_recipients r WHERE ${failable(sessionId, messageId)}`,
+      sql`SELECT r.job_id FROM message_job_recipients r WHERE ${failable(accountId, messageId)}`,
     );
     if (jobs.length === 0) return false;
     await tx.execute(sql`SELECT id FROM message_jobs WHERE id = ${jobs[0]!.job_id} FOR UPDATE`);
@@ -95,7 +95,7 @@ export async function retrySent(
             UPDATE message_job_recipients r
             SET status = 'queued', due_at = ${until.toISOString()}::timestamptz, cloud_retries = cloud_retries + 1,
                 sent_at = NULL, delivered_at = NULL, read_at = NULL, updated_at = now()
-            WHERE ${failable(sessionId, messageId)} AND r.cloud_retries < ${CLOUD_RETRIES_MAX}
+            WHERE ${failable(accountId, messageId)} AND r.cloud_retries < ${CLOUD_RETRIES_MAX}
             RETURNING r.id, r.job_id
           ), reopened AS (
             UPDATE message_jobs SET sent_count = sent_count - 1, ${reopenJob('processing')}
@@ -106,12 +106,12 @@ export async function retrySent(
     if (requeued.length > 0) return true;
     const failed = await failWhere(
       tx,
-      failable(sessionId, messageId),
+      failable(accountId, messageId),
       CLOUD_TEXTS.retriedOut,
       CLOUD_TEXTS.retriedOut,
       1,
     );
-    if (audit) await auditRefunds(tx, audit, sessionId, messageId, CLOUD_TEXTS.retriedOut, failed);
+    if (audit) await auditRefunds(tx, audit, accountId, messageId, CLOUD_TEXTS.retriedOut, failed);
     return failed.length > 0;
   });
 }
@@ -120,7 +120,7 @@ export async function retrySent(
 async function auditRefunds(
   db: Db,
   by: string,
-  sessionId: string,
+  accountId: string,
   messageId: string,
   reason: string,
   failed: FailedGroup[],
@@ -131,7 +131,7 @@ async function auditRefunds(
       actor: { id: null, username: by },
       action: 'credits.webhook-refund',
       targetUserId: g.userId,
-      details: { sessionId, messageId, jobId: g.jobId, credits: g.credits, reason },
+      details: { sessionId: accountId, messageId, jobId: g.jobId, credits: g.credits, reason },
     });
   }
 }

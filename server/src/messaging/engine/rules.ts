@@ -63,7 +63,7 @@ export const ownerMaySend = (r: string) => sql`NOT EXISTS (
 // ---------------------------------------------------------------- an account's pause
 
 /**
- * A session row `s` whose one-to-one sends are paused now (463, CAPPED; sessions/ writes the
+ * An account row `s` whose one-to-one sends are paused now (463, CAPPED; accounts/ writes the
  * pause): the claim leaves its one-to-one recipients queued, the failover moves them.
  */
 export const sendPausedNow = (s: SQL) =>

@@ -20,7 +20,7 @@ export type OutcomeDeps = {
 
 /**
  * Where one send left the loop: sent (with the next recipient, when it was claimed with the
- * record), failed, the account paused (463), the session down (refused before sending: the
+ * record), failed, the account paused (463), the account down (refused before sending: the
  * recipient waits) or held by the policy at the last moment.
  */
 export type SendOutcome = { next: ClaimedRecipient | null } | 'failed' | 'paused' | 'session-down' | 'held';
@@ -33,7 +33,7 @@ export type SendOutcome = { next: ClaimedRecipient | null } | 'failed' | 'paused
  */
 export async function attemptSend(
   deps: OutcomeDeps,
-  sessionId: string,
+  accountId: string,
   transport: Transport,
   r: ClaimedRecipient,
   message: OutgoingMessage,
@@ -64,12 +64,12 @@ export async function attemptSend(
       return 'held';
     }
     if (err === SEND_TIMED_OUT && sending) {
-      log.warn({ sessionId, recipient: r.id, timeoutMs: deps.sendTimeoutMs }, 'send timed out');
-      const failed = recordFailure(deps, sessionId, r, DISPATCH_MESSAGES.sendTimedOut);
+      log.warn({ sessionId: accountId, recipient: r.id, timeoutMs: deps.sendTimeoutMs }, 'send timed out');
+      const failed = recordFailure(deps, accountId, r, DISPATCH_MESSAGES.sendTimedOut);
       const late = sending.then((result) => [
         { id: r.id, messageId: result.messageId, sentTo: result.chatId, kept: result.kept },
       ]);
-      answeredLate(deps, sessionId, late, failed);
+      answeredLate(deps, accountId, late, failed);
       await failed;
       return 'failed';
     }
@@ -91,13 +91,15 @@ export async function attemptSend(
       if (err.messageId) await store.releaseUnacked(r.id, err.messageId);
       else await store.release([r.id]);
       if (err.code === 'rate-limited')
-        await store.noteRateLimited(sessionId).catch((e) => log.warn({ err: e, sessionId }, 'noting a 429'));
+        await store
+          .noteRateLimited(accountId)
+          .catch((e) => log.warn({ err: e, sessionId: accountId }, 'noting a 429'));
       return 'session-down';
     }
     if (err instanceof SendError && err.pausesSession) {
       // Sent and refused (463): never retried automatically.
-      await recordFailure(deps, sessionId, r, err.message);
-      await pauseDirect(deps, sessionId, err);
+      await recordFailure(deps, accountId, r, err.message);
+      await pauseDirect(deps, accountId, err);
       return 'paused';
     }
     const reason =
@@ -106,19 +108,19 @@ export async function attemptSend(
           ? DISPATCH_MESSAGES.notOnWhatsApp
           : err.message
         : `Send failed: ${(err as Error).message ?? String(err)}`;
-    await recordFailure(deps, sessionId, r, reason);
+    await recordFailure(deps, accountId, r, reason);
     return 'failed';
   }
 }
 
 /**
- * Records a message WhatsApp took. With `claimFor`, the same statement claims that session's
+ * Records a message WhatsApp took. With `claimFor`, the same statement claims that account's
  * next due recipient within `scope` (groups only while the warm-up holds one-to-one chats; known
  * numbers only once the day's new contacts are reached).
  */
 export async function recordSent(
   deps: OutcomeDeps,
-  sessionId: string,
+  accountId: string,
   r: ClaimedRecipient,
   result: SendResult,
   claimFor: string | undefined,
@@ -135,7 +137,7 @@ export async function recordSent(
     return { next };
   } catch (err) {
     // Left `sending`: its lease runs out and it fails as 'delivery unknown', never re-sent.
-    deps.log.error({ err, sessionId, recipient: r.id }, 'recording a sent message failed');
+    deps.log.error({ err, sessionId: accountId, recipient: r.id }, 'recording a sent message failed');
     return { next: null };
   }
 }
@@ -143,7 +145,7 @@ export async function recordSent(
 /** Records a failed send (refunded by the transition); a failure to record it is logged, the lease then ends it. */
 export async function recordFailure(
   deps: OutcomeDeps,
-  sessionId: string,
+  accountId: string,
   r: ClaimedRecipient,
   error: string,
 ): Promise<void> {
@@ -151,7 +153,7 @@ export async function recordFailure(
     await deps.store.fail(r.id, error);
     deps.metrics.messages.inc({ outcome: 'failed' });
   } catch (err) {
-    deps.log.error({ err, sessionId, recipient: r.id }, 'recording a failed send failed');
+    deps.log.error({ err, sessionId: accountId, recipient: r.id }, 'recording a failed send failed');
   }
 }
 
@@ -163,7 +165,7 @@ export async function recordFailure(
  */
 export function answeredLate(
   deps: { store: DispatchStore; log: FastifyBaseLogger; metrics: Pick<Metrics, 'messages'> },
-  sessionId: string,
+  accountId: string,
   late: Promise<Array<{ id: number } & SentMessage>>,
   failed: Promise<void>,
 ): void {
@@ -176,20 +178,20 @@ export function answeredLate(
         if (sent === 0) return;
         metrics.messages.inc({ outcome: 'sent' }, sent);
         log.info(
-          { sessionId, recipients: rows.map((r) => r.id), messageId: rows[0]?.messageId },
+          { sessionId: accountId, recipients: rows.map((r) => r.id), messageId: rows[0]?.messageId },
           'a send that timed out was sent after all: refund reversed',
         );
       },
       () => {},
     )
-    .catch((err: unknown) => log.error({ err, sessionId }, 'recording a late send failed'));
+    .catch((err: unknown) => log.error({ err, sessionId: accountId }, 'recording a late send failed'));
 }
 
 /** WhatsApp restricts the account's new one-to-one chats: those wait, group sends go on. */
-async function pauseDirect(deps: OutcomeDeps, sessionId: string, err: SendError): Promise<void> {
-  await deps.store.pauseSession(sessionId, err.message, err.until);
+async function pauseDirect(deps: OutcomeDeps, accountId: string, err: SendError): Promise<void> {
+  await deps.store.pauseAccount(accountId, err.message, err.until);
   deps.log.warn(
-    { sessionId, code: err.code, reason: err.message, until: err.until },
+    { sessionId: accountId, code: err.code, reason: err.message, until: err.until },
     'one-to-one sends paused',
   );
 }

@@ -29,12 +29,12 @@ export type StatusBatchDeps = {
 export async function postStatusBatch(
   deps: StatusBatchDeps,
   transport: Transport,
-  sessionId: string,
+  accountId: string,
   first: ClaimedRecipient,
   post: StatusPost,
 ): Promise<'sent' | 'failed' | 'session-down'> {
   const { store, log, metrics } = deps;
-  const batch = [first, ...(await store.claimStatusBatch(sessionId, first.jobId))];
+  const batch = [first, ...(await store.claimStatusBatch(accountId, first.jobId))];
   const ids = batch.map((r) => r.id);
   const failAll = async (rows: ClaimedRecipient[], reason: string) => {
     await store.failStatusRecipients(
@@ -91,9 +91,12 @@ export async function postStatusBatch(
         : err instanceof SendError
           ? err.message
           : `Send failed: ${(err as Error).message ?? String(err)}`;
-    log.warn({ sessionId, jobId: first.jobId, recipients: on.length, reason }, 'status post failed');
+    log.warn(
+      { sessionId: accountId, jobId: first.jobId, recipients: on.length, reason },
+      'status post failed',
+    );
     const failed = failAll(on, reason);
-    if (err === SEND_TIMED_OUT) answeredLate(deps, sessionId, posting.then(sentRows), failed);
+    if (err === SEND_TIMED_OUT) answeredLate(deps, accountId, posting.then(sentRows), failed);
     await failed;
     return 'failed';
   }
@@ -109,7 +112,7 @@ export async function postStatusBatch(
     metrics.messages.inc({ outcome: 'sent' }, sent.length);
   } catch (err) {
     // Left `sending`: their lease runs out and they fail as 'delivery unknown', never posted again.
-    log.error({ err, sessionId, jobId: first.jobId }, 'recording a status post failed');
+    log.error({ err, sessionId: accountId, jobId: first.jobId }, 'recording a status post failed');
   }
   return 'sent';
 }

@@ -15,7 +15,7 @@ import * as t from './transitions.ts';
 export async function claimStatusBatch(
   db: Db,
   by: Claimer,
-  sessionId: string,
+  accountId: string,
   jobId: string,
 ): Promise<ClaimedRecipient[]> {
   // The job first, as every writer locks it (claim.ts): a delete or a retry waits for this.
@@ -30,7 +30,7 @@ export async function claimStatusBatch(
           SELECT j.id FROM message_jobs j WHERE j.id = ${jobId} FOR NO KEY UPDATE OF j
         ), due AS (
           SELECT r.id FROM message_job_recipients r
-          WHERE r.session_id = ${sessionId} AND r.job_id = ${jobId} AND r.status = 'queued'
+          WHERE r.session_id = ${accountId} AND r.job_id = ${jobId} AND r.status = 'queued'
             AND r.due_at <= now() AND (SELECT count(*) FROM locked) >= 0
           ORDER BY r.id
           FOR UPDATE SKIP LOCKED

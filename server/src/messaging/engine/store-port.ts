@@ -12,19 +12,19 @@ import type { ClaimedRecipient, FailedGroup } from './transitions.ts';
  */
 export interface DispatchStore extends PolicySource {
   /**
-   * Claims up to `limit` due recipients of a session: `sending` with a lease before anything is
+   * Claims up to `limit` due recipients of an account: `sending` with a lease before anything is
    * sent, in `scope` (the warm-up's and the new-contact caps: allowance.ts ClaimScope).
    */
-  claim(sessionId: string, limit: number, scope?: ClaimScope): Promise<ClaimedRecipient[]>;
+  claim(accountId: string, limit: number, scope?: ClaimScope): Promise<ClaimedRecipient[]>;
   /**
-   * For each of the given sessions whose queue is not paused and holds a queued recipient: the
-   * milliseconds until its next one is due (0 when due now). One statement for a node's sessions,
-   * so that idle sessions cost nothing per session.
+   * For each of the given accounts whose queue is not paused and holds a queued recipient: the
+   * milliseconds until its next one is due (0 when due now). One statement for a node's accounts,
+   * so that idle accounts cost nothing per account.
    */
-  msUntilNextDue(sessionIds: string[]): Promise<Map<string, number>>;
+  msUntilNextDue(accountIds: string[]): Promise<Map<string, number>>;
   /**
    * Records a sent recipient with its job's counters, and keeps the transport's copy of the
-   * message (`sent.kept`, wa_sent_messages); with `claimNextOf`, claims that session's next due
+   * message (`sent.kept`, wa_sent_messages); with `claimNextOf`, claims that account's next due
    * recipient in the same statement (one round trip per message when unpaced).
    */
   recordSent(
@@ -50,22 +50,22 @@ export interface DispatchStore extends PolicySource {
   /** Meta's 131049: the recipient waits until `until` (a limited number of times), then fails. */
   retryLater(recipientId: number, until: Date, title: string): Promise<void>;
   /**
-   * Pauses the session's one-to-one sends (error 463, CAPPED) with the reason shown to the user,
+   * Pauses the account's one-to-one sends (error 463, CAPPED) with the reason shown to the user,
    * until `until` when WhatsApp said (null: until the user resumes). Group sends go on.
    */
-  pauseSession(sessionId: string, reason: string, until: Date | null): Promise<void>;
-  /** Ends the pauses whose time has come (their recipients are claimed again). Returns their sessions. */
+  pauseAccount(accountId: string, reason: string, until: Date | null): Promise<void>;
+  /** Ends the pauses whose time has come (their recipients are claimed again). Returns their accounts. */
   liftEndedPauses(): Promise<string[]>;
   /** WhatsApp answered a send with 429 rate-overlimit: counted against the account's health. */
-  noteRateLimited(sessionId: string): Promise<void>;
+  noteRateLimited(accountId: string): Promise<void>;
   /**
-   * Fails (and refunds) recipients of a session left `sending` by another node: this node now
-   * holds the session, so their delivery is unknown. Returns what failed, batch by batch.
+   * Fails (and refunds) recipients of an account left `sending` by another node: this node now
+   * holds the account, so their delivery is unknown. Returns what failed, batch by batch.
    */
-  failForeignClaims(sessionId: string): Promise<FailedGroup[]>;
+  failForeignClaims(accountId: string): Promise<FailedGroup[]>;
   /** Fails (and refunds) sends whose lease ran out: their node died mid-send. */
   failExpiredLeases(): Promise<FailedGroup[]>;
-  /** Starts and stops the waiting clocks of jobs whose session cannot send. */
+  /** Starts and stops the waiting clocks of jobs whose account cannot send. */
   updateWaitingClocks(): Promise<void>;
   /**
    * Jobs spread over several accounts: the queued recipients of an account that has been down
@@ -79,14 +79,14 @@ export interface DispatchStore extends PolicySource {
    * only those, so an idle node's sweep is one statement whatever the number of its accounts.
    */
   sweepsDue(waitMs: number): Promise<SweepsDue>;
-  /** Fails (and refunds) due recipients of jobs that waited longer than `waitMs` for their session. */
+  /** Fails (and refunds) due recipients of jobs that waited longer than `waitMs` for their account. */
   failLongWaiting(waitMs: number): Promise<FailedGroup[]>;
   /** Fails (and refunds) queued recipients their owner may no longer send (see forbiddenWaiting). */
   failForbidden(): Promise<FailedGroup[]>;
   /** The message to send for a job, rebuilt from its row (null when it cannot be). */
   loadMessage(jobId: string): Promise<DispatchMessage | null>;
   /** A Status post: every other due recipient of the job, claimed (status-transitions.ts). */
-  claimStatusBatch(sessionId: string, jobId: string): Promise<ClaimedRecipient[]>;
+  claimStatusBatch(accountId: string, jobId: string): Promise<ClaimedRecipient[]>;
   /** A Status post went: all its recipients are sent under its one message id. */
   recordStatusSent(sent: Array<{ id: number } & SentMessage>): Promise<void>;
   /** Recipients of a Status post fail (and are refunded) with `error`. */
@@ -97,7 +97,7 @@ export interface DispatchStore extends PolicySource {
    */
   markUndelivered(afterMs: number): Promise<number>;
   /** Keeps why the account's sent messages may never arrive, as its transport learned it (delivery.ts). */
-  noteUndeliveredCause(sessionId: string, cause: UndeliveredCause): Promise<number>;
+  noteUndeliveredCause(accountId: string, cause: UndeliveredCause): Promise<number>;
   /**
    * Sends this node timed out on (failed 'delivery unknown', refunded) were answered after all:
    * the recipients become sent with the message id and their refunds are reversed, in one

@@ -1,10 +1,10 @@
 import { eq, type SQL, sql } from 'drizzle-orm';
+import { recordAccountEvent } from '../../accounts/health/repository.ts';
+import { liftEndedPauses, pauseOnRefusal } from '../../accounts/send-pause.ts';
 import { batcher } from '../../db/batching.ts';
 import type { Db } from '../../db/client.ts';
 import { media, messageJobs } from '../../db/schema.ts';
 import { isPausableJob, isPhoneChat } from '../../db/vocabulary-sql.ts';
-import { recordAccountEvent } from '../../sessions/health/repository.ts';
-import { liftEndedPauses, pauseOnRefusal } from '../../sessions/send-pause.ts';
 import { outgoingMessage } from '../compose.ts';
 import type { ClaimScope } from '../limits/allowance.ts';
 import { countSentSince, findPolicy, setHold } from '../limits/repository.ts';
@@ -26,8 +26,8 @@ export function recipientLeaseMs(config: { sessionLeaseMs: number }): number {
   return Math.max(config.sessionLeaseMs * 2, 60_000);
 }
 
-/** Session `sessionId` can send now: CONNECTED, and a node holds its live lease. */
-const canSend = (sessionId: SQL) => sql`EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = ${sessionId}
+/** Account `sessionId` can send now: CONNECTED, and a node holds its live lease. */
+const canSend = (accountId: SQL) => sql`EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = ${accountId}
     AND s.status = 'CONNECTED' AND s.owner_node IS NOT NULL AND s.lease_expires_at > now())`;
 
 /**
@@ -55,8 +55,8 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
   type TickCall = { sent?: { id: number } & SentMessage; claimFor?: string; scope?: ClaimScope };
   const by: Claimer = { nodeId, leaseMs };
   const runTick = async (calls: TickCall[]): Promise<Array<ClaimedRecipient | null>> => {
-    // The calls of one session (an account's lanes) claim together: one claim of as many rows as
-    // they ask for, handed out in turn. A call whose scope differs from its session's first call
+    // The calls of one account (an account's lanes) claim together: one claim of as many rows as
+    // they ask for, handed out in turn. A call whose scope differs from its account's first call
     // claims nothing here (null: its loop claims again on its own).
     const claimFor = new Map<string, { sessionId: string; scope: ClaimScope; count: number }>();
     for (const c of calls) {
@@ -66,7 +66,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       if (!wanted) claimFor.set(c.claimFor, { sessionId: c.claimFor, scope, count: 1 });
       else if (wanted.scope === scope) wanted.count += 1;
     }
-    const bySession = await t.recordSent(
+    const byAccount = await t.recordSent(
       db,
       by,
       calls.flatMap((c) => (c.sent ? [c.sent] : [])),
@@ -74,13 +74,13 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     );
     return calls.map((c) => {
       if (!c.claimFor || claimFor.get(c.claimFor)!.scope !== (c.scope ?? 'all')) return null;
-      return bySession.get(c.claimFor)?.shift() ?? null;
+      return byAccount.get(c.claimFor)?.shift() ?? null;
     });
   };
-  // Every session loop's "record what I sent, claim my next" of one tick, in one statement.
-  // A failed statement changed nothing: each call is tried alone, so that one session's fault (a
-  // deadlock, a session deleted between the check and the insert of its kept message) does not
-  // leave every other session's sends unrecorded. Alone, a call whose kept message cannot be
+  // Every account loop's "record what I sent, claim my next" of one tick, in one statement.
+  // A failed statement changed nothing: each call is tried alone, so that one account's fault (a
+  // deadlock, an account deleted between the check and the insert of its kept message) does not
+  // leave every other account's sends unrecorded. Alone, a call whose kept message cannot be
   // stored is recorded without it.
   const tick = batcher<TickCall, ClaimedRecipient | null | Error>(
     async (calls) => {
@@ -103,11 +103,11 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
         );
       }
     },
-    // Any calls share a statement: one session's claims are one claim of several rows (runTick).
+    // Any calls share a statement: one account's claims are one claim of several rows (runTick).
     () => undefined,
     // Three ticks at once: all lock their jobs in id order first (locked), and claims skip rows
     // another tick locked.
-    // 50 sessions x 200 on PostgreSQL, once receipts no longer held the jobs (medians of three
+    // 50 accounts x 200 on PostgreSQL, once receipts no longer held the jobs (medians of three
     // rounds): 2 in flight 4,912/s, 3 5,459 and 5,219/s, 4 4,218/s.
     3,
   );
@@ -118,15 +118,15 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
   };
 
   return {
-    claim(sessionId, limit, scope = 'all') {
-      if (limit === 1) return ticked({ claimFor: sessionId, scope }).then((next) => (next ? [next] : []));
-      return t.claim(db, by, sessionId, limit, scope);
+    claim(accountId, limit, scope = 'all') {
+      if (limit === 1) return ticked({ claimFor: accountId, scope }).then((next) => (next ? [next] : []));
+      return t.claim(db, by, accountId, limit, scope);
     },
 
-    async msUntilNextDue(sessionIds) {
-      if (sessionIds.length === 0) return new Map();
-      // One probe of the due index per session (min over the partial index is its first entry).
-      // A session whose one-to-one sends are paused: its first group recipient (a second probe,
+    async msUntilNextDue(accountIds) {
+      if (accountIds.length === 0) return new Map();
+      // One probe of the due index per account (min over the partial index is its first entry).
+      // An account whose one-to-one sends are paused: its first group recipient (a second probe,
       // only then), or the pause's end for the others (waking early costs one empty claim).
       const rows = await hotRows<{ session_id: string; ms: number | string }>(
         db,
@@ -137,7 +137,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
                 CASE WHEN p.paused IS NOT TRUE THEN n.due_at
                      -- least and greatest ignore NULLs: no end time means no wake-up for those.
                      ELSE least(g.due_at, CASE WHEN p.until IS NOT NULL THEN greatest(n.due_at, p.until) END) END AS at
-              FROM unnest(${sql.param(sessionIds)}::text[]) AS s(id)
+              FROM unnest(${sql.param(accountIds)}::text[]) AS s(id)
               CROSS JOIN LATERAL (
                 SELECT r.due_at FROM message_job_recipients r
                 WHERE r.session_id = s.id AND r.status = 'queued'
@@ -163,9 +163,9 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       return ticked({ sent: { id: recipientId, ...sent }, claimFor: claimNextOf, scope });
     },
 
-    policyOf: (sessionId) => findPolicy(db, sessionId),
-    countSentSince: (sessionId, since, newContacts) => countSentSince(db, sessionId, since, newContacts),
-    setHold: (sessionId, reason, until) => setHold(db, sessionId, reason, until),
+    policyOf: (accountId) => findPolicy(db, accountId),
+    countSentSince: (accountId, since, newContacts) => countSentSince(db, accountId, since, newContacts),
+    setHold: (accountId, reason, until) => setHold(db, accountId, reason, until),
 
     fail(recipientId, error) {
       return t.fail(db, by, recipientId, error);
@@ -178,12 +178,12 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     defer: (recipientIds, until) => cloud.defer(db, by, recipientIds, until),
     retryLater: (recipientId, until, title) => cloud.retryLater(db, by, recipientId, until, title),
 
-    pauseSession: (sessionId, reason, until) => pauseOnRefusal(db, sessionId, reason, until),
+    pauseAccount: (accountId, reason, until) => pauseOnRefusal(db, accountId, reason, until),
     liftEndedPauses: () => liftEndedPauses(db),
-    noteRateLimited: (sessionId) => recordAccountEvent(db, sessionId, 'rate-limited', null),
+    noteRateLimited: (accountId) => recordAccountEvent(db, accountId, 'rate-limited', null),
 
-    failForeignClaims(sessionId) {
-      return t.expire(db, { sessionId, by });
+    failForeignClaims(accountId) {
+      return t.expire(db, { sessionId: accountId, by });
     },
 
     failExpiredLeases() {
@@ -191,7 +191,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     },
 
     async updateWaitingClocks() {
-      // A session can send when a node holds its live lease and it is CONNECTED. Jobs with due
+      // An account can send when a node holds its live lease and it is CONNECTED. Jobs with due
       // recipients on an account that cannot send start (or keep) their waiting clock; the clock
       // stops as soon as none of their accounts with due recipients is down.
       await db.execute(
@@ -260,7 +260,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       }
     },
 
-    noteUndeliveredCause: (sessionId, cause) => t.noteUndeliveredCause(db, sessionId, cause),
+    noteUndeliveredCause: (accountId, cause) => t.noteUndeliveredCause(db, accountId, cause),
 
     async recordSentAfterAll(sent) {
       return (await t.sentAfterAll(db, sent)).length;
@@ -273,7 +273,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
       return job.messageType === 'status' ? statusPostOf(job, file) : outgoingMessage(job, file);
     },
 
-    claimStatusBatch: (sessionId, jobId) => status.claimStatusBatch(db, by, sessionId, jobId),
+    claimStatusBatch: (accountId, jobId) => status.claimStatusBatch(db, by, accountId, jobId),
     recordStatusSent: (sent) => status.recordStatusSent(db, by, sent),
     async failStatusRecipients(recipientIds, error) {
       await status.failStatusRecipients(db, by, recipientIds, error);

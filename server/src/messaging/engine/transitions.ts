@@ -58,20 +58,20 @@ const toClaimed = (r: ClaimRow): ClaimedRecipient => ({
 });
 
 /**
- * claim: up to `limit` due recipients of a session become `sending` with this node's lease,
+ * claim: up to `limit` due recipients of an account become `sending` with this node's lease,
  * before anything is sent, in `scope` (allowance.ts: the warm-up's and the new-contact caps).
  */
 export async function claim(
   db: Db,
   by: Claimer,
-  sessionId: string,
+  accountId: string,
   limit: number,
   scope: ClaimScope,
 ): Promise<ClaimedRecipient[]> {
   const rows = await hotRows<ClaimRow>(
     db,
     `wa_claim_due_recipients_${scope}`,
-    sql`WITH ${claimCtes(sessionId, by, limit, scope)}
+    sql`WITH ${claimCtes(accountId, by, limit, scope)}
         SELECT id, job_id, chat_id, content, message_id FROM claimed ORDER BY id`,
   );
   return rows.map(toClaimed);
@@ -79,9 +79,9 @@ export async function claim(
 
 /**
  * recordSent, batched: the sent recipients given become `sent` (with their jobs' counters and the
- * transport's copies), and each session of `claimFor` claims its next `count` due recipients (one
- * by default; a session once in the list), all in one statement (one round trip per message when
- * unpaced). Returns the claims by session.
+ * transport's copies), and each account of `claimFor` claims its next `count` due recipients (one
+ * by default; an account once in the list), all in one statement (one round trip per message when
+ * unpaced). Returns the claims by account.
  */
 export async function recordSent(
   db: Db,
@@ -102,13 +102,13 @@ export async function recordSent(
     claimFor.map((c) => c.count ?? 1),
   );
   const rows = await hotRows<ClaimRow & { session_id: string }>(db, 'wa_dispatch_tick', statement);
-  const bySession = new Map<string, ClaimedRecipient[]>();
+  const byAccount = new Map<string, ClaimedRecipient[]>();
   for (const r of rows) {
-    const claimed = bySession.get(r.session_id);
+    const claimed = byAccount.get(r.session_id);
     if (claimed) claimed.push(toClaimed(r));
-    else bySession.set(r.session_id, [toClaimed(r)]);
+    else byAccount.set(r.session_id, [toClaimed(r)]);
   }
-  return bySession;
+  return byAccount;
 }
 
 /** release: claimed recipients that were never handed to the transport go back in the queue. */

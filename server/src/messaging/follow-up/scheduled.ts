@@ -12,7 +12,7 @@ import { queryRows } from '../../db/client.ts';
 import { followUps } from '../../db/schema.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import { authorizeJob, authorizeSession } from '../../policy/access.ts';
+import { authorizeAccount, authorizeJob } from '../../policy/access.ts';
 import { findUserById, type UserRow } from '../../users/repository.ts';
 import { acceptSend } from '../accept/send.ts';
 import { composeSend, scheduleTimeOf } from '../compose.ts';
@@ -60,7 +60,7 @@ export async function scheduleFollowUp(
   body: FollowUpBody,
   dueAt: Date,
 ): Promise<FollowUpResponse> {
-  await authorizeSession(ctx.db, user, 'act', body.sessionId);
+  await authorizeAccount(ctx.db, user, 'act', body.sessionId);
   const [first] = await queryRows<{ chat_id: string }>(
     ctx.db,
     sql`SELECT chat_id FROM message_job_recipients WHERE job_id = ${job.id} ORDER BY id LIMIT 1`,

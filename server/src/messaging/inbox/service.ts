@@ -14,13 +14,13 @@ import {
   type InboxThreadResponse,
   type SendBody,
 } from '@wa/contract';
+import { inServiceWindow, SERVICE_WINDOW_MS } from '../../accounts/cloud/service-windows.ts';
+import { capabilitiesOf, providerOf } from '../../accounts/providers.ts';
+import { findAccount } from '../../accounts/repository.ts';
 import { chatIdsOf } from '../../contacts/people.ts';
 import type { AppContext } from '../../context.ts';
 import { badRequest, forbidden, notFound, unavailable } from '../../errors.ts';
-import { type Actor, authorizeSession, authorizeUser, relationOf } from '../../policy/access.ts';
-import { inServiceWindow, SERVICE_WINDOW_MS } from '../../sessions/cloud/service-windows.ts';
-import { capabilitiesOf, providerOf } from '../../sessions/providers.ts';
-import { findSession } from '../../sessions/repository.ts';
+import { type Actor, authorizeAccount, authorizeUser, relationOf } from '../../policy/access.ts';
 import { findUserById, type UserRow } from '../../users/repository.ts';
 import { acceptSend } from '../accept/send.ts';
 import { keepAnswer } from './incoming.ts';
@@ -203,13 +203,13 @@ export async function replyInThread(
   idempotencyKey: string | undefined,
 ): Promise<InboxReplyResponse> {
   const row = await ownThread(ctx, viewer, personId);
-  const session = await authorizeSession(ctx.db, viewer, 'act', body.sessionId);
+  const account = await authorizeAccount(ctx.db, viewer, 'act', body.sessionId);
   if (row.opted_out) throw badRequest(INBOX_TEXTS.optedOut);
-  const can = capabilitiesOf(ctx.config, session.kind);
+  const can = capabilitiesOf(ctx.config, account.kind);
   const reachable = addressesOf(row).filter(
     (a) => a.kind === 'phone' || (a.kind === 'bsuid' && can.businessScopedIds === true),
   );
-  const last = await store.lastChatFrom(ctx.db, viewer.id, personId, session.sessionId);
+  const last = await store.lastChatFrom(ctx.db, viewer.id, personId, account.sessionId);
   const target =
     reachable.find((a) => chatIdOfAddress(a) === last) ??
     reachable.find((a) => a.kind === 'phone') ??
@@ -217,18 +217,18 @@ export async function replyInThread(
   if (!target) throw badRequest(INBOX_TEXTS.unreachable);
   const to = chatIdOfAddress(target)!;
   if (can.serviceWindow && body.type !== 'template') {
-    const open = await inServiceWindow(ctx.db, session.sessionId, [target.value]);
+    const open = await inServiceWindow(ctx.db, account.sessionId, [target.value]);
     if (!open.has(target.value)) throw badRequest(INBOX_TEXTS.windowClosed);
   }
   const sent = await acceptSend(
     ctx,
     viewer,
-    session.sessionId,
+    account.sessionId,
     { ...(body as SendBody), chatIds: [to] },
     'individuals',
     idempotencyKey,
   );
-  await keepAnswer(ctx, { sessionId: session.sessionId, userId: viewer.id }, to, sent.jobId, personId);
+  await keepAnswer(ctx, { sessionId: account.sessionId, userId: viewer.id }, to, sent.jobId, personId);
   return { success: true, jobId: sent.jobId, creditsCharged: sent.creditsCharged };
 }
 
@@ -244,10 +244,10 @@ export async function threadMedia(
   if (!(await store.findThread(ctx.db, personId, owner))) throw notFound(INBOX_TEXTS.notFound);
   const found = await store.findMedia(ctx.db, owner, personId, messageId);
   if (!found) throw notFound(INBOX_TEXTS.noMedia);
-  const session = await findSession(ctx.db, found.session_id);
-  if (!session) throw notFound(INBOX_TEXTS.noMedia);
+  const account = await findAccount(ctx.db, found.session_id);
+  if (!account) throw notFound(INBOX_TEXTS.noMedia);
   try {
-    const body = await providerOf(ctx.config, session.kind).fetchMedia(
+    const body = await providerOf(ctx.config, account.kind).fetchMedia(
       ctx,
       found.session_id,
       found.media.ref,

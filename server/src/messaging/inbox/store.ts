@@ -312,12 +312,12 @@ export async function lastChatFrom(
   db: Db,
   userId: string,
   personId: string,
-  sessionId: string,
+  accountId: string,
 ): Promise<string | null> {
   const [row] = await queryRows<{ chat_id: string }>(
     db,
     sql`SELECT m.chat_id FROM inbox_messages m
-        WHERE m.person_id = ${personId} AND m.user_id = ${userId} AND m.session_id = ${sessionId} AND m.direction = 'in'
+        WHERE m.person_id = ${personId} AND m.user_id = ${userId} AND m.session_id = ${accountId} AND m.direction = 'in'
         ORDER BY m.at DESC LIMIT 1`,
   );
   return row?.chat_id ?? null;

@@ -6,7 +6,7 @@ import { debitCredits } from '../../credits/credits.ts';
 import { priceOfKind, readCreditPrices } from '../../credits/prices.ts';
 import { queryRows } from '../../db/client.ts';
 import { badRequest, MESSAGES, notFound, paymentRequired } from '../../errors.ts';
-import { authorizeJob, authorizeSession } from '../../policy/access.ts';
+import { authorizeAccount, authorizeJob } from '../../policy/access.ts';
 import { signal } from '../../signals.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { assertOwnerMaySend } from '../engine/rules.ts';
@@ -17,20 +17,20 @@ import { cancelSeriesRow } from '../series/repository.ts';
 
 /**
  * Queues the failed recipients of a job again, after reserving their credits, on the given
- * session (one of the user's) or the job's own. Owner only.
+ * account (one of the user's) or the job's own. Owner only.
  */
 export async function retryJob(
   ctx: AppContext,
   user: UserRow,
   jobId: string,
-  sessionId: string | undefined,
+  accountId: string | undefined,
   includeDeliveryUnknown = false,
 ): Promise<RetryResponse> {
   const job = await authorizeJob(ctx.db, user, 'act', jobId);
   // The flag is read again: an admin may have revoked it since the job was accepted.
   assertOwnerMaySend(user, job.audience);
-  const target = sessionId?.trim() || job.sessionId;
-  const account = await authorizeSession(ctx.db, user, 'act', target, MESSAGES.noSession);
+  const target = accountId?.trim() || job.sessionId;
+  const account = await authorizeAccount(ctx.db, user, 'act', target, MESSAGES.noSession);
   // Each recipient is charged again at the price of the account that sends it now.
   const price = priceOfKind(await readCreditPrices(ctx.db), account.kind);
   const retried = await ctx.db.transaction(async (tx) => {
@@ -101,13 +101,13 @@ export async function pauseJob(ctx: AppContext, user: UserRow, jobId: string): P
 /** Resumes a paused job (owner only): its recipients are queued again where they were. */
 export async function resumeJob(ctx: AppContext, user: UserRow, jobId: string): Promise<void> {
   await authorizeJob(ctx.db, user, 'act', jobId);
-  const sessions = await ctx.db.transaction(async (tx) => {
+  const accounts = await ctx.db.transaction(async (tx) => {
     const locked = await repo.lockJob(tx, jobId);
     if (!locked) throw notFound(JOB_MESSAGES.jobNotFound);
     if (locked.status !== 'paused') throw badRequest(JOB_MESSAGES.notResumable);
     return transitions.resume(tx, jobId);
   });
-  for (const sessionId of sessions) await signal(ctx, 'recipients-queued', sessionId);
+  for (const accountId of accounts) await signal(ctx, 'recipients-queued', accountId);
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { DashboardResponse } from '@wa/contract';
+import { firstAccountOfUser } from '../../accounts/repository.ts';
 import type { AppContext } from '../../context.ts';
 import { MESSAGES } from '../../errors.ts';
 import { groupFigures } from '../../groups/repository.ts';
-import { authorizeSession } from '../../policy/access.ts';
-import { firstSessionOfUser } from '../../sessions/repository.ts';
+import { authorizeAccount } from '../../policy/access.ts';
 import type { UserRow } from '../../users/repository.ts';
 import { presentJob } from '../jobs/present.ts';
 import * as repo from '../jobs/repository.ts';
@@ -12,13 +12,13 @@ import { holdsOfJobs } from './list.ts';
 export async function dashboard(
   ctx: AppContext,
   user: UserRow,
-  sessionId: string | undefined,
+  accountId: string | undefined,
 ): Promise<DashboardResponse> {
   let sid: string | null;
-  if (sessionId) {
-    sid = (await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession)).sessionId;
+  if (accountId) {
+    sid = (await authorizeAccount(ctx.db, user, 'act', accountId, MESSAGES.noSession)).sessionId;
   } else {
-    sid = await firstSessionOfUser(ctx.db, user.id);
+    sid = await firstAccountOfUser(ctx.db, user.id);
   }
   const groups = sid ? await groupFigures(ctx.db, sid) : { groups: 0, members: 0 };
   const figures = await repo.messageFigures(ctx.db, user.id);

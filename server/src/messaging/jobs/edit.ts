@@ -162,7 +162,7 @@ export async function editJob(
     );
     const priceNow = (await readCreditPrices(tx))[account?.kind ?? 'linked'];
     const prices = chats.chatIds.map((id) => kept.get(id)?.price ?? priceNow);
-    const sessionOf = chats.chatIds.map((id) => kept.get(id)?.session_id ?? locked.sessionId);
+    const accountOf = chats.chatIds.map((id) => kept.get(id)?.session_id ?? locked.sessionId);
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
     const delta = sum(prices) - sum(current.map((r) => r.price));
     if (delta > 0) {
@@ -199,7 +199,7 @@ export async function editJob(
       chats.chatIds,
       chats.chatNames,
       contents,
-      sessionOf,
+      accountOf,
     );
     return { delta, total: chats.chatIds.length };
   });

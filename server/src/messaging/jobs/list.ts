@@ -85,10 +85,10 @@ export async function listJobs(
 
 /** Why the accounts of these jobs hold their recipients now (only accounts of jobs still sending). */
 export function holdsOfJobs(ctx: AppContext, rows: repo.JobRow[]): Promise<Map<string, string>> {
-  const sessions = rows
+  const accounts = rows
     .filter((r) => r.status === 'pending' || r.status === 'processing' || r.status === 'scheduled')
     .flatMap((r) => r.sessionIds ?? [r.sessionId]);
-  return holdsOf(ctx.db, [...new Set(sessions)]);
+  return holdsOf(ctx.db, [...new Set(accounts)]);
 }
 
 /** Meta's charge so far of the Cloud API template jobs among these, by id. */

@@ -1,9 +1,9 @@
 import {
+  type AccountPolicy,
   DEFAULT_NEW_CONTACTS_PER_DAY,
   DEFAULT_TIMEZONE,
   isChannelJid,
   isGroupJid,
-  type SessionPolicy,
   warmUpLimit,
 } from '@wa/contract';
 import { insideWindow, localDayNumber, localDayStart, nextLocalTime } from './clock.ts';
@@ -16,7 +16,7 @@ export type PolicyDefaults = { sendDelayMinMs: number; sendDelayMaxMs: number; w
 export function resolvePolicy(
   row: PolicyRow | undefined,
   defaults: PolicyDefaults,
-): SessionPolicy & { newContactsPerDay: number | null } {
+): AccountPolicy & { newContactsPerDay: number | null } {
   const warmUp = row?.warmUp ?? defaults.warmUpDefault;
   // Stored null: the default (on while warm-up is on); 0: no cap, chosen by the user.
   const stored = row?.newContactsPerDay;
@@ -36,10 +36,10 @@ export function resolvePolicy(
 
 /**
  * The warm-up's cap on one-to-one messages today, when it applies. It advances only while the
- * account is healthy: `heldDays` local days began while it was not (sessions/health).
+ * account is healthy: `heldDays` local days began while it was not (accounts/health).
  */
 export function warmUpCapToday(
-  policy: SessionPolicy,
+  policy: AccountPolicy,
   linkedAt: Date | null,
   now: Date,
   heldDays = 0,
@@ -60,7 +60,7 @@ const halve = (n: number) => Math.ceil(n / 2);
  * when there is none).
  */
 export function capsToday(
-  policy: SessionPolicy,
+  policy: AccountPolicy,
   linkedAt: Date | null,
   now: Date,
   health: HealthEffect | null = null,
@@ -103,7 +103,7 @@ export type SendDecision =
   | { kind: 'held'; reason: string; until: Date };
 
 export function decide(
-  policy: SessionPolicy,
+  policy: AccountPolicy,
   linkedAt: Date | null,
   sent: SentToday,
   now: Date,
@@ -157,11 +157,11 @@ export function typingMs(textLength: number, pauseMs: number): number {
 /** What the account's gate needs from the store. */
 export interface PolicySource {
   policyOf(
-    sessionId: string,
+    accountId: string,
   ): Promise<{ row: PolicyRow | undefined; linkedAt: Date | null; health: HealthEffect | null }>;
   /** `newContacts`: also count the numbers messaged for the first time (a cap asks for them). */
-  countSentSince(sessionId: string, since: Date, newContacts: boolean): Promise<SentToday>;
-  setHold(sessionId: string, reason: string | null, until: Date | null): Promise<void>;
+  countSentSince(accountId: string, since: Date, newContacts: boolean): Promise<SentToday>;
+  setHold(accountId: string, reason: string | null, until: Date | null): Promise<void>;
 }
 
 /** How long a loaded policy and count are trusted before they are read again. */
@@ -174,7 +174,7 @@ const POLICY_TTL_MS = 15_000;
  * when woken, and when the local day turns.
  */
 export class SendGate {
-  policy: SessionPolicy & { newContactsPerDay: number | null };
+  policy: AccountPolicy & { newContactsPerDay: number | null };
   private linkedAt: Date | null = null;
   private health: HealthEffect | null = null;
   private sent: SentToday = { all: 0, oneToOne: 0 };

@@ -1,39 +1,39 @@
 import { eq, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client.ts';
-import { accountHealth, sessionPolicies, waSessions } from '../../db/schema.ts';
+import { accountHealth, accountPolicies, accounts } from '../../db/schema.ts';
 import { isPhoneChat } from '../../db/vocabulary-sql.ts';
 
 /** The sending policy's queries, for the policy API and the engine's store. */
 
-export type PolicyRow = typeof sessionPolicies.$inferSelect;
+export type PolicyRow = typeof accountPolicies.$inferSelect;
 
-/** What the account's health (sessions/health) sets on its limits: watch lowers them, unhealthy days hold the warm-up. */
+/** What the account's health (accounts/health) sets on its limits: watch lowers them, unhealthy days hold the warm-up. */
 export type HealthEffect = { state: 'good' | 'watch' | 'paused'; warmUpHeldDays: number };
 
 /** The account's stored policy (undefined: the defaults), when it was linked, and its last evaluated health. */
 export async function findPolicy(
   db: Db,
-  sessionId: string,
+  accountId: string,
 ): Promise<{ row: PolicyRow | undefined; linkedAt: Date | null; health: HealthEffect | null }> {
-  const [session] = await db
-    .select({ linkedAt: waSessions.linkedAt })
-    .from(waSessions)
-    .where(eq(waSessions.sessionId, sessionId));
-  const [row] = await db.select().from(sessionPolicies).where(eq(sessionPolicies.sessionId, sessionId));
+  const [account] = await db
+    .select({ linkedAt: accounts.linkedAt })
+    .from(accounts)
+    .where(eq(accounts.sessionId, accountId));
+  const [row] = await db.select().from(accountPolicies).where(eq(accountPolicies.sessionId, accountId));
   const [health] = await db
     .select({ state: accountHealth.state, warmUpHeldDays: accountHealth.warmUpHeldDays })
     .from(accountHealth)
-    .where(eq(accountHealth.sessionId, sessionId));
-  return { row, linkedAt: session?.linkedAt ?? null, health: health ?? null };
+    .where(eq(accountHealth.sessionId, accountId));
+  return { row, linkedAt: account?.linkedAt ?? null, health: health ?? null };
 }
 
 export type PolicyValues = Omit<PolicyRow, 'sessionId' | 'heldReason' | 'heldUntil' | 'updatedAt'>;
 
-export async function savePolicy(db: Db, sessionId: string, values: PolicyValues): Promise<void> {
+export async function savePolicy(db: Db, accountId: string, values: PolicyValues): Promise<void> {
   await db
-    .insert(sessionPolicies)
-    .values({ sessionId, ...values, updatedAt: new Date() })
-    .onConflictDoUpdate({ target: sessionPolicies.sessionId, set: { ...values, updatedAt: new Date() } });
+    .insert(accountPolicies)
+    .values({ sessionId: accountId, ...values, updatedAt: new Date() })
+    .onConflictDoUpdate({ target: accountPolicies.sessionId, set: { ...values, updatedAt: new Date() } });
 }
 
 /**
@@ -44,7 +44,7 @@ export async function savePolicy(db: Db, sessionId: string, values: PolicyValues
  */
 export async function countSentSince(
   db: Db,
-  sessionId: string,
+  accountId: string,
   since: Date,
   newContacts = false,
 ): Promise<{ all: number; oneToOne: number; newContacts: number }> {
@@ -61,7 +61,7 @@ export async function countSentSince(
               : sql`0`
           } AS new_contacts
         FROM message_job_recipients r
-        WHERE r.session_id = ${sessionId} AND r.status = 'sent' AND r.sent_at >= ${from}::timestamptz`,
+        WHERE r.session_id = ${accountId} AND r.status = 'sent' AND r.sent_at >= ${from}::timestamptz`,
   );
   return { all: row?.all ?? 0, oneToOne: row?.one_to_one ?? 0, newContacts: row?.new_contacts ?? 0 };
 }
@@ -69,35 +69,35 @@ export async function countSentSince(
 /** Records why the account's recipients wait and until when (null: they no longer wait). */
 export async function setHold(
   db: Db,
-  sessionId: string,
+  accountId: string,
   reason: string | null,
   until: Date | null,
 ): Promise<void> {
   await db.execute(
     sql`INSERT INTO session_policies (session_id, held_reason, held_until)
-        SELECT ${sessionId}, ${reason}, ${until ? until.toISOString() : null}::timestamptz
-        WHERE EXISTS (SELECT 1 FROM wa_sessions WHERE session_id = ${sessionId})
+        SELECT ${accountId}, ${reason}, ${until ? until.toISOString() : null}::timestamptz
+        WHERE EXISTS (SELECT 1 FROM wa_sessions WHERE session_id = ${accountId})
         ON CONFLICT (session_id) DO UPDATE SET held_reason = EXCLUDED.held_reason, held_until = EXCLUDED.held_until`,
   );
 }
 
 /**
  * Of these accounts, those whose recipients wait now, with why; under `<sessionId>@direct`, those
- * whose one-to-one sends are paused (463, the new-chat cap; sessions/send-pause.ts), with until
+ * whose one-to-one sends are paused (463, the new-chat cap; accounts/send-pause.ts), with until
  * when in the account's time zone.
  */
-export async function holdsOf(db: Db, sessionIds: string[]): Promise<Map<string, string>> {
-  if (sessionIds.length === 0) return new Map();
+export async function holdsOf(db: Db, accountIds: string[]): Promise<Map<string, string>> {
+  if (accountIds.length === 0) return new Map();
   const rows = await queryRows<{ session_id: string; held_reason: string }>(
     db,
     sql`SELECT session_id, held_reason FROM session_policies
-        WHERE session_id = ANY(${sql.param(sessionIds)}::text[]) AND held_reason IS NOT NULL AND held_until > now()
+        WHERE session_id = ANY(${sql.param(accountIds)}::text[]) AND held_reason IS NOT NULL AND held_until > now()
         UNION ALL
         SELECT s.session_id || '@direct', s.status_reason || CASE WHEN s.send_paused_until IS NULL THEN ''
                  ELSE ': new chats are tried again at '
                    || to_char(s.send_paused_until AT TIME ZONE coalesce(p.timezone, 'Asia/Kolkata'), 'HH24:MI') END
         FROM wa_sessions s LEFT JOIN session_policies p ON p.session_id = s.session_id
-        WHERE s.session_id = ANY(${sql.param(sessionIds)}::text[]) AND s.status_reason IS NOT NULL
+        WHERE s.session_id = ANY(${sql.param(accountIds)}::text[]) AND s.status_reason IS NOT NULL
           AND s.send_paused AND (s.send_paused_until IS NULL OR s.send_paused_until > now())`,
   );
   return new Map(rows.map((r) => [r.session_id, r.held_reason]));

@@ -8,14 +8,14 @@ import {
   STATUS_TEXTS,
   type StatusSendBody,
 } from '@wa/contract';
+import { capabilitiesOf } from '../../accounts/providers.ts';
 import { sendableRecipients } from '../../contacts/left-out.ts';
 import type { AppContext } from '../../context.ts';
 import { debitCredits } from '../../credits/credits.ts';
 import { readCreditPrices } from '../../credits/prices.ts';
 import { badRequest, MESSAGES, paymentRequired } from '../../errors.ts';
 import { newId, sha256 } from '../../ids.ts';
-import { authorizeSession } from '../../policy/access.ts';
-import { capabilitiesOf } from '../../sessions/providers.ts';
+import { authorizeAccount } from '../../policy/access.ts';
 import { signal } from '../../signals.ts';
 import type { UserRow } from '../../users/repository.ts';
 import * as idem from '../accept/idempotency.ts';
@@ -62,16 +62,16 @@ async function composeStatus(body: StatusSendBody): Promise<Composed> {
 export async function acceptStatus(
   ctx: AppContext,
   user: UserRow,
-  sessionId: string,
+  accountId: string,
   body: StatusSendBody,
   idempotencyKey?: string,
 ): Promise<SendResponse> {
   assertOwnerMaySend(user, 'individuals');
-  const session = await authorizeSession(ctx.db, user, 'act', sessionId, MESSAGES.noSession);
-  if (!capabilitiesOf(ctx.config, session.kind).status) throw badRequest(STATUS_TEXTS.cannotPost);
+  const account = await authorizeAccount(ctx.db, user, 'act', accountId, MESSAGES.noSession);
+  if (!capabilitiesOf(ctx.config, account.kind).status) throw badRequest(STATUS_TEXTS.cannotPost);
   // A repeat of the same post (a retry after a lost answer) answers the first job, as a send does.
   const idempotency =
-    idempotencyKey === undefined ? null : idem.idempotencyOf(idempotencyKey, 'status', sessionId, body);
+    idempotencyKey === undefined ? null : idem.idempotencyOf(idempotencyKey, 'status', accountId, body);
   if (idempotency) {
     const previous = await idem.findIdempotentAnswer(ctx.db, user.id, idempotency.key);
     if (previous) return idem.replay(previous, idempotency.requestHash);
@@ -84,7 +84,7 @@ export async function acceptStatus(
   const scheduledAt = scheduleTimeOf(body.scheduleTime);
 
   const audience = everyone
-    ? await everyoneMessaged(ctx.db, sessionId)
+    ? await everyoneMessaged(ctx.db, accountId)
     : await listMembers(ctx.db, user, lists, ctx.config.defaultCountryCode);
   if (audience.length === 0)
     throw badRequest(everyone ? STATUS_TEXTS.nobodyMessaged : STATUS_TEXTS.emptyAudience);
@@ -98,7 +98,7 @@ export async function acceptStatus(
   const noun = n === 1 ? 'contact' : 'contacts';
   const mediaId = post.type === 'media' ? sha256(post.data) : null;
   // Each contact at the price of the account's kind.
-  const price = (await readCreditPrices(ctx.db))[session.kind];
+  const price = (await readCreditPrices(ctx.db))[account.kind];
   const answer: SendResponse = {
     success: true,
     message: scheduledAt
@@ -123,7 +123,7 @@ export async function acceptStatus(
     await acceptRepo.insertJob(tx, {
       id: jobId,
       userId: user.id,
-      sessionId,
+      sessionId: accountId,
       audience: 'individuals',
       messageType: 'status',
       content: post.type === 'text' ? post.text : post.caption,
@@ -138,7 +138,7 @@ export async function acceptStatus(
     });
     await acceptRepo.insertRecipients(
       tx,
-      { jobId, sessionId, dueAt: scheduledAt ?? now, price },
+      { jobId, sessionId: accountId, dueAt: scheduledAt ?? now, price },
       chatIds,
       null,
     );
@@ -146,7 +146,7 @@ export async function acceptStatus(
     return null;
   });
   if (repeated) return idem.replay(repeated, idempotency!.requestHash);
-  await signal(ctx, 'recipients-queued', sessionId);
+  await signal(ctx, 'recipients-queued', accountId);
   return answer;
 }
 
@@ -154,8 +154,8 @@ export async function acceptStatus(
 export async function statusAudienceCount(
   ctx: AppContext,
   user: UserRow,
-  sessionId: string,
+  accountId: string,
 ): Promise<number> {
-  await authorizeSession(ctx.db, user, 'read', sessionId, MESSAGES.noSession);
-  return (await everyoneMessaged(ctx.db, sessionId)).length;
+  await authorizeAccount(ctx.db, user, 'read', accountId, MESSAGES.noSession);
+  return (await everyoneMessaged(ctx.db, accountId)).length;
 }

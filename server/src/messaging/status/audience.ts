@@ -9,11 +9,11 @@ import { gatherIndividuals } from '../accept/personalise.ts';
  * Everyone the account has messaged one-to-one: the numbers of its sent recipients (an erased
  * number's rows hold a token, not a JID, and drop out).
  */
-export async function everyoneMessaged(db: Db, sessionId: string): Promise<string[]> {
+export async function everyoneMessaged(db: Db, accountId: string): Promise<string[]> {
   const rows = await queryRows<{ chat_id: string }>(
     db,
     sql`SELECT DISTINCT chat_id FROM message_job_recipients
-        WHERE session_id = ${sessionId} AND status = 'sent' AND ${isPhoneChat(sql.raw('chat_id'))}
+        WHERE session_id = ${accountId} AND status = 'sent' AND ${isPhoneChat(sql.raw('chat_id'))}
         ORDER BY chat_id`,
   );
   return rows.map((r) => r.chat_id);

@@ -17,7 +17,7 @@ import type { BaileysSocket } from './socket.ts';
 type Emitter = Pick<EventEmitter<TransportEventMap>, 'emit'>;
 
 /**
- * What one account's sockets report of its chats: group changes (kept in the session's cache
+ * What one account's sockets report of its chats: group changes (kept in the account's cache
  * above), the latest message of each group, and texts written to the account. Its state outlives
  * a socket; `isCurrent(generation)` says whether an event's socket is still the account's.
  */
@@ -119,7 +119,7 @@ export class ChatEvents {
     this.groupRefetches.set(groupId, timer);
   }
 
-  /** The group as WhatsApp has it now, into the session's cache; returns it. */
+  /** The group as WhatsApp has it now, into the account's cache; returns it. */
   async refreshGroup(sock: BaileysSocket, groupId: string): Promise<GroupInfo> {
     const info = toGroupInfo(await sock.groupMetadata(groupId), this.lastMessages.get(groupId));
     this.changedMembers.delete(groupId);

@@ -6,7 +6,7 @@ const NETWORK_ERROR =
 
 /** What to do after a socket closed. */
 export type CloseDecision = {
-  /** In words, for the session's status. */
+  /** In words, for the account's status. */
   reason: string;
   /** The phone unlinked the device: wipe the credentials. */
   loggedOut: boolean;
@@ -21,7 +21,7 @@ export type CloseDecision = {
 /**
  * 440s in a row (without the connection staying up between them) after which the account stays
  * down. The credentials live only in this product's database, so a 440 is another connection of
- * ours: the old owner's socket after the session's lease moved to another node, which lets go
+ * ours: the old owner's socket after the account's lease moved to another node, which lets go
  * when it sees the lease gone (within SESSION_LEASE_MS, 30 s by default; four backoffs, about
  * 2 + 4 + 8 + 16 s, outlast it). A fifth in a row is a second installation on the same database (a
  * restored copy): reconnecting again would only fight it.

@@ -5,26 +5,26 @@ import { toGroupInfo } from './mapping.ts';
 import type { BaileysSocket } from './socket.ts';
 
 /**
- * The group as a send must see it: the session's cache, read again from
+ * The group as a send must see it: the account's cache, read again from
  * WhatsApp first when the current socket has not read it (events missed while offline) or not for
  * `freshMs`, so that members added meanwhile get the sender key and can decrypt.
  */
 export class FreshGroups {
   /** When each group's members were last read from WhatsApp, and by which socket. */
   private readonly readAt = new Map<string, { generation: number; at: number }>();
-  /** Groups read again just before a send, until the session's cache has them (cachedGroupMetadata). */
+  /** Groups read again just before a send, until the account's cache has them (cachedGroupMetadata). */
   private readonly fresh = new LRUCache<string, GroupMetadata>({ max: 8, ttl: 60_000 });
 
   constructor(
     private readonly deps: {
       groups: GroupLookup;
       freshMs: number;
-      /** A group read again, for the session's cache. */
+      /** A group read again, for the account's cache. */
       upsert: (info: GroupInfo) => void;
     },
   ) {}
 
-  /** The session's cache as rc14's cachedGroupMetadata reads it: a group just read again first. */
+  /** The account's cache as rc14's cachedGroupMetadata reads it: a group just read again first. */
   async lookup(groupId: string): Promise<CachedGroup | undefined> {
     const fresh = this.fresh.get(groupId);
     return fresh ? { ...toGroupInfo(fresh), isAdmin: false } : this.deps.groups(groupId);

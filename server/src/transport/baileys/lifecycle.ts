@@ -84,7 +84,7 @@ export class SocketLifecycle {
   private current: TransportState = 'closed';
   private socket: BaileysSocket | null = null;
   private auth: DbAuthState | null = null;
-  /** One cache over the stored keys for the session's lifetime, shared by its successive sockets. */
+  /** One cache over the stored keys for the account's lifetime, shared by its successive sockets. */
   private keyStore: SignalKeyStore | null = null;
   /** Bumped for every socket, so events of an old socket are ignored. */
   private gen = 0;
@@ -127,7 +127,7 @@ export class SocketLifecycle {
   /**
    * The pairing code of the current socket: rc14's requestPairingCode (Socket/socket.js) asked
    * once, after the socket's first QR (WhatsApp has registered the companion by then), with the
-   * session's number; it sets `creds.me` and sends companion_hello. Later QR renewals of the same
+   * account's number; it sets `creds.me` and sends companion_hello. Later QR renewals of the same
    * socket keep the code.
    */
   requestPairingCode(phoneDigits: string): Promise<PairingCode> {
@@ -162,7 +162,7 @@ export class SocketLifecycle {
     return { id: me?.id ?? '', lid: me?.lid ?? this.auth?.state.creds.me?.lid ?? null };
   }
 
-  /** The session's Signal keys as its sockets use them (null before the first socket, after a wipe). */
+  /** The account's Signal keys as its sockets use them (null before the first socket, after a wipe). */
   get keys(): SignalKeyStore | null {
     return this.keyStore;
   }

@@ -99,7 +99,7 @@ export function applyParticipantChange(
 }
 
 /**
- * Back to Baileys' shape, for `cachedGroupMetadata` from the session's cache; undefined when
+ * Back to Baileys' shape, for `cachedGroupMetadata` from the account's cache; undefined when
  * the addressing mode is not known, so that Baileys queries the group rather than assume 'lid'.
  */
 export function toGroupMetadata(group: CachedGroup): GroupMetadata | undefined {

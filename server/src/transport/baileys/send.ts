@@ -26,7 +26,7 @@ export function sendErrorOf(err: unknown): SendError {
 /**
  * A message the server acked with an `error` code, as the failure it is: 463 restricts new chats
  * and 429 slows the account (sendErrorOf); 479 is rc14's `smax-invalid` (Socket/messages-recv.js
- * handleBadAck: "stanza rejected by server — likely stale device session or malformed
+ * handleBadAck: "stanza rejected by server — likely stale device account or malformed
  * addressing"); any other code is shown with its number.
  */
 export function ackRefusal(code: string | undefined): SendError {

@@ -49,7 +49,7 @@ export type WaVersion = [number, number, number];
 
 /**
  * Where the Baileys transport keeps what must outlive a socket and a process (the port it is
- * given; the product's is the database, sessions/transports.ts).
+ * given; the product's is the database, accounts/transports.ts).
  */
 export type BaileysStorage = {
   /** The credentials and Signal keys. */

@@ -2,7 +2,7 @@ import { chatIdOfLid, chatIdOfPhone } from '@wa/contract';
 import { jidDecode, type SignalKeyStore } from 'baileys';
 
 /**
- * The number↔LID mappings rc14 stored in the session's keys (Signal/lid-mapping.js
+ * The number↔LID mappings rc14 stored in the account's keys (Signal/lid-mapping.js
  * storeLIDPNMappings), read without asking WhatsApp. `keys` is the lifecycle's key store of the
  * moment (lifecycle.ts): null before the first socket and after a wipe.
  */

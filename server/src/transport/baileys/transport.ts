@@ -12,9 +12,9 @@ import {
   type StatusPost,
   type StatusResult,
   type Transport,
+  type TransportAccount,
   type TransportChannels,
   type TransportEventMap,
-  type TransportSession,
   type TransportState,
 } from '../types.ts';
 import { ServerAcks } from './acks.ts';
@@ -43,7 +43,7 @@ import { StoredMappings } from './stored-mappings.ts';
 export type BaileysOptions = {
   /** Where the credentials, keys and sent-message copies are kept (socket.ts BaileysStorage). */
   storage: BaileysStorage;
-  /** The session's cached groups (Baileys' `cachedGroupMetadata`, the announce check before a send). */
+  /** The account's cached groups (Baileys' `cachedGroupMetadata`, the announce check before a send). */
   groups: GroupLookup;
   log: FastifyBaseLogger;
   makeSocket?: SocketMaker;
@@ -91,7 +91,7 @@ export type { BaileysSocket, BaileysStorage, SocketMaker, WaVersion } from './so
  * One WhatsApp account through Baileys: the socket lifecycle (lifecycle.ts), what its sockets
  * report (events.ts), what it sends (outgoing.ts), the restrictions WhatsApp puts on it
  * (restrictions.ts), what it looked up (lookups.ts) and the events of its chats (chats.ts),
- * composed into the Transport the engine and the session runner use.
+ * composed into the Transport the engine and the account runner use.
  */
 export class BaileysTransport extends EventEmitter<TransportEventMap> implements Transport {
   readonly sessionId: string;
@@ -115,10 +115,10 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
   /** Channels (newsletters) through rc14's Socket/newsletter.js. */
   readonly channels: TransportChannels = new BaileysChannels(() => this.requireOpen());
 
-  constructor(session: TransportSession, deps: BaileysOptions) {
+  constructor(account: TransportAccount, deps: BaileysOptions) {
     super();
-    this.sessionId = session.sessionId;
-    this.phoneDigits = session.phoneNumber.replace(/\D/g, '');
+    this.sessionId = account.sessionId;
+    this.phoneDigits = account.phoneNumber.replace(/\D/g, '');
     this.invites = new InviteCodes(deps.inviteCodeSpacingMs ?? 2000);
     this.groups = new FreshGroups({
       groups: deps.groups,

@@ -7,7 +7,7 @@ import { createTierCounter, DAY_MS } from './tier-counter.ts';
  * portfolio. This means that if a business portfolio has multiple business phone numbers, it's
  * possible for one number to consume all of the portfolio's messaging capability"). A transport
  * asks it before each counted send; the product's one counts in the database, so that the numbers
- * of a business driven by different nodes share one count (sessions/cloud/messaging-limit.ts).
+ * of a business driven by different nodes share one count (accounts/cloud/messaging-limit.ts).
  */
 export type LimitReservation = { ok: true } | { ok: false; until: Date };
 

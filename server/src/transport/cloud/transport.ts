@@ -6,9 +6,9 @@ import {
   SendError,
   type SendResult,
   type Transport,
+  type TransportAccount,
   type TransportCapabilities,
   type TransportEventMap,
-  type TransportSession,
   type TransportState,
 } from '../types.ts';
 import type { GraphClient, PhoneNumberInfo } from './graph-client.ts';
@@ -94,11 +94,11 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
   private closed = false;
 
   constructor(
-    session: TransportSession,
+    account: TransportAccount,
     private readonly options: CloudTransportOptions,
   ) {
     super();
-    this.sessionId = session.sessionId;
+    this.sessionId = account.sessionId;
     this.now = options.now ?? Date.now;
     const perSecond = options.limiter?.perSecond ?? options.perSecond ?? DEFAULT_MESSAGES_PER_SECOND;
     this.limiter = options.limiter ?? createThroughputLimiter({ perSecond });

@@ -15,12 +15,12 @@ export const SIMULATED_CHANNELS_KEY = 'simulated-channels';
 export class SimulatedChannels implements TransportChannels {
   constructor(
     private readonly auth: AuthStore,
-    private readonly sessionId: string,
+    private readonly accountId: string,
   ) {}
 
   async create(name: string, description: string | null): Promise<ChannelInfo> {
     const known = await this.known();
-    const id = `120363${digitsOf(`channel:${this.sessionId}:${name}:${known.length}:${Date.now()}`, 12)}${CHANNEL_JID_SUFFIX}`;
+    const id = `120363${digitsOf(`channel:${this.accountId}:${name}:${known.length}:${Date.now()}`, 12)}${CHANNEL_JID_SUFFIX}`;
     const channel: ChannelInfo = {
       id,
       name,

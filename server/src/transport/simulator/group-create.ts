@@ -14,13 +14,13 @@ export const SIMULATED_NEW_GROUPS_KEY = 'simulated-new-groups';
 export class SimulatedNewGroups {
   constructor(
     private readonly auth: AuthStore,
-    private readonly sessionId: string,
+    private readonly accountId: string,
     private readonly phone: string,
   ) {}
 
   async create(subject: string, participants: string[]): Promise<SimulatedGroup> {
     const known = await this.known();
-    const id = `120363${digitsOf(`new-group:${this.sessionId}:${known.length}:${Date.now()}`, 12)}${GROUP_JID_SUFFIX}`;
+    const id = `120363${digitsOf(`new-group:${this.accountId}:${known.length}:${Date.now()}`, 12)}${GROUP_JID_SUFFIX}`;
     const ownJid = simulatedOwnJid(this.phone);
     const group: SimulatedGroup = {
       id,
@@ -30,7 +30,7 @@ export class SimulatedNewGroups {
       announce: false,
       ownRole: 'superadmin',
       participants: [
-        { id: ownJid, phoneNumber: this.phone, lid: simulatedOwnLid(this.sessionId), admin: 'superadmin' },
+        { id: ownJid, phoneNumber: this.phone, lid: simulatedOwnLid(this.accountId), admin: 'superadmin' },
         ...participants
           .filter((jid) => !jidUser(jid).endsWith('0000'))
           .map((jid) => ({ id: jid, phoneNumber: jidUser(jid), lid: null, admin: null })),

@@ -3,8 +3,8 @@ import { chatIdOfLid, chatIdOfPhone, GROUP_JID_SUFFIX } from '@wa/contract';
 import type { GroupInfo, GroupParticipantInfo } from '../types.ts';
 
 /**
- * The simulated network's fixed facts, derived from the session id alone so that every node,
- * every restart and every test sees the same groups for the same session.
+ * The simulated network's fixed facts, derived from the account id alone so that every node,
+ * every restart and every test sees the same groups for the same account.
  */
 
 /** A seeded generator (mulberry32): the same seed gives the same sequence. */
@@ -26,7 +26,7 @@ export function digitsOf(seed: string, n: number): string {
 }
 
 export const simulatedOwnJid = chatIdOfPhone;
-export const simulatedOwnLid = (sessionId: string) => chatIdOfLid(digitsOf(`lid:${sessionId}`, 15));
+export const simulatedOwnLid = (accountId: string) => chatIdOfLid(digitsOf(`lid:${accountId}`, 15));
 
 /** Names that prove escaping (HTML and CSV formula injection) wherever groups are shown or exported. */
 export const TRICKY_NAME_MARKUP = `<b>Bold</b> & "Quoted" Friends' Club`;
@@ -71,13 +71,13 @@ export type SimulatedGroup = GroupInfo & { ownRole: 'superadmin' | 'admin' | nul
  * members), 1 is announce-only where the account is a member, 2 and 3 carry the tricky names,
  * 4 has a last message without text, the last group has 2 members; the rest get seeded roles.
  */
-export function simulatedGroups(sessionId: string, ownPhone: string, count: number): SimulatedGroup[] {
-  const rand = seededRandom(`groups:${sessionId}`);
+export function simulatedGroups(accountId: string, ownPhone: string, count: number): SimulatedGroup[] {
+  const rand = seededRandom(`groups:${accountId}`);
   const ownJid = simulatedOwnJid(ownPhone);
-  const ownLid = simulatedOwnLid(sessionId);
+  const ownLid = simulatedOwnLid(accountId);
   const groups: SimulatedGroup[] = [];
   for (let i = 0; i < count; i++) {
-    const id = `120363${digitsOf(`${sessionId}:${i}`, 12)}${GROUP_JID_SUFFIX}`;
+    const id = `120363${digitsOf(`${accountId}:${i}`, 12)}${GROUP_JID_SUFFIX}`;
     let ownRole: SimulatedGroup['ownRole'];
     if (i === 0) ownRole = 'superadmin';
     else if (i === 1) ownRole = null;
@@ -98,8 +98,8 @@ export function simulatedGroups(sessionId: string, ownPhone: string, count: numb
         : { id: ownLid, phoneNumber: ownPhone, lid: ownLid, admin: ownRole },
     );
     for (let p = 1; p < size; p++) {
-      const phone = `91${digitsOf(`${sessionId}:${i}:${p}`, 10).replace(/^0/, '9')}`;
-      const lid = chatIdOfLid(digitsOf(`lid:${sessionId}:${i}:${p}`, 15));
+      const phone = `91${digitsOf(`${accountId}:${i}:${p}`, 10).replace(/^0/, '9')}`;
+      const lid = chatIdOfLid(digitsOf(`lid:${accountId}:${i}:${p}`, 15));
       // The group's creator (when not us) is the first other member, a super admin; a few admins besides.
       const admin: GroupParticipantInfo['admin'] =
         p === 1 && ownRole !== 'superadmin' ? 'superadmin' : rand() < 0.08 ? 'admin' : null;

@@ -3,7 +3,7 @@ import { SendError } from '../types.ts';
 
 /**
  * Numbers starting with these digits (country code 999 is unassigned) answer error 463, the
- * account restriction that pauses a session's queue: tests and demos produce it on demand.
+ * account restriction that pauses an account's queue: tests and demos produce it on demand.
  */
 export const RESTRICTED_PREFIX = '999463';
 /**

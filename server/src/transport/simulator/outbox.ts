@@ -30,13 +30,13 @@ export type SimulatedMessage = {
  * transport keeps (SendResult.kept), which the simulator's outbox API reads back.
  */
 export function outboxRecord(
-  sessionId: string,
+  accountId: string,
   messageId: string,
   chatId: string,
   message: Exclude<OutgoingMessage, { kind: 'template' }>,
 ): string {
   const record: SimulatedMessage = {
-    sessionId,
+    sessionId: accountId,
     messageId,
     chatId,
     type: message.kind,

@@ -21,13 +21,13 @@ export type SimulatedStatus = {
 };
 
 export function simulatedStatus(
-  sessionId: string,
+  accountId: string,
   messageId: string,
   post: StatusPost,
   audience: string[],
 ): SimulatedStatus {
   return {
-    sessionId,
+    sessionId: accountId,
     messageId,
     chatId: 'status@broadcast',
     type: 'status',

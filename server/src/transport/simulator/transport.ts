@@ -49,7 +49,7 @@ export const SIMULATOR_TIMINGS = {
 /**
  * The simulated network for one account: its connection (connection.ts), its groups and
  * directory (network.ts, numbers.ts), what it sends (outbox.ts, status.ts) and its channels
- * (channels.ts), composed into the Transport the engine and the session runner use.
+ * (channels.ts), composed into the Transport the engine and the account runner use.
  */
 export class SimulatorTransport
   extends EventEmitter<wire.TransportEventMap>
@@ -64,14 +64,14 @@ export class SimulatorTransport
   private readonly newGroups: SimulatedNewGroups;
 
   constructor(
-    session: wire.TransportSession,
+    account: wire.TransportAccount,
     private readonly options: SimulatorOptions,
   ) {
     super();
-    this.sessionId = session.sessionId;
-    this.phone = session.phoneNumber.replace(/\D/g, '');
-    this.channelBook = new SimulatedChannels(options.auth, session.sessionId);
-    this.newGroups = new SimulatedNewGroups(options.auth, session.sessionId, this.phone);
+    this.sessionId = account.sessionId;
+    this.phone = account.phoneNumber.replace(/\D/g, '');
+    this.channelBook = new SimulatedChannels(options.auth, account.sessionId);
+    this.newGroups = new SimulatedNewGroups(options.auth, account.sessionId, this.phone);
     this.connection = new SimulatedConnection(this, {
       sessionId: this.sessionId,
       phone: this.phone,

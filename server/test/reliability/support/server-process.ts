@@ -174,7 +174,7 @@ export function readOutbox(file: string): { lines: OutboxLine[]; broken: number;
   return { lines, broken, duplicates: duplicateSends(lines) };
 }
 
-/** How many (session, chat) pairs appear more than once: each extra line is one chat sent twice. */
+/** How many (account, chat) pairs appear more than once: each extra line is one chat sent twice. */
 export function duplicateSends(lines: OutboxLine[]): number {
   const seen = new Set<string>();
   let dup = 0;
@@ -225,7 +225,7 @@ export async function adminAndUser(
 }
 
 /** Creates an instance, waits for its QR, links it through the simulator and waits for CONNECTED. */
-export async function linkedSession(
+export async function linkedAccount(
   server: ServerProcess,
   token: string,
   phoneNumber: string,
@@ -236,20 +236,20 @@ export async function linkedSession(
   });
   if (instance.status !== 200)
     throw new Error(`create-instance: ${instance.status} ${JSON.stringify(instance.json)}`);
-  const sessionId = instance.json.sessionId as string;
+  const accountId = instance.json.sessionId as string;
   await waitFor(
     'QR',
     async () =>
-      (await fetch(`${server.url}/api/${sessionId}/QR`, { headers: { authorization: `Bearer ${token}` } }))
+      (await fetch(`${server.url}/api/${accountId}/QR`, { headers: { authorization: `Bearer ${token}` } }))
         .status === 200,
     60_000,
   );
-  const link = await api(server, 'POST', `/api/simulator/sessions/${sessionId}/link`, token, {});
+  const link = await api(server, 'POST', `/api/simulator/sessions/${accountId}/link`, token, {});
   if (link.status !== 200) throw new Error(`link: ${link.status} ${JSON.stringify(link.json)}`);
   await waitFor(
     'CONNECTED',
-    async () => (await api(server, 'GET', `/api/${sessionId}/status`, token)).json.connected,
+    async () => (await api(server, 'GET', `/api/${accountId}/status`, token)).json.connected,
     60_000,
   );
-  return sessionId;
+  return accountId;
 }

@@ -1,4 +1,4 @@
-import type { SessionPolicyResponse } from '@wa/contract';
+import type { AccountPolicyResponse } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import { firstOfPlan, lastDay, planRuns, sendPlan, todayCount } from '../../lib/send-plan.ts';
 import { costLine, creditsOf, lastGoesText, shareLines } from './charge-lines.ts';
@@ -10,7 +10,7 @@ const day = (i: number, warmUpLimit: number | null, newContactsLimit: number | n
   warmUpLimit,
   newContactsLimit,
 });
-const policy = (over: Partial<SessionPolicyResponse['today']>, nextDays = [day(0, 25)]) => ({
+const policy = (over: Partial<AccountPolicyResponse['today']>, nextDays = [day(0, 25)]) => ({
   today: {
     sent: 0,
     oneToOneSent: 0,

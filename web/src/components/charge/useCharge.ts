@@ -1,5 +1,5 @@
 import { useBalance } from '../../features/auth/api/get-user-details.ts';
-import { useSessionToday } from '../../features/instances/api/get-session-policy.ts';
+import { useAccountToday } from '../../features/instances/api/get-account-policy.ts';
 import { type PlanAudience, sendPlan } from '../../lib/send-plan.ts';
 import type { Charge } from './ChargeSummary.tsx';
 import type { ChargeShare } from './charge-lines.ts';
@@ -20,7 +20,7 @@ export function useCharge(opts: {
   single?: boolean;
 }): Charge {
   const balance = useBalance();
-  const policy = useSessionToday(opts.sessionId).data;
+  const policy = useAccountToday(opts.sessionId).data;
   return {
     recipients: opts.count,
     shares: opts.shares,

@@ -39,14 +39,14 @@ afterEach(() => {
 describe("Bulk Messaging: 'Follow up after N days to those who have not replied'", () => {
   it('schedules nothing while it is off', () => {
     const c = client();
-    const { rerender } = render(wrap(c, <FollowUpLater jobId={null} sessionId="s1" />));
-    rerender(wrap(c, <FollowUpLater jobId="job-1" sessionId="s1" />));
+    const { rerender } = render(wrap(c, <FollowUpLater jobId={null} accountId="s1" />));
+    rerender(wrap(c, <FollowUpLater jobId="job-1" accountId="s1" />));
     expect(fetchMock).not.toHaveBeenCalled();
   });
 
   it("once the send is accepted, asks for its not_replied segment N days after the job is sent, with the follow-up's own message, once", async () => {
     const c = client();
-    const { rerender } = render(wrap(c, <FollowUpLater jobId={null} sessionId="s1" />));
+    const { rerender } = render(wrap(c, <FollowUpLater jobId={null} accountId="s1" />));
     fireEvent.click(screen.getByRole('checkbox', { name: 'Follow up after' }));
     fireEvent.change(screen.getByRole('textbox', { name: 'Days before the follow-up' }), {
       target: { value: '2' },
@@ -55,12 +55,12 @@ describe("Bulk Messaging: 'Follow up after N days to those who have not replied'
     fireEvent.change(within(message).getByRole('textbox', { name: 'Message' }), {
       target: { value: 'Still interested?' },
     });
-    rerender(wrap(c, <FollowUpLater jobId="job-1" sessionId="s1" />));
+    rerender(wrap(c, <FollowUpLater jobId="job-1" accountId="s1" />));
     // The time the server set (from the job's own scheduled time), not one counted here.
     expect(await screen.findByRole('status')).toHaveTextContent(
       `Follow-up scheduled for ${formatDateTime('2026-12-03T04:30:00.000Z')}`,
     );
-    rerender(wrap(c, <FollowUpLater jobId="job-1" sessionId="s1" />));
+    rerender(wrap(c, <FollowUpLater jobId="job-1" accountId="s1" />));
     expect(fetchMock).toHaveBeenCalledTimes(1);
     const [url, init] = fetchMock.mock.calls[0]!;
     expect(url).toBe('/api/message-jobs/job-1/follow-up');
@@ -75,7 +75,7 @@ describe("Bulk Messaging: 'Follow up after N days to those who have not replied'
 
   it('a follow-up may be a poll, written as Bulk Messaging writes one', async () => {
     const c = client();
-    const { rerender } = render(wrap(c, <FollowUpLater jobId={null} sessionId="s1" />));
+    const { rerender } = render(wrap(c, <FollowUpLater jobId={null} accountId="s1" />));
     fireEvent.click(screen.getByRole('checkbox', { name: 'Follow up after' }));
     const message = screen.getByRole('group', { name: 'Follow-up message' });
     fireEvent.click(within(message).getByRole('tab', { name: 'Poll' }));
@@ -86,7 +86,7 @@ describe("Bulk Messaging: 'Follow up after N days to those who have not replied'
       target: { value: 'Yes' },
     });
     fireEvent.change(within(message).getByRole('textbox', { name: 'Option 2' }), { target: { value: 'No' } });
-    rerender(wrap(c, <FollowUpLater jobId="job-2" sessionId="s1" />));
+    rerender(wrap(c, <FollowUpLater jobId="job-2" accountId="s1" />));
     expect(await screen.findByRole('status')).toHaveTextContent(/^Follow-up scheduled for /);
     expect(JSON.parse(String(fetchMock.mock.calls[0]![1].body))).toEqual({
       segment: 'not_replied',

@@ -13,21 +13,21 @@ import { useFollowUpMessage } from './useFollowUpMessage.ts';
  * poll, written as Bulk Messaging writes one. Its recipients are taken and charged then: who
  * replied or opted out by then is left out.
  */
-export function FollowUpLater(props: { jobId: string | null; sessionId: string | null; disabled?: boolean }) {
+export function FollowUpLater(props: { jobId: string | null; accountId: string | null; disabled?: boolean }) {
   const [on, setOn] = useState(false);
   const [days, setDays] = useState<number | string>(3);
   const message = useFollowUpMessage();
   const [result, setResult] = useState<{ color: 'green' | 'red'; text: string } | null>(null);
   const send = useFollowUp();
   const handled = useRef<string | null>(null);
-  const latest = useRef({ on, days, message: message.message, sessionId: props.sessionId });
-  latest.current = { on, days, message: message.message, sessionId: props.sessionId };
+  const latest = useRef({ on, days, message: message.message, sessionId: props.accountId });
+  latest.current = { on, days, message: message.message, sessionId: props.accountId };
 
   const { jobId } = props;
   const { mutate } = send;
   useEffect(() => {
-    const { on: wanted, days: n, message: read, sessionId } = latest.current;
-    if (!jobId || handled.current === jobId || !wanted || !sessionId) return;
+    const { on: wanted, days: n, message: read, sessionId: accountId } = latest.current;
+    if (!jobId || handled.current === jobId || !wanted || !accountId) return;
     handled.current = jobId;
     const failed = (err: unknown) =>
       setResult({
@@ -37,7 +37,7 @@ export function FollowUpLater(props: { jobId: string | null; sessionId: string |
     read().then(
       (body) =>
         mutate(
-          { jobId, body: { ...body, segment: 'not_replied', sessionId, afterDays: Number(n) } },
+          { jobId, body: { ...body, segment: 'not_replied', sessionId: accountId, afterDays: Number(n) } },
           {
             onSuccess: (r) =>
               setResult({ color: 'green', text: `Follow-up scheduled for ${formatDateTime(r.scheduledAt)}` }),

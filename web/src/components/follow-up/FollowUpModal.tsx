@@ -3,7 +3,7 @@ import { FOLLOW_UP_SEGMENT_LABELS, FOLLOW_UP_SEGMENTS, type FollowUpSegment } fr
 import { useState } from 'react';
 import { useCreditPrices } from '../../features/compose/api/credit-prices.ts';
 import { ComposeArea } from '../../features/compose/ComposeArea.tsx';
-import { useSessions } from '../../features/instances/api/get-sessions.ts';
+import { useAccounts } from '../../features/instances/api/get-accounts.ts';
 import { useFollowUp, useSaveSegmentList, useSegments } from '../../features/jobs/api/follow-up.ts';
 import { errorText } from '../../lib/api.ts';
 import { priceKindOf } from '../../lib/capabilities.ts';
@@ -23,12 +23,12 @@ import { type FollowUpMessage, useFollowUpMessage } from './useFollowUpMessage.t
  */
 export function FollowUpModal(props: { job: { id: string; sessionId: string }; onClose: () => void }) {
   const segments = useSegments(props.job.id);
-  const sessions = useSessions();
+  const accounts = useAccounts();
   const prices = useCreditPrices();
   const send = useFollowUp();
   const saveList = useSaveSegmentList();
   const [segment, setSegment] = useState<FollowUpSegment | null>(null);
-  const [sessionId, setSessionId] = useState(props.job.sessionId);
+  const [accountId, setAccountId] = useState(props.job.sessionId);
   const message = useFollowUpMessage();
   const [days, setDays] = useState<number | string>(0);
   const [listName, setListName] = useState('');
@@ -36,10 +36,10 @@ export function FollowUpModal(props: { job: { id: string; sessionId: string }; o
   const [result, setResult] = useState<{ color: 'green' | 'red'; text: string } | null>(null);
   const counts = segments.data?.segments;
   const count = segment && counts ? counts[segment] : 0;
-  const account = (sessions.data ?? []).find((s) => s.sessionId === sessionId);
+  const account = (accounts.data ?? []).find((s) => s.sessionId === accountId);
   const afterDays = Number(days) > 0 ? Number(days) : null;
   const charge = useCharge({
-    sessionId,
+    sessionId: accountId,
     count,
     audience: 'individuals',
     shares: [{ kind: priceKindOf(account), price: prices[priceKindOf(account)], recipients: count }],
@@ -64,7 +64,7 @@ export function FollowUpModal(props: { job: { id: string; sessionId: string }; o
     send.mutate(
       {
         jobId: props.job.id,
-        body: { ...body, segment: segment!, sessionId, ...(afterDays ? { afterDays } : {}) },
+        body: { ...body, segment: segment!, sessionId: accountId, ...(afterDays ? { afterDays } : {}) },
       },
       {
         onSuccess: (r) => {
@@ -122,9 +122,9 @@ export function FollowUpModal(props: { job: { id: string; sessionId: string }; o
             <ScheduledFollowUps jobId={props.job.id} />
             <PhoneNumberPicker
               label="Account"
-              sessions={sessions.data ?? []}
-              value={sessionId}
-              onChange={(v) => v && setSessionId(v)}
+              accounts={accounts.data ?? []}
+              value={accountId}
+              onChange={(v) => v && setAccountId(v)}
             />
             <ComposeArea {...message.area} disabled={send.isPending} />
             <NumberInput

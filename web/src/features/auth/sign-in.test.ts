@@ -11,11 +11,11 @@ const user = (role: 'USER' | 'ADMIN') => ({
   credits: { user_credits: 100000, admin_users: [] },
 });
 
-const session = (sessionId: string) => ({
-  id: sessionId,
-  sessionId,
-  phoneNumber: sessionId.split('_')[0],
-  sessionName: `Name ${sessionId}`,
+const account = (accountId: string) => ({
+  id: accountId,
+  sessionId: accountId,
+  phoneNumber: accountId.split('_')[0],
+  sessionName: `Name ${accountId}`,
   status: 'DISCONNECTED' as const,
   statusReason: null,
   createdAt: '2026-11-20T10:00:00.000Z',
@@ -99,10 +99,10 @@ describe('signInFlow', () => {
   });
 
   it('restarts every session of a user, then redirects to /dashboard 1 s later', async () => {
-    const sessions = [session('919800000001_a'), session('919800000002_b')];
+    const accounts = [account('919800000001_a'), account('919800000002_b')];
     const { deps, calls, events } = makeDeps({
       '/api/auth/login': loginOk('USER'),
-      '/api/sessions': async () => ({ success: true, sessions }),
+      '/api/sessions': async () => ({ success: true, sessions: accounts }),
       '/api/session/919800000001_a/restart': async () => ({ success: true }),
       '/api/session/919800000002_b/restart': async () => ({ success: true }),
     });
@@ -183,7 +183,7 @@ describe('signInFlow', () => {
   it('redirects even when a restart fails', async () => {
     const { deps, events } = makeDeps({
       '/api/auth/login': loginOk('USER'),
-      '/api/sessions': async () => ({ success: true, sessions: [session('91_a')] }),
+      '/api/sessions': async () => ({ success: true, sessions: [account('91_a')] }),
       '/api/session/91_a/restart': async () => {
         throw new ApiError(500, 'HTTP error! status: 500', null);
       },

@@ -1,9 +1,9 @@
-import { type LoginResponse, type SessionsResponse, TWO_FACTOR_MESSAGES } from '@wa/contract';
+import { type AccountsResponse, type LoginResponse, TWO_FACTOR_MESSAGES } from '@wa/contract';
 import { ApiError, apiFetch } from '../../lib/api.ts';
 import { storage } from '../../lib/storage.ts';
 
 /** The sessions call is raced against 10 s; the redirect follows 1 s later. */
-export const SESSIONS_TIMEOUT_MS = 10_000;
+export const ACCOUNTS_TIMEOUT_MS = 10_000;
 export const REDIRECT_DELAY_MS = 1_000;
 
 export const STATUS = {
@@ -23,7 +23,7 @@ const TWO_FACTOR_ANSWERS: readonly string[] = [TWO_FACTOR_MESSAGES.codeNeeded, T
 export type SignInDeps = {
   request: <T>(path: string, options?: Parameters<typeof apiFetch>[1]) => Promise<T>;
   signIn: (token: string, user: LoginResponse['user']) => void;
-  setSessions: typeof storage.setSessions;
+  setSessions: typeof storage.setAccounts;
   setStatus: (status: string) => void;
   navigate: (path: string) => void;
   sleep: (ms: number) => Promise<void>;
@@ -35,7 +35,7 @@ export const defaultDeps = (
 ): SignInDeps => ({
   request: apiFetch,
   signIn: (token, user) => storage.signIn(token, user),
-  setSessions: (list) => storage.setSessions(list),
+  setSessions: (list) => storage.setAccounts(list),
   setStatus,
   navigate,
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -61,7 +61,7 @@ async function withTimeout<T>(ms: number, call: (signal: AbortSignal) => Promise
 /**
  * The sign-in flow of the specification: sign in and store the user; ADMIN goes to
  * /adminDashboard; anyone else has every session restarted (the sessions call raced against
- * 10 s) and goes to /dashboard 1 s after, whatever happened to the sessions.
+ * 10 s) and goes to /dashboard 1 s after, whatever happened to the accounts.
  * Throws `SignInError` with the spec's text when the sign-in itself fails.
  */
 export async function signInFlow(
@@ -92,12 +92,12 @@ export async function signInFlow(
   }
 
   deps.setStatus(STATUS.fetching);
-  let sessions: SessionsResponse['sessions'];
+  let accounts: AccountsResponse['sessions'];
   try {
-    const data = await withTimeout(SESSIONS_TIMEOUT_MS, (signal) =>
-      deps.request<SessionsResponse>('/api/sessions', { signal }),
+    const data = await withTimeout(ACCOUNTS_TIMEOUT_MS, (signal) =>
+      deps.request<AccountsResponse>('/api/sessions', { signal }),
     );
-    sessions = data.sessions ?? [];
+    accounts = data.sessions ?? [];
   } catch (err) {
     const reason =
       err instanceof ApiError
@@ -112,17 +112,17 @@ export async function signInFlow(
     return;
   }
 
-  deps.setSessions(sessions.map((s) => ({ sessionId: s.sessionId, sessionName: s.sessionName })));
-  if (sessions.length === 0) {
+  deps.setSessions(accounts.map((s) => ({ sessionId: s.sessionId, sessionName: s.sessionName })));
+  if (accounts.length === 0) {
     deps.setStatus(STATUS.noSessions);
     await deps.sleep(REDIRECT_DELAY_MS);
     deps.navigate('/dashboard');
     return;
   }
 
-  deps.setStatus(`Reconnecting ${sessions.length} session${sessions.length === 1 ? '' : 's'}...`);
+  deps.setStatus(`Reconnecting ${accounts.length} session${accounts.length === 1 ? '' : 's'}...`);
   const results = await Promise.allSettled(
-    sessions.map((s) =>
+    accounts.map((s) =>
       deps.request<unknown>(`/api/session/${encodeURIComponent(s.sessionId)}/restart`, {
         method: 'POST',
       }),
@@ -135,7 +135,7 @@ export async function signInFlow(
   deps.setStatus(
     failed === 0
       ? 'Sessions reconnected. Redirecting to dashboard...'
-      : `${failed} of ${sessions.length} sessions could not be restarted. Redirecting to dashboard...`,
+      : `${failed} of ${accounts.length} sessions could not be restarted. Redirecting to dashboard...`,
   );
   await deps.sleep(REDIRECT_DELAY_MS);
   deps.navigate('/dashboard');

@@ -7,13 +7,13 @@ import { useAddChannel } from './api/channels.ts';
 
 /** 'Add channel': one the account owns or administers, by its link (WhatsApp gives no list of them). */
 export function AddChannelModal(props: {
-  sessionId: string;
+  accountId: string;
   opened: boolean;
   onClose: () => void;
   onDone: (m: string) => void;
 }) {
   const [invite, setInvite] = useState('');
-  const add = useAddChannel(props.sessionId);
+  const add = useAddChannel(props.accountId);
   const submit = () =>
     add.mutate(
       { invite },

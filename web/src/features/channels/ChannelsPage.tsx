@@ -3,10 +3,10 @@ import { IconPlus, IconRefresh, IconSend } from '@tabler/icons-react';
 import { CHANNEL_TEXTS, type Channel } from '@wa/contract';
 import { type ReactNode, useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
+import { NoAccountAlert } from '../../components/FirstRunNotices.tsx';
 import { NoticeAlert } from '../../components/NoticeAlert.tsx';
-import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
-import { useCurrentSession } from '../../components/useCurrentSession.ts';
+import { CurrentAccountPicker } from '../../components/PhoneNumberPicker.tsx';
+import { useCurrentAccount } from '../../components/useCurrentAccount.ts';
 import { messageOf } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { AddChannelModal } from './AddChannelModal.tsx';
@@ -40,9 +40,9 @@ function ChannelCard({ channel, onPost }: { channel: Channel; onPost: () => void
   );
 }
 
-function Channels({ sessionId }: { sessionId: string }) {
-  const channels = useChannels(sessionId);
-  const refresh = useRefreshChannels(sessionId);
+function Channels({ accountId }: { accountId: string }) {
+  const channels = useChannels(accountId);
+  const refresh = useRefreshChannels(accountId);
   const [modal, setModal] = useState<'create' | 'add' | null>(null);
   const [posting, setPosting] = useState<Channel | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -92,19 +92,19 @@ function Channels({ sessionId }: { sessionId: string }) {
         once added by their link.
       </Text>
       <CreateChannelModal
-        sessionId={sessionId}
+        accountId={accountId}
         opened={modal === 'create'}
         onClose={() => setModal(null)}
         onDone={done}
       />
       <AddChannelModal
-        sessionId={sessionId}
+        accountId={accountId}
         opened={modal === 'add'}
         onClose={() => setModal(null)}
         onDone={done}
       />
       <PostToChannelModal
-        sessionId={sessionId}
+        accountId={accountId}
         channel={posting}
         onClose={() => setPosting(null)}
         onDone={done}
@@ -115,19 +115,19 @@ function Channels({ sessionId }: { sessionId: string }) {
 
 /** /channels: the channels (newsletters) of the chosen account, with followers; create, add, post. */
 export default function ChannelsPage() {
-  const current = useCurrentSession('channels');
+  const current = useCurrentAccount('channels');
   let body: ReactNode;
   if (current.loading) body = <Loader size="sm" />;
   else if (current.error) body = <ErrorAlert error={`Error fetching sessions: ${current.error.message}`} />;
   else if (!current.sessionId)
-    body = <NoSessionAlert why={current.unable > 0 ? CHANNEL_TEXTS.linkedOnly : undefined} />;
-  else body = <Channels sessionId={current.sessionId} />;
+    body = <NoAccountAlert why={current.unable > 0 ? CHANNEL_TEXTS.linkedOnly : undefined} />;
+  else body = <Channels accountId={current.sessionId} />;
   return (
     <Stack gap="md">
       <Title order={1} size="h2">
         Channels
       </Title>
-      <CurrentSessionPicker current={current} why={CHANNEL_TEXTS.linkedOnly} />
+      <CurrentAccountPicker current={current} why={CHANNEL_TEXTS.linkedOnly} />
       {body}
     </Stack>
   );

@@ -7,14 +7,14 @@ import { useCreateChannel } from './api/channels.ts';
 
 /** 'Create channel': a channel the account owns, with no followers yet. */
 export function CreateChannelModal(props: {
-  sessionId: string;
+  accountId: string;
   opened: boolean;
   onClose: () => void;
   onDone: (m: string) => void;
 }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const create = useCreateChannel(props.sessionId);
+  const create = useCreateChannel(props.accountId);
   const submit = () =>
     create.mutate(
       { name, description: description.trim() || null },

@@ -24,7 +24,7 @@ const fileBase64 = (file: File) =>
 
 /** 'Post': text, an image with a caption, or a poll to one channel, now or at a time; one credit. */
 export function PostToChannelModal(props: {
-  sessionId: string;
+  accountId: string;
   channel: Channel | null;
   onClose: () => void;
   onDone: (m: string) => void;
@@ -34,12 +34,12 @@ export function PostToChannelModal(props: {
   const [file, setFile] = useState<File | null>(null);
   const [options, setOptions] = useState('');
   const [when, setWhen] = useState('');
-  const postTo = usePostToChannel(props.sessionId);
+  const postTo = usePostToChannel(props.accountId);
   const [confirming, setConfirming] = useState(false);
   const prices = useCreditPrices();
   // A channel post is one message, from a linked phone.
   const charge = useCharge({
-    sessionId: props.sessionId,
+    sessionId: props.accountId,
     count: 1,
     audience: 'groups',
     shares: [{ kind: 'linked', price: prices.linked, recipients: 1 }],

@@ -1,39 +1,39 @@
 import { MantineProvider } from '@mantine/core';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import type { Session } from '@wa/contract';
+import type { Account } from '@wa/contract';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AlsoSendFrom, sharingSessionIds } from './AlsoSendFrom.tsx';
+import { AlsoSendFrom, sharingAccountIds } from './AlsoSendFrom.tsx';
 
 afterEach(cleanup);
 
-const session = (sessionId: string, name: string, status: Session['status'] = 'CONNECTED'): Session =>
+const account = (accountId: string, name: string, status: Account['status'] = 'CONNECTED'): Account =>
   ({
-    id: sessionId,
-    sessionId,
-    phoneNumber: sessionId.split('_')[0]!,
+    id: accountId,
+    sessionId: accountId,
+    phoneNumber: accountId.split('_')[0]!,
     sessionName: name,
     status,
     statusReason: null,
     sendPaused: false,
     sendPausedUntil: null,
-  }) as Session;
+  }) as Account;
 
-const A = session('919800000001_aa', 'Shop');
-const B = session('919800000002_bb', 'Office');
-const C = session('919800000003_cc', 'Old phone', 'DISCONNECTED');
+const A = account('919800000001_aa', 'Shop');
+const B = account('919800000002_bb', 'Office');
+const C = account('919800000003_cc', 'Old phone', 'DISCONNECTED');
 
 describe("Bulk Messaging: 'Also send from'", () => {
   it('offers the other connected accounts only, and nothing with one account', async () => {
     const { rerender } = render(
       <MantineProvider>
-        <AlsoSendFrom sessions={[A]} current={A.sessionId} value={[]} onChange={() => {}} />
+        <AlsoSendFrom accounts={[A]} current={A.sessionId} value={[]} onChange={() => {}} />
       </MantineProvider>,
     );
     expect(screen.queryByLabelText('Also send from')).toBeNull();
 
     rerender(
       <MantineProvider>
-        <AlsoSendFrom sessions={[A, B, C]} current={A.sessionId} value={[]} onChange={() => {}} />
+        <AlsoSendFrom accounts={[A, B, C]} current={A.sessionId} value={[]} onChange={() => {}} />
       </MantineProvider>,
     );
     const input = screen
@@ -45,9 +45,9 @@ describe("Bulk Messaging: 'Also send from'", () => {
   });
 
   it('sends the picked account first, then the chosen connected ones', () => {
-    expect(sharingSessionIds(A.sessionId, [], [A, B])).toBeUndefined();
-    expect(sharingSessionIds(A.sessionId, [B.sessionId], [A, B, C])).toEqual([A.sessionId, B.sessionId]);
+    expect(sharingAccountIds(A.sessionId, [], [A, B])).toBeUndefined();
+    expect(sharingAccountIds(A.sessionId, [B.sessionId], [A, B, C])).toEqual([A.sessionId, B.sessionId]);
     // One that went down, or the picked one itself, is left out.
-    expect(sharingSessionIds(A.sessionId, [C.sessionId, A.sessionId], [A, B, C])).toBeUndefined();
+    expect(sharingAccountIds(A.sessionId, [C.sessionId, A.sessionId], [A, B, C])).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { MultiSelect } from '@mantine/core';
-import type { Session } from '@wa/contract';
+import type { Account } from '@wa/contract';
 
 /**
  * 'Also send from': more of the user's connected accounts that share a bulk send (the server
@@ -7,15 +7,15 @@ import type { Session } from '@wa/contract';
  * off an account that stays down). Shown only when the user has more than one account.
  */
 export function AlsoSendFrom(props: {
-  sessions: Session[];
+  accounts: Account[];
   /** The account picked above: always the first sender, not offered here. */
   current: string | null;
   value: string[];
-  onChange: (sessionIds: string[]) => void;
+  onChange: (accountIds: string[]) => void;
   disabled?: boolean;
 }) {
-  if (props.sessions.length < 2) return null;
-  const others = props.sessions.filter((s) => s.sessionId !== props.current && s.status === 'CONNECTED');
+  if (props.accounts.length < 2) return null;
+  const others = props.accounts.filter((s) => s.sessionId !== props.current && s.status === 'CONNECTED');
   const offered = new Set(others.map((s) => s.sessionId));
   return (
     <MultiSelect
@@ -33,13 +33,13 @@ export function AlsoSendFrom(props: {
 }
 
 /** The body's `sessionIds`: the picked account first, then the chosen ones still offered (none: left out). */
-export function sharingSessionIds(
+export function sharingAccountIds(
   current: string | null,
   chosen: string[],
-  sessions: Session[],
+  accounts: Account[],
 ): string[] | undefined {
   const others = chosen.filter(
-    (id) => id !== current && sessions.some((s) => s.sessionId === id && s.status === 'CONNECTED'),
+    (id) => id !== current && accounts.some((s) => s.sessionId === id && s.status === 'CONNECTED'),
   );
   return current && others.length > 0 ? [current, ...others] : undefined;
 }

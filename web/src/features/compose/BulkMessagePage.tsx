@@ -4,17 +4,17 @@ import { withDerivedFields } from '@wa/contract';
 import { useMemo, useState } from 'react';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
 import { useCharge } from '../../components/charge/useCharge.ts';
-import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
+import { NoAccountAlert } from '../../components/FirstRunNotices.tsx';
 import { FollowUpLater } from '../../components/follow-up/FollowUpLater.tsx';
-import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
-import { useCurrentSession } from '../../components/useCurrentSession.ts';
+import { CurrentAccountPicker } from '../../components/PhoneNumberPicker.tsx';
+import { useCurrentAccount } from '../../components/useCurrentAccount.ts';
 import { sendsTemplates } from '../../lib/capabilities.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
 import { useMeta } from '../auth/api/get-meta.ts';
 import { useBalance, useUserDetails } from '../auth/api/get-user-details.ts';
 import { useContactLists } from '../contacts/api/get-contact-lists.ts';
-import { AlsoSendFrom, sharingSessionIds } from './AlsoSendFrom.tsx';
+import { AlsoSendFrom, sharingAccountIds } from './AlsoSendFrom.tsx';
 import { useCreditPrices } from './api/credit-prices.ts';
 import { useListRecipients } from './api/list-recipients.ts';
 import { fieldsOfFirst, uploadTarget } from './bulk-recipients.ts';
@@ -70,7 +70,7 @@ function BulkMessageForm() {
   const meta = useMeta();
   useUserDetails();
   const balance = useBalance();
-  const current = useCurrentSession();
+  const current = useCurrentAccount();
   const lists = useContactLists();
   /** The upload's rows that are ticked (a bitmap: the numbers stay out of React state). */
   const [rows, setRows] = useState(() => RowBits.none(0));
@@ -95,7 +95,7 @@ function BulkMessageForm() {
   const prices = useCreditPrices();
   const kinds = kindsOf(current.sessions, [
     current.sessionId,
-    ...(sharingSessionIds(current.sessionId, alsoFrom, current.sessions)?.slice(1) ?? []),
+    ...(sharingAccountIds(current.sessionId, alsoFrom, current.sessions)?.slice(1) ?? []),
   ]);
   const perAccount = kinds.map((k) => prices[k]);
   const payable = affordable(balance, perAccount);
@@ -119,7 +119,7 @@ function BulkMessageForm() {
     target: () => ({
       ...uploadTarget(upload, rows),
       contactListIds: listIds,
-      sessionIds: sharingSessionIds(current.sessionId, alsoFrom, current.sessions),
+      sessionIds: sharingAccountIds(current.sessionId, alsoFrom, current.sessions),
     }),
     onSelectionReset: () => {
       setRows((r) => RowBits.none(r.length));
@@ -160,7 +160,7 @@ function BulkMessageForm() {
   };
   const selectedCount = rows.size - optedOutRows.ticked + listCount;
   // A Cloud API account sends approved templates: the template picker replaces the text box.
-  const cloudSession = current.session && sendsTemplates(current.session) ? current.sessionId : null;
+  const cloudAccount = current.session && sendsTemplates(current.session) ? current.sessionId : null;
   const forecast = useSendForecast(current.sessionId, selectedCount, 'individuals');
   const charge = useCharge({
     sessionId: current.sessionId,
@@ -206,7 +206,7 @@ function BulkMessageForm() {
     },
   });
 
-  const noSession = !current.loading && !current.error && current.sessions.length === 0;
+  const noAccount = !current.loading && !current.error && current.sessions.length === 0;
   const optedOut = flow.optedOut;
 
   return (
@@ -224,15 +224,15 @@ function BulkMessageForm() {
         }}
         selected={flow.busy ? 0 : selectedCount}
       />
-      <CurrentSessionPicker current={current} />
+      <CurrentAccountPicker current={current} />
       <AlsoSendFrom
-        sessions={current.sessions}
+        accounts={current.sessions}
         current={current.sessionId}
         value={alsoFrom}
         onChange={setAlsoFrom}
         disabled={flow.busy}
       />
-      {noSession && <NoSessionAlert />}
+      {noAccount && <NoAccountAlert />}
       <Paper withBorder p="md" radius="md">
         <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="lg">
           <Stack gap="xs" align="flex-start">
@@ -300,12 +300,12 @@ function BulkMessageForm() {
           disabled={flow.busy}
         />
       )}
-      {cloudSession ? (
+      {cloudAccount ? (
         <CloudTemplateSend
-          sessionId={cloudSession}
+          accountId={cloudAccount}
           selectedCount={selectedCount}
           charge={charge}
-          sessionIds={sharingSessionIds(current.sessionId, alsoFrom, current.sessions)}
+          accountIds={sharingAccountIds(current.sessionId, alsoFrom, current.sessions)}
           withPhones={kinds.includes('linked')}
           recipients={preview}
           target={() => ({
@@ -321,7 +321,7 @@ function BulkMessageForm() {
         <>
           <ComposeArea
             {...composeAreaProps(flow)}
-            statusTab={current.sessionId ? <StatusCompose sessionId={current.sessionId} /> : undefined}
+            statusTab={current.sessionId ? <StatusCompose accountId={current.sessionId} /> : undefined}
             onStatusTab={setStatusTab}
             footer={
               <>
@@ -337,7 +337,7 @@ function BulkMessageForm() {
           {!statusTab && (
             <>
               <SendForecast text={forecast} />
-              <FollowUpLater jobId={flow.lastJobId} sessionId={current.sessionId} disabled={flow.busy} />
+              <FollowUpLater jobId={flow.lastJobId} accountId={current.sessionId} disabled={flow.busy} />
               <SendButtons
                 selectedCount={selectedCount}
                 busy={flow.busy}

@@ -32,7 +32,7 @@ function renderSend(withPhones: boolean, recipients: PreviewRecipient[] = []) {
     <QueryClientProvider client={new QueryClient()}>
       <MantineProvider>
         <CloudTemplateSend
-          sessionId="919800015838_cl"
+          accountId="919800015838_cl"
           selectedCount={3}
           charge={{
             recipients: 3,
@@ -44,7 +44,7 @@ function renderSend(withPhones: boolean, recipients: PreviewRecipient[] = []) {
                 ]
               : [{ kind: 'cloud', price: 2, recipients: 3 }],
           }}
-          sessionIds={withPhones ? ['919800015838_cl', '919700000001_ph'] : undefined}
+          accountIds={withPhones ? ['919800015838_cl', '919700000001_ph'] : undefined}
           withPhones={withPhones}
           target={() => ({ chatIds: ['919811300001', '919811300002', '919811300003'] })}
           recipients={recipients}

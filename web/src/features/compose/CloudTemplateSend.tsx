@@ -50,18 +50,18 @@ export function templateValueProblem(
  * message and Meta's charge before sending.
  */
 export function CloudTemplateSend(props: {
-  sessionId: string;
+  accountId: string;
   selectedCount: number;
   /** What the send costs and when it goes, at the accounts' prices; the split and Meta's charge are added here. */
   charge: Charge;
   /** More accounts sharing the send ('Also send from', the body's sessionIds) and whether a linked phone is among them. */
-  sessionIds?: string[];
+  accountIds?: string[];
   withPhones: boolean;
   target: () => SendTarget;
   recipients: readonly PreviewRecipient[];
   onSent: () => void;
 }) {
-  const templates = useTemplates(props.sessionId);
+  const templates = useTemplates(props.accountId);
   const approved = (templates.data?.templates ?? []).filter((t) => t.status === 'APPROVED');
   const [banner, setBanner] = useState<{ color: string; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
@@ -76,7 +76,7 @@ export function CloudTemplateSend(props: {
   const [cold, setCold] = useState(true);
   const template = approved.find((t) => templateKey(t) === chosen) ?? null;
   const cost = useCostEstimate(
-    props.sessionId,
+    props.accountId,
     template
       ? { templateName: template.name, language: template.language, recipients: props.selectedCount }
       : null,
@@ -84,15 +84,15 @@ export function CloudTemplateSend(props: {
   /** The body sent: the recipients, the accounts sharing the send, and (with phones) the routing. */
   const bodyOf = (t: { name: string; language: string }): SendBody => ({
     ...props.target(),
-    ...(props.sessionIds ? { sessionIds: props.sessionIds } : {}),
+    ...(props.accountIds ? { sessionIds: props.accountIds } : {}),
     ...(props.withPhones ? { coldToCloud: cold } : {}),
     type: 'template',
     content: { name: t.name, language: t.language, parameters: values },
   });
   // With phones beside the Cloud account, the split (and its cost) before sending.
   const split = useSendEstimate(
-    props.sessionId,
-    [props.selectedCount, props.sessionIds, cold, template?.name, template?.language],
+    props.accountId,
+    [props.selectedCount, props.accountIds, cold, template?.name, template?.language],
     props.withPhones && template && props.selectedCount > 0 ? () => bodyOf(template) : null,
   ).data;
   const rendered = (fields: Readonly<Record<string, string>>) =>
@@ -134,7 +134,7 @@ export function CloudTemplateSend(props: {
     setBanner(null);
     try {
       const body = bodyOf(template);
-      const res = await sendMessage(props.sessionId, 'individuals', body, newIdempotencyKey());
+      const res = await sendMessage(props.accountId, 'individuals', body, newIdempotencyKey());
       const split = res.split
         ? ` · ${formatNumber(res.split.viaPhones)} through the phones, ${formatNumber(res.split.viaCloud)} through the Cloud API`
         : '';

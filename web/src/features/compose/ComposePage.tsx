@@ -3,9 +3,9 @@ import { CLOUD_TEXTS } from '@wa/contract';
 import { useMemo, useState } from 'react';
 import { ChargeConfirmModal } from '../../components/charge/ChargeConfirmModal.tsx';
 import { useCharge } from '../../components/charge/useCharge.ts';
-import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
-import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
-import { useCurrentSession } from '../../components/useCurrentSession.ts';
+import { NoAccountAlert } from '../../components/FirstRunNotices.tsx';
+import { CurrentAccountPicker } from '../../components/PhoneNumberPicker.tsx';
+import { useCurrentAccount } from '../../components/useCurrentAccount.ts';
 import { errorText } from '../../lib/api.ts';
 import { useBalance, useUserDetails } from '../auth/api/get-user-details.ts';
 import { useChannels } from '../channels/api/channels.ts';
@@ -30,7 +30,7 @@ import { useSendForecast } from './useSendForecast.ts';
 export default function ComposePage() {
   useUserDetails();
   const balance = useBalance();
-  const current = useCurrentSession('groups');
+  const current = useCurrentAccount('groups');
   // Credits per recipient of this account's kind: the selection stops at what the balance pays.
   const prices = useCreditPrices();
   const kinds = kindsOf(current.sessions, [current.sessionId]);
@@ -40,10 +40,10 @@ export default function ComposePage() {
   // Channels the account administers go beside its groups, after them.
   const channels = useChannels(current.sessionId).data?.channels;
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
-  const [shownSession, setShownSession] = useState(current.sessionId);
-  if (shownSession !== current.sessionId) {
-    // Another session's groups: the old selection means nothing there.
-    setShownSession(current.sessionId);
+  const [shownAccount, setShownAccount] = useState(current.sessionId);
+  if (shownAccount !== current.sessionId) {
+    // Another account's groups: the old selection means nothing there.
+    setShownAccount(current.sessionId);
     setSelected(new Set());
   }
 
@@ -89,7 +89,7 @@ export default function ComposePage() {
       flow.dispatch({ type: 'restore', state: d.compose });
       if (d.sessionId && current.sessions.some((s) => s.sessionId === d.sessionId)) {
         current.choose(d.sessionId);
-        setShownSession(d.sessionId);
+        setShownAccount(d.sessionId);
         setSelected(new Set(d.selected));
       }
     },
@@ -102,7 +102,7 @@ export default function ComposePage() {
     audience: 'groups',
     shares: chargeShares(kinds, prices, selectedIds.length),
   });
-  const noSession = !current.loading && !current.error && current.sessions.length === 0;
+  const noAccount = !current.loading && !current.error && current.sessions.length === 0;
 
   return (
     <Stack gap="md">
@@ -116,9 +116,9 @@ export default function ComposePage() {
           flow.dispatch({ type: 'reset' });
         }}
       />
-      <CurrentSessionPicker current={current} why={CLOUD_TEXTS.groupsLinkedOnly} />
-      {noSession ? (
-        <NoSessionAlert why={current.unable > 0 ? CLOUD_TEXTS.groupsLinkedOnly : undefined} />
+      <CurrentAccountPicker current={current} why={CLOUD_TEXTS.groupsLinkedOnly} />
+      {noAccount ? (
+        <NoAccountAlert why={current.unable > 0 ? CLOUD_TEXTS.groupsLinkedOnly : undefined} />
       ) : (
         <>
           {(current.error || groups.error) && (

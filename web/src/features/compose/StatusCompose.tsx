@@ -41,7 +41,7 @@ import { useFileUrl } from './useFileUrl.ts';
  * video with a caption, to contact lists or everyone the account has messaged; now or at a time.
  * One credit per person in the audience; the post becomes a job like any other.
  */
-export function StatusCompose(props: { sessionId: string }) {
+export function StatusCompose(props: { accountId: string }) {
   const [kind, setKind] = useState<'text' | 'media'>('text');
   const [text, setText] = useState('');
   const [colour, setColour] = useState<string>(STATUS_COLOURS[0]);
@@ -54,7 +54,7 @@ export function StatusCompose(props: { sessionId: string }) {
   const [result, setResult] = useState<SendResponse | null>(null);
   const [error, setError] = useState<string | null>(null);
   const lists = useContactLists();
-  const everyone = useStatusAudience(props.sessionId);
+  const everyone = useStatusAudience(props.accountId);
   const mediaUrl = useFileUrl(file);
   const poster = usePostStatus();
   const prices = useCreditPrices();
@@ -67,7 +67,7 @@ export function StatusCompose(props: { sessionId: string }) {
           .filter((l) => listIds.includes(l.id))
           .reduce((n, l) => n + l.count - l.optedOut, 0);
   const charge = useCharge({
-    sessionId: props.sessionId,
+    sessionId: props.accountId,
     count: viewers,
     audience: 'groups',
     single: true,
@@ -91,7 +91,7 @@ export function StatusCompose(props: { sessionId: string }) {
         ...(scheduleAt ? { scheduleTime: new Date(toLocalDateTime(scheduleAt)).toISOString() } : {}),
       };
       const answer = await poster.mutateAsync({
-        sessionId: props.sessionId,
+        sessionId: props.accountId,
         body,
         idempotencyKey: newIdempotencyKey(),
       });

@@ -1,9 +1,9 @@
-import { LINKED_PHONE_CAPABILITIES, type Session } from '@wa/contract';
+import { type Account, LINKED_PHONE_CAPABILITIES } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import { affordable, chargeShares, kindsOf } from './send-cost.ts';
 
-const session = (sessionId: string, capabilities: Session['capabilities']) =>
-  ({ sessionId, capabilities }) as Session;
+const account = (accountId: string, capabilities: Account['capabilities']) =>
+  ({ sessionId: accountId, capabilities }) as Account;
 // A Cloud API number is connected with credentials (no pairing) and sends templates.
 const CLOUD = {
   ...LINKED_PHONE_CAPABILITIES,
@@ -12,16 +12,16 @@ const CLOUD = {
   templates: true,
   pairing: false,
 };
-const sessions = [
-  session('phone_1', LINKED_PHONE_CAPABILITIES),
-  session('cloud_1', CLOUD),
-  session('phone_2', LINKED_PHONE_CAPABILITIES),
+const accounts = [
+  account('phone_1', LINKED_PHONE_CAPABILITIES),
+  account('cloud_1', CLOUD),
+  account('phone_2', LINKED_PHONE_CAPABILITIES),
 ];
 
 describe('what a send costs by the kinds of its accounts', () => {
   it('reads each account’s price kind from its capabilities: a Cloud API number, or a linked phone', () => {
-    expect(kindsOf(sessions, ['phone_1', 'cloud_1', 'phone_2'])).toEqual(['linked', 'cloud', 'linked']);
-    expect(kindsOf(sessions, [null])).toEqual(['linked']);
+    expect(kindsOf(accounts, ['phone_1', 'cloud_1', 'phone_2'])).toEqual(['linked', 'cloud', 'linked']);
+    expect(kindsOf(accounts, [null])).toEqual(['linked']);
   });
   it('gives one share per kind: every recipient when one kind sends, the server’s split over kinds', () => {
     const prices = { linked: 1, cloud: 3 };

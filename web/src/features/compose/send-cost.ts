@@ -1,14 +1,14 @@
-import type { CreditPrices, Session } from '@wa/contract';
+import type { Account, CreditPrices } from '@wa/contract';
 import type { ChargeShare } from '../../components/charge/charge-lines.ts';
 import { priceKindOf } from '../../lib/capabilities.ts';
 
 export type PriceKind = keyof CreditPrices;
 
 /** The kinds of the accounts that share a send (the picked one first, then `sessionIds`). */
-export function kindsOf(sessions: readonly Session[], sessionIds: readonly (string | null)[]): PriceKind[] {
-  const ids = sessionIds.filter((id): id is string => id !== null);
+export function kindsOf(accounts: readonly Account[], accountIds: readonly (string | null)[]): PriceKind[] {
+  const ids = accountIds.filter((id): id is string => id !== null);
   if (ids.length === 0) return ['linked'];
-  return ids.map((id) => priceKindOf(sessions.find((s) => s.sessionId === id)));
+  return ids.map((id) => priceKindOf(accounts.find((s) => s.sessionId === id)));
 }
 
 /**

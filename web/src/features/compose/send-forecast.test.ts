@@ -1,8 +1,8 @@
-import type { SessionPolicyResponse } from '@wa/contract';
+import type { AccountPolicyResponse } from '@wa/contract';
 import { describe, expect, it } from 'vitest';
 import { sendForecast } from './send-forecast.ts';
 
-type Today = SessionPolicyResponse['today'];
+type Today = AccountPolicyResponse['today'];
 const policy = (today: Partial<Today>, holding: string | null = null) => ({
   today: {
     sent: 0,

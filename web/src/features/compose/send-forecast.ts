@@ -1,4 +1,4 @@
-import type { SessionPolicyResponse } from '@wa/contract';
+import type { AccountPolicyResponse } from '@wa/contract';
 import { formatNumber } from '../../lib/format.ts';
 import type { Audience } from './compose-form.ts';
 
@@ -18,7 +18,7 @@ const clock = (iso: string) =>
 export function sendForecast(
   count: number,
   audience: Audience,
-  policy: Pick<SessionPolicyResponse, 'today' | 'holding'> | undefined,
+  policy: Pick<AccountPolicyResponse, 'today' | 'holding'> | undefined,
   at: (iso: string) => string = clock,
 ): string | null {
   if (!policy || count <= 0) return null;

@@ -6,7 +6,7 @@ import { errorText, newIdempotencyKey } from '../../lib/api.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useInvalidate } from '../../lib/mutation.ts';
 import { userDetailsQuery } from '../auth/api/get-user-details.ts';
-import { policyKeys } from '../instances/api/get-session-policy.ts';
+import { policyKeys } from '../instances/api/get-account-policy.ts';
 import { getJobDetails } from '../jobs/api/get-job-details.ts';
 import { messageJobKeys } from '../jobs/api/keys.ts';
 import { sendMessage } from './api/send-message.ts';
@@ -156,7 +156,7 @@ export function useSendFlow(opts: {
 
   const mediaPayload = () => mediaOf(compose);
 
-  /** Checks 1–4 and the session; shows the first problem beside its control, else in the banner. */
+  /** Checks 1–4 and the account; shows the first problem beside its control, else in the banner. */
   const check = (): boolean => {
     const problem = validateSend(compose, opts.selectedCount);
     if (problem) {

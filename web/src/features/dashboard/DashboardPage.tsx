@@ -25,9 +25,9 @@ import {
 import { MESSAGE_KIND_LABEL, type MessageJob, messageText } from '@wa/contract';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import { NoCreditsNote, NoSessionAlert } from '../../components/FirstRunNotices.tsx';
+import { NoAccountAlert, NoCreditsNote } from '../../components/FirstRunNotices.tsx';
 import { JobStatusBadge } from '../../components/JobStatusBadge.tsx';
-import { useCurrentSession } from '../../components/useCurrentSession.ts';
+import { useCurrentAccount } from '../../components/useCurrentAccount.ts';
 import { can } from '../../lib/capabilities.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { storage } from '../../lib/storage.ts';
@@ -95,7 +95,7 @@ function RecentJob({ job }: { job: MessageJob }) {
 export default function DashboardPage() {
   useUserDetails();
   const balance = useBalance();
-  const current = useCurrentSession();
+  const current = useCurrentAccount();
   // Total Groups counts the groups of the accounts that have groups (not a Cloud API number's).
   const groups = useGroupsOfAccounts(
     current.sessions.filter((s) => can(s, 'groups')).map((s) => s.sessionId),
@@ -144,7 +144,7 @@ export default function DashboardPage() {
       <Title order={1} size="h2">
         Dashboard
       </Title>
-      {!current.loading && !current.error && current.sessions.length === 0 && <NoSessionAlert />}
+      {!current.loading && !current.error && current.sessions.length === 0 && <NoAccountAlert />}
 
       <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 5 }} spacing="md">
         <StatCard label="Total Groups" icon={icon(IconUsersGroup, 'teal')}>

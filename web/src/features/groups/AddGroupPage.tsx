@@ -17,9 +17,9 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { CopyIconButton } from '../../components/CopyIconButton.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
-import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
-import { useCurrentSession } from '../../components/useCurrentSession.ts';
+import { NoAccountAlert } from '../../components/FirstRunNotices.tsx';
+import { CurrentAccountPicker } from '../../components/PhoneNumberPicker.tsx';
+import { useCurrentAccount } from '../../components/useCurrentAccount.ts';
 import { messageOf } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { recipientLines } from '../../lib/typed-lines.ts';
@@ -63,7 +63,7 @@ function CreatedGroup({ made }: { made: CreateGroupResponse }) {
  * (adding many people is a ban signal); the page says so before and after.
  */
 export default function AddGroupPage() {
-  const current = useCurrentSession('createGroup');
+  const current = useCurrentAccount('createGroup');
   const lists = useContactLists();
   const queryClient = useQueryClient();
   const create = useCreateGroup(current.sessionId);
@@ -93,15 +93,15 @@ export default function AddGroupPage() {
     create.mutate({ subject, members: typed });
   };
 
-  const noSession = !current.loading && !current.error && current.sessions.length === 0;
+  const noAccount = !current.loading && !current.error && current.sessions.length === 0;
   return (
     <Stack gap="md" maw={720}>
       <Title order={1} size="h2">
         Add New Group
       </Title>
-      <CurrentSessionPicker current={current} why={CLOUD_TEXTS.groupsLinkedOnly} />
-      {noSession ? (
-        <NoSessionAlert why={current.unable > 0 ? CLOUD_TEXTS.groupsLinkedOnly : undefined} />
+      <CurrentAccountPicker current={current} why={CLOUD_TEXTS.groupsLinkedOnly} />
+      {noAccount ? (
+        <NoAccountAlert why={current.unable > 0 ? CLOUD_TEXTS.groupsLinkedOnly : undefined} />
       ) : (
         <Card withBorder padding="md">
           <Stack gap="sm">

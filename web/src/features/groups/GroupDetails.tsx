@@ -24,7 +24,7 @@ function Field(props: { label: string; value: string }) {
 /** The detail panel of one group, opened by its name and closed by ×. */
 export function GroupDetails(props: {
   group: GroupChat | null;
-  sessionId: string | null;
+  accountId: string | null;
   onClose: () => void;
 }) {
   const isMobile = useMediaQuery('(max-width: 48em)');
@@ -73,7 +73,7 @@ export function GroupDetails(props: {
           <Title order={4} size="h5">
             Participants
           </Title>
-          {props.sessionId && <SaveMembersButton key={g.groupId} sessionId={props.sessionId} group={g} />}
+          {props.accountId && <SaveMembersButton key={g.groupId} accountId={props.accountId} group={g} />}
           <ListTable
             label="Participants"
             bare

@@ -4,10 +4,10 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/rea
 import type { GroupChat } from '@wa/contract';
 import { MemoryRouter } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildGroup, buildSession } from '../../testing/factories.ts';
+import { buildAccount, buildGroup } from '../../testing/factories.ts';
 import GroupsPage from './GroupsPage.tsx';
 
-const session = buildSession();
+const account = buildAccount();
 
 const group = (i: number, over: Partial<GroupChat> = {}): GroupChat =>
   buildGroup({
@@ -82,7 +82,7 @@ describe('GroupsPage', () => {
 
   it("shows 'Loading group chats...' while the groups are fetched", async () => {
     stubApi({
-      '/api/sessions': { body: { success: true, sessions: [session] } },
+      '/api/sessions': { body: { success: true, sessions: [account] } },
       '/api/groupChats/': 'pending',
     });
     renderPage();
@@ -92,7 +92,7 @@ describe('GroupsPage', () => {
 
   it("says 'No group chats found' for a session without groups", async () => {
     stubApi({
-      '/api/sessions': { body: { success: true, sessions: [session] } },
+      '/api/sessions': { body: { success: true, sessions: [account] } },
       '/api/groupChats/919800000001_abc': { body: { success: true, groups: [], message: 'No groups' } },
     });
     renderPage();
@@ -101,7 +101,7 @@ describe('GroupsPage', () => {
 
   it('lists the first session’s groups without a selector when multi-session is off', async () => {
     stubApi({
-      '/api/sessions': { body: { success: true, sessions: [session, { ...session, sessionId: 'other' }] } },
+      '/api/sessions': { body: { success: true, sessions: [account, { ...account, sessionId: 'other' }] } },
       '/api/groupChats/919800000001_abc': {
         body: { success: true, groups: [group(1), group(2, { groupName: '<i>Team</i>' })], message: 'ok' },
       },

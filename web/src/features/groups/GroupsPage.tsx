@@ -2,9 +2,9 @@ import { Alert, Button, Card, Center, Group, Loader, Stack, Text, TextInput, Tit
 import { IconFileTypeCsv, IconPrinter, IconSearch } from '@tabler/icons-react';
 import { CLOUD_TEXTS, type GroupChat } from '@wa/contract';
 import { type ReactNode, useMemo, useState } from 'react';
-import { NoSessionAlert } from '../../components/FirstRunNotices.tsx';
-import { CurrentSessionPicker } from '../../components/PhoneNumberPicker.tsx';
-import { useCurrentSession } from '../../components/useCurrentSession.ts';
+import { NoAccountAlert } from '../../components/FirstRunNotices.tsx';
+import { CurrentAccountPicker } from '../../components/PhoneNumberPicker.tsx';
+import { useCurrentAccount } from '../../components/useCurrentAccount.ts';
 import { ApiError } from '../../lib/api.ts';
 import { exportCsv, printTable } from '../../lib/export.ts';
 import { formatNumber } from '../../lib/format.ts';
@@ -34,9 +34,9 @@ const Loading = () => (
   </Center>
 );
 
-/** /groups: every group of the chosen session, searchable, exportable, with its details. */
+/** /groups: every group of the chosen account, searchable, exportable, with its details. */
 export default function GroupsPage() {
-  const current = useCurrentSession('groups');
+  const current = useCurrentAccount('groups');
   const chats = useGroupChats(current.sessionId);
   const [search, setSearch] = useState('');
   const [openId, setOpenId] = useState<string | null>(null);
@@ -55,7 +55,7 @@ export default function GroupsPage() {
       </Alert>
     );
   else if (!current.sessionId)
-    body = <NoSessionAlert why={current.unable > 0 ? CLOUD_TEXTS.groupsLinkedOnly : undefined} />;
+    body = <NoAccountAlert why={current.unable > 0 ? CLOUD_TEXTS.groupsLinkedOnly : undefined} />;
   else
     body = (
       <Card withBorder padding="sm" radius="md">
@@ -119,9 +119,9 @@ export default function GroupsPage() {
       <Title order={1} size="h2">
         Group List
       </Title>
-      <CurrentSessionPicker current={current} why={CLOUD_TEXTS.groupsLinkedOnly} />
+      <CurrentAccountPicker current={current} why={CLOUD_TEXTS.groupsLinkedOnly} />
       {body}
-      <GroupDetails group={open} sessionId={current.sessionId} onClose={() => setOpenId(null)} />
+      <GroupDetails group={open} accountId={current.sessionId} onClose={() => setOpenId(null)} />
     </Stack>
   );
 }

@@ -9,7 +9,7 @@ import { useSaveGroupMembers } from '../contacts/api/save-group-members.ts';
  * 'Save members as a contact list': the group's members become a contact list named
  * after the group, with each member's role as a field, for the bulk page and the Contacts page.
  */
-export function SaveMembersButton(props: { sessionId: string; group: GroupChat }) {
+export function SaveMembersButton(props: { accountId: string; group: GroupChat }) {
   const save = useSaveGroupMembers();
   const result = save.data;
   return (
@@ -18,7 +18,7 @@ export function SaveMembersButton(props: { sessionId: string; group: GroupChat }
         variant="light"
         leftSection={<IconAddressBook size={16} aria-hidden />}
         loading={save.isPending}
-        onClick={() => save.mutate({ sessionId: props.sessionId, groupId: props.group.groupId })}
+        onClick={() => save.mutate({ sessionId: props.accountId, groupId: props.group.groupId })}
       >
         Save members as a contact list
       </Button>

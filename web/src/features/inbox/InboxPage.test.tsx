@@ -11,16 +11,16 @@ import {
 import type { ReactNode } from 'react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildSession, buildTemplate } from '../../testing/factories.ts';
+import { buildAccount, buildTemplate } from '../../testing/factories.ts';
 import InboxPage from './InboxPage.tsx';
 import { ManagedInbox } from './InboxView.tsx';
 
-const PHONE = buildSession({
+const PHONE = buildAccount({
   sessionId: '919800000001_ph',
   phoneNumber: '919800000001',
   sessionName: 'Shop',
 });
-const CLOUD = buildSession({
+const CLOUD = buildAccount({
   id: 's2',
   sessionId: '919800000002_cl',
   phoneNumber: '919800000002',

@@ -2,7 +2,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { priceKindOf } from '../../lib/capabilities.ts';
 import { DEFAULT_COUNTRY_CODE } from '../../lib/csv-contacts.ts';
 import { useMeta } from '../auth/api/get-meta.ts';
-import { useSessions } from '../instances/api/get-sessions.ts';
+import { useAccounts } from '../instances/api/get-accounts.ts';
 import { accountName, type InboxParams } from './inbox-view.ts';
 import { ThreadList } from './ThreadList.tsx';
 import { ThreadView } from './ThreadView.tsx';
@@ -13,13 +13,13 @@ import { ThreadView } from './ThreadView.tsx';
  */
 export function InboxView(props: { userId: string | null; params: InboxParams }) {
   const own = !props.userId;
-  const sessions = useSessions().data;
-  const list = useMemo(() => (own ? (sessions ?? []) : []), [own, sessions]);
+  const accounts = useAccounts().data;
+  const list = useMemo(() => (own ? (accounts ?? []) : []), [own, accounts]);
   const cc = useMeta().data?.defaultCountryCode ?? DEFAULT_COUNTRY_CODE;
-  const accountOf = useCallback((sessionId: string) => accountName(sessionId, list, cc), [list, cc]);
+  const accountOf = useCallback((accountId: string) => accountName(accountId, list, cc), [list, cc]);
   const isCloud = useCallback(
-    (sessionId: string) => {
-      const s = list.find((x) => x.sessionId === sessionId);
+    (accountId: string) => {
+      const s = list.find((x) => x.sessionId === accountId);
       return !!s && priceKindOf(s) === 'cloud';
     },
     [list],
@@ -38,7 +38,7 @@ export function InboxView(props: { userId: string | null; params: InboxParams })
     <ThreadList
       userId={props.userId}
       params={props.params}
-      sessions={list}
+      accounts={list}
       accountOf={accountOf}
       isCloud={isCloud}
     />

@@ -13,7 +13,7 @@ import { formatKB, formatNumber } from '../../lib/format.ts';
 import { useCostEstimate } from '../compose/api/cost-estimate.ts';
 import { useCreditPrices } from '../compose/api/credit-prices.ts';
 import { useTemplates } from '../compose/api/templates.ts';
-import { useSessions } from '../instances/api/get-sessions.ts';
+import { useAccounts } from '../instances/api/get-accounts.ts';
 import { useReplyToThread } from './api/reply.ts';
 import { freeFormOpen } from './inbox-view.ts';
 
@@ -25,10 +25,10 @@ import { freeFormOpen } from './inbox-view.ts';
  */
 export function ReplyBox(props: { thread: InboxThread }) {
   const { thread } = props;
-  const sessions = useSessions().data ?? [];
+  const accounts = useAccounts().data ?? [];
   const prices = useCreditPrices();
   const reply = useReplyToThread();
-  const [sessionId, setSessionId] = useState(thread.sessionId);
+  const [accountId, setAccountId] = useState(thread.sessionId);
   const [text, setText] = useState('');
   const [file, setFile] = useState<File | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -37,18 +37,18 @@ export function ReplyBox(props: { thread: InboxThread }) {
   const [result, setResult] = useState<{ color: 'green' | 'red'; text: string } | null>(null);
   const [confirming, setConfirming] = useState(false);
 
-  const session = sessions.find((s) => s.sessionId === sessionId);
-  const kind = priceKindOf(session);
-  const free = freeFormOpen(thread, sessionId, kind === 'cloud');
-  const templates = useTemplates(free ? null : sessionId);
+  const account = accounts.find((s) => s.sessionId === accountId);
+  const kind = priceKindOf(account);
+  const free = freeFormOpen(thread, accountId, kind === 'cloud');
+  const templates = useTemplates(free ? null : accountId);
   const approved = (templates.data?.templates ?? []).filter((t) => t.status === 'APPROVED');
   const template = free ? null : (approved.find((t) => templateKey(t) === chosen) ?? null);
   const cost = useCostEstimate(
-    sessionId,
+    accountId,
     template ? { templateName: template.name, language: template.language, recipients: 1 } : null,
   );
   const charge = useCharge({
-    sessionId,
+    sessionId: accountId,
     count: 1,
     audience: 'individuals',
     shares: [{ kind, price: prices[kind], recipients: 1 }],
@@ -81,20 +81,20 @@ export function ReplyBox(props: { thread: InboxThread }) {
     let body: InboxReplyBody;
     if (template) {
       body = {
-        sessionId,
+        sessionId: accountId,
         type: 'template',
         content: { name: template.name, language: template.language, parameters: values },
       };
     } else if (file) {
       body = {
-        sessionId,
+        sessionId: accountId,
         type: 'media',
         content: text,
         mime: file.type || 'application/octet-stream',
         data: await readFileBase64(file),
         fileName: file.name,
       };
-    } else body = { sessionId, type: 'string', content: text };
+    } else body = { sessionId: accountId, type: 'string', content: text };
     reply.mutate(
       { personId: thread.personId, body },
       {
@@ -125,11 +125,11 @@ export function ReplyBox(props: { thread: InboxThread }) {
       <Stack gap="sm" component="section" aria-label="Answer">
         <PhoneNumberPicker
           label="Answer from"
-          sessions={sessions}
-          value={sessionId}
+          accounts={accounts}
+          value={accountId}
           onChange={(v) => {
             if (!v) return;
-            setSessionId(v);
+            setAccountId(v);
             choice.reset();
             setProblem(null);
           }}

@@ -15,7 +15,7 @@ import {
 } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
-import type { InboxThread, Session } from '@wa/contract';
+import type { Account, InboxThread } from '@wa/contract';
 import { useMemo, useState } from 'react';
 import { shortJobId } from '../../components/JobId.tsx';
 import { ListTable, RowCard } from '../../components/ListTable.tsx';
@@ -71,10 +71,10 @@ export function ThreadList(props: {
   userId: string | null;
   params: InboxParams;
   /** The user's accounts (empty for an admin reading a managed user's inbox: no account filter). */
-  sessions: readonly Session[];
+  accounts: readonly Account[];
   /** The account of a thread, as the user knows it. */
-  accountOf: (sessionId: string) => string;
-  isCloud: (sessionId: string) => boolean;
+  accountOf: (accountId: string) => string;
+  isCloud: (accountId: string) => boolean;
 }) {
   const { params } = props;
   const filter = useMemo(() => filterOf(params.value), [params.value]);
@@ -140,12 +140,12 @@ export function ThreadList(props: {
               onChange={(v) => change('state', v !== 'all' ? v : null)}
             />
           </Stack>
-          {props.sessions.length > 1 && (
+          {props.accounts.length > 1 && (
             <PhoneNumberPicker
               label="Account"
               placeholder="All accounts"
               clearable
-              sessions={[...props.sessions]}
+              accounts={[...props.accounts]}
               value={filter.sessionId ?? null}
               onChange={(v) => change('sessionId', v)}
             />

@@ -112,8 +112,8 @@ export function ThreadView(props: {
   personId: string;
   params: InboxParams;
   readOnly: boolean;
-  accountOf: (sessionId: string) => string;
-  isCloud: (sessionId: string) => boolean;
+  accountOf: (accountId: string) => string;
+  isCloud: (accountId: string) => boolean;
 }) {
   const thread = useInboxThread(props.userId, props.personId);
   const setState = useSetThreadState();

@@ -1,4 +1,4 @@
-import { type InboxThread, phoneOrNull, type Session } from '@wa/contract';
+import { type Account, type InboxThread, phoneOrNull } from '@wa/contract';
 import { formatDateTime } from '../../lib/format.ts';
 import type { InboxFilter } from './api/keys.ts';
 
@@ -47,9 +47,9 @@ export function emptyInboxText(filter: InboxFilter): string {
 }
 
 /** An account as the pickers name it, 'name (number)'; one the user no longer has, by its number. */
-export function accountName(sessionId: string, sessions: readonly Session[], cc: string): string {
-  const s = sessions.find((x) => x.sessionId === sessionId);
-  const number = s ? (phoneOrNull(s.phoneNumber, cc) ?? s.phoneNumber) : sessionId.split('_')[0]!;
+export function accountName(accountId: string, accounts: readonly Account[], cc: string): string {
+  const s = accounts.find((x) => x.sessionId === accountId);
+  const number = s ? (phoneOrNull(s.phoneNumber, cc) ?? s.phoneNumber) : accountId.split('_')[0]!;
   return s ? `${s.sessionName} (${number})` : number;
 }
 
@@ -72,12 +72,12 @@ export function lastMessageText(thread: Pick<InboxThread, 'lastMessage'>): strin
  */
 export function freeFormOpen(
   thread: Pick<InboxThread, 'sessionId' | 'windowClosesAt'>,
-  sessionId: string,
+  accountId: string,
   isCloud: boolean,
   now: number = Date.now(),
 ): boolean {
   if (!isCloud) return true;
-  if (sessionId !== thread.sessionId || !thread.windowClosesAt) return false;
+  if (accountId !== thread.sessionId || !thread.windowClosesAt) return false;
   return Date.parse(thread.windowClosesAt) > now;
 }
 

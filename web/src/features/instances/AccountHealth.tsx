@@ -1,7 +1,7 @@
 import { Badge, Text } from '@mantine/core';
-import type { HealthState, SessionHealthResponse } from '@wa/contract';
+import type { AccountHealthResponse, HealthState } from '@wa/contract';
 import { formatDateTime } from '../../lib/format.ts';
-import { useSessionHealth } from './api/get-health.ts';
+import { useAccountHealth } from './api/get-health.ts';
 
 const STATE: Record<HealthState, { label: string; color: string }> = {
   good: { label: 'Good', color: 'green' },
@@ -10,7 +10,7 @@ const STATE: Record<HealthState, { label: string; color: string }> = {
 };
 
 /** The signals behind the score, in a line: those that happened (all of them when none did). */
-export function signalsText(h: SessionHealthResponse): string {
+export function signalsText(h: AccountHealthResponse): string {
   const s = h.signals;
   const all: [number, string][] = [
     [s.sent, `${s.sent} sent`],
@@ -30,10 +30,10 @@ export function signalsText(h: SessionHealthResponse): string {
 /**
  * The account's health: its score and state, and why, in words under the badge (a
  * tooltip is out of reach on a phone and for the keyboard). A pause's reason is already shown by
- * the session's status (SessionStatusReason), so it is not repeated.
+ * the account's status (AccountStatusReason), so it is not repeated.
  */
-export function AccountHealth({ sessionId }: { sessionId: string }) {
-  const health = useSessionHealth(sessionId);
+export function AccountHealth({ accountId }: { accountId: string }) {
+  const health = useAccountHealth(accountId);
   const h = health.data;
   if (!h) return null;
   const state = STATE[h.state];

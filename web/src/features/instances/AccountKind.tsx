@@ -1,5 +1,5 @@
 import { Badge, Code, Group, Stack, Text } from '@mantine/core';
-import type { Session } from '@wa/contract';
+import type { Account } from '@wa/contract';
 import { CopyIconButton } from '../../components/CopyIconButton.tsx';
 import { capabilitiesOf } from '../../lib/capabilities.ts';
 
@@ -20,10 +20,10 @@ export function tierLabel(tier: string | null | undefined): string {
 }
 
 /**
- * Which kind of account a session is: a linked phone, or a Cloud API number with
+ * Which kind of account an account is: a linked phone, or a Cloud API number with
  * Meta's quality rating, its messaging limit tier and the webhook URL to register with Meta.
  */
-export function AccountKind({ session: s }: { session: Session }) {
+export function AccountKind({ account: s }: { account: Account }) {
   if (capabilitiesOf(s).pairing)
     return (
       <Badge variant="light" color="gray" size="sm">

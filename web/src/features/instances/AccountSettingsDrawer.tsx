@@ -15,13 +15,13 @@ import {
   Title,
 } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { POLICY_LIMITS, type SessionPolicyResponse } from '@wa/contract';
+import { type AccountPolicyResponse, POLICY_LIMITS } from '@wa/contract';
 import { useMemo, useState } from 'react';
 import { ApiError } from '../../lib/api.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { AutoRepliesSection } from './AutoRepliesSection.tsx';
-import { useSessionPolicy } from './api/get-session-policy.ts';
-import { useSaveSessionPolicy } from './api/update-session-policy.ts';
+import { useAccountPolicy } from './api/get-account-policy.ts';
+import { useSaveAccountPolicy } from './api/update-account-policy.ts';
 import { ProxySection } from './ProxySection.tsx';
 import {
   checkPolicy,
@@ -39,12 +39,12 @@ import {
  * limit. Problems are shown next to their field, in the contract's (and the server's) words.
  */
 export function AccountSettingsDrawer(props: {
-  session: { sessionId: string; sessionName: string } | null;
+  account: { sessionId: string; sessionName: string } | null;
   onClose: () => void;
 }) {
   const isMobile = useMediaQuery('(max-width: 48em)');
-  const s = props.session;
-  const policy = useSessionPolicy(s?.sessionId ?? null);
+  const s = props.account;
+  const policy = useAccountPolicy(s?.sessionId ?? null);
   return (
     <Drawer
       opened={s !== null}
@@ -68,9 +68,9 @@ export function AccountSettingsDrawer(props: {
       {s && policy.data && (
         <Stack gap="md">
           <TodayPanel data={policy.data} />
-          <PolicyFormView key={s.sessionId} sessionId={s.sessionId} initial={policy.data} />
-          <AutoRepliesSection key={`auto-replies-${s.sessionId}`} sessionId={s.sessionId} />
-          <ProxySection key={`proxy-${s.sessionId}`} sessionId={s.sessionId} />
+          <PolicyFormView key={s.sessionId} accountId={s.sessionId} initial={policy.data} />
+          <AutoRepliesSection key={`auto-replies-${s.sessionId}`} accountId={s.sessionId} />
+          <ProxySection key={`proxy-${s.sessionId}`} accountId={s.sessionId} />
         </Stack>
       )}
     </Drawer>
@@ -78,7 +78,7 @@ export function AccountSettingsDrawer(props: {
 }
 
 /** Today's messages against the daily limit (and the warm-up's cap), and why sends wait now. */
-function TodayPanel({ data }: { data: SessionPolicyResponse }) {
+function TodayPanel({ data }: { data: AccountPolicyResponse }) {
   const { sent, limit, warmUpLimit, resetsAt } = data.today;
   return (
     <Paper withBorder p="sm" radius="md" role="region" aria-label="Today">
@@ -114,11 +114,11 @@ function TodayPanel({ data }: { data: SessionPolicyResponse }) {
   );
 }
 
-function PolicyFormView(props: { sessionId: string; initial: SessionPolicyResponse }) {
+function PolicyFormView(props: { accountId: string; initial: AccountPolicyResponse }) {
   const [form, setForm] = useState<PolicyForm>(() => formOf(props.initial.policy));
   const [problems, setProblems] = useState<PolicyProblems>({});
   const [saved, setSaved] = useState(false);
-  const save = useSaveSessionPolicy();
+  const save = useSaveAccountPolicy();
   const zones = useMemo(() => timeZones(form.timezone), [form.timezone]);
 
   const set = <K extends keyof PolicyForm>(key: K, value: PolicyForm[K]) => {
@@ -162,7 +162,7 @@ function PolicyFormView(props: { sessionId: string; initial: SessionPolicyRespon
     }
     setProblems({});
     save.mutate(
-      { sessionId: props.sessionId, policy: checked.policy },
+      { sessionId: props.accountId, policy: checked.policy },
       {
         onSuccess: (res) => {
           setForm(formOf(res.policy));

@@ -57,9 +57,9 @@ const ruleOf = (d: Draft): AutoReplyRule => ({
  * rule is answered with the rule's reply, once per person per rule a day, charged as a message.
  * Opt-out words (STOP) always opt the person out and are never answered.
  */
-export function AutoRepliesSection(props: { sessionId: string }) {
-  const current = useAutoReplies(props.sessionId);
-  const save = usePutAutoReplies(props.sessionId);
+export function AutoRepliesSection(props: { accountId: string }) {
+  const current = useAutoReplies(props.accountId);
+  const save = usePutAutoReplies(props.accountId);
   const [drafts, setDrafts] = useState<Draft[] | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   useEffect(() => {
@@ -74,7 +74,7 @@ export function AutoRepliesSection(props: { sessionId: string }) {
     e.preventDefault();
     setSaved(null);
     save.mutate(
-      { sessionId: props.sessionId, rules: rules.map(ruleOf) },
+      { sessionId: props.accountId, rules: rules.map(ruleOf) },
       {
         onSuccess: (r) => {
           setDrafts(r.rules.map(draftOf));

@@ -1,9 +1,9 @@
 import { Alert, Button, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
-import { CreateCloudInstanceBody } from '@wa/contract';
+import { CreateCloudAccountBody } from '@wa/contract';
 import { type FormEvent, useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
 import { ApiError } from '../../lib/api.ts';
-import { useCreateCloudInstance } from './api/create-cloud-instance.ts';
+import { useCreateCloudAccount } from './api/create-cloud-account.ts';
 
 type Fields = {
   sessionName: string;
@@ -29,12 +29,12 @@ const EMPTY: Fields = {
 export function ConnectCloudModal(props: {
   opened: boolean;
   onClose: () => void;
-  onConnected: (sessionId: string) => void;
+  onConnected: (accountId: string) => void;
 }) {
   const [fields, setFields] = useState<Fields>(EMPTY);
   const [errors, setErrors] = useState<Partial<Record<keyof Fields, string>>>({});
   const [error, setError] = useState<string | null>(null);
-  const create = useCreateCloudInstance();
+  const create = useCreateCloudAccount();
   const set = (k: keyof Fields) => (e: { currentTarget: { value: string } }) => {
     const value = e.currentTarget.value;
     setFields((f) => ({ ...f, [k]: value }));
@@ -49,7 +49,7 @@ export function ConnectCloudModal(props: {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const parsed = CreateCloudInstanceBody.safeParse(fields);
+    const parsed = CreateCloudAccountBody.safeParse(fields);
     if (!parsed.success) {
       const found: Partial<Record<keyof Fields, string>> = {};
       for (const issue of parsed.error.issues) {

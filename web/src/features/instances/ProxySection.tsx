@@ -2,7 +2,7 @@ import { Button, Group, Paper, PasswordInput, Stack, Text, TextInput, Title } fr
 import { type FormEvent, useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { messageOf } from '../../lib/api.ts';
-import { usePutSessionProxy, useSessionProxy } from './api/session-proxy.ts';
+import { useAccountProxy, usePutAccountProxy } from './api/account-proxy.ts';
 import { useTestProxy } from './api/test-proxy.ts';
 
 /** The URL of a proxy from its parts; the password only when typed (it is never shown back). */
@@ -19,9 +19,9 @@ function urlOf(v: { address: string; username: string; password: string }): stri
  * connection, uploads and downloads of the account go through it; a dead proxy keeps the account
  * down with the reason on Instances, never direct. 'Test proxy' shows where it exits.
  */
-export function ProxySection(props: { sessionId: string }) {
-  const current = useSessionProxy(props.sessionId);
-  const save = usePutSessionProxy();
+export function ProxySection(props: { accountId: string }) {
+  const current = useAccountProxy(props.accountId);
+  const save = usePutAccountProxy();
   const test = useTestProxy();
   const proxy = current.data?.proxy ?? null;
   const [address, setAddress] = useState('');
@@ -34,7 +34,7 @@ export function ProxySection(props: { sessionId: string }) {
     e.preventDefault();
     setSaved(null);
     save.mutate(
-      { sessionId: props.sessionId, url },
+      { sessionId: props.accountId, url },
       {
         onSuccess: (r) => {
           setSaved(r.message);
@@ -83,7 +83,7 @@ export function ProxySection(props: { sessionId: string }) {
             variant="light"
             disabled={address.trim() === '' && !proxy}
             loading={test.isPending}
-            onClick={() => test.mutate({ sessionId: props.sessionId, ...(address.trim() ? { url } : {}) })}
+            onClick={() => test.mutate({ sessionId: props.accountId, ...(address.trim() ? { url } : {}) })}
           >
             Test proxy
           </Button>
@@ -95,7 +95,7 @@ export function ProxySection(props: { sessionId: string }) {
               loading={save.isPending && save.variables?.url === null}
               onClick={() =>
                 save.mutate(
-                  { sessionId: props.sessionId, url: null },
+                  { sessionId: props.accountId, url: null },
                   { onSuccess: (r) => setSaved(r.message) },
                 )
               }

@@ -4,26 +4,26 @@ import { formatPairingCode } from '@wa/contract';
 import { useEffect, useState } from 'react';
 import { AppModal } from '../../components/AppModal.tsx';
 import { useInvalidate } from '../../lib/mutation.ts';
-import { sessionKeys } from './api/keys.ts';
+import { accountKeys } from './api/keys.ts';
 import { clock, PAIRING_TEXT, type PairingState, usePairingCode } from './usePairingCode.ts';
 import { QR_TEXT, useQrFlow } from './useQrFlow.ts';
 
-/** 'Connect WhatsApp': the QR flow of the specification for one session. */
-export function QrModal(props: { session: { sessionId: string; name: string } | null; onClose: () => void }) {
+/** 'Connect WhatsApp': the QR flow of the specification for one account. */
+export function QrModal(props: { account: { sessionId: string; name: string } | null; onClose: () => void }) {
   const invalidate = useInvalidate();
-  // Linking changes the session's status: the list is read again once the modal closes.
+  // Linking changes the account's status: the list is read again once the modal closes.
   const close = () => {
-    void invalidate([sessionKeys.all]);
+    void invalidate([accountKeys.all]);
     props.onClose();
   };
-  const sessionId = props.session?.sessionId ?? null;
+  const accountId = props.account?.sessionId ?? null;
   // 'code': link by phone number; the QR flow stops meanwhile.
   const [mode, setMode] = useState<'qr' | 'code'>('qr');
   useEffect(() => {
-    if (sessionId) setMode('qr');
-  }, [sessionId]);
-  const { state, retry, imageFailed } = useQrFlow(mode === 'qr' ? sessionId : null, close);
-  const pairing = usePairingCode(mode === 'code' ? sessionId : null, close);
+    if (accountId) setMode('qr');
+  }, [accountId]);
+  const { state, retry, imageFailed } = useQrFlow(mode === 'qr' ? accountId : null, close);
+  const pairing = usePairingCode(mode === 'code' ? accountId : null, close);
   const useCode = (
     <Button
       variant="subtle"
@@ -36,9 +36,9 @@ export function QrModal(props: { session: { sessionId: string; name: string } | 
 
   return (
     <AppModal
-      opened={!!props.session}
+      opened={!!props.account}
       onClose={close}
-      title={`Connect WhatsApp${props.session ? `: ${props.session.name}` : ''}`}
+      title={`Connect WhatsApp${props.account ? `: ${props.account.name}` : ''}`}
     >
       <Stack align="center" gap="md" py="sm">
         {mode === 'code' ? (

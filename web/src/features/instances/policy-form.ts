@@ -1,4 +1,4 @@
-import { SessionPolicy } from '@wa/contract';
+import { AccountPolicy } from '@wa/contract';
 
 /** The Account settings form: numbers as typed ('' is empty), quiet hours with their own switch. */
 export type PolicyForm = {
@@ -36,7 +36,7 @@ export type PolicyProblems = Partial<Record<PolicyField | 'general', string>>;
 /** The window a new quiet-hours switch starts with. */
 const DEFAULT_QUIET = { start: '21:00', end: '09:00' };
 
-export function formOf(policy: SessionPolicy): PolicyForm {
+export function formOf(policy: AccountPolicy): PolicyForm {
   return {
     dailyLimit: policy.dailyLimit ?? '',
     warmUp: policy.warmUp,
@@ -77,8 +77,8 @@ function fieldOfPath(path: readonly PropertyKey[]): PolicyField | null {
  */
 export function checkPolicy(
   form: PolicyForm,
-): { policy: SessionPolicy; problems: null } | { policy: null; problems: PolicyProblems } {
-  const parsed = SessionPolicy.safeParse(bodyOf(form));
+): { policy: AccountPolicy; problems: null } | { policy: null; problems: PolicyProblems } {
+  const parsed = AccountPolicy.safeParse(bodyOf(form));
   if (parsed.success) return { policy: parsed.data, problems: null };
   const problems: PolicyProblems = {};
   for (const issue of parsed.error.issues) {

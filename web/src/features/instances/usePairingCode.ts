@@ -23,8 +23,8 @@ export const clock = (seconds: number) =>
   `${Math.floor(seconds / 60)}:${String(Math.max(0, seconds) % 60).padStart(2, '0')}`;
 
 /** POST /api/session/{sessionId}/pairing-code (`renew`: a new code, a new linking attempt). */
-export const requestPairingCode = (sessionId: string, renew: boolean, signal?: AbortSignal) =>
-  apiFetch<PairingCodeResponse>(`/api/session/${encodeURIComponent(sessionId)}/pairing-code`, {
+export const requestPairingCode = (accountId: string, renew: boolean, signal?: AbortSignal) =>
+  apiFetch<PairingCodeResponse>(`/api/session/${encodeURIComponent(accountId)}/pairing-code`, {
     method: 'POST',
     body: renew ? { renew: true } : {},
     signal,
@@ -35,7 +35,7 @@ export const requestPairingCode = (sessionId: string, renew: boolean, signal?: A
  * its expiry, polls the status every 3 s and, once connected, calls `onConnected` 3 s later (as the
  * QR flow does). `renew()` asks for a new code.
  */
-export function usePairingCode(sessionId: string | null, onConnected: () => void) {
+export function usePairingCode(accountId: string | null, onConnected: () => void) {
   const [state, setState] = useState<PairingState>(initial);
   const onConnectedRef = useRef(onConnected);
   onConnectedRef.current = onConnected;
@@ -45,14 +45,14 @@ export function usePairingCode(sessionId: string | null, onConnected: () => void
 
   const load = useCallback(
     async (renew: boolean) => {
-      if (!sessionId) return;
+      if (!accountId) return;
       controller.current?.abort();
       const c = new AbortController();
       controller.current = c;
       expiresAt.current = null;
       setState((s) => ({ ...s, phase: 'loading', error: null }));
       try {
-        const res = await requestPairingCode(sessionId, renew, c.signal);
+        const res = await requestPairingCode(accountId, renew, c.signal);
         if (c.signal.aborted || done.current) return;
         expiresAt.current = new Date(res.expiresAt).getTime();
         setState({
@@ -67,11 +67,11 @@ export function usePairingCode(sessionId: string | null, onConnected: () => void
         setState((s) => ({ ...s, phase: 'error', error }));
       }
     },
-    [sessionId],
+    [accountId],
   );
 
   useEffect(() => {
-    if (!sessionId) return;
+    if (!accountId) return;
     done.current = false;
     setState(initial);
     void load(false);
@@ -90,7 +90,7 @@ export function usePairingCode(sessionId: string | null, onConnected: () => void
     let closeTimer: ReturnType<typeof setTimeout> | null = null;
     const poll = setInterval(async () => {
       try {
-        const status = await apiFetch<StatusResponse>(`/api/${encodeURIComponent(sessionId)}/status`);
+        const status = await apiFetch<StatusResponse>(`/api/${encodeURIComponent(accountId)}/status`);
         if (!status.connected || done.current) return;
         done.current = true;
         controller.current?.abort();
@@ -109,7 +109,7 @@ export function usePairingCode(sessionId: string | null, onConnected: () => void
       clearInterval(poll);
       if (closeTimer) clearTimeout(closeTimer);
     };
-  }, [sessionId, load]);
+  }, [accountId, load]);
 
   return { state, renew: () => void load(true) };
 }

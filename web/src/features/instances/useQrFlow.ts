@@ -42,14 +42,14 @@ const initial: QrFlowState = {
  * polls the status every 3 s and, once connected, calls `onConnected` 3 s later.
  * `retry()` starts over after a failure.
  */
-export function useQrFlow(sessionId: string | null, onConnected: () => void) {
+export function useQrFlow(accountId: string | null, onConnected: () => void) {
   const [state, setState] = useState<QrFlowState>(initial);
   const [run, setRun] = useState(0);
   const onConnectedRef = useRef(onConnected);
   onConnectedRef.current = onConnected;
 
   useEffect(() => {
-    if (!sessionId) return;
+    if (!accountId) return;
     // `run` restarts the whole flow (Retry).
     void run;
     setState(initial);
@@ -58,7 +58,7 @@ export function useQrFlow(sessionId: string | null, onConnected: () => void) {
     const timeouts = new Set<ReturnType<typeof setTimeout>>();
     const intervals = new Set<ReturnType<typeof setInterval>>();
     const controller = new AbortController();
-    const id = encodeURIComponent(sessionId);
+    const id = encodeURIComponent(accountId);
 
     const wait = (ms: number) =>
       new Promise<void>((resolve) => {
@@ -166,7 +166,7 @@ export function useQrFlow(sessionId: string | null, onConnected: () => void) {
       if (closeTimer) clearTimeout(closeTimer);
       if (imageUrl) URL.revokeObjectURL(imageUrl);
     };
-  }, [sessionId, run]);
+  }, [accountId, run]);
 
   return {
     state,

@@ -19,13 +19,13 @@ import { useGroupsList } from '../groups/api/get-groups-list.ts';
  * then the channels it administers. A chosen group the list no longer holds keeps its stored name.
  */
 export function EditGroupsPicker(props: {
-  sessionId: string;
+  accountId: string;
   value: string[];
   knownNames: ReadonlyMap<string, string | null>;
   onChange: (ids: string[]) => void;
 }) {
-  const groups = useGroupsList(props.sessionId).data?.groups;
-  const channels = useChannels(props.sessionId).data?.channels;
+  const groups = useGroupsList(props.accountId).data?.groups;
+  const channels = useChannels(props.accountId).data?.channels;
   const data = useMemo(() => {
     const options = [
       ...(groups ?? []).map((g) => ({ value: g.groupId, label: g.groupName })),

@@ -13,7 +13,7 @@ import { checkFileSize, readFileBase64 } from '../../lib/file-body.ts';
 import { formatDateTime, formatNumber } from '../../lib/format.ts';
 import { recipientLines } from '../../lib/typed-lines.ts';
 import { useCreditPrices } from '../compose/api/credit-prices.ts';
-import { useSessions } from '../instances/api/get-sessions.ts';
+import { useAccounts } from '../instances/api/get-accounts.ts';
 import { useEditJob } from './api/edit-job.ts';
 import { useJobDetails } from './api/get-job-details.ts';
 import { type EditedPoll, EditFileField, EditGroupsPicker, EditPollFields } from './EditJobFields.tsx';
@@ -73,8 +73,8 @@ export function EditJobModal(props: {
   const added = Math.max(0, after - before);
   const [confirming, setConfirming] = useState(false);
   const local = when ? toLocalDateTime(when) : '';
-  const session = (useSessions().data ?? []).find((s) => s.sessionId === job.sessionId);
-  const kind = priceKindOf(session);
+  const account = (useAccounts().data ?? []).find((s) => s.sessionId === job.sessionId);
+  const kind = priceKindOf(account);
   const price = useCreditPrices()[kind];
   const charge = useCharge({
     sessionId: job.sessionId,
@@ -200,7 +200,7 @@ export function EditJobModal(props: {
           </Group>
         ) : allShown && groups ? (
           <EditGroupsPicker
-            sessionId={job.sessionId}
+            accountId={job.sessionId}
             value={shownGroups}
             knownNames={knownNames}
             onChange={setGroupIds}

@@ -107,7 +107,7 @@ export function sentToNumber(d: Pick<JobDetail, 'chatId' | 'sentTo'>): string | 
 }
 
 /** The account that sent a message, as its phone number (a sessionId is `<phone>_<suffix>`). */
-export const accountNumber = (sessionId: string | undefined) => (sessionId ? sessionId.split('_')[0]! : '');
+export const accountNumber = (accountId: string | undefined) => (accountId ? accountId.split('_')[0]! : '');
 
 /** The contact's reply: its time and text. */
 function Reply({ d }: { d: JobDetail }) {

@@ -30,7 +30,7 @@ import { useInvalidate } from '../../lib/mutation.ts';
 import { storage } from '../../lib/storage.ts';
 import { useBalance, userDetailsQuery } from '../auth/api/get-user-details.ts';
 import { useCreditPrices } from '../compose/api/credit-prices.ts';
-import { useSessions } from '../instances/api/get-sessions.ts';
+import { useAccounts } from '../instances/api/get-accounts.ts';
 import { useCancelSeries } from './api/cancel-series.ts';
 import { useDeleteJob } from './api/delete-job.ts';
 import { JOBS_REFRESH_MS, useJobsList } from './api/get-jobs.ts';
@@ -72,7 +72,7 @@ export default function JobsPage() {
   const jobs = useJobsList(userId, { status: filter, q }, JOBS_REFRESH_MS);
   useQuery({ ...userDetailsQuery(), refetchInterval: JOBS_REFRESH_MS });
   const balance = useBalance();
-  const sessions = useSessions();
+  const accounts = useAccounts();
   const retryCall = useRetryJob();
   const deleteCall = useDeleteJob();
 
@@ -140,13 +140,13 @@ export default function JobsPage() {
   const [copyOk, setCopyOk] = useState(false);
   const retryCount = retrying ? retrying.count - (copyOk ? 0 : retrying.unknown) : 0;
   const prices = useCreditPrices();
-  const retrySession = (sessions.data ?? []).find((s) => s.sessionId === retrying?.sessionId);
-  const retryPrice = prices[priceKindOf(retrySession)];
+  const retryAccount = (accounts.data ?? []).find((s) => s.sessionId === retrying?.sessionId);
+  const retryPrice = prices[priceKindOf(retryAccount)];
   const retryCharge = useCharge({
     sessionId: retrying?.sessionId ?? null,
     count: retryCount,
     audience: retrying?.job.audience ?? 'individuals',
-    shares: [{ kind: priceKindOf(retrySession), price: retryPrice, recipients: retryCount }],
+    shares: [{ kind: priceKindOf(retryAccount), price: retryPrice, recipients: retryCount }],
     notes: [
       'The job goes back to sending: its failed messages that a retry can fix are sent again, and it finishes again when they have gone.',
     ],
@@ -158,11 +158,11 @@ export default function JobsPage() {
 
   /** Retry Failed: the checks, then the confirmation of what it takes and when it goes. */
   const retry = (job: Pick<MessageJob, 'id' | 'sessionId' | 'results' | 'audience'>) => {
-    const list = sessions.data ?? [];
+    const list = accounts.data ?? [];
     const refusal = retryRefusal(job.results.failed, balance, list.length > 0);
     if (refusal) return fail(refusal);
-    // The job's own session when it still exists, else the one the user works on.
-    const sessionId =
+    // The job's own account when it still exists, else the one the user works on.
+    const accountId =
       list.find((s) => s.sessionId === job.sessionId)?.sessionId ??
       list.find((s) => s.sessionId === storage.currentSessionId())?.sessionId ??
       list[0].sessionId;
@@ -174,14 +174,14 @@ export default function JobsPage() {
     if (unknown > 0 || needsConfirmation(count)) {
       // The confirmation takes the place of Job Details: one dialog at a time.
       setViewId(null);
-      setRetrying({ job, sessionId, count, unknown });
-    } else runRetry(job, sessionId, false);
+      setRetrying({ job, sessionId: accountId, count, unknown });
+    } else runRetry(job, accountId, false);
   };
 
-  const runRetry = (job: Pick<MessageJob, 'id'>, sessionId: string, includeDeliveryUnknown: boolean) => {
+  const runRetry = (job: Pick<MessageJob, 'id'>, accountId: string, includeDeliveryUnknown: boolean) => {
     setRetrying(null);
     retryCall.mutate(
-      { jobId: job.id, sessionId, includeDeliveryUnknown },
+      { jobId: job.id, sessionId: accountId, includeDeliveryUnknown },
       {
         onSuccess: (res) => {
           setViewId(null);

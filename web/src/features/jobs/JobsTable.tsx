@@ -1,5 +1,5 @@
 import { Button, Stack, Table, Text, Tooltip } from '@mantine/core';
-import { type MessageJob, phoneOfSession } from '@wa/contract';
+import { type MessageJob, phoneOfAccount } from '@wa/contract';
 import { JobId } from '../../components/JobId.tsx';
 import { JobProgressBar, JobStatusBadge, jobProgressText } from '../../components/JobStatusBadge.tsx';
 import { ListTable, RowCard } from '../../components/ListTable.tsx';
@@ -201,7 +201,7 @@ function JobCard({ job, ...props }: Props & { job: MessageJob }) {
         ...(repeatLabel(job) ? [{ label: 'Repeats', value: repeatLabel(job) }] : []),
         { label: 'Progress', value: <ProgressCell job={job} /> },
         { label: 'Results', value: <ResultsCell job={job} /> },
-        { label: 'Phone Number', value: phoneOfSession(job.sessionId) },
+        { label: 'Phone Number', value: phoneOfAccount(job.sessionId) },
         { label: 'Created', value: formatDateTime(job.createdAt) },
       ]}
       actions={<Actions job={job} {...props} />}
@@ -233,7 +233,7 @@ export function JobsTable(props: Props) {
             <JobId id={job.id} />
           </Table.Td>
           <Table.Td>
-            <Text size="sm">{phoneOfSession(job.sessionId)}</Text>
+            <Text size="sm">{phoneOfAccount(job.sessionId)}</Text>
           </Table.Td>
           <Table.Td maw={180}>
             <TypeCell job={job} />

@@ -9,7 +9,7 @@ afterEach(cleanup);
 
 giveBoxesASize();
 
-const detail = (chatId: string, sentTo: string | null, sessionId?: string): JobDetail => ({
+const detail = (chatId: string, sentTo: string | null, accountId?: string): JobDetail => ({
   chatName: null,
   chatId,
   status: 'sent',
@@ -18,7 +18,7 @@ const detail = (chatId: string, sentTo: string | null, sessionId?: string): JobD
   readAt: null,
   error: null,
   sentTo,
-  ...(sessionId ? { sessionId } : {}),
+  ...(accountId ? { sessionId: accountId } : {}),
 });
 
 describe('Job Details: the JID a message went to', () => {

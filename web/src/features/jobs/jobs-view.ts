@@ -73,8 +73,8 @@ export const jobsWithFailures = (jobs: readonly Pick<MessageJob, 'id' | 'status'
 export const CREDIT_SHORT = TEXTS.creditShort;
 
 /** Client-side refusal of a retry (docs/decisions.md, Kept to the letter), or null when it may go to the server. */
-export function retryRefusal(failed: number, balance: number, hasSession: boolean): string | null {
-  if (!hasSession) return TEXTS.noSession;
+export function retryRefusal(failed: number, balance: number, hasAccount: boolean): string | null {
+  if (!hasAccount) return TEXTS.noSession;
   if (failed > balance) return CREDIT_SHORT;
   return null;
 }

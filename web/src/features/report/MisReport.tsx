@@ -21,7 +21,7 @@ import {
   formatRupees,
   type MessageJob,
   PREVIEW_LENGTH,
-  phoneOfSession,
+  phoneOfAccount,
   REPORT_CSV_FILE,
   rateText,
   viewedByText,
@@ -132,7 +132,7 @@ function ContentCell(props: { job: MessageJob; onShow: (view: ContentView) => vo
   );
 }
 
-const phonesOf = (job: MessageJob) => (job.sessionIds ?? [job.sessionId]).map(phoneOfSession).join(', ');
+const phonesOf = (job: MessageJob) => (job.sessionIds ?? [job.sessionId]).map(phoneOfAccount).join(', ');
 
 /** The one status vocabulary: 'Partly sent' with '8 of 9 sent', not a red FAILED. */
 function StatusBadge({ job }: { job: MessageJob }) {

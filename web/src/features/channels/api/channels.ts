@@ -11,36 +11,36 @@ import { useApiMutation } from '../../../lib/mutation.ts';
 import { userDetailsKeys } from '../../auth/api/get-user-details.ts';
 import { messageJobKeys } from '../../jobs/api/keys.ts';
 
-export const channelKeys = { list: (sessionId: string | null) => ['channels', sessionId] as const };
+export const channelKeys = { list: (accountId: string | null) => ['channels', accountId] as const };
 
-const base = (sessionId: string) => `/api/session/${encodeURIComponent(sessionId)}`;
+const base = (accountId: string) => `/api/session/${encodeURIComponent(accountId)}`;
 
 /** GET /api/session/{sessionId}/channels: the channels the account owns or administers. */
-export const channelsQuery = (sessionId: string | null) =>
+export const channelsQuery = (accountId: string | null) =>
   queryOptions({
-    queryKey: channelKeys.list(sessionId),
-    queryFn: () => apiFetch<ChannelsListResponse>(`${base(sessionId!)}/channels`),
-    enabled: !!sessionId,
+    queryKey: channelKeys.list(accountId),
+    queryFn: () => apiFetch<ChannelsListResponse>(`${base(accountId!)}/channels`),
+    enabled: !!accountId,
   });
-export const useChannels = (sessionId: string | null) => useQuery(channelsQuery(sessionId));
+export const useChannels = (accountId: string | null) => useQuery(channelsQuery(accountId));
 
 /** POST …/channels (create), …/channels/add (by link), …/channels/refresh. */
-export const useCreateChannel = (sessionId: string) =>
+export const useCreateChannel = (accountId: string) =>
   useApiMutation(
     (body: CreateChannelBody) =>
-      apiFetch<ChannelResponse>(`${base(sessionId)}/channels`, { method: 'POST', body }),
-    [channelKeys.list(sessionId)],
+      apiFetch<ChannelResponse>(`${base(accountId)}/channels`, { method: 'POST', body }),
+    [channelKeys.list(accountId)],
   );
-export const useAddChannel = (sessionId: string) =>
+export const useAddChannel = (accountId: string) =>
   useApiMutation(
     (body: AddChannelBody) =>
-      apiFetch<ChannelResponse>(`${base(sessionId)}/channels/add`, { method: 'POST', body }),
-    [channelKeys.list(sessionId)],
+      apiFetch<ChannelResponse>(`${base(accountId)}/channels/add`, { method: 'POST', body }),
+    [channelKeys.list(accountId)],
   );
-export const useRefreshChannels = (sessionId: string) =>
+export const useRefreshChannels = (accountId: string) =>
   useApiMutation(
-    () => apiFetch<ChannelsListResponse>(`${base(sessionId)}/channels/refresh`, { method: 'POST' }),
-    [channelKeys.list(sessionId)],
+    () => apiFetch<ChannelsListResponse>(`${base(accountId)}/channels/refresh`, { method: 'POST' }),
+    [channelKeys.list(accountId)],
   );
 
 /** A post is a group send of one channel: POST …/sendBulkMessage with the channel's id (one credit). */
@@ -51,10 +51,10 @@ export type ChannelPost =
       type: 'poll';
       content: { pollName: string; pollOptions: string[]; options: { allowMultipleAnswers: boolean } };
     };
-export const usePostToChannel = (sessionId: string) =>
+export const usePostToChannel = (accountId: string) =>
   useApiMutation(
     (vars: { channelId: string; post: ChannelPost; scheduleTime: string | null }) =>
-      apiFetch<SendResponse>(`${base(sessionId)}/sendBulkMessage`, {
+      apiFetch<SendResponse>(`${base(accountId)}/sendBulkMessage`, {
         method: 'POST',
         body: {
           chatIds: [vars.channelId],

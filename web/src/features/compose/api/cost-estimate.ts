@@ -6,24 +6,24 @@ export type CostEstimateInput = { templateName: string; language: string; recipi
 
 export const costEstimateKeys = {
   all: ['cloudCostEstimate'] as const,
-  one: (sessionId: string | null, input: CostEstimateInput | null) =>
-    ['cloudCostEstimate', sessionId, input] as const,
+  one: (accountId: string | null, input: CostEstimateInput | null) =>
+    ['cloudCostEstimate', accountId, input] as const,
 };
 
 /** POST /api/session/{sessionId}/cost-estimate: Meta's charge for a template send, and the tier's split. */
-export const getCostEstimate = (sessionId: string, input: CostEstimateInput, signal?: AbortSignal) =>
-  apiFetch<CostEstimateResponse>(`/api/session/${encodeURIComponent(sessionId)}/cost-estimate`, {
+export const getCostEstimate = (accountId: string, input: CostEstimateInput, signal?: AbortSignal) =>
+  apiFetch<CostEstimateResponse>(`/api/session/${encodeURIComponent(accountId)}/cost-estimate`, {
     method: 'POST',
     body: input,
     signal,
   });
 
-export const costEstimateQuery = (sessionId: string | null, input: CostEstimateInput | null) =>
+export const costEstimateQuery = (accountId: string | null, input: CostEstimateInput | null) =>
   queryOptions({
-    queryKey: costEstimateKeys.one(sessionId, input),
-    queryFn: ({ signal }) => getCostEstimate(sessionId!, input!, signal),
-    enabled: !!sessionId && !!input && input.recipients > 0,
+    queryKey: costEstimateKeys.one(accountId, input),
+    queryFn: ({ signal }) => getCostEstimate(accountId!, input!, signal),
+    enabled: !!accountId && !!input && input.recipients > 0,
   });
 
-export const useCostEstimate = (sessionId: string | null, input: CostEstimateInput | null) =>
-  useQuery(costEstimateQuery(sessionId, input));
+export const useCostEstimate = (accountId: string | null, input: CostEstimateInput | null) =>
+  useQuery(costEstimateQuery(accountId, input));

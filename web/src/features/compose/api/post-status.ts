@@ -6,11 +6,11 @@ import { userDetailsKeys } from '../../auth/api/get-user-details.ts';
 
 /** POST /api/session/{sessionId}/sendStatus: a Status post as a job. One `idempotencyKey` per click. */
 export function postStatus(
-  sessionId: string,
+  accountId: string,
   body: StatusSendBody,
   idempotencyKey: string,
 ): Promise<SendResponse> {
-  return apiFetch<SendResponse>(`/api/session/${encodeURIComponent(sessionId)}/sendStatus`, {
+  return apiFetch<SendResponse>(`/api/session/${encodeURIComponent(accountId)}/sendStatus`, {
     method: 'POST',
     body,
     headers: { 'idempotency-key': idempotencyKey },
@@ -18,15 +18,15 @@ export function postStatus(
 }
 
 /** GET /api/session/{sessionId}/status-audience: how many the account has messaged. */
-export const statusAudienceQuery = (sessionId: string) =>
+export const statusAudienceQuery = (accountId: string) =>
   queryOptions({
-    queryKey: ['status-audience', sessionId],
+    queryKey: ['status-audience', accountId],
     queryFn: () =>
-      apiFetch<StatusAudienceResponse>(`/api/session/${encodeURIComponent(sessionId)}/status-audience`),
+      apiFetch<StatusAudienceResponse>(`/api/session/${encodeURIComponent(accountId)}/status-audience`),
   });
 
-export const useStatusAudience = (sessionId: string | null) =>
-  useQuery({ ...statusAudienceQuery(sessionId ?? ''), enabled: sessionId !== null });
+export const useStatusAudience = (accountId: string | null) =>
+  useQuery({ ...statusAudienceQuery(accountId ?? ''), enabled: accountId !== null });
 
 /** Posts a status; the balance (one credit per person) and the audience count are read again. */
 export const usePostStatus = () =>

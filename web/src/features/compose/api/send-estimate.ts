@@ -8,14 +8,14 @@ import { apiFetch } from '../../../lib/api.ts';
  * body itself may hold a large CSV).
  */
 export const sendEstimateQuery = (
-  sessionId: string,
+  accountId: string,
   key: readonly unknown[],
   body: (() => SendBody) | null,
 ) =>
   queryOptions({
-    queryKey: ['sendEstimate', sessionId, ...key] as const,
+    queryKey: ['sendEstimate', accountId, ...key] as const,
     queryFn: ({ signal }) =>
-      apiFetch<SendEstimateResponse>(`/api/session/${encodeURIComponent(sessionId)}/send-estimate`, {
+      apiFetch<SendEstimateResponse>(`/api/session/${encodeURIComponent(accountId)}/send-estimate`, {
         method: 'POST',
         body: body!(),
         signal,
@@ -23,5 +23,5 @@ export const sendEstimateQuery = (
     enabled: body !== null,
   });
 
-export const useSendEstimate = (sessionId: string, key: readonly unknown[], body: (() => SendBody) | null) =>
-  useQuery(sendEstimateQuery(sessionId, key, body));
+export const useSendEstimate = (accountId: string, key: readonly unknown[], body: (() => SendBody) | null) =>
+  useQuery(sendEstimateQuery(accountId, key, body));

@@ -6,13 +6,13 @@ import { apiFetch } from '../../../lib/api.ts';
  * numbers as digits; the server adds the contact suffix). One `idempotencyKey` per click.
  */
 export function sendMessage(
-  sessionId: string,
+  accountId: string,
   audience: 'groups' | 'individuals',
   body: SendBody,
   idempotencyKey: string,
 ): Promise<SendResponse> {
   const action = audience === 'groups' ? 'sendBulkMessage' : 'sendIndividualMessage';
-  return apiFetch<SendResponse>(`/api/session/${encodeURIComponent(sessionId)}/${action}`, {
+  return apiFetch<SendResponse>(`/api/session/${encodeURIComponent(accountId)}/${action}`, {
     method: 'POST',
     body,
     headers: { 'idempotency-key': idempotencyKey },

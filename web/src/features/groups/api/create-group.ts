@@ -7,14 +7,14 @@ import { groupKeys } from './keys.ts';
  * POST /api/session/{sessionId}/groups: a new WhatsApp group made by the linked phone, with
  * its first members; the others come back to be sent the group's invite link.
  */
-export const createGroup = (sessionId: string, body: CreateGroupBody) =>
-  apiFetch<CreateGroupResponse>(`/api/session/${encodeURIComponent(sessionId)}/groups`, {
+export const createGroup = (accountId: string, body: CreateGroupBody) =>
+  apiFetch<CreateGroupResponse>(`/api/session/${encodeURIComponent(accountId)}/groups`, {
     method: 'POST',
     body,
   });
 
-export const useCreateGroup = (sessionId: string | null) =>
+export const useCreateGroup = (accountId: string | null) =>
   useApiMutation(
-    (body: CreateGroupBody) => createGroup(sessionId!, body),
-    [groupKeys.list(sessionId), groupKeys.chats(sessionId)],
+    (body: CreateGroupBody) => createGroup(accountId!, body),
+    [groupKeys.list(accountId), groupKeys.chats(accountId)],
   );

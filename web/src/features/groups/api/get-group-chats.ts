@@ -4,11 +4,11 @@ import { apiFetch } from '../../../lib/api.ts';
 import { groupKeys } from './keys.ts';
 
 /** GET /api/groupChats/{sessionId}: the Group List page's richer shape. */
-export const groupChatsQuery = (sessionId: string | null) =>
+export const groupChatsQuery = (accountId: string | null) =>
   queryOptions({
-    queryKey: groupKeys.chats(sessionId),
-    queryFn: () => apiFetch<GroupChatsResponse>(`/api/groupChats/${encodeURIComponent(sessionId!)}`),
-    enabled: !!sessionId,
+    queryKey: groupKeys.chats(accountId),
+    queryFn: () => apiFetch<GroupChatsResponse>(`/api/groupChats/${encodeURIComponent(accountId!)}`),
+    enabled: !!accountId,
   });
 
-export const useGroupChats = (sessionId: string | null) => useQuery(groupChatsQuery(sessionId));
+export const useGroupChats = (accountId: string | null) => useQuery(groupChatsQuery(accountId));

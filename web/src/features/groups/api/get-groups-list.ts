@@ -4,22 +4,22 @@ import { apiFetch } from '../../../lib/api.ts';
 import { groupKeys } from './keys.ts';
 
 /** GET /api/groupsList/{sessionId}: the compose page's and dashboard's group list. */
-export const groupsListQuery = (sessionId: string | null) =>
+export const groupsListQuery = (accountId: string | null) =>
   queryOptions({
-    queryKey: groupKeys.list(sessionId),
-    queryFn: () => apiFetch<GroupsListResponse>(`/api/groupsList/${encodeURIComponent(sessionId!)}`),
-    enabled: !!sessionId,
+    queryKey: groupKeys.list(accountId),
+    queryFn: () => apiFetch<GroupsListResponse>(`/api/groupsList/${encodeURIComponent(accountId!)}`),
+    enabled: !!accountId,
   });
 
-export const useGroupsList = (sessionId: string | null) => useQuery(groupsListQuery(sessionId));
+export const useGroupsList = (accountId: string | null) => useQuery(groupsListQuery(accountId));
 
 /**
  * The groups of all the given accounts, each counted once (two linked accounts can be in the
  * same group): the dashboard's Total Groups (it counted the first account's only).
  */
-export function useGroupsOfAccounts(sessionIds: string[]) {
+export function useGroupsOfAccounts(accountIds: string[]) {
   return useQueries({
-    queries: sessionIds.map((id) => groupsListQuery(id)),
+    queries: accountIds.map((id) => groupsListQuery(id)),
     combine: (results) => {
       const ids = new Set<string>();
       for (const r of results) for (const g of r.data?.groups ?? []) ids.add(g.groupId);

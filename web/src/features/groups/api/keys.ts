@@ -1,5 +1,5 @@
 /** Query keys of an account's groups: the compose page's and dashboard's list, the Group List page's chats. */
 export const groupKeys = {
-  list: (sessionId: string | null) => ['groupsList', sessionId] as const,
-  chats: (sessionId: string | null) => ['groupChats', sessionId] as const,
+  list: (accountId: string | null) => ['groupsList', accountId] as const,
+  chats: (accountId: string | null) => ['groupChats', accountId] as const,
 };

@@ -1,23 +1,23 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { SessionHealthResponse } from '@wa/contract';
+import type { AccountHealthResponse } from '@wa/contract';
 import { apiFetch } from '../../../lib/api.ts';
 
 /** Query keys of accounts' health: Resume sending invalidates through these. */
 export const healthKeys = {
   all: ['sessionHealth'] as const,
-  one: (sessionId: string) => ['sessionHealth', sessionId] as const,
+  one: (accountId: string) => ['sessionHealth', accountId] as const,
 };
 
 /** GET /api/session/{sessionId}/health: the score, its state and reason, the signals it was read from. */
-export const getSessionHealth = (sessionId: string, signal?: AbortSignal) =>
-  apiFetch<SessionHealthResponse>(`/api/session/${encodeURIComponent(sessionId)}/health`, { signal });
+export const getAccountHealth = (accountId: string, signal?: AbortSignal) =>
+  apiFetch<AccountHealthResponse>(`/api/session/${encodeURIComponent(accountId)}/health`, { signal });
 
-export const sessionHealthQuery = (sessionId: string) =>
+export const accountHealthQuery = (accountId: string) =>
   queryOptions({
-    queryKey: healthKeys.one(sessionId),
-    queryFn: ({ signal }) => getSessionHealth(sessionId, signal),
+    queryKey: healthKeys.one(accountId),
+    queryFn: ({ signal }) => getAccountHealth(accountId, signal),
   });
 
 /** Read again every 30 s: the node that drives the account scores it every minute. */
-export const useSessionHealth = (sessionId: string) =>
-  useQuery({ ...sessionHealthQuery(sessionId), refetchInterval: 30_000 });
+export const useAccountHealth = (accountId: string) =>
+  useQuery({ ...accountHealthQuery(accountId), refetchInterval: 30_000 });

@@ -1,2 +1,2 @@
-/** Query keys of the sessions area: every instance mutation changes the sessions list. */
-export const sessionKeys = { all: ['sessions'] as const };
+/** Query keys of the accounts area: every instance mutation changes the accounts list. */
+export const accountKeys = { all: ['sessions'] as const };

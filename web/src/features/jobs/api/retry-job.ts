@@ -6,10 +6,10 @@ import { messageJobKeys } from './keys.ts';
 
 /** POST /api/message-jobs-details/{jobId}/retry: queues the failed recipients again (and charges them). */
 /** `includeDeliveryUnknown`: also the failures whose delivery is unknown (a copy may arrive twice). */
-export const retryJob = (jobId: string, sessionId: string, includeDeliveryUnknown = false) =>
+export const retryJob = (jobId: string, accountId: string, includeDeliveryUnknown = false) =>
   apiFetch<RetryResponse>(`/api/message-jobs-details/${encodeURIComponent(jobId)}/retry`, {
     method: 'POST',
-    body: { sessionId, ...(includeDeliveryUnknown ? { includeDeliveryUnknown } : {}) },
+    body: { sessionId: accountId, ...(includeDeliveryUnknown ? { includeDeliveryUnknown } : {}) },
   });
 export const useRetryJob = () =>
   useApiMutation(
