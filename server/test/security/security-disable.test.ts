@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { LINKED_PHONE_CAPABILITIES } from '@wa/contract';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ledgerSum } from '../../src/credits/credits.ts';
@@ -56,7 +57,11 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
     return { adminToken, user, token, sessionId: accountId, chats, jobId };
   }
 
-  /** The admin changes the user through the admin route: its answer leaves nothing of the user's queued. */
+  /**
+   * The admin changes the user through the admin route: its answer leaves nothing of the job
+   * waiting but the send in flight (a linked phone sends one at a time), which goes back to the
+   * queue with no ack when a disabled user's account stops, and is failed by the engine then.
+   */
   const throughTheRoute = (payload: object) => async (job: Awaited<ReturnType<typeof startJob>>) => {
     const res = await t.app.inject({
       method: 'PATCH',
@@ -65,7 +70,8 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
       payload,
     });
     expect(res.statusCode).toBe(200);
-    expect((await statuses(job.jobId)).queued ?? 0).toBe(0);
+    const s = await statuses(job.jobId);
+    expect((s.queued ?? 0) + (s.sending ?? 0)).toBeLessThanOrEqual(LINKED_PHONE_CAPABILITIES.concurrentSends);
   };
 
   /**
