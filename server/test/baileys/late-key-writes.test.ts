@@ -7,6 +7,11 @@ import {
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { writeLateKeysThrough } from '../../src/transport/baileys/late-key-writes.ts';
+import { shareAsyncLocalStorage } from '../../src/transport/baileys/shared-async-context.ts';
+
+// rc14's transactions on the storage the product gives them (lifecycle.ts, before its first
+// socket): Node's own would stay enabled for the rest of this worker's files.
+shareAsyncLocalStorage();
 
 const entry = (text: string) => ({ token: Buffer.from(text), timestamp: '1' });
 
