@@ -55,7 +55,7 @@ describe.each(DB_KINDS)('link by phone number on the simulator on %s', (kind) =>
     const again = await askCode(t, token, accountId);
     expect(again.body).toEqual(first.body);
     expect((await statusOf(t, token, accountId)).connected).toBe(false);
-    await waitFor('linked by the code', async () => (await statusOf(t, token, accountId)).connected, 10_000);
+    await waitFor('linked by the code', async () => (await statusOf(t, token, accountId)).connected);
     expect(Date.now() - served).toBeGreaterThanOrEqual(1400);
     const linked = await askCode(t, token, accountId);
     expect(linked.statusCode).toBe(409);
@@ -123,13 +123,13 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
     expect(linkedSaves[0]).toBe(true);
     s1.pairSuccess({ id: `${OWN_PN}:9@s.whatsapp.net`, lid: `${OWN_LID}:9@lid` });
     s1.close(515, 'Stream Errored (restart required)');
-    const s2 = await waitFor('the socket after 515', async () => rig.maker.sockets[index + 1], 10_000);
+    const s2 = await waitFor('the socket after 515', async () => rig.maker.sockets[index + 1]);
     expect(s2.config.auth.creds.me?.id).toBe(`${OWN_PN}:9@s.whatsapp.net`);
     expect(s2.config.auth.creds.registered).toBe(true);
     s2.user = { id: `${OWN_PN}:9@s.whatsapp.net`, lid: `${OWN_LID}:9@lid` };
     s2.open();
     s2.flushLogin();
-    await waitFor('CONNECTED', async () => (await rig.row(accountId)).status === 'CONNECTED', 10_000);
+    await waitFor('CONNECTED', async () => (await rig.row(accountId)).status === 'CONNECTED');
     expect(s2.pairingRequests).toEqual([]);
     const row = await rig.row(accountId);
     expect([row.pairingCode, row.pairingRequestedAt]).toEqual([null, null]);
@@ -147,7 +147,7 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
     // A network drop mid-pairing: rc14 would log in with this `me`; the new socket registers afresh
     // and the code asked for comes again on its first QR.
     s1.close(428, 'Connection Closed');
-    const s2 = await waitFor('the socket after the drop', async () => rig.maker.sockets[index + 1], 10_000);
+    const s2 = await waitFor('the socket after the drop', async () => rig.maker.sockets[index + 1]);
     expect(s2.config.auth.creds.me).toBeUndefined();
     expect(
       Buffer.from(s2.config.auth.creds.noiseKey.public).equals(
@@ -155,7 +155,7 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
       ),
     ).toBe(false);
     s2.ev.emit('connection.update', { qr: 'QR-REF-A' });
-    await waitFor('a code on the new socket', async () => s2.pairingRequests.length === 1, 10_000);
+    await waitFor('a code on the new socket', async () => s2.pairingRequests.length === 1);
     const second = await askCode(rig.t, token, accountId);
     expect(second.statusCode).toBe(200);
     expect(second.body.code).toBe(s2.config.auth.creds.pairingCode);
@@ -163,12 +163,12 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
 
     // The QR refs run out (rc14: 408 'QR refs attempts ended'): not linked, so it is final.
     s2.close(408, 'QR refs attempts ended');
-    await waitFor(
-      'QR expired',
-      async () =>
-        (await rig.row(accountId)).statusReason === 'QR code expired. Restart the instance to get a new one.',
-      10_000,
-    );
+    await waitFor('QR expired', async () => {
+      expect((await rig.row(accountId)).statusReason).toBe(
+        'QR code expired. Restart the instance to get a new one.',
+      );
+      return true;
+    });
     const stopped = await rig.row(accountId);
     expect([
       stopped.status,
@@ -181,7 +181,7 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
     expect(rig.maker.sockets[index + 2]).toBeUndefined();
     // Asking for a code again starts a new attempt, from fresh credentials.
     const asking = askCode(rig.t, token, accountId);
-    const s3 = await waitFor('a new attempt', async () => rig.maker.sockets[index + 2], 10_000);
+    const s3 = await waitFor('a new attempt', async () => rig.maker.sockets[index + 2]);
     expect(s3.config.auth.creds.me).toBeUndefined();
     s3.ev.emit('connection.update', { qr: 'QR-REF-X' });
     const third = await asking;
