@@ -1,4 +1,4 @@
-import { CHANNEL_TEXTS } from '@wa/contract';
+import { CHANNEL_TEXTS, GROUP_CREATE_TEXTS } from '@wa/contract';
 import { and, eq, lte } from 'drizzle-orm';
 import {
   type ChannelOrderRow,
@@ -13,13 +13,14 @@ import {
   withdrawChannelOrder,
 } from '../channels/repository.ts';
 import type { AppContext } from '../context.ts';
+import type { Db } from '../db/client.ts';
 import { accounts } from '../db/schema.ts';
 import { badRequest, conflict, unavailable } from '../errors.ts';
+import { setInviteCode, upsertGroups } from '../groups/repository.ts';
 import { newId } from '../ids.ts';
 import { signal } from '../signals.ts';
 import type { ChannelInfo, Transport } from '../transport/types.ts';
-import { makeGroup } from './group-create.ts';
-import type { OwnIds } from './group-sync.ts';
+import { type OwnIds, toCache } from './group-sync.ts';
 import type { AccountRow } from './repository.ts';
 import { effectiveStatus } from './service.ts';
 
@@ -175,4 +176,23 @@ export class ChannelOrders {
       }
     }
   }
+}
+
+/**
+ * On the node that drives the account: makes the group through WhatsApp, keeps it in the
+ * group cache at once (Group List and Send Group Message show it), with its invite link.
+ */
+export async function makeGroup(
+  db: Db,
+  account: OwnIds & { sessionId: string; transport: Transport },
+  subject: string,
+  members: string[],
+): Promise<string> {
+  const { transport } = account;
+  if (!transport.createGroup) throw new Error(GROUP_CREATE_TEXTS.linkedOnly);
+  const group = await transport.createGroup(subject, members);
+  await upsertGroups(db, account.sessionId, toCache(account, [group]), { replaceAll: false });
+  if (transport.inviteCode)
+    await setInviteCode(db, account.sessionId, group.id, await transport.inviteCode(group.id));
+  return group.id;
 }

@@ -8,33 +8,11 @@ import {
   phoneOrNull,
 } from '@wa/contract';
 import type { AppContext } from '../context.ts';
-import type { Db } from '../db/client.ts';
 import { badRequest } from '../errors.ts';
-import { groupsOf, setInviteCode, upsertGroups } from '../groups/repository.ts';
+import { groupsOf } from '../groups/repository.ts';
 import { inviteLink, participantPhone } from '../groups/service.ts';
-import type { Transport } from '../transport/types.ts';
 import { orderChannels } from './channel-orders.ts';
-import { type OwnIds, toCache } from './group-sync.ts';
 import type { AccountRow } from './repository.ts';
-
-/**
- * On the node that drives the account: makes the group through WhatsApp, keeps it in the
- * group cache at once (Group List and Send Group Message show it), with its invite link.
- */
-export async function makeGroup(
-  db: Db,
-  account: OwnIds & { sessionId: string; transport: Transport },
-  subject: string,
-  members: string[],
-): Promise<string> {
-  const { transport } = account;
-  if (!transport.createGroup) throw new Error(GROUP_CREATE_TEXTS.linkedOnly);
-  const group = await transport.createGroup(subject, members);
-  await upsertGroups(db, account.sessionId, toCache(account, [group]), { replaceAll: false });
-  if (transport.inviteCode)
-    await setInviteCode(db, account.sessionId, group.id, await transport.inviteCode(group.id));
-  return group.id;
-}
 
 /**
  * A new group of a linked phone: its name, and its first members from typed numbers or a
