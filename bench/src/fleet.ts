@@ -16,7 +16,7 @@ import { createContext } from '../../server/src/context.ts';
 import { openPostgres, queryRows } from '../../server/src/db/client.ts';
 import { accounts, users, waAuthState } from '../../server/src/db/schema.ts';
 import { createScratchDatabase } from '../../server/src/db/scratch.ts';
-import { buildServerOnce, commits, config, fmtS, REPO_ROOT, size } from './setup.ts';
+import { allEvaluated, buildServerOnce, commits, config, fmtS, REPO_ROOT, size } from './setup.ts';
 
 export const FLEET_ACCOUNTS = size(5000, 60);
 export const FLEET_WORKERS = 3;
@@ -99,17 +99,6 @@ async function owners(ctx: AppContext): Promise<Map<string, string | null>> {
 
 const moved = (a: Map<string, string | null>, b: Map<string, string | null>) =>
   [...a].filter(([id, owner]) => b.get(id) !== owner).length;
-
-/** Waits until the health check has evaluated every account once. */
-async function allEvaluated(ctx: AppContext, timeoutMs: number): Promise<void> {
-  for (const until = Date.now() + timeoutMs; ; ) {
-    const [row] = await queryRows<{ n: number }>(ctx.db, sql`SELECT count(*)::int AS n FROM account_health`);
-    if ((row?.n ?? 0) >= FLEET_ACCOUNTS) return;
-    if (Date.now() > until)
-      throw new Error(`${row?.n} of ${FLEET_ACCOUNTS} accounts evaluated after ${timeoutMs / 1000} s`);
-    await sleep(500);
-  }
-}
 
 /** Waits until every account is CONNECTED with an owner outside `not`. */
 async function allConnected(ctx: AppContext, timeoutMs: number, not: string[] = []): Promise<void> {
@@ -278,7 +267,7 @@ export async function fleet(ctx: AppContext, url: string): Promise<FleetFigures>
     // The first health check evaluates every new account once (five statements each, on the
     // health check's minute); idle starts after it, as in the idle row.
     const evaluating = Date.now();
-    await allEvaluated(ctx, 300_000);
+    await allEvaluated(ctx, FLEET_ACCOUNTS, 300_000);
     const evaluateMs = Date.now() - evaluating;
 
     const atRest = await owners(ctx);

@@ -12,6 +12,7 @@ import { startEngine } from '../../server/src/engine.ts';
 import { acceptSend } from '../../server/src/messaging/accept/send.ts';
 import { signal } from '../../server/src/signals.ts';
 import {
+  allEvaluated,
   benchUser,
   buildServerOnce,
   commits,
@@ -126,17 +127,7 @@ export async function idleCost(ctx: AppContext): Promise<string> {
       await signal(ctx, 'session-changed', accountIds[0]!);
       await sleep(200);
     }
-    // The first health check evaluates every new account once (a row each); idle starts after it.
-    for (const deadline = Date.now() + 180_000; ; ) {
-      const [row] = await queryRows<{ n: number }>(
-        ctx.db,
-        sql`SELECT count(*)::int AS n FROM account_health`,
-      );
-      if ((row?.n ?? 0) >= IDLE_ACCOUNTS) break;
-      if (Date.now() > deadline)
-        throw new Error(`${row?.n} of ${IDLE_ACCOUNTS} accounts evaluated after 180 s`);
-      await sleep(500);
-    }
+    await allEvaluated(ctx, IDLE_ACCOUNTS, 180_000);
     const beforeTraffic = await idleWindow(ctx);
     const senders = accountIds.slice(0, TRAFFIC_ACCOUNTS);
     for (const [i, accountId] of senders.entries()) {

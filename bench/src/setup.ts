@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../../server/src/config.ts';
 import { type AppContext, createContext } from '../../server/src/context.ts';
@@ -131,4 +132,18 @@ export async function commits(ctx: AppContext): Promise<number> {
     sql`SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()`,
   );
   return Number(row?.n ?? 0);
+}
+
+/**
+ * Waits until the health check has evaluated `accounts` accounts once: it evaluates each new
+ * account once (five statements, a row each), so an idle window starts after it.
+ */
+export async function allEvaluated(ctx: AppContext, accounts: number, timeoutMs: number): Promise<void> {
+  for (const until = Date.now() + timeoutMs; ; ) {
+    const [row] = await queryRows<{ n: number }>(ctx.db, sql`SELECT count(*)::int AS n FROM account_health`);
+    if ((row?.n ?? 0) >= accounts) return;
+    if (Date.now() > until)
+      throw new Error(`${row?.n} of ${accounts} accounts evaluated after ${timeoutMs / 1000} s`);
+    await sleep(500);
+  }
 }

@@ -23,9 +23,7 @@ export function recordFigure(
   value: number | string,
   mustBeZero = false,
 ): void {
-  const file = process.env.RELIABILITY_FIGURES_FILE;
-  if (!file) return;
-  fs.appendFileSync(file, `${JSON.stringify({ section, name, value, mustBeZero } satisfies Figure)}\n`);
+  append({ section, name, value, mustBeZero });
 }
 
 /** A figure with a goal: `value` should stay below `below` (shown with `shown`, else `value`). */
@@ -36,17 +34,20 @@ export function recordGoal(
   below: number,
   shown: string = String(value),
 ): void {
-  const file = process.env.RELIABILITY_FIGURES_FILE;
-  if (!file) return;
-  const figure: Figure = {
+  append({
     section,
     name: `${name} (goal < ${below})`,
     value: shown,
     mustBeZero: false,
     below,
     measured: value,
-  };
-  fs.appendFileSync(file, `${JSON.stringify(figure)}\n`);
+  });
+}
+
+/** One figure added to the suite's file (none when the suite's setup did not name one). */
+function append(figure: Figure): void {
+  const file = process.env.RELIABILITY_FIGURES_FILE;
+  if (file) fs.appendFileSync(file, `${JSON.stringify(figure)}\n`);
 }
 
 /** Whether a goal figure met its goal (undefined for a figure without one). */
