@@ -78,7 +78,7 @@ export async function orderChannels(
 
 /** What the channel orders read of the account driver they work for. */
 export interface ChannelAccount extends OwnIds {
-  readonly sessionId: string;
+  readonly accountId: string;
   readonly transport: Transport;
   readonly stopped: boolean;
   readonly connected: boolean;
@@ -115,7 +115,7 @@ export class ChannelOrders {
       do {
         this.again = false;
         await this.pass(orderedAt).catch((err) =>
-          this.ctx.log.warn({ err, sessionId: this.account.sessionId }, 'channel orders failed'),
+          this.ctx.log.warn({ err, accountId: this.account.accountId }, 'channel orders failed'),
         );
       } while (this.again && !this.account.stopped);
       this.running = null;
@@ -125,7 +125,7 @@ export class ChannelOrders {
   private async pass(orderedAt: Date): Promise<void> {
     const { db } = this.ctx;
     const s = this.account;
-    for (const order of await pendingChannelOrders(db, s.sessionId)) {
+    for (const order of await pendingChannelOrders(db, s.accountId)) {
       if (s.stopped || !s.connected) return;
       if (!(await takeChannelOrder(db, order.id))) continue;
       let outcome: { error: string | null; channelId: string | null };
@@ -140,13 +140,13 @@ export class ChannelOrders {
     await db
       .update(accounts)
       .set({ channelOrderAt: null })
-      .where(and(eq(accounts.sessionId, s.sessionId), lte(accounts.channelOrderAt, orderedAt)));
+      .where(and(eq(accounts.sessionId, s.accountId), lte(accounts.channelOrderAt, orderedAt)));
   }
 
   /** Does the order through WhatsApp and keeps what it learned; the channel's (or group's) id, or null for a refresh. */
   private async carryOut(order: ChannelOrderRow): Promise<string | null> {
     const { db } = this.ctx;
-    const { sessionId: accountId, transport } = this.account;
+    const { accountId, transport } = this.account;
     if (order.kind === 'group') return makeGroup(db, this.account, order.name ?? '', order.members ?? []);
     const channels = transport.channels;
     if (!channels) throw new Error(CHANNEL_TEXTS.linkedOnly);
@@ -184,15 +184,15 @@ export class ChannelOrders {
  */
 export async function makeGroup(
   db: Db,
-  account: OwnIds & { sessionId: string; transport: Transport },
+  account: OwnIds & { accountId: string; transport: Transport },
   subject: string,
   members: string[],
 ): Promise<string> {
   const { transport } = account;
   if (!transport.createGroup) throw new Error(GROUP_CREATE_TEXTS.linkedOnly);
   const group = await transport.createGroup(subject, members);
-  await upsertGroups(db, account.sessionId, toCache(account, [group]), { replaceAll: false });
+  await upsertGroups(db, account.accountId, toCache(account, [group]), { replaceAll: false });
   if (transport.inviteCode)
-    await setInviteCode(db, account.sessionId, group.id, await transport.inviteCode(group.id));
+    await setInviteCode(db, account.accountId, group.id, await transport.inviteCode(group.id));
   return group.id;
 }

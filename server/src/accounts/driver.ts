@@ -46,7 +46,7 @@ export function errorText(err: unknown): string {
  * order, the orders of the API carried out, the group cache kept.
  */
 export class AccountDriver implements SyncedAccount {
-  readonly sessionId: string;
+  readonly accountId: string;
   private readonly userId: string;
   connected = false;
   private everOpen = false;
@@ -71,7 +71,7 @@ export class AccountDriver implements SyncedAccount {
     readonly transport: Transport,
   ) {
     this.ctx = host.ctx;
-    this.sessionId = row.sessionId;
+    this.accountId = row.sessionId;
     this.userId = row.userId;
     this.ownJid = row.ownJid;
     this.ownLid = row.ownLid;
@@ -87,13 +87,13 @@ export class AccountDriver implements SyncedAccount {
     transport.on('connection', (u) => this.run('connection', () => this.onConnection(u)));
     transport.on('groups-upsert', (groups) =>
       this.run('groups-upsert', () =>
-        upsertGroups(db, this.sessionId, toCache(this, groups), { replaceAll: false }),
+        upsertGroups(db, this.accountId, toCache(this, groups), { replaceAll: false }),
       ),
     );
     transport.on('groups-update', (updates) =>
       this.run('groups-update', async () => {
         for (const u of updates) {
-          await updateGroup(db, this.sessionId, u.id, {
+          await updateGroup(db, this.accountId, u.id, {
             ...(u.subject !== undefined ? { subject: u.subject } : {}),
             ...(u.announce !== undefined ? { announce: u.announce } : {}),
             ...(u.participants
@@ -108,7 +108,7 @@ export class AccountDriver implements SyncedAccount {
     );
     transport.on('last-message', (m) =>
       this.run('last-message', () =>
-        setLastMessage(db, this.sessionId, m.chatId, {
+        setLastMessage(db, this.accountId, m.chatId, {
           sender: m.sender,
           timestamp: m.timestamp,
           body: m.body,
@@ -121,33 +121,33 @@ export class AccountDriver implements SyncedAccount {
         // WhatsApp says the restriction is over, they go on (docs/decisions.md, Sending pace).
         if (q.capped) {
           // A new restriction counts against the account's health once (not each later word on its end).
-          const before = await findAccount(db, this.sessionId);
+          const before = await findAccount(db, this.accountId);
           if (!before?.sendPaused || before.statusReason !== q.reason)
-            await recordAccountEvent(db, this.sessionId, 'restricted', q.reason);
+            await recordAccountEvent(db, this.accountId, 'restricted', q.reason);
           await pauseSending(
             db,
-            this.sessionId,
+            this.accountId,
             q.reason ?? "Paused: WhatsApp's new-chat limit was reached",
             q.until,
             nodeId,
           );
-          this.host.publish('restricted', this.sessionId, q);
+          this.host.publish('restricted', this.accountId, q);
           return;
         }
         // The engine wakes the account's loop on this event: its one-to-one recipients go on.
-        if (await liftSendPause(db, this.sessionId, nodeId))
-          this.host.publish('restricted', this.sessionId, q);
+        if (await liftSendPause(db, this.accountId, nodeId))
+          this.host.publish('restricted', this.accountId, q);
       }),
     );
     // Receipts, later refusals and replies go up at once (not behind the account's writes): the
     // engine batches them.
-    onSocketOutcome(transport, (o) => this.host.publish('outcome', this.sessionId, this.userId, o));
-    transport.on('undelivered-cause', (c) => this.host.publish('undelivered-cause', this.sessionId, c));
+    onSocketOutcome(transport, (o) => this.host.publish('outcome', this.accountId, this.userId, o));
+    transport.on('undelivered-cause', (c) => this.host.publish('undelivered-cause', this.accountId, c));
     transport.on('creds-saved', () =>
       this.run('creds-saved', async () => {
         if (this.hasCredentials) return;
         this.hasCredentials = true;
-        await updateOwnedAccount(db, nodeId, this.sessionId, { hasCredentials: true });
+        await updateOwnedAccount(db, nodeId, this.accountId, { hasCredentials: true });
       }),
     );
     transport.connect().catch((err) => {
@@ -169,14 +169,14 @@ export class AccountDriver implements SyncedAccount {
         await fn();
       } catch (err) {
         if (!this.stopped)
-          this.ctx.log.error({ err, sessionId: this.sessionId }, `session event failed: ${what}`);
+          this.ctx.log.error({ err, accountId: this.accountId }, `session event failed: ${what}`);
       }
     });
   }
 
   private async onConnection(u: ConnectionUpdate): Promise<void> {
     const { db, nodeId } = this.ctx;
-    const row = await findAccount(db, this.sessionId);
+    const row = await findAccount(db, this.accountId);
     if (!row) return;
     const keepReason = row.sendPaused ? row.statusReason : null;
     switch (u.state) {
@@ -186,7 +186,7 @@ export class AccountDriver implements SyncedAccount {
         const first = !this.inQrCycle;
         this.inQrCycle = true;
         if (first) this.qrServedSeen = null;
-        await updateOwnedAccount(db, nodeId, this.sessionId, {
+        await updateOwnedAccount(db, nodeId, this.accountId, {
           status: 'PENDING',
           statusReason: keepReason,
           qr: u.qr,
@@ -208,7 +208,7 @@ export class AccountDriver implements SyncedAccount {
         this.ownJid = u.jid;
         this.ownLid = u.lid;
         this.hasCredentials = true;
-        await updateOwnedAccount(db, nodeId, this.sessionId, {
+        await updateOwnedAccount(db, nodeId, this.accountId, {
           status: 'CONNECTED',
           statusReason: keepReason,
           ownJid: u.jid,
@@ -221,8 +221,8 @@ export class AccountDriver implements SyncedAccount {
           hasCredentials: true,
           connectedAt: new Date(),
         });
-        await markLinked(db, this.sessionId);
-        this.host.publish('connected', this.sessionId);
+        await markLinked(db, this.accountId);
+        this.host.publish('connected', this.accountId);
         void this.groups.run();
         return;
       }
@@ -230,7 +230,7 @@ export class AccountDriver implements SyncedAccount {
         // The operator reads why an account is down (e.g. WhatsApp unreachable) in the log too.
         this.ctx.log.warn(
           {
-            sessionId: this.sessionId,
+            sessionId: this.accountId,
             reason: u.reason,
             loggedOut: u.loggedOut,
             willReconnect: u.willReconnect,
@@ -241,14 +241,14 @@ export class AccountDriver implements SyncedAccount {
         this.connected = false;
         this.inQrCycle = false;
         if (wasConnected) {
-          this.host.publish('disconnected', this.sessionId);
-          await recordAccountEvent(db, this.sessionId, 'disconnected', u.reason);
+          this.host.publish('disconnected', this.accountId);
+          await recordAccountEvent(db, this.accountId, 'disconnected', u.reason);
         }
         if (u.loggedOut) {
           this.hasCredentials = false;
           await this.stopForGood(u.reason, { hasCredentials: false, linkedAt: null });
         } else if (u.willReconnect) {
-          await updateOwnedAccount(db, nodeId, this.sessionId, {
+          await updateOwnedAccount(db, nodeId, this.accountId, {
             status: this.everOpen ? 'DISCONNECTED' : 'PENDING',
             statusReason: u.reason,
             qr: null,
@@ -322,7 +322,7 @@ export class AccountDriver implements SyncedAccount {
     if (this.stopped) return;
     // Texts the simulator's inbound route left for this account, received as the network would deliver them.
     if (sim && this.connected && row.simulatorInbox?.length) {
-      for (const m of await takeSimulatorInbox(db, this.ctx.nodeId, this.sessionId))
+      for (const m of await takeSimulatorInbox(db, this.ctx.nodeId, this.accountId))
         sim.receiveText(m.from, m.text, m.senderPn, m.media);
     }
     if (
@@ -350,13 +350,13 @@ export class AccountDriver implements SyncedAccount {
     try {
       const { code, expiresAt } = await transport.requestPairingCode();
       if (this.stopped) return;
-      await updateOwnedAccount(this.ctx.db, this.ctx.nodeId, this.sessionId, {
+      await updateOwnedAccount(this.ctx.db, this.ctx.nodeId, this.accountId, {
         pairingCode: code,
         pairingCodeAt: new Date(),
         pairingCodeExpiresAt: expiresAt,
       });
     } catch (err) {
-      this.ctx.log.warn({ err, sessionId: this.sessionId }, 'could not get a pairing code');
+      this.ctx.log.warn({ err, accountId: this.accountId }, 'could not get a pairing code');
     }
   }
 
@@ -365,11 +365,11 @@ export class AccountDriver implements SyncedAccount {
     if (!this.halt()) return;
     await this.transport
       .close()
-      .catch((err) => this.ctx.log.warn({ err, sessionId: this.sessionId }, 'close failed'));
+      .catch((err) => this.ctx.log.warn({ err, accountId: this.accountId }, 'close failed'));
     this.transport.removeAllListeners();
     if (options.release) {
-      await releaseLease(this.ctx.db, this.ctx.nodeId, this.sessionId, options.patch ?? {}).catch((err) =>
-        this.ctx.log.warn({ err, sessionId: this.sessionId }, 'could not release the lease'),
+      await releaseLease(this.ctx.db, this.ctx.nodeId, this.accountId, options.patch ?? {}).catch((err) =>
+        this.ctx.log.warn({ err, accountId: this.accountId }, 'could not release the lease'),
       );
     }
   }
@@ -379,7 +379,7 @@ export class AccountDriver implements SyncedAccount {
     if (!this.halt()) return;
     await this.transport
       .logout?.()
-      .catch((err) => this.ctx.log.warn({ err, sessionId: this.sessionId }, 'logout did not reach WhatsApp'));
+      .catch((err) => this.ctx.log.warn({ err, accountId: this.accountId }, 'logout did not reach WhatsApp'));
     await this.transport.close().catch(() => {});
     this.transport.removeAllListeners();
   }
@@ -391,7 +391,7 @@ export class AccountDriver implements SyncedAccount {
     this.host.forget(this);
     if (this.connected) {
       this.connected = false;
-      this.host.publish('disconnected', this.sessionId);
+      this.host.publish('disconnected', this.accountId);
     }
     return true;
   }

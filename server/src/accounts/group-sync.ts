@@ -10,7 +10,7 @@ export type OwnIds = { ownJid: string | null; ownLid: string | null };
 
 /** What the group sync reads of the account driver it works for. */
 export interface SyncedAccount extends OwnIds {
-  readonly sessionId: string;
+  readonly accountId: string;
   readonly transport: Transport;
   readonly stopped: boolean;
   readonly connected: boolean;
@@ -85,21 +85,21 @@ export class GroupSync {
     try {
       const groups = await fetchGroups.call(d.transport);
       if (d.stopped) return;
-      await upsertGroups(db, d.sessionId, toCache(d, groups), { replaceAll: true });
-      await updateOwnedAccount(db, nodeId, d.sessionId, { groupsFetchedAt: new Date() });
+      await upsertGroups(db, d.accountId, toCache(d, groups), { replaceAll: true });
+      await updateOwnedAccount(db, nodeId, d.accountId, { groupsFetchedAt: new Date() });
       this.lastSync = Date.now();
       // Invite codes one at a time (the transport spaces them out).
-      for (const g of await listGroups(db, d.sessionId)) {
+      for (const g of await listGroups(db, d.accountId)) {
         if (d.stopped || !d.connected) return;
         if (!g.isAdmin || g.inviteCode) continue;
         try {
-          await setInviteCode(db, d.sessionId, g.groupId, await inviteCode.call(d.transport, g.groupId));
+          await setInviteCode(db, d.accountId, g.groupId, await inviteCode.call(d.transport, g.groupId));
         } catch (err) {
-          this.ctx.log.warn({ err, sessionId: d.sessionId, groupId: g.groupId }, 'invite code not available');
+          this.ctx.log.warn({ err, accountId: d.accountId, groupId: g.groupId }, 'invite code not available');
         }
       }
     } catch (err) {
-      if (!d.stopped) this.ctx.log.warn({ err, sessionId: d.sessionId }, 'group fetch failed');
+      if (!d.stopped) this.ctx.log.warn({ err, accountId: d.accountId }, 'group fetch failed');
     } finally {
       this.syncing = false;
     }

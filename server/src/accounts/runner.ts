@@ -124,12 +124,12 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
     const held = new Set(await renewLeases(db, nodeId, [...this.drivers.keys()], ttl));
     this.lastRenewal = renewing;
     for (const d of [...this.drivers.values()]) {
-      if (held.has(d.sessionId)) continue;
-      const row = await findAccount(db, d.sessionId);
+      if (held.has(d.accountId)) continue;
+      const row = await findAccount(db, d.accountId);
       // Row gone: terminated through another node, so the device is unlinked here.
       if (!row) await d.logout();
       else {
-        this.ctx.log.warn({ sessionId: d.sessionId }, 'lease lost to another node; closing the connection');
+        this.ctx.log.warn({ accountId: d.accountId }, 'lease lost to another node; closing the connection');
         await d.stop({ release: false });
       }
     }
@@ -192,11 +192,11 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
     let transport: Transport;
     try {
       transport = await this.buildTransport(this.ctx, {
-        sessionId: row.sessionId,
+        accountId: row.sessionId,
         phoneNumber: row.phoneNumber,
       });
     } catch (err) {
-      this.ctx.log.error({ err, sessionId: row.sessionId }, 'could not create the transport');
+      this.ctx.log.error({ err, accountId: row.sessionId }, 'could not create the transport');
       await releaseLease(db, nodeId, row.sessionId, {
         status: 'DISCONNECTED',
         statusReason: `Cannot start the connection: ${errorText(err)}`,
@@ -222,7 +222,7 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
       for (const accountId of due) {
         if (this.stopping) return;
         await evaluateHealth(this.ctx, accountId).catch((err) => {
-          if (!this.stopping) this.ctx.log.warn({ err, sessionId: accountId }, 'account health check failed');
+          if (!this.stopping) this.ctx.log.warn({ err, accountId }, 'account health check failed');
         });
       }
     } catch (err) {
@@ -251,7 +251,7 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
   }
 
   forget(driver: AccountDriver): void {
-    if (this.drivers.get(driver.sessionId) === driver) this.drivers.delete(driver.sessionId);
+    if (this.drivers.get(driver.accountId) === driver) this.drivers.delete(driver.accountId);
   }
 
   restart(row: AccountRow): Promise<void> {

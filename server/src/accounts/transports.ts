@@ -54,8 +54,8 @@ export function groupLookup(ctx: AppContext, accountId: string): GroupLookup {
 export function simulatorTransport(ctx: AppContext, account: TransportAccount): Transport {
   const sim = ctx.config.simulator;
   return new SimulatorTransport(account, {
-    auth: createDbAuthStore(ctx.db, account.sessionId, ctx.config.secretKey),
-    log: ctx.log.child({ sessionId: account.sessionId }),
+    auth: createDbAuthStore(ctx.db, account.accountId, ctx.config.secretKey),
+    log: ctx.log.child({ accountId: account.accountId }),
     linkAfterMs: sim.linkAfterMs,
     groups: sim.groups,
     sendLatencyMs: sim.sendLatencyMs,
@@ -67,21 +67,21 @@ export function simulatorTransport(ctx: AppContext, account: TransportAccount): 
 export async function baileysTransport(ctx: AppContext, account: TransportAccount): Promise<Transport> {
   const { BaileysTransport } = await import('../transport/baileys/transport.ts');
   const { waEndpoint } = await import('../transport/baileys/endpoint.ts');
-  const proxy = await accountProxy(ctx, account.sessionId);
+  const proxy = await accountProxy(ctx, account.accountId);
   return new BaileysTransport(account, {
     storage: {
-      auth: createDbAuthStore(ctx.db, account.sessionId, ctx.config.secretKey),
-      sentCopy: sentCopies(ctx.db, account.sessionId),
-      sentPolls: sentPolls(ctx.db, account.sessionId),
-      numbers: numberStore(ctx.db, account.sessionId),
-      lidTexts: lidTextStore(ctx.db, account.sessionId),
-      restrictionSteps: restrictionSteps(ctx.db, account.sessionId),
-      privacyTokens: privacyTokenStore(ctx.db, account.sessionId),
+      auth: createDbAuthStore(ctx.db, account.accountId, ctx.config.secretKey),
+      sentCopy: sentCopies(ctx.db, account.accountId),
+      sentPolls: sentPolls(ctx.db, account.accountId),
+      numbers: numberStore(ctx.db, account.accountId),
+      lidTexts: lidTextStore(ctx.db, account.accountId),
+      restrictionSteps: restrictionSteps(ctx.db, account.accountId),
+      privacyTokens: privacyTokenStore(ctx.db, account.accountId),
     },
     lookupBatches: ctx.config.lookupBatches,
     isOptOut: (text) => matchOptOut(text, ctx.config.optOutKeywords) !== null,
-    log: ctx.log.child({ sessionId: account.sessionId }),
-    groups: groupLookup(ctx, account.sessionId),
+    log: ctx.log.child({ accountId: account.accountId }),
+    groups: groupLookup(ctx, account.accountId),
     version: ctx.config.waVersion,
     // Below SEND_TIMEOUT_MS: an upload that outlasts the send's own time left the send running.
     mediaUploadTimeoutMs: Math.floor(ctx.config.sendTimeoutMs * 0.75),
@@ -99,9 +99,9 @@ export async function baileysTransport(ctx: AppContext, account: TransportAccoun
  * connected before the portfolio was asked has it read here, once.
  */
 export async function cloudTransport(ctx: AppContext, account: TransportAccount): Promise<Transport> {
-  const cloud = await cloudCredentials(ctx.db, ctx.config.secretKey, account.sessionId);
-  if (!cloud) throw new Error(`No Cloud API credentials for ${account.sessionId}`);
-  const log = ctx.log.child({ sessionId: account.sessionId });
+  const cloud = await cloudCredentials(ctx.db, ctx.config.secretKey, account.accountId);
+  if (!cloud) throw new Error(`No Cloud API credentials for ${account.accountId}`);
+  const log = ctx.log.child({ accountId: account.accountId });
   const client = graphClient(ctx.config, cloud.accessToken);
   if (cloud.portfolioId === null) {
     cloud.portfolioId = await readPortfolio(client, cloud.wabaId, log);
@@ -114,7 +114,7 @@ export async function cloudTransport(ctx: AppContext, account: TransportAccount)
     perSecond: cloud.throughputLevel === 'HIGH' ? 1000 : undefined,
     tier: cloud.messagingLimitTier,
     messagingLimit: portfolioLimit(ctx.db, portfolioKey(cloud)),
-    marketingStopped: (to, template) => marketingStoppedFor(ctx.db, account.sessionId, to, template),
+    marketingStopped: (to, template) => marketingStoppedFor(ctx.db, account.accountId, to, template),
     onMarketingStopped: (to) =>
       recordMarketingPreference(ctx.db, {
         wabaId: cloud.wabaId,
@@ -123,7 +123,7 @@ export async function cloudTransport(ctx: AppContext, account: TransportAccount)
         at: new Date(),
         source: 'error_131050',
       }),
-    onPhoneInfo: (info) => recordPhoneInfo(ctx.db, account.sessionId, info),
-    inServiceWindow: async (to) => (await inServiceWindow(ctx.db, account.sessionId, [to])).has(to),
+    onPhoneInfo: (info) => recordPhoneInfo(ctx.db, account.accountId, info),
+    inServiceWindow: async (to) => (await inServiceWindow(ctx.db, account.accountId, [to])).has(to),
   });
 }

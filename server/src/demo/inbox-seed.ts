@@ -21,7 +21,7 @@ export async function seedInbox(ctx: AppContext, userId: string, accountId: stri
         WHERE j.user_id = ${userId} AND r.session_id = ${accountId} AND r.replied_at IS NOT NULL
         ORDER BY r.replied_at`,
   );
-  const account = { sessionId: accountId, userId };
+  const account = { accountId, userId };
   const people: string[] = [];
   for (const r of replies) {
     const personId = await keepIncoming(ctx, account, {

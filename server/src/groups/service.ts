@@ -87,10 +87,10 @@ export function presentGroupChat(g: GroupRow): GroupChat {
  * The account whose groups are listed, as the caller found it: access is checked by the policy
  * and a refresh asked for by the caller (groups do not drive accounts).
  */
-export type GroupsSource = { sessionId: string; connected: boolean; groupsFetchedAt: Date | null };
+export type GroupsSource = { accountId: string; connected: boolean; groupsFetchedAt: Date | null };
 
 async function cachedGroups(db: Db, source: GroupsSource) {
-  const rows = await listGroups(db, source.sessionId);
+  const rows = await listGroups(db, source.accountId);
   const message =
     rows.length > 0
       ? `${rows.length} groups found`

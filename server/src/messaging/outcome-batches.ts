@@ -37,13 +37,13 @@ export function startOutcomeBatches(ctx: AppContext, runtime: AccountRuntime): O
 
   // A confirmation that cannot go (the socket closed meanwhile) is logged: the opt-out stands, and
   // the rest of the batch is taken.
-  const answer: AnswerBack = async ({ sessionId: accountId }, to, text) => {
+  const answer: AnswerBack = async ({ accountId }, to, text) => {
     const transport = runtime.transportFor(accountId);
     if (!transport) return;
     await transport
       .send(to.includes('@') ? to : chatIdOfPhone(to), { kind: 'text', text })
       .catch((err: unknown) =>
-        log.error({ err, sessionId: accountId }, 'an opt-out confirmation could not be sent'),
+        log.error({ err, accountId }, 'an opt-out confirmation could not be sent'),
       );
   };
 
@@ -76,7 +76,7 @@ export function startOutcomeBatches(ctx: AppContext, runtime: AccountRuntime): O
   };
 
   const onOutcome: (...args: AccountRuntimeEvents['outcome']) => void = (accountId, userId, outcome) => {
-    pending.push({ account: { sessionId: accountId, userId }, outcome });
+    pending.push({ account: { accountId, userId }, outcome });
     if (outcome.type !== 'receipt') void flush();
   };
   runtime.on('outcome', onOutcome);

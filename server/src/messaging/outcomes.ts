@@ -11,7 +11,7 @@ import { keepAnswer, keepIncoming } from './inbox/incoming.ts';
 import { joinPerson, takeOptOutReply } from './opt-outs.ts';
 
 /** The account an outcome came back to. */
-export type OutcomeAccount = { sessionId: string; userId: string };
+export type OutcomeAccount = { accountId: string; userId: string };
 
 /** An outcome, with the account it came back to. */
 export type TakenOutcome = { account: OutcomeAccount; outcome: AccountOutcome };
@@ -41,13 +41,13 @@ export async function takeOutcomes(
   await recordPricing(
     ctx.db,
     taken.flatMap(({ account, outcome: o }) =>
-      o.type === 'priced' ? [{ sessionId: account.sessionId, ...o }] : [],
+      o.type === 'priced' ? [{ accountId: account.accountId, ...o }] : [],
     ),
   );
   for (const x of taken) {
     const { account, outcome: o } = x;
     if (o.type === 'refused') {
-      if (!(await takeRefusal(ctx, account.sessionId, o, source.by))) unmatched.push(x);
+      if (!(await takeRefusal(ctx, account.accountId, o, source.by))) unmatched.push(x);
     } else if (o.type === 'incoming') await takeIncoming(ctx, account, o.message, source.answer);
     else if (o.type === 'same-person') await joinPerson(ctx, account.userId, o.addresses);
   }
@@ -65,7 +65,7 @@ async function takeReceipts(ctx: AppContext, taken: TakenOutcome[]): Promise<Tak
   const receipts = taken.flatMap((x) =>
     x.outcome.type === 'receipt' ? [{ x, receipt: x.outcome.receipt }] : [],
   );
-  const asReceipts = receipts.map(({ x, receipt }) => ({ sessionId: x.account.sessionId, ...receipt }));
+  const asReceipts = receipts.map(({ x, receipt }) => ({ accountId: x.account.accountId, ...receipt }));
   let missed = new Set(await applyReceipts(ctx.db, asReceipts));
   if (missed.size > 0) {
     const timedOut = new Set(await sentAfterAllByCopies(ctx.db, [...missed]));
@@ -134,7 +134,7 @@ async function takeIncoming(
   message: IncomingMessage,
   answer: AnswerBack | null,
 ): Promise<void> {
-  const { sessionId: accountId, userId } = account;
+  const { accountId, userId } = account;
   const address = addressOfChatId(message.from);
   // A reply by any address of the person answers a send to any other (a STOP by LID to a number).
   if (address) {
@@ -150,6 +150,6 @@ async function takeIncoming(
     if (auto && personId) await keepAnswer(ctx, account, auto.to, auto.jobId, personId);
   }
   if (!result?.added) return;
-  ctx.log.info({ sessionId: accountId, from: message.from }, 'opt-out keyword received: number opted out');
+  ctx.log.info({ accountId, from: message.from }, 'opt-out keyword received: number opted out');
   if (result.confirmation && answer) await answer(account, message.from, result.confirmation);
 }

@@ -11,7 +11,7 @@ export type AuthEntry = { key: string; value: string | null };
  * so a batch of signal keys is stored whole or not at all.
  */
 export interface AuthStore {
-  readonly sessionId: string;
+  readonly accountId: string;
   read(key: string): Promise<string | null>;
   readMany(keys: string[]): Promise<Map<string, string>>;
   write(entries: AuthEntry[]): Promise<void>;
@@ -26,7 +26,7 @@ export function createDbAuthStore(db: Db, accountId: string, secretKey?: Buffer)
   const seal = (key: string, value: string) =>
     secretKey ? encryptValue(secretKey, authStateContext(accountId, key), value) : value;
   return {
-    sessionId: accountId,
+    accountId,
     async read(key) {
       const [row] = await db
         .select({ value: waAuthState.value })

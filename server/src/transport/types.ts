@@ -248,7 +248,7 @@ export type TransportEventMap = {
 export type PairingCode = { code: string; expiresAt: Date };
 
 export interface Transport extends EventEmitter<TransportEventMap> {
-  readonly sessionId: string;
+  readonly accountId: string;
   readonly state: TransportState;
   /** Starts (or restarts) the connection. Events report what happens. */
   connect(): Promise<void>;
@@ -351,7 +351,7 @@ export type CachedGroup = GroupInfo & { isAdmin: boolean };
 export type GroupLookup = (groupId: string) => Promise<CachedGroup | undefined>;
 
 /** The account a transport is built for. */
-export type TransportAccount = { sessionId: string; phoneNumber: string };
+export type TransportAccount = { accountId: string; phoneNumber: string };
 
 /**
  * What comes back from an account, whatever its kind, as every provider reports it: by socket

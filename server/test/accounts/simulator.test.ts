@@ -198,7 +198,7 @@ describe('simulator timings (fake clock)', () => {
   function memoryAuth(): AuthStore {
     const m = new Map<string, string>();
     return {
-      sessionId: 's',
+      accountId: 's',
       read: async (k) => m.get(k) ?? null,
       readMany: async (keys) => new Map(keys.filter((k) => m.has(k)).map((k) => [k, m.get(k)!])),
       write: async (entries) => {
@@ -218,7 +218,7 @@ describe('simulator timings (fake clock)', () => {
     expect(config.simulator.linkAfterMs).toBe(8000);
     const auth = memoryAuth();
     const sim = new SimulatorTransport(
-      { sessionId: '919876543210_abc', phoneNumber: '919876543210' },
+      { accountId: '919876543210_abc', phoneNumber: '919876543210' },
       {
         auth,
         log: createLogger(config),

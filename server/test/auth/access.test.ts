@@ -274,7 +274,7 @@ describe.each(DB_KINDS)('access on %s', (kind) => {
   const threadWithFile = async (userId: string, accountId: string, phone: string) =>
     (await keepIncoming(
       t.ctx,
-      { sessionId: accountId, userId },
+      { accountId, userId },
       {
         from: `${phone}@s.whatsapp.net`,
         text: null,

@@ -87,8 +87,8 @@ describe.each(DB_KINDS)('one messaging limit for a business across two nodes on 
     await app.close();
 
     // Each node drives one number, as the account runner does for the accounts it owns.
-    const onA = await cloudTransport(nodes.a, { sessionId: first, phoneNumber: '919800015838' });
-    const onB = await cloudTransport(nodes.b, { sessionId: second, phoneNumber: '919800015839' });
+    const onA = await cloudTransport(nodes.a, { accountId: first, phoneNumber: '919800015838' });
+    const onB = await cloudTransport(nodes.b, { accountId: second, phoneNumber: '919800015839' });
     transports.push(onA, onB);
     await Promise.all([onA.connect(), onB.connect()]);
     expect([onA.state, onB.state]).toEqual(['open', 'open']);
@@ -189,7 +189,7 @@ describe.each(DB_KINDS)('the business portfolio of a Cloud number on %s', (kind)
         )
       )[0]!.portfolio_id;
     const sendOne = async (to: string) => {
-      const transport = await cloudTransport(ctx, { sessionId: accountId, phoneNumber: '919800015838' });
+      const transport = await cloudTransport(ctx, { accountId, phoneNumber: '919800015838' });
       closers.push(() => transport.close());
       await transport.connect();
       await transport.send(`${to}@s.whatsapp.net`, {

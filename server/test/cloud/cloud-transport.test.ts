@@ -24,7 +24,7 @@ describe('CloudTransport against the fake Graph API', () => {
   const stoppedByMeta: string[] = [];
   const transport = (recent: Array<{ to: string; at: Date }>, wrote: string[] = []) =>
     new CloudTransport(
-      { sessionId: 's', phoneNumber: '919800015838' },
+      { accountId: 's', phoneNumber: '919800015838' },
       {
         client: createGraphClient({ baseUrl: fake.baseUrl, accessToken: fake.accessToken }),
         phoneNumberId: fake.phoneNumberId,

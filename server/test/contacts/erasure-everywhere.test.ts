@@ -85,7 +85,7 @@ describe.each(DB_KINDS)('erasure leaves the number nowhere on %s', (kind) => {
       { kind: 'phone', value: NUMBER },
       { kind: 'lid', value: '81234567' },
     ]);
-    const account = { sessionId: accountId, userId };
+    const account = { accountId, userId };
     await keepIncoming(t.ctx, account, {
       from: `${NUMBER}@s.whatsapp.net`,
       text: `Call me on ${NUMBER}`,

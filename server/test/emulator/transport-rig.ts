@@ -12,7 +12,7 @@ import { waitFor } from '../wait.ts';
 function memoryAuthStore(accountId: string): AuthStore {
   const rows = new Map<string, string>();
   return {
-    sessionId: accountId,
+    accountId,
     read: async (key) => rows.get(key) ?? null,
     readMany: async (keys) => new Map(keys.flatMap((k) => (rows.has(k) ? [[k, rows.get(k)!]] : []))),
     write: async (entries: AuthEntry[]) => {
@@ -64,7 +64,7 @@ export async function linkedTransport(
   /** A transport over the account's stored keys, fed its group events. */
   const make = () => {
     const t = new BaileysTransport(
-      { sessionId: `emu-${phone}`, phoneNumber: phone },
+      { accountId: `emu-${phone}`, phoneNumber: phone },
       {
         storage: { auth, sentCopy: async (id) => copies.get(id) ?? null, ...storage },
         groups: async (id) => groups.get(id),

@@ -81,15 +81,15 @@ export async function baileysRig(
   const builder: TransportBuilder = async (ctx, account) => {
     const tr = new BaileysTransport(account, {
       storage: {
-        auth: createDbAuthStore(ctx.db, account.sessionId),
-        sentCopy: sentCopies(ctx.db, account.sessionId),
-        restrictionSteps: restrictionSteps(ctx.db, account.sessionId),
+        auth: createDbAuthStore(ctx.db, account.accountId),
+        sentCopy: sentCopies(ctx.db, account.accountId),
+        restrictionSteps: restrictionSteps(ctx.db, account.accountId),
       },
       log: ctx.log,
-      groups: groupLookup(ctx, account.sessionId),
+      groups: groupLookup(ctx, account.accountId),
       makeSocket: (config) => {
         const socket = maker.make(config);
-        accountOf.set(maker.sockets[maker.sockets.length - 1]!, account.sessionId);
+        accountOf.set(maker.sockets[maker.sockets.length - 1]!, account.accountId);
         return socket;
       },
       inviteCodeSpacingMs: 100,
@@ -106,7 +106,7 @@ export async function baileysRig(
       mediaUploadTimeoutMs: ctx.config.sendTimeoutMs,
       ...options.transport,
     });
-    transports.set(account.sessionId, tr);
+    transports.set(account.accountId, tr);
     return tr;
   };
   const t: TestApp = await createTestApp(kind, {

@@ -27,7 +27,7 @@ export class FakeTransport extends EventEmitter<TransportEventMap> implements Tr
   };
   private counter = 0;
 
-  constructor(readonly sessionId: string) {
+  constructor(readonly accountId: string) {
     super();
   }
 
@@ -64,7 +64,7 @@ export class FakeTransport extends EventEmitter<TransportEventMap> implements Tr
     await this.behave(chatId);
     await options.beforeRelay?.(chatId);
     this.counter += 1;
-    const messageId = `FAKE${this.counter}_${this.sessionId}`;
+    const messageId = `FAKE${this.counter}_${this.accountId}`;
     this.sent.push({ chatId, message, at: Date.now(), messageId });
     return { messageId };
   }

@@ -90,7 +90,7 @@ describe.each(DB_KINDS)('poll votes on %s', (kind) => {
       payload: { url: 'http://127.0.0.1:9/hook', events: ['message.received'] },
     });
     expect(hook.statusCode, hook.body).toBe(200);
-    const acct = { sessionId: accountId, userId: a.user.id };
+    const acct = { accountId, userId: a.user.id };
     const from = '919811300201@s.whatsapp.net';
     const at = (s: number) => new Date(Date.UTC(2026, 2, 2, 10, 0, s));
     await keepIncoming(t.ctx, acct, {

@@ -138,7 +138,7 @@ describe.each(DB_KINDS)('keyword auto-replies (%s)', (kind) => {
 
   it('never answers a group or a LID (no number or BSUID to write to)', async () => {
     const { user, sessionId: accountId } = await withRules(10);
-    const account = { sessionId: accountId, userId: user.id };
+    const account = { accountId, userId: user.id };
     expect(
       await takeAutoReply(t.ctx, account, { from: '120363000000000001@g.us', text: 'price' }),
     ).toBeNull();

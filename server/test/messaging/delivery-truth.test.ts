@@ -282,8 +282,8 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     const ids = sent.map((s) => s.id);
     // A delivery receipt, and a read receipt alone (the delivery implied).
     await applyReceipts(t.db, [
-      { sessionId: accountId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
-      { sessionId: accountId, messageId: sent[1]!.messageId, status: 'read', at: new Date() },
+      { accountId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
+      { accountId, messageId: sent[1]!.messageId, status: 'read', at: new Date() },
     ]);
     // WhatsApp refused one after the send (a late error status).
     expect(await refuse(t.db, accountId, sent[3]!.messageId, 'Send failed: refused', 10)).toBe(true);
@@ -331,7 +331,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     await sentAgo([other!.id], '2 hours');
     expect(await store.markUndelivered(3_600_000)).toBe(1);
     // WhatsApp acknowledges the first message after all (no delivery receipt): sent three hours ago.
-    expect(await sentAfterAllByCopies(t.db, [{ sessionId: accountId, messageId }])).toEqual([messageId]);
+    expect(await sentAfterAllByCopies(t.db, [{ accountId, messageId }])).toEqual([messageId]);
     expect(await store.markUndelivered(3_600_000)).toBe(1);
     const rows = await recipientsOf(t.db, jobId);
     expect(rows.map((r) => [r.status, r.undeliveredAt !== null])).toEqual([
@@ -372,7 +372,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     expect((await jobRow(t.db, jobId))?.undeliveredCount).toBe(2);
 
     const left = await applyReceipts(t.db, [
-      { sessionId: accountId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
+      { accountId, messageId: sent[0]!.messageId, status: 'delivered', at: new Date() },
     ]);
     expect(left).toEqual([]);
     const job = await jobRow(t.db, jobId);
@@ -486,10 +486,10 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     expect(await balanceOf(t.db, user.id)).toBe(3);
     expect((await jobRow(t.db, jobId))?.status).toBe('failed');
 
-    const receipt = { sessionId: accountId, messageId, status: 'delivered' as const, at: new Date() };
+    const receipt = { accountId, messageId, status: 'delivered' as const, at: new Date() };
     expect(await applyReceipts(t.db, [receipt])).toEqual([receipt]);
-    expect(await sentAfterAllByCopies(t.db, [{ sessionId: accountId, messageId }])).toEqual([messageId]);
-    expect(await sentAfterAllByCopies(t.db, [{ sessionId: accountId, messageId }])).toEqual([]);
+    expect(await sentAfterAllByCopies(t.db, [{ accountId, messageId }])).toEqual([messageId]);
+    expect(await sentAfterAllByCopies(t.db, [{ accountId, messageId }])).toEqual([]);
     expect(await applyReceipts(t.db, [receipt])).toEqual([]);
 
     const [r] = await recipientsOf(t.db, jobId);

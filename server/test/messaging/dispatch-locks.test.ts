@@ -135,9 +135,9 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
       await tx.execute(sql`SELECT id FROM message_jobs WHERE id = ${high} FOR UPDATE`);
       // ...while one receipt batch reaches both jobs (and one message no recipient has)...
       applied = applyReceipts(t.db, [
-        { sessionId: accountId, messageId: 'RL', status: 'read', at },
-        { sessionId: accountId, messageId: 'RH', status: 'delivered', at },
-        { sessionId: accountId, messageId: 'ELSEWHERE', status: 'delivered', at },
+        { accountId, messageId: 'RL', status: 'read', at },
+        { accountId, messageId: 'RH', status: 'delivered', at },
+        { accountId, messageId: 'ELSEWHERE', status: 'delivered', at },
       ]);
       await sleep(300);
       // ...then a recipient of the other job: free, because the receipts have touched none yet.
@@ -194,7 +194,7 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
         .sort((x, y) => ((x.id * 7919) % 97) - ((y.id * 7919) % 97));
       const at = new Date();
       const receipts = previous.map((r, i) => ({
-        sessionId: accountId,
+        accountId,
         messageId: `M${r.id}`,
         status: i % 2 ? ('read' as const) : ('delivered' as const),
         at,

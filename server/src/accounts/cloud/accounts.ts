@@ -11,7 +11,7 @@ import {
 
 /** A Cloud API account's credentials in the clear (read only where a call to Meta needs them). */
 export type CloudCredentials = {
-  sessionId: string;
+  accountId: string;
   phoneNumberId: string;
   wabaId: string;
   /** The business portfolio that owns the WhatsApp Business Account; null when Meta named none. */
@@ -53,7 +53,7 @@ export async function cloudCredentials(
   if (!row) return undefined;
   const open = (f: (typeof SEALED)[number]) => decryptValue(key, cloudSecretContext(accountId, f), row[f]);
   return {
-    sessionId: accountId,
+    accountId,
     phoneNumberId: row.phoneNumberId,
     wabaId: row.wabaId,
     portfolioId: row.portfolioId,
@@ -116,11 +116,11 @@ export async function readPortfolio(
  */
 export async function recordPortfolio(
   db: Db,
-  account: { sessionId: string; wabaId: string },
+  account: { accountId: string; wabaId: string },
   portfolioId: string,
 ): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.update(cloudAccounts).set({ portfolioId }).where(eq(cloudAccounts.sessionId, account.sessionId));
+    await tx.update(cloudAccounts).set({ portfolioId }).where(eq(cloudAccounts.sessionId, account.accountId));
     await tx.execute(
       sql`INSERT INTO cloud_portfolios (portfolio) VALUES (${portfolioId}) ON CONFLICT (portfolio) DO NOTHING`,
     );

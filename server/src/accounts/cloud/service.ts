@@ -85,7 +85,7 @@ export async function listCloudTemplates(
   const account = await authorizeAccount(ctx.db, user, 'read', accountId);
   if (!capabilitiesOf(ctx.config, account.kind).templates) throw badRequest(CLOUD_TEXTS.templateNeedsCloud);
   await syncTemplatesIfStale(ctx, accountId).catch((err: unknown) =>
-    ctx.log.warn({ err, sessionId: accountId }, 'template sync failed: the stored list is answered'),
+    ctx.log.warn({ err, accountId }, 'template sync failed: the stored list is answered'),
   );
   return (await templatesOf(ctx.db, accountId)).map((t) => ({
     name: t.name,

@@ -70,7 +70,7 @@ export async function syncTemplatesIfStale(ctx: AppContext, accountId: string): 
 
 export async function syncTemplates(ctx: AppContext, creds: CloudCredentials): Promise<void> {
   const templates = await graphClient(ctx.config, creds.accessToken).listTemplates(creds.wabaId);
-  await storeTemplates(ctx.db, creds.sessionId, templates);
+  await storeTemplates(ctx.db, creds.accountId, templates);
 }
 
 export async function templatesOf(db: Db, accountId: string): Promise<TemplateRow[]> {

@@ -121,7 +121,7 @@ export async function evaluateHealth(
     const until = new Date(now.getTime() + cooling);
     if (await pauseToProtect(db, accountId, reason, until, ctx.nodeId)) {
       await recordAccountEvent(db, accountId, 'protect-paused', reason);
-      ctx.log.warn({ sessionId: accountId, score: a.score, reason }, 'account paused to protect it');
+      ctx.log.warn({ accountId, score: a.score, reason }, 'account paused to protect it');
       pausedNow = true;
       protectPausedAt = now;
       current = { ...row, sendPaused: true, sendPausedUntil: until, statusReason: reason };

@@ -35,7 +35,7 @@ async function groupsSource(
   const connected = effectiveStatus(account) === 'CONNECTED';
   if (refresh && connected && (await requestGroupsRefresh(ctx.db, accountId, GROUPS_REFRESH_MIN_GAP_MS)))
     await signal(ctx, 'session-changed', accountId);
-  return { sessionId: accountId, connected, groupsFetchedAt: account.groupsFetchedAt };
+  return { accountId, connected, groupsFetchedAt: account.groupsFetchedAt };
 }
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };

@@ -32,7 +32,7 @@ export async function insertJob(db: Db, values: typeof messageJobs.$inferInsert)
  */
 export async function insertRecipients(
   db: Db,
-  job: { jobId: string; sessionId: string; dueAt: Date; price: number | number[] },
+  job: { jobId: string; accountId: string; dueAt: Date; price: number | number[] },
   chatIds: string[],
   chatNames: Array<string | null> | null,
   contents: string[] | null = null,
@@ -46,7 +46,7 @@ export async function insertRecipients(
   if (contents !== null) columns.push(sql`unnest(${sql.param(contents)}::text[]) AS content`);
   if (accountOf !== null) columns.push(sql`unnest(${sql.param(accountOf)}::text[]) AS session_id`);
   if (Array.isArray(job.price)) columns.push(sql`unnest(${sql.param(job.price)}::int[]) AS price`);
-  const account = accountOf ? sql`coalesce(c.session_id, ${job.sessionId})` : sql`${job.sessionId}`;
+  const account = accountOf ? sql`coalesce(c.session_id, ${job.accountId})` : sql`${job.accountId}`;
   const price = Array.isArray(job.price) ? sql`c.price` : sql`${job.price}::int`;
   const content = contents === null ? sql`NULL` : sql`c.content`;
   const chatName = chatNames === null ? sql`NULL` : sql`c.chat_name`;

@@ -191,7 +191,7 @@ export async function acceptSend(
     if (!repeat)
       await acceptRepo.insertRecipients(
         tx,
-        { jobId, sessionId: accountId, dueAt: scheduledAt ?? now, price: recipientPrices ?? priceOf[0]! },
+        { jobId, accountId, dueAt: scheduledAt ?? now, price: recipientPrices ?? priceOf[0]! },
         chatIds,
         chatNames,
         contents,

@@ -83,14 +83,14 @@ export async function putAutoReplies(
  */
 export async function takeAutoReply(
   ctx: AppContext,
-  account: { sessionId: string; userId: string },
+  account: { accountId: string; userId: string },
   message: { from: string; text: string; at?: Date },
 ): Promise<{ jobId: string; to: string } | null> {
   // A number or a BSUID is written to; a group, a LID or a username is not answered.
   const address = addressOfChatId(message.from);
   if (address?.kind !== 'phone' && address?.kind !== 'bsuid') return null;
   const to = chatIdOfAddress(address)!;
-  const rule = firstMatch(await rulesOf(ctx, account.sessionId), message.text);
+  const rule = firstMatch(await rulesOf(ctx, account.accountId), message.text);
   if (!rule) return null;
   const owner = await findUserById(ctx.db, account.userId);
   if (!owner || owner.disabled) return null;
@@ -104,7 +104,7 @@ export async function takeAutoReply(
     const answered = await queryRows<{ one: number }>(
       ctx.db,
       sql`SELECT 1 AS one FROM auto_replies_sent
-          WHERE session_id = ${account.sessionId} AND rule_key = ${ruleKey}
+          WHERE session_id = ${account.accountId} AND rule_key = ${ruleKey}
             AND person_key = ANY(${sql.param(others)}::text[])
             AND sent_at > ${now}::timestamptz - ${`${AUTO_REPLY_PERIOD_MS} milliseconds`}::interval
           LIMIT 1`,
@@ -114,7 +114,7 @@ export async function takeAutoReply(
   const claimed = await queryRows<{ one: number }>(
     ctx.db,
     sql`INSERT INTO auto_replies_sent (session_id, rule_key, person_key, sent_at)
-        VALUES (${account.sessionId}, ${ruleKey}, ${personKey}, ${now})
+        VALUES (${account.accountId}, ${ruleKey}, ${personKey}, ${now})
         ON CONFLICT (session_id, rule_key, person_key) DO UPDATE SET sent_at = excluded.sent_at, job_id = NULL
           WHERE auto_replies_sent.sent_at <= excluded.sent_at - ${`${AUTO_REPLY_PERIOD_MS} milliseconds`}::interval
         RETURNING 1 AS one`,
@@ -124,24 +124,24 @@ export async function takeAutoReply(
     const sent = await acceptSend(
       ctx,
       owner,
-      account.sessionId,
+      account.accountId,
       { ...(rule.reply as SendBody), chatIds: [to] },
       'individuals',
       // Visible ASCII only: the rule's keyword may be in any script.
-      `auto-reply:${sha256(Buffer.from(`${account.sessionId}\n${ruleKey}\n${personKey}\n${now.getTime()}`))}`,
+      `auto-reply:${sha256(Buffer.from(`${account.accountId}\n${ruleKey}\n${personKey}\n${now.getTime()}`))}`,
     );
     await ctx.db.execute(
       sql`UPDATE auto_replies_sent SET job_id = ${sent.jobId}
-          WHERE session_id = ${account.sessionId} AND rule_key = ${ruleKey} AND person_key = ${personKey}`,
+          WHERE session_id = ${account.accountId} AND rule_key = ${ruleKey} AND person_key = ${personKey}`,
     );
     return { jobId: sent.jobId, to };
   } catch (err) {
     await ctx.db.execute(
       sql`DELETE FROM auto_replies_sent
-          WHERE session_id = ${account.sessionId} AND rule_key = ${ruleKey} AND person_key = ${personKey}
+          WHERE session_id = ${account.accountId} AND rule_key = ${ruleKey} AND person_key = ${personKey}
             AND sent_at = ${now} AND job_id IS NULL`,
     );
-    ctx.log.info({ err, sessionId: account.sessionId, rule: ruleKey }, 'auto-reply not sent');
+    ctx.log.info({ err, accountId: account.accountId, rule: ruleKey }, 'auto-reply not sent');
     return null;
   }
 }

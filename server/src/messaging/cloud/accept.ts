@@ -36,7 +36,7 @@ export async function checkKindOfSend(
   let filled = message.template;
   for (const account of cloud) {
     await syncTemplatesIfStale(ctx, account.sessionId).catch((err: unknown) =>
-      ctx.log.warn({ err, sessionId: account.sessionId }, 'template sync failed: the stored list is used'),
+      ctx.log.warn({ err, accountId: account.sessionId }, 'template sync failed: the stored list is used'),
     );
     const template = await findTemplate(ctx.db, account.sessionId, name, language);
     if (!template) throw badRequest(CLOUD_TEXTS.noSuchTemplate(name, language));

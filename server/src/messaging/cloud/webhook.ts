@@ -78,7 +78,7 @@ export async function receiveWebhook(
       await openServiceWindow(ctx.db, accountId, to, o.message.at!);
     named = [];
   }
-  const taken = inbound.outcomes.map((outcome) => ({ account: { sessionId: accountId, userId }, outcome }));
+  const taken = inbound.outcomes.map((outcome) => ({ account: { accountId, userId }, outcome }));
   const unmatched = await state.take({ taken, creds });
   // A status can come before its send is recorded (Meta answers the send, then the webhook races
   // our write): Meta delivers again on a non-2xx answer, and a repeat changes nothing.
@@ -136,7 +136,7 @@ function accountCache(ctx: AppContext): LRUCache<string, WebhookAccount> {
 function outcomeBatches(ctx: AppContext): (item: WebhookItem) => Promise<TakenOutcome[]> {
   return batcher<WebhookItem, TakenOutcome[]>(
     async (items) => {
-      const clients = new Map(items.map((i) => [i.creds.sessionId, i.creds]));
+      const clients = new Map(items.map((i) => [i.creds.accountId, i.creds]));
       const unmatched = new Set(
         await takeOutcomes(
           ctx,
@@ -144,7 +144,7 @@ function outcomeBatches(ctx: AppContext): (item: WebhookItem) => Promise<TakenOu
           {
             by: WEBHOOK_ACTOR,
             // Any node may write back: a Cloud API number is an HTTP client, not a socket this node must hold.
-            answer: async ({ sessionId: accountId }, to, text) => {
+            answer: async ({ accountId }, to, text) => {
               const creds = clients.get(accountId)!;
               await graphClient(ctx.config, creds.accessToken).sendText(
                 creds.phoneNumberId,

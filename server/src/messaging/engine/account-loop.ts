@@ -49,18 +49,18 @@ export class AccountLoop {
   readonly done: Promise<void>;
 
   constructor(
-    readonly sessionId: string,
+    readonly accountId: string,
     private readonly deps: AccountLoopDeps,
     previous?: Promise<void>,
   ) {
-    this.gate = new SendGate(sessionId, deps.store, deps.policyDefaults);
+    this.gate = new SendGate(accountId, deps.store, deps.policyDefaults);
     this.done = (async () => {
       // One loop per account on this node: a new one starts after the old one has recorded its last send.
       await previous;
       try {
         await this.run();
       } catch (err) {
-        deps.log.error({ err, sessionId }, 'dispatcher loop failed');
+        deps.log.error({ err, accountId }, 'dispatcher loop failed');
       } finally {
         // From here a `connected` event starts a new loop instead of waking this one.
         this.stopping = true;
@@ -132,14 +132,14 @@ export class AccountLoop {
   }
 
   private async run(): Promise<void> {
-    const { sessionId: accountId, deps } = this;
+    const { accountId, deps } = this;
     const { store, log } = deps;
     // This node holds the account's lease now: a send another node left `sending` lost its
     // sender (crash or cut-off). Its delivery is unknown, so it fails and is refunded, never re-sent.
     for (;;) {
       const groups = await store.failForeignClaims(accountId);
       if (groups.length === 0) break;
-      log.warn({ sessionId: accountId, jobs: groups }, 'sends interrupted by a lost node marked failed');
+      log.warn({ accountId, jobs: groups }, 'sends interrupted by a lost node marked failed');
     }
     let nextSendAt = 0;
     // The pause drawn before the next message (typing happens inside it).
@@ -176,7 +176,7 @@ export class AccountLoop {
           }
           if (!r) [r = null] = await store.claim(accountId, 1, decision.scope);
         } catch (err) {
-          log.error({ err, sessionId: accountId }, 'claiming recipients failed');
+          log.error({ err, accountId }, 'claiming recipients failed');
           await this.pause(deps.pollMs);
           continue;
         }
@@ -231,9 +231,9 @@ export class AccountLoop {
         if (!r) {
           if (this.gate.decide().kind === 'held') return;
           try {
-            [r = null] = await store.claim(this.sessionId, 1, 'all');
+            [r = null] = await store.claim(this.accountId, 1, 'all');
           } catch (err) {
-            log.error({ err, sessionId: this.sessionId }, 'claiming recipients failed');
+            log.error({ err, accountId: this.accountId }, 'claiming recipients failed');
             return;
           }
           if (!r) return;
@@ -266,7 +266,7 @@ export class AccountLoop {
     pauseMs: number,
     sendAt: number,
   ): Promise<SendOutcome> {
-    const { sessionId: accountId, deps } = this;
+    const { accountId, deps } = this;
     const message = await this.messageFor(r.jobId);
     if (!message) {
       await recordFailure(deps, accountId, r, DISPATCH_MESSAGES.contentMissing);
@@ -286,7 +286,7 @@ export class AccountLoop {
       const beforeRelay = async (chatId: string) => {
         await presence!
           .call(transport, chatId, 'composing')
-          .catch((err) => deps.log.debug({ err, sessionId: accountId }, 'presence'));
+          .catch((err) => deps.log.debug({ err, accountId }, 'presence'));
         if (!(await this.atLastMoment(sendAt))) throw HELD_AT_LAST_MOMENT;
       };
       typing = { beforeRelay, ms };

@@ -46,7 +46,7 @@ export async function retryLater(db: Db, by: Claimer, recipientId: number, until
 
 /** Meta's pricing of one message, from one of its status webhooks. */
 export type MessagePricing = {
-  sessionId: string;
+  accountId: string;
   messageId: string;
   category: string;
   billable: boolean | null;
@@ -65,7 +65,7 @@ export async function recordPricing(db: Db, pricings: MessagePricing[]): Promise
   await db.execute(
     sql`WITH u AS (
           SELECT session_id, message_id, min(category) AS category, bool_or(charge) AS charge
-          FROM unnest(${sql.param(pricings.map((p) => p.sessionId))}::text[],
+          FROM unnest(${sql.param(pricings.map((p) => p.accountId))}::text[],
                       ${sql.param(pricings.map((p) => p.messageId))}::text[],
                       ${sql.param(pricings.map((p) => p.category))}::text[],
                       ${sql.param(charge)}::boolean[]) AS u(session_id, message_id, category, charge)

@@ -334,14 +334,14 @@ export async function sentAfterAll(db: Db, sent: Array<{ id: number } & SentMess
  */
 export async function sentAfterAllByCopies(
   db: Db,
-  messages: Array<{ sessionId: string; messageId: string }>,
+  messages: Array<{ accountId: string; messageId: string }>,
 ): Promise<string[]> {
   if (messages.length === 0) return [];
   const rows = await queryRows<{ message_id: string }>(
     db,
     sentAfterAllStatement(
       sql`SELECT DISTINCT ON (x.id) x.id, c.message_id, NULL::text AS sent_to, NULL::text AS kept, c.created_at AS sent_at
-          FROM unnest(${sql.param(messages.map((m) => m.sessionId))}::text[],
+          FROM unnest(${sql.param(messages.map((m) => m.accountId))}::text[],
                       ${sql.param(messages.map((m) => m.messageId))}::text[]) AS u(session_id, message_id)
           JOIN wa_sent_messages c ON c.session_id = u.session_id AND c.message_id = u.message_id
           CROSS JOIN LATERAL (

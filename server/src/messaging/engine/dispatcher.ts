@@ -70,7 +70,7 @@ export async function startDispatcher(
     sendTimeoutMs: config.sendTimeoutMs,
     stopped: () => stopped,
     ended: (loop: AccountLoop) => {
-      if (loops.get(loop.sessionId) === loop) loops.delete(loop.sessionId);
+      if (loops.get(loop.accountId) === loop) loops.delete(loop.accountId);
     },
   };
 
@@ -93,9 +93,9 @@ export async function startDispatcher(
   const wakeDueLoops = async () => {
     const idle = [...loops.values()].filter((l) => l.idle && l.active);
     if (idle.length === 0) return;
-    const due = await store.msUntilNextDue(idle.map((l) => l.sessionId));
+    const due = await store.msUntilNextDue(idle.map((l) => l.accountId));
     for (const loop of idle) {
-      const ms = due.get(loop.sessionId);
+      const ms = due.get(loop.accountId);
       if (ms !== undefined && ms < sweepMs) loop.wakeIn(ms);
     }
   };

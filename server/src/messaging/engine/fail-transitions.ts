@@ -113,7 +113,7 @@ async function failAllWhere(db: Db, where: SQL, error: string | SQL, note: strin
  */
 export function expire(
   db: Db,
-  scope: { jobId: string } | { sessionId: string; by: Claimer } | 'leases',
+  scope: { jobId: string } | { accountId: string; by: Claimer } | 'leases',
 ): Promise<FailedGroup[]> {
   const message = DISPATCH_MESSAGES.interrupted;
   if (scope === 'leases')
@@ -122,7 +122,7 @@ export function expire(
     );
   if ('jobId' in scope)
     return failWhere(db, sql`r.job_id = ${scope.jobId} AND r.status = 'sending'`, message, message, 100_000);
-  const where = sql`r.session_id = ${scope.sessionId} AND r.status = 'sending'
+  const where = sql`r.session_id = ${scope.accountId} AND r.status = 'sending'
                     AND r.lease_owner IS DISTINCT FROM ${scope.by.nodeId}`;
   return db.transaction((tx) => failWhere(tx, where, message, message, 1000));
 }

@@ -4,7 +4,7 @@ import { type Db, queryRows } from '../../db/client.ts';
 import type { ReceiptUpdate } from '../../transport/types.ts';
 
 /** A receipt (a status view's names its viewer, `by`), with the account it came back to. */
-export type AccountReceipt = ReceiptUpdate & { sessionId: string };
+export type AccountReceipt = ReceiptUpdate & { accountId: string };
 
 /**
  * Receipt row `x` (with a viewer `chat_id`, or none) is for recipient `r`: the viewer is the
@@ -23,7 +23,7 @@ const viewerMatches = (x: string) =>
  */
 export async function applyReceipts(db: Db, receipts: AccountReceipt[]): Promise<AccountReceipt[]> {
   if (receipts.length === 0) return [];
-  const accounts = receipts.map((r) => r.sessionId);
+  const accounts = receipts.map((r) => r.accountId);
   const ids = receipts.map((r) => r.messageId);
   const reads = receipts.map((r) => r.status === 'read');
   const ats = receipts.map((r) => r.at.toISOString());

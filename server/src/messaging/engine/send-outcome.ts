@@ -64,7 +64,7 @@ export async function attemptSend(
       return 'held';
     }
     if (err === SEND_TIMED_OUT && sending) {
-      log.warn({ sessionId: accountId, recipient: r.id, timeoutMs: deps.sendTimeoutMs }, 'send timed out');
+      log.warn({ accountId, recipient: r.id, timeoutMs: deps.sendTimeoutMs }, 'send timed out');
       const failed = recordFailure(deps, accountId, r, DISPATCH_MESSAGES.sendTimedOut);
       const late = sending.then((result) => [
         { id: r.id, messageId: result.messageId, sentTo: result.chatId, kept: result.kept },
@@ -93,7 +93,7 @@ export async function attemptSend(
       if (err.code === 'rate-limited')
         await store
           .noteRateLimited(accountId)
-          .catch((e) => log.warn({ err: e, sessionId: accountId }, 'noting a 429'));
+          .catch((e) => log.warn({ err: e, accountId }, 'noting a 429'));
       return 'session-down';
     }
     if (err instanceof SendError && err.pausesSession) {
@@ -137,7 +137,7 @@ export async function recordSent(
     return { next };
   } catch (err) {
     // Left `sending`: its lease runs out and it fails as 'delivery unknown', never re-sent.
-    deps.log.error({ err, sessionId: accountId, recipient: r.id }, 'recording a sent message failed');
+    deps.log.error({ err, accountId, recipient: r.id }, 'recording a sent message failed');
     return { next: null };
   }
 }
@@ -153,7 +153,7 @@ export async function recordFailure(
     await deps.store.fail(r.id, error);
     deps.metrics.messages.inc({ outcome: 'failed' });
   } catch (err) {
-    deps.log.error({ err, sessionId: accountId, recipient: r.id }, 'recording a failed send failed');
+    deps.log.error({ err, accountId, recipient: r.id }, 'recording a failed send failed');
   }
 }
 
@@ -184,7 +184,7 @@ export function answeredLate(
       },
       () => {},
     )
-    .catch((err: unknown) => log.error({ err, sessionId: accountId }, 'recording a late send failed'));
+    .catch((err: unknown) => log.error({ err, accountId }, 'recording a late send failed'));
 }
 
 /** WhatsApp restricts the account's new one-to-one chats: those wait, group sends go on. */

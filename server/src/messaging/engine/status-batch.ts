@@ -112,7 +112,7 @@ export async function postStatusBatch(
     metrics.messages.inc({ outcome: 'sent' }, sent.length);
   } catch (err) {
     // Left `sending`: their lease runs out and they fail as 'delivery unknown', never posted again.
-    log.error({ err, sessionId: accountId, jobId: first.jobId }, 'recording a status post failed');
+    log.error({ err, accountId, jobId: first.jobId }, 'recording a status post failed');
   }
   return 'sent';
 }

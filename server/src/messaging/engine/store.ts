@@ -58,12 +58,12 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     // The calls of one account (an account's lanes) claim together: one claim of as many rows as
     // they ask for, handed out in turn. A call whose scope differs from its account's first call
     // claims nothing here (null: its loop claims again on its own).
-    const claimFor = new Map<string, { sessionId: string; scope: ClaimScope; count: number }>();
+    const claimFor = new Map<string, { accountId: string; scope: ClaimScope; count: number }>();
     for (const c of calls) {
       if (!c.claimFor) continue;
       const scope = c.scope ?? 'all';
       const wanted = claimFor.get(c.claimFor);
-      if (!wanted) claimFor.set(c.claimFor, { sessionId: c.claimFor, scope, count: 1 });
+      if (!wanted) claimFor.set(c.claimFor, { accountId: c.claimFor, scope, count: 1 });
       else if (wanted.scope === scope) wanted.count += 1;
     }
     const byAccount = await t.recordSent(
@@ -183,7 +183,7 @@ export function createDispatchStore(db: Db, nodeId: string, leaseMs: number): Di
     noteRateLimited: (accountId) => recordAccountEvent(db, accountId, 'rate-limited', null),
 
     failForeignClaims(accountId) {
-      return t.expire(db, { sessionId: accountId, by });
+      return t.expire(db, { accountId, by });
     },
 
     failExpiredLeases() {

@@ -87,7 +87,7 @@ export async function recordSent(
   db: Db,
   by: Claimer,
   sent: Array<{ id: number } & SentMessage>,
-  claimFor: Array<{ sessionId: string; scope: ClaimScope; count?: number }>,
+  claimFor: Array<{ accountId: string; scope: ClaimScope; count?: number }>,
 ): Promise<Map<string, ClaimedRecipient[]>> {
   const statement = recordAndClaimBatch(
     by,
@@ -97,7 +97,7 @@ export async function recordSent(
       sentTo: sent.map((x) => x.sentTo ?? null),
       kept: sent.map((x) => x.kept ?? null),
     },
-    claimFor.map((c) => c.sessionId),
+    claimFor.map((c) => c.accountId),
     claimFor.map((c) => c.scope),
     claimFor.map((c) => c.count ?? 1),
   );

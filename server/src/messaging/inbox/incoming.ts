@@ -7,7 +7,7 @@ import { answeredJob } from '../engine/transitions.ts';
 import { insertAnswer, insertIncoming } from './store.ts';
 
 /** The account a message came to or went from. */
-type Account = { sessionId: string; userId: string };
+type Account = { accountId: string; userId: string };
 
 /**
  * A one-to-one message someone sent to one of the user's accounts, into the Inbox: kept under the
@@ -26,7 +26,7 @@ export async function keepIncoming(
   if (!address || chatIdOfAddress(address) === null) return null;
   const at = message.at ?? new Date();
   const chatIds = chatIdsOf(await addressesOfPerson(ctx.db, account.userId, address));
-  const jobId = await answeredJob(ctx.db, account.sessionId, chatIds, at, message.answers ?? null);
+  const jobId = await answeredJob(ctx.db, account.accountId, chatIds, at, message.answers ?? null);
   const type = message.type ?? (message.text !== null ? 'text' : 'other');
   // A poll vote's text is the options it chose ('' when they could not be read, or none was left).
   const text = message.text ?? message.caption ?? message.votes?.join(', ') ?? '';
@@ -35,7 +35,7 @@ export async function keepIncoming(
     const kept = await insertIncoming(tx, {
       userId: account.userId,
       personId,
-      sessionId: account.sessionId,
+      accountId: account.accountId,
       chatId: message.from,
       messageId: message.messageId,
       type,
@@ -48,7 +48,7 @@ export async function keepIncoming(
     if (kept)
       await queueWebhookEvents(tx, account.userId, 'message.received', [
         {
-          sessionId: account.sessionId,
+          sessionId: account.accountId,
           personId,
           // A number's digits, else the address as it is (a LID's digits, a BSUID).
           from: address.value,
@@ -85,7 +85,7 @@ export async function keepAnswer(
   await insertAnswer(ctx.db, {
     userId: account.userId,
     personId: person,
-    sessionId: account.sessionId,
+    accountId: account.accountId,
     chatId: to,
     jobId,
     at: new Date(),

@@ -104,7 +104,7 @@ export async function listInbox(
   const limit = query.limit ?? INBOX_PAGE;
   const flag = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true');
   const rows = await store.listThreads(ctx.db, userId, {
-    sessionId: query.sessionId,
+    accountId: query.sessionId,
     jobId: query.jobId,
     state: query.state,
     needsReply: flag(query.needsReply),
@@ -228,7 +228,7 @@ export async function replyInThread(
     'individuals',
     idempotencyKey,
   );
-  await keepAnswer(ctx, { sessionId: account.sessionId, userId: viewer.id }, to, sent.jobId, personId);
+  await keepAnswer(ctx, { accountId: account.sessionId, userId: viewer.id }, to, sent.jobId, personId);
   return { success: true, jobId: sent.jobId, creditsCharged: sent.creditsCharged };
 }
 
@@ -254,7 +254,7 @@ export async function threadMedia(
     );
     return { mime: found.media.mime, fileName: found.media.fileName, body };
   } catch (err) {
-    ctx.log.info({ err, sessionId: found.session_id }, 'an incoming file could not be fetched again');
+    ctx.log.info({ err, accountId: found.session_id }, 'an incoming file could not be fetched again');
     throw unavailable(INBOX_TEXTS.mediaGone);
   }
 }

@@ -14,7 +14,7 @@ import type { InboxMediaRef } from '../../db/schema.ts';
 export type IncomingRow = {
   userId: string;
   personId: string;
-  sessionId: string;
+  accountId: string;
   chatId: string;
   messageId: string;
   type: string;
@@ -35,7 +35,7 @@ export async function insertIncoming(tx: Db, m: IncomingRow): Promise<boolean> {
     tx,
     sql`INSERT INTO inbox_messages (user_id, person_id, session_id, direction, chat_id, message_id, type,
                                     text, media, job_id, at)
-        VALUES (${m.userId}, ${m.personId}, ${m.sessionId}, 'in', ${m.chatId}, ${m.messageId}, ${m.type},
+        VALUES (${m.userId}, ${m.personId}, ${m.accountId}, 'in', ${m.chatId}, ${m.messageId}, ${m.type},
                 ${m.text}, ${m.media ? JSON.stringify(m.media) : null}::jsonb, ${m.jobId}, ${m.at})
         ON CONFLICT (session_id, message_id) WHERE message_id IS NOT NULL DO NOTHING
         RETURNING id`,
@@ -44,7 +44,7 @@ export async function insertIncoming(tx: Db, m: IncomingRow): Promise<boolean> {
   await tx.execute(
     sql`INSERT INTO inbox_threads AS t (person_id, user_id, session_id, name, last_text, last_type,
                                         last_direction, last_at, last_in_at, unread, state)
-        VALUES (${m.personId}, ${m.userId}, ${m.sessionId}, ${m.name}, ${m.text}, ${m.type}, 'in',
+        VALUES (${m.personId}, ${m.userId}, ${m.accountId}, ${m.name}, ${m.text}, ${m.type}, 'in',
                 ${m.at}, ${m.at}, 1, 'open')
         ON CONFLICT (person_id) DO UPDATE SET
           session_id = CASE WHEN excluded.last_in_at >= t.last_in_at THEN excluded.session_id ELSE t.session_id END,
@@ -68,7 +68,7 @@ export async function insertIncoming(tx: Db, m: IncomingRow): Promise<boolean> {
  */
 export async function insertAnswer(
   db: Db,
-  a: { userId: string; personId: string; sessionId: string; chatId: string; jobId: string; at: Date },
+  a: { userId: string; personId: string; accountId: string; chatId: string; jobId: string; at: Date },
 ): Promise<void> {
   const [job] = await queryRows<{ message_type: string; content: string }>(
     db,
@@ -80,7 +80,7 @@ export async function insertAnswer(
           SELECT t.person_id FROM inbox_threads t WHERE t.person_id = ${a.personId} AND t.user_id = ${a.userId}
         ), kept AS (
           INSERT INTO inbox_messages (user_id, person_id, session_id, direction, chat_id, type, text, job_id, at)
-          SELECT ${a.userId}, thread.person_id, ${a.sessionId}, 'out', ${a.chatId}, ${job.message_type},
+          SELECT ${a.userId}, thread.person_id, ${a.accountId}, 'out', ${a.chatId}, ${job.message_type},
                  ${sentText(job.message_type, job.content)}, ${a.jobId}, ${a.at}
           FROM thread
           RETURNING type, text
@@ -135,7 +135,7 @@ const threadColumns = sql`t.person_id, t.user_id, t.session_id, t.name, t.last_t
   ${optedOut} AS opted_out`;
 
 export type ThreadFilter = {
-  sessionId?: string;
+  accountId?: string;
   jobId?: string;
   state?: 'unread' | 'open' | 'done';
   needsReply?: boolean;
@@ -163,9 +163,9 @@ export async function listThreads(db: Db, userId: string, f: ThreadFilter): Prom
   else if (f.state) where.push(sql`t.state = ${f.state}`);
   if (f.needsReply !== undefined) where.push(sql`t.last_direction = ${f.needsReply ? 'in' : 'out'}`);
   if (f.optedOut !== undefined) where.push(f.optedOut ? optedOut : sql`NOT ${optedOut}`);
-  if (f.sessionId)
+  if (f.accountId)
     where.push(sql`EXISTS (SELECT 1 FROM inbox_messages m WHERE m.person_id = t.person_id
-                           AND m.session_id = ${f.sessionId} AND m.direction = 'in')`);
+                           AND m.session_id = ${f.accountId} AND m.direction = 'in')`);
   if (f.jobId)
     where.push(sql`t.person_id IN (SELECT m.person_id FROM inbox_messages m
                                    WHERE m.user_id = ${userId} AND m.job_id = ${f.jobId} AND m.direction = 'in')`);

@@ -195,7 +195,7 @@ export async function editJob(
     });
     await insertRecipients(
       tx,
-      { jobId, sessionId: locked.sessionId, dueAt, price: prices },
+      { jobId, accountId: locked.sessionId, dueAt, price: prices },
       chats.chatIds,
       chats.chatNames,
       contents,

@@ -184,7 +184,7 @@ export class SendGate {
   private loaded = false;
 
   constructor(
-    readonly sessionId: string,
+    readonly accountId: string,
     private readonly source: PolicySource,
     private readonly defaults: PolicyDefaults,
   ) {
@@ -198,14 +198,14 @@ export class SendGate {
 
   async refreshIfStale(now = Date.now()): Promise<void> {
     if (this.loaded && now - this.loadedAt < POLICY_TTL_MS && now < this.dayEndsAt) return;
-    const { row, linkedAt, health } = await this.source.policyOf(this.sessionId);
+    const { row, linkedAt, health } = await this.source.policyOf(this.accountId);
     this.policy = resolvePolicy(row, this.defaults);
     this.linkedAt = linkedAt;
     this.health = health;
     this.heldReason = row?.heldReason ?? null;
     const at = new Date(now);
     this.sent = await this.source.countSentSince(
-      this.sessionId,
+      this.accountId,
       localDayStart(at, this.policy.timezone),
       this.policy.newContactsPerDay !== null,
     );
@@ -244,7 +244,7 @@ export class SendGate {
   /** Shows on the account's jobs why its recipients wait (null: they do not); written only on change. */
   async hold(reason: string | null, until: Date | null): Promise<void> {
     if (reason === this.heldReason) return;
-    await this.source.setHold(this.sessionId, reason, until);
+    await this.source.setHold(this.accountId, reason, until);
     this.heldReason = reason;
   }
 }

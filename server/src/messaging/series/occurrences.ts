@@ -119,7 +119,7 @@ export async function startDueOccurrences(ctx: AppContext, max = 50): Promise<nu
         const failedWith = balance === null ? MESSAGES.creditShort : null;
         await series.insertOccurrenceRecipients(
           tx,
-          { jobId: job.id, sessionId: job.sessionId, price },
+          { jobId: job.id, accountId: job.sessionId, price },
           chatIds,
           chatNames,
           contents,

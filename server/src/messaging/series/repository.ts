@@ -68,7 +68,7 @@ export async function claimDueOccurrence(db: Db): Promise<JobRow | undefined> {
 /** Inserts an occurrence's recipients at once: queued and due now, or failed with `error`. */
 export async function insertOccurrenceRecipients(
   db: Db,
-  job: { jobId: string; sessionId: string; price: number },
+  job: { jobId: string; accountId: string; price: number },
   chatIds: string[],
   chatNames: Array<string | null>,
   contents: Array<string | null> | null,
@@ -76,7 +76,7 @@ export async function insertOccurrenceRecipients(
 ): Promise<void> {
   await db.execute(
     sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, chat_name, content, price, status, error, failed_at, due_at)
-        SELECT ${job.jobId}, ${job.sessionId}, c.chat_id, c.chat_name, c.content, ${job.price}::int,
+        SELECT ${job.jobId}, ${job.accountId}, c.chat_id, c.chat_name, c.content, ${job.price}::int,
                ${error === null ? 'queued' : 'failed'}, ${error}, ${error === null ? null : sql`now()`}, now()
         FROM unnest(${sql.param(chatIds)}::text[], ${sql.param(chatNames)}::text[],
                     ${sql.param(contents ?? chatIds.map(() => null))}::text[]) AS c(chat_id, chat_name, content)`,

@@ -138,7 +138,7 @@ export async function acceptStatus(
     });
     await acceptRepo.insertRecipients(
       tx,
-      { jobId, sessionId: accountId, dueAt: scheduledAt ?? now, price },
+      { jobId, accountId, dueAt: scheduledAt ?? now, price },
       chatIds,
       null,
     );

@@ -34,7 +34,7 @@ export class ChatEvents {
   constructor(
     private readonly out: Emitter,
     private readonly deps: {
-      sessionId: string;
+      accountId: string;
       groups: GroupLookup;
       log: FastifyBaseLogger;
       /** Participant events of a group are followed by one metadata query this much later. */
@@ -169,7 +169,7 @@ export class ChatEvents {
       this.deps.readVote(m).then(
         (votes) => this.incoming(generation, m, chatId, { ...read, votes }),
         (err: unknown) => {
-          this.deps.log.warn({ err, sessionId: this.deps.sessionId }, 'a poll vote could not be read');
+          this.deps.log.warn({ err, accountId: this.deps.accountId }, 'a poll vote could not be read');
           this.incoming(generation, m, chatId, { ...read, votes: null });
         },
       );
@@ -215,7 +215,7 @@ export class ChatEvents {
         report(null);
         if (text !== null) await this.deps.holdLidText(chatId, messageId, text);
       })
-      .catch((err) => this.deps.log.warn({ err, sessionId: this.deps.sessionId }, 'LID lookup failed'));
+      .catch((err) => this.deps.log.warn({ err, accountId: this.deps.accountId }, 'LID lookup failed'));
   }
 
   /**

@@ -29,7 +29,7 @@ export class SocketEvents {
   constructor(
     private readonly out: Emitter,
     private readonly deps: {
-      sessionId: string;
+      accountId: string;
       log: FastifyBaseLogger;
       lifecycle: Pick<SocketLifecycle, 'sock' | 'generation' | 'me'>;
       restrictions: RestrictionTracker;
@@ -45,7 +45,7 @@ export class SocketEvents {
 
   /** The handlers on a new socket; `generation` tells its events from a later socket's. */
   listen(sock: BaileysSocket, generation: number): void {
-    const { lifecycle, restrictions, chats, lidTexts, timers, log, sessionId: accountId } = this.deps;
+    const { lifecycle, restrictions, chats, lidTexts, timers, log, accountId } = this.deps;
     const ev = sock.ev;
     ev.on('connection.update', (u) => {
       if (u.reachoutTimeLock && generation === lifecycle.generation)
@@ -83,7 +83,7 @@ export class SocketEvents {
           void takeBootstrap(
             sock,
             history,
-            log.child({ sessionId: accountId }),
+            log.child({ accountId }),
             (c) => timers.fromHistory(c),
             this.deps.fetchOptions,
           );
@@ -105,7 +105,7 @@ export class SocketEvents {
         this.out.emit('same-person', [lidAddress, pnAddress]);
       lidTexts
         .mapped(lid, pn)
-        .catch((err) => log.warn({ err, sessionId: accountId }, 'held LID texts failed'));
+        .catch((err) => log.warn({ err, accountId }, 'held LID texts failed'));
     });
   }
 
@@ -129,7 +129,7 @@ export class SocketEvents {
     const reported = this.deps.ownsOutcome(messageId);
     if (code === '463') {
       if (!reported) this.out.emit('send-failed', { messageId, code: 'restricted', reason: RESTRICTED_463 });
-      const { lifecycle, restrictions, log, sessionId: accountId } = this.deps;
+      const { lifecycle, restrictions, log, accountId } = this.deps;
       // Asked once the growing pause is counted (a write), so that WhatsApp's answer comes after it.
       void restrictions
         .restricted463()
@@ -140,7 +140,7 @@ export class SocketEvents {
           // Its answer comes back as connection.update reachoutTimeLock (Socket/socket.js).
           return sock
             .fetchAccountReachoutTimelock()
-            .catch((err) => log.warn({ err, sessionId: accountId }, 'could not read the reach-out timelock'));
+            .catch((err) => log.warn({ err, accountId }, 'could not read the reach-out timelock'));
         });
       return;
     }

@@ -37,7 +37,7 @@ export const isLinked = (creds: { account?: unknown; registered?: boolean } | un
   !!creds?.account || !!creds?.registered;
 
 export type LifecycleDeps = {
-  sessionId: string;
+  accountId: string;
   storage: BaileysStorage;
   groups: GroupLookup;
   caches: LookupCaches;
@@ -274,7 +274,7 @@ export class SocketLifecycle {
           await auth.saveCreds();
           if (isLinked(auth.state.creds)) this.out.emit('creds-saved');
         } catch (err) {
-          this.deps.log.error({ err, sessionId: this.deps.sessionId }, 'could not save credentials');
+          this.deps.log.error({ err, accountId: this.deps.accountId }, 'could not save credentials');
         }
       });
     });

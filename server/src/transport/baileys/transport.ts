@@ -94,7 +94,7 @@ export type { BaileysSocket, BaileysStorage, SocketMaker, WaVersion } from './so
  * composed into the Transport the engine and the account runner use.
  */
 export class BaileysTransport extends EventEmitter<TransportEventMap> implements Transport {
-  readonly sessionId: string;
+  readonly accountId: string;
   readonly capabilities = BAILEYS_PROVIDER.capabilities;
   private readonly lifecycle: SocketLifecycle;
   /** The number↔LID mappings rc14 stored in the lifecycle's keys. */
@@ -117,7 +117,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
 
   constructor(account: TransportAccount, deps: BaileysOptions) {
     super();
-    this.sessionId = account.sessionId;
+    this.accountId = account.accountId;
     this.phoneDigits = account.phoneNumber.replace(/\D/g, '');
     this.invites = new InviteCodes(deps.inviteCodeSpacingMs ?? 2000);
     this.groups = new FreshGroups({
@@ -131,7 +131,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
       isOptOut: deps.isOptOut ?? (() => false),
       report: (text) => this.emit('incoming-text', text),
       join: (addresses) => this.emit('same-person', addresses),
-      log: deps.log.child({ sessionId: this.sessionId }),
+      log: deps.log.child({ accountId: this.accountId }),
     });
     this.caches = new LookupCaches(
       deps.onWhatsAppTtlMs ?? { found: 24 * 3_600_000, missing: 3_600_000 },
@@ -149,7 +149,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
         ttlMs: DEVICE_LIST_TTL_MS,
         lidOf: (pn) => this.mappings.storedLid(pn),
         pnOf: (lid) => this.mappings.storedPn(lid),
-        log: deps.log.child({ sessionId: this.sessionId }),
+        log: deps.log.child({ accountId: this.accountId }),
       }),
     );
     this.restrictions = new RestrictionTracker(
@@ -160,14 +160,14 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     );
     this.tokens = new PrivacyTokens(
       deps.storage.privacyTokens,
-      deps.log.child({ sessionId: this.sessionId }),
+      deps.log.child({ accountId: this.accountId }),
     );
     const storage: BaileysStorage = {
       ...deps.storage,
       sentCopy: async (id) => this.outgoing.copy(id) ?? deps.storage.sentCopy(id),
     };
     this.lifecycle = new SocketLifecycle(this, {
-      sessionId: this.sessionId,
+      accountId: this.accountId,
       storage,
       groups: (jid) => this.groups.lookup(jid),
       caches: this.caches,
@@ -202,7 +202,7 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
     });
     const sentPolls = deps.storage.sentPolls;
     this.chats = new ChatEvents(this, {
-      sessionId: this.sessionId,
+      accountId: this.accountId,
       groups: deps.groups,
       log: deps.log,
       groupRefetchDelayMs: deps.groupRefetchDelayMs ?? 30_000,
@@ -229,11 +229,11 @@ export class BaileysTransport extends EventEmitter<TransportEventMap> implements
         auth: deps.storage.auth,
         pnOf: (lid) => this.mappings.storedPn(lid),
         lidOf: (pn) => this.mappings.storedLid(pn),
-        log: deps.log.child({ sessionId: this.sessionId }),
+        log: deps.log.child({ accountId: this.accountId }),
       }),
     };
     this.events = new SocketEvents(this, {
-      sessionId: this.sessionId,
+      accountId: this.accountId,
       log: deps.log,
       ...parts,
       ownsOutcome: (id) => this.acks.owns(id),

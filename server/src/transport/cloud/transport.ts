@@ -81,7 +81,7 @@ export const sendsInFlight = (perSecond: number) => Math.max(1, Math.ceil((perSe
  * (tier-counter.ts); statuses and replies arrive by webhook (the route, not this class).
  */
 export class CloudTransport extends EventEmitter<TransportEventMap> implements Transport {
-  readonly sessionId: string;
+  readonly accountId: string;
   state: TransportState = 'connecting';
   readonly capabilities: TransportCapabilities;
   private readonly limiter: ThroughputLimiter;
@@ -98,7 +98,7 @@ export class CloudTransport extends EventEmitter<TransportEventMap> implements T
     private readonly options: CloudTransportOptions,
   ) {
     super();
-    this.sessionId = account.sessionId;
+    this.accountId = account.accountId;
     this.now = options.now ?? Date.now;
     const perSecond = options.limiter?.perSecond ?? options.perSecond ?? DEFAULT_MESSAGES_PER_SECOND;
     this.limiter = options.limiter ?? createThroughputLimiter({ perSecond });

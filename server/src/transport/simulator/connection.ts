@@ -37,7 +37,7 @@ export class SimulatedConnection {
   constructor(
     private readonly out: Emitter,
     private readonly deps: {
-      sessionId: string;
+      accountId: string;
       /** The account's number, digits only. */
       phone: string;
       auth: AuthStore;
@@ -139,7 +139,7 @@ export class SimulatedConnection {
       try {
         fn();
       } catch (err) {
-        this.deps.log.error({ err, sessionId: this.deps.sessionId }, 'simulator timer failed');
+        this.deps.log.error({ err, accountId: this.deps.accountId }, 'simulator timer failed');
       }
     }, ms);
     this.timers.add(timer);
@@ -159,7 +159,7 @@ export class SimulatedConnection {
 
   private async link(generation: number): Promise<void> {
     if (generation !== this.currentGeneration || this.current !== 'qr') return;
-    const me = { id: chatIdOfPhone(`${this.deps.phone}:1`), lid: simulatedOwnLid(this.deps.sessionId) };
+    const me = { id: chatIdOfPhone(`${this.deps.phone}:1`), lid: simulatedOwnLid(this.deps.accountId) };
     await this.deps.auth.write([
       { key: CREDS_KEY, value: JSON.stringify({ me, linkedAt: new Date().toISOString() }) },
     ]);
@@ -175,7 +175,7 @@ export class SimulatedConnection {
     this.out.emit('connection', {
       state: 'open',
       jid: simulatedOwnJid(this.deps.phone),
-      lid: simulatedOwnLid(this.deps.sessionId),
+      lid: simulatedOwnLid(this.deps.accountId),
     });
   }
 

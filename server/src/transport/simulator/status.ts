@@ -5,7 +5,7 @@ import { confirmsDelivery } from './numbers.ts';
 
 /** What the simulator records for a Status it accepted (a line of the outbox, like a message). */
 export type SimulatedStatus = {
-  sessionId: string;
+  accountId: string;
   messageId: string;
   chatId: 'status@broadcast';
   type: 'status';
@@ -27,7 +27,7 @@ export function simulatedStatus(
   audience: string[],
 ): SimulatedStatus {
   return {
-    sessionId: accountId,
+    accountId,
     messageId,
     chatId: 'status@broadcast',
     type: 'status',

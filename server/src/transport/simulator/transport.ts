@@ -55,7 +55,7 @@ export class SimulatorTransport
   extends EventEmitter<wire.TransportEventMap>
   implements Transport, SimulatedNetwork
 {
-  readonly sessionId: string;
+  readonly accountId: string;
   readonly capabilities = SIMULATOR_PROVIDER.capabilities;
   private readonly phone: string;
   private readonly connection: SimulatedConnection;
@@ -68,12 +68,12 @@ export class SimulatorTransport
     private readonly options: SimulatorOptions,
   ) {
     super();
-    this.sessionId = account.sessionId;
+    this.accountId = account.accountId;
     this.phone = account.phoneNumber.replace(/\D/g, '');
-    this.channelBook = new SimulatedChannels(options.auth, account.sessionId);
-    this.newGroups = new SimulatedNewGroups(options.auth, account.sessionId, this.phone);
+    this.channelBook = new SimulatedChannels(options.auth, account.accountId);
+    this.newGroups = new SimulatedNewGroups(options.auth, account.accountId, this.phone);
     this.connection = new SimulatedConnection(this, {
-      sessionId: this.sessionId,
+      accountId: this.accountId,
       phone: this.phone,
       auth: options.auth,
       log: options.log,
@@ -273,7 +273,7 @@ export class SimulatorTransport
       throw new SendError('not-connected', 'Session is not connected');
 
     const messageId = simulatedMessageId();
-    const record = outboxRecord(this.sessionId, messageId, chatId, message);
+    const record = outboxRecord(this.accountId, messageId, chatId, message);
     if (this.options.outboxFile) appendToOutbox(this.options.outboxFile, record);
 
     // A number ending 0001 never confirms delivery (numbers.ts); a channel's author gets no receipts.
@@ -305,7 +305,7 @@ export class SimulatorTransport
   async postStatus(post: wire.StatusPost, audience: string[]): Promise<wire.SendResult> {
     const generation = await this.afterLatency();
     const messageId = simulatedMessageId();
-    const record = simulatedStatus(this.sessionId, messageId, post, audience);
+    const record = simulatedStatus(this.accountId, messageId, post, audience);
     if (this.options.outboxFile) appendToOutbox(this.options.outboxFile, JSON.stringify(record));
     const { delivered, viewed } = statusReceipts(messageId, audience);
     const emit = (receipts: typeof delivered) => () => {
@@ -317,7 +317,7 @@ export class SimulatorTransport
   }
 
   private groups(): SimulatedGroup[] {
-    this.groupsCache ??= simulatedGroups(this.sessionId, this.phone, this.options.groups);
+    this.groupsCache ??= simulatedGroups(this.accountId, this.phone, this.options.groups);
     return this.groupsCache;
   }
 }
