@@ -47,7 +47,7 @@ export async function cloudThroughputTable(): Promise<string> {
     return at;
   };
   const transport = new CloudTransport(
-    { sessionId: 'bench', phoneNumber: '919800015838' },
+    { accountId: 'bench', phoneNumber: '919800015838' },
     {
       client: createGraphClient({ baseUrl: fake.baseUrl, accessToken: fake.accessToken }),
       phoneNumberId: fake.phoneNumberId,

@@ -156,16 +156,16 @@ async function seed(ctx: AppContext): Promise<void> {
     await ctx.db.insert(accounts).values(
       chunk.map((a) => ({
         id: crypto.randomUUID(),
-        sessionId: a.sessionId,
+        accountId: a.sessionId,
         userId: all[Math.floor(a.n / PER_USER)]!.id,
         phoneNumber: a.phone,
-        sessionName: `Fleet ${a.n}`,
+        name: `Fleet ${a.n}`,
         hasCredentials: true,
       })),
     );
     await ctx.db.insert(waAuthState).values(
       chunk.map((a) => ({
-        sessionId: a.sessionId,
+        accountId: a.sessionId,
         key: 'creds',
         value: JSON.stringify({
           me: { id: `${a.phone}:1@s.whatsapp.net` },

@@ -88,14 +88,14 @@ export async function linkedAccount(ctx: AppContext, userId: string, i: number):
   const accountId = `${phone}_${crypto.randomBytes(6).toString('hex')}`;
   await ctx.db.insert(accounts).values({
     id: crypto.randomUUID(),
-    sessionId: accountId,
+    accountId,
     userId,
     phoneNumber: phone,
-    sessionName: `Bench ${i}`,
+    name: `Bench ${i}`,
     hasCredentials: true,
   });
   await ctx.db.insert(waAuthState).values({
-    sessionId: accountId,
+    accountId,
     key: 'creds',
     value: JSON.stringify({ me: { id: `${phone}:1@s.whatsapp.net` }, linkedAt: new Date().toISOString() }),
   });

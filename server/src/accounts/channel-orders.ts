@@ -51,7 +51,7 @@ export async function orderChannels(
   const id = newId();
   await insertChannelOrder(ctx.db, {
     id,
-    sessionId: account.sessionId,
+    accountId: account.accountId,
     kind: order.kind,
     name: order.kind === 'create' || order.kind === 'group' ? order.name : null,
     members: order.kind === 'group' ? order.members : null,
@@ -61,8 +61,8 @@ export async function orderChannels(
   await ctx.db
     .update(accounts)
     .set({ channelOrderAt: new Date() })
-    .where(eq(accounts.sessionId, account.sessionId));
-  await signal(ctx, 'session-changed', account.sessionId);
+    .where(eq(accounts.accountId, account.accountId));
+  await signal(ctx, 'session-changed', account.accountId);
   const until = Date.now() + waitMs;
   for (;;) {
     const row = await findChannelOrder(ctx.db, id);
@@ -140,7 +140,7 @@ export class ChannelOrders {
     await db
       .update(accounts)
       .set({ channelOrderAt: null })
-      .where(and(eq(accounts.sessionId, s.accountId), lte(accounts.channelOrderAt, orderedAt)));
+      .where(and(eq(accounts.accountId, s.accountId), lte(accounts.channelOrderAt, orderedAt)));
   }
 
   /** Does the order through WhatsApp and keeps what it learned; the channel's (or group's) id, or null for a refresh. */

@@ -71,7 +71,7 @@ export class AccountDriver implements SyncedAccount {
     readonly transport: Transport,
   ) {
     this.ctx = host.ctx;
-    this.accountId = row.sessionId;
+    this.accountId = row.accountId;
     this.userId = row.userId;
     this.ownJid = row.ownJid;
     this.ownLid = row.ownLid;
@@ -295,7 +295,7 @@ export class AccountDriver implements SyncedAccount {
         case 'restart':
           if (!this.connected || row.command === 'reconnect') {
             await this.stop({ release: false });
-            await clearCommand(db, row.sessionId, row.commandAt);
+            await clearCommand(db, row.accountId, row.commandAt);
             await this.host.restart({ ...row, command: null, commandAt: null });
             return;
           }
@@ -303,7 +303,7 @@ export class AccountDriver implements SyncedAccount {
         case 'terminate':
           // The row goes with the account's credentials, groups and keys: the order is taken.
           await this.logout();
-          await deleteAccount(db, row.sessionId);
+          await deleteAccount(db, row.accountId);
           return;
         // The simulator's orders; a real network has nobody to take them.
         case 'link':
@@ -317,7 +317,7 @@ export class AccountDriver implements SyncedAccount {
           await sim?.unlinkFromPhone();
           break;
       }
-      if (done) await clearCommand(db, row.sessionId, row.commandAt);
+      if (done) await clearCommand(db, row.accountId, row.commandAt);
     }
     if (this.stopped) return;
     // Texts the simulator's inbound route left for this account, received as the network would deliver them.

@@ -42,7 +42,7 @@ export async function createGroup(
     name: subject,
     members: first.map(chatIdOfPhone),
   });
-  const [group] = done.channelId ? await groupsOf(ctx.db, account.sessionId, [done.channelId]) : [];
+  const [group] = done.channelId ? await groupsOf(ctx.db, account.accountId, [done.channelId]) : [];
   if (!group) throw badRequest(GROUP_CREATE_TEXTS.linkedOnly);
   const inGroup = new Set(group.participants.map(participantPhone));
   return {

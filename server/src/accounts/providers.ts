@@ -50,6 +50,6 @@ export async function createTransport(ctx: AppContext, account: TransportAccount
   const [row] = await ctx.db
     .select({ kind: accounts.kind })
     .from(accounts)
-    .where(eq(accounts.sessionId, account.accountId));
+    .where(eq(accounts.accountId, account.accountId));
   return providerOf(ctx.config, row?.kind ?? 'linked').create(ctx, account);
 }

@@ -88,17 +88,17 @@ export const presentProxy = (p: ProxySettings | null): ProxyInfo | null =>
   };
 
 /** The stored proxy of an account, decrypted (it decrypts only for the row it was sealed for). */
-export function proxyOf(secretKey: Buffer | undefined, row: Pick<AccountRow, 'sessionId' | 'proxy'>) {
+export function proxyOf(secretKey: Buffer | undefined, row: Pick<AccountRow, 'accountId' | 'proxy'>) {
   if (!row.proxy) return null;
-  return JSON.parse(decryptValue(secretKey, accountProxyContext(row.sessionId), row.proxy)) as ProxySettings;
+  return JSON.parse(decryptValue(secretKey, accountProxyContext(row.accountId), row.proxy)) as ProxySettings;
 }
 
 /** An account's own proxy as stored now (read for each use, so that a change takes effect at once); null without one. */
 export async function accountProxy(ctx: AppContext, accountId: string): Promise<ProxySettings | null> {
   const [row] = await ctx.db
-    .select({ sessionId: accounts.sessionId, proxy: accounts.proxy })
+    .select({ accountId: accounts.accountId, proxy: accounts.proxy })
     .from(accounts)
-    .where(eq(accounts.sessionId, accountId));
+    .where(eq(accounts.accountId, accountId));
   return row ? proxyOf(ctx.config.secretKey, row) : null;
 }
 
@@ -123,7 +123,7 @@ export async function setAccountProxy(ctx: AppContext, user: UserRow, accountId:
   const settings = url ? await acceptProxyUrl(ctx, url) : null;
   const stored = settings ? sealProxy(ctx.config.secretKey, accountId, settings) : null;
   await updateAccount(ctx.db, accountId, { proxy: stored, command: 'reconnect', commandAt: new Date() });
-  await signal(ctx, 'session-changed', row.sessionId);
+  await signal(ctx, 'session-changed', row.accountId);
   return presentProxy(settings);
 }
 

@@ -40,9 +40,9 @@ export async function accountOfUserByPhone(
   db: Db,
   userId: string,
   phoneNumber: string,
-): Promise<Pick<AccountRow, 'sessionId' | 'sessionName'> | undefined> {
+): Promise<Pick<AccountRow, 'accountId' | 'name'> | undefined> {
   const [row] = await db
-    .select({ sessionId: accounts.sessionId, sessionName: accounts.sessionName })
+    .select({ accountId: accounts.accountId, name: accounts.name })
     .from(accounts)
     .where(and(eq(accounts.userId, userId), eq(accounts.phoneNumber, phoneNumber)))
     .limit(1);
@@ -50,7 +50,7 @@ export async function accountOfUserByPhone(
 }
 
 export async function findAccount(db: Db, accountId: string): Promise<AccountRow | undefined> {
-  const [row] = await db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+  const [row] = await db.select().from(accounts).where(eq(accounts.accountId, accountId));
   return row;
 }
 
@@ -78,7 +78,7 @@ export async function updateAccount(
   const [row] = await db
     .update(accounts)
     .set({ ...withStatusClock(patch), updatedAt: new Date() })
-    .where(eq(accounts.sessionId, accountId))
+    .where(eq(accounts.accountId, accountId))
     .returning();
   return row;
 }
@@ -93,8 +93,8 @@ export async function updateOwnedAccount(
   const rows = await db
     .update(accounts)
     .set({ ...withStatusClock(patch), updatedAt: new Date() })
-    .where(and(eq(accounts.sessionId, accountId), eq(accounts.ownerNode, nodeId)))
-    .returning({ sessionId: accounts.sessionId });
+    .where(and(eq(accounts.accountId, accountId), eq(accounts.ownerNode, nodeId)))
+    .returning({ sessionId: accounts.accountId });
   return rows.length > 0;
 }
 
@@ -103,11 +103,11 @@ export async function markLinked(db: Db, accountId: string): Promise<void> {
   await db
     .update(accounts)
     .set({ linkedAt: new Date() })
-    .where(and(eq(accounts.sessionId, accountId), isNull(accounts.linkedAt)));
+    .where(and(eq(accounts.accountId, accountId), isNull(accounts.linkedAt)));
 }
 
 export async function deleteAccount(db: Db, accountId: string): Promise<void> {
-  await db.delete(accounts).where(eq(accounts.sessionId, accountId));
+  await db.delete(accounts).where(eq(accounts.accountId, accountId));
 }
 
 /** Extends the leases this node still holds; returns the accounts it still holds. */
@@ -121,8 +121,8 @@ export async function renewLeases(
   const rows = await db
     .update(accounts)
     .set({ leaseExpiresAt: sql`now() + ${sql.raw(`interval '${Math.round(ttlMs)} milliseconds'`)}` })
-    .where(and(inArray(accounts.sessionId, accountIds), eq(accounts.ownerNode, nodeId)))
-    .returning({ sessionId: accounts.sessionId });
+    .where(and(inArray(accounts.accountId, accountIds), eq(accounts.ownerNode, nodeId)))
+    .returning({ sessionId: accounts.accountId });
   return rows.map((r) => r.sessionId);
 }
 
@@ -156,7 +156,7 @@ export async function claimFreeAccounts(
     .where(
       and(
         inArray(
-          accounts.sessionId,
+          accounts.accountId,
           rows.map((r) => r.session_id),
         ),
         eq(accounts.ownerNode, nodeId),
@@ -174,7 +174,7 @@ export async function releaseLease(
   await db
     .update(accounts)
     .set({ ...withStatusClock(patch), ownerNode: null, leaseExpiresAt: null, updatedAt: new Date() })
-    .where(and(eq(accounts.sessionId, accountId), eq(accounts.ownerNode, nodeId)));
+    .where(and(eq(accounts.accountId, accountId), eq(accounts.ownerNode, nodeId)));
 }
 
 /** The rows of the accounts this node holds, to read the orders and flags the API left there. */
@@ -199,7 +199,7 @@ export async function clearCommand(db: Db, accountId: string, commandAt: Date): 
   await db
     .update(accounts)
     .set({ command: null, commandAt: null })
-    .where(and(eq(accounts.sessionId, accountId), eq(accounts.commandAt, commandAt)));
+    .where(and(eq(accounts.accountId, accountId), eq(accounts.commandAt, commandAt)));
 }
 
 /** Records the first time the current QR cycle was served; true when this call set it. */
@@ -208,9 +208,9 @@ export async function markQrServed(db: Db, accountId: string): Promise<boolean> 
     .update(accounts)
     .set({ qrServedAt: new Date() })
     .where(
-      and(eq(accounts.sessionId, accountId), sql`${accounts.qrServedAt} IS NULL`, isNotNull(accounts.qr)),
+      and(eq(accounts.accountId, accountId), sql`${accounts.qrServedAt} IS NULL`, isNotNull(accounts.qr)),
     )
-    .returning({ sessionId: accounts.sessionId });
+    .returning({ sessionId: accounts.accountId });
   return rows.length > 0;
 }
 
@@ -222,17 +222,17 @@ export async function requestGroupsRefresh(db: Db, accountId: string, minGapMs: 
     .set({ groupsRefreshRequestedAt: new Date() })
     .where(
       and(
-        eq(accounts.sessionId, accountId),
+        eq(accounts.accountId, accountId),
         or(sql`${accounts.groupsRefreshRequestedAt} IS NULL`, lt(accounts.groupsRefreshRequestedAt, cutoff)),
       ),
     )
-    .returning({ sessionId: accounts.sessionId });
+    .returning({ sessionId: accounts.accountId });
   return rows.length > 0;
 }
 
 export async function firstAccountOfUser(db: Db, userId: string): Promise<string | null> {
   const [row] = await db
-    .select({ sessionId: accounts.sessionId })
+    .select({ sessionId: accounts.accountId })
     .from(accounts)
     .where(eq(accounts.userId, userId))
     .orderBy(accounts.createdAt, accounts.id)
@@ -251,7 +251,7 @@ export async function addToSimulatorInbox(
     .set({
       simulatorInbox: sql`coalesce(${accounts.simulatorInbox}, '[]'::jsonb) || jsonb_build_array(${JSON.stringify(item)}::jsonb)`,
     })
-    .where(eq(accounts.sessionId, accountId));
+    .where(eq(accounts.accountId, accountId));
 }
 
 /** Takes (and empties) the inbox of an account this node holds; texts added meanwhile stay for the next take. */

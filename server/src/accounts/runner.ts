@@ -136,9 +136,9 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
 
     for (const row of await ownedAccountRows(db, nodeId)) {
       if (this.stopping) return;
-      const d = this.drivers.get(row.sessionId);
+      const d = this.drivers.get(row.accountId);
       if (!d) {
-        await releaseLease(db, nodeId, row.sessionId);
+        await releaseLease(db, nodeId, row.accountId);
         continue;
       }
       if (row.desiredState === 'stopped') {
@@ -151,7 +151,7 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
     if (this.stopping) return;
     for (const row of await claimFreeAccounts(db, nodeId, ttl)) {
       if (this.stopping) {
-        await releaseLease(db, nodeId, row.sessionId);
+        await releaseLease(db, nodeId, row.accountId);
         continue;
       }
       await this.startDriver(row);
@@ -179,7 +179,7 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
 
   private async startDriver(row: AccountRow): Promise<void> {
     const { db, nodeId } = this.ctx;
-    await updateOwnedAccount(db, nodeId, row.sessionId, {
+    await updateOwnedAccount(db, nodeId, row.accountId, {
       status: 'PENDING',
       statusReason: row.sendPaused ? row.statusReason : null,
       qr: null,
@@ -192,12 +192,12 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
     let transport: Transport;
     try {
       transport = await this.buildTransport(this.ctx, {
-        accountId: row.sessionId,
+        accountId: row.accountId,
         phoneNumber: row.phoneNumber,
       });
     } catch (err) {
-      this.ctx.log.error({ err, accountId: row.sessionId }, 'could not create the transport');
-      await releaseLease(db, nodeId, row.sessionId, {
+      this.ctx.log.error({ err, accountId: row.accountId }, 'could not create the transport');
+      await releaseLease(db, nodeId, row.accountId, {
         status: 'DISCONNECTED',
         statusReason: `Cannot start the connection: ${errorText(err)}`,
         desiredState: 'stopped',
@@ -205,7 +205,7 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
       return;
     }
     const d = new AccountDriver(this, row, transport);
-    this.drivers.set(row.sessionId, d);
+    this.drivers.set(row.accountId, d);
     d.start();
   }
 

@@ -30,7 +30,7 @@ export async function pauseOnRefusal(
       sendPausedUntil: sql`CASE WHEN ${live} THEN ${accounts.sendPausedUntil} ELSE ${until?.toISOString() ?? null}::timestamptz END`,
       updatedAt: new Date(),
     })
-    .where(eq(accounts.sessionId, accountId));
+    .where(eq(accounts.accountId, accountId));
 }
 
 /**
@@ -58,7 +58,7 @@ export async function pauseSending(
     })
     .where(
       and(
-        eq(accounts.sessionId, accountId),
+        eq(accounts.accountId, accountId),
         ownedBy === undefined ? undefined : eq(accounts.ownerNode, ownedBy),
       ),
     );

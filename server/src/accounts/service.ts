@@ -59,9 +59,9 @@ export function presentAccount(
 ): Account {
   return {
     id: row.id,
-    sessionId: row.sessionId,
+    sessionId: row.accountId,
     phoneNumber: row.phoneNumber,
-    sessionName: row.sessionName,
+    sessionName: row.name,
     status: effectiveStatus(row),
     statusReason: pausedNow(row) || !row.sendPaused ? row.statusReason : null,
     sendPaused: pausedNow(row),
@@ -80,9 +80,9 @@ export async function listAccounts(ctx: AppContext, user: UserRow): Promise<Acco
   const rows = await listAccountsOfUser(ctx.db, user.id);
   const cloud = await cloudAccountsOf(
     ctx.db,
-    rows.filter((r) => providerOf(ctx.config, r.kind).connect === 'credentials').map((r) => r.sessionId),
+    rows.filter((r) => providerOf(ctx.config, r.kind).connect === 'credentials').map((r) => r.accountId),
   );
-  return rows.map((r) => presentAccount(r, cloud.get(r.sessionId), providerOf(ctx.config, r.kind)));
+  return rows.map((r) => presentAccount(r, cloud.get(r.accountId), providerOf(ctx.config, r.kind)));
 }
 
 export async function createAccount(
@@ -103,12 +103,12 @@ export async function createAccount(
     await assertRoomForAccount(tx, user.id);
     // Under the user's row lock: two Add Instance clicks of one number cannot both pass.
     const twin = await accountOfUserByPhone(tx, user.id, digits);
-    if (twin) throw conflict(ACCOUNT_LIMIT_TEXTS.alreadyLinked(digits, twin.sessionName));
+    if (twin) throw conflict(ACCOUNT_LIMIT_TEXTS.alreadyLinked(digits, twin.name));
     await insertNewAccount(tx, {
-      sessionId: accountId,
+      accountId: accountId,
       userId: user.id,
       phoneNumber: digits,
-      sessionName: input.sessionName,
+      name: input.sessionName,
       proxy,
     });
   });
@@ -260,8 +260,8 @@ export async function terminateAccount(ctx: AppContext, user: UserRow, accountId
 /** Leaves an order for the node that drives the account and wakes it. */
 export async function sendCommand(ctx: AppContext, row: AccountRow, command: AccountCommand): Promise<Date> {
   const at = new Date();
-  await updateAccount(ctx.db, row.sessionId, { command, commandAt: at });
-  await signal(ctx, 'session-changed', row.sessionId);
+  await updateAccount(ctx.db, row.accountId, { command, commandAt: at });
+  await signal(ctx, 'session-changed', row.accountId);
   return at;
 }
 
@@ -282,7 +282,7 @@ export async function waitForCommandTaken(ctx: AppContext, accountId: string, at
  */
 export async function resumeSending(ctx: AppContext, user: UserRow, accountId: string) {
   const row = await authorizeAccount(ctx.db, user, 'act', accountId);
-  if (!(await liftSendPause(ctx.db, row.sessionId)))
+  if (!(await liftSendPause(ctx.db, row.accountId)))
     return { success: true, message: 'Sending is not paused' };
   await signal(ctx, 'recipients-queued', accountId);
   return { success: true, message: 'Sending resumed' };
@@ -295,8 +295,8 @@ export async function resumeSending(ctx: AppContext, user: UserRow, accountId: s
 export async function stopAccountsOfUser(ctx: AppContext, userId: string, reason: string): Promise<number> {
   const rows = await listAccountsOfUser(ctx.db, userId);
   for (const row of rows) {
-    await updateAccount(ctx.db, row.sessionId, { desiredState: 'stopped', statusReason: reason });
-    await signal(ctx, 'session-changed', row.sessionId);
+    await updateAccount(ctx.db, row.accountId, { desiredState: 'stopped', statusReason: reason });
+    await signal(ctx, 'session-changed', row.accountId);
   }
   return rows.length;
 }

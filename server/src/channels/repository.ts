@@ -4,13 +4,13 @@ import { waChannelOrders, waChannels } from '../db/schema.ts';
 
 export type ChannelRow = typeof waChannels.$inferSelect;
 export type ChannelOrderRow = typeof waChannelOrders.$inferSelect;
-export type ChannelEntry = Omit<ChannelRow, 'sessionId' | 'fetchedAt'>;
+export type ChannelEntry = Omit<ChannelRow, 'accountId' | 'fetchedAt'>;
 
 export function listChannels(db: Db, accountId: string): Promise<ChannelRow[]> {
   return db
     .select()
     .from(waChannels)
-    .where(eq(waChannels.sessionId, accountId))
+    .where(eq(waChannels.accountId, accountId))
     .orderBy(asc(waChannels.name), asc(waChannels.channelId));
 }
 
@@ -22,7 +22,7 @@ export async function findChannel(
   const [row] = await db
     .select()
     .from(waChannels)
-    .where(and(eq(waChannels.sessionId, accountId), eq(waChannels.channelId, channelId)));
+    .where(and(eq(waChannels.accountId, accountId), eq(waChannels.channelId, channelId)));
   return row;
 }
 
@@ -32,7 +32,7 @@ export async function channelNames(db: Db, accountId: string, ids: string[]): Pr
   const rows = await db
     .select({ channelId: waChannels.channelId, name: waChannels.name })
     .from(waChannels)
-    .where(and(eq(waChannels.sessionId, accountId), inArray(waChannels.channelId, ids)));
+    .where(and(eq(waChannels.accountId, accountId), inArray(waChannels.channelId, ids)));
   return new Map(rows.map((r) => [r.channelId, r.name]));
 }
 
@@ -40,9 +40,9 @@ export async function upsertChannel(db: Db, accountId: string, c: ChannelEntry):
   const now = new Date();
   const [row] = await db
     .insert(waChannels)
-    .values({ ...c, sessionId: accountId, fetchedAt: now })
+    .values({ ...c, accountId, fetchedAt: now })
     .onConflictDoUpdate({
-      target: [waChannels.sessionId, waChannels.channelId],
+      target: [waChannels.accountId, waChannels.channelId],
       set: {
         name: c.name,
         description: c.description,
@@ -59,12 +59,12 @@ export async function upsertChannel(db: Db, accountId: string, c: ChannelEntry):
 export async function deleteChannel(db: Db, accountId: string, channelId: string): Promise<void> {
   await db
     .delete(waChannels)
-    .where(and(eq(waChannels.sessionId, accountId), eq(waChannels.channelId, channelId)));
+    .where(and(eq(waChannels.accountId, accountId), eq(waChannels.channelId, channelId)));
 }
 
 export async function insertChannelOrder(
   db: Db,
-  order: Pick<ChannelOrderRow, 'id' | 'sessionId' | 'kind' | 'name' | 'description' | 'invite' | 'members'>,
+  order: Pick<ChannelOrderRow, 'id' | 'accountId' | 'kind' | 'name' | 'description' | 'invite' | 'members'>,
 ): Promise<void> {
   await db.insert(waChannelOrders).values(order);
 }
@@ -74,7 +74,7 @@ export function pendingChannelOrders(db: Db, accountId: string): Promise<Channel
   return db
     .select()
     .from(waChannelOrders)
-    .where(and(eq(waChannelOrders.sessionId, accountId), isNull(waChannelOrders.doneAt)))
+    .where(and(eq(waChannelOrders.accountId, accountId), isNull(waChannelOrders.doneAt)))
     .orderBy(asc(waChannelOrders.requestedAt));
 }
 

@@ -43,7 +43,7 @@ export async function insertGrant(db: Db, input: GrantInput): Promise<string> {
     listId: input.listId,
     groupId: input.groupId ?? null,
     groupName: input.groupName ?? null,
-    sessionId: input.sessionId ?? null,
+    accountId: input.sessionId ?? null,
     actorId: input.actor.id,
     actor: input.actor.username,
   });

@@ -166,12 +166,12 @@ export const accounts = pgTable(
   {
     id: text('id').primaryKey(),
     /** `<digits of the phone>_<random suffix>`, the id the API and the page use. */
-    sessionId: text('session_id').notNull().unique(),
+    accountId: text('session_id').notNull().unique(),
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     phoneNumber: text('phone_number').notNull(),
-    sessionName: text('session_name').notNull(),
+    name: text('session_name').notNull(),
     status: text('status', { enum: ['CONNECTED', 'DISCONNECTED', 'PENDING'] })
       .notNull()
       .default('PENDING'),
@@ -260,9 +260,9 @@ export const accounts = pgTable(
  * last decided: why its recipients wait and until when (shown on its jobs).
  */
 export const accountPolicies = pgTable('session_policies', {
-  sessionId: text('session_id')
+  accountId: text('session_id')
     .primaryKey()
-    .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+    .references(() => accounts.accountId, { onDelete: 'cascade' }),
   dailyLimit: integer('daily_limit'),
   warmUp: boolean('warm_up'),
   quietStart: text('quiet_start'),
@@ -284,15 +284,15 @@ export const accountPolicies = pgTable('session_policies', {
 export const waAuthState = pgTable(
   'wa_auth_state',
   {
-    sessionId: text('session_id')
+    accountId: text('session_id')
       .notNull()
-      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.accountId, { onDelete: 'cascade' }),
     key: text('key').notNull(),
     /** JSON text written with Baileys' BufferJSON replacer. */
     value: text('value').notNull(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.sessionId, t.key] })],
+  (t) => [primaryKey({ columns: [t.accountId, t.key] })],
 );
 
 /**
@@ -303,14 +303,14 @@ export const waAuthState = pgTable(
 export const waPrivacyTokens = pgTable(
   'wa_privacy_tokens',
   {
-    sessionId: text('session_id')
+    accountId: text('session_id')
       .notNull()
-      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.accountId, { onDelete: 'cascade' }),
     /** The contact's phone-number chat JID. */
     chatId: text('chat_id').notNull(),
     expiresAt: ts('expires_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.sessionId, t.chatId] })],
+  (t) => [primaryKey({ columns: [t.accountId, t.chatId] })],
 );
 
 export type StoredParticipant = {
@@ -324,9 +324,9 @@ export type StoredLastMessage = { sender: string; timestamp: number; body: strin
 export const waGroups = pgTable(
   'wa_groups',
   {
-    sessionId: text('session_id')
+    accountId: text('session_id')
       .notNull()
-      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.accountId, { onDelete: 'cascade' }),
     groupId: text('group_id').notNull(),
     subject: text('subject').notNull(),
     owner: text('owner'),
@@ -346,7 +346,7 @@ export const waGroups = pgTable(
     fetchedAt: ts('fetched_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.sessionId, t.groupId] })],
+  (t) => [primaryKey({ columns: [t.accountId, t.groupId] })],
 );
 
 /**
@@ -357,9 +357,9 @@ export const waGroups = pgTable(
 export const waChannels = pgTable(
   'wa_channels',
   {
-    sessionId: text('session_id')
+    accountId: text('session_id')
       .notNull()
-      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.accountId, { onDelete: 'cascade' }),
     /** `<digits>@newsletter`. */
     channelId: text('channel_id').notNull(),
     name: text('name').notNull(),
@@ -369,7 +369,7 @@ export const waChannels = pgTable(
     invite: text('invite'),
     fetchedAt: ts('fetched_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.sessionId, t.channelId] })],
+  (t) => [primaryKey({ columns: [t.accountId, t.channelId] })],
 );
 
 /**
@@ -381,9 +381,9 @@ export const waChannelOrders = pgTable(
   'wa_channel_orders',
   {
     id: text('id').primaryKey(),
-    sessionId: text('session_id')
+    accountId: text('session_id')
       .notNull()
-      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.accountId, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ['create', 'add', 'refresh', 'group'] }).notNull(),
     /** A channel's or a new group's name. */
     name: text('name'),
@@ -400,16 +400,16 @@ export const waChannelOrders = pgTable(
     /** The channel created or added; for a new group, the group's id. */
     channelId: text('channel_id'),
   },
-  (t) => [index('wa_channel_orders_pending_idx').on(t.sessionId).where(sql`${t.doneAt} IS NULL`)],
+  (t) => [index('wa_channel_orders_pending_idx').on(t.accountId).where(sql`${t.doneAt} IS NULL`)],
 );
 
 /** Messages this product sent, kept so that the transport can answer retry requests and decrypt poll votes. */
 export const waSentMessages = pgTable(
   'wa_sent_messages',
   {
-    sessionId: text('session_id')
+    accountId: text('session_id')
       .notNull()
-      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.accountId, { onDelete: 'cascade' }),
     messageId: text('message_id').notNull(),
     chatId: text('chat_id').notNull(),
     /** The proto message as JSON (BufferJSON). */
@@ -417,7 +417,7 @@ export const waSentMessages = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [
-    primaryKey({ columns: [t.sessionId, t.messageId] }),
+    primaryKey({ columns: [t.accountId, t.messageId] }),
     // The hourly prune of rows older than SENT_MESSAGES_KEEP_MS.
     index('wa_sent_messages_created_at_idx').on(t.createdAt),
   ],
@@ -443,16 +443,16 @@ export const waNumberLookups = pgTable('wa_number_lookups', {
 export const waLidTexts = pgTable(
   'wa_lid_texts',
   {
-    sessionId: text('session_id')
+    accountId: text('session_id')
       .notNull()
-      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.accountId, { onDelete: 'cascade' }),
     messageId: text('message_id').notNull(),
     /** The sender's LID user (digits before `@lid`). */
     lid: text('lid').notNull(),
     text: text('text').notNull(),
     receivedAt: ts('received_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.sessionId, t.messageId] }), index('wa_lid_texts_lid_idx').on(t.lid)],
+  (t) => [primaryKey({ columns: [t.accountId, t.messageId] }), index('wa_lid_texts_lid_idx').on(t.lid)],
 );
 
 export const media = pgTable('media', {
@@ -474,12 +474,12 @@ export const messageJobs = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     /** The account's public id; kept as text so the job outlives a terminated account. */
-    sessionId: text('session_id').notNull(),
+    accountId: text('session_id').notNull(),
     /**
      * Every account sharing the job, `session_id` first, when it is spread over several (null:
      * only `session_id`). Each recipient's own `session_id` says which account sends it.
      */
-    sessionIds: text('session_ids').array(),
+    accountIds: text('session_ids').array(),
     audience: text('audience', { enum: ['groups', 'individuals'] }).notNull(),
     messageType: text('message_type', { enum: ['text', 'media', 'poll', 'template', 'status'] }).notNull(),
     /** A text status's background colour and font; null for everything else. */
@@ -538,14 +538,14 @@ export const messageJobs = pgTable(
     index('message_jobs_series_idx').on(t.seriesId).where(sql`${t.seriesId} IS NOT NULL`),
     // Newest first, as every list pages them (keyset on created_at, id).
     index('message_jobs_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
-    index('message_jobs_session_status_idx').on(t.sessionId, t.status),
+    index('message_jobs_session_status_idx').on(t.accountId, t.status),
     // The jobs waiting for an account, for the sweep's waiting clocks (few rows; without it the
     // sweep read every job of every user each second).
     index('message_jobs_waiting_idx').on(t.waitingSince).where(sql`${t.waitingSince} IS NOT NULL`),
     // The live jobs spread over accounts, for the failover sweep (few rows).
     index('message_jobs_spread_live_idx')
       .on(t.id)
-      .where(sql`${t.sessionIds} IS NOT NULL AND ${t.status} IN ('pending', 'processing', 'scheduled')`),
+      .where(sql`${t.accountIds} IS NOT NULL AND ${t.status} IN ('pending', 'processing', 'scheduled')`),
     // A tab of the list (Failed, Completed, …) pages in order without sorting its whole status.
     index('message_jobs_user_status_created_idx').on(t.userId, t.status, t.createdAt.desc(), t.id.desc()),
     // The jobs still moving: the list's summary aggregates these live, and finished ones from job_stats.
@@ -565,7 +565,7 @@ export const messageJobSeries = pgTable('message_job_series', {
   userId: text('user_id')
     .notNull()
     .references(() => users.id, { onDelete: 'cascade' }),
-  sessionId: text('session_id').notNull(),
+  accountId: text('session_id').notNull(),
   audience: text('audience', { enum: ['groups', 'individuals'] }).notNull(),
   every: text('every', { enum: ['day', 'week', 'month'] }).notNull(),
   /** No occurrence starts after this time (null: until cancelled). */
@@ -613,7 +613,7 @@ export const messageJobRecipients = pgTable(
      * trigger `message_jobs_delete_recipients` (migration 0003) deletes a job's recipients with it.
      */
     jobId: text('job_id').notNull(),
-    sessionId: text('session_id').notNull(),
+    accountId: text('session_id').notNull(),
     chatId: text('chat_id').notNull(),
     chatName: text('chat_name'),
     /**
@@ -667,24 +667,24 @@ export const messageJobRecipients = pgTable(
   },
   (t) => [
     index('recipients_job_idx').on(t.jobId, t.id),
-    index('recipients_due_idx').on(t.sessionId, t.dueAt, t.id).where(sql`${t.status} = 'queued'`),
+    index('recipients_due_idx').on(t.accountId, t.dueAt, t.id).where(sql`${t.status} = 'queued'`),
     index('recipients_sending_idx').on(t.leaseExpiresAt).where(sql`${t.status} = 'sending'`),
     // An account's messages of its local day, counted against its daily limit and warm-up.
-    index('recipients_session_sent_idx').on(t.sessionId, t.sentAt).where(sql`${t.status} = 'sent'`),
+    index('recipients_session_sent_idx').on(t.accountId, t.sentAt).where(sql`${t.status} = 'sent'`),
     // Partial: rows are inserted without a message id, so the bulk insert does not maintain this index.
-    index('recipients_message_idx').on(t.sessionId, t.messageId).where(sql`${t.messageId} IS NOT NULL`),
+    index('recipients_message_idx').on(t.accountId, t.messageId).where(sql`${t.messageId} IS NOT NULL`),
     // An incoming message finds the account's latest send to that number (replies), and
     // whether the account has messaged a number before (newContactsPerDay, account health).
     index('recipients_session_chat_sent_idx')
-      .on(t.sessionId, t.chatId, t.sentAt)
+      .on(t.accountId, t.chatId, t.sentAt)
       .where(sql`${t.status} = 'sent'`),
     // The account-health window's failures, undelivered messages and replies (small partial indexes).
-    index('recipients_session_failed_idx').on(t.sessionId, t.failedAt).where(sql`${t.status} = 'failed'`),
+    index('recipients_session_failed_idx').on(t.accountId, t.failedAt).where(sql`${t.status} = 'failed'`),
     index('recipients_session_undelivered_idx')
-      .on(t.sessionId, t.undeliveredAt)
+      .on(t.accountId, t.undeliveredAt)
       .where(sql`${t.undeliveredAt} IS NOT NULL`),
     index('recipients_session_replied_idx')
-      .on(t.sessionId, t.repliedAt)
+      .on(t.accountId, t.repliedAt)
       .where(sql`${t.repliedAt} IS NOT NULL`),
   ],
 );
@@ -699,7 +699,7 @@ export const messageJobRecipients = pgTable(
  * account still become undelivered.
  */
 export const undeliveredSweeps = pgTable('undelivered_sweeps', {
-  sessionId: text('session_id').primaryKey(),
+  accountId: text('session_id').primaryKey(),
   sweptTo: ts('swept_to').notNull(),
 });
 
@@ -712,14 +712,14 @@ export const accountEvents = pgTable(
   'account_events',
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-    sessionId: text('session_id')
+    accountId: text('session_id')
       .notNull()
-      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.accountId, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ['disconnected', 'restricted', 'rate-limited', 'protect-paused'] }).notNull(),
     detail: text('detail'),
     at: ts('at').notNull().defaultNow(),
   },
-  (t) => [index('account_events_session_idx').on(t.sessionId, t.at)],
+  (t) => [index('account_events_session_idx').on(t.accountId, t.at)],
 );
 
 /**
@@ -728,9 +728,9 @@ export const accountEvents = pgTable(
  * not count because the account was not healthy when its local day turned.
  */
 export const accountHealth = pgTable('account_health', {
-  sessionId: text('session_id')
+  accountId: text('session_id')
     .primaryKey()
-    .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+    .references(() => accounts.accountId, { onDelete: 'cascade' }),
   score: integer('score').notNull(),
   state: text('state', { enum: ['good', 'watch', 'paused'] }).notNull(),
   /** The main reason for a score below good, in words (null when good). */
@@ -914,7 +914,7 @@ export const consentGrants = pgTable(
     listId: text('list_id'),
     groupId: text('group_id'),
     groupName: text('group_name'),
-    sessionId: text('session_id'),
+    accountId: text('session_id'),
     /** Who confirmed: the user's id and username at the time. */
     actorId: text('actor_id').notNull(),
     actor: text('actor').notNull(),
@@ -972,7 +972,7 @@ export const optOuts = pgTable(
     language: text('language'),
     message: text('message'),
     messageId: text('message_id'),
-    sessionId: text('session_id'),
+    accountId: text('session_id'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.addressKind, t.phoneNumber] })],
@@ -1023,9 +1023,9 @@ export const personAddresses = pgTable(
 export const cloudAccounts = pgTable(
   'cloud_accounts',
   {
-    sessionId: text('session_id')
+    accountId: text('session_id')
       .primaryKey()
-      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.accountId, { onDelete: 'cascade' }),
     phoneNumberId: text('phone_number_id').notNull(),
     wabaId: text('waba_id').notNull(),
     /**
@@ -1054,9 +1054,9 @@ export const cloudAccounts = pgTable(
 export const cloudTemplates = pgTable(
   'cloud_templates',
   {
-    sessionId: text('session_id')
+    accountId: text('session_id')
       .notNull()
-      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.accountId, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     language: text('language').notNull(),
     category: text('category').notNull(),
@@ -1068,7 +1068,7 @@ export const cloudTemplates = pgTable(
     headerFormat: text('header_format'),
     syncedAt: ts('synced_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.sessionId, t.name, t.language] })],
+  (t) => [primaryKey({ columns: [t.accountId, t.name, t.language] })],
 );
 
 /** What Meta charges per delivered message of a category, in paise (India rates by default; an admin edits them). */
@@ -1099,14 +1099,14 @@ export const creditPrices = pgTable('credit_prices', {
 export const cloudServiceWindows = pgTable(
   'cloud_service_windows',
   {
-    sessionId: text('session_id')
+    accountId: text('session_id')
       .notNull()
-      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.accountId, { onDelete: 'cascade' }),
     /** The number's digits, as Meta's `from`. */
     phone: text('phone').notNull(),
     lastInboundAt: ts('last_inbound_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.sessionId, t.phone] })],
+  (t) => [primaryKey({ columns: [t.accountId, t.phone] })],
 );
 
 /**
@@ -1194,7 +1194,7 @@ export const followUps = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     /** The job whose recipients the segment is taken from. */
     jobId: text('job_id').notNull(),
-    sessionId: text('session_id').notNull(),
+    accountId: text('session_id').notNull(),
     segment: text('segment').notNull(),
     /** The message: `type`, `content` (and `mime`, `data`, `fileName`) as the send routes take them. */
     message: jsonb('message').$type<Record<string, unknown>>().notNull(),
@@ -1211,9 +1211,9 @@ export const followUps = pgTable(
 
 /** An account's keyword auto-replies: its rules, in order (the first that matches answers). */
 export const autoReplyRules = pgTable('auto_reply_rules', {
-  sessionId: text('session_id')
+  accountId: text('session_id')
     .primaryKey()
-    .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+    .references(() => accounts.accountId, { onDelete: 'cascade' }),
   rules: jsonb('rules').$type<Array<Record<string, unknown>>>().notNull(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
@@ -1225,9 +1225,9 @@ export const autoReplyRules = pgTable('auto_reply_rules', {
 export const autoRepliesSent = pgTable(
   'auto_replies_sent',
   {
-    sessionId: text('session_id')
+    accountId: text('session_id')
       .notNull()
-      .references(() => accounts.sessionId, { onDelete: 'cascade' }),
+      .references(() => accounts.accountId, { onDelete: 'cascade' }),
     /** The rule's match and keyword as compared (autoReplyRuleKey). */
     ruleKey: text('rule_key').notNull(),
     /** Who was answered: the chat id of the address they wrote from (auto-reply.ts). */
@@ -1235,7 +1235,7 @@ export const autoRepliesSent = pgTable(
     sentAt: ts('sent_at').notNull(),
     jobId: text('job_id'),
   },
-  (t) => [primaryKey({ columns: [t.sessionId, t.ruleKey, t.personKey] })],
+  (t) => [primaryKey({ columns: [t.accountId, t.ruleKey, t.personKey] })],
 );
 
 /** A file a person sent in an incoming message: its type and name, and how its provider fetches it again. */
@@ -1256,7 +1256,7 @@ export const inboxThreads = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     /** The account the person last wrote to: an answer goes through it. */
-    sessionId: text('session_id').notNull(),
+    accountId: text('session_id').notNull(),
     /** The name WhatsApp gave with their latest message (push name, Cloud profile name). */
     name: text('name'),
     lastText: text('last_text').notNull(),
@@ -1293,7 +1293,7 @@ export const inboxMessages = pgTable(
     personId: text('person_id')
       .notNull()
       .references(() => people.id, { onDelete: 'cascade' }),
-    sessionId: text('session_id').notNull(),
+    accountId: text('session_id').notNull(),
     direction: text('direction', { enum: ['in', 'out'] }).notNull(),
     /** The chat id the message came from (in) or went to (out). */
     chatId: text('chat_id').notNull(),
@@ -1310,7 +1310,7 @@ export const inboxMessages = pgTable(
   },
   (t) => [
     uniqueIndex('inbox_messages_incoming_idx')
-      .on(t.sessionId, t.messageId)
+      .on(t.accountId, t.messageId)
       .where(sql`${t.messageId} IS NOT NULL`),
     index('inbox_messages_person_idx').on(t.personId, t.at),
     // The list's filter "replies to this job".

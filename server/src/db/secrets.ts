@@ -90,7 +90,7 @@ export async function encryptPlainSecrets(db: Db, key: Buffer): Promise<number> 
     let done = 0;
     for (;;) {
       const rows = await tx
-        .select({ sessionId: waAuthState.sessionId, key: waAuthState.key, value: waAuthState.value })
+        .select({ sessionId: waAuthState.accountId, key: waAuthState.key, value: waAuthState.value })
         .from(waAuthState)
         .where(notLike(waAuthState.value, `${PREFIX}%`))
         .limit(500);
@@ -99,7 +99,7 @@ export async function encryptPlainSecrets(db: Db, key: Buffer): Promise<number> 
         await tx
           .update(waAuthState)
           .set({ value: encryptValue(key, authStateContext(row.sessionId, row.key), row.value) })
-          .where(and(eq(waAuthState.sessionId, row.sessionId), eq(waAuthState.key, row.key)));
+          .where(and(eq(waAuthState.accountId, row.sessionId), eq(waAuthState.key, row.key)));
       }
       done += rows.length;
     }

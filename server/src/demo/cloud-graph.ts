@@ -110,7 +110,7 @@ export function loopbackUrl(server: { address(): string | AddressInfo | null }):
  */
 export async function pointDemoWebhook(ctx: AppContext, graph: FakeGraphApi, base: string): Promise<boolean> {
   const [row] = await ctx.db
-    .select({ sessionId: cloudAccounts.sessionId })
+    .select({ sessionId: cloudAccounts.accountId })
     .from(cloudAccounts)
     .where(eq(cloudAccounts.phoneNumberId, graph.phoneNumberId));
   if (!row) return false;

@@ -105,7 +105,7 @@ async function writeHistoryJob(
     await tx.insert(messageJobs).values({
       id: jobId,
       userId,
-      sessionId: accountId,
+      accountId,
       audience: job.audience,
       messageType: job.type,
       content: job.poll ? pollContent(job.poll) : job.content,
@@ -131,7 +131,7 @@ async function writeHistoryJob(
       return {
         row: {
           jobId,
-          sessionId: accountId,
+          accountId,
           chatId: r.chatId,
           chatName: r.chatName,
           status: 'sending' as const,
@@ -227,7 +227,7 @@ export async function seedDemo(ctx: AppContext, cloud?: DemoCloud): Promise<bool
     const [row] = await ctx.db
       .select({ qr: accounts.qr })
       .from(accounts)
-      .where(eq(accounts.sessionId, accountId));
+      .where(eq(accounts.accountId, accountId));
     return row?.qr;
   });
   await simulatorAction(ctx, shopRow, accountId, 'link');
@@ -240,7 +240,7 @@ export async function seedDemo(ctx: AppContext, cloud?: DemoCloud): Promise<bool
         isAdmin: waGroups.isAdmin,
       })
       .from(waGroups)
-      .where(eq(waGroups.sessionId, accountId));
+      .where(eq(waGroups.accountId, accountId));
     return rows.length > 0 ? rows : null;
   });
   const sendable = groups.filter((g) => !g.announce || g.isAdmin);

@@ -21,7 +21,7 @@ export async function listGroups(db: Db, accountId: string): Promise<GroupRow[]>
   return db
     .select()
     .from(waGroups)
-    .where(eq(waGroups.sessionId, accountId))
+    .where(eq(waGroups.accountId, accountId))
     .orderBy(asc(waGroups.subject), asc(waGroups.groupId));
 }
 
@@ -39,7 +39,7 @@ export async function upsertGroups(
   await db.transaction(async (tx) => {
     for (let i = 0; i < groups.length; i += 200) {
       const rows = groups.slice(i, i + 200).map((g) => ({
-        sessionId: accountId,
+        accountId,
         groupId: g.groupId,
         subject: g.subject,
         owner: g.owner,
@@ -57,7 +57,7 @@ export async function upsertGroups(
         .insert(waGroups)
         .values(rows)
         .onConflictDoUpdate({
-          target: [waGroups.sessionId, waGroups.groupId],
+          target: [waGroups.accountId, waGroups.groupId],
           set: {
             subject: sql`excluded.subject`,
             owner: sql`excluded.owner`,
@@ -81,7 +81,7 @@ export async function upsertGroups(
     }
     // Every group of this fetch now carries its time: the older rows are groups the account left.
     if (options.replaceAll) {
-      await tx.delete(waGroups).where(and(eq(waGroups.sessionId, accountId), lt(waGroups.fetchedAt, now)));
+      await tx.delete(waGroups).where(and(eq(waGroups.accountId, accountId), lt(waGroups.fetchedAt, now)));
     }
   });
 }
@@ -100,7 +100,7 @@ export async function updateGroup(
   await db
     .update(waGroups)
     .set({ ...patch, updatedAt: new Date() })
-    .where(and(eq(waGroups.sessionId, accountId), eq(waGroups.groupId, groupId)));
+    .where(and(eq(waGroups.accountId, accountId), eq(waGroups.groupId, groupId)));
 }
 
 export async function setInviteCode(
@@ -112,7 +112,7 @@ export async function setInviteCode(
   await db
     .update(waGroups)
     .set({ inviteCode: code, inviteCodeFetchedAt: new Date() })
-    .where(and(eq(waGroups.sessionId, accountId), eq(waGroups.groupId, groupId)));
+    .where(and(eq(waGroups.accountId, accountId), eq(waGroups.groupId, groupId)));
 }
 
 /** Stores a chat's last message unless the cache already holds a newer one. */
@@ -127,7 +127,7 @@ export async function setLastMessage(
     .set({ lastMessage: message })
     .where(
       and(
-        eq(waGroups.sessionId, accountId),
+        eq(waGroups.accountId, accountId),
         eq(waGroups.groupId, groupId),
         sql`(${waGroups.lastMessage} IS NULL OR (${waGroups.lastMessage}->>'timestamp')::bigint <= ${message.timestamp})`,
       ),
@@ -139,7 +139,7 @@ export async function groupsOf(db: Db, accountId: string, groupIds: string[]): P
   return db
     .select()
     .from(waGroups)
-    .where(and(eq(waGroups.sessionId, accountId), inArray(waGroups.groupId, groupIds)));
+    .where(and(eq(waGroups.accountId, accountId), inArray(waGroups.groupId, groupIds)));
 }
 /** Subjects of the cached groups among `chatIds`, to store each recipient's chat name. */
 export async function groupSubjects(
@@ -150,7 +150,7 @@ export async function groupSubjects(
   const rows = await db
     .select({ groupId: waGroups.groupId, subject: waGroups.subject })
     .from(waGroups)
-    .where(eq(waGroups.sessionId, accountId));
+    .where(eq(waGroups.accountId, accountId));
   const wanted = new Set(chatIds);
   return new Map(rows.filter((r) => wanted.has(r.groupId)).map((r) => [r.groupId, r.subject]));
 }

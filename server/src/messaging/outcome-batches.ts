@@ -42,9 +42,7 @@ export function startOutcomeBatches(ctx: AppContext, runtime: AccountRuntime): O
     if (!transport) return;
     await transport
       .send(to.includes('@') ? to : chatIdOfPhone(to), { kind: 'text', text })
-      .catch((err: unknown) =>
-        log.error({ err, accountId }, 'an opt-out confirmation could not be sent'),
-      );
+      .catch((err: unknown) => log.error({ err, accountId }, 'an opt-out confirmation could not be sent'));
   };
 
   let flushing: Promise<void> | null = null;

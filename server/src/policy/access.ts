@@ -111,7 +111,7 @@ export async function authorizeAccount(
   accountId: string,
   missing: string = ACCESS_MESSAGES.sessionNotFound,
 ): Promise<typeof accounts.$inferSelect> {
-  const [row] = await db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+  const [row] = await db.select().from(accounts).where(eq(accounts.accountId, accountId));
   if (!row) throw notFound(missing);
   const owner = await ownerOfRow(db, actor, row.userId);
   if (!owner || !can(actor, action, 'session', owner)) throw notFound(missing);
@@ -143,7 +143,7 @@ export async function authorizeGroups(
       .select({ channelId: waChannels.channelId })
       .from(waChannels)
       .where(
-        and(eq(waChannels.sessionId, accountId), inArray(waChannels.channelId, channels.slice(0, 5000))),
+        and(eq(waChannels.accountId, accountId), inArray(waChannels.channelId, channels.slice(0, 5000))),
       );
     for (const r of rows) known.add(r.channelId);
   }
@@ -153,7 +153,7 @@ export async function authorizeGroups(
     const rows = await db
       .select({ groupId: waGroups.groupId })
       .from(waGroups)
-      .where(and(eq(waGroups.sessionId, accountId), inArray(waGroups.groupId, slice)));
+      .where(and(eq(waGroups.accountId, accountId), inArray(waGroups.groupId, slice)));
     for (const r of rows) known.add(r.groupId);
   }
   const stranger = wanted.find((id) => !(isGroupJid(id) || isChannelJid(id)) || !known.has(id));

@@ -31,7 +31,7 @@ export function createDbAuthStore(db: Db, accountId: string, secretKey?: Buffer)
       const [row] = await db
         .select({ value: waAuthState.value })
         .from(waAuthState)
-        .where(and(eq(waAuthState.sessionId, accountId), eq(waAuthState.key, key)));
+        .where(and(eq(waAuthState.accountId, accountId), eq(waAuthState.key, key)));
       return row ? open(key, row.value) : null;
     },
     async readMany(keys) {
@@ -40,7 +40,7 @@ export function createDbAuthStore(db: Db, accountId: string, secretKey?: Buffer)
       const rows = await db
         .select({ key: waAuthState.key, value: waAuthState.value })
         .from(waAuthState)
-        .where(and(eq(waAuthState.sessionId, accountId), inArray(waAuthState.key, keys)));
+        .where(and(eq(waAuthState.accountId, accountId), inArray(waAuthState.key, keys)));
       for (const row of rows) found.set(row.key, open(row.key, row.value));
       return found;
     },
@@ -62,10 +62,10 @@ export function createDbAuthStore(db: Db, accountId: string, secretKey?: Buffer)
         if (deletes.size > 0) {
           await tx
             .delete(waAuthState)
-            .where(and(eq(waAuthState.sessionId, accountId), inArray(waAuthState.key, [...deletes])));
+            .where(and(eq(waAuthState.accountId, accountId), inArray(waAuthState.key, [...deletes])));
         }
         const rows = [...upserts].map(([key, value]) => ({
-          sessionId: accountId,
+          accountId,
           key,
           value: seal(key, value),
           updatedAt: new Date(),
@@ -76,14 +76,14 @@ export function createDbAuthStore(db: Db, accountId: string, secretKey?: Buffer)
             .insert(waAuthState)
             .values(rows.slice(i, i + 1000))
             .onConflictDoUpdate({
-              target: [waAuthState.sessionId, waAuthState.key],
+              target: [waAuthState.accountId, waAuthState.key],
               set: { value: sql`excluded.value`, updatedAt: new Date() },
             });
         }
       });
     },
     async wipe() {
-      await db.delete(waAuthState).where(eq(waAuthState.sessionId, accountId));
+      await db.delete(waAuthState).where(eq(waAuthState.accountId, accountId));
     },
   };
 }

@@ -10,7 +10,7 @@ export async function findSentMessage(db: Db, accountId: string, messageId: stri
   const [row] = await db
     .select({ message: waSentMessages.message })
     .from(waSentMessages)
-    .where(and(eq(waSentMessages.sessionId, accountId), eq(waSentMessages.messageId, messageId)));
+    .where(and(eq(waSentMessages.accountId, accountId), eq(waSentMessages.messageId, messageId)));
   return row?.message ?? null;
 }
 
@@ -49,7 +49,7 @@ export async function listSentMessages(db: Db, accountId: string, limit: number)
   return db
     .select()
     .from(waSentMessages)
-    .where(eq(waSentMessages.sessionId, accountId))
+    .where(eq(waSentMessages.accountId, accountId))
     .orderBy(desc(waSentMessages.createdAt))
     .limit(limit);
 }

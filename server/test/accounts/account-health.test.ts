@@ -67,7 +67,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
     ]);
     await t.db
       .insert(accountEvents)
-      .values({ sessionId: accountId, kind: 'restricted', at: new Date(Date.now() - 48 * HOUR) });
+      .values({ accountId, kind: 'restricted', at: new Date(Date.now() - 48 * HOUR) });
     // The last day: 40 sent (4 undelivered, 2 replied), 10 not on WhatsApp, 1 refused, 3 opted out.
     await recipients(accountId, [
       ...many(4, 1, { status: 'sent', at: ago(HOUR), undelivered: true }),
@@ -84,9 +84,9 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
           WHERE session_id = ${accountId} AND status = 'failed' AND failed_at < now() - interval '1 day'`,
     );
     await t.db.insert(accountEvents).values([
-      { sessionId: accountId, kind: 'restricted', detail: 'Paused: WhatsApp restricted this account (463)' },
-      { sessionId: accountId, kind: 'rate-limited' },
-      { sessionId: accountId, kind: 'disconnected', detail: 'Connection lost (428)' },
+      { accountId, kind: 'restricted', detail: 'Paused: WhatsApp restricted this account (463)' },
+      { accountId, kind: 'rate-limited' },
+      { accountId, kind: 'disconnected', detail: 'Connection lost (428)' },
     ]);
     // A STOP from a number the account never messaged says nothing about it.
     await t.db.insert(optOuts).values([
@@ -132,14 +132,14 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
     const evaluated = await evaluateHealth(t.ctx, accountId);
     const reason = 'Paused to protect this account: 60% of the numbers looked up are not on WhatsApp';
     expect(evaluated).toMatchObject({ score: 35, state: 'paused', reason });
-    const [row] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    const [row] = await t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
     expect(row).toMatchObject({ sendPaused: true, statusReason: reason });
     // The cooling period: HEALTH_COOLING_MS, a day by default.
     expect(row!.sendPausedUntil!.getTime() - before).toBeGreaterThanOrEqual(24 * HOUR - 1000);
     const shown = (await health(token, accountId)).json();
     expect(shown).toMatchObject({ score: 35, state: 'paused', reason });
     expect(shown.pausedUntil).toBe(row!.sendPausedUntil!.toISOString());
-    const events = await t.db.select().from(accountEvents).where(eq(accountEvents.sessionId, accountId));
+    const events = await t.db.select().from(accountEvents).where(eq(accountEvents.accountId, accountId));
     expect(events.map((e) => [e.kind, e.detail])).toEqual([['protect-paused', reason]]);
 
     // Prometheus reads what the node evaluated.
@@ -149,7 +149,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
     // A second check does not pause again or count again.
     await evaluateHealth(t.ctx, accountId);
     expect(
-      await t.db.select().from(accountEvents).where(eq(accountEvents.sessionId, accountId)),
+      await t.db.select().from(accountEvents).where(eq(accountEvents.accountId, accountId)),
     ).toHaveLength(1);
 
     const resumed = await t.app.inject({
@@ -171,7 +171,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
     const resume = () =>
       t.app.inject({ method: 'POST', url: `/api/session/${accountId}/resume`, headers: bearer(token) });
     const pausedFor = async () => {
-      const [row] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+      const [row] = await t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
       expect(row!.sendPaused).toBe(true);
       return {
         hours: Math.round((row!.sendPausedUntil!.getTime() - Date.now()) / HOUR),
@@ -208,7 +208,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
       state: 'paused',
       reason: `${lead}; paused again within a day, so for 4 times as long`,
     });
-    const events = await t.db.select().from(accountEvents).where(eq(accountEvents.sessionId, accountId));
+    const events = await t.db.select().from(accountEvents).where(eq(accountEvents.accountId, accountId));
     expect(events.map((e) => e.kind)).toEqual(['protect-paused', 'protect-paused', 'protect-paused']);
   });
 
@@ -226,7 +226,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
     await t.db
       .update(accounts)
       .set({ sendPausedUntil: new Date(Date.now() - 1000) })
-      .where(eq(accounts.sessionId, accountId));
+      .where(eq(accounts.accountId, accountId));
     expect(await liftEndedPauses(t.db)).toContain(accountId);
     expect(await evaluateHealth(t.ctx, accountId)).toMatchObject({ state: 'good', score: 100 });
 
@@ -235,7 +235,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
     await t.db
       .update(accounts)
       .set({ sendPaused: true, sendPausedUntil: null, statusReason: restricted })
-      .where(eq(accounts.sessionId, accountId));
+      .where(eq(accounts.accountId, accountId));
     await recipients(
       accountId,
       many(25, 700, {
@@ -249,7 +249,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
       reason: restricted,
       pausedUntil: null,
     });
-    const [row] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    const [row] = await t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
     expect(row).toMatchObject({ statusReason: restricted, sendPausedUntil: null });
     expect((await health(token, accountId)).json().reason).toBe(restricted);
   });

@@ -199,7 +199,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
     await t.db
       .update(accounts)
       .set({ linkedAt: new Date(Date.now() - 20 * 86_400_000) })
-      .where(eq(accounts.sessionId, accountId));
+      .where(eq(accounts.accountId, accountId));
     await put(token, accountId, { ...POLICY, warmUp: true });
     const done = await waitForJobEnd(t.app, token, jobId);
     expect(done.results.success).toBe(52);

@@ -18,7 +18,7 @@ describe.each(DB_KINDS)('resuming a session paused by WhatsApp’s limits on %s'
     await t.db
       .update(accounts)
       .set({ sendPaused: true, statusReason: REASON })
-      .where(eq(accounts.sessionId, accountId));
+      .where(eq(accounts.accountId, accountId));
 
     const sessions = await t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(token) });
     expect(sessions.json().sessions[0]).toMatchObject({
@@ -37,7 +37,7 @@ describe.each(DB_KINDS)('resuming a session paused by WhatsApp’s limits on %s'
     // A group message sent after it goes (the pause holds one-to-one chats only): the account's
     // loop claimed past the held numbers, which are due before it.
     const [group] = await waitFor('groups cached', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
       return rows.find((g) => !g.announce) ? rows.filter((g) => !g.announce) : null;
     });
     const toGroup = await t.app.inject({

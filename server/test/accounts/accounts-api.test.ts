@@ -89,14 +89,14 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
       statusReason: null,
     });
     // SIMULATOR_LINK_AFTER_MS after the first QR was served, the account links by itself.
-    const [row] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    const [row] = await t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
     expect(row!.qrServedAt).not.toBeNull();
     await waitFor('auto link', async () => (await statusOf(t, token, accountId)).connected, 3000);
     expect(await statusOf(t, token, accountId)).toMatchObject({ connected: true, status: 'CONNECTED' });
     const qrAfter = await get(token, `/api/${accountId}/QR`);
     expect(qrAfter.statusCode).toBe(404);
     expect(qrAfter.json()).toEqual({ success: false, message: 'Session is already connected' });
-    const [linked] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    const [linked] = await t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
     expect(linked).toMatchObject({ hasCredentials: true, ownJid: '919876543210@s.whatsapp.net', qr: null });
     expect(linked!.ownerNode).toBe(t.ctx.nodeId);
     expect(runner.transportFor(accountId)).toBeDefined();
@@ -118,13 +118,13 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     const accountId = (await get(token, '/api/sessions')).json().sessions[0].sessionId;
     await waitFor(
       'a stored QR',
-      async () => (await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId)))[0]?.qr,
+      async () => (await t.db.select().from(accounts).where(eq(accounts.accountId, accountId)))[0]?.qr,
     );
     // A second account made later, whose QR is served: it links SIMULATOR_LINK_AFTER_MS after the
     // serve. Counted from its QR's creation instead, the first account would have linked before it.
     const later = await createAccount(t, token, { phoneNumber: '+91 98765 43211', sessionName: 'Later' });
     await waitFor('the later QR stored', async () =>
-      (await t.db.select().from(accounts).where(eq(accounts.sessionId, later)))[0]?.qr ? true : null,
+      (await t.db.select().from(accounts).where(eq(accounts.accountId, later)))[0]?.qr ? true : null,
     );
     expect((await get(token, `/api/${later}/QR`)).statusCode).toBe(200);
     await waitFor('the served account linked', async () =>
@@ -224,8 +224,8 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
       3000,
     );
     expect(status.statusReason).toBe('Logged out from the phone');
-    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId))).toEqual([]);
-    const [row] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.accountId, accountId))).toEqual([]);
+    const [row] = await t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
     expect(row).toMatchObject({ hasCredentials: false, desiredState: 'stopped', ownerNode: null });
 
     const restart = await post(token, `/api/session/${accountId}/restart`);
@@ -251,7 +251,7 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     const token = await loginToken(t.app, user.username);
     const accountId = await createAccount(t, token, { phoneNumber: '919844444444', sessionName: 'Waiting' });
     const rowOf = async () =>
-      (await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId)))[0]!;
+      (await t.db.select().from(accounts).where(eq(accounts.accountId, accountId)))[0]!;
     const first = await waitFor('first QR', async () => (await rowOf()).qr, 4000);
     const res = await post(token, `/api/session/${accountId}/restart`);
     expect(res.json()).toEqual({ success: true, message: 'Session restart initiated', status: 'PENDING' });
@@ -277,7 +277,7 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     await waitFor(
       'reconnect after restart',
       async () => {
-        const [row] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+        const [row] = await t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
         if (row?.qr) qrSeen.push(row.qr);
         return row?.status === 'CONNECTED';
       },
@@ -293,14 +293,14 @@ describe.each(DB_KINDS)('sessions API with the simulator on %s', (kind) => {
     const accountId = await connectedAccount(t, token, '919833333333');
     await waitFor(
       'the groups stored',
-      async () => (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId))).length > 0,
+      async () => (await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId))).length > 0,
     );
     const res = await post(token, `/api/session/${accountId}/terminate`);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ success: true, message: 'Session terminated successfully' });
     expect((await get(token, '/api/sessions')).json().sessions).toEqual([]);
-    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId))).toEqual([]);
-    expect(await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId))).toEqual([]);
+    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.accountId, accountId))).toEqual([]);
+    expect(await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId))).toEqual([]);
     expect(runner.transportFor(accountId)).toBeUndefined();
     expect(runner.ownedAccountIds()).not.toContain(accountId);
     expect((await get(token, `/api/${accountId}/status`)).statusCode).toBe(404);

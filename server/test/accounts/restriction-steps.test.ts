@@ -36,7 +36,7 @@ describe.each(DB_KINDS)('the growing pause of 463s across nodes on %s', (kind) =
       await t.db
         .select({ steps: accounts.restrictionSteps, at: accounts.restrictionStepAt })
         .from(accounts)
-        .where(eq(accounts.sessionId, accountId))
+        .where(eq(accounts.accountId, accountId))
     )[0]!;
 
   it('a second node, and a restart, go on from the count the first reached', async () => {
@@ -74,13 +74,13 @@ describe.each(DB_KINDS)('the growing pause of 463s across nodes on %s', (kind) =
     await t.db
       .update(accounts)
       .set({ restrictionSteps: 9, restrictionStepAt: sql`now() - interval '2 hours'` })
-      .where(eq(accounts.sessionId, accountId));
+      .where(eq(accounts.accountId, accountId));
     // 15 min × 2^9 is past the maximum of 8 hours.
     expect(minutesFromNow(await node(accountId).tracker.restricted463())).toBe(8 * 60);
     await t.db
       .update(accounts)
       .set({ restrictionStepAt: sql`now() - interval '25 hours'` })
-      .where(eq(accounts.sessionId, accountId));
+      .where(eq(accounts.accountId, accountId));
     expect(minutesFromNow(await node(accountId).tracker.restricted463())).toBe(15);
     expect((await stored(accountId)).steps).toBe(1);
   });

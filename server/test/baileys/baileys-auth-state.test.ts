@@ -17,15 +17,15 @@ describe.each(DB_KINDS)('Baileys auth state in the database on %s', (kind) => {
     const accountId = `91987654${String(++n).padStart(4, '0')}_abc`;
     await t.db.insert(accounts).values({
       id: accountId,
-      sessionId: accountId,
+      accountId,
       userId: user.id,
       phoneNumber: '919876543210',
-      sessionName: 'Test',
+      name: 'Test',
     });
     return accountId;
   }
   const rowsOf = (accountId: string) =>
-    t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId));
+    t.db.select().from(waAuthState).where(eq(waAuthState.accountId, accountId));
 
   it('round-trips real initAuthCreds() with their binary keys', async () => {
     const accountId = await newAccount();

@@ -65,7 +65,7 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
 
     // One full group fetch into the cache; invite codes only for the two admin groups, spaced.
     await waitFor('three groups, two with invite codes', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
       return rows.length === 3 && rows.filter((r) => r.inviteCode).length === 2;
     });
     expect(s2.inviteCalls.map((c) => c.groupId).sort()).toEqual([
@@ -105,7 +105,7 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     // A signal key written through the cacheable store lands in the database.
     await s2.config.auth.keys.set({ session: { 'abc.0': Buffer.from([5, 6]) } });
     await waitFor('the stored Signal session', async () =>
-      (await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId))).some(
+      (await t.db.select().from(waAuthState).where(eq(waAuthState.accountId, accountId))).some(
         (r) => r.key === 'session-abc.0',
       ),
     );
@@ -119,7 +119,7 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     });
     expect(refresh.statusCode).toBe(200);
     await waitFor('two groups with invite codes', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
       return rows.length === 2 && rows.every((r) => r.inviteCode);
     });
 
@@ -133,12 +133,12 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
       desiredState: 'stopped',
       ownerNode: null,
     });
-    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId))).toEqual([]);
+    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.accountId, accountId))).toEqual([]);
     // A late credentials update of the unlinked socket does not bring the credentials back: nobody
     // listens to it any more, so the emit below writes nothing.
     expect(s2.ev.listenerCount('creds.update')).toBe(0);
     s2.ev.emit('creds.update', { me: s2.config.auth.creds.me });
-    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId))).toEqual([]);
+    expect(await t.db.select().from(waAuthState).where(eq(waAuthState.accountId, accountId))).toEqual([]);
     await released(accountId);
     expect(rig.socketsOf(accountId)).toHaveLength(2);
   });

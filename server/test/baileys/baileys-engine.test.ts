@@ -116,7 +116,7 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
   it('463 fails and refunds that message, pauses one-to-one sends until the time WhatsApp gives, group sends go on, and resumes by itself', async () => {
     const s = await connected('Restricted', 10);
     await waitFor('groups cached', async () =>
-      (await rig.t.db.select().from(waGroups).where(eq(waGroups.sessionId, s.sessionId))).length === 3
+      (await rig.t.db.select().from(waGroups).where(eq(waGroups.accountId, s.sessionId))).length === 3
         ? true
         : null,
     );
@@ -211,7 +211,7 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
     // the new chat, due before it, stays held.
     await waitFor('our own pause over', async () => (Date.now() > secondPause ? true : null));
     await waitFor('groups cached', async () =>
-      (await rig.t.db.select().from(waGroups).where(eq(waGroups.sessionId, s.sessionId))).length === 3
+      (await rig.t.db.select().from(waGroups).where(eq(waGroups.accountId, s.sessionId))).length === 3
         ? true
         : null,
     );
@@ -241,7 +241,7 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
   it('media is encrypted and uploaded once per job and account, with the upload timeout, and relayed to every recipient', async () => {
     const s = await connected('Media', 10);
     await waitFor('groups cached', async () =>
-      (await rig.t.db.select().from(waGroups).where(eq(waGroups.sessionId, s.sessionId))).length === 3
+      (await rig.t.db.select().from(waGroups).where(eq(waGroups.accountId, s.sessionId))).length === 3
         ? true
         : null,
     );

@@ -83,7 +83,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
         ],
       });
     const last = async () =>
-      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId))).find(
+      (await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId))).find(
         (g) => g.groupId === group,
       )?.lastMessage;
     upsert('D1', 1_900_000_000, {
@@ -110,7 +110,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     const s2 = await pairAndOpen(accountId, first, index);
     const group = '120363000000000002@g.us';
     const members = async () =>
-      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId))).find(
+      (await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId))).find(
         (g) => g.groupId === group,
       )!;
     await waitFor('groups cached', async () => (await members())?.participants.length === 3, 15_000);
@@ -179,7 +179,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     const s2 = await pairAndOpen(accountId, first, index);
     const group = '120363000000000003@g.us';
     const cached = async () =>
-      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId))).find(
+      (await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId))).find(
         (g) => g.groupId === group,
       );
     await waitFor('groups cached', async () => (await cached()) !== undefined, 15_000);
@@ -198,14 +198,14 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     const day = 24 * 3_600_000;
     await t.db.insert(waSentMessages).values([
       {
-        sessionId: accountId,
+        accountId,
         messageId: 'OLD',
         chatId: 'x@s.whatsapp.net',
         message: '{}',
         createdAt: new Date(Date.now() - 15 * day),
       },
       {
-        sessionId: accountId,
+        accountId,
         messageId: 'RECENT',
         chatId: 'x@s.whatsapp.net',
         message: '{}',
@@ -213,7 +213,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
       },
     ]);
     expect(await pruneSentMessages(t.db)).toBeGreaterThanOrEqual(1);
-    const left = await t.db.select().from(waSentMessages).where(eq(waSentMessages.sessionId, accountId));
+    const left = await t.db.select().from(waSentMessages).where(eq(waSentMessages.accountId, accountId));
     expect(left.map((r) => r.messageId)).toEqual(['RECENT']);
   });
 
@@ -244,7 +244,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     // (dispatch-store.test.ts), and getMessage answers retry requests from there.
     expect(JSON.parse(ok.kept!)).toEqual({ conversation: 'x' });
     await t.db.insert(waSentMessages).values({
-      sessionId: accountId,
+      accountId,
       messageId: ok.messageId,
       chatId: '919822222222@s.whatsapp.net',
       message: ok.kept!,
@@ -369,7 +369,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
         .select()
         .from(waGroups)
         .where(eq(waGroups.groupId, '120363000000000002@g.us'))
-        .then((rows) => rows.filter((r) => r.sessionId === accountId));
+        .then((rows) => rows.filter((r) => r.accountId === accountId));
       return g?.lastMessage?.body === 'Latest news';
     });
     const chats = (

@@ -75,10 +75,10 @@ describe.each(DB_KINDS)('one-to-one chat timers kept with the account’s keys o
     const accountId = '919811600000_timers';
     await t.db.insert(accounts).values({
       id: accountId,
-      sessionId: accountId,
+      accountId,
       userId: user.id,
       phoneNumber: '919811600000',
-      sessionName: 'T',
+      name: 'T',
     });
     const store = createDbAuthStore(t.db, accountId);
     // rc14's LID mappings know this one chat.

@@ -47,7 +47,7 @@ describe.each(DB_KINDS)('Connecting a Cloud API account on %s', (kind) => {
       verifiedName: 'Lucky Shrub',
     });
     // The secrets are sealed at rest (SECRET_KEY), never stored as typed.
-    const [row] = await t.db.select().from(cloudAccounts).where(eq(cloudAccounts.sessionId, accountId));
+    const [row] = await t.db.select().from(cloudAccounts).where(eq(cloudAccounts.accountId, accountId));
     for (const v of [row!.accessToken, row!.appSecret, row!.verifyToken]) expect(v).toMatch(/^enc1:/);
     expect(row!.accessToken).not.toContain(fake.accessToken);
     // One number is one account.

@@ -81,7 +81,7 @@ describe.each(DB_KINDS)('cold contacts through the Cloud account on %s', (kind) 
     const jobId = res.json().jobId as string;
     expect(await waitForJobEnd(t.app, a.token, jobId)).toMatchObject({ status: 'completed' });
     const rows = await recipientsOf(t.db, jobId);
-    expect(rows.map((r) => [r.chatId.split('@')[0], r.sessionId, r.price, r.status])).toEqual([
+    expect(rows.map((r) => [r.chatId.split('@')[0], r.accountId, r.price, r.status])).toEqual([
       ['919811300001', phone, 1, 'sent'],
       ['919811300002', cloud, 2, 'sent'],
       ['919811300003', cloud, 2, 'sent'],

@@ -113,8 +113,8 @@ describe.each(DB_KINDS)('Cloud API service window and mixed spreads on %s', (kin
     expect(await waitForJobEnd(t.app, a.token, jobId)).toMatchObject({ status: 'completed' });
     const rows = await recipientsOf(t.db, jobId);
     expect(rows.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent']);
-    const viaCloud = rows.filter((r) => r.sessionId === cloud).map((r) => r.chatId.split('@')[0]);
-    const viaPhone = rows.filter((r) => r.sessionId === phone).map((r) => r.chatId);
+    const viaCloud = rows.filter((r) => r.accountId === cloud).map((r) => r.chatId.split('@')[0]);
+    const viaPhone = rows.filter((r) => r.accountId === phone).map((r) => r.chatId);
     expect(viaCloud.length).toBe(2);
     expect(viaPhone.length).toBe(2);
     // The Cloud account's share went to Meta as texts, once each; the phone's share to the phone's outbox only.
@@ -131,7 +131,7 @@ describe.each(DB_KINDS)('Cloud API service window and mixed spreads on %s', (kin
     });
     const phoneChats = (outbox.json().messages as Array<{ chatId: string }>).map((m) => m.chatId);
     expect(phoneChats.sort()).toEqual(viaPhone.sort());
-    for (const r of rows) expect(r.messageId!.startsWith('wamid.'), r.chatId).toBe(r.sessionId === cloud);
+    for (const r of rows) expect(r.messageId!.startsWith('wamid.'), r.chatId).toBe(r.accountId === cloud);
     expect(await balanceOf(t.db, a.user.id)).toBe(10 - 4);
   });
 

@@ -34,7 +34,7 @@ describe.each(DB_KINDS)('phone numbers as people write them, on %s', (kind) => {
     expect(res.statusCode).toBe(200);
     const accountId = res.json().sessionId as string;
     expect(accountId).toMatch(/^919123456780_/);
-    const [row] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    const [row] = await t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
     expect(row).toMatchObject({ userId: u.id, phoneNumber: '919123456780' });
 
     const dialled = await createAccount(token, '0091 98000 15838');

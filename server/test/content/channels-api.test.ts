@@ -45,7 +45,7 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
     const list = await call(token, 'GET', `/api/session/${accountId}/channels`);
     expect(list.json()).toMatchObject({ count: 1, message: '1 channel found' });
     expect(list.json().channels[0]).toMatchObject({ channelId: channel.channelId, followers: 0 });
-    const rows = await t.db.select().from(waChannels).where(eq(waChannels.sessionId, accountId));
+    const rows = await t.db.select().from(waChannels).where(eq(waChannels.accountId, accountId));
     expect(rows.map((r) => [r.channelId, r.name, r.role])).toEqual([
       [channel.channelId, 'Daily Deals', 'OWNER'],
     ]);
@@ -62,7 +62,7 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
     const long = await call(token, 'POST', `/api/session/${accountId}/channels`, { name: 'x'.repeat(101) });
     expect(long.statusCode).toBe(400);
     expect(long.json().message).toBe('Channel name can have at most 100 characters');
-    expect(await t.db.select().from(waChannels).where(eq(waChannels.sessionId, accountId))).toHaveLength(1);
+    expect(await t.db.select().from(waChannels).where(eq(waChannels.accountId, accountId))).toHaveLength(1);
   });
 
   it('adds an administered channel by its link, refuses one the account only follows, and refreshes', async () => {
@@ -88,7 +88,7 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
 
     // A channel the account no longer administers (WhatsApp has it no more) leaves the list on a refresh.
     await t.db.insert(waChannels).values({
-      sessionId: accountId,
+      accountId,
       channelId: '120363999999999999@newsletter',
       name: 'Gone',
       role: 'ADMIN',
@@ -132,7 +132,7 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
       const [g] = await t.db
         .select()
         .from(waGroups)
-        .where(and(eq(waGroups.sessionId, accountId), eq(waGroups.announce, false)));
+        .where(and(eq(waGroups.accountId, accountId), eq(waGroups.announce, false)));
       return g;
     });
     const both = await call(token, 'POST', `/api/session/${accountId}/sendBulkMessage`, {

@@ -39,7 +39,7 @@ describe.each(DB_KINDS)('making a WhatsApp group with the simulator on %s', (kin
     const [row] = await t.db
       .select()
       .from(waGroups)
-      .where(and(eq(waGroups.sessionId, accountId), eq(waGroups.groupId, made.groupId)));
+      .where(and(eq(waGroups.accountId, accountId), eq(waGroups.groupId, made.groupId)));
     expect(row).toMatchObject({ subject: 'Diwali helpers', isAdmin: true });
     // The account (super admin) and the four added: the one not on WhatsApp is not in it.
     expect(
@@ -77,7 +77,7 @@ describe.each(DB_KINDS)('making a WhatsApp group with the simulator on %s', (kin
     expect(
       (await create(other.token, accountId, { subject: 'Mine', members: numbers(1, 1) })).statusCode,
     ).toBe(404);
-    const groups = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
+    const groups = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
     expect(groups.map((g) => g.subject)).not.toContain('Mine');
   });
 });

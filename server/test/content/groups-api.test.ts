@@ -47,7 +47,7 @@ describe.each(DB_KINDS)('groups API with the simulator on %s', (kind) => {
     accountId = await connectedAccount(t, token, '919876500001');
     // Groups are fetched on connect, then the invite codes of admin groups one by one.
     await waitFor('12 groups, invite codes of the admin ones', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
       return rows.length === 12 && rows.filter((r) => r.isAdmin).every((r) => r.inviteCode);
     });
   });
@@ -65,7 +65,7 @@ describe.each(DB_KINDS)('groups API with the simulator on %s', (kind) => {
     expect(body.count).toBe(12);
     expect(body.groups).toHaveLength(12);
     expect(body.message).toBe('12 groups found');
-    const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
+    const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
     for (const g of body.groups) {
       const row = rows.find((r) => r.groupId === g.groupId)!;
       expect(g.groupId).toMatch(/^120363\d{12}@g\.us$/);
@@ -138,23 +138,23 @@ describe.each(DB_KINDS)('groups API with the simulator on %s', (kind) => {
   });
 
   it('refresh=1 asks the owning node for a fresh fetch, at most once a minute', async () => {
-    const [before] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    const [before] = await t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
     const res = await get(`/api/groupChats/${accountId}?refresh=1`);
     expect(res.statusCode).toBe(200);
     const fetched = await waitFor('a later groups fetch', async () => {
-      const [row] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+      const [row] = await t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
       return row!.groupsFetchedAt! > before!.groupsFetchedAt! ? row!.groupsFetchedAt : undefined;
     });
-    const [afterFirst] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    const [afterFirst] = await t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
     await get(`/api/groupsList/${accountId}?refresh=1`);
-    const [afterSecond] = await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    const [afterSecond] = await t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
     expect(afterSecond!.groupsRefreshRequestedAt).toEqual(afterFirst!.groupsRefreshRequestedAt);
     expect(fetched).toBeInstanceOf(Date);
     // Invite codes survive a refresh.
     const withCodes = await t.db
       .select()
       .from(waGroups)
-      .where(and(eq(waGroups.sessionId, accountId), isNotNull(waGroups.inviteCode)));
+      .where(and(eq(waGroups.accountId, accountId), isNotNull(waGroups.inviteCode)));
     expect(withCodes.length).toBeGreaterThan(0);
   });
 

@@ -141,7 +141,7 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
   it('gives each group its name with {{group}}, and spintax one variant per recipient', async () => {
     const { token, sessionId: accountId } = await account(10);
     const groups = await waitFor('groups cached', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
       return rows.length === 3 ? rows.filter((g) => !g.announce || g.isAdmin) : null;
     });
     const res = await post(token, `/api/session/${accountId}/sendBulkMessage`, {

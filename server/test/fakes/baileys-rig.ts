@@ -125,7 +125,7 @@ export async function baileysRig(
   const socketsOf = (accountId: string) => maker.sockets.filter((s) => accountOf.get(s) === accountId);
 
   const row = async (accountId: string) =>
-    (await t.db.select().from(accounts).where(eq(accounts.sessionId, accountId)))[0]!;
+    (await t.db.select().from(accounts).where(eq(accounts.accountId, accountId)))[0]!;
 
   /** Creates an instance for a new user (a user may have at most 10) and waits for its first socket. */
   async function start(name: string, user: { credits?: number } = {}) {
@@ -170,7 +170,7 @@ export async function baileysRig(
     const owned = '120363000000000003@g.us';
     s2.ev.emit('groups.upsert', [s2.groups[owned]]);
     await waitFor('the group reported after open', async () =>
-      (await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId))).some(
+      (await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId))).some(
         (g) => g.groupId === owned,
       ),
     );

@@ -33,10 +33,10 @@ export async function buildAccount(
   const accountId = `${phone}_${crypto.randomBytes(3).toString('hex')}`;
   await t.db.insert(accounts).values({
     id: crypto.randomUUID(),
-    sessionId: accountId,
+    accountId,
     userId,
     phoneNumber: phone,
-    sessionName: 'Test session',
+    name: 'Test session',
     status: opts.status ?? 'CONNECTED',
     ownerNode: opts.ownerNode ?? null,
     leaseExpiresAt: opts.ownerNode ? new Date(Date.now() + 3_600_000) : null,
@@ -55,7 +55,7 @@ export async function buildJob(
   await t.db.insert(messageJobs).values({
     id,
     userId,
-    sessionId: accountId,
+    accountId,
     audience: 'groups',
     messageType: 'text',
     content: 'hi',
@@ -72,7 +72,7 @@ export async function buildGroups(t: { db: Db }, accountId: string, sizes: numbe
     const groupId = `1203630${crypto.randomInt(10_000_000, 99_999_999)}${i}@g.us`;
     ids.push(groupId);
     await t.db.insert(waGroups).values({
-      sessionId: accountId,
+      accountId,
       groupId,
       subject: `Group ${i + 1}`,
       participants: Array.from({ length: size }, (_, k) => ({
@@ -91,7 +91,7 @@ export async function buildNamedGroups(t: { db: Db }, accountId: string, ids: st
   if (ids.length === 0) return;
   await t.db
     .insert(waGroups)
-    .values(ids.map((groupId) => ({ sessionId: accountId, groupId, subject: groupId, participants: [] })))
+    .values(ids.map((groupId) => ({ accountId, groupId, subject: groupId, participants: [] })))
     .onConflictDoNothing();
 }
 

@@ -98,7 +98,7 @@ export function webhookEngine(kind: DbKind) {
     const webhook = created.json().webhook as { id: string; secret: string };
     const accountId = await connectedAccount(t, token, phone);
     const groups = await waitFor('groups cached', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
       return rows.length === 6 ? rows : null;
     });
     return { user, token, webhook, sessionId: accountId, groups };

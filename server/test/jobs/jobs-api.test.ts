@@ -22,7 +22,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     } = await linkedAccount(t, { credits, managedBy, track: users });
     // The group route sends only to groups of the account's list: the simulator's, once cached.
     const groups = await waitFor('groups cached', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
       const open = rows.filter((g) => !g.announce).map((g) => g.groupId);
       return open.length >= 2 ? open : null;
     });
@@ -241,8 +241,8 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
     const moved = await retryJob(t.app, a.token, jobId, { sessionId: second, includeDeliveryUnknown: true });
     expect(moved.statusCode).toBe(200);
     const [row] = await t.db.select().from(messageJobs).where(eq(messageJobs.id, jobId));
-    expect(row!.sessionId).toBe(second);
-    expect((await recipientsOf(t.db, jobId))[0]!.sessionId).toBe(second);
+    expect(row!.accountId).toBe(second);
+    expect((await recipientsOf(t.db, jobId))[0]!.accountId).toBe(second);
     // Clean up: the number times out again, so the retried send fails again and is refunded.
     await waitForJobEnd(t.app, a.token, jobId);
   });

@@ -262,7 +262,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
   ) {
     const [c] = await store.claim(accountId, 1);
     await t.db.insert(waSentMessages).values({
-      sessionId: accountId,
+      accountId,
       messageId,
       chatId: `${chat}@s.whatsapp.net`,
       message: '{}',
@@ -421,9 +421,7 @@ describe.each(DB_KINDS)('delivery transitions (%s)', (kind) => {
     const user = await buildUser(t, { credits: 10 });
     const accountId = await buildAccount(t, user.id);
     const channelId = '120363111222333444@newsletter';
-    await t.db
-      .insert(waChannels)
-      .values({ sessionId: accountId, channelId, name: 'Daily Deals', role: 'OWNER' });
+    await t.db.insert(waChannels).values({ accountId, channelId, name: 'Daily Deals', role: 'OWNER' });
     const row = (await findUserById(t.db, user.id))!;
     const post = await acceptSend(t.ctx, row, accountId, { chatIds: [channelId], content: 'Hi' }, 'groups');
     const store = createDispatchStore(t.db, t.ctx.nodeId, 60_000);

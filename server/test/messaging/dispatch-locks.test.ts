@@ -101,7 +101,7 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
         messageId: messageJobRecipients.messageId,
       })
       .from(messageJobRecipients)
-      .where(eq(messageJobRecipients.sessionId, accountId))
+      .where(eq(messageJobRecipients.accountId, accountId))
       .orderBy(asc(messageJobRecipients.messageId));
     expect(rows.map((r) => [r.status, r.messageId])).toEqual([
       ['sent', 'A1'],
@@ -153,7 +153,7 @@ describe.runIf(DB_KINDS.includes('postgres'))('dispatch tick beside a receipt ba
         readAt: messageJobRecipients.readAt,
       })
       .from(messageJobRecipients)
-      .where(eq(messageJobRecipients.sessionId, accountId))
+      .where(eq(messageJobRecipients.accountId, accountId))
       .orderBy(asc(messageJobRecipients.messageId));
     expect(recipients).toEqual([
       { messageId: 'RH', deliveredAt: at, readAt: null },

@@ -128,7 +128,7 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
       await acceptSend(t.ctx, row, accountId, { chatIds: [chat], content: 'Hi' }, 'individuals');
       claimed.push((await store.claim(accountId, 1))[0]!);
     }
-    await t.db.delete(accounts).where(eq(accounts.sessionId, gone));
+    await t.db.delete(accounts).where(eq(accounts.accountId, gone));
     await Promise.all([
       store.recordSent(claimed[0]!.id, { messageId: 'K1', sentTo: '916555555555@lid', kept: '{"k":1}' }),
       store.recordSent(claimed[1]!.id, { messageId: 'K2', kept: '{"k":2}' }),
@@ -136,20 +136,20 @@ describe.each(DB_KINDS)('dispatch store (%s)', (kind) => {
 
     const stored = await t.db
       .select({
-        sessionId: waSentMessages.sessionId,
+        sessionId: waSentMessages.accountId,
         messageId: waSentMessages.messageId,
         chatId: waSentMessages.chatId,
         message: waSentMessages.message,
       })
       .from(waSentMessages)
-      .where(inArray(waSentMessages.sessionId, [kept, gone]));
+      .where(inArray(waSentMessages.accountId, [kept, gone]));
     expect(stored).toEqual([
       { sessionId: kept, messageId: 'K1', chatId: '916555555555@lid', message: '{"k":1}' },
     ]);
     const statuses = await t.db
       .select({ status: messageJobRecipients.status, messageId: messageJobRecipients.messageId })
       .from(messageJobRecipients)
-      .where(inArray(messageJobRecipients.sessionId, [kept, gone]))
+      .where(inArray(messageJobRecipients.accountId, [kept, gone]))
       .orderBy(asc(messageJobRecipients.messageId));
     expect(statuses).toEqual([
       { status: 'sent', messageId: 'K1' },

@@ -164,7 +164,7 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
 
   it('fails held recipients with "Session is not connected" after SESSION_WAIT_MS, refunded', async () => {
     const { user, token, sessionId: accountId } = await account(r, 10);
-    await r.t.db.update(accounts).set({ status: 'DISCONNECTED' }).where(eq(accounts.sessionId, accountId));
+    await r.t.db.update(accounts).set({ status: 'DISCONNECTED' }).where(eq(accounts.accountId, accountId));
     const started = Date.now();
     const jobId = await sendNumbers(r, token, accountId, numbers(3, 919_800_000_201));
     const job = await waitForJobEnd(r.t.app, token, jobId);
@@ -191,7 +191,7 @@ describe.each(DB_KINDS)('dispatcher on %s', (kind) => {
     await pastAccountWait(r.t, r.users);
     expect(calls).toBe(2);
     expect(transport.sent.length).toBe(1);
-    const [session] = await r.t.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    const [session] = await r.t.db.select().from(accounts).where(eq(accounts.accountId, accountId));
     expect(session).toMatchObject({ sendPaused: true, statusReason: 'Account restricted by WhatsApp (463)' });
     expect((await recipientsOf(r.t.db, jobId)).map((x) => [x.status, x.error])).toEqual([
       ['sent', null],

@@ -25,7 +25,7 @@ describe.each(DB_KINDS)('failover keeps each recipient on its kind of account on
       audience: 'individuals',
       status: 'processing',
       total: 4,
-      sessionIds: [down, cloud, phone],
+      accountIds: [down, cloud, phone],
     });
     await t.db.execute(
       sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, content, due_at)
@@ -35,7 +35,7 @@ describe.each(DB_KINDS)('failover keeps each recipient on its kind of account on
     );
     const woken = await reassign(t.db, 1000, 100);
     expect(woken).toEqual([phone]);
-    expect((await recipientsOf(t.db, jobId)).map((r) => [r.chatId.split('@')[0], r.sessionId])).toEqual([
+    expect((await recipientsOf(t.db, jobId)).map((r) => [r.chatId.split('@')[0], r.accountId])).toEqual([
       ['919811400001', phone],
       ['919811400002', phone],
       ['919811400003', cloud],
@@ -45,7 +45,7 @@ describe.each(DB_KINDS)('failover keeps each recipient on its kind of account on
     await t.db.execute(sql`UPDATE wa_sessions SET status = 'DISCONNECTED', status_changed_at = now() - interval '1 hour'
                            WHERE session_id = ${phone}`);
     expect(await reassign(t.db, 1000, 100)).toEqual([]);
-    expect((await recipientsOf(t.db, jobId)).filter((r) => r.sessionId === cloud).length).toBe(1);
+    expect((await recipientsOf(t.db, jobId)).filter((r) => r.accountId === cloud).length).toBe(1);
   });
 
   it('a long-restricted (463) phone keeps the chats that carry an unexpired privacy token; its new chats move', async () => {
@@ -60,7 +60,7 @@ describe.each(DB_KINDS)('failover keeps each recipient on its kind of account on
       audience: 'individuals',
       status: 'processing',
       total: 3,
-      sessionIds: [restricted, phone],
+      accountIds: [restricted, phone],
     });
     const chat = (n: number) => `91981150000${n}@s.whatsapp.net`;
     await t.db.execute(
@@ -76,7 +76,7 @@ describe.each(DB_KINDS)('failover keeps each recipient on its kind of account on
                  (${restricted}, ${chat(2)}, now() - interval '1 day')`,
     );
     expect(await reassign(t.db, 1000, 100)).toEqual([phone]);
-    expect((await recipientsOf(t.db, jobId)).map((r) => [r.chatId.split('@')[0], r.sessionId])).toEqual([
+    expect((await recipientsOf(t.db, jobId)).map((r) => [r.chatId.split('@')[0], r.accountId])).toEqual([
       ['919811500001', restricted],
       ['919811500002', phone],
       ['919811500003', phone],
@@ -87,6 +87,6 @@ describe.each(DB_KINDS)('failover keeps each recipient on its kind of account on
     await t.db.execute(sql`UPDATE wa_sessions SET status = 'DISCONNECTED', status_changed_at = now() - interval '1 hour'
                            WHERE session_id = ${restricted}`);
     expect(await reassign(t.db, 1000, 100)).toEqual([phone]);
-    expect((await recipientsOf(t.db, jobId)).every((r) => r.sessionId === phone)).toBe(true);
+    expect((await recipientsOf(t.db, jobId)).every((r) => r.accountId === phone)).toBe(true);
   });
 });

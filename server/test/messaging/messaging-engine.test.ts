@@ -17,7 +17,7 @@ describe.each(DB_KINDS)('messaging through the engine and the simulator on %s', 
   async function account(credits: number) {
     const { user, token, sessionId: accountId } = await linkedAccount(t, { credits, track: users });
     const groups = await waitFor('groups cached', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, accountId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
       return rows.length === 6 ? rows : null;
     });
     return { user, token, sessionId: accountId, groups };

@@ -161,7 +161,7 @@ describe.each(DB_KINDS)('what a send checks first, and how often, on %s', (kind)
     const rows = Array.from({ length: MAX_ACTIVE_SERIES }, () => ({
       id: crypto.randomUUID(),
       userId: user.id,
-      sessionId: accountId,
+      accountId,
       audience: 'individuals' as const,
       every: 'day' as const,
       anchorAt: new Date(Date.now() + 86_400_000),

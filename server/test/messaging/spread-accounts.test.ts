@@ -87,7 +87,7 @@ describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => 
     for (const chat of chats) {
       const row = rows.find((r) => r.chatId === `${chat}@s.whatsapp.net`)!;
       expect(row.status, chat).toBe('sent');
-      expect(senders.get(row.chatId), chat).toEqual([row.sessionId]);
+      expect(senders.get(row.chatId), chat).toEqual([row.accountId]);
     }
     return rows;
   }
@@ -109,9 +109,9 @@ describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => 
     });
 
     const rows = await expectSentOnceEach(token, jobId, [a, b], chats);
-    expect(rows.map((r) => r.sessionId)).toEqual(chats.map((_, i) => (i % 2 === 0 ? a : b)));
+    expect(rows.map((r) => r.accountId)).toEqual(chats.map((_, i) => (i % 2 === 0 ? a : b)));
     const shown = (await details(token, jobId)).details as Array<{ chatId: string; sessionId: string }>;
-    expect(shown.map((d) => d.sessionId)).toEqual(rows.map((r) => r.sessionId));
+    expect(shown.map((d) => d.sessionId)).toEqual(rows.map((r) => r.accountId));
 
     expect(await balanceOf(t.db, user.id)).toBe(2);
     const ledger = await t.db.select().from(creditLedger).where(eq(creditLedger.jobId, jobId));
@@ -127,8 +127,8 @@ describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => 
     const jobId = res.json().jobId as string;
     await waitForJobEnd(t.app, token, jobId);
     const rows = await expectSentOnceEach(token, jobId, [a, b], chats);
-    expect(rows.filter((r) => r.sessionId === a)).toHaveLength(9);
-    expect(rows.filter((r) => r.sessionId === b)).toHaveLength(91);
+    expect(rows.filter((r) => r.accountId === a)).toHaveLength(9);
+    expect(rows.filter((r) => r.accountId === b)).toHaveLength(91);
     expect(await balanceOf(t.db, user.id)).toBe(0);
   });
 
@@ -154,10 +154,10 @@ describe.each(DB_KINDS)('one job spread over several accounts on %s', (kind) => 
     expect(Date.now() - loggedOutAt).toBeGreaterThanOrEqual(900);
 
     const rows = await expectSentOnceEach(token, jobId, [a, b], chats);
-    const byB = rows.filter((r) => r.sessionId === b).length;
+    const byB = rows.filter((r) => r.accountId === b).length;
     expect(byB).toBeGreaterThanOrEqual(1);
     expect(byB).toBeLessThan(5);
-    expect(rows.filter((r) => r.sessionId === a)).toHaveLength(10 - byB);
+    expect(rows.filter((r) => r.accountId === a)).toHaveLength(10 - byB);
     expect(await balanceOf(t.db, user.id)).toBe(0);
     const ledger = await t.db
       .select()
@@ -224,7 +224,7 @@ describe.each(DB_KINDS)('a spread job whose account stays down, with no failover
     const jobId = res.json().jobId as string;
     await waitFor('B to send one', async () => {
       const rows = await recipientsOf(t.db, jobId);
-      return rows.some((r) => r.sessionId === b && r.status === 'sent');
+      return rows.some((r) => r.accountId === b && r.status === 'sent');
     });
     await t.app.inject({
       method: 'POST',
@@ -234,12 +234,12 @@ describe.each(DB_KINDS)('a spread job whose account stays down, with no failover
     const done = await waitForJobEnd(t.app, token, jobId);
 
     const rows = await recipientsOf(t.db, jobId);
-    const ofA = rows.filter((r) => r.sessionId === a);
+    const ofA = rows.filter((r) => r.accountId === a);
     const failed = rows.filter((r) => r.status === 'failed');
     expect(ofA).toHaveLength(3);
     expect(ofA.every((r) => r.status === 'sent')).toBe(true);
     expect(failed.length).toBeGreaterThanOrEqual(1);
-    expect(failed.every((r) => r.sessionId === b && r.error === 'Session is not connected')).toBe(true);
+    expect(failed.every((r) => r.accountId === b && r.error === 'Session is not connected')).toBe(true);
     expect(done).toMatchObject({
       status: 'failed',
       results: { success: 6 - failed.length, failed: failed.length },

@@ -102,7 +102,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
       expect(res.status).toBe(200);
       ids.push(res.body.sessionId as string);
     }
-    const rows = () => database.db.select().from(accounts).where(inArray(accounts.sessionId, ids));
+    const rows = () => database.db.select().from(accounts).where(inArray(accounts.accountId, ids));
     // Each gets a QR from whichever node claimed it; then it is linked through the other node's API.
     await waitFor('QRs', async () => (await rows()).every((r) => r.qr && r.ownerNode), 10_000);
     for (const [i, id] of ids.entries()) {
@@ -124,7 +124,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
     await new Promise((r) => setTimeout(r, LEASE_MS + 500));
     const later = await rows();
     for (const r of later) {
-      const before = first.find((f) => f.sessionId === r.sessionId)!;
+      const before = first.find((f) => f.accountId === r.accountId)!;
       expect(r.ownerNode).toBe(before.ownerNode);
       expect(r.leaseExpiresAt!.getTime()).toBeGreaterThan(before.leaseExpiresAt!.getTime());
       expect(r.connectedAt).toEqual(before.connectedAt);
@@ -134,7 +134,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
     const counts = nodes.map((n) => later.filter((r) => pidOf(r.ownerNode) === n).length);
     const victim = counts[0]! >= counts[1]! ? nodes[0]! : nodes[1]!;
     const survivor = victim === nodes[0] ? nodes[1]! : nodes[0]!;
-    const victimAccounts = later.filter((r) => pidOf(r.ownerNode) === victim).map((r) => r.sessionId);
+    const victimAccounts = later.filter((r) => pidOf(r.ownerNode) === victim).map((r) => r.accountId);
     expect(victimAccounts.length).toBeGreaterThan(0);
     const killedAt = Date.now();
     victim.proc.kill('SIGKILL');
@@ -149,7 +149,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
           return (
             r.status === 'CONNECTED' &&
             pidOf(r.ownerNode) === survivor &&
-            reconnected === victimAccounts.includes(r.sessionId)
+            reconnected === victimAccounts.includes(r.accountId)
           );
         }),
       LEASE_MS + 5000,

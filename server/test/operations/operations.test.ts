@@ -117,7 +117,7 @@ describe.each(DB_KINDS)('health, readiness and metrics on %s', (kind) => {
     await t.db.insert(messageJobs).values({
       id: jobId,
       userId: user.id,
-      sessionId: accountId,
+      accountId,
       audience: 'individuals',
       messageType: 'text',
       content: 'Hello',
@@ -127,7 +127,7 @@ describe.each(DB_KINDS)('health, readiness and metrics on %s', (kind) => {
     await t.db.insert(messageJobRecipients).values(
       ['queued', 'queued', 'queued', 'sent', 'failed'].map((status, i) => ({
         jobId,
-        sessionId: accountId,
+        accountId,
         chatId: `9190000000${i}@s.whatsapp.net`,
         status: status as 'queued' | 'sent' | 'failed',
       })),

@@ -161,14 +161,14 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
     expect(set.status, JSON.stringify(set.json)).toBe(200);
     const jobId = await send(nodes[1]!, accountId, numbers(100, 2000));
     await waitFor('15 sent', async () => ((await jobOf(jobId)).sentCount >= 15 ? true : null), 60_000, 20);
-    const [row] = await database.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    const [row] = await database.db.select().from(accounts).where(eq(accounts.accountId, accountId));
     const victim = nodes.find((n) => row!.ownerNode?.includes(`-${n.server.child.pid}-`))!;
     const survivor = nodes.find((n) => n !== victim)!;
     await killHard(victim.server);
     await waitFor(
       'the survivor drives the session',
       async () => {
-        const [r] = await database.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+        const [r] = await database.db.select().from(accounts).where(eq(accounts.accountId, accountId));
         return r!.status === 'CONNECTED' && r!.ownerNode?.includes(`-${survivor.server.child.pid}-`)
           ? true
           : null;
@@ -215,7 +215,7 @@ describe.skipIf(!enabled)('safe sending on two server processes', () => {
     const total = 300;
     const jobId = await send(alive[1]!, accountId, numbers(total, 3000));
     await waitFor('50 sent', async () => ((await jobOf(jobId)).sentCount >= 50 ? true : null), 60_000, 20);
-    const [row] = await database.db.select().from(accounts).where(eq(accounts.sessionId, accountId));
+    const [row] = await database.db.select().from(accounts).where(eq(accounts.accountId, accountId));
     const victim = alive.find((n) => row!.ownerNode?.includes(`-${n.server.child.pid}-`))!;
     const survivor = alive.find((n) => n !== victim)!;
     const atKill = (await jobOf(jobId)).sentCount;

@@ -63,7 +63,7 @@ async function send(r: Rig, token: string, accountId: string, chatIds: string[])
 const recipients = (r: Rig, jobId: string) =>
   r.t.db.select().from(messageJobRecipients).where(eq(messageJobRecipients.jobId, jobId));
 const accountRow = async (r: Rig, accountId: string) =>
-  (await r.t.db.select().from(accounts).where(eq(accounts.sessionId, accountId)))[0]!;
+  (await r.t.db.select().from(accounts).where(eq(accounts.accountId, accountId)))[0]!;
 const balance = async (r: Rig, userId: string) =>
   (await r.t.db.select({ c: users.credits }).from(users).where(eq(users.id, userId)))[0]!.c;
 const outboxOf = (r: Rig, accountId: string) =>
@@ -171,7 +171,7 @@ describe('transport faults through the engine and the simulator', () => {
       const initial = 400;
       const { user, token, sessionId: accountId } = await account(r, initial, '919710000002');
       expect(
-        (await r.t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId))).length,
+        (await r.t.db.select().from(waAuthState).where(eq(waAuthState.accountId, accountId))).length,
       ).toBe(1);
       const jobId = await send(r, token, accountId, numbers(N, 917_100_010_001));
       await waitFor('50 sent', async () => outboxOf(r, accountId).length >= 50, 60_000, 10);
@@ -187,7 +187,7 @@ describe('transport faults through the engine and the simulator', () => {
         60_000,
       );
       const sentAtLogout = outboxOf(r, accountId).length;
-      const credsLeft = (await r.t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId)))
+      const credsLeft = (await r.t.db.select().from(waAuthState).where(eq(waAuthState.accountId, accountId)))
         .length;
       const row = await accountRow(r, accountId);
 

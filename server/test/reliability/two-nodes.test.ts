@@ -51,7 +51,7 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
       expect(res.status, JSON.stringify(res.json)).toBe(200);
       ids.push(res.json.sessionId as string);
     }
-    const rows = () => db.select().from(accounts).where(inArray(accounts.sessionId, ids));
+    const rows = () => db.select().from(accounts).where(inArray(accounts.accountId, ids));
     await waitFor('QRs', async () => (await rows()).every((r) => r.qr && r.ownerNode), 30_000);
     for (const [i, id] of ids.entries()) {
       const res = await api(
@@ -76,9 +76,9 @@ describe.skipIf(!enabled)('two server processes on one PostgreSQL, one killed mi
       while (sampling) {
         const alive = bothAlive;
         for (const r of await rows()) {
-          const before = lastOwner.get(r.sessionId);
+          const before = lastOwner.get(r.accountId);
           if (alive && before !== undefined && before !== r.ownerNode) ownerChangesBothAlive += 1;
-          lastOwner.set(r.sessionId, r.ownerNode);
+          lastOwner.set(r.accountId, r.ownerNode);
         }
         samples += 1;
         await sleep(50);

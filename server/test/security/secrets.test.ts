@@ -72,7 +72,7 @@ describe('data at rest', () => {
     const t = testAppFor(kind);
 
     const rawValue = async (accountId: string, key: string) =>
-      (await t.db.select().from(waAuthState).where(eq(waAuthState.sessionId, accountId))).find(
+      (await t.db.select().from(waAuthState).where(eq(waAuthState.accountId, accountId))).find(
         (r) => r.key === key,
       )?.value;
 
@@ -97,7 +97,7 @@ describe('data at rest', () => {
         ]),
       );
       // Copied into another row, or read with another key, it does not open.
-      await t.db.insert(waAuthState).values({ sessionId: accountId, key: 'copied', value: raw! });
+      await t.db.insert(waAuthState).values({ accountId, key: 'copied', value: raw! });
       await expect(store.read('copied')).rejects.toThrow();
       await expect(
         createDbAuthStore(t.db, accountId, crypto.randomBytes(32)).read('creds'),
@@ -108,8 +108,8 @@ describe('data at rest', () => {
       const user = await buildUser(t);
       const accountId = await buildAccount(t, user.id);
       await t.db.insert(waAuthState).values([
-        { sessionId: accountId, key: 'creds', value: '{"plain":"private"}' },
-        { sessionId: accountId, key: 'app-state', value: '{"plain":2}' },
+        { accountId, key: 'creds', value: '{"plain":"private"}' },
+        { accountId, key: 'app-state', value: '{"plain":2}' },
       ]);
       const key = crypto.randomBytes(32);
       expect(await encryptPlainSecrets(t.db, key)).toBeGreaterThanOrEqual(2);

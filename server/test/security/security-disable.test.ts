@@ -113,7 +113,7 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
    */
   async function laterGroupSend(job: Awaited<ReturnType<typeof startJob>>) {
     const [group] = await waitFor('groups cached', async () => {
-      const rows = await t.db.select().from(waGroups).where(eq(waGroups.sessionId, job.sessionId));
+      const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, job.sessionId));
       return rows.filter((g) => !g.announce).map((g) => g.groupId);
     });
     const later = await t.app.inject({
@@ -132,12 +132,12 @@ describe.each(DB_KINDS)('a disabled user or a revoked flag mid-job (%s)', (kind)
     // writes no send of a closed connection.
     const ended = await changeMidJob(job, throughTheRoute({ disabled: true }), 5000, () =>
       waitFor('the connection closed', async () => {
-        const [row] = await t.db.select().from(accounts).where(eq(accounts.sessionId, job.sessionId));
+        const [row] = await t.db.select().from(accounts).where(eq(accounts.accountId, job.sessionId));
         return row!.ownerNode === null;
       }),
     );
     expect(ended.sent! + (ended.failed ?? 0) + (ended.cancelled ?? 0)).toBe(80);
-    const [account] = await t.db.select().from(accounts).where(eq(accounts.sessionId, job.sessionId));
+    const [account] = await t.db.select().from(accounts).where(eq(accounts.accountId, job.sessionId));
     expect(account!.desiredState).toBe('stopped');
   });
 

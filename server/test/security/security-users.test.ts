@@ -59,7 +59,7 @@ describe.each(DB_KINDS)('users and credits faults (%s)', (kind) => {
       const sessions = [await buildAccount(t, user.id), await buildAccount(t, user.id)];
       expect((await patch(adminToken, user.id, { disabled: true })).statusCode).toBe(200);
       const rows = await t.db.select().from(accounts).where(eq(accounts.userId, user.id));
-      expect(rows.map((r) => [r.sessionId, r.desiredState, r.statusReason]).sort()).toEqual(
+      expect(rows.map((r) => [r.accountId, r.desiredState, r.statusReason]).sort()).toEqual(
         sessions.map((id) => [id, 'stopped', 'The account is disabled']).sort(),
       );
     });

@@ -23,7 +23,7 @@ describe.each(DB_KINDS)('the admin overview on %s', (kind) => {
     await t.db.insert(messageJobs).values({
       id,
       userId,
-      sessionId: accountId,
+      accountId,
       audience: 'individuals',
       messageType: 'text',
       content: 'Hi',
@@ -37,7 +37,7 @@ describe.each(DB_KINDS)('the admin overview on %s', (kind) => {
     await t.db.insert(messageJobRecipients).values(
       outcomes.map((o, i) => ({
         jobId: id,
-        sessionId: accountId,
+        accountId,
         chatId: `91900000${String(i).padStart(4, '0')}@s.whatsapp.net`,
         status: o.status,
         sentAt: o.status === 'sent' ? o.at : null,

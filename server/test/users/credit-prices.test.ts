@@ -212,15 +212,15 @@ describe.each(DB_KINDS)('credit price per kind of account on %s', (kind) => {
     expect(res.statusCode, res.body).toBe(200);
     const jobId = res.json().jobId as string;
     const rows = await recipientsOf(t.db, jobId);
-    const viaCloud = rows.filter((r) => r.sessionId === cloud).length;
+    const viaCloud = rows.filter((r) => r.accountId === cloud).length;
     expect(viaCloud).toBe(2);
-    for (const r of rows) expect(r.price, r.chatId).toBe(r.sessionId === cloud ? 4 : 1);
+    for (const r of rows) expect(r.price, r.chatId).toBe(r.accountId === cloud ? 4 : 1);
     expect(res.json().creditsCharged).toBe(2 * 1 + 2 * 4);
     expect(await balanceOf(t.db, a.user.id)).toBe(20);
 
     // The prices change; the refund of each recipient is still what it was charged.
     await setPrices(admin.token, { linked: 7, cloud: 1 });
-    const phoneRecipient = rows.find((r) => r.sessionId === phone)!;
+    const phoneRecipient = rows.find((r) => r.accountId === phone)!;
     await t.db.transaction((tx) =>
       failWhere(tx, sql`r.id = ${phoneRecipient.id}`, 'Connection Closed', 'Connection Closed', 1),
     );

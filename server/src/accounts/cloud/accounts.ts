@@ -34,12 +34,12 @@ export function sealedAccount(
     Record<(typeof SEALED)[number], string>,
 ): typeof cloudAccounts.$inferInsert {
   const row = { ...values };
-  for (const f of SEALED) row[f] = sealSecret(key, cloudSecretContext(values.sessionId, f), values[f]);
+  for (const f of SEALED) row[f] = sealSecret(key, cloudSecretContext(values.accountId, f), values[f]);
   return row;
 }
 
 export async function cloudAccountRow(db: Db, accountId: string): Promise<CloudAccountRow | undefined> {
-  const [row] = await db.select().from(cloudAccounts).where(eq(cloudAccounts.sessionId, accountId));
+  const [row] = await db.select().from(cloudAccounts).where(eq(cloudAccounts.accountId, accountId));
   return row;
 }
 
@@ -88,7 +88,7 @@ export async function recordPhoneInfo(db: Db, accountId: string, info: PhoneNumb
       throughputLevel: info.throughputLevel,
       checkedAt: new Date(),
     })
-    .where(eq(cloudAccounts.sessionId, accountId));
+    .where(eq(cloudAccounts.accountId, accountId));
 }
 
 /**
@@ -120,7 +120,7 @@ export async function recordPortfolio(
   portfolioId: string,
 ): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.update(cloudAccounts).set({ portfolioId }).where(eq(cloudAccounts.sessionId, account.accountId));
+    await tx.update(cloudAccounts).set({ portfolioId }).where(eq(cloudAccounts.accountId, account.accountId));
     await tx.execute(
       sql`INSERT INTO cloud_portfolios (portfolio) VALUES (${portfolioId}) ON CONFLICT (portfolio) DO NOTHING`,
     );
@@ -137,6 +137,6 @@ export async function recordPortfolio(
 /** The Cloud API rows of these accounts, by account id. */
 export async function cloudAccountsOf(db: Db, accountIds: string[]): Promise<Map<string, CloudAccountRow>> {
   if (accountIds.length === 0) return new Map();
-  const rows = await db.select().from(cloudAccounts).where(inArray(cloudAccounts.sessionId, accountIds));
-  return new Map(rows.map((r) => [r.sessionId, r]));
+  const rows = await db.select().from(cloudAccounts).where(inArray(cloudAccounts.accountId, accountIds));
+  return new Map(rows.map((r) => [r.accountId, r]));
 }

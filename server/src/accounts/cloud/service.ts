@@ -43,21 +43,21 @@ export async function createCloudAccount(
   await ctx.db.transaction(async (tx) => {
     await assertRoomForAccount(tx, user.id);
     const [taken] = await tx
-      .select({ s: cloudAccounts.sessionId })
+      .select({ s: cloudAccounts.accountId })
       .from(cloudAccounts)
       .where(eq(cloudAccounts.phoneNumberId, input.phoneNumberId));
     if (taken) throw conflict(CLOUD_TEXTS.alreadyConnected);
     await insertNewAccount(tx, {
-      sessionId: accountId,
+      accountId: accountId,
       userId: user.id,
       phoneNumber: digits,
-      sessionName: input.sessionName,
+      name: input.sessionName,
       kind: 'cloud',
       hasCredentials: true,
     });
     await tx.insert(cloudAccounts).values(
       sealedAccount(ctx.config.secretKey, {
-        sessionId: accountId,
+        accountId: accountId,
         phoneNumberId: input.phoneNumberId,
         wabaId: input.wabaId,
         portfolioId,

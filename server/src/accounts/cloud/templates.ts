@@ -14,7 +14,7 @@ export type TemplateRow = typeof cloudTemplates.$inferSelect;
 export async function storeTemplates(db: Db, accountId: string, templates: GraphTemplate[]): Promise<void> {
   const now = new Date();
   await db.transaction(async (tx) => {
-    await tx.delete(cloudTemplates).where(eq(cloudTemplates.sessionId, accountId));
+    await tx.delete(cloudTemplates).where(eq(cloudTemplates.accountId, accountId));
     const seen = new Set<string>();
     const rows = templates
       .map(summarizeTemplate)
@@ -25,7 +25,7 @@ export async function storeTemplates(db: Db, accountId: string, templates: Graph
         return true;
       })
       .map((t) => ({
-        sessionId: accountId,
+        accountId,
         name: t.name,
         language: t.language,
         category: t.category,
@@ -40,7 +40,7 @@ export async function storeTemplates(db: Db, accountId: string, templates: Graph
     await tx
       .update(cloudAccounts)
       .set({ templatesSyncedAt: now })
-      .where(eq(cloudAccounts.sessionId, accountId));
+      .where(eq(cloudAccounts.accountId, accountId));
   });
 }
 
@@ -54,14 +54,14 @@ export async function syncTemplatesIfStale(ctx: AppContext, accountId: string): 
     .set({ templatesSyncedAt: new Date() })
     .where(
       and(
-        eq(cloudAccounts.sessionId, accountId),
+        eq(cloudAccounts.accountId, accountId),
         or(
           isNull(cloudAccounts.templatesSyncedAt),
           lt(cloudAccounts.templatesSyncedAt, sql`now() - make_interval(secs => ${TEMPLATE_SYNC_MS / 1000})`),
         ),
       ),
     )
-    .returning({ sessionId: cloudAccounts.sessionId });
+    .returning({ sessionId: cloudAccounts.accountId });
   if (taken.length === 0) return;
   const creds = await cloudCredentials(ctx.db, ctx.config.secretKey, accountId);
   if (!creds) return;
@@ -77,7 +77,7 @@ export async function templatesOf(db: Db, accountId: string): Promise<TemplateRo
   return db
     .select()
     .from(cloudTemplates)
-    .where(eq(cloudTemplates.sessionId, accountId))
+    .where(eq(cloudTemplates.accountId, accountId))
     .orderBy(cloudTemplates.name, cloudTemplates.language);
 }
 
@@ -92,7 +92,7 @@ export async function findTemplate(
     .from(cloudTemplates)
     .where(
       and(
-        eq(cloudTemplates.sessionId, accountId),
+        eq(cloudTemplates.accountId, accountId),
         eq(cloudTemplates.name, name),
         eq(cloudTemplates.language, language),
       ),

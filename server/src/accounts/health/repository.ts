@@ -104,11 +104,11 @@ export async function readSignals(db: Db, accountId: string, since: Date): Promi
 }
 
 export async function findHealth(db: Db, accountId: string): Promise<HealthRow | undefined> {
-  const [row] = await db.select().from(accountHealth).where(eq(accountHealth.sessionId, accountId));
+  const [row] = await db.select().from(accountHealth).where(eq(accountHealth.accountId, accountId));
   return row;
 }
 
-export type HealthValues = Omit<HealthRow, 'sessionId' | 'evaluatedAt'>;
+export type HealthValues = Omit<HealthRow, 'accountId' | 'evaluatedAt'>;
 
 /**
  * Writes the account's evaluated health (only while the account exists). `at`: when the evaluation
@@ -117,8 +117,8 @@ export type HealthValues = Omit<HealthRow, 'sessionId' | 'evaluatedAt'>;
 export async function saveHealth(db: Db, accountId: string, values: HealthValues, at: Date): Promise<void> {
   await db
     .insert(accountHealth)
-    .values({ sessionId: accountId, ...values, evaluatedAt: at })
-    .onConflictDoUpdate({ target: accountHealth.sessionId, set: { ...values, evaluatedAt: at } });
+    .values({ accountId, ...values, evaluatedAt: at })
+    .onConflictDoUpdate({ target: accountHealth.accountId, set: { ...values, evaluatedAt: at } });
 }
 
 /**

@@ -53,7 +53,7 @@ async function assess(
   // Not the reason's text: a disconnect while paused rewrites the account's status reason.
   const protectLifted = !!stored?.protectPausedAt && !pausedNow;
   const since = new Date(now.getTime() - HEALTH_WINDOW_MS);
-  const signals = await readSignals(db, row.sessionId, since);
+  const signals = await readSignals(db, row.accountId, since);
   return { ...scoreHealth(signals), signals, since, pausedNow, protectLifted };
 }
 

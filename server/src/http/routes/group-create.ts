@@ -44,7 +44,7 @@ export function registerGroupCreateRoutes(app: App, ctx: AppContext): void {
         actor: { id: user.id, username: user.username },
         action: 'group.create',
         targetUserId: user.id,
-        details: { sessionId: account.sessionId, groupId: made.groupId, added: made.added.length },
+        details: { sessionId: account.accountId, groupId: made.groupId, added: made.added.length },
         ip: request.ip,
       });
       return made;

@@ -46,7 +46,7 @@ export async function estimateSend(
   // Meta's charge, by the template's category on an account that sends templates.
   const cloud = accounts.find((a) => capabilitiesOf(ctx.config, a.kind).templates);
   if (body.type === 'template' && cloud && content && typeof content === 'object' && 'language' in content) {
-    const template = await findTemplate(ctx.db, cloud.sessionId, content.name, content.language);
+    const template = await findTemplate(ctx.db, cloud.accountId, content.name, content.language);
     if (template) metaCostUnits = (await priceOf(ctx.db, template.category)) * viaCloud;
   }
   return {

@@ -31,7 +31,7 @@ export async function routeRecipients(
   const allowances = () =>
     Promise.all(
       accounts.map((a) =>
-        a.status === 'CONNECTED' ? remainingAllowanceToday(ctx.db, a.sessionId, ctx.config) : 0,
+        a.status === 'CONNECTED' ? remainingAllowanceToday(ctx.db, a.accountId, ctx.config) : 0,
       ),
     );
   if (body.coldToCloud !== true) return splitByAllowance(chatIds.length, await allowances());
@@ -41,7 +41,7 @@ export async function routeRecipients(
   if (phones.length === 0 || clouds.length === 0) throw badRequest(SPREAD_TEXTS.coldNeedsBothKinds);
   const known = await knownByPhones(
     ctx,
-    phones.map((i) => accounts[i]!.sessionId),
+    phones.map((i) => accounts[i]!.accountId),
     chatIds,
   );
   const unknown = chatIds.filter((id) => !known.has(id));
@@ -53,7 +53,7 @@ export async function routeRecipients(
   let next = 0;
   return chatIds.map((id) => {
     const phone = known.get(id);
-    if (phone !== undefined) return accounts.findIndex((a) => a.sessionId === phone);
+    if (phone !== undefined) return accounts.findIndex((a) => a.accountId === phone);
     return clouds[coldSplit[next++]!]!;
   });
 }

@@ -158,7 +158,7 @@ export async function acceptSend(
       await insertSeries(tx, {
         id: seriesId!,
         userId: user.id,
-        sessionId: accountId,
+        accountId: accountId,
         audience,
         every: repeat.every,
         until: repeat.until,
@@ -171,7 +171,7 @@ export async function acceptSend(
     await acceptRepo.insertJob(tx, {
       id: jobId,
       userId: user.id,
-      sessionId: accountId,
+      accountId: accountId,
       audience,
       messageType: message.type,
       content: storedContent(message),
@@ -186,7 +186,7 @@ export async function acceptSend(
       createdAt: now,
       seriesId,
       awaitingStart: repeat !== null,
-      sessionIds: accounts.length > 1 ? accounts.map((a) => a.sessionId) : null,
+      accountIds: accounts.length > 1 ? accounts.map((a) => a.accountId) : null,
     });
     if (!repeat)
       await acceptRepo.insertRecipients(
@@ -195,13 +195,13 @@ export async function acceptSend(
         chatIds,
         chatNames,
         contents,
-        accounts.length > 1 ? split.map((i) => accounts[i]!.sessionId) : null,
+        accounts.length > 1 ? split.map((i) => accounts[i]!.accountId) : null,
       );
     if (idempotency) await idem.saveIdempotentAnswer(tx, user.id, idempotency.key, answer);
     return null;
   });
   if (repeated) return idem.replay(repeated, idempotency!.requestHash);
-  if (!repeat) for (const a of accounts) await signal(ctx, 'recipients-queued', a.sessionId);
+  if (!repeat) for (const a of accounts) await signal(ctx, 'recipients-queued', a.accountId);
   return answer;
 }
 
@@ -262,7 +262,7 @@ export async function sharingAccounts(
   audience: Audience,
 ): Promise<AccountRow[]> {
   const more = [...new Set((body.sessionIds ?? []).map((id) => id.trim()))].filter(
-    (id) => id !== account.sessionId,
+    (id) => id !== account.accountId,
   );
   if (more.length === 0) return [account];
   if (audience === 'groups') throw badRequest(SPREAD_TEXTS.groups);

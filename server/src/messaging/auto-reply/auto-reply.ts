@@ -24,7 +24,7 @@ import { composeSend } from '../compose.ts';
 import { autoReplyRuleKey, firstMatch } from './rules.ts';
 
 async function rulesOf(ctx: AppContext, accountId: string): Promise<AutoReplyRule[]> {
-  const [row] = await ctx.db.select().from(autoReplyRules).where(eq(autoReplyRules.sessionId, accountId));
+  const [row] = await ctx.db.select().from(autoReplyRules).where(eq(autoReplyRules.accountId, accountId));
   return (row?.rules ?? []) as AutoReplyRule[];
 }
 
@@ -69,8 +69,8 @@ export async function putAutoReplies(
   });
   await ctx.db
     .insert(autoReplyRules)
-    .values({ sessionId: accountId, rules, updatedAt: new Date() })
-    .onConflictDoUpdate({ target: autoReplyRules.sessionId, set: { rules, updatedAt: new Date() } });
+    .values({ accountId, rules, updatedAt: new Date() })
+    .onConflictDoUpdate({ target: autoReplyRules.accountId, set: { rules, updatedAt: new Date() } });
   return { success: true, rules };
 }
 

@@ -35,10 +35,10 @@ export async function checkKindOfSend(
   const { name, language, parameters } = message.template;
   let filled = message.template;
   for (const account of cloud) {
-    await syncTemplatesIfStale(ctx, account.sessionId).catch((err: unknown) =>
-      ctx.log.warn({ err, accountId: account.sessionId }, 'template sync failed: the stored list is used'),
+    await syncTemplatesIfStale(ctx, account.accountId).catch((err: unknown) =>
+      ctx.log.warn({ err, accountId: account.accountId }, 'template sync failed: the stored list is used'),
     );
-    const template = await findTemplate(ctx.db, account.sessionId, name, language);
+    const template = await findTemplate(ctx.db, account.accountId, name, language);
     if (!template) throw badRequest(CLOUD_TEXTS.noSuchTemplate(name, language));
     if (template.status !== 'APPROVED') throw badRequest(CLOUD_TEXTS.notApproved(name, template.status));
     if (template.parameters.length !== parameters.length)
@@ -75,8 +75,8 @@ export async function checkServiceWindows(
   for (const [a, account] of accounts.entries()) {
     if (!capabilitiesOf(ctx.config, account.kind).serviceWindow) continue;
     const phones = chatIds.filter((_, i) => accountOf(i) === a).map(jidUser);
-    const open = await inServiceWindow(ctx.db, account.sessionId, phones);
+    const open = await inServiceWindow(ctx.db, account.accountId, phones);
     const outside = phones.filter((p) => !open.has(p)).length;
-    if (outside > 0) throw badRequest(CLOUD_TEXTS.outsideWindow(outside, account.sessionName));
+    if (outside > 0) throw badRequest(CLOUD_TEXTS.outsideWindow(outside, account.name));
   }
 }

@@ -91,9 +91,7 @@ export async function attemptSend(
       if (err.messageId) await store.releaseUnacked(r.id, err.messageId);
       else await store.release([r.id]);
       if (err.code === 'rate-limited')
-        await store
-          .noteRateLimited(accountId)
-          .catch((e) => log.warn({ err: e, accountId }, 'noting a 429'));
+        await store.noteRateLimited(accountId).catch((e) => log.warn({ err: e, accountId }, 'noting a 429'));
       return 'session-down';
     }
     if (err instanceof SendError && err.pausesSession) {

@@ -75,7 +75,7 @@ export async function scheduleFollowUp(
     id,
     userId: job.userId,
     jobId: job.id,
-    sessionId: body.sessionId,
+    accountId: body.sessionId,
     segment: body.segment,
     message: messageOf(body) as Record<string, unknown>,
     dueAt,
@@ -138,7 +138,7 @@ export async function createDueFollowUps(ctx: AppContext, max = 20): Promise<num
         await acceptSend(
           ctx,
           owner,
-          f.sessionId,
+          f.accountId,
           { ...(f.message as SendBody), chatIds },
           'individuals',
           `follow-up:${f.id}`,

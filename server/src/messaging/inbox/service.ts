@@ -209,7 +209,7 @@ export async function replyInThread(
   const reachable = addressesOf(row).filter(
     (a) => a.kind === 'phone' || (a.kind === 'bsuid' && can.businessScopedIds === true),
   );
-  const last = await store.lastChatFrom(ctx.db, viewer.id, personId, account.sessionId);
+  const last = await store.lastChatFrom(ctx.db, viewer.id, personId, account.accountId);
   const target =
     reachable.find((a) => chatIdOfAddress(a) === last) ??
     reachable.find((a) => a.kind === 'phone') ??
@@ -217,18 +217,18 @@ export async function replyInThread(
   if (!target) throw badRequest(INBOX_TEXTS.unreachable);
   const to = chatIdOfAddress(target)!;
   if (can.serviceWindow && body.type !== 'template') {
-    const open = await inServiceWindow(ctx.db, account.sessionId, [target.value]);
+    const open = await inServiceWindow(ctx.db, account.accountId, [target.value]);
     if (!open.has(target.value)) throw badRequest(INBOX_TEXTS.windowClosed);
   }
   const sent = await acceptSend(
     ctx,
     viewer,
-    account.sessionId,
+    account.accountId,
     { ...(body as SendBody), chatIds: [to] },
     'individuals',
     idempotencyKey,
   );
-  await keepAnswer(ctx, { accountId: account.sessionId, userId: viewer.id }, to, sent.jobId, personId);
+  await keepAnswer(ctx, { accountId: account.accountId, userId: viewer.id }, to, sent.jobId, personId);
   return { success: true, jobId: sent.jobId, creditsCharged: sent.creditsCharged };
 }
 

@@ -29,7 +29,7 @@ export async function retryJob(
   const job = await authorizeJob(ctx.db, user, 'act', jobId);
   // The flag is read again: an admin may have revoked it since the job was accepted.
   assertOwnerMaySend(user, job.audience);
-  const target = accountId?.trim() || job.sessionId;
+  const target = accountId?.trim() || job.accountId;
   const account = await authorizeAccount(ctx.db, user, 'act', target, MESSAGES.noSession);
   // Each recipient is charged again at the price of the account that sends it now.
   const price = priceOfKind(await readCreditPrices(ctx.db), account.kind);

@@ -16,7 +16,7 @@ export async function dashboard(
 ): Promise<DashboardResponse> {
   let sid: string | null;
   if (accountId) {
-    sid = (await authorizeAccount(ctx.db, user, 'act', accountId, MESSAGES.noSession)).sessionId;
+    sid = (await authorizeAccount(ctx.db, user, 'act', accountId, MESSAGES.noSession)).accountId;
   } else {
     sid = await firstAccountOfUser(ctx.db, user.id);
   }

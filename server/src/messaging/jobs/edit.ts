@@ -79,12 +79,12 @@ export async function editJob(
   let skipped: Skipped['skipped'];
   if (body.chatIds !== undefined) {
     assertOwnerMaySend(user, audience);
-    if (job.sessionIds && job.sessionIds.length > 1) throw badRequest(RESCHEDULE_TEXTS.spread);
+    if (job.accountIds && job.accountIds.length > 1) throw badRequest(RESCHEDULE_TEXTS.spread);
     const chatIds = recipientsOf({ chatIds: body.chatIds }, audience, ctx.config.defaultCountryCode);
     if (chatIds.length === 0) throw badRequest(SEND_TEXTS.noRecipients);
     if (audience === 'groups') {
-      await authorizeGroups(ctx.db, user, 'act', job.sessionId, chatIds, MESSAGES.noSession);
-      const subjects = await groupSubjects(ctx.db, job.sessionId, chatIds);
+      await authorizeGroups(ctx.db, user, 'act', job.accountId, chatIds, MESSAGES.noSession);
+      const subjects = await groupSubjects(ctx.db, job.accountId, chatIds);
       newChats = { chatIds, chatNames: chatIds.map((id) => subjects.get(id) ?? null) };
     } else {
       // The rules of a new send: opted out, erased, and without consent when the user must have it.
@@ -158,11 +158,11 @@ export async function editJob(
     const kept = new Map(current.map((r) => [r.chat_id, r]));
     const [account] = await queryRows<{ kind: AccountKind }>(
       tx,
-      sql`SELECT kind FROM wa_sessions WHERE session_id = ${locked.sessionId}`,
+      sql`SELECT kind FROM wa_sessions WHERE session_id = ${locked.accountId}`,
     );
     const priceNow = (await readCreditPrices(tx))[account?.kind ?? 'linked'];
     const prices = chats.chatIds.map((id) => kept.get(id)?.price ?? priceNow);
-    const accountOf = chats.chatIds.map((id) => kept.get(id)?.session_id ?? locked.sessionId);
+    const accountOf = chats.chatIds.map((id) => kept.get(id)?.session_id ?? locked.accountId);
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
     const delta = sum(prices) - sum(current.map((r) => r.price));
     if (delta > 0) {
@@ -195,7 +195,7 @@ export async function editJob(
     });
     await insertRecipients(
       tx,
-      { jobId, accountId: locked.sessionId, dueAt, price: prices },
+      { jobId, accountId: locked.accountId, dueAt, price: prices },
       chats.chatIds,
       chats.chatNames,
       contents,

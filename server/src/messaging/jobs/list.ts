@@ -87,7 +87,7 @@ export async function listJobs(
 export function holdsOfJobs(ctx: AppContext, rows: repo.JobRow[]): Promise<Map<string, string>> {
   const accounts = rows
     .filter((r) => r.status === 'pending' || r.status === 'processing' || r.status === 'scheduled')
-    .flatMap((r) => r.sessionIds ?? [r.sessionId]);
+    .flatMap((r) => r.accountIds ?? [r.accountId]);
   return holdsOf(ctx.db, [...new Set(accounts)]);
 }
 

@@ -29,8 +29,8 @@ export function presentJob(
   const ended = row.finishedAt ? new Date(row.finishedAt).getTime() : now.getTime();
   return {
     id: row.id,
-    sessionId: row.sessionId,
-    ...(row.sessionIds ? { sessionIds: row.sessionIds } : {}),
+    sessionId: row.accountId,
+    ...(row.accountIds ? { sessionIds: row.accountIds } : {}),
     audience: row.audience,
     messageType: row.messageType,
     isScheduled: row.isScheduled,
@@ -88,7 +88,7 @@ export function presentJob(
 function holdOf(row: JobRow, holds: Map<string, string> | undefined): string | null {
   // A scheduled job waits for its time, not for its account's caps of today.
   if (row.status === 'scheduled') return null;
-  const reasons = (row.sessionIds ?? [row.sessionId]).map((id) => {
+  const reasons = (row.accountIds ?? [row.accountId]).map((id) => {
     const hold = holds?.get(id);
     // The warm-up and the new-contact cap hold one-to-one chats only: a group job goes on.
     if (hold !== undefined && (row.audience === 'individuals' || !holdsOneToOneOnly(hold))) return hold;
@@ -115,7 +115,7 @@ export function presentRecipient(
     readAt: iso(row.readAt),
     error: row.error,
     sentTo: row.sentTo,
-    sessionId: row.sessionId,
+    sessionId: row.accountId,
     ...(row.content === null ? {} : { content: row.content }),
     repliedAt: iso(row.repliedAt),
     replyText: row.replyText,

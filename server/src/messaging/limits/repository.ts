@@ -18,22 +18,22 @@ export async function findPolicy(
   const [account] = await db
     .select({ linkedAt: accounts.linkedAt })
     .from(accounts)
-    .where(eq(accounts.sessionId, accountId));
-  const [row] = await db.select().from(accountPolicies).where(eq(accountPolicies.sessionId, accountId));
+    .where(eq(accounts.accountId, accountId));
+  const [row] = await db.select().from(accountPolicies).where(eq(accountPolicies.accountId, accountId));
   const [health] = await db
     .select({ state: accountHealth.state, warmUpHeldDays: accountHealth.warmUpHeldDays })
     .from(accountHealth)
-    .where(eq(accountHealth.sessionId, accountId));
+    .where(eq(accountHealth.accountId, accountId));
   return { row, linkedAt: account?.linkedAt ?? null, health: health ?? null };
 }
 
-export type PolicyValues = Omit<PolicyRow, 'sessionId' | 'heldReason' | 'heldUntil' | 'updatedAt'>;
+export type PolicyValues = Omit<PolicyRow, 'accountId' | 'heldReason' | 'heldUntil' | 'updatedAt'>;
 
 export async function savePolicy(db: Db, accountId: string, values: PolicyValues): Promise<void> {
   await db
     .insert(accountPolicies)
-    .values({ sessionId: accountId, ...values, updatedAt: new Date() })
-    .onConflictDoUpdate({ target: accountPolicies.sessionId, set: { ...values, updatedAt: new Date() } });
+    .values({ accountId, ...values, updatedAt: new Date() })
+    .onConflictDoUpdate({ target: accountPolicies.accountId, set: { ...values, updatedAt: new Date() } });
 }
 
 /**

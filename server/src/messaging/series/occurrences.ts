@@ -109,7 +109,7 @@ export async function startDueOccurrences(ctx: AppContext, max = 50): Promise<nu
         // At the price of the account's kind when the occurrence starts.
         const [account] = await queryRows<{ kind: AccountKind }>(
           tx,
-          sql`SELECT kind FROM wa_sessions WHERE session_id = ${job.sessionId}`,
+          sql`SELECT kind FROM wa_sessions WHERE session_id = ${job.accountId}`,
         );
         const price = (await readCreditPrices(tx))[account?.kind ?? 'linked'];
         const balance = await debitCredits(tx, s.userId, n * price, 'send', {
@@ -119,7 +119,7 @@ export async function startDueOccurrences(ctx: AppContext, max = 50): Promise<nu
         const failedWith = balance === null ? MESSAGES.creditShort : null;
         await series.insertOccurrenceRecipients(
           tx,
-          { jobId: job.id, accountId: job.sessionId, price },
+          { jobId: job.id, accountId: job.accountId, price },
           chatIds,
           chatNames,
           contents,
@@ -136,7 +136,7 @@ export async function startDueOccurrences(ctx: AppContext, max = 50): Promise<nu
           await insertJob(tx, {
             id: newId(),
             userId: job.userId,
-            sessionId: job.sessionId,
+            accountId: job.accountId,
             audience: job.audience,
             messageType: job.messageType,
             content: job.content,
@@ -156,7 +156,7 @@ export async function startDueOccurrences(ctx: AppContext, max = 50): Promise<nu
           await series.endSeries(tx, s.id);
         }
       }
-      return queued ? job.sessionId : null;
+      return queued ? job.accountId : null;
     });
     if (queuedOn === undefined) break;
     started++;

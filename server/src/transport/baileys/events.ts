@@ -103,9 +103,7 @@ export class SocketEvents {
       const pnAddress = addressOfChatId(pn);
       if (lidAddress?.kind === 'lid' && pnAddress?.kind === 'phone')
         this.out.emit('same-person', [lidAddress, pnAddress]);
-      lidTexts
-        .mapped(lid, pn)
-        .catch((err) => log.warn({ err, accountId }, 'held LID texts failed'));
+      lidTexts.mapped(lid, pn).catch((err) => log.warn({ err, accountId }, 'held LID texts failed'));
     });
   }
 
