@@ -13,9 +13,9 @@ import { createMetrics, type Metrics } from './metrics/metrics.ts';
  */
 export type NodeEvents = {
   /** A job was accepted or re-queued for this account: its dispatcher should wake. */
-  'recipients-queued': [sessionId: string];
+  'recipients-queued': [accountId: string];
   /** An account's row changed in a way the runner must act on (created, restart, terminate). */
-  'session-changed': [sessionId: string];
+  'session-changed': [accountId: string];
 };
 
 export interface AppContext {

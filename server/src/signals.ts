@@ -13,7 +13,7 @@ export const SIGNAL_CHANNELS: Record<NodeSignal, string> = {
   'session-changed': 'wa_session_changed',
 };
 
-/** Tells this node at once and the other nodes through NOTIFY that `sessionId` has news. */
+/** Tells this node at once and the other nodes through NOTIFY that `accountId` has news. */
 export async function signal(ctx: AppContext, name: NodeSignal, accountId: string): Promise<void> {
   ctx.events.emit(name, accountId);
   if (ctx.database.kind !== 'postgres') return;
@@ -21,7 +21,7 @@ export async function signal(ctx: AppContext, name: NodeSignal, accountId: strin
     await ctx.database.notify(SIGNAL_CHANNELS[name], accountId);
   } catch (err) {
     ctx.log.warn(
-      { err, sessionId: accountId, signal: name },
+      { err, accountId, signal: name },
       'could not notify other nodes; they will see it when they poll',
     );
   }

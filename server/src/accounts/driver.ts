@@ -230,7 +230,7 @@ export class AccountDriver implements SyncedAccount {
         // The operator reads why an account is down (e.g. WhatsApp unreachable) in the log too.
         this.ctx.log.warn(
           {
-            sessionId: this.accountId,
+            accountId: this.accountId,
             reason: u.reason,
             loggedOut: u.loggedOut,
             willReconnect: u.willReconnect,

@@ -94,7 +94,7 @@ export async function updateOwnedAccount(
     .update(accounts)
     .set({ ...withStatusClock(patch), updatedAt: new Date() })
     .where(and(eq(accounts.accountId, accountId), eq(accounts.ownerNode, nodeId)))
-    .returning({ sessionId: accounts.accountId });
+    .returning({ accountId: accounts.accountId });
   return rows.length > 0;
 }
 
@@ -122,8 +122,8 @@ export async function renewLeases(
     .update(accounts)
     .set({ leaseExpiresAt: sql`now() + ${sql.raw(`interval '${Math.round(ttlMs)} milliseconds'`)}` })
     .where(and(inArray(accounts.accountId, accountIds), eq(accounts.ownerNode, nodeId)))
-    .returning({ sessionId: accounts.accountId });
-  return rows.map((r) => r.sessionId);
+    .returning({ accountId: accounts.accountId });
+  return rows.map((r) => r.accountId);
 }
 
 /**
@@ -210,7 +210,7 @@ export async function markQrServed(db: Db, accountId: string): Promise<boolean> 
     .where(
       and(eq(accounts.accountId, accountId), sql`${accounts.qrServedAt} IS NULL`, isNotNull(accounts.qr)),
     )
-    .returning({ sessionId: accounts.accountId });
+    .returning({ accountId: accounts.accountId });
   return rows.length > 0;
 }
 
@@ -226,18 +226,18 @@ export async function requestGroupsRefresh(db: Db, accountId: string, minGapMs: 
         or(sql`${accounts.groupsRefreshRequestedAt} IS NULL`, lt(accounts.groupsRefreshRequestedAt, cutoff)),
       ),
     )
-    .returning({ sessionId: accounts.accountId });
+    .returning({ accountId: accounts.accountId });
   return rows.length > 0;
 }
 
 export async function firstAccountOfUser(db: Db, userId: string): Promise<string | null> {
   const [row] = await db
-    .select({ sessionId: accounts.accountId })
+    .select({ accountId: accounts.accountId })
     .from(accounts)
     .where(eq(accounts.userId, userId))
     .orderBy(accounts.createdAt, accounts.id)
     .limit(1);
-  return row?.sessionId ?? null;
+  return row?.accountId ?? null;
 }
 
 /** Puts a text in the simulated account's inbox for the node that drives it. */

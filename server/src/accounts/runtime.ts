@@ -7,18 +7,18 @@ import type { AccountOutcome, QuotaUpdate, Transport, UndeliveredCause } from '.
  */
 export type AccountRuntimeEvents = {
   /** This node's transport for the account is connected and may send. */
-  connected: [sessionId: string];
+  connected: [accountId: string];
   /** The account stopped being usable on this node (closed, released, logged out). */
-  disconnected: [sessionId: string];
+  disconnected: [accountId: string];
   /**
    * What came back to one of the user's accounts: a receipt, a refusal after the send, a message
    * someone wrote to it (the outcomes every provider reports; messaging/outcomes.ts takes them).
    */
-  outcome: [sessionId: string, userId: string, outcome: AccountOutcome];
+  outcome: [accountId: string, userId: string, outcome: AccountOutcome];
   /** Why some sent messages of the account may never arrive (not on WhatsApp, decryption given up). */
-  'undelivered-cause': [sessionId: string, cause: UndeliveredCause];
+  'undelivered-cause': [accountId: string, cause: UndeliveredCause];
   /** WhatsApp restricts the account's new chats, or lifts it (accounts/ has written the pause). */
-  restricted: [sessionId: string, update: QuotaUpdate];
+  restricted: [accountId: string, update: QuotaUpdate];
 };
 
 /** What the account runner of this node offers the dispatcher and the other layers above. */

@@ -90,7 +90,7 @@ export async function encryptPlainSecrets(db: Db, key: Buffer): Promise<number> 
     let done = 0;
     for (;;) {
       const rows = await tx
-        .select({ sessionId: waAuthState.accountId, key: waAuthState.key, value: waAuthState.value })
+        .select({ accountId: waAuthState.accountId, key: waAuthState.key, value: waAuthState.value })
         .from(waAuthState)
         .where(notLike(waAuthState.value, `${PREFIX}%`))
         .limit(500);
@@ -98,8 +98,8 @@ export async function encryptPlainSecrets(db: Db, key: Buffer): Promise<number> 
       for (const row of rows) {
         await tx
           .update(waAuthState)
-          .set({ value: encryptValue(key, authStateContext(row.sessionId, row.key), row.value) })
-          .where(and(eq(waAuthState.accountId, row.sessionId), eq(waAuthState.key, row.key)));
+          .set({ value: encryptValue(key, authStateContext(row.accountId, row.key), row.value) })
+          .where(and(eq(waAuthState.accountId, row.accountId), eq(waAuthState.key, row.key)));
       }
       done += rows.length;
     }

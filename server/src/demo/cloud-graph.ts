@@ -110,14 +110,14 @@ export function loopbackUrl(server: { address(): string | AddressInfo | null }):
  */
 export async function pointDemoWebhook(ctx: AppContext, graph: FakeGraphApi, base: string): Promise<boolean> {
   const [row] = await ctx.db
-    .select({ sessionId: cloudAccounts.accountId })
+    .select({ accountId: cloudAccounts.accountId })
     .from(cloudAccounts)
     .where(eq(cloudAccounts.phoneNumberId, graph.phoneNumberId));
   if (!row) return false;
   // Statuses a little apart, so that sent → delivered → read can be watched; retried as Meta
   // retries a delivery the receiver did not take (a status may race the send's own record).
   graph.state.webhook = {
-    url: `${base}/api/cloud/webhook/${row.sessionId}`,
+    url: `${base}/api/cloud/webhook/${row.accountId}`,
     delayMs: 700,
     retryDelayMs: 500,
     maxAttempts: 20,

@@ -71,7 +71,7 @@ export function numberStore(db: Db, accountId: string): NumberStore {
   };
 }
 
-/** The held texts of the user who owns `sessionId` (a STOP to one account holds for all of theirs). */
+/** The held texts of the user who owns `accountId` (a STOP to one account holds for all of theirs). */
 export function lidTextStore(db: Db, accountId: string): LidTextStore {
   const sameUser = sql`session_id IN (SELECT o.session_id FROM wa_sessions o JOIN wa_sessions me
                          ON me.user_id = o.user_id WHERE me.session_id = ${accountId})`;

@@ -29,7 +29,7 @@ export function privacyTokenStore(db: Db, accountId: string): PrivacyTokenStore 
   };
 }
 
-/** The chat `chatId` of account `sessionId` carries an unexpired privacy token (two SQL texts). */
+/** The chat `chatId` of account `accountId` carries an unexpired privacy token (two SQL texts). */
 export const carriesPrivacyToken = (accountId: SQL, chatId: SQL) => sql`EXISTS (
       SELECT 1 FROM wa_privacy_tokens t
       WHERE t.session_id = ${accountId} AND t.chat_id = ${chatId} AND t.expires_at > now())`;

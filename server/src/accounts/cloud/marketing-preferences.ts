@@ -29,7 +29,7 @@ export async function recordMarketingPreference(db: Db, p: MarketingPreference):
 }
 
 /**
- * Whether a send of this template from `sessionId` to `to` (a number's digits or a BSUID) would be
+ * Whether a send of this template from `accountId` to `to` (a number's digits or a BSUID) would be
  * a marketing template to someone who stopped them: the template's category is MARKETING (as last
  * synced from Meta) and the person's latest word to the account's business, under any number or
  * BSUID the account's owner knows them by (contacts/people.ts), is a stop.

@@ -61,7 +61,7 @@ export async function syncTemplatesIfStale(ctx: AppContext, accountId: string): 
         ),
       ),
     )
-    .returning({ sessionId: cloudAccounts.accountId });
+    .returning({ accountId: cloudAccounts.accountId });
   if (taken.length === 0) return;
   const creds = await cloudCredentials(ctx.db, ctx.config.secretKey, accountId);
   if (!creds) return;

@@ -122,7 +122,7 @@ export async function saveHealth(db: Db, accountId: string, values: HealthValues
 }
 
 /**
- * Of `sessionIds`, the accounts whose health an evaluation may change, in one statement:
+ * Of `accountIds`, the accounts whose health an evaluation may change, in one statement:
  * - never evaluated, or under the breaker's pause, or paused now and not when last evaluated (or
  *   the other way round);
  * - anything new since their last evaluation (an outcome, a delivery verdict, a reply, an event,

@@ -58,7 +58,7 @@ export async function routeRecipients(
   });
 }
 
-/** The numbers among `chatIds` that one of `sessionIds` has sent to, each with the first such account. */
+/** The numbers among `chatIds` that one of `accountIds` has sent to, each with the first such account. */
 async function knownByPhones(ctx: AppContext, accountIds: string[], chatIds: string[]) {
   const rows = await queryRows<{ chat_id: string; session_id: string }>(
     ctx.db,

@@ -209,7 +209,7 @@ export async function answeredJob(
 
 /**
  * reply: a one-to-one text from a person (`from`: the chat ids of every address of theirs) to the
- * account `sessionId` marks the latest message that account sent to them within the reply window
+ * account `accountId` marks the latest message that account sent to them within the reply window
  * replied, with its time and text, counted on its job; a later message of the same contact
  * changes nothing (the first reply is kept). Returns the recipient's id, or null when there was
  * no such send (or it already had its reply).

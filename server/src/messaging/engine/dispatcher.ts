@@ -156,7 +156,7 @@ export async function startDispatcher(
       .noteUndeliveredCause(accountId, cause)
       .catch((err) =>
         log.error(
-          { err, sessionId: accountId, cause: cause.cause },
+          { err, accountId, cause: cause.cause },
           'noting why messages went undelivered failed',
         ),
       );

@@ -109,7 +109,7 @@ async function failAllWhere(db: Db, where: SQL, error: string | SQL, note: strin
 /**
  * expire: sends whose delivery is unknown fail (and are refunded): those whose lease ran out
  * (their node died mid-send), of one job being deleted (`jobId`: every send of it left), or of a
- * account another node held (`sessionId`: this node now holds it). Returns what failed.
+ * account another node held (`accountId`: this node now holds it). Returns what failed.
  */
 export function expire(
   db: Db,

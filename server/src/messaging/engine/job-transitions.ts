@@ -112,7 +112,7 @@ export async function cancel(db: Db, jobId: string): Promise<number> {
 }
 
 /**
- * requeue: a locked job's failed recipients are queued again on `sessionId` (their credits were
+ * requeue: a locked job's failed recipients are queued again on `accountId` (their credits were
  * reserved by the caller), and the job reopens: its failed count drops, a finished job is pending
  * again, a spread job adds the account. `price`: the credits each was charged again. A paused job's requeued recipients wait for its resume.
  * `only` narrows which failed recipients (the retry's: those a retry may fix). Returns how many.

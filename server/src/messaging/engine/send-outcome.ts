@@ -176,7 +176,7 @@ export function answeredLate(
         if (sent === 0) return;
         metrics.messages.inc({ outcome: 'sent' }, sent);
         log.info(
-          { sessionId: accountId, recipients: rows.map((r) => r.id), messageId: rows[0]?.messageId },
+          { accountId, recipients: rows.map((r) => r.id), messageId: rows[0]?.messageId },
           'a send that timed out was sent after all: refund reversed',
         );
       },
@@ -189,7 +189,7 @@ export function answeredLate(
 async function pauseDirect(deps: OutcomeDeps, accountId: string, err: SendError): Promise<void> {
   await deps.store.pauseAccount(accountId, err.message, err.until);
   deps.log.warn(
-    { sessionId: accountId, code: err.code, reason: err.message, until: err.until },
+    { accountId, code: err.code, reason: err.message, until: err.until },
     'one-to-one sends paused',
   );
 }

@@ -92,7 +92,7 @@ export async function postStatusBatch(
           ? err.message
           : `Send failed: ${(err as Error).message ?? String(err)}`;
     log.warn(
-      { sessionId: accountId, jobId: first.jobId, recipients: on.length, reason },
+      { accountId, jobId: first.jobId, recipients: on.length, reason },
       'status post failed',
     );
     const failed = failAll(on, reason);

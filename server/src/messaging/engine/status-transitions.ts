@@ -11,7 +11,7 @@ import * as t from './transitions.ts';
  * is posted to twice.
  */
 
-/** Claims every other due recipient of the status job `jobId` on `sessionId`: one post goes to them all. */
+/** Claims every other due recipient of the status job `jobId` on `accountId`: one post goes to them all. */
 export async function claimStatusBatch(
   db: Db,
   by: Claimer,

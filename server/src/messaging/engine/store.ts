@@ -26,7 +26,7 @@ export function recipientLeaseMs(config: { sessionLeaseMs: number }): number {
   return Math.max(config.sessionLeaseMs * 2, 60_000);
 }
 
-/** Account `sessionId` can send now: CONNECTED, and a node holds its live lease. */
+/** Account `accountId` can send now: CONNECTED, and a node holds its live lease. */
 const canSend = (accountId: SQL) => sql`EXISTS (SELECT 1 FROM wa_sessions s WHERE s.session_id = ${accountId}
     AND s.status = 'CONNECTED' AND s.owner_node IS NOT NULL AND s.lease_expires_at > now())`;
 
