@@ -49,19 +49,19 @@ export function PhoneNumberPicker(props: {
 export function CurrentAccountPicker(props: {
   current: {
     multi: boolean;
-    sessions: Account[];
-    sessionId: string | null;
+    accounts: Account[];
+    accountId: string | null;
     choose: (id: string | null) => void;
     unable: number;
   };
   why?: string;
 }) {
   const { current } = props;
-  if (!current.multi || current.sessions.length === 0) return null;
+  if (!current.multi || current.accounts.length === 0) return null;
   return (
     <PhoneNumberPicker
-      accounts={current.sessions}
-      value={current.sessionId}
+      accounts={current.accounts}
+      value={current.accountId}
       onChange={current.choose}
       leftOut={props.why ? { count: current.unable, why: props.why } : undefined}
     />

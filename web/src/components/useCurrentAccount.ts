@@ -4,7 +4,7 @@ import { type Capability, can } from '../lib/capabilities.ts';
 import { storage } from '../lib/storage.ts';
 
 /**
- * The session a page works on: in multi-session mode ('1') the user's pick (kept in
+ * The account a page works on: in multi-session mode ('1') the user's pick (kept in
  * `currentSessionId`); otherwise the first account. With `capability`, only the accounts that
  * can do the page's action are offered (no Cloud API number on a groups page).
  */
@@ -20,14 +20,14 @@ export function useCurrentAccount(capability?: Capability) {
     storage.setCurrentAccountId(id);
   };
   return {
-    sessions: list,
+    accounts: list,
     /** Accounts the user has that cannot do the page's action (a note says why they are not offered). */
     unable: all.length - list.length,
     loading: accounts.isLoading,
     error: accounts.error,
     multi,
-    sessionId: current?.sessionId ?? null,
-    session: current,
+    accountId: current?.sessionId ?? null,
+    account: current,
     choose,
   };
 }

@@ -9,7 +9,7 @@ import type { ChargeShare } from './charge-lines.ts';
  * send day by day under the account's caps and its pace, and why it waits now.
  */
 export function useCharge(opts: {
-  sessionId: string | null;
+  accountId: string | null;
   count: number;
   audience: PlanAudience;
   shares: readonly ChargeShare[];
@@ -20,7 +20,7 @@ export function useCharge(opts: {
   single?: boolean;
 }): Charge {
   const balance = useBalance();
-  const policy = useAccountToday(opts.sessionId).data;
+  const policy = useAccountToday(opts.accountId).data;
   return {
     recipients: opts.count,
     shares: opts.shares,

@@ -39,7 +39,7 @@ export function FollowUpModal(props: { job: { id: string; sessionId: string }; o
   const account = (accounts.data ?? []).find((s) => s.sessionId === accountId);
   const afterDays = Number(days) > 0 ? Number(days) : null;
   const charge = useCharge({
-    sessionId: accountId,
+    accountId,
     count,
     audience: 'individuals',
     shares: [{ kind: priceKindOf(account), price: prices[priceKindOf(account)], recipients: count }],

@@ -119,9 +119,9 @@ export default function ChannelsPage() {
   let body: ReactNode;
   if (current.loading) body = <Loader size="sm" />;
   else if (current.error) body = <ErrorAlert error={`Error fetching sessions: ${current.error.message}`} />;
-  else if (!current.sessionId)
+  else if (!current.accountId)
     body = <NoAccountAlert why={current.unable > 0 ? CHANNEL_TEXTS.linkedOnly : undefined} />;
-  else body = <Channels accountId={current.sessionId} />;
+  else body = <Channels accountId={current.accountId} />;
   return (
     <Stack gap="md">
       <Title order={1} size="h2">

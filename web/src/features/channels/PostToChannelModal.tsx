@@ -39,7 +39,7 @@ export function PostToChannelModal(props: {
   const prices = useCreditPrices();
   // A channel post is one message, from a linked phone.
   const charge = useCharge({
-    sessionId: props.accountId,
+    accountId: props.accountId,
     count: 1,
     audience: 'groups',
     shares: [{ kind: 'linked', price: prices.linked, recipients: 1 }],

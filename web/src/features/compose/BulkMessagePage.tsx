@@ -93,9 +93,9 @@ function BulkMessageForm() {
   const [alsoFrom, setAlsoFrom] = useState<string[]>([]);
   // Credits per recipient of each sharing account's kind: the selection stops at what the balance pays.
   const prices = useCreditPrices();
-  const kinds = kindsOf(current.sessions, [
-    current.sessionId,
-    ...(sharingAccountIds(current.sessionId, alsoFrom, current.sessions)?.slice(1) ?? []),
+  const kinds = kindsOf(current.accounts, [
+    current.accountId,
+    ...(sharingAccountIds(current.accountId, alsoFrom, current.accounts)?.slice(1) ?? []),
   ]);
   const perAccount = kinds.map((k) => prices[k]);
   const payable = affordable(balance, perAccount);
@@ -114,12 +114,12 @@ function BulkMessageForm() {
 
   const flow = useSendFlow({
     audience: 'individuals',
-    sessionId: current.sessionId,
+    accountId: current.accountId,
     selectedCount: rows.size - optedOutRows.ticked + listCount,
     target: () => ({
       ...uploadTarget(upload, rows),
       contactListIds: listIds,
-      sessionIds: sharingAccountIds(current.sessionId, alsoFrom, current.sessions),
+      sessionIds: sharingAccountIds(current.accountId, alsoFrom, current.accounts),
     }),
     onSelectionReset: () => {
       setRows((r) => RowBits.none(r.length));
@@ -160,10 +160,10 @@ function BulkMessageForm() {
   };
   const selectedCount = rows.size - optedOutRows.ticked + listCount;
   // A Cloud API account sends approved templates: the template picker replaces the text box.
-  const cloudAccount = current.session && sendsTemplates(current.session) ? current.sessionId : null;
-  const forecast = useSendForecast(current.sessionId, selectedCount, 'individuals');
+  const cloudAccount = current.account && sendsTemplates(current.account) ? current.accountId : null;
+  const forecast = useSendForecast(current.accountId, selectedCount, 'individuals');
   const charge = useCharge({
-    sessionId: current.sessionId,
+    accountId: current.accountId,
     count: selectedCount,
     audience: 'individuals',
     shares: chargeShares(kinds, prices, selectedCount),
@@ -181,7 +181,7 @@ function BulkMessageForm() {
   const draftValue = useMemo(
     () => ({
       compose: flow.compose,
-      sessionId: current.sessionId,
+      sessionId: current.accountId,
       file: uploadFile,
       rows: rows.toStored(),
       listIds,
@@ -189,7 +189,7 @@ function BulkMessageForm() {
       // A send under way ends the draft: what was typed has gone.
       sending: flow.busy,
     }),
-    [flow.compose, current.sessionId, uploadFile, rows, listIds, alsoFrom, flow.busy],
+    [flow.compose, current.accountId, uploadFile, rows, listIds, alsoFrom, flow.busy],
   );
   const draft = useDraft({
     page: 'bulkmessage',
@@ -198,7 +198,7 @@ function BulkMessageForm() {
     isEmpty: (d) => d.sending || (isEmptyCompose(d.compose) && d.rows.size === 0 && d.listIds.length === 0),
     restore: async (d) => {
       flow.dispatch({ type: 'restore', state: d.compose });
-      if (d.sessionId && current.sessions.some((s) => s.sessionId === d.sessionId))
+      if (d.sessionId && current.accounts.some((s) => s.sessionId === d.sessionId))
         current.choose(d.sessionId);
       setListIds(d.listIds);
       setAlsoFrom(d.alsoFrom);
@@ -206,7 +206,7 @@ function BulkMessageForm() {
     },
   });
 
-  const noAccount = !current.loading && !current.error && current.sessions.length === 0;
+  const noAccount = !current.loading && !current.error && current.accounts.length === 0;
   const optedOut = flow.optedOut;
 
   return (
@@ -226,8 +226,8 @@ function BulkMessageForm() {
       />
       <CurrentAccountPicker current={current} />
       <AlsoSendFrom
-        accounts={current.sessions}
-        current={current.sessionId}
+        accounts={current.accounts}
+        current={current.accountId}
         value={alsoFrom}
         onChange={setAlsoFrom}
         disabled={flow.busy}
@@ -305,7 +305,7 @@ function BulkMessageForm() {
           accountId={cloudAccount}
           selectedCount={selectedCount}
           charge={charge}
-          accountIds={sharingAccountIds(current.sessionId, alsoFrom, current.sessions)}
+          accountIds={sharingAccountIds(current.accountId, alsoFrom, current.accounts)}
           withPhones={kinds.includes('linked')}
           recipients={preview}
           target={() => ({
@@ -321,7 +321,7 @@ function BulkMessageForm() {
         <>
           <ComposeArea
             {...composeAreaProps(flow)}
-            statusTab={current.sessionId ? <StatusCompose accountId={current.sessionId} /> : undefined}
+            statusTab={current.accountId ? <StatusCompose accountId={current.accountId} /> : undefined}
             onStatusTab={setStatusTab}
             footer={
               <>
@@ -337,7 +337,7 @@ function BulkMessageForm() {
           {!statusTab && (
             <>
               <SendForecast text={forecast} />
-              <FollowUpLater jobId={flow.lastJobId} accountId={current.sessionId} disabled={flow.busy} />
+              <FollowUpLater jobId={flow.lastJobId} accountId={current.accountId} disabled={flow.busy} />
               <SendButtons
                 selectedCount={selectedCount}
                 busy={flow.busy}

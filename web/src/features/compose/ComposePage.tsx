@@ -33,17 +33,17 @@ export default function ComposePage() {
   const current = useCurrentAccount('groups');
   // Credits per recipient of this account's kind: the selection stops at what the balance pays.
   const prices = useCreditPrices();
-  const kinds = kindsOf(current.sessions, [current.sessionId]);
+  const kinds = kindsOf(current.accounts, [current.accountId]);
   const perAccount = kinds.map((k) => prices[k]);
   const payable = affordable(balance, perAccount);
-  const groups = useGroupsList(current.sessionId);
+  const groups = useGroupsList(current.accountId);
   // Channels the account administers go beside its groups, after them.
-  const channels = useChannels(current.sessionId).data?.channels;
+  const channels = useChannels(current.accountId).data?.channels;
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
-  const [shownAccount, setShownAccount] = useState(current.sessionId);
-  if (shownAccount !== current.sessionId) {
+  const [shownAccount, setShownAccount] = useState(current.accountId);
+  if (shownAccount !== current.accountId) {
     // Another account's groups: the old selection means nothing there.
-    setShownAccount(current.sessionId);
+    setShownAccount(current.accountId);
     setSelected(new Set());
   }
 
@@ -69,7 +69,7 @@ export default function ComposePage() {
 
   const flow = useSendFlow({
     audience: 'groups',
-    sessionId: current.sessionId,
+    accountId: current.accountId,
     selectedCount: selectedIds.length,
     target: () => ({ chatIds: selectedIds }),
     onSelectionReset: () => setSelected(new Set()),
@@ -77,8 +77,8 @@ export default function ComposePage() {
 
   // The message and the ticked groups survive a link, Back and a reload (kept per user in this browser).
   const draftValue = useMemo(
-    () => ({ compose: flow.compose, sessionId: current.sessionId, selected: [...selected] }),
-    [flow.compose, current.sessionId, selected],
+    () => ({ compose: flow.compose, sessionId: current.accountId, selected: [...selected] }),
+    [flow.compose, current.accountId, selected],
   );
   const draft = useDraft({
     page: 'compose',
@@ -87,7 +87,7 @@ export default function ComposePage() {
     isEmpty: (d) => isEmptyCompose(d.compose) && d.selected.length === 0,
     restore: (d) => {
       flow.dispatch({ type: 'restore', state: d.compose });
-      if (d.sessionId && current.sessions.some((s) => s.sessionId === d.sessionId)) {
+      if (d.sessionId && current.accounts.some((s) => s.sessionId === d.sessionId)) {
         current.choose(d.sessionId);
         setShownAccount(d.sessionId);
         setSelected(new Set(d.selected));
@@ -95,14 +95,14 @@ export default function ComposePage() {
     },
   });
 
-  const forecast = useSendForecast(current.sessionId, selectedIds.length, 'groups');
+  const forecast = useSendForecast(current.accountId, selectedIds.length, 'groups');
   const charge = useCharge({
-    sessionId: current.sessionId,
+    accountId: current.accountId,
     count: selectedIds.length,
     audience: 'groups',
     shares: chargeShares(kinds, prices, selectedIds.length),
   });
-  const noAccount = !current.loading && !current.error && current.sessions.length === 0;
+  const noAccount = !current.loading && !current.error && current.accounts.length === 0;
 
   return (
     <Stack gap="md">

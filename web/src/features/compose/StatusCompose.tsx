@@ -67,7 +67,7 @@ export function StatusCompose(props: { accountId: string }) {
           .filter((l) => listIds.includes(l.id))
           .reduce((n, l) => n + l.count - l.optedOut, 0);
   const charge = useCharge({
-    sessionId: props.accountId,
+    accountId: props.accountId,
     count: viewers,
     audience: 'groups',
     single: true,
@@ -91,7 +91,7 @@ export function StatusCompose(props: { accountId: string }) {
         ...(scheduleAt ? { scheduleTime: new Date(toLocalDateTime(scheduleAt)).toISOString() } : {}),
       };
       const answer = await poster.mutateAsync({
-        sessionId: props.accountId,
+        accountId: props.accountId,
         body,
         idempotencyKey: newIdempotencyKey(),
       });

@@ -42,7 +42,7 @@ function setup(audience: 'groups' | 'individuals' = 'groups', selectedIds = ['g1
     () =>
       useSendFlow({
         audience,
-        sessionId: 's1',
+        accountId: 's1',
         selectedCount: selectedIds.length,
         target: () => ({ chatIds: selectedIds }),
         onSelectionReset,

@@ -62,7 +62,7 @@ export type SendTarget = Pick<SendBody, 'chatIds' | 'recipients' | 'contactListI
  */
 export function useSendFlow(opts: {
   audience: Audience;
-  sessionId: string | null;
+  accountId: string | null;
   /** How many recipients are chosen (rows and lists), for the spec's first check. */
   selectedCount: number;
   /** The recipients, gathered only when a send is made (a CSV may hold a million numbers). */
@@ -168,7 +168,7 @@ export function useSendFlow(opts: {
       return false;
     }
     setFieldError(null);
-    if (!opts.sessionId) {
+    if (!opts.accountId) {
       announce({ color: 'red', text: SENDING_TEXTS.noSession });
       return false;
     }
@@ -177,7 +177,7 @@ export function useSendFlow(opts: {
 
   /** Send Now: after the checks, the confirmation with the cost unless turned off for this size. */
   const sendNow = async () => {
-    if (busy || !check() || !opts.sessionId) return;
+    if (busy || !check() || !opts.accountId) return;
     if (needsConfirmation(opts.selectedCount)) {
       setConfirmOpen(true);
       return;
@@ -187,7 +187,7 @@ export function useSendFlow(opts: {
 
   /** `limit`: the user chose to send to the first N only (the confirmation's 'send fewer'). */
   const send = async (limit: number | null = null) => {
-    if (busy || !opts.sessionId) return;
+    if (busy || !opts.accountId) return;
     const key = newIdempotencyKey();
     setBusy(true);
     setBanner(null);
@@ -205,7 +205,7 @@ export function useSendFlow(opts: {
         buildSendBody(compose, [], opts.audience, media),
         firstOf(opts.target(), limit),
       );
-      const res = await sendMessage(opts.sessionId, opts.audience, body, key);
+      const res = await sendMessage(opts.accountId, opts.audience, body, key);
       setLastJobId(res.jobId);
       setOptedOut(res.skipped?.optedOut ?? []);
       setNoConsent(res.skipped?.noConsent ?? []);
@@ -239,7 +239,7 @@ export function useSendFlow(opts: {
 
   /** `repeat`: the schedule modal's repeat choice (each occurrence its own job). */
   const schedule = async (localValue: string, repeat: SendBody['repeat'] = null) => {
-    if (!opts.sessionId) return;
+    if (!opts.accountId) return;
     const at = new Date(localValue);
     const key = newIdempotencyKey();
     setScheduling(true);
@@ -251,7 +251,7 @@ export function useSendFlow(opts: {
         ...withTarget(buildSendBody(compose, [], opts.audience, media, at.toISOString()), opts.target()),
         ...(repeat ? { repeat } : {}),
       };
-      const res = await sendMessage(opts.sessionId, opts.audience, body, key);
+      const res = await sendMessage(opts.accountId, opts.audience, body, key);
       setLastJobId(res.jobId);
       setOptedOut(res.skipped?.optedOut ?? []);
       setNoConsent(res.skipped?.noConsent ?? []);

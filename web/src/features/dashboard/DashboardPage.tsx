@@ -98,9 +98,9 @@ export default function DashboardPage() {
   const current = useCurrentAccount();
   // Total Groups counts the groups of the accounts that have groups (not a Cloud API number's).
   const groups = useGroupsOfAccounts(
-    current.sessions.filter((s) => can(s, 'groups')).map((s) => s.sessionId),
+    current.accounts.filter((s) => can(s, 'groups')).map((s) => s.sessionId),
   );
-  const dashboard = useDashboard(current.sessionId, !current.loading);
+  const dashboard = useDashboard(current.accountId, !current.loading);
   const bulkEnabled = storage.isBulkEnabled();
 
   const groupsLoading = current.loading || groups.isLoading;
@@ -144,7 +144,7 @@ export default function DashboardPage() {
       <Title order={1} size="h2">
         Dashboard
       </Title>
-      {!current.loading && !current.error && current.sessions.length === 0 && <NoAccountAlert />}
+      {!current.loading && !current.error && current.accounts.length === 0 && <NoAccountAlert />}
 
       <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 5 }} spacing="md">
         <StatCard label="Total Groups" icon={icon(IconUsersGroup, 'teal')}>

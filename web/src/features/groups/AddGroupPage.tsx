@@ -66,7 +66,7 @@ export default function AddGroupPage() {
   const current = useCurrentAccount('createGroup');
   const lists = useContactLists();
   const queryClient = useQueryClient();
-  const create = useCreateGroup(current.sessionId);
+  const create = useCreateGroup(current.accountId);
   const [subject, setSubject] = useState('');
   const [members, setMembers] = useState('');
   const [listNote, setListNote] = useState<string | null>(null);
@@ -93,7 +93,7 @@ export default function AddGroupPage() {
     create.mutate({ subject, members: typed });
   };
 
-  const noAccount = !current.loading && !current.error && current.sessions.length === 0;
+  const noAccount = !current.loading && !current.error && current.accounts.length === 0;
   return (
     <Stack gap="md" maw={720}>
       <Title order={1} size="h2">
@@ -141,7 +141,7 @@ export default function AddGroupPage() {
             </Text>
             <ErrorAlert error={problem ?? (create.isError ? messageOf(create.error) : null)} />
             <Group justify="flex-end">
-              <Button onClick={submit} loading={create.isPending} disabled={!current.sessionId}>
+              <Button onClick={submit} loading={create.isPending} disabled={!current.accountId}>
                 Create group
               </Button>
             </Group>

@@ -37,7 +37,7 @@ const Loading = () => (
 /** /groups: every group of the chosen account, searchable, exportable, with its details. */
 export default function GroupsPage() {
   const current = useCurrentAccount('groups');
-  const chats = useGroupChats(current.sessionId);
+  const chats = useGroupChats(current.accountId);
   const [search, setSearch] = useState('');
   const [openId, setOpenId] = useState<string | null>(null);
 
@@ -54,7 +54,7 @@ export default function GroupsPage() {
         {`Error fetching sessions: ${current.error.message}`}
       </Alert>
     );
-  else if (!current.sessionId)
+  else if (!current.accountId)
     body = <NoAccountAlert why={current.unable > 0 ? CLOUD_TEXTS.groupsLinkedOnly : undefined} />;
   else
     body = (
@@ -121,7 +121,7 @@ export default function GroupsPage() {
       </Title>
       <CurrentAccountPicker current={current} why={CLOUD_TEXTS.groupsLinkedOnly} />
       {body}
-      <GroupDetails group={open} accountId={current.sessionId} onClose={() => setOpenId(null)} />
+      <GroupDetails group={open} accountId={current.accountId} onClose={() => setOpenId(null)} />
     </Stack>
   );
 }

@@ -48,7 +48,7 @@ export function ReplyBox(props: { thread: InboxThread }) {
     template ? { templateName: template.name, language: template.language, recipients: 1 } : null,
   );
   const charge = useCharge({
-    sessionId: accountId,
+    accountId,
     count: 1,
     audience: 'individuals',
     shares: [{ kind, price: prices[kind], recipients: 1 }],

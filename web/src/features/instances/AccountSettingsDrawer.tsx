@@ -162,7 +162,7 @@ function PolicyFormView(props: { accountId: string; initial: AccountPolicyRespon
     }
     setProblems({});
     save.mutate(
-      { sessionId: props.accountId, policy: checked.policy },
+      { accountId: props.accountId, policy: checked.policy },
       {
         onSuccess: (res) => {
           setForm(formOf(res.policy));

@@ -45,7 +45,7 @@ export default function AccountsPage() {
   const list = accounts.data ?? [];
   const [adding, setAdding] = useState(false);
   const [addingCloud, setAddingCloud] = useState(false);
-  const [qrFor, setQrFor] = useState<{ sessionId: string; name: string } | null>(null);
+  const [qrFor, setQrFor] = useState<{ accountId: string; name: string } | null>(null);
   const [toTerminate, setToTerminate] = useState<Account | null>(null);
   const [settingsFor, setSettingsFor] = useState<Account | null>(null);
   const [terminateError, setTerminateError] = useState<string | null>(null);
@@ -76,7 +76,7 @@ export default function AccountsPage() {
 
   const connect = (s: Account) => {
     setNotice(null);
-    const showQr = () => setQrFor({ sessionId: s.sessionId, name: s.sessionName });
+    const showQr = () => setQrFor({ accountId: s.sessionId, name: s.sessionName });
     // An account that is not waiting for a scan starts a new QR cycle first (docs/decisions.md, Restart).
     if (s.status === 'PENDING') return showQr();
     restart.mutate(s.sessionId, {
@@ -273,7 +273,7 @@ export default function AccountsPage() {
         onClose={() => setAdding(false)}
         onCreated={(accountId, name) => {
           setAdding(false);
-          setQrFor({ sessionId: accountId, name });
+          setQrFor({ accountId, name });
         }}
       />
       <ConnectCloudModal

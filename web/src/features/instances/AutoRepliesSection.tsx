@@ -74,7 +74,7 @@ export function AutoRepliesSection(props: { accountId: string }) {
     e.preventDefault();
     setSaved(null);
     save.mutate(
-      { sessionId: props.accountId, rules: rules.map(ruleOf) },
+      { accountId: props.accountId, rules: rules.map(ruleOf) },
       {
         onSuccess: (r) => {
           setDrafts(r.rules.map(draftOf));

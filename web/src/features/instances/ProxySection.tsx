@@ -34,7 +34,7 @@ export function ProxySection(props: { accountId: string }) {
     e.preventDefault();
     setSaved(null);
     save.mutate(
-      { sessionId: props.accountId, url },
+      { accountId: props.accountId, url },
       {
         onSuccess: (r) => {
           setSaved(r.message);
@@ -83,7 +83,7 @@ export function ProxySection(props: { accountId: string }) {
             variant="light"
             disabled={address.trim() === '' && !proxy}
             loading={test.isPending}
-            onClick={() => test.mutate({ sessionId: props.accountId, ...(address.trim() ? { url } : {}) })}
+            onClick={() => test.mutate({ accountId: props.accountId, ...(address.trim() ? { url } : {}) })}
           >
             Test proxy
           </Button>
@@ -95,7 +95,7 @@ export function ProxySection(props: { accountId: string }) {
               loading={save.isPending && save.variables?.url === null}
               onClick={() =>
                 save.mutate(
-                  { sessionId: props.accountId, url: null },
+                  { accountId: props.accountId, url: null },
                   { onSuccess: (r) => setSaved(r.message) },
                 )
               }

@@ -9,14 +9,14 @@ import { clock, PAIRING_TEXT, type PairingState, usePairingCode } from './usePai
 import { QR_TEXT, useQrFlow } from './useQrFlow.ts';
 
 /** 'Connect WhatsApp': the QR flow of the specification for one account. */
-export function QrModal(props: { account: { sessionId: string; name: string } | null; onClose: () => void }) {
+export function QrModal(props: { account: { accountId: string; name: string } | null; onClose: () => void }) {
   const invalidate = useInvalidate();
   // Linking changes the account's status: the list is read again once the modal closes.
   const close = () => {
     void invalidate([accountKeys.all]);
     props.onClose();
   };
-  const accountId = props.account?.sessionId ?? null;
+  const accountId = props.account?.accountId ?? null;
   // 'code': link by phone number; the QR flow stops meanwhile.
   const [mode, setMode] = useState<'qr' | 'code'>('qr');
   useEffect(() => {

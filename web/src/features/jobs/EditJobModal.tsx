@@ -77,7 +77,7 @@ export function EditJobModal(props: {
   const kind = priceKindOf(account);
   const price = useCreditPrices()[kind];
   const charge = useCharge({
-    sessionId: job.sessionId,
+    accountId: job.sessionId,
     count: added,
     audience: job.audience,
     shares: [{ kind, price, recipients: added }],

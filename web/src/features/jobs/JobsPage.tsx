@@ -132,7 +132,7 @@ export default function JobsPage() {
   /** A retry waiting for the user's yes: the job, the account that retries it, how many it retries. */
   const [retrying, setRetrying] = useState<{
     job: Pick<MessageJob, 'id' | 'audience'>;
-    sessionId: string;
+    accountId: string;
     count: number;
     /** Of `count`, the failures whose delivery is unknown: sent again only when `copyOk`. */
     unknown: number;
@@ -140,10 +140,10 @@ export default function JobsPage() {
   const [copyOk, setCopyOk] = useState(false);
   const retryCount = retrying ? retrying.count - (copyOk ? 0 : retrying.unknown) : 0;
   const prices = useCreditPrices();
-  const retryAccount = (accounts.data ?? []).find((s) => s.sessionId === retrying?.sessionId);
+  const retryAccount = (accounts.data ?? []).find((s) => s.sessionId === retrying?.accountId);
   const retryPrice = prices[priceKindOf(retryAccount)];
   const retryCharge = useCharge({
-    sessionId: retrying?.sessionId ?? null,
+    accountId: retrying?.accountId ?? null,
     count: retryCount,
     audience: retrying?.job.audience ?? 'individuals',
     shares: [{ kind: priceKindOf(retryAccount), price: retryPrice, recipients: retryCount }],
@@ -174,14 +174,14 @@ export default function JobsPage() {
     if (unknown > 0 || needsConfirmation(count)) {
       // The confirmation takes the place of Job Details: one dialog at a time.
       setViewId(null);
-      setRetrying({ job, sessionId: accountId, count, unknown });
+      setRetrying({ job, accountId, count, unknown });
     } else runRetry(job, accountId, false);
   };
 
   const runRetry = (job: Pick<MessageJob, 'id'>, accountId: string, includeDeliveryUnknown: boolean) => {
     setRetrying(null);
     retryCall.mutate(
-      { jobId: job.id, sessionId: accountId, includeDeliveryUnknown },
+      { jobId: job.id, accountId, includeDeliveryUnknown },
       {
         onSuccess: (res) => {
           setViewId(null);
@@ -327,7 +327,7 @@ export default function JobsPage() {
         action="Retry Failed"
         charge={retryCharge}
         onCancel={() => setRetrying(null)}
-        onConfirm={() => retrying && runRetry(retrying.job, retrying.sessionId, copyOk)}
+        onConfirm={() => retrying && runRetry(retrying.job, retrying.accountId, copyOk)}
       >
         {retrying && retrying.unknown > 0 && (
           <Checkbox

@@ -31,7 +31,7 @@ export const useStatusAudience = (accountId: string | null) =>
 /** Posts a status; the balance (one credit per person) and the audience count are read again. */
 export const usePostStatus = () =>
   useApiMutation(
-    (v: { sessionId: string; body: StatusSendBody; idempotencyKey: string }) =>
-      postStatus(v.sessionId, v.body, v.idempotencyKey),
+    (v: { accountId: string; body: StatusSendBody; idempotencyKey: string }) =>
+      postStatus(v.accountId, v.body, v.idempotencyKey),
     [userDetailsKeys.all, ['status-audience']],
   );

@@ -18,6 +18,6 @@ export const accountProxyQuery = (accountId: string) =>
 export const useAccountProxy = (accountId: string) => useQuery(accountProxyQuery(accountId));
 
 /** PUT /api/session/{sessionId}/proxy { url }: set (or, with null, remove); the account reconnects through it. */
-export const putAccountProxy = (v: { sessionId: string; url: string | null }) =>
-  apiFetch<AccountProxyResponse>(path(v.sessionId), { method: 'PUT', body: { url: v.url } });
+export const putAccountProxy = (v: { accountId: string; url: string | null }) =>
+  apiFetch<AccountProxyResponse>(path(v.accountId), { method: 'PUT', body: { url: v.url } });
 export const usePutAccountProxy = () => useApiMutation(putAccountProxy, [accountKeys.all]);

@@ -18,7 +18,7 @@ export const autoRepliesQuery = (accountId: string) =>
 export const useAutoReplies = (accountId: string) => useQuery(autoRepliesQuery(accountId));
 
 /** PUT /api/session/{sessionId}/auto-replies { rules }: replaces the account's rules. */
-export const putAutoReplies = (v: { sessionId: string; rules: AutoReplyRule[] }) =>
-  apiFetch<AutoRepliesResponse>(path(v.sessionId), { method: 'PUT', body: { rules: v.rules } });
+export const putAutoReplies = (v: { accountId: string; rules: AutoReplyRule[] }) =>
+  apiFetch<AutoRepliesResponse>(path(v.accountId), { method: 'PUT', body: { rules: v.rules } });
 export const usePutAutoReplies = (accountId: string) =>
   useApiMutation(putAutoReplies, [autoReplyKeys.of(accountId)]);

@@ -13,7 +13,7 @@ export const retryJob = (jobId: string, accountId: string, includeDeliveryUnknow
   });
 export const useRetryJob = () =>
   useApiMutation(
-    (v: { jobId: string; sessionId: string; includeDeliveryUnknown?: boolean }) =>
-      retryJob(v.jobId, v.sessionId, v.includeDeliveryUnknown),
+    (v: { jobId: string; accountId: string; includeDeliveryUnknown?: boolean }) =>
+      retryJob(v.jobId, v.accountId, v.includeDeliveryUnknown),
     [messageJobKeys.all, userDetailsKeys.all],
   );
