@@ -301,7 +301,7 @@ export async function linkedAccount(t: TestApp, opts: AccountOptions & { phone?:
   const { phone, ...rest } = opts;
   const a = await account(t, rest);
   lastPhone += 1;
-  return { ...a, sessionId: await connectedAccount(t, a.token, phone ?? String(lastPhone)) };
+  return { ...a, accountId: await connectedAccount(t, a.token, phone ?? String(lastPhone)) };
 }
 
 /**

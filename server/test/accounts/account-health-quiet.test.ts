@@ -36,42 +36,42 @@ describe.each(DB_KINDS)('which accounts the health check evaluates on %s', (kind
     const [quiet, evented, sent, newDay, never] = await Promise.all(
       Array.from({ length: 5 }, () => linkedAccount(t, { track: users })),
     );
-    const ids = [quiet, evented, sent, newDay, never].map((a) => a!.sessionId);
+    const ids = [quiet, evented, sent, newDay, never].map((a) => a!.accountId);
     for (const id of ids.slice(0, 4)) await evaluateHealth(t.ctx, id);
     // Evaluated, nothing since: only the one never evaluated is due.
-    expect(await due(ids)).toEqual([never!.sessionId]);
+    expect(await due(ids)).toEqual([never!.accountId]);
 
-    await recordAccountEvent(t.db, evented!.sessionId, 'disconnected', 'Connection lost');
+    await recordAccountEvent(t.db, evented!.accountId, 'disconnected', 'Connection lost');
     await t.db.execute(
       sql`INSERT INTO message_job_recipients (job_id, session_id, chat_id, status, sent_at, updated_at)
-          VALUES ('quiet-test', ${sent!.sessionId}, '919712345678@s.whatsapp.net', 'sent', now(), now())`,
+          VALUES ('quiet-test', ${sent!.accountId}, '919712345678@s.whatsapp.net', 'sent', now(), now())`,
     );
     await t.db.execute(
-      sql`UPDATE account_health SET warm_up_day_checked = '2020-01-01' WHERE session_id = ${newDay!.sessionId}`,
+      sql`UPDATE account_health SET warm_up_day_checked = '2020-01-01' WHERE session_id = ${newDay!.accountId}`,
     );
     expect(new Set(await due(ids))).toEqual(new Set(ids.slice(1)));
 
     // Evaluated again: the event and the message came less than a minute before, so those two
     // are due once more (a write may have begun before the evaluation read); the new day is taken.
-    const before = await evaluatedAt(quiet!.sessionId);
+    const before = await evaluatedAt(quiet!.accountId);
     for (const id of ids.slice(1)) await evaluateHealth(t.ctx, id);
-    expect(new Set(await due(ids))).toEqual(new Set([evented!.sessionId, sent!.sessionId]));
+    expect(new Set(await due(ids))).toEqual(new Set([evented!.accountId, sent!.accountId]));
     // Once they are over a minute old, quiet again, although they are signals in the window.
     await t.db.execute(
-      sql`UPDATE account_events SET at = at - interval '2 minutes' WHERE session_id = ${evented!.sessionId}`,
+      sql`UPDATE account_events SET at = at - interval '2 minutes' WHERE session_id = ${evented!.accountId}`,
     );
     await t.db.execute(
-      sql`UPDATE message_job_recipients SET sent_at = sent_at - interval '2 minutes' WHERE session_id = ${sent!.sessionId}`,
+      sql`UPDATE message_job_recipients SET sent_at = sent_at - interval '2 minutes' WHERE session_id = ${sent!.accountId}`,
     );
     expect(await due(ids)).toEqual([]);
-    expect(await evaluatedAt(quiet!.sessionId)).toBe(before);
+    expect(await evaluatedAt(quiet!.accountId)).toBe(before);
 
     // Those two again once REFRESH_MINUTES passed: their signals leave the window as it slides.
     await t.db.execute(
       sql`UPDATE account_health SET evaluated_at = now() - make_interval(mins => ${REFRESH_MINUTES + 1})
           WHERE session_id = ANY(${sql.param(ids)}::text[])`,
     );
-    expect(new Set(await due(ids))).toEqual(new Set([evented!.sessionId, sent!.sessionId]));
+    expect(new Set(await due(ids))).toEqual(new Set([evented!.accountId, sent!.accountId]));
   });
 
   it('takes an account paused or resumed since its last evaluation, and one under the breaker', async () => {
@@ -79,22 +79,22 @@ describe.each(DB_KINDS)('which accounts the health check evaluates on %s', (kind
       linkedAccount(t, { track: users }),
       linkedAccount(t, { track: users }),
     ]);
-    const ids = [paused!.sessionId, protectedOne!.sessionId];
+    const ids = [paused!.accountId, protectedOne!.accountId];
     for (const id of ids) await evaluateHealth(t.ctx, id);
     expect(await due(ids)).toEqual([]);
     await t.db.execute(
-      sql`UPDATE wa_sessions SET send_paused = true WHERE session_id = ${paused!.sessionId}`,
+      sql`UPDATE wa_sessions SET send_paused = true WHERE session_id = ${paused!.accountId}`,
     );
     await t.db.execute(
-      sql`UPDATE account_health SET protect_paused_at = now() WHERE session_id = ${protectedOne!.sessionId}`,
+      sql`UPDATE account_health SET protect_paused_at = now() WHERE session_id = ${protectedOne!.accountId}`,
     );
     expect(new Set(await due(ids))).toEqual(new Set(ids));
     // Evaluated while paused: its state says so, and it waits for the pause to end.
-    await evaluateHealth(t.ctx, paused!.sessionId);
-    expect(await due([paused!.sessionId])).toEqual([]);
+    await evaluateHealth(t.ctx, paused!.accountId);
+    expect(await due([paused!.accountId])).toEqual([]);
     await t.db.execute(
-      sql`UPDATE wa_sessions SET send_paused = false WHERE session_id = ${paused!.sessionId}`,
+      sql`UPDATE wa_sessions SET send_paused = false WHERE session_id = ${paused!.accountId}`,
     );
-    expect(await due([paused!.sessionId])).toEqual([paused!.sessionId]);
+    expect(await due([paused!.accountId])).toEqual([paused!.accountId]);
   });
 });

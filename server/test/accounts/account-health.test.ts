@@ -59,7 +59,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
     Array.from({ length: n }, (_, i) => ({ ...row, chatId: chat(from + i) }));
 
   it('scores the last day from outcomes, lookups, delivery, replies, STOPs and events', async () => {
-    const { token, sessionId: accountId, user } = await owner('919640002001');
+    const { token, accountId, user } = await owner('919640002001');
     // Two days ago, outside the window: it only makes chat 1 a known contact.
     await recipients(accountId, [
       ...many(5, 1, { status: 'sent', at: ago(48 * HOUR) }),
@@ -123,7 +123,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
   });
 
   it('pauses a sick account to protect it, until the user resumes; the window keeps its evidence', async () => {
-    const { token, sessionId: accountId } = await owner('919640002002');
+    const { token, accountId } = await owner('919640002002');
     await recipients(accountId, [
       ...many(20, 400, { status: 'sent', at: ago(HOUR), replied: true }),
       ...many(30, 500, { status: 'failed', at: ago(HOUR), error: 'Not on WhatsApp' }),
@@ -167,7 +167,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
   });
 
   it('trips again at once after each resume while the numbers are not on WhatsApp, each cooling twice as long', async () => {
-    const { token, sessionId: accountId } = await owner('919640002004');
+    const { token, accountId } = await owner('919640002004');
     const resume = () =>
       t.app.inject({ method: 'POST', url: `/api/session/${accountId}/resume`, headers: bearer(token) });
     const pausedFor = async () => {
@@ -213,7 +213,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
   });
 
   it('ends the pause after the cooling period, and never replaces a pause WhatsApp set', async () => {
-    const { token, sessionId: accountId } = await owner('919640002003');
+    const { token, accountId } = await owner('919640002003');
     await recipients(accountId, many(25, 600, { status: 'failed', at: ago(HOUR), error: 'Not on WhatsApp' }));
     expect(await evaluateHealth(t.ctx, accountId)).toMatchObject({ state: 'paused', score: 35 });
     // The cooling period (a day) is over: the evidence has left the window as the sweep lifts the pause.
@@ -255,7 +255,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
   });
 
   it('answers only the owner and the admin who manages them', async () => {
-    const { sessionId: accountId } = await owner('919640002004');
+    const { accountId } = await owner('919640002004');
     expect((await t.app.inject({ method: 'GET', url: `/api/session/${accountId}/health` })).statusCode).toBe(
       401,
     );
@@ -265,7 +265,7 @@ describe.each(DB_KINDS)('account health and the circuit breaker on %s', (kind) =
   });
 
   it('caps the numbers an account never messaged, per day, lets known numbers through, and shows why the job waits', async () => {
-    const { token, sessionId: accountId } = await owner('919640002005', 7);
+    const { token, accountId } = await owner('919640002005', 7);
     const put = await t.app.inject({
       method: 'PUT',
       url: `/api/session/${accountId}/policy`,

@@ -44,7 +44,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
   const details = (token: string, jobId: string) => jobDetails(t.app, token, jobId);
 
   it('answers the defaults, refuses bad values with clear messages and keeps the stored policy', async () => {
-    const { token, sessionId: accountId } = await owner(0, '919630002001');
+    const { token, accountId } = await owner(0, '919630002001');
     const first = await get(token, accountId);
     expect(first.statusCode).toBe(200);
     // The simulator: warm-up off; the test server's pause range is 0-0.
@@ -94,7 +94,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
   });
 
   it('stops at the daily limit, holds the rest without failing them, and says until when', async () => {
-    const { token, sessionId: accountId } = await owner(8, '919630002002');
+    const { token, accountId } = await owner(8, '919630002002');
     await put(token, accountId, { ...POLICY, dailyLimit: 5 });
     const jobId = await send(token, accountId, numbers(8, 0));
     const held = await waitFor('the hold', async () => {
@@ -118,7 +118,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
   });
 
   it('sends nothing inside quiet hours and shows when they end', async () => {
-    const { token, sessionId: accountId } = await owner(3, '919630002003');
+    const { token, accountId } = await owner(3, '919630002003');
     const end = kolkata(60);
     await put(token, accountId, { ...POLICY, quietHours: { start: kolkata(-60), end } });
     const jobId = await send(token, accountId, numbers(3, 100));
@@ -136,7 +136,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
   });
 
   it('caps one-to-one chats of a new account by the warm-up table', async () => {
-    const { token, sessionId: accountId } = await owner(54, '919630002004');
+    const { token, accountId } = await owner(54, '919630002004');
     await put(token, accountId, { ...POLICY, warmUp: true });
     // Linked today: day 1, 50 a day.
     const answer = (await get(token, accountId)).json();
@@ -206,7 +206,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
   });
 
   it('shows "typing…" before a text, inside the pause between messages', async () => {
-    const { token, sessionId: accountId } = await owner(2, '919630002005');
+    const { token, accountId } = await owner(2, '919630002005');
     await put(token, accountId, { ...POLICY, delayMinMs: 2000, delayMaxMs: 2000 });
     const chats = numbers(2, 300);
     const jobId = await send(token, accountId, chats, 'Hello there');
@@ -225,7 +225,7 @@ describe.each(DB_KINDS)('an account’s sending policy on %s', (kind) => {
   });
 
   it('shows no "typing…" to a number not on WhatsApp: only once the transport found the contact', async () => {
-    const { token, sessionId: accountId } = await owner(3, '919630002006');
+    const { token, accountId } = await owner(3, '919630002006');
     await put(token, accountId, { ...POLICY, delayMinMs: 1500, delayMaxMs: 1500 });
     // The middle number is not on WhatsApp (the simulator's numbers ending 0000).
     const chats = [numbers(1, 400)[0]!, '919630000000', numbers(1, 401)[0]!];

@@ -85,7 +85,7 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
   const rig = baileysRigFor(kind);
 
   it('asks rc14 once per socket after its first QR, with the session’s number; QR renewals keep the code; links after the phone enters it', async () => {
-    const { sessionId: accountId, first: s1, index, token } = await rig.start('Code');
+    const { accountId, first: s1, index, token } = await rig.start('Code');
     // requestPairingCode sets creds.me: that is not linked yet. The transport saves credentials one
     // update after the other and says when what it saved is linked: the first such save must come
     // after the phone entered the code.
@@ -139,7 +139,7 @@ describe.each(DB_KINDS)('link by phone number on the Baileys transport (fake rc1
   });
 
   it('an attempt that ends before the phone entered the code is not a linked account: the next starts from fresh credentials', async () => {
-    const { sessionId: accountId, first: s1, index, token } = await rig.start('Code expired');
+    const { accountId, first: s1, index, token } = await rig.start('Code expired');
     s1.ev.emit('connection.update', { qr: 'QR-REF-1' });
     const first = await askCode(rig.t, token, accountId);
     expect(first.statusCode).toBe(200);

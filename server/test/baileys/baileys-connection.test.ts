@@ -36,7 +36,7 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     );
 
   it('qr → open → close 515 → reconnect → close 401 → credentials wiped', async () => {
-    const { sessionId: accountId, first, index } = await start('Pairing');
+    const { accountId, first, index } = await start('Pairing');
     expect(first.config.markOnlineOnConnect).toBe(false);
     expect(first.config.syncFullHistory).toBe(false);
     // RECENT history refused: rc14 then goes online without holding a first connection's events
@@ -151,10 +151,10 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     });
     await waitFor(
       'DISCONNECTED (temporary ban)',
-      async () => (await row(temp.sessionId)).status === 'DISCONNECTED',
+      async () => (await row(temp.accountId)).status === 'DISCONNECTED',
       15_000,
     );
-    expect(await row(temp.sessionId)).toMatchObject({
+    expect(await row(temp.accountId)).toMatchObject({
       statusReason: 'Banned by WhatsApp until 2030-01-02 03:04 UTC',
       desiredState: 'stopped',
     });
@@ -162,20 +162,20 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     banned.first.close(406, 'Connection Failure', { reason: '406' });
     await waitFor(
       'DISCONNECTED (ban)',
-      async () => (await row(banned.sessionId)).status === 'DISCONNECTED',
+      async () => (await row(banned.accountId)).status === 'DISCONNECTED',
       15_000,
     );
-    expect(await row(banned.sessionId)).toMatchObject({
+    expect(await row(banned.accountId)).toMatchObject({
       statusReason: 'Banned by WhatsApp',
       desiredState: 'stopped',
     });
-    await released(banned.sessionId);
-    expect(rig.socketsOf(banned.sessionId)).toHaveLength(1);
-    expect((await statusOf(t, token, banned.sessionId)).statusReason).toBe('Banned by WhatsApp');
+    await released(banned.accountId);
+    expect(rig.socketsOf(banned.accountId)).toHaveLength(1);
+    expect((await statusOf(t, token, banned.accountId)).statusReason).toBe('Banned by WhatsApp');
   });
 
   it('405 says the client version was rejected and does not retry the same version for ever', async () => {
-    const { sessionId: accountId, first } = await start('Old version');
+    const { accountId, first } = await start('Old version');
     const lookups = rig.versionLookups();
     first.close(405, 'Connection Failure', { reason: '405' });
     await waitFor(
@@ -203,7 +203,7 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     // rc14 Socket/socket.js handles CB:ib,,offline whenever it arrives; CB:success emits 'open' only
     // after its prekey count, passive and digest queries, so the flag can come first (the
     // emulator suite showed it). It used to leave the account PENDING for the 30 s fallback.
-    const { sessionId: accountId, first } = await start('Offline first');
+    const { accountId, first } = await start('Offline first');
     first.user = { id: `${OWN_PN}:7@s.whatsapp.net` };
     const started = Date.now();
     first.ev.emit('connection.update', { receivedPendingNotifications: true });
@@ -213,7 +213,7 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
   });
 
   it('a connection that opens and drops at once keeps its backoff growing and fetches the groups once', async () => {
-    const { sessionId: accountId, first } = await start('Unstable');
+    const { accountId, first } = await start('Unstable');
     let sock = first;
     for (let i = 0; i < 4; i++) {
       sock.user = { id: `${OWN_PN}:7@s.whatsapp.net` };
@@ -239,42 +239,42 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     banned.first.close(403, 'Connection Failure');
     await waitFor(
       'DISCONNECTED (403)',
-      async () => (await row(banned.sessionId)).status === 'DISCONNECTED',
+      async () => (await row(banned.accountId)).status === 'DISCONNECTED',
       15_000,
     );
-    expect(await row(banned.sessionId)).toMatchObject({
+    expect(await row(banned.accountId)).toMatchObject({
       statusReason: 'Banned: WhatsApp refused this account (403)',
       desiredState: 'stopped',
     });
-    expect((await statusOf(t, token, banned.sessionId)).statusReason).toMatch(/Banned/);
+    expect((await statusOf(t, token, banned.accountId)).statusReason).toMatch(/Banned/);
 
     // A 440 is another connection with these credentials: after a lease moved, the old owner's
     // socket, which lets go within a lease (close-policy.ts MAX_REPLACED_IN_A_ROW).
     const replaced = await start('Replaced');
     for (let i = 0; i < 4; i++) {
-      rig.socketsOf(replaced.sessionId)[i]!.close(440, 'Stream Errored (conflict)');
+      rig.socketsOf(replaced.accountId)[i]!.close(440, 'Stream Errored (conflict)');
       await waitFor(
         `reconnect after 440 #${i + 1}`,
-        async () => rig.socketsOf(replaced.sessionId)[i + 1],
+        async () => rig.socketsOf(replaced.accountId)[i + 1],
         15_000,
       );
-      expect((await row(replaced.sessionId)).statusReason).toMatch(
+      expect((await row(replaced.accountId)).statusReason).toMatch(
         /replaced this one \(440\)\. Reconnecting/,
       );
     }
-    rig.socketsOf(replaced.sessionId)[4]!.close(440, 'Stream Errored (conflict)');
+    rig.socketsOf(replaced.accountId)[4]!.close(440, 'Stream Errored (conflict)');
     await waitFor(
       'DISCONNECTED (440)',
-      async () => (await row(replaced.sessionId)).status === 'DISCONNECTED',
+      async () => (await row(replaced.accountId)).status === 'DISCONNECTED',
       15_000,
     );
-    expect((await row(replaced.sessionId)).statusReason).toMatch(/440\)\. Restart to take it back/);
-    await released(replaced.sessionId);
-    expect(rig.socketsOf(replaced.sessionId)).toHaveLength(5);
+    expect((await row(replaced.accountId)).statusReason).toMatch(/440\)\. Restart to take it back/);
+    await released(replaced.accountId);
+    expect(rig.socketsOf(replaced.accountId)).toHaveLength(5);
   });
 
   it('408 and 503 reconnect with a new socket after a backoff', async () => {
-    const { sessionId: accountId, first } = await start('Flaky');
+    const { accountId, first } = await start('Flaky');
     const closedAt = Date.now();
     first.close(408, 'Connection was lost');
     const second = await waitFor('reconnect after 408', async () => rig.socketsOf(accountId)[1], 15_000);

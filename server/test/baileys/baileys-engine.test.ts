@@ -16,14 +16,14 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
   const { connected } = rig;
 
   async function send(
-    s: { token: string; sessionId: string },
+    s: { token: string; accountId: string },
     route: 'sendIndividualMessage' | 'sendBulkMessage',
     chatIds: string[],
     extra: object = {},
   ): Promise<string> {
     const res = await rig.t.app.inject({
       method: 'POST',
-      url: `/api/session/${s.sessionId}/${route}`,
+      url: `/api/session/${s.accountId}/${route}`,
       headers: bearer(s.token),
       payload: {
         chatIds,
@@ -96,10 +96,10 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
     const firstId = s.sock.sentIds.at(-1)!;
     // Written but not acked: not sent (and, below, recorded sent only after the socket closed).
     expect((await recipientsOf(rig.t.db, jobId))[0]).toMatchObject({ status: 'sending', messageId: null });
-    const before = rig.socketsOf(s.sessionId).length;
+    const before = rig.socketsOf(s.accountId).length;
     const closedAt = Date.now();
     s.sock.close(428, 'Connection Closed');
-    const next = await waitFor('the reconnect', async () => rig.socketsOf(s.sessionId)[before]);
+    const next = await waitFor('the reconnect', async () => rig.socketsOf(s.accountId)[before]);
     next.user = s.sock.user;
     next.open();
     next.flushLogin();
@@ -116,7 +116,7 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
   it('463 fails and refunds that message, pauses one-to-one sends until the time WhatsApp gives, group sends go on, and resumes by itself', async () => {
     const s = await connected('Restricted', 10);
     await waitFor('groups cached', async () =>
-      (await rig.t.db.select().from(waGroups).where(eq(waGroups.accountId, s.sessionId))).length === 3
+      (await rig.t.db.select().from(waGroups).where(eq(waGroups.accountId, s.accountId))).length === 3
         ? true
         : null,
     );
@@ -134,7 +134,7 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
     );
     expect(await balanceOf(rig.t.db, s.user.id)).toBe(10);
     await waitFor('the end time', async () =>
-      (await rig.row(s.sessionId)).sendPausedUntil?.getTime() === ends * 1000 ? true : null,
+      (await rig.row(s.accountId)).sendPausedUntil?.getTime() === ends * 1000 ? true : null,
     );
     const listed = (
       await rig.t.app.inject({ method: 'GET', url: '/api/sessions', headers: bearer(s.token) })
@@ -153,7 +153,7 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
     expect((await waitForJobEnd(rig.t.app, s.token, held, 30_000)).status).toBe('completed');
     expect(Date.now()).toBeGreaterThanOrEqual(ends * 1000);
     expect(sentTo(s.sock, '919833333302@s.whatsapp.net')).toBe(1);
-    await waitFor('the pause cleared', async () => (!(await rig.row(s.sessionId)).sendPaused ? true : null));
+    await waitFor('the pause cleared', async () => (!(await rig.row(s.accountId)).sendPaused ? true : null));
     expect(await balanceOf(rig.t.db, s.user.id)).toBe(8);
   });
 
@@ -165,8 +165,8 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
     s.sock.nextAckError = '463';
     const before = Date.now();
     await send(s, 'sendIndividualMessage', ['919833333401']);
-    await waitFor('paused', async () => ((await rig.row(s.sessionId)).sendPausedUntil ? true : null));
-    const firstPause = (await rig.row(s.sessionId)).sendPausedUntil!.getTime();
+    await waitFor('paused', async () => ((await rig.row(s.accountId)).sendPausedUntil ? true : null));
+    const firstPause = (await rig.row(s.accountId)).sendPausedUntil!.getTime();
     expect(firstPause - before).toBeGreaterThanOrEqual(1500);
     expect(firstPause - before).toBeLessThan(1500 + 2000);
     // The next new chat waits for the pause's end, and the job says why and until when.
@@ -193,9 +193,9 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
     expect(s.sock.sentAt.at(-1)!).toBeGreaterThanOrEqual(firstPause);
     const secondAt = s.sock.sentAt.at(-1)!;
     await waitFor('the second pause', async () =>
-      ((await rig.row(s.sessionId)).sendPausedUntil?.getTime() ?? 0) > firstPause ? true : null,
+      ((await rig.row(s.accountId)).sendPausedUntil?.getTime() ?? 0) > firstPause ? true : null,
     );
-    const secondPause = (await rig.row(s.sessionId)).sendPausedUntil!.getTime();
+    const secondPause = (await rig.row(s.accountId)).sendPausedUntil!.getTime();
     expect(secondPause - secondAt).toBeGreaterThanOrEqual(3000 - 100);
     expect(secondPause - secondAt).toBeLessThan(3000 + 2000);
     // Then WhatsApp notifies a timelock of an hour: it holds past our own pause, until WhatsApp lifts it.
@@ -205,13 +205,13 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
       time_enforcement_ends: String(Math.floor(Date.now() / 1000) + 3600),
     });
     await waitFor('the timelock', async () =>
-      ((await rig.row(s.sessionId)).sendPausedUntil?.getTime() ?? 0) > Date.now() + 600_000 ? true : null,
+      ((await rig.row(s.accountId)).sendPausedUntil?.getTime() ?? 0) > Date.now() + 600_000 ? true : null,
     );
     // Past the end of our own pause, a group message still goes (groups are not restricted) and
     // the new chat, due before it, stays held.
     await waitFor('our own pause over', async () => (Date.now() > secondPause ? true : null));
     await waitFor('groups cached', async () =>
-      (await rig.t.db.select().from(waGroups).where(eq(waGroups.accountId, s.sessionId))).length === 3
+      (await rig.t.db.select().from(waGroups).where(eq(waGroups.accountId, s.accountId))).length === 3
         ? true
         : null,
     );
@@ -234,14 +234,14 @@ describe.each(DB_KINDS)('the engine sending through Baileys on %s', (kind) => {
     expect(s.sock.sentAt.at(-1)! - s.sock.refusedAt[0]!).toBeGreaterThanOrEqual(500);
     expect(sentTo(s.sock, '919844444401@s.whatsapp.net')).toBe(1);
     expect((await recipientsOf(rig.t.db, jobId))[0]).toMatchObject({ status: 'sent', error: null });
-    expect((await rig.row(s.sessionId)).sendPaused).toBe(false);
+    expect((await rig.row(s.accountId)).sendPaused).toBe(false);
     expect(await balanceOf(rig.t.db, s.user.id)).toBe(9);
   });
 
   it('media is encrypted and uploaded once per job and account, with the upload timeout, and relayed to every recipient', async () => {
     const s = await connected('Media', 10);
     await waitFor('groups cached', async () =>
-      (await rig.t.db.select().from(waGroups).where(eq(waGroups.accountId, s.sessionId))).length === 3
+      (await rig.t.db.select().from(waGroups).where(eq(waGroups.accountId, s.accountId))).length === 3
         ? true
         : null,
     );

@@ -20,7 +20,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
   }
 
   it('sends to the JID WhatsApp answers for a number (Brazil 9th digit, Mexico 52 1), and a "not on WhatsApp" expires', async () => {
-    const { sessionId: accountId, first, index } = await start('Canonical');
+    const { accountId, first, index } = await start('Canonical');
     const s2 = await pairAndOpen(accountId, first, index);
     const transport = runner.transportFor(accountId)!;
     s2.canonical['5511987654321'] = '551187654321@s.whatsapp.net';
@@ -68,7 +68,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
   });
 
   it("a group's last message: wrappers unwrapped; reactions, deletions and stubs do not replace it", async () => {
-    const { sessionId: accountId, first, index } = await start('Last message');
+    const { accountId, first, index } = await start('Last message');
     const s2 = await pairAndOpen(accountId, first, index);
     const group = '120363000000000001@g.us';
     const upsert = (id: string, at: number, extra: Record<string, unknown>) =>
@@ -106,7 +106,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
   });
 
   it('participant changes go into the cache at once and are confirmed by one query; 429 on a send waits', async () => {
-    const { sessionId: accountId, first, index } = await start('Busy group');
+    const { accountId, first, index } = await start('Busy group');
     const s2 = await pairAndOpen(accountId, first, index);
     const group = '120363000000000002@g.us';
     const members = async () =>
@@ -175,7 +175,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
   });
 
   it('a group change rc14 never emitted (its buffer keeps the first of a group) is read from WhatsApp', async () => {
-    const { sessionId: accountId, first, index } = await start('Changed group');
+    const { accountId, first, index } = await start('Changed group');
     const s2 = await pairAndOpen(accountId, first, index);
     const group = '120363000000000003@g.us';
     const cached = async () =>
@@ -194,7 +194,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
   });
 
   it('sent messages are kept 14 days: older rows are pruned, newer stay', async () => {
-    const { sessionId: accountId } = await start('Prune');
+    const { accountId } = await start('Prune');
     const day = 24 * 3_600_000;
     await t.db.insert(waSentMessages).values([
       {
@@ -218,7 +218,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
   });
 
   it('send: resolves on the server’s ack; a 463 ack refuses it and pauses until the time WhatsApp gives; quota; receipts and last messages flow', async () => {
-    const { sessionId: accountId, first, index } = await start('Sender');
+    const { accountId, first, index } = await start('Sender');
     const s2 = await pairAndOpen(accountId, first, index);
     const transport = runner.transportFor(accountId)!;
     expect(transport).toBe(transports.get(accountId));

@@ -88,7 +88,7 @@ describe.each(DB_KINDS)('Connecting a Cloud API account on %s', (kind) => {
   it('goes DISCONNECTED with Meta’s reason when the token stops working, and counts an inbound reply', async () => {
     const { t, fake, post, cloudAccount } = rig;
     const a = await cloudAccount(10);
-    const res = await post(a.token, `/api/session/${a.sessionId}/sendIndividualMessage`, {
+    const res = await post(a.token, `/api/session/${a.accountId}/sendIndividualMessage`, {
       type: 'template',
       content: { name: 'order_update', language: 'en_US', parameters: ['A-7'] },
       chatIds: ['919811100031'],
@@ -103,7 +103,7 @@ describe.each(DB_KINDS)('Connecting a Cloud API account on %s', (kind) => {
     expect((await jobRow(t.db, jobId))?.repliedCount).toBe(1);
 
     fake.rotateToken();
-    const next = await post(a.token, `/api/session/${a.sessionId}/sendIndividualMessage`, {
+    const next = await post(a.token, `/api/session/${a.accountId}/sendIndividualMessage`, {
       type: 'template',
       content: { name: 'order_update', language: 'en_US', parameters: ['A-8'] },
       chatIds: ['919811100032'],

@@ -20,7 +20,7 @@ describe.each(DB_KINDS)('Sending through a Cloud API account on %s', (kind) => {
       { chatId: '919811100002', fields: { name: 'Ravi', discount: '' } },
       { chatId: '919811100003', fields: { name: 'Meena', discount: '15%' } },
     ];
-    const res = await post(a.token, `/api/session/${a.sessionId}/sendIndividualMessage`, {
+    const res = await post(a.token, `/api/session/${a.accountId}/sendIndividualMessage`, {
       type: 'template',
       content: { name: 'diwali_offer', language: 'en', parameters: ['{{name}}', '{{discount|10%}}'] },
       recipients,
@@ -75,7 +75,7 @@ describe.each(DB_KINDS)('Sending through a Cloud API account on %s', (kind) => {
     const { t, post, cloudAccount } = rig;
     const a = await cloudAccount(10);
     const send = (payload: unknown, path = 'sendIndividualMessage') =>
-      post(a.token, `/api/session/${a.sessionId}/${path}`, payload);
+      post(a.token, `/api/session/${a.accountId}/${path}`, payload);
     const pending = await send({
       type: 'template',
       content: { name: 'new_launch', language: 'en', parameters: [] },
@@ -102,7 +102,7 @@ describe.each(DB_KINDS)('Sending through a Cloud API account on %s', (kind) => {
     expect(groups.json().message).toBe('Groups are available for linked phones only');
     const groupList = await t.app.inject({
       method: 'GET',
-      url: `/api/groupsList/${a.sessionId}`,
+      url: `/api/groupsList/${a.accountId}`,
       headers: bearer(a.token),
     });
     expect(groupList.statusCode).toBe(400);
@@ -121,7 +121,7 @@ describe.each(DB_KINDS)('Sending through a Cloud API account on %s', (kind) => {
     const { t, post, cloudAccount } = rig;
     const a = await cloudAccount(10);
     const send = (payload: unknown) =>
-      post(a.token, `/api/session/${a.sessionId}/sendIndividualMessage`, payload);
+      post(a.token, `/api/session/${a.accountId}/sendIndividualMessage`, payload);
     const blank = await send({
       type: 'template',
       content: { name: 'diwali_offer', language: 'en', parameters: ['  ', '20%'] },
@@ -150,7 +150,7 @@ describe.each(DB_KINDS)('Sending through a Cloud API account on %s', (kind) => {
   it('shows the cost before sending', async () => {
     const { t, post, cloudAccount } = rig;
     const a = await cloudAccount(10);
-    const res = await post(a.token, `/api/session/${a.sessionId}/cost-estimate`, {
+    const res = await post(a.token, `/api/session/${a.accountId}/cost-estimate`, {
       templateName: 'diwali_offer',
       language: 'en',
       recipients: 100,
@@ -170,7 +170,7 @@ describe.each(DB_KINDS)('Sending through a Cloud API account on %s', (kind) => {
       t.db,
       sql`SELECT count(*)::int AS used FROM cloud_portfolio_recipients WHERE portfolio = ${rig.fake.portfolioId}`,
     )) as [{ used: number }];
-    const many = await post(a.token, `/api/session/${a.sessionId}/cost-estimate`, {
+    const many = await post(a.token, `/api/session/${a.accountId}/cost-estimate`, {
       templateName: 'order_update',
       language: 'en_US',
       recipients: 2300,

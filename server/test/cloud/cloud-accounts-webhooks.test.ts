@@ -14,7 +14,7 @@ describe.each(DB_KINDS)('A Cloud API account’s webhooks and Meta’s errors on
   it('answers Meta’s verification with the account’s verify token only, and refuses unsigned events', async () => {
     const { t, fake, cloudAccount } = rig;
     const a = await cloudAccount();
-    const url = `/api/cloud/webhook/${a.sessionId}`;
+    const url = `/api/cloud/webhook/${a.accountId}`;
     const good = await t.app.inject({
       method: 'GET',
       url: `${url}?hub.mode=subscribe&hub.verify_token=my-verify-token&hub.challenge=1158201444`,
@@ -64,7 +64,7 @@ describe.each(DB_KINDS)('A Cloud API account’s webhooks and Meta’s errors on
       '919811100013': { code: 131049, via: 'response' },
       '919811100014': { code: 131049, via: 'webhook' },
     };
-    const res = await post(a.token, `/api/session/${a.sessionId}/sendIndividualMessage`, {
+    const res = await post(a.token, `/api/session/${a.accountId}/sendIndividualMessage`, {
       type: 'template',
       content: { name: 'order_update', language: 'en_US', parameters: ['A-1001'] },
       chatIds: ['919811100011', '919811100012', '919811100013', '919811100014', '919811100015'],

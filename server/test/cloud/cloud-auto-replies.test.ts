@@ -18,7 +18,7 @@ describe.each(DB_KINDS)('auto-replies of a Cloud number on %s', (kind) => {
     const a = await rig.cloudAccount(10);
     const set = await rig.t.app.inject({
       method: 'PUT',
-      url: `/api/session/${a.sessionId}/auto-replies`,
+      url: `/api/session/${a.accountId}/auto-replies`,
       headers: { authorization: `Bearer ${a.token}` },
       payload: {
         rules: [

@@ -20,7 +20,7 @@ describe.each(DB_KINDS)('marketing messages stopped by the person on %s', (kind)
   const rig = useCloudApp(kind);
 
   const send = async (
-    a: { token: string; sessionId: string },
+    a: { token: string; accountId: string },
     template: 'diwali_offer' | 'order_update',
     to: string[],
   ) => {
@@ -28,7 +28,7 @@ describe.each(DB_KINDS)('marketing messages stopped by the person on %s', (kind)
       template === 'diwali_offer'
         ? { name: 'diwali_offer', language: 'en', parameters: ['Asha', '30%'] }
         : { name: 'order_update', language: 'en_US', parameters: ['A-1'] };
-    const res = await rig.post(a.token, `/api/session/${a.sessionId}/sendIndividualMessage`, {
+    const res = await rig.post(a.token, `/api/session/${a.accountId}/sendIndividualMessage`, {
       type: 'template',
       content,
       chatIds: to,

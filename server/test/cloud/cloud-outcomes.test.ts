@@ -24,8 +24,8 @@ describe.each(DB_KINDS)('Cloud statuses in order on %s', (kind) => {
     return postSignedWebhook(t, accountId, body, fake.appSecret);
   }
 
-  async function sendOne(a: { token: string; sessionId: string }, chatId: string) {
-    const res = await rig.post(a.token, `/api/session/${a.sessionId}/sendIndividualMessage`, {
+  async function sendOne(a: { token: string; accountId: string }, chatId: string) {
+    const res = await rig.post(a.token, `/api/session/${a.accountId}/sendIndividualMessage`, {
       type: 'template',
       content: { name: 'order_update', language: 'en_US', parameters: ['A-1001'] },
       chatIds: [chatId],
@@ -50,7 +50,7 @@ describe.each(DB_KINDS)('Cloud statuses in order on %s', (kind) => {
     const jobBefore = await jobRow(t.db, jobId);
     const balance = await balanceOf(t.db, a.user.id);
 
-    const res = await signedStatus(a.sessionId, failedStatus(before!.messageId!, '919811100021'));
+    const res = await signedStatus(a.accountId, failedStatus(before!.messageId!, '919811100021'));
     expect(res.statusCode).toBe(200);
 
     const [after] = await recipientsOf(t.db, jobId);
@@ -77,7 +77,7 @@ describe.each(DB_KINDS)('Cloud statuses in order on %s', (kind) => {
     const [sent] = await recipientsOf(t.db, jobId);
     const balance = await balanceOf(t.db, a.user.id);
 
-    const res = await signedStatus(a.sessionId, failedStatus(sent!.messageId!, '919811100022'));
+    const res = await signedStatus(a.accountId, failedStatus(sent!.messageId!, '919811100022'));
     expect(res.statusCode).toBe(200);
 
     expect((await recipientsOf(t.db, jobId))[0]).toMatchObject({
@@ -89,7 +89,7 @@ describe.each(DB_KINDS)('Cloud statuses in order on %s', (kind) => {
     const refunds = audit.filter((l) => l.action === 'credits.webhook-refund');
     expect(refunds).toHaveLength(1);
     expect(refunds[0]!.details).toMatchObject({
-      sessionId: a.sessionId,
+      sessionId: a.accountId,
       messageId: sent!.messageId,
       jobId,
       credits: 1,
@@ -110,7 +110,7 @@ describe.each(DB_KINDS)('A Cloud API number’s incoming messages on %s', (kind)
     const stop = (id: string) => inboundTextBody(fake, from, id, 'STOP');
     for (const id of ['wamid.in.1', 'wamid.in.2']) {
       const body = stop(id);
-      const res = await postSignedWebhook(t, a.sessionId, body, fake.appSecret);
+      const res = await postSignedWebhook(t, a.accountId, body, fake.appSecret);
       expect(res.statusCode).toBe(200);
     }
     const out = await t.db.select().from(optOuts).where(eq(optOuts.userId, a.user.id));

@@ -149,7 +149,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
   });
 
   it("with 'Send one-to-one only to contacts with consent' a send leaves out numbers without it, not charged, shown beside opt-outs", async () => {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 10, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits: 10, track: users });
     const admin = await buildAdmin(t);
     await t.db.execute(sql`UPDATE users SET managed_by = ${admin.id} WHERE id = ${user.id}`);
     const adminToken = await loginToken(t.app, admin.username);
@@ -203,7 +203,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
   });
 
   it("a reply 'बंद करो' opts out with the word, language and message; with the confirmation on, one Hindi answer, none for a repeat", async () => {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 10, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits: 10, track: users });
     await t.db.execute(sql`UPDATE users SET opt_out_confirm = true WHERE id = ${user.id}`);
     const jobId = (await send(token, accountId, ['919800017001'])).json().jobId as string;
     const inbound = (text: string, from = '919800017001') =>
@@ -256,7 +256,7 @@ describe.each(DB_KINDS)('consent and withdrawal on %s', (kind) => {
   });
 
   it('a data request gives lists, consent, opt-out, messages and replies as JSON and CSV; erasure keeps totals and leaves the number out', async () => {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 10, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits: 10, track: users });
     await importList(token, 'phone,name\n9800018001,=cmd()\n9800018002,Ravi\n', {
       consentConfirmed: 'true',
       consentPurpose: 'Order updates',

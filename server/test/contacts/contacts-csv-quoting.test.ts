@@ -57,7 +57,7 @@ describe.each(DB_KINDS)('CSV exports quote `;`, tabs and defused cells on %s', (
   });
 
   it('in mis_report.csv', async () => {
-    const { user, token, sessionId: accountId } = await accountOwner(t, { credits: 0 });
+    const { user, token, accountId } = await accountOwner(t, { credits: 0 });
     await t.db.execute(
       sql`INSERT INTO message_jobs (id, user_id, session_id, audience, message_type, content, status, total, created_at)
           VALUES ('job-semi', ${user.id}, ${accountId}, 'individuals', 'text', 'a;=1+1', 'completed', 1, now()),

@@ -39,7 +39,7 @@ describe.each(DB_KINDS)('erasure leaves the number nowhere on %s', (kind) => {
   const { t } = appWithEngine(kind, { SECRET_KEY: 'cd'.repeat(32), ALLOW_PRIVATE_WEBHOOKS: 'true' });
 
   it('no table holds the erased number; the group keeps its members and counts', async () => {
-    const { token, sessionId: accountId } = await linkedAccount(t, { credits: 10 });
+    const { token, accountId } = await linkedAccount(t, { credits: 10 });
     const sent = await t.app.inject({
       method: 'POST',
       url: `/api/session/${accountId}/sendIndividualMessage`,

@@ -22,7 +22,7 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
     t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
 
   it('creates a channel, lists it with its followers, and refuses bad input', async () => {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 5, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits: 5, track: users });
     const empty = await call(token, 'GET', `/api/session/${accountId}/channels`);
     expect(empty.json()).toMatchObject({ success: true, channels: [], count: 0 });
 
@@ -66,7 +66,7 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
   });
 
   it('adds an administered channel by its link, refuses one the account only follows, and refreshes', async () => {
-    const { token, sessionId: accountId } = await linkedAccount(t, { credits: 5, track: users });
+    const { token, accountId } = await linkedAccount(t, { credits: 5, track: users });
     const added = await call(token, 'POST', `/api/session/${accountId}/channels/add`, {
       invite: 'https://whatsapp.com/channel/0029VaNews01',
     });
@@ -101,7 +101,7 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
   });
 
   it('posts to a channel as a job of one recipient and one credit, beside a group', async () => {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 5, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits: 5, track: users });
     const channel = (
       await call(token, 'POST', `/api/session/${accountId}/channels`, { name: 'Offers' })
     ).json().channel as Channel;
@@ -164,7 +164,7 @@ describe.each(DB_KINDS)('channels API with the simulator on %s', (kind) => {
   });
 
   it('goes while new one-to-one chats wait at the new-contact cap: a channel is no one-to-one chat', async () => {
-    const { token, sessionId: accountId } = await linkedAccount(t, { credits: 5, track: users });
+    const { token, accountId } = await linkedAccount(t, { credits: 5, track: users });
     const policy = await call(token, 'PUT', `/api/session/${accountId}/policy`, {
       ...OPEN_POLICY,
       newContactsPerDay: 1,

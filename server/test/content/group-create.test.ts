@@ -19,7 +19,7 @@ describe.each(DB_KINDS)('making a WhatsApp group with the simulator on %s', (kin
     });
 
   it('adds the first five members, names the rest with the invite link, and lists the group at once', async () => {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 5, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits: 5, track: users });
     // Seven numbers in several forms, one twice and one not on WhatsApp (ending 0000).
     const typed = [...numbers(1, 3), '+91 98000 94001', '919800090000', ...numbers(4, 3)];
     const res = await create(token, accountId, { subject: '  Diwali helpers  ', members: typed });
@@ -62,7 +62,7 @@ describe.each(DB_KINDS)('making a WhatsApp group with the simulator on %s', (kin
   });
 
   it("refuses a group with no name, no members, or a number that is none (400), and another user's account (404)", async () => {
-    const { token, sessionId: accountId } = await linkedAccount(t, { credits: 5, track: users });
+    const { token, accountId } = await linkedAccount(t, { credits: 5, track: users });
     const noName = await create(token, accountId, { subject: '  ', members: numbers(1, 1) });
     expect(noName.statusCode).toBe(400);
     expect(noName.json().message).toBe('Group name is required');
@@ -87,7 +87,7 @@ describe.each(DB_KINDS)('a Cloud API number on %s', (kind) => {
 
   it('cannot make groups: 400, and its capabilities say so', async () => {
     const a = await rig.cloudAccount(10);
-    const res = await rig.post(a.token, `/api/session/${a.sessionId}/groups`, {
+    const res = await rig.post(a.token, `/api/session/${a.accountId}/groups`, {
       subject: 'Team',
       members: ['919800094001'],
     });
@@ -100,7 +100,7 @@ describe.each(DB_KINDS)('a Cloud API number on %s', (kind) => {
     });
     const own = (
       accounts.json().sessions as Array<{ sessionId: string; capabilities: { createGroups: boolean } }>
-    ).find((s) => s.sessionId === a.sessionId);
+    ).find((s) => s.sessionId === a.accountId);
     expect(own?.capabilities.createGroups).toBe(false);
   });
 });

@@ -84,7 +84,7 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
     ).json().messages as Array<{ chatId: string; text: string | null }>;
 
   it('sends each contact of a list, each number with fields and each bare number its own text, one credit each', async () => {
-    const { user, token, sessionId: accountId } = await account(10);
+    const { user, token, accountId } = await account(10);
     const listId = await importList(token, 'Name,Mobile,Area\nAsha Rao,9800015838,Pune\nRavi,9800015839,\n');
     const res = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: ['919800015840'],
@@ -120,7 +120,7 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
   });
 
   it('refuses an unknown field and a list that is not the sender’s, charging nothing', async () => {
-    const { user, token, sessionId: accountId } = await account(10);
+    const { user, token, accountId } = await account(10);
     const listId = await importList(token, 'Name,Phone,Area\nAsha,9800015838,Pune\n');
     const unknown = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       contactListIds: [listId],
@@ -129,7 +129,7 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().message).toBe('Unknown field {{city}} (available: name, area)');
     const other = await account(10);
-    const foreign = await post(other.token, `/api/session/${other.sessionId}/sendIndividualMessage`, {
+    const foreign = await post(other.token, `/api/session/${other.accountId}/sendIndividualMessage`, {
       contactListIds: [listId],
       content: 'Hello',
     });
@@ -139,7 +139,7 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
   });
 
   it('gives each group its name with {{group}}, and spintax one variant per recipient', async () => {
-    const { token, sessionId: accountId } = await account(10);
+    const { token, accountId } = await account(10);
     const groups = await waitFor('groups cached', async () => {
       const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
       return rows.length === 3 ? rows.filter((g) => !g.announce || g.isAdmin) : null;
@@ -165,7 +165,7 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
   });
 
   it('leaves opted-out numbers out before charging, and says which', async () => {
-    const { user, token, sessionId: accountId } = await account(10);
+    const { user, token, accountId } = await account(10);
     const added = await post(token, '/api/opt-outs', { phoneNumbers: ['098000 15838'] });
     expect(added.statusCode, added.body).toBe(200);
     const res = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
@@ -198,7 +198,7 @@ describe.each(DB_KINDS)('personalised sends and opt-outs on %s', (kind) => {
   });
 
   it('fails "Opted out" and refunds a queued recipient who opts out, by the API or by replying STOP', async () => {
-    const { user, token, sessionId: accountId } = await account(10);
+    const { user, token, accountId } = await account(10);
     const res = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: ['919800015838', '919800015839', '919800015840'],
       content: 'Later',

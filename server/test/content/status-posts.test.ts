@@ -46,7 +46,7 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
   const details = (token: string, jobId: string) => jobDetails(t.app, token, jobId);
 
   it('refuses a bad status with a clear error, before charging anything', async () => {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 10, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits: 10, track: users });
     const other = await linkedAccount(t, { credits: 10, track: users });
     const listId = await list(user.id, ['919811100001']);
     const otherList = await list(other.user.id, ['919811100002']);
@@ -98,7 +98,7 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
   });
 
   it('answers a repeated post with the same Idempotency-Key with the first job, charged once; another post with that key is refused', async () => {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 10, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits: 10, track: users });
     const listId = await list(user.id, ['919811100021', '919811100022']);
     const payload = {
       type: 'text',
@@ -125,7 +125,7 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
   });
 
   it('posts a text status once to its audience: one credit a member, opted-out left out, not-on-WhatsApp refunded, views counted per viewer', async () => {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 20, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits: 20, track: users });
     const members = ['919812300011', '919812300012', '919812300013', '919812300014', '919812300015'];
     // 0000: not on WhatsApp on the simulated network; 919812300016 opted out.
     const listA = await list(user.id, [...members.slice(0, 3), '919812300000', '919812300016']);
@@ -203,7 +203,7 @@ describe.each(DB_KINDS)('status posts (%s)', (kind) => {
   });
 
   it('posts a large audience as one post under one id, and an image status to everyone messaged, scheduled', async () => {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 2000, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits: 2000, track: users });
     const n = 540;
     const numbers = Array.from({ length: n }, (_, i) => `9198124${String(i + 1).padStart(5, '0')}`);
     const listId = await list(user.id, numbers);

@@ -22,7 +22,7 @@ describe('channels, against the emulator', () => {
     emulator = await WaEmulator.start();
     product = new Product(emulator);
     await product.start();
-    accountId = (await product.link(OWN, 'Channels')).sessionId;
+    accountId = (await product.link(OWN, 'Channels')).accountId;
   }, 180_000);
 
   afterAll(async () => {

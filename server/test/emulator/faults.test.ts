@@ -29,7 +29,7 @@ describe('faults on command, through the real Baileys socket', () => {
 
   it('error 463 on a send: the recipient fails, one-to-one sends pause until the timelock ends, the contact got nothing', async () => {
     const own = '919800000463';
-    const { sessionId: accountId } = await product.link(own, '463');
+    const { accountId } = await product.link(own, '463');
     const until_ = new Date(Math.floor(Date.now() / 1000 + 3600) * 1000);
     emulator.restrictNewChats(own, until_);
     const before = await product.credits();
@@ -71,7 +71,7 @@ describe('faults on command, through the real Baileys socket', () => {
     const friend = '919811146401';
     const [stranger, another] = ['919811146402', '919811146403'];
     for (const phone of [friend, stranger, another]) emulator.world.account(phone);
-    const { sessionId: accountId } = await product.link(own, '463 tokens');
+    const { accountId } = await product.link(own, '463 tokens');
     // The friend writes first: its phone gives the account its privacy token (phone.ts issueToken).
     const tokenTaken = emulator.nextNode(
       (_c, n) => n.tag === 'ack' && n.attrs.class === 'notification' && n.attrs.type === 'privacy_token',
@@ -123,7 +123,7 @@ describe('faults on command, through the real Baileys socket', () => {
     const own = '919800000465';
     const known = '919811146502';
     emulator.world.account(known);
-    const { sessionId: accountId } = await product.link(own, 'LID addressing');
+    const { accountId } = await product.link(own, 'LID addressing');
     const sendTo = async (content: string) => {
       const res = await product.call('POST', `/api/session/${accountId}/sendIndividualMessage`, {
         chatIds: [known],
@@ -162,7 +162,7 @@ describe('faults on command, through the real Baileys socket', () => {
     'stream error %i ends the session for good: %s',
     async (code, reason) => {
       const own = `9198000${String(code).padStart(5, '0')}`;
-      const { sessionId: accountId } = await product.link(own, `stream ${code}`);
+      const { accountId } = await product.link(own, `stream ${code}`);
       expect(emulator.streamError(own, code)).toBe(1);
       await product.waitReason(accountId, reason);
       // No reconnect: the close is final, and the transport is closed before the reason shows.
@@ -175,7 +175,7 @@ describe('faults on command, through the real Baileys socket', () => {
     // The credentials live only in the product's database, so a 440 is the old
     // owner's socket after the account's lease moved to another node; it lets go within a lease.
     const own = '919800000440';
-    const { sessionId: accountId } = await product.link(own, 'stream 440');
+    const { accountId } = await product.link(own, 'stream 440');
     const conflict = { tag: 'conflict', attrs: { type: 'replaced' } };
     expect(emulator.streamError(own, 440, conflict)).toBe(1);
     const reconnecting =
@@ -226,7 +226,7 @@ describe('faults on command, through the real Baileys socket', () => {
     'a login refused with failure %i (after a dropped connection) is final: %s',
     async (code, attrs, reason) => {
       const own = `9198001${String(code).padStart(5, '0')}`;
-      const { sessionId: accountId } = await product.link(own, `failure ${code}`);
+      const { accountId } = await product.link(own, `failure ${code}`);
       emulator.failNextLogin(own, code, attrs);
       // The network drops the socket; the product reconnects (backoff) and the server refuses the login.
       expect(emulator.drop(own)).toBe(1);
@@ -240,7 +240,7 @@ describe('faults on command, through the real Baileys socket', () => {
 
   it('a dropped connection reconnects by itself and sends again', async () => {
     const own = '919800000408';
-    const { sessionId: accountId } = await product.link(own, 'drop');
+    const { accountId } = await product.link(own, 'drop');
     expect(emulator.drop(own)).toBe(1);
     await waitFor('a new login', async () => emulator.connectionsOf(own).length === 1, 120_000, 250);
     await product.waitStatus(accountId, 'CONNECTED');

@@ -55,7 +55,7 @@ describe('kill loop on the real Baileys socket: SIGKILL mid-job, restart, go on'
   it('0 chats received twice, every sent one received, every recipient ended, 0 credit drift', async () => {
     const started = Date.now();
     const rand = seeded(SEED);
-    const { sessionId: accountId } = await product.link(OWN, 'kill loop');
+    const { accountId } = await product.link(OWN, 'kill loop');
     const initial = await product.credits();
     const jobIds: string[] = [];
     for (let j = 0; j < JOBS; j++) {

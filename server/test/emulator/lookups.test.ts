@@ -60,7 +60,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     const on = Array.from({ length: 9 }, (_, i) => `91983003${String(i + 1).padStart(4, '0')}`);
     const off = ['919830039901', '919830039902', '919830039903'];
     for (const p of on) emulator.world.account(p);
-    const { sessionId: accountId } = await product.link(own, 'Lookups');
+    const { accountId } = await product.link(own, 'Lookups');
     const numbers = [on[0]!, off[0]!, ...on.slice(1, 5), off[1]!, ...on.slice(5), off[2]!];
     const job = await finished(await send(accountId, numbers, 'Batched lookups'));
     const byNumber = Object.fromEntries(job.details.map((d) => [d.chatId.split('@')[0], d.status]));
@@ -74,7 +74,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
 
     // Another account of the database sends to the same numbers: the stored answers, no query.
     const second = await product.link(other, 'Lookups 2');
-    const again = await finished(await send(second.sessionId, numbers, 'Stored answers'));
+    const again = await finished(await send(second.accountId, numbers, 'Stored answers'));
     expect(again.details.filter((d) => d.status === 'sent')).toHaveLength(on.length);
     expect(lookups.filter((l) => l.phone === other)).toHaveLength(0);
   });
@@ -85,7 +85,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
     const friend = '919840040002';
     const witness = '919840040003';
     for (const p of [lidOnly, friend, witness]) emulator.world.account(p);
-    const { sessionId: accountId } = await product.link(own, 'LID replies');
+    const { accountId } = await product.link(own, 'LID replies');
     const optOuts = async () =>
       (await product.call('GET', '/api/opt-outs')).json.optOuts as { phoneNumber: string; source: string }[];
 
@@ -154,7 +154,7 @@ describe('number lookups and LID-only replies, against the emulator', () => {
       if (conn.account?.phone === own && (node.tag === 'presence' || node.tag === 'chatstate'))
         shown.push(node);
     });
-    const { sessionId: accountId } = await product.link(own, 'Typing');
+    const { accountId } = await product.link(own, 'Typing');
     const policy = await product.call('PUT', `/api/session/${accountId}/policy`, {
       dailyLimit: null,
       warmUp: false,

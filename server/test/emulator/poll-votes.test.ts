@@ -30,7 +30,7 @@ describe('poll votes, against the emulator', () => {
   let accountId = '';
   beforeAll(async () => {
     receiver = await startReceiver();
-    accountId = (await product.link(OWN, 'Polls')).sessionId;
+    accountId = (await product.link(OWN, 'Polls')).accountId;
     const hook = await product.call('POST', '/api/webhooks', {
       url: `${receiver.url}/hook`,
       events: ['message.received'],

@@ -99,7 +99,7 @@ export class Product {
   }
 
   /** A new instance for `phone`, linked by the emulator's phone scanning its QR image, CONNECTED. */
-  async link(phone: string, name: string): Promise<{ sessionId: string; deviceId: number }> {
+  async link(phone: string, name: string): Promise<{ accountId: string; deviceId: number }> {
     const created = await this.call('POST', '/api/create-instance', {
       phoneNumber: `+${phone}`,
       sessionName: name,
@@ -109,7 +109,7 @@ export class Product {
     const png = await waitFor('the QR image', () => this.qrPng(accountId), 120_000, 500);
     const deviceId = (await this.emulator.phone(phone).scanPng(png)).id;
     await this.waitStatus(accountId, 'CONNECTED');
-    return { sessionId: accountId, deviceId };
+    return { accountId, deviceId };
   }
 
   /** Waits until the account's reason is `reason` (a reconnect may show other reasons first). */

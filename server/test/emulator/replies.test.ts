@@ -20,7 +20,7 @@ describe('replies to the product, against the emulator', () => {
   let accountId = '';
 
   beforeAll(async () => {
-    accountId = (await product.link(OWN, 'Replies')).sessionId;
+    accountId = (await product.link(OWN, 'Replies')).accountId;
   });
 
   const optOuts = async () =>

@@ -106,7 +106,7 @@ describe('faults while sending, through the real Baileys socket', () => {
     await Promise.all(
       cases.map(async ({ own, contact, match }) => {
         emulator.world.account(contact);
-        const { sessionId: accountId } = await product.link(own, `429 ${own}`);
+        const { accountId } = await product.link(own, `429 ${own}`);
         let refused = false;
         emulator.failNextIqs(
           own,
@@ -146,7 +146,7 @@ describe('faults while sending, through the real Baileys socket', () => {
     const own = '919800004080';
     const contacts = ['919812408001', '919812408002', '919812408003', '919812408004'];
     for (const c of contacts) WORLD_LIDS.set(c, emulator.world.account(c).lid);
-    const { sessionId: accountId } = await product.link(own, 'cut mid-send');
+    const { accountId } = await product.link(own, 'cut mid-send');
     const before = await product.credits();
     const text = 'Cut in the middle';
     const ids = new Map<string, string[]>();
@@ -189,7 +189,7 @@ describe('faults while sending, through the real Baileys socket', () => {
     const own = '919800004082';
     const contact = '919812408201';
     emulator.world.account(contact);
-    const { sessionId: accountId } = await product.link(own, 'lost frame');
+    const { accountId } = await product.link(own, 'lost frame');
     const before = await product.credits();
     const lost = emulator.loseNext(own, messageTo(contact));
     const jobId = await send(accountId, [contact], 'Lost on the way');
@@ -204,7 +204,7 @@ describe('faults while sending, through the real Baileys socket', () => {
     const own = '919800004081';
     const contact = '919812408101';
     emulator.world.account(contact);
-    const { sessionId: accountId } = await product.link(own, 'slow media');
+    const { accountId } = await product.link(own, 'slow media');
     const before = await product.credits();
     const image = await QRCode.toBuffer('slow media host', { type: 'png', width: 200 });
     const sendImage = async (caption: string) => {

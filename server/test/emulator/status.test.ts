@@ -26,7 +26,7 @@ describe('a status post, against the emulator', () => {
   let accountId = '';
 
   beforeAll(async () => {
-    accountId = (await product.link(OWN, 'Status')).sessionId;
+    accountId = (await product.link(OWN, 'Status')).accountId;
   });
 
   /** The post's job once every phone has it (delivered) and the two viewers have viewed it. */

@@ -139,7 +139,7 @@ export async function baileysRig(
       async () => maker.sockets.find((s, i) => i >= from && accountOf.get(s) === accountId),
       15_000,
     );
-    return { sessionId: accountId, first, index: maker.sockets.indexOf(first), token, user: created };
+    return { accountId, first, index: maker.sockets.indexOf(first), token, user: created };
   }
 
   /** Pairs the first socket, restarts (515) and opens the second; resolves once CONNECTED. */
@@ -192,7 +192,7 @@ export async function baileysRig(
   async function connected(name: string, credits: number, users: Set<string>) {
     const s = await start(name, { credits });
     users.add(s.user.id);
-    const sock = await pairAndOpen(s.sessionId, s.first, s.index);
+    const sock = await pairAndOpen(s.accountId, s.first, s.index);
     return { ...s, sock };
   }
 

@@ -54,7 +54,7 @@ export type CloudRig = {
   /** Connects the fake's number as a Cloud account of the user `token` (its webhooks go to `base`); its account id. */
   connect(token: string): Promise<string>;
   /** A user with a connected Cloud account whose webhook the fake posts to. */
-  cloudAccount(credits?: number): Promise<Awaited<ReturnType<typeof account>> & { sessionId: string }>;
+  cloudAccount(credits?: number): Promise<Awaited<ReturnType<typeof account>> & { accountId: string }>;
 };
 
 /**
@@ -72,7 +72,7 @@ export function useCloudApp(kind: DbKind, env: Record<string, string> = {}): Clo
     connect: (token) => connectCloudAccount(rig.t, rig.fake, rig.base, token),
     async cloudAccount(credits = 100) {
       const a = await account(rig.t, { credits, track: rig.users });
-      return { ...a, sessionId: await rig.connect(a.token) };
+      return { ...a, accountId: await rig.connect(a.token) };
     },
   } as CloudRig;
 

@@ -47,7 +47,7 @@ export function useJobOfOutcomes(kind: DbKind) {
   beforeAll(async () => {
     const owner = await accountOwner(t, { credits: 100, track: users });
     o.token = owner.token;
-    o.sessionId = owner.sessionId;
+    o.sessionId = owner.accountId;
     o.userId = owner.user.id;
     o.jobId = await jobOfOutcomes(t, o.userId, o.sessionId);
   });

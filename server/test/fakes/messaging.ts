@@ -20,7 +20,7 @@ import { createAccount } from './accounts.ts';
 /** A user who can sign in (`account`'s options) and a session of theirs (buildSession's row). */
 export async function accountOwner(t: TestApp, opts: Parameters<typeof account>[1] = {}) {
   const a = await account(t, opts);
-  return { ...a, sessionId: await buildAccount(t, a.user.id) };
+  return { ...a, accountId: await buildAccount(t, a.user.id) };
 }
 
 /** A wa_sessions row the way the accounts service writes it; CONNECTED and leased to `ownerNode` by default. */

@@ -101,7 +101,7 @@ export function webhookEngine(kind: DbKind) {
       const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
       return rows.length === 6 ? rows : null;
     });
-    return { user, token, webhook, sessionId: accountId, groups };
+    return { user, token, webhook, accountId, groups };
   }
   return { t, receiver: receiverNow, subscriber };
 }

@@ -26,7 +26,7 @@ describe.each(DB_KINDS)('the Inbox on %s', (kind) => {
     const a = await rig.cloudAccount(credits);
     phoneSeq += 1;
     const linked = await connectedAccount(rig.t, a.token, String(phoneSeq));
-    return { ...a, cloud: a.sessionId, linked };
+    return { ...a, cloud: a.accountId, linked };
   }
   const get = (token: string, url: string) =>
     rig.t.app.inject({ method: 'GET', url, headers: bearer(token) });

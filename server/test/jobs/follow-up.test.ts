@@ -156,12 +156,12 @@ describe.each(DB_KINDS)('follow-ups from a job’s outcomes (%s)', (kind) => {
 
   it('a scheduled follow-up the balance cannot pay is kept failed with the reason, charging nothing', async () => {
     const poor = await accountOwner(t, { credits: 1, track: users });
-    const source = await jobOfOutcomes(t, poor.user.id, poor.sessionId);
+    const source = await jobOfOutcomes(t, poor.user.id, poor.accountId);
     const res = await follow(
       source,
       {
         segment: 'not_delivered',
-        sessionId: poor.sessionId,
+        sessionId: poor.accountId,
         content: 'Hello again',
         scheduleTime: new Date(Date.now() + 60_000).toISOString(),
       },

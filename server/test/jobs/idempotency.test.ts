@@ -25,7 +25,7 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
     t.db.select({ id: messageJobs.id }).from(messageJobs).where(eq(messageJobs.userId, userId));
 
   it('answers a repeat with the same key and body with the first job, charging once', async () => {
-    const { user, token, sessionId: accountId } = await setup(10);
+    const { user, token, accountId } = await setup(10);
     const body = { chatIds: ['919800000001', '919800000002'], content: 'Order shipped' };
     const first = await send(token, accountId, body, 'click-1');
     const second = await send(token, accountId, body, 'click-1');
@@ -37,7 +37,7 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
   });
 
   it('answers the first job to concurrent duplicates: one job, one charge', async () => {
-    const { user, token, sessionId: accountId } = await setup(10);
+    const { user, token, accountId } = await setup(10);
     const body = { chatIds: ['919800000011', '919800000012', '919800000013'], content: 'Sale today' };
     const answers = await Promise.all(Array.from({ length: 5 }, () => send(token, accountId, body, 'dup')));
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200]);
@@ -47,7 +47,7 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
   });
 
   it('refuses the same key with another body with 409 and sends nothing', async () => {
-    const { user, token, sessionId: accountId } = await setup(10);
+    const { user, token, accountId } = await setup(10);
     await send(token, accountId, { chatIds: ['919800000021'], content: 'One' }, 'k');
     const other = await send(token, accountId, { chatIds: ['919800000021'], content: 'Two' }, 'k');
     expect(other.statusCode).toBe(409);
@@ -60,7 +60,7 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
   });
 
   it('sends again without a key, with another key, or with a key older than 24 hours', async () => {
-    const { user, token, sessionId: accountId } = await setup(10);
+    const { user, token, accountId } = await setup(10);
     const body = { chatIds: ['919800000031'], content: 'Hi' };
     await send(token, accountId, body);
     await send(token, accountId, body);
@@ -79,15 +79,15 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
     const a = await setup(5);
     const b = await setup(5);
     const body = { chatIds: ['919800000041'], content: 'Hi' };
-    const ra = await send(a.token, a.sessionId, body, 'shared');
-    const rb = await send(b.token, b.sessionId, body, 'shared');
+    const ra = await send(a.token, a.accountId, body, 'shared');
+    const rb = await send(b.token, b.accountId, body, 'shared');
     expect(ra.json().jobId).not.toBe(rb.json().jobId);
     expect(await balanceOf(t.db, a.user.id)).toBe(4);
     expect(await balanceOf(t.db, b.user.id)).toBe(4);
   });
 
   it('answers a repeat after the balance ran out with the first job, not 402', async () => {
-    const { user, token, sessionId: accountId } = await setup(1);
+    const { user, token, accountId } = await setup(1);
     const body = { chatIds: ['919800000051'], content: 'Last credit' };
     const first = await send(token, accountId, body, 'last');
     const repeat = await send(token, accountId, body, 'last');
@@ -97,7 +97,7 @@ describe.each(DB_KINDS)('Idempotency-Key on the send routes (%s)', (kind) => {
   });
 
   it('refuses a malformed key with a clear message', async () => {
-    const { token, sessionId: accountId } = await setup(5);
+    const { token, accountId } = await setup(5);
     const res = await send(token, accountId, { chatIds: ['919800000061'], content: 'Hi' }, 'x'.repeat(300));
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toBe('Idempotency-Key must be 1 to 255 visible ASCII characters');

@@ -36,7 +36,7 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
     ]);
 
   it('more recipients: the difference is charged; new text and time; then it sends the new text to them', async () => {
-    const { user, token, sessionId: accountId } = await account(10);
+    const { user, token, accountId } = await account(10);
     const jobId = await send(token, accountId, {
       chatIds: ['919800098001', '919800098002'],
       content: 'Old text',
@@ -85,7 +85,7 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
   });
 
   it('fewer recipients: the difference is refunded with a ledger row; a paused job stays paused', async () => {
-    const { user, token, sessionId: accountId } = await account(5);
+    const { user, token, accountId } = await account(5);
     const jobId = await send(token, accountId, {
       chatIds: ['919800097001', '919800097002', '919800097003'],
       content: 'Hello',
@@ -110,7 +110,7 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
   });
 
   it('a scheduled poll takes a new poll and a media job a new file; each then goes as edited', async () => {
-    const { user, token, sessionId: accountId } = await account(10);
+    const { user, token, accountId } = await account(10);
     const soon = () => new Date(Date.now() + 4_000).toISOString();
     const later = new Date(Date.now() + 3_600_000).toISOString();
     const pollJob = await send(token, accountId, {
@@ -197,7 +197,7 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
   });
 
   it('refuses: short of credits (402, nothing changed), a started job (409), another user (404), bad input (400)', async () => {
-    const { user, token, sessionId: accountId } = await account(3);
+    const { user, token, accountId } = await account(3);
     const jobId = await send(token, accountId, {
       chatIds: ['919800096001', '919800096002'],
       content: 'Hi',
@@ -235,7 +235,7 @@ describe.each(DB_KINDS)('editing a job that has not started on %s', (kind) => {
   });
 
   it('new recipients pass the rules of a new send: an erased or opted-out number is left out, and without consent when the user must have it', async () => {
-    const { user, token, sessionId: accountId } = await account(10);
+    const { user, token, accountId } = await account(10);
     const jobId = await send(token, accountId, {
       chatIds: ['919800098101', '919800098102'],
       content: 'Offer',

@@ -40,7 +40,7 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
   };
 
   it('stops a running job, sends nothing after the answer, and resumes where it stopped', async () => {
-    const { user, token, sessionId: accountId } = await owner(41, '919700002001');
+    const { user, token, accountId } = await owner(41, '919700002001');
     const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: numbers(30),
       content: 'Paused half way',
@@ -110,7 +110,7 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
   });
 
   it('refunds what a paused job still holds when it is deleted', async () => {
-    const { user, token, sessionId: accountId } = await owner(20, '919700002002');
+    const { user, token, accountId } = await owner(20, '919700002002');
     const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: numbers(20, 100),
       content: 'Deleted while paused',
@@ -129,7 +129,7 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
   });
 
   it('keeps a paused scheduled job from starting at its time, and resumes it as scheduled', async () => {
-    const { token, sessionId: accountId } = await owner(6, '919700002003');
+    const { token, accountId } = await owner(6, '919700002003');
     const at = new Date(Date.now() + 2000);
     const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: numbers(3, 200),
@@ -147,7 +147,7 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
   });
 
   it('pauses a job by itself when more than half of its last 20 messages failed', async () => {
-    const { user, token, sessionId: accountId } = await owner(31, '919700002004');
+    const { user, token, accountId } = await owner(31, '919700002004');
     // 8 good numbers, then 12 not on WhatsApp, then 10 more good ones.
     const chatIds = [...numbers(8, 300), ...unknownNumbers(12), ...numbers(10, 400)];
     const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
@@ -176,7 +176,7 @@ describe.each(DB_KINDS)('pausing and resuming a job on %s', (kind) => {
   });
 
   it('does not pause a job whose failures are fewer than 20 outcomes', async () => {
-    const { token, sessionId: accountId } = await owner(15, '919700002005');
+    const { token, accountId } = await owner(15, '919700002005');
     const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: unknownNumbers(15).map((n) => n.replace('91970', '91971')),
       content: 'Short and broken',

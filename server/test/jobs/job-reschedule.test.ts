@@ -32,7 +32,7 @@ describe.each(DB_KINDS)('moving a scheduled job on %s', (kind) => {
     });
 
   it('moves the job and its recipients to the new time; the credits stay reserved, not twice', async () => {
-    const { user, token, sessionId: accountId } = await account(5);
+    const { user, token, accountId } = await account(5);
     const jobId = await schedule(token, accountId, new Date(Date.now() + 3_600_000));
     expect(await balanceOf(t.db, user.id)).toBe(3);
     const later = new Date(Date.now() + 7_200_000);
@@ -46,7 +46,7 @@ describe.each(DB_KINDS)('moving a scheduled job on %s', (kind) => {
   });
 
   it('moved to soon, it is sent then', async () => {
-    const { token, sessionId: accountId } = await account(5);
+    const { token, accountId } = await account(5);
     const jobId = await schedule(token, accountId, new Date(Date.now() + 3_600_000));
     const res = await move(token, jobId, new Date(Date.now() + 1500).toISOString());
     expect(res.statusCode, res.body).toBe(200);
@@ -55,7 +55,7 @@ describe.each(DB_KINDS)('moving a scheduled job on %s', (kind) => {
   });
 
   it('refuses a past time, a started job, a series, and another user', async () => {
-    const { token, sessionId: accountId } = await account(10);
+    const { token, accountId } = await account(10);
     const jobId = await schedule(token, accountId, new Date(Date.now() + 3_600_000));
     const past = await move(token, jobId, new Date(Date.now() - 60_000).toISOString());
     expect(past.statusCode).toBe(400);

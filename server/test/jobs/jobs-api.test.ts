@@ -15,11 +15,7 @@ describe.each(DB_KINDS)('jobs API on %s', (kind) => {
 
   /** A user with an account linked through the simulator (real runner and dispatcher). */
   async function account(credits: number, managedBy: string | null = null) {
-    const {
-      user,
-      token,
-      sessionId: accountId,
-    } = await linkedAccount(t, { credits, managedBy, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits, managedBy, track: users });
     // The group route sends only to groups of the account's list: the simulator's, once cached.
     const groups = await waitFor('groups cached', async () => {
       const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));

@@ -16,7 +16,7 @@ describe.each(DB_KINDS)('jobs list at scale (%s)', (kind) => {
 
   beforeAll(async () => {
     const owner = await accountOwner(t, { credits: 0 });
-    const { user, sessionId: accountId } = owner;
+    const { user, accountId } = owner;
     userId = user.id;
     token = owner.token;
     // 530 finished and waiting jobs over 530 hours, some at the same instant (the keyset's tie).

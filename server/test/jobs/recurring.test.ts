@@ -70,7 +70,7 @@ describe.each(DB_KINDS)('recurring jobs on %s', (kind) => {
     });
 
   it('refuses a repeat without a schedule time, an until before it, an unknown rhythm, and a short balance', async () => {
-    const { user, token, sessionId: accountId } = await owner(2, '919700003001');
+    const { user, token, accountId } = await owner(2, '919700003001');
     const url = `/api/session/${accountId}/sendIndividualMessage`;
     const at = new Date(Date.now() + 3_600_000).toISOString();
     const cases: Array<[unknown, number, string]> = [
@@ -105,7 +105,7 @@ describe.each(DB_KINDS)('recurring jobs on %s', (kind) => {
   });
 
   it('reserves each occurrence when it starts, records a short balance as a failed job, and ends after until', async () => {
-    const { user, token, sessionId: accountId } = await owner(5, '919700003002');
+    const { user, token, accountId } = await owner(5, '919700003002');
     const first = new Date(Date.now() + 1500);
     const until = new Date(first.getTime() + 15 * DAY);
     const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
@@ -169,7 +169,7 @@ describe.each(DB_KINDS)('recurring jobs on %s', (kind) => {
   });
 
   it('cancels as a series: the occurrence awaiting start goes, no other starts; only the owner may', async () => {
-    const { user, token, sessionId: accountId } = await owner(10, '919700003003');
+    const { user, token, accountId } = await owner(10, '919700003003');
     const other = await owner(0, '919700003004');
     const sent = await post(token, `/api/session/${accountId}/sendIndividualMessage`, {
       chatIds: numbers(2, 20),

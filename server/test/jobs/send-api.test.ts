@@ -23,7 +23,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
       isBulkMessagingEnabled: flags.bulk ?? true,
       track: users,
     });
-    const { sessionId: accountId } = owner;
+    const { accountId } = owner;
     // The fake ids the tests send to are groups of this account's list.
     await buildNamedGroups(
       t,
@@ -42,7 +42,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     });
 
   it('gives the spec validation messages in the spec order', async () => {
-    const { token, sessionId: accountId } = await setup();
+    const { token, accountId } = await setup();
     const g = ['1@g.us', '2@g.us'];
     const cases: Array<[unknown, string]> = [
       [{ chatIds: [], type: 'string', content: '' }, 'Please select at least one group'],
@@ -81,7 +81,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('refuses polls beyond the limits of docs/decisions.md (Polls) with its texts, charging nothing; 12 options pass', async () => {
-    const { user, token, sessionId: accountId } = await setup(10);
+    const { user, token, accountId } = await setup(10);
     const g = ['1@g.us'];
     const poll = (pollName: string, pollOptions: string[]) => ({
       chatIds: g,
@@ -120,7 +120,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('accepts a text to groups: reserves one credit per distinct chat, one job, its recipients', async () => {
-    const { user, token, sessionId: accountId } = await setup(10);
+    const { user, token, accountId } = await setup(10);
     const groups = await buildGroups(t, accountId, [3, 5]);
     const res = await send(token, accountId, {
       chatIds: [groups[0], groups[1], groups[0], '5@g.us'],
@@ -148,21 +148,21 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   it('answers 404 for a session that is not the user’s, and 402 beyond the balance', async () => {
     const a = await setup(5);
     const b = await setup(5);
-    const other = await send(a.token, b.sessionId, { chatIds: ['1@g.us'], type: 'string', content: 'x' });
+    const other = await send(a.token, b.accountId, { chatIds: ['1@g.us'], type: 'string', content: 'x' });
     expect(other.statusCode).toBe(404);
     expect(other.json()).toEqual({ success: false, message: 'No active session found' });
     const missing = await send(a.token, 'nope_123', { chatIds: ['1@g.us'], type: 'string', content: 'x' });
     expect(missing.statusCode).toBe(404);
 
     const six = Array.from({ length: 6 }, (_, i) => `${i}@g.us`);
-    const short = await send(a.token, a.sessionId, { chatIds: six, type: 'string', content: 'x' });
+    const short = await send(a.token, a.accountId, { chatIds: six, type: 'string', content: 'x' });
     expect(short.statusCode).toBe(402);
     expect(short.json()).toEqual({
       success: false,
       message: 'Your Credit Balance is lower than the message count',
     });
     expect(await balanceOf(t.db, a.user.id)).toBe(5);
-    const exact = await send(a.token, a.sessionId, {
+    const exact = await send(a.token, a.accountId, {
       chatIds: six.slice(0, 5),
       type: 'string',
       content: 'x',
@@ -175,7 +175,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     const off = await setup(10, { bulk: false });
     const refused = await send(
       off.token,
-      off.sessionId,
+      off.accountId,
       { chatIds: ['919876543210'], content: 'hi' },
       'sendIndividualMessage',
     );
@@ -185,7 +185,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     const on = await setup(10);
     const res = await send(
       on.token,
-      on.sessionId,
+      on.accountId,
       { chatIds: ['919876543210', '919876543210@c.us', '+91 98765-43211'], content: 'Hello' },
       'sendIndividualMessage',
     );
@@ -198,7 +198,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex');
     const mediaRes = await send(
       on.token,
-      on.sessionId,
+      on.accountId,
       { chatIds: ['919876543212'], content: 'cap', mime: 'image/png', data: png.toString('base64') },
       'sendIndividualMessage',
     );
@@ -208,7 +208,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
 
     const bad = await send(
       on.token,
-      on.sessionId,
+      on.accountId,
       { chatIds: ['abc'], content: 'x' },
       'sendIndividualMessage',
     );
@@ -217,7 +217,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('normalises media types, stores a file once, refuses files over 16 MB', async () => {
-    const { token, sessionId: accountId } = await setup(100);
+    const { token, accountId } = await setup(100);
     const data = Buffer.from('same file bytes').toString('base64');
     const cases: Array<[string, string]> = [
       ['image/webp', 'image/jpeg'],
@@ -266,7 +266,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('stores a poll as its JSON text with blank options dropped', async () => {
-    const { token, sessionId: accountId } = await setup(10);
+    const { token, accountId } = await setup(10);
     const res = await send(token, accountId, {
       chatIds: ['1@g.us'],
       type: 'poll',
@@ -286,7 +286,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('schedules a job: status scheduled, recipients due at the time', async () => {
-    const { token, sessionId: accountId } = await setup(10);
+    const { token, accountId } = await setup(10);
     const at = new Date(Date.now() + 3_600_000);
     const res = await send(token, accountId, {
       chatIds: ['1@g.us'],
@@ -303,7 +303,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('never overdraws: 30 concurrent sends of 5 race for a balance of 100', async () => {
-    const { user, token, sessionId: accountId } = await setup(100);
+    const { user, token, accountId } = await setup(100);
     await buildNamedGroups(
       t,
       accountId,
@@ -328,7 +328,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
   });
 
   it('accepts 20,000 recipients in one request', async () => {
-    const { user, token, sessionId: accountId } = await setup(20_000);
+    const { user, token, accountId } = await setup(20_000);
     const chatIds = Array.from({ length: 20_000 }, (_, i) => `${9_100_000_000 + i}`);
     const res = await send(token, accountId, { chatIds, content: 'bulk' }, 'sendIndividualMessage');
     expect(res.statusCode).toBe(200);

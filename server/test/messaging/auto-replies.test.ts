@@ -45,13 +45,13 @@ describe.each(DB_KINDS)('keyword auto-replies (%s)', (kind) => {
     });
   async function withRules(credits: number) {
     const a = await linkedAccount(t, { credits, track: users });
-    const res = await setRules(a.token, a.sessionId, PRICE_RULES);
+    const res = await setRules(a.token, a.accountId, PRICE_RULES);
     expect(res.statusCode, res.body).toBe(200);
     return a;
   }
 
   it('keeps the rules as given; refuses an opt-out word, a repeated keyword and an empty reply', async () => {
-    const { token, sessionId: accountId } = await withRules(0);
+    const { token, accountId } = await withRules(0);
     const got = await t.app.inject({
       method: 'GET',
       url: `/api/session/${accountId}/auto-replies`,
@@ -84,7 +84,7 @@ describe.each(DB_KINDS)('keyword auto-replies (%s)', (kind) => {
   });
 
   it('answers a matching text once per person per rule within the period, charged one credit each, in any script', async () => {
-    const { user, token, sessionId: accountId } = await withRules(10);
+    const { user, token, accountId } = await withRules(10);
     expect((await inbound(token, accountId, '919800050001', 'What is the price?')).statusCode).toBe(200);
     await waitFor('the first auto-reply', async () => (await repliesOf(t, user.id)).length === 1);
     // Again within the period: no second reply. 'priceless' holds no word 'price'; 'hi there' is not exactly 'hi'.
@@ -113,7 +113,7 @@ describe.each(DB_KINDS)('keyword auto-replies (%s)', (kind) => {
   });
 
   it('an opt-out word is never answered (STOP ALL holds the keyword “all”); an opted-out person is not answered nor charged', async () => {
-    const { user, token, sessionId: accountId } = await withRules(10);
+    const { user, token, accountId } = await withRules(10);
     await inbound(token, accountId, '919800060001', 'Stop all');
     await waitFor('the opt-out', async () => {
       const rows = await queryRows<{ n: number }>(
@@ -137,7 +137,7 @@ describe.each(DB_KINDS)('keyword auto-replies (%s)', (kind) => {
   });
 
   it('never answers a group or a LID (no number or BSUID to write to)', async () => {
-    const { user, sessionId: accountId } = await withRules(10);
+    const { user, accountId } = await withRules(10);
     const account = { accountId, userId: user.id };
     expect(
       await takeAutoReply(t.ctx, account, { from: '120363000000000001@g.us', text: 'price' }),

@@ -77,7 +77,7 @@ describe.each(DB_KINDS)('date inputs out of bounds on %s', (kind) => {
         },
       ),
     );
-    const res = await postSignedWebhook(t, a.sessionId, body, fake.appSecret);
+    const res = await postSignedWebhook(t, a.accountId, body, fake.appSecret);
     expect(res.statusCode, res.body).toBe(200);
   });
 });

@@ -56,7 +56,7 @@ describe.each(DB_KINDS)('delivery truth through the simulator and the engine (%s
   const byNumber = (list: Detail[], n: string) => list.find((d) => d.chatId.startsWith(n))!;
 
   it('a number whose phone never confirms goes undelivered; a reply marks its recipient replied; the list, details, CSV and webhooks say so', async () => {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 10, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits: 10, track: users });
     await t.db.insert(webhooks).values({
       id: crypto.randomUUID(),
       userId: user.id,
@@ -177,7 +177,7 @@ describe.each(DB_KINDS)('a send answered after its time-out (%s)', (kind) => {
   });
 
   it('becomes sent when the transport answers, its refund reversed; its receipt then applies', async () => {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits: 5 });
+    const { user, token, accountId } = await linkedAccount(t, { credits: 5 });
     const send = await t.app.inject({
       method: 'POST',
       url: `/api/session/${accountId}/sendIndividualMessage`,

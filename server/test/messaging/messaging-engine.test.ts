@@ -15,7 +15,7 @@ describe.each(DB_KINDS)('messaging through the engine and the simulator on %s', 
   const { t } = appWithEngine(kind, { SIMULATOR_SEND_LATENCY_MS: '5', SIMULATOR_GROUPS: '6' }, users);
 
   async function account(credits: number) {
-    const { user, token, sessionId: accountId } = await linkedAccount(t, { credits, track: users });
+    const { user, token, accountId } = await linkedAccount(t, { credits, track: users });
     const groups = await waitFor('groups cached', async () => {
       const rows = await t.db.select().from(waGroups).where(eq(waGroups.accountId, accountId));
       return rows.length === 6 ? rows : null;

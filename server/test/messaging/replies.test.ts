@@ -63,7 +63,7 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
     });
 
   it('a STOP reply puts the number on the opt-out list (source reply); its queued recipient fails Opted out, refunded', async () => {
-    const { user, token, sessionId: accountId } = await account(10);
+    const { user, token, accountId } = await account(10);
     const jobId = await scheduledJob(t, token, accountId, ['919800020001', '919800020002']);
     expect(await balanceOf(t.db, user.id)).toBe(8);
 
@@ -106,7 +106,7 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
   });
 
   it('takes the sender as a JID or as a LID of a group member; other keywords and any case', async () => {
-    const { token, sessionId: accountId } = await account(0);
+    const { token, accountId } = await account(0);
     expect(
       (await inbound(token, accountId, { from: '919800020003@s.whatsapp.net', text: 'UNSUBSCRIBE' }))
         .statusCode,
@@ -135,7 +135,7 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
   it('answers 404 for another user’s session, 409 when not connected, 400 for a sender that is not a number', async () => {
     const a = await account(0);
     const { token: otherToken } = await signedIn(t);
-    const res = await inbound(otherToken, a.sessionId, { from: '919800020009', text: 'STOP' });
+    const res = await inbound(otherToken, a.accountId, { from: '919800020009', text: 'STOP' });
     expect(res.statusCode).toBe(404);
     const pending = await createAccount(t, otherToken, {
       phoneNumber: '919600009999',
@@ -144,7 +144,7 @@ describe.each(DB_KINDS)('replies to a simulated account on %s', (kind) => {
     const notConnected = await inbound(otherToken, pending, { from: '919800020009', text: 'STOP' });
     expect(notConnected.statusCode).toBe(409);
     expect(notConnected.json().message).toBe('The session is not connected');
-    expect((await inbound(a.token, a.sessionId, { from: 'someone', text: 'STOP' })).statusCode).toBe(400);
+    expect((await inbound(a.token, a.accountId, { from: 'someone', text: 'STOP' })).statusCode).toBe(400);
     expect(await optOutsOf(t, a.token)).toEqual([]);
     expect(await optOutsOf(t, otherToken)).toEqual([]);
   });
@@ -155,7 +155,7 @@ describe.each(DB_KINDS)('replies on the Baileys transport (fake rc14 socket) on 
   const rig = baileysRigFor(kind);
 
   it('one-to-one texts that are keywords opt their sender out, by PN, by LID with or without sender_pn; nothing else does', async () => {
-    const { sessionId: accountId, first, index, token, user } = await rig.start('Replies', { credits: 10 });
+    const { accountId, first, index, token, user } = await rig.start('Replies', { credits: 10 });
     const s = await rig.pairAndOpen(accountId, first, index);
     const t = rig.t;
     const jobId = await scheduledJob(t, token, accountId, ['919800030001', '919800030002', '919800030009']);
@@ -225,7 +225,7 @@ describe.each(DB_KINDS)('replies on the Baileys transport (fake rc14 socket) on 
   });
 
   it('a reply that arrives during the login is taken when rc14 flushes its buffer', async () => {
-    const { sessionId: accountId, first, index, token } = await rig.start('Login replies');
+    const { accountId, first, index, token } = await rig.start('Login replies');
     const s = await rig.pairAndOpen(accountId, first, index);
     // The next socket (after a drop) opens and buffers its events until the offline notifications.
     s.close(428, 'Connection Closed');

@@ -20,7 +20,7 @@ describe.each(DB_KINDS)('failures a retry may fix (%s)', (kind) => {
   let userId: string;
 
   beforeAll(async () => {
-    const { user, sessionId: accountId, token: ownerToken } = await accountOwner(t, { credits: 0 });
+    const { user, accountId, token: ownerToken } = await accountOwner(t, { credits: 0 });
     userId = user.id;
     token = ownerToken;
     await t.db.execute(

@@ -30,10 +30,10 @@ describe.each(DB_KINDS)(
       transport: { onWhatsAppTtlMs: { found: 300, missing: 300 } },
     });
     const { connected } = rig;
-    async function send(s: { token: string; sessionId: string }, chatIds: string[]): Promise<string> {
+    async function send(s: { token: string; accountId: string }, chatIds: string[]): Promise<string> {
       const res = await rig.t.app.inject({
         method: 'POST',
-        url: `/api/session/${s.sessionId}/sendIndividualMessage`,
+        url: `/api/session/${s.accountId}/sendIndividualMessage`,
         headers: bearer(s.token),
         payload: { chatIds, content: 'Hello' },
       });

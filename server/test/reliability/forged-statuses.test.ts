@@ -53,7 +53,7 @@ describe.each(DB_KINDS)('forged Cloud statuses on %s', (kind) => {
   it('delivered and read messages: forged failures change nothing and refund nothing', async () => {
     const { t } = rig;
     const a = await rig.cloudAccount(RECIPIENTS);
-    const jobId = await campaign(a, a.sessionId, 0);
+    const jobId = await campaign(a, a.accountId, 0);
     await waitFor('every recipient read', async () => {
       const rs = await recipientsOf(t.db, jobId);
       return (
@@ -64,7 +64,7 @@ describe.each(DB_KINDS)('forged Cloud statuses on %s', (kind) => {
     });
     const before = await recipientsOf(t.db, jobId);
     const balance = await balanceOf(t.db, a.user.id);
-    for (const r of before) await post(a.sessionId, forged(r));
+    for (const r of before) await post(a.accountId, forged(r));
 
     const after = await recipientsOf(t.db, jobId);
     const movedBack = after.filter(
@@ -90,13 +90,13 @@ describe.each(DB_KINDS)('forged Cloud statuses on %s', (kind) => {
     const a = await rig.cloudAccount(RECIPIENTS);
     // Meta takes the sends and says nothing more (the phones are off): no delivered, no read.
     fake.state.webhook = undefined;
-    const jobId = await campaign(a, a.sessionId, 1000);
+    const jobId = await campaign(a, a.accountId, 1000);
     await waitFor('every recipient sent', async () =>
       (await recipientsOf(t.db, jobId)).every((r) => r.status === 'sent'),
     );
     const sent = await recipientsOf(t.db, jobId);
     const balance = await balanceOf(t.db, a.user.id);
-    for (const r of sent) await post(a.sessionId, forged(r));
+    for (const r of sent) await post(a.accountId, forged(r));
 
     const refunded = (await balanceOf(t.db, a.user.id)) - balance;
     const refundRows = await t.db

@@ -12,12 +12,10 @@ describe.each(DB_KINDS)('webhook events from the engine on %s', (kind) => {
   const { t, receiver, subscriber } = webhookEngine(kind);
 
   it('tells the receiver of the session, each recipient and the finished job, signed', async () => {
-    const {
-      token,
-      webhook,
-      sessionId: accountId,
-      groups,
-    } = await subscriber(['job.finished', 'message.status', 'session.status'], '919700000001');
+    const { token, webhook, accountId, groups } = await subscriber(
+      ['job.finished', 'message.status', 'session.status'],
+      '919700000001',
+    );
     const { secret } = webhook;
     const announce = groups.find((g) => g.announce && !g.isAdmin)!;
     const open = groups.filter((g) => !g.announce).slice(0, 3);

@@ -29,12 +29,10 @@ describe.each(DB_KINDS)('webhook payloads match the contract on %s', (kind) => {
   const { t, subscriber } = webhookEngine(kind);
 
   it('stores job.finished, message.status (sent, failed, delivered, read), session.status and optout as the contract says', async () => {
-    const {
-      token,
-      webhook,
-      sessionId: accountId,
-      groups,
-    } = await subscriber(['job.finished', 'message.status', 'session.status', 'optout'], '919700000002');
+    const { token, webhook, accountId, groups } = await subscriber(
+      ['job.finished', 'message.status', 'session.status', 'optout'],
+      '919700000002',
+    );
     const webhookId = webhook.id;
     const announce = groups.find((g) => g.announce && !g.isAdmin)!;
     const open = groups.filter((g) => !g.announce).slice(0, 2);

@@ -50,10 +50,7 @@ export async function receiveWebhook(
   if (!inbound.ok) {
     if (inbound.status === 401) return { status: 401, body: 'Invalid signature' };
     // A 4xx would make Meta retry a payload that will never parse: taken, logged.
-    ctx.log.warn(
-      { accountId, error: inbound.error },
-      'a Cloud API webhook was not in Meta’s shape',
-    );
+    ctx.log.warn({ accountId, error: inbound.error }, 'a Cloud API webhook was not in Meta’s shape');
     return { status: 200, body: 'OK' };
   }
   const { creds, userId } = account;

@@ -155,10 +155,7 @@ export async function startDispatcher(
     store
       .noteUndeliveredCause(accountId, cause)
       .catch((err) =>
-        log.error(
-          { err, accountId, cause: cause.cause },
-          'noting why messages went undelivered failed',
-        ),
+        log.error({ err, accountId, cause: cause.cause }, 'noting why messages went undelivered failed'),
       );
   };
   // WhatsApp lifted the account's restriction of new chats: its one-to-one recipients go on.

@@ -91,10 +91,7 @@ export async function postStatusBatch(
         : err instanceof SendError
           ? err.message
           : `Send failed: ${(err as Error).message ?? String(err)}`;
-    log.warn(
-      { accountId, jobId: first.jobId, recipients: on.length, reason },
-      'status post failed',
-    );
+    log.warn({ accountId, jobId: first.jobId, recipients: on.length, reason }, 'status post failed');
     const failed = failAll(on, reason);
     if (err === SEND_TIMED_OUT) answeredLate(deps, accountId, posting.then(sentRows), failed);
     await failed;
