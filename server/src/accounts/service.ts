@@ -89,7 +89,7 @@ export async function createAccount(
   ctx: AppContext,
   user: UserRow,
   input: { phoneNumber: string; sessionName: string; proxy?: string },
-): Promise<{ sessionId: string }> {
+): Promise<{ accountId: string }> {
   // The phone rule (docs/decisions.md, Phone numbers): '9123456780' is stored as 919123456780.
   const phone = checkPhone(input.phoneNumber, ctx.config.defaultCountryCode);
   if ('error' in phone) throw badRequest(phone.error);
@@ -105,7 +105,7 @@ export async function createAccount(
     const twin = await accountOfUserByPhone(tx, user.id, digits);
     if (twin) throw conflict(ACCOUNT_LIMIT_TEXTS.alreadyLinked(digits, twin.name));
     await insertNewAccount(tx, {
-      accountId: accountId,
+      accountId,
       userId: user.id,
       phoneNumber: digits,
       name: input.sessionName,
@@ -113,7 +113,7 @@ export async function createAccount(
     });
   });
   await signal(ctx, 'session-changed', accountId);
-  return { sessionId: accountId };
+  return { accountId };
 }
 
 export async function accountStatus(ctx: AppContext, user: UserRow, accountId: string) {

@@ -19,7 +19,7 @@ export type GrantInput = {
   listId: string;
   groupId?: string | null;
   groupName?: string | null;
-  sessionId?: string | null;
+  accountId?: string | null;
   actor: { id: string; username: string };
 };
 
@@ -43,7 +43,7 @@ export async function insertGrant(db: Db, input: GrantInput): Promise<string> {
     listId: input.listId,
     groupId: input.groupId ?? null,
     groupName: input.groupName ?? null,
-    accountId: input.sessionId ?? null,
+    accountId: input.accountId ?? null,
     actorId: input.actor.id,
     actor: input.actor.username,
   });

@@ -229,7 +229,7 @@ export async function saveGroupMembersAsList(
       listId,
       groupId: group.groupId,
       groupName: group.subject,
-      sessionId: input.sessionId,
+      accountId: input.sessionId,
       actor: by,
     });
     await countGrant(tx, consentGrantId, rows.length);

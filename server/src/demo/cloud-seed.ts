@@ -33,7 +33,7 @@ export async function seedCloudDemo(
   cloud: DemoCloud,
   regularsListId: string,
 ): Promise<string> {
-  const { sessionId: accountId } = await createCloudAccount(ctx, shop, {
+  const { accountId } = await createCloudAccount(ctx, shop, {
     sessionName: DEMO_CLOUD.sessionName,
     phoneNumberId: DEMO_CLOUD.phoneNumberId,
     wabaId: DEMO_CLOUD.wabaId,

@@ -219,7 +219,7 @@ export async function seedDemo(ctx: AppContext, cloud?: DemoCloud): Promise<bool
 
   // A linked simulated account: created as a person would, then its QR "scanned".
   const shopRow = (await findUserById(ctx.db, shop.id))!;
-  const { sessionId: accountId } = await createAccount(ctx, shopRow, {
+  const { accountId } = await createAccount(ctx, shopRow, {
     phoneNumber: '919876543210',
     sessionName: 'Asha Sarees Shop',
   });

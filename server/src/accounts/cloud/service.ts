@@ -29,7 +29,7 @@ export async function createCloudAccount(
   ctx: AppContext,
   user: UserRow,
   input: CreateCloudAccountBody,
-): Promise<{ sessionId: string }> {
+): Promise<{ accountId: string }> {
   const client = graphClient(ctx.config, input.accessToken);
   const info = await client.getPhoneNumber(input.phoneNumberId).catch((err: unknown) => {
     throw graphProblem(err);
@@ -48,7 +48,7 @@ export async function createCloudAccount(
       .where(eq(cloudAccounts.phoneNumberId, input.phoneNumberId));
     if (taken) throw conflict(CLOUD_TEXTS.alreadyConnected);
     await insertNewAccount(tx, {
-      accountId: accountId,
+      accountId,
       userId: user.id,
       phoneNumber: digits,
       name: input.sessionName,
@@ -57,7 +57,7 @@ export async function createCloudAccount(
     });
     await tx.insert(cloudAccounts).values(
       sealedAccount(ctx.config.secretKey, {
-        accountId: accountId,
+        accountId,
         phoneNumberId: input.phoneNumberId,
         wabaId: input.wabaId,
         portfolioId,
@@ -70,7 +70,7 @@ export async function createCloudAccount(
   await recordPhoneInfo(ctx.db, accountId, info);
   await storeTemplates(ctx.db, accountId, templates);
   await signal(ctx, 'session-changed', accountId);
-  return { sessionId: accountId };
+  return { accountId };
 }
 
 /**

@@ -46,7 +46,7 @@ export function registerAccountRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const { sessionId: accountId } = await createAccount(ctx, requireUser(request), request.body);
+      const { accountId } = await createAccount(ctx, requireUser(request), request.body);
       return {
         success: true as const,
         message: 'Instance created successfully. Scan the QR code to connect.',

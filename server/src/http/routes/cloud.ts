@@ -43,10 +43,10 @@ export async function registerCloudRoutes(app: App, ctx: AppContext): Promise<vo
         response: { 200: CreateCloudAccountResponse, ...errors, 409: ErrorResponse, 503: ErrorResponse },
       },
     },
-    async (request) => ({
-      success: true as const,
-      ...(await createCloudAccount(ctx, requireUser(request), request.body)),
-    }),
+    async (request) => {
+      const { accountId } = await createCloudAccount(ctx, requireUser(request), request.body);
+      return { success: true as const, sessionId: accountId };
+    },
   );
 
   app.get(

@@ -158,7 +158,7 @@ export async function acceptSend(
       await insertSeries(tx, {
         id: seriesId!,
         userId: user.id,
-        accountId: accountId,
+        accountId,
         audience,
         every: repeat.every,
         until: repeat.until,
@@ -171,7 +171,7 @@ export async function acceptSend(
     await acceptRepo.insertJob(tx, {
       id: jobId,
       userId: user.id,
-      accountId: accountId,
+      accountId,
       audience,
       messageType: message.type,
       content: storedContent(message),

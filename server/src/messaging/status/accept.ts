@@ -123,7 +123,7 @@ export async function acceptStatus(
     await acceptRepo.insertJob(tx, {
       id: jobId,
       userId: user.id,
-      accountId: accountId,
+      accountId,
       audience: 'individuals',
       messageType: 'status',
       content: post.type === 'text' ? post.text : post.caption,
