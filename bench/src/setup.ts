@@ -33,8 +33,10 @@ export function config() {
     SEND_DELAY_MIN_MS: '0',
     SEND_DELAY_MAX_MS: '0',
     WEB_DIST_DIR: '/nonexistent-web-dist',
-    // The product's default period; a smoke run's idle row must see one check in seconds.
+    // The product's default period and margin; a smoke run's idle row must see one check in
+    // seconds, and its senders' last writes leave the margin in seconds.
     HEALTH_CHECK_MS: String(size(60_000, 1_000)),
+    HEALTH_MARGIN_MS: String(size(60_000, 1_000)),
   });
 }
 
