@@ -35,6 +35,7 @@ type Proc = { name: string; child: ChildProcess; port: number };
 
 /** The compiled server (`node server/dist/main.js`) on `url` in role `role`. */
 function startProcess(name: string, role: 'api' | 'worker', url: string, port: number): Proc {
+  const { healthCheckMs, healthMarginMs } = config();
   const child = spawn(process.execPath, ['server/dist/main.js'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -49,6 +50,10 @@ function startProcess(name: string, role: 'api' | 'worker', url: string, port: n
       SEND_DELAY_MIN_MS: '0',
       SEND_DELAY_MAX_MS: '0',
       SESSION_LEASE_MS: String(LEASE_MS),
+      // The bench's health check (setup.ts: the product's minute, a second in a smoke run): the
+      // idle window waits for its first evaluation of every account.
+      HEALTH_CHECK_MS: String(healthCheckMs),
+      HEALTH_MARGIN_MS: String(healthMarginMs),
       LOG_LEVEL: 'error',
       WEB_DIST_DIR: '/nonexistent-web-dist',
       ADMIN_PASSWORD: 'bench-admin-password',

@@ -150,14 +150,15 @@ export async function idleCost(ctx: AppContext): Promise<string> {
       await sleep(200);
     }
     // The health check evaluates a sending account again at each check until its own last send
-    // is a minute old (its margin for writes begun before it). A minute after the last send of
-    // all, and two checks later, nothing of the traffic is left for it: idle after traffic starts
-    // then. (Waiting for each sender's evaluation to pass a minute after the last send of all
-    // timed out whenever one sender finished more than a check's period before another.)
+    // is HEALTH_MARGIN_MS old (its margin for writes begun before it; a minute, a second in a
+    // smoke run). That margin after the last send of all, and two checks later, nothing of the
+    // traffic is left for it: idle after traffic starts then. (Waiting for each sender's
+    // evaluation to pass the margin after the last send of all timed out whenever one sender
+    // finished more than a check's period before another.)
     const [last] = await queryRows<{ ms: number }>(
       ctx.db,
       sql`SELECT greatest(0, extract(epoch FROM (SELECT max(sent_at) FROM message_job_recipients)
-                                   + interval '1 minute' - now()) * 1000)::float8 AS ms`,
+                                   - now()) * 1000 + ${ctx.config.healthMarginMs}::float8)::float8 AS ms`,
     );
     await sleep((last?.ms ?? 0) + 2 * ctx.config.healthCheckMs);
     const afterTraffic = await idleWindow(ctx);

@@ -159,6 +159,12 @@ const EnvSchema = z.object({
   LOOKUP_SPACING_MS: int(0, 600_000).default(3000),
   /** How often a node scores the health of the accounts it drives (the breaker acts then). */
   HEALTH_CHECK_MS: int(1000, 3_600_000).default(60_000),
+  /**
+   * How long after an account's last write (an outcome, a verdict, a reply, an event, a STOP) the
+   * health check still evaluates it again: a write whose transaction began before an evaluation
+   * read its signals carries an earlier time than the evaluation.
+   */
+  HEALTH_MARGIN_MS: int(1000, 3_600_000).default(60_000),
   /** How long the breaker's pause lasts unless the user resumes sooner. */
   HEALTH_COOLING_MS: int(60_000, 7 * 86_400_000).default(86_400_000),
   SESSION_LEASE_MS: int(1000, 3_600_000).default(30_000),
@@ -243,6 +249,8 @@ export type Config = {
   /** HEALTH_CHECK_MS and HEALTH_COOLING_MS: the account-health check's period and the breaker's pause. */
   healthCheckMs: number;
   healthCoolingMs: number;
+  /** HEALTH_MARGIN_MS: how long after an account's last write its health is evaluated again (accounts/health/repository.ts). */
+  healthMarginMs: number;
   /** A sent message with no delivery receipt this long after its send is undelivered. */
   undeliveredAfterMs: number;
   /** Within this long after an erasure, the tables that held the number are rewritten and the WAL moved past it. */
@@ -346,6 +354,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sendTimeoutMs: e.SEND_TIMEOUT_MS,
     healthCheckMs: e.HEALTH_CHECK_MS,
     healthCoolingMs: e.HEALTH_COOLING_MS,
+    healthMarginMs: e.HEALTH_MARGIN_MS,
     undeliveredAfterMs: e.UNDELIVERED_AFTER_MS,
     erasureCompactMs: e.ERASURE_COMPACT_MS,
     rateLimitPauseMs: e.RATE_LIMIT_PAUSE_MS,

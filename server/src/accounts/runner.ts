@@ -218,7 +218,13 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
     this.evaluating = true;
     try {
       const owned = [...this.drivers.keys()];
-      const due = await accountsToEvaluate(this.ctx.db, owned, new Date(), DEFAULT_TIMEZONE);
+      const due = await accountsToEvaluate(
+        this.ctx.db,
+        owned,
+        new Date(),
+        DEFAULT_TIMEZONE,
+        this.ctx.config.healthMarginMs,
+      );
       for (const accountId of due) {
         if (this.stopping) return;
         await evaluateHealth(this.ctx, accountId).catch((err) => {

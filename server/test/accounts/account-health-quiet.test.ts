@@ -23,7 +23,8 @@ describe.each(DB_KINDS)('which accounts the health check evaluates on %s', (kind
     { HEALTH_CHECK_MS: '3600000', SIMULATOR_LINK_AFTER_MS: '3600000' },
     users,
   );
-  const due = (ids: string[]) => accountsToEvaluate(t.db, ids, new Date(), DEFAULT_TIMEZONE);
+  const due = (ids: string[], marginMs = t.ctx.config.healthMarginMs) =>
+    accountsToEvaluate(t.db, ids, new Date(), DEFAULT_TIMEZONE, marginMs);
   const evaluatedAt = async (accountId: string) =>
     (
       await queryRows<{ at: string }>(
@@ -96,5 +97,22 @@ describe.each(DB_KINDS)('which accounts the health check evaluates on %s', (kind
       sql`UPDATE wa_sessions SET send_paused = false WHERE session_id = ${paused!.accountId}`,
     );
     expect(await due([paused!.accountId])).toEqual([paused!.accountId]);
+  });
+
+  it('evaluates an account again until its last write is HEALTH_MARGIN_MS older than its evaluation', async () => {
+    const account = await linkedAccount(t, { track: users });
+    const id = account!.sessionId;
+    expect(t.ctx.config.healthMarginMs).toBe(60_000);
+    await recordAccountEvent(t.db, id, 'disconnected', 'Connection lost');
+    await evaluateHealth(t.ctx, id);
+    // Evaluated after the event, but within any margin of it: due again.
+    expect(await due([id])).toEqual([id]);
+    expect(await due([id], 5_000)).toEqual([id]);
+    // Ten seconds older: still within the default minute, past a margin of 5 s.
+    await t.db.execute(
+      sql`UPDATE account_events SET at = at - interval '10 seconds' WHERE session_id = ${id}`,
+    );
+    expect(await due([id])).toEqual([id]);
+    expect(await due([id], 5_000)).toEqual([]);
   });
 });

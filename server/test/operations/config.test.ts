@@ -25,6 +25,8 @@ describe('config', () => {
       sessionWaitMs: 600_000,
       failoverAfterMs: 120_000,
       rateLimitPauseMs: 60_000,
+      healthCheckMs: 60_000,
+      healthMarginMs: 60_000,
       databaseUrl: undefined,
       logLevel: 'info',
       pgliteSharedBuffers: '32MB',
@@ -46,6 +48,11 @@ describe('config', () => {
       'PGLITE_SHARED_BUFFERS',
       '32',
       'Invalid PGLITE_SHARED_BUFFERS="32": expected a size such as 32MB (kB, MB or GB)',
+    ],
+    [
+      'HEALTH_MARGIN_MS',
+      '500',
+      'Invalid HEALTH_MARGIN_MS="500": expected a whole number from 1000 to 3600000',
     ],
     [
       'DATABASE_URL',

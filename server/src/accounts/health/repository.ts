@@ -126,7 +126,8 @@ export async function saveHealth(db: Db, accountId: string, values: HealthValues
  * - never evaluated, or under the breaker's pause, or paused now and not when last evaluated (or
  *   the other way round);
  * - anything new since their last evaluation (an outcome, a delivery verdict, a reply, an event,
- *   a STOP to their user), with a minute's margin for a write whose transaction began before it;
+ *   a STOP to their user), with a margin (`marginMs`, HEALTH_MARGIN_MS: a minute) for a write
+ *   whose transaction began before it;
  * - a new local day (the warm-up step);
  * - signals in the window, every REFRESH_MINUTES: with nothing new they only leave the window as it
  *   slides, which can only raise the score (a recovery seen a few minutes late; a new failure is
@@ -142,8 +143,10 @@ export async function accountsToEvaluate(
   accountIds: string[],
   now: Date,
   defaultTimezone: string,
+  marginMs: number,
 ): Promise<string[]> {
   if (accountIds.length === 0) return [];
+  const since = sql`h.evaluated_at - make_interval(secs => ${marginMs / 1000}::float8)`;
   const rows = await queryRows<{
     session_id: string;
     changed: boolean;
@@ -158,17 +161,17 @@ export async function accountsToEvaluate(
                 OR ((h.state <> 'good' OR EXISTS (SELECT 1 FROM jsonb_each(h.signals) e WHERE e.value <> '0'::jsonb))
                     AND h.evaluated_at < now() - make_interval(mins => ${REFRESH_MINUTES}))
                 OR EXISTS (SELECT 1 FROM message_job_recipients r WHERE r.session_id = s.session_id
-                             AND r.status = 'sent' AND r.sent_at >= h.evaluated_at - interval '1 minute')
+                             AND r.status = 'sent' AND r.sent_at >= ${since})
                 OR EXISTS (SELECT 1 FROM message_job_recipients r WHERE r.session_id = s.session_id
-                             AND r.status = 'failed' AND r.failed_at >= h.evaluated_at - interval '1 minute')
+                             AND r.status = 'failed' AND r.failed_at >= ${since})
                 OR EXISTS (SELECT 1 FROM message_job_recipients r WHERE r.session_id = s.session_id
-                             AND r.undelivered_at IS NOT NULL AND r.undelivered_at >= h.evaluated_at - interval '1 minute')
+                             AND r.undelivered_at IS NOT NULL AND r.undelivered_at >= ${since})
                 OR EXISTS (SELECT 1 FROM message_job_recipients r WHERE r.session_id = s.session_id
-                             AND r.replied_at IS NOT NULL AND r.replied_at >= h.evaluated_at - interval '1 minute')
+                             AND r.replied_at IS NOT NULL AND r.replied_at >= ${since})
                 OR EXISTS (SELECT 1 FROM account_events a WHERE a.session_id = s.session_id
-                             AND a.at >= h.evaluated_at - interval '1 minute')
+                             AND a.at >= ${since})
                 OR EXISTS (SELECT 1 FROM opt_outs o WHERE o.user_id = s.user_id AND o.source = 'reply'
-                             AND o.created_at >= h.evaluated_at - interval '1 minute')) AS changed
+                             AND o.created_at >= ${since})) AS changed
         FROM wa_sessions s
         LEFT JOIN account_health h ON h.session_id = s.session_id
         LEFT JOIN session_policies p ON p.session_id = s.session_id
