@@ -101,7 +101,7 @@ describe.each(DB_KINDS)('which accounts the health check evaluates on %s', (kind
 
   it('evaluates an account again until its last write is HEALTH_MARGIN_MS older than its evaluation', async () => {
     const account = await linkedAccount(t, { track: users });
-    const id = account!.sessionId;
+    const id = account!.accountId;
     expect(t.ctx.config.healthMarginMs).toBe(60_000);
     await recordAccountEvent(t.db, id, 'disconnected', 'Connection lost');
     await evaluateHealth(t.ctx, id);
