@@ -6,11 +6,17 @@
  * door for outcomes) is sent one status per POST, as Meta's fake (server/src/transport/simulator)
  * signs them, from a process of its own (`webhook-load.ts`) paced at the offered rate whatever
  * the answers' times (an open loop: a slow answer does not slow the offer). Prints each POST's time to answer (p50, p99, max) and how long after
- * the last POST every status is in the database.
+ * the last POST every status is in the database; then the CPU each event cost, from the first
+ * POST until every status is applied: this process's (the node: its HTTP server, signature
+ * check, parse and batches; the fake Graph API here only answers the connect), the PostgreSQL
+ * backends' and the load generator's. On a machine of two cores or more the node runs on core 0
+ * and the load generator on core 1 (PostgreSQL, a service of the machine, runs where it runs):
+ * on a shared machine the rate moves with the others' load, the CPU an event costs far less.
  *
- *   BENCH_ONLY=webhook npm run bench        (BENCH_WEBHOOK_RATE, 3000 by default)
+ *   BENCH_ONLY=webhook npm run bench        (BENCH_WEBHOOK_RATE, 3000 by default; BENCH_PIN=0 pins nothing)
  */
 import { fork } from 'node:child_process';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../server/src/context.ts';
@@ -22,23 +28,33 @@ import {
   signature,
   statusesOf,
 } from '../../server/src/transport/simulator/graph-api-payloads.ts';
-import { withHighNumber } from './cloud-number.ts';
+import { allCores, databaseCpuFrom, perUnit, pin, withHighNumber } from './cloud-number.ts';
 import { numbers, size } from './setup.ts';
 import type { WebhookLoad, WebhookLoadResult } from './webhook-load.ts';
 
 const MESSAGES = size(10_000, 200);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 3000);
 
-/** The load, made in a process of its own (`webhook-load.ts`). */
-function offerFromOwnProcess(load: WebhookLoad): Promise<WebhookLoadResult> {
+/**
+ * The load, made in a process of its own (`webhook-load.ts`), on core `core` when there is one;
+ * `offered` is called once the load is handed over (copying the bodies to it is the bench's CPU,
+ * not the node's).
+ */
+function offerFromOwnProcess(
+  load: WebhookLoad,
+  core: string | null,
+  offered: () => void,
+): Promise<WebhookLoadResult> {
   const child = fork(fileURLToPath(new URL('./webhook-load.ts', import.meta.url)), {
     execArgv: ['--import', 'tsx'],
     serialization: 'advanced',
   });
+  if (core !== null) pin(child.pid!, core);
   return new Promise((resolve, reject) => {
     child.once('message', (result) => resolve(result as WebhookLoadResult));
     child.once('exit', (code) => reject(new Error(`the webhook load process exited with ${code}`)));
     child.send(load);
+    offered();
   });
 }
 
@@ -94,12 +110,23 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
         );
 
     const url = `${base}/api/cloud/webhook/${accountId}`;
-    const { times, refused, elapsedMs } = await offerFromOwnProcess({
-      url,
-      bodies,
-      signatures: bodies.map((b) => signature(b, fake.appSecret)),
-      rate: RATE,
-    });
+    // The node on core 0, the load on core 1: each its own core (when the machine has two).
+    const pinned = process.env.BENCH_PIN !== '0' && os.cpus().length >= 2 && pin(process.pid, '0');
+    let nodeCpu = process.cpuUsage();
+    const databaseCpu = await databaseCpuFrom(ctx);
+    let offer: WebhookLoadResult;
+    try {
+      offer = await offerFromOwnProcess(
+        { url, bodies, signatures: bodies.map((b) => signature(b, fake.appSecret)), rate: RATE },
+        pinned ? '1' : null,
+        () => {
+          nodeCpu = process.cpuUsage();
+        },
+      );
+    } finally {
+      if (pinned) pin(process.pid, allCores());
+    }
+    const { times, refused, elapsedMs } = offer;
     const lastAnswer = performance.now();
     const offeredS = elapsedMs / 1000;
     // Every status applied: each recipient delivered and read.
@@ -117,6 +144,8 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
       await new Promise((r) => setTimeout(r, 20));
     }
     const settled = performance.now() - lastAnswer;
+    const nodeUsed = process.cpuUsage(nodeCpu);
+    const databaseS = await databaseCpu();
     if (refused > 0) throw new Error(`${refused} of ${bodies.length} webhooks were not answered 200`);
     if (!applied) throw new Error('not every status was applied within 60 s of the last webhook');
     times.sort((a, b) => a - b);
@@ -124,7 +153,25 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
     return (
       `${bodies.length.toLocaleString('en-IN')} status webhooks offered at ${RATE.toLocaleString('en-IN')}/s, ` +
       `taken at ${Math.round(bodies.length / offeredS).toLocaleString('en-IN')}/s: answer p50 ${ms(quantile(times, 0.5))}, ` +
-      `p99 ${ms(quantile(times, 0.99))}, max ${ms(times.at(-1)!)}; all applied ${ms(settled)} after the last answer`
+      `p99 ${ms(quantile(times, 0.99))}, max ${ms(times.at(-1)!)}; all applied ${ms(settled)} after the last answer; ` +
+      cpuPerEvent(bodies.length, (nodeUsed.user + nodeUsed.system) / 1e6, databaseS, offer.cpuS, pinned)
     );
   });
+}
+
+/** The CPU an event cost the node, PostgreSQL and the load generator, and one core's ceiling at the node's cost. */
+function cpuPerEvent(
+  events: number,
+  nodeS: number,
+  databaseS: number | null,
+  loadS: number,
+  pinned: boolean,
+): string {
+  const node = perUnit(nodeS, events);
+  const database = databaseS === null ? '' : `, PostgreSQL ${perUnit(databaseS, events).us} µs`;
+  return (
+    `node CPU per event: ${node.us} µs → one core's ceiling ≈ ${node.ceiling}/s${database}, ` +
+    `load generator ${perUnit(loadS, events).us} µs` +
+    (pinned ? ' (node on core 0, load on core 1, PostgreSQL unpinned)' : ' (not pinned)')
+  );
 }

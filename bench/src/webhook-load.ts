@@ -3,14 +3,16 @@
  * making and timing the requests takes none of the server's CPU: the figure is the node's own.
  * It posts each body with its signature to the url at the offered rate, whatever the answers'
  * times (an open loop: a slow answer does not slow the offer), and sends back each POST's time to
- * answer, how many were not answered 200, and the time from the first POST to the last answer.
+ * answer, how many were not answered 200, the time from the first POST to the last answer, and
+ * the CPU seconds this process spent on it (what the load cost, apart from the node's).
  */
 import { Agent, request } from 'undici';
 
 export type WebhookLoad = { url: string; bodies: string[]; signatures: string[]; rate: number };
-export type WebhookLoadResult = { times: number[]; refused: number; elapsedMs: number };
+export type WebhookLoadResult = { times: number[]; refused: number; elapsedMs: number; cpuS: number };
 
 async function offer({ url, bodies, signatures, rate }: WebhookLoad): Promise<WebhookLoadResult> {
+  const cpu = process.cpuUsage();
   const agent = new Agent({ connections: 64, pipelining: 1 });
   const times: number[] = [];
   let refused = 0;
@@ -36,7 +38,8 @@ async function offer({ url, bodies, signatures, rate }: WebhookLoad): Promise<We
   await Promise.all(inFlight);
   const elapsedMs = performance.now() - started;
   await agent.close();
-  return { times, refused, elapsedMs };
+  const used = process.cpuUsage(cpu);
+  return { times, refused, elapsedMs, cpuS: (used.user + used.system) / 1e6 };
 }
 
 process.once('message', (load: WebhookLoad) => {
