@@ -123,5 +123,8 @@ export const allCores = () => `0-${os.cpus().length - 1}`;
 /** "N µs" of CPU a unit of work, and the rate one core holds at that cost. */
 export const perUnit = (seconds: number, units: number) => {
   const us = (seconds * 1e6) / units;
-  return { us: Math.round(us).toLocaleString('en-IN'), ceiling: Math.round(1e6 / us).toLocaleString('en-IN') };
+  return {
+    us: Math.round(us).toLocaleString('en-IN'),
+    ceiling: Math.round(1e6 / us).toLocaleString('en-IN'),
+  };
 };
