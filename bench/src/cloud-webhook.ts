@@ -30,6 +30,7 @@ import {
 } from '../../server/src/transport/simulator/graph-api-payloads.ts';
 import { allCores, databaseCpuFrom, perUnit, pin, withHighNumber } from './cloud-number.ts';
 import { numbers, size } from './setup.ts';
+import { tallyStatements, topStatements } from './statement-tally.ts';
 import type { WebhookLoad, WebhookLoadResult } from './webhook-load.ts';
 
 const MESSAGES = size(10_000, 200);
@@ -114,6 +115,7 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
     const pinned = process.env.BENCH_PIN !== '0' && os.cpus().length >= 2 && pin(process.pid, '0');
     let nodeCpu = process.cpuUsage();
     const databaseCpu = await databaseCpuFrom(ctx);
+    const tally = tallyStatements();
     let offer: WebhookLoadResult;
     try {
       offer = await offerFromOwnProcess(
@@ -145,6 +147,7 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
     }
     const settled = performance.now() - lastAnswer;
     const nodeUsed = process.cpuUsage(nodeCpu);
+    const statements = tally.stop();
     const databaseS = await databaseCpu();
     if (refused > 0) throw new Error(`${refused} of ${bodies.length} webhooks were not answered 200`);
     if (!applied) throw new Error('not every status was applied within 60 s of the last webhook');
@@ -154,7 +157,10 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
       `${bodies.length.toLocaleString('en-IN')} status webhooks offered at ${RATE.toLocaleString('en-IN')}/s, ` +
       `taken at ${Math.round(bodies.length / offeredS).toLocaleString('en-IN')}/s: answer p50 ${ms(quantile(times, 0.5))}, ` +
       `p99 ${ms(quantile(times, 0.99))}, max ${ms(times.at(-1)!)}; all applied ${ms(settled)} after the last answer; ` +
-      cpuPerEvent(bodies.length, (nodeUsed.user + nodeUsed.system) / 1e6, databaseS, offer.cpuS, pinned)
+      cpuPerEvent(bodies.length, (nodeUsed.user + nodeUsed.system) / 1e6, databaseS, offer.cpuS, pinned) +
+      // The bench's own polls for "all applied" are among them (one each 20 ms after the last answer).
+      `; ${[...statements.values()].reduce((a, b) => a + b, 0).toLocaleString('en-IN')} statements sent ` +
+      `(most: ${topStatements(statements, 3).join('; ')})`
     );
   });
 }
