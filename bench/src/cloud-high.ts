@@ -5,7 +5,10 @@
  * reads the number's throughput level from the fake Graph API (answering each send in
  * BENCH_CLOUD_LATENCY_MS, 50 by default), a template job is accepted, and the engine's lanes
  * claim, send and record each recipient. Prints the rate Meta would see (arrivals at the fake),
- * the busiest 1 s window of arrivals, and how many recipients were not sent.
+ * the busiest 1 s window of arrivals, and how many recipients were not sent; then the CPU each
+ * message cost from the moment they were made due until every one had its outcome: this process's
+ * (the node's engine, transport and Graph client, and the fake Graph API's answers, which run
+ * here too) and the PostgreSQL backends'.
  *
  *   BENCH_ONLY=cloudhigh npm run bench        (BENCH_CLOUD_SENDS, 20,000 by default)
  */
@@ -16,7 +19,7 @@ import { queryRows } from '../../server/src/db/client.ts';
 import { startEngine } from '../../server/src/engine.ts';
 import { acceptSend } from '../../server/src/messaging/accept/send.ts';
 import { maxInWindow } from '../../server/src/transport/cloud/throughput-limiter.ts';
-import { withHighNumber } from './cloud-number.ts';
+import { databaseCpuFrom, perUnit, withHighNumber } from './cloud-number.ts';
 import { fmtRate, numbers, size } from './setup.ts';
 
 const MESSAGES = Number(process.env.BENCH_CLOUD_SENDS ?? size(20_000, 300));
@@ -46,6 +49,8 @@ export async function cloudHighRow(benchCtx: AppContext): Promise<string> {
         'individuals',
       );
       const before = fake.sends.length;
+      const nodeCpu = process.cpuUsage();
+      const databaseCpu = await databaseCpuFrom(ctx);
       await ctx.db.execute(
         sql`UPDATE message_job_recipients SET due_at = now() + interval '2 seconds' WHERE job_id = ${accepted.jobId}`,
       );
@@ -60,6 +65,8 @@ export async function cloudHighRow(benchCtx: AppContext): Promise<string> {
         );
         left = row!.left;
       }
+      const nodeUsed = process.cpuUsage(nodeCpu);
+      const databaseS = await databaseCpu();
       const [failed] = await queryRows<{ n: number }>(
         ctx.db,
         sql`SELECT count(*)::int AS n FROM message_job_recipients WHERE job_id = ${accepted.jobId} AND status = 'failed'`,
@@ -70,10 +77,15 @@ export async function cloudHighRow(benchCtx: AppContext): Promise<string> {
         .sort((a, b) => a - b);
       if (arrivals.length < 2) throw new Error(`only ${arrivals.length} sends reached the fake Graph API`);
       const seconds = (arrivals.at(-1)! - arrivals[0]!) / 1000;
+      // From the update that makes them due 2 s later (the engine's polls meanwhile, and the
+      // bench's own count every 200 ms, are in it: a few ms against seconds of sending).
+      const node = perUnit((nodeUsed.user + nodeUsed.system) / 1e6, MESSAGES);
+      const database = databaseS === null ? '' : `, PostgreSQL ${perUnit(databaseS, MESSAGES).us} µs`;
       return (
         `${MESSAGES.toLocaleString('en-IN')} templates, Meta answering in ${LATENCY_MS} ms: ` +
         `${fmtRate((arrivals.length - 1) / seconds)} at Meta, busiest second ${maxInWindow(arrivals)}; ` +
-        `${left} not sent, ${failed!.n} failed`
+        `${left} not sent, ${failed!.n} failed; node CPU per message (the fake Graph API's included): ` +
+        `${node.us} µs → one core's ceiling ≈ ${node.ceiling}/s${database}`
       );
     } finally {
       await engine.stop();
