@@ -21,6 +21,7 @@ import { acceptSend } from '../../server/src/messaging/accept/send.ts';
 import { maxInWindow } from '../../server/src/transport/cloud/throughput-limiter.ts';
 import { databaseCpuFrom, perUnit, withHighNumber } from './cloud-number.ts';
 import { fmtRate, numbers, size } from './setup.ts';
+import { tallyStatements, topStatements } from './statement-tally.ts';
 
 const MESSAGES = Number(process.env.BENCH_CLOUD_SENDS ?? size(20_000, 300));
 const LATENCY_MS = Number(process.env.BENCH_CLOUD_LATENCY_MS ?? 50);
@@ -51,6 +52,7 @@ export async function cloudHighRow(benchCtx: AppContext): Promise<string> {
       const before = fake.sends.length;
       const nodeCpu = process.cpuUsage();
       const databaseCpu = await databaseCpuFrom(ctx);
+      const tally = tallyStatements();
       await ctx.db.execute(
         sql`UPDATE message_job_recipients SET due_at = now() + interval '2 seconds' WHERE job_id = ${accepted.jobId}`,
       );
@@ -67,6 +69,8 @@ export async function cloudHighRow(benchCtx: AppContext): Promise<string> {
       }
       const nodeUsed = process.cpuUsage(nodeCpu);
       const databaseS = await databaseCpu();
+      const statements = tally.stop();
+      const sent = [...statements.values()].reduce((a, b) => a + b, 0);
       const [failed] = await queryRows<{ n: number }>(
         ctx.db,
         sql`SELECT count(*)::int AS n FROM message_job_recipients WHERE job_id = ${accepted.jobId} AND status = 'failed'`,
@@ -85,7 +89,8 @@ export async function cloudHighRow(benchCtx: AppContext): Promise<string> {
         `${MESSAGES.toLocaleString('en-IN')} templates, Meta answering in ${LATENCY_MS} ms: ` +
         `${fmtRate((arrivals.length - 1) / seconds)} at Meta, busiest second ${maxInWindow(arrivals)}; ` +
         `${left} not sent, ${failed!.n} failed; node CPU per message (the fake Graph API's included): ` +
-        `${node.us} µs → one core's ceiling ≈ ${node.ceiling}/s${database}`
+        `${node.us} µs → one core's ceiling ≈ ${node.ceiling}/s${database}; ` +
+        `${(sent / MESSAGES).toFixed(2)} statements a message (most: ${topStatements(statements, 4).join('; ')})`
       );
     } finally {
       await engine.stop();
