@@ -14,6 +14,7 @@ import type { App } from '../../server/src/http/types.ts';
 import { type FakeGraphApi, startFakeGraphApi } from '../../server/test/fakes/graph-api.ts';
 import { cpuSeconds } from './dispatch.ts';
 import { benchAuth, benchUser } from './setup.ts';
+import { topStatements } from './statement-tally.ts';
 
 export type HighNumber = {
   ctx: AppContext;
@@ -128,3 +129,22 @@ export const perUnit = (seconds: number, units: number) => {
     ceiling: Math.round(1e6 / us).toLocaleString('en-IN'),
   };
 };
+
+/**
+ * The statements the node sent (a tally of statement-tally.ts): their count, per `unit`, and the
+ * `most` frequent. PGlite's are not sent anywhere: they run in the node's process, in its CPU.
+ */
+export function statementsSent(
+  ctx: AppContext,
+  statements: Map<string, number>,
+  units: number,
+  unit: string,
+  most: number,
+): string {
+  if (ctx.database.kind !== 'postgres') return "PGlite's statements run in the node's process";
+  const sent = [...statements.values()].reduce((a, b) => a + b, 0);
+  return (
+    `${sent.toLocaleString('en-IN')} statements sent, ${(sent / units).toFixed(2)} a ${unit} ` +
+    `(most: ${topStatements(statements, most).join('; ')})`
+  );
+}

@@ -30,9 +30,9 @@ import {
   signature,
   statusesOf,
 } from '../../server/src/transport/simulator/graph-api-payloads.ts';
-import { allCores, databaseCpuFrom, perUnit, pin, withHighNumber } from './cloud-number.ts';
+import { allCores, databaseCpuFrom, perUnit, pin, statementsSent, withHighNumber } from './cloud-number.ts';
 import { numbers, size } from './setup.ts';
-import { tallyStatements, topStatements } from './statement-tally.ts';
+import { tallyStatements } from './statement-tally.ts';
 import type { WebhookLoad, WebhookLoadResult } from './webhook-load.ts';
 
 const MESSAGES = size(10_000, 200);
@@ -175,8 +175,7 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
         `p99 ${ms(quantile(times, 0.99))}, max ${ms(times.at(-1)!)}; all applied ${ms(settled)} after the last answer; ` +
         cpuPerEvent(timed, (nodeUsed.user + nodeUsed.system) / 1e6, databaseS, offer.cpuS, pinned) +
         // The bench's own polls for "all applied" are among them (one each 20 ms after the last answer).
-        `; ${[...statements.values()].reduce((a, b) => a + b, 0).toLocaleString('en-IN')} statements sent ` +
-        `(most: ${topStatements(statements, 3).join('; ')})`
+        `; ${statementsSent(ctx, statements, timed, 'status', 3)}`
       );
     },
   );
@@ -195,6 +194,8 @@ function cpuPerEvent(
   return (
     `node CPU per event: ${node.us} µs → one core's ceiling ≈ ${node.ceiling}/s${database}, ` +
     `load generator ${perUnit(loadS, events).us} µs` +
-    (pinned ? ' (node on core 0, load on core 1, PostgreSQL unpinned)' : ' (not pinned)')
+    (pinned
+      ? ` (node on core 0, load on core 1${databaseS === null ? '' : ', PostgreSQL unpinned'})`
+      : ' (not pinned)')
   );
 }
