@@ -2,13 +2,19 @@
  * A Cloud number on Meta's HIGH throughput, connected through the product's own route to the
  * fake Graph API, with a bench user who owns it: what the Cloud rows at full speed share.
  */
+import { execFileSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../server/src/context.ts';
 import { createContext } from '../../server/src/context.ts';
+import { queryRows } from '../../server/src/db/client.ts';
 import { buildApp } from '../../server/src/http/app.ts';
 import type { App } from '../../server/src/http/types.ts';
 import { type FakeGraphApi, startFakeGraphApi } from '../../server/test/fakes/graph-api.ts';
+import { cpuSeconds } from './dispatch.ts';
 import { benchAuth, benchUser } from './setup.ts';
+import { topStatements } from './statement-tally.ts';
 
 export type HighNumber = {
   ctx: AppContext;
@@ -68,4 +74,77 @@ export async function withHighNumber<T>(
     await app.close();
     await fake.close();
   }
+}
+
+/**
+ * The CPU seconds the bench database's PostgreSQL backends spend from now until the returned
+ * function is called, or null when their /proc is not readable here. Counted backend by backend:
+ * a connection the pool opens meanwhile counts from zero, one it closes meanwhile (idle for
+ * pg.Pool's 10 s) is left out rather than subtracted. (PGlite runs in the node's process: its
+ * CPU is the node's figure.)
+ */
+export async function databaseCpuFrom(ctx: AppContext): Promise<() => Promise<number | null>> {
+  const backends = async () => {
+    const rows = await queryRows<{ pid: number }>(
+      ctx.db,
+      sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`,
+    ).catch(() => []);
+    return new Map(rows.map(({ pid }) => [pid, cpuSeconds(pid)]));
+  };
+  const before = ctx.database.kind === 'postgres' ? await backends() : new Map<number, number | null>();
+  return async () => {
+    if (before.size === 0) return null;
+    let sum = 0;
+    for (const [pid, s] of await backends()) {
+      if (s === null) return null;
+      if (!before.has(pid)) sum += s;
+      else if (before.get(pid) !== null) sum += s - before.get(pid)!;
+    }
+    return sum;
+  };
+}
+
+/**
+ * Pins process `pid` (every thread of it) to `cores` (taskset's list: "0", "1", "0-1"); false when
+ * it cannot be (no taskset here). Threads it starts later inherit the mask. PostgreSQL runs as a
+ * service of the machine and is left where it is.
+ */
+export function pin(pid: number, cores: string): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every core of the machine (taskset's list), to undo `pin`. */
+export const allCores = () => `0-${os.cpus().length - 1}`;
+
+/** "N µs" of CPU a unit of work, and the rate one core holds at that cost. */
+export const perUnit = (seconds: number, units: number) => {
+  const us = (seconds * 1e6) / units;
+  return {
+    us: Math.round(us).toLocaleString('en-IN'),
+    ceiling: Math.round(1e6 / us).toLocaleString('en-IN'),
+  };
+};
+
+/**
+ * The statements the node sent (a tally of statement-tally.ts): their count, per `unit`, and the
+ * `most` frequent. PGlite's are not sent anywhere: they run in the node's process, in its CPU.
+ */
+export function statementsSent(
+  ctx: AppContext,
+  statements: Map<string, number>,
+  units: number,
+  unit: string,
+  most: number,
+): string {
+  if (ctx.database.kind !== 'postgres') return "PGlite's statements run in the node's process";
+  const sent = [...statements.values()].reduce((a, b) => a + b, 0);
+  return (
+    `${sent.toLocaleString('en-IN')} statements sent, ${(sent / units).toFixed(2)} a ${unit} ` +
+    `(most: ${topStatements(statements, most).join('; ')})`
+  );
 }

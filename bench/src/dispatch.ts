@@ -16,7 +16,7 @@ export const PER_ACCOUNT = Number(process.env.BENCH_PER_SESSION ?? size(200, 20)
 export type Updates = { all: number; hot: number };
 
 /** CPU seconds (user + system) of process `pid`, or null when it is not readable here. */
-function cpuSeconds(pid: number): number | null {
+export function cpuSeconds(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -30,7 +30,7 @@ function cpuSeconds(pid: number): number | null {
  * The CPU seconds of the bench database's PostgreSQL backends so far, when they run on this
  * machine (their /proc is readable), else null. (PGlite runs in this process: its CPU is the node figure's.)
  */
-async function databaseCpu(ctx: AppContext): Promise<number | null> {
+export async function databaseCpu(ctx: AppContext): Promise<number | null> {
   const rows = await queryRows<{ pid: number }>(
     ctx.db,
     sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`,

@@ -2,19 +2,28 @@
  * The webhook row's load generator, run as its own process (`cloud-webhook.ts` forks it) so that
  * making and timing the requests takes none of the server's CPU: the figure is the node's own.
  * It posts each body with its signature to the url at the offered rate, whatever the answers'
- * times (an open loop: a slow answer does not slow the offer), and sends back each POST's time to
- * answer, how many were not answered 200, and the time from the first POST to the last answer.
+ * times (an open loop: a slow answer does not slow the offer). The first `warmup` bodies go first,
+ * untimed, until all are answered: they open the connections and warm both processes' code, as a
+ * node that has served webhooks before has (it says `{ measuring: true }` when the rest starts).
+ * It sends back each timed POST's time to answer, how many POSTs were not answered 200, the time
+ * from the first timed POST to the last answer, and the CPU seconds this process spent on the
+ * timed part (what the load cost, apart from the node's).
  */
 import { Agent, request } from 'undici';
 
-export type WebhookLoad = { url: string; bodies: string[]; signatures: string[]; rate: number };
-export type WebhookLoadResult = { times: number[]; refused: number; elapsedMs: number };
+export type WebhookLoad = {
+  url: string;
+  bodies: string[];
+  signatures: string[];
+  rate: number;
+  warmup: number;
+};
+export type WebhookLoadResult = { times: number[]; refused: number; elapsedMs: number; cpuS: number };
 
-async function offer({ url, bodies, signatures, rate }: WebhookLoad): Promise<WebhookLoadResult> {
+async function offer({ url, bodies, signatures, rate, warmup }: WebhookLoad): Promise<WebhookLoadResult> {
   const agent = new Agent({ connections: 64, pipelining: 1 });
-  const times: number[] = [];
   let refused = 0;
-  const post = async (i: number) => {
+  const post = async (i: number, times: number[] | null) => {
     const started = performance.now();
     const res = await request(url, {
       method: 'POST',
@@ -24,19 +33,29 @@ async function offer({ url, bodies, signatures, rate }: WebhookLoad): Promise<We
     });
     await res.body.text();
     if (res.statusCode !== 200) refused++;
-    times.push(performance.now() - started);
+    times?.push(performance.now() - started);
   };
+  /** Posts bodies `from` to `to` at the rate, and waits for every answer. */
+  const paced = async (from: number, to: number, times: number[] | null) => {
+    const started = performance.now();
+    const inFlight: Promise<void>[] = [];
+    for (let i = from; i < to; i++) {
+      const wait = started + ((i - from) * 1000) / rate - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      inFlight.push(post(i, times));
+    }
+    await Promise.all(inFlight);
+  };
+  await paced(0, warmup, null);
+  process.send!({ measuring: true });
+  const cpu = process.cpuUsage();
+  const times: number[] = [];
   const started = performance.now();
-  const inFlight: Promise<void>[] = [];
-  for (let i = 0; i < bodies.length; i++) {
-    const wait = started + (i * 1000) / rate - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    inFlight.push(post(i));
-  }
-  await Promise.all(inFlight);
+  await paced(warmup, bodies.length, times);
   const elapsedMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
   await agent.close();
-  return { times, refused, elapsedMs };
+  return { times, refused, elapsedMs, cpuS: (used.user + used.system) / 1e6 };
 }
 
 process.once('message', (load: WebhookLoad) => {

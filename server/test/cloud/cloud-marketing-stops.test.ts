@@ -1,7 +1,10 @@
 import { FAILURE_TEXTS } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { recordMarketingPreference } from '../../src/accounts/cloud/marketing-preferences.ts';
+import {
+  marketingStoppedFor,
+  recordMarketingPreference,
+} from '../../src/accounts/cloud/marketing-preferences.ts';
 import { joinAddresses } from '../../src/contacts/people.ts';
 import { queryRows } from '../../src/db/client.ts';
 import { parseWebhook } from '../../src/transport/cloud/webhook-events.ts';
@@ -149,6 +152,39 @@ describe.each(DB_KINDS)('marketing messages stopped by the person on %s', (kind)
       ['919811100052', 'sent', null],
     ]);
     expect(marketingSendsTo('919811100051')).toBe(0);
+  });
+
+  it('questions asked at once go in one batch, each answered as it would be alone', async () => {
+    const a = await rig.cloudAccount(20);
+    await rig.t.db.transaction((tx) =>
+      joinAddresses(tx, a.user.id, [
+        { kind: 'phone', value: '919811100061' },
+        { kind: 'bsuid', value: 'IN.13491208655302741961' },
+      ]),
+    );
+    for (const address of ['IN.13491208655302741961', '919811100062'])
+      await recordMarketingPreference(rig.t.db, {
+        wabaId: rig.fake.wabaId,
+        address,
+        stopped: true,
+        at: new Date(),
+        source: 'user_preferences',
+      });
+    const marketing = { name: 'diwali_offer', language: 'en' };
+    const utility = { name: 'order_update', language: 'en_US' };
+    const asked: Array<[string, { name: string; language: string }, boolean]> = [
+      ['919811100061', marketing, true], // stopped under the BSUID the number is joined to
+      ['919811100062', marketing, true],
+      ['919811100062', utility, false], // a utility template still goes
+      ['919811100063', marketing, false], // never stopped
+      ['919811100062', { name: 'diwali_offer', language: 'hi' }, false], // no such template synced
+    ];
+    const answers = await Promise.all(
+      asked.map(([to, template]) => marketingStoppedFor(rig.t.db, a.sessionId, to, template)),
+    );
+    expect(answers).toEqual(asked.map(([, , stopped]) => stopped));
+    // The template is looked up under the account asked about: none under an unknown account.
+    expect(await marketingStoppedFor(rig.t.db, 'no-such-account', '919811100062', marketing)).toBe(false);
   });
 });
 
