@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { creditLedger, media, messageJobs } from '../../src/db/schema.ts';
 import { sha256 } from '../../src/ids.ts';
+import { insertRecipients } from '../../src/messaging/accept/repository.ts';
 import {
   accountOwner,
   balanceOf,
@@ -333,7 +334,38 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     const res = await send(token, accountId, { chatIds, content: 'bulk' }, 'sendIndividualMessage');
     expect(res.statusCode).toBe(200);
     expect(res.json().totalChats).toBe(20_000);
-    expect((await recipientsOf(t.db, res.json().jobId)).length).toBe(20_000);
+    // In the order given, each whole (the ids reach the database as one joined text).
+    const stored = await recipientsOf(t.db, res.json().jobId);
+    expect(stored.map((r) => r.chatId)).toEqual(chatIds.map((c) => `91${c}@s.whatsapp.net`));
     expect(await balanceOf(t.db, user.id)).toBe(0);
+  });
+
+  it('stores every recipient whole, whatever its id and text hold', async () => {
+    const jobId = `job-${Date.now()}`;
+    const write = (chatIds: string[], contents: string[] | null) =>
+      insertRecipients(
+        t.db,
+        { jobId, sessionId: 'acc', dueAt: new Date(), price: 1 },
+        chatIds,
+        null,
+        contents,
+      );
+    const ids = (n: number, from: number) =>
+      Array.from({ length: n }, (_, i) => `${from + i}@s.whatsapp.net`);
+    // Texts an array literal would quote or escape: quotes, commas, braces, a backslash, a newline.
+    const plain = ['say "hi", {x}', 'back\\slash', 'line\nnext', 'NULL'];
+    // The joined list's separator inside a text; an empty text.
+    const odd = ['a\u001fb', ''];
+    await write(ids(4, 1), plain);
+    await write(ids(2, 5), odd);
+    // An id with the separator, and one empty id alone.
+    await write(['6\u001f7@g.us'], null);
+    await write([''], ['only']);
+    const rows = await recipientsOf(t.db, jobId);
+    expect(rows.map((r) => [r.chatId, r.content])).toEqual([
+      ...[...plain, ...odd].map((text, i) => [`${i + 1}@s.whatsapp.net`, text]),
+      ['6\u001f7@g.us', null],
+      ['', 'only'],
+    ]);
   });
 });

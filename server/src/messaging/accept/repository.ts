@@ -41,9 +41,9 @@ export async function insertRecipients(
   // unnest in the select list, side by side (its arrays in step), streams the rows into the
   // insert; unnest in FROM first stored them all in a tuplestore, written to a temp file past
   // work_mem (15 % of a 1,000,000-row insert).
-  const columns = [sql`unnest(${sql.param(chatIds)}::text[]) AS chat_id`];
+  const columns = [sql`unnest(${textArray(chatIds)}) AS chat_id`];
   if (chatNames !== null) columns.push(sql`unnest(${sql.param(chatNames)}::text[]) AS chat_name`);
-  if (contents !== null) columns.push(sql`unnest(${sql.param(contents)}::text[]) AS content`);
+  if (contents !== null) columns.push(sql`unnest(${textArray(contents)}) AS content`);
   if (accountOf !== null) columns.push(sql`unnest(${sql.param(accountOf)}::text[]) AS session_id`);
   if (Array.isArray(job.price)) columns.push(sql`unnest(${sql.param(job.price)}::int[]) AS price`);
   const account = accountOf ? sql`coalesce(c.session_id, ${job.accountId})` : sql`${job.accountId}`;
@@ -55,6 +55,23 @@ export async function insertRecipients(
         SELECT ${job.jobId}, ${account}, c.chat_id, ${chatName}, ${content}, ${price}, ${job.dueAt}::timestamptz
         FROM (SELECT ${sql.join(columns, sql`, `)}) AS c`,
   );
+}
+
+/** A character no chat id holds (a JID, a business-scoped user id) and typed text seldom does. */
+const SEPARATOR = '\u001f';
+
+/**
+ * `values` as a `text[]` expression: one text of them joined by `SEPARATOR`, split again by
+ * PostgreSQL's `string_to_array`. An array parameter is written by node-postgres as an array
+ * literal, each element quoted and escaped, which PostgreSQL then parses back: for 1,00,000 chat
+ * ids a round trip of about 60 ms, against about 22 ms for the joined text (a `SELECT` of their
+ * lengths, PostgreSQL 15 on this 2-core machine). The array parameter stays for lists the split
+ * would not give back whole: a value holding the separator, or an empty one (`string_to_array`
+ * of '' is no element, not one empty one).
+ */
+function textArray(values: string[]) {
+  for (const v of values) if (v === '' || v.includes(SEPARATOR)) return sql`${sql.param(values)}::text[]`;
+  return sql`string_to_array(${values.join(SEPARATOR)}::text, ${SEPARATOR}::text)`;
 }
 
 /** The user's balance now (read inside the caller's transaction). */
