@@ -180,7 +180,7 @@ describe.each(DB_KINDS)('marketing messages stopped by the person on %s', (kind)
       ['919811100062', { name: 'diwali_offer', language: 'hi' }, false], // no such template synced
     ];
     const answers = await Promise.all(
-      asked.map(([to, template]) => marketingStoppedFor(rig.t.db, a.sessionId, to, template)),
+      asked.map(([to, template]) => marketingStoppedFor(rig.t.db, a.accountId, to, template)),
     );
     expect(answers).toEqual(asked.map(([, , stopped]) => stopped));
     // The template is looked up under the account asked about: none under an unknown account.

@@ -345,7 +345,7 @@ describe.each(DB_KINDS)('send API on %s', (kind) => {
     const write = (chatIds: string[], contents: string[] | null) =>
       insertRecipients(
         t.db,
-        { jobId, sessionId: 'acc', dueAt: new Date(), price: 1 },
+        { jobId, accountId: 'acc', dueAt: new Date(), price: 1 },
         chatIds,
         null,
         contents,
