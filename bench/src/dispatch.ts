@@ -81,22 +81,8 @@ export async function dispatchRate(ctx: AppContext, postgres: boolean): Promise<
       if (Date.now() > until) throw new Error('sessions did not connect within 60 s');
       await sleep(100);
     }
-    // Accepted as scheduled far ahead, then all made due at one instant: accepting 50 jobs takes
-    // a while, and the rate must measure sending only.
-    const later = new Date(Date.now() + 3_600_000).toISOString();
-    for (const [i, accountId] of accountIds.entries()) {
-      await acceptSend(
-        ctx,
-        user,
-        accountId,
-        {
-          chatIds: numbers(PER_ACCOUNT, 919_300_000_001 + i * 10_000),
-          content: 'Benchmark',
-          scheduleTime: later,
-        },
-        'individuals',
-      );
-    }
+    // Accepted as scheduled far ahead, then all made due at one instant.
+    await acceptAnHourAhead(ctx, user, accountIds, 919_300_000_001, 'Benchmark');
     // 2 s ahead: the dispatcher's sweep (every second) runs at least once between this update and
     // the start, sees the start less than a sweep away and wakes the loops for it, as it does for
     // any scheduled job. 500 ms ahead, half the rounds started when the next sweep came, up to
@@ -161,6 +147,24 @@ export async function dispatchRound(
 }
 
 /**
+ * A job of PER_ACCOUNT numbers (from `firstNumber` on, 10,000 apart per account) on each account,
+ * scheduled an hour ahead: accepting 50 jobs takes a while, and a rate must measure sending only.
+ */
+async function acceptAnHourAhead(
+  ctx: AppContext,
+  user: Awaited<ReturnType<typeof benchUser>>,
+  accountIds: string[],
+  firstNumber: number,
+  content: string,
+): Promise<void> {
+  const later = new Date(Date.now() + 3_600_000).toISOString();
+  for (const [i, accountId] of accountIds.entries()) {
+    const chatIds = numbers(PER_ACCOUNT, firstNumber + i * 10_000);
+    await acceptSend(ctx, user, accountId, { chatIds, content, scheduleTime: later }, 'individuals');
+  }
+}
+
+/**
  * The bare-SQL floor on the same database and pool: one loop per account, each round trip an
  * `UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1)` marking one recipient sent
  * (no transport, no counters, no ledger). Our dispatch rate is printed as a ratio of it.
@@ -169,16 +173,7 @@ export async function floorRate(ctx: AppContext): Promise<number> {
   const user = await benchUser(ctx, ACCOUNTS * PER_ACCOUNT);
   const accountIds: string[] = [];
   for (let i = 0; i < ACCOUNTS; i++) accountIds.push(await linkedAccount(ctx, user.id, 500 + i));
-  const later = new Date(Date.now() + 3_600_000).toISOString();
-  for (const [i, accountId] of accountIds.entries()) {
-    await acceptSend(
-      ctx,
-      user,
-      accountId,
-      { chatIds: numbers(PER_ACCOUNT, 919_500_000_001 + i * 10_000), content: 'Floor', scheduleTime: later },
-      'individuals',
-    );
-  }
+  await acceptAnHourAhead(ctx, user, accountIds, 919_500_000_001, 'Floor');
   const started = performance.now();
   let done = 0;
   await Promise.all(
