@@ -78,7 +78,7 @@ export async function dispatchRate(ctx: AppContext, postgres: boolean): Promise<
   try {
     const until = Date.now() + 60_000;
     while (accountIds.some((s) => !engine.runtime.transportFor(s))) {
-      if (Date.now() > until) throw new Error('sessions did not connect within 60 s');
+      if (Date.now() > until) throw new Error('accounts did not connect within 60 s');
       await sleep(100);
     }
     // Accepted as scheduled far ahead, then all made due at one instant.

@@ -229,10 +229,10 @@ async function main() {
     acceptService: row(`accept ${n(ACCEPT_RECIPIENTS)} recipients (service)`, '< 2 s'),
     acceptHttp: row(`accept ${n(ACCEPT_RECIPIENTS)} recipients (HTTP)`, '< 2 s'),
     dispatch: row(
-      `dispatch, ${ACCOUNTS} sessions × ${PER_ACCOUNT}`,
+      `dispatch, ${ACCOUNTS} accounts × ${PER_ACCOUNT}`,
       '≥ 5,000/s PostgreSQL, ≥ 1,500/s PGlite',
     ),
-    floor: row('bare-SQL floor (one UPDATE … SKIP LOCKED LIMIT 1 loop per session)', ''),
+    floor: row('bare-SQL floor (one UPDATE … SKIP LOCKED LIMIT 1 loop per account)', ''),
     ratio: row('dispatch ÷ floor', '≥ 1.5×'),
     startup: row('compiled server: start to ready (fresh database)', ''),
     idle: row(`idle node, ${n(IDLE_ACCOUNTS)} connected accounts`, '≤ 10 statements/s'),
