@@ -238,7 +238,7 @@ export type Config = {
   sendDelayMaxMs: number;
   /** Whether an account's policy caps one-to-one messages by days since linking, when it does not say. */
   warmUpDefault: boolean;
-  sessionWaitMs: number;
+  accountWaitMs: number;
   /**
    * How long an account of a job spread over several accounts may be down (disconnected, logged
    * out, banned) before its waiting recipients move to the job's healthy accounts.
@@ -261,7 +261,7 @@ export type Config = {
   restrictionRetryMs: number;
   /** A job's numbers are asked whether they are on WhatsApp this many a query, queries this far apart. */
   lookupBatches: { size: number; spacingMs: number };
-  sessionLeaseMs: number;
+  accountLeaseMs: number;
   tokenTtlMs: number;
   /** Failed sign-ins (password or code) per account in 15 minutes before it answers 429. */
   loginRateLimit: number;
@@ -349,7 +349,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sendDelayMinMs: e.SEND_DELAY_MIN_MS,
     sendDelayMaxMs: e.SEND_DELAY_MAX_MS,
     warmUpDefault: e.WARM_UP_DEFAULT ?? e.WA_PROVIDER === 'baileys',
-    sessionWaitMs: e.SESSION_WAIT_MS,
+    accountWaitMs: e.SESSION_WAIT_MS,
     failoverAfterMs: e.FAILOVER_AFTER_MS,
     sendTimeoutMs: e.SEND_TIMEOUT_MS,
     healthCheckMs: e.HEALTH_CHECK_MS,
@@ -360,7 +360,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPauseMs: e.RATE_LIMIT_PAUSE_MS,
     restrictionRetryMs: e.RESTRICTION_RETRY_MS,
     lookupBatches: { size: e.LOOKUP_BATCH_SIZE, spacingMs: e.LOOKUP_SPACING_MS },
-    sessionLeaseMs: e.SESSION_LEASE_MS,
+    accountLeaseMs: e.SESSION_LEASE_MS,
     tokenTtlMs: e.TOKEN_TTL_HOURS * 3_600_000,
     loginRateLimit: e.LOGIN_RATE_LIMIT,
     loginIpFailureLimit: e.LOGIN_IP_FAILURE_LIMIT,

@@ -52,7 +52,7 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
     private readonly buildTransport: TransportBuilder = createTransport,
   ) {
     super();
-    this.heartbeatMs = Math.max(200, Math.floor(ctx.config.sessionLeaseMs / 3));
+    this.heartbeatMs = Math.max(200, Math.floor(ctx.config.accountLeaseMs / 3));
   }
 
   async start(): Promise<void> {
@@ -118,7 +118,7 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
 
   private async pass(): Promise<void> {
     const { db, nodeId, config } = this.ctx;
-    const ttl = config.sessionLeaseMs;
+    const ttl = config.accountLeaseMs;
 
     const renewing = Date.now();
     const held = new Set(await renewLeases(db, nodeId, [...this.drivers.keys()], ttl));
@@ -171,7 +171,7 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
    * accounts, so this node closes its connections rather than drive them twice.
    */
   private async dropIfLeasesLapsed(): Promise<void> {
-    if (this.stopping || Date.now() - this.lastRenewal < this.ctx.config.sessionLeaseMs * 0.9) return;
+    if (this.stopping || Date.now() - this.lastRenewal < this.ctx.config.accountLeaseMs * 0.9) return;
     if (this.drivers.size === 0) return;
     this.ctx.log.error('leases could not be renewed in time; closing every connection of this node');
     for (const d of [...this.drivers.values()]) await d.stop({ release: false });

@@ -134,7 +134,7 @@ export class SendError extends Error {
     return this.code === 'not-connected' || this.code === 'rate-limited';
   }
   /** The account's one-to-one sends pause (463); group sends go on. */
-  get pausesSession(): boolean {
+  get pausesAccount(): boolean {
     return this.code === 'restricted';
   }
 }

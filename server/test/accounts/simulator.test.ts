@@ -117,7 +117,7 @@ describe.each(DB_KINDS)('simulated network on %s', (kind) => {
     expect(notOn).toMatchObject({
       code: 'not-on-whatsapp',
       message: 'Not on WhatsApp',
-      pausesSession: false,
+      pausesAccount: false,
     });
     const announce = groups().find((g) => g.subject === ANNOUNCE_ONLY_NAME)!;
     const refused = await transport()

@@ -162,7 +162,7 @@ describe.each(DB_KINDS)('Baileys sends, lookups and groups, driven by a fake soc
     const limited = await transport
       .send('919822222222@s.whatsapp.net', { kind: 'text', text: 'x' })
       .catch((e) => e);
-    expect(limited).toMatchObject({ code: 'rate-limited', retriesLater: true, pausesSession: false });
+    expect(limited).toMatchObject({ code: 'rate-limited', retriesLater: true, pausesAccount: false });
     const sentBefore = s2.sent.length;
     const waiting = await transport
       .send('919822222222@s.whatsapp.net', { kind: 'text', text: 'x' })

@@ -22,7 +22,7 @@ describe('config', () => {
       defaultCountryCode: '91',
       sendDelayMinMs: 3000,
       sendDelayMaxMs: 8000,
-      sessionWaitMs: 600_000,
+      accountWaitMs: 600_000,
       failoverAfterMs: 120_000,
       rateLimitPauseMs: 60_000,
       healthCheckMs: 60_000,

@@ -43,7 +43,7 @@ export function PhoneNumberPicker(props: {
 }
 
 /**
- * The page's account picker (multi-session users only): the accounts `useCurrentSession` offers,
+ * The page's account picker (multi-session users only): the accounts `useCurrentAccount` offers,
  * and under it how many it left out and `why` (they cannot do the page's action).
  */
 export function CurrentAccountPicker(props: {

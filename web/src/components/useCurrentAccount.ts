@@ -11,7 +11,7 @@ import { storage } from '../lib/storage.ts';
 export function useCurrentAccount(capability?: Capability) {
   const accounts = useAccounts();
   const multi = storage.isMultiSession();
-  const [picked, setPicked] = useState<string | null>(storage.currentSessionId());
+  const [picked, setPicked] = useState<string | null>(storage.currentAccountId());
   const all = accounts.data ?? [];
   const list = capability ? all.filter((s) => can(s, capability)) : all;
   const current = (multi && picked && list.find((s) => s.sessionId === picked)) || list[0] || null;

@@ -52,7 +52,7 @@ export const storage = {
   /** '1' means multi-session. */
   isMultiSession: () => get(KEYS.isMultiSessionEnabled) === '1',
   sessions: () => getJson<StoredAccount[]>(KEYS.sessionsArray, []),
-  currentSessionId: () => get(KEYS.currentSessionId),
+  currentAccountId: () => get(KEYS.currentSessionId),
   adminUsers: () => getJson<AdminUser[]>(KEYS.AdminUsers, []),
 
   setCredits(n: number) {

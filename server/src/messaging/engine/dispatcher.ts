@@ -49,7 +49,7 @@ export async function startDispatcher(
 ): Promise<Dispatcher> {
   const { config, log } = ctx;
   const pollMs = options.pollMs ?? 2000;
-  const sweepMs = options.sweepMs ?? Math.max(100, Math.min(1000, Math.floor(config.sessionWaitMs / 5)));
+  const sweepMs = options.sweepMs ?? Math.max(100, Math.min(1000, Math.floor(config.accountWaitMs / 5)));
   const occurrenceCheckMs = options.occurrenceCheckMs ?? OCCURRENCE_CHECK_MS;
   const store = options.store ?? createDispatchStore(ctx.db, ctx.nodeId, recipientLeaseMs(config));
 
@@ -111,7 +111,7 @@ export async function startDispatcher(
     sweeping = (async () => {
       try {
         // One statement says which checks have work; an idle node runs none of them.
-        const due = await store.sweepsDue(config.sessionWaitMs);
+        const due = await store.sweepsDue(config.accountWaitMs);
         if (due.expiredLeases) await store.failExpiredLeases();
         // WhatsApp's restriction of new chats ended: their recipients go on.
         if (due.endedPauses) for (const accountId of await store.liftEndedPauses()) ensureLoop(accountId);
@@ -120,7 +120,7 @@ export async function startDispatcher(
           for (const accountId of await store.moveFromDownAccounts(config.failoverAfterMs))
             await signal(ctx, 'recipients-queued', accountId);
         if (due.waitingClocks) await store.updateWaitingClocks();
-        if (due.longWaiting) await store.failLongWaiting(config.sessionWaitMs);
+        if (due.longWaiting) await store.failLongWaiting(config.accountWaitMs);
         // A recipient put back in the queue after an admin disabled its owner (or revoked the flag).
         if (due.forbidden) await store.failForbidden();
         // Occurrences of repeating jobs whose time has come are reserved and queued (any node),

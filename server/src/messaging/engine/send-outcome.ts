@@ -94,7 +94,7 @@ export async function attemptSend(
         await store.noteRateLimited(accountId).catch((e) => log.warn({ err: e, accountId }, 'noting a 429'));
       return 'session-down';
     }
-    if (err instanceof SendError && err.pausesSession) {
+    if (err instanceof SendError && err.pausesAccount) {
       // Sent and refused (463): never retried automatically.
       await recordFailure(deps, accountId, r, err.message);
       await pauseDirect(deps, accountId, err);

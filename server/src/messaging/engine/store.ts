@@ -22,8 +22,8 @@ import { someForbiddenWaiting } from './transitions.ts';
 const UNDELIVERED_BATCH = 1000;
 
 /** How long a recipient stays `sending` before another node may declare its delivery unknown. */
-export function recipientLeaseMs(config: { sessionLeaseMs: number }): number {
-  return Math.max(config.sessionLeaseMs * 2, 60_000);
+export function recipientLeaseMs(config: { accountLeaseMs: number }): number {
+  return Math.max(config.accountLeaseMs * 2, 60_000);
 }
 
 /** Account `accountId` can send now: CONNECTED, and a node holds its live lease. */

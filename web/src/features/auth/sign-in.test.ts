@@ -36,7 +36,7 @@ function makeDeps(routes: Routes) {
       return handler(options);
     }) as SignInDeps['request'],
     signIn: vi.fn(),
-    setSessions: vi.fn(),
+    setAccounts: vi.fn(),
     setStatus: (s) => {
       statuses.push(s);
       events.push(`status:${s}`);
@@ -113,7 +113,7 @@ describe('signInFlow', () => {
       '/api/session/919800000001_a/restart',
       '/api/session/919800000002_b/restart',
     ]);
-    expect(deps.setSessions).toHaveBeenCalledWith([
+    expect(deps.setAccounts).toHaveBeenCalledWith([
       { sessionId: '919800000001_a', sessionName: 'Name 919800000001_a' },
       { sessionId: '919800000002_b', sessionName: 'Name 919800000002_b' },
     ]);

@@ -8,7 +8,7 @@ export const REDIRECT_DELAY_MS = 1_000;
 
 export const STATUS = {
   fetching: 'Fetching active sessions...',
-  noSessions: 'No active sessions found. Redirecting to dashboard...',
+  noAccounts: 'No active sessions found. Redirecting to dashboard...',
   networkError: 'Network error or server unavailable. Redirecting to dashboard...',
 } as const;
 
@@ -23,7 +23,7 @@ const TWO_FACTOR_ANSWERS: readonly string[] = [TWO_FACTOR_MESSAGES.codeNeeded, T
 export type SignInDeps = {
   request: <T>(path: string, options?: Parameters<typeof apiFetch>[1]) => Promise<T>;
   signIn: (token: string, user: LoginResponse['user']) => void;
-  setSessions: typeof storage.setAccounts;
+  setAccounts: typeof storage.setAccounts;
   setStatus: (status: string) => void;
   navigate: (path: string) => void;
   sleep: (ms: number) => Promise<void>;
@@ -35,7 +35,7 @@ export const defaultDeps = (
 ): SignInDeps => ({
   request: apiFetch,
   signIn: (token, user) => storage.signIn(token, user),
-  setSessions: (list) => storage.setAccounts(list),
+  setAccounts: (list) => storage.setAccounts(list),
   setStatus,
   navigate,
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -112,9 +112,9 @@ export async function signInFlow(
     return;
   }
 
-  deps.setSessions(accounts.map((s) => ({ sessionId: s.sessionId, sessionName: s.sessionName })));
+  deps.setAccounts(accounts.map((s) => ({ sessionId: s.sessionId, sessionName: s.sessionName })));
   if (accounts.length === 0) {
-    deps.setStatus(STATUS.noSessions);
+    deps.setStatus(STATUS.noAccounts);
     await deps.sleep(REDIRECT_DELAY_MS);
     deps.navigate('/dashboard');
     return;

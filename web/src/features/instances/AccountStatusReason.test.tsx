@@ -15,7 +15,7 @@ const show = (s: Account) =>
     </MantineProvider>,
   );
 
-describe('SessionStatusReason', () => {
+describe('AccountStatusReason', () => {
   afterEach(cleanup);
 
   it('says until when one-to-one sends wait, and that group sends go on', () => {

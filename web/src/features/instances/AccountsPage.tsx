@@ -59,7 +59,7 @@ export default function AccountsPage() {
   const onTerminate = (accountId: string) =>
     terminate.mutate(accountId, {
       onSuccess: (res) => {
-        if (storage.currentSessionId() === accountId) storage.setCurrentAccountId(null);
+        if (storage.currentAccountId() === accountId) storage.setCurrentAccountId(null);
         setToTerminate(null);
         setNotice({ color: 'green', text: res.message || 'Session terminated successfully' });
       },

@@ -164,7 +164,7 @@ export default function JobsPage() {
     // The job's own account when it still exists, else the one the user works on.
     const accountId =
       list.find((s) => s.sessionId === job.sessionId)?.sessionId ??
-      list.find((s) => s.sessionId === storage.currentSessionId())?.sessionId ??
+      list.find((s) => s.sessionId === storage.currentAccountId())?.sessionId ??
       list[0].sessionId;
     setRetryError(null);
     const count = retryable[job.id] ?? job.results.failed;

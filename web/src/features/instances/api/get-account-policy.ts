@@ -7,8 +7,8 @@ import { apiFetch } from '../../../lib/api.ts';
  * page's forecast: saving the policy there refreshes the forecast, and a send refreshes today's counts.
  */
 export const policyKeys = {
-  all: ['sessionPolicy'] as const,
-  one: (accountId: string | null) => ['sessionPolicy', accountId] as const,
+  all: ['accountPolicy'] as const,
+  one: (accountId: string | null) => ['accountPolicy', accountId] as const,
 };
 
 export const policyPath = (accountId: string) => `/api/session/${encodeURIComponent(accountId)}/policy`;

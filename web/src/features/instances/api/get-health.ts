@@ -4,8 +4,8 @@ import { apiFetch } from '../../../lib/api.ts';
 
 /** Query keys of accounts' health: Resume sending invalidates through these. */
 export const healthKeys = {
-  all: ['sessionHealth'] as const,
-  one: (accountId: string) => ['sessionHealth', accountId] as const,
+  all: ['accountHealth'] as const,
+  one: (accountId: string) => ['accountHealth', accountId] as const,
 };
 
 /** GET /api/session/{sessionId}/health: the score, its state and reason, the signals it was read from. */
