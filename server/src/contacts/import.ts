@@ -12,11 +12,12 @@ import {
 import { eq, sql } from 'drizzle-orm';
 import { recordAudit } from '../audit/record.ts';
 import { type Db, queryRows } from '../db/client.ts';
-import { consentGrants, contactLists, type contacts } from '../db/schema.ts';
+import { consentGrants, contactLists } from '../db/schema.ts';
 import { badRequest } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Actor } from '../policy/access.ts';
 import { countGrant, insertGrant, presentGrant } from './consent.ts';
+import { Batch, ROW_SEPARATOR, TAG_SEPARATOR } from './import-batch.ts';
 import { IMPORT_LIMITS, IMPORT_MESSAGES, NotATable } from './import-limits.ts';
 import { lockListsOf } from './list-lock.ts';
 import { joinAddressGroups, optedOutSendable } from './people.ts';
@@ -42,8 +43,6 @@ const MIN_BATCH = 250;
  */
 const BATCH_CHARS = 1024 * 1024;
 const MIN_BATCH_CHARS = 64 * 1024;
-/** Joins a contact's tags in one array parameter of the import (tags hold no control characters). */
-const TAG_SEPARATOR = '\u001f';
 /** Headers (as field keys) of a column of business-scoped user ids. */
 const BSUID_KEYS = ['bsuid', 'user_id', 'business_scoped_user_id'];
 
@@ -143,28 +142,33 @@ async function importRows(
           actor: consent.by,
         })
       : null;
-    let batch: (typeof contacts.$inferInsert)[] = [];
-    let batchChars = 0;
     // One batch is written while the next is parsed (Node parses, PostgreSQL inserts: on two
-    // cores they overlap); at most one insert is in flight, so memory holds two batches.
+    // cores they overlap); at most one insert is in flight, so memory holds two batches: the
+    // one being filled, and `written`, whose insert is in flight, then filled again.
+    let batch = new Batch();
+    let written = new Batch();
     let inFlight: Promise<void> = Promise.resolve();
     let failure: unknown = null;
     // The first insert is small: the first import on a fresh PGlite held /healthz 215 ms at its start.
     let batchSize = embedded ? MIN_BATCH : BATCH;
     let batchCharsLimit = embedded ? MIN_BATCH_CHARS : BATCH_CHARS;
-    const write = async (rows: (typeof contacts.$inferInsert)[], chars: number) => {
+    const write = async (rows: Batch) => {
       const started = performance.now();
-      // Four array parameters instead of 20,000 single ones: PostgreSQL parses and plans it at
-      // once (1,000,000 rows: 41 s with a VALUES list).
+      const params = rows.params();
+      // Four text parameters instead of 20,000 single ones: PostgreSQL parses and plans the
+      // statement at once (1,000,000 rows: 41 s with a VALUES list), and splits them itself.
+      // A one-row batch without tags sends '' for them, which splits into no element: unnest
+      // then gives that row's tags as NULL, which are none.
       const [row] = await queryRows<{ n: number }>(
         tx,
         sql`WITH ins AS (
               INSERT INTO contacts (list_id, position, phone_number, fields, tags, consent_grant_id)
-              SELECT ${listId}, t.position, t.phone_number, t.fields::jsonb, string_to_array(t.tags, ${TAG_SEPARATOR}), ${grantId}::text
-                FROM unnest(${sql.param(rows.map((b) => b.position))}::int[],
-                            ${sql.param(rows.map((b) => b.phoneNumber))}::text[],
-                            ${sql.param(rows.map((b) => JSON.stringify(b.fields)))}::text[],
-                            ${sql.param(rows.map((b) => (b.tags ?? []).join(TAG_SEPARATOR)))}::text[])
+              SELECT ${listId}, t.position::int, t.phone_number, t.fields::jsonb,
+                     coalesce(string_to_array(t.tags, ${TAG_SEPARATOR}), '{}'), ${grantId}::text
+                FROM unnest(string_to_array(${params.positions}, ${ROW_SEPARATOR}),
+                            string_to_array(${params.phones}, ${ROW_SEPARATOR}),
+                            string_to_array(${params.fields}, ${ROW_SEPARATOR}),
+                            string_to_array(${params.tags}, ${ROW_SEPARATOR}))
                      AS t(position, phone_number, fields, tags)
               ON CONFLICT DO NOTHING RETURNING 1)
             SELECT count(*)::int AS n FROM ins`,
@@ -175,10 +179,10 @@ async function importRows(
       if (!embedded) return;
       const ms = performance.now() - started;
       batchSize = Math.max(MIN_BATCH, Math.min(BATCH, Math.floor((INSERT_SLICE_MS * rows.length) / ms)));
-      if (chars > 0)
+      if (rows.chars > 0)
         batchCharsLimit = Math.max(
           MIN_BATCH_CHARS,
-          Math.min(BATCH_CHARS, Math.floor((INSERT_SLICE_MS * chars) / ms)),
+          Math.min(BATCH_CHARS, Math.floor((INSERT_SLICE_MS * rows.chars) / ms)),
         );
     };
     const flush = async () => {
@@ -189,11 +193,11 @@ async function importRows(
       // only, so a run of them (with the file's reads between) kept every other request out of
       // the event loop: /healthz waited 3.8-9.0 s during the 49 MB file of long cells.
       if (embedded) await sleep(0);
+      // The insert of `written` has answered (awaited above): its buffers take the next rows.
       const rows = batch;
-      const chars = batchChars;
-      batch = [];
-      batchChars = 0;
-      inFlight = write(rows, chars).catch((e: unknown) => {
+      batch = written.clear();
+      written = rows;
+      inFlight = write(rows).catch((e: unknown) => {
         failure = e;
       });
     };
@@ -228,11 +232,10 @@ async function importRows(
       chars += tags.reduce((n, t) => n + t.length, 0);
       totalChars += chars;
       if (totalChars > IMPORT_LIMITS.maxTotalChars) throw badRequest(IMPORT_MESSAGES.tooMuchText);
-      batchChars += chars;
       // A contact is named by its number, else by its BSUID.
-      batch.push({ listId, position: rowCount, phoneNumber: addresses[0]!.value, fields: values, tags });
+      batch.add(rowCount, addresses[0]!.value, values, tags, chars);
     };
-    const full = () => batch.length >= batchSize || batchChars >= batchCharsLimit;
+    const full = () => batch.length >= batchSize || batch.chars >= batchCharsLimit;
     try {
       // The sample's rows are written in batches too: 50 rows of long cells made one statement
       // of 9.8 MB, which held the embedded database, and so every request, 6.2 s.

@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.ts';
 import { takeOptOutReply } from '../../src/messaging/opt-outs.ts';
 import { xlsxOf } from '../fakes/xlsx.ts';
 import { bearer, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
@@ -127,6 +129,64 @@ describe.each(DB_KINDS)('contact lists and opt-outs on %s', (kind) => {
     expect(csv.body).toBe(
       '\uFEFFphone_number,name,city,tags\r\n919800015838,Asha,Pune,Wholesale ::: Pune\r\n919800015839,Ravi,Goa,Retail ::: Wholesale\r\n919800015840,Meera,Delhi,\r\n',
     );
+  });
+
+  it('stores every row of a file of several inserts as written: quotes, backslashes, braces, long and non-ASCII cells, tags', async () => {
+    const { token } = await signedIn();
+    const long = `${'é'.repeat(998)}🙂`;
+    const rows: { phone: string; name: string; note: string; tags: string; stored?: string[] }[] = [
+      {
+        phone: '9800015838',
+        name: 'Asha "A" Rao',
+        note: 'C:\\new\\{x},[y]',
+        tags: 'Say "hi"; back\\slash',
+        stored: ['Say "hi"', 'back\\slash'],
+      },
+      { phone: '9800015839', name: 'आशा', note: '🙂 ok', tags: '' },
+      { phone: '9800015840', name: 'NULL', note: '{}', tags: '{a} ::: NULL', stored: ['{a}', 'NULL'] },
+    ];
+    for (let i = 0; i < 6000; i++)
+      rows.push({
+        phone: String(9800100000 + i),
+        name: `Person ${i}`,
+        note: i % 500 === 0 ? long : '',
+        tags: '',
+      });
+    // The same numbers again, in the first insert and in the last: the first row of each is kept.
+    rows.push({ phone: '9800015838', name: 'Asha twice', note: '', tags: '' });
+    rows.push({ phone: '9800105999', name: 'Last twice', note: '', tags: '' });
+    const cell = (v: string) => `"${v.replaceAll('"', '""')}"`;
+    const csv = `phone,name,note,tags\n${rows.map((r) => [r.phone, r.name, r.note, r.tags].map(cell).join(',')).join('\n')}\n`;
+    const res = await post(token, upload(csv, 'many.csv', { name: 'Many' }));
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ imported: 6003, skipped: { invalid: 0, duplicates: 2, empty: 0 } });
+    const stored = await queryRows<{
+      position: number;
+      phone_number: string;
+      fields: unknown;
+      tags: string[];
+    }>(
+      t.db,
+      sql`SELECT position, phone_number, fields, tags FROM contacts WHERE list_id = ${body.list.id} ORDER BY position`,
+    );
+    const expected = rows.slice(0, 6003).map((r, i) => ({
+      position: i + 1,
+      phone_number: `91${r.phone}`,
+      fields: r.note === '' ? { name: r.name } : { name: r.name, note: r.note },
+      tags: r.stored ?? [],
+    }));
+    expect(stored).toEqual(expected);
+
+    // A file of one row without tags is one insert of one row.
+    const one = await post(token, upload('phone\n9800015838\n', 'one.csv', { name: 'One' }));
+    expect(one.statusCode, one.body).toBe(200);
+    expect(
+      await queryRows(
+        t.db,
+        sql`SELECT position, phone_number, fields, tags FROM contacts WHERE list_id = ${one.json().list.id}`,
+      ),
+    ).toEqual([{ position: 1, phone_number: '919800015838', fields: {}, tags: [] }]);
   });
 
   it('exports cells a spreadsheet would run as formulas as text', async () => {
