@@ -79,7 +79,9 @@ describe.each(DB_KINDS)('A Cloud API account’s webhooks and Meta’s errors on
         m.get('919811100011')?.status === 'failed' &&
         m.get('919811100012')?.status === 'failed' &&
         m.get('919811100014')?.cloudRetries === 1 &&
-        m.get('919811100015')?.deliveredAt
+        m.get('919811100015')?.deliveredAt &&
+        // The status's pricing is written after its receipt (messaging/outcomes.ts).
+        m.get('919811100015')?.costUnits != null
       );
     });
     const m = await byChat();
