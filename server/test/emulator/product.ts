@@ -179,7 +179,7 @@ export class Product {
       .flatMap((line) => {
         try {
           const entry = JSON.parse(line);
-          return entry?.sessionId === accountId && typeof entry.willReconnect === 'boolean' ? [entry] : [];
+          return entry?.accountId === accountId && typeof entry.willReconnect === 'boolean' ? [entry] : [];
         } catch {
           return [];
         }
