@@ -32,7 +32,10 @@ describe.each(DB_KINDS)('two-factor sign-in (%s)', (kind) => {
     });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json()).toEqual({ success: false, message: 'The code is not valid. Please try again.' });
-    const enabled = await call('/api/auth/2fa/enable', { code: totpNow(setup.secret) });
+    // One time step's code and the next: read once, so that a step ending mid-test changes neither.
+    const enabledAt = Date.now();
+    const enablingOtp = totpAt(setup.secret, enabledAt);
+    const enabled = await call('/api/auth/2fa/enable', { code: enablingOtp });
     expect(enabled.statusCode).toBe(200);
     const codes = enabled.json().recoveryCodes as string[];
     expect(codes).toHaveLength(10);
@@ -50,10 +53,10 @@ describe.each(DB_KINDS)('two-factor sign-in (%s)', (kind) => {
     const enablingCode = await login(inject, {
       username: user.username,
       password: 'password123',
-      otp: totpNow(setup.secret),
+      otp: enablingOtp,
     });
     expect(enablingCode.statusCode).toBe(401);
-    const next = totpAt(setup.secret, Date.now() + 30_000);
+    const next = totpAt(setup.secret, enabledAt + 30_000);
     const withCode = await login(inject, { username: user.username, password: 'password123', otp: next });
     expect(withCode.statusCode).toBe(200);
     expect(withCode.json().token).toEqual(expect.any(String));
