@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { MAX_SEND_RECIPIENTS } from '@wa/contract';
 import { importContactList } from '../../server/src/contacts/import.ts';
 import { csvRows, rowsOfFile } from '../../server/src/contacts/table-rows.ts';
 import type { AppContext } from '../../server/src/context.ts';
@@ -306,9 +307,12 @@ async function main() {
       await onOwnDatabase(kind, [r.acceptService], async (ctx) => {
         await measure(r.acceptService, kind, () => acceptService(ctx));
       });
-      await onOwnDatabase(kind, [r.acceptHttp], async (ctx) => {
-        await measure(r.acceptHttp, kind, () => acceptHttp(ctx));
-      });
+      if (ACCEPT_RECIPIENTS > MAX_SEND_RECIPIENTS)
+        r.acceptHttp.values[kind] = `not run: a request names at most ${n(MAX_SEND_RECIPIENTS)} recipients`;
+      else
+        await onOwnDatabase(kind, [r.acceptHttp], async (ctx) => {
+          await measure(r.acceptHttp, kind, () => acceptHttp(ctx));
+        });
       await onOwnDatabase(kind, [r.acceptChatIds], async (ctx) => {
         await measure(r.acceptChatIds, kind, () => acceptService(ctx, true));
       });

@@ -4,6 +4,8 @@ import { recipientList, textList } from './text-list.ts';
 
 /** Largest media file the product accepts (docs/decisions.md, Media), and the text that refuses a larger one. */
 export const MAX_MEDIA_BYTES = 16 * 1024 * 1024;
+/** The most recipients one send request may name. */
+export const MAX_SEND_RECIPIENTS = 200_000;
 export const FILE_TOO_LARGE = 'File is too large (max 16 MB)';
 
 /**
@@ -98,7 +100,7 @@ export function repeatText(every: RepeatEvery, until: string | null): string {
  * server can give the spec's validation messages in the spec's order.
  */
 export const SendBody = z.object({
-  chatIds: textList(200_000, 200).nullish(),
+  chatIds: textList(MAX_SEND_RECIPIENTS, 200).nullish(),
   type: SendType.nullish(),
   /** Text, caption, the poll (an object, or its JSON text), or a Cloud API template `{ name, language, parameters }`. */
   content: z.union([z.string().max(65_536), PollContent, TemplateContent]).nullish(),
@@ -136,7 +138,7 @@ export const SendBody = z.object({
   /** Individuals only: contact lists whose numbers (with their fields) receive the message too. */
   contactListIds: z.array(z.string().max(100)).max(100).nullish(),
   /** Individuals only: numbers with their own fields for `{{field}}` (a CSV with headers). */
-  recipients: recipientList(200_000).nullish(),
+  recipients: recipientList(MAX_SEND_RECIPIENTS).nullish(),
 });
 export type SendBody = z.infer<typeof SendBody>;
 
