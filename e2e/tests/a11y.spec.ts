@@ -376,7 +376,19 @@ async function drawnContrast(page: Page, selector: string): Promise<number> {
     });
 }
 
+/**
+ * The serious violations that last: a page found with some is measured again a second later, so
+ * that one drawn mid-way (a fade, a notice leaving, a row moving in on a busy machine) is not
+ * taken for the page's; a real one is there both times.
+ */
 async function seriousViolations(page: Page): Promise<string[]> {
+  const first = await measuredViolations(page);
+  if (first.length === 0) return first;
+  await page.waitForTimeout(1_000);
+  return measuredViolations(page);
+}
+
+async function measuredViolations(page: Page): Promise<string[]> {
   const result = await axeAnalyze(page);
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
