@@ -2,6 +2,8 @@
 
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
@@ -69,7 +71,20 @@ function migratedPgliteDump(): Promise<Blob> {
 export async function openBenchDatabase(kind: 'pglite' | 'postgres'): Promise<Database> {
   // A smoke run's parts start from the migrated dump; a full run's each from a new cluster, as
   // their figures always have.
-  if (kind === 'pglite') return openPglite(undefined, SMOKE ? { from: await migratedPgliteDump() } : {});
+  if (kind === 'pglite') {
+    if (SMOKE) return openPglite(undefined, { from: await migratedPgliteDump() });
+    // In a data directory on disk, as the product keeps it (db/client.ts openDatabase): in memory,
+    // the database's own files would count in the process's RSS.
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-pglite-'));
+    const database = await openPglite(path.join(dir, 'pglite'));
+    return {
+      ...database,
+      close: async () => {
+        await database.close();
+        await fs.rm(dir, { recursive: true, force: true });
+      },
+    };
+  }
   const scratch = await createScratchDatabase(process.env.BENCH_DATABASE_URL!, 'bench');
   // The server's own pool size unless BENCH_POOL says otherwise (one connection per account helps).
   const database = await openPostgres(
