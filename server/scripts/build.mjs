@@ -15,7 +15,8 @@ await build({
   outdir,
   bundle: true,
   // Dynamic imports stay dynamic (chunks): Baileys (~60 MB resident) loads with the first
-  // WhatsApp session, not at start; without splitting esbuild hoists it into main.js.
+  // WhatsApp session, not at start; without splitting esbuild hoists it into main.js. One static
+  // import of a module that imports it puts it back: test/operations/start-imports.test.ts.
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
   platform: 'node',

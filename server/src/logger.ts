@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import pino from 'pino';
-import pretty from 'pino-pretty';
 import type { Config } from './config.ts';
 
 type Output = NodeJS.WritableStream & { isTTY?: boolean };
@@ -36,6 +36,8 @@ export function createLogger(
     return output === process.stdout
       ? pino({ level: config.logLevel, hooks })
       : pino({ level: config.logLevel, hooks }, output);
+  // Loaded only for a terminal's lines: a server writing JSON never loads the pretty-printer.
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   return pino(
     { level: config.logLevel, hooks },
     pretty({

@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.ts';
-import { downloadIncomingMedia } from '../transport/baileys/incoming.ts';
 import { cloudCredentials, graphClient } from './cloud/accounts.ts';
 import { accountProxy } from './proxy.ts';
 
@@ -10,12 +9,17 @@ export type FetchedMedia = Readable | Buffer;
 /**
  * A linked phone's: downloaded from WhatsApp's media servers with the key the message carried,
  * through the account's proxy when it has one (its traffic never leaves from the server's address).
+ * Its module imports Baileys, so it loads with the first such download (as the transport loads
+ * with the first linked phone, accounts/transports.ts), not at start.
  */
-export const fetchBaileysMedia = async (
+export async function fetchBaileysMedia(
   ctx: AppContext,
   accountId: string,
   ref: string,
-): Promise<FetchedMedia> => downloadIncomingMedia(ref, await accountProxy(ctx, accountId));
+): Promise<FetchedMedia> {
+  const { downloadIncomingMedia } = await import('../transport/baileys/incoming.ts');
+  return downloadIncomingMedia(ref, await accountProxy(ctx, accountId));
+}
 
 /** The simulated network's: its reference carries the file (simulator/transport.ts receiveText). */
 export async function fetchSimulatedMedia(

@@ -8,7 +8,7 @@ import { accountProxyContext, decryptValue, encryptValue } from '../db/secrets.t
 import { badRequest } from '../errors.ts';
 import { authorizeAccount } from '../policy/access.ts';
 import { signal } from '../signals.ts';
-import { type ProxySettings, proxyDispatcher, proxyHttpAgent } from '../transport/baileys/proxy.ts';
+import type { ProxySettings } from '../transport/baileys/proxy.ts';
 import type { UserRow } from '../users/repository.ts';
 import { addressesOf, isPublicAddress } from '../webhooks/address.ts';
 import { type AccountRow, updateAccount } from './repository.ts';
@@ -152,6 +152,8 @@ export async function testAccountProxy(
   // A proxy saved before this check (or while the operator allowed it) is judged again.
   if (!url) await assertPublicProxy(ctx, settings);
   const target = whatsappEndpoint(ctx.config.waWsUrl);
+  // The proxy agents and undici load with the first test (or with the Baileys transport), not at start.
+  const { proxyDispatcher, proxyHttpAgent } = await import('../transport/baileys/proxy.ts');
   // The proxy resolves WhatsApp's name itself here (socks5h): the test is of the proxy, not of this server's DNS.
   const agent = proxyHttpAgent(settings.scheme === 'socks5' ? { ...settings, scheme: 'socks5h' } : settings);
   try {

@@ -6,7 +6,6 @@ import {
   checkPhone,
 } from '@wa/contract';
 import { eq } from 'drizzle-orm';
-import QRCode from 'qrcode';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/client.ts';
 import { users } from '../db/schema.ts';
@@ -135,6 +134,8 @@ export async function qrImage(ctx: AppContext, user: UserRow, accountId: string)
   const row = await authorizeAccount(ctx.db, user, 'act', accountId);
   if (effectiveStatus(row) === 'CONNECTED') throw notFound('Session is already connected');
   if (!row.qr) throw notFound(row.statusReason ?? 'QR code is not ready yet. Please try again.');
+  // qrcode loads with the first QR shown, not at start: most of a server's life links nothing.
+  const { default: QRCode } = await import('qrcode');
   const png = await QRCode.toBuffer(row.qr, {
     type: 'png',
     errorCorrectionLevel: 'L',

@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import { TWO_FACTOR_MESSAGES } from '@wa/contract';
 import { and, eq, sql } from 'drizzle-orm';
 import * as OTPAuth from 'otpauth';
-import QRCode from 'qrcode';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { recoveryCodes, users } from '../db/schema.ts';
@@ -113,6 +112,8 @@ export async function startTwoFactorSetup(db: Db, config: Pick<Config, 'secretKe
     })
     .where(eq(users.id, user.id));
   const otpauthUrl = totpOf(secret, user.username).toString();
+  // qrcode loads with the first set-up (as with the linking QR, accounts/service.ts), not at start.
+  const { default: QRCode } = await import('qrcode');
   const qr = await QRCode.toDataURL(otpauthUrl, { errorCorrectionLevel: 'M', margin: 2 });
   return { success: true as const, secret, otpauthUrl, qr };
 }

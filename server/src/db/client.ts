@@ -1,13 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite, types } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { PGLITE_SHARED_BUFFERS_DEFAULT } from './pglite-settings.ts';
 import * as schema from './schema.ts';
@@ -81,6 +78,12 @@ export async function openPglite(
     from?: Blob;
   } = {},
 ): Promise<Database> {
+  // Loaded here, not at the top: a server on PostgreSQL never loads the embedded database's code.
+  const [{ PGlite, types }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('drizzle-orm/pglite'),
+    import('drizzle-orm/pglite/migrator'),
+  ]);
   if (dataDir) {
     fs.mkdirSync(dataDir, { recursive: true });
     if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) initPgliteDir(dataDir);
@@ -100,7 +103,7 @@ export async function openPglite(
   ];
   const client = await PGlite.create(dataDir, {
     startParams,
-    ...byteaAsHex,
+    ...byteaAsHex(types.BYTEA),
     ...(options.from ? { loadDataDir: options.from } : {}),
   });
   const db = drizzlePglite(client, { schema }) as unknown as Db;
@@ -124,15 +127,15 @@ export async function openPglite(
  * byte into a string (`Array.from(bytes).map(b => b.toString(16)…)`): storing a 16 MB file took
  * 12.5 s and 16 million strings on the event loop; this way 5.3 s (same machine, load 5).
  */
-const byteaAsHex = {
+const byteaAsHex = (bytea: number) => ({
   serializers: {
-    [types.BYTEA]: (x: unknown) => {
+    [bytea]: (x: unknown) => {
       const bytes = x as Uint8Array;
       return `\\x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
     },
   },
-  parsers: { [types.BYTEA]: (text: string) => Buffer.from(text.slice(2), 'hex') },
-};
+  parsers: { [bytea]: (text: string) => Buffer.from(text.slice(2), 'hex') },
+});
 
 export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });

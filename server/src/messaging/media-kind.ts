@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
 import type { MediaKind } from '../transport/types.ts';
 
 /**
@@ -29,6 +28,8 @@ export async function mediaToSend(
   bytes: Buffer,
   claimed: { mime: string; fileName: string | null },
 ): Promise<MediaToSend> {
+  // file-type (and the tokenizers it reads with) loads with the first file sent, not at start.
+  const { fileTypeFromBuffer } = await import('file-type');
   const sniffed = await fileTypeFromBuffer(bytes).catch(() => undefined);
   const mime = sniffed?.mime ?? (claimed.mime || 'application/octet-stream');
   const playable = PLAYABLE[mime];
