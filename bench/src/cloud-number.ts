@@ -1,10 +1,12 @@
 /**
  * A Cloud number on Meta's HIGH throughput, connected through the product's own route to the
- * fake Graph API, with a bench user who owns it: what the Cloud rows at full speed share.
+ * fake Graph API, with a bench user who owns it: what the Cloud rows at full speed share, with
+ * what runs a part of a row in a process of its own beside the node (each on a core of its own).
  */
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../server/src/context.ts';
 import { createContext } from '../../server/src/context.ts';
@@ -120,6 +122,36 @@ export function pin(pid: number, cores: string): boolean {
 
 /** Every core of the machine (taskset's list), to undo `pin`. */
 export const allCores = () => `0-${os.cpus().length - 1}`;
+
+/**
+ * Runs `fn` with this process (the node) on core 0, giving it core 1 for a process of its own
+ * beside it, when the machine has two cores or more and BENCH_PIN is not 0; `fn` gets null (and
+ * nothing is pinned) otherwise. The node is unpinned after.
+ */
+export async function pinnedBeside<T>(fn: (otherCore: string | null) => Promise<T>): Promise<T> {
+  const pinned = process.env.BENCH_PIN !== '0' && os.cpus().length >= 2 && pin(process.pid, '0');
+  try {
+    return await fn(pinned ? '1' : null);
+  } finally {
+    if (pinned) pin(process.pid, allCores());
+  }
+}
+
+/**
+ * The bench module `module` (a URL beside this file) as a process of its own, through tsx, with
+ * messages of the structured clone algorithm; on core `core` when given (see `pinnedBeside`).
+ */
+export function forkBenchProcess(module: URL, core: string | null): ChildProcess {
+  const child = fork(fileURLToPath(module), { execArgv: ['--import', 'tsx'], serialization: 'advanced' });
+  if (core !== null) pin(child.pid!, core);
+  return child;
+}
+
+/** Where the node and the process beside it ran (`pinnedBeside`), as the rows print it. */
+export const placement = (other: string, pinned: boolean, postgres: boolean) =>
+  pinned
+    ? ` (node on core 0, ${other} on core 1${postgres ? ', PostgreSQL unpinned' : ''})`
+    : ' (not pinned)';
 
 /** "N µs" of CPU a unit of work, and the rate one core holds at that cost. */
 export const perUnit = (seconds: number, units: number) => {

@@ -17,9 +17,6 @@
  *
  *   BENCH_ONLY=webhook npm run bench        (BENCH_WEBHOOK_RATE, 3000 by default; BENCH_PIN=0 pins nothing)
  */
-import { fork } from 'node:child_process';
-import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../server/src/context.ts';
 import { queryRows } from '../../server/src/db/client.ts';
@@ -30,7 +27,15 @@ import {
   signature,
   statusesOf,
 } from '../../server/src/transport/simulator/graph-api-payloads.ts';
-import { allCores, databaseCpuFrom, perUnit, pin, statementsSent, withHighNumber } from './cloud-number.ts';
+import {
+  databaseCpuFrom,
+  forkBenchProcess,
+  perUnit,
+  pinnedBeside,
+  placement,
+  statementsSent,
+  withHighNumber,
+} from './cloud-number.ts';
 import { numbers, size } from './setup.ts';
 import { tallyStatements } from './statement-tally.ts';
 import type { WebhookLoad, WebhookLoadResult } from './webhook-load.ts';
@@ -49,11 +54,7 @@ function offerFromOwnProcess(
   core: string | null,
   measuring: () => void,
 ): Promise<WebhookLoadResult> {
-  const child = fork(fileURLToPath(new URL('./webhook-load.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx'],
-    serialization: 'advanced',
-  });
-  if (core !== null) pin(child.pid!, core);
+  const child = forkBenchProcess(new URL('./webhook-load.ts', import.meta.url), core);
   return new Promise((resolve, reject) => {
     child.on('message', (m: WebhookLoadResult | { measuring: true }) => {
       if ('measuring' in m) measuring();
@@ -122,27 +123,25 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
             );
 
       const url = `${base}/api/cloud/webhook/${accountId}`;
-      // The node on core 0, the load on core 1: each its own core (when the machine has two).
-      const pinned = process.env.BENCH_PIN !== '0' && os.cpus().length >= 2 && pin(process.pid, '0');
       const warmup = 3 * WARM_MESSAGES;
       const timed = bodies.length - warmup;
       let nodeCpu = process.cpuUsage();
       let databaseCpu: Promise<() => Promise<number | null>> | undefined;
       let tally: ReturnType<typeof tallyStatements> | undefined;
-      let offer: WebhookLoadResult;
-      try {
-        offer = await offerFromOwnProcess(
+      let pinned = false;
+      // The node on core 0, the load on core 1: each its own core (when the machine has two).
+      const offer = await pinnedBeside((core) => {
+        pinned = core !== null;
+        return offerFromOwnProcess(
           { url, bodies, signatures: bodies.map((b) => signature(b, fake.appSecret)), rate: RATE, warmup },
-          pinned ? '1' : null,
+          core,
           () => {
             nodeCpu = process.cpuUsage();
             databaseCpu = databaseCpuFrom(ctx);
             tally = tallyStatements();
           },
         );
-      } finally {
-        if (pinned) pin(process.pid, allCores());
-      }
+      });
       const { times, refused, elapsedMs } = offer;
       const lastAnswer = performance.now();
       const offeredS = elapsedMs / 1000;
@@ -194,8 +193,6 @@ function cpuPerEvent(
   return (
     `node CPU per event: ${node.us} µs → one core's ceiling ≈ ${node.ceiling}/s${database}, ` +
     `load generator ${perUnit(loadS, events).us} µs` +
-    (pinned
-      ? ` (node on core 0, load on core 1${databaseS === null ? '' : ', PostgreSQL unpinned'})`
-      : ' (not pinned)')
+    placement('load', pinned, databaseS !== null)
   );
 }
