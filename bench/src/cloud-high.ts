@@ -4,13 +4,16 @@
  * transport is paced at 1,000 a second and never above. The whole path runs: the connect route
  * reads the number's throughput level from the fake Graph API (answering each send in
  * BENCH_CLOUD_LATENCY_MS, 50 by default), a template job is accepted, and the engine's lanes
- * claim, send and record each recipient. Prints the rate Meta would see (arrivals at the fake),
- * the busiest 1 s window of arrivals (and of the sends' starts at the number's limiter), and how many recipients were not sent; then the CPU each
- * message cost from the moment they were made due until every one had its outcome: this process's
- * (the node's engine, transport and Graph client, and the fake Graph API's answers, which run
- * here too) and the PostgreSQL backends'.
+ * claim, send and record each recipient. The fake Graph API runs in a process of its own
+ * (`graph-api-process.ts`), so that its answers take none of the node's CPU; on a machine of two
+ * cores or more the node runs on core 0 and the fake on core 1 (PostgreSQL, a service of the
+ * machine, runs where it runs). Prints the rate Meta would see (arrivals at the fake), the busiest
+ * 1 s window of arrivals (and of the sends' starts at the number's limiter), and how many
+ * recipients were not sent; then the CPU each message cost from the moment they were made due
+ * until every one had its outcome: this process's (the node: its engine, transport and Graph
+ * client), the PostgreSQL backends' and the fake Graph API's (its answers).
  *
- *   BENCH_ONLY=cloudhigh npm run bench        (BENCH_CLOUD_SENDS, 20,000 by default)
+ *   BENCH_ONLY=cloudhigh npm run bench        (BENCH_CLOUD_SENDS, 20,000 by default; BENCH_PIN=0 pins nothing)
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
@@ -19,7 +22,17 @@ import { queryRows } from '../../server/src/db/client.ts';
 import { startEngine } from '../../server/src/engine.ts';
 import { acceptSend } from '../../server/src/messaging/accept/send.ts';
 import { maxInWindow, type ThroughputLimiter } from '../../server/src/transport/cloud/throughput-limiter.ts';
-import { databaseCpuFrom, perUnit, statementsSent, withHighNumber } from './cloud-number.ts';
+import {
+  databaseCpuFrom,
+  type GraphApiProcess,
+  type HighNumber,
+  perUnit,
+  pinnedBeside,
+  placement,
+  startGraphApiProcess,
+  statementsSent,
+  withHighNumber,
+} from './cloud-number.ts';
 import { fmtRate, numbers, size } from './setup.ts';
 import { tallyStatements } from './statement-tally.ts';
 
@@ -27,84 +40,102 @@ const MESSAGES = Number(process.env.BENCH_CLOUD_SENDS ?? size(20_000, 300));
 const LATENCY_MS = Number(process.env.BENCH_CLOUD_LATENCY_MS ?? 50);
 
 export async function cloudHighRow(benchCtx: AppContext): Promise<string> {
-  return withHighNumber(benchCtx, MESSAGES, LATENCY_MS, async ({ ctx, fake, user, sessionId: accountId }) => {
-    const engine = await startEngine(ctx);
-    try {
-      const until = Date.now() + 60_000;
-      while (!engine.runtime.transportFor(accountId)) {
-        if (Date.now() > until) throw new Error('the Cloud number did not connect within 60 s');
-        await sleep(50);
-      }
-      // When each send passed the number's limiter (its own clock, performance.now()): the
-      // product's pace, apart from what delays a request between that and the fake's arrival.
-      // (A CloudTransport's own limiter, private to it: the bench reaches in to watch it.)
-      const { limiter } = engine.runtime.transportFor(accountId) as unknown as { limiter: ThroughputLimiter };
-      const starts: number[] = [];
-      const acquire = limiter.acquire;
-      limiter.acquire = async () => {
-        const at = await acquire();
-        starts.push(at);
-        return at;
-      };
-      // Accepted for later, then made due at one instant, so that the rate measures sending only
-      // (as the dispatch row does).
-      const accepted = await acceptSend(
-        ctx,
-        user,
-        accountId,
-        {
-          chatIds: numbers(MESSAGES, 919_600_000_000),
-          type: 'template',
-          content: { name: 'order_update', language: 'en', parameters: ['A-1'] },
-          scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
-        },
-        'individuals',
-      );
-      const before = fake.sends.length;
-      const nodeCpu = process.cpuUsage();
-      const databaseCpu = await databaseCpuFrom(ctx);
-      const tally = tallyStatements();
-      await ctx.db.execute(
-        sql`UPDATE message_job_recipients SET due_at = now() + interval '2 seconds' WHERE job_id = ${accepted.jobId}`,
-      );
-      let left = MESSAGES;
-      const deadline = Date.now() + 600_000;
-      while (left > 0 && Date.now() < deadline) {
-        await sleep(200);
-        const [row] = await queryRows<{ left: number }>(
-          ctx.db,
-          sql`SELECT count(*)::int AS left FROM message_job_recipients
-              WHERE job_id = ${accepted.jobId} AND status NOT IN ('sent', 'failed')`,
-        );
-        left = row!.left;
-      }
-      const nodeUsed = process.cpuUsage(nodeCpu);
-      const databaseS = await databaseCpu();
-      const statements = tally.stop();
-      const [failed] = await queryRows<{ n: number }>(
-        ctx.db,
-        sql`SELECT count(*)::int AS n FROM message_job_recipients WHERE job_id = ${accepted.jobId} AND status = 'failed'`,
-      );
-      const arrivals = fake.sends
-        .slice(before)
-        .map((s) => s.at)
-        .sort((a, b) => a - b);
-      if (arrivals.length < 2) throw new Error(`only ${arrivals.length} sends reached the fake Graph API`);
-      const seconds = (arrivals.at(-1)! - arrivals[0]!) / 1000;
-      // From the update that makes them due 2 s later (the engine's polls meanwhile, and the
-      // bench's own count every 200 ms, are in it: a few ms against seconds of sending).
-      const node = perUnit((nodeUsed.user + nodeUsed.system) / 1e6, MESSAGES);
-      const database = databaseS === null ? '' : `, PostgreSQL ${perUnit(databaseS, MESSAGES).us} µs`;
-      return (
-        `${MESSAGES.toLocaleString('en-IN')} templates, Meta answering in ${LATENCY_MS} ms: ` +
-        `${fmtRate((arrivals.length - 1) / seconds)} at Meta, busiest second ${maxInWindow(arrivals)} ` +
-        `(${maxInWindow(starts.sort((a, b) => a - b))} at the limiter); ` +
-        `${left} not sent, ${failed!.n} failed; node CPU per message (the fake Graph API's included): ` +
-        `${node.us} µs → one core's ceiling ≈ ${node.ceiling}/s${database}; ` +
-        statementsSent(ctx, statements, MESSAGES, 'message', 4)
-      );
-    } finally {
-      await engine.stop();
+  // The node on core 0, the fake Graph API on core 1: each its own core (when the machine has two).
+  return pinnedBeside((core) =>
+    withHighNumber(
+      benchCtx,
+      MESSAGES,
+      LATENCY_MS,
+      (options) => startGraphApiProcess(options, core),
+      (number) => sendAll(number, core),
+    ),
+  );
+}
+
+/** The row itself: the number connected, the fake in its own process (on `core` when pinned). */
+async function sendAll(
+  { ctx, fake, user, sessionId: accountId }: HighNumber<GraphApiProcess>,
+  core: string | null,
+): Promise<string> {
+  const engine = await startEngine(ctx);
+  try {
+    const until = Date.now() + 60_000;
+    while (!engine.runtime.transportFor(accountId)) {
+      if (Date.now() > until) throw new Error('the Cloud number did not connect within 60 s');
+      await sleep(50);
     }
-  });
+    // When each send passed the number's limiter (its own clock, performance.now()): the
+    // product's pace, apart from what delays a request between that and the fake's arrival.
+    // (A CloudTransport's own limiter, private to it: the bench reaches in to watch it.)
+    const { limiter } = engine.runtime.transportFor(accountId) as unknown as {
+      limiter: ThroughputLimiter;
+    };
+    const starts: number[] = [];
+    const acquire = limiter.acquire;
+    limiter.acquire = async () => {
+      const at = await acquire();
+      starts.push(at);
+      return at;
+    };
+    // Accepted for later, then made due at one instant, so that the rate measures sending only
+    // (as the dispatch row does).
+    const accepted = await acceptSend(
+      ctx,
+      user,
+      accountId,
+      {
+        chatIds: numbers(MESSAGES, 919_600_000_000),
+        type: 'template',
+        content: { name: 'order_update', language: 'en', parameters: ['A-1'] },
+        scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
+      },
+      'individuals',
+    );
+    await fake.mark();
+    const nodeCpu = process.cpuUsage();
+    const databaseCpu = await databaseCpuFrom(ctx);
+    const tally = tallyStatements();
+    await ctx.db.execute(
+      sql`UPDATE message_job_recipients SET due_at = now() + interval '2 seconds' WHERE job_id = ${accepted.jobId}`,
+    );
+    let left = MESSAGES;
+    const deadline = Date.now() + 600_000;
+    while (left > 0 && Date.now() < deadline) {
+      await sleep(200);
+      const [row] = await queryRows<{ left: number }>(
+        ctx.db,
+        sql`SELECT count(*)::int AS left FROM message_job_recipients
+            WHERE job_id = ${accepted.jobId} AND status NOT IN ('sent', 'failed')`,
+      );
+      left = row!.left;
+    }
+    const nodeUsed = process.cpuUsage(nodeCpu);
+    const databaseS = await databaseCpu();
+    const statements = tally.stop();
+    const [failed] = await queryRows<{ n: number }>(
+      ctx.db,
+      sql`SELECT count(*)::int AS n FROM message_job_recipients WHERE job_id = ${accepted.jobId} AND status = 'failed'`,
+    );
+    const collected = await fake.collect();
+    const arrivals = Array.from(collected.arrivals).sort((a, b) => a - b);
+    if (arrivals.length < 2) throw new Error(`only ${arrivals.length} sends reached the fake Graph API`);
+    const seconds = (arrivals.at(-1)! - arrivals[0]!) / 1000;
+    // From the update that makes them due 2 s later (the engine's polls meanwhile, and the
+    // bench's own count every 200 ms, are in it: a few ms against seconds of sending).
+    const node = perUnit((nodeUsed.user + nodeUsed.system) / 1e6, MESSAGES);
+    const database = databaseS === null ? '' : `, PostgreSQL ${perUnit(databaseS, MESSAGES).us} µs`;
+    return (
+      `${MESSAGES.toLocaleString('en-IN')} templates, Meta answering in ${LATENCY_MS} ms: ` +
+      `${fmtRate((arrivals.length - 1) / seconds)} at Meta, busiest second ${maxInWindow(arrivals)} ` +
+      `(${maxInWindow(starts.sort((a, b) => a - b))} at the limiter); ` +
+      `${left} not sent, ${failed!.n} failed; node CPU per message (engine, transport and Graph client; ` +
+      `the fake Graph API answers in a process of its own): ` +
+      `${node.us} µs → one core's ceiling ≈ ${node.ceiling}/s${database}, ` +
+      `fake Graph API ${perUnit(collected.cpuS, MESSAGES).us} µs` +
+      `${placement('fake', core !== null, databaseS !== null)}; ` +
+      statementsSent(ctx, statements, MESSAGES, 'message', 4)
+    );
+  } finally {
+    await engine.stop();
+  }
 }

@@ -13,28 +13,40 @@ import { createContext } from '../../server/src/context.ts';
 import { queryRows } from '../../server/src/db/client.ts';
 import { buildApp } from '../../server/src/http/app.ts';
 import type { App } from '../../server/src/http/types.ts';
-import { type FakeGraphApi, startFakeGraphApi } from '../../server/test/fakes/graph-api.ts';
+import type { FakeGraphApi, FakeGraphOptions } from '../../server/test/fakes/graph-api.ts';
 import { cpuSeconds } from './dispatch.ts';
+import type { GraphApiCollected, GraphApiRequest, GraphApiStarted } from './graph-api-process.ts';
 import { benchAuth, benchUser } from './setup.ts';
 import { topStatements } from './statement-tally.ts';
 
-export type HighNumber = {
+/** What the rows need of a fake Graph API, wherever it runs: where it is, the number's credentials, its end. */
+export type GraphApiAt = Pick<
+  FakeGraphApi,
+  'baseUrl' | 'phoneNumberId' | 'wabaId' | 'accessToken' | 'appSecret' | 'close'
+>;
+
+export type HighNumber<F extends GraphApiAt> = {
   ctx: AppContext;
   app: App;
   /** The product's HTTP server, on a real port. */
   base: string;
-  fake: FakeGraphApi;
+  fake: F;
   user: Awaited<ReturnType<typeof benchUser>>;
   sessionId: string;
 };
 
-export async function withHighNumber<T>(
+/**
+ * `fn` with the number connected to a fake Graph API answering each send in `latencyMs`, started
+ * by `start` (`startFakeGraphApi`, in this process, or one of a process of its own) and closed after.
+ */
+export async function withHighNumber<T, F extends GraphApiAt>(
   benchCtx: AppContext,
   credits: number,
   latencyMs: number,
-  fn: (n: HighNumber) => Promise<T>,
+  start: (options: FakeGraphOptions) => Promise<F>,
+  fn: (n: HighNumber<F>) => Promise<T>,
 ): Promise<T> {
-  const fake = await startFakeGraphApi({
+  const fake = await start({
     latencyMs,
     phone: { whatsapp_business_manager_messaging_limit: 'TIER_UNLIMITED', throughput: { level: 'HIGH' } },
     templates: [
@@ -145,6 +157,54 @@ export function forkBenchProcess(module: URL, core: string | null): ChildProcess
   const child = fork(fileURLToPath(module), { execArgv: ['--import', 'tsx'], serialization: 'advanced' });
   if (core !== null) pin(child.pid!, core);
   return child;
+}
+
+export type GraphApiProcess = GraphApiAt & {
+  /** The timed part starts: the sends and the fake's CPU count from here. */
+  mark(): Promise<void>;
+  /** The arrival times of the sends since the mark (the fake's clock, ms) and the fake's CPU seconds. */
+  collect(): Promise<GraphApiCollected>;
+};
+
+/** The fake Graph API started with `options` in a process of its own (`graph-api-process.ts`), on core `core` when given. */
+export async function startGraphApiProcess(
+  options: FakeGraphOptions,
+  core: string | null,
+): Promise<GraphApiProcess> {
+  const child = forkBenchProcess(new URL('./graph-api-process.ts', import.meta.url), core);
+  const waiting: { resolve: (m: unknown) => void; reject: (e: Error) => void }[] = [];
+  let exited: string | null = null;
+  child.on('message', (m) => waiting.shift()?.resolve(m));
+  child.once('exit', (code, signal) => {
+    exited = `the fake Graph API's process exited with ${code ?? signal}`;
+    for (const w of waiting.splice(0)) w.reject(new Error(exited));
+  });
+  const ask = <R>(request: GraphApiRequest) =>
+    new Promise<R>((resolve, reject) => {
+      if (exited !== null) return reject(new Error(exited));
+      waiting.push({ resolve: resolve as (m: unknown) => void, reject });
+      child.send(request);
+    });
+  let started: GraphApiStarted;
+  try {
+    started = await ask<GraphApiStarted>({ start: options });
+  } catch (err) {
+    child.kill();
+    throw err;
+  }
+  return {
+    ...started,
+    mark: () => ask<void>({ mark: true }),
+    collect: () => ask<GraphApiCollected>({ collect: true }),
+    async close() {
+      if (exited !== null) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await ask({ close: true }).catch(() => {});
+      await gone;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /** Where the node and the process beside it ran (`pinnedBeside`), as the rows print it. */

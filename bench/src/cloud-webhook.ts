@@ -27,6 +27,7 @@ import {
   signature,
   statusesOf,
 } from '../../server/src/transport/simulator/graph-api-payloads.ts';
+import { startFakeGraphApi } from '../../server/test/fakes/graph-api.ts';
 import {
   databaseCpuFrom,
   forkBenchProcess,
@@ -73,6 +74,7 @@ export async function cloudWebhookRow(benchCtx: AppContext): Promise<string> {
     benchCtx,
     WARM_MESSAGES + MESSAGES,
     0,
+    startFakeGraphApi,
     async ({ ctx, base, fake, user, sessionId: accountId }) => {
       // A job whose messages Meta took: each recipient sent under its own WAMID (what the
       // transport records from the send's answer), waiting for its statuses.

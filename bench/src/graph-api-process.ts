@@ -1,0 +1,63 @@
+/**
+ * The fake Graph API (server/src/transport/simulator/graph-api.ts) as a process of its own, for the
+ * HIGH number's row (`cloud-high.ts` forks it), so that answering the sends takes none of the
+ * node's CPU. It answers each request of the parent in order: `start` starts the fake with the
+ * given options and answers where it is and the number's credentials; `mark` starts the timed
+ * part; `collect` answers the arrival time of each send since the mark (this process's
+ * performance.now(), ms: only their differences mean anything to the parent) and the CPU seconds
+ * this process spent since the mark (what answering cost, apart from the node's); `close` closes
+ * the fake, answers, and exits.
+ */
+import {
+  type FakeGraphApi,
+  type FakeGraphOptions,
+  startFakeGraphApi,
+} from '../../server/test/fakes/graph-api.ts';
+
+export type GraphApiRequest =
+  | { start: FakeGraphOptions }
+  | { mark: true }
+  | { collect: true }
+  | { close: true };
+export type GraphApiStarted = Pick<
+  FakeGraphApi,
+  'baseUrl' | 'phoneNumberId' | 'wabaId' | 'accessToken' | 'appSecret'
+>;
+export type GraphApiCollected = { arrivals: Float64Array; cpuS: number };
+
+let fake: FakeGraphApi | undefined;
+let mark = { sends: 0, cpu: process.cpuUsage() };
+
+async function answer(request: GraphApiRequest): Promise<unknown> {
+  if ('start' in request) {
+    fake = await startFakeGraphApi(request.start);
+    const { baseUrl, phoneNumberId, wabaId, accessToken, appSecret } = fake;
+    return { baseUrl, phoneNumberId, wabaId, accessToken, appSecret } satisfies GraphApiStarted;
+  }
+  if (!fake) throw new Error('the fake Graph API is not started');
+  if ('mark' in request) {
+    mark = { sends: fake.sends.length, cpu: process.cpuUsage() };
+    return { marked: true };
+  }
+  if ('collect' in request) {
+    const used = process.cpuUsage(mark.cpu);
+    const sends = fake.sends.slice(mark.sends);
+    return {
+      arrivals: Float64Array.from(sends, (s) => s.at),
+      cpuS: (used.user + used.system) / 1e6,
+    } satisfies GraphApiCollected;
+  }
+  await fake.close();
+  return { closed: true };
+}
+
+// One request at a time: the parent waits for each answer before it asks again.
+process.on('message', (request: GraphApiRequest) => {
+  answer(request).then(
+    (reply) => process.send!(reply, () => ('close' in request ? process.exit(0) : undefined)),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+});
