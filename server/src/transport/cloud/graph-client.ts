@@ -4,16 +4,23 @@ import { type TemplateSend, templateMessageBody, textMessageBody } from './messa
 import { type GraphTemplate, templatePageSchema } from './templates.ts';
 
 /**
- * A small typed client of the Graph API calls a Cloud API account needs, over fetch. The base URL
- * is CLOUD_API_BASE_URL (Meta's `https://graph.facebook.com/v24.0`, or a fake on a loopback
- * address); every call carries the account's token as `Authorization: Bearer …` (Meta's curl
- * examples). Errors come back as GraphApiError (graph-errors.ts), never as a raw response.
+ * A small typed client of the Graph API calls a Cloud API account needs. The base URL is
+ * CLOUD_API_BASE_URL (Meta's `https://graph.facebook.com/v24.0`, or a fake on a loopback address);
+ * every call carries the account's token as `Authorization: Bearer …` (Meta's curl examples).
+ * Errors come back as GraphApiError (graph-errors.ts), never as a raw response.
+ *
+ * The calls go through undici's `request`, not Node's `fetch`: a number on HIGH throughput makes
+ * 1,000 of them a second, and fetch's Request, Response, Headers and web streams cost about four
+ * times the CPU a call (docs/performance.md, "What keeps it fast"). undici loads with the first
+ * call, not at the server's start (test/operations/start-imports.test.ts). The media download,
+ * rare, and whose URL may redirect, stays on fetch.
  */
 export type GraphClientOptions = {
   baseUrl: string;
   accessToken: string;
   /** The longest one call may take; then it fails as a `network` error (outcome unknown). */
   timeoutMs?: number;
+  /** The media download's fetch (default: Node's). */
   fetch?: typeof fetch;
 };
 
@@ -91,16 +98,24 @@ const sendResponseSchema = z.object({
 
 export type GraphClient = ReturnType<typeof createGraphClient>;
 
+let undici: Promise<typeof import('undici')> | undefined;
+/** undici, imported once with the first Graph call. */
+function loadUndici(): Promise<typeof import('undici')> {
+  undici ??= import('undici');
+  return undici;
+}
+
 export function createGraphClient(options: GraphClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 20_000;
 
   async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
-    let response: Response;
+    let status: number;
     let text: string;
     try {
-      response = await doFetch(`${baseUrl}${path}`, {
+      const { request } = await loadUndici();
+      const response = await request(`${baseUrl}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${options.accessToken}`,
@@ -109,11 +124,12 @@ export function createGraphClient(options: GraphClientOptions) {
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(timeoutMs),
       });
-      text = await response.text();
+      status = response.statusCode;
+      text = await response.body.text();
     } catch (err) {
       throw graphNetworkError(err);
     }
-    if (!response.ok) throw graphErrorFromResponse(response.status, text);
+    if (status < 200 || status > 299) throw graphErrorFromResponse(status, text);
     try {
       return JSON.parse(text);
     } catch {
@@ -121,7 +137,7 @@ export function createGraphClient(options: GraphClientOptions) {
         0,
         'The Graph API answered something that is not JSON',
         text.slice(0, 200),
-        response.status,
+        status,
         'network',
       );
     }
