@@ -123,7 +123,7 @@ export async function databaseCpuFrom(ctx: AppContext): Promise<() => Promise<nu
  * it cannot be (no taskset here). Threads it starts later inherit the mask. PostgreSQL runs as a
  * service of the machine and is left where it is.
  */
-export function pin(pid: number, cores: string): boolean {
+function pin(pid: number, cores: string): boolean {
   try {
     execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
     return true;
@@ -133,7 +133,7 @@ export function pin(pid: number, cores: string): boolean {
 }
 
 /** Every core of the machine (taskset's list), to undo `pin`. */
-export const allCores = () => `0-${os.cpus().length - 1}`;
+const allCores = () => `0-${os.cpus().length - 1}`;
 
 /**
  * Runs `fn` with this process (the node) on core 0, giving it core 1 for a process of its own
