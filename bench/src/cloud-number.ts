@@ -183,7 +183,9 @@ export async function startGraphApiProcess(
     new Promise<R>((resolve, reject) => {
       if (exited !== null) return reject(new Error(exited));
       waiting.push({ resolve: resolve as (m: unknown) => void, reject });
-      child.send(request);
+      child.send(request, (err) => {
+        if (err) reject(err);
+      });
     });
   let started: GraphApiStarted;
   try {

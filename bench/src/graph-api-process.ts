@@ -51,6 +51,8 @@ async function answer(request: GraphApiRequest): Promise<unknown> {
   return { closed: true };
 }
 
+// Nothing is left running when the bench ends without a `close` (an error, a kill).
+process.once('disconnect', () => process.exit(0));
 // One request at a time: the parent waits for each answer before it asks again.
 process.on('message', (request: GraphApiRequest) => {
   answer(request).then(
