@@ -21,6 +21,7 @@ import type { AppContext } from '../../server/src/context.ts';
 import { queryRows } from '../../server/src/db/client.ts';
 import { startEngine } from '../../server/src/engine.ts';
 import { acceptSend } from '../../server/src/messaging/accept/send.ts';
+import { templateMessageBody } from '../../server/src/transport/cloud/messages.ts';
 import { maxInWindow, type ThroughputLimiter } from '../../server/src/transport/cloud/throughput-limiter.ts';
 import {
   databaseCpuFrom,
@@ -38,6 +39,9 @@ import { tallyStatements } from './statement-tally.ts';
 
 const MESSAGES = Number(process.env.BENCH_CLOUD_SENDS ?? size(20_000, 300));
 const LATENCY_MS = Number(process.env.BENCH_CLOUD_LATENCY_MS ?? 50);
+/** The sends the fake takes before the timed part, from its own process (about a second's worth at 50 ms). */
+const WARM_SENDS = size(5_000, 200);
+const TEMPLATE = { name: 'order_update', language: 'en', parameters: ['A-1'] };
 
 export async function cloudHighRow(benchCtx: AppContext): Promise<string> {
   // The node on core 0, the fake Graph API on core 1: each its own core (when the machine has two).
@@ -86,10 +90,20 @@ async function sendAll(
       {
         chatIds: numbers(MESSAGES, 919_600_000_000),
         type: 'template',
-        content: { name: 'order_update', language: 'en', parameters: ['A-1'] },
+        content: TEMPLATE,
         scheduleTime: new Date(Date.now() + 3_600_000).toISOString(),
       },
       'individuals',
+    );
+    // The fake's process is new and its code cold, Meta's never is: it first takes sends of its
+    // own, untimed (the node's code is as cold as before: its first sends are the row's).
+    await fake.warm(
+      WARM_SENDS,
+      templateMessageBody('919400000000', {
+        name: TEMPLATE.name,
+        language: TEMPLATE.language,
+        bodyParameters: TEMPLATE.parameters,
+      }),
     );
     await fake.mark();
     const nodeCpu = process.cpuUsage();

@@ -160,6 +160,8 @@ export function forkBenchProcess(module: URL, core: string | null): ChildProcess
 }
 
 export type GraphApiProcess = GraphApiAt & {
+  /** `sends` copies of `body` sent to the fake from its own process, untimed: its code compiled, as Meta's is. */
+  warm(sends: number, body: unknown): Promise<void>;
   /** The timed part starts: the sends and the fake's CPU count from here. */
   mark(): Promise<void>;
   /** The arrival times of the sends since the mark (the fake's clock, ms) and the fake's CPU seconds. */
@@ -196,6 +198,7 @@ export async function startGraphApiProcess(
   }
   return {
     ...started,
+    warm: (sends, body) => ask<void>({ warm: { sends, body } }),
     mark: () => ask<void>({ mark: true }),
     collect: () => ask<GraphApiCollected>({ collect: true }),
     async close() {
