@@ -5,9 +5,10 @@
  * reads the number's throughput level from the fake Graph API (answering each send in
  * BENCH_CLOUD_LATENCY_MS, 50 by default), a template job is accepted, and the engine's lanes
  * claim, send and record each recipient. The fake Graph API runs in a process of its own
- * (`graph-api-process.ts`), so that its answers take none of the node's CPU; on a machine of two
- * cores or more the node runs on core 0 and the fake on core 1 (PostgreSQL, a service of the
- * machine, runs where it runs). Prints the rate Meta would see (arrivals at the fake), the busiest
+ * (`graph-api-process.ts`), so that its answers take none of the node's CPU, and first takes
+ * 5,000 sends of its own, untimed (a new process's code is cold, Meta's never is; the node's is
+ * left cold); on a machine of two cores or more the node runs on core 0 and the fake on core 1
+ * (PostgreSQL, a service of the machine, runs where it runs). Prints the rate Meta would see (arrivals at the fake), the busiest
  * 1 s window of arrivals (and of the sends' starts at the number's limiter), and how many
  * recipients were not sent; then the CPU each message cost from the moment they were made due
  * until every one had its outcome: this process's (the node: its engine, transport and Graph
