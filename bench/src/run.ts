@@ -306,7 +306,14 @@ async function main() {
       '0 leases moved',
     ),
     fleetRss: row('fleet: RSS per process', ''),
-    fleetTakeover: row('fleet: a worker killed, its accounts taken over', 'about a lease'),
+    // No node claims more than 50 free accounts a pass (claimFreeAccounts in
+    // server/src/accounts/repository.ts): a fleet started together spreads over its nodes (the
+    // idle row's per-worker counts), and a takeover is a lease, then passes a third of a lease
+    // apart on each survivor.
+    fleetTakeover: row(
+      'fleet: a worker killed, its accounts taken over',
+      'a lease, then 50 accounts a pass on each survivor',
+    ),
     acceptChatIds: row(
       `accept ${n(ACCEPT_RECIPIENTS)} chat ids, as the bulk page sends them (service)`,
       '≤ 1.0 s on PostgreSQL',
