@@ -25,8 +25,10 @@ export interface DriverHost {
   publish<K extends keyof AccountRuntimeEvents>(event: K, ...args: AccountRuntimeEvents[K]): void;
   /** Runs a pass of the lease loop soon (an order may be waiting). */
   poke(): void;
-  /** The driver stopped: the loop forgets it. */
+  /** The driver is stopping: the loop forgets it, and leaves its row alone until `settled`. */
   forget(driver: AccountDriver): void;
+  /** The driver has stopped: its transport closed and, if it released the lease, the row written. */
+  settled(driver: AccountDriver): void;
   /** A restart order: a new driver for the row. */
   restart(row: AccountRow): Promise<void>;
 }
@@ -363,25 +365,35 @@ export class AccountDriver implements SyncedAccount {
   /** Closes the connection without unlinking; `release` gives the lease up with `patch` written. */
   async stop(options: { release: boolean; patch?: ReleasePatch }): Promise<void> {
     if (!this.halt()) return;
-    await this.transport
-      .close()
-      .catch((err) => this.ctx.log.warn({ err, accountId: this.accountId }, 'close failed'));
-    this.transport.removeAllListeners();
-    if (options.release) {
-      await releaseLease(this.ctx.db, this.ctx.nodeId, this.accountId, options.patch ?? {}).catch((err) =>
-        this.ctx.log.warn({ err, accountId: this.accountId }, 'could not release the lease'),
-      );
+    try {
+      await this.transport
+        .close()
+        .catch((err) => this.ctx.log.warn({ err, accountId: this.accountId }, 'close failed'));
+      this.transport.removeAllListeners();
+      if (options.release) {
+        await releaseLease(this.ctx.db, this.ctx.nodeId, this.accountId, options.patch ?? {}).catch((err) =>
+          this.ctx.log.warn({ err, accountId: this.accountId }, 'could not release the lease'),
+        );
+      }
+    } finally {
+      this.host.settled(this);
     }
   }
 
   /** Unlinks the device (the account is being terminated). */
   async logout(): Promise<void> {
     if (!this.halt()) return;
-    await this.transport
-      .logout?.()
-      .catch((err) => this.ctx.log.warn({ err, accountId: this.accountId }, 'logout did not reach WhatsApp'));
-    await this.transport.close().catch(() => {});
-    this.transport.removeAllListeners();
+    try {
+      await this.transport
+        .logout?.()
+        .catch((err) =>
+          this.ctx.log.warn({ err, accountId: this.accountId }, 'logout did not reach WhatsApp'),
+        );
+      await this.transport.close().catch(() => {});
+      this.transport.removeAllListeners();
+    } finally {
+      this.host.settled(this);
+    }
   }
 
   /** Marks the driver stopped; false when it already was. */

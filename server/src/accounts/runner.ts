@@ -33,6 +33,13 @@ const PRUNE_EVERY_MS = 60 * 60_000;
  */
 export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements AccountRuntime, DriverHost {
   private readonly drivers = new Map<string, AccountDriver>();
+  /**
+   * Accounts whose driver is stopping (closing its transport, then writing the row's last word as
+   * it releases the lease): a pass leaves their rows alone meanwhile. Released by the pass instead,
+   * a ban's DISCONNECTED and desired state 'stopped' found the lease gone and were not written, and
+   * the account was claimed again.
+   */
+  private readonly leaving = new Map<string, number>();
   private readonly heartbeatMs: number;
   private heartbeat: NodeJS.Timeout | null = null;
   private prune: NodeJS.Timeout | null = null;
@@ -138,7 +145,7 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
       if (this.stopping) return;
       const d = this.drivers.get(row.accountId);
       if (!d) {
-        await releaseLease(db, nodeId, row.accountId);
+        if (!this.leaving.has(row.accountId)) await releaseLease(db, nodeId, row.accountId);
         continue;
       }
       if (row.desiredState === 'stopped') {
@@ -258,6 +265,13 @@ export class AccountRunner extends EventEmitter<AccountRuntimeEvents> implements
 
   forget(driver: AccountDriver): void {
     if (this.drivers.get(driver.accountId) === driver) this.drivers.delete(driver.accountId);
+    this.leaving.set(driver.accountId, (this.leaving.get(driver.accountId) ?? 0) + 1);
+  }
+
+  settled(driver: AccountDriver): void {
+    const left = (this.leaving.get(driver.accountId) ?? 1) - 1;
+    if (left > 0) this.leaving.set(driver.accountId, left);
+    else this.leaving.delete(driver.accountId);
   }
 
   restart(row: AccountRow): Promise<void> {

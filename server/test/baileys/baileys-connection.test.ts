@@ -174,6 +174,28 @@ describe.each(DB_KINDS)('Baileys connection and close codes, driven by a fake so
     expect((await statusOf(t, token, banned.accountId)).statusReason).toBe('Banned by WhatsApp');
   });
 
+  it('a ban stays final when the lease loop passes while the transport is still closing', async () => {
+    const { accountId, first } = await start('Slow close');
+    // The driver forgets the account as it starts to stop, and writes its last word (DISCONNECTED,
+    // desired state 'stopped') as it releases the lease after the close: a pass in between
+    // released the lease itself, the last word found it gone, and the pass claimed it again.
+    const transport = rig.transports.get(accountId)!;
+    const close = transport.close.bind(transport);
+    transport.close = async () => {
+      await rig.runner.poke();
+      await close();
+    };
+    first.close(406, 'Connection Failure', { reason: '406' });
+    await released(accountId);
+    expect(await row(accountId)).toMatchObject({
+      status: 'DISCONNECTED',
+      statusReason: 'Banned by WhatsApp',
+      desiredState: 'stopped',
+    });
+    await rig.runner.poke();
+    expect(rig.socketsOf(accountId)).toHaveLength(1);
+  });
+
   it('405 says the client version was rejected and does not retry the same version for ever', async () => {
     const { accountId, first } = await start('Old version');
     const lookups = rig.versionLookups();
