@@ -111,9 +111,7 @@ export async function baileysRig(
   };
   const t: TestApp = await createTestApp(kind, {
     WA_PROVIDER: 'baileys',
-    // Long enough that a busy machine (the CI's suites side by side) renews every lease in time:
-    // a lapsed one is given up and claimed again, a fresh PENDING start under the test's feet.
-    SESSION_LEASE_MS: '10000',
+    SESSION_LEASE_MS: '3000',
     ...options.env,
   });
   // The product's wiring of what the accounts receive (an opt-out keyword opts the sender out).
