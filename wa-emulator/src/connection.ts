@@ -37,6 +37,8 @@ export class Connection {
     awaitingFinish: boolean;
   } | null = null;
   private chain: Promise<void> = Promise.resolve();
+  /** The nodes read and not yet handled, in the order they came (a ping apart: `isPing`). */
+  private handling: Promise<void> = Promise.resolve();
   private offlineSent = false;
   /** The device's offline queue taken at this login, handed over in the batches the client asks for. */
   private offlineQueue: BinaryNode[] = [];
@@ -155,7 +157,15 @@ export class Connection {
       } else {
         const node = await decodeBinaryNode(this.noise.open(frame));
         this.handlers.log(`< ${binaryNodeToString(node)}`);
-        await this.handlers.node(this, node);
+        // The server answers a keep-alive whatever else it is doing: rc14 (Socket/socket.js
+        // startKeepAliveRequest) ends a connection that has heard nothing for its keep-alive
+        // interval + 5 s, and a relay's fan-out to 1,500 phones in this process took longer.
+        // Every other node is handled after the ones before it, as they came.
+        if (isPing(node)) await this.handlers.node(this, node);
+        else
+          this.handling = this.handling
+            .then(() => (this.closed ? undefined : this.handlers.node(this, node)))
+            .catch((err) => this.fail(err));
       }
     }
   }
@@ -171,4 +181,15 @@ export class Connection {
     this.keepUndelivered();
     this.handlers.closed(this);
   }
+}
+
+/** rc14's keep-alive request: `<iq xmlns="w:p" type="get"><ping/></iq>`. */
+function isPing(node: BinaryNode): boolean {
+  return (
+    node.tag === 'iq' &&
+    node.attrs.xmlns === 'w:p' &&
+    node.attrs.type === 'get' &&
+    Array.isArray(node.content) &&
+    node.content[0]?.tag === 'ping'
+  );
 }
