@@ -35,6 +35,7 @@ import {
   statementsSent,
   withHighNumber,
 } from './cloud-number.ts';
+import { startsAt } from './cloud-throughput.ts';
 import { fmtRate, numbers, size } from './setup.ts';
 import { tallyStatements } from './statement-tally.ts';
 
@@ -69,19 +70,11 @@ async function sendAll(
       if (Date.now() > until) throw new Error('the Cloud number did not connect within 60 s');
       await sleep(50);
     }
-    // When each send passed the number's limiter (its own clock, performance.now()): the
-    // product's pace, apart from what delays a request between that and the fake's arrival.
-    // (A CloudTransport's own limiter, private to it: the bench reaches in to watch it.)
+    // A CloudTransport's own limiter, private to it: the bench reaches in to watch it.
     const { limiter } = engine.runtime.transportFor(accountId) as unknown as {
       limiter: ThroughputLimiter;
     };
-    const starts: number[] = [];
-    const acquire = limiter.acquire;
-    limiter.acquire = async () => {
-      const at = await acquire();
-      starts.push(at);
-      return at;
-    };
+    const starts = startsAt(limiter);
     // Accepted for later, then made due at one instant, so that the rate measures sending only
     // (as the dispatch row does).
     const accepted = await acceptSend(

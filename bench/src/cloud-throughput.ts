@@ -13,7 +13,11 @@
 import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { createGraphClient } from '../../server/src/transport/cloud/graph-client.ts';
-import { createThroughputLimiter, maxInWindow } from '../../server/src/transport/cloud/throughput-limiter.ts';
+import {
+  createThroughputLimiter,
+  maxInWindow,
+  type ThroughputLimiter,
+} from '../../server/src/transport/cloud/throughput-limiter.ts';
 import { CloudTransport } from '../../server/src/transport/cloud/transport.ts';
 import { startFakeGraphApi } from '../../server/test/fakes/graph-api.ts';
 import { size } from './setup.ts';
@@ -21,6 +25,21 @@ import { size } from './setup.ts';
 const SENDS = Number(process.env.BENCH_CLOUD_SENDS ?? size(10_000, 200));
 const LATENCY_MS = Number(process.env.BENCH_CLOUD_LATENCY_MS ?? 50);
 const RATE = Number(process.env.BENCH_CLOUD_RATE ?? 80);
+
+/**
+ * When each send passes `limiter` from now on (its own clock, performance.now()): the product's
+ * pace, before whatever delays a request between that and its arrival at the fake Graph API.
+ */
+export function startsAt(limiter: ThroughputLimiter): number[] {
+  const starts: number[] = [];
+  const acquire = limiter.acquire;
+  limiter.acquire = async () => {
+    const at = await acquire();
+    starts.push(at);
+    return at;
+  };
+  return starts;
+}
 
 /** The bench's table (markdown). */
 export async function cloudThroughputTable(): Promise<string> {
@@ -38,14 +57,8 @@ export async function cloudThroughputTable(): Promise<string> {
       },
     ],
   });
-  const starts: number[] = [];
   const limiter = createThroughputLimiter({ perSecond: RATE });
-  const acquire = limiter.acquire;
-  limiter.acquire = async () => {
-    const at = await acquire();
-    starts.push(at);
-    return at;
-  };
+  const starts = startsAt(limiter);
   const transport = new CloudTransport(
     { accountId: 'bench', phoneNumber: '919800015838' },
     {

@@ -364,8 +364,7 @@ export class AccountDriver implements SyncedAccount {
 
   /** Closes the connection without unlinking; `release` gives the lease up with `patch` written. */
   async stop(options: { release: boolean; patch?: ReleasePatch }): Promise<void> {
-    if (!this.halt()) return;
-    try {
+    await this.leave(async () => {
       await this.transport
         .close()
         .catch((err) => this.ctx.log.warn({ err, accountId: this.accountId }, 'close failed'));
@@ -375,15 +374,12 @@ export class AccountDriver implements SyncedAccount {
           this.ctx.log.warn({ err, accountId: this.accountId }, 'could not release the lease'),
         );
       }
-    } finally {
-      this.host.settled(this);
-    }
+    });
   }
 
   /** Unlinks the device (the account is being terminated). */
   async logout(): Promise<void> {
-    if (!this.halt()) return;
-    try {
+    await this.leave(async () => {
       await this.transport
         .logout?.()
         .catch((err) =>
@@ -391,6 +387,14 @@ export class AccountDriver implements SyncedAccount {
         );
       await this.transport.close().catch(() => {});
       this.transport.removeAllListeners();
+    });
+  }
+
+  /** Stops the driver once (`work`: what stopping does), the host leaving its row alone meanwhile. */
+  private async leave(work: () => Promise<void>): Promise<void> {
+    if (!this.halt()) return;
+    try {
+      await work();
     } finally {
       this.host.settled(this);
     }
