@@ -134,8 +134,11 @@ export async function joinAddresses(tx: Db, userId: string, addresses: Address[]
 
 /**
  * The Inbox of people merged into `personId`: their messages become its, and their threads one
- * (the latest message and the account last written to, unread added up, open when any was). In
- * the caller's transaction, before the merged people are deleted (their threads go with them).
+ * (the latest message and the account last written to, unread added up, open when any was). The
+ * latest message is the one the thread shows last (messages in `at` order, then as kept: two in one
+ * second, WhatsApp's unit of time, are told apart by which came in later); a thread whose messages
+ * were all erased gives its own. In the caller's transaction, before the merged people are deleted
+ * (their threads go with them).
  */
 async function mergeInboxes(tx: Db, personId: string, merged: string[]): Promise<void> {
   const all = sql.param([personId, ...merged]);
@@ -143,14 +146,18 @@ async function mergeInboxes(tx: Db, personId: string, merged: string[]): Promise
     sql`UPDATE inbox_messages SET person_id = ${personId} WHERE person_id = ANY(${sql.param(merged)}::text[])`,
   );
   await tx.execute(
-    sql`INSERT INTO inbox_threads AS t (person_id, user_id, session_id, name, last_text, last_type,
+    sql`WITH latest AS (
+          SELECT m.text, m.type, m.direction FROM inbox_messages m
+          WHERE m.person_id = ${personId} ORDER BY m.at DESC, m.id DESC LIMIT 1
+        )
+        INSERT INTO inbox_threads AS t (person_id, user_id, session_id, name, last_text, last_type,
                                         last_direction, last_at, last_in_at, unread, state)
         SELECT ${personId}, min(x.user_id),
                (array_agg(x.session_id ORDER BY x.last_in_at DESC))[1],
                (array_agg(x.name ORDER BY x.last_in_at DESC) FILTER (WHERE x.name IS NOT NULL))[1],
-               (array_agg(x.last_text ORDER BY x.last_at DESC))[1],
-               (array_agg(x.last_type ORDER BY x.last_at DESC))[1],
-               (array_agg(x.last_direction ORDER BY x.last_at DESC))[1],
+               coalesce((SELECT text FROM latest), (array_agg(x.last_text ORDER BY x.last_at DESC))[1]),
+               coalesce((SELECT type FROM latest), (array_agg(x.last_type ORDER BY x.last_at DESC))[1]),
+               coalesce((SELECT direction FROM latest), (array_agg(x.last_direction ORDER BY x.last_at DESC))[1]),
                max(x.last_at), max(x.last_in_at), sum(x.unread)::int,
                CASE WHEN bool_or(x.state = 'open') THEN 'open' ELSE 'done' END
         FROM inbox_threads x WHERE x.person_id = ANY(${all}::text[])

@@ -62,17 +62,20 @@ describe('poll votes, against the emulator', () => {
     return { jobId: send.json.jobId as string, pollId: poll.id };
   };
 
-  /** The person's thread once its latest message is `text`: the thread's id and its messages. */
+  /**
+   * The person's thread once it holds `count` incoming messages: its row in the list (read after
+   * the messages, so that it is as new as they are) and the messages.
+   */
   const threadWith = async (phone: string, count: number) =>
     waitFor(
       `${count} messages in the thread of ${phone}`,
       async () => {
-        const list = await product.call('GET', `/api/inbox?q=${phone}`);
-        const personId: string | undefined = list.json.threads?.[0]?.personId;
+        const find = async () => (await product.call('GET', `/api/inbox?q=${phone}`)).json.threads?.[0];
+        const personId: string | undefined = (await find())?.personId;
         if (!personId) return null;
         const thread = await product.call('GET', `/api/inbox/${personId}`);
         const messages = (thread.json.messages as Message[]).filter((m) => m.direction === 'in');
-        return messages.length >= count ? { list: list.json.threads[0], messages } : null;
+        return messages.length >= count ? { list: await find(), messages } : null;
       },
       60_000,
       250,

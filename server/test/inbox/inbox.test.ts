@@ -2,6 +2,8 @@ import { WEBHOOK_PAYLOADS } from '@wa/contract';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.ts';
+import { keepIncoming } from '../../src/messaging/inbox/incoming.ts';
+import { joinPerson } from '../../src/messaging/opt-outs.ts';
 import { connectedAccount } from '../fakes/accounts.ts';
 import { useCloudApp } from '../fakes/cloud-rig.ts';
 import { balanceOf, expectLedgerChain, waitForJobEnd } from '../fakes/messaging.ts';
@@ -312,5 +314,41 @@ describe.each(DB_KINDS)('the Inbox on %s', (kind) => {
     expect((await list(other.token)).threads).toEqual([]);
     expect((await get(other.token, `/api/inbox/${threads[0]!.personId}`)).statusCode).toBe(404);
     expect((await get(other.token, '/api/inbox/counts')).json().unreadThreads).toBe(0);
+  });
+  it('two threads joined into one show as latest the message that came in last, when both came in the same second', async () => {
+    const a = await twoAccounts(5);
+    const PHONE = '919811100095';
+    const LID = '270011100095@lid';
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const message = (from: string, text: string) =>
+      keepIncoming(
+        rig.t.ctx,
+        { accountId: a.linked, userId: a.user.id },
+        {
+          from,
+          text,
+          messageId: `JOIN${text.replace(/\W/g, '')}`,
+          at,
+        },
+      );
+    // A vote from the number, then a changed vote from the LID WhatsApp moved the chat to, in one
+    // second: two people until WhatsApp shows the LID is the number's.
+    await message(`${PHONE}@s.whatsapp.net`, 'Red, Blue');
+    await message(LID, 'Green');
+    expect((await list(a.token)).threads).toHaveLength(2);
+    await joinPerson(rig.t.ctx, a.user.id, [
+      { kind: 'phone', value: PHONE },
+      { kind: 'lid', value: LID.replace('@lid', '') },
+    ]);
+
+    const [thread, ...others] = (await list(a.token)).threads;
+    expect(others).toEqual([]);
+    expect(thread).toMatchObject({
+      phone: PHONE,
+      unread: 2,
+      lastMessage: { text: 'Green', direction: 'in' },
+    });
+    const opened = (await get(a.token, `/api/inbox/${thread!.personId}`)).json();
+    expect(opened.messages.map((m: { text: string }) => m.text)).toEqual(['Red, Blue', 'Green']);
   });
 });

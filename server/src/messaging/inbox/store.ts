@@ -288,7 +288,11 @@ export async function threadMessages(
     ...m,
     text: sentText(m.type, job_content, own_content),
   }));
-  return [...kept, ...shown].sort((a, b) => new Date(a.at).getTime() - new Date(b.at).getTime());
+  // Oldest first; both lists came newest first, and the sort is stable: two messages of one second
+  // (WhatsApp's unit of time) show in the order they were kept.
+  return [...kept.reverse(), ...shown.reverse()].sort(
+    (a, b) => new Date(a.at).getTime() - new Date(b.at).getTime(),
+  );
 }
 
 /** An incoming message's file reference, of the user's thread `personId`. */
