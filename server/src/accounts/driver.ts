@@ -1,9 +1,9 @@
 import type { AppContext } from '../context.ts';
-import { setLastMessage, updateGroup, upsertGroups } from '../groups/repository.ts';
+import { setLastMessage, upsertGroups } from '../groups/repository.ts';
 import { onSocketOutcome } from '../transport/socket-outcomes.ts';
 import type { ConnectionUpdate, Transport } from '../transport/types.ts';
 import { ChannelOrders } from './channel-orders.ts';
-import { GroupSync, isAdminIn, type SyncedAccount, toCache, toStoredParticipant } from './group-sync.ts';
+import { GroupSync, type SyncedAccount, toCache, updateGroups } from './group-sync.ts';
 import { recordAccountEvent } from './health/repository.ts';
 import {
   type AccountRow,
@@ -16,7 +16,7 @@ import {
   updateOwnedAccount,
 } from './repository.ts';
 import type { AccountRuntimeEvents } from './runtime.ts';
-import { liftSendPause, pauseSending } from './send-pause.ts';
+import { takeQuota } from './send-pause.ts';
 
 /** What an account driver needs from the lease loop that owns it. */
 export interface DriverHost {
@@ -93,20 +93,7 @@ export class AccountDriver implements SyncedAccount {
       ),
     );
     transport.on('groups-update', (updates) =>
-      this.run('groups-update', async () => {
-        for (const u of updates) {
-          await updateGroup(db, this.accountId, u.id, {
-            ...(u.subject !== undefined ? { subject: u.subject } : {}),
-            ...(u.announce !== undefined ? { announce: u.announce } : {}),
-            ...(u.participants
-              ? {
-                  participants: u.participants.map(toStoredParticipant),
-                  isAdmin: isAdminIn(this, u.participants),
-                }
-              : {}),
-          });
-        }
-      }),
+      this.run('groups-update', () => updateGroups(db, this, updates)),
     );
     transport.on('last-message', (m) =>
       this.run('last-message', () =>
@@ -119,25 +106,7 @@ export class AccountDriver implements SyncedAccount {
     );
     transport.on('quota', (q) =>
       this.run('quota', async () => {
-        // One-to-one sends pause until the time WhatsApp gives (or the user resumes); when
-        // WhatsApp says the restriction is over, they go on (docs/decisions.md, Sending pace).
-        if (q.capped) {
-          // A new restriction counts against the account's health once (not each later word on its end).
-          const before = await findAccount(db, this.accountId);
-          if (!before?.sendPaused || before.statusReason !== q.reason)
-            await recordAccountEvent(db, this.accountId, 'restricted', q.reason);
-          await pauseSending(
-            db,
-            this.accountId,
-            q.reason ?? "Paused: WhatsApp's new-chat limit was reached",
-            q.until,
-            nodeId,
-          );
-          this.host.publish('restricted', this.accountId, q);
-          return;
-        }
-        // The engine wakes the account's loop on this event: its one-to-one recipients go on.
-        if (await liftSendPause(db, this.accountId, nodeId))
+        if (await takeQuota(db, this.accountId, q, nodeId))
           this.host.publish('restricted', this.accountId, q);
       }),
     );

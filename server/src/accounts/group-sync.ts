@@ -1,7 +1,14 @@
 import { bareJid, jidUser } from '@wa/contract';
 import type { AppContext } from '../context.ts';
+import type { Db } from '../db/client.ts';
 import type { StoredParticipant } from '../db/schema.ts';
-import { type GroupCacheEntry, listGroups, setInviteCode, upsertGroups } from '../groups/repository.ts';
+import {
+  type GroupCacheEntry,
+  listGroups,
+  setInviteCode,
+  updateGroup,
+  upsertGroups,
+} from '../groups/repository.ts';
 import type { GroupInfo, GroupParticipantInfo, Transport } from '../transport/types.ts';
 import { updateOwnedAccount } from './repository.ts';
 
@@ -53,6 +60,26 @@ export function toCache(own: OwnIds, groups: GroupInfo[]): GroupCacheEntry[] {
       ? { sender: g.lastMessage.sender, timestamp: g.lastMessage.timestamp, body: g.lastMessage.body }
       : null,
   }));
+}
+
+/** What the transport reported changed in the account's groups, written to its cache. */
+export async function updateGroups(
+  db: Db,
+  account: OwnIds & { accountId: string },
+  updates: Array<Partial<GroupInfo> & { id: string }>,
+): Promise<void> {
+  for (const u of updates) {
+    await updateGroup(db, account.accountId, u.id, {
+      ...(u.subject !== undefined ? { subject: u.subject } : {}),
+      ...(u.announce !== undefined ? { announce: u.announce } : {}),
+      ...(u.participants
+        ? {
+            participants: u.participants.map(toStoredParticipant),
+            isAdmin: isAdminIn(account, u.participants),
+          }
+        : {}),
+    });
+  }
 }
 
 /** The least time between two full group fetches of an account on reconnects. */

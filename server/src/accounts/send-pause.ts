@@ -1,6 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/client.ts';
 import { accounts } from '../db/schema.ts';
+import type { QuotaUpdate } from '../transport/types.ts';
+import { recordAccountEvent } from './health/repository.ts';
+import { findAccount } from './repository.ts';
 
 /**
  * The account's pause of one-to-one sends (error 463, WhatsApp's new-chat cap; docs/decisions.md,
@@ -110,4 +113,26 @@ export async function pauseToProtect(
         RETURNING session_id`,
   );
   return rows.length > 0;
+}
+
+/**
+ * The account's own word on its new-chat cap (its transport's quota event), on the node holding
+ * its lease: a cap pauses one-to-one sends until the time WhatsApp gives (or the user resumes),
+ * and a new restriction counts against the account's health once (not each later word on its
+ * end); the cap's end lifts the pause, and the engine's loop goes on (docs/decisions.md, Sending
+ * pace). True when the account's state changed (the runtime tells the engine).
+ */
+export async function takeQuota(db: Db, accountId: string, q: QuotaUpdate, nodeId: string): Promise<boolean> {
+  if (!q.capped) return liftSendPause(db, accountId, nodeId);
+  const before = await findAccount(db, accountId);
+  if (!before?.sendPaused || before.statusReason !== q.reason)
+    await recordAccountEvent(db, accountId, 'restricted', q.reason);
+  await pauseSending(
+    db,
+    accountId,
+    q.reason ?? "Paused: WhatsApp's new-chat limit was reached",
+    q.until,
+    nodeId,
+  );
+  return true;
 }
