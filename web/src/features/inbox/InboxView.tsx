@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
-import { priceKindOf } from '../../lib/capabilities.ts';
+import { capabilitiesOf } from '../../lib/capabilities.ts';
 import { DEFAULT_COUNTRY_CODE } from '../../lib/csv-contacts.ts';
 import { useMeta } from '../auth/api/get-meta.ts';
 import { useAccounts } from '../instances/api/get-accounts.ts';
@@ -17,10 +17,10 @@ export function InboxView(props: { userId: string | null; params: InboxParams })
   const list = useMemo(() => (own ? (accounts ?? []) : []), [own, accounts]);
   const cc = useMeta().data?.defaultCountryCode ?? DEFAULT_COUNTRY_CODE;
   const accountOf = useCallback((accountId: string) => accountName(accountId, list, cc), [list, cc]);
-  const isCloud = useCallback(
+  const hasWindow = useCallback(
     (accountId: string) => {
       const s = list.find((x) => x.sessionId === accountId);
-      return !!s && priceKindOf(s) === 'cloud';
+      return !!s && capabilitiesOf(s).serviceWindow;
     },
     [list],
   );
@@ -32,7 +32,7 @@ export function InboxView(props: { userId: string | null; params: InboxParams })
       params={props.params}
       readOnly={!own}
       accountOf={accountOf}
-      isCloud={isCloud}
+      hasWindow={hasWindow}
     />
   ) : (
     <ThreadList
@@ -40,7 +40,7 @@ export function InboxView(props: { userId: string | null; params: InboxParams })
       params={props.params}
       accounts={list}
       accountOf={accountOf}
-      isCloud={isCloud}
+      hasWindow={hasWindow}
     />
   );
 }

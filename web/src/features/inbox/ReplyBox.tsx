@@ -7,7 +7,7 @@ import { useCharge } from '../../components/charge/useCharge.ts';
 import { PhoneNumberPicker } from '../../components/PhoneNumberPicker.tsx';
 import { TemplateFields, templateKey, useTemplateChoice } from '../../components/TemplateFields.tsx';
 import { errorText } from '../../lib/api.ts';
-import { priceKindOf } from '../../lib/capabilities.ts';
+import { capabilitiesOf, priceKindOf } from '../../lib/capabilities.ts';
 import { checkFileSize, readFileBase64 } from '../../lib/file-body.ts';
 import { formatKB, formatNumber } from '../../lib/format.ts';
 import { useCostEstimate } from '../compose/api/cost-estimate.ts';
@@ -39,7 +39,7 @@ export function ReplyBox(props: { thread: InboxThread }) {
 
   const account = accounts.find((s) => s.sessionId === accountId);
   const kind = priceKindOf(account);
-  const free = freeFormOpen(thread, accountId, kind === 'cloud');
+  const free = freeFormOpen(thread, accountId, !!account && capabilitiesOf(account).serviceWindow);
   const templates = useTemplates(free ? null : accountId);
   const approved = (templates.data?.templates ?? []).filter((t) => t.status === 'APPROVED');
   const template = free ? null : (approved.find((t) => templateKey(t) === chosen) ?? null);

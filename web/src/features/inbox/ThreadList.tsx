@@ -74,7 +74,8 @@ export function ThreadList(props: {
   accounts: readonly Account[];
   /** The account of a thread, as the user knows it. */
   accountOf: (accountId: string) => string;
-  isCloud: (accountId: string) => boolean;
+  /** Whether the account answers in free form only inside a person's 24-hour window (a Cloud number). */
+  hasWindow: (accountId: string) => boolean;
 }) {
   const { params } = props;
   const filter = useMemo(() => filterOf(params.value), [params.value]);
@@ -105,7 +106,7 @@ export function ThreadList(props: {
       <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
         {props.accountOf(t.sessionId)}
       </Text>
-      {(props.isCloud(t.sessionId) || t.windowClosesAt) && (
+      {(props.hasWindow(t.sessionId) || t.windowClosesAt) && (
         <Text size="xs" c="dimmed">
           {windowText(t)}
         </Text>

@@ -113,7 +113,8 @@ export function ThreadView(props: {
   params: InboxParams;
   readOnly: boolean;
   accountOf: (accountId: string) => string;
-  isCloud: (accountId: string) => boolean;
+  /** Whether the account answers in free form only inside a person's 24-hour window (a Cloud number). */
+  hasWindow: (accountId: string) => boolean;
 }) {
   const thread = useInboxThread(props.userId, props.personId);
   const setState = useSetThreadState();
@@ -167,7 +168,7 @@ export function ThreadView(props: {
                 )}
                 <Text size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
                   Wrote to {props.accountOf(t.sessionId)}
-                  {props.isCloud(t.sessionId) || t.windowClosesAt ? ` · ${windowText(t)}` : ''}
+                  {props.hasWindow(t.sessionId) || t.windowClosesAt ? ` · ${windowText(t)}` : ''}
                 </Text>
               </div>
               <Group gap="xs">

@@ -67,16 +67,17 @@ export function lastMessageText(thread: Pick<InboxThread, 'lastMessage'>): strin
 }
 
 /**
- * Whether the thread's account may answer in free form now: a linked phone always; a Cloud number
- * only through the account the person wrote to and until its 24-hour window closes.
+ * Whether the thread's account may answer in free form now: an account without a service window
+ * (a linked phone) always; one with it (a Cloud number) only through the account the person wrote
+ * to and until its 24-hour window closes.
  */
 export function freeFormOpen(
   thread: Pick<InboxThread, 'sessionId' | 'windowClosesAt'>,
   accountId: string,
-  isCloud: boolean,
+  hasWindow: boolean,
   now: number = Date.now(),
 ): boolean {
-  if (!isCloud) return true;
+  if (!hasWindow) return true;
   if (accountId !== thread.sessionId || !thread.windowClosesAt) return false;
   return Date.parse(thread.windowClosesAt) > now;
 }
