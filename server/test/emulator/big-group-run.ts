@@ -1,6 +1,7 @@
 import { type Connection as EmulatorConnection, iqKey, type WaEmulator } from '@wa/emulator';
 import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren } from 'baileys';
 import type { BaileysTransport } from '../../src/transport/baileys/transport.ts';
+import { SendError } from '../../src/transport/types.ts';
 import { waitFor } from '../wait.ts';
 import { linkedTransport } from './transport-rig.ts';
 
@@ -30,6 +31,8 @@ export async function firstSendToBigGroup(
   emulatorDecryptMs: number;
   /** The product's part: until its relay was on the wire and the send returned, less the emulator's answers. */
   productMs: number;
+  /** Why the connection closed during the send (then sent again under the same id), in order. */
+  closes: string[];
 }> {
   const { own, raceMs } = options;
   const group = emulator.world.addGroup({
@@ -73,9 +76,27 @@ export async function firstSendToBigGroup(
       if (relaying) emulatorDecryptMs += performance.now() - at;
     }
   };
-  const send = transport.send(`${group.id}@g.us`, { kind: 'text', text: `To ${members}` });
+  // Why the connection closed while the send ran, if it did (rc14's keep-alive on a starved CPU,
+  // or the emulator ending it): printed with the figures.
+  const closes: string[] = [];
+  transport.on('connection', (u) => {
+    if (u.state === 'closed') closes.push(u.reason);
+  });
+  const to = `${group.id}@g.us`;
+  const message = { kind: 'text', text: `To ${members}` } as const;
+  const send = transport.send(to, message);
   const first = await Promise.race([send, new Promise((r) => setTimeout(() => r('timed out'), raceMs))]);
-  const { messageId } = await send;
+  // A send whose connection closed before WhatsApp's ack goes again under the same id once the
+  // transport is open again, as the engine sends it (SendError.messageId); the phones keep one copy.
+  const messageId = await send.then(
+    (r) => r.messageId,
+    async (err: unknown) => {
+      const id = err instanceof SendError && err.retriesLater ? err.messageId : null;
+      if (!id) throw err;
+      await waitFor('the connection open again', async () => transport.state === 'open', 60_000, 200);
+      return (await transport.send(to, message, { messageId: id })).messageId;
+    },
+  );
   const relayMs = Date.now() - startedAt;
   const others = group.members.filter((m) => m.phone !== own);
   await waitFor(
@@ -98,5 +119,6 @@ export async function firstSendToBigGroup(
     emulatorAnswersMs: Math.round(emulatorAnswersMs),
     emulatorDecryptMs: Math.round(emulatorDecryptMs),
     productMs: Math.round(Math.max(relayMs, onWireMs) - emulatorAnswersMs),
+    closes,
   };
 }

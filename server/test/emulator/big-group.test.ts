@@ -10,8 +10,9 @@ const MEMBERS = 1500;
 /**
  * The first send to a group of 1,500 members (device lookups and 1,500 pairwise
  * sender-key copies, rc14 Socket/messages-send.js relayMessage) outlasts SEND_TIMEOUT_MS; the
- * relay goes on inside rc14 and the message arrives. Prints the figures of the bench row (time,
- * key fetches).
+ * relay goes on inside rc14 and the message arrives, once: when the connection closes before
+ * WhatsApp's ack (a CPU starved beside other suites), it goes again under the same id, as the
+ * engine sends it. Prints the figures of the bench row (time, key fetches) and any such close.
  */
 describe('the first send to a group of 1,500 members', () => {
   let emulator: WaEmulator;
@@ -30,7 +31,10 @@ describe('the first send to a group of 1,500 members', () => {
     transport = r.transport;
     console.log(
       `first send to ${MEMBERS} members: relay ${r.relayMs} ms, all decrypted ${r.deliveredMs} ms, ` +
-        `${r.keyFetches} key fetches for ${r.keysAsked} devices (one process)`,
+        `${r.keyFetches} key fetches for ${r.keysAsked} devices (one process)` +
+        (r.closes.length > 0
+          ? `; the connection closed during the send (${r.closes.join('; ')}), sent again`
+          : ''),
     );
     expect(r.outlasted).toBe(true);
     // One bundle per member's phone, plus the account's own devices (rc14 sends its other devices a copy).
