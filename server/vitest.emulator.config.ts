@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/emulator/**/*.test.ts'],
-    globalSetup: ['test/emulator/global-setup.ts'],
+    globalSetup: ['test/emulator/support/global-setup.ts'],
     testTimeout: 300_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/reliability/**/*.test.ts'],
-    globalSetup: ['test/reliability/global-setup.ts'],
+    globalSetup: ['test/reliability/support/global-setup.ts'],
     testTimeout: 600_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -1,7 +1,7 @@
 /**
  * The Baileys rows of `npm run bench`: the real rc14 socket through the product's
  * transport against the wire emulator (wa-emulator/), each probe in its own Node process with
- * --expose-gc (server/test/emulator/*-probe.ts), no database.
+ * --expose-gc (server/test/emulator/support/*-probe.ts), no database.
  *  - memory per linked socket: 50 accounts in one process, idle and after one send each;
  *  - the first send to a 1,500-member group: relay time, all members decrypted, key fetches;
  *  - a send to 1,000 known contacts after a restart: the device queries and key fetches it asks;
@@ -20,7 +20,7 @@ function probe<T = Record<string, number>>(file: string, env: Record<string, str
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--expose-gc', '--import', 'tsx', `test/emulator/${file}`],
+      ['--expose-gc', '--import', 'tsx', `test/emulator/support/${file}`],
       { cwd: SERVER, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024, timeout: 900_000 },
       (err, stdout, stderr) => {
         // The probe's figures: its line that starts with BENCH (loggers may write after it).
@@ -43,7 +43,7 @@ function probe<T = Record<string, number>>(file: string, env: Record<string, str
   });
 }
 
-/** What an account asked the server for in one round of sends (server/test/emulator/restart-sends-run.ts). */
+/** What an account asked the server for in one round of sends (server/test/emulator/support/restart-sends-run.ts). */
 type Traffic = {
   deviceQueries: number;
   usersAsked: number;

@@ -3,7 +3,7 @@ import { inflateSync } from 'node:zlib';
 import { processHistoryMessage, proto } from 'baileys';
 import { describe, expect, it } from 'vitest';
 import { readBootstrap } from '../../src/transport/baileys/history.ts';
-import { bootstrapHistory } from '../emulator/history-fixture.ts';
+import { bootstrapHistory } from '../emulator/support/history-fixture.ts';
 
 /** A stream of `bytes` in chunks of `size` (a download arrives in pieces that cut fields anywhere). */
 const chunked = (bytes: Buffer, size: number) =>

@@ -1,7 +1,7 @@
 import { WaEmulator } from '@wa/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BaileysTransport } from '../../src/transport/baileys/transport.ts';
-import { firstSendToBigGroup } from './big-group-run.ts';
+import { firstSendToBigGroup } from './support/big-group-run.ts';
 
 /** The engine's SEND_TIMEOUT_MS in this test: a first send to a large group outlasts it. */
 const SEND_TIMEOUT_MS = 2000;

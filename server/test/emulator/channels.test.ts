@@ -3,7 +3,7 @@ import { WaEmulator } from '@wa/emulator';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../wait.ts';
-import { Product } from './product.ts';
+import { Product } from './support/product.ts';
 
 const OWN = '919811100201';
 const OTHER = '919811100202';

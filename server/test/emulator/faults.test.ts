@@ -1,7 +1,7 @@
 import { WaEmulator } from '@wa/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../wait.ts';
-import { Product } from './product.ts';
+import { Product } from './support/product.ts';
 
 const CONTACT = '919811111111';
 

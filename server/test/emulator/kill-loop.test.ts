@@ -4,7 +4,7 @@ import { WaEmulator } from '@wa/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seeded } from '../reliability/support/server-process.ts';
 import { waitFor } from '../wait.ts';
-import { Product } from './product.ts';
+import { Product } from './support/product.ts';
 
 const OWN = '919800009000';
 const JOBS = 2;

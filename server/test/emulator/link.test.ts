@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../wait.ts';
-import { productOnEmulator } from './emulator-rig.ts';
+import { productOnEmulator } from './support/emulator-rig.ts';
 
 const OWN = '919800000001';
 const CONTACTS = ['919811111111', '919822222222', '919833333333', '919844444444'];

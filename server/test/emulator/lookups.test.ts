@@ -2,7 +2,7 @@ import { type Connection, iqKey, WaEmulator } from '@wa/emulator';
 import { type BinaryNode, getBinaryNodeChild } from 'baileys';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../wait.ts';
-import { Product } from './product.ts';
+import { Product } from './support/product.ts';
 
 const BATCH = 5;
 const SPACING_MS = 400;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { productOnEmulator } from './emulator-rig.ts';
+import { productOnEmulator } from './support/emulator-rig.ts';
 
 const OWN = '919800000061';
 

@@ -3,7 +3,7 @@ import { receivedPoll, vote } from '@wa/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../fakes/webhook-receiver.ts';
 import { waitFor } from '../wait.ts';
-import { productOnEmulator } from './emulator-rig.ts';
+import { productOnEmulator } from './support/emulator-rig.ts';
 
 const OWN = '919800000061';
 const VOTER = '919811111161';

@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSocksProxy } from '../fakes/socks-proxy.ts';
 import { waitFor } from '../wait.ts';
-import { Product } from './product.ts';
+import { Product } from './support/product.ts';
 
 const OWN = '919800003101';
 const CONTACT = '919813310101';

@@ -4,8 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { BaileysTransport } from '../../src/transport/baileys/transport.ts';
 import type { UndeliveredCause } from '../../src/transport/types.ts';
 import { waitFor } from '../wait.ts';
-import { sendsBeforeAndAfterRestart } from './restart-sends-run.ts';
-import { linkedTransport } from './transport-rig.ts';
+import { sendsBeforeAndAfterRestart } from './support/restart-sends-run.ts';
+import { linkedTransport } from './support/transport-rig.ts';
 
 /** rc14's forced key fetch (Socket/messages-send.js assertSessions(jids, true)): `<user reason="identity">`. */
 const identityFetches = (node: BinaryNode) =>

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../wait.ts';
-import { productOnEmulator } from './emulator-rig.ts';
+import { productOnEmulator } from './support/emulator-rig.ts';
 
 const OWN = '919800000051';
 const REPLIER = '919811111151';

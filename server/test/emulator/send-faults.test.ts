@@ -4,7 +4,7 @@ import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren } from 'bail
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../wait.ts';
-import { Product } from './product.ts';
+import { Product } from './support/product.ts';
 
 /** SEND_TIMEOUT_MS of this product: short, so that a slow media host shows within the suite. */
 const SEND_TIMEOUT_MS = 8000;

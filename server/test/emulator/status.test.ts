@@ -2,7 +2,7 @@ import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren } from 'bail
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STATUS_MESSAGES } from '../../src/messaging/messages.ts';
 import { waitFor } from '../wait.ts';
-import { productOnEmulator } from './emulator-rig.ts';
+import { productOnEmulator } from './support/emulator-rig.ts';
 
 const OWN = '919800000061';
 const VIEWERS = ['919811111161', '919811111162'];

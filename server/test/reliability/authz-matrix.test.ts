@@ -11,7 +11,7 @@ import {
   PUBLIC_ROUTES,
   type TestApp,
 } from '../helpers.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 
 /** A body that would succeed for the owner, so that a missing ownership check shows as a success. */
 function plausibleBody(url: string, ids: { sessionId: string; userId: string }): object {

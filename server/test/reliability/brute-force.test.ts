@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens } from '../../src/db/schema.ts';
 import { sha256 } from '../../src/ids.ts';
 import { bearer, buildUser, createTestApp, loginToken, type TestApp } from '../helpers.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 
 describe('brute force, token lifetime, security headers', () => {
   let t: TestApp;

@@ -11,7 +11,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { compactErasures } from '../../src/messaging/erasure-compaction.ts';
 import { buildAccount } from '../fakes/messaging.ts';
 import { account, bearer, testConfig } from '../helpers.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 
 const NUMBER = '919811122233';
 

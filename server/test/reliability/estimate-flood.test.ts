@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabaseUrl } from '../helpers.ts';
-import { recordFigure, recordGoal } from './figures.ts';
+import { recordFigure, recordGoal } from './support/figures.ts';
 import { HEALTHZ_GOAL_MS, HEALTHZ_STALL_MS, watchHealthz } from './support/healthz.ts';
 import {
   adminAndUser,

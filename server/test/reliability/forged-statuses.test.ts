@@ -6,7 +6,7 @@ import { messagesEnvelope, statusesOf } from '../fakes/graph-api-payloads.ts';
 import { balanceOf, jobRow, recipientsOf } from '../fakes/messaging.ts';
 import { DB_KINDS } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 
 const RECIPIENTS = 40;
 

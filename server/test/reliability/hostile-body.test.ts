@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 import {
   api,
   killHard,

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccountRunner, startAccountRunner } from '../../src/accounts/runner.ts';
 import { bearer, buildAdmin, buildUser, createTestApp, loginToken, type TestApp } from '../helpers.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 
 const BAD_IDS = [
   '../../etc/passwd',

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactsXlsx, longCellsCsv, wideCsv } from '../fakes/big-uploads.ts';
 import { createPostgresDatabaseUrl } from '../helpers.ts';
-import { recordFigure, recordGoal } from './figures.ts';
+import { recordFigure, recordGoal } from './support/figures.ts';
 import { HEALTHZ_GOAL_MS, HEALTHZ_STALL_MS, watchHealthz } from './support/healthz.ts';
 import {
   adminAndUser,

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabaseUrl } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 import {
   adminAndUser,
   api,

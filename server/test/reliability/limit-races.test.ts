@@ -3,7 +3,7 @@ import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys, webhooks } from '../../src/db/schema.ts';
 import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from '../helpers.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 
 const LIMIT = 10;
 const IP_LIMIT = 50;

@@ -10,7 +10,7 @@ import { type Engine, startEngine } from '../../src/engine.ts';
 import { connectedAccount } from '../fakes/accounts.ts';
 import { bearer, buildUser, createTestApp, DB_KINDS, loginToken, type TestApp } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 import { readOutbox } from './support/server-process.ts';
 
 /**

@@ -5,7 +5,7 @@ import { ledgerSum } from '../../src/credits/credits.ts';
 import { accounts, creditLedger, messageJobRecipients, messageJobs, users } from '../../src/db/schema.ts';
 import { OPEN_POLICY } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 import { type Node, nodesOnOnePostgres } from './support/nodes.ts';
 import {
   adminAndUser,

@@ -9,7 +9,7 @@ import { TIMEOUT_PREFIX } from '../../src/transport/simulator/numbers.ts';
 import { connectedAccount } from '../fakes/accounts.ts';
 import { appWithEngine, bearer, buildAdmin, buildUser, DB_KINDS, loginToken } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 import { readOutbox } from './support/server-process.ts';
 
 /** A job's life cut short by its owner (delete, terminate) while the engine sends. */

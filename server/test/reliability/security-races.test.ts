@@ -4,7 +4,7 @@ import { ledgerSum } from '../../src/credits/credits.ts';
 import { accounts, authTokens, users } from '../../src/db/schema.ts';
 import { buildAccount, expectLedgerChain } from '../fakes/messaging.ts';
 import { bearer, buildAdmin, buildUser, DB_KINDS, loginToken, testAppFor } from '../helpers.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 
 /** Races and floods on sign-up, sign-in, instances and the balance. */
 describe.each(DB_KINDS)('security races (%s)', (kind) => {

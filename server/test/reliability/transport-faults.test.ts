@@ -10,7 +10,7 @@ import { RESTRICTED_PREFIX } from '../../src/transport/simulator/numbers.ts';
 import { connectedAccount, statusOf } from '../fakes/accounts.ts';
 import { bearer, buildUser, createTestApp, loginToken, type TestApp } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 import { duplicateSends, readOutbox } from './support/server-process.ts';
 
 /**

@@ -5,7 +5,7 @@ import { ledgerSum } from '../../src/credits/credits.ts';
 import { accounts, messageJobRecipients, messageJobs, users } from '../../src/db/schema.ts';
 import { buildUser } from '../helpers.ts';
 import { waitFor } from '../wait.ts';
-import { recordFigure } from './figures.ts';
+import { recordFigure } from './support/figures.ts';
 import { type Node, nodesOnOnePostgres } from './support/nodes.ts';
 import { api, duplicateSends, killHard, type OutboxLine, readOutbox } from './support/server-process.ts';
 

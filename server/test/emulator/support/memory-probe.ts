@@ -6,7 +6,7 @@
  * bound of the product's own cost.
  */
 import { WaEmulator } from '@wa/emulator';
-import { waitFor } from '../wait.ts';
+import { waitFor } from '../../wait.ts';
 import { linkedTransport } from './transport-rig.ts';
 
 const N = Number(process.env.ACCOUNTS ?? 50);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildServerOnce } from '../server-build.ts';
+import { buildServerOnce } from '../../server-build.ts';
 import { goalMet, readFigures } from './figures.ts';
 
 /** The server build the suite's processes run (server-build.ts); the figures table at the end. */

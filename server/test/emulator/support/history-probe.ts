@@ -9,7 +9,7 @@
 import { Readable } from 'node:stream';
 import { createInflate, inflateSync } from 'node:zlib';
 import { processHistoryMessage, proto } from 'baileys';
-import { readBootstrap } from '../../src/transport/baileys/history.ts';
+import { readBootstrap } from '../../../src/transport/baileys/history.ts';
 import { bootstrapHistory } from './history-fixture.ts';
 
 const CHATS = Number(process.env.CHATS ?? 5000);

@@ -1,8 +1,8 @@
 import { type Connection as EmulatorConnection, iqKey, type WaEmulator } from '@wa/emulator';
 import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren } from 'baileys';
-import type { BaileysTransport } from '../../src/transport/baileys/transport.ts';
-import { SendError } from '../../src/transport/types.ts';
-import { waitFor } from '../wait.ts';
+import type { BaileysTransport } from '../../../src/transport/baileys/transport.ts';
+import { SendError } from '../../../src/transport/types.ts';
+import { waitFor } from '../../wait.ts';
 import { linkedTransport } from './transport-rig.ts';
 
 /**

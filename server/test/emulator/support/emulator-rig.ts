@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { WaEmulator } from '@wa/emulator';
 import { afterAll, beforeAll } from 'vitest';
-import { late } from '../helpers.ts';
+import { late } from '../../helpers.ts';
 import { Product } from './product.ts';
 
 /**

@@ -9,8 +9,8 @@ import {
   killHard,
   type ServerProcess,
   startServer,
-} from '../reliability/support/server-process.ts';
-import { waitFor } from '../wait.ts';
+} from '../../reliability/support/server-process.ts';
+import { waitFor } from '../../wait.ts';
 
 /**
  * The product as a real process on the real Baileys socket (WA_PROVIDER=baileys), pointed at

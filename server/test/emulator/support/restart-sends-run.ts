@@ -1,7 +1,7 @@
 import { iqKey, type WaEmulator } from '@wa/emulator';
 import { type BinaryNode, getBinaryNodeChild, getBinaryNodeChildren } from 'baileys';
-import type { BaileysTransport } from '../../src/transport/baileys/transport.ts';
-import { waitFor } from '../wait.ts';
+import type { BaileysTransport } from '../../../src/transport/baileys/transport.ts';
+import { waitFor } from '../../wait.ts';
 import { linkedTransport, memoryNumberStore } from './transport-rig.ts';
 
 /** What the account asked the server for while it sent to its contacts once. */

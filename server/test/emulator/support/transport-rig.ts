@@ -1,12 +1,12 @@
 import type { WaEmulator } from '@wa/emulator';
 import { WA_CERT_DETAILS } from 'baileys';
 import pino from 'pino';
-import type { AuthEntry, AuthStore } from '../../src/transport/auth-store.ts';
-import type { BaileysStorage } from '../../src/transport/baileys/socket.ts';
-import { type BaileysOptions, BaileysTransport } from '../../src/transport/baileys/transport.ts';
-import type { NumberStore } from '../../src/transport/number-lookups.ts';
-import type { CachedGroup, GroupInfo } from '../../src/transport/types.ts';
-import { waitFor } from '../wait.ts';
+import type { AuthEntry, AuthStore } from '../../../src/transport/auth-store.ts';
+import type { BaileysStorage } from '../../../src/transport/baileys/socket.ts';
+import { type BaileysOptions, BaileysTransport } from '../../../src/transport/baileys/transport.ts';
+import type { NumberStore } from '../../../src/transport/number-lookups.ts';
+import type { CachedGroup, GroupInfo } from '../../../src/transport/types.ts';
+import { waitFor } from '../../wait.ts';
 
 /** An AuthStore in memory, kept across the transport's sockets like the database's. */
 function memoryAuthStore(accountId: string): AuthStore {
