@@ -26,6 +26,9 @@ export class ChatEvents {
   /** Members of groups changed by events since their last query, and the chain applying the events. */
   private readonly changedMembers = new Map<string, GroupInfo['participants']>();
   private participantChanges: Promise<void> = Promise.resolve();
+  /** The incoming messages being reported, in order, and how many are. */
+  private reported: Promise<void> = Promise.resolve();
+  private reporting = 0;
   /** Group metadata queries waiting for the events to calm down, by group. */
   private readonly groupRefetches = new Map<string, NodeJS.Timeout>();
   /** LID-number pairs already reported (revealedPerson): a person writing often is joined once. */
@@ -165,23 +168,49 @@ export class ChatEvents {
     if (!m.key.id || !chatId || !(isPhoneJid(chatId) || isLidJid(chatId))) return;
     const read = readIncoming(m.message);
     if (!read) return;
-    if (read.type === 'poll_vote' && this.deps.readVote)
-      this.deps.readVote(m).then(
-        (votes) => this.incoming(generation, m, chatId, { ...read, votes }),
-        (err: unknown) => {
-          this.deps.log.warn({ err, accountId: this.deps.accountId }, 'a poll vote could not be read');
-          this.incoming(generation, m, chatId, { ...read, votes: null });
-        },
-      );
-    else this.incoming(generation, m, chatId, read);
+    // A vote's options are read while the messages before it are reported; the messages are
+    // reported in the order they came (a changed vote after the vote it changes).
+    const reading =
+      read.type === 'poll_vote' && this.deps.readVote
+        ? this.deps.readVote(m).then(
+            (votes) => ({ ...read, votes }),
+            (err: unknown) => {
+              this.deps.log.warn({ err, accountId: this.deps.accountId }, 'a poll vote could not be read');
+              return { ...read, votes: null };
+            },
+          )
+        : null;
+    if (!reading && this.reporting === 0) {
+      const done = this.incoming(generation, m, chatId, read);
+      if (done) this.inOrder(done);
+      return;
+    }
+    this.inOrder(
+      this.reported.then(async () => {
+        await this.incoming(generation, m, chatId, reading ? await reading : read);
+      }),
+    );
   }
 
+  /** `done` reports an incoming message: the next one is reported after it. */
+  private inOrder(done: Promise<void>): void {
+    this.reporting++;
+    this.reported = done
+      .catch((err: unknown) =>
+        this.deps.log.warn({ err, accountId: this.deps.accountId }, 'an incoming message was not reported'),
+      )
+      .finally(() => {
+        this.reporting--;
+      });
+  }
+
+  /** Reports one incoming message; a promise when that waits for rc14's LID mapping store. */
   private incoming(
     generation: number,
     m: WAMessage,
     chatId: string,
     read: NonNullable<ReturnType<typeof readIncoming>>,
-  ): void {
+  ): Promise<void> | undefined {
     const { text, ...detail } = read;
     const messageId = m.key.id!;
     const alt = (m.key as { remoteJidAlt?: string }).remoteJidAlt;
@@ -202,7 +231,7 @@ export class ChatEvents {
     }
     const { sock } = this.deps.current();
     if (!sock) return;
-    sock.signalRepository.lidMapping
+    return sock.signalRepository.lidMapping
       .getPNForLID(chatId)
       .then(async (pn) => {
         if (pn) {
