@@ -11,15 +11,32 @@ export function focusIntoView(el: HTMLElement) {
   const behavior: ScrollBehavior = reduced ? 'auto' : 'smooth';
   const problem = problemOf(el);
   const view = window.innerHeight;
+  let target = el;
+  let block: ScrollLogicalPosition = 'center';
   if (problem && view > 0) {
     const top = el.getBoundingClientRect().top;
     const bottom = problem.getBoundingClientRect().bottom;
     if (bottom - top > view / 2) {
-      problem.scrollIntoView?.({ block: bottom - top < view ? 'end' : 'center', behavior });
-      return;
+      target = problem;
+      block = bottom - top < view ? 'end' : 'center';
     }
   }
-  el.scrollIntoView?.({ block: 'center', behavior });
+  target.scrollIntoView?.({ block, behavior });
+  // A smooth scroll that something else interrupted (a re-render that moves the page, a busy
+  // browser) is finished at once a second later.
+  if (behavior === 'smooth')
+    setTimeout(() => {
+      if (target.isConnected && !inView(target)) target.scrollIntoView?.({ block, behavior: 'auto' });
+    }, SMOOTH_SCROLL_MS);
+}
+
+/** How long a smooth scroll is given before it is finished at once. */
+const SMOOTH_SCROLL_MS = 1000;
+
+/** Whether any of the element is inside the window. */
+function inView(el: HTMLElement): boolean {
+  const r = el.getBoundingClientRect();
+  return r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth;
 }
 
 /** The alert that describes the control (its `aria-describedby`), if it is shown. */
